@@ -1,0 +1,36 @@
+/** `rawrag`: the command line. Each command lives in commands/; this file only wires them. */
+import { Command, CommanderError } from 'commander';
+import { InputError } from '../util/errors.js';
+import { runCommand } from './commands/run.js';
+import { toolInfo } from '../run/manifest.js';
+
+export function buildProgram(): Command {
+  const program = new Command('rawrag')
+    .description(
+      'RAW-RAG long-term-memory benchmark harness: dense retrieval + reranking over the raw conversation history, ' +
+        'with the benchmarks\' official scoring and publishable statistics.',
+    )
+    .version(toolInfo().version)
+    .showHelpAfterError('(run with --help for usage)');
+  program.addCommand(runCommand());
+  return program;
+}
+
+/** Runs the CLI and returns the exit code (0 ok, 1 usage error, 2 bad input, 3 internal error). */
+export async function run(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  program.exitOverride();
+  for (const c of program.commands) c.exitOverride();
+  try {
+    await program.parseAsync(argv);
+    return 0;
+  } catch (e) {
+    if (e instanceof CommanderError) return e.exitCode;
+    if (e instanceof InputError) {
+      process.stderr.write(`rawrag: error: ${e.message}\n`);
+      return 2;
+    }
+    process.stderr.write(`rawrag: internal error: ${(e as Error).stack ?? String(e)}\n`);
+    return 3;
+  }
+}

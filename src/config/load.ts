@@ -1,0 +1,55 @@
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { InputError, formatPath } from '../util/errors.js';
+import { parseJsonText } from '../util/fsx.js';
+import { RunConfigSchema, type RunConfig } from './schema.js';
+
+export type PartialConfig = { [key: string]: unknown };
+
+/** Reads a JSON or YAML config file (by extension; YAML is a superset, so anything else is YAML). */
+export function readConfigFile(path: string): PartialConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new InputError(`cannot read config file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { file: path });
+  }
+  let value: unknown;
+  if (path.endsWith('.json')) value = parseJsonText(text, path);
+  else {
+    try {
+      value = parseYaml(text);
+    } catch (e) {
+      throw new InputError(`invalid YAML (${(e as Error).message.split('\n')[0]})`, { file: path });
+    }
+  }
+  if (value === null || value === undefined) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) throw new InputError('a config file must hold an object', { file: path });
+  return value as PartialConfig;
+}
+
+/** Deep merge: later layers win; objects merge key by key, everything else is replaced. */
+export function mergeLayers(...layers: PartialConfig[]): PartialConfig {
+  const out: PartialConfig = {};
+  for (const layer of layers) {
+    for (const [k, v] of Object.entries(layer)) {
+      if (v === undefined) continue;
+      const prev = out[k];
+      out[k] =
+        v && typeof v === 'object' && !Array.isArray(v) && prev && typeof prev === 'object' && !Array.isArray(prev)
+          ? mergeLayers(prev as PartialConfig, v as PartialConfig)
+          : v;
+    }
+  }
+  return out;
+}
+
+/** Validates a merged config; `source` names where it came from for error messages. */
+export function resolveConfig(merged: PartialConfig, source: string): RunConfig {
+  const parsed = RunConfigSchema.safeParse(merged);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new InputError(issue.message, { file: source, place: formatPath(issue.path) });
+  }
+  return parsed.data;
+}

@@ -1,0 +1,73 @@
+/**
+ * The run configuration. Defaults are the paper's; every method choice is a value here.
+ * Precedence: these defaults < a config file (`--config`, JSON or YAML) < command-line flags.
+ */
+import { z } from 'zod';
+
+export const ChunkingSchema = z
+  .object({
+    tokenizer: z.literal('cl100k_base').default('cl100k_base'),
+    size: z.number().int().positive().default(256),
+    stride: z.number().int().positive().default(224),
+  })
+  .strict()
+  .refine((c) => c.stride <= c.size, { message: 'stride must not exceed size (windows would skip tokens)', path: ['stride'] });
+
+export const RetrievalSchema = z
+  .object({
+    /** `local` = the embedded retriever (no network, no key). */
+    retriever: z.string().default('local'),
+    /** First-stage depth (cosine top-128 in the paper). */
+    candidates: z.number().int().positive().default(128),
+    /** Evidence windows kept after reranking (top-15 in the paper). */
+    k: z.number().int().positive().default(15),
+    rerank: z.boolean().default(true),
+  })
+  .strict()
+  .refine((r) => r.k <= r.candidates, { message: 'k must not exceed candidates', path: ['k'] });
+
+export const AssemblySchema = z
+  .object({
+    /** null = the benchmark's policy decides. */
+    expand: z.boolean().nullable().default(null),
+    order: z.enum(['rank', 'chronological']).nullable().default(null),
+  })
+  .strict();
+
+export const ReaderSchema = z
+  .object({
+    /** null = no reader: retrieval and coverage only. */
+    model: z.string().nullable().default(null),
+    temperature: z.number().min(0).max(2).default(0),
+    maxTokens: z.number().int().positive().default(512),
+  })
+  .strict();
+
+export const JudgeSchema = z
+  .object({
+    model: z.string().default('gpt-4o-mini'),
+    runs: z.number().int().positive().default(3),
+    temperature: z.number().min(0).max(2).default(0),
+  })
+  .strict();
+
+export const RunConfigSchema = z
+  .object({
+    benchmark: z.string().min(1),
+    /** Data file or folder; null = the benchmark's bundled default. */
+    data: z.string().nullable().default(null),
+    /** The benchmark's own options (e.g. LoCoMo `categories`). */
+    options: z.record(z.string(), z.string()).default({}),
+    /** Ask only the first N selected questions. */
+    limit: z.number().int().positive().nullable().default(null),
+    seed: z.number().int().default(0),
+    chunking: ChunkingSchema.prefault({}),
+    retrieval: RetrievalSchema.prefault({}),
+    assembly: AssemblySchema.prefault({}),
+    reader: ReaderSchema.prefault({}),
+    judge: JudgeSchema.prefault({}),
+  })
+  .strict();
+
+export type RunConfig = z.infer<typeof RunConfigSchema>;
+export type ChunkingConfig = z.infer<typeof ChunkingSchema>;

@@ -1,0 +1,36 @@
+import type { Dataset } from './schema.js';
+import type { Policy } from './policy.js';
+
+/** A benchmark-specific CLI option (e.g. LoCoMo `--categories`), declared by its adapter. */
+export interface BenchmarkOption {
+  /** Commander flag spec, e.g. `--categories <list>`. */
+  flags: string;
+  /** Key under which the parsed value reaches `load()` (camelCase of the long flag). */
+  key: string;
+  description: string;
+  /** Default shown in help and recorded in the manifest. */
+  defaultValue?: string;
+}
+
+export interface LoadOptions {
+  /** Path of the data file or folder (the adapter's default when the user gives none). */
+  path: string;
+  /** Values of the adapter's own options, keyed by `BenchmarkOption.key` (strings from the CLI/config). */
+  options: Record<string, string | undefined>;
+}
+
+/**
+ * A benchmark = its data adapter + its RAW-RAG policy + how it is scored. Everything that
+ * differs between benchmarks lives here, as data.
+ */
+export interface Benchmark {
+  name: string;
+  title: string;
+  /** Default data location, relative to the project root. */
+  defaultData: string;
+  policy: Policy;
+  /** Question types in the order tables print them. */
+  typeOrder: string[];
+  options: BenchmarkOption[];
+  load(opts: LoadOptions): Promise<Dataset>;
+}

@@ -1,0 +1,21 @@
+import type { Benchmark } from './benchmark.js';
+import { InputError } from '../util/errors.js';
+import { locomo } from './locomo/index.js';
+
+/** Every benchmark the harness knows. Adding one = writing an adapter and listing it here. */
+const BENCHMARKS: Benchmark[] = [locomo];
+
+export function listBenchmarks(): Benchmark[] {
+  return BENCHMARKS;
+}
+
+export function getBenchmark(name: string): Benchmark {
+  const found = BENCHMARKS.find((b) => b.name === name.toLowerCase());
+  if (!found) {
+    throw new InputError(
+      `unknown benchmark '${name}' (known: ${BENCHMARKS.map((b) => b.name).join(', ')})`,
+      { place: 'benchmark argument' },
+    );
+  }
+  return found;
+}

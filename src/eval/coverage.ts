@@ -1,0 +1,17 @@
+/**
+ * Coverage, the paper's main diagnostic: did the evidence shown contain the gold evidence?
+ * `all` = every gold turn shown (sufficient evidence); `any` = at least one.
+ * null when the question has no gold evidence (it is left out of coverage rates, not counted as a miss).
+ */
+export interface Coverage {
+  all: boolean;
+  any: boolean;
+}
+
+export function coverage(shownTurnIds: Iterable<string>, goldTurnIds: readonly string[]): Coverage | null {
+  if (goldTurnIds.length === 0) return null;
+  const shown = new Set(shownTurnIds);
+  let hit = 0;
+  for (const g of goldTurnIds) if (shown.has(g)) hit++;
+  return { all: hit === goldTurnIds.length, any: hit > 0 };
+}

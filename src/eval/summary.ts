@@ -1,0 +1,88 @@
+/**
+ * `summary.json`: aggregates over a run's items. Everything here is recomputed from items.jsonl,
+ * so a resumed run summarises exactly what its file holds.
+ */
+import type { ItemRecord } from '../run/item.js';
+
+export interface CoverageRate {
+  /** Questions with gold evidence (the denominator). */
+  n: number;
+  all: number | null;
+  any: number | null;
+}
+
+export interface TypeRow {
+  type: string;
+  type_id: number | string | null;
+  /** Questions of this type (including errored ones). */
+  n: number;
+  errors: number;
+  coverage: CoverageRate;
+  /** Mean item score over scored items; null when nothing was scored. */
+  accuracy: number | null;
+  scored: number;
+  metrics: Record<string, number | null>;
+}
+
+export interface Summary {
+  n: number;
+  errors: number;
+  overall: TypeRow;
+  by_type: TypeRow[];
+  coverage_at_k: Record<string, CoverageRate>;
+  evidence_tokens_mean: number | null;
+}
+
+export function summarise(items: ItemRecord[], typeOrder: string[] = []): Summary {
+  const types = [...new Set(items.map((i) => i.type))].sort((a, b) => rankOf(a, typeOrder) - rankOf(b, typeOrder) || a.localeCompare(b));
+  const by_type = types.map((t) => row(items.filter((i) => i.type === t), t));
+  const ks = [...new Set(items.flatMap((i) => Object.keys(i.coverage_at_k)))].sort((a, b) => Number(a) - Number(b));
+  const coverage_at_k: Record<string, CoverageRate> = {};
+  for (const k of ks) coverage_at_k[k] = rate(items.map((i) => i.coverage_at_k[k] ?? null));
+  const ok = items.filter((i) => !i.error);
+  return {
+    n: items.length,
+    errors: items.length - ok.length,
+    overall: row(items, 'overall'),
+    by_type,
+    coverage_at_k,
+    evidence_tokens_mean: ok.length ? ok.reduce((s, i) => s + i.evidence_tokens, 0) / ok.length : null,
+  };
+}
+
+function rankOf(type: string, order: string[]): number {
+  const i = order.indexOf(type);
+  return i === -1 ? order.length : i;
+}
+
+function row(items: ItemRecord[], type: string): TypeRow {
+  const ok = items.filter((i) => !i.error);
+  const scored = ok.filter((i) => i.score !== null);
+  const metricNames = [...new Set(ok.flatMap((i) => Object.keys(i.metrics)))].sort();
+  const metrics: Record<string, number | null> = {};
+  for (const m of metricNames) metrics[m] = mean(ok.map((i) => i.metrics[m]).filter((v): v is number => typeof v === 'number'));
+  const ids = [...new Set(items.map((i) => i.type_id))];
+  return {
+    type,
+    type_id: type === 'overall' || ids.length !== 1 ? null : ids[0]!,
+    n: items.length,
+    errors: items.length - ok.length,
+    coverage: rate(ok.map((i) => i.coverage)),
+    accuracy: mean(scored.map((i) => i.score!)),
+    scored: scored.length,
+    metrics,
+  };
+}
+
+function rate(values: Array<{ all: boolean; any: boolean } | null>): CoverageRate {
+  const present = values.filter((v): v is { all: boolean; any: boolean } => v !== null);
+  return {
+    n: present.length,
+    all: present.length ? present.filter((v) => v.all).length / present.length : null,
+    any: present.length ? present.filter((v) => v.any).length / present.length : null,
+  };
+}
+
+export function mean(xs: number[]): number | null {
+  return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
+}

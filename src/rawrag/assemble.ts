@@ -1,0 +1,40 @@
+/**
+ * Assembly: what the reader is shown. Selected windows expand to the full turns they touch
+ * (policy), presented in rank order or chronologically (policy).
+ */
+import type { IngestedEpisode } from './chunk.js';
+import type { Hit } from './rank.js';
+import type { Policy } from '../datasets/policy.js';
+
+export interface Evidence {
+  /** Indices (into the episode's turns) of the turns shown, in presentation order. */
+  turnIndices: number[];
+  /** Their ids, same order. */
+  turnIds: string[];
+  /** The text blocks shown, in order: whole turns when expanded, chunk texts otherwise. */
+  blocks: string[];
+  /** cl100k tokens of the blocks, from the ingest token counts (no re-encoding on the hot path). */
+  tokens: number;
+}
+
+export function assemble(ep: IngestedEpisode, selected: Hit[], policy: Pick<Policy, 'expandToTurns' | 'order'>): Evidence {
+  const chunks = selected.map((h) => ep.chunks[h.chunk]!);
+  if (policy.order === 'chronological') chunks.sort((a, b) => a.index - b.index);
+  const turnIndices: number[] = [];
+  const seen = new Set<number>();
+  for (const c of chunks) {
+    for (let t = c.firstTurn; t <= c.lastTurn; t++) {
+      if (!seen.has(t)) {
+        seen.add(t);
+        turnIndices.push(t);
+      }
+    }
+  }
+  // Overlapping windows can interleave; chronological order is by turn, not by window.
+  if (policy.order === 'chronological') turnIndices.sort((a, b) => a - b);
+  const blocks = policy.expandToTurns ? turnIndices.map((t) => ep.lines[t]!) : chunks.map((c) => c.text);
+  const tokens = policy.expandToTurns
+    ? turnIndices.reduce((s, t) => s + ep.turnTokenStart[t + 1]! - ep.turnTokenStart[t]!, 0)
+    : chunks.reduce((s, c) => s + c.tokenEnd - c.tokenStart, 0);
+  return { turnIndices, turnIds: turnIndices.map((t) => ep.episode.turns[t]!.id), blocks, tokens };
+}

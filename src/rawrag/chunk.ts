@@ -1,0 +1,106 @@
+/**
+ * Ingest step 2: cut the serialised history into retrieval units.
+ * `window`: fixed token windows (default 256 tokens, stride 224, so neighbours share 32 tokens);
+ * each window records the contiguous range of turns whose tokens it touches.
+ * `turn`: one chunk per turn (a numbered fact, a document).
+ */
+import type { Episode } from '../datasets/schema.js';
+import type { Policy } from '../datasets/policy.js';
+import { serialiseTurn } from './serialise.js';
+import { getTokenizer } from './tokenizer.js';
+
+export interface ChunkingConfig {
+  tokenizer: string;
+  size: number;
+  stride: number;
+}
+
+export interface Chunk {
+  /** Position in the episode's chunk list; the final tie-break everywhere. */
+  index: number;
+  /** Stable id: `<episode>#<index>`. */
+  id: string;
+  text: string;
+  /** Turns touched, as indices into the episode's turn list: firstTurn..lastTurn inclusive. */
+  firstTurn: number;
+  lastTurn: number;
+  /** Token range in the episode's token stream (window chunking), end exclusive. */
+  tokenStart: number;
+  tokenEnd: number;
+}
+
+export interface IngestedEpisode {
+  episode: Episode;
+  /** Only turns[0, visibleTurns) were ingested (phase protocols); = turns.length otherwise. */
+  visibleTurns: number;
+  /** Serialised text of each visible turn (what expansion shows the reader). */
+  lines: string[];
+  /** Token offset where each turn starts; turnTokenStart[visibleTurns] = total tokens. */
+  turnTokenStart: number[];
+  chunks: Chunk[];
+}
+
+export function ingest(
+  episode: Episode,
+  visibleTurns: number,
+  policy: Pick<Policy, 'chunking' | 'serialisation'>,
+  cfg: ChunkingConfig,
+): IngestedEpisode {
+  const turns = episode.turns.slice(0, visibleTurns);
+  const lines = turns.map((t) => serialiseTurn(t, policy.serialisation));
+  const enc = getTokenizer(cfg.tokenizer);
+  // Each line is encoded on its own (with its newline) so every token belongs to exactly one turn.
+  const tokens: number[] = [];
+  const turnTokenStart: number[] = [];
+  for (const line of lines) {
+    turnTokenStart.push(tokens.length);
+    const ids = enc.encode(line + '\n');
+    for (let i = 0; i < ids.length; i++) tokens.push(ids[i]!);
+  }
+  turnTokenStart.push(tokens.length);
+
+  const chunks: Chunk[] = [];
+  if (policy.chunking === 'turn') {
+    lines.forEach((text, i) => {
+      chunks.push({ index: i, id: `${episode.id}#${i}`, text, firstTurn: i, lastTurn: i, tokenStart: turnTokenStart[i]!, tokenEnd: turnTokenStart[i + 1]! });
+    });
+  } else {
+    for (const [start, end] of windowBounds(tokens.length, cfg.size, cfg.stride)) {
+      const index = chunks.length;
+      chunks.push({
+        index,
+        id: `${episode.id}#${index}`,
+        text: enc.decode(tokens.slice(start, end)),
+        firstTurn: turnAt(turnTokenStart, start),
+        lastTurn: turnAt(turnTokenStart, end - 1),
+        tokenStart: start,
+        tokenEnd: end,
+      });
+    }
+  }
+  return { episode, visibleTurns: turns.length, lines, turnTokenStart, chunks };
+}
+
+/** Window [start, end) bounds: starts advance by `stride`; the last window ends at the last token. */
+export function windowBounds(total: number, size: number, stride: number): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  if (total === 0) return out;
+  for (let start = 0; ; start += stride) {
+    const end = Math.min(start + size, total);
+    out.push([start, end]);
+    if (end === total) break;
+  }
+  return out;
+}
+
+/** Index of the turn holding token `pos` (binary search over turn start offsets). */
+function turnAt(turnTokenStart: number[], pos: number): number {
+  let lo = 0;
+  let hi = turnTokenStart.length - 2;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (turnTokenStart[mid]! <= pos) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}

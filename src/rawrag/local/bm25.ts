@@ -1,0 +1,79 @@
+/**
+ * Okapi BM25 over an episode's chunks: the embedded first stage. Scores every chunk that shares
+ * a term with the query through an inverted index (no dense pass over all chunks).
+ */
+import type { FirstStage, SearchIndex } from '../retriever.js';
+import type { IngestedEpisode } from '../chunk.js';
+import { topK, type Hit } from '../rank.js';
+import { terms } from './analyse.js';
+
+export interface Bm25Params {
+  k1: number;
+  b: number;
+}
+
+export const DEFAULT_BM25: Bm25Params = { k1: 1.2, b: 0.75 };
+
+export class Bm25Index {
+  readonly docCount: number;
+  private readonly postings = new Map<string, { doc: Int32Array; tf: Float32Array }>();
+  private readonly docLen: Float32Array;
+  private readonly avgLen: number;
+
+  constructor(docs: string[][], private readonly params: Bm25Params = DEFAULT_BM25) {
+    this.docCount = docs.length;
+    this.docLen = new Float32Array(docs.map((d) => d.length));
+    this.avgLen = docs.reduce((s, d) => s + d.length, 0) / Math.max(1, docs.length) || 1;
+    const tmp = new Map<string, Map<number, number>>();
+    docs.forEach((d, i) => {
+      for (const t of d) {
+        let m = tmp.get(t);
+        if (!m) tmp.set(t, (m = new Map()));
+        m.set(i, (m.get(i) ?? 0) + 1);
+      }
+    });
+    for (const [t, m] of tmp) {
+      this.postings.set(t, { doc: Int32Array.from(m.keys()), tf: Float32Array.from(m.values()) });
+    }
+  }
+
+  idf(term: string): number {
+    const df = this.postings.get(term)?.doc.length ?? 0;
+    return Math.log(1 + (this.docCount - df + 0.5) / (df + 0.5));
+  }
+
+  /** Scores of every document for a bag of (possibly weighted) query terms. */
+  scores(query: Map<string, number>): Float64Array {
+    const out = new Float64Array(this.docCount);
+    const { k1, b } = this.params;
+    for (const [t, w] of query) {
+      const p = this.postings.get(t);
+      if (!p) continue;
+      const idf = this.idf(t);
+      for (let j = 0; j < p.doc.length; j++) {
+        const d = p.doc[j]!;
+        const tf = p.tf[j]!;
+        out[d]! += (w * idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * this.docLen[d]!) / this.avgLen));
+      }
+    }
+    return out;
+  }
+}
+
+export function bagOfTerms(text: string): Map<string, number> {
+  const bag = new Map<string, number>();
+  for (const t of terms(text)) bag.set(t, (bag.get(t) ?? 0) + 1);
+  return bag;
+}
+
+export class Bm25FirstStage implements FirstStage {
+  readonly name = 'bm25';
+  constructor(private readonly params: Bm25Params = DEFAULT_BM25) {}
+
+  async prepare(ep: IngestedEpisode): Promise<SearchIndex> {
+    const index = new Bm25Index(ep.chunks.map((c) => terms(c.text)), this.params);
+    return {
+      search: async (query: string, k: number): Promise<Hit[]> => topK(index.scores(bagOfTerms(query)), k),
+    };
+  }
+}

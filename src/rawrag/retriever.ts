@@ -1,0 +1,41 @@
+/**
+ * The two retrieval stages as interfaces, so the embedded local retriever and real providers
+ * (OpenAI/Qwen3 embeddings, Cohere/Qwen3 rerankers) plug into the same pipeline.
+ */
+import type { IngestedEpisode } from './chunk.js';
+import type { Hit } from './rank.js';
+
+/** First stage: recall `k` candidates for a query from one episode's chunks. */
+export interface FirstStage {
+  readonly name: string;
+  prepare(ep: IngestedEpisode): Promise<SearchIndex>;
+}
+
+export interface SearchIndex {
+  search(query: string, k: number): Promise<Hit[]>;
+}
+
+/** Second stage: score candidates against the query (a cross-encoder in the paper). */
+export interface Reranker {
+  readonly name: string;
+  /**
+   * Returns up to `topN` hits, best first, with `chunk` = the candidate's chunk index.
+   * `ep` gives rerankers that need more than the window text (e.g. the turns it touches) access.
+   */
+  rerank(query: string, candidates: Hit[], ep: IngestedEpisode, topN: number): Promise<Hit[]>;
+}
+
+/** Dense text embeddings (queries and documents may be embedded differently, e.g. Qwen3). */
+export interface Embedder {
+  readonly name: string;
+  embed(texts: string[], kind: 'query' | 'document'): Promise<Float32Array[]>;
+}
+
+export interface Retriever {
+  /** Recorded in manifests, e.g. `local` or `openai:text-embedding-3-small+cohere:rerank-v3.5`. */
+  readonly name: string;
+  readonly firstStage: FirstStage;
+  readonly reranker: Reranker | null;
+  /** What this retriever could not do and what it did instead (shown to the user, kept in the manifest). */
+  readonly notes: string[];
+}

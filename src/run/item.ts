@@ -1,0 +1,51 @@
+/** One line of `items.jsonl`: everything about one question, written as soon as it finishes. */
+import type { Coverage } from '../eval/coverage.js';
+
+export interface RetrievedChunk {
+  /** Chunk id `<episode>#<index>`. */
+  chunk: string;
+  /** 1-based rank after the second stage. */
+  rank: number;
+  score: number;
+  first_stage_rank: number;
+  first_stage_score: number;
+  /** Turn ids the chunk touches. */
+  turns: string[];
+}
+
+export interface ItemError {
+  /** Stage that failed (`retrieve`, `read`, `judge`, ...). */
+  stage: string;
+  message: string;
+}
+
+export interface ItemRecord {
+  id: string;
+  benchmark: string;
+  episode: string;
+  type: string;
+  type_id: number | string | null;
+  question: string;
+  question_date: string | null;
+  gold: string;
+  acceptable: string[];
+  /** Gold evidence turn ids. */
+  gold_evidence: string[];
+  retrieved: RetrievedChunk[];
+  /** Turn ids shown to the reader, in the order shown. */
+  evidence_turns: string[];
+  /** cl100k tokens of the assembled evidence. */
+  evidence_tokens: number;
+  coverage: Coverage | null;
+  /** Coverage had only the top-k windows been kept, from the same ranking (k = 1, 5, 15, 60 ...). */
+  coverage_at_k: Record<string, Coverage | null>;
+  answer: string | null;
+  /** Item score in [0, 1] (mean of judge runs); null until judged. */
+  score: number | null;
+  /** Benchmark metrics computed beside the judge (token F1, exact match, ...). */
+  metrics: Record<string, number | null>;
+  /** Stage details that other issues add (reader prompt tokens, judge verdicts, usage, ...). */
+  details: Record<string, unknown>;
+  timings: Record<string, number>;
+  error: ItemError | null;
+}

@@ -1,0 +1,52 @@
+/** `manifest.json`: what was run, on what, with which code, and how far it got. */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import type { RunConfig } from '../config/schema.js';
+import type { DatasetSource, LoadWarning } from '../datasets/schema.js';
+import { fromRoot, projectRoot } from '../util/paths.js';
+
+export type RunStatus = 'running' | 'complete' | 'failed';
+
+export interface Manifest {
+  format: 'rawrag.run/1';
+  run_id: string;
+  /** The system under test, e.g. `RAW-RAG/local`; `rawrag stats` compares systems within a setting. */
+  system: string;
+  benchmark: string;
+  /** What makes runs comparable: benchmark + reader, e.g. `locomo/gpt-4o-mini`. */
+  setting: string;
+  status: RunStatus;
+  /** Hash of the semantic config; a run directory only ever resumes the same config. */
+  config_hash: string;
+  config: RunConfig;
+  /** The benchmark policy after config overrides (chunking, expansion, ordering). */
+  policy: Record<string, unknown>;
+  retriever: { name: string; notes: string[] };
+  /** What was not done in this run and why (no reader, no keys, ...). */
+  skipped: string[];
+  dataset: DatasetSource & { warnings: LoadWarning[] };
+  questions: { selected: number; done: number; errors: number };
+  tool: { name: 'rawrag'; version: string; node: string };
+  git: { commit: string | null; dirty: boolean | null };
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+  timings: Record<string, number>;
+  error: string | null;
+}
+
+export function toolInfo(): Manifest['tool'] {
+  const pkg = JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as { version: string };
+  return { name: 'rawrag', version: pkg.version, node: process.version };
+}
+
+export function gitInfo(): Manifest['git'] {
+  try {
+    const opts = { cwd: projectRoot(), encoding: 'utf8' as const, stdio: ['ignore', 'pipe', 'ignore'] as ['ignore', 'pipe', 'ignore'] };
+    const commit = execFileSync('git', ['rev-parse', 'HEAD'], opts).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], opts).trim().length > 0;
+    return { commit, dirty };
+  } catch {
+    return { commit: null, dirty: null };
+  }
+}

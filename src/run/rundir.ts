@@ -1,0 +1,91 @@
+/**
+ * The run directory: `manifest.json` (written atomically), `items.jsonl` (one line per question,
+ * appended whole as each finishes) and `summary.json` (written atomically at the end).
+ * A killed process loses at most the item in flight; a torn last line is cut off on resume.
+ */
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { InputError } from '../util/errors.js';
+import { writeFileAtomic, writeJsonAtomic } from '../util/fsx.js';
+import type { ItemRecord } from './item.js';
+import type { Manifest } from './manifest.js';
+
+export class RunDir {
+  readonly manifestPath: string;
+  readonly itemsPath: string;
+  readonly summaryPath: string;
+  private fd: number | null = null;
+
+  constructor(readonly dir: string) {
+    this.manifestPath = join(dir, 'manifest.json');
+    this.itemsPath = join(dir, 'items.jsonl');
+    this.summaryPath = join(dir, 'summary.json');
+  }
+
+  exists(): boolean {
+    return existsSync(this.manifestPath);
+  }
+
+  readManifest(): Manifest {
+    try {
+      return JSON.parse(readFileSync(this.manifestPath, 'utf8')) as Manifest;
+    } catch (e) {
+      throw new InputError(`cannot read manifest (${(e as Error).message})`, { file: this.manifestPath });
+    }
+  }
+
+  writeManifest(m: Manifest): void {
+    mkdirSync(this.dir, { recursive: true });
+    writeJsonAtomic(this.manifestPath, m);
+  }
+
+  writeSummary(summary: unknown): void {
+    writeJsonAtomic(this.summaryPath, summary);
+  }
+
+  /**
+   * Items written so far, last line per id winning. A trailing partial line (the process died
+   * mid-write) is removed from the file so later appends start on a clean line.
+   */
+  readItems(): ItemRecord[] {
+    if (!existsSync(this.itemsPath)) return [];
+    const text = readFileSync(this.itemsPath, 'utf8');
+    const end = text.lastIndexOf('\n') + 1;
+    if (end < text.length) truncateSync(this.itemsPath, Buffer.byteLength(text.slice(0, end)));
+    const byId = new Map<string, ItemRecord>();
+    const lines = text.slice(0, end).split('\n');
+    lines.forEach((line, i) => {
+      if (!line.trim()) return;
+      let item: ItemRecord;
+      try {
+        item = JSON.parse(line) as ItemRecord;
+      } catch {
+        throw new InputError('corrupt line (not JSON)', { file: this.itemsPath, place: `line ${i + 1}` });
+      }
+      byId.set(item.id, item);
+    });
+    return [...byId.values()];
+  }
+
+  /** Rewrites items.jsonl keeping only `keep` (used before retrying failed items). */
+  rewriteItems(keep: ItemRecord[]): void {
+    writeFileAtomic(this.itemsPath, keep.map((i) => JSON.stringify(i) + '\n').join(''));
+  }
+
+  /** Appends one item as a single write, so a line is either whole or (if torn) cut on resume. */
+  append(item: ItemRecord): void {
+    if (this.fd === null) {
+      mkdirSync(this.dir, { recursive: true });
+      this.fd = openSync(this.itemsPath, 'a');
+    }
+    writeSync(this.fd, JSON.stringify(item) + '\n');
+  }
+
+  close(): void {
+    if (this.fd !== null) {
+      fsyncSync(this.fd);
+      closeSync(this.fd);
+      this.fd = null;
+    }
+  }
+}

@@ -1,0 +1,306 @@
+/**
+ * One benchmark run, start to finish: load -> ingest -> retrieve -> assemble -> (read -> judge)
+ * -> items.jsonl -> summary.json. Resumable: items already in the run directory are kept.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import pLimit from 'p-limit';
+import type { RunConfig } from '../config/schema.js';
+import type { Benchmark } from '../datasets/benchmark.js';
+import type { Policy } from '../datasets/policy.js';
+import type { Dataset, Question } from '../datasets/schema.js';
+import { getBenchmark } from '../datasets/registry.js';
+import { ingest, type IngestedEpisode } from '../rawrag/chunk.js';
+import { retrieve, type Ranking } from '../rawrag/retrieve.js';
+import { assemble } from '../rawrag/assemble.js';
+import { createRetriever } from '../rawrag/retrievers.js';
+import type { Retriever } from '../rawrag/retriever.js';
+import { coverage } from '../eval/coverage.js';
+import { planStages, type StagePlan } from '../eval/stages.js';
+import { summarise, type Summary } from '../eval/summary.js';
+import { InputError } from '../util/errors.js';
+import { hashOf } from '../util/hash.js';
+import { fromRoot } from '../util/paths.js';
+import type { ItemRecord } from './item.js';
+import { gitInfo, toolInfo, type Manifest } from './manifest.js';
+import { RunDir } from './rundir.js';
+
+/** The depths at which coverage is also recorded, from the same ranking (bench and ablation use them). */
+export const COVERAGE_KS = [1, 5, 15, 60];
+
+export interface RunHooks {
+  log(line: string): void;
+  /** Called with (done, total) as items finish. */
+  progress?(done: number, total: number): void;
+}
+
+export interface RunOutcome {
+  dir: string;
+  manifest: Manifest;
+  summary: Record<string, unknown> & Summary;
+}
+
+export interface RunRequest {
+  cfg: RunConfig;
+  /** Run directory; default `results/<run-id>`. */
+  out: string | null;
+  retryErrors?: boolean;
+}
+
+export function effectivePolicy(benchmark: Benchmark, cfg: RunConfig): Policy {
+  return {
+    ...benchmark.policy,
+    expandToTurns: cfg.assembly.expand ?? benchmark.policy.expandToTurns,
+    order: cfg.assembly.order ?? benchmark.policy.order,
+  };
+}
+
+/** Run id: readable prefix + hash of the semantic config, so the same command resumes the same run. */
+export function runIdFor(cfg: RunConfig): string {
+  const reader = cfg.reader.model ?? 'retrieval';
+  return `${cfg.benchmark}-${cfg.retrieval.retriever}-${reader}-${hashOf(cfg, 10)}`.replace(/[^A-Za-z0-9._-]/g, '_');
+}
+
+export function selectQuestions(dataset: Dataset, cfg: RunConfig): Question[] {
+  return cfg.limit === null ? dataset.questions : dataset.questions.slice(0, cfg.limit);
+}
+
+export async function loadDataset(benchmark: Benchmark, cfg: RunConfig): Promise<Dataset> {
+  const known = new Set(benchmark.options.map((o) => o.key));
+  for (const key of Object.keys(cfg.options)) {
+    if (!known.has(key)) {
+      throw new InputError(`option '${key}' does not apply to ${benchmark.name} (its options: ${[...known].join(', ') || 'none'})`, { place: 'options' });
+    }
+  }
+  const path = cfg.data ? resolve(cfg.data) : fromRoot(benchmark.defaultData);
+  if (!existsSync(path)) throw new InputError('data file not found', { file: path });
+  return benchmark.load({ path, options: cfg.options });
+}
+
+export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunOutcome> {
+  const t0 = performance.now();
+  const { cfg } = req;
+  const benchmark = getBenchmark(cfg.benchmark);
+  const policy = effectivePolicy(benchmark, cfg);
+  // Everything that can reject the input happens before the run directory is touched.
+  const dataset = await loadDataset(benchmark, cfg);
+  const questions = selectQuestions(dataset, cfg);
+  const retriever = await createRetriever(cfg);
+  const plan = await planStages(cfg, benchmark);
+  const loadMs = performance.now() - t0;
+
+  const runId = runIdFor(cfg);
+  const dir = resolve(req.out ?? fromRoot('results', runId));
+  const rundir = new RunDir(dir);
+  const configHash = hashOf(cfg);
+  let createdAt = new Date().toISOString();
+  if (rundir.exists()) {
+    const prev = rundir.readManifest();
+    if (prev.config_hash !== configHash) {
+      throw new InputError(
+        `this run directory holds a run with a different configuration (${prev.config_hash.slice(0, 10)}); use another --out`,
+        { file: rundir.manifestPath },
+      );
+    }
+    createdAt = prev.created_at;
+  } else if (existsSync(dir) && readdirSync(dir).length > 0) {
+    throw new InputError('output folder exists, is not empty and holds no rawrag manifest; choose another --out', { file: dir });
+  }
+
+  let previous = rundir.readItems();
+  if (req.retryErrors) {
+    const kept = previous.filter((i) => !i.error);
+    if (kept.length !== previous.length) rundir.rewriteItems(kept);
+    previous = kept;
+  }
+  const selectedIds = new Set(questions.map((q) => q.id));
+  const done = new Set(previous.filter((i) => selectedIds.has(i.id)).map((i) => i.id));
+  const pending = questions.filter((q) => !done.has(q.id));
+
+  for (const w of dataset.warnings) hooks.log(`warning: ${dataset.source.path}: ${w.place}: ${w.message}`);
+  for (const n of retriever.notes) hooks.log(`note: ${n}`);
+  for (const s of plan.skipped) hooks.log(`skipped: ${s}`);
+  if (done.size > 0) hooks.log(`resuming ${dir}: ${done.size} of ${questions.length} questions already done`);
+
+  const manifest: Manifest = {
+    format: 'rawrag.run/1',
+    run_id: runId,
+    system: `RAW-RAG/${retriever.name}`,
+    benchmark: benchmark.name,
+    setting: `${benchmark.name}/${cfg.reader.model ?? 'no-reader'}`,
+    status: 'running',
+    config_hash: configHash,
+    config: cfg,
+    policy: { ...policy },
+    retriever: { name: retriever.name, notes: retriever.notes },
+    skipped: plan.skipped,
+    dataset: { ...dataset.source, warnings: dataset.warnings },
+    questions: { selected: questions.length, done: done.size, errors: 0 },
+    tool: toolInfo(),
+    git: gitInfo(),
+    created_at: createdAt,
+    updated_at: new Date().toISOString(),
+    finished_at: null,
+    timings: {},
+    error: null,
+  };
+  rundir.writeManifest(manifest);
+
+  const timings = { load_ms: loadMs, ingest_ms: 0, retrieve_ms: 0, stages_ms: 0 };
+  try {
+    let finished = done.size;
+    hooks.progress?.(finished, questions.length);
+    const episodes = new Map(dataset.episodes.map((e) => [e.id, e]));
+    for (const group of groupByIndex(pending)) {
+      const ti = performance.now();
+      const episode = episodes.get(group.episode);
+      if (!episode) throw new InputError(`question ${group.questions[0]!.id} names unknown episode '${group.episode}'`, { file: dataset.source.path });
+      const ep = ingest(episode, group.visibleTurns ?? episode.turns.length, policy, cfg.chunking);
+      const index = await retriever.firstStage.prepare(ep);
+      timings.ingest_ms += performance.now() - ti;
+      const limit = pLimit(plan.concurrency);
+      await Promise.all(
+        group.questions.map((q) =>
+          limit(async () => {
+            const item = await answerQuestion(q, ep, index, retriever, policy, plan, cfg, benchmark, timings);
+            rundir.append(item);
+            finished++;
+            hooks.progress?.(finished, questions.length);
+          }),
+        ),
+      );
+    }
+    rundir.close();
+    const items = rundir.readItems().filter((i) => selectedIds.has(i.id));
+    const summary = {
+      run_id: runId,
+      system: manifest.system,
+      benchmark: benchmark.name,
+      setting: manifest.setting,
+      ...summarise(items, benchmark.typeOrder),
+      skipped: plan.skipped,
+      ...(plan.report?.() ?? {}),
+    };
+    rundir.writeSummary(summary);
+    const total = performance.now() - t0;
+    Object.assign(manifest, {
+      status: 'complete',
+      updated_at: new Date().toISOString(),
+      finished_at: new Date().toISOString(),
+      questions: { selected: questions.length, done: items.length, errors: summary.errors },
+      timings: { ...roundAll(timings), total_ms: Math.round(total) },
+    });
+    rundir.writeManifest(manifest);
+    return { dir, manifest, summary };
+  } catch (e) {
+    rundir.close();
+    Object.assign(manifest, { status: 'failed', updated_at: new Date().toISOString(), error: (e as Error).message });
+    rundir.writeManifest(manifest);
+    throw e;
+  } finally {
+    await plan.close?.();
+  }
+}
+
+async function answerQuestion(
+  q: Question,
+  ep: IngestedEpisode,
+  index: Awaited<ReturnType<Retriever['firstStage']['prepare']>>,
+  retriever: Retriever,
+  policy: Policy,
+  plan: StagePlan,
+  cfg: RunConfig,
+  benchmark: Benchmark,
+  timings: Record<string, number>,
+): Promise<ItemRecord> {
+  const item = baseItem(q, benchmark.name);
+  const tr = performance.now();
+  let ranking: Ranking;
+  try {
+    ranking = await retrieve(q.text, index, retriever.reranker, ep, cfg.retrieval, Math.max(cfg.retrieval.k, ...COVERAGE_KS));
+  } catch (e) {
+    item.error = { stage: 'retrieve', message: (e as Error).message };
+    return item;
+  }
+  const selected = ranking.ranked.slice(0, cfg.retrieval.k);
+  const evidence = assemble(ep, selected, policy);
+  const firstRank = new Map(ranking.candidates.map((h, i) => [h.chunk, { rank: i + 1, score: h.score }]));
+  item.retrieved = selected.map((h, i) => {
+    const c = ep.chunks[h.chunk]!;
+    const fs = firstRank.get(h.chunk);
+    return {
+      chunk: c.id,
+      rank: i + 1,
+      score: h.score,
+      first_stage_rank: fs?.rank ?? -1,
+      first_stage_score: fs?.score ?? Number.NaN,
+      turns: ep.episode.turns.slice(c.firstTurn, c.lastTurn + 1).map((t) => t.id),
+    };
+  });
+  item.evidence_turns = evidence.turnIds;
+  item.evidence_tokens = evidence.tokens;
+  item.coverage = coverage(evidence.turnIds, q.evidence);
+  for (const k of COVERAGE_KS) {
+    item.coverage_at_k[String(k)] = coverage(assemble(ep, ranking.ranked.slice(0, k), policy).turnIds, q.evidence);
+  }
+  const retrieveMs = performance.now() - tr;
+  item.timings.retrieve_ms = round(retrieveMs);
+  timings.retrieve_ms! += retrieveMs;
+  const ts = performance.now();
+  for (const stage of plan.stages) {
+    try {
+      await stage.run(item, { question: q, evidence, ep, cfg, benchmark });
+    } catch (e) {
+      item.error = { stage: stage.name, message: (e as Error).message };
+      break;
+    }
+  }
+  timings.stages_ms! += performance.now() - ts;
+  return item;
+}
+
+export function baseItem(q: Question, benchmark: string): ItemRecord {
+  return {
+    id: q.id,
+    benchmark,
+    episode: q.episode,
+    type: q.type,
+    type_id: q.typeId,
+    question: q.text,
+    question_date: q.questionDate,
+    gold: q.gold,
+    acceptable: q.acceptable,
+    gold_evidence: q.evidence,
+    retrieved: [],
+    evidence_turns: [],
+    evidence_tokens: 0,
+    coverage: null,
+    coverage_at_k: {},
+    answer: null,
+    score: null,
+    metrics: {},
+    details: {},
+    timings: {},
+    error: null,
+  };
+}
+
+/** Questions sharing an episode and a visibility horizon share one index (built once). */
+function groupByIndex(questions: Question[]): Array<{ episode: string; visibleTurns: number | null; questions: Question[] }> {
+  const groups = new Map<string, { episode: string; visibleTurns: number | null; questions: Question[] }>();
+  for (const q of questions) {
+    const key = `${q.episode}\u0000${q.visibleTurns ?? ''}`;
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { episode: q.episode, visibleTurns: q.visibleTurns, questions: [] }));
+    g.questions.push(q);
+  }
+  return [...groups.values()];
+}
+
+function round(x: number): number {
+  return Math.round(x * 100) / 100;
+}
+
+function roundAll(o: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, Math.round(v)]));
+}
