@@ -1,5 +1,16 @@
 import type { Dataset } from './schema.js';
 import type { Policy } from './policy.js';
+import type { Scoring } from '../eval/protocol.js';
+import type { ItemRecord } from '../run/item.js';
+
+/** A file the benchmark's data can be fetched from (`rawrag data pull`), pinned by checksum. */
+export interface DownloadFile {
+  url: string;
+  /** Where it is stored, relative to the project root (under datasets/). */
+  path: string;
+  sha256: string;
+  bytes?: number;
+}
 
 /** A benchmark-specific CLI option (e.g. LoCoMo `--categories`), declared by its adapter. */
 export interface BenchmarkOption {
@@ -33,4 +44,10 @@ export interface Benchmark {
   typeOrder: string[];
   options: BenchmarkOption[];
   load(opts: LoadOptions): Promise<Dataset>;
+  /** Reader prompt, judge and metrics (the benchmark's official protocol). */
+  scoring?: Scoring;
+  /** Benchmark-specific aggregates for summary.json (task-averaged accuracy, competencies, ...). */
+  summarise?(items: ItemRecord[]): Record<string, unknown>;
+  /** Official files by variant name, for `rawrag data pull <benchmark> [--variant V]`. */
+  downloads?: Record<string, DownloadFile[]>;
 }

@@ -178,6 +178,7 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
       benchmark: benchmark.name,
       setting: manifest.setting,
       ...summarise(items, benchmark.typeOrder),
+      benchmark_summary: benchmark.summarise?.(items) ?? null,
       skipped: plan.skipped,
       ...(plan.report?.() ?? {}),
     };

@@ -1,0 +1,55 @@
+/**
+ * A benchmark's scoring protocol as data + small functions: how its reader is prompted, how its
+ * judge is prompted and parsed, which offline metrics apply. The reader/judge machinery in
+ * src/eval/ runs any protocol; adapters in src/datasets/<benchmark>/ supply them.
+ * Prompt texts live verbatim in configs/prompts/ with their sources cited.
+ */
+import type { Question, Turn } from '../datasets/schema.js';
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+/** What the reader is shown: the assembled evidence, as text blocks and as the turns behind them. */
+export interface EvidenceView {
+  /** Text blocks in presentation order (whole serialised turns, or chunk texts without expansion). */
+  blocks: string[];
+  /** The turns shown, in presentation order (for layouts that group by session and date). */
+  turns: Turn[];
+}
+
+export interface ReaderProtocol {
+  /** e.g. `locomo-rag-v1`; recorded in manifests. */
+  id: string;
+  /** Where the prompt text comes from (repository @ commit, file). */
+  source: string;
+  render(q: Question, evidence: EvidenceView): ChatMessage[];
+  /** Extracts the answer from the reader's reply (default: the trimmed reply). */
+  parseAnswer?(reply: string, q: Question): string;
+}
+
+export interface JudgeProtocol {
+  id: string;
+  source: string;
+  /** The judge request for one answer; null = this question is scored without an LLM judge. */
+  render(q: Question, answer: string): ChatMessage[] | null;
+  /** Ask for a JSON object reply (OpenAI `response_format: {type: 'json_object'}`). */
+  jsonMode?: boolean;
+  /** Verdict in [0, 1] from the judge's reply; throws when the reply cannot be read (an error, not WRONG). */
+  parse(reply: string, q: Question): number;
+}
+
+/** An offline metric computed for every answer (token F1, exact match, ...). */
+export interface Metric {
+  name: string;
+  score(answer: string, q: Question): number | null;
+}
+
+export interface Scoring {
+  reader: ReaderProtocol;
+  judge: JudgeProtocol | null;
+  metrics: Metric[];
+  /** The item score for questions the judge does not score: this metric's value. */
+  fallbackMetric?: string;
+}
