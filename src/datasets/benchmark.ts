@@ -1,4 +1,5 @@
-import type { Dataset } from './schema.js';
+import type { Dataset, Question } from './schema.js';
+import type { Chunk, IngestedEpisode } from '../rawrag/chunk.js';
 import type { Policy } from './policy.js';
 import type { Scoring } from '../eval/protocol.js';
 import type { ItemRecord } from '../run/item.js';
@@ -48,6 +49,13 @@ export interface Benchmark {
   scoring?: Scoring;
   /** Benchmark-specific aggregates for summary.json (task-averaged accuracy, competencies, ...). */
   summarise?(items: ItemRecord[]): Record<string, unknown>;
+  /**
+   * Ranking diagnostics beyond the selected top-k (LongMemEval's official recall@50): the runner
+   * ranks at least this deep and passes the ranked chunks to `rankingMetrics`.
+   */
+  rankingDepth?: number;
+  /** Per-question figures from the full ranking (best first), merged into item.metrics. */
+  rankingMetrics?(q: Question, ranked: Chunk[], ep: IngestedEpisode): Record<string, number | null>;
   /** Official files by variant name, for `rawrag data pull <benchmark> [--variant V]`. */
   downloads?: Record<string, DownloadFile[]>;
 }

@@ -38,4 +38,10 @@ export interface Retriever {
   readonly reranker: Reranker | null;
   /** What this retriever could not do and what it did instead (shown to the user, kept in the manifest). */
   readonly notes: string[];
+  /**
+   * True when ranking deeper than k costs nothing extra (the local retriever). The runner then
+   * ranks to depth 60 and records coverage at k = 1, 5, 15, 60 from the same ranking; remote
+   * rerankers are asked for top_n = k only (unless the benchmark needs a deeper ranking).
+   */
+  readonly cheapDeepRanking: boolean;
 }

@@ -218,7 +218,7 @@ async function answerQuestion(
   const tr = performance.now();
   let ranking: Ranking;
   try {
-    ranking = await retrieve(q.text, index, retriever.reranker, ep, cfg.retrieval, Math.max(cfg.retrieval.k, ...COVERAGE_KS));
+    ranking = await retrieve(q.text, index, retriever.reranker, ep, cfg.retrieval, rankingDepth(cfg, retriever, benchmark));
   } catch (e) {
     item.error = { stage: 'retrieve', message: (e as Error).message };
     return item;
@@ -242,7 +242,12 @@ async function answerQuestion(
   item.evidence_tokens = evidence.tokens;
   item.coverage = coverage(evidence.turnIds, q.evidence);
   for (const k of COVERAGE_KS) {
+    // Only depths the ranking really reached: a shorter ranking would understate coverage at k.
+    if (k > cfg.retrieval.k && ranking.ranked.length < Math.min(k, ep.chunks.length)) continue;
     item.coverage_at_k[String(k)] = coverage(assemble(ep, ranking.ranked.slice(0, k), policy).turnIds, q.evidence);
+  }
+  if (benchmark.rankingMetrics) {
+    Object.assign(item.metrics, benchmark.rankingMetrics(q, ranking.ranked.map((h) => ep.chunks[h.chunk]!), ep));
   }
   const retrieveMs = performance.now() - tr;
   item.timings.retrieve_ms = round(retrieveMs);
@@ -258,6 +263,11 @@ async function answerQuestion(
   }
   timings.stages_ms! += performance.now() - ts;
   return item;
+}
+
+/** How deep the final ranking goes: k, or deeper when that is free or the benchmark needs it. */
+export function rankingDepth(cfg: RunConfig, retriever: Retriever, benchmark: Benchmark): number {
+  return Math.max(cfg.retrieval.k, benchmark.rankingDepth ?? 0, retriever.cheapDeepRanking ? Math.max(...COVERAGE_KS) : 0);
 }
 
 export function baseItem(q: Question, benchmark: string): ItemRecord {

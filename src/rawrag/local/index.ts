@@ -11,5 +11,6 @@ export function createLocalRetriever(): Retriever {
     firstStage: new Bm25FirstStage(),
     reranker: null,
     notes: [],
+    cheapDeepRanking: true,
   };
 }
