@@ -54,8 +54,11 @@ export interface Benchmark {
    * ranks at least this deep and passes the ranked chunks to `rankingMetrics`.
    */
   rankingDepth?: number;
-  /** Per-question figures from the full ranking (best first), merged into item.metrics. */
-  rankingMetrics?(q: Question, ranked: Chunk[], ep: IngestedEpisode): Record<string, number | null>;
+  /**
+   * Per-question figures from the full ranking (best first; the first `k` are the selected
+   * evidence), merged into item.metrics.
+   */
+  rankingMetrics?(q: Question, ranked: Chunk[], ep: IngestedEpisode, k: number): Record<string, number | null>;
   /** Official files by variant name, for `rawrag data pull <benchmark> [--variant V]`. */
   downloads?: Record<string, DownloadFile[]>;
 }

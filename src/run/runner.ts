@@ -247,7 +247,7 @@ async function answerQuestion(
     item.coverage_at_k[String(k)] = coverage(assemble(ep, ranking.ranked.slice(0, k), policy).turnIds, q.evidence);
   }
   if (benchmark.rankingMetrics) {
-    Object.assign(item.metrics, benchmark.rankingMetrics(q, ranking.ranked.map((h) => ep.chunks[h.chunk]!), ep));
+    Object.assign(item.metrics, benchmark.rankingMetrics(q, ranking.ranked.map((h) => ep.chunks[h.chunk]!), ep, cfg.retrieval.k));
   }
   const retrieveMs = performance.now() - tr;
   item.timings.retrieve_ms = round(retrieveMs);
