@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync, createReadStream } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
 import { InputError } from './errors.js';
+import { jsonErrorOffset } from './json-position.js';
 
 /** Writes a file so that readers see either the old or the new content, never a half-written one. */
 export function writeFileAtomic(path: string, data: string): void {
@@ -38,14 +39,14 @@ export function parseJsonText(text: string, file: string): unknown {
     const msg = (e as Error).message;
     const m = /position (\d+)/.exec(msg);
     let place: string | undefined;
-    if (m) {
-      const pos = Number(m[1]);
+    const pos = m ? Number(m[1]) : jsonErrorOffset(text);
+    if (pos >= 0) {
       const before = text.slice(0, pos);
       const line = before.split('\n').length;
       const col = pos - before.lastIndexOf('\n');
       place = `line ${line}, column ${col}`;
     }
-    throw new InputError(`invalid JSON (${msg})`, { file, place });
+    throw new InputError(`invalid JSON (${msg.split('\n')[0]!.slice(0, 120)})`, { file, place });
   }
 }
 

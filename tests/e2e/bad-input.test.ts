@@ -1,0 +1,61 @@
+/** Bad input: a clear message naming the file and place, a non-zero exit, no valid-looking results. */
+import { describe, expect, it } from 'vitest';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { rawrag, tempDir } from '../helpers/cli.js';
+
+describe('bad input', () => {
+  const dir = tempDir();
+  const out = join(dir, 'out');
+
+  const expectRejected = (args: string[], code: number, pattern: RegExp) => {
+    const r = rawrag([...args, '--out', out, '--no-progress']);
+    expect(r.code).toBe(code);
+    expect(r.stderr).toMatch(pattern);
+    expect(r.stderr).not.toMatch(/internal error|    at /);
+    expect(existsSync(out)).toBe(false);
+  };
+
+  it('a missing data file', () => {
+    expectRejected(['run', 'locomo', '--data', join(dir, 'nope.json')], 2, /nope\.json: data file not found/);
+  });
+
+  it('invalid JSON, with line and column', () => {
+    const p = join(dir, 'broken.json');
+    writeFileSync(p, '[{"sample_id": "a",\n  "qa": [}]');
+    expectRejected(['run', 'locomo', '--data', p], 2, /broken\.json: line 2, column \d+: invalid JSON/);
+  });
+
+  it('missing fields, with their path', () => {
+    const p = join(dir, 'fields.json');
+    writeFileSync(p, JSON.stringify([{ sample_id: 'a', conversation: {} }]));
+    expectRejected(['run', 'locomo', '--data', p], 2, /fields\.json: \[0\]\.qa: not a LoCoMo file/);
+  });
+
+  it('an unknown category', () => {
+    expectRejected(['run', 'locomo', '--categories', '1,9'], 2, /--categories: unknown LoCoMo category '9'/);
+  });
+
+  it('an unknown benchmark', () => {
+    expectRejected(['run', 'nosuchbench'], 2, /unknown benchmark 'nosuchbench'/);
+  });
+
+  it('bad flag values', () => {
+    expectRejected(['run', 'locomo', '--k', 'abc'], 1, /--k <n>.*'abc' is not a positive whole number/);
+    expectRejected(['run', 'locomo', '--limit', '0'], 1, /'0' is not a positive whole number/);
+    expectRejected(['run', 'locomo', '--k', '200'], 2, /retrieval\.k: k must not exceed candidates/);
+    expectRejected(['run', 'locomo', '--window', '100', '--stride', '200'], 2, /chunking\.stride/);
+    expectRejected(['run', 'locomo', '--order', 'random'], 2, /assembly\.order/);
+    expectRejected(['run', 'locomo', '--frobnicate'], 1, /unknown option '--frobnicate'/);
+  });
+
+  it('a config file with an unknown key or a bad value names the file and key', () => {
+    const yml = join(dir, 'cfg.yaml');
+    writeFileSync(yml, 'retrieval:\n  kk: 3\n');
+    expectRejected(['run', 'locomo', '--config', yml], 2, /cfg\.yaml: retrieval: Unrecognized key: "kk"/);
+    const json = join(dir, 'cfg.json');
+    writeFileSync(json, '{"chunking": {"size": -4}}');
+    expectRejected(['run', 'locomo', '--config', json], 2, /cfg\.json: chunking\.size/);
+    expectRejected(['run', 'locomo', '--config', join(dir, 'absent.yaml')], 2, /absent\.yaml: cannot read config file/);
+  });
+});

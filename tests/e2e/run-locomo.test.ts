@@ -1,0 +1,117 @@
+/** `rawrag run locomo` through the real CLI: outputs, resume, kill-safety. */
+import { describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BIN, ROOT, rawrag, tempDir } from '../helpers/cli.js';
+
+const readLines = (dir: string) => readFileSync(join(dir, 'items.jsonl'), 'utf8').split('\n').filter(Boolean);
+const manifestOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
+
+describe('rawrag --help', () => {
+  it('describes every command and option', () => {
+    const top = rawrag(['--help']);
+    expect(top.code).toBe(0);
+    expect(top.stdout).toMatch(/run \[options\] \[benchmark\]/);
+    const run = rawrag(['run', '--help']);
+    expect(run.code).toBe(0);
+    for (const flag of ['--data', '--k', '--candidates', '--no-rerank', '--window', '--stride', '--no-expand', '--order', '--reader', '--limit', '--out', '--seed', '--config', '--categories', '--retry-errors']) {
+      expect(run.stdout).toContain(flag);
+    }
+  });
+});
+
+describe('rawrag run locomo (offline)', () => {
+  it('writes a complete run directory and prints coverage per category', () => {
+    const out = join(tempDir(), 'run');
+    const r = rawrag(['run', 'locomo', '--limit', '60', '--out', out, '--no-progress']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/\| multi-hop\s+\|\s+1 \|\s+23 \|/);
+    expect(r.stdout).toMatch(/\| overall/);
+    expect(r.stdout + r.stderr).toMatch(/no reader configured/);
+    const m = manifestOf(out);
+    expect(m.status).toBe('complete');
+    expect(m.benchmark).toBe('locomo');
+    expect(m.config.retrieval).toEqual({ retriever: 'local', candidates: 128, k: 15, rerank: true });
+    expect(m.config.chunking).toEqual({ tokenizer: 'cl100k_base', size: 256, stride: 224 });
+    expect(m.dataset.sha256).toBe('79fa87e90f04081343b8c8debecb80a9a6842b76a7aa537dc9fdf651ea698ff4');
+    expect(m.tool.version).toMatch(/^\d+\.\d+\.\d+/);
+    expect(m.questions).toEqual({ selected: 60, done: 60, errors: 0 });
+    expect(m.timings.total_ms).toBeGreaterThan(0);
+    const items = readLines(out).map((l) => JSON.parse(l));
+    expect(items).toHaveLength(60);
+    const first = items.find((i) => i.id === 'conv-26:q0');
+    expect(first).toMatchObject({ benchmark: 'locomo', type: 'temporal', type_id: 2, gold: '7 May 2023', answer: null, score: null, error: null });
+    expect(first.retrieved).toHaveLength(15);
+    expect(first.retrieved[0]).toEqual(expect.objectContaining({ rank: 1, chunk: expect.stringMatching(/^conv-26#\d+$/) }));
+    expect(first.evidence_turns.length).toBeGreaterThan(15);
+    // Evidence turns are exactly the turns of the selected windows (expansion on).
+    expect(new Set(first.evidence_turns)).toEqual(new Set(first.retrieved.flatMap((c: { turns: string[] }) => c.turns)));
+    expect(first.coverage).toEqual({ all: first.evidence_turns.includes('D1:3'), any: first.evidence_turns.includes('D1:3') });
+    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
+    expect(summary.n).toBe(60);
+    expect(Object.keys(summary.coverage_at_k)).toEqual(['1', '5', '15', '60']);
+    expect(summary.coverage_at_k['15'].all).toBeCloseTo(summary.overall.coverage.all, 10);
+  });
+
+  it('re-running into the same directory resumes: finished items kept, nothing duplicated', () => {
+    const out = join(tempDir(), 'run');
+    expect(rawrag(['run', '--limit', '30', '--out', out, '--no-progress']).code).toBe(0);
+    const before = readLines(out);
+    // Simulate a crash: drop the last 8 items and leave a torn line behind.
+    writeFileSync(join(out, 'items.jsonl'), before.slice(0, 22).join('\n') + '\n' + before[22]!.slice(0, 40));
+    const again = rawrag(['run', '--limit', '30', '--out', out, '--no-progress']);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toMatch(/resuming .*: 22 of 30 questions already done/);
+    const after = readLines(out);
+    expect(after).toHaveLength(30);
+    expect(after.slice(0, 22)).toEqual(before.slice(0, 22));
+    expect(new Set(after.map((l) => JSON.parse(l).id)).size).toBe(30);
+    // Same input, same ranking: the redone items equal the originals except for timings.
+    const strip = (l: string) => ({ ...JSON.parse(l), timings: null });
+    expect(after.map(strip).sort((a, b) => a.id.localeCompare(b.id))).toEqual(before.map(strip).sort((a, b) => a.id.localeCompare(b.id)));
+    expect(manifestOf(out).status).toBe('complete');
+  });
+
+  it('refuses to resume a directory that holds a different configuration', () => {
+    const out = join(tempDir(), 'run');
+    expect(rawrag(['run', '--limit', '5', '--out', out, '--no-progress']).code).toBe(0);
+    const r = rawrag(['run', '--limit', '5', '--k', '5', '--out', out, '--no-progress']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/manifest\.json: this run directory holds a run with a different configuration/);
+    expect(manifestOf(out).config.retrieval.k).toBe(15);
+  });
+
+  it('a killed run loses at most the item in flight and never claims to be complete', async () => {
+    const out = join(tempDir(), 'run');
+    const child = spawn(process.execPath, [BIN, 'run', 'locomo', '--out', out, '--no-progress'], { cwd: ROOT, stdio: 'ignore' });
+    const items = join(out, 'items.jsonl');
+    await new Promise<void>((resolve, reject) => {
+      const started = Date.now();
+      const poll = setInterval(() => {
+        if (existsSync(items) && statSync(items).size > 200_000) {
+          clearInterval(poll);
+          child.kill('SIGKILL');
+          resolve();
+        } else if (Date.now() - started > 60_000) {
+          clearInterval(poll);
+          reject(new Error('run wrote nothing in 60 s'));
+        }
+      }, 5);
+    });
+    await new Promise((r) => child.on('close', r));
+    const m = manifestOf(out);
+    expect(m.status).toBe('running');
+    const text = readFileSync(items, 'utf8');
+    const whole = text.slice(0, text.lastIndexOf('\n') + 1).split('\n').filter(Boolean);
+    for (const line of whole) expect(() => JSON.parse(line)).not.toThrow();
+    expect(whole.length).toBeGreaterThan(0);
+    expect(whole.length).toBeLessThan(1540);
+    const r = rawrag(['run', 'locomo', '--out', out, '--no-progress']);
+    expect(r.code).toBe(0);
+    const ids = readLines(out).map((l) => JSON.parse(l).id);
+    expect(ids).toHaveLength(1540);
+    expect(new Set(ids).size).toBe(1540);
+    expect(manifestOf(out).status).toBe('complete');
+  });
+});
