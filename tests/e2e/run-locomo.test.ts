@@ -54,6 +54,20 @@ describe('rawrag run locomo (offline)', () => {
     expect(summary.coverage_at_k['15'].all).toBeCloseTo(summary.overall.coverage.all, 10);
   });
 
+  it('flags override the config file; a window size alone keeps the 32-token overlap', () => {
+    const dir = tempDir();
+    const cfgPath = join(dir, 'c.yaml');
+    writeFileSync(cfgPath, 'retrieval:\n  k: 5\n  candidates: 64\nseed: 7\n');
+    const out = join(dir, 'run');
+    const r = rawrag(['run', '--config', cfgPath, '--k', '7', '--window', '512', '--limit', '3', '--out', out, '--no-progress']);
+    expect(r.code).toBe(0);
+    const m = manifestOf(out);
+    expect(m.config.retrieval).toMatchObject({ k: 7, candidates: 64 });
+    expect(m.config.chunking).toMatchObject({ size: 512, stride: 480 });
+    expect(m.config.seed).toBe(7);
+    expect(JSON.parse(readLines(out)[0]!).retrieved).toHaveLength(7);
+  });
+
   it('re-running into the same directory resumes: finished items kept, nothing duplicated', () => {
     const out = join(tempDir(), 'run');
     expect(rawrag(['run', '--limit', '30', '--out', out, '--no-progress']).code).toBe(0);
