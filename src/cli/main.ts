@@ -2,6 +2,9 @@
 import { Command, CommanderError } from 'commander';
 import { InputError } from '../util/errors.js';
 import { runCommand } from './commands/run.js';
+import { dataCommand } from './commands/data.js';
+import { statsCommand } from './commands/stats.js';
+import { ablateCommand } from './commands/ablate.js';
 import { toolInfo } from '../run/manifest.js';
 
 export function buildProgram(): Command {
@@ -13,6 +16,9 @@ export function buildProgram(): Command {
     .version(toolInfo().version)
     .showHelpAfterError('(run with --help for usage)');
   program.addCommand(runCommand());
+  program.addCommand(dataCommand());
+  program.addCommand(statsCommand());
+  program.addCommand(ablateCommand());
   return program;
 }
 

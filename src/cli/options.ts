@@ -3,6 +3,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { mergeLayers, readConfigFile, resolveConfig, type PartialConfig } from '../config/load.js';
 import type { RunConfig } from '../config/schema.js';
 import { listBenchmarks } from '../datasets/registry.js';
+import { defaultTransport, type TransportOptions } from '../providers/transport.js';
 
 export function positiveInt(value: string): number {
   const n = Number(value);
@@ -29,7 +30,7 @@ export function addMethodOptions(cmd: Command): Command {
   return cmd
     .option('-c, --config <file>', 'config file (JSON or YAML); flags override it')
     .option('--data <path>', "data file or folder in the benchmark's official format (default: the bundled copy)")
-    .option('--retriever <name>', 'retriever: local (embedded, no keys; default)')
+    .option('--retriever <name>', 'retriever: local (embedded, no keys; default) | openai (text-embedding-3-small + Cohere rerank-v3.5) | qwen3 (Qwen3-Embedding-4B + Qwen3-Reranker-4B endpoints) | full-context (the whole history, no retrieval)')
     .option('--candidates <n>', 'first-stage candidates (default 128)', positiveInt)
     .option('--k <n>', 'evidence windows kept after reranking (default 15)', positiveInt)
     .option('--no-rerank', 'skip the second stage: keep the first-stage order')
@@ -38,7 +39,7 @@ export function addMethodOptions(cmd: Command): Command {
     .option('--no-expand', "show the selected windows themselves, not their full turns (default: the benchmark's policy)")
     .option('--order <order>', "evidence order: rank | chronological (default: the benchmark's policy)")
     .option('--reader <model>', 'reader model (none: retrieval and coverage only)')
-    .option('--judge <model>', 'judge model (default gpt-4o-mini)')
+    .option('--judge <model>', "judge model (default: the benchmark's official judge, else gpt-4o-mini)")
     .option('--judge-runs <n>', 'judge runs per answer, averaged (default 3)', positiveInt)
     .option('--limit <n>', 'ask only the first N selected questions', positiveInt)
     .option('--seed <n>', 'seed for every random choice (default 0)', integer);
@@ -92,5 +93,58 @@ export function configFromFlags(cmd: Command, benchmark: string | undefined): Ru
   if (Object.keys(benchOpts).length) flags.options = benchOpts;
   const file = opts.config ? readConfigFile(opts.config as string) : {};
   // No benchmark named anywhere: the bundled LoCoMo.
-  return resolveConfig(mergeLayers({ benchmark: 'locomo' }, file, flags), opts.config ? (opts.config as string) : 'command line');
+  return resolveConfig(mergeLayers({ benchmark: 'locomo' }, benchmarkDefaults(flags, file), file, flags), opts.config ? (opts.config as string) : 'command line');
+}
+
+/** Defaults a benchmark declares for its official setting (judge model, reader max tokens), below the file and flags. */
+export function benchmarkDefaults(...layers: PartialConfig[]): PartialConfig {
+  const name = String(layers.map((l) => l.benchmark).find((b) => typeof b === 'string') ?? 'locomo').toLowerCase();
+  const b = listBenchmarks().find((x) => x.name === name);
+  const out: PartialConfig = {};
+  if (b?.defaultJudgeModel) out.judge = { model: b.defaultJudgeModel };
+  if (b?.defaultReaderMaxTokens) out.reader = { maxTokens: b.defaultReaderMaxTokens };
+  return out;
+}
+
+/** Transport flags: how requests travel. None of them changes the run's config hash or a cache key. */
+export function addTransportOptions(cmd: Command): Command {
+  return cmd
+    .option('--dry-run', 'print the calls per role and the estimated cost, then stop (spends nothing, writes nothing)')
+    .option('--no-cache', 'send every request and store no reply (default: reuse the response cache)')
+    .option('--cache-dir <dir>', 'response cache folder (default $RAWRAG_CACHE_DIR, else $XDG_CACHE_HOME/rawrag, else ~/.cache/rawrag)')
+    .option('--concurrency-chat <n>', 'reader/judge requests in flight at once (default 8)', positiveInt)
+    .option('--concurrency-embed <n>', 'embedding requests in flight at once (default 4)', positiveInt)
+    .option('--concurrency-rerank <n>', 'rerank requests in flight at once (default 4)', positiveInt)
+    .option('--timeout <seconds>', 'per-request timeout (default 120)', nonNegativeNumber)
+    .option('--max-retries <n>', 'retries after a failed request: 429, 5xx, timeouts, resets (default 5)', nonNegativeInteger)
+    .option('--reader-base-url <url>', 'OpenAI-compatible endpoint for the reader (vLLM, Ollama, llama.cpp, DeepSeek ...)')
+    .option('--judge-base-url <url>', 'OpenAI-compatible endpoint for the judge')
+    .option('--embed-base-url <url>', 'OpenAI-compatible /v1 endpoint for embeddings')
+    .option('--rerank-base-url <url>', 'rerank endpoint (Cohere: without /v2; vLLM: its /v1)');
+}
+
+export function nonNegativeInteger(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n)) throw new InvalidArgumentError(`'${value}' is not a whole number >= 0.`);
+  return n;
+}
+
+/** The transport a command's flags ask for (unset flags keep the defaults). */
+export function transportFromFlags(cmd: Command): Partial<TransportOptions> {
+  const o = cmd.opts();
+  const t: Partial<TransportOptions> = { noCache: o.cache === false, cacheDir: (o.cacheDir as string | undefined) ?? null };
+  const base = defaultTransport();
+  t.concurrency = {
+    chat: (o.concurrencyChat as number | undefined) ?? base.concurrency.chat,
+    embed: (o.concurrencyEmbed as number | undefined) ?? base.concurrency.embed,
+    rerank: (o.concurrencyRerank as number | undefined) ?? base.concurrency.rerank,
+  };
+  if (o.timeout !== undefined) t.timeoutMs = Math.max(1, Math.round((o.timeout as number) * 1000));
+  if (o.maxRetries !== undefined) t.retry = { ...base.retry, maxRetries: o.maxRetries as number };
+  t.baseUrls = {};
+  for (const role of ['reader', 'judge', 'embed', 'rerank'] as const) {
+    const v = o[`${role}BaseUrl`] as string | undefined;
+    if (v) t.baseUrls[role] = v;
+  }
+  return t;
 }

@@ -27,8 +27,24 @@ export function renderRunReport(outcome: RunOutcome): string {
     '',
     `mean evidence tokens per question: ${summary.evidence_tokens_mean === null ? '—' : summary.evidence_tokens_mean.toFixed(1)}`,
   ];
+  lines.push(...benchmarkTables(summary.benchmark_summary));
   for (const s of manifest.skipped) lines.push(`NOTE: ${s}`);
   for (const n of manifest.retriever.notes) lines.push(`NOTE: ${n}`);
   lines.push(`run directory: ${outcome.dir}`);
   return lines.join('\n');
+}
+
+/**
+ * Tables a benchmark's summarise() asks to print (`tables: [{title, header, rows}]` in
+ * benchmark_summary), e.g. BEAM's per-size ability table; anything else there stays in summary.json.
+ */
+export function benchmarkTables(benchmarkSummary: unknown): string[] {
+  const tables = (benchmarkSummary as { tables?: unknown } | null)?.tables;
+  if (!Array.isArray(tables)) return [];
+  const out: string[] = [];
+  for (const t of tables as Array<{ title?: string; header?: string[]; rows?: Array<Array<string | number>> }>) {
+    if (!Array.isArray(t.header) || !Array.isArray(t.rows)) continue;
+    out.push('', t.title ?? '', markdownTable(t.header, t.rows));
+  }
+  return out;
 }

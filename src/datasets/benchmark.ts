@@ -9,7 +9,8 @@ export interface DownloadFile {
   url: string;
   /** Where it is stored, relative to the project root (under datasets/). */
   path: string;
-  sha256: string;
+  /** null = no published checksum: `rawrag data pull` then requires `--allow-unpinned`. */
+  sha256: string | null;
   bytes?: number;
 }
 
@@ -31,6 +32,12 @@ export interface LoadOptions {
   options: Record<string, string | undefined>;
 }
 
+/** What a benchmark's summarise may read besides the items (the options it ran with, the data). */
+export interface SummariseContext {
+  options: Record<string, string | undefined>;
+  dataset: Dataset;
+}
+
 /**
  * A benchmark = its data adapter + its RAW-RAG policy + how it is scored. Everything that
  * differs between benchmarks lives here, as data.
@@ -48,7 +55,7 @@ export interface Benchmark {
   /** Reader prompt, judge and metrics (the benchmark's official protocol). */
   scoring?: Scoring;
   /** Benchmark-specific aggregates for summary.json (task-averaged accuracy, competencies, ...). */
-  summarise?(items: ItemRecord[]): Record<string, unknown>;
+  summarise?(items: ItemRecord[], ctx?: SummariseContext): Record<string, unknown>;
   /**
    * Ranking diagnostics beyond the selected top-k (LongMemEval's official recall@50): the runner
    * ranks at least this deep and passes the ranked chunks to `rankingMetrics`.
@@ -61,4 +68,11 @@ export interface Benchmark {
   rankingMetrics?(q: Question, ranked: Chunk[], ep: IngestedEpisode, k: number): Record<string, number | null>;
   /** Official files by variant name, for `rawrag data pull <benchmark> [--variant V]`. */
   downloads?: Record<string, DownloadFile[]>;
+  /**
+   * The judge model of the benchmark's official setting (LongMemEval: gpt-4o-2024-08-06); used
+   * when neither a config file nor `--judge` names one.
+   */
+  defaultJudgeModel?: string;
+  /** The reader's max_tokens in the official setting (LongMemEval chain-of-note: 800); a config file or flag wins. */
+  defaultReaderMaxTokens?: number;
 }

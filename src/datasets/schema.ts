@@ -24,6 +24,20 @@ export const EpisodeSchema = z.object({
   turns: z.array(TurnSchema),
   /** Free-form adapter facts (speaker names, source, ...), copied to items for traceability. */
   meta: z.record(z.string(), z.unknown()).optional(),
+  /**
+   * Policy fields that differ for this episode (MemoryAgentBench: FactConsolidation rows are one
+   * chunk per numbered fact, other sources are windows). They replace the benchmark's policy for
+   * this episode only; the user's run-level flags still win (runner.ts effectivePolicy).
+   */
+  policy: z
+    .object({
+      chunking: z.enum(['window', 'turn']),
+      serialisation: z.enum(['message', 'plain']),
+      expandToTurns: z.boolean(),
+      order: z.enum(['rank', 'chronological']),
+    })
+    .partial()
+    .optional(),
 });
 export type Episode = z.infer<typeof EpisodeSchema>;
 

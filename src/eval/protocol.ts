@@ -38,6 +38,26 @@ export interface JudgeProtocol {
   jsonMode?: boolean;
   /** Verdict in [0, 1] from the judge's reply; throws when the reply cannot be read (an error, not WRONG). */
   parse(reply: string, q: Question): number;
+  /**
+   * Judges that need several requests per answer (BEAM: one request per rubric item, and pairwise
+   * equivalence checks whose sequence depends on earlier replies). When present, the judge stage
+   * calls this once per judge run INSTEAD of render + parse, passing `ask`, which sends one request
+   * with the run's model, temperature 0, replicate index and cache, and returns the reply text.
+   * `render` then only gives the first request (for previews and estimates; null = not judged).
+   * Throws when a reply cannot be read (an error, not WRONG).
+   */
+  judge?(q: Question, answer: string, ask: JudgeAsk): Promise<JudgeOutcome>;
+}
+
+/** Sends one judge request; see JudgeProtocol.judge. */
+export type JudgeAsk = (messages: ChatMessage[], opts?: { jsonMode?: boolean }) => Promise<string>;
+
+/** One judge run's result from a multi-request judge. */
+export interface JudgeOutcome {
+  /** Verdict in [0, 1] (what `parse` returns for single-request judges). */
+  verdict: number;
+  /** What to keep beside the verdict: per-request verdicts and replies, score variants, ... */
+  details?: Record<string, unknown>;
 }
 
 /** An offline metric computed for every answer (token F1, exact match, ...). */

@@ -8,6 +8,10 @@ import type { RunConfig } from '../config/schema.js';
 import type { IngestedEpisode } from '../rawrag/chunk.js';
 import type { Evidence } from '../rawrag/assemble.js';
 import type { ItemRecord } from '../run/item.js';
+import { ProviderSession } from '../providers/session.js';
+import { chatModel } from '../providers/clients.js';
+import { readerStage } from './reader.js';
+import { judgeStage, metricsStage } from './judge.js';
 
 export interface StageContext {
   question: Question;
@@ -33,10 +37,56 @@ export interface StagePlan {
   close?(): Promise<void>;
 }
 
-export async function planStages(cfg: RunConfig, _benchmark: Benchmark): Promise<StagePlan> {
+/**
+ * The stages a run's config asks for: read -> metrics -> judge when a reader is named and the
+ * benchmark has a scoring protocol. Models are checked here (endpoint, key) so a missing key
+ * stops the run before anything is written.
+ */
+export async function planStages(cfg: RunConfig, benchmark: Benchmark, session: ProviderSession = new ProviderSession()): Promise<StagePlan> {
   const skipped: string[] = [];
+  const remoteRetrieval = cfg.retrieval.retriever === 'openai' || cfg.retrieval.retriever === 'qwen3';
+  const base = {
+    // Remote rerank calls happen per question too: let questions overlap.
+    concurrency: remoteRetrieval ? session.transport.concurrency.rerank : 1,
+    report: () => (remoteRetrieval || cfg.reader.model !== null ? session.report() : {}),
+    close: async () => session.close(),
+  };
   if (cfg.reader.model === null) {
     skipped.push('no reader configured (--reader MODEL): answers and judge scores were not produced; coverage only');
+    return { ...base, stages: [], skipped };
   }
-  return { stages: [], skipped, concurrency: 1 };
+  const scoring = benchmark.scoring;
+  if (!scoring) {
+    skipped.push(`${benchmark.name} has no scoring protocol yet: no answers or scores were produced; coverage only`);
+    return { ...base, stages: [], skipped };
+  }
+  const reader = chatModel(session, 'reader', cfg.reader.model);
+  const stages: ItemStage[] = [readerStage(reader, scoring.reader), metricsStage(scoring)];
+  let judgeInfo: Record<string, unknown> = { model: null, runs: 0 };
+  if (scoring.judge) {
+    const judge = chatModel(session, 'judge', cfg.judge.model);
+    stages.push(judgeStage(judge, scoring.judge, cfg.judge.runs, scoring.fallbackMetric));
+    judgeInfo = { model: judge.entry.name, protocol: scoring.judge.id, source: scoring.judge.source, runs: cfg.judge.runs, temperature: cfg.judge.temperature };
+  } else {
+    stages.push(fallbackScoreStage(scoring.fallbackMetric));
+    skipped.push(`${benchmark.name} has no LLM judge: items are scored by ${scoring.fallbackMetric ?? 'nothing'}`);
+  }
+  const readerInfo = { model: reader.entry.name, protocol: scoring.reader.id, source: scoring.reader.source, temperature: cfg.reader.temperature, max_tokens: cfg.reader.maxTokens };
+  return {
+    ...base,
+    stages,
+    skipped,
+    concurrency: Math.max(base.concurrency, session.transport.concurrency.chat),
+    report: () => ({ reader: readerInfo, judge: judgeInfo, ...session.report() }),
+  };
+}
+
+function fallbackScoreStage(metric: string | undefined): ItemStage {
+  return {
+    name: 'score',
+    async run(item) {
+      const v = metric ? item.metrics[metric] : undefined;
+      item.score = typeof v === 'number' ? v : null;
+    },
+  };
 }

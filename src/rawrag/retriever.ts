@@ -9,6 +9,11 @@ import type { Hit } from './rank.js';
 export interface FirstStage {
   readonly name: string;
   prepare(ep: IngestedEpisode): Promise<SearchIndex>;
+  /**
+   * Optional warm-up with every question the run will ask, before any search: remote embedders
+   * embed them all in one batched request instead of one request per question.
+   */
+  prefetch?(queries: string[]): Promise<void>;
 }
 
 export interface SearchIndex {
@@ -44,4 +49,9 @@ export interface Retriever {
    * rerankers are asked for top_n = k only (unless the benchmark needs a deeper ranking).
    */
   readonly cheapDeepRanking: boolean;
+  /**
+   * Every chunk is evidence, in history order, whatever k and candidates say (the paper's
+   * Full-context row: no retrieval, the whole visible history goes to the reader).
+   */
+  readonly selectsAll?: boolean;
 }

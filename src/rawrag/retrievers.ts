@@ -1,16 +1,54 @@
 /** Builds the retriever a config names. */
 import type { RunConfig } from '../config/schema.js';
-import type { Retriever } from './retriever.js';
+import type { Embedder, FirstStage, Retriever } from './retriever.js';
 import { createLocalRetriever } from './local/index.js';
+import { createFullContextRetriever } from './full-context.js';
+import { DenseFirstStage } from './flat-index.js';
 import { InputError } from '../util/errors.js';
+import { ProviderSession } from '../providers/session.js';
+import { remoteStages } from '../providers/clients.js';
 
-export const RETRIEVER_NAMES = ['local'] as const;
+export const RETRIEVER_NAMES = ['local', 'openai', 'qwen3', 'full-context'] as const;
 
-export async function createRetriever(cfg: RunConfig): Promise<Retriever> {
-  switch (cfg.retrieval.retriever) {
+/**
+ * `openai` = text-embedding-3-small + Cohere rerank-v3.5, `qwen3` = Qwen3-Embedding-4B +
+ * Qwen3-Reranker-4B (models as configs/models.yaml names them). Without keys or endpoints for
+ * them the run falls back to `local` and says so in the retriever's notes.
+ */
+export async function createRetriever(cfg: RunConfig, session: ProviderSession = new ProviderSession()): Promise<Retriever> {
+  const name = cfg.retrieval.retriever;
+  switch (name) {
     case 'local':
       return createLocalRetriever();
+    case 'full-context':
+      return createFullContextRetriever();
+    case 'openai':
+    case 'qwen3': {
+      const stages = remoteStages(session, name);
+      if (!stages.ok) {
+        const local = createLocalRetriever();
+        return { ...local, notes: [...local.notes, `retriever '${name}' unavailable (${stages.reasons.join('; ')}): fell back to the local retriever`] };
+      }
+      return {
+        name: `${stages.embedder.name}+${stages.reranker.name}`,
+        firstStage: withPrefetch(new DenseFirstStage(stages.embedder), stages.embedder),
+        reranker: stages.reranker,
+        notes: [],
+        cheapDeepRanking: false,
+      };
+    }
     default:
-      throw new InputError(`unknown retriever '${cfg.retrieval.retriever}' (known: ${RETRIEVER_NAMES.join(', ')})`, { place: '--retriever' });
+      throw new InputError(`unknown retriever '${name}' (known: ${RETRIEVER_NAMES.join(', ')})`, { place: '--retriever' });
   }
+}
+
+/** A dense first stage whose question embeddings can be fetched in one batch up front. */
+function withPrefetch(stage: DenseFirstStage, embedder: Embedder): FirstStage {
+  return {
+    name: stage.name,
+    prepare: (ep) => stage.prepare(ep),
+    prefetch: async (queries) => {
+      await embedder.embed([...new Set(queries)], 'query');
+    },
+  };
 }

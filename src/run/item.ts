@@ -46,6 +46,8 @@ export interface ItemRecord {
   metrics: Record<string, number | null>;
   /** Stage details that other issues add (reader prompt tokens, judge verdicts, usage, ...). */
   details: Record<string, unknown>;
+  /** The question's adapter facts (Question.meta), so benchmark summaries can pair and group items. */
+  meta?: Record<string, unknown>;
   timings: Record<string, number>;
   error: ItemError | null;
 }

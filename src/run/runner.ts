@@ -8,15 +8,17 @@ import pLimit from 'p-limit';
 import type { RunConfig } from '../config/schema.js';
 import type { Benchmark } from '../datasets/benchmark.js';
 import type { Policy } from '../datasets/policy.js';
-import type { Dataset, Question } from '../datasets/schema.js';
+import type { Dataset, Episode, Question } from '../datasets/schema.js';
 import { getBenchmark } from '../datasets/registry.js';
 import { ingest, type IngestedEpisode } from '../rawrag/chunk.js';
 import { retrieve, type Ranking } from '../rawrag/retrieve.js';
-import { assemble } from '../rawrag/assemble.js';
+import { assemble, type Evidence } from '../rawrag/assemble.js';
 import { createRetriever } from '../rawrag/retrievers.js';
 import type { Retriever } from '../rawrag/retriever.js';
 import { coverage } from '../eval/coverage.js';
 import { planStages, type StagePlan } from '../eval/stages.js';
+import { ProviderSession } from '../providers/session.js';
+import type { TransportOptions } from '../providers/transport.js';
 import { summarise, type Summary } from '../eval/summary.js';
 import { InputError } from '../util/errors.js';
 import { hashOf } from '../util/hash.js';
@@ -45,13 +47,17 @@ export interface RunRequest {
   /** Run directory; default `results/<run-id>`. */
   out: string | null;
   retryErrors?: boolean;
+  /** Endpoints, timeouts, retries, concurrency, cache: how requests travel (not in the config hash). */
+  transport?: Partial<TransportOptions>;
 }
 
-export function effectivePolicy(benchmark: Benchmark, cfg: RunConfig): Policy {
+/** The benchmark's policy, then the episode's own override (if any), then the user's flags. */
+export function effectivePolicy(benchmark: Benchmark, cfg: RunConfig, episode?: Episode): Policy {
+  const base: Policy = { ...benchmark.policy, ...episode?.policy };
   return {
-    ...benchmark.policy,
-    expandToTurns: cfg.assembly.expand ?? benchmark.policy.expandToTurns,
-    order: cfg.assembly.order ?? benchmark.policy.order,
+    ...base,
+    expandToTurns: cfg.assembly.expand ?? base.expandToTurns,
+    order: cfg.assembly.order ?? base.order,
   };
 }
 
@@ -85,8 +91,13 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
   // Everything that can reject the input happens before the run directory is touched.
   const dataset = await loadDataset(benchmark, cfg);
   const questions = selectQuestions(dataset, cfg);
-  const retriever = await createRetriever(cfg);
-  const plan = await planStages(cfg, benchmark);
+  const session = new ProviderSession(req.transport);
+  const retriever = await createRetriever(cfg, session);
+  const plan = await planStages(cfg, benchmark, session);
+  // Full-context: every chunk is evidence (k and candidates do not apply; the config keeps its values).
+  const runCfg: RunConfig = retriever.selectsAll
+    ? { ...cfg, retrieval: { ...cfg.retrieval, candidates: Number.MAX_SAFE_INTEGER, k: Number.MAX_SAFE_INTEGER, rerank: false } }
+    : cfg;
   const loadMs = performance.now() - t0;
 
   const runId = runIdFor(cfg);
@@ -151,18 +162,44 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
     let finished = done.size;
     hooks.progress?.(finished, questions.length);
     const episodes = new Map(dataset.episodes.map((e) => [e.id, e]));
+    if (retriever.firstStage.prefetch && pending.length > 0) {
+      // A failed warm-up costs nothing but batching: each question then embeds its own text.
+      await retriever.firstStage.prefetch(pending.map((q) => q.text)).catch((e: Error) => hooks.log(`note: question prefetch failed (${e.message}); continuing question by question`));
+    }
     for (const group of groupByIndex(pending)) {
       const ti = performance.now();
       const episode = episodes.get(group.episode);
       if (!episode) throw new InputError(`question ${group.questions[0]!.id} names unknown episode '${group.episode}'`, { file: dataset.source.path });
-      const ep = ingest(episode, group.visibleTurns ?? episode.turns.length, policy, cfg.chunking);
-      const index = await retriever.firstStage.prepare(ep);
-      timings.ingest_ms += performance.now() - ti;
+      const epPolicy = episode.policy ? effectivePolicy(benchmark, cfg, episode) : policy;
+      const ep = ingest(episode, group.visibleTurns ?? episode.turns.length, epPolicy, cfg.chunking);
+      let index: Awaited<ReturnType<Retriever['firstStage']['prepare']>>;
+      try {
+        index = await retriever.firstStage.prepare(ep);
+      } catch (e) {
+        // The episode could not be indexed (e.g. its embeddings failed): its questions are errors,
+        // which --retry-errors redoes; the other episodes go on.
+        for (const q of group.questions) {
+          const item = baseItem(q, benchmark.name);
+          item.error = { stage: 'retrieve', message: (e as Error).message };
+          rundir.append(item);
+          finished++;
+          hooks.progress?.(finished, questions.length);
+        }
+        continue;
+      }
+      const ingestMs = performance.now() - ti;
+      timings.ingest_ms += ingestMs;
+      // Each question carries its share of building the index it searched, so per-episode add
+      // time (BEAM's efficiency table) is a sum over items, also across resumed runs.
+      const ingestShare = round(ingestMs / group.questions.length);
       const limit = pLimit(plan.concurrency);
       await Promise.all(
         group.questions.map((q) =>
           limit(async () => {
-            const item = await answerQuestion(q, ep, index, retriever, policy, plan, cfg, benchmark, timings);
+            const item = await answerQuestion(q, ep, index, retriever, epPolicy, plan, runCfg, benchmark, timings);
+            // Depth-k coverage means nothing when nothing was ranked.
+            if (retriever.selectsAll) item.coverage_at_k = {};
+            item.timings.ingest_share_ms = ingestShare;
             rundir.append(item);
             finished++;
             hooks.progress?.(finished, questions.length);
@@ -178,7 +215,7 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
       benchmark: benchmark.name,
       setting: manifest.setting,
       ...summarise(items, benchmark.typeOrder),
-      benchmark_summary: benchmark.summarise?.(items) ?? null,
+      benchmark_summary: benchmark.summarise?.(items, { options: cfg.options, dataset }) ?? null,
       skipped: plan.skipped,
       ...(plan.report?.() ?? {}),
     };
@@ -223,6 +260,37 @@ async function answerQuestion(
     item.error = { stage: 'retrieve', message: (e as Error).message };
     return item;
   }
+  const evidence = recordRetrieval(item, q, ep, ranking, policy, cfg, benchmark);
+  const retrieveMs = performance.now() - tr;
+  item.timings.retrieve_ms = round(retrieveMs);
+  timings.retrieve_ms! += retrieveMs;
+  const ts = performance.now();
+  for (const stage of plan.stages) {
+    try {
+      await stage.run(item, { question: q, evidence, ep, cfg, benchmark });
+    } catch (e) {
+      item.error = { stage: stage.name, message: (e as Error).message };
+      break;
+    }
+  }
+  timings.stages_ms! += performance.now() - ts;
+  return item;
+}
+
+/**
+ * Fills an item's retrieval fields from a ranking: the top `cfg.retrieval.k` are the evidence;
+ * coverage at other depths comes from the same ranking. Exported so `rawrag ablate` derives every
+ * variant from one ranking exactly as a run would.
+ */
+export function recordRetrieval(
+  item: ItemRecord,
+  q: Question,
+  ep: IngestedEpisode,
+  ranking: Ranking,
+  policy: Policy,
+  cfg: RunConfig,
+  benchmark: Benchmark,
+): Evidence {
   const selected = ranking.ranked.slice(0, cfg.retrieval.k);
   const evidence = assemble(ep, selected, policy);
   const firstRank = new Map(ranking.candidates.map((h, i) => [h.chunk, { rank: i + 1, score: h.score }]));
@@ -249,20 +317,7 @@ async function answerQuestion(
   if (benchmark.rankingMetrics) {
     Object.assign(item.metrics, benchmark.rankingMetrics(q, ranking.ranked.map((h) => ep.chunks[h.chunk]!), ep, cfg.retrieval.k));
   }
-  const retrieveMs = performance.now() - tr;
-  item.timings.retrieve_ms = round(retrieveMs);
-  timings.retrieve_ms! += retrieveMs;
-  const ts = performance.now();
-  for (const stage of plan.stages) {
-    try {
-      await stage.run(item, { question: q, evidence, ep, cfg, benchmark });
-    } catch (e) {
-      item.error = { stage: stage.name, message: (e as Error).message };
-      break;
-    }
-  }
-  timings.stages_ms! += performance.now() - ts;
-  return item;
+  return evidence;
 }
 
 /** How deep the final ranking goes: k, or deeper when that is free or the benchmark needs it. */
@@ -291,13 +346,14 @@ export function baseItem(q: Question, benchmark: string): ItemRecord {
     score: null,
     metrics: {},
     details: {},
+    ...(q.meta ? { meta: q.meta } : {}),
     timings: {},
     error: null,
   };
 }
 
 /** Questions sharing an episode and a visibility horizon share one index (built once). */
-function groupByIndex(questions: Question[]): Array<{ episode: string; visibleTurns: number | null; questions: Question[] }> {
+export function groupByIndex(questions: Question[]): Array<{ episode: string; visibleTurns: number | null; questions: Question[] }> {
   const groups = new Map<string, { episode: string; visibleTurns: number | null; questions: Question[] }>();
   for (const q of questions) {
     const key = `${q.episode}\u0000${q.visibleTurns ?? ''}`;

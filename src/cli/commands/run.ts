@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { executeRun } from '../../run/runner.js';
-import { addBenchmarkOptions, addMethodOptions, configFromFlags } from '../options.js';
+import { addBenchmarkOptions, addMethodOptions, addTransportOptions, configFromFlags, transportFromFlags } from '../options.js';
+import { dryRun } from '../../eval/estimate.js';
 import { progressBar } from '../progress.js';
 import { renderRunReport } from '../report.js';
 import { listBenchmarks } from '../../datasets/registry.js';
@@ -11,6 +12,7 @@ export function runCommand(): Command {
     .argument('[benchmark]', `benchmark: ${listBenchmarks().map((b) => b.name).join(' | ')} (default locomo)`);
   addMethodOptions(cmd);
   addBenchmarkOptions(cmd);
+  addTransportOptions(cmd);
   cmd
     .option('--out <dir>', 'run directory (default results/<run-id>); an existing one is resumed')
     .option('--retry-errors', 'in an existing run directory, redo the items that failed')
@@ -19,9 +21,14 @@ export function runCommand(): Command {
     .action(async (benchmark: string | undefined, _opts: unknown, command: Command) => {
       const cfg = configFromFlags(command, benchmark);
       const opts = command.opts();
+      const transport = transportFromFlags(command);
+      if (opts.dryRun) {
+        process.stdout.write((await dryRun(cfg, transport)) + '\n');
+        return;
+      }
       const bar = progressBar(cfg.benchmark, opts.progress !== false);
       const outcome = await executeRun(
-        { cfg, out: (opts.out as string | undefined) ?? null, retryErrors: Boolean(opts.retryErrors) },
+        { cfg, out: (opts.out as string | undefined) ?? null, retryErrors: Boolean(opts.retryErrors), transport },
         {
           log: (line) => {
             bar.stop();

@@ -11,6 +11,7 @@ import { InputError, formatPath } from '../../util/errors.js';
 import { readJsonFile, sha256File } from '../../util/fsx.js';
 import { RawFile, type RawSampleT } from './format.js';
 import { parseEvidence } from './evidence.js';
+import { locomoScoring } from './scoring.js';
 
 export const CATEGORY_NAMES: Record<number, string> = {
   1: 'multi-hop',
@@ -37,6 +38,7 @@ export const locomo: Benchmark = {
     },
   ],
   load: loadLocomo,
+  scoring: locomoScoring,
 };
 
 export function parseCategories(value: string | undefined): number[] {

@@ -1,0 +1,487 @@
+/**
+ * Runs every variant of an ablation, cheaply by construction:
+ * - one ingest and one first-stage index per window size (each window embedded once);
+ * - one first-stage search per question and window size, at the deepest candidate count of the
+ *   sweep (shallower candidate sets are its prefixes: rankings tie-break by chunk index);
+ * - one rerank call per question, window size and candidate count, as deep as the deepest k of
+ *   the sweep; every k is a prefix of that ranking, and no-rerank variants take the first-stage
+ *   order from the same search;
+ * - reader and judge stages once per distinct evidence set of a question: a variant whose
+ *   evidence equals one already answered reuses that answer (the provider cache dedups the rest).
+ * Each variant is written as an ordinary run directory (manifest.json, items.jsonl, summary.json).
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import pLimit from 'p-limit';
+import type { RunConfig } from '../config/schema.js';
+import type { Benchmark } from '../datasets/benchmark.js';
+import type { Question } from '../datasets/schema.js';
+import { getBenchmark } from '../datasets/registry.js';
+import { ingest, type IngestedEpisode } from '../rawrag/chunk.js';
+import { retrieve, type Ranking } from '../rawrag/retrieve.js';
+import { createRetriever } from '../rawrag/retrievers.js';
+import type { Retriever, SearchIndex } from '../rawrag/retriever.js';
+import type { Hit } from '../rawrag/rank.js';
+import { planStages, type StagePlan } from '../eval/stages.js';
+import { summarise, type Summary } from '../eval/summary.js';
+import { baseItem, effectivePolicy, groupByIndex, loadDataset, rankingDepth, recordRetrieval, runIdFor, selectQuestions } from '../run/runner.js';
+import type { ItemRecord } from '../run/item.js';
+import { gitInfo, toolInfo, type Manifest } from '../run/manifest.js';
+import { RunDir } from '../run/rundir.js';
+import { InputError } from '../util/errors.js';
+import { ProviderSession } from '../providers/session.js';
+import type { TransportOptions } from '../providers/transport.js';
+import { hashOf } from '../util/hash.js';
+import { windowKey, type Variant, type WindowSpec } from './variants.js';
+import { evidenceKey, reuseStages, stageDelta, type StageDelta } from './reuse.js';
+
+export interface AblationRequest {
+  base: RunConfig;
+  variants: Variant[];
+  /** The ablation folder; each variant is a run directory inside it, named after the variant. */
+  out: string;
+  retryErrors?: boolean;
+  /** Retrieve and count, but write nothing and call no reader or judge (see `VariantOutcome.adds`). */
+  dryRun?: boolean;
+  /** Provider transport (cache, timeouts, concurrency, endpoints), as for `rawrag run`. */
+  transport?: Partial<TransportOptions>;
+}
+
+export interface AblationHooks {
+  log(line: string): void;
+  progress?(done: number, total: number): void;
+}
+
+/** For tests: inject a retriever (e.g. one whose reranker counts its calls). */
+export interface AblationDeps {
+  retriever?: Retriever;
+  /**
+   * Never treat reranked and first-stage evidence as the same set (dry runs whose stand-in
+   * reranker cannot tell what the real one would reorder).
+   */
+  rankingsDiffer?: boolean;
+}
+
+/** What a variant adds to the ablation that no earlier variant already paid for. */
+export interface VariantAdds {
+  /** First-stage indexes built (an embedding pass over every window of an episode). */
+  indexBuilds: number;
+  /** Windows embedded for those indexes, and their cl100k tokens. */
+  windows: number;
+  windowTokens: number;
+  /** First-stage searches (one query embedding each). */
+  searches: number;
+  rerankCalls: number;
+  /** Evidence sets not seen in an earlier variant for the same question: reader calls, were a reader set. */
+  newEvidenceSets: number;
+  /** cl100k tokens of those evidence sets (the bulk of the reader's prompt). */
+  newEvidenceTokens: number;
+}
+
+export interface VariantOutcome {
+  variant: Variant;
+  adds: VariantAdds;
+  dir: string;
+  manifest: Manifest;
+  summary: Record<string, unknown> & Summary;
+  items: ItemRecord[];
+}
+
+/** What the shared work cost: the figures that make the ablation cheap (or show it is not). */
+export interface AblationWork {
+  windowSizes: number;
+  indexBuilds: number;
+  searches: number;
+  rerankCalls: number;
+  /** Distinct evidence sets sent through the reader/judge stages. */
+  stageRuns: number;
+  /** Variant items that reused an identical evidence set's answer. */
+  reused: number;
+  questions: number;
+}
+
+export interface AblationOutcome {
+  dir: string;
+  benchmark: string;
+  retriever: string;
+  /** Provider usage of the shared retrieval (embeddings, reranking); each variant's summary has its own reader/judge usage. */
+  retrievalReport: Record<string, unknown>;
+  variants: VariantOutcome[];
+  work: AblationWork;
+  wallMs: number;
+}
+
+interface VariantState {
+  variant: Variant;
+  cfg: RunConfig;
+  rundir: RunDir;
+  manifest: Manifest;
+  plan: StagePlan;
+  done: Set<string>;
+  /**
+   * The variant's items for its summary and the table, kept in memory without their bulky
+   * retrieval lists (re-reading every variant's items.jsonl would cost more than the ablation).
+   */
+  items: Map<string, ItemRecord>;
+  policy: ReturnType<typeof effectivePolicy>;
+  depth: number;
+  /** Own time: deriving the item from the shared ranking, and its stages. */
+  ownMs: { derive: number; stages: number };
+  adds: VariantAdds;
+}
+
+const DRY_PLAN: StagePlan = { stages: [], skipped: [], concurrency: 1 };
+
+export async function runAblation(req: AblationRequest, hooks: AblationHooks, deps: AblationDeps = {}): Promise<AblationOutcome> {
+  const t0 = performance.now();
+  const benchmark = getBenchmark(req.base.benchmark);
+  const dataset = await loadDataset(benchmark, req.base);
+  const questions = selectQuestions(dataset, req.base);
+  // Retrieval is shared by all variants (one session); each variant's stages get a session of
+  // their own, so its summary reports the reader/judge calls that variant itself made.
+  const retrievalSession = new ProviderSession(req.transport);
+  const retriever = deps.retriever ?? (await createRetriever(req.base, retrievalSession));
+  if (retriever.selectsAll) {
+    retrievalSession.close();
+    throw new InputError(`retriever '${retriever.name}' shows the whole history: there is no k, candidate depth or reranking to ablate`, { place: '--retriever' });
+  }
+  const loadMs = performance.now() - t0;
+  const dir = resolve(req.out);
+  const selectedIds = new Set(questions.map((q) => q.id));
+
+  const dry = Boolean(req.dryRun);
+  // Every variant's run directory is checked before any is touched.
+  for (const v of req.variants) checkRunDir(new RunDir(join(dir, v.name)), v.cfg);
+
+  const states: VariantState[] = [];
+  try {
+    for (const v of req.variants) {
+      const plan = dry ? DRY_PLAN : await planStages(v.cfg, benchmark, new ProviderSession(req.transport));
+      const rundir = new RunDir(join(dir, v.name));
+      let previous = rundir.readItems();
+      if (req.retryErrors) {
+        const kept = previous.filter((i) => !i.error);
+        if (kept.length !== previous.length && !dry) rundir.rewriteItems(kept);
+        previous = kept;
+      }
+      const kept = previous.filter((i) => selectedIds.has(i.id));
+      const done = new Set(kept.map((i) => i.id));
+      const manifest = startManifest(v, req.base, benchmark, retriever, plan, dataset, questions.length, done.size, rundir);
+      if (!dry) rundir.writeManifest(manifest);
+      states.push({
+        variant: v,
+        cfg: v.cfg,
+        rundir,
+        manifest,
+        plan,
+        done,
+        items: new Map(kept.map((i) => [i.id, slim(i)])),
+        policy: effectivePolicy(benchmark, v.cfg),
+        depth: rankingDepth(v.cfg, retriever, benchmark),
+        ownMs: { derive: 0, stages: 0 },
+        adds: { indexBuilds: 0, windows: 0, windowTokens: 0, searches: 0, rerankCalls: 0, newEvidenceSets: 0, newEvidenceTokens: 0 },
+      });
+    }
+  } catch (e) {
+    for (const s of states) await s.plan.close?.();
+    retrievalSession.close();
+    throw e;
+  }
+
+  for (const w of dataset.warnings) hooks.log(`warning: ${dataset.source.path}: ${w.place}: ${w.message}`);
+  for (const n of retriever.notes) hooks.log(`note: ${n}`);
+  if (retriever.reranker === null && req.variants.some((v) => !v.rerank) && req.variants.some((v) => v.rerank)) {
+    hooks.log(`note: retriever '${retriever.name}' has no second stage: each no-rerank variant equals its reranked twin`);
+  }
+  for (const s of states[0]?.plan.skipped ?? []) hooks.log(`skipped: ${s}`);
+
+  const work: AblationWork = { windowSizes: 0, indexBuilds: 0, searches: 0, rerankCalls: 0, stageRuns: 0, reused: 0, questions: questions.length };
+  const shared = { ingest: new Map<string, number>(), search: new Map<string, number>(), rerank: new Map<string, number>() };
+  const add = (m: Map<string, number>, key: string, ms: number) => m.set(key, (m.get(key) ?? 0) + ms);
+  const episodes = new Map(dataset.episodes.map((e) => [e.id, e]));
+  const concurrency = Math.max(1, Math.min(...states.map((s) => s.plan.concurrency)));
+  // Answers of evidence sets already seen, per question (variants of one question run in order).
+  const byWindow = groupWindows(states);
+  const pendingPerWindow = byWindow.map((g) => questions.filter((q) => g.states.some((s) => !s.done.has(q.id))));
+  const total = pendingPerWindow.reduce((s, p) => s + p.length, 0);
+  const seenEvidence = new Map<string, Map<string, { from: string; delta: StageDelta }>>();
+  let finished = 0;
+  hooks.progress?.(finished, total);
+
+  try {
+    for (const [wi, group] of byWindow.entries()) {
+      const wKey = windowKey(group.window);
+      const pending = pendingPerWindow[wi]!;
+      if (pending.length === 0) continue;
+      work.windowSizes++;
+      const chunking = { ...req.base.chunking, size: group.window.size, stride: group.window.stride };
+      const maxCandidates = Math.max(...group.states.map((s) => s.variant.candidates));
+      for (const g of groupByIndex(pending)) {
+        const ti = performance.now();
+        const episode = episodes.get(g.episode);
+        if (!episode) throw new InputError(`question ${g.questions[0]!.id} names unknown episode '${g.episode}'`, { file: dataset.source.path });
+        // Ingest reads only chunking and serialisation, which no variant changes (an episode may override them).
+        const ep = ingest(episode, g.visibleTurns ?? episode.turns.length, effectivePolicy(benchmark, req.base, episode), chunking);
+        const index = await retriever.firstStage.prepare(ep);
+        work.indexBuilds++;
+        group.states[0]!.adds.indexBuilds++;
+        group.states[0]!.adds.windows += ep.chunks.length;
+        group.states[0]!.adds.windowTokens += ep.chunks.reduce((t, c) => t + c.tokenEnd - c.tokenStart, 0);
+        const ingestMs = performance.now() - ti;
+        add(shared.ingest, wKey, ingestMs);
+        // As in `rawrag run`: each question carries its share of building the index it searched.
+        const ingestShare = Math.round((ingestMs / g.questions.length) * 100) / 100;
+        const limit = pLimit(concurrency);
+        await Promise.all(
+          g.questions.map((q) =>
+            limit(async () => {
+              await ablateQuestion(q, ep, index, maxCandidates, ingestShare);
+              finished++;
+              hooks.progress?.(finished, total);
+            }),
+          ),
+        );
+      }
+
+      async function ablateQuestion(q: Question, ep: IngestedEpisode, index: SearchIndex, maxCandidates: number, ingestShare: number): Promise<void> {
+        const ts = performance.now();
+        let hits: Hit[] | null = null;
+        let failure: string | null = null;
+        try {
+          hits = await index.search(q.text, maxCandidates);
+          work.searches++;
+          group.states[0]!.adds.searches++;
+        } catch (e) {
+          failure = (e as Error).message;
+        }
+        add(shared.search, wKey, performance.now() - ts);
+        const prefix: SearchIndex = { search: async (_query, n) => hits!.slice(0, n) };
+        for (const cgroup of groupBy(group.states, (s) => String(s.variant.candidates))) {
+          const cand = cgroup[0]!.variant.candidates;
+          const todo = cgroup.filter((s) => !s.done.has(q.id));
+          if (todo.length === 0) continue;
+          const depth = Math.max(...cgroup.map((s) => s.depth));
+          const maxK = Math.max(...cgroup.map((s) => s.variant.k));
+          const rankings = new Map<boolean, Ranking | string>();
+          for (const rerank of [true, false]) {
+            if (!todo.some((s) => s.variant.rerank === rerank)) continue;
+            if (failure !== null) {
+              rankings.set(rerank, failure);
+              continue;
+            }
+            const tr = performance.now();
+            try {
+              rankings.set(rerank, await retrieve(q.text, prefix, retriever.reranker, ep, { candidates: cand, k: maxK, rerank }, depth));
+              if (rerank && retriever.reranker && hits!.length > 0) {
+                work.rerankCalls++;
+                todo.find((s) => s.variant.rerank)!.adds.rerankCalls++;
+              }
+            } catch (e) {
+              rankings.set(rerank, (e as Error).message);
+            }
+            if (rerank) add(shared.rerank, `${wKey}|${cand}`, performance.now() - tr);
+          }
+          for (const s of todo) {
+            const item = await deriveItem(s, q, ep, rankings.get(s.variant.rerank)!);
+            item.timings.ingest_share_ms = ingestShare;
+            if (!dry) s.rundir.append(item);
+            s.items.set(item.id, slim(item));
+          }
+        }
+      }
+
+      async function deriveItem(s: VariantState, q: Question, ep: IngestedEpisode, ranking: Ranking | string): Promise<ItemRecord> {
+        const td = performance.now();
+        const item = baseItem(q, benchmark.name);
+        if (typeof ranking === 'string') {
+          item.error = { stage: 'retrieve', message: ranking };
+          return item;
+        }
+        // Cut the shared ranking to exactly what this variant's own run would have produced.
+        const own: Ranking = { candidates: ranking.candidates.slice(0, s.variant.candidates), ranked: ranking.ranked.slice(0, s.depth) };
+        const policy = ep.episode.policy ? effectivePolicy(benchmark, s.cfg, ep.episode) : s.policy;
+        const evidence = recordRetrieval(item, q, ep, own, policy, s.cfg, benchmark);
+        const deriveMs = performance.now() - td;
+        s.ownMs.derive += deriveMs;
+        item.timings.retrieve_ms = Math.round(deriveMs * 100) / 100;
+
+        // Repeated evidence only matters where a reader would be called (or counted, in a dry run).
+        if (s.plan.stages.length === 0 && !dry) return item;
+        const ts = performance.now();
+        let seen = seenEvidence.get(q.id);
+        if (!seen) seenEvidence.set(q.id, (seen = new Map()));
+        const key = (deps.rankingsDiffer ? `${s.variant.rerank}|` : '') + evidenceKey(evidence, item, policy, windowKey(s.variant.window));
+        const prior = seen.get(key);
+        if (!prior) {
+          s.adds.newEvidenceSets++;
+          s.adds.newEvidenceTokens += evidence.tokens;
+        }
+        if (s.plan.stages.length === 0) {
+          if (!prior) seen.set(key, { from: s.variant.name, delta: stageDelta(item, item) });
+          return item;
+        }
+        if (prior) {
+          reuseStages(item, prior.delta, prior.from);
+          work.reused++;
+        } else {
+          const before = structuredClone({ metrics: item.metrics, details: item.details });
+          for (const stage of s.plan.stages) {
+            try {
+              await stage.run(item, { question: q, evidence, ep, cfg: s.cfg, benchmark });
+            } catch (e) {
+              item.error = { stage: stage.name, message: (e as Error).message };
+              break;
+            }
+          }
+          work.stageRuns++;
+          // A failed call is not remembered: another variant with the same evidence tries again.
+          if (!item.error) seen.set(key, { from: s.variant.name, delta: stageDelta(before, item) });
+        }
+        s.ownMs.stages += performance.now() - ts;
+        return item;
+      }
+    }
+
+    const outcomes: VariantOutcome[] = [];
+    for (const s of states) {
+      s.rundir.close();
+      if (dry) {
+        outcomes.push({ variant: s.variant, adds: s.adds, dir: s.rundir.dir, manifest: s.manifest, summary: { ...summarise([]) }, items: [] });
+        continue;
+      }
+      // In question order, as `rawrag run` would list them.
+      const items = questions.map((q) => s.items.get(q.id)).filter((i): i is ItemRecord => i !== undefined);
+      const summary = {
+        run_id: s.manifest.run_id,
+        system: s.manifest.system,
+        benchmark: benchmark.name,
+        setting: s.manifest.setting,
+        ...summarise(items, benchmark.typeOrder),
+        benchmark_summary: benchmark.summarise?.(items) ?? null,
+        skipped: s.plan.skipped,
+        ...(s.plan.report?.() ?? {}),
+      };
+      s.rundir.writeSummary(summary);
+      const wKey = windowKey(s.variant.window);
+      const retrieveMs = (shared.search.get(wKey) ?? 0) + (s.variant.rerank ? shared.rerank.get(`${wKey}|${s.variant.candidates}`) ?? 0 : 0) + s.ownMs.derive;
+      const timings = {
+        load_ms: loadMs,
+        ingest_ms: shared.ingest.get(wKey) ?? 0,
+        retrieve_ms: retrieveMs,
+        stages_ms: s.ownMs.stages,
+      };
+      Object.assign(s.manifest, {
+        status: 'complete',
+        updated_at: new Date().toISOString(),
+        finished_at: new Date().toISOString(),
+        questions: { selected: questions.length, done: items.length, errors: summary.errors },
+        // Shared work (load, ingest, search, rerank) is charged in full to every variant that used it.
+        timings: { ...roundAll(timings), total_ms: Math.round(Object.values(timings).reduce((a, b) => a + b, 0)) },
+      });
+      s.rundir.writeManifest(s.manifest);
+      outcomes.push({ variant: s.variant, adds: s.adds, dir: s.rundir.dir, manifest: s.manifest, summary, items });
+    }
+    const retrievalReport = retrievalSession.report();
+    return { dir, benchmark: benchmark.name, retriever: retriever.name, retrievalReport, variants: outcomes, work, wallMs: performance.now() - t0 };
+  } catch (e) {
+    for (const s of states) {
+      s.rundir.close();
+      if (dry) continue;
+      Object.assign(s.manifest, { status: 'failed', updated_at: new Date().toISOString(), error: (e as Error).message });
+      s.rundir.writeManifest(s.manifest);
+    }
+    throw e;
+  } finally {
+    for (const s of states) await s.plan.close?.();
+    retrievalSession.close();
+  }
+}
+
+/** An item without its per-window lists (summaries and the paired table never read them). */
+function slim(item: ItemRecord): ItemRecord {
+  return { ...item, retrieved: [], evidence_turns: [] };
+}
+
+/** Same rules as `rawrag run`: a directory only resumes the same config; a foreign folder is refused. */
+function checkRunDir(rundir: RunDir, cfg: RunConfig): void {
+  if (rundir.exists()) {
+    const prev = rundir.readManifest();
+    if (prev.config_hash !== hashOf(cfg)) {
+      throw new InputError(
+        `this run directory holds a run with a different configuration (${prev.config_hash.slice(0, 10)}); use another --out`,
+        { file: rundir.manifestPath },
+      );
+    }
+  } else if (existsSync(rundir.dir) && readdirSync(rundir.dir).length > 0) {
+    throw new InputError('output folder exists, is not empty and holds no rawrag manifest; choose another --out', { file: rundir.dir });
+  }
+}
+
+function startManifest(
+  v: Variant,
+  base: RunConfig,
+  benchmark: Benchmark,
+  retriever: Retriever,
+  plan: StagePlan,
+  dataset: Awaited<ReturnType<typeof loadDataset>>,
+  selected: number,
+  done: number,
+  rundir: RunDir,
+): Manifest {
+  const createdAt = rundir.exists() ? rundir.readManifest().created_at : new Date().toISOString();
+  return {
+    format: 'rawrag.run/1',
+    run_id: runIdFor(v.cfg),
+    system: variantSystem(retriever.name, v),
+    benchmark: benchmark.name,
+    // Same setting for every variant, so `rawrag stats` compares them with each other.
+    setting: `${benchmark.name}/${base.reader.model ?? 'no-reader'}`,
+    status: 'running',
+    config_hash: hashOf(v.cfg),
+    config: v.cfg,
+    policy: { ...effectivePolicy(benchmark, v.cfg) },
+    retriever: { name: retriever.name, notes: retriever.notes },
+    skipped: plan.skipped,
+    dataset: { ...dataset.source, warnings: dataset.warnings },
+    questions: { selected, done, errors: 0 },
+    tool: toolInfo(),
+    git: gitOnce(),
+    created_at: createdAt,
+    updated_at: new Date().toISOString(),
+    finished_at: null,
+    timings: {},
+    error: null,
+  };
+}
+
+let gitCached: Manifest['git'] | null = null;
+/** Two git processes per variant add up over a large grid; the checkout does not change meanwhile. */
+function gitOnce(): Manifest['git'] {
+  return (gitCached ??= gitInfo());
+}
+
+/** `RAW-RAG/local` for the reference, `RAW-RAG/local k=5` for a variant. */
+export function variantSystem(retrieverName: string, v: Variant): string {
+  return v.isDefault ? `RAW-RAG/${retrieverName}` : `RAW-RAG/${retrieverName} ${v.name}`;
+}
+
+/** Variants grouped by window size, the reference's window first. */
+function groupWindows(states: VariantState[]): Array<{ window: WindowSpec; states: VariantState[] }> {
+  return groupBy(states, (s) => windowKey(s.variant.window)).map((ss) => ({ window: ss[0]!.variant.window, states: ss }));
+}
+
+/** Groups in first-appearance order (the reference variant comes first, so it answers first). */
+function groupBy<T>(xs: T[], key: (x: T) => string): T[][] {
+  const m = new Map<string, T[]>();
+  for (const x of xs) {
+    const k = key(x);
+    let g = m.get(k);
+    if (!g) m.set(k, (g = []));
+    g.push(x);
+  }
+  return [...m.values()];
+}
+
+function roundAll(o: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, Math.round(v)]));
+}

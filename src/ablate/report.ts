@@ -1,0 +1,46 @@
+/** The ablation table as Markdown (printed, written) and CSV (written). */
+import { stringify } from 'csv-stringify/sync';
+import { markdownTable, pct } from '../cli/table.js';
+import type { AblationTable } from './analyse.js';
+
+export function ablationMarkdown(table: AblationTable): string {
+  const scored = table.rows.some((r) => r.accuracy !== null);
+  const header = ['variant', 'n', 'coverage %'];
+  if (scored) header.push('accuracy %');
+  header.push(`Δ ${table.metric} (pts)`, '95% CI', 'p (Holm)', 'evidence tokens/q', 'time s');
+  const rows = table.rows.map((r) => {
+    const cells: Array<string | number> = [r.is_default ? `${r.variant} (reference)` : r.variant, r.questions, pct(r.coverage)];
+    if (scored) cells.push(pct(r.accuracy));
+    cells.push(
+      r.delta === null ? '—' : signed(100 * r.delta),
+      r.ci_low === null ? '—' : `[${signed(100 * r.ci_low)}, ${signed(100 * r.ci_high!)}]`,
+      r.p_holm === null ? '—' : pValue(r.p_holm),
+      r.evidence_tokens === null ? '—' : r.evidence_tokens.toFixed(1),
+      r.time_s.toFixed(2),
+    );
+    return cells;
+  });
+  return markdownTable(header, rows);
+}
+
+export function ablationCsv(table: AblationTable): string {
+  const columns = [
+    'variant', 'system', 'is_default', 'window', 'stride', 'candidates', 'k', 'rerank', 'expand', 'questions', 'errors',
+    'coverage', 'accuracy', 'metric', 'paired', 'delta', 'ci_low', 'ci_high', 'p', 'p_holm', 'evidence_tokens', 'time_s', 'dir',
+  ];
+  const records = table.rows.map((r) => ({ ...r, metric: table.metric }));
+  return stringify(records, {
+    header: true,
+    columns,
+    cast: { boolean: (b) => (b ? 'true' : 'false'), number: (n) => String(n) },
+  });
+}
+
+function signed(x: number): string {
+  const s = x.toFixed(2);
+  return x > 0 ? `+${s}` : s === '-0.00' ? '0.00' : s;
+}
+
+function pValue(p: number): string {
+  return p < 0.0001 ? '<0.0001' : p.toFixed(4);
+}

@@ -1,0 +1,157 @@
+import { Command, InvalidArgumentError, type Option } from 'commander';
+import { relative } from 'node:path';
+import { analyseAblation } from '../../ablate/analyse.js';
+import { estimateAblation, renderAblationEstimate } from '../../ablate/dry-run.js';
+import { runAblation, type AblationOutcome } from '../../ablate/engine.js';
+import { writeAblation, type AblationFiles } from '../../ablate/output.js';
+import { ablationMarkdown } from '../../ablate/report.js';
+import { parsePositiveList, planVariants, type SweepRequest } from '../../ablate/variants.js';
+import type { AblationTable } from '../../ablate/analyse.js';
+import { getBenchmark, listBenchmarks } from '../../datasets/registry.js';
+import { effectivePolicy } from '../../run/runner.js';
+import { InputError } from '../../util/errors.js';
+import { hashOf } from '../../util/hash.js';
+import { fromRoot } from '../../util/paths.js';
+import { addBenchmarkOptions, addMethodOptions, addTransportOptions, configFromFlags, positiveInt, transportFromFlags } from '../options.js';
+import { progressBar } from '../progress.js';
+
+/** Flags that name a sweep here, where `rawrag run` takes one value. */
+const SWEEP_KEYS = ['k', 'window', 'stride', 'candidates', 'rerank', 'expand'] as const;
+
+export function ablateCommand(): Command {
+  const cmd = new Command('ablate')
+    .description(
+      'Run a family of RAW-RAG variants against the default (k, window size, candidates, reranking, expansion) and ' +
+        'report what each change costs, with paired-bootstrap intervals and Holm-adjusted p-values',
+    )
+    .argument('[benchmark]', `benchmark: ${listBenchmarks().map((b) => b.name).join(' | ')} (default locomo)`);
+  addMethodOptions(cmd);
+  addBenchmarkOptions(cmd);
+  addTransportOptions(cmd);
+  asList(cmd, '--k', 'evidence windows kept, comma-separated, e.g. 1,5,15,120 (the reference k=15 is always included)');
+  asList(cmd, '--window', 'window sizes in cl100k tokens, comma-separated, e.g. 128,256,512 (stride keeps the 32-token overlap unless --stride)');
+  asList(cmd, '--candidates', 'first-stage depths, comma-separated (default 128)');
+  describe(cmd, '--stride', 'one stride for every swept window size (default: window - 32, the reference overlap)');
+  describe(cmd, '--no-rerank', 'also run every variant without reranking (first-stage order), e.g. the paper\'s "no reranker" row');
+  describe(cmd, '--no-expand', 'also run every variant without turn expansion (the selected windows themselves)');
+  cmd
+    .option('--rerank-variants', 'same as --no-rerank: add the variants without reranking')
+    .option('--out <dir>', 'ablation folder (default results/ablate-<benchmark>-<hash>); variants already there are resumed')
+    .option('--resamples <n>', 'paired-bootstrap resamples (default 20000)', positiveInt)
+    .option('--retry-errors', 'in existing variant directories, redo the items that failed')
+    .option('--no-png', 'write the SVG plot only (default: also a PNG when rsvg-convert or ImageMagick is installed)')
+    .option('--no-progress', 'no progress bar')
+    .option('--json', 'print ablation.json instead of the table')
+    .action(async (benchmarkArg: string | undefined, _opts: unknown, command: Command) => {
+      const sweep = sweepFromFlags(command);
+      const base = configFromFlags(command, benchmarkArg);
+      const opts = command.opts();
+      const transport = transportFromFlags(command);
+      const benchmark = getBenchmark(base.benchmark);
+      const variants = planVariants(base, effectivePolicy(benchmark, base), sweep);
+      const out = (opts.out as string | undefined) ?? fromRoot('results', `ablate-${base.benchmark}-${hashOf(base, 10)}`);
+      process.stderr.write(`ablation: ${variants.length} variants: ${variants.map((v) => v.name).join(' | ')}\n`);
+      const log = (line: string) => process.stderr.write(line + '\n');
+      if (opts.dryRun) {
+        const estimate = await estimateAblation({ base, variants, out, transport }, { log });
+        process.stdout.write(renderAblationEstimate(benchmark.name, estimate) + '\n');
+        return;
+      }
+      const bar = progressBar(`${base.benchmark} ablation`, opts.progress !== false);
+      const outcome = await runAblation(
+        { base, variants, out, transport, retryErrors: Boolean(opts.retryErrors) },
+        {
+          log: (line) => {
+            bar.stop();
+            log(line);
+          },
+          progress: (done, total) => bar.update(done, total),
+        },
+      );
+      bar.stop();
+      const table = analyseAblation(outcome.variants, { resamples: (opts.resamples as number | undefined) ?? 20_000, seed: base.seed });
+      const files = writeAblation(outcome, table, { png: opts.png !== false });
+      if (files.pngNote) log(`note: ${files.pngNote}`);
+      if (opts.json) {
+        const { readFileSync } = await import('node:fs');
+        process.stdout.write(readFileSync(files.json, 'utf8'));
+        return;
+      }
+      process.stdout.write(renderAblationReport(outcome, table, files) + '\n');
+    });
+  return cmd;
+}
+
+/** The sweep the flags ask for; the sweep flags are then hidden from the base config (they are lists here). */
+function sweepFromFlags(cmd: Command): SweepRequest {
+  const o = cmd.opts();
+  const given = (key: string) => cmd.getOptionValueSource(key) === 'cli';
+  const sweep: SweepRequest = {
+    k: given('k') ? (o.k as number[]) : [],
+    window: given('window') ? (o.window as number[]) : [],
+    stride: given('stride') ? (o.stride as number) : null,
+    candidates: given('candidates') ? (o.candidates as number[]) : [],
+    noRerank: (given('rerank') && o.rerank === false) || Boolean(o.rerankVariants),
+    noExpand: given('expand') && o.expand === false,
+  };
+  if (sweep.stride !== null && sweep.window.length === 0) {
+    throw new InputError('--stride applies to the swept window sizes: give --window too', { place: '--stride' });
+  }
+  for (const key of SWEEP_KEYS) {
+    if (given(key)) cmd.setOptionValueWithSource(key, key === 'rerank' || key === 'expand' ? true : undefined, 'default');
+  }
+  return sweep;
+}
+
+function findOption(cmd: Command, long: string): Option {
+  const opt = cmd.options.find((o) => o.long === long);
+  if (!opt) throw new Error(`ablate: option ${long} missing from the shared method options`);
+  return opt;
+}
+
+function asList(cmd: Command, long: string, description: string): void {
+  const opt = findOption(cmd, long);
+  opt.description = description;
+  opt.argParser((value: string) => {
+    try {
+      return parsePositiveList(value, long);
+    } catch (e) {
+      throw new InvalidArgumentError((e as Error).message.replace(`${long}: `, '') + '.');
+    }
+  });
+}
+
+function describe(cmd: Command, long: string, description: string): void {
+  findOption(cmd, long).description = description;
+}
+
+function renderAblationReport(outcome: AblationOutcome, table: AblationTable, files: AblationFiles): string {
+  const w = outcome.work;
+  const ref = outcome.variants.find((v) => v.variant.isDefault)!;
+  const measure =
+    table.metric === 'accuracy'
+      ? 'Δ = accuracy difference from the reference (judged answers), in points'
+      : 'Δ = coverage difference from the reference (share of questions whose gold evidence turns were all shown), in points; no reader was set';
+  const lines = [
+    `RAW-RAG/${outcome.retriever} ablation on ${outcome.benchmark} — ${outcome.variants.length} variants, ${w.questions} questions each`,
+    '',
+    ablationMarkdown(table),
+    '',
+    `${measure}; 95% paired-bootstrap interval (${table.resamples} resamples, seed ${table.seed}); p Holm-adjusted over ${outcome.variants.length - 1} comparisons.`,
+    `time s = the variant's share: load + ingest + search (+ rerank) of its window size, plus its own assembly and reader/judge calls.`,
+    `shared work: ${w.windowSizes} window size(s), ${w.indexBuilds} index builds, ${w.searches} first-stage searches, ${w.rerankCalls} rerank calls, ` +
+      `${w.stageRuns} evidence sets read and judged (${w.reused} repeats reused); wall time ${(outcome.wallMs / 1000).toFixed(2)} s`,
+  ];
+  for (const s of ref.manifest.skipped) lines.push(`NOTE: ${s}`);
+  for (const n of ref.manifest.retriever.notes) lines.push(`NOTE: ${n}`);
+  lines.push(
+    `ablation folder: ${outcome.dir}`,
+    `  table: ${rel(outcome.dir, files.markdown)}, ${rel(outcome.dir, files.csv)}; plot: ${rel(outcome.dir, files.svg)}${files.png ? `, ${rel(outcome.dir, files.png)}` : ''}; details: ${rel(outcome.dir, files.json)}`,
+    `  each variant is a run directory: rawrag stats ${outcome.dir}/*/ --baseline '${ref.manifest.system}'`,
+  );
+  return lines.join('\n');
+}
+
+function rel(dir: string, path: string): string {
+  return relative(dir, path);
+}

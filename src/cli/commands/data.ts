@@ -1,0 +1,128 @@
+/** `rawrag data list|pull`: the benchmarks' official data files, fetched and verified. */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Command } from 'commander';
+import type { Benchmark } from '../../datasets/benchmark.js';
+import { getBenchmark, listBenchmarks } from '../../datasets/registry.js';
+import { pullFile, type PullResult } from '../../datasets/download.js';
+import { InputError } from '../../util/errors.js';
+import { projectRoot } from '../../util/paths.js';
+import { markdownTable } from '../table.js';
+import { positiveInt } from '../options.js';
+
+/** The variant pulled when none is named: the benchmark's `--variant` default, else its first. */
+function defaultVariant(b: Benchmark): string {
+  const fromOption = b.options.find((o) => o.key === 'variant')?.defaultValue;
+  return fromOption && b.downloads?.[fromOption] ? fromOption : Object.keys(b.downloads ?? {})[0]!;
+}
+
+function downloadsOf(b: Benchmark): Record<string, NonNullable<Benchmark['downloads']>[string]> {
+  if (!b.downloads || Object.keys(b.downloads).length === 0) {
+    throw new InputError(`${b.name} has no downloadable files (its data ships with the project or must be obtained by hand)`, { place: 'benchmark argument' });
+  }
+  return b.downloads;
+}
+
+export function dataCommand(): Command {
+  const data = new Command('data').description("The benchmarks' official data files: list them, download and verify them");
+  data
+    .command('list')
+    .description('List the downloadable files per benchmark and variant, whether a sha256 is pinned, and whether they are present')
+    .argument('[benchmark]', 'only this benchmark')
+    .option('--root <dir>', 'folder the datasets/ paths are under (default: the project folder)')
+    .action((name: string | undefined, opts: { root?: string }) => {
+      const root = resolve(opts.root ?? projectRoot());
+      const benches = name ? [getBenchmark(name)] : listBenchmarks().filter((b) => b.downloads && Object.keys(b.downloads).length);
+      const rows: Array<Array<string | number>> = [];
+      for (const b of benches) {
+        for (const [variant, files] of Object.entries(downloadsOf(b))) {
+          for (const f of files) {
+            rows.push([
+              b.name,
+              variant === defaultVariant(b) ? `${variant} (default)` : variant,
+              f.path,
+              f.sha256 ? 'pinned' : 'unpinned',
+              existsSync(resolve(root, f.path)) ? 'yes' : 'no',
+              f.url,
+            ]);
+          }
+        }
+      }
+      process.stdout.write(markdownTable(['benchmark', 'variant', 'path', 'sha256', 'present', 'url'], rows, ['l', 'l', 'l', 'l', 'l', 'l']) + '\n');
+    });
+  data
+    .command('pull')
+    .description('Download a benchmark\'s official files into datasets/<benchmark>/ (resumable, sha256-verified)')
+    .argument('<benchmark>', 'benchmark whose files to fetch')
+    .option('--variant <name>', 'which release (see `rawrag data list`; default: the benchmark\'s default)')
+    .option('--all', 'every variant')
+    .option('--allow-unpinned', 'also download files that have no pinned sha256 (the computed sha256 is printed)')
+    .option('--base-url <url>', 'fetch each file by name from this location instead (mirror; env RAWRAG_DATA_BASE_URL)')
+    .option('--root <dir>', 'folder the datasets/ paths are resolved under (default: the project folder)')
+    .option('--force', 'download again even if the file is present')
+    .option('--retries <n>', 'automatic resumes after a dropped connection (default 3)', positiveInt)
+    .action(async (name: string, opts: { variant?: string; all?: boolean; allowUnpinned?: boolean; baseUrl?: string; root?: string; force?: boolean; retries?: number }) => {
+      const b = getBenchmark(name);
+      const downloads = downloadsOf(b);
+      let variants: string[];
+      if (opts.all) variants = Object.keys(downloads);
+      else {
+        const v = opts.variant ?? defaultVariant(b);
+        if (!downloads[v]) throw new InputError(`${b.name} has no variant '${v}' (known: ${Object.keys(downloads).join(', ')})`, { place: '--variant' });
+        variants = [v];
+      }
+      const root = resolve(opts.root ?? projectRoot());
+      const baseUrl = opts.baseUrl ?? process.env.RAWRAG_DATA_BASE_URL ?? null;
+      const results: Array<{ variant: string; r: PullResult }> = [];
+      for (const variant of variants) {
+        for (const file of downloads[variant]!) {
+          const progress = terminalProgress(file.path);
+          try {
+            const r = await pullFile(file, {
+              root,
+              baseUrl,
+              allowUnpinned: opts.allowUnpinned,
+              force: opts.force,
+              retries: opts.retries,
+              log: (line) => {
+                progress.clear();
+                process.stderr.write(`${file.path}: ${line}\n`);
+              },
+              progress: progress.update,
+            });
+            progress.clear();
+            results.push({ variant, r });
+            const how = r.status === 'present' ? 'already present' : `downloaded from ${r.url}`;
+            const check = r.pinned ? 'sha256 verified' : 'NOT verified (no pinned sha256)';
+            process.stdout.write(`${variant}: ${r.path}: ${how}, ${r.bytes} bytes, ${check}\n  sha256 ${r.sha256}\n`);
+          } finally {
+            progress.clear();
+          }
+        }
+      }
+    });
+  // main.ts overrides exits on top-level commands only; these are one level deeper.
+  for (const c of data.commands) c.exitOverride();
+  return data;
+}
+
+/** A one-line byte counter on stderr when it is a terminal. */
+function terminalProgress(label: string): { update(done: number, total: number | null): void; clear(): void } {
+  if (!process.stderr.isTTY) return { update() {}, clear() {} };
+  let shown = false;
+  let last = 0;
+  return {
+    update(done, total) {
+      const now = Date.now();
+      if (now - last < 200) return;
+      last = now;
+      const mb = (x: number) => (x / 1e6).toFixed(1);
+      process.stderr.write(`\r${label}: ${mb(done)}${total ? ` / ${mb(total)}` : ''} MB`);
+      shown = true;
+    },
+    clear() {
+      if (shown) process.stderr.write('\r\x1b[K');
+      shown = false;
+    },
+  };
+}

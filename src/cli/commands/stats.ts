@@ -1,0 +1,58 @@
+import { Command, Option } from 'commander';
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { listBenchmarks } from '../../datasets/registry.js';
+import { analyse } from '../../stats/analyse.js';
+import { findRunDirs, loadRun } from '../../stats/load.js';
+import {
+  agreementCsv,
+  coverageCsv,
+  coveragePairwiseCsv,
+  leaderboardCsv,
+  omnibusCsv,
+  pairwiseCsv,
+  renderReport,
+} from '../../stats/render.js';
+import { InputError } from '../../util/errors.js';
+import { writeFileAtomic, writeJsonAtomic } from '../../util/fsx.js';
+import { integer, positiveInt } from '../options.js';
+
+export function statsCommand(): Command {
+  return new Command('stats')
+    .description(
+      'Leaderboards and significance tests over run directories (rawrag runs and external systems), ' +
+        'grouped by benchmark and setting and paired by question id',
+    )
+    .argument('<dir...>', 'run directories, or folders holding them at any depth')
+    .option('--out <dir>', 'where to write the tables (default <first DIR>/stats/)')
+    .addOption(new Option('--baseline <system>', 'reference system for pairwise tests (default: the RAW-RAG run)').conflicts('allPairs'))
+    .option('--all-pairs', 'compare every pair of systems instead of each against the baseline')
+    .option('--resamples <n>', 'bootstrap resamples (default 50000)', positiveInt, 50_000)
+    .option('--seed <n>', 'bootstrap seed (default 0)', integer, 0)
+    .option('--json', 'print stats.json instead of the Markdown report')
+    .action((dirs: string[], opts: { out?: string; baseline?: string; allPairs?: boolean; resamples: number; seed: number; json?: boolean }) => {
+      const runDirs = findRunDirs(dirs);
+      if (runDirs.length === 0) throw new InputError('no run directory (a folder with manifest.json) found', { file: dirs.join(', ') });
+      const runs = runDirs.map(loadRun);
+      const benchmarks = listBenchmarks();
+      const report = analyse(runs, {
+        resamples: opts.resamples,
+        seed: opts.seed,
+        baseline: opts.baseline,
+        allPairs: Boolean(opts.allPairs),
+        typeOrder: (name) => benchmarks.find((b) => b.name === name.toLowerCase())?.typeOrder ?? [],
+      });
+      const out = resolve(opts.out ?? join(dirs[0]!, 'stats'));
+      mkdirSync(out, { recursive: true });
+      const markdown = renderReport(report);
+      writeFileAtomic(join(out, 'leaderboard.md'), markdown + '\n');
+      writeFileAtomic(join(out, 'leaderboard.csv'), leaderboardCsv(report));
+      writeFileAtomic(join(out, 'pairwise.csv'), pairwiseCsv(report));
+      writeFileAtomic(join(out, 'omnibus.csv'), omnibusCsv(report));
+      writeFileAtomic(join(out, 'coverage.csv'), coverageCsv(report));
+      writeFileAtomic(join(out, 'coverage-pairwise.csv'), coveragePairwiseCsv(report));
+      writeFileAtomic(join(out, 'agreement.csv'), agreementCsv(report));
+      writeJsonAtomic(join(out, 'stats.json'), report);
+      process.stdout.write(opts.json ? JSON.stringify(report, null, 2) + '\n' : `${markdown}\nwritten: ${out}\n`);
+    });
+}

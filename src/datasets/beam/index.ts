@@ -1,0 +1,41 @@
+/**
+ * BEAM adapter (Tavakoli et al., 2025, "Beyond a Million Tokens"; mohammadtavakoli78/BEAM @ b2a3ee8).
+ * 100 conversations in four sizes (100K, 500K, 1M, 10M tokens), 20 probing questions each: two per
+ * ability, scored against rubrics by an LLM judge (event ordering by Kendall tau).
+ */
+import type { Benchmark, LoadOptions } from '../benchmark.js';
+import type { Dataset } from '../schema.js';
+import { DEFAULT_POLICY } from '../policy.js';
+import { ABILITIES, SIZES } from './format.js';
+import { loadBeam, parseFlag, parseSizes } from './load.js';
+import { beamScoring } from './scoring.js';
+import { DEFECTS_FLAG, summariseBeam } from './summary.js';
+
+export const beam: Benchmark = {
+  name: 'beam',
+  title: 'BEAM (100 conversations of 100K-10M tokens; 2,000 rubric-scored questions, 10 abilities)',
+  defaultData: 'datasets/beam',
+  policy: { ...DEFAULT_POLICY },
+  typeOrder: [...ABILITIES],
+  options: [
+    {
+      flags: '--size <sizes>',
+      key: 'size',
+      description: `conversation sizes to load, comma-separated: ${SIZES.join(', ')} or all (default: the size of the folder given, else 100K)`,
+    },
+    {
+      flags: DEFECTS_FLAG,
+      key: 'beamOfficialDefects',
+      description: "score with the official code's defects (int() truncates 0.5 to 0; the judge sees a literal <question>; NaN tau)",
+    },
+  ],
+  load: ({ path, options }: LoadOptions): Promise<Dataset> =>
+    loadBeam(path, {
+      sizes: options.size === undefined ? undefined : parseSizes(options.size),
+      officialDefects: parseFlag(options.beamOfficialDefects, DEFECTS_FLAG),
+    }),
+  scoring: beamScoring,
+  /** The official judge (src/llm.py gpt_llm, temperature 0). */
+  defaultJudgeModel: 'gpt-4.1-mini',
+  summarise: summariseBeam,
+};

@@ -1,0 +1,172 @@
+/**
+ * BEAM aggregates (official report_results.py, spec §3.4): per size and ability, the mean over
+ * conversations of each conversation's mean question score; headline per size = mean of the ten
+ * ability scores. Plus the paper's efficiency figures per conversation: cumulative add (ingest)
+ * time and search time.
+ */
+import type { SummariseContext } from '../benchmark.js';
+import type { ItemRecord } from '../../run/item.js';
+import { ABILITIES, SIZES } from './format.js';
+
+const mean = (xs: number[]): number | null => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
+const pct = (x: number | null) => (x === null ? '—' : (100 * x).toFixed(2));
+const ms = (x: number | null) => (x === null ? '—' : x.toFixed(1));
+
+export const sizeOf = (episode: string): string => episode.split('/')[0]!;
+
+export const DEFECTS_FLAG = '--beam-official-defects';
+
+export interface AbilityRow {
+  ability: string;
+  n: number;
+  errors: number;
+  conversations: number;
+  coverage_all: number | null;
+  coverage_any: number | null;
+  /** Official nesting: mean over conversations of the conversation's mean score; null = not judged. */
+  score: number | null;
+  scored: number;
+}
+
+/** Mean over groups of the group mean (official: per conversation, then over conversations). */
+function nestedMean(values: Array<{ group: string; value: number }>): number | null {
+  const groups = new Map<string, number[]>();
+  for (const v of values) {
+    const g = groups.get(v.group) ?? [];
+    g.push(v.value);
+    groups.set(v.group, g);
+  }
+  return mean([...groups.values()].map((g) => mean(g)!));
+}
+
+function abilityRow(ability: string, items: ItemRecord[]): AbilityRow {
+  const ok = items.filter((i) => !i.error);
+  const cov = ok.map((i) => i.coverage).filter((c): c is NonNullable<typeof c> => c !== null);
+  const scored = ok.filter((i) => typeof i.score === 'number');
+  return {
+    ability,
+    n: items.length,
+    errors: items.length - ok.length,
+    conversations: new Set(items.map((i) => i.episode)).size,
+    coverage_all: cov.length ? cov.filter((c) => c.all).length / cov.length : null,
+    coverage_any: cov.length ? cov.filter((c) => c.any).length / cov.length : null,
+    score: nestedMean(scored.map((i) => ({ group: i.episode, value: i.score! }))),
+    scored: scored.length,
+  };
+}
+
+/** Per-item mean over judge runs of a numeric field of each run's details (null when absent). */
+function runDetailMean(item: ItemRecord, field: string): number | null {
+  const runs = (item.details?.judge as { runs?: Array<{ details?: Record<string, unknown> }> } | undefined)?.runs;
+  if (!Array.isArray(runs) || runs.length === 0) return null;
+  const vals = runs.map((r) => r.details?.[field]);
+  return vals.every((v) => typeof v === 'number') ? mean(vals as number[]) : null;
+}
+
+export function summariseBeam(items: ItemRecord[], ctx?: SummariseContext): Record<string, unknown> {
+  const official = ctx?.options.beamOfficialDefects === 'true';
+  const sizes = SIZES.filter((s) => items.some((i) => sizeOf(i.episode) === s));
+  const episodesMeta = new Map((ctx?.dataset.episodes ?? []).map((e) => [e.id, e.meta ?? {}]));
+  const bySize: Record<string, unknown> = {};
+  const tables: Array<{ title: string; header: string[]; rows: Array<Array<string | number>> }> = [];
+  const conversations: Array<Record<string, unknown>> = [];
+
+  for (const size of sizes) {
+    const sized = items.filter((i) => sizeOf(i.episode) === size);
+    const rows = ABILITIES.map((a) => abilityRow(a, sized.filter((i) => i.type === a))).filter((r) => r.n > 0);
+    const scores = rows.map((r) => r.score).filter((x): x is number => x !== null);
+    const complete = rows.length === ABILITIES.length && scores.length === ABILITIES.length;
+    const headline = scores.length === rows.length ? mean(scores) : null;
+    const coverageAll = mean(rows.map((r) => r.coverage_all).filter((x): x is number => x !== null));
+    // Both score variants, where the judge runs recorded them (rubric abilities; event ordering has one).
+    const variantMean = (field: string) => {
+      const vals = ABILITIES.map((a) => {
+        const v = sized
+          .filter((i) => i.type === a && !i.error)
+          .map((i) => ({ group: i.episode, value: a === 'event_ordering' ? i.score : runDetailMean(i, field) }))
+          .filter((x): x is { group: string; value: number } => typeof x.value === 'number');
+        return nestedMean(v);
+      }).filter((x): x is number => x !== null);
+      return vals.length === ABILITIES.length ? mean(vals) : null;
+    };
+    bySize[size] = {
+      conversations: new Set(sized.map((i) => i.episode)).size,
+      questions: sized.length,
+      abilities: rows,
+      headline,
+      headline_complete: complete,
+      coverage_all_mean: coverageAll,
+      headline_float_variant: variantMean('score_float'),
+      headline_official_int_variant: variantMean('score_official_int'),
+    };
+    const judged = scores.length > 0;
+    const header = ['ability', 'n', 'coverage all %', 'coverage any %', ...(judged ? ['score %'] : [])];
+    const tableRows = rows.map((r) => [r.ability, r.n, pct(r.coverage_all), pct(r.coverage_any), ...(judged ? [pct(r.score)] : [])]);
+    tableRows.push([
+      `mean over ${rows.length} abilities`,
+      sized.length,
+      pct(coverageAll),
+      pct(mean(rows.map((r) => r.coverage_any).filter((x): x is number => x !== null))),
+      ...(judged ? [pct(headline)] : []),
+    ]);
+    tables.push({ title: `BEAM ${size}: per ability (${new Set(sized.map((i) => i.episode)).size} conversations)`, header, rows: tableRows });
+  }
+
+  // Efficiency: add = the ingest work shared out to the questions; search = their retrieval time.
+  for (const episode of [...new Set(items.map((i) => i.episode))]) {
+    const own = items.filter((i) => i.episode === episode);
+    const shares = own.map((i) => i.timings.ingest_share_ms).filter((x): x is number => typeof x === 'number');
+    const searches = own.map((i) => i.timings.retrieve_ms).filter((x): x is number => typeof x === 'number');
+    const meta = episodesMeta.get(episode) ?? {};
+    const messages = typeof meta.messages === 'number' ? meta.messages : null;
+    const add = shares.length ? shares.reduce((a, b) => a + b, 0) : null;
+    conversations.push({
+      episode,
+      size: sizeOf(episode),
+      messages,
+      characters: typeof meta.characters === 'number' ? meta.characters : null,
+      questions: own.length,
+      add_ms: add,
+      add_ms_per_message: add !== null && messages ? add / messages : null,
+      search_ms: searches.length ? searches.reduce((a, b) => a + b, 0) : null,
+      search_ms_per_question: mean(searches),
+    });
+  }
+  tables.push({
+    title: 'Efficiency per conversation (add = ingest: serialise, window, index; search = retrieval per question, summed)',
+    header: ['conversation', 'messages', 'questions', 'add ms', 'add ms / message', 'search ms', 'search ms / question'],
+    rows: conversations.map((c) => [
+      c.episode as string,
+      (c.messages as number | null) ?? '—',
+      c.questions as number,
+      ms(c.add_ms as number | null),
+      c.add_ms_per_message === null ? '—' : (c.add_ms_per_message as number).toFixed(3),
+      ms(c.search_ms as number | null),
+      ms(c.search_ms_per_question as number | null),
+    ]),
+  });
+
+  return {
+    scoring: {
+      variant: official ? 'official-defects' : 'fixed',
+      flag: DEFECTS_FLAG,
+      description: official
+        ? `${DEFECTS_FLAG}: official code's behaviour — int() truncates 0.5 to 0 (a string score fails the item), the judge sees the literal <question>, a NaN tau fails the item`
+        : `defects fixed (default; ${DEFECTS_FLAG} restores them): rubric scores keep 0.5, the judge prompt's <question> is filled, an undefined tau counts 1 for identical single-item orderings else 0.5`,
+      event_ordering: 'tau_norm = (Kendall tau-b + 1) / 2 over LLM-aligned answer lines (the official report uses tau_norm only)',
+    },
+    sizes: bySize,
+    headline: Object.fromEntries(sizes.map((s) => [s, (bySize[s] as { headline: number | null }).headline])),
+    efficiency: {
+      conversations,
+      by_size: Object.fromEntries(
+        sizes.map((s) => {
+          const cs = conversations.filter((c) => c.size === s);
+          const num = (k: string) => cs.map((c) => c[k]).filter((x): x is number => typeof x === 'number');
+          return [s, { conversations: cs.length, add_ms_mean: mean(num('add_ms')), search_ms_mean: mean(num('search_ms')) }];
+        }),
+      ),
+    },
+    tables,
+  };
+}

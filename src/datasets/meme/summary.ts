@@ -1,0 +1,163 @@
+/**
+ * MEME's headline, as the project page and the paper compute it from judge.py's outputs
+ * (spec meme-personamem-beam.md §1.4):
+ * - ER, Agg, Tr: the after-question pass rate;
+ * - Del, Cas, Abs: the rate of `real` passes — the after-question passed AND the before-question on
+ *   the same entity (judge.py `before_map`, keyed by the first entity_values key) passed;
+ * - every task over ALL its after-questions (pooled over episodes); before-questions only feed the rule;
+ * - overall = unweighted mean of the six task rates.
+ * The rule pairs items, so it lives here, over all items of the run, not in the per-item judge.
+ * With several judge runs the rule is applied run by run (after vote i with before vote i), then averaged.
+ */
+import type { ItemRecord } from '../../run/item.js';
+
+export const TASKS = ['ER', 'Agg', 'Tr', 'Del', 'Cas', 'Abs'] as const;
+const FILTERED = new Set(['Del', 'Cas', 'Abs']);
+
+interface Meta {
+  phase: 'before' | 'after';
+  task: string;
+  entity: string;
+}
+
+function metaOf(item: ItemRecord): Meta | null {
+  const m = item.meta as Partial<Meta> | undefined;
+  return m && (m.phase === 'before' || m.phase === 'after') && typeof m.task === 'string' && typeof m.entity === 'string' ? (m as Meta) : null;
+}
+
+/** Per-run pass values of an item: the judge's votes, else its score; null when not scored. */
+export function runsOf(item: ItemRecord): number[] | null {
+  if (item.error || item.score === null) return null;
+  const votes = (item.details?.judge as { votes?: unknown } | undefined)?.votes;
+  if (Array.isArray(votes) && votes.length > 0 && votes.every((v) => typeof v === 'number')) return votes as number[];
+  return [item.score];
+}
+
+/** The real-pass value of an after-item given its before-item's runs (both in [0, 1]). */
+export function realPass(after: number[], before: number[] | null): number {
+  if (before === null) return 0;
+  if (after.length === before.length) return mean(after.map((a, i) => a * before[i]!));
+  // Run counts differ (e.g. different --judge-runs across a resumed run): the independent product.
+  return mean(after) * mean(before);
+}
+
+export type PassType = 'real' | 'trivial' | 'knew_but_failed' | 'never_knew';
+
+export interface TaskRow {
+  task: string;
+  /** After-questions of the task in the run (the denominator). */
+  n: number;
+  /** Items scored (the rest count as failures, as judge.py records a missing answer as u_pass False). */
+  scored: number;
+  /** The headline rate: raw pass rate (ER/Agg/Tr) or real-pass rate (Del/Cas/Abs); null when nothing was scored. */
+  accuracy: number | null;
+  /** The after pass rate before the rule (equals accuracy for ER/Agg/Tr). */
+  raw_accuracy: number | null;
+  /** Before-question pass rate on this task (Cas/Abs/Del; ER before-questions are not judged). */
+  before_accuracy: number | null;
+  before_n: number;
+  /** judge.py pass types, from majority-vote verdicts (Del/Cas/Abs only). */
+  pass_types: Record<PassType, number> | null;
+  /** After-items whose before-question is not among the run's items (counted as not passed before). */
+  before_missing: number;
+  /** Share of after-questions whose selected evidence states every judged value (null: undecidable for all). */
+  result_coverage: number | null;
+}
+
+export type MemeSummary = {
+  headline: 'mean of the six after-question task rates (ER, Agg, Tr raw; Del, Cas, Abs real passes only)';
+  overall: number | null;
+  /** Tasks that had no scored after-question (overall is then null). */
+  tasks_missing: string[];
+  tasks: TaskRow[];
+  before_after_rule: string;
+  /** Printed by `rawrag run` under the generic tables. */
+  tables: Array<{ title: string; header: string[]; rows: Array<Array<string | number>> }>;
+};
+
+export function summariseMeme(items: ItemRecord[]): MemeSummary {
+  const entries = items.map((i) => ({ item: i, meta: metaOf(i) })).filter((e): e is { item: ItemRecord; meta: Meta } => e.meta !== null);
+  // judge.py before_map: entity -> before u_pass, in question order, ER entries recorded as False.
+  const beforeMap = new Map<string, number[] | null>();
+  const before = entries.filter((e) => e.meta.phase === 'before').sort((a, b) => questionIndex(a.item.id) - questionIndex(b.item.id));
+  for (const { item, meta } of before) {
+    beforeMap.set(`${item.episode}\u0000${meta.entity}`, meta.task === 'ER' ? [0] : runsOf(item));
+  }
+  const tasks: TaskRow[] = TASKS.map((task) => {
+    const after = entries.filter((e) => e.meta.phase === 'after' && e.meta.task === task);
+    const befores = before.filter((e) => e.meta.task === task);
+    const scored = after.filter((e) => runsOf(e.item) !== null);
+    let sum = 0;
+    let rawSum = 0;
+    let beforeMissing = 0;
+    const passTypes: Record<PassType, number> = { real: 0, trivial: 0, knew_but_failed: 0, never_knew: 0 };
+    for (const { item, meta } of scored) {
+      const runs = runsOf(item)!;
+      rawSum += mean(runs);
+      if (!FILTERED.has(task)) {
+        sum += mean(runs);
+        continue;
+      }
+      const key = `${item.episode}\u0000${meta.entity}`;
+      if (!beforeMap.has(key)) beforeMissing++;
+      const b = beforeMap.get(key) ?? null;
+      sum += realPass(runs, b);
+      const a = mean(runs) >= 0.5;
+      const k = b !== null && mean(b) >= 0.5;
+      passTypes[a && k ? 'real' : a ? 'trivial' : k ? 'knew_but_failed' : 'never_knew']++;
+    }
+    const rc = after.map((e) => e.item.metrics.result_coverage).filter((v): v is number => typeof v === 'number');
+    const beforeScored = befores.map((e) => runsOf(e.item)).filter((r): r is number[] => r !== null);
+    return {
+      task,
+      n: after.length,
+      scored: scored.length,
+      accuracy: scored.length ? sum / after.length : null,
+      raw_accuracy: scored.length ? rawSum / after.length : null,
+      before_accuracy: beforeScored.length ? mean(beforeScored.map(mean)) : null,
+      before_n: befores.length,
+      pass_types: FILTERED.has(task) ? passTypes : null,
+      before_missing: beforeMissing,
+      result_coverage: rc.length ? mean(rc) : null,
+    };
+  });
+  const missing = tasks.filter((t) => t.accuracy === null).map((t) => t.task);
+  const overall = missing.length ? null : mean(tasks.map((t) => t.accuracy!));
+  return {
+    headline: 'mean of the six after-question task rates (ER, Agg, Tr raw; Del, Cas, Abs real passes only)',
+    overall,
+    tasks_missing: missing,
+    tasks,
+    before_after_rule:
+      'Del, Cas and Abs after-questions count only when the before-question on the same entity passed (judge.py trivial-pass filter), applied per judge run across items in Benchmark.summarise',
+    tables: [
+      {
+        title: `MEME six-task score (after-questions; Del/Cas/Abs real passes only): overall ${pct(overall)}`,
+        header: ['task', 'n', 'accuracy %', 'raw after %', 'before %', 'real / trivial / knew_but_failed / never_knew', 'result coverage %'],
+        rows: tasks.map((t) => [
+          t.task,
+          t.n,
+          pct(t.accuracy),
+          pct(t.raw_accuracy),
+          pct(t.before_accuracy),
+          t.pass_types ? `${t.pass_types.real} / ${t.pass_types.trivial} / ${t.pass_types.knew_but_failed} / ${t.pass_types.never_knew}` : '',
+          pct(t.result_coverage),
+        ]),
+      },
+    ],
+  };
+}
+
+/** `<episode>:<phase>:<index>` -> index (question order inside its block). */
+function questionIndex(id: string): number {
+  const n = Number(id.slice(id.lastIndexOf(':') + 1));
+  return Number.isFinite(n) ? n : 0;
+}
+
+function pct(x: number | null): string {
+  return x === null ? '—' : (100 * x).toFixed(2);
+}
+
+function mean(xs: number[]): number {
+  return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0;
+}

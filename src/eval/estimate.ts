@@ -1,0 +1,143 @@
+/**
+ * `rawrag run --dry-run`: how many calls each role would make and what they would cost, from the
+ * data and the registry prices alone. Nothing is sent, no run directory is written, the cache is
+ * not opened. Token counts are cl100k; evidence size and reply lengths are estimates (stated).
+ */
+import type { RunConfig } from '../config/schema.js';
+import { getBenchmark } from '../datasets/registry.js';
+import { ingest } from '../rawrag/chunk.js';
+import { countTokens } from '../rawrag/tokenizer.js';
+import { effectivePolicy, groupByIndex, loadDataset, selectQuestions } from '../run/runner.js';
+import { markdownTable } from '../cli/table.js';
+import { batches } from '../providers/embeddings.js';
+import type { ModelEntry } from '../providers/models.js';
+import { ProviderSession } from '../providers/session.js';
+import type { TransportOptions } from '../providers/transport.js';
+import { costOf, type Role } from './usage.js';
+
+/** Assumed reply lengths (tokens): a short answer, a one-sentence judgement with its JSON label. */
+export const EST_READER_OUTPUT = 30;
+export const EST_JUDGE_OUTPUT = 40;
+/** Expanding windows to whole turns adds about a quarter (LoCoMo: 4,779 tokens shown for 15 x 256). */
+const EXPANSION_FACTOR = 1.25;
+
+export interface RoleEstimate {
+  role: Role;
+  model: string;
+  calls: number;
+  input_tokens: number;
+  output_tokens: number;
+  search_units: number;
+  cost_usd: number | null;
+}
+
+export interface RunEstimate {
+  questions: number;
+  roles: RoleEstimate[];
+  cost_usd: number | null;
+  notes: string[];
+}
+
+export async function estimateRun(cfg: RunConfig, transport: Partial<TransportOptions> = {}): Promise<RunEstimate> {
+  const benchmark = getBenchmark(cfg.benchmark);
+  const dataset = await loadDataset(benchmark, cfg);
+  const questions = selectQuestions(dataset, cfg);
+  const session = new ProviderSession({ ...transport, noCache: true });
+  const notes: string[] = [];
+  const roles: RoleEstimate[] = [];
+  const add = (role: Role, m: ModelEntry, calls: number, input: number, output: number, searchUnits = 0) => {
+    roles.push({ role, model: m.name, calls, input_tokens: input, output_tokens: output, search_units: searchUnits, cost_usd: costOf({ prompt_tokens: input, completion_tokens: output, search_units: searchUnits }, m.prices) });
+  };
+  const check = (m: ModelEntry, role: Role) => {
+    const a = session.availability(m, role);
+    if (!a.ok) notes.push(`${a.reason}: a real run would ${role === 'reader' || role === 'judge' ? 'stop' : 'fall back to the local retriever'}`);
+  };
+
+  const retr = cfg.retrieval.retriever;
+  const pair = retr === 'openai' || retr === 'qwen3' ? session.registry.retrievers[retr] : undefined;
+  const embedModel = pair ? session.model(pair.embed, 'embed') : null;
+  const rerankModel = pair && cfg.retrieval.rerank ? session.model(pair.rerank, 'rerank') : null;
+  if (embedModel) check(embedModel, 'embed');
+  if (rerankModel) check(rerankModel, 'rerank');
+
+  const episodes = new Map(dataset.episodes.map((e) => [e.id, e]));
+  const seenChunks = new Set<string>();
+  let embedCalls = 0;
+  let embedTokens = 0;
+  let rerankUnits = 0;
+  const evidenceTokens = new Map<string, number>();
+  for (const group of groupByIndex(questions)) {
+    const episode = episodes.get(group.episode);
+    if (!episode) continue;
+    const policy = effectivePolicy(benchmark, cfg, episode);
+    const ep = ingest(episode, group.visibleTurns ?? episode.turns.length, policy, cfg.chunking);
+    const history = ep.turnTokenStart[ep.turnTokenStart.length - 1]!;
+    const fresh = ep.chunks.filter((c) => !seenChunks.has(c.text));
+    for (const c of fresh) seenChunks.add(c.text);
+    const items = fresh.map((c) => ({ tokens: Math.min(c.tokenEnd - c.tokenStart, embedModel?.maxInputTokens ?? Infinity) }));
+    if (embedModel) {
+      embedCalls += batches(items, embedModel.maxBatchInputs, embedModel.maxBatchTokens).length;
+      embedTokens += items.reduce((s, i) => s + i.tokens, 0);
+    }
+    const candidates = Math.min(cfg.retrieval.candidates, ep.chunks.length);
+    rerankUnits += group.questions.length * Math.ceil(candidates / 100);
+    const shown = retr === 'full-context' ? history : Math.min(history, Math.round(cfg.retrieval.k * cfg.chunking.size * (policy.expandToTurns ? EXPANSION_FACTOR : 1)));
+    for (const q of group.questions) evidenceTokens.set(q.id, shown);
+  }
+  if (embedModel) {
+    // Question texts: at most one request each (concurrent ones travel together).
+    const qTokens = [...new Set(questions.map((q) => q.text))].reduce((s, t) => s + countTokens(t), 0);
+    add('embed', embedModel, embedCalls + questions.length, embedTokens + qTokens, 0);
+  }
+  if (rerankModel) add('rerank', rerankModel, questions.length, 0, 0, rerankModel.prices.perThousandSearches !== undefined ? rerankUnits : 0);
+
+  const scoring = benchmark.scoring;
+  if (cfg.reader.model === null) notes.push('no reader configured (--reader MODEL): retrieval and coverage only');
+  else if (!scoring) notes.push(`${benchmark.name} has no scoring protocol yet: no reader or judge calls`);
+  else {
+    const reader = session.model(cfg.reader.model, 'reader');
+    check(reader, 'reader');
+    let input = 0;
+    for (const q of questions) {
+      const template = scoring.reader.render(q, { blocks: [], turns: [] }).reduce((s, m) => s + countTokens(m.content), 0);
+      input += template + evidenceTokens.get(q.id)!;
+    }
+    add('reader', reader, questions.length, input, questions.length * Math.min(EST_READER_OUTPUT, cfg.reader.maxTokens));
+    if (scoring.judge) {
+      const judge = session.model(cfg.judge.model, 'judge');
+      check(judge, 'judge');
+      let jIn = 0;
+      let judged = 0;
+      for (const q of questions) {
+        // The answer is not known yet: the gold stands in for it (same order of length).
+        const msgs = scoring.judge.render(q, q.gold);
+        if (msgs === null) continue;
+        judged++;
+        jIn += msgs.reduce((s, m) => s + countTokens(m.content), 0);
+      }
+      add('judge', judge, judged * cfg.judge.runs, jIn * cfg.judge.runs, judged * cfg.judge.runs * EST_JUDGE_OUTPUT);
+    }
+  }
+  for (const r of roles) if (r.cost_usd === null) notes.push(`no price for ${r.role} model '${r.model}' in the registry: its cost is unknown`);
+  const cost = roles.reduce<number | null>((s, r) => (s === null || r.cost_usd === null ? null : s + r.cost_usd), 0);
+  return { questions: questions.length, roles, cost_usd: cost, notes };
+}
+
+export function renderEstimate(cfg: RunConfig, e: RunEstimate): string {
+  const usd = (x: number | null) => (x === null ? 'unknown' : `$${x.toFixed(x < 1 ? 4 : 2)}`);
+  const rows = e.roles.map((r) => [r.role, r.model, r.calls, r.input_tokens, r.output_tokens, r.search_units || '', usd(r.cost_usd)]);
+  const lines = [
+    `dry run: ${cfg.benchmark}, retriever ${cfg.retrieval.retriever}, reader ${cfg.reader.model ?? 'none'} — ${e.questions} questions`,
+    '',
+    rows.length ? markdownTable(['role', 'model', 'calls', 'input tokens', 'output tokens', 'search units', 'est. cost'], rows) : 'no provider calls (everything runs locally)',
+    '',
+    `estimated total: ${usd(e.cost_usd)} (before cache hits; evidence and reply lengths are estimates)`,
+    ...e.notes.map((n) => `NOTE: ${n}`),
+    'nothing was sent and no run directory was written',
+  ];
+  return lines.join('\n');
+}
+
+export async function dryRun(cfg: RunConfig, transport: Partial<TransportOptions>): Promise<string> {
+  return renderEstimate(cfg, await estimateRun(cfg, transport));
+}

@@ -1,0 +1,54 @@
+/**
+ * The reader stage: the benchmark's ReaderProtocol renders the question and the assembled
+ * evidence (with the question date where the benchmark has one); the reader model answers at the
+ * configured temperature (0). Prompt tokens, evidence tokens and the raw reply are kept.
+ */
+import type { ChatModel } from '../providers/chat.js';
+import { countTokens } from '../rawrag/tokenizer.js';
+import type { ReaderProtocol } from './protocol.js';
+import type { ItemStage } from './stages.js';
+import { costOf } from './usage.js';
+
+export function readerStage(model: ChatModel, protocol: ReaderProtocol): ItemStage {
+  return {
+    name: 'read',
+    async run(item, ctx) {
+      const { question: q, evidence, ep, cfg } = ctx;
+      const view = { blocks: evidence.blocks, turns: evidence.turnIndices.map((t) => ep.episode.turns[t]!) };
+      const messages = protocol.render(q, view);
+      const reply = await model.complete({ messages, temperature: cfg.reader.temperature, maxTokens: cfg.reader.maxTokens, jsonMode: false }, 0);
+      item.answer = protocol.parseAnswer ? protocol.parseAnswer(reply.text, q) : reply.text.trim();
+      const usage = { prompt_tokens: reply.prompt_tokens, completion_tokens: reply.completion_tokens, search_units: 0 };
+      item.details.reader = {
+        model: model.entry.name,
+        protocol: protocol.id,
+        /** As the provider counted them (0 when it does not say). */
+        prompt_tokens: reply.prompt_tokens,
+        completion_tokens: reply.completion_tokens,
+        /** cl100k tokens of the rendered messages, whatever the provider reports. */
+        prompt_tokens_cl100k: messages.reduce((s, m) => s + countTokens(m.content), 0),
+        evidence_tokens: item.evidence_tokens,
+        raw: reply.text,
+        cached: reply.cached,
+      };
+      addItemUsage(item.details, 'reader', usage, costOf(usage, model.entry.prices), reply.cached);
+    },
+  };
+}
+
+/** Per-item usage and cost by role, in item.details.usage. */
+export function addItemUsage(
+  details: Record<string, unknown>,
+  role: string,
+  u: { prompt_tokens: number; completion_tokens: number },
+  cost: number | null,
+  cached: boolean,
+): void {
+  const all = (details.usage ??= {}) as Record<string, { prompt_tokens: number; completion_tokens: number; cost_usd: number | null; requests: number; cache_hits: number }>;
+  const r = (all[role] ??= { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0, requests: 0, cache_hits: 0 });
+  r.prompt_tokens += u.prompt_tokens;
+  r.completion_tokens += u.completion_tokens;
+  r.cost_usd = r.cost_usd === null || cost === null ? null : r.cost_usd + cost;
+  if (cached) r.cache_hits++;
+  else r.requests++;
+}

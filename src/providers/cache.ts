@@ -1,0 +1,157 @@
+/**
+ * The response cache: SQLite (better-sqlite3), content-addressed. A key is the sha256 of the
+ * canonical semantic request (provider, model, inputs or messages, temperature, max tokens,
+ * top_n, dimensions, response format, ...) plus a replicate index, so the judge's runs 1..3 are
+ * distinct entries. Transport settings (timeouts, retries, concurrency, base URLs) are not in
+ * the key. Errors and empty replies are never stored; identical requests in flight are sent once.
+ */
+import { mkdirSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import { canonicalJson } from '../util/hash.js';
+import { sha256Hex } from '../util/fsx.js';
+
+/** --cache-dir > RAWRAG_CACHE_DIR > $XDG_CACHE_HOME/rawrag > ~/.cache/rawrag. */
+export function resolveCacheDir(flag: string | null | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  if (flag) return resolve(flag);
+  if (env.RAWRAG_CACHE_DIR) return resolve(env.RAWRAG_CACHE_DIR);
+  if (env.XDG_CACHE_HOME) return resolve(env.XDG_CACHE_HOME, 'rawrag');
+  return join(homedir(), '.cache', 'rawrag');
+}
+
+export const CACHE_FILE = 'responses.sqlite';
+/** Bumped when the meaning of stored values changes; old entries are then simply never hit. */
+const NAMESPACE = 'rawrag.cache/1';
+
+export function cacheKey(request: Record<string, unknown>, replicate = 0): string {
+  return sha256Hex(canonicalJson({ ns: NAMESPACE, request, replicate }));
+}
+
+export interface Codec<T> {
+  encode(value: T): Buffer;
+  decode(buf: Buffer): T;
+}
+
+export const jsonCodec = <T>(): Codec<T> => ({
+  encode: (v) => Buffer.from(JSON.stringify(v), 'utf8'),
+  decode: (b) => JSON.parse(b.toString('utf8')) as T,
+});
+
+/** Float32 little-endian: a 1536-d vector is 6 KB instead of ~30 KB of JSON. */
+export const vectorCodec: Codec<Float32Array> = {
+  encode: (v) => Buffer.from(v.buffer, v.byteOffset, v.byteLength),
+  decode: (b) => {
+    const out = new Float32Array(b.byteLength / 4);
+    Buffer.from(out.buffer).set(b);
+    return out;
+  },
+};
+
+export interface CacheCounts {
+  hits: number;
+  misses: number;
+}
+
+export class ResponseCache {
+  private db: Database.Database | null = null;
+  private getStmt: Database.Statement | null = null;
+  private putStmt: Database.Statement | null = null;
+  private readonly inflight = new Map<string, Promise<unknown>>();
+  readonly counts: Record<string, CacheCounts> = {};
+
+  /** `dir` null = caching off (--no-cache): every request is sent, nothing is stored. */
+  constructor(readonly dir: string | null) {}
+
+  get enabled(): boolean {
+    return this.dir !== null;
+  }
+
+  /** Opened on first use, so runs that never call a provider never create a cache file. */
+  private open(): Database.Database {
+    if (!this.db) {
+      mkdirSync(this.dir!, { recursive: true });
+      const db = new Database(join(this.dir!, CACHE_FILE));
+      db.pragma('journal_mode = WAL');
+      db.pragma('busy_timeout = 5000');
+      db.exec('CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, role TEXT NOT NULL, value BLOB NOT NULL, created_at TEXT NOT NULL)');
+      this.getStmt = db.prepare('SELECT value FROM responses WHERE key = ?');
+      this.putStmt = db.prepare('INSERT OR REPLACE INTO responses (key, role, value, created_at) VALUES (?, ?, ?, ?)');
+      this.db = db;
+    }
+    return this.db;
+  }
+
+  private count(role: string, hit: boolean): void {
+    const c = (this.counts[role] ??= { hits: 0, misses: 0 });
+    if (hit) c.hits++;
+    else c.misses++;
+  }
+
+  /** A stored value, or undefined (counted as a hit or a miss for `role`). */
+  lookup<T>(role: string, key: string, codec: Codec<T>): T | undefined {
+    if (!this.enabled) {
+      this.count(role, false);
+      return undefined;
+    }
+    this.open();
+    const row = this.getStmt!.get(key) as { value: Buffer } | undefined;
+    this.count(role, row !== undefined);
+    return row ? codec.decode(row.value) : undefined;
+  }
+
+  store<T>(role: string, key: string, value: T, codec: Codec<T>): void {
+    if (!this.enabled) return;
+    this.open();
+    this.putStmt!.run(key, role, codec.encode(value), new Date().toISOString());
+  }
+
+  /**
+   * The cached value for `key`, or `compute()`'s (stored only when `storable` says it is a real
+   * answer). Concurrent calls with the same key share one computation.
+   */
+  async through<T>(
+    role: string,
+    key: string,
+    codec: Codec<T>,
+    compute: () => Promise<T>,
+    storable: (value: T) => boolean = () => true,
+  ): Promise<{ value: T; cached: boolean }> {
+    const pending = this.inflight.get(key) as Promise<T> | undefined;
+    if (pending) {
+      this.count(role, true);
+      return { value: await pending, cached: true };
+    }
+    const hit = this.lookup(role, key, codec);
+    if (hit !== undefined) return { value: hit, cached: true };
+    const p = (async () => {
+      const value = await compute();
+      if (storable(value)) this.store(role, key, value, codec);
+      return value;
+    })();
+    this.inflight.set(key, p);
+    try {
+      return { value: await p, cached: false };
+    } finally {
+      this.inflight.delete(key);
+    }
+  }
+
+  /** Registers an in-flight computation made elsewhere (batched embeddings), for sharing. */
+  shareInflight<T>(key: string, p: Promise<T>): void {
+    this.inflight.set(key, p);
+    p.then(
+      () => this.inflight.delete(key),
+      () => this.inflight.delete(key),
+    );
+  }
+
+  inflightFor<T>(key: string): Promise<T> | undefined {
+    return this.inflight.get(key) as Promise<T> | undefined;
+  }
+
+  close(): void {
+    this.db?.close();
+    this.db = null;
+  }
+}

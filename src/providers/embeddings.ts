@@ -1,0 +1,150 @@
+/**
+ * Dense embeddings over an OpenAI-compatible /v1/embeddings endpoint (OpenAI
+ * text-embedding-3-small; vLLM / TEI / Ollama for Qwen3-Embedding-4B). Every distinct text is
+ * embedded once: vectors are cached per text, concurrent requests for a text share one call, and
+ * texts asked for in the same tick travel together in as few requests as the API's limits allow
+ * (<= 2,048 inputs and <= 300k tokens a request, <= 8,191 tokens an input).
+ * `encoding_format: "float"` always: the SDK otherwise asks for base64, which float-only servers
+ * ignore, and decodes their floats into garbage without an error.
+ */
+import type OpenAI from 'openai';
+import { openaiClient } from './chat.js';
+import type { Embedder } from '../rawrag/retriever.js';
+import { getTokenizer } from '../rawrag/tokenizer.js';
+import { cacheKey, vectorCodec } from './cache.js';
+import { BadReplyError } from './errors.js';
+import type { ModelEntry } from './models.js';
+import type { Endpoint, ProviderSession } from './session.js';
+
+interface Pending {
+  input: string;
+  key: string;
+  tokens: number;
+  resolve(v: Float32Array): void;
+  reject(e: unknown): void;
+}
+
+export class RemoteEmbedder implements Embedder {
+  readonly name: string;
+  private client: Promise<OpenAI> | null = null;
+  /** Vectors of this run by cache key: each distinct text is embedded once even with --no-cache. */
+  private readonly memo = new Map<string, Float32Array>();
+  private readonly wireModel: string;
+  private queue: Pending[] = [];
+  private scheduled = false;
+
+  constructor(
+    private readonly session: ProviderSession,
+    readonly entry: ModelEntry,
+    private readonly endpoint: Endpoint,
+  ) {
+    this.wireModel = entry.apiModel ?? entry.name;
+    this.name = `${entry.provider}:${entry.name}`;
+  }
+
+  /** The text actually sent: queries get the model's instruction (Qwen3), inputs are capped in length. */
+  prepare(text: string, kind: 'query' | 'document'): { input: string; tokens: number } {
+    let input = kind === 'query' && this.entry.queryTemplate ? this.entry.queryTemplate.replace('{query}', text) : text;
+    // The API rejects empty inputs.
+    if (input.trim() === '') input = ' ';
+    const enc = getTokenizer('cl100k_base');
+    let ids = enc.encode(input, [], []);
+    if (ids.length > this.entry.maxInputTokens) {
+      ids = ids.slice(0, this.entry.maxInputTokens);
+      input = enc.decode(ids);
+    }
+    return { input, tokens: ids.length };
+  }
+
+  async embed(texts: string[], kind: 'query' | 'document'): Promise<Float32Array[]> {
+    return Promise.all(texts.map((t) => this.one(this.prepare(t, kind))));
+  }
+
+  private one({ input, tokens }: { input: string; tokens: number }): Promise<Float32Array> {
+    const key = cacheKey({ kind: 'embed', provider: this.entry.provider, model: this.wireModel, input, dimensions: this.entry.dimensions ?? null, encoding_format: 'float' });
+    const cache = this.session.cache;
+    const known = this.memo.get(key);
+    if (known) return Promise.resolve(known);
+    const shared = cache.inflightFor<Float32Array>(key);
+    if (shared) {
+      cache.counts.embed = cache.counts.embed ?? { hits: 0, misses: 0 };
+      cache.counts.embed.hits++;
+      return shared;
+    }
+    const hit = cache.lookup('embed', key, vectorCodec);
+    if (hit) {
+      this.memo.set(key, hit);
+      this.session.usage.record('embed', this.entry.name, { prompt_tokens: tokens, completion_tokens: 0, search_units: 0 }, true, this.entry.prices);
+      return Promise.resolve(hit);
+    }
+    const p = new Promise<Float32Array>((resolve, reject) => this.queue.push({ input, key, tokens, resolve, reject }));
+    cache.shareInflight(key, p);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      // Everything asked for in this tick (an episode's chunks, concurrent questions) goes out together.
+      setImmediate(() => this.flush());
+    }
+    return p;
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    const queue = this.queue;
+    this.queue = [];
+    for (const batch of batches(queue, this.entry.maxBatchInputs, this.entry.maxBatchTokens)) {
+      this.sendBatch(batch).catch((e) => {
+        for (const p of batch) p.reject(e);
+      });
+    }
+  }
+
+  private async sendBatch(batch: Pending[]): Promise<void> {
+    const { vectors, promptTokens } = await this.session.send('embed', this.entry.name, async (timeoutMs) => {
+      const body: OpenAI.EmbeddingCreateParams = { model: this.wireModel, input: batch.map((p) => p.input), encoding_format: 'float' };
+      if (this.entry.dimensions) body.dimensions = this.entry.dimensions;
+      const client = await (this.client ??= openaiClient(this.endpoint, this.session.transport.timeoutMs));
+      const res = await client.embeddings.create(body, { timeout: timeoutMs, maxRetries: 0 });
+      return { vectors: readVectors(res, batch.length), promptTokens: res.usage?.prompt_tokens ?? batch.reduce((s, p) => s + p.tokens, 0) };
+    });
+    this.session.usage.record('embed', this.entry.name, { prompt_tokens: promptTokens, completion_tokens: 0, search_units: 0 }, false, this.entry.prices);
+    batch.forEach((p, i) => {
+      this.session.cache.store('embed', p.key, vectors[i]!, vectorCodec);
+      this.memo.set(p.key, vectors[i]!);
+      p.resolve(vectors[i]!);
+    });
+  }
+}
+
+/** Vectors by their `index` field (the API does not promise order); every input must get one. */
+function readVectors(res: OpenAI.CreateEmbeddingResponse, n: number): Float32Array[] {
+  const out: Array<Float32Array | undefined> = new Array(n);
+  if (!Array.isArray(res?.data)) throw new BadReplyError('embeddings reply has no data array', true);
+  for (const d of res.data) {
+    if (!Array.isArray(d.embedding) || d.embedding.length === 0 || typeof d.embedding[0] !== 'number') {
+      throw new BadReplyError('embedding is not a float array (does the server honour encoding_format "float"?)', false);
+    }
+    if (!Number.isInteger(d.index) || d.index < 0 || d.index >= n) throw new BadReplyError(`embedding index ${d.index} out of range`, false);
+    out[d.index] = Float32Array.from(d.embedding);
+  }
+  const missing = out.findIndex((v) => v === undefined);
+  if (missing !== -1) throw new BadReplyError(`no embedding returned for input ${missing} of ${n}`, true);
+  return out as Float32Array[];
+}
+
+/** Splits texts into requests within the input-count and token limits, preserving order. */
+export function batches<T extends { tokens: number }>(items: T[], maxInputs: number, maxTokens: number): T[][] {
+  const out: T[][] = [];
+  let cur: T[] = [];
+  let tokens = 0;
+  for (const it of items) {
+    if (cur.length > 0 && (cur.length >= maxInputs || tokens + it.tokens > maxTokens)) {
+      out.push(cur);
+      cur = [];
+      tokens = 0;
+    }
+    cur.push(it);
+    tokens += it.tokens;
+  }
+  if (cur.length) out.push(cur);
+  return out;
+}

@@ -1,0 +1,115 @@
+/**
+ * The model registry (configs/models.yaml): for each model name, the wire protocol, where it is
+ * served, which environment variable holds its key, and its prices. Schema-checked on load.
+ */
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { InputError, formatPath } from '../util/errors.js';
+import { fromRoot } from '../util/paths.js';
+
+export const PricesSchema = z
+  .object({
+    /** USD per 1M input (prompt) tokens. */
+    input: z.number().nonnegative().optional(),
+    /** USD per 1M output (completion) tokens. */
+    output: z.number().nonnegative().optional(),
+    /** USD per 1,000 searches (Cohere rerank bills search units, not tokens). */
+    perThousandSearches: z.number().nonnegative().optional(),
+  })
+  .strict();
+export type Prices = z.infer<typeof PricesSchema>;
+
+export const ModelEntrySchema = z
+  .object({
+    kind: z.enum(['chat', 'embed', 'rerank']),
+    /** `openai`: OpenAI-compatible chat/embeddings; `cohere`: Cohere v2 rerank; `vllm-rerank`: vLLM/Jina /rerank. */
+    protocol: z.enum(['openai', 'cohere', 'vllm-rerank']),
+    /** Who serves it (part of the cache key: the same model name from two providers is two models). */
+    provider: z.string().min(1),
+    /** The model id sent on the wire, when it differs from the registry name. */
+    apiModel: z.string().min(1).optional(),
+    keyEnv: z.string().min(1).nullable().default(null),
+    baseUrlEnv: z.string().min(1).nullable().default(null),
+    baseUrl: z.string().url().nullable().default(null),
+    /** Embedding query format; `{query}` is replaced by the question text. */
+    queryTemplate: z.string().includes('{query}').optional(),
+    /** Output dimensions (text-embedding-3 `dimensions`); omitted = the model's default. */
+    dimensions: z.number().int().positive().optional(),
+    maxBatchInputs: z.number().int().positive().max(2048).default(2048),
+    maxBatchTokens: z.number().int().positive().default(300_000),
+    maxInputTokens: z.number().int().positive().default(8191),
+    prices: PricesSchema.default({}),
+  })
+  .strict();
+export type ModelEntry = z.infer<typeof ModelEntrySchema> & { name: string };
+
+const RegistrySchema = z
+  .object({
+    models: z.record(z.string(), ModelEntrySchema),
+    retrievers: z.record(z.string(), z.object({ embed: z.string(), rerank: z.string() }).strict()).default({}),
+  })
+  .strict();
+
+export interface ModelRegistry {
+  file: string;
+  models: Record<string, ModelEntry>;
+  retrievers: Record<string, { embed: string; rerank: string }>;
+}
+
+export const DEFAULT_REGISTRY_FILE = 'configs/models.yaml';
+
+export function loadRegistry(file: string = fromRoot(DEFAULT_REGISTRY_FILE)): ModelRegistry {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new InputError(`cannot read model registry (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { file });
+  }
+  let raw: unknown;
+  try {
+    raw = parseYaml(text);
+  } catch (e) {
+    throw new InputError(`invalid YAML (${(e as Error).message.split('\n')[0]})`, { file });
+  }
+  const parsed = RegistrySchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new InputError(issue.message, { file, place: formatPath(issue.path) });
+  }
+  const models: Record<string, ModelEntry> = {};
+  for (const [name, m] of Object.entries(parsed.data.models)) models[name] = { ...m, name };
+  for (const [r, pair] of Object.entries(parsed.data.retrievers)) {
+    for (const role of ['embed', 'rerank'] as const) {
+      const m = models[pair[role]];
+      if (!m || m.kind !== role) {
+        throw new InputError(`retriever '${r}' names ${role} model '${pair[role]}', which is not a ${role} model in this file`, { file, place: `retrievers.${r}.${role}` });
+      }
+    }
+  }
+  return { file, models, retrievers: parsed.data.retrievers };
+}
+
+/**
+ * The entry for a model. Unknown chat models are assumed OpenAI-compatible (served at
+ * OPENAI_BASE_URL or the base URL given), with unknown prices.
+ */
+export function resolveModel(reg: ModelRegistry, name: string, kind: ModelEntry['kind']): ModelEntry {
+  const m = reg.models[name];
+  if (m) {
+    if (m.kind !== kind) throw new InputError(`model '${name}' is a ${m.kind} model, not a ${kind} model`, { file: reg.file, place: `models.${name}` });
+    return m;
+  }
+  if (kind !== 'chat') {
+    throw new InputError(`unknown ${kind} model '${name}' (add it to the model registry)`, { file: reg.file, place: 'models' });
+  }
+  const entry = ModelEntrySchema.parse({
+    kind: 'chat',
+    protocol: 'openai',
+    provider: 'openai-compatible',
+    keyEnv: 'OPENAI_API_KEY',
+    baseUrlEnv: 'OPENAI_BASE_URL',
+    baseUrl: 'https://api.openai.com/v1',
+  });
+  return { ...entry, name };
+}

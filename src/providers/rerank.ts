@@ -1,0 +1,116 @@
+/**
+ * Second-stage rerankers: Cohere rerank-v3.5 through `cohere-ai` (CohereClientV2, its retries
+ * off), and vLLM / Jina-style `POST {base}/rerank` (Qwen3-Reranker-4B) with plain fetch.
+ * Both see the candidate windows' text and return the best `topN` (top_n = k = 15 in the paper).
+ */
+import type { CohereClientV2 } from 'cohere-ai';
+import type { IngestedEpisode } from '../rawrag/chunk.js';
+import { compareHits, type Hit } from '../rawrag/rank.js';
+import type { Reranker } from '../rawrag/retriever.js';
+import { cacheKey, jsonCodec } from './cache.js';
+import { BadReplyError, HttpStatusError } from './errors.js';
+import type { ModelEntry } from './models.js';
+import type { Endpoint, ProviderSession } from './session.js';
+
+interface Ranked {
+  results: Array<{ index: number; score: number }>;
+  search_units: number;
+  prompt_tokens: number;
+}
+
+abstract class RemoteReranker implements Reranker {
+  readonly name: string;
+  protected readonly wireModel: string;
+
+  constructor(
+    protected readonly session: ProviderSession,
+    readonly entry: ModelEntry,
+  ) {
+    this.wireModel = entry.apiModel ?? entry.name;
+    this.name = `${entry.provider}:${entry.name}`;
+  }
+
+  protected abstract call(query: string, documents: string[], topN: number, timeoutMs: number): Promise<Ranked>;
+
+  async rerank(query: string, candidates: Hit[], ep: IngestedEpisode, topN: number): Promise<Hit[]> {
+    if (candidates.length === 0) return [];
+    const documents = candidates.map((h) => ep.chunks[h.chunk]!.text);
+    const n = Math.min(topN, documents.length);
+    const key = cacheKey({ kind: 'rerank', provider: this.entry.provider, model: this.wireModel, query, documents, top_n: n });
+    const { value, cached } = await this.session.cache.through(
+      'rerank',
+      key,
+      jsonCodec<Ranked>(),
+      () => this.session.send('rerank', this.entry.name, (t) => this.call(query, documents, n, t)),
+      (r) => r.results.length > 0,
+    );
+    this.session.usage.record('rerank', this.entry.name, { prompt_tokens: value.prompt_tokens, completion_tokens: 0, search_units: value.search_units }, cached, this.entry.prices);
+    const hits = value.results.map((r) => {
+      if (!Number.isInteger(r.index) || r.index < 0 || r.index >= candidates.length) throw new Error(`reranker returned index ${r.index} for ${candidates.length} documents`);
+      return { chunk: candidates[r.index]!.chunk, score: r.score };
+    });
+    return hits.sort(compareHits).slice(0, n);
+  }
+}
+
+export class CohereReranker extends RemoteReranker {
+  private client: Promise<CohereClientV2> | null = null;
+
+  constructor(
+    session: ProviderSession,
+    entry: ModelEntry,
+    private readonly endpoint: Endpoint,
+  ) {
+    super(session, entry);
+  }
+
+  /** Loaded on first use: the SDK is slow to import and local runs never need it. */
+  private async sdk(): Promise<CohereClientV2> {
+    const { CohereClientV2: Client } = await import('cohere-ai');
+    // The SDK appends v2/rerank itself: the base URL must not end in /v1 or /v2.
+    const baseUrl = this.endpoint.baseUrl.replace(/\/v[12]$/, '');
+    return new Client({ token: this.endpoint.apiKey, baseUrl, maxRetries: 0, timeoutInSeconds: this.session.transport.timeoutMs / 1000 });
+  }
+
+  protected async call(query: string, documents: string[], topN: number, timeoutMs: number): Promise<Ranked> {
+    const client = await (this.client ??= this.sdk());
+    const res = await client.rerank({ model: this.wireModel, query, documents, topN }, { maxRetries: 0, timeoutInSeconds: timeoutMs / 1000 });
+    if (!Array.isArray(res?.results)) throw new BadReplyError('rerank reply has no results array', true);
+    return {
+      results: res.results.map((r) => ({ index: r.index, score: r.relevanceScore })),
+      // Cohere bills 1 search unit per query over up to 100 documents.
+      search_units: res.meta?.billedUnits?.searchUnits ?? Math.ceil(documents.length / 100),
+      prompt_tokens: 0,
+    };
+  }
+}
+
+export class VllmReranker extends RemoteReranker {
+  constructor(
+    session: ProviderSession,
+    entry: ModelEntry,
+    private readonly endpoint: Endpoint,
+  ) {
+    super(session, entry);
+  }
+
+  protected async call(query: string, documents: string[], topN: number, timeoutMs: number): Promise<Ranked> {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (this.endpoint.apiKey !== 'EMPTY') headers.authorization = `Bearer ${this.endpoint.apiKey}`;
+    const res = await fetch(`${this.endpoint.baseUrl}/rerank`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ model: this.wireModel, query, documents, top_n: topN }),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const text = await res.text();
+    if (!res.ok) throw new HttpStatusError(res.status, res.headers, text);
+    const body = JSON.parse(text) as { results?: Array<{ index: number; relevance_score?: number; score?: number }>; usage?: { prompt_tokens?: number; total_tokens?: number } };
+    if (!Array.isArray(body.results)) throw new BadReplyError('rerank reply has no results array', true);
+    return {
+      results: body.results.map((r) => ({ index: r.index, score: r.relevance_score ?? r.score ?? Number.NaN })),
+      search_units: 0,
+      prompt_tokens: body.usage?.prompt_tokens ?? body.usage?.total_tokens ?? 0,
+    };
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * One run's connection to model providers: registry, keys (kept in memory only), cache,
+ * per-kind concurrency limits, the retry layer and usage metering. Retrievers and the reader and
+ * judge stages get their clients from here.
+ */
+import pLimit, { type LimitFunction } from 'p-limit';
+import { ResponseCache, resolveCacheDir } from './cache.js';
+import { ProviderError } from './errors.js';
+import { loadRegistry, resolveModel, type ModelEntry, type ModelRegistry } from './models.js';
+import { RetriesExhausted, withRetry } from './retry.js';
+import { Secrets } from './secrets.js';
+import { defaultTransport, type TransportOptions } from './transport.js';
+import { UsageMeter, type Role } from '../eval/usage.js';
+
+export interface Endpoint {
+  baseUrl: string;
+  /** The key, or a placeholder for keyless local servers. Never logged or stored. */
+  apiKey: string;
+}
+
+export type Availability = { ok: true; endpoint: Endpoint } | { ok: false; reason: string };
+
+/** Which override applies to which role. */
+const OVERRIDE_FOR: Record<Role, keyof TransportOptions['baseUrls']> = { reader: 'reader', judge: 'judge', embed: 'embed', rerank: 'rerank' };
+const KIND_OF: Record<Role, 'chat' | 'embed' | 'rerank'> = { reader: 'chat', judge: 'chat', embed: 'embed', rerank: 'rerank' };
+
+export class ProviderSession {
+  readonly transport: TransportOptions;
+  readonly secrets = new Secrets();
+  readonly usage = new UsageMeter();
+  readonly cache: ResponseCache;
+  private registryValue: ModelRegistry | null = null;
+  private readonly limits: Record<'chat' | 'embed' | 'rerank', LimitFunction>;
+
+  constructor(transport: Partial<TransportOptions> = {}) {
+    const base = defaultTransport(transport.env ?? process.env);
+    this.transport = { ...base, ...transport, retry: { ...base.retry, ...transport.retry }, concurrency: { ...base.concurrency, ...transport.concurrency }, baseUrls: { ...transport.baseUrls } };
+    this.cache = new ResponseCache(this.transport.noCache ? null : resolveCacheDir(this.transport.cacheDir, this.transport.env));
+    const c = this.transport.concurrency;
+    this.limits = { chat: pLimit(c.chat), embed: pLimit(c.embed), rerank: pLimit(c.rerank) };
+    for (const name of ['OPENAI_API_KEY', 'COHERE_API_KEY', 'CO_API_KEY', 'DEEPSEEK_API_KEY']) this.secrets.add(this.transport.env[name]);
+  }
+
+  get registry(): ModelRegistry {
+    if (!this.registryValue) {
+      this.registryValue = loadRegistry(this.transport.registryFile);
+      // Every key the environment holds for a registry model is blanked from messages, used or not.
+      for (const m of Object.values(this.registryValue.models)) if (m.keyEnv) this.secrets.add(this.transport.env[m.keyEnv]);
+    }
+    return this.registryValue;
+  }
+
+  model(name: string, role: Role): ModelEntry {
+    return resolveModel(this.registry, name, KIND_OF[role]);
+  }
+
+  /**
+   * Where `model` is served for `role`, and with which key. A public endpoint needs its key; an
+   * endpoint the user pointed at (flag or environment) may be a keyless local server.
+   */
+  availability(model: ModelEntry, role: Role): Availability {
+    const env = this.transport.env;
+    const override = this.transport.baseUrls[OVERRIDE_FOR[role]] ?? (model.baseUrlEnv ? env[model.baseUrlEnv] : undefined);
+    const baseUrl = override || model.baseUrl;
+    if (!baseUrl) {
+      const how = [`--${role}-base-url`, model.baseUrlEnv].filter(Boolean).join(' or ');
+      return { ok: false, reason: `no endpoint for ${role} model '${model.name}' (set ${how})` };
+    }
+    const key = model.keyEnv ? env[model.keyEnv] : undefined;
+    if (!key && !override) return { ok: false, reason: `${role} model '${model.name}' needs ${model.keyEnv ?? 'an API key'} (or a local endpoint via --${role}-base-url)` };
+    return { ok: true, endpoint: { baseUrl: baseUrl.replace(/\/+$/, ''), apiKey: this.secrets.add(key) ?? 'EMPTY' } };
+  }
+
+  /**
+   * Sends one request through the retry layer under the kind's concurrency limit. Slots are held
+   * per attempt only, so a request waiting out a backoff does not block others.
+   */
+  async send<T>(role: Role, model: string, attempt: (timeoutMs: number) => Promise<T>): Promise<T> {
+    const limit = this.limits[KIND_OF[role]];
+    try {
+      return await withRetry(() => limit(() => attempt(this.transport.timeoutMs)), this.transport.retry, {
+        onRetry: () => this.usage.retried(role),
+      });
+    } catch (e) {
+      const ex = e instanceof RetriesExhausted ? e : new RetriesExhausted(e, 1, { retryable: false });
+      const status = ex.info.status !== undefined ? ` (HTTP ${ex.info.status})` : '';
+      const tries = ex.attempts > 1 ? ` after ${ex.attempts} tries` : '';
+      const msg = `${role} request to ${model} failed${status}${tries}: ${describe(ex.last)}`;
+      throw new ProviderError(this.secrets.scrub(msg), { role, model, status: ex.info.status, attempts: ex.attempts, retryable: ex.info.retryable });
+    }
+  }
+
+  /** Cache and usage figures for summary.json. */
+  report(): Record<string, unknown> {
+    return {
+      cache: { enabled: this.cache.enabled, dir: this.cache.dir, by_role: this.cache.counts },
+      usage: { ...this.usage.report(), all: this.usage.total() },
+    };
+  }
+
+  close(): void {
+    this.cache.close();
+  }
+}
+
+function describe(e: unknown): string {
+  const err = e as { name?: string; message?: string; cause?: { code?: string } };
+  const name = err?.name && err.name !== 'Error' ? `${err.name}: ` : '';
+  const code = err?.cause?.code ? ` [${err.cause.code}]` : '';
+  return `${name}${(err?.message ?? String(e)).replace(/\s+/g, ' ').slice(0, 500)}${code}`;
+}

@@ -1,0 +1,37 @@
+/**
+ * How requests travel, as opposed to what they ask: endpoints, timeouts, retries, concurrency,
+ * cache location. None of it is part of the run's config hash or of a cache key.
+ */
+import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
+
+export interface TransportOptions {
+  /** --cache-dir (null: RAWRAG_CACHE_DIR, then $XDG_CACHE_HOME/rawrag, then ~/.cache/rawrag). */
+  cacheDir: string | null;
+  /** --no-cache: send every request, store nothing. */
+  noCache: boolean;
+  /** Per-request timeout (--timeout, seconds on the command line). */
+  timeoutMs: number;
+  retry: RetryPolicy;
+  /** Requests in flight at once, per provider kind. */
+  concurrency: { chat: number; embed: number; rerank: number };
+  /** Endpoint overrides (OpenAI-compatible base URLs end in /v1; Cohere's do not). */
+  baseUrls: { reader?: string; judge?: string; embed?: string; rerank?: string };
+  /** Model registry file (default configs/models.yaml). */
+  registryFile?: string;
+  /** Where keys and endpoints are read from. */
+  env: NodeJS.ProcessEnv;
+}
+
+export function defaultTransport(env: NodeJS.ProcessEnv = process.env): TransportOptions {
+  // RAWRAG_RETRY_BASE_MS shortens the backoff (tests, fast local servers); the CLI has no flag for it.
+  const base = Number(env.RAWRAG_RETRY_BASE_MS);
+  return {
+    cacheDir: null,
+    noCache: false,
+    timeoutMs: 120_000,
+    retry: { ...DEFAULT_RETRY, ...(Number.isFinite(base) && base >= 0 && env.RAWRAG_RETRY_BASE_MS ? { baseDelayMs: base } : {}) },
+    concurrency: { chat: 8, embed: 4, rerank: 4 },
+    baseUrls: {},
+    env,
+  };
+}

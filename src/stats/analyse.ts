@@ -1,0 +1,576 @@
+/**
+ * `rawrag stats`: from loaded runs to every table — leaderboards with intervals, pairwise tests
+ * with Holm, Cochran's Q, coverage x utilization, judge agreement — and the list of every question
+ * that could not be used and why. Pure: no file access, seeded randomness.
+ */
+import { aggregationFor, columnStrata, headlineColumns, inHeadline, type Aggregation, type ColumnSpec } from './aggregations.js';
+import {
+  designStatistic,
+  nullShiftedP,
+  pairedBootstrapDesign,
+  percentileInterval,
+  replicates,
+  resampleSums,
+  type Design,
+} from './bootstrap.js';
+import { fleissKappaFromVotes, wilson } from './intervals.js';
+import type { LoadedRun, StatItem } from './load.js';
+import { cochranQ, holm, mcnemarExact } from './tests.js';
+
+export interface StatsOptions {
+  resamples: number;
+  seed: number | string;
+  /** Reference system for pairwise tests (default: the RAW-RAG run of each family). */
+  baseline?: string;
+  allPairs: boolean;
+  /** Question types in display order, per benchmark (the adapters' typeOrder). */
+  typeOrder?: (benchmark: string) => string[];
+}
+
+export interface Cell {
+  n: number;
+  accuracy: number;
+  ci_low: number;
+  ci_high: number;
+  ci_method: 'wilson' | 'bootstrap';
+}
+
+export interface SystemRow {
+  rank: number;
+  system: string;
+  dir: string;
+  status: string | null;
+  /** Items in the run's items.jsonl. */
+  items: number;
+  scored: number;
+  failed: number;
+  unscored: number;
+  /** Questions other runs of the family have and this one lacks. */
+  missing: number;
+  by_type: Record<string, Cell | null>;
+  columns: Record<string, Cell | null>;
+}
+
+export interface PairRow {
+  system_a: string;
+  system_b: string;
+  /** Questions scored in both (the pairing). */
+  n: number;
+  /** Questions scored in only one of the two, left out of the pairing. */
+  excluded: number;
+  /** Headline difference A − B (the benchmark's aggregation) on the paired questions. */
+  delta: number;
+  ci_low: number;
+  ci_high: number;
+  p_bootstrap: number;
+  /** Discordant counts on binarised outcomes: b = A right, B wrong; c = A wrong, B right. */
+  mcnemar_b: number;
+  mcnemar_c: number;
+  p_mcnemar: number;
+  /** Holm-adjusted McNemar p within the family (the primary test). */
+  p_holm: number;
+  p_bootstrap_holm: number;
+}
+
+export interface OmnibusRow {
+  systems: string[];
+  n: number;
+  q: number;
+  df: number;
+  p: number;
+}
+
+export interface CoverageRow {
+  system: string;
+  /** Questions with known coverage (gold evidence, not failed). */
+  n: number;
+  coverage: number | null;
+  coverage_ci_low: number | null;
+  coverage_ci_high: number | null;
+  /** Covered questions that were scored (utilization's denominator). */
+  covered_scored: number;
+  utilization: number | null;
+  utilization_ci_low: number | null;
+  utilization_ci_high: number | null;
+}
+
+export interface CoveragePairRow {
+  measure: 'coverage' | 'utilization';
+  system_a: string;
+  system_b: string;
+  n: number;
+  delta: number | null;
+  ci_low: number | null;
+  ci_high: number | null;
+  p_bootstrap: number | null;
+  p_holm: number | null;
+}
+
+export interface AgreementRow {
+  system: string;
+  /** Items with the modal number of judge votes. */
+  n: number;
+  raters: number;
+  kappa: number | null;
+  observed: number | null;
+  expected: number | null;
+  /** Items left out: no votes, or a different number of votes. */
+  excluded: number;
+}
+
+export interface FamilyProblems {
+  /** Per system: question ids present in another run of the family but not in this one. */
+  missing: Record<string, string[]>;
+  /** Per system: ids of failed items (error recorded). */
+  failed: Record<string, string[]>;
+  /** Per system: ids present but not scored (no judge). */
+  unscored: Record<string, string[]>;
+  /** Ids whose type differs between runs (the first run's type is used). */
+  type_conflicts: string[];
+  notes: string[];
+}
+
+export interface FamilyReport {
+  benchmark: string;
+  setting: string;
+  aggregation: { overall: string; note: string; columns: string[] };
+  questions: number;
+  types: string[];
+  baseline: string | null;
+  mode: 'baseline' | 'all-pairs';
+  leaderboard: SystemRow[];
+  pairwise: PairRow[];
+  omnibus: OmnibusRow | null;
+  coverage: CoverageRow[];
+  coverage_pairwise: CoveragePairRow[];
+  agreement: AgreementRow[];
+  problems: FamilyProblems;
+}
+
+export interface StatsReport {
+  format: 'rawrag.stats/1';
+  options: { resamples: number; seed: number | string; baseline: string | null; all_pairs: boolean; confidence: number };
+  runs: Array<{ dir: string; system: string; benchmark: string; setting: string; status: string | null; items: number; notes: string[] }>;
+  families: FamilyReport[];
+}
+
+const UNTYPED = 'untyped';
+
+/** Outcome for McNemar / Cochran: majority of the judge runs (ties count as right), else score ≥ 0.5. */
+export function binarise(item: StatItem): 0 | 1 {
+  if (item.votes && item.votes.length) return item.votes.reduce((s, v) => s + v, 0) / item.votes.length >= 0.5 ? 1 : 0;
+  return (item.score ?? 0) >= 0.5 ? 1 : 0;
+}
+
+function isScored(it: StatItem | undefined): it is StatItem & { score: number } {
+  return it !== undefined && it.error === null && it.score !== null;
+}
+
+export function analyse(runs: LoadedRun[], opts: StatsOptions): StatsReport {
+  const families = new Map<string, LoadedRun[]>();
+  for (const r of runs) {
+    const key = JSON.stringify([r.benchmark, r.setting]);
+    if (!families.has(key)) families.set(key, []);
+    families.get(key)!.push(r);
+  }
+  const keys = [...families.keys()].sort();
+  return {
+    format: 'rawrag.stats/1',
+    options: { resamples: opts.resamples, seed: opts.seed, baseline: opts.baseline ?? null, all_pairs: opts.allPairs, confidence: 0.95 },
+    runs: runs.map((r) => ({ dir: r.label, system: r.system, benchmark: r.benchmark, setting: r.setting, status: r.status, items: r.items.length, notes: r.notes })),
+    families: keys.map((k) => analyseFamily(families.get(k)!, opts)),
+  };
+}
+
+interface SystemRun {
+  name: string;
+  run: LoadedRun;
+  /** Items after the benchmark's cross-item rule (if any): what is scored and tested. */
+  byId: Map<string, StatItem>;
+}
+
+function analyseFamily(familyRuns: LoadedRun[], opts: StatsOptions): FamilyReport {
+  const { benchmark, setting } = familyRuns[0]!;
+  const agg = aggregationFor(benchmark);
+  const notes: string[] = [];
+  const systems = nameSystems(familyRuns, notes);
+  if (agg.adjust) {
+    for (const s of systems) {
+      const r = agg.adjust(s.run.items);
+      s.byId = new Map(r.items.map((i) => [i.id, i]));
+      if (r.note) notes.push(`${s.name}: ${r.note}`);
+    }
+  }
+
+  // Question universe and types: a question's type comes from the first run that states one,
+  // RAW-RAG runs first, so external files without types still get per-type columns.
+  const ordered = [...systems].sort((a, b) => Number(!isRawRag(a.name)) - Number(!isRawRag(b.name)) || a.name.localeCompare(b.name));
+  const typeOf = new Map<string, string>();
+  const conflicts = new Set<string>();
+  const allIds = new Set<string>();
+  for (const s of ordered) {
+    for (const it of s.run.items) {
+      allIds.add(it.id);
+      if (it.type === null) continue;
+      const known = typeOf.get(it.id);
+      if (known === undefined) typeOf.set(it.id, it.type);
+      else if (known !== it.type) conflicts.add(it.id);
+    }
+  }
+  const ids = [...allIds].sort();
+  const order = opts.typeOrder?.(benchmark) ?? [];
+  const rankOf = (t: string) => (order.indexOf(t) === -1 ? order.length : order.indexOf(t));
+  const types = [...new Set(ids.map((id) => typeOf.get(id) ?? UNTYPED))].sort((a, b) => rankOf(a) - rankOf(b) || a.localeCompare(b));
+  const typeFor = (id: string) => typeOf.get(id) ?? UNTYPED;
+  const columns = headlineColumns(agg, types);
+
+  const problems: FamilyProblems = { missing: {}, failed: {}, unscored: {}, type_conflicts: [...conflicts].sort(), notes };
+  for (const s of systems) {
+    problems.missing[s.name] = ids.filter((id) => !s.byId.has(id));
+    problems.failed[s.name] = s.run.items.filter((i) => i.error !== null).map((i) => i.id).sort();
+    problems.unscored[s.name] = s.run.items.filter((i) => i.error === null && i.score === null).map((i) => i.id).sort();
+    for (const n of s.run.notes) notes.push(`${s.name}: ${n}`);
+    if (s.run.status && s.run.status !== 'complete') notes.push(`${s.name}: run status is '${s.run.status}'`);
+  }
+  if (conflicts.size) notes.push(`${conflicts.size} question(s) have different types in different runs; the first run's type is used`);
+
+  const boot = { resamples: opts.resamples, seed: opts.seed };
+
+  // Leaderboard.
+  const rows: SystemRow[] = systems.map((s) => {
+    const scored = [...s.byId.values()].filter(isScored).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const scores = scored.map((i) => i.score);
+    const itemTypes = scored.map((i) => typeFor(i.id));
+    const { by_type, cols } = leaderboardCells(agg, columns, types, scores, itemTypes, boot);
+    return {
+      rank: 0,
+      system: s.name,
+      dir: s.run.label,
+      status: s.run.status,
+      items: s.run.items.length,
+      scored: scored.length,
+      failed: problems.failed[s.name]!.length,
+      unscored: problems.unscored[s.name]!.length,
+      missing: problems.missing[s.name]!.length,
+      by_type,
+      columns: cols,
+    };
+  });
+  rows.sort((a, b) => (b.columns.overall?.accuracy ?? -1) - (a.columns.overall?.accuracy ?? -1) || a.system.localeCompare(b.system));
+  rows.forEach((r, i) => (r.rank = i + 1));
+  const byName = new Map(systems.map((s) => [s.name, s]));
+  const ranked = rows.map((r) => byName.get(r.system)!);
+
+  // Which pairs: each system against the baseline, or every pair (higher-ranked first).
+  const baseline = chooseBaseline(ranked, opts, notes);
+  const pairs: Array<[SystemRun, SystemRun]> = [];
+  if (baseline && !opts.allPairs) {
+    for (const s of ranked) if (s !== baseline) pairs.push([s, baseline]);
+  } else {
+    for (let i = 0; i < ranked.length; i++) for (let j = i + 1; j < ranked.length; j++) pairs.push([ranked[i]!, ranked[j]!]);
+  }
+
+  const overallCol = columns.find((c) => c.name === 'overall')!;
+  const pairwise: PairRow[] = [];
+  for (const [a, b] of pairs) {
+    const row = comparePair(agg, overallCol, a, b, typeFor, boot);
+    if (row) pairwise.push(row);
+    else notes.push(`${a.name} vs ${b.name}: no question scored in both; not compared`);
+  }
+  const ph = holm(pairwise.map((p) => p.p_mcnemar));
+  const pbh = holm(pairwise.map((p) => p.p_bootstrap));
+  pairwise.forEach((p, i) => {
+    p.p_holm = ph[i]!;
+    p.p_bootstrap_holm = pbh[i]!;
+  });
+
+  const headline = (id: string) => inHeadline(agg, typeFor(id));
+  const coverage = ranked.map((s) => coverageRow(s, headline, boot));
+  const coverage_pairwise = coveragePairs(pairs, headline, boot);
+  // Agreement is about the judge's raw verdicts, before any cross-item rule.
+  const agreement = ranked.map((s) => agreementRow(s.name, s.run.items));
+
+  return {
+    benchmark,
+    setting,
+    aggregation: { overall: agg.overall, note: agg.note, columns: columns.map((c) => c.name) },
+    questions: ids.length,
+    types,
+    baseline: baseline?.name ?? null,
+    mode: baseline && !opts.allPairs ? 'baseline' : 'all-pairs',
+    leaderboard: rows,
+    pairwise,
+    omnibus: omnibus(ranked, (id) => inHeadline(agg, typeFor(id))),
+    coverage,
+    coverage_pairwise,
+    agreement,
+    problems,
+  };
+}
+
+function isRawRag(system: string): boolean {
+  return system.toUpperCase().startsWith('RAW-RAG');
+}
+
+/** System names within a family; two runs claiming the same name get their directory appended. */
+function nameSystems(runs: LoadedRun[], notes: string[]): SystemRun[] {
+  const count = new Map<string, number>();
+  for (const r of runs) count.set(r.system, (count.get(r.system) ?? 0) + 1);
+  return runs.map((run) => {
+    let name = run.system;
+    if (count.get(run.system)! > 1) {
+      name = `${run.system} [${run.label}]`;
+      notes.push(`system '${run.system}' appears in ${count.get(run.system)} runs; named '${name}'`);
+    }
+    return { name, run, byId: new Map(run.items.map((i) => [i.id, i])) };
+  });
+}
+
+function chooseBaseline(ranked: SystemRun[], opts: StatsOptions, notes: string[]): SystemRun | null {
+  if (opts.baseline !== undefined) {
+    const found = ranked.find((s) => s.name === opts.baseline || s.run.system === opts.baseline);
+    if (!found) notes.push(`baseline '${opts.baseline}' is not in this benchmark-setting; all pairs compared`);
+    return found ?? null;
+  }
+  // Default: the RAW-RAG run; among several (ablation variants), the shortest name (the plain one).
+  const candidates = ranked.filter((s) => isRawRag(s.name)).sort((a, b) => a.name.length - b.name.length || a.name.localeCompare(b.name));
+  if (candidates.length === 0) {
+    if (!opts.allPairs && ranked.length > 1) notes.push('no RAW-RAG run in this benchmark-setting (and no --baseline); all pairs compared');
+    return null;
+  }
+  return candidates[0]!;
+}
+
+function toDesign(s: { strata: number[][]; weights: number[] }): Design {
+  return { strata: s.strata.map((x) => Int32Array.from(x)), weights: s.weights };
+}
+
+/**
+ * Accuracy cells of one system. Types and macro columns share one bootstrap pass stratified by
+ * type (a macro replicate is the weighted mean of the same per-type replicates); micro columns get
+ * their own plain pass. Binary scores in a single stratum get the Wilson interval instead.
+ */
+function leaderboardCells(
+  agg: Aggregation,
+  columns: ColumnSpec[],
+  types: string[],
+  scores: number[],
+  itemTypes: string[],
+  boot: { resamples: number; seed: number | string },
+): { by_type: Record<string, Cell | null>; cols: Record<string, Cell | null> } {
+  const present = types.filter((t) => itemTypes.includes(t));
+  const members = present.map((t) => itemTypes.map((x, i) => (x === t ? i : -1)).filter((i) => i >= 0));
+  const slot = new Map(present.map((t, s) => [t, s]));
+  let typeSums: Float64Array | null = null;
+  const perType = () =>
+    (typeSums ??= resampleSums([Float64Array.from(scores)], toDesign({ strata: members, weights: members.map(() => 1) }), boot.resamples, boot.seed));
+  const S = present.length;
+  const fromTypes = (labels: string[], weights: number[]) => {
+    const sums = perType();
+    const reps = new Float64Array(boot.resamples);
+    const idx = labels.map((t) => slot.get(t)!);
+    const scale = labels.map((_, j) => weights[j]! / members[idx[j]!]!.length);
+    for (let r = 0; r < boot.resamples; r++) {
+      let v = 0;
+      for (let j = 0; j < idx.length; j++) v += scale[j]! * sums[r * S + idx[j]!]!;
+      reps[r] = v;
+    }
+    return percentileInterval(reps);
+  };
+  const cell = (strata: { strata: number[][]; weights: number[]; labels: string[] }, perTypePass: boolean): Cell => {
+    const n = strata.strata.reduce((a, x) => a + x.length, 0);
+    const accuracy = designStatistic(scores, toDesign(strata));
+    if (strata.strata.length === 1 && strata.strata[0]!.every((i) => scores[i] === 0 || scores[i] === 1)) {
+      const w = wilson(strata.strata[0]!.reduce((a, i) => a + scores[i]!, 0), n);
+      return { n, accuracy, ci_low: w.low, ci_high: w.high, ci_method: 'wilson' };
+    }
+    const ci = perTypePass ? fromTypes(strata.labels, strata.weights) : percentileInterval(replicates(scores, toDesign(strata), boot.resamples, boot.seed));
+    return { n, accuracy, ci_low: ci.low, ci_high: ci.high, ci_method: 'bootstrap' };
+  };
+  const by_type: Record<string, Cell | null> = {};
+  for (const t of types) by_type[t] = slot.has(t) ? cell({ strata: [members[slot.get(t)!]!], weights: [1], labels: [t] }, true) : null;
+  const cols: Record<string, Cell | null> = {};
+  for (const c of columns) {
+    const strata = columnStrata(agg, c, itemTypes);
+    cols[c.name] = strata ? cell(strata, c.weighting === 'macro') : null;
+  }
+  return { by_type, cols };
+}
+
+function comparePair(
+  agg: Aggregation,
+  overall: ColumnSpec,
+  a: SystemRun,
+  b: SystemRun,
+  typeFor: (id: string) => string,
+  boot: { resamples: number; seed: number | string },
+): PairRow | null {
+  const counted = (it: StatItem) => isScored(it) && inHeadline(agg, typeFor(it.id));
+  const scoredA = new Set([...a.byId.values()].filter(counted).map((i) => i.id));
+  const scoredB = new Set([...b.byId.values()].filter(counted).map((i) => i.id));
+  const common = [...scoredA].filter((id) => scoredB.has(id)).sort();
+  const union = new Set([...scoredA, ...scoredB]).size;
+  if (common.length === 0) return null;
+  const itemsA = common.map((id) => a.byId.get(id)!);
+  const itemsB = common.map((id) => b.byId.get(id)!);
+  const strata = columnStrata(agg, overall, common.map(typeFor))!;
+  const res = pairedBootstrapDesign(
+    itemsA.map((i) => i.score!),
+    itemsB.map((i) => i.score!),
+    toDesign(strata),
+    boot,
+  );
+  let discB = 0;
+  let discC = 0;
+  for (let i = 0; i < common.length; i++) {
+    const x = binarise(itemsA[i]!);
+    const y = binarise(itemsB[i]!);
+    if (x === 1 && y === 0) discB++;
+    else if (x === 0 && y === 1) discC++;
+  }
+  return {
+    system_a: a.name,
+    system_b: b.name,
+    n: common.length,
+    excluded: union - common.length,
+    delta: res.delta,
+    ci_low: res.ciLow,
+    ci_high: res.ciHigh,
+    p_bootstrap: res.p,
+    mcnemar_b: discB,
+    mcnemar_c: discC,
+    p_mcnemar: mcnemarExact(discB, discC),
+    p_holm: NaN,
+    p_bootstrap_holm: NaN,
+  };
+}
+
+function omnibus(ranked: SystemRun[], counted: (id: string) => boolean): OmnibusRow | null {
+  const withScores = ranked.filter((s) => [...s.byId.values()].some((i) => isScored(i) && counted(i.id)));
+  if (withScores.length < 2) return null;
+  const ids = [...withScores[0]!.byId.values()]
+    .filter((i) => isScored(i) && counted(i.id))
+    .map((i) => i.id)
+    .filter((id) => withScores.every((s) => isScored(s.byId.get(id))))
+    .sort();
+  if (ids.length === 0) return null;
+  const matrix = ids.map((id) => withScores.map((s) => binarise(s.byId.get(id)!)));
+  const r = cochranQ(matrix);
+  return { systems: withScores.map((s) => s.name), n: ids.length, q: r.q, df: r.df, p: r.p };
+}
+
+function ratio(sums: Float64Array, base: number): number {
+  return sums[base]! > 0 ? sums[base + 1]! / sums[base]! : NaN;
+}
+
+function coverageRow(s: SystemRun, headline: (id: string) => boolean, boot: { resamples: number; seed: number | string }): CoverageRow {
+  const known = [...s.byId.values()].filter((i) => i.error === null && i.coverage !== null && headline(i.id)).sort((a, b) => (a.id < b.id ? -1 : 1));
+  const row: CoverageRow = {
+    system: s.name,
+    n: known.length,
+    coverage: null,
+    coverage_ci_low: null,
+    coverage_ci_high: null,
+    covered_scored: 0,
+    utilization: null,
+    utilization_ci_low: null,
+    utilization_ci_high: null,
+  };
+  if (known.length === 0) return row;
+  const cov = known.map((i) => (i.coverage ? 1 : 0));
+  const design = toDesign({ strata: [known.map((_, i) => i)], weights: [1] });
+  row.coverage = designStatistic(cov, design);
+  const ci = percentileInterval(replicates(cov, design, boot.resamples, boot.seed));
+  row.coverage_ci_low = ci.low;
+  row.coverage_ci_high = ci.high;
+  // Utilization = accuracy on covered questions; bootstrap the ratio Σ c·s / Σ c over scored items.
+  const scored = known.filter((i) => i.score !== null);
+  row.covered_scored = scored.filter((i) => i.coverage).length;
+  if (row.covered_scored === 0) return row;
+  const c = Float64Array.from(scored, (i) => (i.coverage ? 1 : 0));
+  const cs = Float64Array.from(scored, (i) => (i.coverage ? i.score! : 0));
+  row.utilization = cs.reduce((x, y) => x + y, 0) / row.covered_scored;
+  const sums = resampleSums([c, cs], toDesign({ strata: [scored.map((_, i) => i)], weights: [1] }), boot.resamples, boot.seed);
+  const reps = finite(Float64Array.from({ length: boot.resamples }, (_, r) => ratio(sums, 2 * r)));
+  const uci = percentileInterval(reps);
+  row.utilization_ci_low = uci.low;
+  row.utilization_ci_high = uci.high;
+  return row;
+}
+
+function finite(x: Float64Array): Float64Array {
+  return x.filter((v) => Number.isFinite(v));
+}
+
+function coveragePairs(
+  pairs: Array<[SystemRun, SystemRun]>,
+  headline: (id: string) => boolean,
+  boot: { resamples: number; seed: number | string },
+): CoveragePairRow[] {
+  const cov: CoveragePairRow[] = [];
+  const util: CoveragePairRow[] = [];
+  const empty = (measure: 'coverage' | 'utilization', a: SystemRun, b: SystemRun, n: number): CoveragePairRow => ({
+    measure, system_a: a.name, system_b: b.name, n, delta: null, ci_low: null, ci_high: null, p_bootstrap: null, p_holm: null,
+  });
+  for (const [a, b] of pairs) {
+    const known = (s: SystemRun, id: string) => {
+      const it = s.byId.get(id);
+      return it !== undefined && it.error === null && it.coverage !== null && headline(id);
+    };
+    const ids = [...a.byId.keys()].filter((id) => known(a, id) && known(b, id)).sort();
+    if (ids.length === 0) {
+      cov.push(empty('coverage', a, b, 0));
+      util.push(empty('utilization', a, b, 0));
+      continue;
+    }
+    const ca = ids.map((id) => (a.byId.get(id)!.coverage ? 1 : 0));
+    const cb = ids.map((id) => (b.byId.get(id)!.coverage ? 1 : 0));
+    const r = pairedBootstrapDesign(ca, cb, toDesign({ strata: [ids.map((_, i) => i)], weights: [1] }), boot);
+    cov.push({ measure: 'coverage', system_a: a.name, system_b: b.name, n: ids.length, delta: r.delta, ci_low: r.ciLow, ci_high: r.ciHigh, p_bootstrap: r.p, p_holm: null });
+
+    const both = ids.filter((id) => a.byId.get(id)!.score !== null && b.byId.get(id)!.score !== null);
+    const cols = [a, b].flatMap((s) => [
+      Float64Array.from(both, (id) => (s.byId.get(id)!.coverage ? 1 : 0)),
+      Float64Array.from(both, (id) => (s.byId.get(id)!.coverage ? s.byId.get(id)!.score! : 0)),
+    ]);
+    const observed = (x: Float64Array[]) => {
+      const sum = (v: Float64Array) => v.reduce((p, q) => p + q, 0);
+      return sum(x[1]!) / sum(x[0]!) - sum(x[3]!) / sum(x[2]!);
+    };
+    const delta = both.length ? observed(cols) : NaN;
+    if (!Number.isFinite(delta)) {
+      util.push(empty('utilization', a, b, both.length));
+      continue;
+    }
+    const sums = resampleSums(cols, toDesign({ strata: [both.map((_, i) => i)], weights: [1] }), boot.resamples, boot.seed);
+    const reps = finite(Float64Array.from({ length: boot.resamples }, (_, i) => ratio(sums, 4 * i) - ratio(sums, 4 * i + 2)));
+    const p = nullShiftedP(reps, delta);
+    const ci = percentileInterval(reps);
+    util.push({ measure: 'utilization', system_a: a.name, system_b: b.name, n: both.length, delta, ci_low: ci.low, ci_high: ci.high, p_bootstrap: p, p_holm: null });
+  }
+  for (const list of [cov, util]) {
+    const tested = list.filter((r) => r.p_bootstrap !== null);
+    const adj = holm(tested.map((r) => r.p_bootstrap!));
+    tested.forEach((r, i) => (r.p_holm = adj[i]!));
+  }
+  return [...cov, ...util];
+}
+
+function agreementRow(system: string, items: StatItem[]): AgreementRow {
+  const withVotes = items.filter((i) => i.error === null && i.votes !== null && i.votes.length >= 2);
+  const lengths = new Map<number, number>();
+  for (const i of withVotes) lengths.set(i.votes!.length, (lengths.get(i.votes!.length) ?? 0) + 1);
+  // The modal number of judge runs (largest count; ties: more raters).
+  const raters = [...lengths.entries()].sort((x, y) => y[1] - x[1] || y[0] - x[0])[0]?.[0] ?? 0;
+  const used = withVotes.filter((i) => i.votes!.length === raters).sort((a, b) => (a.id < b.id ? -1 : 1));
+  const k = used.length ? fleissKappaFromVotes(used.map((i) => i.votes!)) : null;
+  return {
+    system,
+    n: used.length,
+    raters,
+    kappa: k?.kappa ?? null,
+    observed: k?.observed ?? null,
+    expected: k?.expected ?? null,
+    excluded: items.length - used.length,
+  };
+}

@@ -1,0 +1,168 @@
+// `rawrag stats` end to end through the real CLI: run directories in rawrag's format and in the
+// external minimal format, checked through the CSVs it writes.
+import { describe, expect, it } from 'vitest';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { rawrag, tempDir } from '../helpers/cli.js';
+import { mcnemarExact } from '../../src/stats/index.js';
+
+const SETTING = 'locomo/gpt-4o-mini';
+const N = 60;
+const TYPES = ['single-hop', 'multi-hop', 'temporal'];
+
+/** Deterministic pseudo-random votes: three judge runs per item. */
+function votesFor(seed: number, i: number, p: number): number[] {
+  let s = (seed * 7919 + i * 104729) % 2147483647 || 1;
+  const r = () => ((s = (s * 16807) % 2147483647) / 2147483647);
+  return [0, 1, 2].map(() => (r() < p ? 1 : 0));
+}
+
+function csv(path: string): Array<Record<string, string>> {
+  const [head, ...lines] = readFileSync(path, 'utf8').trim().split('\n');
+  const cols = head!.split(',');
+  return lines.map((l) => Object.fromEntries(l.split(',').map((v, i) => [cols[i]!, v])));
+}
+
+function buildRuns(root: string) {
+  const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
+  // RAW-RAG, in rawrag's own items.jsonl format (fields as src/run/item.ts writes them).
+  const raw = Array.from({ length: N }, (_, i) => {
+    const votes = votesFor(1, i, 0.85);
+    return {
+      id: `conv-1:q${i}`, benchmark: 'locomo', episode: 'conv-1', type: TYPES[i % 3], type_id: (i % 3) + 1, question: `q${i}?`,
+      question_date: null, gold: 'x', acceptable: ['x'], gold_evidence: ['D1:1'], retrieved: [], evidence_turns: [], evidence_tokens: 100,
+      coverage: { all: i % 5 !== 0, any: true }, coverage_at_k: {}, answer: 'x', score: mean(votes), metrics: {},
+      details: { judge: { model: 'gpt-4o-mini', votes } }, timings: {}, error: i === 7 ? { stage: 'read', message: 'HTTP 500' } : null,
+    };
+  });
+  raw[7]!.score = null as unknown as number;
+  mkdirSync(join(root, 'rawrag-run'), { recursive: true });
+  writeFileSync(
+    join(root, 'rawrag-run', 'manifest.json'),
+    JSON.stringify({ format: 'rawrag.run/1', run_id: 'r1', system: 'RAW-RAG/local', benchmark: 'locomo', setting: SETTING, status: 'complete' }),
+  );
+  writeFileSync(join(root, 'rawrag-run', 'items.jsonl'), raw.map((r) => JSON.stringify(r) + '\n').join(''));
+  // Two external systems in the minimal format, one of them nested deeper and missing 4 questions.
+  const ext = (dir: string, system: string, seed: number, p: number, count: number) => {
+    mkdirSync(join(root, dir), { recursive: true });
+    writeFileSync(join(root, dir, 'manifest.json'), JSON.stringify({ system, benchmark: 'locomo', setting: SETTING }));
+    const lines = Array.from({ length: count }, (_, i) => {
+      const votes = votesFor(seed, i, p);
+      return JSON.stringify({ id: `conv-1:q${i}`, score: mean(votes), judge: votes, coverage: i % 4 !== 0 });
+    });
+    writeFileSync(join(root, dir, 'items.jsonl'), lines.join('\n') + '\n');
+  };
+  ext('external/mem0', 'Mem0', 2, 0.6, N - 4);
+  ext('external/more/memos', 'MemOS', 3, 0.8, N);
+  return raw;
+}
+
+describe('rawrag stats (CLI)', () => {
+  const root = tempDir('rawrag-stats-e2e-');
+  const raw = buildRuns(root);
+  const res = rawrag(['stats', root, '--resamples', '5000']);
+  const out = join(root, 'stats');
+
+  it('exits 0, prints the leaderboard and writes every table under <first DIR>/stats/', () => {
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    for (const f of ['leaderboard.md', 'leaderboard.csv', 'pairwise.csv', 'omnibus.csv', 'coverage.csv', 'coverage-pairwise.csv', 'agreement.csv', 'stats.json']) {
+      expect(existsSync(join(out, f)), f).toBe(true);
+    }
+    expect(res.stdout).toContain('## locomo — locomo/gpt-4o-mini');
+    expect(res.stdout).toMatch(/\| +1 \| MemOS|\| +1 \| RAW-RAG\/local/);
+    expect(res.stdout).toContain('Mem0: 4 question(s) missing (present in another run): conv-1:q56, conv-1:q57, conv-1:q58, conv-1:q59');
+    expect(res.stdout).toContain('RAW-RAG/local: 1 failed item(s), not scored and not counted as wrong: conv-1:q7');
+  });
+
+  it('pairwise.csv: each system against RAW-RAG on the shared questions, with exact McNemar and Holm', () => {
+    const rows = csv(join(out, 'pairwise.csv'));
+    expect(Object.keys(rows[0]!)).toEqual(expect.arrayContaining(
+      ['benchmark', 'setting', 'system_a', 'system_b', 'n', 'delta', 'ci_low', 'ci_high', 'p_bootstrap', 'p_mcnemar', 'p_holm'],
+    ));
+    expect(rows.map((r) => r.system_b)).toEqual(['RAW-RAG/local', 'RAW-RAG/local']);
+    const mem0 = rows.find((r) => r.system_a === 'Mem0')!;
+    // Mem0 has q0..q55; RAW-RAG failed q7: 55 shared questions.
+    expect(Number(mem0.n)).toBe(55);
+    const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
+    const shared = Array.from({ length: 56 }, (_, i) => i).filter((i) => i !== 7);
+    const delta = mean(shared.map((i) => mean(votesFor(2, i, 0.6)) - raw[i]!.score));
+    expect(Number(mem0.delta)).toBeCloseTo(delta, 12);
+    let b = 0;
+    let c = 0;
+    for (const i of shared) {
+      const x = mean(votesFor(2, i, 0.6)) >= 0.5;
+      const y = raw[i]!.score >= 0.5;
+      if (x && !y) b++;
+      if (!x && y) c++;
+    }
+    expect(Number(mem0.p_mcnemar)).toBeCloseTo(mcnemarExact(b, c), 14);
+    expect(Number(mem0.ci_low)).toBeLessThanOrEqual(delta);
+    expect(Number(mem0.ci_high)).toBeGreaterThanOrEqual(delta);
+    for (const r of rows) expect(Number(r.p_holm)).toBeGreaterThanOrEqual(Number(r.p_mcnemar));
+  });
+
+  it('omnibus.csv and coverage.csv', () => {
+    const [omni] = csv(join(out, 'omnibus.csv'));
+    expect(omni).toMatchObject({ benchmark: 'locomo', setting: SETTING, k: '3', n: '55', df: '2' });
+    expect(Number(omni!.p)).toBeGreaterThan(0);
+    expect(Number(omni!.p)).toBeLessThanOrEqual(1);
+    const cov = csv(join(out, 'coverage.csv'));
+    expect(Object.keys(cov[0]!)).toEqual(expect.arrayContaining(['benchmark', 'setting', 'system', 'n', 'coverage', 'utilization']));
+    const rr = cov.find((r) => r.system === 'RAW-RAG/local')!;
+    // 59 non-failed items; coverage.all false on every 5th.
+    const known = Array.from({ length: N }, (_, i) => i).filter((i) => i !== 7);
+    expect(Number(rr.n)).toBe(59);
+    expect(Number(rr.coverage)).toBeCloseTo(known.filter((i) => i % 5 !== 0).length / 59, 12);
+    const covered = known.filter((i) => i % 5 !== 0);
+    expect(Number(rr.utilization)).toBeCloseTo(covered.reduce((s, i) => s + raw[i]!.score, 0) / covered.length, 12);
+  });
+
+  it('leaderboard.csv ranks systems by overall and keeps the failed/missing counts', () => {
+    const rows = csv(join(out, 'leaderboard.csv')).filter((r) => r.column === 'overall');
+    expect(rows.map((r) => Number(r.rank))).toEqual([1, 2, 3]);
+    const acc = rows.map((r) => Number(r.accuracy));
+    expect(acc).toEqual([...acc].sort((x, y) => y - x));
+    const mem0 = rows.find((r) => r.system === 'Mem0')!;
+    expect([mem0.n, mem0.missing, mem0.failed]).toEqual(['56', '4', '0']);
+    expect(rows.find((r) => r.system === 'RAW-RAG/local')!.failed).toBe('1');
+    expect(csv(join(out, 'leaderboard.csv')).filter((r) => r.kind === 'type').map((r) => r.column)).toEqual(expect.arrayContaining(TYPES));
+  });
+
+  it('is deterministic (same seed, same files) and --all-pairs / --out work', () => {
+    const other = tempDir('rawrag-stats-out-');
+    const again = rawrag(['stats', root, '--resamples', '5000', '--out', other]);
+    expect(again.code).toBe(0);
+    expect(readFileSync(join(other, 'pairwise.csv'), 'utf8')).toBe(readFileSync(join(out, 'pairwise.csv'), 'utf8'));
+    const all = rawrag(['stats', root, '--resamples', '500', '--all-pairs', '--out', other]);
+    expect(all.code).toBe(0);
+    expect(csv(join(other, 'pairwise.csv'))).toHaveLength(3);
+  });
+
+  it('bad input: exit 2 naming the file and the line', () => {
+    const bad = tempDir('rawrag-stats-bad-');
+    writeFileSync(join(bad, 'manifest.json'), JSON.stringify({ system: 'X', benchmark: 'locomo', setting: SETTING }));
+    writeFileSync(join(bad, 'items.jsonl'), '{"id":"a","score":1}\n{"id":"b","score":"yes"}\n');
+    const r = rawrag(['stats', bad]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/items\.jsonl: line 2: score/);
+    expect(rawrag(['stats', join(bad, 'nope')]).code).toBe(2);
+  });
+});
+
+describe('rawrag stats on a real offline run (coverage only)', () => {
+  it('reads what `rawrag run` writes: coverage matches summary.json, unjudged items are reported', () => {
+    const root = tempDir('rawrag-stats-real-');
+    const dir = join(root, 'run');
+    const run = rawrag(['run', 'locomo', '--limit', '12', '--out', dir, '--no-progress']);
+    expect(run.code).toBe(0);
+    const res = rawrag(['stats', root, '--resamples', '1000']);
+    expect(res.code).toBe(0);
+    const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
+    const [cov] = csv(join(root, 'stats', 'coverage.csv'));
+    expect(Number(cov!.n)).toBe(summary.overall.coverage.n);
+    expect(Number(cov!.coverage)).toBeCloseTo(summary.overall.coverage.all, 12);
+    expect(cov!.utilization).toBe('');
+    expect(res.stdout).toMatch(/12 item\(s\) without a score \(not judged\)/);
+  });
+});

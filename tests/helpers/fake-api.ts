@@ -1,0 +1,200 @@
+/**
+ * A loopback HTTP server (127.0.0.1, port 0) that speaks the provider protocols rawrag uses:
+ * OpenAI POST /v1/embeddings and /v1/chat/completions, Cohere POST /v2/rerank and vLLM/Jina
+ * POST /v1/rerank. It records every request and can inject faults (status codes with
+ * Retry-After headers, slow replies, malformed JSON, dropped connections). It is a protocol peer
+ * with deterministic answers, not a mock of any client library.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createHash } from 'node:crypto';
+
+export interface RecordedRequest {
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: any;
+  /** Which fault (if any) was applied to this request. */
+  fault: string | null;
+}
+
+export interface Fault {
+  /** Which requests it hits (default: all). */
+  match?(req: RecordedRequest): boolean;
+  /** How many matching requests it hits (default 1; Infinity = all). */
+  times?: number;
+  kind: 'status' | 'slow' | 'malformed' | 'reset';
+  status?: number;
+  headers?: Record<string, string>;
+  /** Reply body for `status` faults (default: an OpenAI-style error object). */
+  body?: string | ((req: RecordedRequest) => string);
+  /** Delay for `slow` faults, before a normal reply. */
+  delayMs?: number;
+}
+
+export interface FakeApiOptions {
+  /** Reply text for a chat request (default: judge-like JSON for judge prompts, else "I don't know"). */
+  chat?(body: any): string;
+  dim?: number;
+}
+
+export class FakeApi {
+  readonly requests: RecordedRequest[] = [];
+  faults: Array<Fault & { left: number }> = [];
+  private server: Server | null = null;
+  url = '';
+
+  constructor(private readonly opts: FakeApiOptions = {}) {}
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
+    this.url = `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  async close(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise<void>((r) => this.server?.close(() => r()) ?? r());
+  }
+
+  inject(f: Fault): void {
+    this.faults.push({ ...f, left: f.times ?? 1 });
+  }
+
+  count(path?: string): number {
+    return path ? this.requests.filter((r) => r.path === path).length : this.requests.length;
+  }
+
+  byPath(path: string): RecordedRequest[] {
+    return this.requests.filter((r) => r.path === path);
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    let body: any = null;
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null');
+    } catch {
+      body = null;
+    }
+    const rec: RecordedRequest = { path: (req.url ?? '').split('?')[0]!, headers: req.headers, body, fault: null };
+    this.requests.push(rec);
+    const fault = this.faults.find((f) => f.left > 0 && (f.match?.(rec) ?? true));
+    if (fault) {
+      fault.left--;
+      rec.fault = fault.kind + (fault.status ? ` ${fault.status}` : '');
+      if (fault.kind === 'reset') {
+        req.socket.destroy();
+        return;
+      }
+      if (fault.kind === 'status') {
+        const text = typeof fault.body === 'function' ? fault.body(rec) : (fault.body ?? JSON.stringify({ error: { message: `injected ${fault.status}`, type: 'server_error' } }));
+        res.writeHead(fault.status ?? 500, { 'content-type': 'application/json', ...fault.headers });
+        res.end(text);
+        return;
+      }
+      if (fault.kind === 'malformed') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"id": "x", "choices": [ {"message": ');
+        return;
+      }
+      if (fault.kind === 'slow') {
+        await new Promise((r) => setTimeout(r, fault.delayMs ?? 2000));
+        if (res.destroyed || req.socket.destroyed) return;
+      }
+    }
+    const reply = this.answer(rec);
+    if (reply === null) {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: `no route ${rec.path}` } }));
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(reply));
+  }
+
+  private answer(rec: RecordedRequest): unknown {
+    const b = rec.body ?? {};
+    switch (rec.path) {
+      case '/v1/embeddings': {
+        const inputs: string[] = Array.isArray(b.input) ? b.input : [b.input];
+        // A float-only server: it answers floats whatever encoding_format asked for.
+        return {
+          object: 'list',
+          model: b.model,
+          data: inputs.map((t, index) => ({ object: 'embedding', index, embedding: embedText(t, this.opts.dim ?? 64) })),
+          usage: { prompt_tokens: inputs.reduce((s, t) => s + words(t).length, 0), total_tokens: 0 },
+        };
+      }
+      case '/v1/chat/completions': {
+        const content = (this.opts.chat ?? defaultChat)(b);
+        const prompt = (b.messages as Array<{ content: string }>).reduce((s, m) => s + words(m.content).length, 0);
+        return {
+          id: 'chatcmpl-fake',
+          object: 'chat.completion',
+          created: 0,
+          model: b.model,
+          choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
+          usage: { prompt_tokens: prompt, completion_tokens: words(content).length, total_tokens: prompt + words(content).length },
+        };
+      }
+      case '/v2/rerank':
+      case '/v1/rerank': {
+        const docs: string[] = b.documents;
+        const scored = docs.map((d, index) => ({ index, relevance_score: overlap(b.query, d) }));
+        scored.sort((x, y) => y.relevance_score - x.relevance_score || x.index - y.index);
+        const top = scored.slice(0, b.top_n && b.top_n > 0 ? b.top_n : docs.length);
+        return rec.path === '/v2/rerank'
+          ? { id: 'rr', results: top, meta: { billed_units: { search_units: Math.ceil(docs.length / 100) } } }
+          : { id: 'rr', model: b.model, usage: { prompt_tokens: 10, total_tokens: 10 }, results: top.map((r) => ({ ...r, document: { text: docs[r.index] } })) };
+      }
+      default:
+        return null;
+    }
+  }
+}
+
+function words(s: string): string[] {
+  return s.toLowerCase().match(/[a-z0-9]+/g) ?? [];
+}
+
+/** Hashed bag of words, L2-normalised: texts sharing words get similar vectors. */
+export function embedText(text: string, dim: number): number[] {
+  const v = new Array<number>(dim).fill(0);
+  for (const w of words(text)) {
+    const h = createHash('md5').update(w).digest();
+    v[h.readUInt32LE(0) % dim]! += 1;
+  }
+  const n = Math.sqrt(v.reduce((s, x) => s + x * x, 0)) || 1;
+  return v.map((x) => x / n);
+}
+
+function overlap(query: string, doc: string): number {
+  const q = new Set(words(query));
+  const d = words(doc);
+  if (d.length === 0) return 0;
+  return Math.round((d.filter((w) => q.has(w)).length / d.length) * 1e6) / 1e6;
+}
+
+/** A judge: CORRECT when the generated answer contains the gold one (case-insensitive); a reader that knows nothing. */
+export function defaultChat(body: any): string {
+  const text: string = (body.messages as Array<{ content: string }>).map((m) => m.content).join('\n');
+  const gold = /Gold answer: (.*)\nGenerated answer: ([\s\S]*?)\n\nFirst, provide/.exec(text);
+  if (gold) {
+    const ok = gold[2]!.toLowerCase().includes(gold[1]!.toLowerCase().trim());
+    return JSON.stringify({ label: ok ? 'CORRECT' : 'WRONG' });
+  }
+  return "I don't know";
+}
+
+/** The question of a LoCoMo reader request (Mem0 RAG prompt layout). */
+export function readerQuestion(body: any): string | null {
+  const user = (body.messages as Array<{ role: string; content: string }>).find((m) => m.role === 'user')?.content ?? '';
+  const m = /# Question: \n([\s\S]*?)\n\n# Context: \n/.exec(user);
+  return m ? m[1]! : null;
+}
+
+export function isJudgeRequest(r: RecordedRequest): boolean {
+  return r.path === '/v1/chat/completions' && JSON.stringify(r.body?.messages ?? '').includes('Gold answer:');
+}

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { RunConfigSchema } from '../../../src/config/schema.js';
+import { DEFAULT_POLICY } from '../../../src/datasets/policy.js';
+import { hashOf } from '../../../src/util/hash.js';
+import { InputError } from '../../../src/util/errors.js';
+import { parsePositiveList, planVariants, type SweepRequest } from '../../../src/ablate/variants.js';
+
+const base = RunConfigSchema.parse({ benchmark: 'locomo' });
+const none: SweepRequest = { k: [], window: [], stride: null, candidates: [], noRerank: false, noExpand: false };
+const names = (s: Partial<SweepRequest>, policy = DEFAULT_POLICY) => planVariants(base, policy, { ...none, ...s }).map((v) => v.name);
+
+describe('planVariants', () => {
+  it('always puts the reference first, with the base config bit for bit', () => {
+    const vs = planVariants(base, DEFAULT_POLICY, { ...none, k: [1, 5] });
+    expect(vs[0]!.name).toBe('default');
+    expect(vs[0]!.isDefault).toBe(true);
+    expect(hashOf(vs[0]!.cfg)).toBe(hashOf(base));
+    expect(vs.filter((v) => v.isDefault)).toHaveLength(1);
+  });
+
+  it('adds the reference value to every swept dimension and names variants by what differs', () => {
+    expect(names({ k: [1, 5, 15, 120] })).toEqual(['default', 'k=1', 'k=5', 'k=120']);
+    expect(names({ k: [5] })).toEqual(['default', 'k=5']);
+    expect(names({ noRerank: true })).toEqual(['default', 'no-rerank']);
+    expect(names({ noExpand: true, k: [5] })).toEqual(['default', 'k=5', 'k=5,no-expand', 'no-expand']);
+    expect(names({ candidates: [64] })).toEqual(['default', 'candidates=64,k=15']);
+  });
+
+  it('crosses window sizes with k and names k explicitly beside a window', () => {
+    expect(names({ window: [128, 512], k: [5] })).toEqual([
+      'default', 'window=128,k=5', 'window=128,k=15', 'k=5', 'window=512,k=5', 'window=512,k=15',
+    ]);
+  });
+
+  it('keeps the 32-token overlap for swept windows unless --stride is given', () => {
+    const vs = planVariants(base, DEFAULT_POLICY, { ...none, window: [128, 1024] });
+    expect(vs.map((v) => [v.window.size, v.window.stride])).toEqual([[256, 224], [128, 96], [1024, 992]]);
+    const strided = planVariants(base, DEFAULT_POLICY, { ...none, window: [128, 512], stride: 64 });
+    // The reference window keeps its own stride; only the swept sizes take --stride.
+    expect(strided.map((v) => v.name)).toEqual(['default', 'window=128,stride=64,k=15', 'window=512,stride=64,k=15']);
+    expect(strided.every((v) => v.cfg.chunking.stride === (v.isDefault ? 224 : 64))).toBe(true);
+  });
+
+  it('writes each variant value into its config and leaves expansion to the policy when it agrees', () => {
+    const vs = planVariants(base, DEFAULT_POLICY, { ...none, k: [5], noRerank: true, noExpand: true });
+    const v = vs.find((x) => x.name === 'k=5,no-rerank,no-expand')!;
+    expect(v.cfg.retrieval).toMatchObject({ k: 5, rerank: false, candidates: 128 });
+    expect(v.cfg.assembly.expand).toBe(false);
+    expect(vs.find((x) => x.name === 'k=5')!.cfg.assembly.expand).toBeNull();
+    expect(new Set(vs.map((x) => hashOf(x.cfg))).size).toBe(vs.length);
+  });
+
+  it('adds no no-expand variants where the policy already shows raw windows', () => {
+    expect(names({ noExpand: true }, { ...DEFAULT_POLICY, expandToTurns: false })).toEqual(['default']);
+  });
+
+  it('rejects a k deeper than the candidate set, naming the variant', () => {
+    expect(() => planVariants(base, DEFAULT_POLICY, { ...none, k: [200] })).toThrow(InputError);
+    expect(() => planVariants(base, DEFAULT_POLICY, { ...none, k: [200] })).toThrow(/variant k=200: k must not exceed candidates/);
+    expect(() => planVariants(base, DEFAULT_POLICY, { ...none, window: [64], stride: 100 })).toThrow(/stride 100 exceeds window 64/);
+  });
+});
+
+describe('parsePositiveList', () => {
+  it('parses comma lists and rejects anything but positive whole numbers', () => {
+    expect(parsePositiveList('1, 5,15', '--k')).toEqual([1, 5, 15]);
+    expect(() => parsePositiveList('1,0', '--k')).toThrow(/'0' is not a positive whole number/);
+    expect(() => parsePositiveList('1,x', '--k')).toThrow(InputError);
+    expect(() => parsePositiveList(',', '--k')).toThrow(/empty list/);
+  });
+});
