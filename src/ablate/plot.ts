@@ -152,8 +152,9 @@ export function niceRange(values: number[]): [number, number, number] {
   const raw = (hi - lo) / 5;
   const mag = 10 ** Math.floor(Math.log10(raw));
   const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= raw)!;
-  const yMin = Math.max(0, Math.floor(lo / step) * step);
-  const yMax = Math.min(100, Math.ceil(hi / step) * step);
+  const clean = (x: number) => Math.round(x * 1e9) / 1e9; // 197 * 0.2 = 39.400000000000006
+  const yMin = Math.max(0, clean(Math.floor(lo / step) * step));
+  const yMax = Math.min(100, clean(Math.ceil(hi / step) * step));
   return [yMin, yMax > yMin ? yMax : yMin + step, step];
 }
 

@@ -7,9 +7,15 @@ export function renderRunReport(outcome: RunOutcome): string {
   const scored = summary.overall.scored > 0;
   const header = ['type', 'id', 'n', 'coverage all %', 'coverage any %'];
   if (scored) header.push('accuracy %');
+  // Offline metrics computed beside the judge (LoCoMo token F1, ...), one column each.
+  const metricNames = scored ? Object.keys(summary.overall.metrics) : [];
+  header.push(...metricNames.map((m) => `${m} %`));
+  if (summary.errors > 0) header.push('errors');
   const rows = [...summary.by_type, summary.overall].map((r) => {
     const cells: Array<string | number> = [r.type, r.type_id ?? '', r.n, pct(r.coverage.all), pct(r.coverage.any)];
     if (scored) cells.push(pct(r.accuracy));
+    for (const m of metricNames) cells.push(pct(r.metrics[m] ?? null));
+    if (summary.errors > 0) cells.push(r.errors);
     return cells;
   });
   const ks = Object.entries(summary.coverage_at_k);
@@ -27,6 +33,7 @@ export function renderRunReport(outcome: RunOutcome): string {
     '',
     `mean evidence tokens per question: ${summary.evidence_tokens_mean === null ? '—' : summary.evidence_tokens_mean.toFixed(1)}`,
   ];
+  lines.push(...usageLines(summary as Record<string, unknown>));
   lines.push(...benchmarkTables(summary.benchmark_summary));
   for (const s of manifest.skipped) lines.push(`NOTE: ${s}`);
   for (const n of manifest.retriever.notes) lines.push(`NOTE: ${n}`);
@@ -47,4 +54,19 @@ export function benchmarkTables(benchmarkSummary: unknown): string[] {
     out.push('', t.title ?? '', markdownTable(t.header, t.rows));
   }
   return out;
+}
+
+/** Provider calls, cache hits and cost per role, when the run used providers (summary.usage). */
+export function usageLines(summary: Record<string, unknown>): string[] {
+  const usage = summary.usage as Record<string, { requests: number; cache_hits: number; retries: number; prompt_tokens: number; completion_tokens: number; cost_usd_spent: number | null; cost_usd_total: number | null }> | undefined;
+  if (!usage) return [];
+  const usd = (x: number | null | undefined) => (x === null || x === undefined ? 'unknown' : `$${x.toFixed(4)}`);
+  const roles = Object.entries(usage).filter(([r]) => r !== 'all');
+  if (roles.length === 0) return [];
+  const rows = roles.map(([r, u]) => [r, u.requests, u.cache_hits, u.retries, u.prompt_tokens, u.completion_tokens, usd(u.cost_usd_spent), usd(u.cost_usd_total)]);
+  return [
+    '',
+    'Provider usage (requests sent; replies from the cache; cost of this run and from scratch):',
+    markdownTable(['role', 'requests', 'cache hits', 'retries', 'prompt tokens', 'completion tokens', 'cost', 'cost uncached'], rows),
+  ];
 }

@@ -79,7 +79,11 @@ export async function loadDataset(benchmark: Benchmark, cfg: RunConfig): Promise
     }
   }
   const path = cfg.data ? resolve(cfg.data) : fromRoot(benchmark.defaultData);
-  if (!existsSync(path)) throw new InputError('data file not found', { file: path });
+  if (!existsSync(path)) {
+    // The default location of a downloadable benchmark is empty until `rawrag data pull`.
+    const hint = !cfg.data && benchmark.downloads ? `; fetch it with: rawrag data pull ${benchmark.name}` : '';
+    throw new InputError(`data file not found${hint}`, { file: path });
+  }
   return benchmark.load({ path, options: cfg.options });
 }
 

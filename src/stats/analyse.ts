@@ -256,7 +256,17 @@ function analyseFamily(familyRuns: LoadedRun[], opts: StatsOptions): FamilyRepor
       columns: cols,
     };
   });
-  rows.sort((a, b) => (b.columns.overall?.accuracy ?? -1) - (a.columns.overall?.accuracy ?? -1) || a.system.localeCompare(b.system));
+  // By overall accuracy; offline runs (no scores) by coverage; then by name.
+  const coverageOf = new Map(systems.map((s) => {
+    const known = [...s.byId.values()].filter((i) => i.error === null && i.coverage !== null && inHeadline(agg, typeFor(i.id)));
+    return [s.name, known.length ? known.filter((i) => i.coverage).length / known.length : -1];
+  }));
+  rows.sort(
+    (a, b) =>
+      (b.columns.overall?.accuracy ?? -1) - (a.columns.overall?.accuracy ?? -1) ||
+      coverageOf.get(b.system)! - coverageOf.get(a.system)! ||
+      a.system.localeCompare(b.system),
+  );
   rows.forEach((r, i) => (r.rank = i + 1));
   const byName = new Map(systems.map((s) => [s.name, s]));
   const ranked = rows.map((r) => byName.get(r.system)!);
@@ -272,7 +282,9 @@ function analyseFamily(familyRuns: LoadedRun[], opts: StatsOptions): FamilyRepor
 
   const overallCol = columns.find((c) => c.name === 'overall')!;
   const pairwise: PairRow[] = [];
-  for (const [a, b] of pairs) {
+  const anyScored = systems.some((s) => [...s.byId.values()].some(isScored));
+  if (!anyScored) notes.push('no run in this benchmark-setting has judged scores: accuracy tests skipped (coverage only)');
+  for (const [a, b] of anyScored ? pairs : []) {
     const row = comparePair(agg, overallCol, a, b, typeFor, boot);
     if (row) pairwise.push(row);
     else notes.push(`${a.name} vs ${b.name}: no question scored in both; not compared`);

@@ -34,7 +34,7 @@ describe('rawrag run meme (offline, local retriever)', () => {
     expect(manifest.policy.order).toBe('chronological');
     for (const item of readItems(out)) {
       expect(item.metrics.result_coverage === 0 || item.metrics.result_coverage === 1).toBe(true);
-      const idx = item.evidence_turns.map((t) => RAW.findIndex(() => true) * 0 + sessionOf(t) * 1000 + Number(t.split(':t')[1]));
+      const idx = item.evidence_turns.map((t) => sessionOf(t) * 1000 + Number(t.split(':t')[1]));
       expect(idx, item.id).toEqual([...idx].sort((a, b) => a - b));
     }
   });

@@ -147,7 +147,7 @@ function renderAblationReport(outcome: AblationOutcome, table: AblationTable, fi
   lines.push(
     `ablation folder: ${outcome.dir}`,
     `  table: ${rel(outcome.dir, files.markdown)}, ${rel(outcome.dir, files.csv)}; plot: ${rel(outcome.dir, files.svg)}${files.png ? `, ${rel(outcome.dir, files.png)}` : ''}; details: ${rel(outcome.dir, files.json)}`,
-    `  each variant is a run directory: rawrag stats ${outcome.dir}/*/ --baseline '${ref.manifest.system}'`,
+    `  each variant is a run directory: rawrag stats ${outcome.dir} (baseline '${ref.manifest.system}')`,
   );
   return lines.join('\n');
 }

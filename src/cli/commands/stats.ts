@@ -27,8 +27,8 @@ export function statsCommand(): Command {
     .option('--out <dir>', 'where to write the tables (default <first DIR>/stats/)')
     .addOption(new Option('--baseline <system>', 'reference system for pairwise tests (default: the RAW-RAG run)').conflicts('allPairs'))
     .option('--all-pairs', 'compare every pair of systems instead of each against the baseline')
-    .option('--resamples <n>', 'bootstrap resamples (default 50000)', positiveInt, 50_000)
-    .option('--seed <n>', 'bootstrap seed (default 0)', integer, 0)
+    .option('--resamples <n>', 'bootstrap resamples', positiveInt, 50_000)
+    .option('--seed <n>', 'bootstrap seed', integer, 0)
     .option('--json', 'print stats.json instead of the Markdown report')
     .action((dirs: string[], opts: { out?: string; baseline?: string; allPairs?: boolean; resamples: number; seed: number; json?: boolean }) => {
       const runDirs = findRunDirs(dirs);

@@ -2,10 +2,11 @@
  * LongMemEval's official retrieval metrics (src/retrieval/eval_utils.py, spec §2.3) computed from
  * RAW-RAG's ranked windows, offline.
  *
- * The official corpus ranks documents: user turns (turn level) or sessions (session level). A
- * window ranking becomes a document ranking by first appearance: walking the windows best first,
- * each new session a window touches is the next session, each new user turn the next turn
- * (assistant turns are not in the official turn corpus). k counts documents, as officially, and
+ * The official corpus indexes user turns only (turn level: one document per user turn; session
+ * level: a session keyed by its user turns). A window ranking becomes a user-turn ranking by first
+ * appearance: walking the windows best first, each new user turn a window touches is the next turn
+ * (assistant turns are not documents). Sessions are ranked from that turn ranking, as the official
+ * `evaluate_retrieval_turn2session` does, so the two levels always agree. k counts documents, and
  * `recall_any@k`, `recall_all@k`, `ndcg_any@k` follow eval_utils.py: binary relevance, DCG =
  * rel_1 + sum_{r>=2} rel_r / log2(r), IDCG from every gold document of the corpus at the top.
  *
@@ -58,7 +59,7 @@ export function evaluateRanking(ranked: readonly string[], gold: ReadonlySet<str
   };
 }
 
-/** Sessions and user turns in order of first appearance in the ranked windows. */
+/** User turns in order of first appearance in the ranked windows, and their sessions in that order. */
 export function documentRankings(ranked: readonly Chunk[], ep: IngestedEpisode): { sessions: string[]; turns: string[] } {
   const turns = ep.episode.turns;
   const sessions: string[] = [];
@@ -67,15 +68,15 @@ export function documentRankings(ranked: readonly Chunk[], ep: IngestedEpisode):
   const seenTurns = new Set<number>();
   for (const c of ranked) {
     for (let t = c.firstTurn; t <= c.lastTurn; t++) {
-      if (seenTurns.has(t)) continue;
-      seenTurns.add(t);
       const turn = turns[t]!;
+      if (seenTurns.has(t) || turn.speaker !== 'user') continue;
+      seenTurns.add(t);
+      userTurns.push(turn.id);
       const session = sessionIdOf(ep.episode, turn.session);
       if (!seenSessions.has(session)) {
         seenSessions.add(session);
         sessions.push(session);
       }
-      if (turn.speaker === 'user') userTurns.push(turn.id);
     }
   }
   return { sessions, turns: userTurns };
@@ -108,13 +109,14 @@ export function longMemEvalRankingMetrics(q: Question, ranked: Chunk[], ep: Inge
   return out;
 }
 
-/** Official corpus sizes: distinct session ids, and user turns. */
+/** Corpus sizes as ranked here: sessions with a user turn, and user turns. */
 function corpusSizes(ep: IngestedEpisode): { session: number; turn: number } {
   const sessions = new Set<string>();
   let user = 0;
   for (const t of ep.episode.turns.slice(0, ep.visibleTurns)) {
+    if (t.speaker !== 'user') continue;
     sessions.add(sessionIdOf(ep.episode, t.session));
-    if (t.speaker === 'user') user++;
+    user++;
   }
   return { session: sessions.size, turn: user };
 }

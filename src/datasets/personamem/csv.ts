@@ -23,65 +23,71 @@ export interface CsvRecord {
 export function parseCsv(text: string): CsvRecord[] {
   const s = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const records: CsvRecord[] = [];
+  const delim = /[,\r\n]/g;
   let fields: string[] = [];
-  let field = '';
-  let quoted = false;
   let line = 1;
   let start = 1;
   let i = 0;
-  const endRecord = () => {
-    fields.push(field);
-    // A blank line is no record; a record of one empty quoted field ("") is.
-    if (!(fields.length === 1 && field === '' && !quoted)) records.push({ fields, line: start });
-    fields = [];
-    field = '';
-    quoted = false;
-  };
-  while (i < s.length) {
-    const c = s[i]!;
-    if (c === '"' && field === '' && !quoted) {
+  // Fields are cut with indexOf/regex scans and slices: per-character string building is far too
+  // slow on a multi-megabyte CSV.
+  for (;;) {
+    let field: string;
+    let quoted = false;
+    if (s[i] === '"') {
       quoted = true;
       const at = line;
-      i++;
+      const parts: string[] = [];
+      let j = i + 1;
       for (;;) {
-        if (i >= s.length) throw new CsvError('unterminated quoted field', at);
-        const d = s[i]!;
-        if (d === '"') {
-          if (s[i + 1] === '"') {
-            field += '"';
-            i += 2;
-            continue;
-          }
-          i++;
-          break;
+        const q = s.indexOf('"', j);
+        if (q === -1) throw new CsvError('unterminated quoted field', at);
+        parts.push(s.slice(j, q));
+        if (s[q + 1] === '"') {
+          parts.push('"');
+          j = q + 2;
+          continue;
         }
-        if (d === '\n' || (d === '\r' && s[i + 1] !== '\n')) line++;
-        field += d;
-        i++;
+        i = q + 1;
+        break;
       }
+      field = parts.join('');
+      line += countLineBreaks(field);
       const n = s[i];
       if (n !== undefined && n !== ',' && n !== '\n' && n !== '\r') {
         throw new CsvError(`text after the closing quote of field ${fields.length + 1}`, line);
       }
+    } else {
+      delim.lastIndex = i;
+      const m = delim.exec(s);
+      const j = m ? m.index : s.length;
+      field = s.slice(i, j);
+      i = j;
+    }
+    fields.push(field);
+    const c = s[i];
+    if (c === ',') {
+      i++;
       continue;
     }
-    if (c === ',') {
-      fields.push(field);
-      field = '';
-      quoted = false;
-      i++;
-    } else if (c === '\n' || c === '\r') {
-      endRecord();
-      i += c === '\r' && s[i + 1] === '\n' ? 2 : 1;
-      line++;
-      start = line;
-    } else {
-      field += c;
-      i++;
-    }
+    // End of record (line break or end of text). A blank line is no record; a record of one
+    // empty quoted field ("") is.
+    if (!(fields.length === 1 && field === '' && !quoted)) records.push({ fields, line: start });
+    fields = [];
+    if (c === undefined) break;
+    i += c === '\r' && s[i + 1] === '\n' ? 2 : 1;
+    line++;
+    start = line;
+    if (i >= s.length) break;
   }
-  if (field !== '' || fields.length > 0 || quoted) endRecord();
   return records;
+}
+
+/** Line breaks inside a quoted field (CRLF, LF or CR each count once). */
+function countLineBreaks(t: string): number {
+  let n = 0;
+  for (let k = t.indexOf('\n'); k !== -1; k = t.indexOf('\n', k + 1)) n++;
+  for (let k = t.indexOf('\r'); k !== -1; k = t.indexOf('\r', k + 1)) if (t[k + 1] !== '\n') n++;
+  return n;
 }
 
 /** Records as objects keyed by the header (the first record); every record must have the header's width. */

@@ -247,6 +247,20 @@ describe('LongMemEval loader: constructed edge cases (not real data)', () => {
     expect(d.episodes[0]!.turns.map((t) => t.id)).toEqual(['sharegpt_a_0:1', 'sharegpt_a_0:2', 'answer_c0ffee01:1', 'answer_c0ffee01:2']);
   });
 
+  it('reads JSONL (one instance per line), as the official loaders also do', async () => {
+    const file = join(tempDir(), 'data.jsonl');
+    writeFileSync(file, [instance({ question_id: 'a' }), instance({ question_id: 'b' })].map((x) => JSON.stringify(x)).join('\n') + '\n');
+    const d = await load(file);
+    expect(d.questions.map((x) => x.id)).toEqual(['a', 'b']);
+    expect(d.episodes[1]!.turns[2]!.text).toBe('I bought a bike today.');
+  });
+
+  it('warns when a file named like the pinned S release does not match its sha256', async () => {
+    const d = await load(writeData([instance()], 'longmemeval_s_cleaned.json'));
+    expect(d.warnings.map((w) => w.message).join('\n')).toMatch(/named like the s_cleaned release but its sha256 [0-9a-f]{12}\.\.\. differs from the pinned d6f21ea9d60a\.\.\./);
+    expect(d.source.version).toBe('LongMemEval s_cleaned (longmemeval_s_cleaned.json)');
+  });
+
   it('refuses to re-read turns from a file that changed after loading', async () => {
     const file = writeData(Array.from({ length: 6 }, (_, i) => instance({ question_id: `q${i}` })));
     const d = await load(file);

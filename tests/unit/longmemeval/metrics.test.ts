@@ -51,6 +51,12 @@ describe('windows mapped to sessions and user turns', () => {
     expect(documentRankings(ranked, ep)).toEqual({ sessions: ['s2', 's1', 's3'], turns: ['s2:1', 's1:1', 's3:1'] });
   });
 
+  it('ranks sessions from their user turns only, so session and turn levels agree', () => {
+    const ep = episode();
+    // c3 touches s1's assistant turn and s2's user turn: only s2 is ranked.
+    expect(documentRankings([ep.chunks[3]!], ep)).toEqual({ sessions: ['s2'], turns: ['s2:1'] });
+  });
+
   it('counts a repeated session (renamed ~2) as its official id', () => {
     const ep = episode({ duplicateSessions: { s3: 's1' } });
     expect(documentRankings([ep.chunks[2]!, ep.chunks[0]!], ep).sessions).toEqual(['s1']);

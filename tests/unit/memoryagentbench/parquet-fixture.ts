@@ -1,8 +1,8 @@
 /**
  * Writes MemoryAgentBench rows as a Parquet file with the release's nested column layout
- * (context string; questions list<string>; answers list<list<string>>; metadata struct of strings
- * and list<string>), so the Parquet reader is tested on real Parquet, not on a mock.
- * `metadata.haystack_sessions` (LongMemEval only, unused by the loader) is not written.
+ * (context string; questions list<string>; answers list<list<string>>; metadata struct of strings,
+ * list<string> and haystack_sessions list<list<list<struct>>>), so the Parquet reader is tested on
+ * real Parquet, not on a mock.
  */
 import { writeFileSync } from 'node:fs';
 import { parquetWriteBuffer } from 'hyparquet-writer';
@@ -28,13 +28,21 @@ export function writeRowsParquet(path: string, rows: Row[], opts: { rowGroupSize
     str('context'),
     ...list('questions', [str('element')]),
     ...list('answers', [{ name: 'element', repetition_type: 'OPTIONAL', converted_type: 'LIST', num_children: 1 }, { name: 'list', repetition_type: 'REPEATED', num_children: 1 }, str('element')]),
-    { name: 'metadata', repetition_type: 'OPTIONAL', num_children: 2 + META_LISTS.length },
+    { name: 'metadata', repetition_type: 'OPTIONAL', num_children: 3 + META_LISTS.length },
     str('demo'),
+    // list<list<list<struct{content, has_answer, role}>>>, as in the release (LongMemEval rows only)
+    ...list('haystack_sessions', [
+      ...list('element', [...list('element', [{ name: 'element', repetition_type: 'OPTIONAL', num_children: 3 }, str('content'), { name: 'has_answer', type: 'BOOLEAN', repetition_type: 'OPTIONAL' }, str('role')])]),
+    ]),
     ...META_LISTS.flatMap((n) => list(n, [str('element')])),
     str('source'),
   ];
   const metadata = rows.map((r) => {
-    const m: Record<string, unknown> = { demo: (r.metadata.demo as string | null | undefined) ?? null, source: r.metadata.source };
+    const m: Record<string, unknown> = {
+      demo: (r.metadata.demo as string | null | undefined) ?? null,
+      haystack_sessions: r.metadata.haystack_sessions ?? null,
+      source: r.metadata.source,
+    };
     for (const n of META_LISTS) m[n] = (r.metadata[n] as string[] | null | undefined) ?? null;
     return m;
   });

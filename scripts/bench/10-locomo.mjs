@@ -1,0 +1,119 @@
+// LoCoMo offline with the embedded retriever (no reader): ingest throughput, retrieval time,
+// whole-run time, peak RSS and evidence recall beside their targets.
+//   1. ingest() on all 10 conversations vs bare js-tiktoken encoding of the same serialised text
+//      (target: ingest within 20 % of bare encoding);
+//   2. the whole 1,540-question run in a child process (its own peak RSS), after the GloVe cache
+//      exists (the one-time build is timed separately if it happens here): target < 5 s;
+//   3. the same run with reranking off = the BM25 first stage alone (the baseline);
+//   4. recall_all@15 >= 0.85 (share of the 1,536 questions with gold evidence whose evidence
+//      turns are all shown after turn expansion).
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const dist = (p) => join(ROOT, 'dist', p);
+const { getBenchmark } = await import(dist('datasets/registry.js'));
+const { ingest } = await import(dist('rawrag/chunk.js'));
+const { serialiseTurn } = await import(dist('rawrag/serialise.js'));
+const { getTokenizer } = await import(dist('rawrag/tokenizer.js'));
+const { loadWordVectors, cachePathIn, defaultCacheDir } = await import(dist('rawrag/local/word-vectors.js'));
+
+const TARGETS = { ingestOverBare: 1.2, runSeconds: 5, recallAll15: 0.85 };
+const BASELINE_NOTE = 'plain BM25 before this work: recall_all@1/5/15/60 = 0.541/0.742/0.828/0.927';
+const work = mkdtempSync(join(tmpdir(), 'rawrag-bench-locomo-'));
+const verdict = (ok) => (ok ? 'PASS' : 'FAIL');
+let failed = 0;
+const check = (ok) => {
+  if (!ok) failed++;
+  return verdict(ok);
+};
+
+// 1. Ingest throughput.
+const locomo = getBenchmark('locomo');
+const ds = await locomo.load({ path: join(ROOT, locomo.defaultData), options: {} });
+const cfg = { tokenizer: 'cl100k_base', size: 256, stride: 224 };
+const enc = getTokenizer('cl100k_base');
+const lines = ds.episodes.map((e) => e.turns.map((t) => serialiseTurn(t, locomo.policy.serialisation) + '\n'));
+const bare = () => {
+  let n = 0;
+  for (const ep of lines) for (const l of ep) n += enc.encode(l).length;
+  return n;
+};
+const chunked = () => {
+  let n = 0;
+  for (const e of ds.episodes) n += ingest(e, e.turns.length, locomo.policy, cfg).turnTokenStart.at(-1);
+  return n;
+};
+const best = (fn, reps = 3) => {
+  fn(); // warm-up: tokenizer caches, JIT
+  let ms = Infinity;
+  let tokens = 0;
+  for (let i = 0; i < reps; i++) {
+    const t = performance.now();
+    tokens = fn();
+    ms = Math.min(ms, performance.now() - t);
+  }
+  return { ms, tokens };
+};
+const b = best(bare);
+const c = best(chunked);
+const ratio = c.ms / b.ms;
+console.log(`ingest throughput (10 conversations, ${c.tokens} tokens, best of 3):`);
+console.log(`  bare js-tiktoken encode  ${(b.tokens / b.ms / 1000).toFixed(2)} M tokens/s  (${b.ms.toFixed(0)} ms)`);
+console.log(`  ingest() (serialise + encode + windows)  ${(c.tokens / c.ms / 1000).toFixed(2)} M tokens/s  (${c.ms.toFixed(0)} ms)`);
+console.log(`  ingest / bare = ${ratio.toFixed(2)}  (target <= ${TARGETS.ingestOverBare})  ${check(ratio <= TARGETS.ingestOverBare)}`);
+
+// 2. GloVe cache: built once per machine, then read by every run.
+const cachePath = cachePathIn(defaultCacheDir());
+const tv = performance.now();
+const load = loadWordVectors();
+console.log(`\nGloVe vectors: ${load.status} (${((performance.now() - tv) / 1000).toFixed(1)} s) — ${load.detail}`);
+
+// 3. Whole runs, each in its own process.
+const CHILD = `
+import { executeRun } from ${JSON.stringify(dist('run/runner.js'))};
+import { RunConfigSchema } from ${JSON.stringify(dist('config/schema.js'))};
+const [out, rerank] = process.argv.slice(1);
+const t0 = performance.now();
+const cfg = RunConfigSchema.parse({ benchmark: 'locomo', retrieval: { rerank: rerank === 'on' } });
+const r = await executeRun({ cfg, out }, { log() {} });
+const seconds = (performance.now() - t0) / 1000;
+const cpu = process.cpuUsage();
+console.log(JSON.stringify({ seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, rssMb: process.resourceUsage().maxRSS / 1024,
+  n: r.summary.n, timings: r.manifest.timings, atK: r.summary.coverage_at_k, notes: r.manifest.retriever.notes }));
+`;
+function runLocomo(rerank) {
+  const t0 = performance.now();
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', CHILD, join(work, `run-${rerank}`), rerank], { encoding: 'utf8', cwd: ROOT });
+  if (child.status !== 0) throw new Error(`LoCoMo run (rerank ${rerank}) failed:\n${child.stderr}`);
+  const r = JSON.parse(child.stdout.trim().split('\n').pop());
+  r.processSeconds = (performance.now() - t0) / 1000;
+  return r;
+}
+const full = runLocomo('on');
+const base = runLocomo('off');
+const perQ = full.timings.retrieve_ms / full.n;
+console.log(`\nwhole offline LoCoMo run (${full.n} questions, BM25 -> soft-match rerank, k = 15 of 128):`);
+console.log(`  ${full.seconds.toFixed(2)} s in executeRun, ${full.processSeconds.toFixed(2)} s including process start (target < ${TARGETS.runSeconds} s)  ${check(full.processSeconds < TARGETS.runSeconds)}`);
+console.log(`  ${full.cpuSeconds.toFixed(2)} s CPU  [load ${full.timings.load_ms} ms, ingest+index ${full.timings.ingest_ms} ms, retrieve ${full.timings.retrieve_ms} ms]`);
+console.log(`  retrieval ${perQ.toFixed(2)} ms per question (first stage + rerank to depth 60 + assembly; includes the vector load on first use)`);
+console.log(`  peak RSS ${full.rssMb.toFixed(0)} MB`);
+if (full.notes.length) console.log(`  notes: ${full.notes.join('; ')}`);
+console.log(`  BM25 alone (--no-rerank): ${base.seconds.toFixed(2)} s, retrieval ${(base.timings.retrieve_ms / base.n).toFixed(2)} ms per question, peak RSS ${base.rssMb.toFixed(0)} MB`);
+
+// 4. Recall.
+const fmt = (x) => x.toFixed(3);
+console.log(`\nevidence recall (${full.atK['15'].n} questions with gold evidence; turns of the top-k windows):`);
+console.log('  k    recall_all (local / BM25 alone)   recall_any (local / BM25 alone)');
+for (const k of ['1', '5', '15', '60']) {
+  console.log(`  ${k.padEnd(4)} ${fmt(full.atK[k].all)} / ${fmt(base.atK[k].all)}                     ${fmt(full.atK[k].any)} / ${fmt(base.atK[k].any)}`);
+}
+const r15 = full.atK['15'].all;
+console.log(`  recall_all@15 = ${fmt(r15)}  (target >= ${TARGETS.recallAll15}; BM25 alone ${fmt(base.atK['15'].all)})  ${check(r15 >= TARGETS.recallAll15)}`);
+console.log(`  (${BASELINE_NOTE})`);
+console.log(`\nGloVe cache: ${cachePath}`);
+rmSync(work, { recursive: true, force: true });
+console.log(failed ? `\n${failed} target(s) missed` : '\nall targets met');
