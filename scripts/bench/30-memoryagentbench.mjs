@@ -1,11 +1,13 @@
 // MemoryAgentBench offline run time and peak memory (embedded retriever, no reader), each case in
 // its own child process so its peak RSS is its own:
-//   1. the largest real row available: the shared factconsolidation_sh_6k row (455 facts, 100 Qs);
+//   1. the shared real row (factconsolidation_sh_6k: 455 facts, 100 Qs);
 //   2. a synthetic 1.1 M-character novel (EventQA-like: window chunking), read from Parquet;
-//   3. a synthetic 18,332-fact FactConsolidation pool (the 262k rows' size, one chunk per fact).
+//   3. a synthetic 18,332-fact FactConsolidation pool (the 262k rows' size, one chunk per fact);
+//   4. when `rawrag data pull memoryagentbench` has fetched the release: its largest rows
+//      (factconsolidation_sh_262k, 1.1 M chars; ruler_qa2_421K, the longest RULER context).
 // Synthetic data is seeded (seedrandom) and written to a temp folder; nothing is downloaded.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +21,8 @@ const TARGETS = {
   sample: { seconds: 30, rssMb: 400 },
   novel: { seconds: 60, rssMb: 600 },
   facts: { seconds: 60, rssMb: 600 },
+  'sh_262k': { seconds: 60, rssMb: 800 },
+  'qa2_421K': { seconds: 120, rssMb: 1200 },
 };
 
 function words(rng, n) {
@@ -100,8 +104,8 @@ async function writeParquet(path, rows) {
 const CHILD = `
 import { executeRun } from ${JSON.stringify(join(ROOT, 'dist/run/runner.js'))};
 import { RunConfigSchema } from ${JSON.stringify(join(ROOT, 'dist/config/schema.js'))};
-const [data, out, subset] = process.argv.slice(1);
-const cfg = RunConfigSchema.parse({ benchmark: 'memoryagentbench', data, options: { subset } });
+const [data, out, subset, sources] = process.argv.slice(1);
+const cfg = RunConfigSchema.parse({ benchmark: 'memoryagentbench', data, options: sources ? { sources } : { subset } });
 const t0 = performance.now();
 const r = await executeRun({ cfg, out }, { log() {} });
 const seconds = (performance.now() - t0) / 1000;
@@ -111,9 +115,9 @@ console.log(JSON.stringify({ seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6,
   n: r.summary.n, timings: r.manifest.timings, answer_in_evidence: s.overall.answer_in_evidence }));
 `;
 
-function runCase(name, data, extra = '') {
+function runCase(name, data, extra = '', sources = '') {
   const out = join(work, `run-${name}`);
-  const child = spawnSync(process.execPath, ['--input-type=module', '-e', CHILD, data, out, 'all'], { encoding: 'utf8', cwd: ROOT, maxBuffer: 1 << 26 });
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', CHILD, data, out, 'all', sources], { encoding: 'utf8', cwd: ROOT, maxBuffer: 1 << 26 });
   if (child.status !== 0) {
     console.log(`${name}: FAILED\n${child.stderr}`);
     return false;
@@ -146,6 +150,13 @@ try {
   spawnSync('mkdir', ['-p', factsDir]);
   writeFileSync(join(factsDir, 'Conflict_Resolution.synthetic.json'), JSON.stringify(facts));
   ok = runCase('facts', factsDir, `synthetic 18,332-fact pool (${facts[0].context.length.toLocaleString('en')} chars), one chunk per fact`) && ok;
+
+  const release = join(ROOT, 'datasets/memoryagentbench');
+  const cr = join(release, 'Conflict_Resolution-00000-of-00001.parquet');
+  const ar = join(release, 'Accurate_Retrieval-00000-of-00001.parquet');
+  if (existsSync(cr)) ok = runCase('sh_262k', cr, 'release row factconsolidation_sh_262k (18,332 facts)', 'factconsolidation_sh_262k') && ok;
+  if (existsSync(ar)) ok = runCase('qa2_421K', ar, 'release row ruler_qa2_421K (256/224 windows)', 'ruler_qa2_421K') && ok;
+  if (!existsSync(cr) && !existsSync(ar)) console.log('release  not present (rawrag data pull memoryagentbench): largest available row = the shared sample');
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -85,9 +85,10 @@ export async function estimateRun(cfg: RunConfig, transport: Partial<TransportOp
     for (const q of group.questions) evidenceTokens.set(q.id, shown);
   }
   if (embedModel) {
-    // Question texts: at most one request each (concurrent ones travel together).
-    const qTokens = [...new Set(questions.map((q) => q.text))].reduce((s, t) => s + countTokens(t), 0);
-    add('embed', embedModel, embedCalls + questions.length, embedTokens + qTokens, 0);
+    // Question texts are embedded up front, batched like the windows.
+    const qItems = [...new Set(questions.map((q) => q.text))].map((t) => ({ tokens: countTokens(t) }));
+    const qCalls = batches(qItems, embedModel.maxBatchInputs, embedModel.maxBatchTokens).length;
+    add('embed', embedModel, embedCalls + qCalls, embedTokens + qItems.reduce((s, i) => s + i.tokens, 0), 0);
   }
   if (rerankModel) add('rerank', rerankModel, questions.length, 0, 0, rerankModel.prices.perThousandSearches !== undefined ? rerankUnits : 0);
 

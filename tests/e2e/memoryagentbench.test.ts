@@ -84,7 +84,7 @@ const READER_REPLIES: Array<[RegExp, string]> = [
 
 function oracle(body: any): string {
   const user: string = body.messages.map((m: any) => m.content).join('\n');
-  if (user.includes('Is the model response correct? Answer yes or no only.')) return /Model Response: Biscuit\n/.test(user) ? 'yes' : 'no';
+  if (user.includes('Answer yes or no only.')) return /Model Response: Biscuit\n/.test(user) ? 'yes' : 'no';
   if (user.startsWith('Please act as an impartial judge and evaluate the fluency')) return 'Fine. {"fluency": 1}';
   if (user.includes('evaluate the summary using the rubric') && user.includes('Key points:\n1. Eleanor')) return '{"supported_key_points": [1, 2, 3], "recall": 3}';
   if (user.includes('Expert summary: <start of summary>[')) return 'Output: {"precision": 1, "sentence_count": 2}';

@@ -11,7 +11,7 @@ import { DEFAULT_POLICY } from '../../src/datasets/policy.js';
 import type { Episode } from '../../src/datasets/schema.js';
 import { retrieve } from '../../src/rawrag/retrieve.js';
 import { createLocalRetriever } from '../../src/rawrag/local/index.js';
-import { SoftReranker, queryWords } from '../../src/rawrag/local/soft-rerank.js';
+import { DEFAULT_SOFT_RERANK, SoftReranker, queryWords } from '../../src/rawrag/local/soft-rerank.js';
 import {
   buildFromPackageJson,
   cachePathIn,
@@ -149,10 +149,15 @@ describe('local retriever: GloVe soft matching', () => {
     const ep = perTurn(['I practised the violin all evening.', 'The puppy slept on my feet all evening.']);
     expect(ep.chunks).toHaveLength(2);
     const candidates = [{ chunk: 0, score: 0 }, { chunk: 1, score: 0 }];
-    const withVectors = createLocalRetriever(fakePackage());
+    // The constructed vocabulary is tiny, so no word of it counts as generic here.
+    const withVectors = createLocalRetriever({ ...fakePackage(), rerank: { ...DEFAULT_SOFT_RERANK, genericRows: 0 } });
     const ranked = await withVectors.reranker!.rerank('tell me about dogs', candidates, ep, 2);
     expect(ranked.map((h) => h.chunk)).toEqual([1, 0]);
     expect(ranked[0]!.score).toBeGreaterThan(ranked[1]!.score);
+    // A history word among the genericRows most frequent ("puppy" is row 2 here) matches exactly only.
+    const generic = createLocalRetriever({ ...fakePackage(), rerank: { ...DEFAULT_SOFT_RERANK, genericRows: 3 } });
+    const exactOnly = await generic.reranker!.rerank('tell me about dogs', candidates, ep, 2);
+    expect(exactOnly[0]!.score).toBe(exactOnly[1]!.score);
     // Without vectors neither window matches: a tie, broken by chunk index.
     const without = createLocalRetriever({ ...NO_VECTORS, cacheDir: tempDir() });
     const plain = await without.reranker!.rerank('tell me about dogs', candidates, ep, 2);

@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError, type Option } from 'commander';
+import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { analyseAblation } from '../../ablate/analyse.js';
 import { estimateAblation, renderAblationEstimate } from '../../ablate/dry-run.js';
@@ -50,7 +51,8 @@ export function ablateCommand(): Command {
       const benchmark = getBenchmark(base.benchmark);
       const variants = planVariants(base, effectivePolicy(benchmark, base), sweep);
       const out = (opts.out as string | undefined) ?? fromRoot('results', `ablate-${base.benchmark}-${hashOf(base, 10)}`);
-      process.stderr.write(`ablation: ${variants.length} variants: ${variants.map((v) => v.name).join(' | ')}\n`);
+      process.stderr.write(`ablation: ${variants.length} variant${variants.length === 1 ? '' : 's'}: ${variants.map((v) => v.name).join(' | ')}\n`);
+      if (variants.length === 1) process.stderr.write('note: no sweep given (--k, --window, --candidates, --no-rerank, --no-expand): only the reference runs\n');
       const log = (line: string) => process.stderr.write(line + '\n');
       if (opts.dryRun) {
         const estimate = await estimateAblation({ base, variants, out, transport }, { log });
@@ -73,7 +75,6 @@ export function ablateCommand(): Command {
       const files = writeAblation(outcome, table, { png: opts.png !== false });
       if (files.pngNote) log(`note: ${files.pngNote}`);
       if (opts.json) {
-        const { readFileSync } = await import('node:fs');
         process.stdout.write(readFileSync(files.json, 'utf8'));
         return;
       }
@@ -112,6 +113,8 @@ function findOption(cmd: Command, long: string): Option {
 function asList(cmd: Command, long: string, description: string): void {
   const opt = findOption(cmd, long);
   opt.description = description;
+  // Help shows `--k <list>`; parsing goes by the long name, which stays.
+  (opt as { flags: string }).flags = `${long} <list>`;
   opt.argParser((value: string) => {
     try {
       return parsePositiveList(value, long);
@@ -133,7 +136,7 @@ function renderAblationReport(outcome: AblationOutcome, table: AblationTable, fi
       ? 'Δ = accuracy difference from the reference (judged answers), in points'
       : 'Δ = coverage difference from the reference (share of questions whose gold evidence turns were all shown), in points; no reader was set';
   const lines = [
-    `RAW-RAG/${outcome.retriever} ablation on ${outcome.benchmark} — ${outcome.variants.length} variants, ${w.questions} questions each`,
+    `RAW-RAG/${outcome.retriever} ablation on ${outcome.benchmark} — ${outcome.variants.length} variant${outcome.variants.length === 1 ? '' : 's'}, ${w.questions} questions each`,
     '',
     ablationMarkdown(table),
     '',

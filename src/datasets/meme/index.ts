@@ -39,6 +39,13 @@ export const meme: Benchmark = {
   scoring: memeScoring,
   summarise: summariseMeme,
   rankingMetrics: resultCoverage,
+  // No checksums are published for the release files: `rawrag data pull meme --allow-unpinned`.
+  downloads: Object.fromEntries(
+    MEME_VARIANTS.map((v) => [
+      v,
+      [{ url: `https://huggingface.co/datasets/meme-benchmark/MEME/resolve/main/meme_${v}.json`, path: `datasets/meme/meme_${v}.json`, sha256: null }],
+    ]),
+  ),
   // judge.py's default judge model (LLMJudge(model="gpt-4o"); the project page tags runs _gpt-4o).
   defaultJudgeModel: 'gpt-4o',
 };
@@ -76,6 +83,7 @@ async function loadMeme({ path, options }: LoadOptions): Promise<Dataset> {
   const episodes: Episode[] = [];
   const questions: Question[] = [];
   const seen = new Set<string>();
+  const unlocated: string[] = [];
   parsed.data.forEach((raw, ei) => {
     if (seen.has(raw.episode_id)) {
       throw new InputError(`episode_id '${raw.episode_id}' appears twice`, { file, place: `[${ei}].episode_id` });
@@ -84,8 +92,15 @@ async function loadMeme({ path, options }: LoadOptions): Promise<Dataset> {
     checkEpisode(raw, ei, file);
     const { episode, turnsThrough } = toEpisode(raw, basename(file));
     episodes.push(episode);
-    questions.push(...toQuestions(raw, ei, turnsThrough, warnings));
+    questions.push(...toQuestions(raw, ei, turnsThrough, unlocated));
   });
+  if (unlocated.length) {
+    // One line, not one per question: the per-question detail stays in meta.required.
+    warnings.push({
+      place: `${unlocated.length} of ${questions.length} questions (e.g. ${unlocated.slice(0, 3).join('; ')})`,
+      message: 'no visible gold fact states the judged value: no gold evidence, result coverage undecidable',
+    });
+  }
   return {
     benchmark: 'meme',
     episodes,
@@ -155,7 +170,7 @@ function toEpisode(raw: RawEpisodeT, fileName: string): { episode: Episode; turn
   };
 }
 
-function toQuestions(raw: RawEpisodeT, ei: number, turnsThrough: number[], warnings: LoadWarning[]): Question[] {
+function toQuestions(raw: RawEpisodeT, ei: number, turnsThrough: number[], unlocated: string[]): Question[] {
   const out: Question[] = [];
   const blocks = [
     { phase: 'before' as const, block: raw.before_questions },
@@ -168,12 +183,7 @@ function toQuestions(raw: RawEpisodeT, ei: number, turnsThrough: number[], warni
       const id = `${raw.episode_id}:${phase}:${qi}`;
       const required = locate(facts, requiredPairs(q.task_type, q.entity_values));
       const missing = required.filter((r) => r.turns.length === 0);
-      if (missing.length) {
-        warnings.push({
-          place: `${id} ([${ei}].${phase}_questions.questions[${qi}])`,
-          message: `no visible gold fact states ${missing.map((m) => `${m.entity}='${m.value}'`).join(', ')}: result coverage undecidable`,
-        });
-      }
+      if (missing.length) unlocated.push(`${id} ([${ei}].${phase}_questions.questions[${qi}]: ${missing.map((m) => `${m.entity}='${m.value}'`).join(', ')})`);
       const g = String(phase === 'before' ? (q as { expected_answer: string }).expected_answer : (q as { gold_answer: string }).gold_answer);
       out.push({
         id,

@@ -24,7 +24,7 @@ export interface ContextTurns {
   facts: number | null;
 }
 
-/** Lines of `text` without their `\n` (a final newline does not start an empty last line). */
+/** Lines of `text` without their `\n` (nor a `\r` before it: CRLF reads as LF); a final newline starts no empty line. */
 export function* lines(text: string): Generator<string> {
   let start = 0;
   while (start < text.length) {
@@ -50,6 +50,7 @@ function factTurns(context: string, place: string, warnings: LoadWarning[]): Con
   const turns: Turn[] = [];
   const header: string[] = [];
   const gaps: string[] = [];
+  const continued: string[] = [];
   for (const line of lines(context)) {
     const m = FACT_LINE.exec(line);
     if (m) {
@@ -64,8 +65,11 @@ function factTurns(context: string, place: string, warnings: LoadWarning[]): Con
       // A line that is not a numbered fact continues the fact before it (none in the release).
       const last = turns[turns.length - 1]!;
       last.text += '\n' + line;
-      warnings.push({ place, message: `line '${line.slice(0, 60)}' is not a numbered fact; kept as part of ${last.id}` });
+      continued.push(`${last.id}: '${line.slice(0, 60)}'`);
     }
+  }
+  if (continued.length) {
+    warnings.push({ place, message: `${continued.length} line(s) are not numbered facts; each kept as part of the fact before it (first: ${continued[0]})` });
   }
   if (gaps.length) warnings.push({ place, message: `fact serials are not contiguous from 0 (${gaps.join('; ')})` });
   if (turns.length === 0) warnings.push({ place, message: 'no numbered fact found in the FactConsolidation context' });

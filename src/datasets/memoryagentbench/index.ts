@@ -47,19 +47,19 @@ export const memoryagentbench: Benchmark = {
     {
       flags: '--subset <name>',
       key: 'subset',
-      description: "MemoryAgentBench: paper (the paper's 2,071 questions: 10 tasks, 262k FactConsolidation) | all (every row)",
+      description: "paper (the paper's 2,071 questions: 10 tasks, FactConsolidation 262k) | all (every row)",
       defaultValue: 'paper',
     },
     {
       flags: '--splits <list>',
       key: 'splits',
-      description: 'MemoryAgentBench splits to read, comma-separated (Accurate_Retrieval,Test_Time_Learning,Long_Range_Understanding,Conflict_Resolution or AR,TTL,LRU,CR)',
+      description: 'splits to read, comma-separated: AR, TTL, LRU, CR (or Accurate_Retrieval, Test_Time_Learning, ...)',
       defaultValue: 'all four',
     },
     {
       flags: '--sources <list>',
       key: 'sources',
-      description: 'MemoryAgentBench metadata.source values to ask, comma-separated (replaces --subset), e.g. factconsolidation_sh_6k',
+      description: 'metadata.source values to ask, comma-separated (replaces --subset), e.g. factconsolidation_sh_6k',
     },
   ],
   load: loadMemoryAgentBench,

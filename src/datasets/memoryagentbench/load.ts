@@ -203,7 +203,8 @@ function toQuestions(
   return texts.map((text, i) => {
     // A single-question row is scored against the whole (nested) answer list.
     const goldList = single ? rawAnswers[0] : rawAnswers[i];
-    const acceptable = [...new Set(single ? flatten(rawAnswers) : flatten(rawAnswers[i]))];
+    // Kept as listed (duplicates too): recsys recall divides by the length of this list.
+    const acceptable = single ? flatten(rawAnswers) : flatten(rawAnswers[i]);
     if (acceptable.length === 0) throw new InputError('question has no answer', { file, place: `${place}.answers[${i}]` });
     let pairId = ids && ids.length === texts.length ? ids[i]! : `${source}_no${i}`;
     const n = seen.get(pairId) ?? 0;

@@ -109,10 +109,20 @@ export function eventqaRecall(output: string, golds: readonly string[]): number 
 
 // ---- Recommendation (recsys_redial_full): recall@k against entity2id movie names ----
 
-/** `extract_movie_name`: last `/` component, `_`/`-`/`>` -> space, `(...)` dropped, spaces collapsed. */
+/** `normalize_whitespace`: Python `re.sub(r"\s+", " ", t).strip()`. */
+function collapseWhitespace(t: string): string {
+  return pySplit(t).join(' ');
+}
+
+/** `clean_parentheses`: innermost `(...)` groups dropped (one pass, as `re.sub(r"\([^()]*\)", "", t)`). */
+function dropParentheses(t: string): string {
+  return t.replace(/\([^()]*\)/g, '');
+}
+
+/** `extract_movie_name`: last `/` component, `_`/`-`/`>` -> space, `(...)` dropped, whitespace collapsed. */
 export function extractMovieName(name: string): string {
   const last = name.slice(name.lastIndexOf('/') + 1);
-  return pySplit(last.replace(/[_\->]/g, ' ').replace(/\([^)]*\)/g, '')).join(' ');
+  return collapseWhitespace(dropParentheses(last.replace(/[_\->]/g, ' ')));
 }
 
 export interface MovieCatalogue {
@@ -172,16 +182,16 @@ export function editDistance(a: string, b: string, bound = Infinity): number {
   return prev[b.length]!;
 }
 
-/** Recommendation lines of a reply, cleaned as the official parser does (blank lines kept). */
+/**
+ * `extract_recommendation_list` + `clean_text_elements`: the text after the first `1.` (before it:
+ * preference talk), or without one the whole text with commas as separators; split at newlines
+ * (blank lines kept); each item stripped, `(...)` dropped, leading numbering dropped, whitespace
+ * collapsed.
+ */
 export function recommendationLines(output: string): string[] {
   const at = output.indexOf('1.');
-  // Text before the first "1." is preference talk; without a numbered list, commas separate titles.
-  const text = at >= 0 ? output.slice(at) : output.replace(/,/g, '\n');
-  return text.split('\n').map((line) =>
-    pyStrip(
-      pyStrip(line.replace(/\([^)]*\)/g, '')).replace(/^(?:\d+[.)、]?\s*[-—–]?\s*)?/u, ''),
-    ),
-  );
+  const text = at >= 0 ? output.slice(at + 2) : output.replace(/,/g, '\n');
+  return text.split('\n').map((item) => collapseWhitespace(dropParentheses(pyStrip(item)).replace(/^(?:\d+[.)、]?\s*[-—–]?\s*)?/u, '')));
 }
 
 /** Each line -> the nearest candidate title (ties: first in catalogue order). An empty line maps to the shortest title. */

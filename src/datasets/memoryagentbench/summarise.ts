@@ -50,7 +50,7 @@ export const DEVIATIONS: string[] = [
   'Reader: temperature 0 (official agent YAMLs use 0.7) and one max-tokens budget for every source (default 2000, the largest official one), not the per-source generation_max_length (FC 10, ICL 20, EventQA 40, RULER/LME 50, recsys 300, ∞Bench-Sum 1200, DetectiveQA 2000).',
   'Judges: run cfg.judge.runs times (default 3) at temperature 0 with the run\'s judge model (default gpt-4o), mean reported (official: one GPT-4o call; ∞Bench-Sum gpt-4o-2024-05-13 at temperature 0.1). An unreadable ∞Bench-Sum judge reply is an item error, excluded from the mean like the official skip.',
   'Kept official quirks: LongMemEval judge shows the gold as a Python list repr (e.g. [\'50\']); ∞Bench-Sum precision prompt shows the expert summary as a one-element Python list; strict exact match for ICL/DetectiveQA; recsys blank lines occupy a rank (matched to the shortest title).',
-  'recsys title matching: ties between equally distant titles go to the first in entity2id.json order (the official de-duplication through a Python set makes ties depend on hash order).',
+  'recsys title matching: ties between equally distant titles go to the first in entity2id.json order (the official de-duplication through a Python set makes ties depend on hash order); without entity2id.json recsys is not scored (the official code falls back to text metrics).',
   'Aggregation: per-task means (ICL = MCC, mean of its 5 sources), per-competency mean of tasks, Overall = mean of the 4 competencies (the official code reports per-source means only).',
 ];
 

@@ -66,12 +66,27 @@ export function bagOfTerms(text: string): Map<string, number> {
   return bag;
 }
 
+const shared = new WeakMap<IngestedEpisode, Map<string, Bm25Index>>();
+
+/**
+ * The episode's BM25 index over its chunks, built once per parameter set and shared by the first
+ * stage and the reranker (analysing every window twice was a visible share of a LoCoMo run).
+ */
+export function bm25For(ep: IngestedEpisode, params: Bm25Params = DEFAULT_BM25): Bm25Index {
+  let byParams = shared.get(ep);
+  if (!byParams) shared.set(ep, (byParams = new Map()));
+  const key = `${params.k1}/${params.b}`;
+  let index = byParams.get(key);
+  if (!index) byParams.set(key, (index = new Bm25Index(ep.chunks.map((c) => terms(c.text)), params)));
+  return index;
+}
+
 export class Bm25FirstStage implements FirstStage {
   readonly name = 'bm25';
   constructor(private readonly params: Bm25Params = DEFAULT_BM25) {}
 
   async prepare(ep: IngestedEpisode): Promise<SearchIndex> {
-    const index = new Bm25Index(ep.chunks.map((c) => terms(c.text)), this.params);
+    const index = bm25For(ep, this.params);
     return {
       search: async (query: string, k: number): Promise<Hit[]> => topK(index.scores(bagOfTerms(query)), k),
     };

@@ -14,13 +14,20 @@
 import type { IngestedEpisode } from '../chunk.js';
 import { compareHits, type Hit } from '../rank.js';
 import type { Reranker } from '../retriever.js';
-import { isStopword, stem, terms, words } from './analyse.js';
-import { Bm25Index, DEFAULT_BM25, bagOfTerms, type Bm25Params } from './bm25.js';
+import { isStopword, stem, words } from './analyse.js';
+import { Bm25Index, DEFAULT_BM25, bagOfTerms, bm25For, type Bm25Params } from './bm25.js';
 import type { WordVectors } from './word-vectors.js';
 
 export interface SoftRerankParams {
   /** Cosine below which two different words do not match at all. */
   tau: number;
+  /**
+   * GloVe rows are in corpus-frequency order: in the history, the `genericRows` most frequent
+   * English words ("good", "time", "love") take exact matches only. They occur in nearly every
+   * window, so a soft match on them says little about a window and costs a dot product each.
+   * Query words of any frequency still soft-match the specific words of the history.
+   */
+  genericRows: number;
   lexicalWeight: number;
   windowWeight: number;
   turnWeight: number;
@@ -31,7 +38,7 @@ export interface SoftRerankParams {
  * tau 0.4: the usual "related words" floor for 100-d GloVe (measured above). Equal weights:
  * no signal is privileged, so nothing here is fitted to one benchmark's questions.
  */
-export const DEFAULT_SOFT_RERANK: SoftRerankParams = { tau: 0.4, lexicalWeight: 1, windowWeight: 1, turnWeight: 1, bm25: DEFAULT_BM25 };
+export const DEFAULT_SOFT_RERANK: SoftRerankParams = { tau: 0.4, genericRows: 1000, lexicalWeight: 1, windowWeight: 1, turnWeight: 1, bm25: DEFAULT_BM25 };
 
 /** Per-episode state, built on the episode's first query and reused by the rest. */
 interface EpisodeState {
@@ -39,14 +46,23 @@ interface EpisodeState {
   /** Distinct content words of the episode (surface forms) and their stems. */
   vocab: Map<string, number>;
   stems: string[];
-  /** Vocab word vectors gathered into one contiguous block (V x dims); hasVector[i] = 0 without one. */
+  /** Vocab ids per stem (exact matches). */
+  byStem: Map<string, number[]>;
+  /** Vocab words that may soft-match, and their vectors in one contiguous block (rows x dims). */
+  softIds: Int32Array;
   matrix: Float32Array;
-  hasVector: Uint8Array;
   dims: number;
-  chunkWords: Int32Array[];
-  turnWords: Int32Array[];
-  /** match(term, word) for every vocab word, per query word (questions on one episode share terms). */
-  matchCache: Map<string, Float32Array>;
+  /** Postings: for each vocab word, the chunks and the turns holding it (ascending). */
+  chunksOf: Int32Array[];
+  turnsOf: Int32Array[];
+  /** Sparse match(term, word) > 0 per query word (questions on one episode share terms). */
+  matchCache: Map<string, SparseMatches>;
+}
+
+/** Vocab words a query word matches, with match values in (0, 1]. */
+interface SparseMatches {
+  ids: Int32Array;
+  values: Float32Array;
 }
 
 export class SoftReranker implements Reranker {
@@ -72,36 +88,36 @@ export class SoftReranker implements Reranker {
     const qWords = queryWords(query);
     const weights = qWords.map((w) => st.bm25.idf(stem(w)));
     const weightSum = weights.reduce((s, x) => s + x, 0) || 1;
-    const matches = qWords.map((w) => this.matchesFor(st, w));
-    const coverage = (unit: Int32Array): number => {
-      let total = 0;
-      for (let j = 0; j < matches.length; j++) {
-        const m = matches[j]!;
-        let best = 0;
-        for (let i = 0; i < unit.length && best < 1; i++) if (m[unit[i]!]! > best) best = m[unit[i]!]!;
-        total += weights[j]! * best;
+    // Coverage of every chunk and turn at once, through the postings of the matched words only.
+    const chunkCoverage = new Float64Array(ep.chunks.length);
+    const turnCoverage = new Float64Array(ep.lines.length);
+    const bestChunk = new Float32Array(ep.chunks.length);
+    const bestTurn = new Float32Array(ep.lines.length);
+    qWords.forEach((w, j) => {
+      const { ids, values } = this.matchesFor(st, w);
+      bestChunk.fill(0);
+      bestTurn.fill(0);
+      for (let k = 0; k < ids.length; k++) {
+        const v = values[k]!;
+        for (const c of st.chunksOf[ids[k]!]!) if (v > bestChunk[c]!) bestChunk[c] = v;
+        for (const t of st.turnsOf[ids[k]!]!) if (v > bestTurn[t]!) bestTurn[t] = v;
       }
-      return total / weightSum;
-    };
+      const wj = weights[j]! / weightSum;
+      for (let c = 0; c < bestChunk.length; c++) chunkCoverage[c]! += wj * bestChunk[c]!;
+      for (let t = 0; t < bestTurn.length; t++) turnCoverage[t]! += wj * bestTurn[t]!;
+    });
 
     const lexical = st.bm25.scores(bagOfTerms(query));
     let maxLexical = 0;
     for (const h of candidates) maxLexical = Math.max(maxLexical, lexical[h.chunk]!);
-    const turnCoverage = new Map<number, number>();
     const scored: Hit[] = candidates.map((h) => {
       const c = ep.chunks[h.chunk]!;
-      let bestTurn = 0;
-      if (p.turnWeight !== 0) {
-        for (let t = c.firstTurn; t <= c.lastTurn; t++) {
-          let v = turnCoverage.get(t);
-          if (v === undefined) turnCoverage.set(t, (v = coverage(st.turnWords[t]!)));
-          if (v > bestTurn) bestTurn = v;
-        }
-      }
+      let turn = 0;
+      for (let t = c.firstTurn; t <= c.lastTurn; t++) if (turnCoverage[t]! > turn) turn = turnCoverage[t]!;
       const score =
         p.lexicalWeight * (maxLexical > 0 ? lexical[h.chunk]! / maxLexical : 0) +
-        p.windowWeight * coverage(st.chunkWords[h.chunk]!) +
-        p.turnWeight * bestTurn;
+        p.windowWeight * chunkCoverage[h.chunk]! +
+        p.turnWeight * turn;
       return { chunk: h.chunk, score };
     });
     scored.sort(compareHits);
@@ -129,55 +145,76 @@ export class SoftReranker implements Reranker {
     };
     const chunkWords = ep.chunks.map((c) => idsOf(c.text));
     const turnWords = ep.lines.map((l) => idsOf(l));
+    const postings = (units: Int32Array[]): Int32Array[] => {
+      const lists: number[][] = stems.map(() => []);
+      units.forEach((u, i) => {
+        for (const id of u) lists[id]!.push(i);
+      });
+      return lists.map((l) => Int32Array.from(l));
+    };
+    const byStem = new Map<string, number[]>();
+    stems.forEach((s, id) => {
+      const list = byStem.get(s);
+      if (list) list.push(id);
+      else byStem.set(s, [id]);
+    });
     const vectors = this.vectors();
     const dims = vectors?.dims ?? 0;
-    const matrix = new Float32Array(stems.length * dims);
-    const hasVector = new Uint8Array(stems.length);
+    const soft: Array<[number, number]> = [];
     if (vectors) {
       for (const [w, id] of vocab) {
+        if (/\d/.test(w)) continue;
         const r = vectors.row(w);
-        if (r < 0) continue;
-        vectors.copyRow(r, matrix, id * dims);
-        hasVector[id] = 1;
+        if (r >= this.params.genericRows) soft.push([id, r]); // r = -1: no vector
       }
     }
+    const matrix = new Float32Array(soft.length * dims);
+    soft.forEach(([, r], i) => vectors!.copyRow(r, matrix, i * dims));
     st = {
-      bm25: new Bm25Index(ep.chunks.map((c) => terms(c.text)), this.params.bm25),
+      bm25: bm25For(ep, this.params.bm25),
       vocab,
       stems,
+      byStem,
+      softIds: Int32Array.from(soft, ([id]) => id),
       matrix,
-      hasVector,
       dims,
-      chunkWords,
-      turnWords,
+      chunksOf: postings(chunkWords),
+      turnsOf: postings(turnWords),
       matchCache: new Map(),
     };
     this.states.set(ep, st);
     return st;
   }
 
-  /** match(queryWord, w) for every vocab word w: 1 for the same stem, else the mapped cosine. */
-  private matchesFor(st: EpisodeState, queryWord: string): Float32Array {
+  /**
+   * The vocab words `queryWord` matches: same stem (1), or GloVe cosine above tau. Words with
+   * digits match exactly only: numbers and dates are identifiers, and "2022" ~ "2023" in GloVe.
+   */
+  private matchesFor(st: EpisodeState, queryWord: string): SparseMatches {
     const cached = st.matchCache.get(queryWord);
     if (cached) return cached;
-    const out = new Float32Array(st.stems.length);
-    const s = stem(queryWord);
-    for (let i = 0; i < out.length; i++) if (st.stems[i] === s) out[i] = 1;
+    const exact = st.byStem.get(stem(queryWord)) ?? [];
+    const ids: number[] = [...exact];
+    const values: number[] = exact.map(() => 1);
     const vectors = this.vectors();
-    const qRow = vectors ? vectors.row(queryWord) : -1;
-    if (qRow >= 0 && st.dims > 0) {
-      const { dims, matrix, hasVector } = st;
+    const qRow = vectors && !/\d/.test(queryWord) ? vectors.row(queryWord) : -1;
+    if (qRow >= 0) {
+      const { dims, matrix, softIds } = st;
       const qv = new Float32Array(dims);
       vectors!.copyRow(qRow, qv, 0);
       const { tau } = this.params;
       const span = 1 - tau;
-      for (let i = 0, off = 0; i < out.length; i++, off += dims) {
-        if (out[i] === 1 || hasVector[i] === 0) continue;
+      for (let i = 0, off = 0; i < softIds.length; i++, off += dims) {
         let cos = 0;
         for (let d = 0; d < dims; d++) cos += matrix[off + d]! * qv[d]!;
-        if (cos > tau) out[i] = Math.min(1, (cos - tau) / span);
+        // Same-stem words are already in at 1 and have cosine ~1 to themselves anyway.
+        if (cos > tau && !exact.includes(softIds[i]!)) {
+          ids.push(softIds[i]!);
+          values.push(Math.min(1, (cos - tau) / span));
+        }
       }
     }
+    const out = { ids: Int32Array.from(ids), values: Float32Array.from(values) };
     st.matchCache.set(queryWord, out);
     return out;
   }

@@ -185,15 +185,13 @@ export function decodeCache(buf: Buffer): WordVectors {
   if (buf.length !== HEADER_BYTES + wordBytes + count * dims) throw new Error('cache size does not match its header');
   const body = buf.subarray(HEADER_BYTES);
   if (!createHash('sha256').update(body).digest().equals(buf.subarray(20, HEADER_BYTES))) throw new Error('cache checksum mismatch');
-  const words = body.subarray(0, wordBytes).toString('utf8').split('\n');
-  if (words.length !== count) throw new Error('cache word count does not match its header');
+  const blob = body.subarray(0, wordBytes);
+  const table = new WordTable(blob, count);
   const q = new Int8Array(body.buffer, body.byteOffset + wordBytes, count * dims);
-  const rows = new Map<string, number>();
-  words.forEach((w, i) => rows.set(w, i));
   return {
     dims,
     size: count,
-    row: (w) => rows.get(w) ?? -1,
+    row: (w) => table.find(w),
     copyRow(r, out, offset) {
       let norm = 0;
       for (let d = 0; d < dims; d++) norm += q[r * dims + d]! * q[r * dims + d]!;
@@ -201,4 +199,52 @@ export function decodeCache(buf: Buffer): WordVectors {
       for (let d = 0; d < dims; d++) out[offset + d] = q[r * dims + d]! * inv;
     },
   };
+}
+
+/**
+ * Word -> row lookup straight over the cache's UTF-8 word list: an open-addressing hash table of
+ * row numbers, so loading never materialises 200K JS strings (that alone took longer than reading
+ * the whole file).
+ */
+class WordTable {
+  private readonly starts: Uint32Array;
+  private readonly slots: Int32Array;
+  private readonly mask: number;
+
+  constructor(private readonly blob: Buffer, count: number) {
+    this.starts = new Uint32Array(count + 1);
+    let w = 0;
+    for (let i = 0; i < blob.length; i++) if (blob[i] === 0x0a) this.starts[++w] = i + 1;
+    if (w + 1 !== count) throw new Error('cache word count does not match its header');
+    this.starts[count] = blob.length + 1; // as if the list ended with a newline
+    let size = 1;
+    while (size < count * 2) size <<= 1;
+    this.mask = size - 1;
+    this.slots = new Int32Array(size).fill(-1);
+    for (let r = 0; r < count; r++) {
+      let h = hashBytes(blob, this.starts[r]!, this.starts[r + 1]! - 1) & this.mask;
+      while (this.slots[h] !== -1) h = (h + 1) & this.mask;
+      this.slots[h] = r;
+    }
+  }
+
+  find(word: string): number {
+    const key = Buffer.from(word, 'utf8');
+    let h = hashBytes(key, 0, key.length) & this.mask;
+    for (;;) {
+      const r = this.slots[h]!;
+      if (r === -1) return -1;
+      const a = this.starts[r]!;
+      const b = this.starts[r + 1]! - 1;
+      if (b - a === key.length && this.blob.compare(key, 0, key.length, a, b) === 0) return r;
+      h = (h + 1) & this.mask;
+    }
+  }
+}
+
+/** FNV-1a over bytes [from, to). */
+function hashBytes(bytes: Uint8Array, from: number, to: number): number {
+  let h = 0x811c9dc5;
+  for (let i = from; i < to; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
+  return h >>> 0;
 }

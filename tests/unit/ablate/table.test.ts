@@ -55,7 +55,7 @@ function outcomes(withScores: boolean): VariantOutcome[] {
       adds: { indexBuilds: 0, windows: 0, windowTokens: 0, searches: 0, rerankCalls: 0, newEvidenceSets: 0, newEvidenceTokens: 0 },
       dir: `/x/${v.name}`,
       manifest: { system: `RAW-RAG/local ${v.name}`, timings: { total_ms: 1500 } } as unknown as Manifest,
-      summary: summarise(items),
+      summary: { ...summarise(items) },
       items,
     };
   });

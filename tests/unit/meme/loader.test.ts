@@ -80,6 +80,14 @@ describe('MEME loader on the constructed fixture', async () => {
     expect(turnText('s3:t5')).toContain('light rail');
   });
 
+  it('offers the three release files for `rawrag data pull` (unpinned: no published checksums)', () => {
+    expect(Object.keys(meme.downloads!)).toEqual(['filler32k', 'filler128k', 'nofiller']);
+    expect(meme.downloads!.filler32k).toEqual([
+      { url: 'https://huggingface.co/datasets/meme-benchmark/MEME/resolve/main/meme_filler32k.json', path: 'datasets/meme/meme_filler32k.json', sha256: null },
+    ]);
+    expect(meme.defaultData).toBe('datasets/meme');
+  });
+
   it('takes the file by --variant when --data is a folder', async () => {
     const dir = tempDir();
     copyFileSync(FIXTURE, join(dir, 'meme_nofiller.json'));
@@ -89,6 +97,19 @@ describe('MEME loader on the constructed fixture', async () => {
     const viaFolder = await meme.load({ path: dir, options: { variant: 'nofiller' } });
     expect(viaFolder.questions).toHaveLength(24);
     expect(viaFolder.source.version).toContain('meme_nofiller.json');
+  });
+});
+
+describe('MEME loader reports values no gold fact states (one warning)', () => {
+  it('leaves such questions without gold evidence and says how many', async () => {
+    const eps = JSON.parse(readFileSync(FIXTURE, 'utf8'));
+    eps[0].after_questions.questions[4].entity_values.commute_method = 'scooter';
+    const file = join(tempDir(), 'meme_x.json');
+    writeFileSync(file, JSON.stringify(eps));
+    const ds = await meme.load({ path: file, options: {} });
+    expect(ds.warnings).toHaveLength(1);
+    expect(ds.warnings[0]!.place).toBe("1 of 24 questions (e.g. pl_001:after:4 ([0].after_questions.questions[4]: commute_method='scooter'))");
+    expect(ds.questions.find((q) => q.id === 'pl_001:after:4')!.evidence).toEqual([]);
   });
 });
 

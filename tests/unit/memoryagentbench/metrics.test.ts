@@ -135,6 +135,10 @@ describe('recsys recall@k', () => {
     ]);
     // no "1.": commas separate titles
     expect(recommendationLines('Inception, Up')).toEqual(['Inception', 'Up']);
+    // the "1." itself is cut off, so a title starting with digits loses them to the numbering rule (official)
+    expect(recommendationLines('1. 2001: A Space Odyssey\n2. Up   (2009)  x')).toEqual([': A Space Odyssey', 'Up x']);
+    // only innermost parentheses go, in one pass
+    expect(extractMovieName('Film_((a)b)_x')).toBe('Film (b) x');
   });
 
   test('a blank line is matched to the shortest title and occupies a rank', () => {
