@@ -60,11 +60,17 @@ export function benchmarkTables(benchmarkSummary: unknown): string[] {
 export function usageLines(summary: Record<string, unknown>): string[] {
   const usage = summary.usage as Record<string, { requests: number; cache_hits: number; retries: number; prompt_tokens: number; completion_tokens: number; cost_usd_spent: number | null; cost_usd_total: number | null }> | undefined;
   if (!usage) return [];
+  const reader = summary.reader as { model?: string; protocol?: string } | undefined;
+  const judge = summary.judge as { model?: string | null; protocol?: string; runs?: number } | undefined;
+  const who: string[] = [];
+  if (reader?.model) who.push(`reader ${reader.model} (${reader.protocol})`);
+  if (judge?.model) who.push(`judge ${judge.model} x${judge.runs} (${judge.protocol}; item score = mean of the runs)`);
   const usd = (x: number | null | undefined) => (x === null || x === undefined ? 'unknown' : `$${x.toFixed(4)}`);
   const roles = Object.entries(usage).filter(([r]) => r !== 'all');
   if (roles.length === 0) return [];
   const rows = roles.map(([r, u]) => [r, u.requests, u.cache_hits, u.retries, u.prompt_tokens, u.completion_tokens, usd(u.cost_usd_spent), usd(u.cost_usd_total)]);
   return [
+    ...(who.length ? ['', who.join('; ')] : []),
     '',
     'Provider usage (requests sent; replies from the cache; cost of this run and from scratch):',
     markdownTable(['role', 'requests', 'cache hits', 'retries', 'prompt tokens', 'completion tokens', 'cost', 'cost uncached'], rows),

@@ -25,8 +25,11 @@ export function readerStage(model: ChatModel, protocol: ReaderProtocol): ItemSta
         /** As the provider counted them (0 when it does not say). */
         prompt_tokens: reply.prompt_tokens,
         completion_tokens: reply.completion_tokens,
-        /** cl100k tokens of the rendered messages, whatever the provider reports. */
-        prompt_tokens_cl100k: messages.reduce((s, m) => s + countTokens(m.content), 0),
+        /**
+         * cl100k tokens of the prompt, whatever the provider reports: the template rendered without
+         * evidence plus the evidence's own count (known from ingest), so no prompt is re-encoded.
+         */
+        prompt_tokens_cl100k: templateTokens(protocol, q) + item.evidence_tokens,
         evidence_tokens: item.evidence_tokens,
         raw: reply.text,
         cached: reply.cached,
@@ -34,6 +37,10 @@ export function readerStage(model: ChatModel, protocol: ReaderProtocol): ItemSta
       addItemUsage(item.details, 'reader', usage, costOf(usage, model.entry.prices), reply.cached);
     },
   };
+}
+
+function templateTokens(protocol: ReaderProtocol, q: Parameters<ReaderProtocol['render']>[0]): number {
+  return protocol.render(q, { blocks: [], turns: [] }).reduce((s, m) => s + countTokens(m.content), 0);
 }
 
 /** Per-item usage and cost by role, in item.details.usage. */

@@ -8,6 +8,7 @@ import type { IngestedEpisode } from '../rawrag/chunk.js';
 import { compareHits, type Hit } from '../rawrag/rank.js';
 import type { Reranker } from '../rawrag/retriever.js';
 import { cacheKey, jsonCodec } from './cache.js';
+import { sha256Hex } from '../util/fsx.js';
 import { BadReplyError, HttpStatusError } from './errors.js';
 import type { ModelEntry } from './models.js';
 import type { Endpoint, ProviderSession } from './session.js';
@@ -30,13 +31,22 @@ abstract class RemoteReranker implements Reranker {
     this.name = `${entry.provider}:${entry.name}`;
   }
 
+  private readonly digests = new Map<string, string>();
+
+  private digest(text: string): string {
+    let d = this.digests.get(text);
+    if (d === undefined) this.digests.set(text, (d = sha256Hex(text)));
+    return d;
+  }
+
   protected abstract call(query: string, documents: string[], topN: number, timeoutMs: number): Promise<Ranked>;
 
   async rerank(query: string, candidates: Hit[], ep: IngestedEpisode, topN: number): Promise<Hit[]> {
     if (candidates.length === 0) return [];
     const documents = candidates.map((h) => ep.chunks[h.chunk]!.text);
     const n = Math.min(topN, documents.length);
-    const key = cacheKey({ kind: 'rerank', provider: this.entry.provider, model: this.wireModel, query, documents, top_n: n });
+    // Documents enter the key by digest: the same 128 windows are hashed once, not once per question.
+    const key = cacheKey({ kind: 'rerank', provider: this.entry.provider, model: this.wireModel, query, documents: documents.map((d) => this.digest(d)), top_n: n });
     const { value, cached } = await this.session.cache.through(
       'rerank',
       key,

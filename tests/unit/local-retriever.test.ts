@@ -258,3 +258,17 @@ describe('GloVe binary cache', () => {
     expect(loads).toBeGreaterThan(0);
   });
 });
+
+describe('GloVe package parsing: bad input', () => {
+  it('a truncated or foreign package file is an error, and the run degrades to exact matches', () => {
+    const json = fakeGloveJson();
+    expect(() => buildFromPackageJson(json.slice(0, json.length - 60), 10)).toThrow(/truncated/);
+    expect(() => buildFromPackageJson('{"something":"else"}', 10)).toThrow(/dimensions/);
+    const dir = tempDir('rawrag-glove-bad-');
+    const sourcePath = join(dir, 'broken.json');
+    writeFileSync(sourcePath, json.slice(0, json.length - 60));
+    const load = loadWordVectors({ sourcePath, cacheDir: join(dir, 'cache') });
+    expect(load.status).toBe('unavailable');
+    expect(load.detail).toMatch(/cannot read .*broken\.json: truncated/);
+  });
+});

@@ -19,13 +19,13 @@ import type { Metric } from '../../eval/protocol.js';
 import type { Question } from '../schema.js';
 
 /** Python's string.punctuation. */
-const PUNCT = new Set('!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~');
+const PUNCT = /[!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]/g;
 /** `\b(a|an|the|and)\b` with Python `regex`'s Unicode word boundaries. */
 const ARTICLES = /(?<![\p{L}\p{N}_])(a|an|the|and)(?![\p{L}\p{N}_])/gu;
 
 export function normalizeAnswer(s: string): string {
   let t = s.replaceAll(',', '').toLowerCase();
-  t = [...t].filter((ch) => !PUNCT.has(ch)).join('');
+  t = t.replace(PUNCT, '');
   t = t.replace(ARTICLES, ' ');
   return t.split(/\s+/).filter(Boolean).join(' ');
 }

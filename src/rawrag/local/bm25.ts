@@ -37,6 +37,11 @@ export class Bm25Index {
     }
   }
 
+  /** Number of documents holding `term`. */
+  docFreq(term: string): number {
+    return this.postings.get(term)?.doc.length ?? 0;
+  }
+
   idf(term: string): number {
     const df = this.postings.get(term)?.doc.length ?? 0;
     return Math.log(1 + (this.docCount - df + 0.5) / (df + 0.5));

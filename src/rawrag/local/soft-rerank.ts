@@ -28,6 +28,8 @@ export interface SoftRerankParams {
    * Query words of any frequency still soft-match the specific words of the history.
    */
   genericRows: number;
+  /** Question words found in more than this share of the windows match exactly only. */
+  commonShare: number;
   lexicalWeight: number;
   windowWeight: number;
   turnWeight: number;
@@ -38,7 +40,7 @@ export interface SoftRerankParams {
  * tau 0.4: the usual "related words" floor for 100-d GloVe (measured above). Equal weights:
  * no signal is privileged, so nothing here is fitted to one benchmark's questions.
  */
-export const DEFAULT_SOFT_RERANK: SoftRerankParams = { tau: 0.4, genericRows: 1000, lexicalWeight: 1, windowWeight: 1, turnWeight: 1, bm25: DEFAULT_BM25 };
+export const DEFAULT_SOFT_RERANK: SoftRerankParams = { tau: 0.4, genericRows: 1000, commonShare: 0.5, lexicalWeight: 1, windowWeight: 1, turnWeight: 1, bm25: DEFAULT_BM25 };
 
 /** Per-episode state, built on the episode's first query and reused by the rest. */
 interface EpisodeState {
@@ -197,7 +199,10 @@ export class SoftReranker implements Reranker {
     const ids: number[] = [...exact];
     const values: number[] = exact.map(() => 1);
     const vectors = this.vectors();
-    const qRow = vectors && !/\d/.test(queryWord) ? vectors.row(queryWord) : -1;
+    // A question word already found in most windows (a speaker's name) discriminates little even
+    // exactly; its neighbours (other names) would match everywhere: exact matches only.
+    const common = st.bm25.docFreq(stem(queryWord)) > this.params.commonShare * st.bm25.docCount;
+    const qRow = vectors && !common && !/\d/.test(queryWord) ? vectors.row(queryWord) : -1;
     if (qRow >= 0) {
       const { dims, matrix, softIds } = st;
       const qv = new Float32Array(dims);
@@ -205,8 +210,7 @@ export class SoftReranker implements Reranker {
       const { tau } = this.params;
       const span = 1 - tau;
       for (let i = 0, off = 0; i < softIds.length; i++, off += dims) {
-        let cos = 0;
-        for (let d = 0; d < dims; d++) cos += matrix[off + d]! * qv[d]!;
+        const cos = dot(matrix, off, qv, dims);
         // Same-stem words are already in at 1 and have cosine ~1 to themselves anyway.
         if (cos > tau && !exact.includes(softIds[i]!)) {
           ids.push(softIds[i]!);
@@ -232,4 +236,21 @@ export function queryWords(query: string): string[] {
     out.push(w);
   }
   return out;
+}
+
+/** Dot product of row `off` of `m` with `q` (four accumulators: the hot loop of the reranker). */
+function dot(m: Float32Array, off: number, q: Float32Array, n: number): number {
+  let a = 0;
+  let b = 0;
+  let c = 0;
+  let d = 0;
+  let i = 0;
+  for (; i + 3 < n; i += 4) {
+    a += m[off + i]! * q[i]!;
+    b += m[off + i + 1]! * q[i + 1]!;
+    c += m[off + i + 2]! * q[i + 2]!;
+    d += m[off + i + 3]! * q[i + 3]!;
+  }
+  for (; i < n; i++) a += m[off + i]! * q[i]!;
+  return a + b + c + d;
 }
