@@ -47,15 +47,17 @@ export function addMethodOptions(cmd: Command): Command {
 
 /** Adds every benchmark's own options (each says which benchmark it belongs to). */
 export function addBenchmarkOptions(cmd: Command): Command {
-  const seen = new Set<string>();
+  // Several benchmarks may share a flag (e.g. --variant): one option, each benchmark's meaning listed.
+  const byFlag = new Map<string, string[]>();
   for (const b of listBenchmarks()) {
     for (const o of b.options) {
-      if (seen.has(o.flags)) continue;
-      seen.add(o.flags);
       const def = o.defaultValue ? ` (default ${o.defaultValue})` : '';
-      cmd.option(o.flags, `[${b.name}] ${o.description}${def}`);
+      const list = byFlag.get(o.flags) ?? [];
+      list.push(`[${b.name}] ${o.description}${def}`);
+      byFlag.set(o.flags, list);
     }
   }
+  for (const [flags, descriptions] of byFlag) cmd.option(flags, descriptions.join('; '));
   return cmd;
 }
 
