@@ -10,23 +10,16 @@
  *   3. (spec §3.4 item 3) tau-b can be NaN; fixed mode guards it, official mode fails the item.
  * Both the float and the int() variants are recorded in every judge run's details.
  */
-import { readFileSync } from 'node:fs';
+import { promptFile } from '../../eval/prompts.js';
 import type { Question } from '../schema.js';
 import type { ChatMessage, JudgeAsk, JudgeOutcome, JudgeProtocol, ReaderProtocol, Scoring } from '../../eval/protocol.js';
-import { fromRoot } from '../../util/paths.js';
 import { alignWithReference, answerLines, guardedTauNorm, orderingScore } from './ordering.js';
 
 export const SOURCE = 'mohammadtavakoli78/BEAM@b2a3ee8';
 
-const cache = new Map<string, string>();
 /** A prompt file from configs/prompts/, read once, byte for byte. */
 export function beamPrompt(name: 'judge' | 'rag-reader' | 'equivalence-system' | 'equivalence-user'): string {
-  let text = cache.get(name);
-  if (text === undefined) {
-    text = readFileSync(fromRoot('configs', 'prompts', `beam-${name}.txt`), 'utf8');
-    cache.set(name, text);
-  }
-  return text;
+  return promptFile(`beam-${name}`);
 }
 
 /** Python `str.replace` (every occurrence). */

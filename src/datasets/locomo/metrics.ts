@@ -14,6 +14,7 @@
  * short stem -> 'ie'). Scores can therefore differ on such words; the difference is confined to rare
  * tokens and both sides of a comparison are stemmed the same way.
  */
+import { multisetF1 } from '../../eval/token-f1.js';
 import { stemmer } from 'stemmer';
 import type { Metric } from '../../eval/protocol.js';
 import type { Question } from '../schema.js';
@@ -39,22 +40,7 @@ function tokens(s: string): string[] {
 
 /** `f1_score(prediction, ground_truth)`. */
 export function tokenF1(prediction: string, groundTruth: string): number {
-  const p = tokens(prediction);
-  const g = tokens(groundTruth);
-  const counts = new Map<string, number>();
-  for (const w of g) counts.set(w, (counts.get(w) ?? 0) + 1);
-  let same = 0;
-  for (const w of p) {
-    const c = counts.get(w) ?? 0;
-    if (c > 0) {
-      same++;
-      counts.set(w, c - 1);
-    }
-  }
-  if (same === 0) return 0;
-  const precision = same / p.length;
-  const recall = same / g.length;
-  return (2 * precision * recall) / (precision + recall);
+  return multisetF1(tokens(prediction), tokens(groundTruth));
 }
 
 /** `f1(prediction, ground_truth)`: the multi-hop sub-answer rule. */

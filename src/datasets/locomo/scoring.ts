@@ -4,22 +4,14 @@
  * (json_object, label CORRECT/WRONG; an unreadable reply is an error, never WRONG) and the
  * official token F1 beside it.
  */
-import { readFileSync } from 'node:fs';
+import { promptFile } from '../../eval/prompts.js';
 import type { JudgeProtocol, ReaderProtocol, Scoring } from '../../eval/protocol.js';
-import { fromRoot } from '../../util/paths.js';
 import { locomoF1Metric } from './metrics.js';
 
 const MEM0 = 'mem0ai/mem0@393a4fd5a';
-const prompts = new Map<string, string>();
-
 /** A prompt file from configs/prompts/: its text minus the final newline. */
 export function locomoPrompt(name: string): string {
-  let text = prompts.get(name);
-  if (text === undefined) {
-    text = readFileSync(fromRoot('configs', 'prompts', `locomo-${name}.txt`), 'utf8').replace(/\n$/, '');
-    prompts.set(name, text);
-  }
-  return text;
+  return promptFile(`locomo-${name}`).replace(/\n$/, '');
 }
 
 /** Fills `{{NAME}}` slots in one pass, so a value containing braces is never re-expanded. */

@@ -4,10 +4,9 @@
  * evaluate_qa.py with its decision rule (`'yes' in reply.lower()`), and the reported scores of
  * print_qa_metrics.py (overall, task-averaged, abstention accuracy). Templates: configs/prompts/.
  */
-import { readFileSync } from 'node:fs';
+import { promptFile } from '../../eval/prompts.js';
 import type { ChatMessage, EvidenceView, JudgeProtocol, ReaderProtocol, Scoring } from '../../eval/protocol.js';
 import type { Question, Turn } from '../schema.js';
-import { fromRoot } from '../../util/paths.js';
 import { isAbstention, type QuestionType } from './format.js';
 
 const SOURCE_GEN = 'xiaowu0162/LongMemEval@9e0b455 src/generation/run_generation.py';
@@ -19,17 +18,11 @@ export const OFFICIAL_JUDGE_MODEL = 'gpt-4o-2024-08-06';
 export const READING_METHODS = ['con', 'direct'] as const;
 export type ReadingMethod = (typeof READING_METHODS)[number];
 
-const templates = new Map<string, string>();
-
 /** A template file, checked to hold exactly `slots` positional `{}` placeholders. */
 export function loadTemplate(name: string, slots = 3): string {
-  let t = templates.get(name);
-  if (t === undefined) {
-    t = readFileSync(fromRoot('configs', 'prompts', `longmemeval-${name}.txt`), 'utf8');
-    const found = t.split('{}').length - 1;
-    if (found !== slots) throw new Error(`configs/prompts/longmemeval-${name}.txt: expected ${slots} '{}' slots, found ${found}`);
-    templates.set(name, t);
-  }
+  const t = promptFile(`longmemeval-${name}`);
+  const found = t.split('{}').length - 1;
+  if (found !== slots) throw new Error(`configs/prompts/longmemeval-${name}.txt: expected ${slots} '{}' slots, found ${found}`);
   return t;
 }
 

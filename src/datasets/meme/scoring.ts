@@ -7,22 +7,15 @@
  * - ER is a whitespace- and case-normalised substring check, no LLM (metric `er_substring`).
  * The before/after pass rule for Del, Cas and Abs crosses items: it is applied in summary.ts.
  */
-import { readFileSync } from 'node:fs';
+import { promptFile } from '../../eval/prompts.js';
 import type { ChatMessage, JudgeProtocol, Metric, ReaderProtocol, Scoring } from '../../eval/protocol.js';
 import type { Question } from '../schema.js';
-import { fromRoot } from '../../util/paths.js';
 import type { MemeValue } from './format.js';
 
 const SOURCE = 'luoluow/agent_memory@ab17b22 MEME-public/code/eval/judge.py (verbatim fork of SeokwonJung-Jay/MEME-public)';
 
-const cache = new Map<string, string>();
 export function memePrompt(name: string): string {
-  let text = cache.get(name);
-  if (text === undefined) {
-    text = readFileSync(fromRoot('configs', 'prompts', `meme-${name}.txt`), 'utf8');
-    cache.set(name, text);
-  }
-  return text;
+  return promptFile(`meme-${name}`);
 }
 
 /** Fills `{name}` placeholders in one pass, like Python's str.format (values are never re-scanned). */

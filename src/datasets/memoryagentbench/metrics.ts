@@ -5,6 +5,7 @@
  * are Unicode-aware in Python (JS `\b`, `\s` and `trim()` are not the same sets), `.` matches `\r`.
  * ROUGE (computed but never reported by the official code) is not ported.
  */
+import { multisetF1 } from '../../eval/token-f1.js';
 import { readFileSync } from 'node:fs';
 
 const ASCII_PUNCTUATION = new Set('!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~');
@@ -44,22 +45,7 @@ export function f1(prediction: string, gold: string): number {
   const g = normalizeAnswer(gold);
   const special = ['yes', 'no', 'noanswer'];
   if ((special.includes(p) || special.includes(g)) && p !== g) return 0;
-  const pt = pySplit(p);
-  const gt = pySplit(g);
-  const counts = new Map<string, number>();
-  for (const t of gt) counts.set(t, (counts.get(t) ?? 0) + 1);
-  let same = 0;
-  for (const t of pt) {
-    const c = counts.get(t) ?? 0;
-    if (c > 0) {
-      same++;
-      counts.set(t, c - 1);
-    }
-  }
-  if (same === 0) return 0;
-  const precision = same / pt.length;
-  const recall = same / gt.length;
-  return (2 * precision * recall) / (precision + recall);
+  return multisetF1(pySplit(p), pySplit(g));
 }
 
 export interface QaMetrics {

@@ -3,19 +3,11 @@
  * memoryagentbench-SOURCE.md) and the two bits of Python semantics needed to fill them exactly:
  * `str.format` and `repr` of a list of strings (the official judges format Python lists).
  */
-import { readFileSync } from 'node:fs';
-import { fromRoot } from '../../util/paths.js';
+import { promptFile } from '../../eval/prompts.js';
 import type { TemplateFamily } from './sources.js';
 
-const cache = new Map<string, string>();
-
 export function promptText(name: string): string {
-  let text = cache.get(name);
-  if (text === undefined) {
-    text = readFileSync(fromRoot('configs', 'prompts', `memoryagentbench-${name}.txt`), 'utf8');
-    cache.set(name, text);
-  }
-  return text;
+  return promptFile(`memoryagentbench-${name}`);
 }
 
 export const SYSTEM_PROMPT = () => promptText('system');

@@ -6,20 +6,13 @@
  * - frontier (inference.py): the history messages, the user query, then a system message with the options.
  * The letter is read from the reply (metric `mcq_correct`, the item score).
  */
-import { readFileSync } from 'node:fs';
+import { promptFile } from '../../eval/prompts.js';
 import type { ChatMessage, EvidenceView, Metric, ReaderProtocol, Scoring } from '../../eval/protocol.js';
 import type { Question } from '../schema.js';
-import { fromRoot } from '../../util/paths.js';
 import { extractLetter, renderOptions, type McqProtocol } from './options.js';
 
-const cache = new Map<string, string>();
 export function personamemPrompt(name: string): string {
-  let text = cache.get(name);
-  if (text === undefined) {
-    text = readFileSync(fromRoot('configs', 'prompts', `personamem-${name}.txt`), 'utf8');
-    cache.set(name, text);
-  }
-  return text;
+  return promptFile(`personamem-${name}`);
 }
 
 interface McqMeta {
