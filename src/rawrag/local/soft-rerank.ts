@@ -1,10 +1,14 @@
 /**
  * The embedded second stage: re-scores first-stage candidates with three signals of equal weight,
- * each scaled to [0, 1] for the query:
+ * each scaled to [0, 1] for the query (plus a date signal, below):
  *   lexical  BM25 of the window, divided by the best candidate's BM25;
  *   window   soft query-term coverage of the window;
  *   turn     soft query-term coverage of the window's best single turn (a focused answer
  *            inside a 256-token window should not be drowned by the window's other turns).
+ * Speaker and date awareness:
+ *   a question naming some of the speakers (not all) takes its turn signal from their turns only;
+ *   date     1 when the window holds a turn said during the day or month the question names
+ *            (or up to a week after: people report "yesterday", "last week"), else 0.
  * Soft coverage = sum over distinct query terms of idf(term) * match(term, unit), divided by the
  * idf total; match = 1 when a unit word has the same stem, otherwise the best GloVe cosine
  * similarity to a unit word mapped linearly from [tau, 1] to [0, 1] ("dogs" ~ "puppy" 0.57,
@@ -17,6 +21,7 @@ import type { Reranker } from '../retriever.js';
 import { isStopword, stem, words } from './analyse.js';
 import { Bm25Index, DEFAULT_BM25, bagOfTerms, bm25For, type Bm25Params } from './bm25.js';
 import type { WordVectors } from './word-vectors.js';
+import { parseDay, questionSpan, saidAbout } from './dates.js';
 
 export interface SoftRerankParams {
   /** Cosine below which two different words do not match at all. */
@@ -33,6 +38,10 @@ export interface SoftRerankParams {
   lexicalWeight: number;
   windowWeight: number;
   turnWeight: number;
+  /** Weight of the date signal: the window holds a turn said during the day/month the question names. */
+  dateWeight: number;
+  /** Days after the named span that a turn may still report it ("yesterday", "last week"). */
+  dateLagDays: number;
   bm25: Bm25Params;
 }
 
@@ -40,7 +49,7 @@ export interface SoftRerankParams {
  * tau 0.4: the usual "related words" floor for 100-d GloVe (measured above). Equal weights:
  * no signal is privileged, so nothing here is fitted to one benchmark's questions.
  */
-export const DEFAULT_SOFT_RERANK: SoftRerankParams = { tau: 0.4, genericRows: 1000, commonShare: 0.5, lexicalWeight: 1, windowWeight: 1, turnWeight: 1, bm25: DEFAULT_BM25 };
+export const DEFAULT_SOFT_RERANK: SoftRerankParams = { tau: 0.4, genericRows: 1000, commonShare: 0.5, lexicalWeight: 1, windowWeight: 1, turnWeight: 1, dateWeight: 1, dateLagDays: 7, bm25: DEFAULT_BM25 };
 
 /** Per-episode state, built on the episode's first query and reused by the rest. */
 interface EpisodeState {
@@ -59,6 +68,8 @@ interface EpisodeState {
   turnsOf: Int32Array[];
   /** Sparse match(term, word) > 0 per query word (questions on one episode share terms). */
   matchCache: Map<string, SparseMatches>;
+  /** Day each turn was said (null when its date cannot be read). */
+  turnDays: Array<number | null>;
 }
 
 /** Vocab words a query word matches, with match values in (0, 1]. */
@@ -109,17 +120,25 @@ export class SoftReranker implements Reranker {
       for (let t = 0; t < bestTurn.length; t++) turnCoverage[t]! += wj * bestTurn[t]!;
     });
 
+    const span = p.dateWeight > 0 ? questionSpan(query) : null;
+    const named = namedSpeakers(query, ep);
     const lexical = st.bm25.scores(bagOfTerms(query));
     let maxLexical = 0;
     for (const h of candidates) maxLexical = Math.max(maxLexical, lexical[h.chunk]!);
     const scored: Hit[] = candidates.map((h) => {
       const c = ep.chunks[h.chunk]!;
       let turn = 0;
-      for (let t = c.firstTurn; t <= c.lastTurn; t++) if (turnCoverage[t]! > turn) turn = turnCoverage[t]!;
+      let dated = 0;
+      for (let t = c.firstTurn; t <= c.lastTurn; t++) {
+        if (named && !named.has(ep.episode.turns[t]!.speaker)) continue;
+        if (turnCoverage[t]! > turn) turn = turnCoverage[t]!;
+        if (span && saidAbout(st.turnDays[t]!, span, p.dateLagDays)) dated = 1;
+      }
       const score =
         p.lexicalWeight * (maxLexical > 0 ? lexical[h.chunk]! / maxLexical : 0) +
         p.windowWeight * chunkCoverage[h.chunk]! +
-        p.turnWeight * turn;
+        p.turnWeight * turn +
+        p.dateWeight * dated;
       return { chunk: h.chunk, score };
     });
     scored.sort(compareHits);
@@ -183,6 +202,7 @@ export class SoftReranker implements Reranker {
       chunksOf: postings(chunkWords),
       turnsOf: postings(turnWords),
       matchCache: new Map(),
+      turnDays: dayCache(ep),
     };
     this.states.set(ep, st);
     return st;
@@ -222,6 +242,27 @@ export class SoftReranker implements Reranker {
     st.matchCache.set(queryWord, out);
     return out;
   }
+}
+
+/**
+ * The speakers a question names, when it names some but not all of them: a question about one
+ * person is answered by what that person said, so the best-turn signal looks at their turns only.
+ */
+function namedSpeakers(query: string, ep: IngestedEpisode): Set<string> | null {
+  const qWords = new Set(words(query));
+  const speakers = new Set(ep.episode.turns.map((t) => t.speaker).filter(Boolean));
+  const named = new Set([...speakers].filter((s) => words(s).length > 0 && words(s).every((w) => qWords.has(w))));
+  return named.size > 0 && named.size < speakers.size ? named : null;
+}
+
+/** Each visible turn's day; turns of one session share a date string, so parse each string once. */
+function dayCache(ep: IngestedEpisode): Array<number | null> {
+  const byString = new Map<string | null, number | null>();
+  return ep.lines.map((_, t) => {
+    const date = ep.episode.turns[t]!.date;
+    if (!byString.has(date)) byString.set(date, parseDay(date));
+    return byString.get(date)!;
+  });
 }
 
 /** Distinct content words of the query (one surface form per stem, first occurrence wins). */
