@@ -19,9 +19,9 @@ export function integer(value: string): number {
   return n;
 }
 
-export function nonNegativeNumber(value: string): number {
+export function positiveNumber(value: string): number {
   const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`'${value}' is not a non-negative number.`);
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`'${value}' is not a positive number.`);
   return n;
 }
 
@@ -117,7 +117,7 @@ export function addTransportOptions(cmd: Command): Command {
     .option('--concurrency-chat <n>', 'reader/judge requests in flight at once (default 8)', positiveInt)
     .option('--concurrency-embed <n>', 'embedding requests in flight at once (default 4)', positiveInt)
     .option('--concurrency-rerank <n>', 'rerank requests in flight at once (default 4)', positiveInt)
-    .option('--timeout <seconds>', 'per-request timeout (default 120)', nonNegativeNumber)
+    .option('--timeout <seconds>', 'per-request timeout (default 120)', positiveNumber)
     .option('--max-retries <n>', 'retries after a failed request: 429, 5xx, timeouts, resets (default 5)', nonNegativeInteger)
     .option('--reader-base-url <url>', 'OpenAI-compatible endpoint for the reader (vLLM, Ollama, llama.cpp, DeepSeek ...)')
     .option('--judge-base-url <url>', 'OpenAI-compatible endpoint for the judge')

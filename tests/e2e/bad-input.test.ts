@@ -47,6 +47,7 @@ describe('bad input', () => {
     expectRejected(['run', 'locomo', '--window', '100', '--stride', '200'], 2, /chunking\.stride/);
     expectRejected(['run', 'locomo', '--order', 'random'], 2, /assembly\.order/);
     expectRejected(['run', 'locomo', '--frobnicate'], 1, /unknown option '--frobnicate'/);
+    expectRejected(['run', 'locomo', '--timeout', '0'], 1, /'0' is not a positive number/);
   });
 
   it('a config file with an unknown key or a bad value names the file and key', () => {
