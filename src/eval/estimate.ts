@@ -113,8 +113,9 @@ export async function estimateRun(cfg: RunConfig, transport: Partial<TransportOp
         // The answer is not known yet: the gold stands in for it (same order of length).
         const msgs = scoring.judge.render(q, q.gold);
         if (msgs === null) continue;
-        judged++;
-        jIn += msgs.reduce((s, m) => s + countTokens(m.content), 0);
+        const requests = scoring.judge.requestsPerRun?.(q) ?? 1;
+        judged += requests;
+        jIn += requests * msgs.reduce((s, m) => s + countTokens(m.content), 0);
       }
       add('judge', judge, judged * cfg.judge.runs, jIn * cfg.judge.runs, judged * cfg.judge.runs * EST_JUDGE_OUTPUT);
     }

@@ -47,6 +47,8 @@ export interface JudgeProtocol {
    * Throws when a reply cannot be read (an error, not WRONG).
    */
   judge?(q: Question, answer: string, ask: JudgeAsk): Promise<JudgeOutcome>;
+  /** Requests one judge run sends for q (default 1); `--dry-run` estimates multiply by it. */
+  requestsPerRun?(q: Question): number;
 }
 
 /** Sends one judge request; see JudgeProtocol.judge. */

@@ -201,6 +201,11 @@ export const beamJudge: JudgeProtocol = {
   judge(q, answer, ask) {
     return metaOf(q).ability === 'event_ordering' ? judgeOrdering(q, answer, ask) : judgeRubric(q, answer, ask);
   },
+  // One request per rubric item; event ordering's equivalence checks depend on the replies, so
+  // the rubric length is the estimate there too.
+  requestsPerRun(q) {
+    return Math.max(1, metaOf(q).rubric.length);
+  },
 };
 
 /** `answer_generation_for_rag`, the official RAG prompt, with the assembled evidence as the context. */

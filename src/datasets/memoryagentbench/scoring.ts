@@ -186,6 +186,10 @@ export const judge: JudgeProtocol = {
     if (isSummary(q)) throw new Error('∞Bench-Sum needs three judge replies (JudgeProtocol.judge)');
     return parseYesNo(reply);
   },
+  // ∞Bench-Sum asks fluency, recall and precision: three requests per run.
+  requestsPerRun(q: Question): number {
+    return isSummary(q) ? 3 : 1;
+  },
   async judge(q: Question, answer: string, ask: JudgeAsk): Promise<JudgeOutcome> {
     if (!isSummary(q)) {
       const reply = await ask(renderLongmemevalJudge(q, answer));
