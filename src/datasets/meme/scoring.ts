@@ -8,6 +8,7 @@
  * The before/after pass rule for Del, Cas and Abs crosses items: it is applied in summary.ts.
  */
 import { promptFile } from '../../eval/prompts.js';
+import { pyReprList } from '../../util/python.js';
 import type { ChatMessage, JudgeProtocol, Metric, ReaderProtocol, Scoring } from '../../eval/protocol.js';
 import type { Question } from '../schema.js';
 import type { MemeValue } from './format.js';
@@ -25,25 +26,9 @@ export function fill(template: string, values: Record<string, string>): string {
 
 /** Python `str()` of a value from entity_values: strings as they are, lists as their repr. */
 export function pyStr(v: MemeValue): string {
-  return Array.isArray(v) ? `[${v.map(pyRepr).join(', ')}]` : v;
+  return Array.isArray(v) ? pyReprList(v) : v;
 }
 
-/** Python's repr of a str: single quotes unless the text has ' and no ". */
-function pyRepr(s: string): string {
-  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
-  let out = '';
-  for (const ch of s) {
-    const code = ch.codePointAt(0)!;
-    if (ch === '\\') out += '\\\\';
-    else if (ch === quote) out += '\\' + ch;
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\r') out += '\\r';
-    else if (ch === '\t') out += '\\t';
-    else if (code < 0x20 || code === 0x7f) out += '\\x' + code.toString(16).padStart(2, '0');
-    else out += ch;
-  }
-  return quote + out + quote;
-}
 
 interface MemeMeta {
   phase: 'before' | 'after';

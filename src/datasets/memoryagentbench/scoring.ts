@@ -18,7 +18,8 @@ import {
   recsysRecall,
   type QaMetrics,
 } from './metrics.js';
-import { SYSTEM_PROMPT, promptText, pyFormat, pyReprList, queryTemplate } from './prompts.js';
+import { SYSTEM_PROMPT, promptText, pyFormat, queryTemplate } from './prompts.js';
+import { pyReprList } from '../../util/python.js';
 import { officialMetric, templateFamily } from './sources.js';
 
 const REPO = 'HUST-AI-HYZ/MemoryAgentBench@455306dcabc3842526eb83cd4e225e5d486c5c5d';

@@ -21,7 +21,8 @@ import {
   renderSummaryJudge,
   summaryScore,
 } from '../../../src/datasets/memoryagentbench/scoring.js';
-import { pyFormat, pyReprList, pyReprString } from '../../../src/datasets/memoryagentbench/prompts.js';
+import { pyFormat } from '../../../src/datasets/memoryagentbench/prompts.js';
+import { pyReprList, pyReprString } from '../../../src/util/python.js';
 import type { TemplateFamily } from '../../../src/datasets/memoryagentbench/sources.js';
 import type { ChatMessage } from '../../../src/eval/protocol.js';
 
