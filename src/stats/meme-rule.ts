@@ -1,55 +1,37 @@
 /**
  * MEME's trivial-pass filter as a cross-item rule on stats items (spec meme-personamem-beam.md
  * §1.4): a Del, Cas or Abs after-question counts only when the before-question on the same entity
- * (same episode) passed. Items carry the adapter's meta {phase, task, entity}; with judge votes the
- * rule is applied run by run, as the MEME adapter's summary does (src/datasets/meme/summary.ts).
+ * (same episode) passed. The rule itself is the MEME adapter's (src/datasets/meme/summary.ts);
+ * this applies it to stats items, run by run when they carry judge votes.
  */
+import { FILTERED_TASKS, beforeRunsByEntity, entityKey, memeMeta, realPass, type RuleEntry } from '../datasets/meme/summary.js';
 import type { StatItem } from './load.js';
-
-const FILTERED = new Set(['Del', 'Cas', 'Abs']);
-
-interface Meta {
-  phase: 'before' | 'after';
-  task: string;
-  entity: string;
-}
-
-function metaOf(item: StatItem): Meta | null {
-  const m = item.meta as Partial<Meta> | null;
-  return m && (m.phase === 'before' || m.phase === 'after') && typeof m.task === 'string' && typeof m.entity === 'string' ? (m as Meta) : null;
-}
 
 function runsOf(item: StatItem): number[] | null {
   if (item.error !== null || item.score === null) return null;
   return item.votes && item.votes.length ? item.votes : [item.score];
 }
 
-const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-
-function questionIndex(id: string): number {
-  const n = Number(id.slice(id.lastIndexOf(':') + 1));
-  return Number.isFinite(n) ? n : 0;
-}
-
 export function memeBeforeAfterRule(items: StatItem[]): { items: StatItem[]; note: string | null } {
-  const withMeta = items.filter((i) => metaOf(i) !== null);
-  if (withMeta.length === 0) {
+  const entries: RuleEntry[] = [];
+  for (const i of items) {
+    const meta = memeMeta(i.meta);
+    if (meta) entries.push({ id: i.id, episode: i.episode, meta, runs: runsOf(i) });
+  }
+  if (entries.length === 0) {
     return { items, note: 'no item carries MEME meta (phase/entity): scores used as given (the before/after rule must already be applied)' };
   }
-  // judge.py before_map: later before-questions on the same entity overwrite earlier ones; ER before-questions are not judged.
-  const beforeMap = new Map<string, number[] | null>();
-  const befores = withMeta.filter((i) => metaOf(i)!.phase === 'before').sort((a, b) => questionIndex(a.id) - questionIndex(b.id));
-  for (const b of befores) beforeMap.set(`${b.episode}\u0000${metaOf(b)!.entity}`, metaOf(b)!.task === 'ER' ? [0] : runsOf(b));
+  const beforeMap = beforeRunsByEntity(entries);
   let applied = 0;
   const out = items.map((item) => {
-    const meta = metaOf(item);
+    const meta = memeMeta(item.meta);
     const runs = runsOf(item);
-    if (!meta || meta.phase !== 'after' || !FILTERED.has(meta.task) || runs === null) return item;
+    if (!meta || meta.phase !== 'after' || !FILTERED_TASKS.has(meta.task) || runs === null) return item;
     applied++;
-    const before = beforeMap.get(`${item.episode}\u0000${meta.entity}`) ?? null;
-    const real =
-      before === null ? runs.map(() => 0) : runs.length === before.length ? runs.map((r, i) => r * before[i]!) : [mean(runs) * mean(before)];
-    return { ...item, score: mean(real), votes: item.votes && item.votes.length ? real : null };
+    const before = beforeMap.get(entityKey(item.episode, meta.entity)) ?? null;
+    // Votes are filtered run by run (as realPass scores them); with unequal run counts there are no per-run votes.
+    const real = before === null ? runs.map(() => 0) : runs.length === before.length ? runs.map((r, i) => r * before[i]!) : null;
+    return { ...item, score: realPass(runs, before), votes: item.votes && item.votes.length && real ? real : null };
   });
   return { items: out, note: `MEME before/after rule applied to ${applied} Del/Cas/Abs after-question(s)` };
 }

@@ -12,17 +12,46 @@
 import type { ItemRecord } from '../../run/item.js';
 
 export const TASKS = ['ER', 'Agg', 'Tr', 'Del', 'Cas', 'Abs'] as const;
-const FILTERED = new Set(['Del', 'Cas', 'Abs']);
+/** After-questions of these tasks count only when the matching before-question passed. */
+export const FILTERED_TASKS: ReadonlySet<string> = new Set(['Del', 'Cas', 'Abs']);
+const FILTERED = FILTERED_TASKS;
 
-interface Meta {
+export interface MemeMeta {
   phase: 'before' | 'after';
   task: string;
   entity: string;
 }
 
-function metaOf(item: ItemRecord): Meta | null {
-  const m = item.meta as Partial<Meta> | undefined;
-  return m && (m.phase === 'before' || m.phase === 'after') && typeof m.task === 'string' && typeof m.entity === 'string' ? (m as Meta) : null;
+/** The adapter's question facts, as items carry them (null for anything else). */
+export function memeMeta(meta: unknown): MemeMeta | null {
+  const m = meta as Partial<MemeMeta> | null | undefined;
+  return m && (m.phase === 'before' || m.phase === 'after') && typeof m.task === 'string' && typeof m.entity === 'string' ? (m as MemeMeta) : null;
+}
+
+const metaOf = (item: ItemRecord) => memeMeta(item.meta);
+
+/** What the before/after rule needs of an item, whatever record it comes from (runs, or a stats item). */
+export interface RuleEntry {
+  id: string;
+  episode: string | null;
+  meta: MemeMeta;
+  /** Per-judge-run pass values; null when not scored. */
+  runs: number[] | null;
+}
+
+export function entityKey(episode: string | null, entity: string): string {
+  return `${episode ?? ''}\u0000${entity}`;
+}
+
+/**
+ * judge.py `before_map`: entity -> the before-question's runs, in question order (a later
+ * before-question on the same entity overwrites an earlier one); ER before-questions count as failed.
+ */
+export function beforeRunsByEntity(entries: RuleEntry[]): Map<string, number[] | null> {
+  const map = new Map<string, number[] | null>();
+  const before = entries.filter((e) => e.meta.phase === 'before').sort((a, b) => questionIndex(a.id) - questionIndex(b.id));
+  for (const e of before) map.set(entityKey(e.episode, e.meta.entity), e.meta.task === 'ER' ? [0] : e.runs);
+  return map;
 }
 
 /** Per-run pass values of an item: the judge's votes, else its score; null when not scored. */
@@ -76,13 +105,9 @@ export type MemeSummary = {
 };
 
 export function summariseMeme(items: ItemRecord[]): MemeSummary {
-  const entries = items.map((i) => ({ item: i, meta: metaOf(i) })).filter((e): e is { item: ItemRecord; meta: Meta } => e.meta !== null);
-  // judge.py before_map: entity -> before u_pass, in question order, ER entries recorded as False.
-  const beforeMap = new Map<string, number[] | null>();
-  const before = entries.filter((e) => e.meta.phase === 'before').sort((a, b) => questionIndex(a.item.id) - questionIndex(b.item.id));
-  for (const { item, meta } of before) {
-    beforeMap.set(`${item.episode}\u0000${meta.entity}`, meta.task === 'ER' ? [0] : runsOf(item));
-  }
+  const entries = items.map((i) => ({ item: i, meta: metaOf(i) })).filter((e): e is { item: ItemRecord; meta: MemeMeta } => e.meta !== null);
+  const beforeMap = beforeRunsByEntity(entries.map((e) => ({ id: e.item.id, episode: e.item.episode, meta: e.meta, runs: runsOf(e.item) })));
+  const before = entries.filter((e) => e.meta.phase === 'before');
   const tasks: TaskRow[] = TASKS.map((task) => {
     const after = entries.filter((e) => e.meta.phase === 'after' && e.meta.task === task);
     const befores = before.filter((e) => e.meta.task === task);
@@ -98,7 +123,7 @@ export function summariseMeme(items: ItemRecord[]): MemeSummary {
         sum += mean(runs);
         continue;
       }
-      const key = `${item.episode}\u0000${meta.entity}`;
+      const key = entityKey(item.episode, meta.entity);
       if (!beforeMap.has(key)) beforeMissing++;
       const b = beforeMap.get(key) ?? null;
       sum += realPass(runs, b);
