@@ -70,6 +70,8 @@ interface EpisodeState {
   matchCache: Map<string, SparseMatches>;
   /** Day each turn was said (null when its date cannot be read). */
   turnDays: Array<number | null>;
+  /** The episode's speakers and the words of each name (for questions that name one). */
+  speakerWords: Map<string, string[]>;
 }
 
 /** Vocab words a query word matches, with match values in (0, 1]. */
@@ -121,7 +123,7 @@ export class SoftReranker implements Reranker {
     });
 
     const span = p.dateWeight > 0 ? questionSpan(query) : null;
-    const named = namedSpeakers(query, ep);
+    const named = namedSpeakers(query, st.speakerWords);
     const lexical = st.bm25.scores(bagOfTerms(query));
     let maxLexical = 0;
     for (const h of candidates) maxLexical = Math.max(maxLexical, lexical[h.chunk]!);
@@ -203,6 +205,7 @@ export class SoftReranker implements Reranker {
       turnsOf: postings(turnWords),
       matchCache: new Map(),
       turnDays: dayCache(ep),
+      speakerWords: new Map([...new Set(ep.episode.turns.map((t) => t.speaker).filter(Boolean))].map((sp) => [sp, words(sp)])),
     };
     this.states.set(ep, st);
     return st;
@@ -250,11 +253,10 @@ export class SoftReranker implements Reranker {
  * Whole words only: a possessive ("Melanie's kids") is about something of theirs, which either
  * speaker may describe, so it does not restrict (matching stems instead measured 0.848 on LoCoMo).
  */
-function namedSpeakers(query: string, ep: IngestedEpisode): Set<string> | null {
+function namedSpeakers(query: string, speakerWords: Map<string, string[]>): Set<string> | null {
   const qWords = new Set(words(query));
-  const speakers = new Set(ep.episode.turns.map((t) => t.speaker).filter(Boolean));
-  const named = new Set([...speakers].filter((s) => words(s).length > 0 && words(s).every((w) => qWords.has(w))));
-  return named.size > 0 && named.size < speakers.size ? named : null;
+  const named = new Set([...speakerWords].filter(([, ws]) => ws.length > 0 && ws.every((w) => qWords.has(w))).map(([sp]) => sp));
+  return named.size > 0 && named.size < speakerWords.size ? named : null;
 }
 
 /** Each visible turn's day; turns of one session share a date string, so parse each string once. */
