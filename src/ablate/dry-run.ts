@@ -10,6 +10,7 @@ import type { RunConfig } from '../config/schema.js';
 import { estimateRun, type RoleEstimate } from '../eval/estimate.js';
 import type { TransportOptions } from '../providers/transport.js';
 import { createLocalRetriever } from '../rawrag/local/index.js';
+import { isLocalRetriever } from '../rawrag/retrievers.js';
 import type { Retriever } from '../rawrag/retriever.js';
 import { markdownTable } from '../cli/table.js';
 import { runAblation, type AblationHooks } from './engine.js';
@@ -33,7 +34,7 @@ export async function estimateAblation(
   hooks: AblationHooks,
 ): Promise<AblationEstimate> {
   const notes: string[] = [];
-  const remote = req.base.retrieval.retriever !== 'local';
+  const remote = !isLocalRetriever(req.base.retrieval.retriever);
   // A stand-in that ranks locally but is counted like the remote retriever (reranker present, no free depth).
   const standIn: Retriever | undefined = remote ? remoteStandIn(req.base.retrieval.retriever) : undefined;
   if (remote) notes.push(`evidence repeats across variants estimated with the local retriever's rankings (retriever '${req.base.retrieval.retriever}' was not called)`);
@@ -71,7 +72,8 @@ function scale(r: RoleEstimate, f: number): RoleEstimate {
 }
 
 function remoteStandIn(name: string): Retriever {
-  const local = createLocalRetriever();
+  // Word-level ranking is enough to count evidence repeats; the sentence encoder would only add time.
+  const local = createLocalRetriever({ dense: false });
   return {
     ...local,
     name,

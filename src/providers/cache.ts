@@ -61,7 +61,10 @@ export class ResponseCache {
   readonly counts: Record<string, CacheCounts> = {};
 
   /** `dir` null = caching off (--no-cache): every request is sent, nothing is stored. */
-  constructor(readonly dir: string | null) {}
+  constructor(
+    readonly dir: string | null,
+    private readonly file: string = CACHE_FILE,
+  ) {}
 
   get enabled(): boolean {
     return this.dir !== null;
@@ -71,7 +74,7 @@ export class ResponseCache {
   private open(): Database.Database {
     if (!this.db) {
       mkdirSync(this.dir!, { recursive: true });
-      const db = new Database(join(this.dir!, CACHE_FILE));
+      const db = new Database(join(this.dir!, this.file));
       db.pragma('journal_mode = WAL');
       db.pragma('busy_timeout = 5000');
       db.exec('CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, role TEXT NOT NULL, value BLOB NOT NULL, created_at TEXT NOT NULL)');

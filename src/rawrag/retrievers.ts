@@ -8,7 +8,7 @@ import { InputError } from '../util/errors.js';
 import { ProviderSession } from '../providers/session.js';
 import { remoteStages } from '../providers/clients.js';
 
-export const RETRIEVER_NAMES = ['local', 'openai', 'qwen3', 'full-context'] as const;
+export const RETRIEVER_NAMES = ['local', 'local-lexical', 'openai', 'qwen3', 'full-context'] as const;
 
 /**
  * `openai` = text-embedding-3-small + Cohere rerank-v3.5, `qwen3` = Qwen3-Embedding-4B +
@@ -19,7 +19,8 @@ export async function createRetriever(cfg: RunConfig, session: ProviderSession =
   const name = cfg.retrieval.retriever;
   switch (name) {
     case 'local':
-      return createLocalRetriever();
+    case 'local-lexical':
+      return createLocalRetriever({ dense: name === 'local' });
     case 'full-context':
       return createFullContextRetriever();
     case 'openai':
@@ -40,6 +41,11 @@ export async function createRetriever(cfg: RunConfig, session: ProviderSession =
     default:
       throw new InputError(`unknown retriever '${name}' (known: ${RETRIEVER_NAMES.join(', ')})`, { place: '--retriever' });
   }
+}
+
+/** True for the embedded retrievers (no provider is called). */
+export function isLocalRetriever(name: string): boolean {
+  return name === 'local' || name === 'local-lexical';
 }
 
 /** A dense first stage whose question embeddings can be fetched in one batch up front. */

@@ -78,7 +78,7 @@ describe('local retriever: ranking', () => {
     const texts = [...FILLER, 'I adopted a greyhound named Biscuit from the shelter.', ...FILLER];
     const ep = ingested(texts);
     expect(ep.chunks.length).toBeGreaterThan(5);
-    const r = createLocalRetriever({ ...NO_VECTORS, cacheDir: tempDir() });
+    const r = createLocalRetriever({ ...NO_VECTORS, cacheDir: tempDir(), dense: false });
     const index = await r.firstStage.prepare(ep);
     const { ranked, candidates } = await retrieve('Which greyhound did Ann adopt from the shelter?', index, r.reranker, ep, { candidates: 128, k: 3, rerank: true });
     const target = texts.indexOf('I adopted a greyhound named Biscuit from the shelter.');
@@ -92,7 +92,7 @@ describe('local retriever: ranking', () => {
     // Identical chunks, hence equal scores at both stages.
     const texts = [...FILLER, ...Array.from({ length: 6 }, () => 'Same old story about the garden shed again.')];
     const ep = perTurn(texts);
-    const r = createLocalRetriever({ ...NO_VECTORS, cacheDir: tempDir() });
+    const r = createLocalRetriever({ ...NO_VECTORS, cacheDir: tempDir(), dense: false });
     const index = await r.firstStage.prepare(ep);
     const run = () => retrieve('garden shed story', index, r.reranker, ep, { candidates: 128, k: 5, rerank: true }, 60);
     const a = await run();
@@ -107,7 +107,7 @@ describe('local retriever: ranking', () => {
 
   it('the reranker returns at most topN hits, all drawn from the candidates', async () => {
     const ep = ingested([...FILLER, ...FILLER]);
-    const r = createLocalRetriever({ ...NO_VECTORS, cacheDir: tempDir() });
+    const r = createLocalRetriever({ ...NO_VECTORS, cacheDir: tempDir(), dense: false });
     const index = await r.firstStage.prepare(ep);
     const candidates = await index.search('family dinner garden', 6);
     expect(candidates).toHaveLength(6);
@@ -122,7 +122,7 @@ describe('local retriever: ranking', () => {
   it('works on an episode with a single chunk, and on a query with no content words', async () => {
     const ep = ingested(['Hello there!'], { tokenizer: 'cl100k_base', size: 256, stride: 224 });
     expect(ep.chunks).toHaveLength(1);
-    const r = createLocalRetriever({ ...NO_VECTORS, cacheDir: tempDir() });
+    const r = createLocalRetriever({ ...NO_VECTORS, cacheDir: tempDir(), dense: false });
     const index = await r.firstStage.prepare(ep);
     for (const q of ['hello', 'what is it?', '']) {
       const { ranked } = await retrieve(q, index, r.reranker, ep, { candidates: 128, k: 15, rerank: true }, 60);
@@ -133,7 +133,7 @@ describe('local retriever: ranking', () => {
 
   it('with reranking off the first-stage (BM25) order stands', async () => {
     const ep = ingested([...FILLER, 'The puppy chewed my shoes.', ...FILLER]);
-    const r = createLocalRetriever({ ...NO_VECTORS, cacheDir: tempDir() });
+    const r = createLocalRetriever({ ...NO_VECTORS, cacheDir: tempDir(), dense: false });
     const index = await r.firstStage.prepare(ep);
     const off = await retrieve('puppy weather book', index, r.reranker, ep, { candidates: 128, k: 4, rerank: false });
     expect(off.ranked).toEqual(off.candidates.slice(0, 4));
@@ -150,23 +150,23 @@ describe('local retriever: GloVe soft matching', () => {
     expect(ep.chunks).toHaveLength(2);
     const candidates = [{ chunk: 0, score: 0 }, { chunk: 1, score: 0 }];
     // The constructed vocabulary is tiny, so no word of it counts as generic here.
-    const withVectors = createLocalRetriever({ ...fakePackage(), rerank: { ...DEFAULT_SOFT_RERANK, genericRows: 0 } });
+    const withVectors = createLocalRetriever({ ...fakePackage(), dense: false, rerank: { ...DEFAULT_SOFT_RERANK, genericRows: 0 } });
     const ranked = await withVectors.reranker!.rerank('tell me about dogs', candidates, ep, 2);
     expect(ranked.map((h) => h.chunk)).toEqual([1, 0]);
     expect(ranked[0]!.score).toBeGreaterThan(ranked[1]!.score);
     // A history word among the genericRows most frequent ("puppy" is row 2 here) matches exactly only.
-    const generic = createLocalRetriever({ ...fakePackage(), rerank: { ...DEFAULT_SOFT_RERANK, genericRows: 3 } });
+    const generic = createLocalRetriever({ ...fakePackage(), dense: false, rerank: { ...DEFAULT_SOFT_RERANK, genericRows: 3 } });
     const exactOnly = await generic.reranker!.rerank('tell me about dogs', candidates, ep, 2);
     expect(exactOnly[0]!.score).toBe(exactOnly[1]!.score);
     // Without vectors neither window matches: a tie, broken by chunk index.
-    const without = createLocalRetriever({ ...NO_VECTORS, cacheDir: tempDir() });
+    const without = createLocalRetriever({ ...NO_VECTORS, cacheDir: tempDir(), dense: false });
     const plain = await without.reranker!.rerank('tell me about dogs', candidates, ep, 2);
     expect(plain.map((h) => h.chunk)).toEqual([0, 1]);
     expect(plain[0]!.score).toBe(plain[1]!.score);
   });
 
   it('without the package the run still works and the notes say so', async () => {
-    const r = createLocalRetriever({ ...NO_VECTORS, cacheDir: tempDir() });
+    const r = createLocalRetriever({ ...NO_VECTORS, cacheDir: tempDir(), dense: false });
     expect(r.notes.join(' ')).toMatch(/GloVe word vectors unavailable .*exact word stems only/);
     const ep = ingested(FILLER);
     const index = await r.firstStage.prepare(ep);
@@ -238,7 +238,7 @@ describe('GloVe binary cache', () => {
     expect(load.status).toBe('unavailable');
     expect(load.detail).toMatch(/unreadable.*not found/);
     // The cheap check at creation sees a cache file; the note appears once loading finds it unusable.
-    const r = createLocalRetriever(opts);
+    const r = createLocalRetriever({ ...opts, dense: false });
     const ep = ingested(FILLER);
     const index = await r.firstStage.prepare(ep);
     await retrieve('garden', index, r.reranker, ep, { candidates: 128, k: 2, rerank: true });

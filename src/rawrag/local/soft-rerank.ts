@@ -9,6 +9,9 @@
  *   a question naming some of the speakers (not all) takes its turn signal from their turns only;
  *   date     1 when the window holds a turn said during the day or month the question names
  *            (or up to a week after: people report "yesterday", "last week"), else 0.
+ * Dense (when a sentence encoder is given): cosine of the query's and the window's sentence
+ *          embeddings, scaled min-max over the candidates. It catches what shares no word with
+ *          the question: paraphrases, pronouns, a photo described in other terms.
  * Soft coverage = sum over distinct query terms of idf(term) * match(term, unit), divided by the
  * idf total; match = 1 when a unit word has the same stem, otherwise the best GloVe cosine
  * similarity to a unit word mapped linearly from [tau, 1] to [0, 1] ("dogs" ~ "puppy" 0.57,
@@ -17,7 +20,7 @@
  */
 import type { IngestedEpisode } from '../chunk.js';
 import { compareHits, type Hit } from '../rank.js';
-import type { Reranker } from '../retriever.js';
+import type { Embedder, Reranker } from '../retriever.js';
 import { isStopword, stem, words } from './analyse.js';
 import { Bm25Index, DEFAULT_BM25, bagOfTerms, bm25For, type Bm25Params } from './bm25.js';
 import type { WordVectors } from './word-vectors.js';
@@ -40,6 +43,8 @@ export interface SoftRerankParams {
   turnWeight: number;
   /** Weight of the date signal: the window holds a turn said during the day/month the question names. */
   dateWeight: number;
+  /** Weight of the dense signal (sentence-embedding cosine); 0 or no encoder = off. */
+  denseWeight: number;
   /** Days after the named span that a turn may still report it ("yesterday", "last week"). */
   dateLagDays: number;
   bm25: Bm25Params;
@@ -49,7 +54,7 @@ export interface SoftRerankParams {
  * tau 0.4: the usual "related words" floor for 100-d GloVe (measured above). Equal weights:
  * no signal is privileged, so nothing here is fitted to one benchmark's questions.
  */
-export const DEFAULT_SOFT_RERANK: SoftRerankParams = { tau: 0.4, genericRows: 1000, commonShare: 0.5, lexicalWeight: 1, windowWeight: 1, turnWeight: 1, dateWeight: 1, dateLagDays: 7, bm25: DEFAULT_BM25 };
+export const DEFAULT_SOFT_RERANK: SoftRerankParams = { tau: 0.4, genericRows: 1000, commonShare: 0.5, lexicalWeight: 1, windowWeight: 1, turnWeight: 1, dateWeight: 1, denseWeight: 1, dateLagDays: 7, bm25: DEFAULT_BM25 };
 
 /** Per-episode state, built on the episode's first query and reused by the rest. */
 interface EpisodeState {
@@ -72,6 +77,8 @@ interface EpisodeState {
   turnDays: Array<number | null>;
   /** The episode's speakers and the words of each name (for questions that name one). */
   speakerWords: Map<string, string[]>;
+  /** Sentence embedding of each chunk, filled as chunks first become candidates. */
+  chunkVectors: Array<Float32Array | undefined>;
 }
 
 /** Vocab words a query word matches, with match values in (0, 1]. */
@@ -84,19 +91,49 @@ export class SoftReranker implements Reranker {
   readonly name: string;
   private readonly states = new WeakMap<IngestedEpisode, EpisodeState>();
 
-  /** `vectors()` is called on first use only, so the vectors load lazily (null = exact matches only). */
+  /**
+   * `vectors()` is called on first use only, so the vectors load lazily (null = exact matches
+   * only). `encoder` null = no dense signal.
+   */
   constructor(
     private readonly vectors: () => WordVectors | null,
     private readonly params: SoftRerankParams = DEFAULT_SOFT_RERANK,
+    private readonly encoder: Embedder | null = null,
   ) {
-    this.name = 'soft-match';
+    this.name = encoder && params.denseWeight > 0 ? 'soft-match+dense' : 'soft-match';
   }
 
   async rerank(query: string, candidates: Hit[], ep: IngestedEpisode, topN: number): Promise<Hit[]> {
-    return this.rerankSync(query, candidates, ep, topN);
+    const scored = this.lexicalScores(query, candidates, ep);
+    if (this.encoder && this.params.denseWeight > 0 && scored.length > 0) {
+      const dense = await this.denseScores(this.encoder, query, candidates, ep);
+      scored.forEach((h, i) => (h.score += this.params.denseWeight * dense[i]!));
+    }
+    scored.sort(compareHits);
+    return scored.slice(0, topN);
   }
 
+  /** The ranking from the word-level signals alone (no dense signal). */
   rerankSync(query: string, candidates: Hit[], ep: IngestedEpisode, topN: number): Hit[] {
+    const scored = this.lexicalScores(query, candidates, ep);
+    scored.sort(compareHits);
+    return scored.slice(0, topN);
+  }
+
+  /** Query-to-window cosine per candidate (in candidate order), scaled to [0, 1] over the candidates. */
+  private async denseScores(encoder: Embedder, query: string, candidates: Hit[], ep: IngestedEpisode): Promise<number[]> {
+    const st = this.state(ep);
+    const todo = [...new Set(candidates.map((h) => h.chunk).filter((c) => !st.chunkVectors[c]))];
+    const [q, ...vs] = await encoder.embed([query, ...todo.map((c) => ep.chunks[c]!.text)], 'document');
+    todo.forEach((c, i) => (st.chunkVectors[c] = vs[i]));
+    const cos = candidates.map((h) => dot(st.chunkVectors[h.chunk]!, 0, q!, q!.length));
+    const lo = Math.min(...cos);
+    const hi = Math.max(...cos);
+    return cos.map((x) => (hi > lo ? (x - lo) / (hi - lo) : 0));
+  }
+
+  /** Lexical, window, turn and date signals per candidate, in candidate order (unsorted). */
+  private lexicalScores(query: string, candidates: Hit[], ep: IngestedEpisode): Hit[] {
     if (candidates.length === 0) return [];
     const st = this.state(ep);
     const p = this.params;
@@ -127,7 +164,7 @@ export class SoftReranker implements Reranker {
     const lexical = st.bm25.scores(bagOfTerms(query));
     let maxLexical = 0;
     for (const h of candidates) maxLexical = Math.max(maxLexical, lexical[h.chunk]!);
-    const scored: Hit[] = candidates.map((h) => {
+    return candidates.map((h) => {
       const c = ep.chunks[h.chunk]!;
       let turn = 0;
       let dated = 0;
@@ -143,8 +180,6 @@ export class SoftReranker implements Reranker {
         p.dateWeight * dated;
       return { chunk: h.chunk, score };
     });
-    scored.sort(compareHits);
-    return scored.slice(0, topN);
   }
 
   private state(ep: IngestedEpisode): EpisodeState {
@@ -206,6 +241,7 @@ export class SoftReranker implements Reranker {
       matchCache: new Map(),
       turnDays: dayCache(ep),
       speakerWords: new Map([...new Set(ep.episode.turns.map((t) => t.speaker).filter(Boolean))].map((sp) => [sp, words(sp)])),
+      chunkVectors: new Array(ep.chunks.length),
     };
     this.states.set(ep, st);
     return st;
