@@ -98,7 +98,7 @@ function runLocomo(retriever, rerank = 'on') {
   return r;
 }
 // The sentence encoder's vectors of the LoCoMo windows and questions are computed once per machine
-// (~2 min on one core) and kept in sentence-vectors.sqlite; this first run fills the store if needed.
+// (~1.5 min on 2 cores) and kept in sentence-vectors.sqlite; this first run fills the store if needed.
 const vectorStore = join(defaultCacheDir(), 'sentence-vectors.sqlite');
 const storedVectors = () => {
   if (!existsSync(vectorStore)) return 0;
@@ -115,7 +115,7 @@ const added = storedVectors() - storeBefore;
 console.log(`\nsentence vectors (${vectorStore}):`);
 console.log(added > 0
   ? `  this machine's first run embedded ${added} windows and questions: ${prime.processSeconds.toFixed(1)} s (one-time)`
-  : `  all in the store already (${storeBefore} vectors; a first run on a new machine embeds them in ~2 min)`);
+  : `  all in the store already (${storeBefore} vectors; a first run on a new machine embeds them in ~1.5 min on 2 cores)`);
 const full = runLocomo('local');
 const lexical = runLocomo('local-lexical');
 const base = runLocomo('local-lexical', 'off');

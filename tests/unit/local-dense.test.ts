@@ -103,3 +103,15 @@ describe('soft reranker: dense signal', () => {
     expect(lexical.reranker!.name).toBe('soft-match');
   });
 });
+
+describe('local sentence encoder: worker threads', () => {
+  it('a vector depends on its text only, not on the texts embedded with it', async () => {
+    const texts = Array.from({ length: 40 }, (_, i) => `Message number ${i}: ${'we walked the dog along the river '.repeat(i % 5)}`);
+    const together = await new LocalSentenceEncoder(null).embed(texts, 'document');
+    const alone = new LocalSentenceEncoder(null);
+    for (const i of [0, 17, 39]) {
+      const [v] = await alone.embed([texts[i]!], 'document');
+      expect(Array.from(v!)).toEqual(Array.from(together[i]!));
+    }
+  });
+});

