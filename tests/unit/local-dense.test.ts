@@ -3,8 +3,10 @@
  * npm package (no download), its persistent vector store, and what it adds to the reranker.
  */
 import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { ingest } from '../../src/rawrag/chunk.js';
 import { DEFAULT_POLICY } from '../../src/datasets/policy.js';
 import type { Episode } from '../../src/datasets/schema.js';
@@ -113,5 +115,18 @@ describe('local sentence encoder: worker threads', () => {
       const [v] = await alone.embed([texts[i]!], 'document');
       expect(Array.from(v!)).toEqual(Array.from(together[i]!));
     }
+  });
+});
+
+describe('local sentence encoder: the worker under any module mode', () => {
+  it('works when the parent runs as an ES module from --input-type=module (workers inherit the flag)', () => {
+    const dist = pathToFileURL(join(process.cwd(), 'dist/rawrag/local/sentence-encoder.js')).href;
+    const code = `const { LocalSentenceEncoder } = await import(${JSON.stringify(dist)});
+const [v] = await new LocalSentenceEncoder(null).embed(['hello there']);
+console.log(v.length);`;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trim()).toBe(String(SENTENCE_ENCODER_DIMS));
+    expect(r.status).toBe(0);
   });
 });

@@ -10,6 +10,7 @@
  */
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Embedder } from '../retriever.js';
 import { cacheKey, vectorCodec, type ResponseCache } from '../../providers/cache.js';
@@ -86,7 +87,8 @@ export function sentenceEncoderAvailable(): boolean {
 
 function modulePaths(): { embeddings: string; weights: string } {
   const require = createRequire(import.meta.url);
-  return { embeddings: require.resolve('@energetic-ai/embeddings'), weights: require.resolve(SENTENCE_ENCODER_PACKAGE) };
+  const url = (id: string) => pathToFileURL(require.resolve(id)).href;
+  return { embeddings: url('@energetic-ai/embeddings'), weights: url(SENTENCE_ENCODER_PACKAGE) };
 }
 
 /**
@@ -96,25 +98,30 @@ function modulePaths(): { embeddings: string; weights: string } {
  * CLI's own error handling. Idle workers are unref'd, so they never keep a finished run alive.
  */
 const MAX_THREADS = 4;
+// Only dynamic import(): eval'd worker code is run as CommonJS or as an ES module depending on the
+// parent's flags (`node --input-type=module` makes it a module, where require does not exist).
 const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { initModel } = require(workerData.embeddings);
-const { modelSource } = require(workerData.weights);
-const ready = initModel(modelSource);
-ready.catch(() => {});
-parentPort.on('message', async ({ id, texts }) => {
-  try {
-    const model = await ready;
-    const flat = new Float32Array(texts.length * workerData.dims);
-    // One text per forward pass: batched texts are padded together, which moves their vectors
-    // by ~1e-7, so a vector would depend on its neighbours in the batch (and rankings, rarely,
-    // on which texts a machine happened to embed together). Alone, each is a function of its text.
-    for (let i = 0; i < texts.length; i++) flat.set((await model.embed([texts[i]]))[0], i * workerData.dims);
-    parentPort.postMessage({ id, flat }, [flat.buffer]);
-  } catch (e) {
-    parentPort.postMessage({ id, error: String((e && e.message) || e) });
-  }
-});
+(async () => {
+  const { parentPort, workerData } = await import('node:worker_threads');
+  const load = async (url) => { const m = await import(url); return m.default ?? m; };
+  const { initModel } = await load(workerData.embeddings);
+  const { modelSource } = await load(workerData.weights);
+  const ready = initModel(modelSource);
+  ready.catch(() => {});
+  parentPort.on('message', async ({ id, texts }) => {
+    try {
+      const model = await ready;
+      const flat = new Float32Array(texts.length * workerData.dims);
+      // One text per forward pass: batched texts are padded together, which moves their vectors
+      // by ~1e-7, so a vector would depend on its neighbours in the batch (and rankings, rarely,
+      // on which texts a machine happened to embed together). Alone, each is a function of its text.
+      for (let i = 0; i < texts.length; i++) flat.set((await model.embed([texts[i]]))[0], i * workerData.dims);
+      parentPort.postMessage({ id, flat }, [flat.buffer]);
+    } catch (e) {
+      parentPort.postMessage({ id, error: String((e && e.message) || e) });
+    }
+  });
+})();
 `;
 
 interface PoolWorker {
