@@ -10,11 +10,11 @@
 //   4. recall_all@15 >= 0.85 (share of the 1,536 questions with gold evidence whose evidence
 //      turns are all shown after turn expansion).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
+import { measuredAfterPriming, storedVectors, vectorStorePath } from '../lib/vector-store.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const dist = (p) => join(ROOT, 'dist', p);
@@ -98,25 +98,9 @@ function runLocomo(retriever, rerank = 'on') {
   return r;
 }
 // The sentence encoder's vectors of the LoCoMo windows and questions are computed once per machine
-// (~1.5 min on 2 cores) and kept in sentence-vectors.sqlite; this first run fills the store if needed.
-const vectorStore = join(defaultCacheDir(), 'sentence-vectors.sqlite');
-const storedVectors = () => {
-  if (!existsSync(vectorStore)) return 0;
-  const db = new Database(vectorStore, { readonly: true });
-  try {
-    return db.prepare("SELECT count(*) AS n FROM responses WHERE role = 'embed-local'").get().n;
-  } finally {
-    db.close();
-  }
-};
-const storeBefore = storedVectors();
-const prime = runLocomo('local');
-const added = storedVectors() - storeBefore;
-console.log(`\nsentence vectors (${vectorStore}):`);
-console.log(added > 0
-  ? `  this machine's first run embedded ${added} windows and questions: ${prime.processSeconds.toFixed(1)} s (one-time)`
-  : `  all in the store already (${storeBefore} vectors; a first run on a new machine embeds them in ~1.5 min on 2 cores)`);
-const full = runLocomo('local');
+// (~1.5 min on 2 cores); a first run that has to embed them is reported apart, then run again.
+console.log(`\nsentence vectors: ${vectorStorePath()} (${storedVectors()} stored)`);
+const full = measuredAfterPriming('LoCoMo', () => runLocomo('local'));
 const lexical = runLocomo('local-lexical');
 const base = runLocomo('local-lexical', 'off');
 const perQ = full.timings.retrieve_ms / full.n;
