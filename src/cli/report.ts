@@ -33,6 +33,11 @@ export function renderRunReport(outcome: RunOutcome): string {
     '',
     `mean evidence tokens per question: ${summary.evidence_tokens_mean === null ? '—' : summary.evidence_tokens_mean.toFixed(1)}`,
   ];
+  const jr = summary.overall.judge_runs;
+  if (jr) {
+    const runs = jr.accuracy.map((a) => (100 * a).toFixed(2)).join(' / ');
+    lines.push(`judge runs (overall accuracy of each of the ${jr.runs} runs): ${runs} %; mean ${(100 * jr.mean).toFixed(2)} ± ${(100 * jr.sd).toFixed(2)} (sample SD over runs)`);
+  }
   lines.push(...usageLines(summary as Record<string, unknown>));
   lines.push(...benchmarkTables(summary.benchmark_summary));
   for (const s of manifest.skipped) lines.push(`NOTE: ${s}`);

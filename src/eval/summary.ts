@@ -21,7 +21,22 @@ export interface TypeRow {
   /** Mean item score over scored items; null when nothing was scored. */
   accuracy: number | null;
   scored: number;
+  /** The judge's runs one by one (when it ran more than once): how much accuracy moves between runs. */
+  judge_runs: JudgeRuns | null;
   metrics: Record<string, number | null>;
+}
+
+/**
+ * Accuracy of judge run r = the mean over scored items of their r-th verdict; items scored by a
+ * metric instead of the judge count with their score in every run. `accuracy` above is the mean
+ * of these (item score = mean of its votes), and `sd` (sample SD over runs) is what to report
+ * beside it ("66.9 ± 0.3").
+ */
+export interface JudgeRuns {
+  runs: number;
+  accuracy: number[];
+  mean: number;
+  sd: number;
 }
 
 export interface Summary {
@@ -70,8 +85,25 @@ function row(items: ItemRecord[], type: string): TypeRow {
     coverage: rate(ok.map((i) => i.coverage)),
     accuracy: mean(scored.map((i) => i.score!)),
     scored: scored.length,
+    judge_runs: judgeRuns(scored),
     metrics,
   };
+}
+
+/** Null unless at least 2 runs and every judged item has the same number of votes. */
+function judgeRuns(scored: ItemRecord[]): JudgeRuns | null {
+  const votesOf = (i: ItemRecord): number[] => {
+    const v = (i.details.judge as { votes?: unknown } | undefined)?.votes;
+    return Array.isArray(v) && v.every((x) => typeof x === 'number') ? (v as number[]) : [];
+  };
+  const counts = new Set(scored.map((i) => votesOf(i).length).filter((n) => n > 0));
+  if (counts.size !== 1) return null;
+  const runs = [...counts][0]!;
+  if (runs < 2) return null;
+  const accuracy = Array.from({ length: runs }, (_, r) => mean(scored.map((i) => votesOf(i)[r] ?? i.score!))!);
+  const m = mean(accuracy)!;
+  const sd = Math.sqrt(accuracy.reduce((s, a) => s + (a - m) ** 2, 0) / (runs - 1));
+  return { runs, accuracy, mean: m, sd };
 }
 
 function rate(values: Array<{ all: boolean; any: boolean } | null>): CoverageRate {

@@ -73,6 +73,10 @@ describe('rawrag run longmemeval with a reader and the official judge (loopback 
 
   it('reports the official scores', () => {
     const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
+    // The human report states each judge run's accuracy beside their mean ± SD.
+    const jr = summary.overall.judge_runs;
+    expect(jr.runs).toBe(3);
+    expect(result.stdout).toContain(`judge runs (overall accuracy of each of the 3 runs): ${jr.accuracy.map((a: number) => (100 * a).toFixed(2)).join(' / ')} %; mean ${(100 * jr.mean).toFixed(2)} ± ${(100 * jr.sd).toFixed(2)} (sample SD over runs)`);
     const bs = summary.benchmark_summary;
     expect(bs.judged).toBe(7);
     expect(bs.overall).toEqual({ n: 7, accuracy: 6 / 7 });

@@ -73,6 +73,10 @@ describe('rawrag run locomo --retriever openai --reader gpt-4o-mini through a lo
     expect(s.errors).toBe(0);
     expect(s.overall.scored).toBe(LIMIT);
     expect(s.overall.accuracy).toBeCloseTo(expectedAccuracy, 10);
+    // The loopback judge is deterministic: its three runs agree exactly.
+    expect(s.overall.judge_runs.runs).toBe(3);
+    for (const a of s.overall.judge_runs.accuracy) expect(a).toBeCloseTo(expectedAccuracy, 10);
+    expect(s.overall.judge_runs.sd).toBe(0);
     expect(s.system).toBe('RAW-RAG/openai:text-embedding-3-small+cohere:rerank-v3.5');
     expect(s.overall.metrics.f1).toBeGreaterThan(0.3);
     expect(s.usage.reader.requests).toBe(LIMIT);
