@@ -29,8 +29,9 @@ export function judgeStage(model: ChatModel, protocol: JudgeProtocol, runs: numb
         scoreByMetric(item, fallbackMetric);
         return;
       }
-      const ask = (replicate: number, replies: string[]) => async (messages: ChatMessage[], opts?: { jsonMode?: boolean }, keep?: (t: string) => boolean) => {
-        const reply = await model.complete({ messages, temperature: cfg.judge.temperature, maxTokens: null, jsonMode: opts?.jsonMode ?? protocol.jsonMode ?? false }, replicate, keep);
+      const ask = (replicate: number, replies: string[]) => async (messages: ChatMessage[], opts?: { jsonMode?: boolean; maxTokens?: number }, keep?: (t: string) => boolean) => {
+        const maxTokens = opts?.maxTokens ?? protocol.maxTokens ?? null;
+        const reply = await model.complete({ messages, temperature: cfg.judge.temperature, maxTokens, jsonMode: opts?.jsonMode ?? protocol.jsonMode ?? false }, replicate, keep);
         const usage = { prompt_tokens: reply.prompt_tokens, completion_tokens: reply.completion_tokens, search_units: 0 };
         addItemUsage(item.details, 'judge', usage, costOf(usage, model.entry.prices), reply.cached);
         replies.push(reply.text);

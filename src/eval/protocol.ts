@@ -36,6 +36,8 @@ export interface JudgeProtocol {
   render(q: Question, answer: string): ChatMessage[] | null;
   /** Ask for a JSON object reply (OpenAI `response_format: {type: 'json_object'}`). */
   jsonMode?: boolean;
+  /** The official judge's completion budget (`max_tokens`); absent = none sent. */
+  maxTokens?: number;
   /** Verdict in [0, 1] from the judge's reply; throws when the reply cannot be read (an error, not WRONG). */
   parse(reply: string, q: Question): number;
   /**
@@ -52,7 +54,7 @@ export interface JudgeProtocol {
 }
 
 /** Sends one judge request; see JudgeProtocol.judge. */
-export type JudgeAsk = (messages: ChatMessage[], opts?: { jsonMode?: boolean }) => Promise<string>;
+export type JudgeAsk = (messages: ChatMessage[], opts?: { jsonMode?: boolean; maxTokens?: number }) => Promise<string>;
 
 /** One judge run's result from a multi-request judge. */
 export interface JudgeOutcome {

@@ -69,6 +69,8 @@ describe('rawrag run longmemeval with a reader and the official judge (loopback 
     expect(ku.messages[0].content).toMatch(/\n### Session 1:\nSession Date: \d{4}\/\d{2}\/\d{2} \(\w{3}\) \d{2}:\d{2}\nSession Content:\n\n\[\{"role": "(user|assistant)", "content": "/);
     expect(ku.messages[0].content).toContain('\n\nCurrent Date: 2023/12/20 (Wed) 22:41\nQuestion: ');
     expect(judgeReqs.every((b) => b.messages.length === 1 && b.messages[0].role === 'user')).toBe(true);
+    // evaluate_qa.py's budget for the yes/no verdict.
+    expect(judgeReqs.map((b) => b.max_tokens)).toEqual(judgeReqs.map(() => 10));
   });
 
   it('reports the official scores', () => {

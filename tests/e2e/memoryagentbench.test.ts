@@ -119,7 +119,11 @@ describe('rawrag run memoryagentbench --reader through a loopback API', () => {
     expect(readers[0].messages[0].content).toBe('You are a helpful assistant that can read the context and memorize it for future retrieval.');
     expect(readers.every((b) => /^Memory 1:\n/.test(b.messages[1].content))).toBe(true);
     // 3 LongMemEval questions x 3 runs; 1 summary x 3 runs x 3 prompts
-    expect(chats.filter((b) => b.messages[0].content.includes('Answer yes or no only.'))).toHaveLength(9);
+    const yesNo = chats.filter((b) => b.messages[0].content.includes('Answer yes or no only.'));
+    expect(yesNo).toHaveLength(9);
+    // longmem_qa_evaluate.py's budget for the verdict; the summary judges send none.
+    expect(yesNo.map((b) => b.max_tokens)).toEqual(yesNo.map(() => 10));
+    expect(chats.filter((b) => b.messages[0].content.startsWith('Please act as an impartial judge')).every((b) => b.max_tokens === undefined)).toBe(true);
     expect(chats.filter((b) => b.messages[0].content.startsWith('Please act as an impartial judge'))).toHaveLength(9);
   });
 

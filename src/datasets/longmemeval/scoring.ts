@@ -129,6 +129,8 @@ export const longMemEvalJudge: JudgeProtocol = {
   render(q: Question, answer: string): ChatMessage[] {
     return [{ role: 'user', content: fillSlots(loadTemplate(judgeTemplateName(q)), [q.text, q.gold, answer]) }];
   },
+  // evaluate_qa.py: temperature 0, max_tokens 10 (a yes/no verdict).
+  maxTokens: 10,
   // Official rule, substring test included (a reply such as "eyes" also counts).
   parse: (reply: string) => (reply.trim().toLowerCase().includes('yes') ? 1 : 0),
 };

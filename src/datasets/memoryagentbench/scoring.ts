@@ -193,7 +193,8 @@ export const judge: JudgeProtocol = {
   },
   async judge(q: Question, answer: string, ask: JudgeAsk): Promise<JudgeOutcome> {
     if (!isSummary(q)) {
-      const reply = await ask(renderLongmemevalJudge(q, answer));
+      // longmem_qa_evaluate.py: temperature 0, max_tokens 10.
+      const reply = await ask(renderLongmemevalJudge(q, answer), { maxTokens: 10 });
       return { verdict: parseYesNo(reply), details: { reply } };
     }
     const prompts = renderSummaryJudge(q, answer);
