@@ -2,7 +2,9 @@
 // Builds datasets/<benchmark>/sentence-vectors.bin: the embedded retriever's sentence vectors of a
 // bundled data set's windows (default chunking) and of all its questions, so its first run does
 // not embed them. Run after `npm run build`:
-//   node scripts/build-sentence-vectors.mjs [benchmark = locomo] [--options key=value,...]
+//   node scripts/build-sentence-vectors.mjs [benchmark = locomo] [key=value ...]
+// with the benchmark's own options; the bundled LoCoMo's file holds every question:
+//   node scripts/build-sentence-vectors.mjs locomo categories=1,2,3,4,5
 // The vectors come from the same model, one text per pass, as a run would compute them.
 import { writeFileSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -16,9 +18,15 @@ const { RunConfigSchema } = await import(dist('config/schema.js'));
 const { LocalSentenceEncoder, SENTENCE_ENCODER_DIMS, sentenceKey } = await import(dist('rawrag/local/sentence-encoder.js'));
 const { encodeBundledVectors, BUNDLED_VECTOR_FILE } = await import(dist('rawrag/local/bundled-vectors.js'));
 
-const name = process.argv[2] ?? 'locomo';
-const options = Object.fromEntries((process.argv[process.argv.indexOf('--options') + 1] ?? '').split(',').filter(Boolean).map((kv) => kv.split('=')));
-if (name === 'locomo' && !options.categories) options.categories = '1,2,3,4,5'; // every question, adversarial too
+const [name = 'locomo', ...pairs] = process.argv.slice(2);
+// The benchmark's own options, as key=value arguments (values may hold commas).
+const options = Object.fromEntries(
+  pairs.map((kv) => {
+    const at = kv.indexOf('=');
+    if (at <= 0) throw new Error(`expected key=value, got '${kv}'`);
+    return [kv.slice(0, at), kv.slice(at + 1)];
+  }),
+);
 const benchmark = getBenchmark(name);
 const data = join(ROOT, benchmark.defaultData);
 const ds = await benchmark.load({ path: data, options });
