@@ -2,7 +2,7 @@
  * `summary.json`: aggregates over a run's items. Everything here is recomputed from items.jsonl,
  * so a resumed run summarises exactly what its file holds.
  */
-import type { ItemRecord } from '../run/item.js';
+import { judgeVotes, type ItemRecord } from '../run/item.js';
 
 export interface CoverageRate {
   /** Questions with gold evidence (the denominator). */
@@ -92,15 +92,11 @@ function row(items: ItemRecord[], type: string): TypeRow {
 
 /** Null unless at least 2 runs and every judged item has the same number of votes. */
 function judgeRuns(scored: ItemRecord[]): JudgeRuns | null {
-  const votesOf = (i: ItemRecord): number[] => {
-    const v = (i.details.judge as { votes?: unknown } | undefined)?.votes;
-    return Array.isArray(v) && v.every((x) => typeof x === 'number') ? (v as number[]) : [];
-  };
-  const counts = new Set(scored.map((i) => votesOf(i).length).filter((n) => n > 0));
+  const counts = new Set(scored.map((i) => judgeVotes(i).length).filter((n) => n > 0));
   if (counts.size !== 1) return null;
   const runs = [...counts][0]!;
   if (runs < 2) return null;
-  const accuracy = Array.from({ length: runs }, (_, r) => mean(scored.map((i) => votesOf(i)[r] ?? i.score!))!);
+  const accuracy = Array.from({ length: runs }, (_, r) => mean(scored.map((i) => judgeVotes(i)[r] ?? i.score!))!);
   const m = mean(accuracy)!;
   const sd = Math.sqrt(accuracy.reduce((s, a) => s + (a - m) ** 2, 0) / (runs - 1));
   return { runs, accuracy, mean: m, sd };

@@ -51,3 +51,9 @@ export interface ItemRecord {
   timings: Record<string, number>;
   error: ItemError | null;
 }
+
+/** The judge's verdicts, one per run (details.judge.votes); empty when the judge did not score the item. */
+export function judgeVotes(item: ItemRecord): number[] {
+  const votes = (item.details?.judge as { votes?: unknown } | undefined)?.votes;
+  return Array.isArray(votes) && votes.every((v) => typeof v === 'number') ? (votes as number[]) : [];
+}

@@ -9,7 +9,7 @@
  * The rule pairs items, so it lives here, over all items of the run, not in the per-item judge.
  * With several judge runs the rule is applied run by run (after vote i with before vote i), then averaged.
  */
-import type { ItemRecord } from '../../run/item.js';
+import { judgeVotes, type ItemRecord } from '../../run/item.js';
 
 export const TASKS = ['ER', 'Agg', 'Tr', 'Del', 'Cas', 'Abs'] as const;
 /** After-questions of these tasks count only when the matching before-question passed. */
@@ -57,9 +57,8 @@ export function beforeRunsByEntity(entries: RuleEntry[]): Map<string, number[] |
 /** Per-run pass values of an item: the judge's votes, else its score; null when not scored. */
 export function runsOf(item: ItemRecord): number[] | null {
   if (item.error || item.score === null) return null;
-  const votes = (item.details?.judge as { votes?: unknown } | undefined)?.votes;
-  if (Array.isArray(votes) && votes.length > 0 && votes.every((v) => typeof v === 'number')) return votes as number[];
-  return [item.score];
+  const votes = judgeVotes(item);
+  return votes.length > 0 ? votes : [item.score];
 }
 
 /** The real-pass value of an after-item given its before-item's runs (both in [0, 1]). */
