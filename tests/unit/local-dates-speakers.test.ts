@@ -40,14 +40,14 @@ describe('speaker and date awareness in the soft reranker (exact matches only, n
   const turn = (id: string, session: string, date: string, speaker: string, text: string): Turn => ({ id, session, date, speaker, text, captions: [] });
   const plain = { chunking: 'turn' as const, serialisation: 'message' as const };
   const cfg = { tokenizer: 'cl100k_base', size: 256, stride: 224 };
-  const rank = (ep: Episode, query: string) => {
+  const rank = async (ep: Episode, query: string) => {
     const ing = ingest(ep, ep.turns.length, plain, cfg);
     const r = new SoftReranker(() => null);
     const all = ing.chunks.map((c) => ({ chunk: c.index, score: 0 }));
-    return r.rerankSync(query, all, ing, all.length).map((h) => ep.turns[h.chunk]!.id);
+    return (await r.rerank(query, all, ing, all.length)).map((h) => ep.turns[h.chunk]!.id);
   };
 
-  it('prefers the turn said around the date the question names', () => {
+  it('prefers the turn said around the date the question names', async () => {
     const ep: Episode = {
       id: 'e',
       turns: [
@@ -56,12 +56,12 @@ describe('speaker and date awareness in the soft reranker (exact matches only, n
         turn('c', 's3', '1:00 pm on 9 June, 2023', 'Sam', 'I went to a cooking class.'),
       ],
     };
-    expect(rank(ep, 'What was Sam doing on December 4, 2023?')[0]).toBe('b');
+    expect((await rank(ep, 'What was Sam doing on December 4, 2023?'))[0]).toBe('b');
     // Without a date in the question the tie keeps chunk order.
-    expect(rank(ep, 'What class did Sam go to?')).toEqual(['a', 'b', 'c']);
+    expect(await rank(ep, 'What class did Sam go to?')).toEqual(['a', 'b', 'c']);
   });
 
-  it("a question about one speaker takes its turn signal from that speaker's turns", () => {
+  it("a question about one speaker takes its turn signal from that speaker's turns", async () => {
     const ep: Episode = {
       id: 'e',
       turns: [
@@ -69,7 +69,7 @@ describe('speaker and date awareness in the soft reranker (exact matches only, n
         turn('b', 's1', null as unknown as string, 'John', 'I joined a gym downtown.'),
       ],
     };
-    expect(rank(ep, 'Which gym did John join?')[0]).toBe('b');
-    expect(rank(ep, 'Which gym did Maria join?')[0]).toBe('a');
+    expect((await rank(ep, 'Which gym did John join?'))[0]).toBe('b');
+    expect((await rank(ep, 'Which gym did Maria join?'))[0]).toBe('a');
   });
 });

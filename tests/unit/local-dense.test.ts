@@ -79,7 +79,7 @@ describe('soft reranker: dense signal', () => {
 
   it('lifts a paraphrase that shares no word with the question; the word signals alone cannot', async () => {
     const ep = perTurn(TEXTS);
-    const lexical = new SoftReranker(noVectors).rerankSync(QUESTION, all(4), ep, 4);
+    const lexical = await new SoftReranker(noVectors).rerank(QUESTION, all(4), ep, 4);
     // Nothing matches: a tie, broken by chunk order, so the answer is last.
     expect(lexical.map((h) => h.chunk)).toEqual([0, 1, 2, 3]);
     const dense = await new SoftReranker(noVectors, DEFAULT_SOFT_RERANK, new LocalSentenceEncoder(null)).rerank(QUESTION, all(4), ep, 4);

@@ -113,13 +113,6 @@ export class SoftReranker implements Reranker {
     return scored.slice(0, topN);
   }
 
-  /** The ranking from the word-level signals alone (no dense signal). */
-  rerankSync(query: string, candidates: Hit[], ep: IngestedEpisode, topN: number): Hit[] {
-    const scored = this.lexicalScores(query, candidates, ep);
-    scored.sort(compareHits);
-    return scored.slice(0, topN);
-  }
-
   /** Query-to-window cosine per candidate (in candidate order), scaled to [0, 1] over the candidates. */
   private async denseScores(encoder: Embedder, query: string, candidates: Hit[], ep: IngestedEpisode): Promise<number[]> {
     const st = this.state(ep);
