@@ -6,12 +6,11 @@
 //   3. a synthetic S-sized file (500 instances = the 2 real S instances repeated under new ids,
 //      ~255 MB): streamed load of all 500, then 3 questions run — memory must stay far below the
 //      file size, which is what lets the 2.7 GB M file load (M itself is not available here).
-import { spawnSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { measuredAfterPriming } from '../lib/vector-store.mjs';
+import { childFiguresAfterPriming } from '../lib/vector-store.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'rawrag-bench-lme-'));
@@ -42,13 +41,7 @@ console.log(JSON.stringify({ seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6,
 const pct = (r) => (r && r.mean !== null ? `${(100 * r.mean).toFixed(1)} % (n=${r.n})` : '— (not reached)');
 
 function runCase(name, data, limit, note) {
-  let runs = 0;
-  const once = () => {
-    const out = join(work, `run-${name}-${runs++}`);
-    const child = spawnSync(process.execPath, ['--input-type=module', '-e', CHILD, data, out, String(limit)], { encoding: 'utf8', cwd: ROOT, maxBuffer: 1 << 26 });
-    return child.status === 0 ? JSON.parse(child.stdout.trim().split('\n').pop()) : { failed: child.stderr };
-  };
-  const r = measuredAfterPriming(name, once, '');
+  const r = childFiguresAfterPriming(name, CHILD, (i) => [data, join(work, `run-${name}-${i}`), String(limit)]);
   if (r.failed !== undefined) {
     console.log(`${name}: FAILED\n${r.failed}`);
     return false;

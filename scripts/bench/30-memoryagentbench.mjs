@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import seedrandom from 'seedrandom';
-import { measuredAfterPriming } from '../lib/vector-store.mjs';
+import { childFiguresAfterPriming } from '../lib/vector-store.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'rawrag-bench-mab-'));
@@ -117,13 +117,7 @@ console.log(JSON.stringify({ seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6,
 `;
 
 function runCase(name, data, extra = '', sources = '') {
-  let runs = 0;
-  const once = () => {
-    const out = join(work, `run-${name}-${runs++}`);
-    const child = spawnSync(process.execPath, ['--input-type=module', '-e', CHILD, data, out, 'all', sources], { encoding: 'utf8', cwd: ROOT, maxBuffer: 1 << 26 });
-    return child.status === 0 ? JSON.parse(child.stdout.trim().split('\n').pop()) : { failed: child.stderr };
-  };
-  const r = measuredAfterPriming(name, once, '');
+  const r = childFiguresAfterPriming(name, CHILD, (i) => [data, join(work, `run-${name}-${i}`), 'all', sources]);
   if (r.failed !== undefined) {
     console.log(`${name}: FAILED\n${r.failed}`);
     return false;

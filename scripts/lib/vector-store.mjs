@@ -2,6 +2,7 @@
 // (sentence-vectors.sqlite); a bench case that finds texts not yet stored pays that one-time cost.
 // `measuredAfterPriming` reports that cost separately and measures a second run, so the targets
 // judge the pipeline, not whether this machine has embedded these texts before.
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,4 +39,18 @@ export function measuredAfterPriming(label, run, indent = '  ') {
   const s = ((performance.now() - t0) / 1000).toFixed(1);
   console.log(`${indent}${label}: this machine's first run embedded ${added} texts for the sentence encoder in ${s} s (one-time); the figures below are a second run's`);
   return run();
+}
+
+/**
+ * Runs `code` (an ES module printing its figures as JSON on its last line) in a child process
+ * with the arguments `argsFor(i)` gives for its i-th run, measured after priming: the figures, or
+ * `{ failed: stderr }`.
+ */
+export function childFiguresAfterPriming(label, code, argsFor) {
+  let runs = 0;
+  const once = () => {
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', code, ...argsFor(runs++)], { encoding: 'utf8', cwd: ROOT, maxBuffer: 1 << 26 });
+    return child.status === 0 ? JSON.parse(child.stdout.trim().split('\n').pop()) : { failed: child.stderr };
+  };
+  return measuredAfterPriming(label, once, '');
 }
