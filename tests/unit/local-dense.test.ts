@@ -7,25 +7,14 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ingest } from '../../src/rawrag/chunk.js';
-import { DEFAULT_POLICY } from '../../src/datasets/policy.js';
-import type { Episode } from '../../src/datasets/schema.js';
 import { ResponseCache } from '../../src/providers/cache.js';
 import { createLocalRetriever, SENTENCE_VECTOR_FILE } from '../../src/rawrag/local/index.js';
 import { LocalSentenceEncoder, SENTENCE_ENCODER_DIMS } from '../../src/rawrag/local/sentence-encoder.js';
 import { DEFAULT_SOFT_RERANK, SoftReranker } from '../../src/rawrag/local/soft-rerank.js';
 import { tempDir } from '../helpers/cli.js';
+import { perTurn } from '../helpers/episodes.js';
 
 const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
-
-/** One chunk per turn, text only: chunk i is exactly texts[i]. */
-function perTurn(texts: string[]) {
-  const episode: Episode = {
-    id: 'ep',
-    turns: texts.map((text, i) => ({ id: `D1:${i + 1}`, session: '1', date: '1 May 2023', speaker: i % 2 ? 'Bob' : 'Ann', text, captions: [] })),
-  };
-  return ingest(episode, texts.length, { ...DEFAULT_POLICY, chunking: 'turn', serialisation: 'plain' }, { tokenizer: 'cl100k_base', size: 256, stride: 224 });
-}
 
 // None of these shares a word stem with the question below; only the last is about it.
 const QUESTION = 'What pet does Ann have?';

@@ -8,7 +8,6 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ingest, type IngestedEpisode } from '../../src/rawrag/chunk.js';
 import { DEFAULT_POLICY } from '../../src/datasets/policy.js';
-import type { Episode } from '../../src/datasets/schema.js';
 import { retrieve } from '../../src/rawrag/retrieve.js';
 import { createLocalRetriever } from '../../src/rawrag/local/index.js';
 import { DEFAULT_SOFT_RERANK, SoftReranker, queryWords } from '../../src/rawrag/local/soft-rerank.js';
@@ -20,23 +19,12 @@ import {
   loadWordVectors,
 } from '../../src/rawrag/local/word-vectors.js';
 import { tempDir } from '../helpers/cli.js';
+import { episodeOf, perTurn } from '../helpers/episodes.js';
 
 const SMALL = { tokenizer: 'cl100k_base', size: 24, stride: 20 };
 
-function episodeOf(texts: string[], id = 'ep'): Episode {
-  return {
-    id,
-    turns: texts.map((text, i) => ({ id: `D1:${i + 1}`, session: '1', date: '1 May 2023', speaker: i % 2 ? 'Bob' : 'Ann', text, captions: [] })),
-  };
-}
-
 function ingested(texts: string[], cfg = SMALL): IngestedEpisode {
   return ingest(episodeOf(texts), texts.length, DEFAULT_POLICY, cfg);
-}
-
-/** One chunk per turn, text only: chunk i is exactly texts[i]. */
-function perTurn(texts: string[]): IngestedEpisode {
-  return ingest(episodeOf(texts), texts.length, { ...DEFAULT_POLICY, chunking: 'turn', serialisation: 'plain' }, SMALL);
 }
 
 /** A package-format JSON: `dogs` and `puppy` close, `violin` far from both; vectors not unit length. */
