@@ -13,10 +13,10 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const dist = (p) => join(ROOT, 'dist', p);
 const { getBenchmark } = await import(dist('datasets/registry.js'));
-const { ingest } = await import(dist('rawrag/chunk.js'));
+const { ingest } = await import(dist('retrieval/chunk.js'));
 const { RunConfigSchema } = await import(dist('config/schema.js'));
-const { LocalSentenceEncoder, SENTENCE_ENCODER_DIMS, sentenceKey } = await import(dist('rawrag/local/sentence-encoder.js'));
-const { encodeBundledVectors, BUNDLED_VECTOR_FILE } = await import(dist('rawrag/local/bundled-vectors.js'));
+const { LocalSentenceEncoder, SENTENCE_ENCODER_DIMS, sentenceKey } = await import(dist('retrieval/local/sentence-encoder.js'));
+const { encodeBundledVectors, BUNDLED_VECTOR_FILE } = await import(dist('retrieval/local/bundled-vectors.js'));
 
 const [name = 'locomo', ...pairs] = process.argv.slice(2);
 // The benchmark's own options, as key=value arguments (values may hold commas).

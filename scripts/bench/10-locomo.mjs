@@ -19,10 +19,10 @@ import { measuredAfterPriming, storedVectors, vectorStorePath } from '../lib/vec
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const dist = (p) => join(ROOT, 'dist', p);
 const { getBenchmark } = await import(dist('datasets/registry.js'));
-const { ingest } = await import(dist('rawrag/chunk.js'));
-const { serialiseTurn } = await import(dist('rawrag/serialise.js'));
-const { getTokenizer } = await import(dist('rawrag/tokenizer.js'));
-const { loadWordVectors, cachePathIn, defaultCacheDir } = await import(dist('rawrag/local/word-vectors.js'));
+const { ingest } = await import(dist('retrieval/chunk.js'));
+const { serialiseTurn } = await import(dist('retrieval/serialise.js'));
+const { getTokenizer } = await import(dist('retrieval/tokenizer.js'));
+const { loadWordVectors, cachePathIn, defaultCacheDir } = await import(dist('retrieval/local/word-vectors.js'));
 
 const TARGETS = { ingestOverBare: 1.2, runSeconds: 5, recallAll15: 0.85 };
 const BASELINE_NOTE = 'plain BM25 before this work: recall_all@1/5/15/60 = 0.541/0.742/0.828/0.927';
@@ -100,7 +100,7 @@ function runLocomo(retriever, rerank = 'on') {
 // The sentence encoder's vectors of the LoCoMo windows and questions ship with the data
 // (datasets/locomo/sentence-vectors.bin); without them a first run embeds them (~1.5 min on 2
 // cores), which would be reported apart, then the run repeated.
-const { bundledVectorFiles } = await import(dist('rawrag/local/bundled-vectors.js'));
+const { bundledVectorFiles } = await import(dist('retrieval/local/bundled-vectors.js'));
 console.log(`\nsentence vectors: bundled ${bundledVectorFiles().join(', ') || 'none'}; store ${vectorStorePath()} (${storedVectors()} stored)`);
 const full = measuredAfterPriming('LoCoMo', () => runLocomo('local'));
 const lexical = runLocomo('local-lexical');

@@ -2,7 +2,7 @@
 // take under 1 s per pair. Prints wall and CPU time per pair (CPU time is what the code costs; wall
 // time also counts other processes sharing the machine), then a whole `rawrag stats` analysis.
 import { pairedBootstrap } from '../../dist/stats/index.js';
-import { analyse } from '../../dist/stats/analyse.js';
+import { analyse } from '../../dist/stats/compute-tables.js';
 
 const N = 2071;
 const RESAMPLES = 50_000;

@@ -33,7 +33,7 @@ const GOLD = {
 
 /** Writes the synthetic 10M-layout conversation under `dir`/10M/1 (runs in its own child). */
 async function generate(dir) {
-  const { getTokenizer } = await import(join(ROOT, 'dist/rawrag/tokenizer.js'));
+  const { getTokenizer } = await import(join(ROOT, 'dist/retrieval/tokenizer.js'));
   const rng = seedrandom('beam-10m');
   const syll = ['ka', 'lo', 'mi', 'ra', 'tu', 'ven', 'sor', 'pel', 'dan', 'quo', 'ith', 'ber', 'nal', 'fo', 'gre', 'shi'];
   const vocab = Array.from({ length: 6000 }, () => Array.from({ length: 2 + Math.floor(rng() * 3) }, () => syll[Math.floor(rng() * syll.length)]).join(''));

@@ -14,7 +14,7 @@ const { getBenchmark } = await import(dist('datasets/registry.js'));
 const { executeRun, effectivePolicy } = await import(dist('run/runner.js'));
 const { planVariants } = await import(dist('ablate/variants.js'));
 const { runAblation } = await import(dist('ablate/engine.js'));
-const { analyseAblation } = await import(dist('ablate/analyse.js'));
+const { analyseAblation } = await import(dist('ablate/paired-table.js'));
 const { writeAblation } = await import(dist('ablate/output.js'));
 
 const TARGET_RATIO = 3;

@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const { defaultCacheDir } = await import(join(ROOT, 'dist/rawrag/local/word-vectors.js'));
-const { SENTENCE_VECTOR_FILE } = await import(join(ROOT, 'dist/rawrag/local/index.js'));
+const { defaultCacheDir } = await import(join(ROOT, 'dist/retrieval/local/word-vectors.js'));
+const { SENTENCE_VECTOR_FILE } = await import(join(ROOT, 'dist/retrieval/local/index.js'));
 
 export const vectorStorePath = () => join(defaultCacheDir(), SENTENCE_VECTOR_FILE);
 

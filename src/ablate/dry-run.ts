@@ -9,10 +9,10 @@
 import type { RunConfig } from '../config/schema.js';
 import { estimateRun, type RoleEstimate } from '../eval/estimate.js';
 import type { TransportOptions } from '../providers/transport.js';
-import { createLocalRetriever } from '../rawrag/local/index.js';
-import { isLocalRetriever } from '../rawrag/retrievers.js';
-import type { Retriever } from '../rawrag/retriever.js';
-import { markdownTable } from '../cli/table.js';
+import { createLocalRetriever } from '../retrieval/local/index.js';
+import { isLocalRetriever } from '../retrieval/retrievers.js';
+import type { Retriever } from '../retrieval/retriever.js';
+import { markdownTable } from '../util/table.js';
 import { runAblation, type AblationHooks } from './engine.js';
 import type { Variant } from './variants.js';
 

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { writeFileAtomic, writeJsonAtomic } from '../util/fsx.js';
 import type { AblationOutcome } from './engine.js';
-import type { AblationTable } from './analyse.js';
+import type { AblationTable } from './paired-table.js';
 import { ablationCsv, ablationMarkdown } from './report.js';
 import { ablationSvg } from './plot.js';
 

@@ -3,7 +3,7 @@
  * on a log axis, one line per window size (and per other switched setting), the reference marked.
  * One panel per figure: coverage always, accuracy when answers were judged.
  */
-import type { AblationRow, AblationTable } from './analyse.js';
+import type { AblationRow, AblationTable } from './paired-table.js';
 
 const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf'];
 const PANEL = { width: 520, height: 360, left: 64, right: 18, top: 30, bottom: 58 };

@@ -1,7 +1,7 @@
 /** The ablation table as Markdown (printed, written) and CSV (written). */
 import { stringify } from 'csv-stringify/sync';
-import { markdownTable, pct } from '../cli/table.js';
-import type { AblationTable } from './analyse.js';
+import { markdownTable, pct } from '../util/table.js';
+import type { AblationTable } from './paired-table.js';
 
 export function ablationMarkdown(table: AblationTable): string {
   const scored = table.rows.some((r) => r.accuracy !== null);

@@ -1,6 +1,6 @@
 /** What `rawrag run` prints at the end: coverage (and accuracy, when judged) per question type. */
 import type { RunOutcome } from '../run/runner.js';
-import { markdownTable, pct } from './table.js';
+import { markdownTable, pct } from '../util/table.js';
 
 export function renderRunReport(outcome: RunOutcome): string {
   const { summary, manifest } = outcome;

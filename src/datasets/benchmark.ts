@@ -1,5 +1,5 @@
 import type { Dataset, Question } from './schema.js';
-import type { Chunk, IngestedEpisode } from '../rawrag/chunk.js';
+import type { Chunk, IngestedEpisode } from '../retrieval/chunk.js';
 import type { Policy } from './policy.js';
 import type { Scoring } from '../eval/protocol.js';
 import type { ItemRecord } from '../run/item.js';

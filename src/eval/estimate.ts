@@ -5,15 +5,15 @@
  */
 import type { RunConfig } from '../config/schema.js';
 import { getBenchmark } from '../datasets/registry.js';
-import { ingest } from '../rawrag/chunk.js';
-import { countTokens } from '../rawrag/tokenizer.js';
+import { ingest } from '../retrieval/chunk.js';
+import { countTokens } from '../retrieval/tokenizer.js';
 import { effectivePolicy, groupByIndex, loadDataset, selectQuestions } from '../run/runner.js';
-import { markdownTable } from '../cli/table.js';
+import { markdownTable } from '../util/table.js';
 import { batches } from '../providers/embeddings.js';
 import type { ModelEntry } from '../providers/models.js';
 import { ProviderSession } from '../providers/session.js';
 import type { TransportOptions } from '../providers/transport.js';
-import { costOf, type Role } from './usage.js';
+import { costOf, type Role } from '../providers/usage.js';
 
 /** Assumed reply lengths (tokens): a short answer, a one-sentence judgement with its JSON label. */
 export const EST_READER_OUTPUT = 30;

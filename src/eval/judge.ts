@@ -8,7 +8,7 @@ import type { ChatModel } from '../providers/chat.js';
 import type { ChatMessage, JudgeProtocol, Scoring } from './protocol.js';
 import { addItemUsage } from './reader.js';
 import type { ItemStage } from './stages.js';
-import { costOf } from './usage.js';
+import { costOf } from '../providers/usage.js';
 import type { ItemRecord } from '../run/item.js';
 
 export interface JudgeRun {

@@ -4,10 +4,10 @@
  * configured temperature (0). Prompt tokens, evidence tokens and the raw reply are kept.
  */
 import type { ChatModel } from '../providers/chat.js';
-import { countTokens } from '../rawrag/tokenizer.js';
+import { countTokens } from '../retrieval/tokenizer.js';
 import type { ReaderProtocol } from './protocol.js';
 import type { ItemStage } from './stages.js';
-import { costOf } from './usage.js';
+import { costOf } from '../providers/usage.js';
 
 export function readerStage(model: ChatModel, protocol: ReaderProtocol): ItemStage {
   return {

@@ -5,8 +5,8 @@
 import type { Benchmark } from '../datasets/benchmark.js';
 import type { Question } from '../datasets/schema.js';
 import type { RunConfig } from '../config/schema.js';
-import type { IngestedEpisode } from '../rawrag/chunk.js';
-import type { Evidence } from '../rawrag/assemble.js';
+import type { IngestedEpisode } from '../retrieval/chunk.js';
+import type { Evidence } from '../retrieval/assemble.js';
 import type { ItemRecord } from '../run/item.js';
 import { ProviderSession } from '../providers/session.js';
 import { chatModel } from '../providers/clients.js';

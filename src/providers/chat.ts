@@ -4,7 +4,7 @@
  */
 import type OpenAI from 'openai';
 import type { ChatMessage } from '../eval/protocol.js';
-import type { Role } from '../eval/usage.js';
+import type { Role } from './usage.js';
 import { cacheKey, jsonCodec } from './cache.js';
 import { BadReplyError } from './errors.js';
 import type { ModelEntry } from './models.js';

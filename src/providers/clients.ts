@@ -4,7 +4,7 @@ import { ChatModel } from './chat.js';
 import { RemoteEmbedder } from './embeddings.js';
 import { CohereReranker, VllmReranker } from './rerank.js';
 import type { ProviderSession } from './session.js';
-import type { Embedder, Reranker } from '../rawrag/retriever.js';
+import type { Embedder, Reranker } from '../retrieval/retriever.js';
 
 /** A chat model for the reader or judge; an InputError (before anything runs) when it cannot be reached. */
 export function chatModel(session: ProviderSession, role: 'reader' | 'judge', name: string): ChatModel {

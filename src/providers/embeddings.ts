@@ -9,8 +9,8 @@
  */
 import type OpenAI from 'openai';
 import { openaiClient } from './chat.js';
-import type { Embedder } from '../rawrag/retriever.js';
-import { getTokenizer } from '../rawrag/tokenizer.js';
+import type { Embedder } from '../retrieval/retriever.js';
+import { getTokenizer } from '../retrieval/tokenizer.js';
 import { cacheKey, vectorCodec } from './cache.js';
 import { BadReplyError } from './errors.js';
 import type { ModelEntry } from './models.js';

@@ -4,9 +4,9 @@
  * Both see the candidate windows' text and return the best `topN` (top_n = k = 15 in the paper).
  */
 import type { CohereClientV2 } from 'cohere-ai';
-import type { IngestedEpisode } from '../rawrag/chunk.js';
-import { compareHits, type Hit } from '../rawrag/rank.js';
-import type { Reranker } from '../rawrag/retriever.js';
+import type { IngestedEpisode } from '../retrieval/chunk.js';
+import { compareHits, type Hit } from '../retrieval/rank.js';
+import type { Reranker } from '../retrieval/retriever.js';
 import { cacheKey, jsonCodec } from './cache.js';
 import { sha256Hex } from '../util/fsx.js';
 import { BadReplyError, HttpStatusError } from './errors.js';

@@ -10,7 +10,7 @@ import { loadRegistry, resolveModel, type ModelEntry, type ModelRegistry } from 
 import { RetriesExhausted, withRetry } from './retry.js';
 import { Secrets } from './secrets.js';
 import { defaultTransport, type TransportOptions } from './transport.js';
-import { UsageMeter, type Role } from '../eval/usage.js';
+import { UsageMeter, type Role } from './usage.js';
 
 export interface Endpoint {
   baseUrl: string;

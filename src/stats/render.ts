@@ -1,7 +1,7 @@
 /** Markdown leaderboards and CSV tables from a StatsReport. */
 import { stringify } from 'csv-stringify/sync';
-import { markdownTable } from '../cli/table.js';
-import type { Cell, FamilyReport, PairRow, StatsReport } from './analyse.js';
+import { markdownTable } from '../util/table.js';
+import type { Cell, FamilyReport, PairRow, StatsReport } from './compute-tables.js';
 
 const pct = (x: number | null | undefined, d = 2) => (x === null || x === undefined || !Number.isFinite(x) ? '—' : (100 * x).toFixed(d));
 const signed = (x: number) => (x >= 0 ? '+' : '') + (100 * x).toFixed(2);

@@ -1,5 +1,5 @@
 /** Small hand-made conversations for retriever tests. */
-import { ingest, type IngestedEpisode } from '../../src/rawrag/chunk.js';
+import { ingest, type IngestedEpisode } from '../../src/retrieval/chunk.js';
 import { DEFAULT_POLICY } from '../../src/datasets/policy.js';
 import type { Episode } from '../../src/datasets/schema.js';
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { getBenchmark } from '../../src/datasets/registry.js';
-import { ingest } from '../../src/rawrag/chunk.js';
+import { ingest } from '../../src/retrieval/chunk.js';
 import { RunConfigSchema } from '../../src/config/schema.js';
 import {
   BUNDLED_VECTOR_FILE,
@@ -14,8 +14,8 @@ import {
   decodeBundledVectors,
   encodeBundledVectors,
   loadBundledVectors,
-} from '../../src/rawrag/local/bundled-vectors.js';
-import { LocalSentenceEncoder, SENTENCE_ENCODER_DIMS, sentenceKey } from '../../src/rawrag/local/sentence-encoder.js';
+} from '../../src/retrieval/local/bundled-vectors.js';
+import { LocalSentenceEncoder, SENTENCE_ENCODER_DIMS, sentenceKey } from '../../src/retrieval/local/sentence-encoder.js';
 import { fromRoot } from '../../src/util/paths.js';
 import { tempDir } from '../helpers/cli.js';
 

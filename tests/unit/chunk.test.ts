@@ -1,11 +1,11 @@
 /**
- * Invariants of ingest chunking (src/rawrag/chunk.ts), on constructed episodes and on the real
+ * Invariants of ingest chunking (src/retrieval/chunk.ts), on constructed episodes and on the real
  * LoCoMo conversations loaded through the adapter.
  */
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { ingest, windowBounds, type IngestedEpisode } from '../../src/rawrag/chunk.js';
-import { getTokenizer } from '../../src/rawrag/tokenizer.js';
+import { ingest, windowBounds, type IngestedEpisode } from '../../src/retrieval/chunk.js';
+import { getTokenizer } from '../../src/retrieval/tokenizer.js';
 import { DEFAULT_POLICY, type Policy } from '../../src/datasets/policy.js';
 import type { Episode, Turn } from '../../src/datasets/schema.js';
 import { locomo } from '../../src/datasets/locomo/index.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseDay, questionSpan, saidAbout } from '../../src/rawrag/local/dates.js';
-import { SoftReranker } from '../../src/rawrag/local/soft-rerank.js';
-import { ingest } from '../../src/rawrag/chunk.js';
+import { parseDay, questionSpan, saidAbout } from '../../src/retrieval/local/dates.js';
+import { SoftReranker } from '../../src/retrieval/local/soft-rerank.js';
+import { ingest } from '../../src/retrieval/chunk.js';
 import type { Episode, Turn } from '../../src/datasets/schema.js';
 
 const day = (y: number, m: number, d: number) => Date.UTC(y, m - 1, d) / 86_400_000;

@@ -8,9 +8,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ResponseCache } from '../../src/providers/cache.js';
-import { createLocalRetriever, SENTENCE_VECTOR_FILE } from '../../src/rawrag/local/index.js';
-import { LocalSentenceEncoder, SENTENCE_ENCODER_DIMS } from '../../src/rawrag/local/sentence-encoder.js';
-import { DEFAULT_SOFT_RERANK, SoftReranker } from '../../src/rawrag/local/soft-rerank.js';
+import { createLocalRetriever, SENTENCE_VECTOR_FILE } from '../../src/retrieval/local/index.js';
+import { LocalSentenceEncoder, SENTENCE_ENCODER_DIMS } from '../../src/retrieval/local/sentence-encoder.js';
+import { DEFAULT_SOFT_RERANK, SoftReranker } from '../../src/retrieval/local/soft-rerank.js';
 import { tempDir } from '../helpers/cli.js';
 import { perTurn } from '../helpers/episodes.js';
 
@@ -109,7 +109,7 @@ describe('local sentence encoder: worker threads', () => {
 
 describe('local sentence encoder: the worker under any module mode', () => {
   it('works when the parent runs as an ES module from --input-type=module (workers inherit the flag)', () => {
-    const dist = pathToFileURL(join(process.cwd(), 'dist/rawrag/local/sentence-encoder.js')).href;
+    const dist = pathToFileURL(join(process.cwd(), 'dist/retrieval/local/sentence-encoder.js')).href;
     const code = `const { LocalSentenceEncoder } = await import(${JSON.stringify(dist)});
 const [v] = await new LocalSentenceEncoder(null).embed(['hello there']);
 console.log(v.length);`;

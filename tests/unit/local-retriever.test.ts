@@ -6,18 +6,18 @@
 import { describe, expect, it } from 'vitest';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ingest, type IngestedEpisode } from '../../src/rawrag/chunk.js';
+import { ingest, type IngestedEpisode } from '../../src/retrieval/chunk.js';
 import { DEFAULT_POLICY } from '../../src/datasets/policy.js';
-import { retrieve } from '../../src/rawrag/retrieve.js';
-import { createLocalRetriever } from '../../src/rawrag/local/index.js';
-import { DEFAULT_SOFT_RERANK, SoftReranker, queryWords } from '../../src/rawrag/local/soft-rerank.js';
+import { retrieve } from '../../src/retrieval/retrieve.js';
+import { createLocalRetriever } from '../../src/retrieval/local/index.js';
+import { DEFAULT_SOFT_RERANK, SoftReranker, queryWords } from '../../src/retrieval/local/soft-rerank.js';
 import {
   buildFromPackageJson,
   cachePathIn,
   defaultCacheDir,
   defaultSourcePath,
   loadWordVectors,
-} from '../../src/rawrag/local/word-vectors.js';
+} from '../../src/retrieval/local/word-vectors.js';
 import { tempDir } from '../helpers/cli.js';
 import { episodeOf, perTurn } from '../helpers/episodes.js';
 

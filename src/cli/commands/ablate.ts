@@ -1,13 +1,13 @@
 import { Command, InvalidArgumentError, type Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import { analyseAblation } from '../../ablate/analyse.js';
+import { analyseAblation } from '../../ablate/paired-table.js';
 import { estimateAblation, renderAblationEstimate } from '../../ablate/dry-run.js';
 import { runAblation, type AblationOutcome } from '../../ablate/engine.js';
 import { writeAblation, type AblationFiles } from '../../ablate/output.js';
 import { ablationMarkdown } from '../../ablate/report.js';
 import { parsePositiveList, planVariants, type SweepRequest } from '../../ablate/variants.js';
-import type { AblationTable } from '../../ablate/analyse.js';
+import type { AblationTable } from '../../ablate/paired-table.js';
 import { getBenchmark, listBenchmarks } from '../../datasets/registry.js';
 import { effectivePolicy } from '../../run/runner.js';
 import { InputError } from '../../util/errors.js';

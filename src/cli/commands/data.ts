@@ -7,7 +7,7 @@ import { getBenchmark, listBenchmarks } from '../../datasets/registry.js';
 import { pullFile, type PullResult } from '../../datasets/download.js';
 import { InputError } from '../../util/errors.js';
 import { projectRoot } from '../../util/paths.js';
-import { markdownTable } from '../table.js';
+import { markdownTable } from '../../util/table.js';
 import { positiveInt } from '../options.js';
 
 /** The variant pulled when none is named: the benchmark's `--variant` default, else its first. */

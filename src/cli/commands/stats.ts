@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { listBenchmarks } from '../../datasets/registry.js';
-import { analyse } from '../../stats/analyse.js';
+import { analyse } from '../../stats/compute-tables.js';
 import { findRunDirs, loadRun } from '../../stats/load.js';
 import {
   agreementCsv,

@@ -5,7 +5,7 @@ import { DEFAULT_POLICY } from '../../../src/datasets/policy.js';
 import { summarise } from '../../../src/eval/summary.js';
 import type { ItemRecord } from '../../../src/run/item.js';
 import type { Manifest } from '../../../src/run/manifest.js';
-import { analyseAblation } from '../../../src/ablate/analyse.js';
+import { analyseAblation } from '../../../src/ablate/paired-table.js';
 import type { VariantOutcome } from '../../../src/ablate/engine.js';
 import { ablationCsv, ablationMarkdown } from '../../../src/ablate/report.js';
 import { ablationSvg, niceRange } from '../../../src/ablate/plot.js';

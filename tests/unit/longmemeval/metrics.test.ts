@@ -7,7 +7,7 @@ import {
   longMemEvalRankingMetrics,
 } from '../../../src/datasets/longmemeval/retrieval-metrics.js';
 import { summariseLongMemEval } from '../../../src/datasets/longmemeval/summary.js';
-import type { Chunk, IngestedEpisode } from '../../../src/rawrag/chunk.js';
+import type { Chunk, IngestedEpisode } from '../../../src/retrieval/chunk.js';
 import type { Question, Turn } from '../../../src/datasets/schema.js';
 import type { ItemRecord } from '../../../src/run/item.js';
 import { baseItem } from '../../../src/run/runner.js';

@@ -11,7 +11,7 @@ import { loadMemoryAgentBench } from '../../../src/datasets/memoryagentbench/loa
 import { memoryagentbench } from '../../../src/datasets/memoryagentbench/index.js';
 import { MAX_TURN_CHARS, contextToTurns, lines } from '../../../src/datasets/memoryagentbench/context.js';
 import { runs } from '../../../src/datasets/memoryagentbench/read.js';
-import { ingest } from '../../../src/rawrag/chunk.js';
+import { ingest } from '../../../src/retrieval/chunk.js';
 import { effectivePolicy } from '../../../src/run/runner.js';
 import { RunConfigSchema } from '../../../src/config/schema.js';
 import type { Dataset, LoadWarning } from '../../../src/datasets/schema.js';

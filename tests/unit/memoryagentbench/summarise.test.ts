@@ -5,7 +5,7 @@ import { summariseMab, type CompetencyRow, type SourceRow, type TaskRow } from '
 import { answerInEvidence, rankingMetrics } from '../../../src/datasets/memoryagentbench/evidence.js';
 import { baseItem } from '../../../src/run/runner.js';
 import type { Question } from '../../../src/datasets/schema.js';
-import type { Chunk } from '../../../src/rawrag/chunk.js';
+import type { Chunk } from '../../../src/retrieval/chunk.js';
 import type { ItemRecord } from '../../../src/run/item.js';
 
 function question(source: string, acceptable: string[], meta: Record<string, unknown> = {}): Question {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analyse } from '../../../src/stats/analyse.js';
+import { analyse } from '../../../src/stats/compute-tables.js';
 import type { LoadedRun, StatItem } from '../../../src/stats/load.js';
 import { formatP, leaderboardCsv, omnibusCsv, pairwiseCsv, renderReport, stars } from '../../../src/stats/render.js';
 

@@ -21,7 +21,7 @@
 import type { IngestedEpisode } from '../chunk.js';
 import { compareHits, type Hit } from '../rank.js';
 import type { Embedder, Reranker } from '../retriever.js';
-import { isStopword, stem, words } from './analyse.js';
+import { isStopword, stem, words } from './text-analysis.js';
 import { Bm25Index, DEFAULT_BM25, bagOfTerms, bm25For, type Bm25Params } from './bm25.js';
 import type { WordVectors } from './word-vectors.js';
 import { parseDay, questionSpan, saidAbout } from './dates.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { analyse, binarise, type StatsOptions } from '../../../src/stats/analyse.js';
+import { analyse, binarise, type StatsOptions } from '../../../src/stats/compute-tables.js';
 import { findRunDirs, loadRun, type LoadedRun, type StatItem } from '../../../src/stats/load.js';
 import { holm, mcnemarExact } from '../../../src/stats/index.js';
 import { InputError } from '../../../src/util/errors.js';

@@ -5,7 +5,7 @@
 import type { FirstStage, SearchIndex } from '../retriever.js';
 import type { IngestedEpisode } from '../chunk.js';
 import { topK, type Hit } from '../rank.js';
-import { terms } from './analyse.js';
+import { terms } from './text-analysis.js';
 
 export interface Bm25Params {
   k1: number;

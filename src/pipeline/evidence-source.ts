@@ -1,0 +1,75 @@
+/**
+ * The evidence-source seam: what stands between a question and the reader. RAW-RAG's retrievers
+ * (window ranking over the raw history) are one source; the built-in agentic memory system
+ * (LLM extraction at ingest, weighted recall) is another; any future system plugs in here.
+ *
+ * The pipeline (src/pipeline/pipeline.ts) never asks which source it runs: it reads the
+ * source's capabilities, opens one EpisodeEvidence per (episode, visibility horizon), and asks it
+ * for each question's evidence. What the reader is shown is an `Evidence`; what the item records
+ * about how it was found (ranked windows, recalled memories, coverage, pollution) the source
+ * writes into the item itself.
+ */
+import type { RunConfig } from '../config/schema.js';
+import type { Benchmark } from '../datasets/benchmark.js';
+import type { Policy } from '../datasets/policy.js';
+import type { Question } from '../datasets/schema.js';
+import type { IngestedEpisode } from '../retrieval/chunk.js';
+import type { Evidence } from '../retrieval/assemble.js';
+import type { ItemRecord } from '../run/item.js';
+
+/** What a source needs and allows; the scheduler reads these instead of names. */
+export interface SourceCapabilities {
+  /** Calls a provider at ingest or per question (network, keys, cost). */
+  remote: boolean;
+  /** Calls an LLM while ingesting an episode (memory extraction): ingest is a paid, cached stage. */
+  llmAtIngest: boolean;
+  /**
+   * Which provider role's concurrency limit bounds questions in flight during retrieval
+   * (`rerank` for remote rerankers, `chat` for LLM-based recall); null = local, CPU-bound.
+   */
+  questionRole: 'embed' | 'rerank' | 'chat' | null;
+  /** Ranks windows, so k / candidates / rerank apply and `rawrag ablate` can sweep them. */
+  ranksWindows: boolean;
+  /** Ranking deeper than k costs nothing: coverage at k = 1, 5, 15, 60 comes from one ranking. */
+  cheapDeepRanking: boolean;
+}
+
+/** Everything a source may read when it opens an episode or answers a question. */
+export interface SourceContext {
+  cfg: RunConfig;
+  benchmark: Benchmark;
+  /** The benchmark's policy after the episode's override and the user's flags. */
+  policy: Policy;
+}
+
+export interface EvidenceSource {
+  /** The system under test as manifests and `rawrag stats` name it (`RAW-RAG/local`, `agentic-memory/gpt-4o-mini`). */
+  readonly system: string;
+  /** The effective component names actually used (e.g. the retriever after any fallback); part of a run's identity. */
+  readonly name: string;
+  readonly capabilities: SourceCapabilities;
+  /** What this source could not do and what it did instead (shown first, kept in the manifest). */
+  readonly notes: string[];
+  /** Optional warm-up with every pending question before any episode is opened (batched query embeddings). */
+  prefetch?(questions: Question[]): Promise<void>;
+  /**
+   * Ingests one episode's visible history (ep.visibleTurns turns) and returns what answers its
+   * questions. Throwing makes every question of that episode an item error (retryable); the run
+   * goes on with the other episodes.
+   */
+  open(ep: IngestedEpisode, ctx: SourceContext): Promise<EpisodeEvidence>;
+  /** Figures for summary.json: ingest cost (extraction calls, tokens, dollars), store paths, ... */
+  report?(): Record<string, unknown>;
+  close?(): Promise<void>;
+}
+
+export interface EpisodeEvidence {
+  /**
+   * Finds q's evidence, records how it was found on `item` (retrieved / recalled lists, coverage,
+   * coverage at k, ranking metrics) and returns what the reader is shown. Throwing makes the item
+   * an error at stage `retrieve`.
+   */
+  evidenceFor(q: Question, item: ItemRecord, ctx: SourceContext): Promise<Evidence>;
+  /** Ingest figures of this episode (ms, LLM calls, tokens), spread over its questions' items. */
+  readonly ingest?: Record<string, number>;
+}
