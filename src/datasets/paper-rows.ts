@@ -1,0 +1,39 @@
+/**
+ * The paper's published RAW-RAG figures ("Is Complex Agentic Memory Always Needed? Naive RAG Is
+ * Stronger Than We Thought", main results and retriever table), as data: run summaries, `rawrag
+ * stats` and `rawrag report` print the paper's figure beside the user's where a run is a paper row.
+ */
+export interface PaperRow {
+  benchmark: string;
+  /** Reader model as rawrag's registry names it. */
+  reader: string;
+  /** `openai` (text-embedding-3-small + Cohere rerank-v3.5) or `qwen3` (Qwen3-Embedding-4B + Qwen3-Reranker-4B). */
+  retriever: 'openai' | 'qwen3';
+  /** The headline the paper reports (accuracy %, or the benchmark's macro). */
+  accuracy: number;
+  /** What the figure is (e.g. `six-task macro`), so nobody compares it with the wrong number. */
+  headline: string;
+  /** The strongest other system the paper lists for the same row, when it names one. */
+  strongestOther?: { system: string; accuracy: number };
+}
+
+// PersonaMem-v2 (49.62, third behind EverMemOS 53.25 and MemOS 50.72) is left out: the paper does
+// not say which reader produced it, so no run can be matched to it.
+export const PAPER_ROWS: readonly PaperRow[] = [
+  { benchmark: 'locomo', reader: 'gpt-4o-mini', retriever: 'openai', accuracy: 89.07, headline: 'accuracy, 1,540 questions', strongestOther: { system: 'MemMachine', accuracy: 88.12 } },
+  { benchmark: 'locomo', reader: 'gpt-4.1-mini', retriever: 'openai', accuracy: 93.7, headline: 'accuracy, 1,540 questions', strongestOther: { system: 'MemMachine', accuracy: 91.69 } },
+  { benchmark: 'locomo', reader: 'gpt-4o-mini', retriever: 'qwen3', accuracy: 89.13, headline: 'accuracy, 1,540 questions' },
+  { benchmark: 'locomo', reader: 'gpt-4.1-mini', retriever: 'qwen3', accuracy: 94.55, headline: 'accuracy, 1,540 questions' },
+  { benchmark: 'longmemeval', reader: 'gpt-4.1-mini', retriever: 'openai', accuracy: 87.53, headline: 'accuracy, LongMemEval-S 500', strongestOther: { system: 'Memora', accuracy: 87.4 } },
+  { benchmark: 'longmemeval', reader: 'gpt-4.1-mini', retriever: 'qwen3', accuracy: 89.93, headline: 'accuracy, LongMemEval-S 500', strongestOther: { system: 'EverMemOS', accuracy: 83.0 } },
+  { benchmark: 'meme', reader: 'gpt-4o-mini', retriever: 'openai', accuracy: 39.3, headline: 'six-task macro, 1,188 questions', strongestOther: { system: 'MemMachine', accuracy: 37.06 } },
+  { benchmark: 'meme', reader: 'deepseek-v4-flash', retriever: 'openai', accuracy: 43.19, headline: 'six-task macro, 1,188 questions', strongestOther: { system: 'MemMachine', accuracy: 44.71 } },
+  { benchmark: 'memoryagentbench', reader: 'gpt-4o-mini', retriever: 'openai', accuracy: 48.32, headline: 'four-competency macro, 2,071 questions', strongestOther: { system: 'Memora', accuracy: 43.84 } },
+  { benchmark: 'memoryagentbench', reader: 'deepseek-v4-flash', retriever: 'openai', accuracy: 53.41, headline: 'four-competency macro, 2,071 questions', strongestOther: { system: 'Memora', accuracy: 47.88 } },
+];
+
+/** The paper's row for a benchmark, reader and retriever, if the paper has one. */
+export function paperRow(benchmark: string, reader: string | null, retriever: string): PaperRow | undefined {
+  if (reader === null) return undefined;
+  return PAPER_ROWS.find((r) => r.benchmark === benchmark && r.reader === reader && retriever.startsWith(r.retriever));
+}
