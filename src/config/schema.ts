@@ -51,6 +51,39 @@ export const JudgeSchema = z
   })
   .strict();
 
+/**
+ * The built-in agentic memory system (`--system agentic-memory`; docs/agentic-memory.md). Absent
+ * from a config = these defaults; optional so RAW-RAG runs keep their config hash.
+ */
+export const MemorySchema = z
+  .object({
+    /** Extraction model; null = the reader's model. */
+    extractor: z.string().nullable().default(null),
+    /** Extraction batches: one per session, or one per `turns` turns (sessions never split otherwise). */
+    batch: z.union([z.literal('session'), z.number().int().positive()]).default('session'),
+    /** Completion budget of one extraction reply. */
+    maxTokens: z.number().int().positive().default(2048),
+    /** Items the extractor is less sure of are not stored (the handbook's 0.6). */
+    minConfidence: z.number().min(0).max(1).default(0.6),
+    /** Duplicate = same entities AND cosine >= this: merged into the older item. */
+    dedupThreshold: z.number().min(-1).max(1).default(0.9),
+    /** An item the extractor flags as an update supersedes the most similar active item sharing an entity, at cosine >= this. */
+    conflictThreshold: z.number().min(-1).max(1).default(0.5),
+    weights: z
+      .object({ cosine: z.number().min(0).default(0.4), entity: z.number().min(0).default(0.3), recency: z.number().min(0).default(0.2), importance: z.number().min(0).default(0.1) })
+      .strict()
+      .prefault({}),
+    /** recency = base ^ (days since last access / periodDays). */
+    recencyBase: z.number().positive().max(1).default(0.9),
+    recencyPeriodDays: z.number().positive().default(7),
+    /** Injection budget: at most `items` items and `tokens` cl100k tokens. */
+    items: z.number().int().positive().default(5),
+    tokens: z.number().int().positive().default(800),
+    /** Recall superseded items too (never forgotten ones). */
+    includeSuperseded: z.boolean().default(false),
+  })
+  .strict();
+
 export const RunConfigSchema = z
   .object({
     benchmark: z.string().min(1),
@@ -66,8 +99,10 @@ export const RunConfigSchema = z
     assembly: AssemblySchema.prefault({}),
     reader: ReaderSchema.prefault({}),
     judge: JudgeSchema.prefault({}),
+    memory: MemorySchema.optional(),
   })
   .strict();
 
 export type RunConfig = z.infer<typeof RunConfigSchema>;
 export type ChunkingConfig = z.infer<typeof ChunkingSchema>;
+export type MemoryConfig = z.infer<typeof MemorySchema>;

@@ -17,6 +17,8 @@ export interface EvidenceView {
   blocks: string[];
   /** The turns shown, in presentation order (for layouts that group by session and date). */
   turns: Turn[];
+  /** A memory system's recalled block (Evidence.recalled): when present, prompts show it instead of the history. */
+  recalled?: string;
 }
 
 export interface ReaderProtocol {

@@ -14,7 +14,7 @@ export function readerStage(model: ChatModel, protocol: ReaderProtocol): ItemSta
     name: 'read',
     async run(item, ctx) {
       const { question: q, evidence, ep, cfg } = ctx;
-      const view = { blocks: evidence.blocks, turns: evidence.turnIndices.map((t) => ep.episode.turns[t]!) };
+      const view = { blocks: evidence.blocks, turns: evidence.turnIndices.map((t) => ep.episode.turns[t]!), recalled: evidence.recalled };
       const messages = protocol.render(q, view);
       const reply = await model.complete({ messages, temperature: cfg.reader.temperature, maxTokens: cfg.reader.maxTokens, jsonMode: false }, 0);
       item.answer = protocol.parseAnswer ? protocol.parseAnswer(reply.text, q) : reply.text.trim();

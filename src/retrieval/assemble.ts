@@ -15,6 +15,8 @@ export interface Evidence {
   blocks: string[];
   /** cl100k tokens of the blocks, from the ingest token counts (no re-encoding on the hot path). */
   tokens: number;
+  /** A memory system's injected block, shown by every reader prompt in place of the raw history. */
+  recalled?: string;
 }
 
 export function assemble(ep: IngestedEpisode, selected: Hit[], policy: Pick<Policy, 'expandToTurns' | 'order'>): Evidence {

@@ -213,7 +213,7 @@ export const beamReader: ReaderProtocol = {
   id: 'beam-rag-v1',
   source: `${SOURCE} src/prompts.py answer_generation_for_rag`,
   render(q, evidence) {
-    return [{ role: 'user', content: fill(beamPrompt('rag-reader'), { context: evidence.blocks.join('\n'), question: q.text }) }];
+    return [{ role: 'user', content: fill(beamPrompt('rag-reader'), { context: evidence.recalled ?? evidence.blocks.join('\n'), question: q.text }) }];
   },
 };
 

@@ -30,7 +30,7 @@ export const locomoReader: ReaderProtocol = {
   render(q, evidence) {
     return [
       { role: 'system', content: locomoPrompt('reader-system') },
-      { role: 'user', content: fillJinja(locomoPrompt('reader-user'), { QUESTION: q.text, CONTEXT: evidence.blocks.join('\n') }) },
+      { role: 'user', content: fillJinja(locomoPrompt('reader-user'), { QUESTION: q.text, CONTEXT: evidence.recalled ?? evidence.blocks.join('\n') }) },
     ];
   },
   parseAnswer: (reply) => reply.trim(),

@@ -100,7 +100,7 @@ export const longMemEvalReader: ReaderProtocol = {
   source: `${SOURCE_GEN} (answer templates l.47-69, history layout l.224-260; con = cot template unless --reading direct)`,
   render(q: Question, evidence: EvidenceView): ChatMessage[] {
     const template = loadTemplate(`reader-${readingOf(q)}`);
-    return [{ role: 'user', content: fillSlots(template, [renderHistory(evidence.turns), q.questionDate ?? '', q.text]) }];
+    return [{ role: 'user', content: fillSlots(template, [evidence.recalled ?? renderHistory(evidence.turns), q.questionDate ?? '', q.text]) }];
   },
   // The official hypothesis is the whole completion, stripped (the judge reads any reasoning too).
   parseAnswer: (reply: string) => reply.trim(),

@@ -179,7 +179,7 @@ export const memeReader: ReaderProtocol = {
   source: 'luoluow/agent_memory@ab17b22 MEME-public/code/agents/base.py UNIFIED_ANSWER_PROMPT',
   render(q, evidence) {
     // Evidence arrives in chronological order (policy); one serialised turn per line.
-    return [{ role: 'user', content: fill(memePrompt('reader'), { context: evidence.blocks.join('\n'), question: q.text }) }];
+    return [{ role: 'user', content: fill(memePrompt('reader'), { context: evidence.recalled ?? evidence.blocks.join('\n'), question: q.text }) }];
   },
 };
 

@@ -39,7 +39,7 @@ export const reader: ReaderProtocol = {
   id: 'memoryagentbench-rag-agent-v1',
   source: `${REPO} utils/templates.py (rag_agent query, SYSTEM_MESSAGE); agent.py::_handle_bm25_rag (Memory i: layout)`,
   render(q: Question, evidence: EvidenceView): ChatMessage[] {
-    const memories = evidence.blocks.map((text, i) => `Memory ${i + 1}:\n${text}`).join('\n');
+    const memories = evidence.recalled ?? evidence.blocks.map((text, i) => `Memory ${i + 1}:\n${text}`).join('\n');
     return [
       { role: 'system', content: SYSTEM_PROMPT() },
       { role: 'user', content: `${memories}\n${renderQuery(q)}` },

@@ -34,6 +34,7 @@ function mcqMeta(q: Question): McqMeta {
  * can cut across messages.
  */
 export function historyMessages(evidence: EvidenceView): ChatMessage[] {
+  if (evidence.recalled !== undefined) return [{ role: 'system', content: evidence.recalled }];
   const perTurn = evidence.blocks.length === evidence.turns.length && evidence.turns.every((t, i) => evidence.blocks[i]!.endsWith(t.text));
   if (!perTurn) return evidence.blocks.length ? [{ role: 'system', content: evidence.blocks.join('\n') }] : [];
   return evidence.turns.map((t) => ({ role: t.speaker === 'assistant' || t.speaker === 'system' ? t.speaker : 'user', content: t.text }));

@@ -1,0 +1,267 @@
+/**
+ * The built-in agentic memory system as an evidence source (src/pipeline/evidence-source.ts):
+ * at ingest an LLM extracts memory items from the visible history, batch by batch, into the run's
+ * SQLite stores (store.ts) through the validation layer (validate.ts); per question, recall
+ * (recall.ts) picks the items the reader is shown, in a labelled block that each benchmark's own
+ * reader prompt shows in place of RAW-RAG's evidence.
+ *
+ * Resumable and idempotent: a batch whose extraction is logged `ok` is never extracted again;
+ * replies come through the response cache (only parsable ones are cached), so a re-run of an
+ * unchanged configuration sends no request at all.
+ */
+import { join } from 'node:path';
+import type { RunConfig } from '../config/schema.js';
+import type { EpisodeEvidence, EvidenceSource } from '../pipeline/evidence-source.js';
+import { cacheKey } from '../providers/cache.js';
+import { ChatModel } from '../providers/chat.js';
+import type { ProviderSession } from '../providers/session.js';
+import { costOf } from '../providers/usage.js';
+import type { IngestedEpisode } from '../retrieval/chunk.js';
+import type { Evidence } from '../retrieval/assemble.js';
+import { parseDay } from '../retrieval/local/dates.js';
+import type { Embedder } from '../retrieval/retriever.js';
+import type { ItemRecord } from '../run/item.js';
+import { coverage } from '../eval/coverage.js';
+import { InputError } from '../util/errors.js';
+import { memoryConfig } from './config.js';
+import { memoryEmbedder } from './embedder.js';
+import { EntityAligner, questionEntities } from './entities.js';
+import { batchesOf, extractionMessages, isParsableExtraction, parseExtraction, type Batch, type ExtractedItem } from './extract.js';
+import { injectionBlock, scoreMemories } from './recall.js';
+import { MEMORY_DB_FILE, MemoryStore, type MemoryRow } from './store.js';
+import { applyBatch, keptItems } from './validate.js';
+
+export interface MemorySourceOptions {
+  /** The run directory; the stores go to `<runDir>/memory.sqlite`. */
+  runDir: string;
+}
+
+interface ProcessStats {
+  requests: number;
+  cache_hits: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost_usd: number | null;
+}
+
+type BatchResult = { batch: Batch; ok: true; items: ExtractedItem[]; vectors: Float32Array[]; reply: ReplyFigures } | { batch: Batch; ok: false; error: string; reply: ReplyFigures | null };
+
+interface ReplyFigures {
+  request_key: string;
+  cached: boolean;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost_usd: number | null;
+}
+
+/**
+ * Checks everything that could stop the system (extractor model, endpoint, key, embedder) and
+ * throws an InputError naming what is missing; nothing is written until the first episode opens.
+ */
+export async function createAgenticMemorySource(cfg: RunConfig, session: ProviderSession, opts: MemorySourceOptions): Promise<EvidenceSource> {
+  const mcfg = memoryConfig(cfg);
+  const extractorName = mcfg.extractor ?? cfg.reader.model;
+  if (!extractorName) {
+    throw new InputError('agentic memory needs an LLM to extract memories: give --extractor MODEL (or --reader MODEL, which it then uses)', { place: '--extractor' });
+  }
+  const entry = session.model(extractorName, 'reader');
+  const a = session.availability(entry, 'reader');
+  if (!a.ok) throw new InputError(`agentic memory cannot extract: ${a.reason.replace('reader model', 'extractor model')}`, { place: '--extractor' });
+  const extractor = new ChatModel(session, 'reader', entry, a.endpoint);
+  const notes: string[] = [];
+  const embedder = memoryEmbedder(cfg, session, notes);
+  const dbPath = join(opts.runDir, MEMORY_DB_FILE);
+  let store: MemoryStore | null = null;
+  const openStore = (): MemoryStore => {
+    if (!store) {
+      store = new MemoryStore(dbPath);
+      const built = store.getMeta('embedder');
+      if (built === null) store.setMeta('embedder', embedder.name);
+      else if (built !== embedder.name) {
+        throw new InputError(`this memory store was built with embedder '${built}', this run embeds with '${embedder.name}' (keys or endpoints changed?); use another --out`, { file: dbPath });
+      }
+    }
+    return store;
+  };
+  const stats: ProcessStats = { requests: 0, cache_hits: 0, prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 };
+  const building = new Map<string, Promise<Record<string, number>>>();
+
+  /** One batch's extraction request and its items' vectors; failures are returned, not thrown. */
+  const extract = async (ep: IngestedEpisode, batch: Batch): Promise<BatchResult> => {
+    const messages = extractionMessages(ep.episode.turns, batch);
+    const request_key = cacheKey({ kind: 'chat', provider: entry.provider, model: extractor.wireModel, messages, temperature: 0, max_tokens: mcfg.maxTokens, response_format: null }, 0);
+    let reply: ReplyFigures | null = null;
+    try {
+      // Only a parsable reply is cached: a malformed one is asked again by --retry-errors.
+      const r = await extractor.complete({ messages, temperature: 0, maxTokens: mcfg.maxTokens, jsonMode: false }, 0, isParsableExtraction);
+      const cost = costOf({ prompt_tokens: r.prompt_tokens, completion_tokens: r.completion_tokens, search_units: 0 }, entry.prices);
+      reply = { request_key, cached: r.cached, prompt_tokens: r.prompt_tokens, completion_tokens: r.completion_tokens, cost_usd: cost };
+      if (r.cached) stats.cache_hits++;
+      else {
+        stats.requests++;
+        stats.prompt_tokens += r.prompt_tokens;
+        stats.completion_tokens += r.completion_tokens;
+        stats.cost_usd = stats.cost_usd === null || cost === null ? null : stats.cost_usd + cost;
+      }
+      const items = parseExtraction(r.text);
+      const kept = keptItems(items, mcfg);
+      const vectors = kept.length ? await embedder.embed(kept.map((k) => k.item.content), 'document') : [];
+      return { batch, ok: true, items, vectors, reply };
+    } catch (e) {
+      return { batch, ok: false, error: (e as Error).message, reply: reply ?? { request_key, cached: false, prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 } };
+    }
+  };
+
+  /** Extracts the batches of (episode, horizon) not yet stored, applying them in history order. */
+  const build = async (ep: IngestedEpisode, aligner: EntityAligner): Promise<Record<string, number>> => {
+    const t0 = performance.now();
+    const s = openStore();
+    const owner = ep.episode.id;
+    const scope = ep.visibleTurns;
+    const before = { ...stats };
+    const todo = batchesOf(ep.episode.turns, ep.visibleTurns, mcfg.batch).filter((b) => s.extraction(owner, scope, b.key)?.status !== 'ok');
+    // Requests go out together (the session bounds concurrency); items are applied strictly in order,
+    // since de-duplication and superseding depend on what earlier batches stored.
+    const results = todo.map((b) => extract(ep, b));
+    let failed: { batch: Batch; error: string } | null = null;
+    let failures = 0;
+    for (const p of results) {
+      const r = await p;
+      const log = { owner_id: owner, scope, batch_index: r.batch.index, batch_key: r.batch.key, first_turn: ep.episode.turns[r.batch.first]!.id, last_turn: ep.episode.turns[r.batch.last]!.id, model: entry.name, ...(r.reply ?? { request_key: '', cached: false, prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }) };
+      if (!r.ok || failed) {
+        // After a failed batch, later ones wait (their replies are cached): applying them first would reverse versions.
+        if (!r.ok) {
+          failures++;
+          failed ??= { batch: r.batch, error: r.error };
+          s.recordExtraction({ ...log, status: 'error', error: r.error, items_returned: 0, items_stored: 0, items_merged: 0, items_superseding: 0, items_dropped: 0 });
+        }
+        continue;
+      }
+      applyBatch(s, { owner, scope, turns: ep.episode.turns, aligner, cfg: mcfg }, r.batch, r.items, r.vectors, log);
+    }
+    if (failed) {
+      throw new Error(
+        `agentic memory: extraction failed for ${failures} of ${todo.length} batches of ${owner} (first: turns ${ep.episode.turns[failed.batch.first]!.id}..${ep.episode.turns[failed.batch.last]!.id}: ${failed.error}); stored batches are kept, --retry-errors extracts the rest`,
+      );
+    }
+    return {
+      ingest_ms: Math.round(performance.now() - t0),
+      extraction_batches: todo.length,
+      extraction_requests: stats.requests - before.requests,
+      extraction_cache_hits: stats.cache_hits - before.cache_hits,
+      extraction_prompt_tokens: stats.prompt_tokens - before.prompt_tokens,
+      extraction_completion_tokens: stats.completion_tokens - before.completion_tokens,
+    };
+  };
+
+  const system = `agentic-memory/${entry.name}`;
+  return {
+    system,
+    name: `${system}+${embedder.name}`,
+    capabilities: { remote: true, llmAtIngest: true, questionRole: 'embed', ranksWindows: false, cheapDeepRanking: false },
+    notes,
+    async open(ep: IngestedEpisode): Promise<EpisodeEvidence> {
+      const speakers = speakersOf(ep);
+      const aligner = new EntityAligner(speakers);
+      const key = `${ep.episode.id}\u0000${ep.visibleTurns}`;
+      let p = building.get(key);
+      if (!p) {
+        p = build(ep, aligner);
+        building.set(key, p);
+        p.catch(() => building.delete(key));
+      }
+      const ingest = await p;
+      const memories = openStore().memories(ep.episode.id, ep.visibleTurns);
+      return new MemoryEvidence(ep, memories, embedder, aligner, speakers, mcfg, ingest);
+    },
+    report() {
+      const totals = store ? store.totals() : null;
+      return {
+        memory: {
+          store: dbPath,
+          extractor: entry.name,
+          embedder: embedder.name,
+          batch: mcfg.batch,
+          // What building the whole store cost (from its extraction log, resumed runs included) ...
+          ingest: {
+            extraction_calls: totals ? totals.batches_ok : 0,
+            failed_batches: totals ? totals.batches_error : 0,
+            prompt_tokens: totals?.prompt_tokens ?? 0,
+            completion_tokens: totals?.completion_tokens ?? 0,
+            cost_usd: totals ? totals.cost_usd : 0,
+          },
+          // ... and what this process sent (cache hits cost nothing).
+          this_run: { ...stats },
+          items: totals
+            ? { returned: totals.items_returned, stored: totals.memories, active: totals.active, superseded: totals.superseded, merged: totals.items_merged, dropped: totals.items_dropped, events: totals.events }
+            : null,
+          recall: { weights: mcfg.weights, items: mcfg.items, tokens: mcfg.tokens, include_superseded: mcfg.includeSuperseded },
+        },
+      };
+    },
+    async close() {
+      store?.close();
+    },
+  };
+}
+
+/** The speakers of the visible history, and the adapter's speaker list when it gives one. */
+function speakersOf(ep: IngestedEpisode): string[] {
+  const out = new Set<string>();
+  const meta = ep.episode.meta?.speakers;
+  if (Array.isArray(meta)) for (const s of meta) if (typeof s === 'string') out.add(s);
+  for (const t of ep.episode.turns.slice(0, ep.visibleTurns)) if (t.speaker) out.add(t.speaker);
+  return [...out];
+}
+
+class MemoryEvidence implements EpisodeEvidence {
+  private readonly lastDay: number | null;
+  private readonly position: Map<string, number>;
+
+  constructor(
+    private readonly ep: IngestedEpisode,
+    private readonly memories: MemoryRow[],
+    private readonly embedder: Embedder,
+    private readonly aligner: EntityAligner,
+    private readonly speakers: string[],
+    private readonly cfg: ReturnType<typeof memoryConfig>,
+    readonly ingest: Record<string, number>,
+  ) {
+    const visible = ep.episode.turns.slice(0, ep.visibleTurns);
+    this.position = new Map(visible.map((t, i) => [t.id, i]));
+    let last: number | null = null;
+    for (let i = visible.length - 1; i >= 0 && last === null; i--) last = parseDay(visible[i]!.date);
+    this.lastDay = last;
+  }
+
+  async evidenceFor(q: Parameters<EpisodeEvidence['evidenceFor']>[0], item: ItemRecord): Promise<Evidence> {
+    const [vector] = await this.embedder.embed([q.text], 'query');
+    const focus = questionEntities(q.text, this.aligner, this.speakers);
+    const nowDay = parseDay(q.questionDate) ?? this.lastDay;
+    const scored = scoreMemories(this.memories, { vector: vector!, focus, nowDay }, this.cfg);
+    const block = injectionBlock(scored, this.cfg);
+    const turns = [...new Set(block.injected.flatMap((s) => s.memory.source_turns))].sort((a, b) => (this.position.get(a) ?? 0) - (this.position.get(b) ?? 0));
+    const gold = new Set(q.evidence);
+    item.retrieved = [];
+    item.recalled = block.injected.map((s) => ({
+      memory_id: s.memory.memory_id,
+      score: round(s.score),
+      parts: { cos: round(s.parts.cos), entity: s.parts.entity, recency: round(s.parts.recency), importance: s.parts.importance },
+      content: s.memory.content,
+      source_event: s.memory.source_event_id,
+      turns: s.memory.source_turns,
+    }));
+    item.evidence_turns = turns;
+    item.evidence_tokens = block.tokens;
+    item.coverage = coverage(turns, q.evidence);
+    item.coverage_at_k = {};
+    // Pollution: injected items none of whose source turns holds gold evidence (unknown without gold).
+    item.metrics.pollution = gold.size === 0 || block.injected.length === 0 ? null : block.injected.filter((s) => !s.memory.source_turns.some((t) => gold.has(t))).length / block.injected.length;
+    item.details.memory = { focus, now_day: nowDay, recallable: scored.length, injected: block.injected.length };
+    return { turnIndices: [], turnIds: [], blocks: [block.text], tokens: block.tokens, recalled: block.text };
+  }
+}
+
+function round(x: number): number {
+  return Math.round(x * 1e6) / 1e6;
+}
