@@ -42,7 +42,22 @@ export function addMethodOptions(cmd: Command): Command {
     .option('--judge <model>', "judge model (default: the benchmark's official judge, else gpt-4o-mini)")
     .option('--judge-runs <n>', 'judge runs per answer, averaged (default 3)', positiveInt)
     .option('--limit <n>', 'ask only the first N selected questions', positiveInt)
-    .option('--seed <n>', 'seed for every random choice (default 0)', integer);
+    .option('--seed <n>', 'seed for every random choice (default 0)', integer)
+    .option('--extractor <model>', 'agentic memory: the extraction model (default: the reader model)')
+    .option('--memory-batch <rule>', "agentic memory: extraction batches, 'session' or a number of turns (default session)", memoryBatch)
+    .option('--memory-items <n>', 'agentic memory: items injected per question (default 5)', positiveInt)
+    .option('--memory-tokens <n>', 'agentic memory: injection budget in cl100k tokens (default 800)', positiveInt)
+    .option('--dedup-threshold <x>', 'agentic memory: cosine at or above which items with the same entities merge (default 0.9)', unitInterval);
+}
+
+export function memoryBatch(value: string): 'session' | number {
+  return value.trim() === 'session' ? 'session' : positiveInt(value);
+}
+
+export function unitInterval(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError(`'${value}' is not a number between 0 and 1.`);
+  return n;
 }
 
 /** Adds every benchmark's own options (each says which benchmark it belongs to). */
@@ -86,6 +101,11 @@ export function configFromFlags(cmd: Command, benchmark: string | undefined): Ru
   set(['judge', 'runs'], 'judgeRuns');
   set(['limit'], 'limit');
   set(['seed'], 'seed');
+  set(['memory', 'extractor'], 'extractor');
+  set(['memory', 'batch'], 'memoryBatch');
+  set(['memory', 'items'], 'memoryItems');
+  set(['memory', 'tokens'], 'memoryTokens');
+  set(['memory', 'dedupThreshold'], 'dedupThreshold');
   // A window size given without a stride keeps the paper's 32-token overlap.
   if (given('window') && !given('stride')) {
     (flags.chunking as PartialConfig).stride = Math.max(1, (opts.window as number) - 32);
