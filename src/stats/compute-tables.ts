@@ -92,6 +92,9 @@ export interface CoverageRow {
   utilization: number | null;
   utilization_ci_low: number | null;
   utilization_ci_high: number | null;
+  /** Memory systems: mean pollution rate over the questions that have one (null: none), and how many. */
+  pollution?: number | null;
+  pollution_n?: number;
 }
 
 export interface CoveragePairRow {
@@ -488,6 +491,8 @@ function coverageRow(s: SystemRun, headline: (id: string) => boolean, boot: { re
     utilization_ci_low: null,
     utilization_ci_high: null,
   };
+  const polluted = [...s.byId.values()].filter((i) => i.error === null && typeof i.pollution === 'number' && headline(i.id));
+  if (polluted.length) Object.assign(row, { pollution: polluted.reduce((a, i) => a + i.pollution!, 0) / polluted.length, pollution_n: polluted.length });
   if (known.length === 0) return row;
   const cov = known.map((i) => (i.coverage ? 1 : 0));
   const design = toDesign({ strata: [known.map((_, i) => i)], weights: [1] });

@@ -48,6 +48,8 @@ export interface StatItem {
   meta: Record<string, unknown> | null;
   /** The item failed (error recorded); it is reported, never scored as wrong. */
   error: string | null;
+  /** Memory systems: share of injected items whose sources hold no gold evidence (metrics.pollution); null when unknown. */
+  pollution?: number | null;
 }
 
 export interface LoadedRun {
@@ -159,6 +161,7 @@ function readItems(path: string, notes: string[]): StatItem[] {
       episode: it.episode ?? null,
       meta: it.meta ?? null,
       error,
+      ...(typeof (it.metrics as { pollution?: unknown } | undefined)?.pollution === 'number' ? { pollution: (it.metrics as { pollution: number }).pollution } : {}),
     });
   }
   if (duplicates) notes.push(`items.jsonl: ${duplicates} repeated id(s); the last line of each id was used`);

@@ -93,6 +93,9 @@ export function renderFamily(f: FamilyReport, opts: { resamples: number; seed: n
       ),
     );
     out.push('coverage = share of questions whose shown evidence contains every gold turn; utilization = accuracy on the covered questions (bootstrap CIs).');
+    for (const c of f.coverage.filter((x) => typeof x.pollution === 'number')) {
+      out.push(`memory pollution (${c.system}): ${pct(c.pollution!)}% of injected items come from turns holding no gold evidence (mean over ${c.pollution_n} questions).`);
+    }
     const tested = f.coverage_pairwise.filter((c) => c.delta !== null);
     if (tested.length) {
       out.push('');
