@@ -29,7 +29,7 @@ import { EntityAligner, questionEntities } from './entities.js';
 import { batchesOf, extractionMessages, isParsableExtraction, parseExtraction, type Batch, type ExtractedItem } from './extract.js';
 import { injectionBlock, scoreMemories } from './recall.js';
 import { MEMORY_DB_FILE, MemoryStore, type MemoryRow } from './store.js';
-import { applyBatch, keptItems } from './validate.js';
+import { activeMemories, applyBatch, keptItems } from './validate.js';
 
 export interface MemorySourceOptions {
   /** The run directory; the stores go to `<runDir>/memory.sqlite`. */
@@ -123,6 +123,7 @@ export async function createAgenticMemorySource(cfg: RunConfig, session: Provide
     // Requests go out together (the session bounds concurrency); items are applied strictly in order,
     // since de-duplication and superseding depend on what earlier batches stored.
     const results = todo.map((b) => extract(ep, b));
+    const active = activeMemories(s, owner, scope);
     let failed: { batch: Batch; error: string } | null = null;
     let failures = 0;
     for (const p of results) {
@@ -137,7 +138,7 @@ export async function createAgenticMemorySource(cfg: RunConfig, session: Provide
         }
         continue;
       }
-      applyBatch(s, { owner, scope, turns: ep.episode.turns, aligner, cfg: mcfg }, r.batch, r.items, r.vectors, log);
+      applyBatch(s, { owner, scope, turns: ep.episode.turns, aligner, cfg: mcfg }, r.batch, r.items, r.vectors, log, active);
     }
     if (failed) {
       throw new Error(
@@ -160,6 +161,10 @@ export async function createAgenticMemorySource(cfg: RunConfig, session: Provide
     name: `${system}+${embedder.name}`,
     capabilities: { remote: true, llmAtIngest: true, questionRole: 'embed', ranksWindows: false, cheapDeepRanking: false },
     notes,
+    async prefetch(questions) {
+      // Every question's embedding in as few requests as the API allows (remote embedders batch a tick's texts).
+      await embedder.embed([...new Set(questions.map((q) => q.text))], 'query');
+    },
     async open(ep: IngestedEpisode): Promise<EpisodeEvidence> {
       const speakers = speakersOf(ep);
       const aligner = new EntityAligner(speakers);

@@ -48,9 +48,18 @@ export function keptItems(items: ExtractedItem[], cfg: MemoryConfig): Array<{ it
 /**
  * Writes the batch: its turns to the event log, its kept items through de-duplication and
  * conflict detection to the index, and the extraction row — all or nothing.
- * `vectors[j]` is the embedding of `keptItems(items)[j]`.
+ * `vectors[j]` is the embedding of `keptItems(items)[j]`. `active` (the scope's active items, as
+ * activeMemories returns them) is kept current across batches, so the store is not re-read.
  */
-export function applyBatch(store: MemoryStore, ctx: BatchContext, batch: Batch, items: ExtractedItem[], vectors: Float32Array[], log: Omit<ExtractionRow, 'items_returned' | 'items_stored' | 'items_merged' | 'items_superseding' | 'items_dropped' | 'status' | 'error'>): BatchOutcome {
+export function applyBatch(
+  store: MemoryStore,
+  ctx: BatchContext,
+  batch: Batch,
+  items: ExtractedItem[],
+  vectors: Float32Array[],
+  log: Omit<ExtractionRow, 'items_returned' | 'items_stored' | 'items_merged' | 'items_superseding' | 'items_dropped' | 'status' | 'error'>,
+  active: MemoryRow[] = activeMemories(store, ctx.owner, ctx.scope),
+): BatchOutcome {
   const { owner, scope, turns, aligner, cfg } = ctx;
   const batchTurns = turns.slice(batch.first, batch.last + 1);
   const position = new Map(batchTurns.map((t, j) => [t.id, batch.first + j]));
@@ -60,7 +69,6 @@ export function applyBatch(store: MemoryStore, ctx: BatchContext, batch: Batch, 
     batchTurns.forEach((t, j) =>
       store.appendEvent({ event_id: eventId(owner, t.id), owner_id: owner, seq: batch.first + j, timestamp: t.date, participants: [t.speaker], event_type: 'message', content: t.text + t.captions.map((c) => ` [shared an image: ${c}]`).join(''), turn_ids: [t.id] }),
     );
-    const active = store.memories(owner, scope).filter((m) => m.status === 'active');
     let seq = store.nextSeq(owner, scope);
     kept.forEach(({ item, i }, j) => {
       const vector = vectors[j]!;
@@ -123,6 +131,10 @@ export function applyBatch(store: MemoryStore, ctx: BatchContext, batch: Batch, 
     store.recordExtraction({ ...log, status: 'ok', error: null, items_returned: items.length, items_stored: out.stored, items_merged: out.merged, items_superseding: out.superseding, items_dropped: out.dropped });
   });
   return out;
+}
+
+export function activeMemories(store: MemoryStore, owner: string, scope: number): MemoryRow[] {
+  return store.memories(owner, scope).filter((m) => m.status === 'active');
 }
 
 function sameSet(a: readonly string[], b: readonly string[]): boolean {

@@ -211,6 +211,21 @@ describe('agentic memory source', () => {
     }
   });
 
+  it('vectors: the remote embedder with its key, else the embedded sentence encoder (said in the notes)', async () => {
+    const cfg = memoryConfigFor();
+    const remote = await createAgenticMemorySource(cfg, sessionFor(fake.url, cacheDir), { runDir });
+    expect(remote.name).toBe('agentic-memory/gpt-4o-mini+openai:text-embedding-3-small');
+    expect(remote.system).toBe('agentic-memory/gpt-4o-mini');
+    expect(remote.capabilities).toEqual({ remote: true, llmAtIngest: true, questionRole: 'embed', ranksWindows: false, cheapDeepRanking: false });
+    // No OpenAI key: the extractor runs on a keyless local endpoint, the embeddings fall back to the local encoder.
+    const keyless = new ProviderSession({ cacheDir, baseUrls: { reader: `${fake.url}/v1` }, env: {} });
+    const local = await createAgenticMemorySource(cfg, keyless, { runDir });
+    expect(local.name).toBe('agentic-memory/gpt-4o-mini+local:universal-sentence-encoder-lite');
+    expect(local.notes.join(' ')).toMatch(/memory embeddings: retriever 'openai' unavailable \(embed model 'text-embedding-3-small' needs OPENAI_API_KEY.*embedded sentence encoder/);
+    expect(readdirSync(runDir)).toEqual([]);
+    keyless.close();
+  });
+
   it('without a key or endpoint: an InputError naming what is missing, before anything is written', async () => {
     const cfg = memoryConfigFor();
     const session = new ProviderSession({ cacheDir, env: {} });
