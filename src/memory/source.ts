@@ -146,7 +146,7 @@ export async function createAgenticMemorySource(cfg: RunConfig, session: Provide
       );
     }
     return {
-      ingest_ms: Math.round(performance.now() - t0),
+      ms: Math.round(performance.now() - t0),
       extraction_batches: todo.length,
       extraction_requests: stats.requests - before.requests,
       extraction_cache_hits: stats.cache_hits - before.cache_hits,

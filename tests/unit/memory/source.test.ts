@@ -157,6 +157,27 @@ describe('agentic memory source', () => {
     s2.close();
   });
 
+  it('other validation or recall knobs in a new run directory rebuild the store from cached replies: no extraction is paid twice', async () => {
+    const first = await openOnce();
+    await first.open().catch(() => undefined);
+    await first.open();
+    await first.source.close?.();
+    first.session.close();
+    fake.api.requests.length = 0;
+    const cfg = memoryConfigFor({ memory: { dedupThreshold: 0.99, items: 2, tokens: 300, weights: { cosine: 1, entity: 0, recency: 0, importance: 0 } } });
+    const session = sessionFor(fake.url, cacheDir);
+    const source = await createAgenticMemorySource(cfg, session, { runDir: tempDir('rawrag-mem-run2-') });
+    const ev = await source.open(ingested(memoryEpisode()), contextFor(cfg));
+    expect(fake.extractionRequests()).toHaveLength(0);
+    expect(ev.ingest).toMatchObject({ extraction_batches: 8, extraction_requests: 0, extraction_cache_hits: 8 });
+    const item = baseItem(question('Where does Caroline live now?', ['D7:1']), 'locomo');
+    await ev.evidenceFor(question('Where does Caroline live now?', ['D7:1']), item, contextFor(cfg));
+    expect(item.recalled).toHaveLength(2);
+    expect(item.recalled![0]!.score).toBeCloseTo(item.recalled![0]!.parts.cos, 6);
+    await source.close?.();
+    session.close();
+  });
+
   it('ingests only the visible turns (a horizon before session 7 still knows Paris as current)', async () => {
     const cfg = memoryConfigFor();
     const session = sessionFor(fake.url, cacheDir);
