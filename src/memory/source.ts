@@ -20,7 +20,7 @@ import type { IngestedEpisode } from '../retrieval/chunk.js';
 import type { Evidence } from '../retrieval/assemble.js';
 import { parseDay } from '../retrieval/local/dates.js';
 import type { Embedder } from '../retrieval/retriever.js';
-import type { ItemRecord } from '../run/item.js';
+import type { ItemRecord } from '../datasets/item.js';
 import { coverage } from '../eval/coverage.js';
 import { InputError } from '../util/errors.js';
 import { memoryConfig } from './config.js';

@@ -14,6 +14,8 @@ import type { ModelEntry } from '../providers/models.js';
 import { ProviderSession } from '../providers/session.js';
 import type { TransportOptions } from '../providers/transport.js';
 import { costOf, type Role } from '../providers/usage.js';
+import { memoryConfig } from '../memory/config.js';
+import { estimateExtraction, renderExtractionEstimate, type ExtractionEstimate } from '../memory/estimate.js';
 
 /** Assumed reply lengths (tokens): a short answer, a one-sentence judgement with its JSON label. */
 export const EST_READER_OUTPUT = 30;
@@ -36,6 +38,8 @@ export interface RunEstimate {
   roles: RoleEstimate[];
   cost_usd: number | null;
   notes: string[];
+  /** `--system agentic-memory`: the LLM extraction at ingest. */
+  extraction?: ExtractionEstimate;
 }
 
 export async function estimateRun(cfg: RunConfig, transport: Partial<TransportOptions> = {}): Promise<RunEstimate> {
@@ -54,7 +58,9 @@ export async function estimateRun(cfg: RunConfig, transport: Partial<TransportOp
   const retr = cfg.retrieval.retriever;
   const pair = session.registry.retrievers[retr];
   const embedModel = pair ? session.model(pair.embed, 'embed') : null;
-  const rerankModel = pair && cfg.retrieval.rerank ? session.model(pair.rerank, 'rerank') : null;
+  // The memory system embeds items and questions, ranks no windows and reranks nothing.
+  const memory = cfg.system === 'agentic-memory';
+  const rerankModel = pair && cfg.retrieval.rerank && !memory ? session.model(pair.rerank, 'rerank') : null;
   if (embedModel) check(embedModel, 'embed');
   if (rerankModel) check(rerankModel, 'rerank');
 
@@ -73,13 +79,13 @@ export async function estimateRun(cfg: RunConfig, transport: Partial<TransportOp
     const fresh = ep.chunks.filter((c) => !seenChunks.has(c.text));
     for (const c of fresh) seenChunks.add(c.text);
     const items = fresh.map((c) => ({ tokens: Math.min(c.tokenEnd - c.tokenStart, embedModel?.maxInputTokens ?? Infinity) }));
-    if (embedModel) {
+    if (embedModel && !memory) {
       embedCalls += batches(items, embedModel.maxBatchInputs, embedModel.maxBatchTokens).length;
       embedTokens += items.reduce((s, i) => s + i.tokens, 0);
     }
     const candidates = Math.min(cfg.retrieval.candidates, ep.chunks.length);
     rerankUnits += group.questions.length * Math.ceil(candidates / 100);
-    const shown = RETRIEVER_TRAITS[retr].selectsAll ? history : Math.min(history, Math.round(cfg.retrieval.k * cfg.chunking.size * (policy.expandToTurns ? EXPANSION_FACTOR : 1)));
+    const shown = memory ? Math.min(history, memoryConfig(cfg).tokens) : RETRIEVER_TRAITS[retr].selectsAll ? history : Math.min(history, Math.round(cfg.retrieval.k * cfg.chunking.size * (policy.expandToTurns ? EXPANSION_FACTOR : 1)));
     for (const q of group.questions) evidenceTokens.set(q.id, shown);
   }
   if (embedModel) {
@@ -119,8 +125,9 @@ export async function estimateRun(cfg: RunConfig, transport: Partial<TransportOp
     }
   }
   for (const r of roles) if (r.cost_usd === null) notes.push(`no price for ${r.role} model '${r.model}' in the registry: its cost is unknown`);
-  const cost = roles.reduce<number | null>((s, r) => (s === null || r.cost_usd === null ? null : s + r.cost_usd), 0);
-  return { questions: questions.length, roles, cost_usd: cost, notes };
+  const extraction = memory ? estimateExtraction({ episodes: dataset.episodes, questions }, cfg, session) : undefined;
+  const cost = roles.reduce<number | null>((s, r) => (s === null || r.cost_usd === null ? null : s + r.cost_usd), extraction ? extraction.cost_usd : 0);
+  return { questions: questions.length, roles, cost_usd: cost, notes, ...(extraction ? { extraction } : {}) };
 }
 
 export function renderEstimate(cfg: RunConfig, e: RunEstimate): string {
@@ -131,6 +138,7 @@ export function renderEstimate(cfg: RunConfig, e: RunEstimate): string {
     '',
     rows.length ? markdownTable(['role', 'model', 'calls', 'input tokens', 'output tokens', 'search units', 'est. cost'], rows) : 'no provider calls (everything runs locally)',
     '',
+    ...(e.extraction ? [renderExtractionEstimate(e.extraction), ''] : []),
     `estimated total: ${usd(e.cost_usd)} (before cache hits; evidence and reply lengths are estimates)`,
     ...e.notes.map((n) => `NOTE: ${n}`),
     'nothing was sent and no run directory was written',

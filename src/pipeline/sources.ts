@@ -8,6 +8,7 @@ import { createRetriever } from '../retrieval/retrievers.js';
 import { InputError } from '../util/errors.js';
 import type { EvidenceSource } from './evidence-source.js';
 import { rawRagSource } from './raw-rag-source.js';
+import { createAgenticMemorySource } from '../memory/source.js';
 
 export interface SourceOptions {
   /** The run directory (a source may keep its stores there); nothing may be written before `open`. */
@@ -18,6 +19,7 @@ type SourceFactory = (cfg: RunConfig, session: ProviderSession, opts: SourceOpti
 
 const SOURCES: Record<string, SourceFactory> = {
   'raw-rag': async (cfg, session) => rawRagSource(await createRetriever(cfg, session)),
+  'agentic-memory': (cfg, session, opts) => createAgenticMemorySource(cfg, session, opts),
 };
 
 export async function createEvidenceSource(cfg: RunConfig, session: ProviderSession, opts: SourceOptions): Promise<EvidenceSource> {
