@@ -40,6 +40,7 @@ export function renderRunReport(outcome: RunOutcome): string {
   }
   lines.push(...usageLines(summary as Record<string, unknown>));
   lines.push(...cumulativeLines(summary as Record<string, unknown>));
+  lines.push(...memoryIngestLines(summary as Record<string, unknown>));
   lines.push(...benchmarkTables(summary.benchmark_summary));
   for (const s of manifest.skipped) lines.push(`NOTE: ${s}`);
   for (const n of manifest.retriever.notes) lines.push(`NOTE: ${n}`);
@@ -68,6 +69,16 @@ export function cumulativeLines(summary: Record<string, unknown>): string[] {
   if (!usage || Object.keys(usage).length === 0) return [];
   const parts = Object.entries(usage).map(([role, u]) => `${role} ${u.requests} requests + ${u.cache_hits} cached, ${u.cost_usd === null ? 'cost unknown' : `$${u.cost_usd.toFixed(4)}`}`);
   return ['', `All items in this run directory, across resumes: ${parts.join('; ')}`];
+}
+
+/** The agentic memory system's ingest (summary.memory): what extraction cost, beside RAW-RAG's embedding-only ingest. */
+export function memoryIngestLines(summary: Record<string, unknown>): string[] {
+  const m = summary.memory as { store: string; extractor: string; ingest: { extraction_calls: number; failed_batches: number; prompt_tokens: number; completion_tokens: number; cost_usd: number | null }; items: Record<string, number> | null } | undefined;
+  if (!m) return [];
+  const i = m.ingest;
+  const cost = i.cost_usd === null ? 'cost unknown' : `$${i.cost_usd.toFixed(4)}`;
+  const items = m.items ? `; items: ${m.items.stored} stored (${m.items.active} active, ${m.items.superseded} superseded), ${m.items.merged} merged, ${m.items.dropped} dropped, from ${m.items.events} events` : '';
+  return ['', `Agentic memory ingest (${m.extractor}, whole store): ${i.extraction_calls} extraction calls${i.failed_batches ? ` (+${i.failed_batches} failed)` : ''}, ${i.prompt_tokens} prompt + ${i.completion_tokens} completion tokens, ${cost}${items}`, `memory store: ${m.store}`];
 }
 
 /** Provider calls, cache hits and cost per role, when the run used providers (summary.usage). */

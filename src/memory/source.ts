@@ -9,6 +9,7 @@
  * replies come through the response cache (only parsable ones are cached), so a re-run of an
  * unchanged configuration sends no request at all.
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunConfig } from '../config/schema.js';
 import type { EpisodeEvidence, EvidenceSource } from '../pipeline/evidence-source.js';
@@ -180,7 +181,8 @@ export async function createAgenticMemorySource(cfg: RunConfig, session: Provide
       return new MemoryEvidence(ep, memories, embedder, aligner, speakers, mcfg, ingest);
     },
     report() {
-      const totals = store ? store.totals() : null;
+      // A resumed run that opened no episode still reports the store it holds.
+      const totals = store ? store.totals() : existsSync(dbPath) ? readTotals(dbPath) : null;
       return {
         memory: {
           store: dbPath,
@@ -208,6 +210,15 @@ export async function createAgenticMemorySource(cfg: RunConfig, session: Provide
       store?.close();
     },
   };
+}
+
+function readTotals(path: string): ReturnType<MemoryStore['totals']> {
+  const s = new MemoryStore(path, { readonly: true });
+  try {
+    return s.totals();
+  } finally {
+    s.close();
+  }
 }
 
 /** The speakers of the visible history, and the adapter's speaker list when it gives one. */

@@ -106,6 +106,12 @@ describe('rawrag run locomo --system agentic-memory against a loopback extractor
     const byId = (dir: string) => readItems(dir).map((i: any) => [i.id, i.score, i.recalled.map((r: any) => r.memory_id)]).sort((a: any, b: any) => (a[0] < b[0] ? -1 : 1));
     expect(byId(join(root, 'memory-again'))).toEqual(byId(memOut));
     expect(firstRequests).toBeGreaterThan(272);
+    // Resuming the finished directory: nothing to do, and the summary still reports the store.
+    const resumed = await rawragAsync(args(memOut).filter((a) => a !== '--json'), env);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(fake.api.count()).toBe(0);
+    expect(resumed.stdout).toMatch(/Agentic memory ingest \(gpt-4o-mini, whole store\): 272 extraction calls, \d+ prompt \+ \d+ completion tokens, \$\d+\.\d{4}; items: \d+ stored \(\d+ active, 0 superseded\), \d+ merged, 0 dropped, from 5882 events/);
+    expect(resumed.stdout).toContain(`memory store: ${join(memOut, 'memory.sqlite')}`);
   }, 600_000);
 
   it('kill -9 during extraction, then the same command: nothing stored is lost or extracted again', async () => {
