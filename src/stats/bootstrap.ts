@@ -24,7 +24,13 @@ export interface PairedBootstrap {
   delta: number;
   ciLow: number;
   ciHigh: number;
+  /** The p-value to report: exact sign-flip when few differences are non-zero, else the bootstrap's. */
   p: number;
+  pMethod: 'sign-flip' | 'bootstrap';
+  /** The null-shifted bootstrap p (always computed). */
+  pBootstrap: number;
+  /** True when `p` is the bootstrap floor 1/(B+1) (no replicate as extreme): the p-value is below it. */
+  pBound: boolean;
 }
 
 export interface MeanInterval {
@@ -32,6 +38,22 @@ export interface MeanInterval {
   ciLow: number;
   ciHigh: number;
 }
+
+/** Above this many distinct rows the multi-column path sums columns per draw instead of counting rows. */
+const MAX_DISTINCT_ROWS = 256;
+
+/**
+ * The default number of bootstrap resamples of `rawrag stats` and `rawrag ablate` (one default, so
+ * both print the same intervals and p-values for the same runs and seed).
+ */
+export const DEFAULT_RESAMPLES = 50_000;
+
+/**
+ * Up to this many non-zero paired differences, the p-value is the exact sign-flip (randomisation)
+ * test over all 2^m sign patterns: with few discordant items every bootstrap replicate can equal Δ,
+ * and the bootstrap would report p = 1/(B+1) where no test over the sign patterns could reach it.
+ */
+export const EXACT_SIGN_FLIP_MAX = 20;
 
 /** Two replicates closer than this count as equal (they are sums of few-digit fractions). */
 const TIE_EPS = 1e-12;
@@ -75,6 +97,11 @@ export function resampleSums(columns: Float64Array[], design: Design, resamples:
   const n = columns[0]?.length ?? 0;
   const interleaved = new Float64Array(K > 1 ? n * K : 0);
   if (K > 1) for (let i = 0; i < n; i++) for (let k = 0; k < K; k++) interleaved[i * K + k] = columns[k]![i]!;
+  // One accumulator per column in locals (K = 1, 2) or a small scratch array, written once per
+  // replicate and stratum: the draw loop touches only the generator state and the data.
+  const acc = new Float64Array(K);
+  const { codes, distinct } = K > 2 ? rowCodes(columns, n) : { codes: null, distinct: [] };
+  const hist = new Int32Array(distinct.length);
   for (let r = 0; r < resamples; r++) {
     for (let s = 0; s < S; s++) {
       const members = design.strata[s]!;
@@ -82,7 +109,7 @@ export function resampleSums(columns: Float64Array[], design: Design, resamples:
       const base = (r * S + s) * K;
       if (K === 1) {
         const col = columns[0]!;
-        let acc = 0;
+        let a0 = 0;
         for (let t = 0; t < m; t++) {
           const u = Math.imul(rotl(Math.imul(s1, 5), 7), 9) >>> 0;
           const sh = s1 << 9;
@@ -93,10 +120,48 @@ export function resampleSums(columns: Float64Array[], design: Design, resamples:
           s2 ^= sh;
           s3 = rotl(s3, 11);
           // Multiply-shift to [0, m) (< 2^31, so `| 0` floors): bias below m / 2^32, far under the Monte Carlo error.
-          acc += col[members[((u * m) / 4294967296) | 0]!]!;
+          a0 += col[members[((u * m) / 4294967296) | 0]!]!;
         }
-        out[base] = acc;
+        out[base] = a0;
+      } else if (K === 2) {
+        let a0 = 0;
+        let a1 = 0;
+        for (let t = 0; t < m; t++) {
+          const u = Math.imul(rotl(Math.imul(s1, 5), 7), 9) >>> 0;
+          const sh = s1 << 9;
+          s2 ^= s0;
+          s3 ^= s1;
+          s1 ^= s2;
+          s0 ^= s3;
+          s2 ^= sh;
+          s3 = rotl(s3, 11);
+          const at = members[((u * m) / 4294967296) | 0]! << 1;
+          a0 += interleaved[at]!;
+          a1 += interleaved[at + 1]!;
+        }
+        out[base] = a0;
+        out[base + 1] = a1;
+      } else if (codes) {
+        // Few distinct rows (0/1 flags, thirds): count draws per row, then one weighted sum per column.
+        hist.fill(0);
+        for (let t = 0; t < m; t++) {
+          const u = Math.imul(rotl(Math.imul(s1, 5), 7), 9) >>> 0;
+          const sh = s1 << 9;
+          s2 ^= s0;
+          s3 ^= s1;
+          s1 ^= s2;
+          s0 ^= s3;
+          s2 ^= sh;
+          s3 = rotl(s3, 11);
+          hist[codes[members[((u * m) / 4294967296) | 0]!]!]!++;
+        }
+        for (let k = 0; k < K; k++) {
+          let v = 0;
+          for (let c = 0; c < distinct.length; c++) if (hist[c]) v += hist[c]! * distinct[c]![k]!;
+          out[base + k] = v;
+        }
       } else {
+        acc.fill(0);
         for (let t = 0; t < m; t++) {
           const u = Math.imul(rotl(Math.imul(s1, 5), 7), 9) >>> 0;
           const sh = s1 << 9;
@@ -107,12 +172,33 @@ export function resampleSums(columns: Float64Array[], design: Design, resamples:
           s2 ^= sh;
           s3 = rotl(s3, 11);
           const at = members[((u * m) / 4294967296) | 0]! * K;
-          for (let k = 0; k < K; k++) out[base + k] += interleaved[at + k]!;
+          for (let k = 0; k < K; k++) acc[k] += interleaved[at + k]!;
         }
+        for (let k = 0; k < K; k++) out[base + k] = acc[k]!;
       }
     }
   }
   return out;
+}
+
+/** Rows as codes into their distinct values, when there are few (else null). */
+function rowCodes(columns: Float64Array[], n: number): { codes: Int32Array | null; distinct: number[][] } {
+  const index = new Map<string, number>();
+  const distinct: number[][] = [];
+  const codes = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    const row = columns.map((c) => c[i]!);
+    const key = row.join(',');
+    let code = index.get(key);
+    if (code === undefined) {
+      if (distinct.length === MAX_DISTINCT_ROWS) return { codes: null, distinct: [] };
+      code = distinct.length;
+      index.set(key, code);
+      distinct.push(row);
+    }
+    codes[i] = code;
+  }
+  return { codes, distinct };
 }
 
 function rotl(x: number, k: number): number {
@@ -167,16 +253,86 @@ export function pairedBootstrap(a: number[], b: number[], opts: BootstrapOptions
   return pairedBootstrapDesign(a, b, plainDesign(a.length), opts);
 }
 
-/** Paired bootstrap of a weighted mean of stratum means (macro averages), resampled within strata. */
+/**
+ * Paired bootstrap of a weighted mean of stratum means (macro averages), resampled within strata.
+ * The p-value is the exact sign-flip test when at most EXACT_SIGN_FLIP_MAX differences are non-zero;
+ * otherwise the bootstrap's, never below the smallest p any sign pattern could give (2 / 2^m).
+ */
 export function pairedBootstrapDesign(a: ArrayLike<number>, b: ArrayLike<number>, design: Design, opts: BootstrapOptions): PairedBootstrap {
   if (a.length === 0) throw new RangeError('pairedBootstrap: no paired items');
   const d = new Float64Array(a.length);
   for (let i = 0; i < a.length; i++) d[i] = a[i]! - b[i]!;
   const delta = designStatistic(d, design);
   const reps = replicates(d, design, opts.resamples, opts.seed);
-  const p = nullShiftedP(reps, delta);
+  const test = pairedP(d, design, reps, delta);
   const ci = percentileInterval(reps, opts.confidence);
-  return { delta, ciLow: ci.low, ciHigh: ci.high, p };
+  return { delta, ciLow: ci.low, ciHigh: ci.high, ...test };
+}
+
+/**
+ * The p-value of a paired difference δ (differences d, statistic of `design`) given its bootstrap
+ * replicates: exact sign-flip when at most EXACT_SIGN_FLIP_MAX differences are non-zero, else the
+ * null-shifted bootstrap p, floored at 2 / 2^m (what the most extreme sign pattern gives).
+ */
+export function pairedP(d: ArrayLike<number>, design: Design, reps: ArrayLike<number>, delta: number): Pick<PairedBootstrap, 'p' | 'pMethod' | 'pBootstrap' | 'pBound'> {
+  const count = extremeCount(reps, delta);
+  const pBootstrap = delta === 0 ? 1 : (1 + count) / (reps.length + 1);
+  const coefficients = signFlipCoefficients(d, design);
+  if (coefficients.length <= EXACT_SIGN_FLIP_MAX) return { p: signFlipP(coefficients), pMethod: 'sign-flip', pBootstrap, pBound: false };
+  const p = Math.max(pBootstrap, Math.pow(2, 1 - coefficients.length));
+  return { p, pMethod: 'bootstrap', pBootstrap, pBound: delta !== 0 && count === 0 && p === pBootstrap };
+}
+
+/** Each non-zero difference's contribution to the design statistic (weight of its stratum / stratum size). */
+export function signFlipCoefficients(d: ArrayLike<number>, design: Design): number[] {
+  const out: number[] = [];
+  design.strata.forEach((members, s) => {
+    const scale = design.weights[s]! / members.length;
+    for (let t = 0; t < members.length; t++) {
+      const x = d[members[t]!]!;
+      if (x !== 0) out.push(scale * x);
+    }
+  });
+  return out;
+}
+
+/**
+ * Exact two-sided sign-flip p-value: the share of the 2^m sign patterns ε whose |Σ ε_i c_i| reaches
+ * the observed |Σ c_i|. Patterns are walked in Gray-code order (one flip per step), and ε and −ε
+ * give the same |sum|, so 2^(m−1) steps suffice. 1 when there is no non-zero difference.
+ */
+export function signFlipP(coefficients: number[]): number {
+  const m = coefficients.length;
+  if (m === 0) return 1;
+  if (m > 30) throw new RangeError(`signFlipP: ${m} non-zero differences are too many to enumerate`);
+  let sum = 0;
+  let scale = 0;
+  for (const c of coefficients) {
+    sum += c;
+    scale += Math.abs(c);
+  }
+  // Ties within rounding (the running sum drifts by ~√steps ulps) count as reaching |Σ c|.
+  const threshold = Math.abs(sum) - 1e-9 * scale;
+  if (threshold <= 0) return 1;
+  // Pattern g (Gray code of step k) flips coefficient j = index of the lowest set bit of k; the first coefficient stays +.
+  const sign = new Int8Array(m).fill(1);
+  let current = sum;
+  let count = 1;
+  const steps = 2 ** (m - 1);
+  for (let k = 1; k < steps; k++) {
+    const j = 31 - Math.clz32(k & -k) + 1;
+    current -= 2 * sign[j]! * coefficients[j]!;
+    sign[j] = -sign[j]! as 1 | -1;
+    if (Math.abs(current) >= threshold) count++;
+  }
+  return count / steps;
+}
+
+function extremeCount(reps: ArrayLike<number>, observed: number): number {
+  const threshold = Math.abs(observed) - TIE_EPS;
+  let count = 0;
+  for (let r = 0; r < reps.length; r++) if (Math.abs(reps[r]! - observed) >= threshold) count++;
+  return count;
 }
 
 /** Bootstrap percentile interval for a mean (or a design statistic). */
