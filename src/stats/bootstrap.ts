@@ -83,32 +83,32 @@ export function designStatistic(x: ArrayLike<number>, design: Design): number {
  */
 export function resampleSums(columns: Float64Array[], design: Design, resamples: number, seed: number | string): Float64Array {
   checkResamples(resamples);
-  const rng = new Xoshiro128(seed);
   // The generator step is inlined on locals: ~10^8 draws per comparison, and a method call with
   // field stores per draw costs several times more.
-  let s0 = rng.s0;
-  let s1 = rng.s1;
-  let s2 = rng.s2;
-  let s3 = rng.s3;
+  let [s0, s1, s2, s3] = seedState(seed);
   const K = columns.length;
   const S = design.strata.length;
   const out = new Float64Array(resamples * S * K);
-  // Several columns: one row per item, so a draw reads adjacent values.
-  const n = columns[0]?.length ?? 0;
-  const interleaved = new Float64Array(K > 1 ? n * K : 0);
-  if (K > 1) for (let i = 0; i < n; i++) for (let k = 0; k < K; k++) interleaved[i * K + k] = columns[k]![i]!;
-  // One accumulator per column in locals (K = 1, 2) or a small scratch array, written once per
-  // replicate and stratum: the draw loop touches only the generator state and the data.
-  const acc = new Float64Array(K);
-  const { codes, distinct } = K > 2 ? rowCodes(columns, n) : { codes: null, distinct: [] };
+  // Items laid out stratum after stratum, so that a draw j in stratum s reads position offset_s + j
+  // (no lookup through the member list); several columns are interleaved, one row per item.
+  const offsets = new Int32Array(S + 1);
+  design.strata.forEach((members, s) => (offsets[s + 1] = offsets[s]! + members.length));
+  const order = new Int32Array(offsets[S]!);
+  design.strata.forEach((members, s) => order.set(members, offsets[s]!));
+  const flat = new Float64Array(order.length * (K <= 2 ? K : 0));
+  if (K <= 2) for (let i = 0; i < order.length; i++) for (let k = 0; k < K; k++) flat[i * K + k] = columns[k]![order[i]!]!;
+  // More columns: few distinct rows (0/1 flags, thirds) are counted per draw, then summed per column.
+  const { codes, distinct } = K > 2 ? rowCodes(columns, order) : { codes: null, distinct: [] };
   const hist = new Int32Array(distinct.length);
+  const wide = new Float64Array(K > 2 && !codes ? order.length * K : 0);
+  if (wide.length) for (let i = 0; i < order.length; i++) for (let k = 0; k < K; k++) wide[i * K + k] = columns[k]![order[i]!]!;
+  const acc = new Float64Array(K);
   for (let r = 0; r < resamples; r++) {
     for (let s = 0; s < S; s++) {
-      const members = design.strata[s]!;
-      const m = members.length;
+      const m = offsets[s + 1]! - offsets[s]!;
+      const off = offsets[s]!;
       const base = (r * S + s) * K;
       if (K === 1) {
-        const col = columns[0]!;
         let a0 = 0;
         for (let t = 0; t < m; t++) {
           const u = Math.imul(rotl(Math.imul(s1, 5), 7), 9) >>> 0;
@@ -120,7 +120,7 @@ export function resampleSums(columns: Float64Array[], design: Design, resamples:
           s2 ^= sh;
           s3 = rotl(s3, 11);
           // Multiply-shift to [0, m) (< 2^31, so `| 0` floors): bias below m / 2^32, far under the Monte Carlo error.
-          a0 += col[members[((u * m) / 4294967296) | 0]!]!;
+          a0 += flat[off + (((u * m) / 4294967296) | 0)]!;
         }
         out[base] = a0;
       } else if (K === 2) {
@@ -135,14 +135,13 @@ export function resampleSums(columns: Float64Array[], design: Design, resamples:
           s0 ^= s3;
           s2 ^= sh;
           s3 = rotl(s3, 11);
-          const at = members[((u * m) / 4294967296) | 0]! << 1;
-          a0 += interleaved[at]!;
-          a1 += interleaved[at + 1]!;
+          const at = (off + (((u * m) / 4294967296) | 0)) << 1;
+          a0 += flat[at]!;
+          a1 += flat[at + 1]!;
         }
         out[base] = a0;
         out[base + 1] = a1;
       } else if (codes) {
-        // Few distinct rows (0/1 flags, thirds): count draws per row, then one weighted sum per column.
         hist.fill(0);
         for (let t = 0; t < m; t++) {
           const u = Math.imul(rotl(Math.imul(s1, 5), 7), 9) >>> 0;
@@ -153,7 +152,7 @@ export function resampleSums(columns: Float64Array[], design: Design, resamples:
           s0 ^= s3;
           s2 ^= sh;
           s3 = rotl(s3, 11);
-          hist[codes[members[((u * m) / 4294967296) | 0]!]!]!++;
+          hist[codes[off + (((u * m) / 4294967296) | 0)]!]!++;
         }
         for (let k = 0; k < K; k++) {
           let v = 0;
@@ -171,8 +170,8 @@ export function resampleSums(columns: Float64Array[], design: Design, resamples:
           s0 ^= s3;
           s2 ^= sh;
           s3 = rotl(s3, 11);
-          const at = members[((u * m) / 4294967296) | 0]! * K;
-          for (let k = 0; k < K; k++) acc[k] += interleaved[at + k]!;
+          const at = (off + (((u * m) / 4294967296) | 0)) * K;
+          for (let k = 0; k < K; k++) acc[k] += wide[at + k]!;
         }
         for (let k = 0; k < K; k++) out[base + k] = acc[k]!;
       }
@@ -181,13 +180,26 @@ export function resampleSums(columns: Float64Array[], design: Design, resamples:
   return out;
 }
 
-/** Rows as codes into their distinct values, when there are few (else null). */
-function rowCodes(columns: Float64Array[], n: number): { codes: Int32Array | null; distinct: number[][] } {
+/** The generator state for a seed (seedrandom's ARC4 set-up is memoised: analyses reuse one seed many times). */
+const seedStates = new Map<string, [number, number, number, number]>();
+function seedState(seed: number | string): [number, number, number, number] {
+  const key = `${typeof seed}:${String(seed)}`;
+  let state = seedStates.get(key);
+  if (!state) {
+    const rng = new Xoshiro128(seed);
+    state = [rng.s0, rng.s1, rng.s2, rng.s3];
+    seedStates.set(key, state);
+  }
+  return [...state] as [number, number, number, number];
+}
+
+/** Rows (in the given item order) as codes into their distinct values, when there are few (else null). */
+function rowCodes(columns: Float64Array[], order: Int32Array): { codes: Int32Array | null; distinct: number[][] } {
   const index = new Map<string, number>();
   const distinct: number[][] = [];
-  const codes = new Int32Array(n);
-  for (let i = 0; i < n; i++) {
-    const row = columns.map((c) => c[i]!);
+  const codes = new Int32Array(order.length);
+  for (let i = 0; i < order.length; i++) {
+    const row = columns.map((c) => c[order[i]!]!);
     const key = row.join(',');
     let code = index.get(key);
     if (code === undefined) {
@@ -229,11 +241,57 @@ export function percentileSorted(sorted: ArrayLike<number>, q: number): number {
   return sorted[lo]! + (h - lo) * (sorted[hi]! - sorted[lo]!);
 }
 
-/** Percentile interval of replicates (sorted in place). */
+/**
+ * Percentile interval of replicates (reordered in place): the two numpy-linear percentiles from
+ * order statistics found by selection, O(B) instead of a sort.
+ */
 export function percentileInterval(reps: Float64Array, confidence = 0.95): { low: number; high: number } {
-  reps.sort();
   const alpha = (1 - confidence) / 2;
-  return { low: percentileSorted(reps, alpha), high: percentileSorted(reps, 1 - alpha) };
+  return { low: percentileSelect(reps, alpha), high: percentileSelect(reps, 1 - alpha) };
+}
+
+/** numpy-linear percentile of unsorted values (reordered in place). */
+function percentileSelect(x: Float64Array, q: number): number {
+  const n = x.length;
+  if (n === 0) return NaN;
+  const h = (n - 1) * q;
+  const lo = Math.floor(h);
+  const a = select(x, lo);
+  if (lo + 1 >= n || h === lo) return a;
+  // After selecting lo, everything right of it is ≥ x[lo]: the next order statistic is their minimum.
+  let b = Infinity;
+  for (let i = lo + 1; i < n; i++) if (x[i]! < b) b = x[i]!;
+  return a + (h - lo) * (b - a);
+}
+
+/** Hoare quickselect (median-of-three pivot): puts the k-th smallest at x[k], smaller left, larger right. */
+function select(x: Float64Array, k: number): number {
+  let left = 0;
+  let right = x.length - 1;
+  while (right > left) {
+    const mid = (left + right) >>> 1;
+    const a = x[left]!;
+    const b = x[mid]!;
+    const c = x[right]!;
+    const pivot = a < b ? (b < c ? b : a < c ? c : a) : a < c ? a : b < c ? c : b;
+    let i = left;
+    let j = right;
+    while (i <= j) {
+      while (x[i]! < pivot) i++;
+      while (x[j]! > pivot) j--;
+      if (i <= j) {
+        const t = x[i]!;
+        x[i] = x[j]!;
+        x[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (k <= j) right = j;
+    else if (k >= i) left = i;
+    else return x[k]!;
+  }
+  return x[k]!;
 }
 
 /** Two-sided null-shifted p-value: (1 + #{|δ* − δ| ≥ |δ|}) / (B + 1); 1 when δ = 0. */

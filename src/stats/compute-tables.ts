@@ -107,6 +107,7 @@ export interface CoverageRow {
   utilization: number | null;
   utilization_ci_low: number | null;
   utilization_ci_high: number | null;
+  utilization_ci_method: 'wilson' | 'bootstrap' | null;
 }
 
 export interface CoveragePairRow {
@@ -655,6 +656,7 @@ function coverageRow(s: SystemRun, headline: (id: string) => boolean, boot: { re
     utilization: null,
     utilization_ci_low: null,
     utilization_ci_high: null,
+    utilization_ci_method: null,
   };
   if (known.length === 0) return row;
   // Coverage is a proportion of 0/1 outcomes: Wilson, like binary accuracy cells (a bootstrap has zero width at 0% and 100%).
@@ -663,18 +665,24 @@ function coverageRow(s: SystemRun, headline: (id: string) => boolean, boot: { re
   const ci = wilson(covered, known.length);
   row.coverage_ci_low = ci.low;
   row.coverage_ci_high = ci.high;
-  // Utilization = accuracy on covered questions; bootstrap the ratio Σ c·s / Σ c over scored items.
-  const scored = known.filter((i) => i.score !== null);
-  row.covered_scored = scored.filter((i) => i.coverage).length;
+  // Utilization = accuracy on the covered questions: an accuracy cell over them (Wilson when the
+  // scores are 0/1, else the bootstrap of their mean).
+  const covScores = known.filter((i) => i.score !== null && i.coverage).map((i) => i.score!);
+  row.covered_scored = covScores.length;
   if (row.covered_scored === 0) return row;
-  const c = Float64Array.from(scored, (i) => (i.coverage ? 1 : 0));
-  const cs = Float64Array.from(scored, (i) => (i.coverage ? i.score! : 0));
-  row.utilization = cs.reduce((x, y) => x + y, 0) / row.covered_scored;
-  const sums = resampleSums([c, cs], toDesign({ strata: [scored.map((_, i) => i)], weights: [1] }), boot.resamples, boot.seed);
-  const reps = finite(Float64Array.from({ length: boot.resamples }, (_, r) => ratio(sums, 2 * r)));
-  const uci = percentileInterval(reps);
+  const sum = covScores.reduce((x, y) => x + y, 0);
+  row.utilization = sum / covScores.length;
+  if (covScores.every((x) => x === 0 || x === 1)) {
+    const w = wilson(sum, covScores.length);
+    row.utilization_ci_low = w.low;
+    row.utilization_ci_high = w.high;
+    row.utilization_ci_method = 'wilson';
+    return row;
+  }
+  const uci = percentileInterval(replicates(covScores, toDesign({ strata: [covScores.map((_, i) => i)], weights: [1] }), boot.resamples, boot.seed));
   row.utilization_ci_low = uci.low;
   row.utilization_ci_high = uci.high;
+  row.utilization_ci_method = 'bootstrap';
   return row;
 }
 

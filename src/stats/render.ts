@@ -133,14 +133,14 @@ export function renderFamily(f: FamilyReport, opts: { resamples: number; seed: n
         ['system', 'n', 'coverage %', '95% CI', 'covered & scored', 'utilization %', '95% CI'],
         f.coverage.map((c) => [
           label(c.system), c.n, pct(c.coverage), c.coverage === null ? '—' : `${pct(c.coverage_ci_low)}–${pct(c.coverage_ci_high)} W`,
-          c.covered_scored, pct(c.utilization), c.utilization === null ? '—' : `${pct(c.utilization_ci_low)}–${pct(c.utilization_ci_high)} B`,
+          c.covered_scored, pct(c.utilization), c.utilization === null ? '—' : `${pct(c.utilization_ci_low)}–${pct(c.utilization_ci_high)} ${c.utilization_ci_method === 'wilson' ? 'W' : 'B'}`,
         ]),
         ['l', 'r', 'r', 'r', 'r', 'r', 'r'],
       ),
     );
     out.push(
       'coverage = share of questions whose shown evidence contains every gold turn (W = Wilson interval); ' +
-        'utilization = accuracy on the covered questions (B = bootstrap interval of the ratio).',
+        'utilization = accuracy on the covered questions (W = Wilson for 0/1 scores, B = bootstrap).',
     );
     const tested = f.coverage_pairwise.filter((c) => c.delta !== null);
     if (tested.length) {
@@ -267,12 +267,13 @@ export function omnibusCsv(report: StatsReport): string {
 export function coverageCsv(report: StatsReport): string {
   const rows = report.families.flatMap((f) =>
     f.coverage.map((c) => [f.benchmark, f.setting, c.system, c.n, num(c.coverage), num(c.coverage_ci_low), num(c.coverage_ci_high),
-      c.covered_scored, num(c.utilization), num(c.utilization_ci_low), num(c.utilization_ci_high), report.options.resamples, report.options.seed]),
+      c.covered_scored, num(c.utilization), num(c.utilization_ci_low), num(c.utilization_ci_high), c.utilization_ci_method ?? '',
+      report.options.resamples, report.options.seed]),
   );
   return stringify(rows, {
     header: true,
     columns: ['benchmark', 'setting', 'system', 'n', 'coverage', 'coverage_ci_low', 'coverage_ci_high', 'covered_scored',
-      'utilization', 'utilization_ci_low', 'utilization_ci_high', 'resamples', 'seed'],
+      'utilization', 'utilization_ci_low', 'utilization_ci_high', 'utilization_ci_method', 'resamples', 'seed'],
   });
 }
 
