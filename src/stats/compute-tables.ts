@@ -475,7 +475,7 @@ function chooseBaseline(ranked: SystemRun[], opts: StatsOptions, notes: string[]
     if (found.length > 1) {
       throw new InputError(
         `--baseline '${opts.baseline}' is ambiguous in ${family}: ${found.length} runs are named so; ` +
-          `give one of: ${found.map((s) => `'${s.name}'`).join(', ')}`,
+          `give one of: ${found.map((s) => `'${s.name}'`).sort().join(', ')}`,
       );
     }
     if (found.length === 0) notes.push(`baseline '${opts.baseline}' is not in this benchmark-setting; all pairs compared`);
