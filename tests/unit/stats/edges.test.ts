@@ -294,8 +294,8 @@ describe('9. CSV provenance and the coverage-pairwise heading', () => {
     const report = analyse([run('RAW-RAG/x', a), run('Mem0', b)], { ...OPTS, resamples: 1234, seed: 9 });
     for (const csv of [leaderboardCsv(report), coverageCsv(report), coveragePairwiseCsv(report)]) {
       const [head, first] = csv.split('\n');
-      expect(head!.endsWith(',resamples,seed')).toBe(true);
-      expect(first!.endsWith(',1234,9')).toBe(true);
+      expect(head!.endsWith(',resamples,seed,judge')).toBe(true);
+      expect(first!.endsWith(',1234,9,')).toBe(true);
     }
     expect(renderReport(report)).toMatch(/#### Coverage and utilization differences \(A − B\)\n\| measure/);
   });
