@@ -156,7 +156,7 @@ export function renderFamily(f: FamilyReport, opts: { resamples: number; seed: n
           ['l', 'l', 'l', 'r', 'r', 'r', 'r', 'r'],
         ),
       );
-      out.push('n = questions whose coverage is known in both (utilization: covered questions scored in both); Holm within each measure.');
+      out.push('n = questions whose coverage is known in both (utilization: those scored in both; the ratio uses the covered ones); Holm within each measure.');
     }
     out.push('');
   }
