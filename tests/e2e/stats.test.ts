@@ -69,7 +69,8 @@ describe('rawrag stats (CLI)', () => {
     for (const f of ['leaderboard.md', 'leaderboard.csv', 'pairwise.csv', 'omnibus.csv', 'coverage.csv', 'coverage-pairwise.csv', 'agreement.csv', 'stats.json']) {
       expect(existsSync(join(out, f)), f).toBe(true);
     }
-    expect(res.stdout).toContain('## locomo — locomo/gpt-4o-mini');
+    expect(res.stdout).toContain('## locomo — locomo/gpt-4o-mini — judge gpt-4o-mini');
+    expect(res.stdout).toMatch(/Mem0 \(\S*external\/mem0\): judge model not stated; grouped with the runs judged by gpt-4o-mini/);
     expect(res.stdout).toMatch(/\| +1 \| MemOS|\| +1 \| RAW-RAG\/local/);
     expect(res.stdout).toContain('Mem0: 4 question(s) missing (present in another run): conv-1:q56, conv-1:q57, conv-1:q58, conv-1:q59');
     expect(res.stdout).toContain('RAW-RAG/local: 1 failed item(s), not scored and not counted as wrong: conv-1:q7');

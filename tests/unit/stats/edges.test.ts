@@ -318,6 +318,22 @@ describe('10. grouping', () => {
     expect(one.families).toHaveLength(1);
     expect(one.families[0]!.problems.notes.join('\n')).toMatch(/Mem0 \(Mem0\): judge model not stated; grouped with the runs judged by gpt-4o-mini/);
   });
+  it('the judge model is read from the items (rawrag) or the manifest (external)', () => {
+    const root = tempDir('rawrag-stats-judge-');
+    const w = (dir: string, manifest: object, lines: string) => {
+      mkdirSync(join(root, dir));
+      writeFileSync(join(root, dir, 'manifest.json'), JSON.stringify({ benchmark: 'locomo', setting: 'locomo/x', ...manifest }));
+      writeFileSync(join(root, dir, 'items.jsonl'), lines);
+    };
+    w('raw', { system: 'RAW-RAG/local', config_hash: 'abc', config: { judge: { model: 'cfg-judge' } } }, '{"id":"a","score":1,"details":{"judge":{"model":"gpt-4o-mini","votes":[1]}}}\n');
+    w('ext', { system: 'Mem0', judge: 'gpt-4.1' }, '{"id":"a","score":1}\n');
+    w('offline', { system: 'RAW-RAG/local', config: { judge: { model: 'cfg-judge' } } }, '{"id":"a","score":null}\n');
+    expect(['raw', 'ext', 'offline'].map((d) => loadRun(join(root, d))).map((r) => [r.judge, r.configHash ?? null])).toEqual([
+      ['gpt-4o-mini', 'abc'],
+      ['gpt-4.1', null],
+      [null, null],
+    ]);
+  });
   it('different question sets in one family give a warning', () => {
     const f = analyse([run('RAW-RAG/local', items(0.8, 100)), run('RAW-RAG/local k=1', items(0.5, 30))], OPTS).families[0]!;
     expect(f.problems.notes.join('\n')).toMatch(/warning: the runs do not cover the same questions \(RAW-RAG\/local: 100, RAW-RAG\/local k=1: 30; 100 in all\)/);
