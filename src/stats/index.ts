@@ -1,5 +1,5 @@
 /** Statistics for comparing memory systems; pure functions, seeded where random. */
-export { mcnemarExact, mcnemarExactLog10, cochranQ, holm, holmLog10, type CochranQ } from './tests.js';
+export { mcnemarExact, mcnemarExactLog10, cochranQ, holm, holmLog10, holmWithBounds, type CochranQ } from './tests.js';
 export { wilson, fleissKappa, fleissKappaFromVotes, Z95, type Interval, type FleissKappa } from './intervals.js';
 export {
   pairedBootstrap,

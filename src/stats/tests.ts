@@ -120,3 +120,23 @@ export function holm(pvalues: number[]): number[] {
   });
   return adjusted;
 }
+
+/** Holm on p-values some of which are upper bounds: an adjusted value is a bound when the p that sets it is. */
+export function holmWithBounds(p: number[], bound: boolean[]): { adjusted: number[]; bound: boolean[] } {
+  const m = p.length;
+  const order = p.map((_, i) => i).sort((x, y) => p[x]! - p[y]! || x - y);
+  const adjusted = new Array<number>(m);
+  const isBound = new Array<boolean>(m);
+  let running = 0;
+  let runningBound = false;
+  order.forEach((idx, rank) => {
+    const v = (m - rank) * p[idx]!;
+    if (v >= running) {
+      running = v;
+      runningBound = bound[idx]!;
+    }
+    adjusted[idx] = Math.min(1, running);
+    isBound[idx] = runningBound && running < 1;
+  });
+  return { adjusted, bound: isBound };
+}

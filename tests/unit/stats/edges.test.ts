@@ -10,6 +10,7 @@ import {
   DEFAULT_RESAMPLES,
   holm,
   holmLog10,
+  holmWithBounds,
   mcnemarExact,
   mcnemarExactLog10,
   pairedBootstrap,
@@ -224,6 +225,11 @@ describe('6. tiny p-values', () => {
     }
     const ps = [0.01, 0.04, 0.03, 0.005, 0.2];
     holmLog10(ps.map(Math.log10)).forEach((l, i) => expect(10 ** l).toBeCloseTo(holm(ps)[i]!, 12));
+  });
+  it('Holm keeps track of bounds: an adjusted p set by a floored p is a bound', () => {
+    const ps = [0.01, 0.04, 0.03, 0.005, 0.2];
+    expect(holmWithBounds(ps, ps.map(() => false)).adjusted).toEqual(holm(ps));
+    expect(holmWithBounds([1 / 1001, 0.3], [true, false])).toEqual({ adjusted: [2 / 1001, 0.3], bound: [true, false] });
   });
   it('the bootstrap floor prints as a bound: "< 2.0e-5"', () => {
     expect(formatP(1 / 50_001, true)).toBe('< 2.0e-5');
