@@ -6,7 +6,7 @@
 import cliProgress from 'cli-progress';
 
 /** Item draws per second of CPU on a modest machine (scripts/bench/40-stats.mjs), to estimate run time. */
-export const DRAWS_PER_SECOND = 4e8;
+export const DRAWS_PER_SECOND = 5e8;
 /** Show progress only for analyses estimated to take longer than this. */
 export const PROGRESS_AFTER_SECONDS = 2;
 const LOG_EVERY_MS = 10_000;
