@@ -215,6 +215,20 @@ export const beamReader: ReaderProtocol = {
   render(q, evidence) {
     return [{ role: 'user', content: fill(beamPrompt('rag-reader'), { context: evidence.blocks.join('\n'), question: q.text }) }];
   },
+  // answer_generation.py sends no max_tokens (summaries and event orderings can be long).
+  maxTokens: () => null,
 };
 
-export const beamScoring: Scoring = { reader: beamReader, judge: beamJudge, metrics: [] };
+export const beamScoring: Scoring = {
+  reader: beamReader,
+  judge: beamJudge,
+  metrics: [],
+  card: {
+    reader: { upstreamModel: null, prompts: ['beam-rag-reader'], sourceNote: 'beam-SOURCE.md' },
+    judge: { upstreamModel: 'gpt-4.1-mini', prompts: ['beam-judge', 'beam-equivalence-system', 'beam-equivalence-user'], sourceNote: 'beam-SOURCE.md' },
+    denominator:
+      'official: per conversation the mean over its judged questions, then over conversations; rawrag prints the headline over all N (failed items count 0) beside it, with the failures by stage',
+    headline:
+      'per size, the mean of the ten ability scores with the official rubric (int() truncates 0.5 to 0; --beam-rubric official, the default); the corrected rubric (0.5 kept) is printed beside it, labelled',
+  },
+};
