@@ -41,7 +41,8 @@ function acc(scores: number[]): Accuracy {
 export function summariseLongMemEval(items: ItemRecord[]): LongMemEvalSummary {
   const out = summariseOnly(items);
   out.denominators = denominators(items, (its) => summariseOnly(its).overall.accuracy, 'scored');
-  out.tables = [...longMemEvalTables(out), denominatorTable(out.denominators, 'LongMemEval overall accuracy %')];
+  out.tables = longMemEvalTables(out);
+  if (out.judged > 0 || out.denominators.failed > 0) out.tables.push(denominatorTable(out.denominators, 'LongMemEval overall accuracy %'));
   return out;
 }
 
