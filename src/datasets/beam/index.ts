@@ -36,7 +36,7 @@ export const beam: Benchmark = {
       description: `the same as ${RUBRIC_FLAG} official (kept for older commands)`,
     },
   ],
-  load: ({ path, options }: LoadOptions): Promise<Dataset> =>
+  load: async ({ path, options }: LoadOptions): Promise<Dataset> =>
     loadBeam(path, {
       sizes: options.size === undefined ? undefined : parseSizes(options.size),
       officialDefects: officialRubric(options, parseFlag),

@@ -198,6 +198,6 @@ export const memeScoring: Scoring = {
       sourceNote: 'meme-SOURCE.md',
     },
     denominator: 'official: every question (a failed answer is a failed pass); rawrag prints accuracy over scored items beside it, with the failures by stage',
-    headline: 'six-task macro of the per-task pass rates (a task passes when its before and after questions pass)',
+    headline: 'six-task macro of the after-question pass rates (ER, Agg, Tr raw; Del, Cas, Abs only real passes: the before-question on the same entity passed too)',
   },
 };
