@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError, type Option } from 'commander';
 import { readFileSync } from 'node:fs';
-import { relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { analyseAblation } from '../../ablate/paired-table.js';
 import { estimateAblation, renderAblationEstimate } from '../../ablate/dry-run.js';
 import { runAblation, type AblationOutcome } from '../../ablate/engine.js';
@@ -15,6 +15,7 @@ import { hashOf } from '../../util/hash.js';
 import { fromRoot } from '../../util/paths.js';
 import { addBenchmarkOptions, addMethodOptions, addTransportOptions, configFromFlags, positiveInt, transportFromFlags } from '../options.js';
 import { progressBar } from '../progress.js';
+import { writeReport } from '../../report/index.js';
 
 /** Flags that name a sweep here, where `rawrag run` takes one value. */
 const SWEEP_KEYS = ['k', 'window', 'stride', 'candidates', 'rerank', 'expand'] as const;
@@ -42,6 +43,7 @@ export function ablateCommand(): Command {
     .option('--retry-errors', 'in existing variant directories, redo the items that failed')
     .option('--no-png', 'write the SVG plot only (default: also a PNG when rsvg-convert or ImageMagick is installed)')
     .option('--no-progress', 'no progress bar')
+    .option('--no-report', 'do not write report.html (the HTML report) in the ablation folder')
     .option('--json', 'print ablation.json instead of the table')
     .action(async (benchmarkArg: string | undefined, _opts: unknown, command: Command) => {
       const sweep = sweepFromFlags(command);
@@ -74,6 +76,7 @@ export function ablateCommand(): Command {
       const table = analyseAblation(outcome.variants, { resamples: (opts.resamples as number | undefined) ?? 20_000, seed: base.seed });
       const files = writeAblation(outcome, table, { png: opts.png !== false });
       if (files.pngNote) log(`note: ${files.pngNote}`);
+      if (opts.report !== false) await writeReport([outcome.dir], join(outcome.dir, 'report.html'));
       if (opts.json) {
         process.stdout.write(readFileSync(files.json, 'utf8'));
         return;
