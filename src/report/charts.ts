@@ -12,6 +12,7 @@ const FONT = { font: 'system-ui, sans-serif', labelFont: 'system-ui, sans-serif'
 const CONFIG = {
   axis: { labelFont: FONT.labelFont, titleFont: FONT.titleFont, labelFontSize: 12, titleFontSize: 12, labelLimit: 340 },
   legend: { labelFont: FONT.labelFont, titleFont: FONT.titleFont, labelFontSize: 12, titleFontSize: 12, orient: 'bottom', direction: 'horizontal', labelLimit: 420, columns: 2 },
+  axisQuantitative: { tickCount: 8, labelOverlap: true },
   text: { font: FONT.font, fontSize: 11 },
   view: { stroke: null },
 };
@@ -119,7 +120,7 @@ export function coverageChart(f: FamilyView): Spec | null {
       : [['never retrieved', 1 - cov], ['retrieved (not judged)', cov]];
     let start = 0;
     for (const [part, share] of segs) {
-      parts.push({ system: c.system, part, share: pct(share), start: pct(start), end: pct(start + share), mid: pct(start + share / 2), label: share >= 0.1 ? `${SHORT[part]} ${pct(share)!.toFixed(1)}%` : '' });
+      parts.push({ system: c.system, part, share: pct(share), start: pct(start), end: pct(start + share), mid: pct(start + share / 2), label: share >= 0.17 ? `${SHORT[part]} ${pct(share)!.toFixed(1)}%` : share >= 0.06 ? `${pct(share)!.toFixed(1)}%` : '' });
       start += share;
     }
   }

@@ -73,7 +73,7 @@ function leaderboardSection(data: ReportData, chart: ChartFn): string {
     const anyScored = st.leaderboard.some((r) => r.columns.overall);
     return `<article class="family" data-family="${esc(st.setting)}">
 <h3>${esc(st.benchmark)} — ${esc(st.setting)} <span class="muted">(${st.questions} questions, ${st.leaderboard.length} system${st.leaderboard.length === 1 ? '' : 's'})</span></h3>
-<div class="charts">${chart(`lb-${i}`, leaderboardChart(f), `${st.setting}: ${anyScored ? 'headline accuracy' : 'coverage'} per system with 95% CI; diamond = the paper's figure`)}
+<div class="charts">${chart(`lb-${i}`, leaderboardChart(f), `${st.setting}: ${anyScored ? 'headline accuracy' : 'coverage'} per system with 95% CI${Object.keys(f.paper).length && anyScored ? "; diamond = the paper's figure for the same benchmark, reader and retriever" : ''}`)}
 ${anyScored ? chart(`type-${i}`, perTypeChart(f), `${st.setting}: accuracy by question type with 95% CI`) : ''}</div>
 ${leaderboardTable(f)}
 ${agreementTable(st)}
