@@ -213,11 +213,13 @@ export function ablationChart(a: AblationView): Spec | null {
       };
     });
   if (pts.length === 0) return null;
+  const ks = pts.map((p) => Number(p.k));
+  const kDomain = [Math.min(...ks) / 1.5, Math.max(...ks) * 1.5];
   return base(`${a.benchmark} ablation (${a.retriever}): ${metric} against k — cost beside each point`, `Ablation chart for ${a.label}`, {
     height: 280,
     data: { values: pts },
     encoding: {
-      x: { field: 'k', type: 'quantitative', scale: { type: 'log', padding: 24 }, title: 'k (evidence windows kept, log scale)' },
+      x: { field: 'k', type: 'quantitative', scale: { type: 'log', domain: kDomain, nice: false }, title: 'k (evidence windows kept, log scale)' },
     },
     layer: [
       { mark: { type: 'line', strokeDash: [4, 3] }, encoding: { y: { field: 'value', type: 'quantitative', title: `${metric} (%)`, scale: { zero: false } }, detail: { field: 'series' } } },

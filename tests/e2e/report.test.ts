@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { FakeApi, defaultChat, readerQuestion } from '../helpers/fake-api.js';
 import { BIN, ROOT, rawrag, tempDir } from '../helpers/cli.js';
@@ -86,6 +86,14 @@ describe('rawrag report', () => {
     runs.push(await cli(['run', 'locomo', '--limit', String(LIMIT), '--retriever', 'openai', '--out', dirs.openai, ...provider], root));
     runs.push(await cli(['ablate', '--k', '1,5,15', '--limit', String(LIMIT), '--out', dirs.ablate, '--no-png', '--no-progress', '--resamples', '2000'], root));
     for (const r of runs) expect(r.code, r.stderr).toBe(0);
+    // An external system in the minimal format (id, score, judge votes, coverage) beside RAW-RAG.
+    const ext = join(root, 'runs', 'mem0');
+    mkdirSync(ext, { recursive: true });
+    writeFileSync(join(ext, 'manifest.json'), JSON.stringify({ system: 'Mem0', benchmark: 'locomo', setting: 'locomo/gpt-4o-mini' }));
+    writeFileSync(join(ext, 'items.jsonl'), items(dirs.local).map((i, n) => {
+      const votes = [n % 5 ? 1 : 0, n % 5 ? 1 : 0, n % 2];
+      return JSON.stringify({ id: i.id, score: votes.reduce((a, b) => a + b) / 3, judge: votes, coverage: n % 3 !== 0 });
+    }).join('\n') + '\n');
     stats = await cli(['stats', 'runs', 'ablate', '--out', 'stats', '--resamples', '2000'], root);
     report = await cli(['report', 'runs', 'ablate', 'stats', '--out', out], root);
   }, 300_000);
@@ -94,7 +102,7 @@ describe('rawrag report', () => {
   it('writes one self-contained file: everything inline, a policy forbidding network requests', () => {
     expect(report.stderr).toBe('');
     expect(report.code).toBe(0);
-    expect(report.stdout).toMatch(/^report: .*report\.html \(\d+ KiB; 6 runs, 2 benchmark-settings, 1 ablation\)/);
+    expect(report.stdout).toMatch(/^report: .*report\.html \(\d+ KiB; 7 runs, 2 benchmark-settings, 1 ablation\)/);
     const html = readFileSync(out, 'utf8');
     expect(html).toContain(`<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;`);
     expect(html).not.toMatch(/<script[^>]+src=/i);
@@ -160,7 +168,14 @@ describe('rawrag report', () => {
         if (dir === dirs.local) expect(cells.paper).toBe('—');
       }
       const kappa = await opened.page.$$eval('#leaderboard table.agreement tbody tr', (trs) => trs.length);
-      expect(kappa).toBe(2);
+      expect(kappa).toBe(3);
+      // The external system: its Holm mark against the RAW-RAG baseline comes from stats.json.
+      const st = JSON.parse(readFileSync(join(root, 'stats', 'stats.json'), 'utf8'));
+      const fam = st.families.find((f: any) => f.setting === 'locomo/gpt-4o-mini');
+      const pair = fam.pairwise.find((p: any) => p.system_a === 'Mem0' && p.system_b === fam.baseline);
+      const sig = await opened.page.$eval('#leaderboard tr[data-system="Mem0"] [data-col=sig]', (td) => td.textContent);
+      expect(sig).toContain(`p=${pair.p_holm < 1e-4 ? pair.p_holm.toExponential(1) : pair.p_holm.toFixed(4)}`);
+      expect(sig).toContain(pair.p_holm < 0.05 ? (pair.delta > 0 ? '▲ better' : '▼ worse') : 'n.s.');
     });
 
     it('explorer: filters by outcome, disagreeing judges and coverage miss; shows gold turns and two systems side by side', async () => {
@@ -243,6 +258,15 @@ describe('rawrag report', () => {
         await section.screenshot({ path: file as `${string}.png` });
         expect(statSync(file).size, file).toBeGreaterThan(10_000);
       }
+    });
+
+    it('fits 1280x800 and a 1024-pixel laptop screen without sideways scrolling', async () => {
+      for (const viewport of [{ width: 1280, height: 800 }, { width: 1024, height: 768 }]) {
+        await opened.page.setViewport(viewport);
+        const width = await opened.page.$eval('html', (e) => e.scrollWidth);
+        expect(width, `${viewport.width}x${viewport.height}`).toBe(viewport.width);
+      }
+      await opened.page.setViewport({ width: 1280, height: 800 });
     });
 
     it('prints to PDF (print stylesheet)', async () => {
