@@ -84,7 +84,7 @@ describe('rawrag report', () => {
       cli(['run', 'locomo', '--limit', String(LIMIT), '--out', dirs.local, ...provider], root),
     ]);
     runs.push(await cli(['run', 'locomo', '--limit', String(LIMIT), '--retriever', 'openai', '--out', dirs.openai, ...provider], root));
-    runs.push(await cli(['ablate', '--k', '1,5,15', '--limit', String(LIMIT), '--out', dirs.ablate, '--no-png', '--no-progress', '--resamples', '2000'], root));
+    runs.push(await cli(['ablate', '--k', '1,5,15', '--limit', String(LIMIT), '--out', dirs.ablate, '--no-progress', '--resamples', '2000'], root));
     for (const r of runs) expect(r.code, r.stderr).toBe(0);
     // An external system in the minimal format (id, score, judge votes, coverage) beside RAW-RAG.
     const ext = join(root, 'runs', 'mem0');
@@ -116,6 +116,8 @@ describe('rawrag report', () => {
     expect(existsSync(join(root, 'stats', 'report.html'))).toBe(true);
     expect(readFileSync(out, 'utf8')).toContain('Statistics: stats/stats.json');
     expect(existsSync(join(dirs.ablate, 'report.html'))).toBe(true);
+    // The ablation plot's PNG is rendered in-process (@resvg/resvg-js), no external tool needed.
+    expect(readFileSync(join(dirs.ablate, 'ablation.png')).subarray(1, 4).toString()).toBe('PNG');
     const noReport = join(tempDir(), 'stats');
     const r = rawrag(['stats', dirs.offline, '--out', noReport, '--resamples', '1000', '--no-report']);
     expect(r.code, r.stderr).toBe(0);

@@ -41,7 +41,7 @@ export function ablateCommand(): Command {
     .option('--out <dir>', 'ablation folder (default results/ablate-<benchmark>-<hash>); variants already there are resumed')
     .option('--resamples <n>', 'paired-bootstrap resamples (default 20000)', positiveInt)
     .option('--retry-errors', 'in existing variant directories, redo the items that failed')
-    .option('--no-png', 'write the SVG plot only (default: also a PNG when rsvg-convert or ImageMagick is installed)')
+    .option('--no-png', 'write the SVG plot only (default: also a PNG, rendered in-process by @resvg/resvg-js)')
     .option('--no-progress', 'no progress bar')
     .option('--no-report', 'do not write report.html (the HTML report) in the ablation folder')
     .option('--json', 'print ablation.json instead of the table')
