@@ -22,6 +22,7 @@ function base(title: string, description: string, extra: Spec): Spec {
   return { $schema: 'https://vega.github.io/schema/vega-lite/v6.json', title: { text: title, anchor: 'start', fontSize: 14 }, description, config: CONFIG, width: WIDTH, ...extra };
 }
 
+const clamp01 = (x: number) => Math.min(1, Math.max(0, x));
 const pct = (x: number | null | undefined) => (x === null || x === undefined || !Number.isFinite(x) ? null : Math.round(x * 10000) / 100);
 
 /** Leaderboard: each system's headline with its 95% interval; the paper's figure beside it as a diamond. */
@@ -179,61 +180,119 @@ export function coverageIntervalsChart(f: FamilyView): Spec | null {
   });
 }
 
-/** The variant's knobs other than k: one series (shape) per combination. */
-export function ablationSeries(r: Record<string, unknown>): string {
-  return `window ${r.window} · cand ${r.candidates} · ${r.rerank ? 'rerank' : 'no rerank'} · ${r.expand ? 'expand' : 'no expand'}`;
+/** Swept numeric knobs, in the order they are preferred as the x axis. */
+const KNOBS: Array<{ field: string; title: string; log: boolean }> = [
+  { field: 'k', title: 'k (evidence windows kept, log scale)', log: true },
+  { field: 'window', title: 'window size (cl100k tokens, log scale)', log: true },
+  { field: 'candidates', title: 'first-stage candidates (log scale)', log: true },
+];
+
+/** The variant's knobs other than the x axis: one series (shape) per combination. */
+export function ablationSeries(r: Record<string, unknown>, x = 'k'): string {
+  const parts = [
+    x === 'k' ? null : `k ${r.k}`,
+    x === 'window' ? null : `window ${r.window}`,
+    x === 'candidates' ? null : `cand ${r.candidates}`,
+    r.rerank ? 'rerank' : 'no rerank',
+    r.expand ? 'expand' : 'no expand',
+  ];
+  return parts.filter(Boolean).join(' · ');
 }
 
 /**
- * Metric against k, one line per setting of the other knobs; the interval is the reference's
- * value plus the paired 95% interval of the difference. Each point is labelled with its cost
- * (evidence tokens and time).
+ * The metric against the swept knob (k when k varies, else window size or candidates; the variant
+ * itself when only switches vary), one line per setting of the other knobs. The interval is the
+ * reference's value plus the paired 95% interval of the difference. Each point is labelled with
+ * its cost (evidence tokens and time).
  */
 export function ablationChart(a: AblationView): Spec | null {
   const ref = a.rows.find((r) => r.is_default);
   const metric = a.metric === 'accuracy' ? 'accuracy' : 'coverage';
   const refValue = ref ? (ref[metric] as number | null) : null;
-  const pts = a.rows
-    .filter((r) => typeof r[metric] === 'number')
-    .map((r) => {
-      const d = r.delta as number | null;
-      const lo = r.ci_low as number | null;
-      const hi = r.ci_high as number | null;
-      return {
-        variant: r.variant,
-        series: ablationSeries(r),
-        k: r.k,
-        value: pct(r[metric] as number),
-        low: refValue !== null && lo !== null && d !== null ? pct(refValue + lo) : null,
-        high: refValue !== null && hi !== null && d !== null ? pct(refValue + hi) : null,
-        tokens: r.evidence_tokens,
-        time_s: r.time_s,
-        label: `${Math.round((r.evidence_tokens as number | null) ?? 0).toLocaleString('en-US')} tok · ${Number(r.time_s ?? 0).toFixed(1)} s`,
-        reference: r.is_default ? 'reference' : 'variant',
-      };
-    });
-  if (pts.length === 0) return null;
-  const ks = pts.map((p) => Number(p.k));
-  const kDomain = [Math.min(...ks) / 1.5, Math.max(...ks) * 1.5];
-  return base(`${a.benchmark} ablation (${a.retriever}): ${metric} against k — cost beside each point`, `Ablation chart for ${a.label}`, {
+  const rows = a.rows.filter((r) => typeof r[metric] === 'number');
+  if (rows.length === 0) return null;
+  const knob = KNOBS.find((k) => new Set(rows.map((r) => r[k.field])).size > 1) ?? null;
+  const xField = knob?.field ?? 'variant';
+  const pts = rows.map((r) => {
+    const d = r.delta as number | null;
+    const lo = r.ci_low as number | null;
+    const hi = r.ci_high as number | null;
+    return {
+      variant: r.variant,
+      series: ablationSeries(r, xField),
+      k: r.k,
+      window: r.window,
+      candidates: r.candidates,
+      value: pct(r[metric] as number),
+      // A share cannot leave [0, 1], whatever the shifted difference interval says.
+      low: refValue !== null && lo !== null && d !== null ? pct(clamp01(refValue + lo)) : null,
+      high: refValue !== null && hi !== null && d !== null ? pct(clamp01(refValue + hi)) : null,
+      tokens: r.evidence_tokens,
+      time_s: r.time_s,
+      label: `${Math.round((r.evidence_tokens as number | null) ?? 0).toLocaleString('en-US')} tok · ${Number(r.time_s ?? 0).toFixed(1)} s`,
+    };
+  });
+  let x: Spec;
+  if (knob) {
+    const xs = pts.map((p) => Number(p[knob.field as 'k']));
+    x = { field: knob.field, type: 'quantitative', scale: { type: 'log', domain: [Math.min(...xs) / 1.5, Math.max(...xs) * 1.5], nice: false }, axis: { values: [...new Set(xs)].sort((p, q) => p - q) }, title: knob.title };
+  } else {
+    x = { field: 'variant', type: 'nominal', title: 'variant', axis: { labelAngle: 0 } };
+  }
+  const against = knob ? knob.field : 'variant';
+  return base(`${a.benchmark} ablation (${a.retriever}): ${metric} against ${against} — cost beside each point`, `Ablation chart for ${a.label}`, {
     height: 280,
     data: { values: pts },
-    encoding: {
-      x: { field: 'k', type: 'quantitative', scale: { type: 'log', domain: kDomain, nice: false }, title: 'k (evidence windows kept, log scale)' },
-    },
+    encoding: { x },
     layer: [
-      { mark: { type: 'line', strokeDash: [4, 3] }, encoding: { y: { field: 'value', type: 'quantitative', title: `${metric} (%)`, scale: { zero: false } }, detail: { field: 'series' } } },
-      { mark: { type: 'rule' }, encoding: { y: { field: 'low', type: 'quantitative' }, y2: { field: 'high' } } },
+      ...(knob ? [{ mark: { type: 'line', strokeDash: [4, 3] }, encoding: { y: { field: 'value', type: 'quantitative', title: `${metric} (%)`, scale: { zero: false } }, detail: { field: 'series' } } }] : []),
+      { mark: { type: 'rule' }, encoding: { y: { field: 'low', type: 'quantitative', title: `${metric} (%)`, scale: { zero: false } }, y2: { field: 'high' } } },
       {
         mark: { type: 'point', filled: true, size: 80 },
         encoding: {
           y: { field: 'value', type: 'quantitative' },
           shape: { field: 'series', type: 'nominal', scale: { range: SHAPES }, title: 'variant' },
           color: { field: 'series', type: 'nominal', title: 'variant' },
-          tooltip: [{ field: 'variant' }, { field: 'k' }, { field: 'value', title: `${metric} %` }, { field: 'low' }, { field: 'high' }, { field: 'tokens', title: 'evidence tokens' }, { field: 'time_s', title: 'time s' }],
+          tooltip: [{ field: 'variant' }, { field: 'k' }, { field: 'window' }, { field: 'candidates' }, { field: 'value', title: `${metric} %` }, { field: 'low' }, { field: 'high' }, { field: 'tokens', title: 'evidence tokens' }, { field: 'time_s', title: 'time s' }],
         },
       },
       { mark: { type: 'text', align: 'left', dx: 7, dy: 10, fontSize: 10 }, encoding: { y: { field: 'value', type: 'quantitative' }, text: { field: 'label' } } },
+    ],
+  });
+}
+
+/**
+ * Coverage at depth k from each run's summary.json (the same ranking cut at k = 1, 5, 15, 60 ...):
+ * how much deeper retrieval would have helped, for free, per system.
+ */
+export function coverageAtKChart(setting: string, runs: RunView[]): Spec | null {
+  const pts: Array<Record<string, unknown>> = [];
+  for (const r of runs) {
+    if (r.setting !== setting) continue;
+    for (const [k, c] of Object.entries(r.coverage_at_k)) if (c !== null) pts.push({ system: `${r.system} — ${r.label}`, k: Number(k), value: pct(c) });
+  }
+  if (pts.length === 0) return null;
+  const systems = [...new Set(pts.map((p) => p.system as string))];
+  const ks = pts.map((p) => p.k as number);
+  return base(`${setting}: coverage at depth k (same ranking, cut at k)`, `Coverage at k for ${setting}`, {
+    height: 220,
+    data: { values: pts },
+    encoding: {
+      x: { field: 'k', type: 'quantitative', scale: { type: 'log', domain: [Math.min(...ks) / 1.5, Math.max(...ks) * 1.5], nice: false }, axis: { values: [...new Set(ks)].sort((p, q) => p - q) }, title: 'k (windows kept, log scale)' },
+      y: { field: 'value', type: 'quantitative', title: 'coverage: all gold evidence shown (%)', scale: { domain: [0, 100] } },
+    },
+    layer: [
+      { mark: { type: 'line' }, encoding: { color: { field: 'system', type: 'nominal', sort: systems, title: 'run' } } },
+      {
+        mark: { type: 'point', filled: true, size: 60 },
+        encoding: {
+          shape: { field: 'system', type: 'nominal', sort: systems, scale: { range: SHAPES }, title: 'run' },
+          color: { field: 'system', type: 'nominal', sort: systems, title: 'run' },
+          tooltip: [{ field: 'system' }, { field: 'k' }, { field: 'value', title: 'coverage %' }],
+        },
+      },
+      // Values as text only while they stay legible.
+      ...(systems.length <= 3 ? [{ mark: { type: 'text', dy: -10, fontSize: 10 }, encoding: { text: { field: 'value', format: '.1f' } } }] : []),
     ],
   });
 }

@@ -31,6 +31,8 @@ export interface RunView {
   timings: Record<string, number>;
   usage: Record<string, RoleUsage>;
   evidence_text: boolean;
+  /** summary.json's coverage at other depths of the same ranking: k -> share with all gold shown. */
+  coverage_at_k: Record<string, number | null>;
   /** One row per item: [question, answer, score, votes, judge replies, coverage, evidence turns, error, missed gold turns]. */
   rows: AnswerRow[];
 }
@@ -174,6 +176,7 @@ export function buildReportData(inputs: ReportInputs, meta: { version: string; l
       timings: numbers((run.manifest.timings ?? {}) as Record<string, unknown>),
       usage: usageOf(run),
       evidence_text: texts !== null,
+      coverage_at_k: coverageAtK(run),
       rows,
     };
   });
@@ -239,6 +242,11 @@ function summaryView(run: RunInput): RunView['summary'] {
     judge_sd: s.overall.judge_runs?.sd ?? null,
     judge_runs: s.overall.judge_runs?.runs ?? null,
   };
+}
+
+function coverageAtK(run: RunInput): Record<string, number | null> {
+  const at = (run.summary as { coverage_at_k?: Record<string, { all?: number | null }> } | null)?.coverage_at_k ?? {};
+  return Object.fromEntries(Object.entries(at).map(([k, c]) => [k, c?.all ?? null]));
 }
 
 function numbers(o: Record<string, unknown>): Record<string, number> {

@@ -7,7 +7,7 @@
 import { formatP, stars } from '../stats/render.js';
 import type { FamilyReport } from '../stats/compute-tables.js';
 import { chartLibraryScripts, inlineSafe } from './assets.js';
-import { ablationChart, ablationSeries, coverageChart, coverageIntervalsChart, leaderboardChart, perTypeChart, timeChart } from './charts.js';
+import { ablationChart, ablationSeries, coverageAtKChart, coverageChart, coverageIntervalsChart, leaderboardChart, perTypeChart, timeChart } from './charts.js';
 import { CLIENT_JS } from './client.js';
 import type { AblationView, FamilyView, ReportData, RunView } from './data.js';
 import { PAGE_CSS } from './style.js';
@@ -127,7 +127,8 @@ function coverageSection(data: ReportData, chart: ChartFn): string {
     if (rows.length === 0) return '';
     return `<article class="family" data-family="${esc(f.stats.setting)}"><h3>${esc(f.stats.setting)}</h3>
 <div class="charts">${chart(`cov-${i}`, coverageChart(f), `${f.stats.setting}: share of questions whose gold evidence was never retrieved, retrieved but not used (answer wrong), retrieved and used`)}
-${chart(`covci-${i}`, coverageIntervalsChart(f), `${f.stats.setting}: coverage (square) and utilization (triangle) with 95% bootstrap intervals`)}</div>
+${chart(`covci-${i}`, coverageIntervalsChart(f), `${f.stats.setting}: coverage (square) and utilization (triangle) with 95% bootstrap intervals`)}
+${chart(`covk-${i}`, coverageAtKChart(f.stats.setting, data.runs), `${f.stats.setting}: coverage had only the top k windows been kept, from each run's own ranking (summary.json coverage_at_k)`)}</div>
 <div class="table-wrap"><table class="coverage"><caption>Coverage = all gold evidence turns shown to the reader; utilization = accuracy on covered questions. Lost answers split into never retrieved (1 − coverage) and retrieved but not used (coverage × (1 − utilization)).</caption>
 <thead><tr><th scope="col">system</th><th scope="col">n</th><th scope="col">coverage %</th><th scope="col">95% CI</th><th scope="col">utilization %</th><th scope="col">95% CI</th><th scope="col">never retrieved %</th><th scope="col">retrieved, not used %</th></tr></thead>
 <tbody>${rows.map((c) => `<tr data-system="${esc(c.system)}"><th scope="row">${esc(c.system)}</th><td>${c.n}</td><td data-col="coverage">${pct(c.coverage)}</td><td>${pct(c.coverage_ci_low)}–${pct(c.coverage_ci_high)}</td><td data-col="utilization">${pct(c.utilization)}</td><td>${c.utilization === null ? '—' : `${pct(c.utilization_ci_low)}–${pct(c.utilization_ci_high)}`}</td><td>${c.coverage === null ? '—' : pct(1 - c.coverage)}</td><td>${c.coverage === null || c.utilization === null ? '—' : pct(c.coverage * (1 - c.utilization))}</td></tr>`).join('')}</tbody></table></div></article>`;
@@ -147,7 +148,7 @@ function ablationArticle(a: AblationView, i: number, chart: ChartFn): string {
   const metric = a.metric === 'accuracy' ? 'accuracy' : 'coverage';
   const rows = a.rows.map((r) => `<tr data-variant="${esc(r.variant)}"${r.is_default ? ' class="reference"' : ''}><th scope="row">${esc(r.variant)}${r.is_default ? ' (reference)' : ''}</th><td>${esc(r.k)}</td><td>${esc(ablationSeries(r))}</td><td data-col="${metric}">${pct(r[metric] as number | null)}</td><td>${signed(r.delta as number | null)}</td><td>${r.ci_low === null ? '—' : `${signed(r.ci_low as number)} … ${signed(r.ci_high as number)}`}</td><td>${formatP(r.p_holm as number | null)}</td><td>${int(r.evidence_tokens as number | null)}</td><td>${Number(r.time_s ?? 0).toFixed(2)}</td></tr>`);
   return `<article class="ablation" data-ablation="${esc(a.label)}"><h3>${esc(a.benchmark)} — RAW-RAG/${esc(a.retriever)} <span class="muted">(${esc(a.label)})</span></h3>
-${chart(`abl-${i}`, ablationChart(a), `${a.benchmark}: ${metric} against k with paired 95% intervals (reference + Δ interval); each point labelled with its evidence tokens and time`)}
+${chart(`abl-${i}`, ablationChart(a), `${a.benchmark}: ${metric} against the swept setting with paired 95% intervals (reference + the interval of the difference); each point labelled with its evidence tokens and time`)}
 <div class="table-wrap"><table class="ablation-table"><caption>Each variant against the reference, paired per question (${a.resamples} bootstrap resamples); p Holm-adjusted over the variants.</caption>
 <thead><tr><th scope="col">variant</th><th scope="col">k</th><th scope="col">other knobs</th><th scope="col">${metric} %</th><th scope="col">Δ pts</th><th scope="col">95% CI of Δ</th><th scope="col">p (Holm)</th><th scope="col">evidence tokens</th><th scope="col">time s</th></tr></thead>
 <tbody>${rows.join('\n')}</tbody></table></div></article>`;

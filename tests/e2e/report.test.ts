@@ -84,7 +84,7 @@ describe('rawrag report', () => {
       cli(['run', 'locomo', '--limit', String(LIMIT), '--out', dirs.local, ...provider], root),
     ]);
     runs.push(await cli(['run', 'locomo', '--limit', String(LIMIT), '--retriever', 'openai', '--out', dirs.openai, ...provider], root));
-    runs.push(await cli(['ablate', '--k', '1,5,15', '--limit', String(LIMIT), '--out', dirs.ablate, '--no-progress', '--resamples', '2000'], root));
+    runs.push(await cli(['ablate', '--k', '1,5,15,60', '--limit', String(LIMIT), '--out', dirs.ablate, '--no-progress', '--resamples', '2000'], root));
     for (const r of runs) expect(r.code, r.stderr).toBe(0);
     // An external system in the minimal format (id, score, judge votes, coverage) beside RAW-RAG.
     const ext = join(root, 'runs', 'mem0');
@@ -102,7 +102,7 @@ describe('rawrag report', () => {
   it('writes one self-contained file: everything inline, a policy forbidding network requests', () => {
     expect(report.stderr).toBe('');
     expect(report.code).toBe(0);
-    expect(report.stdout).toMatch(/^report: .*report\.html \(\d+ KiB; 7 runs, 2 benchmark-settings, 1 ablation\)/);
+    expect(report.stdout).toMatch(/^report: .*report\.html \(\d+ KiB; 8 runs, 2 benchmark-settings, 1 ablation\)/);
     const html = readFileSync(out, 'utf8');
     expect(html).toContain(`<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;`);
     expect(html).not.toMatch(/<script[^>]+src=/i);
