@@ -105,10 +105,12 @@ export async function collectInputs(paths: string[], opts: CollectOptions = {}):
     if (!byKey.has(key)) {
       byKey.set(
         key,
-        loadDataset(getBenchmark(cfg.benchmark), cfg).catch((e: Error) => {
-          notes.push(`${run.label}: evidence text not shown (benchmark data not readable here: ${e.message})`);
-          return null;
-        }),
+        Promise.resolve()
+          .then(() => loadDataset(getBenchmark(cfg.benchmark), cfg))
+          .catch((e: Error) => {
+            notes.push(`${run.label}: evidence text not shown (benchmark data not readable here: ${e.message})`);
+            return null;
+          }),
       );
     }
     datasets.set(run, await byKey.get(key)!);

@@ -137,6 +137,21 @@ describe('rawrag report', () => {
     expect(missing.stderr).toContain('no such file or directory');
   });
 
+  it('without the benchmark data the report still works, says why the evidence text is missing', () => {
+    const moved = join(tempDir(), 'moved-run');
+    mkdirSync(moved);
+    const m = JSON.parse(readFileSync(join(dirs.offline, 'manifest.json'), 'utf8'));
+    m.config.data = join(moved, 'no-such-data.json');
+    writeFileSync(join(moved, 'manifest.json'), JSON.stringify(m));
+    writeFileSync(join(moved, 'items.jsonl'), readFileSync(join(dirs.offline, 'items.jsonl')));
+    const target = join(moved, 'r.html');
+    const r = rawrag(['report', moved, '--out', target]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^note: .*moved-run: evidence text not shown \(benchmark data not readable here: .*no-such-data\.json: data file not found\)/);
+    const html = readFileSync(target, 'utf8');
+    expect(html).toContain('"evidence_text":false');
+  });
+
   describe.skipIf(!CHROMIUM)('in headless Chromium', () => {
     let chromium: Awaited<ReturnType<typeof launchChromium>>;
     let opened: Awaited<ReturnType<typeof openReport>>;
