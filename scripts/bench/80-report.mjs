@@ -116,5 +116,6 @@ if (!chromium) {
     await close();
   }
 }
-rmSync(dir, { recursive: true, force: true });
+if (!process.env.KEEP) rmSync(dir, { recursive: true, force: true });
+else console.log(dir);
 if (fail) process.exitCode = 1;

@@ -36,7 +36,9 @@ export function renderPage(data: ReportData): string {
     explorerSection(data),
     costSection(data, chart),
   ];
-  const blob = JSON.stringify({ ...data, charts }).replace(/</g, '\\u003c');
+  // The page script needs only the explorer's data and the chart specs; tables are already HTML.
+  const explorer = { s: data.s, questions: data.questions, turns: data.turns, runs: data.runs.map((r) => ({ label: r.label, system: r.system, benchmark: r.benchmark, evidence_text: r.evidence_text, rows: r.rows })) };
+  const blob = JSON.stringify({ ...explorer, charts }).replace(/</g, '\\u003c');
   const title = `rawrag report — ${[...new Set(data.families.map((f) => f.stats.benchmark).concat(data.runs.map((r) => r.benchmark)))].join(', ') || 'results'}`;
   return `<!doctype html>
 <html lang="en">
