@@ -70,5 +70,10 @@ li.turn.gold .turn-id { color: #6b5000; }
   .explorer-grid { grid-template-columns: 1fr; }
   details { display: block; }
   a { color: inherit; }
+  main, header.top { padding-left: 0; padding-right: 0; }
+  .chart svg { max-width: 100% !important; height: auto !important; }
+  .table-wrap { overflow: visible; }
+  table { font-size: 10px; }
+  th, td { padding: 2px 4px; }
 }
 `;

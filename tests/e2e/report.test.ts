@@ -286,10 +286,16 @@ describe('rawrag report', () => {
       await opened.page.setViewport({ width: 1280, height: 800 });
     });
 
-    it('prints to PDF (print stylesheet)', async () => {
+    it('prints to PDF (print stylesheet): nothing wider than an A4 page', async () => {
+      await opened.page.setViewport({ width: 794, height: 1123 });
+      await opened.page.emulateMediaType('print');
+      expect(await opened.page.$eval('html', (e) => e.scrollWidth)).toBe(794);
+      expect(await opened.page.$eval('#x-prev', (e) => (e as unknown as { checkVisibility(): boolean }).checkVisibility())).toBe(false);
       const pdf = await opened.page.pdf({ format: 'A4', printBackground: true });
       expect(Buffer.from(pdf).subarray(0, 5).toString()).toBe('%PDF-');
       expect(pdf.length).toBeGreaterThan(20_000);
+      await opened.page.emulateMediaType('screen');
+      await opened.page.setViewport({ width: 1280, height: 800 });
     });
   });
 });
