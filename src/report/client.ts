@@ -175,7 +175,8 @@ export const CLIENT_JS = String.raw`
         var raw = row[4][j] !== undefined ? S[row[4][j]] : null;
         votes.appendChild(el('li', null, [
           el('span', { cls: v >= 0.5 ? 'vote yes' : 'vote no', text: 'judge run ' + (j + 1) + ': ' + (v >= 0.5 ? '\u2713 ' : '\u2717 ') + v }),
-          raw !== null ? el('details', null, [el('summary', { text: 'raw reply' }), el('pre', { text: raw })]) : null,
+          // Disagreeing judges: the replies are what one wants to read, so they start open.
+          raw !== null ? el('details', disagrees(row) ? { open: '' } : null, [el('summary', { text: 'raw reply' }), el('pre', { text: raw })]) : null,
         ]));
       });
       col.appendChild(el('div', null, [el('h5', { text: 'Judge votes' + (disagrees(row) ? ' (disagree)' : '') }), votes]));

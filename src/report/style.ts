@@ -37,6 +37,7 @@ tr.reference th, tr.reference td { font-weight: 600; }
 .explorer-grid { display: grid; grid-template-columns: minmax(380px, 40%) 1fr; gap: 16px; align-items: start; }
 .list { max-height: 640px; overflow-y: auto; }
 table.questions td.qtext { max-width: 360px; }
+table.questions td:first-child { white-space: nowrap; }
 table.questions tr.selected { outline: 2px solid var(--accent); background: #eef4fb; }
 button.linkish { background: none; border: none; color: var(--accent); text-decoration: underline; cursor: pointer; font: inherit; padding: 0; text-align: left; }
 .outcome.correct { color: var(--good); }
