@@ -78,7 +78,7 @@ function leaderboardSection(data: ReportData, chart: ChartFn): string {
 <div class="charts">${chart(`lb-${i}`, leaderboardChart(f), `${st.setting}: ${anyScored ? 'headline accuracy' : 'coverage'} per system with 95% CI${Object.keys(f.paper).length && anyScored ? "; diamond = the paper's figure for the same benchmark, reader and retriever" : ''}`)}
 ${anyScored ? chart(`type-${i}`, perTypeChart(f), `${st.setting}: accuracy by question type with 95% CI`) : ''}</div>
 ${leaderboardTable(f)}
-${agreementTable(st)}
+${agreementTable(st, data.runs)}
 ${st.problems.notes.length ? `<ul class="notes">${st.problems.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}
 </article>`;
   });
@@ -115,12 +115,21 @@ function leaderboardTable(f: FamilyView): string {
 <tbody>${rows.join('\n')}</tbody></table></div>`;
 }
 
-function agreementTable(st: FamilyReport): string {
+function agreementTable(st: FamilyReport, runs: RunView[]): string {
   const rows = st.agreement.filter((a) => a.n > 0);
   if (rows.length === 0) return '<p class="muted">Judge agreement: no item has two or more judge votes.</p>';
-  return `<div class="table-wrap"><table class="agreement"><caption>Judge agreement between the judge's runs (Fleiss' κ over items with the modal number of votes).</caption>
-<thead><tr><th scope="col">system</th><th scope="col">items</th><th scope="col">judge runs</th><th scope="col">κ</th><th scope="col">observed agreement</th><th scope="col">excluded</th></tr></thead>
-<tbody>${rows.map((a) => `<tr data-system="${esc(a.system)}"><th scope="row">${esc(a.system)}</th><td>${a.n}</td><td>${a.raters}</td><td>${a.kappa === null ? '—' : a.kappa.toFixed(3)}</td><td>${pct(a.observed)}</td><td>${a.excluded}</td></tr>`).join('')}</tbody></table></div>`;
+  // How much accuracy moves between the judge's runs (summary.json judge_runs.sd), matched by run directory.
+  const dirOf = new Map(st.leaderboard.map((r) => [r.system, r.dir]));
+  const sdOf = (system: string) => {
+    const run = runs.find((r) => r.label === dirOf.get(system) && r.setting === st.setting);
+    return run?.summary?.judge_sd ?? null;
+  };
+  return `<div class="table-wrap"><table class="agreement"><caption>Judge agreement between the judge's runs (Fleiss' κ over items with the modal number of votes); SD = how much accuracy moves from one judge run to another (summary.json).</caption>
+<thead><tr><th scope="col">system</th><th scope="col">items</th><th scope="col">judge runs</th><th scope="col">κ</th><th scope="col">observed agreement %</th><th scope="col">accuracy SD over judge runs (pts)</th><th scope="col">excluded</th></tr></thead>
+<tbody>${rows.map((a) => {
+    const sd = sdOf(a.system);
+    return `<tr data-system="${esc(a.system)}"><th scope="row">${esc(a.system)}</th><td>${a.n}</td><td>${a.raters}</td><td data-col="kappa">${a.kappa === null ? '—' : a.kappa.toFixed(3)}</td><td>${pct(a.observed)}</td><td data-col="judge-sd">${sd === null ? '—' : (100 * sd).toFixed(2)}</td><td>${a.excluded}</td></tr>`;
+  }).join('')}</tbody></table></div>`;
 }
 
 function coverageSection(data: ReportData, chart: ChartFn): string {

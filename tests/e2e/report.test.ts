@@ -186,6 +186,10 @@ describe('rawrag report', () => {
       }
       const kappa = await opened.page.$$eval('#leaderboard table.agreement tbody tr', (trs) => trs.length);
       expect(kappa).toBe(3);
+      const local = JSON.parse(readFileSync(join(dirs.local, 'summary.json'), 'utf8'));
+      expect(local.overall.judge_runs.sd).toBeGreaterThan(0);
+      const sd = await opened.page.$eval('#leaderboard table.agreement tr[data-system="RAW-RAG/local"] [data-col=judge-sd]', (td) => td.textContent);
+      expect(sd).toBe((100 * local.overall.judge_runs.sd).toFixed(2));
       // The external system: its Holm mark against the RAW-RAG baseline comes from stats.json.
       const st = JSON.parse(readFileSync(join(root, 'stats', 'stats.json'), 'utf8'));
       const fam = st.families.find((f: any) => f.setting === 'locomo/gpt-4o-mini');
