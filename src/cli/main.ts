@@ -5,6 +5,8 @@ import { runCommand } from './commands/run.js';
 import { dataCommand } from './commands/data.js';
 import { statsCommand } from './commands/stats.js';
 import { ablateCommand } from './commands/ablate.js';
+import { protocolCommand } from './commands/protocol.js';
+import { reportCommand } from './commands/report.js';
 import { memoryCommand } from './commands/memory.js';
 import { toolInfo } from '../run/manifest.js';
 import { Interrupted } from '../util/interrupt.js';
@@ -22,6 +24,8 @@ export function buildProgram(): Command {
   program.addCommand(dataCommand());
   program.addCommand(statsCommand());
   program.addCommand(ablateCommand());
+  program.addCommand(protocolCommand());
+  program.addCommand(reportCommand());
   program.addCommand(memoryCommand());
   return program;
 }
