@@ -8,7 +8,7 @@ import { InputError } from '../util/errors.js';
 import { ProviderSession } from '../providers/session.js';
 import { remoteStages } from '../providers/clients.js';
 
-export const RETRIEVER_NAMES = ['local', 'local-lexical', 'openai', 'qwen3', 'full-context'] as const;
+export const RETRIEVER_NAMES = ['local', 'local-lexical', 'local-dense', 'openai', 'qwen3', 'full-context'] as const;
 
 /**
  * `openai` = text-embedding-3-small + Cohere rerank-v3.5, `qwen3` = Qwen3-Embedding-4B +
@@ -19,8 +19,9 @@ export async function createRetriever(cfg: RunConfig, session: ProviderSession =
   const name = cfg.retrieval.retriever;
   switch (name) {
     case 'local':
-    case 'local-lexical':
-      return createLocalRetriever({ dense: name === 'local' });
+    case 'local-lexical': // the name from when `local` carried the sentence encoder: now the same as `local`
+    case 'local-dense':
+      return createLocalRetriever({ dense: name === 'local-dense', name });
     case 'full-context':
       return createFullContextRetriever();
     case 'openai':
@@ -45,7 +46,7 @@ export async function createRetriever(cfg: RunConfig, session: ProviderSession =
 
 /** True for the embedded retrievers (no provider is called). */
 export function isLocalRetriever(name: string): boolean {
-  return name === 'local' || name === 'local-lexical';
+  return name === 'local' || name === 'local-lexical' || name === 'local-dense';
 }
 
 /** A dense first stage whose question embeddings can be fetched in one batch up front. */
