@@ -29,7 +29,8 @@ export async function createRetriever(cfg: RunConfig, session: ProviderSession =
       const stages = remoteStages(session, name);
       if (!stages.ok) {
         const local = createLocalRetriever();
-        return { ...local, notes: [...local.notes, `retriever '${name}' unavailable (${stages.reasons.join('; ')}): fell back to the local retriever`] };
+        // The fallback first: it is what the user most needs to know about this run.
+        return { ...local, notes: [`retriever '${name}' unavailable (${stages.reasons.join('; ')}): fell back to the local retriever`, ...local.notes] };
       }
       return {
         name: `${stages.embedder.name}+${stages.reranker.name}`,

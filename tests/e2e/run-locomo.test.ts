@@ -100,8 +100,8 @@ describe('rawrag run locomo (offline)', () => {
 
   it('a killed run loses at most the item in flight and never claims to be complete', async () => {
     const out = join(tempDir(), 'run');
-    // The runner's safety is under test, not the ranking: local-lexical spares a machine whose
-    // sentence-vector store is still empty two minutes of embedding all ten conversations.
+    // The runner's safety is under test, not the ranking; local-lexical (the old name of the
+    // default) must still be accepted.
     const args = ['run', 'locomo', '--retriever', 'local-lexical', '--out', out, '--no-progress'];
     const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, stdio: 'ignore' });
     const items = join(out, 'items.jsonl');

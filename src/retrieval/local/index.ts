@@ -66,11 +66,11 @@ export function createLocalRetriever(opts: LocalRetrieverOptions = {}): Retrieve
  * paper's (whose retrievers are text-embedding-3-small + Cohere rerank-v3.5, or the Qwen3-4B pair).
  * Figures: docs/retriever.md (recall_all@15 = every gold turn shown by the top 15 windows).
  */
-export const LOCAL_VERSUS_PAPER =
-  "retriever 'local' is an offline lexical stand-in (BM25 + GloVe soft-match rerank), not the paper's retriever (text-embedding-3-small + Cohere rerank-v3.5, or Qwen3-4B): " +
-  'its recall_all@15 is 0.852 on LoCoMo and 0.806 on a LongMemEval-S dev split (BM25 alone 0.827 / 0.688); the paper reports coverage for its own (MEME 76.35 %, MemoryAgentBench 45.29 %), ' +
-  'not these; use --retriever openai or qwen3 to reproduce its figures';
-export const LOCAL_DENSE_VERSUS_PAPER = LOCAL_VERSUS_PAPER.replace("retriever 'local' is an offline lexical stand-in (BM25 + GloVe soft-match rerank)", "retriever 'local-dense' is an offline stand-in (BM25 + GloVe soft-match and Universal Sentence Encoder rerank)").replace('its recall_all@15', "'local' (without the sentence encoder) has recall_all@15");
+const PAPER_RETRIEVERS = "not the paper's retriever (text-embedding-3-small + Cohere rerank-v3.5, or Qwen3-4B)";
+const LOCAL_RECALL = 'recall_all@15 0.852 on LoCoMo and 0.806 on a LongMemEval-S dev split (BM25 alone 0.827 / 0.688)';
+const PAPER_FIGURES = "the paper reports coverage for its own (MEME 76.35 %, MemoryAgentBench 45.29 %), not these; use --retriever openai or qwen3 to reproduce its figures";
+export const LOCAL_VERSUS_PAPER = `retriever 'local' is an offline lexical stand-in (BM25 + GloVe soft-match rerank), ${PAPER_RETRIEVERS}: its ${LOCAL_RECALL}; ${PAPER_FIGURES}`;
+export const LOCAL_DENSE_VERSUS_PAPER = `retriever 'local-dense' is an offline stand-in (BM25 + GloVe soft-match and sentence-encoder rerank), ${PAPER_RETRIEVERS}: 'local' without the encoder has ${LOCAL_RECALL}; ${PAPER_FIGURES}`;
 
 export const SENTENCE_VECTOR_FILE = 'sentence-vectors.sqlite';
 
