@@ -4,8 +4,8 @@
  * coverage of the window and of its best (user's) turn, date overlap and (`local-dense` only) a
  * sentence encoder's query-window cosine. `--no-rerank` keeps the BM25 order.
  *
- * The sentence encoder is not in the default: on the LongMemEval-S dev split it cost ~9 s per
- * question on a first run for no gain in recall (docs/retriever.md), so `local` is lexical.
+ * The sentence encoder is not in the default: on LongMemEval-S it costs ~9 s per question on a
+ * first run and changed one outcome in 83 (docs/retriever.md), so `local` is lexical.
  */
 import { ResponseCache } from '../../providers/cache.js';
 import type { Retriever } from '../retriever.js';
