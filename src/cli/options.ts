@@ -32,7 +32,7 @@ export function addMethodOptions(cmd: Command): Command {
     .option('-c, --config <file>', 'config file (JSON or YAML); flags override it')
     .option('--system <name>', 'system under test: raw-rag (default; the paper\'s method) | agentic-memory (LLM extraction at ingest, weighted recall)')
     .option('--data <path>', "data file or folder in the benchmark's official format (default: the bundled copy)")
-    .option('--retriever <name>', 'retriever: local (embedded, no keys; BM25 then a reranker with GloVe soft matching and a bundled sentence encoder; default) | local-lexical (local without the sentence encoder: no one-time embedding, weaker) | openai (text-embedding-3-small + Cohere rerank-v3.5) | qwen3 (Qwen3-Embedding-4B + Qwen3-Reranker-4B endpoints) | full-context (the whole history, no retrieval)')
+    .option('--retriever <name>', 'retriever: local (embedded, no keys; BM25 then a reranker with GloVe soft matching; default; local-lexical is the same) | local-dense (local plus a bundled sentence encoder: a one-time embedding of each history, ~9 s per LongMemEval-S question on 2 cores) | openai (text-embedding-3-small + Cohere rerank-v3.5) | qwen3 (Qwen3-Embedding-4B + Qwen3-Reranker-4B endpoints) | full-context (the whole history, no retrieval)')
     .option('--candidates <n>', 'first-stage candidates (default 128)', positiveInt)
     .option('--k <n>', 'evidence windows kept after reranking (default 15)', positiveInt)
     .option('--no-rerank', 'skip the second stage: keep the first-stage order')

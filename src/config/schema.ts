@@ -5,7 +5,7 @@
 import { z } from 'zod';
 
 /** The retrievers `--retriever` accepts (src/retrieval/retrievers.ts builds them). */
-export const RETRIEVER_NAMES = ['local', 'local-lexical', 'openai', 'qwen3', 'full-context'] as const;
+export const RETRIEVER_NAMES = ['local', 'local-lexical', 'local-dense', 'openai', 'qwen3', 'full-context'] as const;
 /** The systems `--system` accepts (src/pipeline/sources.ts builds them). */
 export const SYSTEM_NAMES = ['raw-rag', 'agentic-memory'] as const;
 

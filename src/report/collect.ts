@@ -10,6 +10,7 @@ import { getBenchmark, listBenchmarks } from '../datasets/registry.js';
 import type { Dataset } from '../datasets/schema.js';
 import type { RunConfig } from '../config/schema.js';
 import { loadDataset } from '../pipeline/plan.js';
+import { readJsonLines } from '../stats/load.js';
 import { analyse, type StatsReport } from '../stats/compute-tables.js';
 import { findRunDirs, loadRun, type LoadedRun } from '../stats/load.js';
 import { InputError } from '../util/errors.js';
@@ -129,12 +130,10 @@ function readRun(dir: string): RunInput {
 /** loadRun has validated the file; this keeps every field for the explorer (same torn-line and last-id rules). */
 function readRawItems(path: string): Array<Record<string, unknown>> {
   if (!existsSync(path)) return [];
-  const text = readFileSync(path, 'utf8');
-  const end = text.endsWith('\n') ? text.length : text.lastIndexOf('\n') + 1;
+  // The same reading rules as `rawrag stats` (strict UTF-8, BOM, a last line without newline).
   const byId = new Map<string, Record<string, unknown>>();
-  for (const line of text.slice(0, end).split('\n')) {
-    if (!line.trim()) continue;
-    const item = JSON.parse(line) as Record<string, unknown>;
+  for (const { value } of readJsonLines(path, [])) {
+    const item = value as Record<string, unknown>;
     byId.set(String(item.id), item);
   }
   return [...byId.values()];

@@ -42,7 +42,8 @@ describe('resume checks what really ran', () => {
       // Nothing was sent, and the directory still says what produced its items.
       expect(api.count()).toBe(0);
       const m = json(join(out, 'manifest.json'));
-      expect([m.system, m.status, m.retriever.notes.length]).toEqual(['RAW-RAG/local', 'complete', 1]);
+      expect([m.system, m.status]).toEqual(['RAW-RAG/local', 'complete']);
+      expect(m.retriever.notes[0]).toMatch(/fell back to the local retriever/);
     } finally {
       await api.close();
     }

@@ -32,7 +32,7 @@ describe('run configuration', () => {
   });
 
   it('retriever and system are closed lists, named in the error', () => {
-    expect(() => resolveConfig({ benchmark: 'locomo', retrieval: { retriever: 'bm99' } }, 'c.yaml')).toThrow(/c\.yaml: retrieval\.retriever: unknown retriever 'bm99' \(known: local, local-lexical, openai, qwen3, full-context\)/);
+    expect(() => resolveConfig({ benchmark: 'locomo', retrieval: { retriever: 'bm99' } }, 'c.yaml')).toThrow(/c\.yaml: retrieval\.retriever: unknown retriever 'bm99' \(known: local, local-lexical, local-dense, openai, qwen3, full-context\)/);
     expect(() => resolveConfig({ benchmark: 'locomo', system: 'mem0' }, 'c.yaml')).toThrow(/c\.yaml: system: unknown system 'mem0'/);
     expect(resolveConfig({ benchmark: 'locomo' }, 'x').system).toBe('raw-rag');
   });
