@@ -5,6 +5,7 @@ import { runCommand } from './commands/run.js';
 import { dataCommand } from './commands/data.js';
 import { statsCommand } from './commands/stats.js';
 import { ablateCommand } from './commands/ablate.js';
+import { batchCommand } from './commands/batch.js';
 import { toolInfo } from '../run/manifest.js';
 
 export function buildProgram(): Command {
@@ -19,6 +20,7 @@ export function buildProgram(): Command {
   program.addCommand(dataCommand());
   program.addCommand(statsCommand());
   program.addCommand(ablateCommand());
+  program.addCommand(batchCommand());
   return program;
 }
 

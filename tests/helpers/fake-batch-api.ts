@@ -62,6 +62,8 @@ export class FakeBatchApi {
   scriptFor: (n: number) => BatchScript = () => ({});
   /** Calls per route, e.g. `POST /v1/batches`. */
   readonly calls: string[] = [];
+  /** Authorization headers seen on the Files/Batches routes. */
+  readonly authorizations = new Set<string>();
   private server: Server | null = null;
   private seq = 0;
   private lastTime = 0;
@@ -117,6 +119,7 @@ export class FakeBatchApi {
     const url = new URL(req.url ?? '/', 'http://x');
     const path = url.pathname;
     const method = req.method ?? 'GET';
+    if (/^\/v1\/(files|batches)/.test(path)) this.authorizations.add(String(req.headers.authorization));
     let m: RegExpExecArray | null;
     if (method === 'POST' && path === '/v1/files') {
       this.calls.push('POST /v1/files');

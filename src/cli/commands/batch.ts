@@ -1,0 +1,109 @@
+/** `rawrag batch status|collect DIR`: the batch jobs of a run directory (see docs/models.md, Batch). */
+import { Command } from 'commander';
+import { resolve } from 'node:path';
+import { BatchJobs, type CollectReport } from '../../providers/batch/jobs.js';
+import { BatchStore, TERMINAL } from '../../providers/batch/state.js';
+import { ProviderSession } from '../../providers/session.js';
+import { defaultTransport } from '../../providers/transport.js';
+import { InputError } from '../../util/errors.js';
+import { markdownTable } from '../../util/table.js';
+import { nonNegativeInteger, positiveNumber } from '../options.js';
+
+interface BatchFlags {
+  cacheDir?: string;
+  timeout?: number;
+  maxRetries?: number;
+  offline?: boolean;
+  wait?: boolean;
+}
+
+/** The run's batch jobs, with a provider session writing to the cache the run uses. */
+function open(dir: string, flags: BatchFlags): { jobs: BatchJobs; session: ProviderSession } {
+  const store = new BatchStore(resolve(dir));
+  if (!store.exists()) throw new InputError('no batch jobs here (batches.json is written by `rawrag run ... --batch`)', { file: store.file });
+  const state = store.load();
+  const cacheDir = flags.cacheDir ?? state.cache_dir;
+  if (!cacheDir) throw new InputError('the run was made with --no-cache: batch replies have no cache to go to', { file: store.file });
+  const session = new ProviderSession({
+    cacheDir,
+    ...(flags.timeout !== undefined ? { timeoutMs: Math.round(flags.timeout * 1000) } : {}),
+    ...(flags.maxRetries !== undefined ? { retry: { ...defaultTransport().retry, maxRetries: flags.maxRetries } } : {}),
+  });
+  const jobs = new BatchJobs({ dir: store.dir, runId: state.run_id, session, log: (l) => process.stderr.write(l + '\n') });
+  return { jobs, session };
+}
+
+function table(jobs: BatchJobs): string {
+  const rows = jobs.parts.map((p) => [
+    p.part,
+    p.batch_id ?? '-',
+    p.model,
+    Object.entries(p.roles)
+      .map(([r, n]) => `${n} ${r}`)
+      .join(', '),
+    p.batch_id === null ? 'not submitted' : p.status,
+    p.counts ? `${p.counts.completed}/${p.counts.total}` : '-',
+    p.counts?.failed ?? 0,
+    p.collected ? `${p.collected.stored} stored` : TERMINAL.has(p.status) ? 'not yet' : '-',
+  ]);
+  return markdownTable(['part', 'batch', 'model', 'requests', 'status', 'completed', 'failed', 'collected'], rows, ['r', 'l', 'l', 'l', 'l', 'r', 'r', 'l']);
+}
+
+function cost(session: ProviderSession): string {
+  const usage = session.usage.report();
+  const parts = Object.entries(usage).map(([r, u]) => `${r} ${u.requests} replies ${u.cost_usd_spent === null ? 'unknown' : `$${u.cost_usd_spent.toFixed(4)}`}`);
+  const all = session.usage.total().cost_usd_spent;
+  return parts.length ? `cost at batch prices: ${all === null ? 'unknown' : `$${all.toFixed(4)}`} (${parts.join('; ')})` : 'nothing new collected';
+}
+
+function summary(dir: string, jobs: BatchJobs, r: CollectReport): string {
+  const lines = [`collected ${r.stored} replies into the response cache; ${r.failed} requests failed; ${r.resubmitted} unfinished requests resubmitted`];
+  for (const l of r.lost) lines.push(`LOST: ${l}`);
+  const failures = jobs.failures().size;
+  if (failures > 0) lines.push(`${failures} requests failed inside batches: the next \`rawrag run\` makes them item errors; \`rawrag run ... --retry-errors\` sends them again`);
+  const live = jobs.live().length;
+  lines.push(live > 0 ? `${live} batches still running: \`rawrag batch collect ${dir}\` again later (or with --wait)` : `all batches collected: \`rawrag run\` with the same flags (and --out ${dir}) finishes the run from the cache`);
+  return lines.join('\n');
+}
+
+export function batchCommand(): Command {
+  const cmd = new Command('batch').description('Batch jobs of a run made with `rawrag run --batch`: their state, and collecting their replies into the cache');
+  const common = (c: Command) =>
+    c
+      .exitOverride()
+      .argument('<dir>', 'run directory')
+      .option('--cache-dir <dir>', 'response cache to fill (default: the one the run used, recorded in batches.json)')
+      .option('--timeout <seconds>', 'per-request timeout (default 120)', positiveNumber)
+      .option('--max-retries <n>', 'retries after a failed request (default 5)', nonNegativeInteger);
+  cmd.addCommand(
+    common(new Command('status'))
+      .description('ask the provider for the state of every batch of the run and print it')
+      .option('--offline', 'print the recorded state without asking the provider')
+      .action(async (dir: string, flags: BatchFlags) => {
+        const { jobs, session } = open(dir, flags);
+        try {
+          if (!flags.offline) await jobs.refresh();
+          const failures = jobs.failures().size;
+          process.stdout.write(`${table(jobs)}\n${failures > 0 ? `${failures} requests recorded as failed\n` : ''}`);
+        } finally {
+          session.close();
+        }
+      }),
+  );
+  cmd.addCommand(
+    common(new Command('collect'))
+      .description('download the results of finished batches into the response cache (expired batches: resubmit the unfinished requests)')
+      .option('--wait', 'poll (with backoff) until every batch has finished, collecting as they do')
+      .action(async (dir: string, flags: BatchFlags) => {
+        const { jobs, session } = open(dir, flags);
+        try {
+          await jobs.refresh();
+          const r = flags.wait ? await jobs.wait() : await jobs.collect();
+          process.stdout.write(`${table(jobs)}\n\n${summary(dir, jobs, r)}\n${cost(session)}\n`);
+        } finally {
+          session.close();
+        }
+      }),
+  );
+  return cmd;
+}
