@@ -53,7 +53,7 @@ describe('rawrag batch status / collect', () => {
     expect(r.stderr).toMatch(/: in_progress 5\/12 done/);
     expect(r.stderr).toMatch(/: completed 12\/12 done/);
     expect(r.stdout).toMatch(/collected 12 replies into the response cache; 0 requests failed/);
-    expect(r.stdout).toMatch(/cost at batch prices: \$0\.\d{4} \(reader 12 replies/);
+    expect(r.stdout).toMatch(/cost of this collection at batch prices: \$0\.\d{4} \(reader 12 replies \$0\.\d{4}\)/);
     expect(r.stdout).toMatch(/all batches collected/);
     expect(api.chat.requests.filter((q) => q.headers['x-fake-batch']).length).toBe(12);
     const s = new ProviderSession({ cacheDir, baseUrls: { reader: `${api.url}/v1` }, env: {} });

@@ -2,7 +2,7 @@
 import { Command } from 'commander';
 import { resolve } from 'node:path';
 import { BatchJobs, type CollectReport } from '../../providers/batch/jobs.js';
-import { BatchStore, TERMINAL } from '../../providers/batch/state.js';
+import { BatchStore, TERMINAL, type BatchUsage } from '../../providers/batch/state.js';
 import { ProviderSession } from '../../providers/session.js';
 import { defaultTransport } from '../../providers/transport.js';
 import { InputError } from '../../util/errors.js';
@@ -49,11 +49,12 @@ function table(jobs: BatchJobs): string {
   return markdownTable(['part', 'batch', 'model', 'requests', 'status', 'completed', 'failed', 'collected'], rows, ['r', 'l', 'l', 'l', 'l', 'r', 'r', 'l']);
 }
 
-function cost(session: ProviderSession): string {
-  const usage = session.usage.report();
-  const parts = Object.entries(usage).map(([r, u]) => `${r} ${u.requests} replies ${u.cost_usd_spent === null ? 'unknown' : `$${u.cost_usd_spent.toFixed(4)}`}`);
-  const all = session.usage.total().cost_usd_spent;
-  return parts.length ? `cost at batch prices: ${all === null ? 'unknown' : `$${all.toFixed(4)}`} (${parts.join('; ')})` : 'nothing new collected';
+function cost(label: string, usage: Record<string, BatchUsage>): string {
+  const usd = (x: number | null) => (x === null ? 'unknown' : `$${x.toFixed(4)}`);
+  const roles = Object.entries(usage);
+  if (roles.length === 0) return `${label}: nothing collected`;
+  const all = roles.reduce<number | null>((s, [, u]) => (s === null || u.cost_usd === null ? null : s + u.cost_usd), 0);
+  return `${label} at batch prices: ${usd(all)} (${roles.map(([r, u]) => `${r} ${u.replies} replies ${usd(u.cost_usd)}`).join('; ')})`;
 }
 
 function summary(dir: string, jobs: BatchJobs, r: CollectReport): string {
@@ -99,7 +100,7 @@ export function batchCommand(): Command {
         try {
           await jobs.refresh();
           const r = flags.wait ? await jobs.wait() : await jobs.collect();
-          process.stdout.write(`${table(jobs)}\n\n${summary(dir, jobs, r)}\n${cost(session)}\n`);
+          process.stdout.write(`${table(jobs)}\n\n${summary(dir, jobs, r)}\n${cost('cost of this collection', r.usage)}\n${cost('cost of all batch replies of the run', jobs.usage())}\n`);
         } finally {
           session.close();
         }

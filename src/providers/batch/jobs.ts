@@ -14,7 +14,8 @@ import { DEFAULT_BATCH_LIMITS, pricesFor } from '../models.js';
 import type { ProviderSession } from '../session.js';
 import type { DeferredRequest } from './defer.js';
 import { planParts, type BatchLimits, type PartPlan } from './parts.js';
-import { BatchStore, DEAD, TERMINAL, type BatchesState, type PartRecord } from './state.js';
+import { BatchStore, DEAD, TERMINAL, addBatchUsage, type BatchUsage, type BatchesState, type PartRecord } from './state.js';
+import { costOf } from '../usage.js';
 
 export interface BatchJobsOptions {
   /** The run directory (batches.json and batches/ go there). */
@@ -35,6 +36,20 @@ export interface CollectReport {
   resubmitted: number;
   /** Batches that failed or were cancelled (reported, their requests recorded as failures). */
   lost: string[];
+  /** Tokens and cost (batch prices) of the replies stored, by role. */
+  usage: Record<string, BatchUsage>;
+}
+
+export function emptyReport(): CollectReport {
+  return { stored: 0, failed: 0, resubmitted: 0, lost: [], usage: {} };
+}
+
+export function addReport(into: CollectReport, r: CollectReport): void {
+  into.stored += r.stored;
+  into.failed += r.failed;
+  into.resubmitted += r.resubmitted;
+  into.lost.push(...r.lost);
+  for (const [role, u] of Object.entries(r.usage)) addBatchUsage(into.usage, role, u);
 }
 
 type Batch = OpenAI.Batches.Batch;
@@ -84,6 +99,13 @@ export class BatchJobs {
     return n;
   }
 
+  /** Tokens and cost (batch prices) of every reply collected for this run, by role, over all invocations. */
+  usage(): Record<string, BatchUsage> {
+    const out: Record<string, BatchUsage> = {};
+    for (const p of this.state.parts) for (const [role, u] of Object.entries(p.collected?.usage ?? {})) addBatchUsage(out, role, u);
+    return out;
+  }
+
   /** Parts submitted and not yet finished on the provider's side. */
   live(): PartRecord[] {
     return this.state.parts.filter((p) => p.batch_id !== null && !TERMINAL.has(p.status));
@@ -131,8 +153,23 @@ export class BatchJobs {
    * limits). Parts already live or adoptable are not submitted again. Returns the parts.
    */
   async submit(requests: readonly DeferredRequest[]): Promise<PartRecord[]> {
-    const roles = new Map(requests.map((r) => [r.model, r.role]));
-    const plans = planParts(requests, (model) => this.limitsFor(model, roles.get(model)!));
+    // A part recorded but never confirmed (killed around its create) may exist on the provider.
+    for (const p of this.state.parts.filter((x) => x.batch_id === null)) {
+      const found = await this.call(p, async (client) => this.findOnProvider(client, p));
+      if (found) {
+        this.update(p, found);
+        this.opts.log(`batch ${found.id} found on the provider (already submitted), adopted: ${describePart(p)}`);
+      }
+    }
+    // A request already in a batch that has not been collected is never sent in another one.
+    const pending = new Set<string>();
+    for (const p of this.state.parts) {
+      if (p.collected !== null || p.batch_id === null) continue;
+      for (const m of this.store.readPart(p.hash).meta) pending.add(m.key);
+    }
+    const fresh = requests.filter((r) => !pending.has(r.key));
+    const roles = new Map(fresh.map((r) => [r.model, r.role]));
+    const plans = planParts(fresh, (model) => this.limitsFor(model, roles.get(model)!));
     const out: PartRecord[] = [];
     for (const plan of plans) {
       let rec = this.state.parts.find((p) => p.hash === plan.hash && p.collected === null && !DEAD.has(p.status));
@@ -257,7 +294,7 @@ export class BatchJobs {
    * an expired batch are submitted again (only those).
    */
   async collect(): Promise<CollectReport> {
-    const report: CollectReport = { stored: 0, failed: 0, resubmitted: 0, lost: [] };
+    const report = emptyReport();
     for (const rec of this.uncollected()) {
       const { lines, meta } = this.store.readPart(rec.hash);
       const byKey = new Map(meta.map((m) => [m.key, m]));
@@ -269,6 +306,7 @@ export class BatchJobs {
         report.failed++;
       };
       let stored = 0;
+      const usage: Record<string, BatchUsage> = {};
       const entryOf = new Map<string, ReturnType<ProviderSession['model']>>();
       for (const fileId of [rec.output_file_id, rec.error_file_id]) {
         if (!fileId) continue;
@@ -289,12 +327,14 @@ export class BatchJobs {
           delete this.state.failures[m.key];
           let entry = entryOf.get(m.model);
           if (!entry) entryOf.set(m.model, (entry = this.opts.session.model(m.model, m.role)));
-          this.opts.session.usage.record(m.role, m.model, { prompt_tokens: result.reply.prompt_tokens, completion_tokens: result.reply.completion_tokens, search_units: 0 }, false, pricesFor(entry, true));
+          const tokens = { prompt_tokens: result.reply.prompt_tokens, completion_tokens: result.reply.completion_tokens };
+          addBatchUsage(usage, m.role, { replies: 1, ...tokens, cost_usd: costOf({ ...tokens, search_units: 0 }, pricesFor(entry, true)) });
           done.add(m.key);
           stored++;
         }
       }
       report.stored += stored;
+      for (const [role, u] of Object.entries(usage)) addBatchUsage(report.usage, role, u);
       const unfinished = meta.filter((m) => !done.has(m.key));
       const failedHere = done.size - stored;
       if (rec.status === 'expired' && unfinished.length > 0) {
@@ -302,7 +342,7 @@ export class BatchJobs {
         const again: DeferredRequest[] = lines
           .filter((l) => keep.has(l.custom_id))
           .map((l) => ({ ...byKey.get(l.custom_id)!, baseUrl: rec.base_url, url: l.url as DeferredRequest['url'], body: l.body as DeferredRequest['body'] }));
-        rec.collected = { stored, failed: failedHere, unfinished: unfinished.length, at: this.now().toISOString() };
+        rec.collected = { stored, failed: failedHere, unfinished: unfinished.length, at: this.now().toISOString(), usage };
         this.save();
         this.opts.log(`batch ${rec.batch_id} expired with ${stored} replies; resubmitting its ${unfinished.length} unfinished requests`);
         const parts = await this.submit(again);
@@ -317,7 +357,7 @@ export class BatchJobs {
         } else if (unfinished.length > 0) {
           for (const m of unfinished) fail(m.key, `no result in batch ${rec.batch_id}`);
         }
-        rec.collected = { stored, failed: done.size - stored, unfinished: 0, at: this.now().toISOString() };
+        rec.collected = { stored, failed: done.size - stored, unfinished: 0, at: this.now().toISOString(), usage };
       }
       this.save();
       this.opts.log(`batch ${rec.batch_id} collected: ${stored} replies into the cache, ${rec.collected.failed} failed`);
@@ -327,15 +367,11 @@ export class BatchJobs {
 
   /** Polls (with backoff) and collects until no batch is live. */
   async wait(sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms))): Promise<CollectReport> {
-    const total: CollectReport = { stored: 0, failed: 0, resubmitted: 0, lost: [] };
+    const total = emptyReport();
     const { initial, max } = this.opts.pollMs ?? pollInterval(this.opts.session.transport.env);
     let delay = initial;
     for (;;) {
-      const r = await this.collect();
-      total.stored += r.stored;
-      total.failed += r.failed;
-      total.resubmitted += r.resubmitted;
-      total.lost.push(...r.lost);
+      addReport(total, await this.collect());
       if (this.live().length === 0) return total;
       await sleep(delay);
       delay = Math.min(max, Math.max(1, delay * 2));

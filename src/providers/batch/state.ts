@@ -21,6 +21,18 @@ export const DEAD = new Set(['failed', 'expired', 'cancelled']);
 
 const CountsSchema = z.object({ total: z.number(), completed: z.number(), failed: z.number() });
 
+export const BatchUsageSchema = z.object({ replies: z.number(), prompt_tokens: z.number(), completion_tokens: z.number(), cost_usd: z.number().nullable() });
+export type BatchUsage = z.infer<typeof BatchUsageSchema>;
+
+/** Adds `u` into `into[role]` (a null cost stays unknown). */
+export function addBatchUsage(into: Record<string, BatchUsage>, role: string, u: BatchUsage): void {
+  const t = (into[role] ??= { replies: 0, prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 });
+  t.replies += u.replies;
+  t.prompt_tokens += u.prompt_tokens;
+  t.completion_tokens += u.completion_tokens;
+  t.cost_usd = t.cost_usd === null || u.cost_usd === null ? null : t.cost_usd + u.cost_usd;
+}
+
 const PartSchema = z.object({
   hash: z.string(),
   part: z.number().int(),
@@ -40,7 +52,16 @@ const PartSchema = z.object({
   error_file_id: z.string().nullable(),
   /** Batch-level errors (a failed batch). */
   errors: z.string().nullable(),
-  collected: z.object({ stored: z.number(), failed: z.number(), unfinished: z.number(), at: z.string() }).nullable(),
+  collected: z
+    .object({
+      stored: z.number(),
+      failed: z.number(),
+      unfinished: z.number(),
+      at: z.string(),
+      /** What the stored replies used and cost, at batch prices, by role. */
+      usage: z.record(z.string(), BatchUsageSchema).default({}),
+    })
+    .nullable(),
   /** The parts an expired batch's unfinished requests went out in. */
   resubmitted_as: z.array(z.string()).default([]),
   created_at: z.string(),

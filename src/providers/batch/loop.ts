@@ -1,0 +1,72 @@
+/**
+ * `--batch`: the normal pipeline pass, repeated. Each pass runs with a DeferSink in the transport,
+ * so every reader/judge request that misses the cache is recorded instead of sent (its item stays
+ * pending); the recorded requests go out as batch jobs; their replies are collected into the
+ * cache; the next pass finds them and goes one stage further (reader replies first, then the
+ * judge requests built from them). When a pass defers nothing, the run is complete and its items
+ * are exactly those of an interactive run: the same stages read the same cached replies.
+ */
+import type { ProviderSession } from '../session.js';
+import { DeferCollector } from './defer.js';
+import { addReport, emptyReport, type BatchJobs, type CollectReport } from './jobs.js';
+
+export interface BatchLoopOptions<T> {
+  jobs: BatchJobs;
+  session: ProviderSession;
+  /** One pipeline pass; deferred items must be left pending (not written). */
+  pass(): Promise<T>;
+  /** --no-wait: return as soon as batches are submitted (or still running). */
+  wait: boolean;
+  /** --retry-errors: requests that failed inside batches are sent again. */
+  retryErrors?: boolean;
+  log(line: string): void;
+  /** Polling sleep (tests). */
+  sleep?(ms: number): Promise<void>;
+}
+
+export interface BatchLoopOutcome<T> {
+  /** The last pass deferred nothing: every item is written. */
+  complete: boolean;
+  /** The last pass's result (null when no pass ran because batches were still running). */
+  last: T | null;
+  passes: number;
+  /** Batch parts submitted by this invocation. */
+  submitted: number;
+  collected: CollectReport;
+}
+
+export async function runWithBatches<T>(o: BatchLoopOptions<T>): Promise<BatchLoopOutcome<T>> {
+  const collected = emptyReport();
+  const add = (r: CollectReport) => addReport(collected, r);
+  if (o.retryErrors) {
+    const n = o.jobs.clearFailures();
+    if (n > 0) o.log(`--retry-errors: ${n} requests that failed inside batches will be sent again`);
+  }
+  let passes = 0;
+  let submitted = 0;
+  let last: T | null = null;
+  for (;;) {
+    // Whatever finished since the last look (an earlier --no-wait run, or the batches just sent).
+    await o.jobs.refresh();
+    add(await o.jobs.collect());
+    if (o.jobs.live().length > 0) {
+      if (!o.wait) return { complete: false, last, passes, submitted, collected };
+      add(await o.jobs.wait(o.sleep));
+    }
+    const sink = new DeferCollector(o.jobs.failures());
+    o.session.transport.defer = sink;
+    try {
+      last = await o.pass();
+    } finally {
+      o.session.transport.defer = undefined;
+    }
+    passes++;
+    if (sink.size === 0) return { complete: true, last, passes, submitted, collected };
+    const roles = new Map<string, number>();
+    for (const r of sink.requests()) roles.set(r.role, (roles.get(r.role) ?? 0) + 1);
+    o.log(`pass ${passes}: ${sink.size} requests go out as batch jobs (${[...roles].map(([r, n]) => `${n} ${r}`).join(', ')})`);
+    const parts = await o.jobs.submit(sink.requests());
+    submitted += parts.length;
+    if (!o.wait) return { complete: false, last, passes, submitted, collected };
+  }
+}
