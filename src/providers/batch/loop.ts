@@ -6,15 +6,16 @@
  * judge requests built from them). When a pass defers nothing, the run is complete and its items
  * are exactly those of an interactive run: the same stages read the same cached replies.
  */
-import type { ProviderSession } from '../session.js';
-import { DeferCollector } from './defer.js';
+import { DeferCollector, type DeferSink } from './defer.js';
 import { addReport, emptyReport, type BatchJobs, type CollectReport } from './jobs.js';
 
 export interface BatchLoopOptions<T> {
   jobs: BatchJobs;
-  session: ProviderSession;
-  /** One pipeline pass; deferred items must be left pending (not written). */
-  pass(): Promise<T>;
+  /**
+   * One pipeline pass with `defer` in its transport (TransportOptions.defer); items whose stage
+   * threw DeferredRequestError must be left pending (not written).
+   */
+  pass(defer: DeferSink, index: number): Promise<T>;
   /** --no-wait: return as soon as batches are submitted (or still running). */
   wait: boolean;
   /** --retry-errors: requests that failed inside batches are sent again. */
@@ -54,12 +55,7 @@ export async function runWithBatches<T>(o: BatchLoopOptions<T>): Promise<BatchLo
       add(await o.jobs.wait(o.sleep));
     }
     const sink = new DeferCollector(o.jobs.failures());
-    o.session.transport.defer = sink;
-    try {
-      last = await o.pass();
-    } finally {
-      o.session.transport.defer = undefined;
-    }
+    last = await o.pass(sink, passes);
     passes++;
     if (sink.size === 0) return { complete: true, last, passes, submitted, collected };
     const roles = new Map<string, number>();

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ProviderSession } from '../../../src/providers/session.js';
 import { chatModel } from '../../../src/providers/clients.js';
-import { isDeferred } from '../../../src/providers/batch/defer.js';
+import { isDeferred, type DeferSink } from '../../../src/providers/batch/defer.js';
 import { BatchJobs } from '../../../src/providers/batch/jobs.js';
 import { runWithBatches } from '../../../src/providers/batch/loop.js';
 import { FakeBatchApi } from '../../helpers/fake-batch-api.js';
@@ -34,8 +34,9 @@ interface Item {
 }
 
 /** A tiny pipeline with the real contract: a deferred stage leaves the item unwritten. */
-function pipeline(s: ProviderSession, written: Map<string, Item>): () => Promise<number> {
-  return async () => {
+function pipeline(s: ProviderSession, written: Map<string, Item>): (defer?: DeferSink) => Promise<number> {
+  return async (defer) => {
+    s.transport.defer = defer;
     const reader = chatModel(s, 'reader', 'gpt-4o-mini');
     const judge = chatModel(s, 'judge', 'gpt-4o-mini');
     let deferred = 0;
@@ -51,6 +52,7 @@ function pipeline(s: ProviderSession, written: Map<string, Item>): () => Promise
         }
       }),
     );
+    s.transport.defer = undefined;
     return deferred;
   };
 }
@@ -71,7 +73,7 @@ describe('runWithBatches', () => {
     const items = new Map<string, Item>();
     const log: string[] = [];
     const jobs = new BatchJobs({ dir: tempDir(), runId: 'loop', session: s, log: (l) => log.push(l), pollMs: { initial: 1, max: 2 } });
-    const out = await runWithBatches({ jobs, session: s, pass: pipeline(s, items), wait: true, log: (l) => log.push(l) });
+    const out = await runWithBatches({ jobs, pass: pipeline(s, items), wait: true, log: (l) => log.push(l) });
     expect(out).toMatchObject({ complete: true, passes: 3, submitted: 2, last: 0 });
     expect(log).toContain('pass 1: 7 requests go out as batch jobs (7 reader)');
     expect(log).toContain('pass 2: 21 requests go out as batch jobs (21 judge)');
@@ -101,7 +103,7 @@ describe('runWithBatches', () => {
     const run = async () => {
       const s = session(cache);
       const jobs = new BatchJobs({ dir, runId: 'loop', session: s, log: () => {}, pollMs: { initial: 1, max: 2 } });
-      const out = await runWithBatches({ jobs, session: s, pass: pipeline(s, items), wait: false, log: () => {} });
+      const out = await runWithBatches({ jobs, pass: pipeline(s, items), wait: false, log: () => {} });
       s.close();
       return out;
     };
