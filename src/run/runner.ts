@@ -18,6 +18,7 @@ import type { Retriever } from '../retrieval/retriever.js';
 import { coverage } from '../eval/coverage.js';
 import { planStages, type StagePlan } from '../eval/stages.js';
 import { ProviderSession } from '../providers/session.js';
+import { isDeferred } from '../providers/batch/defer.js';
 import type { TransportOptions } from '../providers/transport.js';
 import { summarise, type Summary } from '../eval/summary.js';
 import { InputError } from '../util/errors.js';
@@ -201,6 +202,8 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
         group.questions.map((q) =>
           limit(async () => {
             const item = await answerQuestion(q, ep, index, retriever, epPolicy, plan, runCfg, benchmark, timings);
+            // A request deferred to a batch job (--batch): the item is not done yet and stays pending.
+            if (item === null) return;
             // Depth-k coverage means nothing when nothing was ranked.
             if (retriever.selectsAll) item.coverage_at_k = {};
             item.timings.ingest_share_ms = ingestShare;
@@ -254,7 +257,7 @@ async function answerQuestion(
   cfg: RunConfig,
   benchmark: Benchmark,
   timings: Record<string, number>,
-): Promise<ItemRecord> {
+): Promise<ItemRecord | null> {
   const item = baseItem(q, benchmark.name);
   const tr = performance.now();
   let ranking: Ranking;
@@ -273,6 +276,7 @@ async function answerQuestion(
     try {
       await stage.run(item, { question: q, evidence, ep, cfg, benchmark });
     } catch (e) {
+      if (isDeferred(e)) return null;
       item.error = { stage: stage.name, message: (e as Error).message };
       break;
     }

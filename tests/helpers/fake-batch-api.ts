@@ -23,6 +23,8 @@ export interface BatchScript {
   expireAfter?: number;
   /** The create reply is lost: the batch is created, then the connection is dropped. */
   dropCreateReply?: boolean;
+  /** The batch is created but the reply never comes (the client can be killed meanwhile). */
+  hangCreateReply?: boolean;
 }
 
 interface FakeFile {
@@ -170,6 +172,7 @@ export class FakeBatchApi {
         req.socket.destroy();
         return;
       }
+      if (script.hangCreateReply) return;
       return this.reply(res, 200, view(b));
     }
     if (method === 'GET' && path === '/v1/batches') {

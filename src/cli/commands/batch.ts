@@ -7,6 +7,11 @@ import { ProviderSession } from '../../providers/session.js';
 import { defaultTransport } from '../../providers/transport.js';
 import { InputError } from '../../util/errors.js';
 import { markdownTable } from '../../util/table.js';
+import { executeRun, runIdFor, type RunHooks, type RunOutcome, type RunRequest } from '../../run/runner.js';
+import { RunDir } from '../../run/rundir.js';
+import { runWithBatches, type BatchLoopOutcome } from '../../providers/batch/loop.js';
+import { costOf } from '../../providers/usage.js';
+import { fromRoot } from '../../util/paths.js';
 import { nonNegativeInteger, positiveNumber } from '../options.js';
 
 interface BatchFlags {
@@ -107,4 +112,83 @@ export function batchCommand(): Command {
       }),
   );
   return cmd;
+}
+
+export interface BatchedRun {
+  /** The final pass's outcome when the run is complete, else null (batches still running). */
+  outcome: RunOutcome | null;
+  loop: BatchLoopOutcome<RunOutcome>;
+  dir: string;
+  jobs: BatchJobs;
+  /** Reader/judge replies of the run from batches: cost at batch prices, and what they would cost interactively. */
+  cost: { batch_usd: number | null; interactive_usd: number | null };
+}
+
+/**
+ * `rawrag run ... --batch`: the run's normal pass, repeated with deferral (see batch/loop.ts).
+ * Reader and judge models must have a batch API in the registry (`batchPrices`).
+ */
+export async function runBatched(req: RunRequest, hooks: RunHooks, opts: { wait: boolean }): Promise<BatchedRun> {
+  const { cfg } = req;
+  const session = new ProviderSession({ ...req.transport, defer: undefined });
+  try {
+    if (session.cache.dir === null) throw new InputError('--batch fills the response cache, so it cannot run with --no-cache', { place: '--batch' });
+    const models = cfg.reader.model ? [['reader', cfg.reader.model] as const, ['judge', cfg.judge.model] as const] : [];
+    if (models.length === 0) throw new InputError('--batch sends reader and judge requests: name a reader (--reader MODEL)', { place: '--batch' });
+    for (const [role, name] of models) {
+      const entry = session.model(name, role);
+      if (!entry.batchPrices) throw new InputError(`${role} model '${name}' has no batch API in the model registry (no batchPrices): run it without --batch`, { file: session.registry.file, place: `models.${name}` });
+    }
+    const runId = runIdFor(cfg);
+    const dir = resolve(req.out ?? fromRoot('results', runId));
+    const jobs = new BatchJobs({ dir, runId, session, log: hooks.log });
+    const loop = await runWithBatches({
+      jobs,
+      wait: opts.wait,
+      retryErrors: req.retryErrors,
+      log: hooks.log,
+      // --retry-errors drops the failed items on the first pass only; later passes keep what they wrote.
+      pass: (defer, i) => executeRun({ ...req, out: dir, retryErrors: i === 0 && req.retryErrors, transport: { ...req.transport, defer } }, hooks),
+    });
+    const usage = jobs.usage();
+    let batchUsd: number | null = 0;
+    let interactiveUsd: number | null = 0;
+    for (const p of jobs.parts) {
+      for (const [role, u] of Object.entries(p.collected?.usage ?? {})) {
+        const entry = session.model(p.model, role as 'reader' | 'judge');
+        const full = costOf({ prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens, search_units: 0 }, entry.prices);
+        interactiveUsd = interactiveUsd === null || full === null ? null : interactiveUsd + full;
+        batchUsd = batchUsd === null || u.cost_usd === null ? null : batchUsd + u.cost_usd;
+      }
+    }
+    const cost = { batch_usd: batchUsd, interactive_usd: interactiveUsd };
+    const outcome = loop.complete ? loop.last : null;
+    if (outcome) {
+      // The summary of a batch run also says what its batches were and cost.
+      const batch = { jobs: jobs.parts.filter((p) => p.batch_id !== null).length, usage, cost_usd: batchUsd, cost_usd_interactive: interactiveUsd };
+      Object.assign(outcome.summary, { batch });
+      new RunDir(dir).writeSummary(outcome.summary);
+    }
+    return { outcome, loop, dir, jobs, cost };
+  } finally {
+    session.close();
+  }
+}
+
+/** The lines `rawrag run --batch` prints after the run's report (or instead of it, when batches are still running). */
+export function renderBatched(b: BatchedRun, resume: string): string {
+  const usd = (x: number | null) => (x === null ? 'unknown' : `$${x.toFixed(4)}`);
+  const lines = ['', 'Batch jobs:', table(b.jobs)];
+  const u = b.jobs.usage();
+  const roles = Object.entries(u).map(([r, x]) => `${r} ${x.replies}`);
+  lines.push(`replies from batches: ${roles.join(', ') || 'none'}; cost at batch prices ${usd(b.cost.batch_usd)} (interactive prices: ${usd(b.cost.interactive_usd)})`);
+  for (const l of b.loop.collected.lost) lines.push(`LOST: ${l}`);
+  const failures = b.jobs.failures().size;
+  if (failures > 0) lines.push(`${failures} requests failed inside batches (item errors); ${resume} --retry-errors sends them again`);
+  if (!b.outcome) {
+    const live = b.jobs.live().length;
+    lines.push(live > 0 ? `${live} batch jobs running (the provider has up to 24 h). Nothing is lost if this machine stops.` : 'batch results are ready: run the command again to collect them and go on.');
+    lines.push(`resume: ${resume}   (or: rawrag batch status ${b.dir})`);
+  }
+  return lines.join('\n');
 }
