@@ -134,6 +134,28 @@ describe('rawrag run --batch', () => {
     expect(byId(items(out))).toEqual(byId(items(liveOut)));
   });
 
+  it('a request that fails inside a batch becomes an item error; --batch --retry-errors sends it again', async () => {
+    const out = join(tempDir(), 'errors');
+    const cache = tempDir('rawrag-cache-');
+    const victim = selected[4]!.text;
+    api.scriptFor = () => ({});
+    api.chat.inject({ kind: 'status', status: 400, times: 1, match: (r) => r.path === '/v1/chat/completions' && readerQuestion(r.body) === victim && Boolean(r.headers['x-fake-batch']) });
+    const first = await rawragAsync(args(api, cache, out, '--batch', '--seed', '3'), env);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/30 questions, 1 errors/);
+    expect(first.stdout).toMatch(/1 requests failed inside batches \(item errors\); rawrag run .* --retry-errors sends them again/);
+    const bad = items(out).filter((i) => i.error);
+    expect(bad.map((i) => i.question)).toEqual([victim]);
+    expect(bad[0].error).toEqual({ stage: 'read', message: expect.stringMatching(/reader request to gpt-4o-mini failed in a batch job: HTTP 400: injected 400/) });
+    const before = api.batches.size;
+    const retry = await rawragAsync(args(api, cache, out, '--batch', '--seed', '3', '--retry-errors'), env);
+    expect(retry.code).toBe(0);
+    expect(retry.stdout).toMatch(/30 questions, 0 errors/);
+    expect(retry.stderr).toMatch(/pass 1: 1 requests go out as batch jobs \(1 reader\)/);
+    expect(api.batches.size).toBe(before + 2); // the reader request, then its 3 judge runs
+    expect(byId(items(out))).toEqual(byId(items(liveOut)));
+  });
+
   it('--dry-run --batch shows both prices', async () => {
     const r = await rawragAsync(['run', 'locomo', '--retriever', 'openai', '--reader', 'gpt-4o-mini', '--dry-run', '--batch'], { ...env, OPENAI_API_KEY: undefined, COHERE_API_KEY: undefined });
     expect(r.code).toBe(0);
