@@ -141,7 +141,7 @@ describe('rawrag run --batch', () => {
     api.scriptFor = () => ({});
     api.chat.inject({ kind: 'status', status: 400, times: 1, match: (r) => r.path === '/v1/chat/completions' && readerQuestion(r.body) === victim && Boolean(r.headers['x-fake-batch']) });
     const first = await rawragAsync(args(api, cache, out, '--batch', '--seed', '3'), env);
-    expect(first.code).toBe(0);
+    expect(first.code).toBe(4); // an item failed (--max-error-rate 0)
     expect(first.stdout).toMatch(/30 questions, 1 errors/);
     expect(first.stdout).toMatch(/1 requests failed inside batches \(item errors\); rawrag run .* --retry-errors sends them again/);
     const bad = items(out).filter((i) => i.error);

@@ -7,11 +7,11 @@ import { ProviderSession } from '../../providers/session.js';
 import { defaultTransport } from '../../providers/transport.js';
 import { InputError } from '../../util/errors.js';
 import { markdownTable } from '../../util/table.js';
-import { executeRun, runIdFor, type RunHooks, type RunOutcome, type RunRequest } from '../../run/runner.js';
+import { executeRun, type RunHooks, type RunOutcome, type RunRequest } from '../../pipeline/run.js';
+import { runDirFor, runIdFor } from '../../pipeline/plan.js';
 import { RunDir } from '../../run/rundir.js';
 import { runWithBatches, type BatchLoopOutcome } from '../../providers/batch/loop.js';
 import { costOf } from '../../providers/usage.js';
-import { fromRoot } from '../../util/paths.js';
 import { nonNegativeInteger, positiveNumber } from '../options.js';
 
 interface BatchFlags {
@@ -140,7 +140,7 @@ export async function runBatched(req: RunRequest, hooks: RunHooks, opts: { wait:
       if (!entry.batchPrices) throw new InputError(`${role} model '${name}' has no batch API in the model registry (no batchPrices): run it without --batch`, { file: session.registry.file, place: `models.${name}` });
     }
     const runId = runIdFor(cfg);
-    const dir = resolve(req.out ?? fromRoot('results', runId));
+    const dir = runDirFor(cfg, req.out);
     const jobs = new BatchJobs({ dir, runId, session, log: hooks.log });
     const loop = await runWithBatches({
       jobs,
