@@ -90,6 +90,13 @@ describe('rawrag run --batch', () => {
     expect(b.usage.reader.cache_hits).toBe(30);
     expect(b.usage.reader.requests).toBe(0);
     expect(b.usage.reader.cost_usd_total).toBeCloseTo(l.usage.reader.cost_usd_spent / 2, 10);
+    // Per item too: details.usage prices batch replies at batch prices.
+    const liveItems = new Map(items(liveOut).map((i) => [i.id, i]));
+    for (const i of items(batchOut).slice(0, 5)) {
+      const li = liveItems.get(i.id);
+      expect(i.details.usage.reader.cost_usd).toBeCloseTo(li.details.usage.reader.cost_usd / 2, 12);
+      expect(i.details.usage.judge.cost_usd).toBeCloseTo(li.details.usage.judge.cost_usd / 2, 12);
+    }
   });
 
   it('--no-wait exits after submitting; running the command again goes on, never submitting twice', async () => {

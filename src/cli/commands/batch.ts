@@ -47,7 +47,7 @@ function table(jobs: BatchJobs): string {
       .map(([r, n]) => `${n} ${r}`)
       .join(', '),
     p.batch_id === null ? 'not submitted' : p.status,
-    p.counts ? `${p.counts.completed}/${p.counts.total}` : '-',
+    p.counts && p.counts.total > 0 ? `${p.counts.completed}/${p.counts.total}` : '-',
     p.counts?.failed ?? 0,
     p.collected ? `${p.collected.stored} stored` : TERMINAL.has(p.status) ? 'not yet' : '-',
   ]);

@@ -50,7 +50,7 @@ export function runCommand(): Command {
           const b = await runBatched(request, hooks, { wait: opts.wait !== false });
           bar.stop();
           const report = b.outcome && !opts.json ? renderRunReport(b.outcome) : b.outcome ? JSON.stringify(b.outcome.summary, null, 2) : '';
-          process.stdout.write(report + (opts.json && b.outcome ? '' : renderBatched(b, retryCommand(process.argv) + ` --out ${b.dir}`)) + '\n');
+          process.stdout.write(report + (opts.json && b.outcome ? '' : `${report ? '\n' : ''}${renderBatched(b, retryCommand(process.argv) + ` --out ${b.dir}`)}`) + '\n');
           if (!b.outcome) return;
           outcome = b.outcome;
         } else {
