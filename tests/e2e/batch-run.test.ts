@@ -163,6 +163,26 @@ describe('rawrag run --batch', () => {
     expect(byId(items(out))).toEqual(byId(items(liveOut)));
   });
 
+  it('--batch-embeddings: the windows and questions are embedded by a batch job too; same items, no interactive embedding', async () => {
+    const out = join(tempDir(), 'embed');
+    const before = api.batches.size;
+    const embedsBefore = api.chat.requests.filter((r) => r.path === '/v1/embeddings').length;
+    api.scriptFor = () => ({});
+    const r = await rawragAsync(args(api, tempDir('rawrag-cache-'), out, '--batch-embeddings', '--seed', '4'), env);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/30 questions, 0 errors/);
+    const m = /pass 1: (\d+) requests go out as batch jobs \(\1 embed\)/.exec(r.stderr)!;
+    expect(m).not.toBeNull();
+    expect(r.stderr).toMatch(/pass 2: 30 requests go out as batch jobs \(30 reader\)/);
+    expect(api.batches.size).toBe(before + 3);
+    const embeds = api.chat.requests.filter((q) => q.path === '/v1/embeddings').slice(embedsBefore);
+    expect(embeds.every((q) => q.headers['x-fake-batch'])).toBe(true);
+    expect(embeds).toHaveLength(Number(m[1]));
+    expect(new Set(embeds.map((q) => q.body.input)).size).toBe(embeds.length);
+    expect(byId(items(out))).toEqual(byId(items(liveOut)));
+    expect(r.stdout).toMatch(/replies from batches: embed \d+, reader 30, judge 90/);
+  });
+
   it('--dry-run --batch shows both prices', async () => {
     const r = await rawragAsync(['run', 'locomo', '--retriever', 'openai', '--reader', 'gpt-4o-mini', '--dry-run', '--batch'], { ...env, OPENAI_API_KEY: undefined, COHERE_API_KEY: undefined });
     expect(r.code).toBe(0);

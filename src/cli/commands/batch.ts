@@ -128,7 +128,7 @@ export interface BatchedRun {
  * `rawrag run ... --batch`: the run's normal pass, repeated with deferral (see batch/loop.ts).
  * Reader and judge models must have a batch API in the registry (`batchPrices`).
  */
-export async function runBatched(req: RunRequest, hooks: RunHooks, opts: { wait: boolean }): Promise<BatchedRun> {
+export async function runBatched(req: RunRequest, hooks: RunHooks, opts: { wait: boolean; embeddings?: boolean }): Promise<BatchedRun> {
   const { cfg } = req;
   const session = new ProviderSession({ ...req.transport, defer: undefined });
   try {
@@ -139,6 +139,12 @@ export async function runBatched(req: RunRequest, hooks: RunHooks, opts: { wait:
       const entry = session.model(name, role);
       if (!entry.batchPrices) throw new InputError(`${role} model '${name}' has no batch API in the model registry (no batchPrices): run it without --batch`, { file: session.registry.file, place: `models.${name}` });
     }
+    if (opts.embeddings) {
+      const pair = session.registry.retrievers[cfg.retrieval.retriever];
+      if (!pair) throw new InputError(`--batch-embeddings: retriever '${cfg.retrieval.retriever}' embeds nothing through a provider`, { place: '--batch-embeddings' });
+      const entry = session.model(pair.embed, 'embed');
+      if (!entry.batchPrices) throw new InputError(`embedding model '${pair.embed}' has no batch API in the model registry (no batchPrices): drop --batch-embeddings`, { file: session.registry.file, place: `models.${pair.embed}` });
+    }
     const runId = runIdFor(cfg);
     const dir = runDirFor(cfg, req.out);
     const jobs = new BatchJobs({ dir, runId, session, log: hooks.log });
@@ -146,6 +152,7 @@ export async function runBatched(req: RunRequest, hooks: RunHooks, opts: { wait:
       jobs,
       wait: opts.wait,
       retryErrors: req.retryErrors,
+      embeddings: opts.embeddings,
       log: hooks.log,
       // --retry-errors drops the failed items on the first pass only; later passes keep what they wrote.
       pass: (defer, i) => executeRun({ ...req, out: dir, retryErrors: i === 0 && req.retryErrors, transport: { ...req.transport, defer } }, hooks),

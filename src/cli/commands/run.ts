@@ -25,6 +25,7 @@ export function runCommand(): Command {
     .option('--json', 'print summary.json instead of the table')
     .option('--batch', "send reader and judge requests as Batch API jobs (half price, up to 24 h; see docs/models.md)")
     .option('--no-wait', 'with --batch: exit once the batch jobs are submitted; run the same command again to go on')
+    .option('--batch-embeddings', 'with --batch: embed the windows and questions through batch jobs too (implies --batch)')
     .action(async (benchmark: string | undefined, _opts: unknown, command: Command) => {
       const cfg = configFromFlags(command, benchmark);
       const opts = command.opts();
@@ -46,8 +47,8 @@ export function runCommand(): Command {
           signal: interrupts.signal,
         };
         let outcome: Awaited<ReturnType<typeof executeRun>>;
-        if (opts.batch) {
-          const b = await runBatched(request, hooks, { wait: opts.wait !== false });
+        if (opts.batch || opts.batchEmbeddings) {
+          const b = await runBatched(request, hooks, { wait: opts.wait !== false, embeddings: Boolean(opts.batchEmbeddings) });
           bar.stop();
           const report = b.outcome && !opts.json ? renderRunReport(b.outcome) : b.outcome ? JSON.stringify(b.outcome.summary, null, 2) : '';
           process.stdout.write(report + (opts.json && b.outcome ? '' : `${report ? '\n' : ''}${renderBatched(b, retryCommand(process.argv) + ` --out ${b.dir}`)}`) + '\n');

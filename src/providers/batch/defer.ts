@@ -10,19 +10,21 @@ import type OpenAI from 'openai';
 export interface DeferredRequest {
   /** The response-cache key of the request; also its `custom_id` in the batch. */
   key: string;
-  role: 'reader' | 'judge';
+  role: 'reader' | 'judge' | 'embed';
   /** Registry name of the model (prices, limits, key). */
   model: string;
   /** Endpoint the interactive call would have used (no key). */
   baseUrl: string;
   /** The batch endpoint path the body is for. */
-  url: '/v1/chat/completions';
-  /** The request body exactly as the interactive call would send it. */
-  body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming;
+  url: '/v1/chat/completions' | '/v1/embeddings';
+  /** The request body exactly as the interactive call would send it (embeddings: one input per request). */
+  body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming | OpenAI.EmbeddingCreateParams;
   replicate: number;
 }
 
 export interface DeferSink {
+  /** Embeddings are deferred too (--batch-embeddings); otherwise only chat requests are. */
+  readonly embeddings?: boolean;
   /** Records a request that missed the cache. */
   add(request: DeferredRequest): void;
   /**
@@ -48,7 +50,10 @@ export function isDeferred(e: unknown): e is DeferredRequestError {
 export class DeferCollector implements DeferSink {
   private readonly byKey = new Map<string, DeferredRequest>();
 
-  constructor(private readonly failures: ReadonlyMap<string, string> = new Map()) {}
+  constructor(
+    private readonly failures: ReadonlyMap<string, string> = new Map(),
+    readonly embeddings = false,
+  ) {}
 
   add(request: DeferredRequest): void {
     if (!this.byKey.has(request.key)) this.byKey.set(request.key, request);

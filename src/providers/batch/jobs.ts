@@ -10,6 +10,8 @@
  */
 import type OpenAI from 'openai';
 import { chatReplyCodec, openaiClient, storedReply, type StoredReply } from '../chat.js';
+import { vectorCodec } from '../cache.js';
+import { readVectors } from '../embeddings.js';
 import { DEFAULT_BATCH_LIMITS, pricesFor } from '../models.js';
 import type { ProviderSession } from '../session.js';
 import type { DeferredRequest } from './defer.js';
@@ -316,18 +318,19 @@ export class BatchJobs {
           const line = parseOutputLine(raw);
           const m = line ? byKey.get(line.custom_id) : undefined;
           if (!line || !m || done.has(line.custom_id)) continue;
-          const result = replyOf(line);
+          const result = replyOf(line, rec.url);
           if ('message' in result) {
             if (result.notRun) continue;
             fail(line.custom_id, result.message);
             continue;
           }
-          // The same write path and key as an interactive reply; `batch` marks its price.
-          this.opts.session.cache.store(m.role, m.key, result.reply, chatReplyCodec);
+          // The same write path and key as an interactive reply; `batch` marks a chat reply's price.
+          if ('vector' in result) this.opts.session.cache.store(m.role, m.key, result.vector, vectorCodec);
+          else this.opts.session.cache.store(m.role, m.key, result.reply, chatReplyCodec);
           delete this.state.failures[m.key];
           let entry = entryOf.get(m.model);
           if (!entry) entryOf.set(m.model, (entry = this.opts.session.model(m.model, m.role)));
-          const tokens = { prompt_tokens: result.reply.prompt_tokens, completion_tokens: result.reply.completion_tokens };
+          const tokens = result.tokens;
           addBatchUsage(usage, m.role, { replies: 1, ...tokens, cost_usd: costOf({ ...tokens, search_units: 0 }, pricesFor(entry, true)) });
           done.add(m.key);
           stored++;
@@ -411,7 +414,12 @@ function parseOutputLine(raw: string): OutputLine | null {
 }
 
 /** A line's reply, validated as an interactive reply would be, or why it is not one. */
-function replyOf(line: OutputLine): { reply: StoredReply } | { message: string; notRun?: boolean } {
+type LineResult =
+  | { reply: StoredReply; tokens: { prompt_tokens: number; completion_tokens: number } }
+  | { vector: Float32Array; tokens: { prompt_tokens: number; completion_tokens: number } }
+  | { message: string; notRun?: boolean };
+
+function replyOf(line: OutputLine, url: string): LineResult {
   if (line.error) return { message: `${line.error.code ?? 'error'}: ${line.error.message ?? ''}`.trim(), notRun: NOT_RUN.has(line.error.code ?? '') };
   const status = line.response?.status_code;
   const body = line.response?.body as { error?: { code?: string; message?: string } } | undefined;
@@ -420,7 +428,12 @@ function replyOf(line: OutputLine): { reply: StoredReply } | { message: string; 
     return { message: `HTTP ${status ?? '?'}: ${body?.error?.message ?? JSON.stringify(body ?? null).slice(0, 300)}` };
   }
   try {
-    return { reply: { ...storedReply(body as OpenAI.Chat.ChatCompletion), batch: true } };
+    if (url === '/v1/embeddings') {
+      const res = body as unknown as OpenAI.CreateEmbeddingResponse;
+      return { vector: readVectors(res, 1)[0]!, tokens: { prompt_tokens: res.usage?.prompt_tokens ?? 0, completion_tokens: 0 } };
+    }
+    const reply = storedReply(body as OpenAI.Chat.ChatCompletion);
+    return { reply: { ...reply, batch: true }, tokens: { prompt_tokens: reply.prompt_tokens, completion_tokens: reply.completion_tokens } };
   } catch (e) {
     return { message: (e as Error).message };
   }

@@ -20,6 +20,8 @@ export interface BatchLoopOptions<T> {
   wait: boolean;
   /** --retry-errors: requests that failed inside batches are sent again. */
   retryErrors?: boolean;
+  /** --batch-embeddings: embedding requests go through batch jobs too. */
+  embeddings?: boolean;
   log(line: string): void;
   /** Polling sleep (tests). */
   sleep?(ms: number): Promise<void>;
@@ -54,7 +56,7 @@ export async function runWithBatches<T>(o: BatchLoopOptions<T>): Promise<BatchLo
       if (!o.wait) return { complete: false, last, passes, submitted, collected };
       add(await o.jobs.wait(o.sleep));
     }
-    const sink = new DeferCollector(o.jobs.failures());
+    const sink = new DeferCollector(o.jobs.failures(), o.embeddings === true);
     last = await o.pass(sink, passes);
     passes++;
     if (sink.size === 0) return { complete: true, last, passes, submitted, collected };

@@ -37,7 +37,7 @@ const PartSchema = z.object({
   hash: z.string(),
   part: z.number().int(),
   model: z.string(),
-  role: z.enum(['reader', 'judge']),
+  role: z.enum(['reader', 'judge', 'embed']),
   base_url: z.string(),
   url: z.string(),
   requests: z.number().int(),
