@@ -183,6 +183,21 @@ describe('rawrag run --batch', () => {
     expect(r.stdout).toMatch(/replies from batches: embed \d+, reader 30, judge 90/);
   });
 
+  it('a provider refusing the batch: a clear error (exit 5), nothing lost; the same command later goes on', async () => {
+    const out = join(tempDir(), 'refused');
+    const cache = tempDir('rawrag-cache-');
+    api.scriptFor = () => ({});
+    api.rejectCreate = 'Batch API is not available for this organization';
+    const r = await rawragAsync(args(api, cache, out, '--batch', '--seed', '5'), env);
+    api.rejectCreate = null;
+    expect(r.code).toBe(5);
+    expect(r.stderr).toMatch(/rawrag: batch API: reader request to gpt-4o-mini \(batch API\) failed \(HTTP 400\): 400 Batch API is not available for this organization\nbatches.json keeps every submitted job: run the same command again to go on/);
+    expect(r.stderr).not.toMatch(/internal error/);
+    const again = await rawragAsync(args(api, cache, out, '--batch', '--seed', '5'), env);
+    expect(again.code).toBe(0);
+    expect(byId(items(out))).toEqual(byId(items(liveOut)));
+  });
+
   it('--dry-run --batch shows both prices', async () => {
     const r = await rawragAsync(['run', 'locomo', '--retriever', 'openai', '--reader', 'gpt-4o-mini', '--dry-run', '--batch'], { ...env, OPENAI_API_KEY: undefined, COHERE_API_KEY: undefined });
     expect(r.code).toBe(0);

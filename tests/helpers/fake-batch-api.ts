@@ -64,6 +64,8 @@ export class FakeBatchApi {
   scriptFor: (n: number) => BatchScript = () => ({});
   /** Calls per route, e.g. `POST /v1/batches`. */
   readonly calls: string[] = [];
+  /** When set, POST /v1/batches answers 400 with this message (a provider refusing batches). */
+  rejectCreate: string | null = null;
   /** Authorization headers seen on the Files/Batches routes. */
   readonly authorizations = new Set<string>();
   private server: Server | null = null;
@@ -141,6 +143,7 @@ export class FakeBatchApi {
     }
     if (method === 'POST' && path === '/v1/batches') {
       this.calls.push('POST /v1/batches');
+      if (this.rejectCreate) return this.reply(res, 400, { error: { message: this.rejectCreate, type: 'invalid_request_error' } });
       const body = JSON.parse(raw.toString('utf8'));
       const input = this.files.get(body.input_file_id);
       if (!input) return this.reply(res, 400, { error: { message: `no file ${body.input_file_id}` } });

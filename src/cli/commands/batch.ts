@@ -10,7 +10,7 @@ import { markdownTable } from '../../util/table.js';
 import { executeRun, type RunHooks, type RunOutcome, type RunRequest } from '../../pipeline/run.js';
 import { runDirFor, runIdFor } from '../../pipeline/plan.js';
 import { RunDir } from '../../run/rundir.js';
-import { runWithBatches, type BatchLoopOutcome } from '../../providers/batch/loop.js';
+import { batchApi, runWithBatches, type BatchLoopOutcome } from '../../providers/batch/loop.js';
 import { costOf } from '../../providers/usage.js';
 import { nonNegativeInteger, positiveNumber } from '../options.js';
 
@@ -88,7 +88,7 @@ export function batchCommand(): Command {
       .action(async (dir: string, flags: BatchFlags) => {
         const { jobs, session } = open(dir, flags);
         try {
-          if (!flags.offline) await jobs.refresh();
+          if (!flags.offline) await batchApi(() => jobs.refresh());
           const failures = jobs.failures().size;
           process.stdout.write(`${table(jobs)}\n${failures > 0 ? `${failures} requests recorded as failed\n` : ''}`);
         } finally {
@@ -103,8 +103,8 @@ export function batchCommand(): Command {
       .action(async (dir: string, flags: BatchFlags) => {
         const { jobs, session } = open(dir, flags);
         try {
-          await jobs.refresh();
-          const r = flags.wait ? await jobs.wait() : await jobs.collect();
+          await batchApi(() => jobs.refresh());
+          const r = await batchApi(() => (flags.wait ? jobs.wait() : jobs.collect()));
           process.stdout.write(`${table(jobs)}\n\n${summary(dir, jobs, r)}\n${cost('cost of this collection', r.usage)}\n${cost('cost of all batch replies of the run', jobs.usage())}\n`);
         } finally {
           session.close();

@@ -6,6 +6,7 @@
  * judge requests built from them). When a pass defers nothing, the run is complete and its items
  * are exactly those of an interactive run: the same stages read the same cached replies.
  */
+import { ProviderError } from '../errors.js';
 import { DeferCollector, type DeferSink } from './defer.js';
 import { addReport, emptyReport, type BatchJobs, type CollectReport } from './jobs.js';
 
@@ -38,6 +39,25 @@ export interface BatchLoopOutcome<T> {
   collected: CollectReport;
 }
 
+/** The provider's Files/Batches API failed for good (after retries); the batch state on disk is intact. */
+export class BatchApiFailure extends Error {
+  readonly exitCode = 5;
+  constructor(cause: Error) {
+    super(`batch API: ${cause.message}\nbatches.json keeps every submitted job: run the same command again to go on`);
+    this.name = 'BatchApiFailure';
+  }
+}
+
+/** Runs `f`, turning a provider failure of the batch API into a BatchApiFailure (a clear message, exit 5). */
+export async function batchApi<T>(f: () => Promise<T>): Promise<T> {
+  try {
+    return await f();
+  } catch (e) {
+    if (e instanceof ProviderError) throw new BatchApiFailure(e);
+    throw e;
+  }
+}
+
 export async function runWithBatches<T>(o: BatchLoopOptions<T>): Promise<BatchLoopOutcome<T>> {
   const collected = emptyReport();
   const add = (r: CollectReport) => addReport(collected, r);
@@ -50,11 +70,11 @@ export async function runWithBatches<T>(o: BatchLoopOptions<T>): Promise<BatchLo
   let last: T | null = null;
   for (;;) {
     // Whatever finished since the last look (an earlier --no-wait run, or the batches just sent).
-    await o.jobs.refresh();
-    add(await o.jobs.collect());
+    await batchApi(() => o.jobs.refresh());
+    add(await batchApi(() => o.jobs.collect()));
     if (o.jobs.live().length > 0) {
       if (!o.wait) return { complete: false, last, passes, submitted, collected };
-      add(await o.jobs.wait(o.sleep));
+      add(await batchApi(() => o.jobs.wait(o.sleep)));
     }
     const sink = new DeferCollector(o.jobs.failures(), o.embeddings === true);
     last = await o.pass(sink, passes);
@@ -63,7 +83,7 @@ export async function runWithBatches<T>(o: BatchLoopOptions<T>): Promise<BatchLo
     const roles = new Map<string, number>();
     for (const r of sink.requests()) roles.set(r.role, (roles.get(r.role) ?? 0) + 1);
     o.log(`pass ${passes}: ${sink.size} requests go out as batch jobs (${[...roles].map(([r, n]) => `${n} ${r}`).join(', ')})`);
-    const parts = await o.jobs.submit(sink.requests());
+    const parts = await batchApi(() => o.jobs.submit(sink.requests()));
     submitted += parts.length;
     if (!o.wait) return { complete: false, last, passes, submitted, collected };
   }
