@@ -75,3 +75,21 @@ describe('rawrag batch status / collect', () => {
     expect(r.stderr).toMatch(/batches\.json: no batch jobs here/);
   });
 });
+
+describe('rawrag batch and the run directory lock', () => {
+  it('collect is refused while another process holds the run (exit 2); status shows the recorded state', async () => {
+    const { BatchStore } = await import('../../src/providers/batch/state.js');
+    const { writeFileSync } = await import('node:fs');
+    const { hostname } = await import('node:os');
+    const dir = tempDir('rawrag-run-');
+    new BatchStore(dir).save({ format: 'rawrag.batches/1', run_id: 'r', cache_dir: tempDir(), parts: [], failures: {} });
+    // The test process itself stands for the other writer (alive, same host).
+    writeFileSync(join(dir, '.rawrag.lock'), JSON.stringify({ pid: process.pid, host: hostname(), started_at: new Date().toISOString(), command: 'run locomo --batch' }) + '\n');
+    const c = await rawragAsync(['batch', 'collect', dir], env);
+    expect(c.code).toBe(2);
+    expect(c.stderr).toMatch(/this run directory is in use by pid \d+ .*run locomo --batch/);
+    const s = await rawragAsync(['batch', 'status', dir], env);
+    expect(s.code).toBe(0);
+    expect(s.stderr).toMatch(/note: .*in use by pid .*: showing the recorded state/);
+  });
+});

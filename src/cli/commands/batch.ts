@@ -10,6 +10,7 @@ import { markdownTable } from '../../util/table.js';
 import { executeRun, type RunHooks, type RunOutcome, type RunRequest } from '../../pipeline/run.js';
 import { runDirFor, runIdFor } from '../../pipeline/plan.js';
 import { RunDir } from '../../run/rundir.js';
+import { acquireRunLock } from '../../run/lock.js';
 import { batchApi, runWithBatches, type BatchLoopOutcome } from '../../providers/batch/loop.js';
 import { costOf } from '../../providers/usage.js';
 import { nonNegativeInteger, positiveNumber } from '../options.js';
@@ -20,10 +21,12 @@ interface BatchFlags {
   maxRetries?: number;
   offline?: boolean;
   wait?: boolean;
+  /** `batch status`: a busy directory is shown offline rather than refused. */
+  statusOnly?: boolean;
 }
 
 /** The run's batch jobs, with a provider session writing to the cache the run uses. */
-function open(dir: string, flags: BatchFlags): { jobs: BatchJobs; session: ProviderSession } {
+function open(dir: string, flags: BatchFlags): { jobs: BatchJobs; session: ProviderSession; offline: boolean; release(): void } {
   const store = new BatchStore(resolve(dir));
   if (!store.exists()) throw new InputError('no batch jobs here (batches.json is written by `rawrag run ... --batch`)', { file: store.file });
   const state = store.load();
@@ -34,8 +37,30 @@ function open(dir: string, flags: BatchFlags): { jobs: BatchJobs; session: Provi
     ...(flags.timeout !== undefined ? { timeoutMs: Math.round(flags.timeout * 1000) } : {}),
     ...(flags.maxRetries !== undefined ? { retry: { ...defaultTransport().retry, maxRetries: flags.maxRetries } } : {}),
   });
+  // Refreshing and collecting write batches.json: one writer at a time. A status asked while a
+  // command is busy with the run (waiting for its batches, say) shows the recorded state instead.
+  let lock: ReturnType<typeof acquireRunLock> | null = null;
+  let offline = Boolean(flags.offline);
+  if (!offline) {
+    try {
+      lock = acquireRunLock(store.dir);
+    } catch (e) {
+      if (!(e instanceof InputError) || !flags.statusOnly) throw e;
+      process.stderr.write(`note: ${e.message.split(';')[0]}: showing the recorded state\n`);
+      offline = true;
+    }
+  }
   const jobs = new BatchJobs({ dir: store.dir, runId: state.run_id, session, log: (l) => process.stderr.write(l + '\n') });
-  return { jobs, session };
+  jobs.reload();
+  return {
+    jobs,
+    session,
+    offline,
+    release: () => {
+      session.close();
+      lock?.release();
+    },
+  };
 }
 
 function table(jobs: BatchJobs): string {
@@ -86,13 +111,13 @@ export function batchCommand(): Command {
       .description('ask the provider for the state of every batch of the run and print it')
       .option('--offline', 'print the recorded state without asking the provider')
       .action(async (dir: string, flags: BatchFlags) => {
-        const { jobs, session } = open(dir, flags);
+        const { jobs, release, offline } = open(dir, { ...flags, statusOnly: true });
         try {
-          if (!flags.offline) await batchApi(() => jobs.refresh());
+          if (!offline) await batchApi(() => jobs.refresh());
           const failures = jobs.failures().size;
           process.stdout.write(`${table(jobs)}\n${failures > 0 ? `${failures} requests recorded as failed\n` : ''}`);
         } finally {
-          session.close();
+          release();
         }
       }),
   );
@@ -101,13 +126,13 @@ export function batchCommand(): Command {
       .description('download the results of finished batches into the response cache (expired batches: resubmit the unfinished requests)')
       .option('--wait', 'poll (with backoff) until every batch has finished, collecting as they do')
       .action(async (dir: string, flags: BatchFlags) => {
-        const { jobs, session } = open(dir, flags);
+        const { jobs, release } = open(dir, flags);
         try {
           await batchApi(() => jobs.refresh());
           const r = await batchApi(() => (flags.wait ? jobs.wait() : jobs.collect()));
           process.stdout.write(`${table(jobs)}\n\n${summary(dir, jobs, r)}\n${cost('cost of this collection', r.usage)}\n${cost('cost of all batch replies of the run', jobs.usage())}\n`);
         } finally {
-          session.close();
+          release();
         }
       }),
   );
@@ -158,6 +183,7 @@ export async function withBatches<T>(o: BatchedPasses<T>): Promise<{ last: T | n
     const jobs = new BatchJobs({ dir: o.dir, runId: o.runId, session, log: o.log });
     const loop = await runWithBatches({
       jobs,
+      lock: () => acquireRunLock(o.dir),
       wait: o.wait,
       retryErrors: o.retryErrors,
       embeddings: o.embeddings,

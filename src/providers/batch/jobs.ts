@@ -82,6 +82,11 @@ export class BatchJobs {
     }
   }
 
+  /** Re-reads batches.json (after taking the directory's lock). */
+  reload(): void {
+    if (this.store.exists()) this.state = this.store.load();
+  }
+
   get parts(): readonly PartRecord[] {
     return this.state.parts;
   }

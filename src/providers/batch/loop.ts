@@ -26,6 +26,8 @@ export interface BatchLoopOptions<T> {
   log(line: string): void;
   /** Polling sleep (tests). */
   sleep?(ms: number): Promise<void>;
+  /** Takes the directory's writer lock for the batch bookkeeping between passes (each pass takes its own). */
+  lock?(): { release(): void };
 }
 
 export interface BatchLoopOutcome<T> {
@@ -68,14 +70,25 @@ export async function runWithBatches<T>(o: BatchLoopOptions<T>): Promise<BatchLo
   let passes = 0;
   let submitted = 0;
   let last: T | null = null;
+  const locked = async <R>(f: () => Promise<R>): Promise<R> => {
+    const lock = o.lock?.();
+    try {
+      // Another writer may have changed batches.json while we did not hold the lock.
+      o.jobs.reload();
+      return await batchApi(f);
+    } finally {
+      lock?.release();
+    }
+  };
   for (;;) {
     // Whatever finished since the last look (an earlier --no-wait run, or the batches just sent).
-    await batchApi(() => o.jobs.refresh());
-    add(await batchApi(() => o.jobs.collect()));
-    if (o.jobs.live().length > 0) {
-      if (!o.wait) return { complete: false, last, passes, submitted, collected };
-      add(await batchApi(() => o.jobs.wait(o.sleep)));
-    }
+    const running = await locked(async () => {
+      await o.jobs.refresh();
+      add(await o.jobs.collect());
+      if (o.jobs.live().length > 0 && o.wait) add(await o.jobs.wait(o.sleep));
+      return o.jobs.live().length > 0;
+    });
+    if (running) return { complete: false, last, passes, submitted, collected };
     const sink = new DeferCollector(o.jobs.failures(), o.embeddings === true);
     last = await o.pass(sink, passes);
     passes++;
@@ -83,7 +96,7 @@ export async function runWithBatches<T>(o: BatchLoopOptions<T>): Promise<BatchLo
     const roles = new Map<string, number>();
     for (const r of sink.requests()) roles.set(r.role, (roles.get(r.role) ?? 0) + 1);
     o.log(`pass ${passes}: ${sink.size} requests go out as batch jobs (${[...roles].map(([r, n]) => `${n} ${r}`).join(', ')})`);
-    const parts = await batchApi(() => o.jobs.submit(sink.requests()));
+    const parts = await locked(() => o.jobs.submit(sink.requests()));
     submitted += parts.length;
     if (!o.wait) return { complete: false, last, passes, submitted, collected };
   }
