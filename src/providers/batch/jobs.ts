@@ -161,12 +161,13 @@ export class BatchJobs {
    */
   async submit(requests: readonly DeferredRequest[]): Promise<PartRecord[]> {
     // A part recorded but never confirmed (killed around its create) may exist on the provider.
-    for (const p of this.state.parts.filter((x) => x.batch_id === null)) {
+    const unconfirmed: PartRecord[] = [];
+    for (const p of this.state.parts.filter((x) => x.batch_id === null && x.status === 'prepared')) {
       const found = await this.call(p, async (client) => this.findOnProvider(client, p));
       if (found) {
         this.update(p, found);
         this.opts.log(`batch ${found.id} found on the provider (already submitted), adopted: ${describePart(p)}`);
-      }
+      } else unconfirmed.push(p);
     }
     // A request already in a batch that has not been collected is never sent in another one.
     const pending = new Set<string>();
@@ -177,6 +178,13 @@ export class BatchJobs {
     const fresh = requests.filter((r) => !pending.has(r.key));
     const roles = new Map(fresh.map((r) => [r.model, r.role]));
     const plans = planParts(fresh, (model) => this.limitsFor(model, roles.get(model)!));
+    // A part never submitted whose requests now make other parts is dropped (its file stays, for the record).
+    const planned = new Set(plans.map((p) => p.hash));
+    for (const p of unconfirmed.filter((x) => !planned.has(x.hash))) {
+      p.status = 'superseded';
+      p.updated_at = this.now().toISOString();
+      this.save();
+    }
     const out: PartRecord[] = [];
     for (const plan of plans) {
       let rec = this.state.parts.find((p) => p.hash === plan.hash && p.collected === null && !DEAD.has(p.status));

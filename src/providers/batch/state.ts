@@ -16,8 +16,8 @@ export const PARTS_DIR = 'batches';
 
 /** Provider states in which a batch will not change any more. */
 export const TERMINAL = new Set(['completed', 'failed', 'expired', 'cancelled']);
-/** Terminal states of a batch that did not run all its requests: it is never adopted again. */
-export const DEAD = new Set(['failed', 'expired', 'cancelled']);
+/** Batches that did not run all their requests (never adopted again), and parts never submitted whose requests went elsewhere. */
+export const DEAD = new Set(['failed', 'expired', 'cancelled', 'superseded']);
 
 const CountsSchema = z.object({ total: z.number(), completed: z.number(), failed: z.number() });
 

@@ -298,6 +298,23 @@ describe('batch parts', () => {
     expect(() => planParts([req('big', 'gpt-4o', 500)], () => ({ requests: 10, bytes: 100 }))).toThrow(/over the batch limit/);
   });
 
+  it('a part never submitted whose requests now go in another part is superseded, not sent', async () => {
+    const api = await server();
+    const s = session(api, tempDir(), { maxRetries: 0 });
+    const { sink } = await deferPass(s);
+    const runDir = tempDir();
+    api.rejectCreate = 'no batches today';
+    await expect(jobs(s, runDir).submit(sink.requests())).rejects.toThrow(/no batches today/);
+    api.rejectCreate = null;
+    const bj = jobs(s, runDir);
+    await bj.submit(sink.requests().slice(0, 3));
+    expect(bj.parts.map((p) => [p.requests, p.status])).toEqual([[5, 'superseded'], [3, 'validating']]);
+    expect(api.batches.size).toBe(1);
+    await bj.submit(sink.requests().slice(0, 3));
+    expect(api.batches.size).toBe(1);
+    s.close();
+  });
+
   it('batches.json and the part files are written before anything is uploaded', async () => {
     const api = await server();
     const s = session(api, tempDir(), { maxRetries: 0 });
