@@ -198,6 +198,24 @@ describe('rawrag run --batch', () => {
     expect(byId(items(out))).toEqual(byId(items(liveOut)));
   });
 
+  it('Ctrl-C while waiting for batches: the command leaves at once, saying how to resume; the jobs go on', async () => {
+    const out = join(tempDir(), 'sigint');
+    const before = api.batches.size;
+    const polls = api.count('GET /v1/batches/id');
+    api.scriptFor = () => ({ validatingPolls: 100_000 });
+    const child = spawn(process.execPath, [BIN, ...args(api, tempDir('rawrag-cache-'), out, '--batch', '--seed', '6')], { cwd: ROOT, env: { ...process.env, ...env, RAWRAG_BATCH_POLL_MS: '20' } as NodeJS.ProcessEnv });
+    let stdout = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    const exited = new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+    for (let i = 0; i < 400 && api.count('GET /v1/batches/id') < polls + 3; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(api.batches.size).toBe(before + 1);
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(stdout).toMatch(/1 batch jobs running/);
+    expect(stdout).toMatch(/resume: rawrag run locomo .*--batch --seed 6 --out /);
+    expect(JSON.parse(readFileSync(join(out, 'batches.json'), 'utf8')).parts[0].status).toBe('validating');
+  });
+
   it('--dry-run --batch shows both prices', async () => {
     const r = await rawragAsync(['run', 'locomo', '--retriever', 'openai', '--reader', 'gpt-4o-mini', '--dry-run', '--batch'], { ...env, OPENAI_API_KEY: undefined, COHERE_API_KEY: undefined });
     expect(r.code).toBe(0);

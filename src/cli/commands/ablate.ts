@@ -85,6 +85,7 @@ export function ablateCommand(): Command {
             wait: opts.wait !== false,
             retryErrors: Boolean(opts.retryErrors),
             log: hooks.log,
+            signal: hooks.signal,
             pass: (t, i) => runAblation({ base, variants, out, transport: t, retryErrors: i === 0 && Boolean(opts.retryErrors) }, hooks),
           });
           bar.stop();

@@ -162,6 +162,7 @@ export interface BatchedPasses<T> {
   wait: boolean;
   retryErrors?: boolean;
   log(line: string): void;
+  signal?: AbortSignal;
   pass(transport: RunRequest['transport'], index: number): Promise<T>;
 }
 
@@ -184,6 +185,7 @@ export async function withBatches<T>(o: BatchedPasses<T>): Promise<{ last: T | n
     const loop = await runWithBatches({
       jobs,
       lock: () => acquireRunLock(o.dir),
+      signal: o.signal,
       wait: o.wait,
       retryErrors: o.retryErrors,
       embeddings: o.embeddings,
@@ -223,6 +225,7 @@ export async function runBatched(req: RunRequest, hooks: RunHooks, opts: { wait:
     wait: opts.wait,
     retryErrors: req.retryErrors,
     log: hooks.log,
+    signal: hooks.signal,
     // --retry-errors drops the failed items on the first pass only; later passes keep what they wrote.
     pass: (transport, i) => executeRun({ ...req, out: dir, retryErrors: i === 0 && req.retryErrors, transport }, hooks),
   });

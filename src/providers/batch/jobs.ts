@@ -382,18 +382,33 @@ export class BatchJobs {
   }
 
   /** Polls (with backoff) and collects until no batch is live. */
-  async wait(sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms))): Promise<CollectReport> {
+  async wait(sleep?: (ms: number) => Promise<void>, signal?: AbortSignal): Promise<CollectReport> {
     const total = emptyReport();
     const { initial, max } = this.opts.pollMs ?? pollInterval(this.opts.session.transport.env);
+    const pause = sleep ?? ((ms: number) => abortableSleep(ms, signal));
     let delay = initial;
     for (;;) {
       addReport(total, await this.collect());
-      if (this.live().length === 0) return total;
-      await sleep(delay);
+      // Stopped (SIGINT/SIGTERM): the batches go on at the provider; the same command resumes.
+      if (this.live().length === 0 || signal?.aborted) return total;
+      await pause(delay);
+      if (signal?.aborted) return total;
       delay = Math.min(max, Math.max(1, delay * 2));
       await this.refresh();
     }
   }
+}
+
+function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
 
 function describePart(rec: PartRecord): string {

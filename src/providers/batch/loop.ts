@@ -26,6 +26,8 @@ export interface BatchLoopOptions<T> {
   log(line: string): void;
   /** Polling sleep (tests). */
   sleep?(ms: number): Promise<void>;
+  /** SIGINT/SIGTERM: stop waiting (the batches go on at the provider) and return incomplete. */
+  signal?: AbortSignal;
   /** Takes the directory's writer lock for the batch bookkeeping between passes (each pass takes its own). */
   lock?(): { release(): void };
 }
@@ -85,10 +87,10 @@ export async function runWithBatches<T>(o: BatchLoopOptions<T>): Promise<BatchLo
     const running = await locked(async () => {
       await o.jobs.refresh();
       add(await o.jobs.collect());
-      if (o.jobs.live().length > 0 && o.wait) add(await o.jobs.wait(o.sleep));
+      if (o.jobs.live().length > 0 && o.wait) add(await o.jobs.wait(o.sleep, o.signal));
       return o.jobs.live().length > 0;
     });
-    if (running) return { complete: false, last, passes, submitted, collected };
+    if (running || o.signal?.aborted) return { complete: false, last, passes, submitted, collected };
     const sink = new DeferCollector(o.jobs.failures(), o.embeddings === true);
     last = await o.pass(sink, passes);
     passes++;
