@@ -2,11 +2,11 @@
 // whole-run time, peak RSS and evidence recall beside their targets.
 //   1. ingest() on all 10 conversations vs bare js-tiktoken encoding of the same serialised text
 //      (target: ingest within 20 % of bare encoding);
-//   2. the whole 1,540-question run in a child process (its own peak RSS), after the GloVe cache
-//      exists (a one-time build, timed separately if it happens here); the sentence vectors come
-//      with the data: target < 5 s;
-//   3. the same run with `local-lexical` (no sentence encoder) and with reranking off = the BM25
-//      first stage alone (the baseline);
+//   2. the whole 1,540-question run of the default `local` in a child process (its own peak RSS),
+//      after the GloVe cache exists (a one-time build, timed separately if it happens here):
+//      target < 5 s warm;
+//   3. the same run with `local-dense` (plus the sentence encoder, whose LoCoMo vectors come with
+//      the data) and with reranking off = the BM25 first stage alone (the baseline);
 //   4. recall_all@15 >= 0.85 (share of the 1,536 questions with gold evidence whose evidence
 //      turns are all shown after turn expansion).
 import { spawnSync } from 'node:child_process';
@@ -25,7 +25,7 @@ const { getTokenizer } = await import(dist('retrieval/tokenizer.js'));
 const { loadWordVectors, cachePathIn, defaultCacheDir } = await import(dist('retrieval/local/word-vectors.js'));
 
 const TARGETS = { ingestOverBare: 1.2, runSeconds: 5, recallAll15: 0.85 };
-const BASELINE_NOTE = 'plain BM25 before this work: recall_all@1/5/15/60 = 0.541/0.742/0.828/0.927';
+const BASELINE_NOTE = 'plain BM25: recall_all@1/5/15/60 = 0.541/0.742/0.827/0.927';
 const work = mkdtempSync(join(tmpdir(), 'rawrag-bench-locomo-'));
 const verdict = (ok) => (ok ? 'PASS' : 'FAIL');
 let failed = 0;
@@ -97,30 +97,30 @@ function runLocomo(retriever, rerank = 'on') {
   r.processSeconds = (performance.now() - t0) / 1000;
   return r;
 }
-// The sentence encoder's vectors of the LoCoMo windows and questions ship with the data
-// (datasets/locomo/sentence-vectors.bin); without them a first run embeds them (~1.5 min on 2
-// cores), which would be reported apart, then the run repeated.
+// `local-dense`: the sentence encoder's vectors of the LoCoMo windows and questions ship with the
+// data (datasets/locomo/sentence-vectors.bin); without them a first run embeds them (~1.5 min on
+// 2 cores), which would be reported apart, then the run repeated.
 const { bundledVectorFiles } = await import(dist('retrieval/local/bundled-vectors.js'));
-console.log(`\nsentence vectors: bundled ${bundledVectorFiles().join(', ') || 'none'}; store ${vectorStorePath()} (${storedVectors()} stored)`);
-const full = measuredAfterPriming('LoCoMo', () => runLocomo('local'));
-const lexical = runLocomo('local-lexical');
-const base = runLocomo('local-lexical', 'off');
+const full = runLocomo('local');
+console.log(`\nsentence vectors (local-dense only): bundled ${bundledVectorFiles().join(', ') || 'none'}; store ${vectorStorePath()} (${storedVectors()} stored)`);
+const dense = measuredAfterPriming('LoCoMo', () => runLocomo('local-dense'));
+const base = runLocomo('local', 'off');
 const perQ = full.timings.retrieve_ms / full.n;
-console.log(`\nwhole offline LoCoMo run (${full.n} questions, BM25 -> soft-match + dense rerank, k = 15 of 128):`);
+console.log(`\nwhole offline LoCoMo run (${full.n} questions, retriever ${full.retriever}: BM25 -> soft-match rerank, k = 15 of 128):`);
 console.log(`  ${full.seconds.toFixed(2)} s in executeRun, ${full.processSeconds.toFixed(2)} s including process start (target < ${TARGETS.runSeconds} s)  ${check(full.processSeconds < TARGETS.runSeconds)}`);
 console.log(`  ${full.cpuSeconds.toFixed(2)} s CPU  [load ${full.timings.load_ms} ms, ingest+index ${full.timings.ingest_ms} ms, retrieve ${full.timings.retrieve_ms} ms]`);
 console.log(`  retrieval ${perQ.toFixed(2)} ms per question (first stage + rerank to depth 60 + assembly; includes reading the vectors on first use)`);
 console.log(`  peak RSS ${full.rssMb.toFixed(0)} MB`);
 if (full.notes.length) console.log(`  notes: ${full.notes.join('; ')}`);
-console.log(`  local-lexical (no sentence encoder): ${lexical.processSeconds.toFixed(2)} s, retrieval ${(lexical.timings.retrieve_ms / lexical.n).toFixed(2)} ms per question, peak RSS ${lexical.rssMb.toFixed(0)} MB`);
+console.log(`  local-dense (plus the sentence encoder, bundled vectors): ${dense.processSeconds.toFixed(2)} s, retrieval ${(dense.timings.retrieve_ms / dense.n).toFixed(2)} ms per question, peak RSS ${dense.rssMb.toFixed(0)} MB`);
 console.log(`  BM25 alone (--no-rerank): ${base.processSeconds.toFixed(2)} s, retrieval ${(base.timings.retrieve_ms / base.n).toFixed(2)} ms per question, peak RSS ${base.rssMb.toFixed(0)} MB`);
 
 // 4. Recall.
 const fmt = (x) => x.toFixed(3);
 console.log(`\nevidence recall (${full.atK['15'].n} questions with gold evidence; turns of the top-k windows):`);
-console.log('  k    recall_all (local / local-lexical / BM25 alone)   recall_any (local / local-lexical / BM25 alone)');
+console.log('  k    recall_all (local / local-dense / BM25 alone)   recall_any (local / local-dense / BM25 alone)');
 for (const k of ['1', '5', '15', '60']) {
-  const row = (m) => [full, lexical, base].map((r) => fmt(r.atK[k][m])).join(' / ');
+  const row = (m) => [full, dense, base].map((r) => fmt(r.atK[k][m])).join(' / ');
   console.log(`  ${k.padEnd(4)} ${row('all')}                     ${row('any')}`);
 }
 const r15 = full.atK['15'].all;

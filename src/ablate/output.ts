@@ -1,11 +1,12 @@
 /**
  * What an ablation leaves in its folder besides the variants' run directories:
  * ablation.json (the sweep, the work shared, the table), ablation.md, ablation.csv,
- * ablation.svg and, when an SVG renderer is installed, ablation.png.
+ * ablation.svg and ablation.png.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { basename, dirname, join, relative } from 'node:path';
 import { writeFileAtomic, writeJsonAtomic } from '../util/fsx.js';
 import type { AblationOutcome } from './engine.js';
 import type { AblationTable } from './paired-table.js';
@@ -64,8 +65,13 @@ export function plotTitle(outcome: AblationOutcome, table: AblationTable): strin
   return `RAW-RAG/${outcome.retriever} on ${outcome.benchmark} (${n} questions): ${what} against k`;
 }
 
-/** SVG -> PNG with the first renderer found (rsvg-convert, then ImageMagick); optional by design. */
+/**
+ * SVG -> PNG: in-process with @resvg/resvg-js (ships its renderer, nothing to install), else the
+ * first external renderer found (rsvg-convert, then ImageMagick); optional by design.
+ */
 export function renderPng(svg: string, png: string): { path: string | null; note: string | null } {
+  const own = renderPngResvg(svg, png);
+  if (own) return own;
   const tries: Array<[string, string[]]> = [
     ['rsvg-convert', ['--zoom', '2', '--background-color', 'white', '-o', png, svg]],
     ['magick', ['-density', '192', svg, png]],
@@ -80,3 +86,21 @@ export function renderPng(svg: string, png: string): { path: string | null; note
   return { path: null, note: 'no SVG renderer found (install librsvg2-bin or imagemagick for a PNG); the SVG is written' };
 }
 
+/** null when the package's native renderer is not available on this platform (then the external tools are tried). */
+function renderPngResvg(svg: string, png: string): { path: string; note: null } | null {
+  let Resvg: typeof import('@resvg/resvg-js').Resvg;
+  try {
+    ({ Resvg } = createRequire(import.meta.url)('@resvg/resvg-js') as typeof import('@resvg/resvg-js'));
+  } catch {
+    return null;
+  }
+  const image = new Resvg(readFileSync(svg, 'utf8'), { background: 'white', fitTo: { mode: 'zoom', value: 2 }, font: { loadSystemFonts: true } }).render();
+  writeFileAtomicBytes(png, image.asPng());
+  return { path: png, note: null };
+}
+
+function writeFileAtomicBytes(path: string, data: Uint8Array): void {
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+  writeFileSync(tmp, data);
+  renameSync(tmp, path);
+}

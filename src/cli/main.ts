@@ -7,6 +7,8 @@ import { statsCommand } from './commands/stats.js';
 import { ablateCommand } from './commands/ablate.js';
 import { batchCommand } from './commands/batch.js';
 import { BatchApiFailure } from '../providers/batch/loop.js';
+import { protocolCommand } from './commands/protocol.js';
+import { reportCommand } from './commands/report.js';
 import { toolInfo } from '../run/manifest.js';
 import { Interrupted } from '../util/interrupt.js';
 import { ItemFailures } from './exit.js';
@@ -24,6 +26,8 @@ export function buildProgram(): Command {
   program.addCommand(statsCommand());
   program.addCommand(ablateCommand());
   program.addCommand(batchCommand());
+  program.addCommand(protocolCommand());
+  program.addCommand(reportCommand());
   return program;
 }
 

@@ -4,6 +4,7 @@ import { mergeLayers, readConfigFile, resolveConfig, type PartialConfig } from '
 import type { RunConfig } from '../config/schema.js';
 import { listBenchmarks } from '../datasets/registry.js';
 import { defaultTransport, type TransportOptions } from '../providers/transport.js';
+import { judgeModelFor } from '../eval/protocol.js';
 
 export function positiveInt(value: string): number {
   const n = Number(value);
@@ -31,7 +32,7 @@ export function addMethodOptions(cmd: Command): Command {
     .option('-c, --config <file>', 'config file (JSON or YAML); flags override it')
     .option('--system <name>', 'system under test: raw-rag (default; the paper\'s method) | agentic-memory (LLM extraction at ingest, weighted recall)')
     .option('--data <path>', "data file or folder in the benchmark's official format (default: the bundled copy)")
-    .option('--retriever <name>', 'retriever: local (embedded, no keys; BM25 then a reranker with GloVe soft matching and a bundled sentence encoder; default) | local-lexical (local without the sentence encoder: no one-time embedding, weaker) | openai (text-embedding-3-small + Cohere rerank-v3.5) | qwen3 (Qwen3-Embedding-4B + Qwen3-Reranker-4B endpoints) | full-context (the whole history, no retrieval)')
+    .option('--retriever <name>', 'retriever: local (embedded, no keys; BM25 then a reranker with GloVe soft matching; default; local-lexical is the same) | local-dense (local plus a bundled sentence encoder: a one-time embedding of each history, ~9 s per LongMemEval-S question on 2 cores) | openai (text-embedding-3-small + Cohere rerank-v3.5) | qwen3 (Qwen3-Embedding-4B + Qwen3-Reranker-4B endpoints) | full-context (the whole history, no retrieval)')
     .option('--candidates <n>', 'first-stage candidates (default 128)', positiveInt)
     .option('--k <n>', 'evidence windows kept after reranking (default 15)', positiveInt)
     .option('--no-rerank', 'skip the second stage: keep the first-stage order')
@@ -97,17 +98,16 @@ export function configFromFlags(cmd: Command, benchmark: string | undefined): Ru
   if (Object.keys(benchOpts).length) flags.options = benchOpts;
   const file = opts.config ? readConfigFile(opts.config as string) : {};
   // No benchmark named anywhere: the bundled LoCoMo.
-  return resolveConfig(mergeLayers({ benchmark: 'locomo' }, benchmarkDefaults(flags, file), file, flags), opts.config ? (opts.config as string) : 'command line');
+  return withOfficialJudge(resolveConfig(mergeLayers({ benchmark: 'locomo' }, file, flags), opts.config ? (opts.config as string) : 'command line'));
 }
 
-/** Defaults a benchmark declares for its official setting (judge model, reader max tokens), below the file and flags. */
-export function benchmarkDefaults(...layers: PartialConfig[]): PartialConfig {
-  const name = String(layers.map((l) => l.benchmark).find((b) => typeof b === 'string') ?? 'locomo').toLowerCase();
-  const b = listBenchmarks().find((x) => x.name === name);
-  const out: PartialConfig = {};
-  if (b?.defaultJudgeModel) out.judge = { model: b.defaultJudgeModel };
-  if (b?.defaultReaderMaxTokens) out.reader = { maxTokens: b.defaultReaderMaxTokens };
-  return out;
+/**
+ * judge.model null (the default) = the benchmark's official judge, resolved per benchmark after
+ * the layers merge, so a config value equal to a default never changes what another benchmark gets.
+ */
+export function withOfficialJudge(cfg: RunConfig): RunConfig {
+  const b = listBenchmarks().find((x) => x.name === cfg.benchmark.toLowerCase());
+  return { ...cfg, judge: { ...cfg.judge, model: judgeModelFor(cfg.judge.model, b?.defaultJudgeModel) } };
 }
 
 /** Transport flags: how requests travel. None of them changes the run's config hash or a cache key. */

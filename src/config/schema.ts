@@ -5,7 +5,7 @@
 import { z } from 'zod';
 
 /** The retrievers `--retriever` accepts (src/retrieval/retrievers.ts builds them). */
-export const RETRIEVER_NAMES = ['local', 'local-lexical', 'openai', 'qwen3', 'full-context'] as const;
+export const RETRIEVER_NAMES = ['local', 'local-lexical', 'local-dense', 'openai', 'qwen3', 'full-context'] as const;
 /** The systems `--system` accepts (src/pipeline/sources.ts builds them). */
 export const SYSTEM_NAMES = ['raw-rag', 'agentic-memory'] as const;
 
@@ -44,13 +44,18 @@ export const ReaderSchema = z
     /** null = no reader: retrieval and coverage only. */
     model: z.string().nullable().default(null),
     temperature: z.number().min(0).max(2).default(0),
-    maxTokens: z.number().int().positive().default(512),
+    /**
+     * null = the benchmark's official budget (per question where it has one; none sent where the
+     * upstream sends none); a number = that budget for every question; 'none' = never send max_tokens.
+     */
+    maxTokens: z.union([z.number().int().positive(), z.literal('none')]).nullable().default(null),
   })
   .strict();
 
 export const JudgeSchema = z
   .object({
-    model: z.string().default('gpt-4o-mini'),
+    /** null = the benchmark's official judge (gpt-4o-mini where the benchmark names none). */
+    model: z.string().nullable().default(null),
     runs: z.number().int().positive().default(3),
     temperature: z.number().min(0).max(2).default(0),
   })

@@ -20,8 +20,9 @@ export async function createRetriever(cfg: RunConfig, session: ProviderSession =
   const name = cfg.retrieval.retriever;
   switch (name) {
     case 'local':
-    case 'local-lexical':
-      return createLocalRetriever({ dense: name === 'local' });
+    case 'local-lexical': // the name from when `local` carried the sentence encoder: now the same as `local`
+    case 'local-dense':
+      return createLocalRetriever({ dense: name === 'local-dense', name });
     case 'full-context':
       return createFullContextRetriever();
     case 'openai':
@@ -29,7 +30,8 @@ export async function createRetriever(cfg: RunConfig, session: ProviderSession =
       const stages = remoteStages(session, name);
       if (!stages.ok) {
         const local = createLocalRetriever();
-        return { ...local, notes: [...local.notes, `retriever '${name}' unavailable (${stages.reasons.join('; ')}): fell back to the local retriever`] };
+        // The fallback first: it is what the user most needs to know about this run.
+        return { ...local, notes: [`retriever '${name}' unavailable (${stages.reasons.join('; ')}): fell back to the local retriever`, ...local.notes] };
       }
       return {
         name: `${stages.embedder.name}+${stages.reranker.name}`,
@@ -53,6 +55,7 @@ export async function createRetriever(cfg: RunConfig, session: ProviderSession =
 export const RETRIEVER_TRAITS: Record<(typeof RETRIEVER_NAMES)[number], { selectsAll: boolean; local: boolean }> = {
   local: { selectsAll: false, local: true },
   'local-lexical': { selectsAll: false, local: true },
+  'local-dense': { selectsAll: false, local: true },
   openai: { selectsAll: false, local: false },
   qwen3: { selectsAll: false, local: false },
   'full-context': { selectsAll: true, local: true },

@@ -5,7 +5,7 @@
  * without a newline is used when it is valid JSON and otherwise skipped as torn, and reported.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { basename, join, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import { InputError, formatPath } from '../util/errors.js';
 import { parseJsonText } from '../util/fsx.js';
@@ -200,6 +200,30 @@ export function loadRun(dir: string): LoadedRun {
   };
 }
 
+/**
+ * The JSON values of a JSON Lines file, read strictly (UTF-8, BOM dropped, CRLF accepted, a valid
+ * last line without newline kept). A last line that is not JSON and has no newline was torn by a
+ * killed writer: it is skipped with a note; any other bad line is an input error naming it.
+ */
+export function readJsonLines(path: string, notes: string[]): Array<{ line: number; value: unknown }> {
+  const lines = readUtf8Strict(path).split('\n');
+  const out: Array<{ line: number; value: unknown }> = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.endsWith('\r') ? lines[i]!.slice(0, -1) : lines[i]!;
+    if (!line.trim()) continue;
+    try {
+      out.push({ line: i + 1, value: JSON.parse(line) });
+    } catch (e) {
+      if (i === lines.length - 1) {
+        notes.push(`${basename(path)}: last line ${i + 1} is incomplete (no newline, not valid JSON) and was skipped`);
+        break;
+      }
+      throw new InputError(`not JSON (${(e as Error).message})`, { file: path, place: `line ${i + 1}` });
+    }
+  }
+  return out;
+}
+
 /** One item reduced to what the statistics need (a validated items.jsonl line, or an item in memory). */
 export function toStatItem(it: {
   id: string;
@@ -229,25 +253,10 @@ function readItems(path: string, notes: string[], judges: Set<string>): StatItem
     notes.push('no items.jsonl: the run has no questions');
     return [];
   }
-  const text = readUtf8Strict(path);
-  const lines = text.split('\n');
   const byId = new Map<string, StatItem>();
   let duplicates = 0;
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!.endsWith('\r') ? lines[i]!.slice(0, -1) : lines[i]!;
-    if (!line.trim()) continue;
-    const place = `line ${i + 1}`;
-    let raw: unknown;
-    try {
-      raw = JSON.parse(line);
-    } catch (e) {
-      // A last line without a newline that is not JSON was torn by a killed process (rawrag run cuts it on resume).
-      if (i === lines.length - 1) {
-        notes.push(`items.jsonl: last line ${i + 1} is incomplete (no newline, not valid JSON) and was skipped`);
-        break;
-      }
-      throw new InputError(`not JSON (${(e as Error).message})`, { file: path, place });
-    }
+  for (const { line: lineNo, value: raw } of readJsonLines(path, notes)) {
+    const place = `line ${lineNo}`;
     const r = ItemSchema.safeParse(raw);
     if (!r.success) {
       const issue = r.error.issues[0]!;

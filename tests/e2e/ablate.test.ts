@@ -37,7 +37,7 @@ describe('rawrag ablate locomo --k 1,5,60 --window 128 (offline)', () => {
   });
 
   it('writes every variant as a run directory that rawrag run would write', () => {
-    expect(readdirSync(out).sort()).toEqual([...VARIANTS, 'ablation.csv', 'ablation.json', 'ablation.md', 'ablation.svg'].sort());
+    expect(readdirSync(out).sort()).toEqual([...VARIANTS, 'ablation.csv', 'ablation.json', 'ablation.md', 'ablation.svg', 'report.html'].sort());
     for (const v of VARIANTS) {
       const m = json(join(out, v, 'manifest.json'));
       expect(m.format).toBe('rawrag.run/1');

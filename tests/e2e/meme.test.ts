@@ -154,6 +154,10 @@ describe('rawrag run meme --reader ... --judge ... through a loopback API', () =
     const judgeRequests = api.byPath('/v1/chat/completions').filter((q) => JSON.stringify(q.body.messages).includes('You are a judge evaluating'));
     expect(judgeRequests).toHaveLength(3 * judged.length);
     expect(judgeRequests.every((q) => q.body.response_format?.type === 'json_object' && q.body.temperature === 0)).toBe(true);
+    // base.py: the reader's max_tokens is 500.
+    const readers = api.byPath('/v1/chat/completions').filter((q) => !JSON.stringify(q.body.messages).includes('You are a judge evaluating'));
+    expect(readers.length).toBeGreaterThan(0);
+    expect(readers.every((q) => q.body.max_tokens === 500)).toBe(true);
     const er = items.filter((i) => i.type === 'ER');
     expect(er.map((i) => i.score).sort()).toEqual([0, 1]);
     expect(items.filter((i) => i.type === 'ER (before)').every((i) => i.score === null)).toBe(true);

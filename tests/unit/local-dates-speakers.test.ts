@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseDay, questionSpan, saidAbout } from '../../src/retrieval/local/dates.js';
-import { SoftReranker } from '../../src/retrieval/local/soft-rerank.js';
+import { DEFAULT_SOFT_RERANK, SoftReranker, type SoftRerankParams } from '../../src/retrieval/local/soft-rerank.js';
 import { ingest } from '../../src/retrieval/chunk.js';
 import type { Episode, Turn } from '../../src/datasets/schema.js';
 
@@ -71,5 +71,22 @@ describe('speaker and date awareness in the soft reranker (exact matches only, n
     };
     expect((await rank(ep, 'Which gym did John join?'))[0]).toBe('b');
     expect((await rank(ep, 'Which gym did Maria join?'))[0]).toBe('a');
+  });
+
+  it("in a chat with an assistant, the best-turn signal reads the user's turns", async () => {
+    const ep: Episode = {
+      id: 'e',
+      turns: [
+        turn('u', 's1', '2023/05/20 (Sat) 02:21', 'user', 'We adopted a rescue dog last week.'),
+        turn('a', 's1', '2023/05/20 (Sat) 02:21', 'assistant', 'Congratulations on the rescue dog! A rescue dog you adopted needs time: adopted dogs settle in a few weeks.'),
+      ],
+    };
+    const ing = ingest(ep, ep.turns.length, plain, cfg);
+    const all = ing.chunks.map((c) => ({ chunk: c.index, score: 0 }));
+    const order = async (params: SoftRerankParams) => (await new SoftReranker(() => null, params).rerank('When did I adopt the rescue dog?', all, ing, 2)).map((h) => ep.turns[h.chunk]!.id);
+    // The assistant's reply repeats the question's words more often (BM25 prefers it) ...
+    expect(await order({ ...DEFAULT_SOFT_RERANK, assistantTurnWeight: 1 })).toEqual(['a', 'u']);
+    // ... but the fact is the user's: by default an assistant's turn does not count as the best turn.
+    expect(await order(DEFAULT_SOFT_RERANK)).toEqual(['u', 'a']);
   });
 });

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ResponseCache } from '../../src/providers/cache.js';
-import { createLocalRetriever, SENTENCE_VECTOR_FILE } from '../../src/retrieval/local/index.js';
+import { createLocalRetriever, LOCAL_DENSE_VERSUS_PAPER, LOCAL_VERSUS_PAPER, SENTENCE_VECTOR_FILE } from '../../src/retrieval/local/index.js';
 import { LocalSentenceEncoder, SENTENCE_ENCODER_DIMS } from '../../src/retrieval/local/sentence-encoder.js';
 import { DEFAULT_SOFT_RERANK, SoftReranker } from '../../src/retrieval/local/soft-rerank.js';
 import { tempDir } from '../helpers/cli.js';
@@ -85,13 +85,19 @@ describe('soft reranker: dense signal', () => {
     expect((await off.rerank(QUESTION, all(4), ep, 4)).map((h) => h.chunk)).toEqual([0, 1, 2, 3]);
   });
 
-  it('`local` carries the dense signal, `local-lexical` does not', () => {
-    const local = createLocalRetriever({ vectorCacheDir: null });
+  it('`local-dense` carries the dense signal, the default `local` does not', () => {
+    const dense = createLocalRetriever({ dense: true, vectorCacheDir: null });
+    expect(dense.name).toBe('local-dense');
+    expect(dense.reranker!.name).toBe('soft-match+dense');
+    const local = createLocalRetriever();
     expect(local.name).toBe('local');
-    expect(local.reranker!.name).toBe('soft-match+dense');
-    const lexical = createLocalRetriever({ dense: false });
-    expect(lexical.name).toBe('local-lexical');
-    expect(lexical.reranker!.name).toBe('soft-match');
+    expect(local.reranker!.name).toBe('soft-match');
+  });
+
+  it('every local retriever says, in its notes, that it is not the paper retriever', () => {
+    expect(createLocalRetriever().notes).toContain(LOCAL_VERSUS_PAPER);
+    expect(createLocalRetriever({ dense: true, vectorCacheDir: null }).notes).toContain(LOCAL_DENSE_VERSUS_PAPER);
+    expect(LOCAL_DENSE_VERSUS_PAPER).toMatch(/^retriever 'local-dense' .* not the paper's retriever/);
   });
 });
 
@@ -114,7 +120,10 @@ describe('local sentence encoder: the worker under any module mode', () => {
 const [v] = await new LocalSentenceEncoder(null).embed(['hello there']);
 console.log(v.length);`;
     const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8' });
-    expect(r.stderr).toBe('');
+    // Nothing on stderr but the one-time cost, announced once before the model first runs.
+    const lines = r.stderr.split('\n').filter(Boolean);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^sentence encoder \(local-dense\): embedding .*~\d+ s for a question .* --retriever local needs none of it$/);
     expect(r.stdout.trim()).toBe(String(SENTENCE_ENCODER_DIMS));
     expect(r.status).toBe(0);
   });

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { ingest, type IngestedEpisode } from '../../src/retrieval/chunk.js';
 import { DEFAULT_POLICY } from '../../src/datasets/policy.js';
 import { retrieve } from '../../src/retrieval/retrieve.js';
-import { createLocalRetriever } from '../../src/retrieval/local/index.js';
+import { createLocalRetriever, LOCAL_VERSUS_PAPER } from '../../src/retrieval/local/index.js';
 import { DEFAULT_SOFT_RERANK, SoftReranker, queryWords } from '../../src/retrieval/local/soft-rerank.js';
 import {
   buildFromPackageJson,
@@ -161,7 +161,7 @@ describe('local retriever: GloVe soft matching', () => {
     const { ranked } = await retrieve('tomatoes in the garden', index, r.reranker, ep, { candidates: 128, k: 2, rerank: true });
     expect(ranked).toHaveLength(2);
     const withPackage = createLocalRetriever(fakePackage());
-    expect(withPackage.notes).toEqual([]);
+    expect(withPackage.notes).toEqual([LOCAL_VERSUS_PAPER]);
   });
 
   it('RAWRAG_GLOVE_PATH and RAWRAG_CACHE_DIR / XDG_CACHE_HOME choose the files', () => {

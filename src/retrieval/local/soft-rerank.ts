@@ -1,12 +1,13 @@
 /**
- * The embedded second stage: re-scores first-stage candidates with three signals of equal weight,
- * each scaled to [0, 1] for the query (plus a date signal, below):
+ * The embedded second stage: re-scores first-stage candidates with three signals, each scaled to
+ * [0, 1] for the query and weighted 1 / 1 / 2 (plus a date signal, below):
  *   lexical  BM25 of the window, divided by the best candidate's BM25;
  *   window   soft query-term coverage of the window;
  *   turn     soft query-term coverage of the window's best single turn (a focused answer
  *            inside a 256-token window should not be drowned by the window's other turns).
  * Speaker and date awareness:
  *   a question naming some of the speakers (not all) takes its turn signal from their turns only;
+ *   in a chat with an assistant, the best turn is the user's (the facts asked about are theirs);
  *   date     1 when the window holds a turn said during the day or month the question names
  *            (or up to a week after: people report "yesterday", "last week"), else 0.
  * Dense (when a sentence encoder is given): cosine of the query's and the window's sentence
@@ -43,6 +44,13 @@ export interface SoftRerankParams {
   turnWeight: number;
   /** Weight of the date signal: the window holds a turn said during the day/month the question names. */
   dateWeight: number;
+  /**
+   * Factor on an assistant's turns (speaker `assistant`, as in chat logs between a user and a
+   * model) in the best-turn signal. 0: the best turn is a user's turn. The facts a question asks
+   * about are what the user said; an assistant's long replies restate the question's topic in
+   * many words and would win the best-turn signal without holding the fact.
+   */
+  assistantTurnWeight: number;
   /** Weight of the dense signal (sentence-embedding cosine); 0 or no encoder = off. */
   denseWeight: number;
   /** Days after the named span that a turn may still report it ("yesterday", "last week"). */
@@ -51,10 +59,23 @@ export interface SoftRerankParams {
 }
 
 /**
- * tau 0.4: the usual "related words" floor for 100-d GloVe (measured above). Equal weights:
- * no signal is privileged, so nothing here is fitted to one benchmark's questions.
+ * tau 0.4: the usual "related words" floor for 100-d GloVe (measured above). Weights 1, except
+ * the best-turn signal (2) and an assistant's turns in it (0): both chosen on LoCoMo and the
+ * LongMemEval-S dev split together (docs/retriever.md), so that neither benchmark alone decides.
  */
-export const DEFAULT_SOFT_RERANK: SoftRerankParams = { tau: 0.4, genericRows: 1000, commonShare: 0.5, lexicalWeight: 1, windowWeight: 1, turnWeight: 1, dateWeight: 1, denseWeight: 1, dateLagDays: 7, bm25: DEFAULT_BM25 };
+export const DEFAULT_SOFT_RERANK: SoftRerankParams = {
+  tau: 0.4,
+  genericRows: 1000,
+  commonShare: 0.5,
+  lexicalWeight: 1,
+  windowWeight: 1,
+  turnWeight: 2,
+  dateWeight: 1,
+  assistantTurnWeight: 0,
+  denseWeight: 1,
+  dateLagDays: 7,
+  bm25: DEFAULT_BM25,
+};
 
 /** Per-episode state, built on the episode's first query and reused by the rest. */
 interface EpisodeState {
@@ -79,6 +100,8 @@ interface EpisodeState {
   speakerWords: Map<string, string[]>;
   /** Sentence embedding of each chunk, filled as chunks first become candidates. */
   chunkVectors: Array<Float32Array | undefined>;
+  /** Factor of each turn in the best-turn signal (assistantTurnWeight for an assistant's turns, else 1). */
+  turnFactor: Float32Array;
 }
 
 /** Vocab words a query word matches, with match values in (0, 1]. */
@@ -163,7 +186,8 @@ export class SoftReranker implements Reranker {
       let dated = 0;
       for (let t = c.firstTurn; t <= c.lastTurn; t++) {
         if (named && !named.has(ep.episode.turns[t]!.speaker)) continue;
-        if (turnCoverage[t]! > turn) turn = turnCoverage[t]!;
+        const covered = turnCoverage[t]! * st.turnFactor[t]!;
+        if (covered > turn) turn = covered;
         if (span && saidAbout(st.turnDays[t]!, span, p.dateLagDays)) dated = 1;
       }
       const score =
@@ -235,6 +259,7 @@ export class SoftReranker implements Reranker {
       turnDays: dayCache(ep),
       speakerWords: new Map([...new Set(ep.episode.turns.map((t) => t.speaker).filter(Boolean))].map((sp) => [sp, words(sp)])),
       chunkVectors: new Array(ep.chunks.length),
+      turnFactor: Float32Array.from(ep.lines, (_, t) => (ep.episode.turns[t]!.speaker === 'assistant' ? this.params.assistantTurnWeight : 1)),
     };
     this.states.set(ep, st);
     return st;

@@ -1,0 +1,159 @@
+/**
+ * What a report is made of, read from the paths the user gives: run directories (manifest.json,
+ * items.jsonl, summary.json), `rawrag stats` outputs (stats.json) and `rawrag ablate` outputs
+ * (ablation.json). Statistics come from src/stats: a stats.json found is used as written,
+ * otherwise the runs are analysed here with the same code `rawrag stats` uses.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { getBenchmark, listBenchmarks } from '../datasets/registry.js';
+import type { Dataset } from '../datasets/schema.js';
+import type { RunConfig } from '../config/schema.js';
+import { loadDataset } from '../pipeline/plan.js';
+import { readJsonLines } from '../stats/load.js';
+import { analyse, type StatsReport } from '../stats/compute-tables.js';
+import { findRunDirs, loadRun, type LoadedRun } from '../stats/load.js';
+import { InputError } from '../util/errors.js';
+import { readJsonFile } from '../util/fsx.js';
+
+/** Bootstrap settings when the report computes the statistics itself (no stats.json given). */
+export const REPORT_RESAMPLES = 10_000;
+
+export interface RunInput {
+  dir: string;
+  label: string;
+  loaded: LoadedRun;
+  manifest: Record<string, unknown>;
+  summary: Record<string, unknown> | null;
+  /** items.jsonl lines as written (rawrag's ItemRecord, or an external system's minimal lines); last line per id. */
+  items: Array<Record<string, unknown>>;
+}
+
+export interface AblationInput {
+  dir: string;
+  label: string;
+  data: Record<string, unknown>;
+}
+
+export interface ReportInputs {
+  runs: RunInput[];
+  stats: StatsReport;
+  /** Where the statistics came from: a stats.json path, or how they were computed. */
+  statsSource: string;
+  ablations: AblationInput[];
+  /** The benchmark data each run was made from, for the evidence text (null when it cannot be read). */
+  datasets: Map<RunInput, Dataset | null>;
+  notes: string[];
+}
+
+export interface CollectOptions {
+  /** Statistics already computed (by `rawrag stats`): used instead of reading or computing them. */
+  stats?: { report: StatsReport; source: string };
+}
+
+export async function collectInputs(paths: string[], opts: CollectOptions = {}): Promise<ReportInputs> {
+  const notes: string[] = [];
+  const runDirs = findRunDirs(paths);
+  const runs = runDirs.map(readRun);
+  const statsFiles = findFiles(paths, 'stats.json');
+  const ablations = findFiles(paths, 'ablation.json').map((file) => {
+    const data = readJsonFile(file) as Record<string, unknown>;
+    const dir = join(file, '..');
+    return data && data.format === 'rawrag.ablation/1' ? { dir, label: relative(process.cwd(), dir) || '.', data } : null;
+  }).filter((a): a is AblationInput => a !== null);
+  if (runs.length === 0 && statsFiles.length === 0 && ablations.length === 0) {
+    throw new InputError('nothing to report: no run directory (manifest.json), stats.json or ablation.json found', { file: paths.join(', ') });
+  }
+
+  let stats: StatsReport;
+  let statsSource: string;
+  // A stats.json is used only when it covers every run found (same system, setting and item count):
+  // an older one, written before more runs arrived, would contradict the explorer.
+  const covers = (r: StatsReport) => runs.every((run) => r.runs.some((x) => x.system === run.loaded.system && x.setting === run.loaded.setting && x.items === run.loaded.items.length));
+  const found = statsFiles.map((f) => ({ f, r: readJsonFile(f) as StatsReport })).filter((x) => x.r && x.r.format === 'rawrag.stats/1');
+  const written = found.filter((x) => covers(x.r));
+  if (found.length > written.length) notes.push(`${found.length - written.length} stats.json file(s) ignored: they do not cover every run given (rerun rawrag stats)`);
+  if (opts.stats) {
+    stats = opts.stats.report;
+    statsSource = opts.stats.source;
+  } else if (written.length > 0) {
+    stats = written[0]!.r;
+    statsSource = relative(process.cwd(), written[0]!.f);
+    if (written.length > 1) notes.push(`${written.length} stats.json files found; the report uses ${statsSource}`);
+  } else {
+    const benchmarks = listBenchmarks();
+    stats = analyse(
+      runs.map((r) => r.loaded),
+      {
+        resamples: REPORT_RESAMPLES,
+        seed: 0,
+        allPairs: false,
+        typeOrder: (name) => benchmarks.find((b) => b.name === name.toLowerCase())?.typeOrder ?? [],
+      },
+    );
+    statsSource = `computed by rawrag report from the runs (${REPORT_RESAMPLES} bootstrap resamples, seed 0; rawrag stats for more)`;
+  }
+
+  const datasets = new Map<RunInput, Dataset | null>();
+  const byKey = new Map<string, Promise<Dataset | null>>();
+  for (const run of runs) {
+    const cfg = run.manifest.config as RunConfig | undefined;
+    if (!cfg || typeof cfg !== 'object' || typeof cfg.benchmark !== 'string') {
+      datasets.set(run, null);
+      continue;
+    }
+    const key = JSON.stringify([cfg.benchmark, cfg.data, cfg.options]);
+    if (!byKey.has(key)) {
+      byKey.set(
+        key,
+        Promise.resolve()
+          .then(() => loadDataset(getBenchmark(cfg.benchmark), cfg))
+          .catch((e: Error) => {
+            notes.push(`${run.label}: evidence text not shown (benchmark data not readable here: ${e.message})`);
+            return null;
+          }),
+      );
+    }
+    datasets.set(run, await byKey.get(key)!);
+  }
+  return { runs, stats, statsSource, ablations, datasets, notes };
+}
+
+function readRun(dir: string): RunInput {
+  const loaded = loadRun(dir);
+  const manifest = readJsonFile(join(dir, 'manifest.json')) as Record<string, unknown>;
+  const summaryPath = join(dir, 'summary.json');
+  const summary = existsSync(summaryPath) ? (readJsonFile(summaryPath) as Record<string, unknown>) : null;
+  return { dir, label: loaded.label, loaded, manifest, summary, items: readRawItems(join(dir, 'items.jsonl')) };
+}
+
+/** loadRun has validated the file; this keeps every field for the explorer (same torn-line and last-id rules). */
+function readRawItems(path: string): Array<Record<string, unknown>> {
+  if (!existsSync(path)) return [];
+  // The same reading rules as `rawrag stats` (strict UTF-8, BOM, a last line without newline).
+  const byId = new Map<string, Record<string, unknown>>();
+  for (const { value } of readJsonLines(path, [])) {
+    const item = value as Record<string, unknown>;
+    byId.set(String(item.id), item);
+  }
+  return [...byId.values()];
+}
+
+/** Files of a given name at or below the paths (a path may also name the file itself), sorted. */
+function findFiles(paths: string[], name: string): string[] {
+  const found = new Set<string>();
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir).sort()) {
+      if (entry === 'node_modules' || entry.startsWith('.')) continue;
+      const child = join(dir, entry);
+      const st = statSync(child);
+      if (st.isDirectory()) walk(child);
+      else if (entry === name) found.add(child);
+    }
+  };
+  for (const p of paths) {
+    const abs = resolve(p);
+    if (existsSync(abs) && statSync(abs).isDirectory()) walk(abs);
+  }
+  return [...found].sort();
+}
