@@ -30,7 +30,7 @@ import { ProviderSession } from '../providers/session.js';
 import type { TransportOptions } from '../providers/transport.js';
 import { effectivePolicy, episodeOf, groupByIndex, loadRunInputs, runIdFor } from '../pipeline/plan.js';
 import { openRunDir, startManifest, type OpenedRunDir } from '../pipeline/run-directory.js';
-import { buildSummary, failedItems, ingestGroup, roundAll, runStages } from '../pipeline/pipeline.js';
+import { buildSummary, failedItems, ingestGroup, isDeferral, roundAll, runStages } from '../pipeline/pipeline.js';
 import { rankingDepth, rawRagSource, recordRetrieval, type RawRagSource } from '../pipeline/raw-rag-source.js';
 import { createEvidenceSource } from '../pipeline/sources.js';
 import { runIdentity } from '../pipeline/run.js';
@@ -316,7 +316,14 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
             if (rerank) add(shared.rerank, `${wKey}|${cand}`, performance.now() - tr);
           }
           for (const s of todo) {
-            const item = await deriveItem(s, q, ep, rankings.get(s.variant.rerank)!);
+            let item: ItemRecord;
+            try {
+              item = await deriveItem(s, q, ep, rankings.get(s.variant.rerank)!);
+            } catch (e) {
+              // --batch: a reader/judge request went to a batch job; the item stays pending.
+              if (isDeferral(e)) continue;
+              throw e;
+            }
             item.timings.ingest_share_ms = ingestShare;
             if (!dry) s.rundir.append(item);
             s.items.set(item.id, slim(item));

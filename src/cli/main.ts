@@ -5,6 +5,8 @@ import { runCommand } from './commands/run.js';
 import { dataCommand } from './commands/data.js';
 import { statsCommand } from './commands/stats.js';
 import { ablateCommand } from './commands/ablate.js';
+import { batchCommand } from './commands/batch.js';
+import { BatchApiFailure } from '../providers/batch/loop.js';
 import { protocolCommand } from './commands/protocol.js';
 import { reportCommand } from './commands/report.js';
 import { memoryCommand } from './commands/memory.js';
@@ -24,6 +26,7 @@ export function buildProgram(): Command {
   program.addCommand(dataCommand());
   program.addCommand(statsCommand());
   program.addCommand(ablateCommand());
+  program.addCommand(batchCommand());
   program.addCommand(protocolCommand());
   program.addCommand(reportCommand());
   program.addCommand(memoryCommand());
@@ -32,7 +35,8 @@ export function buildProgram(): Command {
 
 /**
  * Runs the CLI and returns the exit code: 0 ok, 1 usage error, 2 bad input, 3 internal error,
- * 4 finished with more failed items than --max-error-rate allows, 130/143 interrupted.
+ * 4 finished with more failed items than --max-error-rate allows, 5 a provider's batch API failed
+ * (--batch; the batch state is kept), 130/143 interrupted.
  */
 export async function run(argv: string[]): Promise<number> {
   const program = buildProgram();
@@ -43,7 +47,7 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode;
-    if (e instanceof Interrupted || e instanceof ItemFailures) {
+    if (e instanceof Interrupted || e instanceof ItemFailures || e instanceof BatchApiFailure) {
       process.stderr.write(`rawrag: ${e.message}\n`);
       return e.exitCode;
     }

@@ -33,7 +33,7 @@ export function judgeStage(model: ChatModel, protocol: JudgeProtocol, runs: numb
         const maxTokens = opts?.maxTokens ?? protocol.maxTokens ?? null;
         const reply = await model.complete({ messages, temperature: cfg.judge.temperature, maxTokens, jsonMode: opts?.jsonMode ?? protocol.jsonMode ?? false }, replicate, keep);
         const usage = { prompt_tokens: reply.prompt_tokens, completion_tokens: reply.completion_tokens, search_units: 0 };
-        addItemUsage(item.details, 'judge', usage, costOf(usage, model.entry.prices), reply.cached);
+        addItemUsage(item.details, 'judge', usage, costOf(usage, model.pricesOf(reply)), reply.cached);
         replies.push(reply.text);
         return reply.text;
       };

@@ -37,7 +37,7 @@ export function readerStage(model: ChatModel, protocol: ReaderProtocol): ItemSta
         raw: reply.text,
         cached: reply.cached,
       };
-      addItemUsage(item.details, 'reader', usage, costOf(usage, model.entry.prices), reply.cached);
+      addItemUsage(item.details, 'reader', usage, costOf(usage, model.pricesOf(reply)), reply.cached);
     },
   };
 }

@@ -45,7 +45,16 @@ interface ProcessStats {
   cost_usd: number | null;
 }
 
-type BatchResult = { batch: Batch; ok: true; items: ExtractedItem[]; vectors: Float32Array[]; reply: ReplyFigures } | { batch: Batch; ok: false; error: string; reply: ReplyFigures | null };
+type BatchResult =
+  | { batch: Batch; ok: true; items: ExtractedItem[]; vectors: Float32Array[]; reply: ReplyFigures }
+  | { batch: Batch; ok: false; error: string; reply: ReplyFigures | null }
+  /** Batch mode (--batch): the request went into a provider batch job; the episode waits for it. */
+  | { batch: Batch; ok: false; deferred: Error };
+
+/** A request recorded for a provider batch job instead of sent (src/providers/batch): not a failure. */
+function isDeferral(e: unknown): e is Error {
+  return e instanceof Error && (e.name === 'DeferredRequestError' || (e as { deferred?: unknown }).deferred === true);
+}
 
 interface ReplyFigures {
   request_key: string;
@@ -109,6 +118,7 @@ export async function createAgenticMemorySource(cfg: RunConfig, session: Provide
       const vectors = kept.length ? await embedder.embed(kept.map((k) => k.item.content), 'document') : [];
       return { batch, ok: true, items, vectors, reply };
     } catch (e) {
+      if (isDeferral(e)) return { batch, ok: false, deferred: e };
       return { batch, ok: false, error: (e as Error).message, reply: reply ?? { request_key, cached: false, prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 } };
     }
   };
@@ -127,9 +137,16 @@ export async function createAgenticMemorySource(cfg: RunConfig, session: Provide
     const active = activeMemories(s, owner, scope);
     let failed: { batch: Batch; error: string } | null = null;
     let failures = 0;
+    let deferred: Error | null = null;
     for (const p of results) {
       const r = await p;
-      const log = { owner_id: owner, scope, batch_index: r.batch.index, batch_key: r.batch.key, first_turn: ep.episode.turns[r.batch.first]!.id, last_turn: ep.episode.turns[r.batch.last]!.id, model: entry.name, ...(r.reply ?? { request_key: '', cached: false, prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }) };
+      if ('deferred' in r) {
+        // Later batches wait for this one's reply from the batch job (applied in order next time).
+        deferred ??= r.deferred;
+        continue;
+      }
+      if (deferred) continue;
+      const log = { owner_id: owner, scope, batch_index: r.batch.index, batch_key: r.batch.key, first_turn: ep.episode.turns[r.batch.first]!.id, last_turn: ep.episode.turns[r.batch.last]!.id, model: entry.name, ...(('reply' in r && r.reply) || { request_key: '', cached: false, prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }) };
       if (!r.ok || failed) {
         // After a failed batch, later ones wait (their replies are cached): applying them first would reverse versions.
         if (!r.ok) {
@@ -141,6 +158,8 @@ export async function createAgenticMemorySource(cfg: RunConfig, session: Provide
       }
       applyBatch(s, { owner, scope, turns: ep.episode.turns, aligner, cfg: mcfg }, r.batch, r.items, r.vectors, log, active);
     }
+    // Deferred requests: the pipeline defers the episode's questions until the batch job returns.
+    if (deferred) throw deferred;
     if (failed) {
       throw new Error(
         `agentic memory: extraction failed for ${failures} of ${todo.length} batches of ${owner} (first: turns ${ep.episode.turns[failed.batch.first]!.id}..${ep.episode.turns[failed.batch.last]!.id}: ${failed.error}); stored batches are kept, --retry-errors extracts the rest`,

@@ -14,6 +14,7 @@ import type { ModelEntry } from '../providers/models.js';
 import { ProviderSession } from '../providers/session.js';
 import type { TransportOptions } from '../providers/transport.js';
 import { costOf, type Role } from '../providers/usage.js';
+import { batchCosts } from '../providers/batch/estimate.js';
 import { judgeModelFor, readerMaxTokens } from '../eval/protocol.js';
 import { memoryConfig } from '../memory/config.js';
 import { estimateExtraction, renderExtractionEstimate, type ExtractionEstimate } from '../memory/estimate.js';
@@ -133,22 +134,26 @@ export async function estimateRun(cfg: RunConfig, transport: Partial<TransportOp
   return { questions: questions.length, roles, cost_usd: cost, notes, ...(extraction ? { extraction } : {}) };
 }
 
-export function renderEstimate(cfg: RunConfig, e: RunEstimate): string {
+export function renderEstimate(cfg: RunConfig, e: RunEstimate, batch?: ReturnType<typeof batchCosts>): string {
   const usd = (x: number | null) => (x === null ? 'unknown' : `$${x.toFixed(x < 1 ? 4 : 2)}`);
-  const rows = e.roles.map((r) => [r.role, r.model, r.calls, r.input_tokens, r.output_tokens, r.search_units || '', usd(r.cost_usd)]);
+  const rows = e.roles.map((r, i) => [r.role, r.model, r.calls, r.input_tokens, r.output_tokens, r.search_units || '', usd(r.cost_usd), ...(batch ? [usd(batch.perRole[i]!)] : [])]);
   const lines = [
     `dry run: ${cfg.benchmark}, retriever ${cfg.retrieval.retriever}, reader ${cfg.reader.model ?? 'none'} — ${e.questions} questions`,
     '',
-    rows.length ? markdownTable(['role', 'model', 'calls', 'input tokens', 'output tokens', 'search units', 'est. cost'], rows) : 'no provider calls (everything runs locally)',
+    rows.length ? markdownTable(['role', 'model', 'calls', 'input tokens', 'output tokens', 'search units', 'est. cost', ...(batch ? ['est. cost --batch'] : [])], rows) : 'no provider calls (everything runs locally)',
     '',
     ...(e.extraction ? [renderExtractionEstimate(e.extraction), ''] : []),
-    `estimated total: ${usd(e.cost_usd)} (before cache hits; evidence and reply lengths are estimates)`,
+    `estimated total: ${usd(e.cost_usd)}${batch ? `; with --batch ${usd(batch.total)} (reader and judge at batch prices)` : ''} (before cache hits; evidence and reply lengths are estimates)`,
+    ...(batch?.notes ?? []).map((n) => `NOTE: ${n}`),
     ...e.notes.map((n) => `NOTE: ${n}`),
     'nothing was sent and no run directory was written',
   ];
   return lines.join('\n');
 }
 
-export async function dryRun(cfg: RunConfig, transport: Partial<TransportOptions>): Promise<string> {
-  return renderEstimate(cfg, await estimateRun(cfg, transport));
+export async function dryRun(cfg: RunConfig, transport: Partial<TransportOptions>, opts: { batch?: boolean } = {}): Promise<string> {
+  const e = await estimateRun(cfg, transport);
+  if (!opts.batch) return renderEstimate(cfg, e);
+  const session = new ProviderSession({ ...transport, noCache: true });
+  return renderEstimate(cfg, e, batchCosts(e.roles, (name, role) => session.model(name, role)));
 }

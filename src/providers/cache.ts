@@ -109,6 +109,12 @@ export class ResponseCache {
     this.putStmt!.run(key, role, codec.encode(value), new Date().toISOString());
   }
 
+  /** Drops one entry (a batch reply its caller could not use). */
+  delete(key: string): void {
+    if (!this.enabled) return;
+    this.open().prepare('DELETE FROM responses WHERE key = ?').run(key);
+  }
+
   /**
    * The cached value for `key`, or `compute()`'s (stored only when `storable` says it is a real
    * answer). Concurrent calls with the same key share one computation.

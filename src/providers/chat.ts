@@ -6,8 +6,9 @@ import type OpenAI from 'openai';
 import type { ChatMessage } from '../eval/protocol.js';
 import type { Role } from './usage.js';
 import { cacheKey, jsonCodec } from './cache.js';
-import { BadReplyError } from './errors.js';
-import type { ModelEntry } from './models.js';
+import { BadReplyError, ProviderError } from './errors.js';
+import { pricesFor, type ModelEntry } from './models.js';
+import { DeferredRequestError, type DeferSink } from './batch/defer.js';
 import type { Endpoint, ProviderSession } from './session.js';
 
 export interface ChatRequest {
@@ -23,13 +24,20 @@ export interface ChatReply {
   prompt_tokens: number;
   completion_tokens: number;
   cached: boolean;
+  /** The reply came from a batch job (billed at batch prices). */
+  batch?: boolean;
 }
 
-interface StoredReply {
+/** A chat reply as the response cache holds it (interactive and batch replies alike). */
+export interface StoredReply {
   text: string;
   prompt_tokens: number;
   completion_tokens: number;
+  /** Set on replies collected from a batch job. */
+  batch?: true;
 }
+
+export const chatReplyCodec = jsonCodec<StoredReply>();
 
 export class ChatModel {
   private client: Promise<OpenAI> | null = null;
@@ -67,31 +75,59 @@ export class ChatModel {
    */
   async complete(req: ChatRequest, replicate: number, keep: (text: string) => boolean = () => true): Promise<ChatReply> {
     const key = cacheKey(this.semantic(req), replicate);
+    const defer = this.session.transport.defer;
     const { value, cached } = await this.session.cache.through(
       this.role,
       key,
-      jsonCodec<StoredReply>(),
-      () => this.send(req),
+      chatReplyCodec,
+      () => (defer ? this.deferTo(defer, key, req, replicate) : this.send(req)),
       (r) => r.text.trim() !== '' && keep(r.text),
     );
-    this.session.usage.record(this.role, this.entry.name, { prompt_tokens: value.prompt_tokens, completion_tokens: value.completion_tokens, search_units: 0 }, cached, this.entry.prices);
-    return { ...value, cached };
+    // Only batch replies reach the cache unchecked: one the caller cannot use is dropped, so the
+    // caller's error (an item error) is redone by a new request on --retry-errors.
+    if (cached && value.batch && !keep(value.text)) this.session.cache.delete(key);
+    const batch = value.batch === true;
+    this.session.usage.record(this.role, this.entry.name, { prompt_tokens: value.prompt_tokens, completion_tokens: value.completion_tokens, search_units: 0 }, cached, pricesFor(this.entry, batch));
+    const { batch: _b, ...reply } = value;
+    return { ...reply, cached, ...(batch ? { batch } : {}) };
+  }
+
+  /** The prices a reply is billed at (batch replies at the model's batch prices). */
+  pricesOf(reply: Pick<ChatReply, 'batch'>): ModelEntry['prices'] | undefined {
+    return pricesFor(this.entry, reply.batch === true);
+  }
+
+  /** Batch mode: record the request for a batch job instead of sending it. */
+  private async deferTo(sink: DeferSink, key: string, req: ChatRequest, replicate: number): Promise<StoredReply> {
+    const failed = sink.failure?.(key);
+    if (failed !== undefined) throw new ProviderError(this.session.secrets.scrub(`${this.role} request to ${this.entry.name} failed in a batch job: ${failed}`), { role: this.role, model: this.entry.name, attempts: 1, retryable: false });
+    sink.add({ key, role: this.role, model: this.entry.name, baseUrl: this.endpoint.baseUrl, url: '/v1/chat/completions', body: chatBody(this.wireModel, req), replicate });
+    throw new DeferredRequestError(key);
   }
 
   private send(req: ChatRequest): Promise<StoredReply> {
     return this.session.send(this.role, this.entry.name, async (timeoutMs) => {
-      const body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming = { model: this.wireModel, messages: req.messages };
-      if (req.temperature !== null) body.temperature = req.temperature;
-      if (req.maxTokens !== null) body.max_tokens = req.maxTokens;
-      if (req.jsonMode) body.response_format = { type: 'json_object' };
       const client = await this.sdk();
-      const res = await client.chat.completions.create(body, { timeout: timeoutMs, maxRetries: 0 });
-      const text = res.choices?.[0]?.message?.content;
-      // An empty reply is a failed call (retried, then an item error), never an answer to judge.
-      if (typeof text !== 'string' || text.trim() === '') throw new BadReplyError('empty reply (no message content)', true);
-      return { text, prompt_tokens: res.usage?.prompt_tokens ?? 0, completion_tokens: res.usage?.completion_tokens ?? 0 };
+      const res = await client.chat.completions.create(chatBody(this.wireModel, req), { timeout: timeoutMs, maxRetries: 0 });
+      return storedReply(res);
     });
   }
+}
+
+/** The request body sent on the wire (interactively, or as a batch line's body). */
+export function chatBody(wireModel: string, req: ChatRequest): OpenAI.Chat.ChatCompletionCreateParamsNonStreaming {
+  const body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming = { model: wireModel, messages: req.messages };
+  if (req.temperature !== null) body.temperature = req.temperature;
+  if (req.maxTokens !== null) body.max_tokens = req.maxTokens;
+  if (req.jsonMode) body.response_format = { type: 'json_object' };
+  return body;
+}
+
+/** What the cache keeps of a chat completion; an empty reply is a failed call, never an answer to judge. */
+export function storedReply(res: Pick<OpenAI.Chat.ChatCompletion, 'choices' | 'usage'>): StoredReply {
+  const text = res?.choices?.[0]?.message?.content;
+  if (typeof text !== 'string' || text.trim() === '') throw new BadReplyError('empty reply (no message content)', true);
+  return { text, prompt_tokens: res.usage?.prompt_tokens ?? 0, completion_tokens: res.usage?.completion_tokens ?? 0 };
 }
 
 /** The SDK is loaded on first use (it costs a second at start-up that local runs should not pay). */

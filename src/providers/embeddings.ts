@@ -15,6 +15,7 @@ import { cacheKey, vectorCodec } from './cache.js';
 import { BadReplyError } from './errors.js';
 import type { ModelEntry } from './models.js';
 import type { Endpoint, ProviderSession } from './session.js';
+import { DeferredRequestError, type DeferSink } from './batch/defer.js';
 
 interface Pending {
   input: string;
@@ -77,6 +78,8 @@ export class RemoteEmbedder implements Embedder {
       this.session.usage.record('embed', this.entry.name, { prompt_tokens: tokens, completion_tokens: 0, search_units: 0 }, true, this.entry.prices);
       return Promise.resolve(hit);
     }
+    const defer = this.session.transport.defer;
+    if (defer?.embeddings) return this.deferTo(defer, key, input);
     const p = new Promise<Float32Array>((resolve, reject) => this.queue.push({ input, key, tokens, resolve, reject }));
     cache.shareInflight(key, p);
     if (!this.scheduled) {
@@ -85,6 +88,16 @@ export class RemoteEmbedder implements Embedder {
       setImmediate(() => this.flush());
     }
     return p;
+  }
+
+  /** --batch-embeddings: record the text for a batch job (one input per request, keyed like the cache). */
+  private deferTo(sink: DeferSink, key: string, input: string): Promise<Float32Array> {
+    const failed = sink.failure?.(key);
+    if (failed !== undefined) return Promise.reject(new Error(`embedding of a text failed in a batch job: ${this.session.secrets.scrub(failed)}`));
+    const body: OpenAI.EmbeddingCreateParams = { model: this.wireModel, input, encoding_format: 'float' };
+    if (this.entry.dimensions) body.dimensions = this.entry.dimensions;
+    sink.add({ key, role: 'embed', model: this.entry.name, baseUrl: this.endpoint.baseUrl, url: '/v1/embeddings', body, replicate: 0 });
+    return Promise.reject(new DeferredRequestError(key));
   }
 
   private flush(): void {
@@ -116,7 +129,7 @@ export class RemoteEmbedder implements Embedder {
 }
 
 /** Vectors by their `index` field (the API does not promise order); every input must get one. */
-function readVectors(res: OpenAI.CreateEmbeddingResponse, n: number): Float32Array[] {
+export function readVectors(res: OpenAI.CreateEmbeddingResponse, n: number): Float32Array[] {
   const out: Array<Float32Array | undefined> = new Array(n);
   if (!Array.isArray(res?.data)) throw new BadReplyError('embeddings reply has no data array', true);
   for (const d of res.data) {

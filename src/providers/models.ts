@@ -40,6 +40,13 @@ export const ModelEntrySchema = z
     maxBatchTokens: z.number().int().positive().default(300_000),
     maxInputTokens: z.number().int().positive().default(8191),
     prices: PricesSchema.default({}),
+    /** Prices of replies from the provider's Batch API (OpenAI: half the listed prices); absent = no batch API. */
+    batchPrices: PricesSchema.optional(),
+    /** Per-batch limits of that Batch API (OpenAI's published limits by default). */
+    batchLimits: z
+      .object({ requests: z.number().int().positive().default(50_000), bytes: z.number().int().positive().default(200 * 1024 * 1024) })
+      .strict()
+      .optional(),
   })
   .strict();
 export type ModelEntry = z.infer<typeof ModelEntrySchema> & { name: string };
@@ -112,4 +119,12 @@ export function resolveModel(reg: ModelRegistry, name: string, kind: ModelEntry[
     baseUrl: 'https://api.openai.com/v1',
   });
   return { ...entry, name };
+}
+
+/** OpenAI's published per-batch limits: 50,000 requests and a 200 MB input file. */
+export const DEFAULT_BATCH_LIMITS = { requests: 50_000, bytes: 200 * 1024 * 1024 };
+
+/** What `model` charges for `batch` replies (undefined: unknown, so costs print as unknown). */
+export function pricesFor(model: ModelEntry, batch: boolean): Prices | undefined {
+  return batch ? model.batchPrices : model.prices;
 }

@@ -3,6 +3,7 @@
  * cache location. None of it is part of the run's config hash or of a cache key.
  */
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
+import type { DeferSink } from './batch/defer.js';
 
 export interface TransportOptions {
   /** --cache-dir (null: RAWRAG_CACHE_DIR, then $XDG_CACHE_HOME/rawrag, then ~/.cache/rawrag). */
@@ -20,6 +21,8 @@ export interface TransportOptions {
   registryFile?: string;
   /** Where keys and endpoints are read from. */
   env: NodeJS.ProcessEnv;
+  /** Batch mode: chat requests that miss the cache are recorded here instead of sent (see batch/defer.ts). */
+  defer?: DeferSink;
 }
 
 export function defaultTransport(env: NodeJS.ProcessEnv = process.env): TransportOptions {

@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError, type Option } from 'commander';
 import { readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { analyseAblation } from '../../ablate/paired-table.js';
 import { estimateAblation, renderAblationEstimate } from '../../ablate/dry-run.js';
 import { runAblation, type AblationOutcome } from '../../ablate/engine.js';
@@ -16,6 +16,7 @@ import { hashOf } from '../../util/hash.js';
 import { fromRoot } from '../../util/paths.js';
 import { addBenchmarkOptions, addMethodOptions, addTransportOptions, configFromFlags, positiveInt, transportFromFlags } from '../options.js';
 import { progressBar } from '../progress.js';
+import { batchedModels, withBatches } from './batch.js';
 import { watchInterrupts } from '../../util/interrupt.js';
 import { writeReport } from '../../report/index.js';
 
@@ -47,6 +48,8 @@ export function ablateCommand(): Command {
     .option('--no-progress', 'no progress bar')
     .option('--no-report', 'do not write report.html (the HTML report) in the ablation folder')
     .option('--json', 'print ablation.json instead of the table')
+    .option('--batch', 'send reader and judge requests as Batch API jobs (half price, up to 24 h; see docs/models.md)')
+    .option('--no-wait', 'with --batch: exit once the batch jobs are submitted; run the same command again to go on')
     .action(async (benchmarkArg: string | undefined, _opts: unknown, command: Command) => {
       const sweep = sweepFromFlags(command);
       const base = configFromFlags(command, benchmarkArg);
@@ -67,17 +70,37 @@ export function ablateCommand(): Command {
       const interrupts = watchInterrupts(() => bar.stop(), () => bar.stop());
       let outcome: AblationOutcome;
       try {
-        outcome = await runAblation(
-          { base, variants, out, transport, retryErrors: Boolean(opts.retryErrors) },
-          {
-            log: (line) => {
-              bar.stop();
-              log(line);
-            },
-            progress: (done, total) => bar.update(done, total),
-            signal: interrupts.signal,
+        const hooks = {
+          log: (line: string) => {
+            bar.stop();
+            log(line);
           },
-        );
+          progress: (done: number, total: number) => bar.update(done, total),
+          signal: interrupts.signal,
+        };
+        if (opts.batch) {
+          // Every variant's pending reader/judge requests go out together; see `rawrag run --batch`.
+          const b = await withBatches({
+            dir: resolve(out),
+            runId: `ablate-${base.benchmark}-${hashOf({ base, variants: variants.map((v) => v.name) }, 10)}`,
+            transport,
+            models: batchedModels(base),
+            wait: opts.wait !== false,
+            retryErrors: Boolean(opts.retryErrors),
+            log: hooks.log,
+            signal: hooks.signal,
+            pass: (t, i) => runAblation({ base, variants, out, transport: t, retryErrors: i === 0 && Boolean(opts.retryErrors) }, hooks),
+          });
+          bar.stop();
+          if (!b.last) {
+            process.stdout.write(`${b.jobs.live().length} batch jobs running; nothing is lost if this machine stops.\nresume: the same command again (or: rawrag batch status ${resolve(out)})\n`);
+            return;
+          }
+          log(`replies from batches: cost at batch prices ${b.cost.batch_usd === null ? 'unknown' : `$${b.cost.batch_usd.toFixed(4)}`} (interactive prices: ${b.cost.interactive_usd === null ? 'unknown' : `$${b.cost.interactive_usd.toFixed(4)}`})`);
+          outcome = b.last;
+        } else {
+          outcome = await runAblation({ base, variants, out, transport, retryErrors: Boolean(opts.retryErrors) }, hooks);
+        }
       } finally {
         bar.stop();
         interrupts.dispose();

@@ -7,6 +7,7 @@ import { renderRunReport } from '../report.js';
 import { listBenchmarks } from '../../datasets/registry.js';
 import { watchInterrupts } from '../../util/interrupt.js';
 import { ItemFailures } from '../exit.js';
+import { renderBatched, runBatched } from './batch.js';
 
 export function runCommand(): Command {
   const cmd = new Command('run')
@@ -22,30 +23,42 @@ export function runCommand(): Command {
     .option('--max-error-rate <r>', 'share of failed items (0-1) above which the exit code is 4 (default 0: any failed item)', rate)
     .option('--no-progress', 'no progress bar')
     .option('--json', 'print summary.json instead of the table')
+    .option('--batch', "send reader and judge requests as Batch API jobs (half price, up to 24 h; see docs/models.md)")
+    .option('--no-wait', 'with --batch: exit once the batch jobs are submitted; run the same command again to go on')
+    .option('--batch-embeddings', 'with --batch: embed the windows and questions through batch jobs too (implies --batch)')
     .action(async (benchmark: string | undefined, _opts: unknown, command: Command) => {
       const cfg = configFromFlags(command, benchmark);
       const opts = command.opts();
       const transport = transportFromFlags(command);
       if (opts.dryRun) {
-        process.stdout.write((await dryRun(cfg, transport)) + '\n');
+        process.stdout.write((await dryRun(cfg, transport, { batch: Boolean(opts.batch) })) + '\n');
         return;
       }
       const bar = progressBar(cfg.benchmark, opts.progress !== false);
       const interrupts = watchInterrupts(() => bar.stop(), () => bar.stop());
       try {
-        const outcome = await executeRun(
-          { cfg, out: (opts.out as string | undefined) ?? null, retryErrors: Boolean(opts.retryErrors), forceResume: Boolean(opts.forceResume), transport },
-          {
-            log: (line) => {
-              bar.stop();
-              process.stderr.write(line + '\n');
-            },
-            progress: (done, total) => bar.update(done, total),
-            signal: interrupts.signal,
+        const request = { cfg, out: (opts.out as string | undefined) ?? null, retryErrors: Boolean(opts.retryErrors), forceResume: Boolean(opts.forceResume), transport };
+        const hooks = {
+          log: (line: string) => {
+            bar.stop();
+            process.stderr.write(line + '\n');
           },
-        );
-        bar.stop();
-        process.stdout.write((opts.json ? JSON.stringify(outcome.summary, null, 2) : renderRunReport(outcome)) + '\n');
+          progress: (done: number, total: number) => bar.update(done, total),
+          signal: interrupts.signal,
+        };
+        let outcome: Awaited<ReturnType<typeof executeRun>>;
+        if (opts.batch || opts.batchEmbeddings) {
+          const b = await runBatched(request, hooks, { wait: opts.wait !== false, embeddings: Boolean(opts.batchEmbeddings) });
+          bar.stop();
+          const report = b.outcome && !opts.json ? renderRunReport(b.outcome) : b.outcome ? JSON.stringify(b.outcome.summary, null, 2) : '';
+          process.stdout.write(report + (opts.json && b.outcome ? '' : `${report ? '\n' : ''}${renderBatched(b, retryCommand(process.argv) + ` --out ${b.dir}`)}`) + '\n');
+          if (!b.outcome) return;
+          outcome = b.outcome;
+        } else {
+          outcome = await executeRun(request, hooks);
+          bar.stop();
+          process.stdout.write((opts.json ? JSON.stringify(outcome.summary, null, 2) : renderRunReport(outcome)) + '\n');
+        }
         const errors = outcome.summary.errors;
         const maxRate = (opts.maxErrorRate as number | undefined) ?? 0;
         if (errors > 0 && errors / Math.max(1, outcome.summary.n) > maxRate) {

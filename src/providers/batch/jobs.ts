@@ -1,0 +1,468 @@
+/**
+ * Batch jobs of one run: submit deferred requests as OpenAI-style batches (Files API upload,
+ * purpose `batch`; `batches.create`, 24 h window), poll them, and collect their replies into the
+ * response cache under the keys the interactive ChatModel uses, so the next pipeline pass is a
+ * cache hit for every finished request. Works with any server speaking the OpenAI Batch API.
+ *
+ * Never twice: before creating a batch, the provider's batch list is searched for one carrying
+ * this run's id and the part's hash in its metadata (a kill between create and recording, or a
+ * create whose reply was lost, leaves exactly that), and such a batch is adopted instead.
+ */
+import type OpenAI from 'openai';
+import { chatReplyCodec, openaiClient, storedReply, type StoredReply } from '../chat.js';
+import { vectorCodec } from '../cache.js';
+import { readVectors } from '../embeddings.js';
+import { DEFAULT_BATCH_LIMITS, pricesFor } from '../models.js';
+import type { ProviderSession } from '../session.js';
+import type { DeferredRequest } from './defer.js';
+import { planParts, type BatchLimits, type PartPlan } from './parts.js';
+import { BatchStore, DEAD, TERMINAL, addBatchUsage, type BatchUsage, type BatchesState, type PartRecord } from './state.js';
+import { costOf } from '../usage.js';
+
+export interface BatchJobsOptions {
+  /** The run directory (batches.json and batches/ go there). */
+  dir: string;
+  runId: string;
+  session: ProviderSession;
+  log(line: string): void;
+  /** First poll interval and its cap (doubling in between). */
+  pollMs?: { initial: number; max: number };
+  /** Wall-clock now (tests). */
+  now?(): Date;
+}
+
+export interface CollectReport {
+  stored: number;
+  failed: number;
+  /** Requests of expired batches sent out again. */
+  resubmitted: number;
+  /** Batches that failed or were cancelled (reported, their requests recorded as failures). */
+  lost: string[];
+  /** Tokens and cost (batch prices) of the replies stored, by role. */
+  usage: Record<string, BatchUsage>;
+}
+
+export function emptyReport(): CollectReport {
+  return { stored: 0, failed: 0, resubmitted: 0, lost: [], usage: {} };
+}
+
+export function addReport(into: CollectReport, r: CollectReport): void {
+  into.stored += r.stored;
+  into.failed += r.failed;
+  into.resubmitted += r.resubmitted;
+  into.lost.push(...r.lost);
+  for (const [role, u] of Object.entries(r.usage)) addBatchUsage(into.usage, role, u);
+}
+
+type Batch = OpenAI.Batches.Batch;
+
+const UPLOAD_TIMEOUT_MS = 10 * 60_000;
+/** Error codes the provider writes for requests a batch never ran (not failures of the request). */
+const NOT_RUN = new Set(['batch_expired', 'batch_cancelled']);
+
+/** Poll interval: RAWRAG_BATCH_POLL_MS (tests, local servers) or 10 s, doubling up to 5 min. */
+export function pollInterval(env: NodeJS.ProcessEnv): { initial: number; max: number } {
+  const ms = Number(env.RAWRAG_BATCH_POLL_MS);
+  const initial = env.RAWRAG_BATCH_POLL_MS && Number.isFinite(ms) && ms >= 0 ? ms : 10_000;
+  return { initial, max: Math.min(300_000, Math.max(initial, initial * 32)) };
+}
+
+export class BatchJobs {
+  readonly store: BatchStore;
+  private state: BatchesState;
+  private readonly clients = new Map<string, Promise<OpenAI>>();
+  private readonly lastLine = new Map<string, string>();
+
+  constructor(private readonly opts: BatchJobsOptions) {
+    this.store = new BatchStore(opts.dir);
+    if (this.store.exists()) {
+      this.state = this.store.load();
+    } else {
+      this.state = { format: 'rawrag.batches/1', run_id: opts.runId, cache_dir: opts.session.cache.dir, parts: [], failures: {} };
+    }
+  }
+
+  /** Re-reads batches.json (after taking the directory's lock). */
+  reload(): void {
+    if (this.store.exists()) this.state = this.store.load();
+  }
+
+  get parts(): readonly PartRecord[] {
+    return this.state.parts;
+  }
+
+  /** Requests that failed inside a batch (key -> message): item errors for the pipeline. */
+  failures(): Map<string, string> {
+    return new Map(Object.entries(this.state.failures).map(([k, v]) => [k, v.message]));
+  }
+
+  /** --retry-errors: forget recorded failures, so their requests are deferred and sent again. */
+  clearFailures(): number {
+    const n = Object.keys(this.state.failures).length;
+    if (n > 0) {
+      this.state.failures = {};
+      this.save();
+    }
+    return n;
+  }
+
+  /** Tokens and cost (batch prices) of every reply collected for this run, by role, over all invocations. */
+  usage(): Record<string, BatchUsage> {
+    const out: Record<string, BatchUsage> = {};
+    for (const p of this.state.parts) for (const [role, u] of Object.entries(p.collected?.usage ?? {})) addBatchUsage(out, role, u);
+    return out;
+  }
+
+  /** Parts submitted and not yet finished on the provider's side. */
+  live(): PartRecord[] {
+    return this.state.parts.filter((p) => p.batch_id !== null && !TERMINAL.has(p.status));
+  }
+
+  /** Parts finished on the provider's side whose results are not in the cache yet. */
+  uncollected(): PartRecord[] {
+    return this.state.parts.filter((p) => TERMINAL.has(p.status) && p.collected === null);
+  }
+
+  private save(): void {
+    this.store.save(this.state);
+  }
+
+  private now(): Date {
+    return this.opts.now?.() ?? new Date();
+  }
+
+  private limitsFor = (model: string, role: DeferredRequest['role']): BatchLimits => {
+    const entry = this.opts.session.model(model, role);
+    return { ...DEFAULT_BATCH_LIMITS, ...entry.batchLimits };
+  };
+
+  /** The SDK client for the server a part lives on (a batch id exists only there). */
+  private client(part: Pick<PartRecord, 'base_url' | 'model' | 'role'>): Promise<OpenAI> {
+    let c = this.clients.get(part.base_url);
+    if (!c) {
+      const { session } = this.opts;
+      const entry = session.model(part.model, part.role);
+      const a = session.availability(entry, part.role);
+      const apiKey = a.ok ? a.endpoint.apiKey : (session.secrets.add(entry.keyEnv ? session.transport.env[entry.keyEnv] : undefined) ?? 'EMPTY');
+      c = openaiClient({ baseUrl: part.base_url, apiKey }, session.transport.timeoutMs);
+      this.clients.set(part.base_url, c);
+    }
+    return c;
+  }
+
+  /** One provider call through the session's retry layer (errors scrubbed and named). */
+  private call<T>(part: PartRecord, what: (client: OpenAI, timeoutMs: number) => Promise<T>): Promise<T> {
+    return this.opts.session.send(part.role, `${part.model} (batch API)`, async (timeoutMs) => what(await this.client(part), timeoutMs));
+  }
+
+  /**
+   * Submits `requests` as batch parts (grouped by endpoint and model, split at the model's
+   * limits). Parts already live or adoptable are not submitted again. Returns the parts.
+   */
+  async submit(requests: readonly DeferredRequest[]): Promise<PartRecord[]> {
+    // A part recorded but never confirmed (killed around its create) may exist on the provider.
+    const unconfirmed: PartRecord[] = [];
+    for (const p of this.state.parts.filter((x) => x.batch_id === null && x.status === 'prepared')) {
+      const found = await this.call(p, async (client) => this.findOnProvider(client, p));
+      if (found) {
+        this.update(p, found);
+        this.opts.log(`batch ${found.id} found on the provider (already submitted), adopted: ${describePart(p)}`);
+      } else unconfirmed.push(p);
+    }
+    // A request already in a batch that has not been collected is never sent in another one.
+    const pending = new Set<string>();
+    for (const p of this.state.parts) {
+      if (p.collected !== null || p.batch_id === null) continue;
+      for (const m of this.store.readPart(p.hash).meta) pending.add(m.key);
+    }
+    const fresh = requests.filter((r) => !pending.has(r.key));
+    const roles = new Map(fresh.map((r) => [r.model, r.role]));
+    const plans = planParts(fresh, (model) => this.limitsFor(model, roles.get(model)!));
+    // A part never submitted whose requests now make other parts is dropped (its file stays, for the record).
+    const planned = new Set(plans.map((p) => p.hash));
+    for (const p of unconfirmed.filter((x) => !planned.has(x.hash))) {
+      p.status = 'superseded';
+      p.updated_at = this.now().toISOString();
+      this.save();
+    }
+    const out: PartRecord[] = [];
+    for (const plan of plans) {
+      let rec = this.state.parts.find((p) => p.hash === plan.hash && p.collected === null && !DEAD.has(p.status));
+      if (!rec) rec = this.prepare(plan);
+      if (rec.batch_id === null) await this.create(rec);
+      out.push(rec);
+    }
+    return out;
+  }
+
+  /** Writes the part's files and records it as `prepared`, before anything leaves the machine. */
+  private prepare(plan: PartPlan): PartRecord {
+    this.store.writePart(
+      plan.hash,
+      plan.jsonl,
+      plan.requests.map((r) => ({ key: r.key, role: r.role, model: r.model, replicate: r.replicate })),
+    );
+    const roles: Record<string, number> = {};
+    for (const r of plan.requests) roles[r.role] = (roles[r.role] ?? 0) + 1;
+    const at = this.now().toISOString();
+    const rec: PartRecord = {
+      hash: plan.hash,
+      part: this.state.parts.length + 1,
+      model: plan.model,
+      role: plan.role,
+      base_url: plan.baseUrl,
+      url: plan.url,
+      requests: plan.requests.length,
+      bytes: plan.bytes,
+      roles,
+      input_file_id: null,
+      batch_id: null,
+      status: 'prepared',
+      counts: null,
+      output_file_id: null,
+      error_file_id: null,
+      errors: null,
+      collected: null,
+      resubmitted_as: [],
+      created_at: at,
+      updated_at: at,
+    };
+    this.state.parts.push(rec);
+    this.save();
+    return rec;
+  }
+
+  /** Adopts the provider's batch for this part if there is one, else uploads and creates it. */
+  private async create(rec: PartRecord): Promise<void> {
+    const batch = await this.call(rec, async (client, timeoutMs) => {
+      // Searched on every attempt: a create whose reply was lost must not be repeated.
+      const existing = await this.findOnProvider(client, rec);
+      if (existing) return { batch: existing, adopted: true };
+      if (rec.input_file_id === null) {
+        const { toFile } = await import('openai');
+        const file = await client.files.create(
+          { file: await toFile(Buffer.from(this.store.readPartText(rec.hash), 'utf8'), `rawrag-${rec.hash}.jsonl`), purpose: 'batch' },
+          { timeout: Math.max(timeoutMs, UPLOAD_TIMEOUT_MS), maxRetries: 0 },
+        );
+        rec.input_file_id = file.id;
+        this.save();
+      }
+      const created = await client.batches.create(
+        {
+          input_file_id: rec.input_file_id,
+          endpoint: rec.url as OpenAI.Batches.BatchCreateParams['endpoint'],
+          completion_window: '24h',
+          metadata: { rawrag_run: this.state.run_id, rawrag_part: String(rec.part), rawrag_hash: rec.hash },
+        },
+        { timeout: timeoutMs, maxRetries: 0 },
+      );
+      return { batch: created, adopted: false };
+    });
+    this.update(rec, batch.batch);
+    this.opts.log(`batch ${batch.batch.id} ${batch.adopted ? 'found on the provider (already submitted), adopted' : 'submitted'}: ${describePart(rec)}`);
+  }
+
+  /** A live or finished, not yet recorded batch of this run for this part (newest first). */
+  private async findOnProvider(client: OpenAI, rec: PartRecord): Promise<Batch | null> {
+    const known = new Set(this.state.parts.map((p) => p.batch_id).filter((id): id is string => id !== null));
+    // Batches are listed newest first; none older than the part record can be its batch.
+    const oldest = Math.floor(Date.parse(rec.created_at) / 1000) - 3600;
+    for await (const b of client.batches.list({ limit: 100 }, { maxRetries: 0 })) {
+      if (b.created_at < oldest) break;
+      const m = b.metadata ?? {};
+      if (m.rawrag_run === this.state.run_id && m.rawrag_hash === rec.hash && !DEAD.has(b.status) && !known.has(b.id)) return b;
+    }
+    return null;
+  }
+
+  private update(rec: PartRecord, b: Batch): void {
+    rec.batch_id = b.id;
+    rec.input_file_id = b.input_file_id ?? rec.input_file_id;
+    rec.status = b.status;
+    rec.counts = b.request_counts ? { total: b.request_counts.total, completed: b.request_counts.completed, failed: b.request_counts.failed } : rec.counts;
+    rec.output_file_id = b.output_file_id ?? null;
+    rec.error_file_id = b.error_file_id ?? null;
+    rec.errors = b.errors?.data?.length ? b.errors.data.map((e) => [e.code, e.line != null ? `line ${e.line}` : null, e.message].filter(Boolean).join(': ')).join('; ') : null;
+    rec.updated_at = this.now().toISOString();
+    this.save();
+  }
+
+  /** Asks the provider for the state of every live batch; prints a line per batch whose state changed. */
+  async refresh(): Promise<void> {
+    for (const rec of this.live()) {
+      const b = await this.call(rec, (client, timeoutMs) => client.batches.retrieve(rec.batch_id!, { timeout: timeoutMs, maxRetries: 0 }));
+      this.update(rec, b);
+      this.statusLine(rec);
+    }
+  }
+
+  private statusLine(rec: PartRecord): void {
+    const line = statusText(rec);
+    if (this.lastLine.get(rec.hash) === line) return;
+    this.lastLine.set(rec.hash, line);
+    this.opts.log(line);
+  }
+
+  /**
+   * Brings the results of every finished batch into the cache. Per-request errors and the
+   * requests of failed or cancelled batches are recorded as failures; the unfinished requests of
+   * an expired batch are submitted again (only those).
+   */
+  async collect(): Promise<CollectReport> {
+    const report = emptyReport();
+    for (const rec of this.uncollected()) {
+      const { lines, meta } = this.store.readPart(rec.hash);
+      const byKey = new Map(meta.map((m) => [m.key, m]));
+      const done = new Set<string>();
+      const fail = (key: string, message: string) => {
+        if (!byKey.has(key) || done.has(key)) return;
+        done.add(key);
+        this.state.failures[key] = { message, batch_id: rec.batch_id };
+        report.failed++;
+      };
+      let stored = 0;
+      const usage: Record<string, BatchUsage> = {};
+      const entryOf = new Map<string, ReturnType<ProviderSession['model']>>();
+      for (const fileId of [rec.output_file_id, rec.error_file_id]) {
+        if (!fileId) continue;
+        const text = await this.call(rec, async (client, timeoutMs) => (await client.files.content(fileId, { timeout: Math.max(timeoutMs, UPLOAD_TIMEOUT_MS), maxRetries: 0 })).text());
+        for (const raw of text.split('\n')) {
+          if (raw.trim() === '') continue;
+          const line = parseOutputLine(raw);
+          const m = line ? byKey.get(line.custom_id) : undefined;
+          if (!line || !m || done.has(line.custom_id)) continue;
+          const result = replyOf(line, rec.url);
+          if ('message' in result) {
+            if (result.notRun) continue;
+            fail(line.custom_id, result.message);
+            continue;
+          }
+          // The same write path and key as an interactive reply; `batch` marks a chat reply's price.
+          if ('vector' in result) this.opts.session.cache.store(m.role, m.key, result.vector, vectorCodec);
+          else this.opts.session.cache.store(m.role, m.key, result.reply, chatReplyCodec);
+          delete this.state.failures[m.key];
+          let entry = entryOf.get(m.model);
+          if (!entry) entryOf.set(m.model, (entry = this.opts.session.model(m.model, m.role)));
+          const tokens = result.tokens;
+          addBatchUsage(usage, m.role, { replies: 1, ...tokens, cost_usd: costOf({ ...tokens, search_units: 0 }, pricesFor(entry, true)) });
+          done.add(m.key);
+          stored++;
+        }
+      }
+      report.stored += stored;
+      for (const [role, u] of Object.entries(usage)) addBatchUsage(report.usage, role, u);
+      const unfinished = meta.filter((m) => !done.has(m.key));
+      const failedHere = done.size - stored;
+      if (rec.status === 'expired' && unfinished.length > 0) {
+        const keep = new Set(unfinished.map((m) => m.key));
+        const again: DeferredRequest[] = lines
+          .filter((l) => keep.has(l.custom_id))
+          .map((l) => ({ ...byKey.get(l.custom_id)!, baseUrl: rec.base_url, url: l.url as DeferredRequest['url'], body: l.body as DeferredRequest['body'] }));
+        rec.collected = { stored, failed: failedHere, unfinished: unfinished.length, at: this.now().toISOString(), usage };
+        this.save();
+        this.opts.log(`batch ${rec.batch_id} expired with ${stored} replies; resubmitting its ${unfinished.length} unfinished requests`);
+        const parts = await this.submit(again);
+        rec.resubmitted_as = parts.map((p) => p.hash);
+        report.resubmitted += unfinished.length;
+      } else {
+        if (rec.status === 'failed' || rec.status === 'cancelled') {
+          const why = rec.status === 'failed' ? `batch ${rec.batch_id} failed${rec.errors ? ` (${rec.errors})` : ''}` : `batch ${rec.batch_id} was cancelled`;
+          for (const m of unfinished) fail(m.key, why);
+          report.lost.push(`${why}: ${unfinished.length} of ${rec.requests} requests not run`);
+          this.opts.log(`${why}: ${unfinished.length} of ${rec.requests} requests not run (recorded as failures; --retry-errors sends them again)`);
+        } else if (unfinished.length > 0) {
+          for (const m of unfinished) fail(m.key, `no result in batch ${rec.batch_id}`);
+        }
+        rec.collected = { stored, failed: done.size - stored, unfinished: 0, at: this.now().toISOString(), usage };
+      }
+      this.save();
+      this.opts.log(`batch ${rec.batch_id} collected: ${stored} replies into the cache, ${rec.collected.failed} failed`);
+    }
+    return report;
+  }
+
+  /** Polls (with backoff) and collects until no batch is live. */
+  async wait(sleep?: (ms: number) => Promise<void>, signal?: AbortSignal): Promise<CollectReport> {
+    const total = emptyReport();
+    const { initial, max } = this.opts.pollMs ?? pollInterval(this.opts.session.transport.env);
+    const pause = sleep ?? ((ms: number) => abortableSleep(ms, signal));
+    let delay = initial;
+    for (;;) {
+      addReport(total, await this.collect());
+      // Stopped (SIGINT/SIGTERM): the batches go on at the provider; the same command resumes.
+      if (this.live().length === 0 || signal?.aborted) return total;
+      await pause(delay);
+      if (signal?.aborted) return total;
+      delay = Math.min(max, Math.max(1, delay * 2));
+      await this.refresh();
+    }
+  }
+}
+
+function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+function describePart(rec: PartRecord): string {
+  const roles = Object.entries(rec.roles)
+    .map(([r, n]) => `${n} ${r}`)
+    .join(', ');
+  return `part ${rec.part}, ${rec.requests} requests (${roles}), ${rec.model}, ${(rec.bytes / 1e6).toFixed(2)} MB`;
+}
+
+/** One line per batch: submitted / validating / in_progress with counts / finalizing / completed ... */
+export function statusText(rec: PartRecord): string {
+  const c = rec.counts;
+  const counts = c && c.total > 0 ? ` ${c.completed + c.failed}/${c.total} done${c.failed ? `, ${c.failed} failed` : ''}` : '';
+  const status = rec.batch_id === null ? 'not submitted yet' : rec.status;
+  return `batch ${rec.batch_id ?? '-'} (part ${rec.part}, ${rec.requests} requests, ${rec.model}): ${status}${counts}`;
+}
+
+interface OutputLine {
+  custom_id: string;
+  response?: { status_code?: number; body?: unknown } | null;
+  error?: { code?: string; message?: string } | null;
+}
+
+function parseOutputLine(raw: string): OutputLine | null {
+  try {
+    const v = JSON.parse(raw) as OutputLine;
+    return typeof v?.custom_id === 'string' ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A line's reply, validated as an interactive reply would be, or why it is not one. */
+type LineResult =
+  | { reply: StoredReply; tokens: { prompt_tokens: number; completion_tokens: number } }
+  | { vector: Float32Array; tokens: { prompt_tokens: number; completion_tokens: number } }
+  | { message: string; notRun?: boolean };
+
+function replyOf(line: OutputLine, url: string): LineResult {
+  if (line.error) return { message: `${line.error.code ?? 'error'}: ${line.error.message ?? ''}`.trim(), notRun: NOT_RUN.has(line.error.code ?? '') };
+  const status = line.response?.status_code;
+  const body = line.response?.body as { error?: { code?: string; message?: string } } | undefined;
+  if (status !== 200) {
+    if (body?.error?.code && NOT_RUN.has(body.error.code)) return { message: body.error.code, notRun: true };
+    return { message: `HTTP ${status ?? '?'}: ${body?.error?.message ?? JSON.stringify(body ?? null).slice(0, 300)}` };
+  }
+  try {
+    if (url === '/v1/embeddings') {
+      const res = body as unknown as OpenAI.CreateEmbeddingResponse;
+      return { vector: readVectors(res, 1)[0]!, tokens: { prompt_tokens: res.usage?.prompt_tokens ?? 0, completion_tokens: 0 } };
+    }
+    const reply = storedReply(body as OpenAI.Chat.ChatCompletion);
+    return { reply: { ...reply, batch: true }, tokens: { prompt_tokens: reply.prompt_tokens, completion_tokens: reply.completion_tokens } };
+  } catch (e) {
+    return { message: (e as Error).message };
+  }
+}
