@@ -58,6 +58,11 @@ export class FakeExtractor {
     this.api = new FakeApi({ dim: opts.dim, chat: (body) => this.reply(body) });
   }
 
+  /** The reply function, for other loopback servers built on FakeApi (the Batch API peer). */
+  get chat(): (body: any) => string {
+    return (body) => this.reply(body);
+  }
+
   async start(): Promise<this> {
     await this.api.start();
     return this;
