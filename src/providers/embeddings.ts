@@ -48,7 +48,7 @@ export class RemoteEmbedder implements Embedder {
     // The API rejects empty inputs.
     if (input.trim() === '') input = ' ';
     const enc = getTokenizer('cl100k_base');
-    let ids = enc.encode(input, [], []);
+    let ids = enc.encode(input);
     if (ids.length > this.entry.maxInputTokens) {
       ids = ids.slice(0, this.entry.maxInputTokens);
       input = enc.decode(ids);
