@@ -42,7 +42,8 @@ export function countTokens(text: string, name = 'cl100k_base'): number {
 
 class SafeTokenizer implements TextTokenizer {
   private readonly ranks: Map<string, number> | null;
-  private readonly bytes = new TextEncoder();
+  /** The same ranks keyed by the bytes as a latin1 string: substrings are cheap keys. Built on first need. */
+  private binaryRanks: Map<string, number> | null = null;
 
   constructor(
     private readonly tiktoken: Tiktoken,
@@ -67,7 +68,7 @@ class SafeTokenizer implements TextTokenizer {
     for (const m of text.matchAll(new RegExp(this.pattern, 'gu'))) {
       if (m[0].length <= LONG_PRETOKEN) continue;
       flush(m.index);
-      pushAll(out, this.mergeLong(this.bytes.encode(m[0])));
+      pushAll(out, this.mergeLong(Buffer.from(m[0], 'utf8').toString('latin1')));
       from = m.index + m[0].length;
     }
     flush(text.length);
@@ -80,97 +81,106 @@ class SafeTokenizer implements TextTokenizer {
 
   /**
    * Byte-pair merge of one pre-token in O(n log n): a linked list of parts and a min-heap of
-   * adjacent pairs keyed (rank, position); stale heap entries are skipped by a version check.
+   * adjacent pairs keyed rank * 2^32 + position (lowest rank first, leftmost on ties, as the
+   * library does). A popped entry is current when its part is alive and the pair starting there
+   * still has that rank; otherwise it is stale and skipped.
    */
-  private mergeLong(piece: Uint8Array): number[] {
-    const ranks = this.ranks!;
-    const direct = ranks.get(piece.join(','));
+  private mergeLong(piece: string): number[] {
+    const ranks = (this.binaryRanks ??= binaryKeyed(this.ranks!));
+    const direct = ranks.get(piece);
     if (direct !== undefined) return [direct];
     const n = piece.length;
     const end = new Int32Array(n);
     const next = new Int32Array(n);
     const prev = new Int32Array(n);
-    const version = new Int32Array(n);
+    const alive = new Uint8Array(n).fill(1);
     for (let i = 0; i < n; i++) {
       end[i] = i + 1;
       next[i] = i + 1 < n ? i + 1 : -1;
       prev[i] = i - 1;
     }
-    const heap = new PairHeap();
-    const rankOf = (a: number, b: number): number | undefined => ranks.get(piece.subarray(a, end[b]!).join(','));
-    const pushPair = (left: number): void => {
+    const heap = new KeyHeap(n);
+    const rankAt = (left: number): number => {
       const right = next[left]!;
-      if (right < 0) return;
-      const r = rankOf(left, right);
-      if (r !== undefined) heap.push(r, left, version[left]!, right, version[right]!);
+      return right < 0 ? -1 : (ranks.get(piece.slice(left, end[right]!)) ?? -1);
+    };
+    const pushPair = (left: number): void => {
+      const r = rankAt(left);
+      if (r >= 0) heap.push(r * 2 ** 32 + left);
     };
     for (let i = 0; i + 1 < n; i++) pushPair(i);
-    for (;;) {
-      const top = heap.pop();
-      if (!top) break;
-      const [, left, lv, right, rv] = top;
-      if (version[left] !== lv || version[right] !== rv || next[left] !== right) continue;
-      // Merge right into left.
+    while (heap.size > 0) {
+      const key = heap.pop();
+      const left = key % 2 ** 32;
+      if (!alive[left] || rankAt(left) !== (key - left) / 2 ** 32) continue;
+      const right = next[left]!;
       end[left] = end[right]!;
       next[left] = next[right]!;
       if (next[right]! >= 0) prev[next[right]!] = left;
-      version[left]!++;
-      version[right] = -1;
+      alive[right] = 0;
       if (prev[left]! >= 0) pushPair(prev[left]!);
       pushPair(left);
     }
     const ids: number[] = [];
     for (let i = 0; i >= 0; i = next[i]!) {
-      const id = ranks.get(piece.subarray(i, end[i]!).join(','));
+      const id = ranks.get(piece.slice(i, end[i]!));
       if (id !== undefined) ids.push(id);
     }
     return ids;
   }
 }
 
+/** "104,105" -> "hi": one byte per UTF-16 unit, so a byte range of a piece is a substring. */
+function binaryKeyed(ranks: Map<string, number>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const [bytes, rank] of ranks) out.set(String.fromCharCode(...bytes.split(',').map(Number)), rank);
+  return out;
+}
+
 function pushAll(out: number[], ids: number[]): void {
   for (let i = 0; i < ids.length; i++) out.push(ids[i]!);
 }
 
-/** A binary min-heap of [rank, left, leftVersion, right, rightVersion], ordered by rank then position. */
-class PairHeap {
-  private readonly items: Array<[number, number, number, number, number]> = [];
+/** A binary min-heap of numeric keys in a growable Float64Array. */
+class KeyHeap {
+  private keys: Float64Array;
+  size = 0;
 
-  push(rank: number, left: number, lv: number, right: number, rv: number): void {
-    const a = this.items;
-    a.push([rank, left, lv, right, rv]);
-    let i = a.length - 1;
+  constructor(capacity: number) {
+    this.keys = new Float64Array(Math.max(16, capacity));
+  }
+
+  push(key: number): void {
+    if (this.size === this.keys.length) {
+      const grown = new Float64Array(this.keys.length * 2);
+      grown.set(this.keys);
+      this.keys = grown;
+    }
+    const a = this.keys;
+    let i = this.size++;
     while (i > 0) {
       const p = (i - 1) >> 1;
-      if (!less(a[i]!, a[p]!)) break;
-      [a[i], a[p]] = [a[p]!, a[i]!];
+      if (a[p]! <= key) break;
+      a[i] = a[p]!;
       i = p;
     }
+    a[i] = key;
   }
 
-  pop(): [number, number, number, number, number] | undefined {
-    const a = this.items;
-    if (a.length === 0) return undefined;
+  pop(): number {
+    const a = this.keys;
     const top = a[0]!;
-    const last = a.pop()!;
-    if (a.length > 0) {
-      a[0] = last;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < a.length && less(a[l]!, a[m]!)) m = l;
-        if (r < a.length && less(a[r]!, a[m]!)) m = r;
-        if (m === i) break;
-        [a[i], a[m]] = [a[m]!, a[i]!];
-        i = m;
-      }
+    const last = a[--this.size]!;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= this.size) break;
+      const m = l + 1 < this.size && a[l + 1]! < a[l]! ? l + 1 : l;
+      if (a[m]! >= last) break;
+      a[i] = a[m]!;
+      i = m;
     }
+    a[i] = last;
     return top;
   }
-}
-
-function less(x: readonly number[], y: readonly number[]): boolean {
-  return x[0]! < y[0]! || (x[0] === y[0] && x[1]! < y[1]!);
 }
