@@ -92,15 +92,24 @@ export class ResponseCache {
   }
 
   /** A stored value, or undefined (counted as a hit or a miss for `role`). */
-  lookup<T>(role: string, key: string, codec: Codec<T>): T | undefined {
+  lookup<T>(role: string, key: string, codec: Codec<T>, valid: (value: T) => boolean = () => true): T | undefined {
     if (!this.enabled) {
       this.count(role, false);
       return undefined;
     }
     this.open();
     const row = this.getStmt!.get(key) as { value: Buffer } | undefined;
-    this.count(role, row !== undefined);
-    return row ? codec.decode(row.value) : undefined;
+    let value: T | undefined;
+    if (row) {
+      try {
+        value = codec.decode(row.value);
+      } catch {
+        value = undefined; // an undecodable entry is a miss; the fresh reply replaces it
+      }
+      if (value !== undefined && !valid(value)) value = undefined;
+    }
+    this.count(role, value !== undefined);
+    return value;
   }
 
   store<T>(role: string, key: string, value: T, codec: Codec<T>): void {
@@ -111,7 +120,8 @@ export class ResponseCache {
 
   /**
    * The cached value for `key`, or `compute()`'s (stored only when `storable` says it is a real
-   * answer). Concurrent calls with the same key share one computation.
+   * answer). A stored value that `storable` rejects (written by an older version that checked
+   * less) counts as a miss and is asked again. Concurrent calls with the same key share one computation.
    */
   async through<T>(
     role: string,
@@ -125,7 +135,7 @@ export class ResponseCache {
       this.count(role, true);
       return { value: await pending, cached: true };
     }
-    const hit = this.lookup(role, key, codec);
+    const hit = this.lookup(role, key, codec, storable);
     if (hit !== undefined) return { value: hit, cached: true };
     const p = (async () => {
       const value = await compute();

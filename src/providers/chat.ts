@@ -6,7 +6,7 @@ import type OpenAI from 'openai';
 import type { ChatMessage } from '../eval/protocol.js';
 import type { Role } from './usage.js';
 import { cacheKey, jsonCodec } from './cache.js';
-import { BadReplyError } from './errors.js';
+import { BadReplyError, namingHost, notJsonReply } from './errors.js';
 import type { ModelEntry } from './models.js';
 import type { Endpoint, ProviderSession } from './session.js';
 
@@ -85,7 +85,9 @@ export class ChatModel {
       if (req.maxTokens !== null) body.max_tokens = req.maxTokens;
       if (req.jsonMode) body.response_format = { type: 'json_object' };
       const client = await this.sdk();
-      const res = await client.chat.completions.create(body, { timeout: timeoutMs, maxRetries: 0 });
+      const res = await namingHost(this.endpoint.baseUrl, () => client.chat.completions.create(body, { timeout: timeoutMs, maxRetries: 0 }));
+      // The SDK hands back a non-JSON 200 body (a login or proxy page) as a bare string.
+      if (typeof res === 'string') throw notJsonReply(res);
       const text = res.choices?.[0]?.message?.content;
       // An empty reply is a failed call (retried, then an item error), never an answer to judge.
       if (typeof text !== 'string' || text.trim() === '') throw new BadReplyError('empty reply (no message content)', true);
