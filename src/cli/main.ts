@@ -1,6 +1,7 @@
 /** `rawrag`: the command line. Each command lives in commands/; this file only wires them. */
 import { Command, CommanderError } from 'commander';
 import { InputError } from '../util/errors.js';
+import { describeFsError } from '../util/fsx.js';
 import { runCommand } from './commands/run.js';
 import { dataCommand } from './commands/data.js';
 import { statsCommand } from './commands/stats.js';
@@ -36,7 +37,20 @@ export async function run(argv: string[]): Promise<number> {
       process.stderr.write(`rawrag: error: ${e.message}\n`);
       return 2;
     }
+    // Read-only output, a file where --out wants a folder, a full disk: the user's situation, not a bug.
+    const fs = describeFsError(e, outOf(argv));
+    if (fs) {
+      process.stderr.write(`rawrag: error: ${fs}\n`);
+      return 2;
+    }
     process.stderr.write(`rawrag: internal error: ${(e as Error).stack ?? String(e)}\n`);
     return 3;
   }
+}
+
+/** The --out folder named on the command line: where a write without a path (ENOSPC on write) happened. */
+function outOf(argv: string[]): string | undefined {
+  const i = argv.findIndex((a) => a === '--out' || a.startsWith('--out='));
+  if (i < 0) return undefined;
+  return argv[i]!.startsWith('--out=') ? argv[i]!.slice(6) : argv[i + 1];
 }
