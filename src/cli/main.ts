@@ -1,6 +1,6 @@
 /** `rawrag`: the command line. Each command lives in commands/; this file only wires them. */
 import { Command, CommanderError } from 'commander';
-import { InputError } from '../util/errors.js';
+import { InputError, UsageError } from '../util/errors.js';
 import { describeFsError } from '../util/fsx.js';
 import { runCommand } from './commands/run.js';
 import { dataCommand } from './commands/data.js';
@@ -23,7 +23,7 @@ export function buildProgram(): Command {
   return program;
 }
 
-/** Runs the CLI and returns the exit code (0 ok, 1 usage error, 2 bad input, 3 internal error). */
+/** Runs the CLI and returns the exit code (0 ok, 1 usage error, 2 bad input or filesystem trouble, 3 internal error). */
 export async function run(argv: string[]): Promise<number> {
   const program = buildProgram();
   program.exitOverride();
@@ -33,6 +33,10 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode;
+    if (e instanceof UsageError) {
+      process.stderr.write(`rawrag: error: ${e.message}\n(run with --help for usage)\n`);
+      return 1;
+    }
     if (e instanceof InputError) {
       process.stderr.write(`rawrag: error: ${e.message}\n`);
       return 2;

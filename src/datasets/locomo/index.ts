@@ -34,6 +34,7 @@ export const locomo: Benchmark = {
       flags: '--categories <list>',
       key: 'categories',
       description: 'LoCoMo categories to ask, comma-separated (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial)',
+      validate: (v: string) => void parseCategories(v),
       defaultValue: DEFAULT_CATEGORIES,
     },
   ],
