@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync, createReadStream } from 'node:fs';
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync, createReadStream } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
 import { InputError } from './errors.js';
 import { jsonErrorOffset } from './json-position.js';
+import { readTextFile } from './text.js';
 
 /** Writes a file so that readers see either the old or the new content, never a half-written one. */
 export function writeFileAtomic(path: string, data: string): void {
@@ -62,13 +63,8 @@ export function writeJsonAtomic(path: string, value: unknown): void {
 
 /** Reads and parses a JSON file, turning every failure into an InputError naming the file. */
 export function readJsonFile(path: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new InputError(`cannot read file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { file: path });
-  }
-  return parseJsonText(text, path);
+  // Strict UTF-8 with a byte-order mark dropped, like every input file.
+  return parseJsonText(readTextFile(path), path);
 }
 
 export function parseJsonText(text: string, file: string): unknown {
