@@ -42,7 +42,7 @@ export async function loadLongMemEval({ path, options }: LoadOptions, chunkBytes
     questions.push(question);
     episodes.push(store.lazy(episode, el));
   }
-  if (questions.length === 0) throw new InputError('the file holds no LongMemEval instance', { file });
+  if (questions.length === 0) throw new InputError('the file holds no LongMemEval instance', { file, place: '(top level)' });
   warnings.push(...checkCounts(questions));
   const sha256 = hash.digest('hex');
   const pinned = VARIANT_FILES[variant];
