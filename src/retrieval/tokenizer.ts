@@ -22,6 +22,8 @@ export interface TextTokenizer {
 /** Pre-tokens longer than this (in UTF-16 units) take the heap-based merge; real prose never gets near. */
 export const LONG_PRETOKEN = 512;
 
+const LONG_RUN = new RegExp(`\\S{${LONG_PRETOKEN},}|\\s{${LONG_PRETOKEN},}`);
+
 const cache = new Map<string, TextTokenizer>();
 
 export function getTokenizer(name: string): TextTokenizer {
@@ -57,7 +59,9 @@ class SafeTokenizer implements TextTokenizer {
 
   encode(text: string): number[] {
     // `[]` allowed and `[]` disallowed special tokens: their text is split and merged like any other.
-    if (text.length <= LONG_PRETOKEN || !this.ranks) return this.tiktoken.encode(text, [], []);
+    // A pre-token is at most one leading character plus a run of one class, so without a long
+    // run of non-space (or space) characters there is none to worry about: the library's path.
+    if (text.length <= LONG_PRETOKEN || !this.ranks || !LONG_RUN.test(text)) return this.tiktoken.encode(text, [], []);
     const out: number[] = [];
     let from = 0;
     const flush = (to: number): void => {

@@ -44,6 +44,15 @@ describe('long pre-tokens', () => {
     }
   });
 
+  it('gives js-tiktoken ids exactly on ordinary text with a long run inside (LongMemEval-S turns)', () => {
+    const lme = JSON.parse(readFileSync(join(ROOT, 'tests/fixtures/longmemeval/longmemeval_s_cleaned.sample.json'), 'utf8')) as Array<{ haystack_sessions: Array<Array<{ content: string }>> }>;
+    const turns = lme[0]!.haystack_sessions.flat().map((t) => t.content);
+    // Every turn alone, and all of them joined around a 5,000-character run (the heap path, then the library's).
+    for (const t of turns.slice(0, 200)) expect(enc.encode(t)).toEqual(ordinary(t));
+    const text = turns.slice(0, 100).join('\n') + ' ' + '-'.repeat(5000) + ' ' + turns.slice(100, 200).join('\n');
+    expect(enc.encode(text)).toEqual(ordinary(text));
+  }, 60_000);
+
   it.each([
     ['one letter', 'a'.repeat(3000)],
     ['two letters', 'ab'.repeat(1500)],
