@@ -82,8 +82,11 @@ async function check(s: Subject, target: string, m: Mutation, seed: number, find
   try {
     const ds = await getBenchmark(s.benchmark).load({ path: copy.data, options: s.options });
     if (m.expect === 'reject') findings.push({ what, problem: 'loaded, but the input is malformed' });
-    // What the pipeline needs of a loaded dataset: each question's episode exists and ingests.
+    // What the pipeline needs of a loaded dataset: unique ids (items are keyed by them), each
+    // question's episode exists, every episode ingests.
     const episodes = new Map(ds.episodes.map((e) => [e.id, e]));
+    if (episodes.size !== ds.episodes.length) findings.push({ what, problem: 'two episodes share an id' });
+    if (new Set(ds.questions.map((q) => q.id)).size !== ds.questions.length) findings.push({ what, problem: 'two questions share an id' });
     for (const q of ds.questions) {
       const ep = episodes.get(q.episode);
       if (!ep) {
