@@ -47,7 +47,7 @@ const SUBJECTS: Subject[] = [
 ];
 
 /** Seeds per mutation with a random part (wrong type, missing field, ...); byte-level ones need one. */
-const SEEDS = 5;
+const SEEDS = Number(process.env.RAWRAG_FUZZ_SEEDS ?? 5);
 let copies = 0;
 
 /** A copy of the subject's data with `target` mutated; returns the --data path and the mutated file. */
