@@ -108,6 +108,10 @@ export class CohereReranker extends RemoteReranker {
   protected async call(query: string, documents: string[], topN: number, timeoutMs: number): Promise<Ranked> {
     const client = await (this.client ??= this.sdk());
     const res = await namingHost(this.endpoint.baseUrl, () => client.rerank({ model: this.wireModel, query, documents, topN }, { maxRetries: 0, timeoutInSeconds: timeoutMs / 1000 }));
+    // A non-JSON 200 body (a login or proxy page) comes back as `{ ok: false, error: { reason: 'non-json', rawBody } }`.
+    const nonJson = (res as unknown as { error?: { reason?: string; rawBody?: unknown } })?.error;
+    if (nonJson?.reason === 'non-json') throw notJsonReply(String(nonJson.rawBody ?? ''));
+    if (typeof (res as unknown) === 'string') throw notJsonReply(res as unknown as string);
     if (!Array.isArray(res?.results)) throw new BadReplyError('rerank reply has no results array', true);
     return {
       results: res.results.map((r) => ({ index: r.index, score: r.relevanceScore })),

@@ -127,6 +127,17 @@ describe('chat replies and connections', () => {
     s.close();
   });
 
+  it('a 200 HTML page to the embeddings and Cohere rerank endpoints is named too', async () => {
+    const s = session();
+    const { embedder, reranker } = stages(s);
+    const page = { kind: 'status' as const, status: 200, headers: { 'content-type': 'text/html' }, body: '<html><head><title>Portal</title></head></html>' };
+    api.inject(page);
+    await expect(embedder.embed(['zz'], 'document')).rejects.toThrow(/expected a JSON reply but got an HTML page titled "Portal"/);
+    api.inject(page);
+    await expect(reranker.rerank('Luna', candidates, ep, 15)).rejects.toThrow(/expected a JSON reply but got an HTML page titled "Portal"/);
+    s.close();
+  });
+
   it('"Connection error." names the host it could not reach', async () => {
     const s = new ProviderSession({ cacheDir, baseUrls: { reader: 'http://127.0.0.1:9/v1' }, env: ENV, retry: { maxRetries: 0, baseDelayMs: 1, maxDelayMs: 1 } });
     const reader = chatModel(s, 'reader', 'gpt-4o-mini');
