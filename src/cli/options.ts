@@ -1,7 +1,9 @@
 /** Shared flag parsers and the mapping from run flags to config keys. */
 import { InvalidArgumentError, type Command } from 'commander';
 import { mergeLayers, readConfigFile, resolveConfig, type PartialConfig } from '../config/load.js';
-import type { RunConfig } from '../config/schema.js';
+import { RunConfigSchema, type RunConfig } from '../config/schema.js';
+import { InputError, UsageError, formatPath } from '../util/errors.js';
+import { RETRIEVER_NAMES } from '../retrieval/retrievers.js';
 import { listBenchmarks } from '../datasets/registry.js';
 import { defaultTransport, type TransportOptions } from '../providers/transport.js';
 import { judgeModelFor } from '../eval/protocol.js';
@@ -98,7 +100,88 @@ export function configFromFlags(cmd: Command, benchmark: string | undefined): Ru
   if (Object.keys(benchOpts).length) flags.options = benchOpts;
   const file = opts.config ? readConfigFile(opts.config as string) : {};
   // No benchmark named anywhere: the bundled LoCoMo.
-  return withOfficialJudge(resolveConfig(mergeLayers({ benchmark: 'locomo' }, file, flags), opts.config ? (opts.config as string) : 'command line'));
+  const merged = mergeLayers({ benchmark: 'locomo' }, file, flags);
+  return withOfficialJudge(checkedConfig(merged, { flags, file, configFile: (opts.config as string | undefined) ?? null }));
+}
+
+/** Where each bad value came from: a flag (usage error, exit 1) or a config file key (input error, exit 2). */
+interface Layers {
+  flags: PartialConfig;
+  file: PartialConfig;
+  configFile: string | null;
+}
+
+/** The flag that sets each config key (the benchmark comes from the positional argument). */
+const FLAG_OF: Record<string, string> = {
+  benchmark: 'the benchmark argument',
+  data: '--data',
+  system: '--system',
+  'retrieval.retriever': '--retriever',
+  'retrieval.candidates': '--candidates',
+  'retrieval.k': '--k',
+  'retrieval.rerank': '--no-rerank',
+  'chunking.size': '--window',
+  'chunking.stride': '--stride',
+  'assembly.expand': '--no-expand',
+  'assembly.order': '--order',
+  'reader.model': '--reader',
+  'judge.model': '--judge',
+  'judge.runs': '--judge-runs',
+  limit: '--limit',
+  seed: '--seed',
+};
+/** A constraint between two keys is reported on the first; the second may be the one the user typed. */
+const PARTNER: Record<string, string> = { 'chunking.stride': 'chunking.size', 'retrieval.k': 'retrieval.candidates' };
+
+function has(layer: PartialConfig, path: ReadonlyArray<PropertyKey>): boolean {
+  let node: unknown = layer;
+  for (const p of path) {
+    if (!node || typeof node !== 'object' || !(String(p) in (node as object))) return false;
+    node = (node as Record<string, unknown>)[String(p)];
+  }
+  return true;
+}
+
+function blame(layers: Layers, path: ReadonlyArray<PropertyKey>, message: string): Error {
+  const key = path.map(String).join('.');
+  const keys = [key, PARTNER[key]].filter((k): k is string => Boolean(k));
+  const flagKey = keys.find((k) => has(layers.flags, k.split('.')));
+  if (flagKey) {
+    const flag = key.startsWith('options.') ? `--${key.slice('options.'.length).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}` : (FLAG_OF[flagKey] ?? flagKey);
+    return new UsageError(`${flag}: ${message}`);
+  }
+  if (layers.configFile && keys.some((k) => has(layers.file, k.split('.')))) return new InputError(message, { file: layers.configFile, place: formatPath(path) });
+  return new InputError(message, { place: formatPath(path) });
+}
+
+/** Schema, benchmark, retriever and benchmark options, each error blamed on the flag or config key that set it. */
+function checkedConfig(merged: PartialConfig, layers: Layers): RunConfig {
+  let cfg: RunConfig;
+  try {
+    cfg = resolveConfig(merged, layers.configFile ?? 'command line');
+  } catch (e) {
+    if (!(e instanceof InputError)) throw e;
+    const parsed = RunConfigSchema.safeParse(merged);
+    const issue = parsed.success ? undefined : parsed.error.issues[0];
+    if (!issue) throw e;
+    throw blame(layers, issue.path, issue.message);
+  }
+  const bench = listBenchmarks().find((b) => b.name === cfg.benchmark.toLowerCase());
+  if (!bench) throw blame(layers, ['benchmark'], `unknown benchmark '${cfg.benchmark}' (known: ${listBenchmarks().map((b) => b.name).join(', ')})`);
+  if (!(RETRIEVER_NAMES as readonly string[]).includes(cfg.retrieval.retriever)) {
+    throw blame(layers, ['retrieval', 'retriever'], `unknown retriever '${cfg.retrieval.retriever}' (known: ${RETRIEVER_NAMES.join(', ')})`);
+  }
+  for (const o of bench.options) {
+    const value = cfg.options?.[o.key];
+    if (value === undefined || !o.validate) continue;
+    try {
+      o.validate(String(value));
+    } catch (e) {
+      const bare = e instanceof InputError ? e.message.replace(`${[e.file, e.place].filter(Boolean).join(': ')}: `, '') : (e as Error).message;
+      throw blame(layers, ['options', o.key], bare);
+    }
+  }
+  return cfg;
 }
 
 /**

@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { InputError, formatPath } from '../util/errors.js';
 import { parseJsonText } from '../util/fsx.js';
+import { readTextFile } from '../util/text.js';
 import { RunConfigSchema, type RunConfig } from './schema.js';
 
 export type PartialConfig = { [key: string]: unknown };
@@ -10,8 +10,10 @@ export type PartialConfig = { [key: string]: unknown };
 export function readConfigFile(path: string): PartialConfig {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    // Strict UTF-8 and a leading BOM dropped, as for every data file.
+    text = readTextFile(path);
   } catch (e) {
+    if (e instanceof InputError) throw e;
     throw new InputError(`cannot read config file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { file: path });
   }
   let value: unknown;

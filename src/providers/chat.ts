@@ -6,7 +6,7 @@ import type OpenAI from 'openai';
 import type { ChatMessage } from '../eval/protocol.js';
 import type { Role } from './usage.js';
 import { cacheKey, jsonCodec } from './cache.js';
-import { BadReplyError, ProviderError } from './errors.js';
+import { BadReplyError, ProviderError, namingHost, notJsonReply } from './errors.js';
 import { pricesFor, type ModelEntry } from './models.js';
 import { DeferredRequestError, type DeferSink } from './batch/defer.js';
 import type { Endpoint, ProviderSession } from './session.js';
@@ -108,7 +108,9 @@ export class ChatModel {
   private send(req: ChatRequest): Promise<StoredReply> {
     return this.session.send(this.role, this.entry.name, async (timeoutMs) => {
       const client = await this.sdk();
-      const res = await client.chat.completions.create(chatBody(this.wireModel, req), { timeout: timeoutMs, maxRetries: 0 });
+      const res = await namingHost(this.endpoint.baseUrl, () => client.chat.completions.create(chatBody(this.wireModel, req), { timeout: timeoutMs, maxRetries: 0 }));
+      // The SDK hands back a non-JSON 200 body (a login or proxy page) as a bare string.
+      if (typeof res === 'string') throw notJsonReply(res);
       return storedReply(res);
     });
   }

@@ -8,7 +8,7 @@ import { ResponseCache, resolveCacheDir } from './cache.js';
 import { ProviderError } from './errors.js';
 import { loadRegistry, resolveModel, type ModelEntry, type ModelRegistry } from './models.js';
 import { RetriesExhausted, withRetry } from './retry.js';
-import { Secrets } from './secrets.js';
+import { Secrets, keyFrom } from './secrets.js';
 import { defaultTransport, type TransportOptions } from './transport.js';
 import { UsageMeter, type Role } from './usage.js';
 
@@ -66,7 +66,7 @@ export class ProviderSession {
       const how = [`--${role}-base-url`, model.baseUrlEnv].filter(Boolean).join(' or ');
       return { ok: false, reason: `no endpoint for ${role} model '${model.name}' (set ${how})` };
     }
-    const key = model.keyEnv ? env[model.keyEnv] : undefined;
+    const key = keyFrom(env, model.keyEnv);
     if (!key && !override) return { ok: false, reason: `${role} model '${model.name}' needs ${model.keyEnv ?? 'an API key'} (or a local endpoint via --${role}-base-url)` };
     return { ok: true, endpoint: { baseUrl: baseUrl.replace(/\/+$/, ''), apiKey: this.secrets.add(key) ?? 'EMPTY' } };
   }

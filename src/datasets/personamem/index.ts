@@ -13,6 +13,7 @@ import type { Dataset, Episode, LoadWarning, Question, Turn } from '../schema.js
 import { DEFAULT_POLICY } from '../policy.js';
 import { InputError, formatPath } from '../../util/errors.js';
 import { readJsonFile, sha256File } from '../../util/fsx.js';
+import { readTextFile } from '../../util/text.js';
 import { CsvError, parseCsvObjects } from './csv.js';
 import { CSV_COLUMNS, CsvRow, HistoryFile, PREF_TYPES, UserQuery, type CsvRowT, type HistoryMessageT } from './format.js';
 import { parsePyLiteral, type PyValue } from './pyliteral.js';
@@ -82,8 +83,9 @@ async function loadPersonamem({ path, options }: LoadOptions): Promise<Dataset> 
   const file = resolveCsv(path);
   let table: ReturnType<typeof parseCsvObjects>;
   try {
-    table = parseCsvObjects(readFileSync(file, 'utf8'));
+    table = parseCsvObjects(readTextFile(file));
   } catch (e) {
+    if (e instanceof InputError) throw e;
     if (e instanceof CsvError) throw new InputError(`not a valid CSV: ${e.message}`, { file });
     throw new InputError(`cannot read file (${(e as Error).message})`, { file });
   }
