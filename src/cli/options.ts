@@ -4,6 +4,7 @@ import { mergeLayers, readConfigFile, resolveConfig, type PartialConfig } from '
 import type { RunConfig } from '../config/schema.js';
 import { listBenchmarks } from '../datasets/registry.js';
 import { defaultTransport, type TransportOptions } from '../providers/transport.js';
+import { CACHE_SCOPES, type CacheScope } from '../providers/provenance.js';
 
 export function positiveInt(value: string): number {
   const n = Number(value);
@@ -114,6 +115,7 @@ export function addTransportOptions(cmd: Command): Command {
     .option('--dry-run', 'print the calls per role and the estimated cost, then stop (spends nothing, writes nothing)')
     .option('--no-cache', 'send every request and store no reply (default: reuse the response cache)')
     .option('--cache-dir <dir>', 'response cache folder (default $RAWRAG_CACHE_DIR, else $XDG_CACHE_HOME/rawrag, else ~/.cache/rawrag)')
+    .option('--cache-scope <scope>', 'share cached replies per endpoint (default) or per model name across endpoints (model: the run reports where cached replies came from)', cacheScope)
     .option('--concurrency-chat <n>', 'reader/judge requests in flight at once (default 8)', positiveInt)
     .option('--concurrency-embed <n>', 'embedding requests in flight at once (default 4)', positiveInt)
     .option('--concurrency-rerank <n>', 'rerank requests in flight at once (default 4)', positiveInt)
@@ -123,6 +125,11 @@ export function addTransportOptions(cmd: Command): Command {
     .option('--judge-base-url <url>', 'OpenAI-compatible endpoint for the judge')
     .option('--embed-base-url <url>', 'OpenAI-compatible /v1 endpoint for embeddings')
     .option('--rerank-base-url <url>', 'rerank endpoint (Cohere: without /v2; vLLM: its /v1)');
+}
+
+export function cacheScope(value: string): CacheScope {
+  if (!(CACHE_SCOPES as string[]).includes(value)) throw new InvalidArgumentError(`'${value}' is not one of ${CACHE_SCOPES.join(', ')}.`);
+  return value as CacheScope;
 }
 
 export function nonNegativeInteger(value: string): number {
@@ -141,6 +148,7 @@ export function transportFromFlags(cmd: Command): Partial<TransportOptions> {
     embed: (o.concurrencyEmbed as number | undefined) ?? base.concurrency.embed,
     rerank: (o.concurrencyRerank as number | undefined) ?? base.concurrency.rerank,
   };
+  if (o.cacheScope !== undefined) t.cacheScope = o.cacheScope as CacheScope;
   if (o.timeout !== undefined) t.timeoutMs = Math.max(1, Math.round((o.timeout as number) * 1000));
   if (o.maxRetries !== undefined) t.retry = { ...base.retry, maxRetries: o.maxRetries as number };
   t.baseUrls = {};

@@ -39,6 +39,7 @@ export function renderRunReport(outcome: RunOutcome): string {
     lines.push(`judge runs (overall accuracy of each of the ${jr.runs} runs): ${runs} %; mean ${(100 * jr.mean).toFixed(2)} ± ${(100 * jr.sd).toFixed(2)} (sample SD over runs)`);
   }
   lines.push(...usageLines(summary as Record<string, unknown>));
+  lines.push(...provenanceLines(summary as Record<string, unknown>));
   lines.push(...benchmarkTables(summary.benchmark_summary));
   for (const s of manifest.skipped) lines.push(`NOTE: ${s}`);
   for (const n of manifest.retriever.notes) lines.push(`NOTE: ${n}`);
@@ -80,4 +81,16 @@ export function usageLines(summary: Record<string, unknown>): string[] {
     'Provider usage (requests sent; replies from the cache; cost of this run and from scratch):',
     markdownTable(['role', 'requests', 'cache hits', 'retries', 'prompt tokens', 'completion tokens', 'cost', 'cost uncached'], rows),
   ];
+}
+
+/** Which endpoints and served models answered, and a warning for cached replies from another endpoint. */
+export function provenanceLines(summary: Record<string, unknown>): string[] {
+  const p = summary.provenance as { cache_scope: string; by_role: Record<string, { endpoints: string[]; served_models: string[]; system_fingerprints: string[] }>; warnings: string[] } | undefined;
+  if (!p || Object.keys(p.by_role).length === 0) return [];
+  const parts = Object.entries(p.by_role).map(([role, r]) => {
+    const served = r.served_models.length ? `; served ${r.served_models.join(', ')}` : '';
+    const fp = r.system_fingerprints.length ? `; fingerprints ${r.system_fingerprints.join(', ')}` : '';
+    return `${role} ${r.endpoints.join(', ')}${served}${fp}`;
+  });
+  return ['', `Endpoints (cache scope ${p.cache_scope}): ${parts.join(' | ')}`, ...p.warnings.map((w) => `WARNING: ${w}`)];
 }

@@ -9,6 +9,7 @@ import { cacheKey, jsonCodec } from './cache.js';
 import { BadReplyError } from './errors.js';
 import type { ModelEntry } from './models.js';
 import type { Endpoint, ProviderSession } from './session.js';
+import { endpointId, provenanceOf, type Origin, type Provenance } from './provenance.js';
 
 export interface ChatRequest {
   messages: ChatMessage[];
@@ -23,12 +24,16 @@ export interface ChatReply {
   prompt_tokens: number;
   completion_tokens: number;
   cached: boolean;
+  /** Endpoint, served model, fingerprint; for a cached reply, the endpoint it was cached from. */
+  provenance: Provenance;
 }
 
 interface StoredReply {
   text: string;
   prompt_tokens: number;
   completion_tokens: number;
+  /** Absent in entries cached before provenance was recorded. */
+  origin?: Origin;
 }
 
 export class ChatModel {
@@ -48,7 +53,7 @@ export class ChatModel {
     return (this.client ??= openaiClient(this.endpoint, this.session.transport.timeoutMs));
   }
 
-  /** The semantic request: what goes into the cache key (never the endpoint or the key). */
+  /** The semantic request: what goes into the cache key (never the API key; the endpoint per --cache-scope). */
   private semantic(req: ChatRequest): Record<string, unknown> {
     return {
       kind: 'chat',
@@ -66,7 +71,7 @@ export class ChatModel {
    * `keep` decides whether a reply is worth caching (an unreadable judge reply is not).
    */
   async complete(req: ChatRequest, replicate: number, keep: (text: string) => boolean = () => true): Promise<ChatReply> {
-    const key = cacheKey(this.semantic(req), replicate);
+    const key = cacheKey({ ...this.semantic(req), ...this.session.cacheScopeKey(this.endpoint) }, replicate);
     const { value, cached } = await this.session.cache.through(
       this.role,
       key,
@@ -75,7 +80,9 @@ export class ChatModel {
       (r) => r.text.trim() !== '' && keep(r.text),
     );
     this.session.usage.record(this.role, this.entry.name, { prompt_tokens: value.prompt_tokens, completion_tokens: value.completion_tokens, search_units: 0 }, cached, this.entry.prices);
-    return { ...value, cached };
+    const provenance = provenanceOf(value.origin, endpointId(this.endpoint.baseUrl), cached);
+    this.session.provenance.record(this.role, provenance);
+    return { text: value.text, prompt_tokens: value.prompt_tokens, completion_tokens: value.completion_tokens, cached, provenance };
   }
 
   private send(req: ChatRequest): Promise<StoredReply> {
@@ -89,7 +96,8 @@ export class ChatModel {
       const text = res.choices?.[0]?.message?.content;
       // An empty reply is a failed call (retried, then an item error), never an answer to judge.
       if (typeof text !== 'string' || text.trim() === '') throw new BadReplyError('empty reply (no message content)', true);
-      return { text, prompt_tokens: res.usage?.prompt_tokens ?? 0, completion_tokens: res.usage?.completion_tokens ?? 0 };
+      const origin: Origin = { endpoint: endpointId(this.endpoint.baseUrl), served_model: res.model ?? null, system_fingerprint: res.system_fingerprint ?? null };
+      return { text, prompt_tokens: res.usage?.prompt_tokens ?? 0, completion_tokens: res.usage?.completion_tokens ?? 0, origin };
     });
   }
 }

@@ -15,6 +15,7 @@ import { cacheKey, vectorCodec } from './cache.js';
 import { BadReplyError } from './errors.js';
 import type { ModelEntry } from './models.js';
 import type { Endpoint, ProviderSession } from './session.js';
+import { endpointId, provenanceOf } from './provenance.js';
 
 interface Pending {
   input: string;
@@ -61,7 +62,7 @@ export class RemoteEmbedder implements Embedder {
   }
 
   private one({ input, tokens }: { input: string; tokens: number }): Promise<Float32Array> {
-    const key = cacheKey({ kind: 'embed', provider: this.entry.provider, model: this.wireModel, input, dimensions: this.entry.dimensions ?? null, encoding_format: 'float' });
+    const key = cacheKey({ kind: 'embed', provider: this.entry.provider, model: this.wireModel, input, dimensions: this.entry.dimensions ?? null, encoding_format: 'float', ...this.session.cacheScopeKey(this.endpoint) });
     const cache = this.session.cache;
     const known = this.memo.get(key);
     if (known) return Promise.resolve(known);
@@ -75,6 +76,10 @@ export class RemoteEmbedder implements Embedder {
     if (hit) {
       this.memo.set(key, hit);
       this.session.usage.record('embed', this.entry.name, { prompt_tokens: tokens, completion_tokens: 0, search_units: 0 }, true, this.entry.prices);
+      // Vectors are stored bare: their origin is known only when the key holds the endpoint.
+      const here = endpointId(this.endpoint.baseUrl);
+      const origin = this.session.transport.cacheScope === 'endpoint' ? { endpoint: here } : undefined;
+      this.session.provenance.record('embed', provenanceOf(origin, here, true));
       return Promise.resolve(hit);
     }
     const p = new Promise<Float32Array>((resolve, reject) => this.queue.push({ input, key, tokens, resolve, reject }));
@@ -99,14 +104,15 @@ export class RemoteEmbedder implements Embedder {
   }
 
   private async sendBatch(batch: Pending[]): Promise<void> {
-    const { vectors, promptTokens } = await this.session.send('embed', this.entry.name, async (timeoutMs) => {
+    const { vectors, promptTokens, servedModel } = await this.session.send('embed', this.entry.name, async (timeoutMs) => {
       const body: OpenAI.EmbeddingCreateParams = { model: this.wireModel, input: batch.map((p) => p.input), encoding_format: 'float' };
       if (this.entry.dimensions) body.dimensions = this.entry.dimensions;
       const client = await (this.client ??= openaiClient(this.endpoint, this.session.transport.timeoutMs));
       const res = await client.embeddings.create(body, { timeout: timeoutMs, maxRetries: 0 });
-      return { vectors: readVectors(res, batch.length), promptTokens: res.usage?.prompt_tokens ?? batch.reduce((s, p) => s + p.tokens, 0) };
+      return { vectors: readVectors(res, batch.length), promptTokens: res.usage?.prompt_tokens ?? batch.reduce((s, p) => s + p.tokens, 0), servedModel: res.model ?? null };
     });
     this.session.usage.record('embed', this.entry.name, { prompt_tokens: promptTokens, completion_tokens: 0, search_units: 0 }, false, this.entry.prices);
+    this.session.provenance.record('embed', provenanceOf({ served_model: servedModel }, endpointId(this.endpoint.baseUrl), false));
     batch.forEach((p, i) => {
       this.session.cache.store('embed', p.key, vectors[i]!, vectorCodec);
       this.memo.set(p.key, vectors[i]!);

@@ -8,6 +8,7 @@ import { ResponseCache, resolveCacheDir } from './cache.js';
 import { ProviderError } from './errors.js';
 import { loadRegistry, resolveModel, type ModelEntry, type ModelRegistry } from './models.js';
 import { RetriesExhausted, withRetry } from './retry.js';
+import { endpointId, ProvenanceLog } from './provenance.js';
 import { Secrets } from './secrets.js';
 import { defaultTransport, type TransportOptions } from './transport.js';
 import { UsageMeter, type Role } from './usage.js';
@@ -28,6 +29,8 @@ export class ProviderSession {
   readonly transport: TransportOptions;
   readonly secrets = new Secrets();
   readonly usage = new UsageMeter();
+  /** Endpoints, served models and fingerprints of the replies this run used. */
+  readonly provenance = new ProvenanceLog();
   readonly cache: ResponseCache;
   private registryValue: ModelRegistry | null = null;
   private readonly limits: Record<'chat' | 'embed' | 'rerank', LimitFunction>;
@@ -72,6 +75,15 @@ export class ProviderSession {
   }
 
   /**
+   * What of an endpoint enters a cache key: its identity under --cache-scope endpoint (the
+   * default), nothing under --cache-scope model (replies shared across endpoints; the run then
+   * reports which endpoint cached replies came from).
+   */
+  cacheScopeKey(endpoint: Endpoint): Record<string, string> {
+    return this.transport.cacheScope === 'model' ? {} : { endpoint: endpointId(endpoint.baseUrl) };
+  }
+
+  /**
    * Sends one request through the retry layer under the kind's concurrency limit. Slots are held
    * per attempt only, so a request waiting out a backoff does not block others.
    */
@@ -95,6 +107,7 @@ export class ProviderSession {
     return {
       cache: { enabled: this.cache.enabled, dir: this.cache.dir, by_role: this.cache.counts },
       usage: { ...this.usage.report(), all: this.usage.total() },
+      provenance: this.provenance.report(this.transport.cacheScope),
     };
   }
 

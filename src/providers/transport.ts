@@ -3,12 +3,15 @@
  * cache location. None of it is part of the run's config hash or of a cache key.
  */
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
+import type { CacheScope } from './provenance.js';
 
 export interface TransportOptions {
   /** --cache-dir (null: RAWRAG_CACHE_DIR, then $XDG_CACHE_HOME/rawrag, then ~/.cache/rawrag). */
   cacheDir: string | null;
   /** --no-cache: send every request, store nothing. */
   noCache: boolean;
+  /** --cache-scope: replies are shared per endpoint (default) or per model name across endpoints. */
+  cacheScope: CacheScope;
   /** Per-request timeout (--timeout, seconds on the command line). */
   timeoutMs: number;
   retry: RetryPolicy;
@@ -28,6 +31,7 @@ export function defaultTransport(env: NodeJS.ProcessEnv = process.env): Transpor
   return {
     cacheDir: null,
     noCache: false,
+    cacheScope: 'endpoint',
     timeoutMs: 120_000,
     retry: { ...DEFAULT_RETRY, ...(Number.isFinite(base) && base >= 0 && env.RAWRAG_RETRY_BASE_MS ? { baseDelayMs: base } : {}) },
     concurrency: { chat: 8, embed: 4, rerank: 4 },
