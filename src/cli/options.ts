@@ -42,7 +42,9 @@ export function addMethodOptions(cmd: Command): Command {
     .option('--reader <model>', 'reader model (none: retrieval and coverage only)')
     .option('--judge <model>', "judge model (default: the benchmark's official judge, else gpt-4o-mini)")
     .option('--judge-runs <n>', 'judge runs per answer, averaged (default 3)', positiveInt)
-    .option('--limit <n>', 'ask only the first N selected questions', positiveInt)
+    .option('--limit <n>', 'ask only the first N selected questions (the run says which episodes and types they cover)', positiveInt)
+    .option('--sample <n>', 'ask a random sample of N questions, stratified by question type and episode (--seed)', positiveInt)
+    .option('--ids <file>', 'ask only the questions listed in FILE (one id a line, as items.jsonl names them)')
     .option('--seed <n>', 'seed for every random choice (default 0)', integer);
 }
 
@@ -86,6 +88,8 @@ export function configFromFlags(cmd: Command, benchmark: string | undefined): Ru
   set(['judge', 'model'], 'judge');
   set(['judge', 'runs'], 'judgeRuns');
   set(['limit'], 'limit');
+  set(['sample'], 'sample');
+  set(['ids'], 'ids');
   set(['seed'], 'seed');
   // A window size given without a stride keeps the paper's 32-token overlap.
   if (given('window') && !given('stride')) {

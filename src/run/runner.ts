@@ -10,6 +10,7 @@ import type { Benchmark } from '../datasets/benchmark.js';
 import type { Policy } from '../datasets/policy.js';
 import type { Dataset, Episode, Question } from '../datasets/schema.js';
 import { getBenchmark } from '../datasets/registry.js';
+import { readIdList, selectQuestions as selectFrom, type Selected } from '../datasets/select.js';
 import { ingest, type IngestedEpisode } from '../retrieval/chunk.js';
 import { retrieve, type Ranking } from '../retrieval/retrieve.js';
 import { assemble, type Evidence } from '../retrieval/assemble.js';
@@ -68,7 +69,12 @@ export function runIdFor(cfg: RunConfig): string {
 }
 
 export function selectQuestions(dataset: Dataset, cfg: RunConfig): Question[] {
-  return cfg.limit === null ? dataset.questions : dataset.questions.slice(0, cfg.limit);
+  return selectionFor(dataset, cfg).questions;
+}
+
+/** --ids / --sample / --limit applied (src/datasets/select.ts), with the sentence saying what was selected. */
+export function selectionFor(dataset: Dataset, cfg: RunConfig): Selected {
+  return selectFrom(dataset, { limit: cfg.limit, sample: cfg.sample, seed: cfg.seed, ids: cfg.ids ? readIdList(cfg.ids) : null });
 }
 
 export async function loadDataset(benchmark: Benchmark, cfg: RunConfig): Promise<Dataset> {
@@ -94,7 +100,8 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
   const policy = effectivePolicy(benchmark, cfg);
   // Everything that can reject the input happens before the run directory is touched.
   const dataset = await loadDataset(benchmark, cfg);
-  const questions = selectQuestions(dataset, cfg);
+  const selection = selectionFor(dataset, cfg);
+  const questions = selection.questions;
   const session = new ProviderSession(req.transport);
   const retriever = await createRetriever(cfg, session);
   const plan = await planStages(cfg, benchmark, session);
@@ -132,6 +139,7 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
   const done = new Set(previous.filter((i) => selectedIds.has(i.id)).map((i) => i.id));
   const pending = questions.filter((q) => !done.has(q.id));
 
+  if (questions.length < dataset.questions.length) hooks.log(`selected ${selection.description}`);
   for (const w of dataset.warnings) hooks.log(`warning: ${dataset.source.path}: ${w.place}: ${w.message}`);
   for (const n of retriever.notes) hooks.log(`note: ${n}`);
   for (const s of plan.skipped) hooks.log(`skipped: ${s}`);
