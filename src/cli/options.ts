@@ -125,6 +125,7 @@ export function addTransportOptions(cmd: Command): Command {
     .option('--concurrency-rerank <n>', 'rerank requests in flight at once (default 4)', positiveInt)
     .option('--timeout <seconds>', 'per-request timeout (default 120)', positiveNumber)
     .option('--max-retries <n>', 'retries after a failed request: 429, 5xx, timeouts, resets (default 5)', nonNegativeInteger)
+    .option('--models <file>', 'your own models (YAML, as configs/models.yaml) merged over the built-in table (default $RAWRAG_MODELS)')
     .option('--reader-base-url <url>', 'OpenAI-compatible endpoint for the reader (vLLM, Ollama, llama.cpp, DeepSeek ...)')
     .option('--judge-base-url <url>', 'OpenAI-compatible endpoint for the judge')
     .option('--embed-base-url <url>', 'OpenAI-compatible /v1 endpoint for embeddings')
@@ -152,6 +153,7 @@ export function transportFromFlags(cmd: Command): Partial<TransportOptions> {
     embed: (o.concurrencyEmbed as number | undefined) ?? base.concurrency.embed,
     rerank: (o.concurrencyRerank as number | undefined) ?? base.concurrency.rerank,
   };
+  if (o.models !== undefined) t.modelsFile = o.models as string;
   if (o.cacheScope !== undefined) t.cacheScope = o.cacheScope as CacheScope;
   if (o.timeout !== undefined) t.timeoutMs = Math.max(1, Math.round((o.timeout as number) * 1000));
   if (o.maxRetries !== undefined) t.retry = { ...base.retry, maxRetries: o.maxRetries as number };

@@ -46,7 +46,7 @@ export class ProviderSession {
 
   get registry(): ModelRegistry {
     if (!this.registryValue) {
-      this.registryValue = loadRegistry(this.transport.registryFile);
+      this.registryValue = loadRegistry(this.transport.registryFile, this.transport.modelsFile ?? (this.transport.env.RAWRAG_MODELS || null));
       // Every key the environment holds for a registry model is blanked from messages, used or not.
       for (const m of Object.values(this.registryValue.models)) if (m.keyEnv) this.secrets.add(this.transport.env[m.keyEnv]);
     }
@@ -70,7 +70,8 @@ export class ProviderSession {
       return { ok: false, reason: `no endpoint for ${role} model '${model.name}' (set ${how})` };
     }
     const key = model.keyEnv ? env[model.keyEnv] : undefined;
-    if (!key && !override) return { ok: false, reason: `${role} model '${model.name}' needs ${model.keyEnv ?? 'an API key'} (or a local endpoint via --${role}-base-url)` };
+    // `keyEnv: null` in the registry: a keyless server (a local Ollama or vLLM the user listed).
+    if (!key && !override && model.keyEnv) return { ok: false, reason: `${role} model '${model.name}' needs ${model.keyEnv ?? 'an API key'} (or a local endpoint via --${role}-base-url)` };
     return { ok: true, endpoint: { baseUrl: baseUrl.replace(/\/+$/, ''), apiKey: this.secrets.add(key) ?? 'EMPTY' } };
   }
 

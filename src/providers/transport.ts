@@ -21,6 +21,8 @@ export interface TransportOptions {
   baseUrls: { reader?: string; judge?: string; embed?: string; rerank?: string };
   /** Model registry file (default configs/models.yaml). */
   registryFile?: string;
+  /** The user's models merged over the registry (--models FILE, else RAWRAG_MODELS). */
+  modelsFile?: string | null;
   /** Where keys and endpoints are read from. */
   env: NodeJS.ProcessEnv;
 }
