@@ -5,23 +5,28 @@ import { markdownTable, pct } from '../util/table.js';
 export function renderRunReport(outcome: RunOutcome): string {
   const { summary, manifest } = outcome;
   const scored = summary.overall.scored > 0;
-  const header = ['type', 'id', 'n', 'coverage all %', 'coverage any %'];
+  // Coverage is over the questions that have gold evidence: when some have none, that count is shown
+  // beside n, so each percentage's denominator is on the page (LoCoMo: 1,540 questions, 1,536 with evidence).
+  const rowsAll = [...summary.by_type, summary.overall];
+  const showEvidenceN = rowsAll.some((r) => r.coverage.n !== r.n - r.errors);
+  const header = ['type', 'id', 'n', ...(showEvidenceN ? ['n with evidence'] : []), 'coverage all %', 'coverage any %'];
   if (scored) header.push('accuracy %');
   // Offline metrics computed beside the judge (LoCoMo token F1, ...), one column each.
   const metricNames = scored ? Object.keys(summary.overall.metrics) : [];
   header.push(...metricNames.map((m) => `${m} %`));
   if (summary.errors > 0) header.push('errors');
-  const rows = [...summary.by_type, summary.overall].map((r) => {
-    const cells: Array<string | number> = [r.type, r.type_id ?? '', r.n, pct(r.coverage.all), pct(r.coverage.any)];
+  const rows = rowsAll.map((r) => {
+    const cells: Array<string | number> = [r.type, r.type_id ?? '', r.n, ...(showEvidenceN ? [r.coverage.n] : []), pct(r.coverage.all), pct(r.coverage.any)];
     if (scored) cells.push(pct(r.accuracy));
     for (const m of metricNames) cells.push(pct(r.metrics[m] ?? null));
     if (summary.errors > 0) cells.push(r.errors);
     return cells;
   });
   const ks = Object.entries(summary.coverage_at_k);
+  const configuredK = manifest.config.retrieval.k;
   const kTable = markdownTable(
     ['k', 'n', 'recall_all %', 'recall_any %'],
-    ks.map(([k, r]) => [k, r.n, pct(r.all), pct(r.any)]),
+    ks.map(([k, r]) => [Number(k) === configuredK ? `${k} (k)` : k, r.n, pct(r.all), pct(r.any)]),
   );
   const lines = [
     `${manifest.system} on ${manifest.benchmark} — ${summary.n} questions, ${summary.errors} errors`,
@@ -41,6 +46,7 @@ export function renderRunReport(outcome: RunOutcome): string {
   lines.push(...usageLines(summary as Record<string, unknown>));
   lines.push(...provenanceLines(summary as Record<string, unknown>));
   lines.push(...benchmarkTables(summary.benchmark_summary));
+  // Printed here only (not also on stderr at the start): once.
   for (const s of manifest.skipped) lines.push(`NOTE: ${s}`);
   for (const n of manifest.retriever.notes) lines.push(`NOTE: ${n}`);
   lines.push(`run directory: ${outcome.dir}`);

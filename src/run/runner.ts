@@ -10,6 +10,7 @@ import type { Benchmark } from '../datasets/benchmark.js';
 import type { Policy } from '../datasets/policy.js';
 import type { Dataset, Episode, Question } from '../datasets/schema.js';
 import { getBenchmark } from '../datasets/registry.js';
+import { warningLines } from '../datasets/warnings.js';
 import { readIdList, selectQuestions as selectFrom, type Selected } from '../datasets/select.js';
 import { ingest, type IngestedEpisode } from '../retrieval/chunk.js';
 import { retrieve, type Ranking } from '../retrieval/retrieve.js';
@@ -25,6 +26,7 @@ import { InputError } from '../util/errors.js';
 import { hashOf } from '../util/hash.js';
 import { fromRoot } from '../util/paths.js';
 import type { ItemRecord } from './item.js';
+import type { ProgressInfo } from '../cli/progress.js';
 import { gitInfo, toolInfo, type Manifest } from './manifest.js';
 import { RunDir } from './rundir.js';
 
@@ -34,7 +36,7 @@ export const COVERAGE_KS = [1, 5, 15, 60];
 export interface RunHooks {
   log(line: string): void;
   /** Called with (done, total) as items finish. */
-  progress?(done: number, total: number): void;
+  progress?(done: number, total: number, info?: ProgressInfo): void;
 }
 
 export interface RunOutcome {
@@ -48,6 +50,8 @@ export interface RunRequest {
   /** Run directory; default `results/<run-id>`. */
   out: string | null;
   retryErrors?: boolean;
+  /** --verbose: every data warning on its own line (default: one summary line). */
+  verbose?: boolean;
   /** Endpoints, timeouts, retries, concurrency, cache: how requests travel (not in the config hash). */
   transport?: Partial<TransportOptions>;
 }
@@ -140,9 +144,9 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
   const pending = questions.filter((q) => !done.has(q.id));
 
   if (questions.length < dataset.questions.length) hooks.log(`selected ${selection.description}`);
-  for (const w of dataset.warnings) hooks.log(`warning: ${dataset.source.path}: ${w.place}: ${w.message}`);
+  for (const line of warningLines(dataset.source.path, dataset.warnings, req.verbose ?? false)) hooks.log(line);
   for (const n of retriever.notes) hooks.log(`note: ${n}`);
-  for (const s of plan.skipped) hooks.log(`skipped: ${s}`);
+  // Skipped stages are printed once, by the report (NOTE:), and kept in summary.json `skipped`.
   if (done.size > 0) hooks.log(`resuming ${dir}: ${done.size} of ${questions.length} questions already done`);
 
   const manifest: Manifest = {
@@ -172,7 +176,9 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
   const timings = { load_ms: loadMs, ingest_ms: 0, retrieve_ms: 0, stages_ms: 0 };
   try {
     let finished = done.size;
-    hooks.progress?.(finished, questions.length);
+    let failed = 0;
+    const report = () => hooks.progress?.(finished, questions.length, progressInfo(session, failed));
+    report();
     const episodes = new Map(dataset.episodes.map((e) => [e.id, e]));
     if (retriever.firstStage.prefetch && pending.length > 0) {
       // A failed warm-up costs nothing but batching: each question then embeds its own text.
@@ -195,7 +201,8 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
           item.error = { stage: 'retrieve', message: (e as Error).message };
           rundir.append(item);
           finished++;
-          hooks.progress?.(finished, questions.length);
+          failed++;
+          report();
         }
         continue;
       }
@@ -214,7 +221,8 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
             item.timings.ingest_share_ms = ingestShare;
             rundir.append(item);
             finished++;
-            hooks.progress?.(finished, questions.length);
+            if (item.error) failed++;
+            report();
           }),
         ),
       );
@@ -321,7 +329,8 @@ export function recordRetrieval(
   item.evidence_turns = evidence.turnIds;
   item.evidence_tokens = evidence.tokens;
   item.coverage = coverage(evidence.turnIds, q.evidence);
-  for (const k of COVERAGE_KS) {
+  // The configured k is a row of its own in the recall table (--k 10 shows 1/5/10/15/60).
+  for (const k of [...new Set([...COVERAGE_KS, cfg.retrieval.k])].sort((a, b) => a - b)) {
     // Only depths the ranking really reached: a shorter ranking would understate coverage at k.
     if (k > cfg.retrieval.k && ranking.ranked.length < Math.min(k, ep.chunks.length)) continue;
     item.coverage_at_k[String(k)] = coverage(assemble(ep, ranking.ranked.slice(0, k), policy).turnIds, q.evidence);
@@ -374,6 +383,13 @@ export function groupByIndex(questions: Question[]): Array<{ episode: string; vi
     g.questions.push(q);
   }
   return [...groups.values()];
+}
+
+/** Errors so far, retries and money spent by this run (the progress bar shows them). */
+function progressInfo(session: ProviderSession, errors: number): ProgressInfo {
+  const roles = Object.values(session.usage.report());
+  if (roles.length === 0) return { errors };
+  return { errors, retries: roles.reduce((s, r) => s + r.retries, 0), costUsd: session.usage.total().cost_usd_spent };
 }
 
 function round(x: number): number {

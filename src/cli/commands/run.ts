@@ -16,7 +16,8 @@ export function runCommand(): Command {
   cmd
     .option('--out <dir>', 'run directory (default results/<run-id>); an existing one is resumed')
     .option('--retry-errors', 'in an existing run directory, redo the items that failed')
-    .option('--no-progress', 'no progress bar')
+    .option('--no-progress', 'no progress bar (default: a bar on a terminal, a line every ~10 s otherwise)')
+    .option('--verbose', 'print every data warning (default: one summary line)')
     .option('--json', 'print summary.json instead of the table')
     .action(async (benchmark: string | undefined, _opts: unknown, command: Command) => {
       const cfg = configFromFlags(command, benchmark);
@@ -28,13 +29,13 @@ export function runCommand(): Command {
       }
       const bar = progressBar(cfg.benchmark, opts.progress !== false);
       const outcome = await executeRun(
-        { cfg, out: (opts.out as string | undefined) ?? null, retryErrors: Boolean(opts.retryErrors), transport },
+        { cfg, out: (opts.out as string | undefined) ?? null, retryErrors: Boolean(opts.retryErrors), verbose: Boolean(opts.verbose), transport },
         {
           log: (line) => {
             bar.stop();
             process.stderr.write(line + '\n');
           },
-          progress: (done, total) => bar.update(done, total),
+          progress: (done, total, info) => bar.update(done, total, info),
         },
       );
       bar.stop();
