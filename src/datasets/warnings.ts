@@ -12,7 +12,8 @@ function kindOf(message: string): string {
 
 export function warningLines(source: string, warnings: LoadWarning[], verbose: boolean): string[] {
   if (warnings.length === 0) return [];
-  if (verbose) return warnings.map((w) => `warning: ${source}: ${w.place}: ${w.message}`);
+  // One warning is its own summary.
+  if (verbose || warnings.length === 1) return warnings.map((w) => `warning: ${source}: ${w.place}: ${w.message}`);
   const kinds = new Map<string, number>();
   for (const w of warnings) kinds.set(kindOf(w.message), (kinds.get(kindOf(w.message)) ?? 0) + 1);
   const parts = [...kinds].map(([k, n]) => `${n} x ${k}`).join('; ');
