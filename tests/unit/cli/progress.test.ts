@@ -75,7 +75,7 @@ describe('data warnings', () => {
   ];
   it('one summary line by default, the list with --verbose', () => {
     expect(warningLines('l.json', w, false)).toEqual([
-      "warning: l.json: 3 data warnings (2 x no gold evidence given; 1 x evidence id '…' repaired to '…'); the list: --verbose or manifest.json dataset.warnings",
+      "warning: l.json: 3 data warnings (first: conv-26:q30: no gold evidence given); --verbose lists them all (also in manifest.json, dataset.warnings)",
     ]);
     expect(warningLines('l.json', w, true)).toEqual(w.map((x) => `warning: l.json: ${x.place}: ${x.message}`));
     expect(warningLines('l.json', [], false)).toEqual([]);
