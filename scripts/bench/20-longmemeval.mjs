@@ -25,7 +25,7 @@ const TARGETS = {
 };
 
 const CHILD = `
-import { executeRun } from ${JSON.stringify(join(ROOT, 'dist/run/runner.js'))};
+import { executeRun } from ${JSON.stringify(join(ROOT, 'dist/pipeline/run.js'))};
 import { RunConfigSchema } from ${JSON.stringify(join(ROOT, 'dist/config/schema.js'))};
 const [data, out, limit] = process.argv.slice(1);
 const cfg = RunConfigSchema.parse({ benchmark: 'longmemeval', data, limit: limit === '0' ? null : Number(limit) });

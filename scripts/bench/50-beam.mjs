@@ -111,7 +111,7 @@ function chatFilesOf(conv) {
 /** Runs one offline BEAM run in this process and prints its figures (runs in its own child). */
 async function measure(data, size) {
   // The run's own timings exclude nothing: load, ingest and search all happen inside executeRun.
-  const { executeRun } = await import(join(ROOT, 'dist/run/runner.js'));
+  const { executeRun } = await import(join(ROOT, 'dist/pipeline/run.js'));
   const { resolveConfig } = await import(join(ROOT, 'dist/config/load.js'));
   const out = mkdtempSync(join(tmpdir(), 'rawrag-bench-beam-run-'));
   const cfg = resolveConfig({ benchmark: 'beam', data, options: { size } }, 'bench');

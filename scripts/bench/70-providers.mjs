@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const dist = (p) => join(ROOT, 'dist', p);
-const { executeRun } = await import(dist('run/runner.js'));
+const { executeRun } = await import(dist('pipeline/run.js'));
 const { resolveConfig } = await import(dist('config/load.js'));
 const { locomoF1 } = await import(dist('datasets/locomo/metrics.js'));
 

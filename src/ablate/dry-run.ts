@@ -7,7 +7,7 @@
  * each variant adds.
  */
 import type { RunConfig } from '../config/schema.js';
-import { estimateRun, type RoleEstimate } from '../eval/estimate.js';
+import { estimateRun, type RoleEstimate } from '../pipeline/estimate.js';
 import type { TransportOptions } from '../providers/transport.js';
 import { createLocalRetriever } from '../retrieval/local/index.js';
 import { isLocalRetriever } from '../retrieval/retrievers.js';

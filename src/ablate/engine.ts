@@ -14,24 +14,27 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import pLimit from 'p-limit';
 import type { RunConfig } from '../config/schema.js';
-import type { Benchmark } from '../datasets/benchmark.js';
 import type { Question } from '../datasets/schema.js';
-import { getBenchmark } from '../datasets/registry.js';
-import { ingest, type IngestedEpisode } from '../retrieval/chunk.js';
+import { baseItem, type ItemRecord } from '../datasets/item.js';
+import type { IngestedEpisode } from '../retrieval/chunk.js';
 import { retrieve, type Ranking } from '../retrieval/retrieve.js';
-import { createRetriever } from '../retrieval/retrievers.js';
 import type { Retriever, SearchIndex } from '../retrieval/retriever.js';
 import type { Hit } from '../retrieval/rank.js';
 import { planStages, type StagePlan } from '../eval/stages.js';
 import { summarise, type Summary } from '../eval/summary.js';
-import { baseItem, effectivePolicy, groupByIndex, loadDataset, rankingDepth, recordRetrieval, runIdFor, selectQuestions } from '../run/runner.js';
-import type { ItemRecord } from '../run/item.js';
-import { gitInfo, toolInfo, type Manifest } from '../run/manifest.js';
+import type { Manifest } from '../run/manifest.js';
+import { gitInfo } from '../run/manifest.js';
 import { RunDir } from '../run/rundir.js';
 import { InputError } from '../util/errors.js';
 import { ProviderSession } from '../providers/session.js';
 import type { TransportOptions } from '../providers/transport.js';
-import { hashOf } from '../util/hash.js';
+import { effectivePolicy, episodeOf, groupByIndex, loadRunInputs, runIdFor } from '../pipeline/plan.js';
+import { openRunDir, startManifest, type OpenedRunDir } from '../pipeline/run-directory.js';
+import { buildSummary, failedItems, ingestGroup, roundAll, runStages } from '../pipeline/pipeline.js';
+import { rankingDepth, rawRagSource, recordRetrieval, type RawRagSource } from '../pipeline/raw-rag-source.js';
+import { createEvidenceSource } from '../pipeline/sources.js';
+import { runIdentity } from '../pipeline/run.js';
+import { Interrupted } from '../util/interrupt.js';
 import { windowKey, type Variant, type WindowSpec } from './variants.js';
 import { evidenceKey, reuseStages, stageDelta, type StageDelta } from './reuse.js';
 
@@ -50,6 +53,8 @@ export interface AblationRequest {
 export interface AblationHooks {
   log(line: string): void;
   progress?(done: number, total: number): void;
+  /** Aborted on SIGINT/SIGTERM: no new questions start; each variant's manifest records `interrupted`. */
+  signal?: AbortSignal;
 }
 
 /** For tests: inject a retriever (e.g. one whose reranker counts its calls). */
@@ -115,6 +120,7 @@ interface VariantState {
   variant: Variant;
   cfg: RunConfig;
   rundir: RunDir;
+  opened: OpenedRunDir | null;
   manifest: Manifest;
   plan: StagePlan;
   done: Set<string>;
@@ -134,48 +140,58 @@ const DRY_PLAN: StagePlan = { stages: [], skipped: [], concurrency: 1 };
 
 export async function runAblation(req: AblationRequest, hooks: AblationHooks, deps: AblationDeps = {}): Promise<AblationOutcome> {
   const t0 = performance.now();
-  const benchmark = getBenchmark(req.base.benchmark);
-  const dataset = await loadDataset(benchmark, req.base);
-  const questions = selectQuestions(dataset, req.base);
+  const inputs = await loadRunInputs(req.base);
+  const { benchmark, dataset, questions } = inputs;
+  const dir = resolve(req.out);
   // Retrieval is shared by all variants (one session); each variant's stages get a session of
   // their own, so its summary reports the reader/judge calls that variant itself made.
   const retrievalSession = new ProviderSession(req.transport);
-  const retriever = deps.retriever ?? (await createRetriever(req.base, retrievalSession));
-  if (retriever.selectsAll) {
+  const source = deps.retriever ? rawRagSource(deps.retriever) : await createEvidenceSource(req.base, retrievalSession, { runDir: dir });
+  const found = (source as Partial<RawRagSource>).retriever;
+  if (!found || !source.capabilities.ranksWindows) {
     retrievalSession.close();
-    throw new InputError(`retriever '${retriever.name}' shows the whole history: there is no k, candidate depth or reranking to ablate`, { place: '--retriever' });
+    throw new InputError(`'${source.name}' does not rank windows: there is no k, candidate depth or reranking to ablate`, { place: '--retriever' });
   }
+  const retriever: Retriever = found;
   const loadMs = performance.now() - t0;
-  const dir = resolve(req.out);
-  const selectedIds = new Set(questions.map((q) => q.id));
-
   const dry = Boolean(req.dryRun);
-  // Every variant's run directory is checked before any is touched.
-  for (const v of req.variants) checkRunDir(new RunDir(join(dir, v.name)), v.cfg);
+  checkAblationFolder(dir, req.variants.map((v) => v.name));
+  const identityOf = (v: Variant) => runIdentity(v.cfg, { ...source, system: variantSystem(retriever.name, v) }, dataset.source.sha256);
+  // Every variant's run directory is checked (identity, foreign content) before any is touched.
+  for (const v of req.variants) openRunDir(join(dir, v.name), identityOf(v), questions, { dryRun: true });
 
   const states: VariantState[] = [];
   try {
     for (const v of req.variants) {
-      const plan = dry ? DRY_PLAN : await planStages(v.cfg, benchmark, new ProviderSession(req.transport));
-      const rundir = new RunDir(join(dir, v.name));
-      let previous = rundir.readItems();
-      if (req.retryErrors) {
-        const kept = previous.filter((i) => !i.error);
-        if (kept.length !== previous.length && !dry) rundir.rewriteItems(kept);
-        previous = kept;
-      }
-      const kept = previous.filter((i) => selectedIds.has(i.id));
-      const done = new Set(kept.map((i) => i.id));
-      const manifest = startManifest(v, req.base, benchmark, retriever, plan, dataset, questions.length, done.size, rundir);
-      if (!dry) rundir.writeManifest(manifest);
+      const plan = dry ? DRY_PLAN : await planStages(v.cfg, benchmark, new ProviderSession(req.transport), source.capabilities);
+      const opened = openRunDir(join(dir, v.name), identityOf(v), questions, { retryErrors: req.retryErrors, dryRun: dry });
+      const manifest = startManifest({
+        runId: runIdFor(v.cfg),
+        identity: identityOf(v),
+        system: variantSystem(retriever.name, v),
+        benchmark: benchmark.name,
+        // Same setting for every variant, so `rawrag stats` compares them with each other.
+        setting: `${benchmark.name}/${req.base.reader.model ?? 'no-reader'}`,
+        config: v.cfg,
+        policy: { ...effectivePolicy(benchmark, v.cfg) },
+        source: { name: retriever.name, notes: retriever.notes },
+        skipped: plan.skipped,
+        dataset: { ...dataset.source, warnings: dataset.warnings },
+        selected: questions.length,
+        done: opened.done.size,
+        opened,
+        git: gitOnce(),
+      });
+      if (!dry) opened.rundir.writeManifest(manifest);
       states.push({
         variant: v,
         cfg: v.cfg,
-        rundir,
+        rundir: opened.rundir,
+        opened,
         manifest,
         plan,
-        done,
-        items: new Map(kept.map((i) => [i.id, slim(i)])),
+        done: opened.done,
+        items: new Map(opened.previous.map((i) => [i.id, slim(i)])),
         policy: effectivePolicy(benchmark, v.cfg),
         depth: rankingDepth(v.cfg, retriever, benchmark),
         ownMs: { derive: 0, stages: 0 },
@@ -183,7 +199,10 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
       });
     }
   } catch (e) {
-    for (const s of states) await s.plan.close?.();
+    for (const s of states) {
+      s.opened?.lock?.release();
+      await s.plan.close?.();
+    }
     retrievalSession.close();
     throw e;
   }
@@ -217,12 +236,26 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
       const chunking = { ...req.base.chunking, size: group.window.size, stride: group.window.stride };
       const maxCandidates = Math.max(...group.states.map((s) => s.variant.candidates));
       for (const g of groupByIndex(pending)) {
+        if (hooks.signal?.aborted) break;
         const ti = performance.now();
-        const episode = episodes.get(g.episode);
-        if (!episode) throw new InputError(`question ${g.questions[0]!.id} names unknown episode '${g.episode}'`, { file: dataset.source.path });
+        const episode = episodeOf(dataset, episodes, g);
         // Ingest reads only chunking and serialisation, which no variant changes (an episode may override them).
-        const ep = ingest(episode, g.visibleTurns ?? episode.turns.length, effectivePolicy(benchmark, req.base, episode), chunking);
-        const index = await retriever.firstStage.prepare(ep);
+        const ep = ingestGroup(benchmark, req.base, episode, g, chunking);
+        let index: SearchIndex;
+        try {
+          index = await retriever.firstStage.prepare(ep);
+        } catch (e) {
+          // As in `rawrag run`: the episode's questions become item errors; the others go on.
+          for (const s of group.states) {
+            for (const item of failedItems(g.questions.filter((q) => !s.done.has(q.id)), benchmark.name, 'retrieve', (e as Error).message)) {
+              if (!dry) s.rundir.append(item);
+              s.items.set(item.id, slim(item));
+            }
+          }
+          finished += g.questions.length;
+          hooks.progress?.(finished, total);
+          continue;
+        }
         work.indexBuilds++;
         group.states[0]!.adds.indexBuilds++;
         group.states[0]!.adds.windows += ep.chunks.length;
@@ -235,6 +268,7 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
         await Promise.all(
           g.questions.map((q) =>
             limit(async () => {
+              if (hooks.signal?.aborted) return;
               await ablateQuestion(q, ep, index, maxCandidates, ingestShare);
               finished++;
               hooks.progress?.(finished, total);
@@ -325,14 +359,7 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
           work.reused++;
         } else {
           const before = structuredClone({ metrics: item.metrics, details: item.details });
-          for (const stage of s.plan.stages) {
-            try {
-              await stage.run(item, { question: q, evidence, ep, cfg: s.cfg, benchmark });
-            } catch (e) {
-              item.error = { stage: stage.name, message: (e as Error).message };
-              break;
-            }
-          }
+          await runStages(item, s.plan.stages, { question: q, evidence, ep, cfg: s.cfg, benchmark });
           work.stageRuns++;
           // A failed call is not remembered: another variant with the same evidence tries again.
           if (!item.error) seen.set(key, { from: s.variant.name, delta: stageDelta(before, item) });
@@ -343,6 +370,7 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
     }
 
     const outcomes: VariantOutcome[] = [];
+    const interrupted = hooks.signal?.aborted ? (String(hooks.signal.reason) === 'SIGTERM' ? 'SIGTERM' : 'SIGINT') : null;
     for (const s of states) {
       s.rundir.close();
       if (dry) {
@@ -351,16 +379,15 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
       }
       // In question order, as `rawrag run` would list them.
       const items = questions.map((q) => s.items.get(q.id)).filter((i): i is ItemRecord => i !== undefined);
-      const summary = {
-        run_id: s.manifest.run_id,
+      const summary = buildSummary(items, {
+        runId: s.manifest.run_id,
         system: s.manifest.system,
-        benchmark: benchmark.name,
         setting: s.manifest.setting,
-        ...summarise(items, benchmark.typeOrder),
-        benchmark_summary: benchmark.summarise?.(items) ?? null,
-        skipped: s.plan.skipped,
-        ...(s.plan.report?.() ?? {}),
-      };
+        cfg: s.cfg,
+        benchmark,
+        dataset,
+        stages: s.plan,
+      });
       s.rundir.writeSummary(summary);
       const wKey = windowKey(s.variant.window);
       const retrieveMs = (shared.search.get(wKey) ?? 0) + (s.variant.rerank ? shared.rerank.get(`${wKey}|${s.variant.candidates}`) ?? 0 : 0) + s.ownMs.derive;
@@ -370,10 +397,11 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
         retrieve_ms: retrieveMs,
         stages_ms: s.ownMs.stages,
       };
+      const status = interrupted ? 'interrupted' : items.length === questions.length ? 'complete' : 'incomplete';
       Object.assign(s.manifest, {
-        status: 'complete',
+        status,
         updated_at: new Date().toISOString(),
-        finished_at: new Date().toISOString(),
+        finished_at: status === 'complete' ? new Date().toISOString() : null,
         questions: { selected: questions.length, done: items.length, errors: summary.errors },
         // Shared work (load, ingest, search, rerank) is charged in full to every variant that used it.
         timings: { ...roundAll(timings), total_ms: Math.round(Object.values(timings).reduce((a, b) => a + b, 0)) },
@@ -381,18 +409,23 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
       s.rundir.writeManifest(s.manifest);
       outcomes.push({ variant: s.variant, adds: s.adds, dir: s.rundir.dir, manifest: s.manifest, summary, items });
     }
+    if (interrupted) throw new Interrupted(interrupted, finished, total);
     const retrievalReport = retrievalSession.report();
     return { dir, benchmark: benchmark.name, retriever: retriever.name, retrievalReport, variants: outcomes, work, wallMs: performance.now() - t0 };
   } catch (e) {
     for (const s of states) {
       s.rundir.close();
-      if (dry) continue;
+      if (dry || e instanceof Interrupted) continue;
       Object.assign(s.manifest, { status: 'failed', updated_at: new Date().toISOString(), error: (e as Error).message });
       s.rundir.writeManifest(s.manifest);
     }
     throw e;
   } finally {
-    for (const s of states) await s.plan.close?.();
+    for (const s of states) {
+      s.opened?.lock?.release();
+      await s.plan.close?.();
+    }
+    await source.close?.();
     retrievalSession.close();
   }
 }
@@ -402,56 +435,15 @@ function slim(item: ItemRecord): ItemRecord {
   return { ...item, retrieved: [], evidence_turns: [] };
 }
 
-/** Same rules as `rawrag run`: a directory only resumes the same config; a foreign folder is refused. */
-function checkRunDir(rundir: RunDir, cfg: RunConfig): void {
-  if (rundir.exists()) {
-    const prev = rundir.readManifest();
-    if (prev.config_hash !== hashOf(cfg)) {
-      throw new InputError(
-        `this run directory holds a run with a different configuration (${prev.config_hash.slice(0, 10)}); use another --out`,
-        { file: rundir.manifestPath },
-      );
-    }
-  } else if (existsSync(rundir.dir) && readdirSync(rundir.dir).length > 0) {
-    throw new InputError('output folder exists, is not empty and holds no rawrag manifest; choose another --out', { file: rundir.dir });
+/** The ablation folder holds only its variants' run directories and its own outputs; anything else is refused. */
+function checkAblationFolder(dir: string, variantNames: string[]): void {
+  if (!existsSync(dir)) return;
+  const own = new Set([...variantNames, 'ablation.json', 'ablation.md', 'ablation.csv', 'ablation.svg', 'ablation.png', 'report.html']);
+  const foreign = readdirSync(dir).filter((f) => !own.has(f));
+  const ours = readdirSync(dir).some((f) => variantNames.includes(f) || f.startsWith('ablation.'));
+  if (foreign.length > 0 && !ours) {
+    throw new InputError(`output folder exists and holds other files (${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ', ...' : ''}), not an ablation; choose another --out`, { file: dir });
   }
-}
-
-function startManifest(
-  v: Variant,
-  base: RunConfig,
-  benchmark: Benchmark,
-  retriever: Retriever,
-  plan: StagePlan,
-  dataset: Awaited<ReturnType<typeof loadDataset>>,
-  selected: number,
-  done: number,
-  rundir: RunDir,
-): Manifest {
-  const createdAt = rundir.exists() ? rundir.readManifest().created_at : new Date().toISOString();
-  return {
-    format: 'rawrag.run/1',
-    run_id: runIdFor(v.cfg),
-    system: variantSystem(retriever.name, v),
-    benchmark: benchmark.name,
-    // Same setting for every variant, so `rawrag stats` compares them with each other.
-    setting: `${benchmark.name}/${base.reader.model ?? 'no-reader'}`,
-    status: 'running',
-    config_hash: hashOf(v.cfg),
-    config: v.cfg,
-    policy: { ...effectivePolicy(benchmark, v.cfg) },
-    retriever: { name: retriever.name, notes: retriever.notes },
-    skipped: plan.skipped,
-    dataset: { ...dataset.source, warnings: dataset.warnings },
-    questions: { selected, done, errors: 0 },
-    tool: toolInfo(),
-    git: gitOnce(),
-    created_at: createdAt,
-    updated_at: new Date().toISOString(),
-    finished_at: null,
-    timings: {},
-    error: null,
-  };
 }
 
 let gitCached: Manifest['git'] | null = null;
@@ -482,6 +474,3 @@ function groupBy<T>(xs: T[], key: (x: T) => string): T[][] {
   return [...m.values()];
 }
 
-function roundAll(o: Record<string, number>): Record<string, number> {
-  return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, Math.round(v)]));
-}

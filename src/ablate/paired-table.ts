@@ -5,7 +5,7 @@
  * Holm-adjusted over the family of variants.
  */
 import { holm, pairedBootstrap } from '../stats/index.js';
-import type { ItemRecord } from '../run/item.js';
+import type { ItemRecord } from '../datasets/item.js';
 import type { VariantOutcome } from './engine.js';
 
 export type AblationMetric = 'accuracy' | 'coverage';

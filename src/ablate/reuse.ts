@@ -5,7 +5,7 @@
  * verdicts are reused instead of asked again.
  */
 import type { Evidence } from '../retrieval/assemble.js';
-import type { ItemRecord } from '../run/item.js';
+import type { ItemRecord } from '../datasets/item.js';
 import { createHash } from 'node:crypto';
 import type { Policy } from '../datasets/policy.js';
 

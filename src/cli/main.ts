@@ -6,6 +6,8 @@ import { dataCommand } from './commands/data.js';
 import { statsCommand } from './commands/stats.js';
 import { ablateCommand } from './commands/ablate.js';
 import { toolInfo } from '../run/manifest.js';
+import { Interrupted } from '../util/interrupt.js';
+import { ItemFailures } from './exit.js';
 
 export function buildProgram(): Command {
   const program = new Command('rawrag')
@@ -22,7 +24,10 @@ export function buildProgram(): Command {
   return program;
 }
 
-/** Runs the CLI and returns the exit code (0 ok, 1 usage error, 2 bad input, 3 internal error). */
+/**
+ * Runs the CLI and returns the exit code: 0 ok, 1 usage error, 2 bad input, 3 internal error,
+ * 4 finished with more failed items than --max-error-rate allows, 130/143 interrupted.
+ */
 export async function run(argv: string[]): Promise<number> {
   const program = buildProgram();
   program.exitOverride();
@@ -32,6 +37,10 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode;
+    if (e instanceof Interrupted || e instanceof ItemFailures) {
+      process.stderr.write(`rawrag: ${e.message}\n`);
+      return e.exitCode;
+    }
     if (e instanceof InputError) {
       process.stderr.write(`rawrag: error: ${e.message}\n`);
       return 2;

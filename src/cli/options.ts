@@ -30,6 +30,7 @@ export function positiveNumber(value: string): number {
 export function addMethodOptions(cmd: Command): Command {
   return cmd
     .option('-c, --config <file>', 'config file (JSON or YAML); flags override it')
+    .option('--system <name>', 'system under test: raw-rag (default; the paper\'s method) | agentic-memory (LLM extraction at ingest, weighted recall)')
     .option('--data <path>', "data file or folder in the benchmark's official format (default: the bundled copy)")
     .option('--retriever <name>', 'retriever: local (embedded, no keys; BM25 then a reranker with GloVe soft matching and a bundled sentence encoder; default) | local-lexical (local without the sentence encoder: no one-time embedding, weaker) | openai (text-embedding-3-small + Cohere rerank-v3.5) | qwen3 (Qwen3-Embedding-4B + Qwen3-Reranker-4B endpoints) | full-context (the whole history, no retrieval)')
     .option('--candidates <n>', 'first-stage candidates (default 128)', positiveInt)
@@ -76,6 +77,7 @@ export function configFromFlags(cmd: Command, benchmark: string | undefined): Ru
     node[path[path.length - 1]!] = opts[key];
   };
   set(['data'], 'data');
+  set(['system'], 'system');
   set(['retrieval', 'retriever'], 'retriever');
   set(['retrieval', 'candidates'], 'candidates');
   set(['retrieval', 'k'], 'k');

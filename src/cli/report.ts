@@ -1,5 +1,5 @@
 /** What `rawrag run` prints at the end: coverage (and accuracy, when judged) per question type. */
-import type { RunOutcome } from '../run/runner.js';
+import type { RunOutcome } from '../pipeline/run.js';
 import { markdownTable, pct } from '../util/table.js';
 
 export function renderRunReport(outcome: RunOutcome): string {

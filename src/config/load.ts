@@ -46,6 +46,11 @@ export function mergeLayers(...layers: PartialConfig[]): PartialConfig {
 
 /** Validates a merged config; `source` names where it came from for error messages. */
 export function resolveConfig(merged: PartialConfig, source: string): RunConfig {
+  // A window size without a stride keeps the paper's 32-token overlap, from a file as from flags.
+  const chunking = merged.chunking as PartialConfig | undefined;
+  if (chunking && typeof chunking.size === 'number' && chunking.stride === undefined) {
+    merged = { ...merged, chunking: { ...chunking, stride: Math.max(1, chunking.size - 32) } };
+  }
   const parsed = RunConfigSchema.safeParse(merged);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

@@ -4,6 +4,11 @@
  */
 import { z } from 'zod';
 
+/** The retrievers `--retriever` accepts (src/retrieval/retrievers.ts builds them). */
+export const RETRIEVER_NAMES = ['local', 'local-lexical', 'openai', 'qwen3', 'full-context'] as const;
+/** The systems `--system` accepts (src/pipeline/sources.ts builds them). */
+export const SYSTEM_NAMES = ['raw-rag', 'agentic-memory'] as const;
+
 export const ChunkingSchema = z
   .object({
     tokenizer: z.literal('cl100k_base').default('cl100k_base'),
@@ -16,7 +21,7 @@ export const ChunkingSchema = z
 export const RetrievalSchema = z
   .object({
     /** `local` = the embedded retriever (no network, no key). */
-    retriever: z.string().default('local'),
+    retriever: z.enum(RETRIEVER_NAMES, { error: (i) => `unknown retriever '${String(i.input)}' (known: ${RETRIEVER_NAMES.join(', ')})` }).default('local'),
     /** First-stage depth (cosine top-128 in the paper). */
     candidates: z.number().int().positive().default(128),
     /** Evidence windows kept after reranking (top-15 in the paper). */
@@ -54,6 +59,8 @@ export const JudgeSchema = z
 export const RunConfigSchema = z
   .object({
     benchmark: z.string().min(1),
+    /** The system under test: RAW-RAG (the paper's method) or the built-in agentic memory system. */
+    system: z.enum(SYSTEM_NAMES, { error: (i) => `unknown system '${String(i.input)}' (known: ${SYSTEM_NAMES.join(', ')})` }).default('raw-rag'),
     /** Data file or folder; null = the benchmark's bundled default. */
     data: z.string().nullable().default(null),
     /** The benchmark's own options (e.g. LoCoMo `categories`). */

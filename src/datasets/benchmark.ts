@@ -2,7 +2,8 @@ import type { Dataset, Question } from './schema.js';
 import type { Chunk, IngestedEpisode } from '../retrieval/chunk.js';
 import type { Policy } from './policy.js';
 import type { Scoring } from '../eval/protocol.js';
-import type { ItemRecord } from '../run/item.js';
+import type { ItemRecord } from './item.js';
+import type { Aggregation } from './aggregation.js';
 
 /** A file the benchmark's data can be fetched from (`rawrag data pull`), pinned by checksum. */
 export interface DownloadFile {
@@ -54,6 +55,12 @@ export interface Benchmark {
   load(opts: LoadOptions): Promise<Dataset>;
   /** Reader prompt, judge and metrics (the benchmark's official protocol). */
   scoring?: Scoring;
+  /**
+   * How item scores become the benchmark's headline (micro, macro over types or competencies, a
+   * cross-item rule): one declaration read by run summaries, ablation tables and `rawrag stats`.
+   * Absent = micro average over questions.
+   */
+  aggregation?: Aggregation;
   /** Benchmark-specific aggregates for summary.json (task-averaged accuracy, competencies, ...). */
   summarise?(items: ItemRecord[], ctx?: SummariseContext): Record<string, unknown>;
   /**

@@ -10,7 +10,7 @@ import type { ChatMessage, JudgeProtocol, Scoring } from './protocol.js';
 import { addItemUsage } from './reader.js';
 import type { ItemStage } from './stages.js';
 import { costOf } from '../providers/usage.js';
-import type { ItemRecord } from '../run/item.js';
+import type { ItemRecord } from '../datasets/item.js';
 
 export interface JudgeRun {
   verdict: number;

@@ -7,7 +7,7 @@ import type { Question } from '../datasets/schema.js';
 import type { RunConfig } from '../config/schema.js';
 import type { IngestedEpisode } from '../retrieval/chunk.js';
 import type { Evidence } from '../retrieval/assemble.js';
-import type { ItemRecord } from '../run/item.js';
+import type { ItemRecord } from '../datasets/item.js';
 import { ProviderSession } from '../providers/session.js';
 import { chatModel } from '../providers/clients.js';
 import { readerStage } from './reader.js';
@@ -42,13 +42,17 @@ export interface StagePlan {
  * benchmark has a scoring protocol. Models are checked here (endpoint, key) so a missing key
  * stops the run before anything is written.
  */
-export async function planStages(cfg: RunConfig, benchmark: Benchmark, session: ProviderSession = new ProviderSession()): Promise<StagePlan> {
+export async function planStages(
+  cfg: RunConfig,
+  benchmark: Benchmark,
+  session: ProviderSession = new ProviderSession(),
+  source: { remote: boolean; questionRole: 'embed' | 'rerank' | 'chat' | null } = { remote: false, questionRole: null },
+): Promise<StagePlan> {
   const skipped: string[] = [];
-  const remoteRetrieval = cfg.retrieval.retriever === 'openai' || cfg.retrieval.retriever === 'qwen3';
   const base = {
-    // Remote rerank calls happen per question too: let questions overlap.
-    concurrency: remoteRetrieval ? session.transport.concurrency.rerank : 1,
-    report: () => (remoteRetrieval || cfg.reader.model !== null ? session.report() : {}),
+    // A source that calls a provider per question (remote rerank, LLM recall): let questions overlap.
+    concurrency: source.questionRole ? session.transport.concurrency[source.questionRole] : 1,
+    report: () => (source.remote || cfg.reader.model !== null ? session.report() : {}),
     close: async () => session.close(),
   };
   if (cfg.reader.model === null) {

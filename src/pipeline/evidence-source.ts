@@ -15,7 +15,7 @@ import type { Policy } from '../datasets/policy.js';
 import type { Question } from '../datasets/schema.js';
 import type { IngestedEpisode } from '../retrieval/chunk.js';
 import type { Evidence } from '../retrieval/assemble.js';
-import type { ItemRecord } from '../run/item.js';
+import type { ItemRecord } from '../datasets/item.js';
 
 /** What a source needs and allows; the scheduler reads these instead of names. */
 export interface SourceCapabilities {

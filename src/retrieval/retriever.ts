@@ -54,4 +54,6 @@ export interface Retriever {
    * Full-context row: no retrieval, the whole visible history goes to the reader).
    */
   readonly selectsAll?: boolean;
+  /** Calls a provider (embeddings, reranking): costs money, needs keys, questions may overlap. */
+  readonly remote?: boolean;
 }

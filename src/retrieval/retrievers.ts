@@ -8,7 +8,8 @@ import { InputError } from '../util/errors.js';
 import { ProviderSession } from '../providers/session.js';
 import { remoteStages } from '../providers/clients.js';
 
-export const RETRIEVER_NAMES = ['local', 'local-lexical', 'openai', 'qwen3', 'full-context'] as const;
+import { RETRIEVER_NAMES } from '../config/schema.js';
+export { RETRIEVER_NAMES };
 
 /**
  * `openai` = text-embedding-3-small + Cohere rerank-v3.5, `qwen3` = Qwen3-Embedding-4B +
@@ -36,6 +37,7 @@ export async function createRetriever(cfg: RunConfig, session: ProviderSession =
         reranker: stages.reranker,
         notes: [],
         cheapDeepRanking: false,
+        remote: true,
       };
     }
     default:
@@ -43,9 +45,22 @@ export async function createRetriever(cfg: RunConfig, session: ProviderSession =
   }
 }
 
+/**
+ * What each retriever is, as data (dry runs and estimates read this instead of testing names):
+ * `selectsAll` = every chunk is evidence (no ranking); remote pairs are looked up in the model
+ * registry's `retrievers` table under the retriever's name.
+ */
+export const RETRIEVER_TRAITS: Record<(typeof RETRIEVER_NAMES)[number], { selectsAll: boolean; local: boolean }> = {
+  local: { selectsAll: false, local: true },
+  'local-lexical': { selectsAll: false, local: true },
+  openai: { selectsAll: false, local: false },
+  qwen3: { selectsAll: false, local: false },
+  'full-context': { selectsAll: true, local: true },
+};
+
 /** True for the embedded retrievers (no provider is called). */
 export function isLocalRetriever(name: string): boolean {
-  return name === 'local' || name === 'local-lexical';
+  return RETRIEVER_TRAITS[name as keyof typeof RETRIEVER_TRAITS]?.local === true;
 }
 
 /** A dense first stage whose question embeddings can be fetched in one batch up front. */

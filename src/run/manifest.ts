@@ -4,8 +4,14 @@ import { readFileSync } from 'node:fs';
 import type { RunConfig } from '../config/schema.js';
 import type { DatasetSource, LoadWarning } from '../datasets/schema.js';
 import { fromRoot, projectRoot } from '../util/paths.js';
+import type { RunIdentity } from './identity.js';
 
-export type RunStatus = 'running' | 'complete' | 'failed';
+/**
+ * `complete`: every selected question has an item. `incomplete`: the pass ended without some
+ * (deferred to a batch, or a resume is needed). `interrupted`: stopped by a signal. `failed`:
+ * the run itself failed (not single items: those are item errors).
+ */
+export type RunStatus = 'running' | 'complete' | 'incomplete' | 'interrupted' | 'failed';
 
 export interface Manifest {
   format: 'rawrag.run/1';
@@ -18,6 +24,10 @@ export interface Manifest {
   status: RunStatus;
   /** Hash of the semantic config; a run directory only ever resumes the same config. */
   config_hash: string;
+  /** What a resume must match: config hash, effective system and source, data sha256, tool version. */
+  identity: RunIdentity;
+  /** Earlier identities this directory was forcibly resumed from (`--force-resume`). */
+  forced_from?: Array<Partial<RunIdentity>>;
   config: RunConfig;
   /** The benchmark policy after config overrides (chunking, expansion, ordering). */
   policy: Record<string, unknown>;

@@ -7,7 +7,7 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, tr
 import { join } from 'node:path';
 import { InputError } from '../util/errors.js';
 import { writeFileAtomic, writeJsonAtomic } from '../util/fsx.js';
-import type { ItemRecord } from './item.js';
+import type { ItemRecord } from '../datasets/item.js';
 import type { Manifest } from './manifest.js';
 
 export class RunDir {
@@ -27,11 +27,18 @@ export class RunDir {
   }
 
   readManifest(): Manifest {
+    let m: Partial<Manifest>;
     try {
-      return JSON.parse(readFileSync(this.manifestPath, 'utf8')) as Manifest;
+      m = JSON.parse(readFileSync(this.manifestPath, 'utf8')) as Partial<Manifest>;
     } catch (e) {
       throw new InputError(`cannot read manifest (${(e as Error).message})`, { file: this.manifestPath });
     }
+    if (m === null || typeof m !== 'object' || typeof m.config_hash !== 'string' || typeof m.created_at !== 'string') {
+      throw new InputError('not a rawrag run manifest (no config_hash or created_at): the folder is damaged or not a run directory; choose another --out', {
+        file: this.manifestPath,
+      });
+    }
+    return m as Manifest;
   }
 
   writeManifest(m: Manifest): void {
@@ -44,14 +51,13 @@ export class RunDir {
   }
 
   /**
-   * Items written so far, last line per id winning. A trailing partial line (the process died
-   * mid-write) is removed from the file so later appends start on a clean line.
+   * Items written so far, last line per id winning. Pure: a trailing partial line (the process
+   * died mid-write) is ignored here; `repairTail` removes it, and only a lock holder calls that.
    */
   readItems(): ItemRecord[] {
     if (!existsSync(this.itemsPath)) return [];
     const text = readFileSync(this.itemsPath, 'utf8');
     const end = text.lastIndexOf('\n') + 1;
-    if (end < text.length) truncateSync(this.itemsPath, Buffer.byteLength(text.slice(0, end)));
     const byId = new Map<string, ItemRecord>();
     const lines = text.slice(0, end).split('\n');
     lines.forEach((line, i) => {
@@ -65,6 +71,14 @@ export class RunDir {
       byId.set(item.id, item);
     });
     return [...byId.values()];
+  }
+
+  /** Cuts a torn last line (a killed writer) so later appends start on a clean line. Writers only. */
+  repairTail(): void {
+    if (!existsSync(this.itemsPath)) return;
+    const text = readFileSync(this.itemsPath, 'utf8');
+    const end = text.lastIndexOf('\n') + 1;
+    if (end < text.length) truncateSync(this.itemsPath, Buffer.byteLength(text.slice(0, end)));
   }
 
   /** Rewrites items.jsonl keeping only `keep` (used before retrying failed items). */

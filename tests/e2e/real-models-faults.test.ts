@@ -97,8 +97,10 @@ describe('calls that finally fail are item errors, counted apart and redone by -
   }, 120_000);
   afterAll(() => api.close());
 
-  it('records the failures as errors, not wrong answers', () => {
-    expect(first.code).toBe(0);
+  it('records the failures as errors, not wrong answers; the exit code says so and names the retry command', () => {
+    // --max-error-rate defaults to 0: any failed item makes the exit code 4.
+    expect(first.code).toBe(4);
+    expect(first.stderr).toMatch(/2 of 5 items failed \(40\.0%, allowed 0\.0%\); redo them with:\n  rawrag run locomo .*--retry-errors --out /);
     const s = JSON.parse(first.stdout);
     expect(s.n).toBe(5);
     expect(s.errors).toBe(2);

@@ -112,8 +112,10 @@ describe('rawrag run locomo --retriever openai --reader gpt-4o-mini through a lo
     // Each distinct text once: the two episodes' chunks plus the distinct question texts.
     const inputs = embeds.flatMap((e) => e.body.input as string[]);
     expect(new Set(inputs).size).toBe(inputs.length);
-    // One request for all question texts, one per episode for its windows.
-    expect(embeds).toHaveLength(3);
+    // One request for all question texts first; then the episodes' windows (episodes indexed in
+    // the same tick go out together, so at most one request per episode).
+    expect(embeds.length).toBeGreaterThanOrEqual(2);
+    expect(embeds.length).toBeLessThanOrEqual(3);
     expect(embeds[0]!.body.input).toHaveLength(new Set(selected.map((q) => q.text)).size);
     const reranks = api.byPath('/v2/rerank');
     expect(reranks).toHaveLength(LIMIT);

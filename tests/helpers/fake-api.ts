@@ -35,11 +35,16 @@ export interface FakeApiOptions {
   /** Reply text for a chat request (default: judge-like JSON for judge prompts, else "I don't know"). */
   chat?(body: any): string;
   dim?: number;
+  /** Delay before every reply (a slow provider): concurrency shows as requests in flight at once. */
+  delayMs?: number;
 }
 
 export class FakeApi {
   readonly requests: RecordedRequest[] = [];
   faults: Array<Fault & { left: number }> = [];
+  /** Requests being answered right now, and the most there ever were at once. */
+  inFlight = 0;
+  maxInFlight = 0;
   private server: Server | null = null;
   url = '';
 
@@ -80,6 +85,10 @@ export class FakeApi {
     }
     const rec: RecordedRequest = { path: (req.url ?? '').split('?')[0]!, headers: req.headers, body, fault: null };
     this.requests.push(rec);
+    this.inFlight++;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    res.on('close', () => this.inFlight--);
+    if (this.opts.delayMs) await new Promise((r) => setTimeout(r, this.opts.delayMs));
     const fault = this.faults.find((f) => f.left > 0 && (f.match?.(rec) ?? true));
     if (fault) {
       fault.left--;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { mergeLayers, readConfigFile, resolveConfig } from '../../src/config/load.js';
-import { runIdFor } from '../../src/run/runner.js';
+import { runIdFor } from '../../src/pipeline/plan.js';
 import { ROOT } from '../helpers/cli.js';
 
 describe('run configuration', () => {

@@ -9,12 +9,13 @@ import { ablationMarkdown } from '../../ablate/report.js';
 import { parsePositiveList, planVariants, type SweepRequest } from '../../ablate/variants.js';
 import type { AblationTable } from '../../ablate/paired-table.js';
 import { getBenchmark, listBenchmarks } from '../../datasets/registry.js';
-import { effectivePolicy } from '../../run/runner.js';
+import { effectivePolicy } from '../../pipeline/plan.js';
 import { InputError } from '../../util/errors.js';
 import { hashOf } from '../../util/hash.js';
 import { fromRoot } from '../../util/paths.js';
 import { addBenchmarkOptions, addMethodOptions, addTransportOptions, configFromFlags, positiveInt, transportFromFlags } from '../options.js';
 import { progressBar } from '../progress.js';
+import { watchInterrupts } from '../../util/interrupt.js';
 
 /** Flags that name a sweep here, where `rawrag run` takes one value. */
 const SWEEP_KEYS = ['k', 'window', 'stride', 'candidates', 'rerank', 'expand'] as const;
@@ -60,17 +61,24 @@ export function ablateCommand(): Command {
         return;
       }
       const bar = progressBar(`${base.benchmark} ablation`, opts.progress !== false);
-      const outcome = await runAblation(
-        { base, variants, out, transport, retryErrors: Boolean(opts.retryErrors) },
-        {
-          log: (line) => {
-            bar.stop();
-            log(line);
+      const interrupts = watchInterrupts(() => bar.stop(), () => bar.stop());
+      let outcome: AblationOutcome;
+      try {
+        outcome = await runAblation(
+          { base, variants, out, transport, retryErrors: Boolean(opts.retryErrors) },
+          {
+            log: (line) => {
+              bar.stop();
+              log(line);
+            },
+            progress: (done, total) => bar.update(done, total),
+            signal: interrupts.signal,
           },
-          progress: (done, total) => bar.update(done, total),
-        },
-      );
-      bar.stop();
+        );
+      } finally {
+        bar.stop();
+        interrupts.dispose();
+      }
       const table = analyseAblation(outcome.variants, { resamples: (opts.resamples as number | undefined) ?? 20_000, seed: base.seed });
       const files = writeAblation(outcome, table, { png: opts.png !== false });
       if (files.pngNote) log(`note: ${files.pngNote}`);

@@ -1,14 +1,16 @@
-import { Command } from 'commander';
-import { executeRun } from '../../run/runner.js';
+import { Command, InvalidArgumentError } from 'commander';
+import { executeRun } from '../../pipeline/run.js';
 import { addBenchmarkOptions, addMethodOptions, addTransportOptions, configFromFlags, transportFromFlags } from '../options.js';
-import { dryRun } from '../../eval/estimate.js';
+import { dryRun } from '../../pipeline/estimate.js';
 import { progressBar } from '../progress.js';
 import { renderRunReport } from '../report.js';
 import { listBenchmarks } from '../../datasets/registry.js';
+import { watchInterrupts } from '../../util/interrupt.js';
+import { ItemFailures } from '../exit.js';
 
 export function runCommand(): Command {
   const cmd = new Command('run')
-    .description('Run RAW-RAG on a benchmark: ingest, retrieve, assemble (and read + judge when a reader is set)')
+    .description('Run a system (RAW-RAG by default) on a benchmark: ingest, find evidence (and read + judge when a reader is set)')
     .argument('[benchmark]', `benchmark: ${listBenchmarks().map((b) => b.name).join(' | ')} (default locomo)`);
   addMethodOptions(cmd);
   addBenchmarkOptions(cmd);
@@ -16,6 +18,8 @@ export function runCommand(): Command {
   cmd
     .option('--out <dir>', 'run directory (default results/<run-id>); an existing one is resumed')
     .option('--retry-errors', 'in an existing run directory, redo the items that failed')
+    .option('--force-resume', 'resume a run directory although its identity differs (system, retriever, data, version); recorded in the manifest')
+    .option('--max-error-rate <r>', 'share of failed items (0-1) above which the exit code is 4 (default 0: any failed item)', rate)
     .option('--no-progress', 'no progress bar (default: a bar on a terminal, a line every ~10 s otherwise)')
     .option('--verbose', 'print every data warning (default: one summary line)')
     .option('--json', 'print summary.json instead of the table')
@@ -28,18 +32,52 @@ export function runCommand(): Command {
         return;
       }
       const bar = progressBar(cfg.benchmark, opts.progress !== false);
-      const outcome = await executeRun(
-        { cfg, out: (opts.out as string | undefined) ?? null, retryErrors: Boolean(opts.retryErrors), verbose: Boolean(opts.verbose), transport },
-        {
-          log: (line) => {
-            bar.stop();
-            process.stderr.write(line + '\n');
+      const interrupts = watchInterrupts(() => bar.stop(), () => bar.stop());
+      try {
+        const outcome = await executeRun(
+          { cfg, out: (opts.out as string | undefined) ?? null, retryErrors: Boolean(opts.retryErrors), forceResume: Boolean(opts.forceResume), verbose: Boolean(opts.verbose), transport },
+          {
+            log: (line) => {
+              bar.stop();
+              process.stderr.write(line + '\n');
+            },
+            progress: (done, total, info) => bar.update(done, total, info),
+            signal: interrupts.signal,
           },
-          progress: (done, total, info) => bar.update(done, total, info),
-        },
-      );
-      bar.stop();
-      process.stdout.write((opts.json ? JSON.stringify(outcome.summary, null, 2) : renderRunReport(outcome)) + '\n');
+        );
+        bar.stop();
+        process.stdout.write((opts.json ? JSON.stringify(outcome.summary, null, 2) : renderRunReport(outcome)) + '\n');
+        const errors = outcome.summary.errors;
+        const maxRate = (opts.maxErrorRate as number | undefined) ?? 0;
+        if (errors > 0 && errors / Math.max(1, outcome.summary.n) > maxRate) {
+          throw new ItemFailures(errors, outcome.summary.n, maxRate, `${retryCommand(process.argv)} --retry-errors --out ${outcome.dir}`);
+        }
+      } finally {
+        bar.stop();
+        interrupts.dispose();
+      }
     });
   return cmd;
+}
+
+function rate(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError(`'${value}' is not a rate between 0 and 1.`);
+  return n;
+}
+
+/** The command the user typed, without --retry-errors/--out (added back explicitly). */
+function retryCommand(argv: string[]): string {
+  const args = argv.slice(2);
+  const kept: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--retry-errors') continue;
+    if (args[i] === '--out') {
+      i++;
+      continue;
+    }
+    if (args[i]!.startsWith('--out=')) continue;
+    kept.push(/^[\w./:=,@-]+$/.test(args[i]!) ? args[i]! : `'${args[i]!.replace(/'/g, "'\\''")}'`);
+  }
+  return ['rawrag', ...kept].join(' ');
 }

@@ -5,7 +5,7 @@
  * time and search time.
  */
 import type { SummariseContext } from '../benchmark.js';
-import type { ItemRecord } from '../../run/item.js';
+import type { ItemRecord } from '../item.js';
 import { ABILITIES, SIZES } from './format.js';
 
 const mean = (xs: number[]): number | null => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);

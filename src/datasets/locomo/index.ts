@@ -28,6 +28,7 @@ export const locomo: Benchmark = {
   title: 'LoCoMo (10 conversations; categories 1-4 = 1,540 questions)',
   defaultData: 'datasets/locomo/locomo10.json',
   policy: { ...DEFAULT_POLICY },
+  aggregation: { overall: 'micro', note: 'overall = micro average over questions (LoCoMo official)' },
   typeOrder: ['single-hop', 'multi-hop', 'temporal', 'open-domain', 'adversarial'],
   options: [
     {

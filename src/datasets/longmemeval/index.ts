@@ -25,6 +25,11 @@ export const longmemeval: Benchmark = {
   title: 'LongMemEval (500 questions, one haystack each; S, M and oracle, original and cleaned)',
   defaultData: DATA_DIR,
   policy: { ...DEFAULT_POLICY },
+  aggregation: {
+    overall: 'micro',
+    extra: [{ name: 'task-averaged', weighting: 'macro' }],
+    note: 'overall = micro average over questions; task-averaged = mean of the per-type accuracies (LongMemEval official)',
+  },
   typeOrder: [...QUESTION_TYPES],
   options: [
     {

@@ -16,6 +16,10 @@ import { RawFile, type RawEpisodeT } from './format.js';
 import { indexGoldFacts, locate, requiredPairs, resultCoverage, turnId } from './evidence.js';
 import { memeScoring } from './scoring.js';
 import { summariseMeme } from './summary.js';
+import { memeBeforeAfterRule } from './before-after-rule.js';
+
+/** The six after-question tasks that make MEME's headline macro (before-questions are shown apart). */
+const HEADLINE_TASKS = new Set(['ER', 'Agg', 'Tr', 'Del', 'Cas', 'Abs']);
 
 export const MEME_VARIANTS = ['filler32k', 'filler128k', 'nofiller'] as const;
 export const DEFAULT_VARIANT = 'filler32k';
@@ -26,6 +30,14 @@ export const meme: Benchmark = {
   defaultData: 'datasets/meme',
   // The paper presents MEME evidence in the order it happened (a change must follow what it changes).
   policy: { ...DEFAULT_POLICY, order: 'chronological' },
+  aggregation: {
+    overall: 'macro',
+    inHeadline: (type) => HEADLINE_TASKS.has(type),
+    adjust: memeBeforeAfterRule,
+    note:
+      'overall = unweighted mean of the six after-question task accuracies (MEME); Del/Cas/Abs count only real passes ' +
+      '(the before-question on the same entity passed); before-questions are shown but not in the headline',
+  },
   typeOrder: ['ER', 'Agg', 'Tr', 'Del', 'Cas', 'Abs', 'ER (before)', 'Del (before)', 'Cas (before)', 'Abs (before)'],
   options: [
     {

@@ -11,7 +11,7 @@ import { DEFAULT_DATA_DIR, HF_REVISION, loadMemoryAgentBench } from './load.js';
 import { scoring } from './scoring.js';
 import { rankingMetrics } from './evidence.js';
 import { summariseMab } from './summarise.js';
-import { SOURCES, SPLITS } from './sources.js';
+import { COMPETENCIES, SOURCES, SPLITS, competencyOf, taskOf } from './sources.js';
 
 const HF = `https://huggingface.co/datasets/ai-hyz/MemoryAgentBench/resolve/${HF_REVISION}`;
 
@@ -42,6 +42,18 @@ export const memoryagentbench: Benchmark = {
   title: "MemoryAgentBench (4 competencies; the paper's subset = 2,071 questions)",
   defaultData: DEFAULT_DATA_DIR,
   policy: { ...DEFAULT_POLICY, serialisation: 'plain', expandToTurns: false, chunking: 'window' },
+  aggregation: {
+    overall: 'macro',
+    levels: [
+      // Types are sources; the five ICL sources form one task (MCC), every other source is its own.
+      { name: 'task', groupOf: ([source]) => (taskOf(source!) === 'icl' ? 'MCC' : taskOf(source!)) },
+      { name: 'competency', groupOf: ([source]) => competencyOf(source!), order: [...COMPETENCIES] },
+    ],
+    columnsFor: 'competency',
+    note:
+      'per source = micro; MCC = mean of the 5 ICL sources; per competency (AR/TTL/LRU/CR) = mean of its tasks; ' +
+      'overall = mean of the competencies (MemoryAgentBench four-competency macro)',
+  },
   typeOrder: SOURCES.map((s) => s.source),
   options: [
     {

@@ -93,6 +93,32 @@ export function taskOf(source: string): string {
   return BY_NAME.get(source)?.task ?? (source.includes('icl_') ? 'icl' : source);
 }
 
+/**
+ * Competency of a source: the catalogue's split, else the official template family (sources the
+ * catalogue does not know are classified as upstream dispatches them).
+ */
+export function competencyOf(source: string): string {
+  const split = BY_NAME.get(source)?.split;
+  if (split) return COMPETENCY_OF_SPLIT[split];
+  const family = templateFamily(source);
+  switch (family) {
+    case 'ruler_qa':
+    case 'eventqa':
+    case 'longmemeval':
+      return 'AR';
+    case 'in_context_learning':
+    case 'recsys_redial':
+      return 'TTL';
+    case 'infbench_sum':
+    case 'detective_qa':
+      return 'LRU';
+    case 'factconsolidation':
+      return 'CR';
+    default:
+      return source;
+  }
+}
+
 /** Human name of a task column (the ICL sources are reported together as MCC, as in the paper). */
 export function taskLabel(task: string): string {
   return task === 'icl' ? 'icl (MCC: mean of the 5 ICL sources)' : task;

@@ -4,7 +4,7 @@
  * the denominator (a reply without a letter is wrong); rows that failed (errors) are reported apart.
  */
 import type { SummariseContext } from '../benchmark.js';
-import type { ItemRecord } from '../../run/item.js';
+import type { ItemRecord } from '../item.js';
 import { PREF_TYPES } from './format.js';
 
 interface Row {

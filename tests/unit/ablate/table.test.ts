@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { RunConfigSchema } from '../../../src/config/schema.js';
 import { DEFAULT_POLICY } from '../../../src/datasets/policy.js';
 import { summarise } from '../../../src/eval/summary.js';
-import type { ItemRecord } from '../../../src/run/item.js';
+import type { ItemRecord } from '../../../src/datasets/item.js';
 import type { Manifest } from '../../../src/run/manifest.js';
 import { analyseAblation } from '../../../src/ablate/paired-table.js';
 import type { VariantOutcome } from '../../../src/ablate/engine.js';

@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { ABILITIES } from '../../../src/datasets/beam/format.js';
 import { summariseBeam } from '../../../src/datasets/beam/summary.js';
-import { baseItem } from '../../../src/run/runner.js';
-import type { ItemRecord } from '../../../src/run/item.js';
+import { baseItem } from '../../../src/datasets/item.js';
+import type { ItemRecord } from '../../../src/datasets/item.js';
 import type { Dataset, Question } from '../../../src/datasets/schema.js';
 
 function item(episode: string, ability: string, i: number, score: number | null, extra: Partial<ItemRecord> = {}): ItemRecord {

@@ -9,8 +9,8 @@ import {
 import { summariseLongMemEval } from '../../../src/datasets/longmemeval/summary.js';
 import type { Chunk, IngestedEpisode } from '../../../src/retrieval/chunk.js';
 import type { Question, Turn } from '../../../src/datasets/schema.js';
-import type { ItemRecord } from '../../../src/run/item.js';
-import { baseItem } from '../../../src/run/runner.js';
+import type { ItemRecord } from '../../../src/datasets/item.js';
+import { baseItem } from '../../../src/datasets/item.js';
 
 const turn = (session: string, n: number, speaker: string): Turn => ({ id: `${session}:${n}`, session, date: 'D', speaker, text: 't', captions: [] });
 

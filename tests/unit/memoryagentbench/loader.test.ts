@@ -12,7 +12,7 @@ import { memoryagentbench } from '../../../src/datasets/memoryagentbench/index.j
 import { MAX_TURN_CHARS, contextToTurns, lines } from '../../../src/datasets/memoryagentbench/context.js';
 import { runs } from '../../../src/datasets/memoryagentbench/read.js';
 import { ingest } from '../../../src/retrieval/chunk.js';
-import { effectivePolicy } from '../../../src/run/runner.js';
+import { effectivePolicy } from '../../../src/pipeline/plan.js';
 import { RunConfigSchema } from '../../../src/config/schema.js';
 import type { Dataset, LoadWarning } from '../../../src/datasets/schema.js';
 import { tempDir } from '../../helpers/cli.js';

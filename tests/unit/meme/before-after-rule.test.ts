@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { memeBeforeAfterRule } from '../../../src/stats/meme-rule.js';
+import { memeBeforeAfterRule } from '../../../src/datasets/meme/before-after-rule.js';
 import type { StatItem } from '../../../src/stats/load.js';
 
 const item = (id: string, phase: 'before' | 'after', task: string, entity: string, votes: number[] | null, extra: Partial<StatItem> = {}): StatItem => ({

@@ -1,18 +1,18 @@
 /**
- * MEME's trivial-pass filter as a cross-item rule on stats items (spec meme-personamem-beam.md
- * §1.4): a Del, Cas or Abs after-question counts only when the before-question on the same entity
- * (same episode) passed. The rule itself is the MEME adapter's (src/datasets/meme/summary.ts);
- * this applies it to stats items, run by run when they carry judge votes.
+ * MEME's trivial-pass filter as a cross-item rule on scored items (MEME's judge.py rule): a Del,
+ * Cas or Abs after-question counts only when the before-question on the same entity (same
+ * episode) passed, run by run when items carry judge votes. The rule itself is in summary.ts;
+ * this applies it wherever MEME items are aggregated (stats, ablation tables).
  */
-import { FILTERED_TASKS, beforeRunsByEntity, entityKey, memeMeta, realPass, type RuleEntry } from '../datasets/meme/summary.js';
-import type { StatItem } from './load.js';
+import type { AggregationItem } from '../aggregation.js';
+import { FILTERED_TASKS, beforeRunsByEntity, entityKey, memeMeta, realPass, type RuleEntry } from './summary.js';
 
-function runsOf(item: StatItem): number[] | null {
+function runsOf(item: AggregationItem): number[] | null {
   if (item.error !== null || item.score === null) return null;
   return item.votes && item.votes.length ? item.votes : [item.score];
 }
 
-export function memeBeforeAfterRule(items: StatItem[]): { items: StatItem[]; note: string | null } {
+export function memeBeforeAfterRule<T extends AggregationItem>(items: T[]): { items: T[]; note: string | null } {
   const entries: RuleEntry[] = [];
   for (const i of items) {
     const meta = memeMeta(i.meta);

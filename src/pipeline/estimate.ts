@@ -4,10 +4,10 @@
  * not opened. Token counts are cl100k; evidence size and reply lengths are estimates (stated).
  */
 import type { RunConfig } from '../config/schema.js';
-import { getBenchmark } from '../datasets/registry.js';
-import { ingest } from '../retrieval/chunk.js';
 import { countTokens } from '../retrieval/tokenizer.js';
-import { effectivePolicy, groupByIndex, loadDataset, selectQuestions } from '../run/runner.js';
+import { RETRIEVER_TRAITS } from '../retrieval/retrievers.js';
+import { effectivePolicy, groupByIndex, loadRunInputs } from './plan.js';
+import { ingestGroup } from './pipeline.js';
 import { markdownTable } from '../util/table.js';
 import { batches } from '../providers/embeddings.js';
 import type { ModelEntry } from '../providers/models.js';
@@ -39,9 +39,7 @@ export interface RunEstimate {
 }
 
 export async function estimateRun(cfg: RunConfig, transport: Partial<TransportOptions> = {}): Promise<RunEstimate> {
-  const benchmark = getBenchmark(cfg.benchmark);
-  const dataset = await loadDataset(benchmark, cfg);
-  const questions = selectQuestions(dataset, cfg);
+  const { benchmark, dataset, questions } = await loadRunInputs(cfg);
   const session = new ProviderSession({ ...transport, noCache: true });
   const notes: string[] = [];
   const roles: RoleEstimate[] = [];
@@ -54,7 +52,7 @@ export async function estimateRun(cfg: RunConfig, transport: Partial<TransportOp
   };
 
   const retr = cfg.retrieval.retriever;
-  const pair = retr === 'openai' || retr === 'qwen3' ? session.registry.retrievers[retr] : undefined;
+  const pair = session.registry.retrievers[retr];
   const embedModel = pair ? session.model(pair.embed, 'embed') : null;
   const rerankModel = pair && cfg.retrieval.rerank ? session.model(pair.rerank, 'rerank') : null;
   if (embedModel) check(embedModel, 'embed');
@@ -70,7 +68,7 @@ export async function estimateRun(cfg: RunConfig, transport: Partial<TransportOp
     const episode = episodes.get(group.episode);
     if (!episode) continue;
     const policy = effectivePolicy(benchmark, cfg, episode);
-    const ep = ingest(episode, group.visibleTurns ?? episode.turns.length, policy, cfg.chunking);
+    const ep = ingestGroup(benchmark, cfg, episode, group);
     const history = ep.turnTokenStart[ep.turnTokenStart.length - 1]!;
     const fresh = ep.chunks.filter((c) => !seenChunks.has(c.text));
     for (const c of fresh) seenChunks.add(c.text);
@@ -81,7 +79,7 @@ export async function estimateRun(cfg: RunConfig, transport: Partial<TransportOp
     }
     const candidates = Math.min(cfg.retrieval.candidates, ep.chunks.length);
     rerankUnits += group.questions.length * Math.ceil(candidates / 100);
-    const shown = retr === 'full-context' ? history : Math.min(history, Math.round(cfg.retrieval.k * cfg.chunking.size * (policy.expandToTurns ? EXPANSION_FACTOR : 1)));
+    const shown = RETRIEVER_TRAITS[retr].selectsAll ? history : Math.min(history, Math.round(cfg.retrieval.k * cfg.chunking.size * (policy.expandToTurns ? EXPANSION_FACTOR : 1)));
     for (const q of group.questions) evidenceTokens.set(q.id, shown);
   }
   if (embedModel) {

@@ -1,5 +1,6 @@
 /** One line of `items.jsonl`: everything about one question, written as soon as it finishes. */
 import type { Coverage } from '../eval/coverage.js';
+import type { Question } from './schema.js';
 
 export interface RetrievedChunk {
   /** Chunk id `<episode>#<index>`. */
@@ -56,4 +57,32 @@ export interface ItemRecord {
 export function judgeVotes(item: ItemRecord): number[] {
   const votes = (item.details?.judge as { votes?: unknown } | undefined)?.votes;
   return Array.isArray(votes) && votes.every((v) => typeof v === 'number') ? (votes as number[]) : [];
+}
+
+/** A fresh item for a question: everything known before any evidence is found. */
+export function baseItem(q: Question, benchmark: string): ItemRecord {
+  return {
+    id: q.id,
+    benchmark,
+    episode: q.episode,
+    type: q.type,
+    type_id: q.typeId,
+    question: q.text,
+    question_date: q.questionDate,
+    gold: q.gold,
+    acceptable: q.acceptable,
+    gold_evidence: q.evidence,
+    retrieved: [],
+    evidence_turns: [],
+    evidence_tokens: 0,
+    coverage: null,
+    coverage_at_k: {},
+    answer: null,
+    score: null,
+    metrics: {},
+    details: {},
+    ...(q.meta ? { meta: q.meta } : {}),
+    timings: {},
+    error: null,
+  };
 }

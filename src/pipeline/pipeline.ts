@@ -1,0 +1,195 @@
+/**
+ * The one pipeline every command composes (`run`, `ablate`, `judge`, dry runs):
+ *   index an episode   -> source.open(ep)            (failure: its questions become item errors)
+ *   answer a question  -> evidence -> read -> judge   (answerQuestion)
+ *   schedule           -> across episodes, one limiter per run, bounded episodes in flight
+ *   finish             -> summary with the benchmark's own context, manifest status and counts
+ */
+import pLimit from 'p-limit';
+import type { RunConfig } from '../config/schema.js';
+import type { Benchmark } from '../datasets/benchmark.js';
+import type { Dataset, Episode, Question } from '../datasets/schema.js';
+import { baseItem, type ItemRecord } from '../datasets/item.js';
+import { ingest, type IngestedEpisode } from '../retrieval/chunk.js';
+import type { Evidence } from '../retrieval/assemble.js';
+import type { ItemStage, StagePlan } from '../eval/stages.js';
+import { summarise } from '../eval/summary.js';
+import type { RunDir } from '../run/rundir.js';
+import type { EpisodeEvidence, EvidenceSource, SourceContext } from './evidence-source.js';
+import { effectivePolicy, episodeOf, groupByIndex, type IndexGroup } from './plan.js';
+
+/** A stage error that means "not sent yet" (a request deferred to a provider batch): the item stays pending. */
+export function isDeferral(e: unknown): boolean {
+  return e instanceof Error && (e.name === 'DeferredRequestError' || (e as { deferred?: unknown }).deferred === true);
+}
+
+/** Runs the item's stages in order; the first failure is the item's error (a deferral propagates). */
+export async function runStages(item: ItemRecord, stages: ItemStage[], ctx: Parameters<ItemStage['run']>[1]): Promise<void> {
+  for (const stage of stages) {
+    try {
+      await stage.run(item, ctx);
+    } catch (e) {
+      if (isDeferral(e)) throw e;
+      item.error = { stage: stage.name, message: (e as Error).message };
+      return;
+    }
+  }
+}
+
+export interface QuestionContext extends SourceContext {
+  ep: IngestedEpisode;
+  stages: ItemStage[];
+}
+
+/** One question, start to finish: evidence from the source, then the stages. */
+export async function answerQuestion(q: Question, episode: EpisodeEvidence, ctx: QuestionContext): Promise<ItemRecord> {
+  const item = baseItem(q, ctx.benchmark.name);
+  const tr = performance.now();
+  let evidence: Evidence;
+  try {
+    evidence = await episode.evidenceFor(q, item, ctx);
+  } catch (e) {
+    if (isDeferral(e)) throw e;
+    item.error = { stage: 'retrieve', message: (e as Error).message };
+    return item;
+  }
+  item.timings.retrieve_ms = round(performance.now() - tr);
+  const ts = performance.now();
+  await runStages(item, ctx.stages, { question: q, evidence, ep: ctx.ep, cfg: ctx.cfg, benchmark: ctx.benchmark });
+  if (ctx.stages.length > 0) item.timings.stages_ms = round(performance.now() - ts);
+  return item;
+}
+
+/** Items for questions whose episode could not be indexed: errors that --retry-errors redoes. */
+export function failedItems(questions: Question[], benchmark: string, stage: string, message: string): ItemRecord[] {
+  return questions.map((q) => {
+    const item = baseItem(q, benchmark);
+    item.error = { stage, message };
+    return item;
+  });
+}
+
+/** Ingests the visible part of an episode with its effective policy. */
+export function ingestGroup(benchmark: Benchmark, cfg: RunConfig, episode: Episode, group: IndexGroup, chunking = cfg.chunking): IngestedEpisode {
+  return ingest(episode, group.visibleTurns ?? episode.turns.length, effectivePolicy(benchmark, cfg, episode), chunking);
+}
+
+export interface ScheduleHooks {
+  /** Called once per finished item (written by the caller). */
+  onItem(item: ItemRecord): void;
+  /** Stop taking new questions (SIGINT/SIGTERM); questions in flight finish. */
+  signal?: AbortSignal;
+}
+
+export interface ScheduleOutcome {
+  answered: number;
+  deferred: number;
+  timings: { ingest_ms: number; retrieve_ms: number; stages_ms: number };
+}
+
+/**
+ * Answers `pending` across episodes: at most `concurrency` questions in flight over the whole
+ * run (not per episode, so one-question episodes overlap too), at most `episodesInFlight` indexes
+ * held at once (memory). Items are handed to `onItem` as they finish.
+ */
+export async function answerAll(
+  pending: Question[],
+  run: { cfg: RunConfig; benchmark: Benchmark; dataset: Dataset; source: EvidenceSource; stages: StagePlan },
+  hooks: ScheduleHooks,
+): Promise<ScheduleOutcome> {
+  const { cfg, benchmark, dataset, source, stages } = run;
+  const episodes = new Map(dataset.episodes.map((e) => [e.id, e]));
+  const questionLimit = pLimit(Math.max(1, stages.concurrency));
+  const episodeLimit = pLimit(Math.max(1, Math.min(16, stages.concurrency)));
+  const out: ScheduleOutcome = { answered: 0, deferred: 0, timings: { ingest_ms: 0, retrieve_ms: 0, stages_ms: 0 } };
+  const stopped = () => hooks.signal?.aborted === true;
+  if (source.prefetch && pending.length > 0) {
+    // A failed warm-up costs nothing but batching: each question then fetches its own.
+    await source.prefetch(pending).catch(() => undefined);
+  }
+  await Promise.all(
+    groupByIndex(pending).map((group) =>
+      episodeLimit(async () => {
+        if (stopped()) return;
+        const episode = episodeOf(dataset, episodes, group);
+        const policy = effectivePolicy(benchmark, cfg, episode);
+        const ti = performance.now();
+        const ep = ingestGroup(benchmark, cfg, episode, group);
+        const ctx: QuestionContext = { cfg, benchmark, policy, ep, stages: stages.stages };
+        let opened: EpisodeEvidence;
+        try {
+          opened = await source.open(ep, ctx);
+        } catch (e) {
+          if (isDeferral(e)) {
+            out.deferred += group.questions.length;
+            return;
+          }
+          // The episode could not be indexed (e.g. its embeddings failed): its questions are
+          // errors, which --retry-errors redoes; the other episodes go on.
+          for (const item of failedItems(group.questions, benchmark.name, 'retrieve', (e as Error).message)) hooks.onItem(item);
+          out.answered += group.questions.length;
+          return;
+        }
+        const ingestMs = performance.now() - ti;
+        out.timings.ingest_ms += ingestMs;
+        // Each question carries its share of building the index it searched, so per-episode add
+        // time (BEAM's efficiency table) is a sum over items, also across resumed runs.
+        const share = round(ingestMs / group.questions.length);
+        await Promise.all(
+          group.questions.map((q) =>
+            questionLimit(async () => {
+              if (stopped()) return;
+              let item: ItemRecord;
+              try {
+                item = await answerQuestion(q, opened, ctx);
+              } catch (e) {
+                if (!isDeferral(e)) throw e;
+                out.deferred++;
+                return;
+              }
+              item.timings.ingest_share_ms = share;
+              for (const [k, v] of Object.entries(opened.ingest ?? {})) item.timings[`ingest_${k}`] = round(v / group.questions.length);
+              out.timings.retrieve_ms += item.timings.retrieve_ms ?? 0;
+              out.timings.stages_ms += item.timings.stages_ms ?? 0;
+              out.answered++;
+              hooks.onItem(item);
+            }),
+          ),
+        );
+      }),
+    ),
+  );
+  return out;
+}
+
+/** summary.json for a run's items: the generic table plus the benchmark's own aggregates, with its context. */
+export function buildSummary(
+  items: ItemRecord[],
+  run: { runId: string; system: string; setting: string; cfg: RunConfig; benchmark: Benchmark; dataset: Dataset; stages: StagePlan; extra?: Record<string, unknown> },
+): Record<string, unknown> & ReturnType<typeof summarise> {
+  return {
+    run_id: run.runId,
+    system: run.system,
+    benchmark: run.benchmark.name,
+    setting: run.setting,
+    ...summarise(items, run.benchmark.typeOrder),
+    benchmark_summary: run.benchmark.summarise?.(items, { options: run.cfg.options, dataset: run.dataset }) ?? null,
+    skipped: run.stages.skipped,
+    ...(run.stages.report?.() ?? {}),
+    ...(run.extra ?? {}),
+  };
+}
+
+/** Items of the selected questions in data order, as the run directory holds them now. */
+export function selectedItems(rundir: RunDir, questions: Question[]): ItemRecord[] {
+  const byId = new Map(rundir.readItems().map((i) => [i.id, i]));
+  return questions.map((q) => byId.get(q.id)).filter((i): i is ItemRecord => i !== undefined);
+}
+
+export function round(x: number): number {
+  return Math.round(x * 100) / 100;
+}
+
+export function roundAll(o: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, Math.round(v)]));
+}

@@ -1,0 +1,111 @@
+/**
+ * RAW-RAG as an evidence source: a window retriever (first stage + reranker) over the episode's
+ * raw history; the top-k windows are assembled into the reader's evidence (expanded to turns and
+ * ordered as the benchmark's policy says). Coverage at other depths comes from the same ranking.
+ */
+import type { RunConfig } from '../config/schema.js';
+import type { Benchmark } from '../datasets/benchmark.js';
+import type { Policy } from '../datasets/policy.js';
+import type { Question } from '../datasets/schema.js';
+import type { ItemRecord } from '../datasets/item.js';
+import type { IngestedEpisode } from '../retrieval/chunk.js';
+import { retrieve, type Ranking } from '../retrieval/retrieve.js';
+import { assemble, type Evidence } from '../retrieval/assemble.js';
+import type { Retriever } from '../retrieval/retriever.js';
+import { coverage } from '../eval/coverage.js';
+import type { EvidenceSource } from './evidence-source.js';
+
+/** The depths at which coverage is also recorded, from the same ranking (bench and ablation use them). */
+export const COVERAGE_KS = [1, 5, 15, 60];
+
+export interface RawRagSource extends EvidenceSource {
+  /** The window retriever behind the source: `rawrag ablate` sweeps its depths from one ranking. */
+  readonly retriever: Retriever;
+}
+
+export function rawRagSource(retriever: Retriever): RawRagSource {
+  const remote = retriever.remote === true;
+  return {
+    system: `RAW-RAG/${retriever.name}`,
+    name: retriever.name,
+    retriever,
+    notes: retriever.notes,
+    capabilities: {
+      remote,
+      llmAtIngest: false,
+      questionRole: remote && retriever.reranker ? 'rerank' : remote ? 'embed' : null,
+      ranksWindows: !retriever.selectsAll,
+      cheapDeepRanking: retriever.cheapDeepRanking,
+    },
+    prefetch: retriever.firstStage.prefetch ? (qs: Question[]) => retriever.firstStage.prefetch!(qs.map((q) => q.text)) : undefined,
+    async open(ep) {
+      const index = await retriever.firstStage.prepare(ep);
+      return {
+        async evidenceFor(q, item, ctx) {
+          const cfg = effectiveRetrieval(ctx.cfg, retriever);
+          const ranking = await retrieve(q.text, index, retriever.reranker, ep, cfg.retrieval, rankingDepth(cfg, retriever, ctx.benchmark));
+          const evidence = recordRetrieval(item, q, ep, ranking, ctx.policy, cfg, ctx.benchmark);
+          // Depth-k coverage means nothing when nothing was ranked.
+          if (retriever.selectsAll) item.coverage_at_k = {};
+          return evidence;
+        },
+      };
+    },
+  };
+}
+
+/** Full-context: every chunk is evidence (k and candidates do not apply; the config keeps its values). */
+export function effectiveRetrieval(cfg: RunConfig, retriever: Retriever): RunConfig {
+  return retriever.selectsAll
+    ? { ...cfg, retrieval: { ...cfg.retrieval, candidates: Number.MAX_SAFE_INTEGER, k: Number.MAX_SAFE_INTEGER, rerank: false } }
+    : cfg;
+}
+
+/**
+ * Fills an item's retrieval fields from a ranking: the top `cfg.retrieval.k` are the evidence;
+ * coverage at other depths comes from the same ranking. `rawrag ablate` derives every variant
+ * from one ranking through this same function.
+ */
+export function recordRetrieval(
+  item: ItemRecord,
+  q: Question,
+  ep: IngestedEpisode,
+  ranking: Ranking,
+  policy: Policy,
+  cfg: RunConfig,
+  benchmark: Benchmark,
+): Evidence {
+  const selected = ranking.ranked.slice(0, cfg.retrieval.k);
+  const evidence = assemble(ep, selected, policy);
+  const firstRank = new Map(ranking.candidates.map((h, i) => [h.chunk, { rank: i + 1, score: h.score }]));
+  item.retrieved = selected.map((h, i) => {
+    const c = ep.chunks[h.chunk]!;
+    const fs = firstRank.get(h.chunk);
+    return {
+      chunk: c.id,
+      rank: i + 1,
+      score: h.score,
+      first_stage_rank: fs?.rank ?? -1,
+      first_stage_score: fs?.score ?? Number.NaN,
+      turns: ep.episode.turns.slice(c.firstTurn, c.lastTurn + 1).map((t) => t.id),
+    };
+  });
+  item.evidence_turns = evidence.turnIds;
+  item.evidence_tokens = evidence.tokens;
+  item.coverage = coverage(evidence.turnIds, q.evidence);
+  // The configured k is a row of its own in the recall table (--k 10 shows 1/5/10/15/60).
+  for (const k of [...new Set([...COVERAGE_KS, cfg.retrieval.k])].sort((a, b) => a - b)) {
+    // Only depths the ranking really reached: a shorter ranking would understate coverage at k.
+    if (k > cfg.retrieval.k && ranking.ranked.length < Math.min(k, ep.chunks.length)) continue;
+    item.coverage_at_k[String(k)] = coverage(assemble(ep, ranking.ranked.slice(0, k), policy).turnIds, q.evidence);
+  }
+  if (benchmark.rankingMetrics) {
+    Object.assign(item.metrics, benchmark.rankingMetrics(q, ranking.ranked.map((h) => ep.chunks[h.chunk]!), ep, cfg.retrieval.k));
+  }
+  return evidence;
+}
+
+/** How deep the final ranking goes: k, or deeper when that is free or the benchmark needs it. */
+export function rankingDepth(cfg: RunConfig, retriever: Retriever, benchmark: Benchmark): number {
+  return Math.max(cfg.retrieval.k, benchmark.rankingDepth ?? 0, retriever.cheapDeepRanking ? Math.max(...COVERAGE_KS) : 0);
+}

@@ -1,0 +1,137 @@
+/**
+ * Step 2: open (or resume) a run directory. Only a run with the same identity is resumed; the
+ * directory is locked for as long as this process writes it; a dry run reads without writing.
+ */
+import { existsSync, readdirSync, rmdirSync, statSync } from 'node:fs';
+import type { Question } from '../datasets/schema.js';
+import type { ItemRecord } from '../datasets/item.js';
+import { identityDifferences, identityOf, type RunIdentity } from '../run/identity.js';
+import { acquireRunLock, type RunLock } from '../run/lock.js';
+import { gitInfo, toolInfo, type Manifest } from '../run/manifest.js';
+import { RunDir } from '../run/rundir.js';
+import { InputError } from '../util/errors.js';
+
+export interface OpenOptions {
+  retryErrors?: boolean;
+  /** Resume although the identity differs (recorded in the manifest's `forced_from`). */
+  forceResume?: boolean;
+  /** Read only: no lock, no repair, nothing written. */
+  dryRun?: boolean;
+}
+
+export interface OpenedRunDir {
+  rundir: RunDir;
+  lock: RunLock | null;
+  /** Items already written for the selected questions (after dropping errors with --retry-errors). */
+  previous: ItemRecord[];
+  done: Set<string>;
+  pending: Question[];
+  createdAt: string;
+  forcedFrom: Array<Partial<RunIdentity>>;
+  /** What the user should know (a stale lock taken over, a forced resume). */
+  notes: string[];
+}
+
+/** Refuses a folder that is not a run directory of this identity; takes the lock; reads what is done. */
+export function openRunDir(dir: string, identity: RunIdentity, questions: Question[], opts: OpenOptions = {}): OpenedRunDir {
+  const rundir = new RunDir(dir);
+  if (existsSync(dir) && !statSync(dir).isDirectory()) throw new InputError('--out names a file, not a folder', { file: dir });
+  const notes: string[] = [];
+  let createdAt = new Date().toISOString();
+  let forcedFrom: Array<Partial<RunIdentity>> = [];
+  const checkIdentity = () => {
+    if (!rundir.exists()) return;
+    const prev = rundir.readManifest();
+    const diff = identityDifferences(identityOf(prev), identity);
+    if (diff.length > 0 && !opts.forceResume) {
+      throw new InputError(
+        `this run directory holds a different run:\n  - ${diff.join('\n  - ')}\n` +
+          'use another --out (or remove this folder) to start fresh, or add --force-resume to continue it anyway (the manifest then records both)',
+        { file: rundir.manifestPath },
+      );
+    }
+    createdAt = prev.created_at;
+    forcedFrom = [...(prev.forced_from ?? []), ...(diff.length > 0 ? [identityOf(prev)] : [])];
+    if (diff.length > 0) notes.push(`resuming a different run (--force-resume): ${diff.join('; ')}`);
+  };
+  if (!rundir.exists() && existsSync(dir) && readdirSync(dir).length > 0) {
+    throw new InputError('output folder exists, is not empty and holds no rawrag manifest; choose another --out', { file: dir });
+  }
+  checkIdentity();
+
+  let lock: RunLock | null = null;
+  if (!opts.dryRun) {
+    const created = !existsSync(dir);
+    lock = acquireRunLock(dir);
+    if (lock.tookOver) notes.push(lock.tookOver);
+    try {
+      // The holder of a lock we waited out may have changed the directory meanwhile.
+      checkIdentity();
+      rundir.repairTail();
+    } catch (e) {
+      lock.release();
+      if (created) {
+        try {
+          rmdirSync(dir);
+        } catch {
+          /* not empty: leave it */
+        }
+      }
+      throw e;
+    }
+  }
+
+  let previous = rundir.readItems();
+  if (opts.retryErrors) {
+    const kept = previous.filter((i) => !i.error);
+    if (kept.length !== previous.length && !opts.dryRun) rundir.rewriteItems(kept);
+    previous = kept;
+  }
+  const selected = new Set(questions.map((q) => q.id));
+  previous = previous.filter((i) => selected.has(i.id));
+  const done = new Set(previous.map((i) => i.id));
+  return { rundir, lock, previous, done, pending: questions.filter((q) => !done.has(q.id)), createdAt, forcedFrom, notes };
+}
+
+/** The manifest of a run that is starting (status `running`). */
+export function startManifest(fields: {
+  runId: string;
+  identity: RunIdentity;
+  system: string;
+  benchmark: string;
+  setting: string;
+  config: Manifest['config'];
+  policy: Record<string, unknown>;
+  source: { name: string; notes: string[] };
+  skipped: string[];
+  dataset: Manifest['dataset'];
+  selected: number;
+  done: number;
+  opened: OpenedRunDir;
+  git?: Manifest['git'];
+}): Manifest {
+  return {
+    format: 'rawrag.run/1',
+    run_id: fields.runId,
+    system: fields.system,
+    benchmark: fields.benchmark,
+    setting: fields.setting,
+    status: 'running',
+    config_hash: fields.identity.config_hash,
+    identity: fields.identity,
+    ...(fields.opened.forcedFrom.length > 0 ? { forced_from: fields.opened.forcedFrom } : {}),
+    config: fields.config,
+    policy: fields.policy,
+    retriever: fields.source,
+    skipped: fields.skipped,
+    dataset: fields.dataset,
+    questions: { selected: fields.selected, done: fields.done, errors: 0 },
+    tool: toolInfo(),
+    git: fields.git ?? gitInfo(),
+    created_at: fields.opened.createdAt,
+    updated_at: new Date().toISOString(),
+    finished_at: null,
+    timings: {},
+    error: null,
+  };
+}

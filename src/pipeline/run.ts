@@ -1,0 +1,152 @@
+/**
+ * `rawrag run`: plan -> open the run directory -> answer every pending question -> finish.
+ * Resumable: items already in the directory are kept; only a run of the same identity resumes.
+ */
+import type { RunConfig } from '../config/schema.js';
+import type { Summary } from '../eval/summary.js';
+import { planStages } from '../eval/stages.js';
+import { ProviderSession } from '../providers/session.js';
+import type { TransportOptions } from '../providers/transport.js';
+import type { RunIdentity } from '../run/identity.js';
+import type { Manifest } from '../run/manifest.js';
+import { toolInfo } from '../run/manifest.js';
+import { hashOf } from '../util/hash.js';
+import { Interrupted } from '../util/interrupt.js';
+import type { EvidenceSource } from './evidence-source.js';
+import { answerAll, buildSummary, roundAll, selectedItems } from './pipeline.js';
+import { loadRunInputs, runDirFor, runIdFor } from './plan.js';
+import { openRunDir } from './run-directory.js';
+import { startManifest } from './run-directory.js';
+import { createEvidenceSource } from './sources.js';
+import { warningLines } from '../datasets/warnings.js';
+import type { ProgressInfo } from '../cli/progress.js';
+
+/** Failed items so far, retries and money spent by this run (the progress bar shows them). */
+function progressInfo(session: ProviderSession, errors: number): ProgressInfo {
+  const roles = Object.values(session.usage.report());
+  if (roles.length === 0) return { errors };
+  return { errors, retries: roles.reduce((s, r) => s + r.retries, 0), costUsd: session.usage.total().cost_usd_spent };
+}
+
+export interface RunHooks {
+  log(line: string): void;
+  /** Called with (done, total) as items finish, with failed items so far, retries and money spent. */
+  progress?(done: number, total: number, extra?: ProgressInfo): void;
+  /** Aborted on SIGINT/SIGTERM: no new questions start; the manifest records `interrupted`. */
+  signal?: AbortSignal;
+}
+
+export interface RunOutcome {
+  dir: string;
+  manifest: Manifest;
+  summary: Record<string, unknown> & Summary;
+  /** Questions whose requests were deferred (a provider batch); the run is `incomplete` until they are answered. */
+  deferred: number;
+}
+
+export interface RunRequest {
+  cfg: RunConfig;
+  /** Run directory; default `results/<run-id>`. */
+  out: string | null;
+  retryErrors?: boolean;
+  /** Resume a directory whose identity differs (recorded in the manifest). */
+  forceResume?: boolean;
+  /** --verbose: every data warning on its own line (default: one summary line). */
+  verbose?: boolean;
+  /** Endpoints, timeouts, retries, concurrency, cache: how requests travel (not in the config hash). */
+  transport?: Partial<TransportOptions>;
+}
+
+/** What must match for a directory to be resumed. */
+export function runIdentity(cfg: RunConfig, source: EvidenceSource, dataSha256: string): RunIdentity {
+  return { config_hash: hashOf(cfg), system: source.system, source: source.name, data_sha256: dataSha256, tool_version: toolInfo().version };
+}
+
+export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunOutcome> {
+  const t0 = performance.now();
+  const { cfg } = req;
+  // Everything that can reject the input happens before the run directory is touched.
+  const inputs = await loadRunInputs(cfg);
+  const { benchmark, dataset, questions } = inputs;
+  const dir = runDirFor(cfg, req.out);
+  const session = new ProviderSession(req.transport);
+  let source: EvidenceSource | null = null;
+  try {
+    source = await createEvidenceSource(cfg, session, { runDir: dir });
+    const stages = await planStages(cfg, benchmark, session, source.capabilities);
+    const identity = runIdentity(cfg, source, dataset.source.sha256);
+    const opened = openRunDir(dir, identity, questions, { retryErrors: req.retryErrors, forceResume: req.forceResume });
+    const { rundir } = opened;
+    const runId = runIdFor(cfg);
+    const setting = `${benchmark.name}/${cfg.reader.model ?? 'no-reader'}`;
+    const loadMs = performance.now() - t0;
+
+    if (inputs.selection) hooks.log(`selected ${inputs.selection}`);
+    for (const line of warningLines(dataset.source.path, dataset.warnings, req.verbose ?? false)) hooks.log(line);
+    for (const n of [...source.notes, ...opened.notes]) hooks.log(`note: ${n}`);
+    // Skipped stages are printed once, by the report (NOTE:), and kept in summary.json `skipped`.
+    if (opened.done.size > 0) hooks.log(`resuming ${dir}: ${opened.done.size} of ${questions.length} questions already done`);
+
+    const manifest = startManifest({
+      runId,
+      identity,
+      system: source.system,
+      benchmark: benchmark.name,
+      setting,
+      config: cfg,
+      policy: { ...inputs.policy },
+      source: { name: source.name, notes: source.notes },
+      skipped: stages.skipped,
+      dataset: { ...dataset.source, warnings: dataset.warnings },
+      selected: questions.length,
+      done: opened.done.size,
+      opened,
+    });
+    rundir.writeManifest(manifest);
+
+    let finished = opened.done.size;
+    let errors = opened.previous.filter((i) => i.error).length;
+    hooks.progress?.(finished, questions.length, progressInfo(session, errors));
+    try {
+      const outcome = await answerAll(opened.pending, { cfg, benchmark, dataset, source, stages }, {
+        signal: hooks.signal,
+        onItem(item) {
+          rundir.append(item);
+          finished++;
+          if (item.error) errors++;
+          hooks.progress?.(finished, questions.length, progressInfo(session, errors));
+        },
+      });
+      rundir.close();
+      const items = selectedItems(rundir, questions);
+      const summary = buildSummary(items, { runId, system: source.system, setting, cfg, benchmark, dataset, stages, extra: source.report?.() });
+      rundir.writeSummary(summary);
+      const interrupted = hooks.signal?.aborted ? (String(hooks.signal.reason) as 'SIGINT' | 'SIGTERM') : null;
+      // Complete only when every selected question has an item: nothing lost, nothing pending.
+      const status = interrupted ? 'interrupted' : items.length === questions.length ? 'complete' : 'incomplete';
+      Object.assign(manifest, {
+        status,
+        updated_at: new Date().toISOString(),
+        finished_at: status === 'complete' ? new Date().toISOString() : null,
+        questions: { selected: questions.length, done: items.length, errors: summary.errors },
+        timings: { load_ms: Math.round(loadMs), ...roundAll(outcome.timings), total_ms: Math.round(performance.now() - t0) },
+      });
+      rundir.writeManifest(manifest);
+      if (interrupted) throw new Interrupted(interrupted === 'SIGTERM' ? 'SIGTERM' : 'SIGINT', items.length, questions.length);
+      return { dir, manifest, summary, deferred: outcome.deferred };
+    } catch (e) {
+      rundir.close();
+      if (!(e instanceof Interrupted)) {
+        Object.assign(manifest, { status: 'failed', updated_at: new Date().toISOString(), error: (e as Error).message });
+        rundir.writeManifest(manifest);
+      }
+      throw e;
+    } finally {
+      opened.lock?.release();
+      await stages.close?.();
+    }
+  } finally {
+    await source?.close?.();
+    session.close();
+  }
+}

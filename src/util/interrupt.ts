@@ -1,0 +1,49 @@
+/**
+ * SIGINT / SIGTERM while a run writes: the first signal asks the pipeline to stop taking new
+ * questions; questions in flight finish and are written, the manifest records `interrupted` with
+ * counts, and the CLI exits 130 (SIGINT) or 143 (SIGTERM). A second signal exits at once.
+ */
+export class Interrupted extends Error {
+  constructor(readonly signalName: 'SIGINT' | 'SIGTERM', readonly done: number, readonly total: number) {
+    super(`interrupted by ${signalName}: ${done} of ${total} questions done; run the same command again to resume`);
+    this.name = 'Interrupted';
+  }
+  get exitCode(): number {
+    return this.signalName === 'SIGINT' ? 130 : 143;
+  }
+}
+
+export interface InterruptWatch {
+  readonly signal: AbortSignal;
+  /** Which signal arrived first, null while none has. */
+  reason(): 'SIGINT' | 'SIGTERM' | null;
+  dispose(): void;
+}
+
+/** Installs the handlers for the duration of one command; `onFirst` runs once (e.g. to stop a progress bar). */
+export function watchInterrupts(onFirst: (name: 'SIGINT' | 'SIGTERM') => void = () => {}, onForce: () => void = () => {}): InterruptWatch {
+  const ctl = new AbortController();
+  let first: 'SIGINT' | 'SIGTERM' | null = null;
+  const handler = (name: 'SIGINT' | 'SIGTERM') => () => {
+    if (first === null) {
+      first = name;
+      ctl.abort(name);
+      onFirst(name);
+      return;
+    }
+    onForce();
+    process.exit(name === 'SIGINT' ? 130 : 143);
+  };
+  const onInt = handler('SIGINT');
+  const onTerm = handler('SIGTERM');
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
+  return {
+    signal: ctl.signal,
+    reason: () => first,
+    dispose() {
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
+    },
+  };
+}

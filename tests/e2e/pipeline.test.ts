@@ -1,0 +1,255 @@
+/**
+ * The one pipeline under `run` and `ablate`: a run directory only resumes a run of the same
+ * identity (effective retriever, data, version), one writer at a time, signals end a run as
+ * `interrupted`, questions overlap across episodes, and `ablate` writes what `run` writes.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn, spawnSync } from 'node:child_process';
+import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { FakeApi } from '../helpers/fake-api.js';
+import { BIN, ROOT, rawrag, rawragAsync, tempDir } from '../helpers/cli.js';
+
+const json = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
+const lines = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const NO_KEYS = { OPENAI_API_KEY: undefined, COHERE_API_KEY: undefined, OPENAI_BASE_URL: undefined, COHERE_BASE_URL: undefined };
+
+/** LoCoMo reduced to its first conversation (fast runs, a data file the test may edit). */
+function oneConversation(): string {
+  const data = json(join(ROOT, 'datasets/locomo/locomo10.json'));
+  const file = join(tempDir('rawrag-pipe-data-'), 'locomo1.json');
+  writeFileSync(file, JSON.stringify([data[0]]));
+  return file;
+}
+
+describe('resume checks what really ran', () => {
+  it('refuses to resume a run whose effective retriever differs (a fallback to local, then keys)', async () => {
+    const api = await new FakeApi().start();
+    try {
+      const out = join(tempDir(), 'run');
+      const first = rawrag(['run', 'locomo', '--retriever', 'openai', '--limit', '3', '--out', out, '--no-progress'], NO_KEYS);
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.stderr).toMatch(/fell back to the local retriever/);
+      expect(json(join(out, 'manifest.json')).system).toBe('RAW-RAG/local');
+      const withKeys = await rawragAsync(
+        ['run', 'locomo', '--retriever', 'openai', '--limit', '3', '--out', out, '--no-progress', '--embed-base-url', `${api.url}/v1`, '--rerank-base-url', api.url, '--cache-dir', tempDir()],
+        { ...NO_KEYS, OPENAI_API_KEY: 'sk-test-x', COHERE_API_KEY: 'co-test-x' },
+      );
+      expect(withKeys.code).toBe(2);
+      expect(withKeys.stderr).toMatch(/holds a different run:\n  - system: RAW-RAG\/local \(now RAW-RAG\/openai:text-embedding-3-small\+cohere:rerank-v3\.5\)/);
+      expect(withKeys.stderr).toMatch(/--force-resume/);
+      // Nothing was sent, and the directory still says what produced its items.
+      expect(api.count()).toBe(0);
+      const m = json(join(out, 'manifest.json'));
+      expect([m.system, m.status, m.retriever.notes.length]).toEqual(['RAW-RAG/local', 'complete', 1]);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('refuses to resume after the data file changed, and --force-resume records both identities', () => {
+    const data = oneConversation();
+    const out = join(tempDir(), 'run');
+    expect(rawrag(['run', 'locomo', '--data', data, '--limit', '3', '--out', out, '--no-progress']).code).toBe(0);
+    const d = json(data);
+    d[0].qa[0].question = 'An edited question?';
+    writeFileSync(data, JSON.stringify(d));
+    const r = rawrag(['run', 'locomo', '--data', data, '--limit', '3', '--out', out, '--no-progress']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/data file sha256: [0-9a-f]{10} \(now [0-9a-f]{10}\)/);
+    const forced = rawrag(['run', 'locomo', '--data', data, '--limit', '3', '--out', out, '--no-progress', '--force-resume']);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stderr).toMatch(/resuming a different run \(--force-resume\)/);
+    const m = json(join(out, 'manifest.json'));
+    expect(m.forced_from).toHaveLength(1);
+    expect(m.forced_from[0].data_sha256).not.toBe(m.identity.data_sha256);
+  });
+
+  it('a manifest without config_hash is a clear input error, not a crash', () => {
+    const out = tempDir();
+    writeFileSync(join(out, 'manifest.json'), JSON.stringify({ format: 'rawrag.run/1' }));
+    const r = rawrag(['run', 'locomo', '--limit', '2', '--out', out, '--no-progress']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/manifest\.json: not a rawrag run manifest/);
+  });
+});
+
+describe('one writer per run directory', () => {
+  it('refuses a directory locked by a live process and takes over a stale lock', () => {
+    const out = join(tempDir(), 'run');
+    expect(rawrag(['run', 'locomo', '--limit', '2', '--out', out, '--no-progress']).code).toBe(0);
+    expect(existsSync(join(out, '.rawrag.lock'))).toBe(false);
+    writeFileSync(join(out, '.rawrag.lock'), JSON.stringify({ pid: process.pid, host: hostname(), started_at: 'now', command: 'run locomo' }));
+    const busy = rawrag(['run', 'locomo', '--limit', '2', '--out', out, '--no-progress']);
+    expect(busy.code).toBe(2);
+    expect(busy.stderr).toMatch(new RegExp(`in use by pid ${process.pid} on `));
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
+    writeFileSync(join(out, '.rawrag.lock'), JSON.stringify({ pid: dead, host: hostname(), started_at: 'then', command: 'run locomo' }));
+    const r = rawrag(['run', 'locomo', '--limit', '2', '--out', out, '--no-progress']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(new RegExp(`took over a stale lock of pid ${dead}`));
+    expect(lines(join(out, 'items.jsonl'))).toHaveLength(2);
+    expect(existsSync(join(out, '.rawrag.lock'))).toBe(false);
+  });
+
+  it('two writers at once: one is refused, no item is lost or duplicated', async () => {
+    const api = await new FakeApi({ delayMs: 150 }).start();
+    try {
+      const out = join(tempDir(), 'run');
+      const cache = tempDir();
+      const args = ['run', 'locomo', '--reader', 'gpt-4o-mini', '--judge-runs', '1', '--limit', '12', '--out', out, '--no-progress', '--concurrency-chat', '2',
+        '--reader-base-url', `${api.url}/v1`, '--judge-base-url', `${api.url}/v1`, '--cache-dir', cache];
+      const env = { ...NO_KEYS, OPENAI_API_KEY: 'sk-test-x' };
+      const a = rawragAsync(args, env);
+      await new Promise((r) => setTimeout(r, 1500));
+      const b = await rawragAsync([...args, '--retry-errors'], env);
+      const ra = await a;
+      expect([ra.code, b.code].sort()).toEqual([0, 2]);
+      expect((ra.code === 2 ? ra : b).stderr).toMatch(/in use by pid \d+/);
+      const ids = lines(join(out, 'items.jsonl')).map((i) => i.id);
+      expect(ids).toHaveLength(12);
+      expect(new Set(ids).size).toBe(12);
+      expect(json(join(out, 'manifest.json')).status).toBe('complete');
+    } finally {
+      await api.close();
+    }
+  });
+});
+
+describe('signals', () => {
+  it('SIGINT: in-flight items are written, the manifest says interrupted, exit 130; the same command resumes', async () => {
+    const api = await new FakeApi({ delayMs: 200 }).start();
+    try {
+      const out = join(tempDir(), 'run');
+      const cache = tempDir();
+      const args = ['run', 'locomo', '--reader', 'gpt-4o-mini', '--judge-runs', '1', '--limit', '30', '--out', out, '--no-progress', '--concurrency-chat', '2',
+        '--reader-base-url', `${api.url}/v1`, '--judge-base-url', `${api.url}/v1`, '--cache-dir', cache];
+      const env = { ...process.env, NO_COLOR: '1', ...NO_KEYS, OPENAI_API_KEY: 'sk-test-x' };
+      const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env });
+      let stderr = '';
+      child.stderr.on('data', (d) => (stderr += d));
+      const code = await new Promise<number>((res) => {
+        const poll = setInterval(() => {
+          if (existsSync(join(out, 'items.jsonl')) && readFileSync(join(out, 'items.jsonl'), 'utf8').split('\n').length > 3) {
+            clearInterval(poll);
+            child.kill('SIGINT');
+          }
+        }, 50);
+        child.on('close', (c) => res(c ?? -1));
+      });
+      expect(code, stderr).toBe(130);
+      expect(stderr).toMatch(/interrupted by SIGINT: \d+ of 30 questions done/);
+      const m = json(join(out, 'manifest.json'));
+      const done = lines(join(out, 'items.jsonl'));
+      expect(m.status).toBe('interrupted');
+      expect(m.questions.done).toBe(done.length);
+      expect(done.length).toBeLessThan(30);
+      expect(existsSync(join(out, '.rawrag.lock'))).toBe(false);
+      const resumed = await rawragAsync(args, { ...NO_KEYS, OPENAI_API_KEY: 'sk-test-x' });
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(json(join(out, 'manifest.json')).status).toBe('complete');
+      expect(new Set(lines(join(out, 'items.jsonl')).map((i) => i.id)).size).toBe(30);
+    } finally {
+      await api.close();
+    }
+  }, 120_000);
+});
+
+describe('scheduling across episodes', () => {
+  it('--concurrency-chat 6 keeps several reader requests in flight on LongMemEval (one question per episode)', async () => {
+    const api = await new FakeApi({ delayMs: 300 }).start();
+    try {
+      const r = await rawragAsync(
+        ['run', 'longmemeval', '--data', join(ROOT, 'tests/fixtures/longmemeval/longmemeval_oracle.sample.json'), '--reader', 'gpt-4o-mini', '--judge-runs', '1',
+          '--judge', 'gpt-4o-mini', '--out', join(tempDir(), 'run'), '--no-progress', '--concurrency-chat', '6', '--reader-base-url', `${api.url}/v1`, '--judge-base-url', `${api.url}/v1`,
+          '--cache-dir', tempDir(), '--max-error-rate', '1'],
+        { ...NO_KEYS, OPENAI_API_KEY: 'sk-test-x' },
+      );
+      expect(r.code, r.stderr).toBe(0);
+      // 7 episodes of one question each: reader requests of different episodes overlap.
+      expect(api.maxInFlight).toBeGreaterThanOrEqual(5);
+    } finally {
+      await api.close();
+    }
+  });
+});
+
+describe('ablate composes the same pipeline', () => {
+  it('its reference variant writes the summary `rawrag run` writes (BEAM, with the official-defects option)', () => {
+    const conv = join(ROOT, 'tests/fixtures/beam/100K/5');
+    const runOut = join(tempDir(), 'run');
+    const abOut = join(tempDir(), 'ab');
+    const common = ['beam', '--data', conv, '--beam-official-defects', '--limit', '6', '--no-progress'];
+    expect(rawrag(['run', ...common, '--out', runOut]).code).toBe(0);
+    const ab = rawrag(['ablate', ...common, '--k', '5', '--out', abOut]);
+    expect(ab.code, ab.stderr).toBe(0);
+    const a = json(join(runOut, 'summary.json'));
+    const b = json(join(abOut, 'default', 'summary.json'));
+    expect(b.benchmark_summary.scoring).toEqual(a.benchmark_summary.scoring);
+    expect(b.benchmark_summary.scoring.variant).toBe('official-defects');
+    const eff = (s: any) => s.benchmark_summary.efficiency.conversations.map((c: any) => [c.messages, c.questions]);
+    expect(eff(b)).toEqual(eff(a));
+    expect(b.overall.coverage).toEqual(a.overall.coverage);
+    expect(json(join(abOut, 'default', 'manifest.json')).identity.data_sha256).toBe(json(join(runOut, 'manifest.json')).identity.data_sha256);
+  });
+
+  it('its reference variant writes the items `rawrag run` writes (PersonaMem)', () => {
+    const data = join(ROOT, 'tests/fixtures/personamem/benchmark/text/benchmark.csv');
+    const runOut = join(tempDir(), 'run');
+    const abOut = join(tempDir(), 'ab');
+    const common = ['personamem', '--data', data, '--no-progress'];
+    const r = rawrag(['run', ...common, '--out', runOut]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(rawrag(['ablate', ...common, '--k', '5', '--out', abOut]).code).toBe(0);
+    const strip = (i: any) => ({ ...i, timings: {}, retrieved: i.retrieved.map((x: any) => x.chunk) });
+    const byId = (f: string) => lines(f).map(strip).sort((x: any, y: any) => x.id.localeCompare(y.id));
+    expect(byId(join(abOut, 'default', 'items.jsonl')).map((i: any) => [i.id, i.evidence_turns, i.coverage])).toEqual(
+      byId(join(runOut, 'items.jsonl')).map((i: any) => [i.id, i.evidence_turns, i.coverage]),
+    );
+    expect(json(join(abOut, 'default', 'summary.json')).benchmark_summary).toEqual(json(join(runOut, 'summary.json')).benchmark_summary);
+  });
+
+  it('an episode whose index fails makes item errors instead of aborting the ablation', async () => {
+    const api = await new FakeApi().start();
+    try {
+      api.inject({ kind: 'status', status: 400, times: Infinity, match: (x) => x.path === '/v1/embeddings' });
+      const out = join(tempDir(), 'ab');
+      const r = await rawragAsync(
+        ['ablate', 'locomo', '--retriever', 'openai', '--limit', '3', '--k', '5', '--out', out, '--no-progress', '--max-retries', '0',
+          '--embed-base-url', `${api.url}/v1`, '--rerank-base-url', api.url, '--cache-dir', tempDir()],
+        { ...NO_KEYS, OPENAI_API_KEY: 'sk-test-x', COHERE_API_KEY: 'co-test-x' },
+      );
+      expect(r.stderr).not.toMatch(/internal error/);
+      for (const v of ['default', 'k=5']) {
+        const items = lines(join(out, v, 'items.jsonl'));
+        expect(items).toHaveLength(3);
+        expect(items.every((i) => i.error?.stage === 'retrieve')).toBe(true);
+      }
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('--dry-run writes nothing, not even the repair of a torn last line', () => {
+    const out = join(tempDir(), 'ab');
+    const args = ['ablate', 'locomo', '--limit', '3', '--k', '5', '--out', out, '--no-progress'];
+    expect(rawrag(args).code).toBe(0);
+    const file = join(out, 'default', 'items.jsonl');
+    appendFileSync(file, '{"id": "torn');
+    const before = readFileSync(file);
+    const r = rawrag([...args, '--dry-run']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(file).equals(before)).toBe(true);
+  });
+
+  it('refuses an --out folder that holds something else', () => {
+    const out = tempDir();
+    mkdirSync(join(out, 'thesis'));
+    writeFileSync(join(out, 'notes.txt'), 'mine');
+    const r = rawrag(['ablate', 'locomo', '--limit', '2', '--k', '5', '--out', out, '--no-progress']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/holds other files/);
+    cpSync(out, out + '-copy', { recursive: true });
+  });
+});
