@@ -5,6 +5,7 @@ import { runCommand } from './commands/run.js';
 import { dataCommand } from './commands/data.js';
 import { statsCommand } from './commands/stats.js';
 import { ablateCommand } from './commands/ablate.js';
+import { judgeCommand } from './commands/judge.js';
 import { toolInfo } from '../run/manifest.js';
 import { Interrupted } from '../util/interrupt.js';
 import { ItemFailures } from './exit.js';
@@ -21,6 +22,7 @@ export function buildProgram(): Command {
   program.addCommand(dataCommand());
   program.addCommand(statsCommand());
   program.addCommand(ablateCommand());
+  program.addCommand(judgeCommand());
   return program;
 }
 

@@ -33,9 +33,8 @@ export function renderRunReport(outcome: RunOutcome): string {
     '',
     markdownTable(header, rows),
     '',
-    'Evidence recall from the same ranking (turns of the top-k windows):',
-    kTable,
-    '',
+    // Nothing ranked (full context, judged outside answers): no recall table.
+    ...(ks.length ? ['Evidence recall from the same ranking (turns of the top-k windows):', kTable, ''] : []),
     `mean evidence tokens per question: ${summary.evidence_tokens_mean === null ? '—' : summary.evidence_tokens_mean.toFixed(1)}`,
   ];
   const jr = summary.overall.judge_runs;

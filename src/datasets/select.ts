@@ -69,7 +69,7 @@ function byIds(dataset: Dataset, list: IdList): Question[] {
     const shown = unknown.slice(0, LISTED).map((u) => `'${u.id}' (line ${u.line})`).join(', ');
     const more = unknown.length > LISTED ? ` and ${unknown.length - LISTED} more` : '';
     const example = dataset.questions[0] ? `; ids look like '${dataset.questions[0].id}'` : '';
-    throw new InputError(`${unknown.length} id${unknown.length === 1 ? ' is' : 's are'} not questions of ${dataset.benchmark}: ${shown}${more}${example}`, { file: list.file, place: `line ${unknown[0]!.line}` });
+    throw new InputError(`${unknown.length} ${unknown.length === 1 ? 'id is not a question' : 'ids are not questions'} of ${dataset.benchmark}: ${shown}${more}${example}`, { file: list.file, place: `line ${unknown[0]!.line}` });
   }
   if (list.entries.length === 0) throw new InputError('the id list is empty', { file: list.file });
   return dataset.questions.filter((q) => seen.has(q.id));

@@ -85,7 +85,7 @@ export async function planStages(
   };
 }
 
-function fallbackScoreStage(metric: string | undefined): ItemStage {
+export function fallbackScoreStage(metric: string | undefined): ItemStage {
   return {
     name: 'score',
     async run(item) {

@@ -4,7 +4,8 @@
  */
 import type { RunConfig } from '../config/schema.js';
 import type { Summary } from '../eval/summary.js';
-import { planStages } from '../eval/stages.js';
+import { planStages, type StagePlan } from '../eval/stages.js';
+import type { Benchmark } from '../datasets/benchmark.js';
 import { ProviderSession } from '../providers/session.js';
 import type { TransportOptions } from '../providers/transport.js';
 import type { RunIdentity } from '../run/identity.js';
@@ -55,6 +56,15 @@ export interface RunRequest {
   verbose?: boolean;
   /** Endpoints, timeouts, retries, concurrency, cache: how requests travel (not in the config hash). */
   transport?: Partial<TransportOptions>;
+  /** Another composition of the same pipeline (`rawrag judge`): its own evidence source, stages and names. */
+  compose?: RunComposition;
+}
+
+export interface RunComposition {
+  source(cfg: RunConfig, session: ProviderSession, opts: { runDir: string }): Promise<EvidenceSource>;
+  stages(cfg: RunConfig, benchmark: Benchmark, session: ProviderSession, capabilities: EvidenceSource['capabilities']): Promise<StagePlan>;
+  runId: string;
+  setting: string;
 }
 
 /** What must match for a directory to be resumed. */
@@ -72,13 +82,13 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
   const session = new ProviderSession(req.transport);
   let source: EvidenceSource | null = null;
   try {
-    source = await createEvidenceSource(cfg, session, { runDir: dir });
-    const stages = await planStages(cfg, benchmark, session, source.capabilities);
+    source = await (req.compose?.source ?? createEvidenceSource)(cfg, session, { runDir: dir });
+    const stages = await (req.compose?.stages ?? planStages)(cfg, benchmark, session, source.capabilities);
     const identity = runIdentity(cfg, source, dataset.source.sha256);
     const opened = openRunDir(dir, identity, questions, { retryErrors: req.retryErrors, forceResume: req.forceResume });
     const { rundir } = opened;
-    const runId = runIdFor(cfg);
-    const setting = `${benchmark.name}/${cfg.reader.model ?? 'no-reader'}`;
+    const runId = req.compose?.runId ?? runIdFor(cfg);
+    const setting = req.compose?.setting ?? `${benchmark.name}/${cfg.reader.model ?? 'no-reader'}`;
     const loadMs = performance.now() - t0;
 
     if (inputs.selection) hooks.log(`selected ${inputs.selection}`);

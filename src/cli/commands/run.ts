@@ -60,14 +60,14 @@ export function runCommand(): Command {
   return cmd;
 }
 
-function rate(value: string): number {
+export function rate(value: string): number {
   const n = Number(value);
   if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError(`'${value}' is not a rate between 0 and 1.`);
   return n;
 }
 
 /** The command the user typed, without --retry-errors/--out (added back explicitly). */
-function retryCommand(argv: string[]): string {
+export function retryCommand(argv: string[]): string {
   const args = argv.slice(2);
   const kept: string[] = [];
   for (let i = 0; i < args.length; i++) {
