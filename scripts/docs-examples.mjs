@@ -22,6 +22,7 @@ export const EXAMPLES = [
   { name: 'run-limit', args: ['run', 'locomo', '--limit', '100', '--k', '5'], stderr: true },
   { name: 'run-sample', args: ['run', 'locomo', '--retriever', 'local-lexical', '--sample', '100', '--seed', '1'], stderr: true, quick: true },
   { name: 'run-bad-ids', args: ['run', 'locomo', '--ids', 'docs/examples/my-ids.list'], stderr: true, quick: true },
+  { name: 'judge-dry-run', args: ['judge', 'docs/examples/my-answers.jsonl', '--benchmark', 'locomo', '--system', 'my-memory', '--dry-run'], quick: true },
   { name: 'data-list', args: ['data', 'list'], quick: true },
   { name: 'data-pull-beam', args: ['data', 'pull', 'beam'], stderr: true, quick: true },
 ];
