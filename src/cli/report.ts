@@ -43,6 +43,7 @@ export function renderRunReport(outcome: RunOutcome): string {
     lines.push(`judge runs (overall accuracy of each of the ${jr.runs} runs): ${runs} %; mean ${(100 * jr.mean).toFixed(2)} ± ${(100 * jr.sd).toFixed(2)} (sample SD over runs)`);
   }
   lines.push(...usageLines(summary as Record<string, unknown>));
+  lines.push(...cumulativeLines(summary as Record<string, unknown>));
   lines.push(...provenanceLines(summary as Record<string, unknown>));
   lines.push(...benchmarkTables(summary.benchmark_summary));
   // Printed here only (not also on stderr at the start): once.
@@ -65,6 +66,14 @@ export function benchmarkTables(benchmarkSummary: unknown): string[] {
     out.push('', t.title ?? '', markdownTable(t.header, t.rows));
   }
   return out;
+}
+
+/** Reader/judge cost over every item in the directory, across resumes (summary.usage_cumulative). */
+export function cumulativeLines(summary: Record<string, unknown>): string[] {
+  const usage = summary.usage_cumulative as Record<string, { requests: number; cache_hits: number; cost_usd: number | null }> | undefined;
+  if (!usage || Object.keys(usage).length === 0) return [];
+  const parts = Object.entries(usage).map(([role, u]) => `${role} ${u.requests} requests + ${u.cache_hits} cached, ${u.cost_usd === null ? 'cost unknown' : `$${u.cost_usd.toFixed(4)}`}`);
+  return ['', `All items in this run directory, across resumes: ${parts.join('; ')}`];
 }
 
 /** Provider calls, cache hits and cost per role, when the run used providers (summary.usage). */

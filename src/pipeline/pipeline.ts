@@ -176,8 +176,37 @@ export function buildSummary(
     benchmark_summary: run.benchmark.summarise?.(items, { options: run.cfg.options, dataset: run.dataset }) ?? null,
     skipped: run.stages.skipped,
     ...(run.stages.report?.() ?? {}),
+    usage_cumulative: cumulativeUsage(items),
     ...(run.extra ?? {}),
   };
+}
+
+interface RoleUsage {
+  requests: number;
+  cache_hits: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost_usd: number | null;
+}
+
+/**
+ * Per-item usage (reader, judge) summed over every item in the directory, whichever process
+ * wrote it: what the run cost across all its resumes (`usage` covers this process only).
+ */
+export function cumulativeUsage(items: ItemRecord[]): Record<string, RoleUsage> {
+  const out: Record<string, RoleUsage> = {};
+  for (const item of items) {
+    const usage = (item.details?.usage ?? {}) as Record<string, Partial<RoleUsage>>;
+    for (const [role, u] of Object.entries(usage)) {
+      const r = (out[role] ??= { requests: 0, cache_hits: 0, prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 });
+      r.requests += u.requests ?? 0;
+      r.cache_hits += u.cache_hits ?? 0;
+      r.prompt_tokens += u.prompt_tokens ?? 0;
+      r.completion_tokens += u.completion_tokens ?? 0;
+      r.cost_usd = r.cost_usd === null || u.cost_usd === null || u.cost_usd === undefined ? null : r.cost_usd + u.cost_usd;
+    }
+  }
+  return out;
 }
 
 /** Items of the selected questions in data order, as the run directory holds them now. */

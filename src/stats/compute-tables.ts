@@ -6,16 +6,18 @@
 import { aggregationFor, columnStrata, headlineColumns, inHeadline, type Aggregation, type ColumnSpec } from './aggregations.js';
 import {
   designStatistic,
-  nullShiftedP,
   pairedBootstrapDesign,
+  pairedP,
   percentileInterval,
   replicates,
   resampleSums,
   type Design,
 } from './bootstrap.js';
 import { fleissKappaFromVotes, wilson } from './intervals.js';
-import type { LoadedRun, StatItem } from './load.js';
-import { cochranQ, holm, mcnemarExact } from './tests.js';
+import type { LoadedRun, SkippedDir, StatItem } from './load.js';
+import { dedupeByConfigHash, groupFamilies } from './families.js';
+import { cochranQ, holm, holmLog10, holmWithBounds, mcnemarExact, mcnemarExactLog10 } from './tests.js';
+import { InputError } from '../util/errors.js';
 
 export interface StatsOptions {
   resamples: number;
@@ -25,6 +27,10 @@ export interface StatsOptions {
   allPairs: boolean;
   /** Question types in display order, per benchmark (the adapters' typeOrder). */
   typeOrder?: (benchmark: string) => string[];
+  /** Folders found but not used (no manifest, ...), reported with the runs skipped here. */
+  skipped?: SkippedDir[];
+  /** Called as resampling work is done (units: item draws), for a progress display. */
+  onProgress?: (done: number, total: number) => void;
 }
 
 export interface Cell {
@@ -62,14 +68,23 @@ export interface PairRow {
   delta: number;
   ci_low: number;
   ci_high: number;
+  /** Paired p-value of Δ: exact sign-flip over all sign patterns (few non-zero differences) or bootstrap. */
   p_bootstrap: number;
+  p_method: 'sign-flip' | 'bootstrap';
+  /** p_bootstrap is the bootstrap floor 1/(B+1): the p-value is below it. */
+  p_bootstrap_bound: boolean;
   /** Discordant counts on binarised outcomes: b = A right, B wrong; c = A wrong, B right. */
   mcnemar_b: number;
   mcnemar_c: number;
   p_mcnemar: number;
+  /** log10 of p_mcnemar, exact where p underflows to 0. */
+  log10_p_mcnemar: number;
   /** Holm-adjusted McNemar p within the family (the primary test). */
   p_holm: number;
+  log10_p_holm: number;
   p_bootstrap_holm: number;
+  /** p_bootstrap_holm is an upper bound (it comes from a p at the bootstrap floor). */
+  p_bootstrap_holm_bound: boolean;
 }
 
 export interface OmnibusRow {
@@ -92,6 +107,7 @@ export interface CoverageRow {
   utilization: number | null;
   utilization_ci_low: number | null;
   utilization_ci_high: number | null;
+  utilization_ci_method: 'wilson' | 'bootstrap' | null;
 }
 
 export interface CoveragePairRow {
@@ -103,6 +119,8 @@ export interface CoveragePairRow {
   ci_low: number | null;
   ci_high: number | null;
   p_bootstrap: number | null;
+  p_method: 'sign-flip' | 'bootstrap' | null;
+  p_bootstrap_bound: boolean;
   p_holm: number | null;
 }
 
@@ -133,8 +151,12 @@ export interface FamilyProblems {
 export interface FamilyReport {
   benchmark: string;
   setting: string;
+  /** The judge model of the family's scored runs (null when no run states it). */
+  judge: string | null;
   aggregation: { overall: string; note: string; columns: string[] };
   questions: number;
+  /** Questions of headline types (what the tests and Cochran's Q can use). */
+  headline_questions: number;
   types: string[];
   baseline: string | null;
   mode: 'baseline' | 'all-pairs';
@@ -151,6 +173,8 @@ export interface StatsReport {
   format: 'rawrag.stats/1';
   options: { resamples: number; seed: number | string; baseline: string | null; all_pairs: boolean; confidence: number };
   runs: Array<{ dir: string; system: string; benchmark: string; setting: string; status: string | null; items: number; notes: string[] }>;
+  /** Folders not used, and why (no manifest.json, no items, a duplicate of another run). */
+  skipped: SkippedDir[];
   families: FamilyReport[];
 }
 
@@ -166,20 +190,56 @@ function isScored(it: StatItem | undefined): it is StatItem & { score: number } 
   return it !== undefined && it.error === null && it.score !== null;
 }
 
-export function analyse(runs: LoadedRun[], opts: StatsOptions): StatsReport {
-  const families = new Map<string, LoadedRun[]>();
-  for (const r of runs) {
-    const key = JSON.stringify([r.benchmark, r.setting]);
-    if (!families.has(key)) families.set(key, []);
-    families.get(key)!.push(r);
-  }
-  const keys = [...families.keys()].sort();
+export function analyse(allRuns: LoadedRun[], opts: StatsOptions): StatsReport {
+  const skipped: SkippedDir[] = [...(opts.skipped ?? [])];
+  const withItems = allRuns.filter((r) => {
+    if (r.items.length > 0) return true;
+    skipped.push({ dir: r.label, reason: r.notes.find((n) => /items\.jsonl/.test(n)) ?? 'no items' });
+    return false;
+  });
+  const { runs, duplicates } = dedupeByConfigHash(withItems);
+  skipped.push(...duplicates.map((d) => ({ dir: d.dir.label, reason: `same config hash as ${d.kept.label} (a duplicate run; ${d.kept.label} used)` })));
+  const families = groupFamilies(runs);
+  const work = new WorkMeter(families.reduce((a, f) => a + estimateFamilyDraws(f.runs, opts), 0), opts.onProgress);
   return {
     format: 'rawrag.stats/1',
     options: { resamples: opts.resamples, seed: opts.seed, baseline: opts.baseline ?? null, all_pairs: opts.allPairs, confidence: 0.95 },
     runs: runs.map((r) => ({ dir: r.label, system: r.system, benchmark: r.benchmark, setting: r.setting, status: r.status, items: r.items.length, notes: r.notes })),
-    families: keys.map((k) => analyseFamily(families.get(k)!, opts)),
+    skipped: skipped.sort((a, b) => (a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0)),
+    families: families.map((f) => analyseFamily(f.runs, f.judge, f.notes, opts, work)),
   };
+}
+
+/** Progress over the resampling work of a whole analysis (draws done / estimated). */
+class WorkMeter {
+  done = 0;
+  constructor(
+    readonly total: number,
+    private readonly report?: (done: number, total: number) => void,
+  ) {}
+  add(draws: number): void {
+    this.done += draws;
+    this.report?.(Math.min(this.done, this.total), this.total);
+  }
+}
+
+/**
+ * Estimated item draws of a family (leaderboard passes, pairs, utilization), for the progress
+ * display and to decide whether to show one. Within a factor of ~2 of the real work.
+ */
+export function estimateFamilyDraws(runs: LoadedRun[], opts: Pick<StatsOptions, 'resamples' | 'allPairs'>): number {
+  const sizes = runs.map((r) => r.items.length);
+  const k = sizes.length;
+  const pairs = opts.allPairs ? (k * (k - 1)) / 2 : Math.max(0, k - 1);
+  const mean = sizes.reduce((a, b) => a + b, 0) / Math.max(1, k);
+  // Per system: up to two leaderboard passes and one utilization pass; per pair: Δ and coverage/utilization.
+  return opts.resamples * (3 * sizes.reduce((a, b) => a + b, 0) + 2 * pairs * mean);
+}
+
+/** Total estimated draws of an analysis (before it runs). */
+export function estimateDraws(runs: LoadedRun[], opts: Pick<StatsOptions, 'resamples' | 'allPairs'>): number {
+  const { runs: kept } = dedupeByConfigHash(runs.filter((r) => r.items.length > 0));
+  return groupFamilies(kept).reduce((a, f) => a + estimateFamilyDraws(f.runs, opts), 0);
 }
 
 interface SystemRun {
@@ -189,10 +249,10 @@ interface SystemRun {
   byId: Map<string, StatItem>;
 }
 
-function analyseFamily(familyRuns: LoadedRun[], opts: StatsOptions): FamilyReport {
+function analyseFamily(familyRuns: LoadedRun[], judge: string | null, familyNotes: string[], opts: StatsOptions, work: WorkMeter): FamilyReport {
   const { benchmark, setting } = familyRuns[0]!;
   const agg = aggregationFor(benchmark);
-  const notes: string[] = [];
+  const notes: string[] = [...familyNotes];
   const systems = nameSystems(familyRuns, notes);
   if (agg.adjust) {
     for (const s of systems) {
@@ -233,6 +293,13 @@ function analyseFamily(familyRuns: LoadedRun[], opts: StatsOptions): FamilyRepor
     if (s.run.status && s.run.status !== 'complete') notes.push(`${s.name}: run status is '${s.run.status}'`);
   }
   if (conflicts.size) notes.push(`${conflicts.size} question(s) have different types in different runs; the first run's type is used`);
+  const setSizes = systems.map((s) => s.run.items.length);
+  if (systems.some((s) => ids.some((id) => !s.byId.has(id)))) {
+    notes.push(
+      `warning: the runs do not cover the same questions (${systems.map((s, i) => `${s.name}: ${setSizes[i]}`).join(', ')}; ` +
+        `${ids.length} in all): each comparison uses only the questions both scored`,
+    );
+  }
 
   const boot = { resamples: opts.resamples, seed: opts.seed };
 
@@ -242,6 +309,7 @@ function analyseFamily(familyRuns: LoadedRun[], opts: StatsOptions): FamilyRepor
     const scores = scored.map((i) => i.score);
     const itemTypes = scored.map((i) => typeFor(i.id));
     const { by_type, cols } = leaderboardCells(agg, columns, types, scores, itemTypes, boot);
+    work.add(2 * opts.resamples * scores.length);
     return {
       rank: 0,
       system: s.name,
@@ -272,7 +340,7 @@ function analyseFamily(familyRuns: LoadedRun[], opts: StatsOptions): FamilyRepor
   const ranked = rows.map((r) => byName.get(r.system)!);
 
   // Which pairs: each system against the baseline, or every pair (higher-ranked first).
-  const baseline = chooseBaseline(ranked, opts, notes);
+  const baseline = chooseBaseline(ranked, opts, notes, `${benchmark} — ${setting}`);
   const pairs: Array<[SystemRun, SystemRun]> = [];
   if (baseline && !opts.allPairs) {
     for (const s of ranked) if (s !== baseline) pairs.push([s, baseline]);
@@ -288,25 +356,33 @@ function analyseFamily(familyRuns: LoadedRun[], opts: StatsOptions): FamilyRepor
     const row = comparePair(agg, overallCol, a, b, typeFor, boot);
     if (row) pairwise.push(row);
     else notes.push(`${a.name} vs ${b.name}: no question scored in both; not compared`);
+    work.add(opts.resamples * (row?.n ?? 0));
   }
   const ph = holm(pairwise.map((p) => p.p_mcnemar));
-  const pbh = holm(pairwise.map((p) => p.p_bootstrap));
+  const phLog = holmLog10(pairwise.map((p) => p.log10_p_mcnemar));
+  const pbh = holmWithBounds(pairwise.map((p) => p.p_bootstrap), pairwise.map((p) => p.p_bootstrap_bound));
   pairwise.forEach((p, i) => {
     p.p_holm = ph[i]!;
-    p.p_bootstrap_holm = pbh[i]!;
+    p.log10_p_holm = phLog[i]!;
+    p.p_bootstrap_holm = pbh.adjusted[i]!;
+    p.p_bootstrap_holm_bound = pbh.bound[i]!;
   });
 
   const headline = (id: string) => inHeadline(agg, typeFor(id));
   const coverage = ranked.map((s) => coverageRow(s, headline, boot));
+  work.add(opts.resamples * coverage.reduce((a, c) => a + c.n, 0));
   const coverage_pairwise = coveragePairs(pairs, headline, boot);
+  work.add(opts.resamples * pairs.length * (setSizes.reduce((a, b) => a + b, 0) / Math.max(1, setSizes.length)));
   // Agreement is about the judge's raw verdicts, before any cross-item rule.
   const agreement = ranked.map((s) => agreementRow(s.name, s.run.items));
 
   return {
     benchmark,
     setting,
+    judge,
     aggregation: { overall: agg.overall, note: agg.note, columns: columns.map((c) => c.name) },
     questions: ids.length,
+    headline_questions: ids.filter(headline).length,
     types,
     baseline: baseline?.name ?? null,
     mode: baseline && !opts.allPairs ? 'baseline' : 'all-pairs',
@@ -338,16 +414,31 @@ function nameSystems(runs: LoadedRun[], notes: string[]): SystemRun[] {
   });
 }
 
-function chooseBaseline(ranked: SystemRun[], opts: StatsOptions, notes: string[]): SystemRun | null {
+function chooseBaseline(ranked: SystemRun[], opts: StatsOptions, notes: string[], family: string): SystemRun | null {
+  const hasScores = (s: SystemRun) => [...s.byId.values()].some(isScored);
   if (opts.baseline !== undefined) {
-    const found = ranked.find((s) => s.name === opts.baseline || s.run.system === opts.baseline);
-    if (!found) notes.push(`baseline '${opts.baseline}' is not in this benchmark-setting; all pairs compared`);
-    return found ?? null;
+    const exact = ranked.filter((s) => s.name === opts.baseline);
+    const found = exact.length ? exact : ranked.filter((s) => s.run.system === opts.baseline);
+    if (found.length > 1) {
+      throw new InputError(
+        `--baseline '${opts.baseline}' is ambiguous in ${family}: ${found.length} runs are named so; ` +
+          `give one of: ${found.map((s) => `'${s.name}'`).sort().join(', ')}`,
+      );
+    }
+    if (found.length === 0) notes.push(`baseline '${opts.baseline}' is not in this benchmark-setting; all pairs compared`);
+    return found[0] ?? null;
   }
-  // Default: the RAW-RAG run; among several (ablation variants), the shortest name (the plain one).
-  const candidates = ranked.filter((s) => isRawRag(s.name)).sort((a, b) => a.name.length - b.name.length || a.name.localeCompare(b.name));
+  // Default: a scored RAW-RAG run. Among several, the default configuration: the plain system
+  // name (ablation variants append theirs), chosen on the run's own name before duplicates get
+  // their directory appended; then the most questions scored; then the directory.
+  const scoredCount = (s: SystemRun) => [...s.byId.values()].filter(isScored).length;
+  const rawRag = ranked.filter((s) => isRawRag(s.run.system));
+  const candidates = rawRag
+    .filter(hasScores)
+    .sort((a, b) => a.run.system.length - b.run.system.length || a.run.system.localeCompare(b.run.system) || scoredCount(b) - scoredCount(a) || a.run.label.localeCompare(b.run.label));
   if (candidates.length === 0) {
-    if (!opts.allPairs && ranked.length > 1) notes.push('no RAW-RAG run in this benchmark-setting (and no --baseline); all pairs compared');
+    if (rawRag.length && ranked.length > 1) notes.push('the RAW-RAG run(s) here have no judged scores: no baseline, all pairs compared');
+    else if (!opts.allPairs && ranked.length > 1) notes.push('no RAW-RAG run in this benchmark-setting (and no --baseline); all pairs compared');
     return null;
   }
   return candidates[0]!;
@@ -449,11 +540,16 @@ function comparePair(
     ci_low: res.ciLow,
     ci_high: res.ciHigh,
     p_bootstrap: res.p,
+    p_method: res.pMethod,
+    p_bootstrap_bound: res.pBound,
     mcnemar_b: discB,
     mcnemar_c: discC,
     p_mcnemar: mcnemarExact(discB, discC),
+    log10_p_mcnemar: mcnemarExactLog10(discB, discC),
     p_holm: NaN,
+    log10_p_holm: NaN,
     p_bootstrap_holm: NaN,
+    p_bootstrap_holm_bound: false,
   };
 }
 
@@ -487,26 +583,33 @@ function coverageRow(s: SystemRun, headline: (id: string) => boolean, boot: { re
     utilization: null,
     utilization_ci_low: null,
     utilization_ci_high: null,
+    utilization_ci_method: null,
   };
   if (known.length === 0) return row;
-  const cov = known.map((i) => (i.coverage ? 1 : 0));
-  const design = toDesign({ strata: [known.map((_, i) => i)], weights: [1] });
-  row.coverage = designStatistic(cov, design);
-  const ci = percentileInterval(replicates(cov, design, boot.resamples, boot.seed));
+  // Coverage is a proportion of 0/1 outcomes: Wilson, like binary accuracy cells (a bootstrap has zero width at 0% and 100%).
+  const covered = known.filter((i) => i.coverage).length;
+  row.coverage = covered / known.length;
+  const ci = wilson(covered, known.length);
   row.coverage_ci_low = ci.low;
   row.coverage_ci_high = ci.high;
-  // Utilization = accuracy on covered questions; bootstrap the ratio Σ c·s / Σ c over scored items.
-  const scored = known.filter((i) => i.score !== null);
-  row.covered_scored = scored.filter((i) => i.coverage).length;
+  // Utilization = accuracy on the covered questions: an accuracy cell over them (Wilson when the
+  // scores are 0/1, else the bootstrap of their mean).
+  const covScores = known.filter((i) => i.score !== null && i.coverage).map((i) => i.score!);
+  row.covered_scored = covScores.length;
   if (row.covered_scored === 0) return row;
-  const c = Float64Array.from(scored, (i) => (i.coverage ? 1 : 0));
-  const cs = Float64Array.from(scored, (i) => (i.coverage ? i.score! : 0));
-  row.utilization = cs.reduce((x, y) => x + y, 0) / row.covered_scored;
-  const sums = resampleSums([c, cs], toDesign({ strata: [scored.map((_, i) => i)], weights: [1] }), boot.resamples, boot.seed);
-  const reps = finite(Float64Array.from({ length: boot.resamples }, (_, r) => ratio(sums, 2 * r)));
-  const uci = percentileInterval(reps);
+  const sum = covScores.reduce((x, y) => x + y, 0);
+  row.utilization = sum / covScores.length;
+  if (covScores.every((x) => x === 0 || x === 1)) {
+    const w = wilson(sum, covScores.length);
+    row.utilization_ci_low = w.low;
+    row.utilization_ci_high = w.high;
+    row.utilization_ci_method = 'wilson';
+    return row;
+  }
+  const uci = percentileInterval(replicates(covScores, toDesign({ strata: [covScores.map((_, i) => i)], weights: [1] }), boot.resamples, boot.seed));
   row.utilization_ci_low = uci.low;
   row.utilization_ci_high = uci.high;
+  row.utilization_ci_method = 'bootstrap';
   return row;
 }
 
@@ -514,6 +617,11 @@ function finite(x: Float64Array): Float64Array {
   return x.filter((v) => Number.isFinite(v));
 }
 
+/**
+ * Paired coverage and utilization differences. One resampling pass per pair over the questions
+ * whose coverage is known in both: the same draws give the coverage difference and the
+ * utilization difference (a ratio over the covered questions scored in both).
+ */
 function coveragePairs(
   pairs: Array<[SystemRun, SystemRun]>,
   headline: (id: string) => boolean,
@@ -522,8 +630,9 @@ function coveragePairs(
   const cov: CoveragePairRow[] = [];
   const util: CoveragePairRow[] = [];
   const empty = (measure: 'coverage' | 'utilization', a: SystemRun, b: SystemRun, n: number): CoveragePairRow => ({
-    measure, system_a: a.name, system_b: b.name, n, delta: null, ci_low: null, ci_high: null, p_bootstrap: null, p_holm: null,
+    measure, system_a: a.name, system_b: b.name, n, delta: null, ci_low: null, ci_high: null, p_bootstrap: null, p_method: null, p_bootstrap_bound: false, p_holm: null,
   });
+  const sum = (v: Float64Array) => v.reduce((p, q) => p + q, 0);
   for (const [a, b] of pairs) {
     const known = (s: SystemRun, id: string) => {
       const it = s.byId.get(id);
@@ -535,30 +644,42 @@ function coveragePairs(
       util.push(empty('utilization', a, b, 0));
       continue;
     }
-    const ca = ids.map((id) => (a.byId.get(id)!.coverage ? 1 : 0));
-    const cb = ids.map((id) => (b.byId.get(id)!.coverage ? 1 : 0));
-    const r = pairedBootstrapDesign(ca, cb, toDesign({ strata: [ids.map((_, i) => i)], weights: [1] }), boot);
-    cov.push({ measure: 'coverage', system_a: a.name, system_b: b.name, n: ids.length, delta: r.delta, ci_low: r.ciLow, ci_high: r.ciHigh, p_bootstrap: r.p, p_holm: null });
+    const ia = ids.map((id) => a.byId.get(id)!);
+    const ib = ids.map((id) => b.byId.get(id)!);
+    const both = ids.map((_, i) => ia[i]!.score !== null && ib[i]!.score !== null);
+    const d = Float64Array.from(ids, (_, i) => (ia[i]!.coverage ? 1 : 0) - (ib[i]!.coverage ? 1 : 0));
+    const columnsOf = (items: StatItem[]) => [
+      Float64Array.from(items, (it, i) => (both[i] && it.coverage ? 1 : 0)),
+      Float64Array.from(items, (it, i) => (both[i] && it.coverage ? it.score! : 0)),
+    ];
+    const cols = [d, ...columnsOf(ia), ...columnsOf(ib)];
+    const n = ids.length;
+    const design = toDesign({ strata: [ids.map((_, i) => i)], weights: [1] });
+    const sums = resampleSums(cols, design, boot.resamples, boot.seed);
 
-    const both = ids.filter((id) => a.byId.get(id)!.score !== null && b.byId.get(id)!.score !== null);
-    const cols = [a, b].flatMap((s) => [
-      Float64Array.from(both, (id) => (s.byId.get(id)!.coverage ? 1 : 0)),
-      Float64Array.from(both, (id) => (s.byId.get(id)!.coverage ? s.byId.get(id)!.score! : 0)),
-    ]);
-    const observed = (x: Float64Array[]) => {
-      const sum = (v: Float64Array) => v.reduce((p, q) => p + q, 0);
-      return sum(x[1]!) / sum(x[0]!) - sum(x[3]!) / sum(x[2]!);
-    };
-    const delta = both.length ? observed(cols) : NaN;
-    if (!Number.isFinite(delta)) {
-      util.push(empty('utilization', a, b, both.length));
+    const covReps = Float64Array.from({ length: boot.resamples }, (_, r) => sums[5 * r]! / n);
+    const covDelta = sum(d) / n;
+    const covTest = pairedP(d, design, covReps, covDelta);
+    const covCi = percentileInterval(covReps);
+    cov.push({
+      measure: 'coverage', system_a: a.name, system_b: b.name, n, delta: covDelta, ci_low: covCi.low, ci_high: covCi.high,
+      p_bootstrap: covTest.p, p_method: covTest.pMethod, p_bootstrap_bound: covTest.pBound, p_holm: null,
+    });
+
+    const nBoth = both.filter(Boolean).length;
+    const utilDelta = sum(cols[2]!) / sum(cols[1]!) - sum(cols[4]!) / sum(cols[3]!);
+    if (!Number.isFinite(utilDelta)) {
+      util.push(empty('utilization', a, b, nBoth));
       continue;
     }
-    const sums = resampleSums(cols, toDesign({ strata: [both.map((_, i) => i)], weights: [1] }), boot.resamples, boot.seed);
-    const reps = finite(Float64Array.from({ length: boot.resamples }, (_, i) => ratio(sums, 4 * i) - ratio(sums, 4 * i + 2)));
-    const p = nullShiftedP(reps, delta);
-    const ci = percentileInterval(reps);
-    util.push({ measure: 'utilization', system_a: a.name, system_b: b.name, n: both.length, delta, ci_low: ci.low, ci_high: ci.high, p_bootstrap: p, p_holm: null });
+    const utilReps = finite(Float64Array.from({ length: boot.resamples }, (_, r) => ratio(sums, 5 * r + 1) - ratio(sums, 5 * r + 3)));
+    const count = utilReps.reduce((c, x) => c + (Math.abs(x - utilDelta) >= Math.abs(utilDelta) - 1e-12 ? 1 : 0), 0);
+    const p = utilDelta === 0 ? 1 : (1 + count) / (utilReps.length + 1);
+    const ci = percentileInterval(utilReps);
+    util.push({
+      measure: 'utilization', system_a: a.name, system_b: b.name, n: nBoth, delta: utilDelta, ci_low: ci.low, ci_high: ci.high,
+      p_bootstrap: p, p_method: 'bootstrap', p_bootstrap_bound: utilDelta !== 0 && count === 0, p_holm: null,
+    });
   }
   for (const list of [cov, util]) {
     const tested = list.filter((r) => r.p_bootstrap !== null);

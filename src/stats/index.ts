@@ -1,5 +1,5 @@
 /** Statistics for comparing memory systems; pure functions, seeded where random. */
-export { mcnemarExact, cochranQ, holm, type CochranQ } from './tests.js';
+export { mcnemarExact, mcnemarExactLog10, cochranQ, holm, holmLog10, holmWithBounds, type CochranQ } from './tests.js';
 export { wilson, fleissKappa, fleissKappaFromVotes, Z95, type Interval, type FleissKappa } from './intervals.js';
 export {
   pairedBootstrap,
@@ -12,6 +12,11 @@ export {
   designStatistic,
   replicates,
   resampleSums,
+  signFlipP,
+  pairedP,
+  signFlipCoefficients,
+  DEFAULT_RESAMPLES,
+  EXACT_SIGN_FLIP_MAX,
   type BootstrapOptions,
   type Design,
   type PairedBootstrap,

@@ -1,7 +1,8 @@
 /**
  * Reading run directories for `rawrag stats`: the folders `rawrag run` writes, and external
  * systems' minimal folders (manifest.json with system/benchmark/setting + items.jsonl of
- * {"id", "score"}). Read-only: a torn last line is skipped and reported, never truncated.
+ * {"id", "score"}). Read-only. Files are decoded as strict UTF-8 (a BOM is dropped); a last line
+ * without a newline is used when it is valid JSON and otherwise skipped as torn, and reported.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
@@ -15,7 +16,15 @@ const ManifestSchema = z.looseObject({
   setting: z.string().min(1),
   status: z.string().optional(),
   run_id: z.string().optional(),
+  /** rawrag runs: the semantic config's hash (runs with the same hash are one run). */
+  config_hash: z.string().optional(),
+  /** External runs may name their judge model; rawrag runs record it per item. */
+  judge: z.string().min(1).optional(),
+  config: z.looseObject({ judge: z.looseObject({ model: z.string().nullable().optional() }).optional() }).optional(),
 });
+
+/** |mean(judge votes) − score| above this is a contradiction in the input. */
+const VOTE_SCORE_TOLERANCE = 1e-6;
 
 const CoverageSchema = z.union([z.boolean(), z.object({ all: z.boolean(), any: z.boolean() })]);
 const VotesSchema = z.array(z.number().min(0).max(1));
@@ -29,7 +38,7 @@ const ItemSchema = z.looseObject({
   judge: VotesSchema.optional(),
   /** rawrag format: `{stage, message}`; external files may give a string. */
   error: z.union([z.looseObject({ stage: z.string().optional(), message: z.string() }), z.string()]).nullable().optional(),
-  details: z.looseObject({ judge: z.looseObject({ votes: VotesSchema.optional() }).optional() }).optional(),
+  details: z.looseObject({ judge: z.looseObject({ votes: VotesSchema.optional(), model: z.string().nullable().optional() }).optional() }).optional(),
   episode: z.string().nullable().optional(),
   meta: z.record(z.string(), z.unknown()).nullable().optional(),
 });
@@ -61,19 +70,39 @@ export interface LoadedRun {
   items: StatItem[];
   /** Problems found while reading (duplicate ids, a torn last line, no items.jsonl). */
   notes: string[];
+  /** The judge model that scored the items (items' details.judge.model, else the manifest's); null when unknown. */
+  judge?: string | null;
+  /** manifest.json config_hash (rawrag runs). */
+  configHash?: string | null;
+}
+
+/** A folder that looked like a run but was not used, and why. */
+export interface SkippedDir {
+  dir: string;
+  reason: string;
 }
 
 /** Every directory holding a manifest.json at or below the given paths, sorted, de-duplicated. */
 export function findRunDirs(paths: string[]): string[] {
+  return scanRunDirs(paths).dirs;
+}
+
+/**
+ * Run directories below the given paths, plus the folders that hold items files but no
+ * manifest.json (skipped, and said so).
+ */
+export function scanRunDirs(paths: string[]): { dirs: string[]; skipped: SkippedDir[] } {
   const found = new Set<string>();
+  const skipped: SkippedDir[] = [];
   const walk = (dir: string) => {
-    if (existsSync(join(dir, 'manifest.json'))) found.add(dir);
     let entries: string[];
     try {
       entries = readdirSync(dir);
     } catch (e) {
       throw new InputError(`cannot read directory (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { file: dir });
     }
+    if (entries.includes('manifest.json')) found.add(dir);
+    else if (entries.includes('items.jsonl')) skipped.push({ dir, reason: 'items.jsonl but no manifest.json' });
     for (const name of entries.sort()) {
       if (name === 'node_modules' || name.startsWith('.')) continue;
       const child = join(dir, name);
@@ -86,17 +115,66 @@ export function findRunDirs(paths: string[]): string[] {
     if (!statSync(abs).isDirectory()) throw new InputError('not a directory (give run directories or folders holding them)', { file: p });
     walk(abs);
   }
-  return [...found].sort();
+  const label = (d: string) => relative(process.cwd(), d) || '.';
+  return { dirs: [...found].sort(), skipped: skipped.map((s) => ({ dir: label(s.dir), reason: s.reason })).sort((a, b) => (a.dir < b.dir ? -1 : 1)) };
+}
+
+/** Reads a file as strict UTF-8 (invalid bytes stop with their offset and line); a leading BOM is dropped. */
+export function readUtf8Strict(path: string): string {
+  let buf: Buffer;
+  try {
+    buf = readFileSync(path);
+  } catch (e) {
+    throw new InputError(`cannot read file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { file: path });
+  }
+  try {
+    // ignoreBOM: false = the decoder consumes a leading BOM.
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(buf);
+  } catch {
+    const offset = firstInvalidUtf8(buf);
+    let line = 1;
+    for (let i = 0; i < offset; i++) if (buf[i] === 0x0a) line++;
+    throw new InputError(`invalid UTF-8 at byte offset ${offset} (byte 0x${buf[offset]?.toString(16).padStart(2, '0') ?? '??'})`, {
+      file: path,
+      place: `line ${line}`,
+    });
+  }
+}
+
+/** Offset of the first byte that starts an ill-formed UTF-8 sequence (the Unicode standard's well-formed table). */
+export function firstInvalidUtf8(buf: Uint8Array): number {
+  let i = 0;
+  while (i < buf.length) {
+    const b = buf[i]!;
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
+    // [continuation bytes, allowed range of the first continuation byte]
+    let need: number;
+    let lo = 0x80;
+    let hi = 0xbf;
+    if (b >= 0xc2 && b <= 0xdf) need = 1;
+    else if (b === 0xe0) (need = 2), (lo = 0xa0);
+    else if ((b >= 0xe1 && b <= 0xec) || b === 0xee || b === 0xef) need = 2;
+    else if (b === 0xed) (need = 2), (hi = 0x9f);
+    else if (b === 0xf0) (need = 3), (lo = 0x90);
+    else if (b >= 0xf1 && b <= 0xf3) need = 3;
+    else if (b === 0xf4) (need = 3), (hi = 0x8f);
+    else return i;
+    for (let k = 1; k <= need; k++) {
+      const c = buf[i + k];
+      const [l, h] = k === 1 ? [lo, hi] : [0x80, 0xbf];
+      if (c === undefined || c < l || c > h) return i;
+    }
+    i += need + 1;
+  }
+  return buf.length;
 }
 
 export function loadRun(dir: string): LoadedRun {
   const manifestPath = join(dir, 'manifest.json');
-  let text: string;
-  try {
-    text = readFileSync(manifestPath, 'utf8');
-  } catch (e) {
-    throw new InputError(`cannot read file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { file: manifestPath });
-  }
+  const text = readUtf8Strict(manifestPath);
   const parsed = ManifestSchema.safeParse(parseJsonText(text, manifestPath));
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -104,7 +182,10 @@ export function loadRun(dir: string): LoadedRun {
   }
   const m = parsed.data;
   const notes: string[] = [];
-  const items = readItems(join(dir, 'items.jsonl'), notes);
+  const judges = new Set<string>();
+  const items = readItems(join(dir, 'items.jsonl'), notes, judges);
+  const scored = items.some((i) => i.score !== null && i.error === null);
+  const judge = judges.size ? [...judges].sort().join(' + ') : (m.judge ?? (scored ? (m.config?.judge?.model ?? null) : null));
   return {
     dir,
     label: relative(process.cwd(), dir) || '.',
@@ -114,30 +195,33 @@ export function loadRun(dir: string): LoadedRun {
     status: m.status ?? null,
     items,
     notes,
+    judge,
+    configHash: m.config_hash ?? null,
   };
 }
 
-function readItems(path: string, notes: string[]): StatItem[] {
+function readItems(path: string, notes: string[], judges: Set<string>): StatItem[] {
   if (!existsSync(path)) {
     notes.push('no items.jsonl: the run has no questions');
     return [];
   }
-  const text = readFileSync(path, 'utf8');
+  const text = readUtf8Strict(path);
   const lines = text.split('\n');
-  // A last line without a newline was torn by a killed process (rawrag run cuts it on resume).
-  const torn = !text.endsWith('\n') && lines[lines.length - 1]!.trim() !== '';
-  if (torn) notes.push(`items.jsonl: last line ${lines.length} is incomplete (no newline) and was skipped`);
   const byId = new Map<string, StatItem>();
   let duplicates = 0;
-  const last = torn ? lines.length - 1 : lines.length;
-  for (let i = 0; i < last; i++) {
-    const line = lines[i]!;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.endsWith('\r') ? lines[i]!.slice(0, -1) : lines[i]!;
     if (!line.trim()) continue;
     const place = `line ${i + 1}`;
     let raw: unknown;
     try {
       raw = JSON.parse(line);
     } catch (e) {
+      // A last line without a newline that is not JSON was torn by a killed process (rawrag run cuts it on resume).
+      if (i === lines.length - 1) {
+        notes.push(`items.jsonl: last line ${i + 1} is incomplete (no newline, not valid JSON) and was skipped`);
+        break;
+      }
       throw new InputError(`not JSON (${(e as Error).message})`, { file: path, place });
     }
     const r = ItemSchema.safeParse(raw);
@@ -150,17 +234,30 @@ function readItems(path: string, notes: string[]): StatItem[] {
     if (byId.has(id)) duplicates++;
     const cov = it.coverage;
     const error = it.error == null ? null : typeof it.error === 'string' ? it.error : `${it.error.stage ?? 'error'}: ${it.error.message}`;
+    const votes = it.details?.judge?.votes ?? it.judge ?? null;
+    if (votes && votes.length && it.score !== null) {
+      const mean = votes.reduce((a, b) => a + b, 0) / votes.length;
+      if (Math.abs(mean - it.score) > VOTE_SCORE_TOLERANCE) {
+        throw new InputError(
+          `score ${it.score} contradicts the judge votes [${votes.join(', ')}] (their mean is ${+mean.toFixed(6)}); the score must be the mean of the votes`,
+          { file: path, place },
+        );
+      }
+    }
+    const judgeModel = it.details?.judge?.model;
+    if (typeof judgeModel === 'string' && judgeModel) judges.add(judgeModel);
     byId.set(id, {
       id,
       score: it.score,
       type: it.type === null || it.type === undefined || it.type === '' ? null : String(it.type),
       coverage: cov === null || cov === undefined ? null : typeof cov === 'boolean' ? cov : cov.all,
-      votes: it.details?.judge?.votes ?? it.judge ?? null,
+      votes: votes && votes.length ? votes : null,
       episode: it.episode ?? null,
       meta: it.meta ?? null,
       error,
     });
   }
+  if (byId.size === 0) notes.push('items.jsonl is empty');
   if (duplicates) notes.push(`items.jsonl: ${duplicates} repeated id(s); the last line of each id was used`);
   return [...byId.values()];
 }

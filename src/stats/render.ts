@@ -10,10 +10,33 @@ export function stars(p: number): string {
   return p < 0.001 ? '***' : p < 0.01 ? '**' : p < 0.05 ? '*' : '';
 }
 
-export function formatP(p: number | null): string {
-  if (p === null || !Number.isFinite(p)) return '—';
-  if (p === 0) return '0';
-  return p < 1e-4 ? p.toExponential(1) : p.toFixed(4);
+/** Below this a p-value prints as "< 1e-300" (stats.json keeps log10 p where it underflows). */
+const P_PRINT_FLOOR = 1e-300;
+
+/**
+ * A p-value for the tables. `bound`: the value is an upper bound (the bootstrap floor 1/(B+1): no
+ * replicate was as extreme), printed "< 2.0e-5".
+ */
+export function formatP(p: number | null, bound = false): string {
+  if (p === null || Number.isNaN(p)) return '—';
+  if (p < P_PRINT_FLOOR) return '< 1e-300';
+  const text = p < 1e-4 ? p.toExponential(1) : p.toFixed(4);
+  return bound ? `< ${text}` : text;
+}
+
+/** Tables keep system labels short; longer names get a numbered short form and a legend line. */
+const MAX_LABEL = 40;
+
+function labeller(names: string[]): { label: (name: string) => string; legend: string[] } {
+  const short = new Map<string, string>();
+  const legend: string[] = [];
+  for (const name of names) {
+    if (name.length <= MAX_LABEL || short.has(name)) continue;
+    const k = legend.length + 1;
+    short.set(name, `${name.slice(0, MAX_LABEL - 6).trimEnd()}… (${k})`);
+    legend.push(`(${k}) ${name}`);
+  }
+  return { label: (name) => short.get(name) ?? name, legend };
 }
 
 function cellText(c: Cell | null | undefined): string {
@@ -22,57 +45,80 @@ function cellText(c: Cell | null | undefined): string {
 
 /** The Markdown report of one benchmark-setting: leaderboard, pairwise tests, omnibus, coverage, agreement, problems. */
 export function renderFamily(f: FamilyReport, opts: { resamples: number; seed: number | string }): string {
-  const out: string[] = [`## ${f.benchmark} — ${f.setting}`, ''];
+  const out: string[] = [`## ${f.benchmark} — ${f.setting}${f.judge ? ` — judge ${f.judge}` : ''}`, ''];
+  const { label, legend } = labeller(f.leaderboard.map((r) => r.system));
   const pairOf = new Map<string, PairRow>();
   for (const p of f.pairwise) pairOf.set(p.system_a, p);
   const baselineMode = f.mode === 'baseline';
-  const header = ['#', 'system', 'n', ...f.types, ...f.aggregation.columns.filter((c) => c !== 'overall'), 'overall', '95% CI'];
-  header.push(baselineMode ? `Δ vs ${f.baseline}` : 'significantly above');
-  const rows = f.leaderboard.map((r) => {
-    const overall = r.columns.overall;
-    const cells: Array<string | number> = [r.rank, r.system, r.scored];
-    for (const t of f.types) cells.push(cellText(r.by_type[t]));
-    for (const c of f.aggregation.columns) if (c !== 'overall') cells.push(cellText(r.columns[c]));
-    cells.push(cellText(overall));
-    cells.push(overall ? `${pct(overall.ci_low)}–${pct(overall.ci_high)}${overall.ci_method === 'wilson' ? ' W' : ' B'}` : '—');
-    if (baselineMode) {
-      const p = pairOf.get(r.system);
-      cells.push(r.system === f.baseline ? 'baseline' : p ? `${signed(p.delta)}${stars(p.p_holm)}${p.p_bootstrap_holm < 0.05 ? '†' : ''}` : '—');
-    } else {
-      const above = f.pairwise
-        .filter((p) => p.system_a === r.system && p.p_holm < 0.05 && p.delta > 0)
-        .map((p) => f.leaderboard.find((x) => x.system === p.system_b)!.rank);
-      cells.push(above.length ? above.join(',') : '');
+  const scored = f.leaderboard.some((r) => r.scored > 0);
+  const mark = (p: PairRow) => `${stars(p.p_holm)}${p.p_bootstrap_holm < 0.05 ? '†' : ''}`;
+  if (scored) {
+    const header = ['#', 'system', 'n', ...f.types, ...f.aggregation.columns.filter((c) => c !== 'overall'), 'overall', '95% CI'];
+    header.push(baselineMode ? `Δ vs ${label(f.baseline!)}` : 'significantly above');
+    const rankOf = new Map(f.leaderboard.map((r) => [r.system, r.rank]));
+    const rows = f.leaderboard.map((r) => {
+      const overall = r.columns.overall;
+      const cells: Array<string | number> = [r.rank, label(r.system), r.scored];
+      for (const t of f.types) cells.push(cellText(r.by_type[t]));
+      for (const c of f.aggregation.columns) if (c !== 'overall') cells.push(cellText(r.columns[c]));
+      cells.push(cellText(overall));
+      cells.push(overall ? `${pct(overall.ci_low)}–${pct(overall.ci_high)}${overall.ci_method === 'wilson' ? ' W' : ' B'}` : '—');
+      if (baselineMode) {
+        const p = pairOf.get(r.system);
+        cells.push(r.system === f.baseline ? 'baseline' : p ? `${signed(p.delta)}${mark(p)}` : '—');
+      } else {
+        // Wins of either system of a pair: the winner is the one the difference favours, whatever the ranks.
+        const beaten = f.pairwise
+          .filter((p) => p.p_holm < 0.05 && p.delta !== 0 && (p.delta > 0 ? p.system_a : p.system_b) === r.system)
+          .map((p) => rankOf.get(p.delta > 0 ? p.system_b : p.system_a)!)
+          .sort((x, y) => x - y);
+        cells.push(beaten.length ? beaten.join(',') : '');
+      }
+      return cells;
+    });
+    out.push(markdownTable(header, rows, header.map((_, i) => (i === 1 ? 'l' : 'r'))));
+    out.push('');
+    out.push(
+      `Accuracy %. ${f.aggregation.note}. n = scored questions. 95% CI: W = Wilson (binary scores), B = bootstrap ` +
+        `(percentile, ${opts.resamples} resamples, seed ${opts.seed}; stratified by type for macro averages).`,
+    );
+    out.push(
+      baselineMode
+        ? `Δ = system − ${label(f.baseline!)} on the questions both scored (headline aggregation). * / ** / *** = Holm-adjusted exact McNemar ` +
+            `p < 0.05 / 0.01 / 0.001 on binarised outcomes (majority of judge runs); † = Holm-adjusted paired p < 0.05 ` +
+            `(exact sign-flip test when at most 20 questions differ, else bootstrap).`
+        : 'significantly above = ranks of the systems this one beats (either side of a pair, by the sign of Δ) with Holm-adjusted exact McNemar p < 0.05 (binarised outcomes, majority of judge runs).',
+    );
+    if (f.aggregation.overall === 'macro') {
+      out.push(
+        'Δ is the macro headline; McNemar and Cochran\'s Q test the pooled headline questions (each question once, binarised), ' +
+          'so a test can disagree with a small macro Δ.',
+      );
     }
-    return cells;
-  });
-  out.push(markdownTable(header, rows, header.map((_, i) => (i === 1 ? 'l' : 'r'))));
-  out.push('');
-  out.push(
-    `Accuracy %. ${f.aggregation.note}. n = scored questions. 95% CI: W = Wilson (binary scores), B = bootstrap ` +
-      `(percentile, ${opts.resamples} resamples, seed ${opts.seed}; stratified by type for macro averages).`,
-  );
-  out.push(
-    baselineMode
-      ? `Δ = system − ${f.baseline} on the questions both scored (headline aggregation). * / ** / *** = Holm-adjusted exact McNemar ` +
-          `p < 0.05 / 0.01 / 0.001 on binarised outcomes (majority of judge runs); † = Holm-adjusted paired-bootstrap p < 0.05.`
-      : 'significantly above = ranks of the systems this one beats with Holm-adjusted exact McNemar p < 0.05 (binarised outcomes, majority of judge runs).',
-  );
-  out.push('');
+    out.push('');
+  } else {
+    out.push('No run here has judged scores: no accuracy leaderboard (coverage only).');
+    out.push('');
+  }
 
   if (f.pairwise.length) {
     out.push('### Pairwise (A − B)');
     out.push(
       markdownTable(
-        ['A', 'B', 'n', 'excl.', 'Δ %', '95% CI', 'p boot', 'b / c', 'p McNemar', 'p Holm', 'p boot Holm'],
+        ['A', 'B', 'n', 'excl.', 'Δ %', '95% CI', 'p paired', 'b / c', 'p McNemar', 'p Holm', 'p paired Holm'],
         f.pairwise.map((p) => [
-          p.system_a, p.system_b, p.n, p.excluded, signed(p.delta), `${signed(p.ci_low)} – ${signed(p.ci_high)}`,
-          formatP(p.p_bootstrap), `${p.mcnemar_b} / ${p.mcnemar_c}`, formatP(p.p_mcnemar), formatP(p.p_holm), formatP(p.p_bootstrap_holm),
+          label(p.system_a), label(p.system_b), p.n, p.excluded, `${signed(p.delta)}${mark(p)}`, `${signed(p.ci_low)} – ${signed(p.ci_high)}`,
+          formatP(p.p_bootstrap, p.p_bootstrap_bound) + (p.p_method === 'sign-flip' ? ' e' : ''), `${p.mcnemar_b} / ${p.mcnemar_c}`,
+          formatP(p.p_mcnemar), formatP(p.p_holm), formatP(p.p_bootstrap_holm, p.p_bootstrap_holm_bound),
         ]),
         ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
       ),
     );
-    out.push('excl. = questions scored by only one of the two (left out of the pairing). b / c = discordant pairs (A right, B wrong / A wrong, B right).');
+    out.push(
+      'excl. = questions scored by only one of the two (left out of the pairing). b / c = discordant pairs (A right, B wrong / A wrong, B right). ' +
+        'Marks on Δ as above, for whichever system wins. p paired: bootstrap (null-shifted, two-sided); e = exact sign-flip test over all ' +
+        `sign patterns (at most 20 questions differ); "< x" = no resample as extreme (x = 1/(B+1)).`,
+    );
     out.push('');
   }
   if (f.omnibus) {
@@ -86,23 +132,31 @@ export function renderFamily(f: FamilyReport, opts: { resamples: number; seed: n
       markdownTable(
         ['system', 'n', 'coverage %', '95% CI', 'covered & scored', 'utilization %', '95% CI'],
         f.coverage.map((c) => [
-          c.system, c.n, pct(c.coverage), c.coverage === null ? '—' : `${pct(c.coverage_ci_low)}–${pct(c.coverage_ci_high)}`,
-          c.covered_scored, pct(c.utilization), c.utilization === null ? '—' : `${pct(c.utilization_ci_low)}–${pct(c.utilization_ci_high)}`,
+          label(c.system), c.n, pct(c.coverage), c.coverage === null ? '—' : `${pct(c.coverage_ci_low)}–${pct(c.coverage_ci_high)} W`,
+          c.covered_scored, pct(c.utilization), c.utilization === null ? '—' : `${pct(c.utilization_ci_low)}–${pct(c.utilization_ci_high)} ${c.utilization_ci_method === 'wilson' ? 'W' : 'B'}`,
         ]),
         ['l', 'r', 'r', 'r', 'r', 'r', 'r'],
       ),
     );
-    out.push('coverage = share of questions whose shown evidence contains every gold turn; utilization = accuracy on the covered questions (bootstrap CIs).');
+    out.push(
+      'coverage = share of questions whose shown evidence contains every gold turn (W = Wilson interval); ' +
+        'utilization = accuracy on the covered questions (W = Wilson for 0/1 scores, B = bootstrap).',
+    );
     const tested = f.coverage_pairwise.filter((c) => c.delta !== null);
     if (tested.length) {
       out.push('');
+      out.push('#### Coverage and utilization differences (A − B)');
       out.push(
         markdownTable(
-          ['measure', 'A', 'B', 'n', 'Δ %', '95% CI', 'p boot', 'p Holm'],
-          tested.map((c) => [c.measure, c.system_a, c.system_b, c.n, signed(c.delta!), `${signed(c.ci_low!)} – ${signed(c.ci_high!)}`, formatP(c.p_bootstrap), formatP(c.p_holm)]),
+          ['measure', 'A', 'B', 'n', 'Δ %', '95% CI', 'p paired', 'p Holm'],
+          tested.map((c) => [
+            c.measure, label(c.system_a), label(c.system_b), c.n, signed(c.delta!), `${signed(c.ci_low!)} – ${signed(c.ci_high!)}`,
+            formatP(c.p_bootstrap, c.p_bootstrap_bound) + (c.p_method === 'sign-flip' ? ' e' : ''), formatP(c.p_holm),
+          ]),
           ['l', 'l', 'l', 'r', 'r', 'r', 'r', 'r'],
         ),
       );
+      out.push('n = questions whose coverage is known in both (utilization: those scored in both; the ratio uses the covered ones); Holm within each measure.');
     }
     out.push('');
   }
@@ -112,10 +166,14 @@ export function renderFamily(f: FamilyReport, opts: { resamples: number; seed: n
     out.push(
       markdownTable(
         ['system', 'items', 'runs', 'kappa', 'observed', 'chance'],
-        kappas.map((a) => [a.system, a.n, a.raters, a.kappa === null ? '— (one category)' : a.kappa.toFixed(4), a.observed!.toFixed(4), a.expected!.toFixed(4)]),
+        kappas.map((a) => [label(a.system), a.n, a.raters, a.kappa === null ? '— (one category)' : a.kappa.toFixed(4), a.observed!.toFixed(4), a.expected!.toFixed(4)]),
         ['l', 'r', 'r', 'r', 'r', 'r'],
       ),
     );
+    out.push('');
+  }
+  if (legend.length) {
+    out.push('Systems: ' + legend.join('; '));
     out.push('');
   }
   const problems = problemLines(f);
@@ -144,15 +202,21 @@ export function problemLines(f: FamilyReport): string[] {
   for (const p of f.pairwise) {
     if (p.excluded) lines.push(`${p.system_a} vs ${p.system_b}: paired on the ${p.n} questions scored by both; ${p.excluded} scored by only one were left out`);
   }
-  if (f.omnibus && f.omnibus.n < f.questions) lines.push(`Cochran's Q uses the ${f.omnibus.n} of ${f.questions} questions scored by every system`);
+  if (f.omnibus && f.omnibus.n < f.headline_questions) {
+    lines.push(`Cochran's Q uses the ${f.omnibus.n} of ${f.headline_questions} headline questions scored by every system`);
+  }
   if (f.problems.type_conflicts.length) lines.push(`types differ between runs for: ${sample(f.problems.type_conflicts)}`);
   lines.push(...f.problems.notes);
   return lines;
 }
 
 export function renderReport(report: StatsReport): string {
-  if (report.families.length === 0) return 'No run directories found.';
-  return report.families.map((f) => renderFamily(f, report.options)).join('\n');
+  const parts = report.families.map((f) => renderFamily(f, report.options));
+  if (parts.length === 0) parts.push('No run directory with questions found.\n');
+  if (report.skipped.length) {
+    parts.push(['## Folders skipped', '', ...report.skipped.map((s) => `- ${s.dir}: ${s.reason}`), ''].join('\n'));
+  }
+  return parts.join('\n');
 }
 
 const num = (x: number | null | undefined) => (x === null || x === undefined || !Number.isFinite(x) ? '' : x);
@@ -167,63 +231,67 @@ export function leaderboardCsv(report: StatsReport): string {
       ];
       for (const [column, kind, c] of cols) {
         rows.push([f.benchmark, f.setting, r.rank, r.system, column, kind, c?.n ?? 0, num(c?.accuracy), num(c?.ci_low), num(c?.ci_high), c?.ci_method ?? '',
-          r.items, r.scored, r.failed, r.unscored, r.missing, r.dir]);
+          r.items, r.scored, r.failed, r.unscored, r.missing, r.dir, report.options.resamples, report.options.seed, f.judge ?? '']);
       }
     }
   }
   return stringify(rows, {
     header: true,
     columns: ['benchmark', 'setting', 'rank', 'system', 'column', 'kind', 'n', 'accuracy', 'ci_low', 'ci_high', 'ci_method',
-      'items', 'scored', 'failed', 'unscored', 'missing', 'dir'],
+      'items', 'scored', 'failed', 'unscored', 'missing', 'dir', 'resamples', 'seed', 'judge'],
   });
 }
 
 export function pairwiseCsv(report: StatsReport): string {
   const rows = report.families.flatMap((f) =>
     f.pairwise.map((p) => [f.benchmark, f.setting, p.system_a, p.system_b, p.n, p.excluded, p.delta, p.ci_low, p.ci_high, p.p_bootstrap,
-      p.mcnemar_b, p.mcnemar_c, p.p_mcnemar, p.p_holm, p.p_bootstrap_holm]),
+      p.mcnemar_b, p.mcnemar_c, p.p_mcnemar, p.p_holm, p.p_bootstrap_holm, p.p_method, p.p_bootstrap_bound ? 1 : 0,
+      p.log10_p_mcnemar, p.log10_p_holm, report.options.resamples, report.options.seed, f.judge ?? '']),
   );
   return stringify(rows, {
     header: true,
     columns: ['benchmark', 'setting', 'system_a', 'system_b', 'n', 'excluded', 'delta', 'ci_low', 'ci_high', 'p_bootstrap',
-      'mcnemar_b', 'mcnemar_c', 'p_mcnemar', 'p_holm', 'p_bootstrap_holm'],
+      'mcnemar_b', 'mcnemar_c', 'p_mcnemar', 'p_holm', 'p_bootstrap_holm', 'p_method', 'p_bootstrap_bound', 'log10_p_mcnemar', 'log10_p_holm',
+      'resamples', 'seed', 'judge'],
   });
 }
 
 export function omnibusCsv(report: StatsReport): string {
   const rows = report.families.filter((f) => f.omnibus).map((f) => {
     const o = f.omnibus!;
-    return [f.benchmark, f.setting, o.systems.join(' | '), o.systems.length, o.n, o.q, o.df, o.p];
+    return [f.benchmark, f.setting, o.systems.join(' | '), o.systems.length, o.n, o.q, o.df, o.p, f.judge ?? ''];
   });
-  return stringify(rows, { header: true, columns: ['benchmark', 'setting', 'systems', 'k', 'n', 'q', 'df', 'p'] });
+  return stringify(rows, { header: true, columns: ['benchmark', 'setting', 'systems', 'k', 'n', 'q', 'df', 'p', 'judge'] });
 }
 
 export function coverageCsv(report: StatsReport): string {
   const rows = report.families.flatMap((f) =>
     f.coverage.map((c) => [f.benchmark, f.setting, c.system, c.n, num(c.coverage), num(c.coverage_ci_low), num(c.coverage_ci_high),
-      c.covered_scored, num(c.utilization), num(c.utilization_ci_low), num(c.utilization_ci_high)]),
+      c.covered_scored, num(c.utilization), num(c.utilization_ci_low), num(c.utilization_ci_high), c.utilization_ci_method ?? '',
+      report.options.resamples, report.options.seed, f.judge ?? '']),
   );
   return stringify(rows, {
     header: true,
     columns: ['benchmark', 'setting', 'system', 'n', 'coverage', 'coverage_ci_low', 'coverage_ci_high', 'covered_scored',
-      'utilization', 'utilization_ci_low', 'utilization_ci_high'],
+      'utilization', 'utilization_ci_low', 'utilization_ci_high', 'utilization_ci_method', 'resamples', 'seed', 'judge'],
   });
 }
 
 export function coveragePairwiseCsv(report: StatsReport): string {
   const rows = report.families.flatMap((f) =>
     f.coverage_pairwise.map((c) => [f.benchmark, f.setting, c.measure, c.system_a, c.system_b, c.n, num(c.delta), num(c.ci_low), num(c.ci_high),
-      num(c.p_bootstrap), num(c.p_holm)]),
+      num(c.p_bootstrap), num(c.p_holm), c.p_method ?? '', report.options.resamples, report.options.seed, f.judge ?? '']),
   );
   return stringify(rows, {
     header: true,
-    columns: ['benchmark', 'setting', 'measure', 'system_a', 'system_b', 'n', 'delta', 'ci_low', 'ci_high', 'p_bootstrap', 'p_holm'],
+    columns: ['benchmark', 'setting', 'measure', 'system_a', 'system_b', 'n', 'delta', 'ci_low', 'ci_high', 'p_bootstrap', 'p_holm', 'p_method',
+      'resamples', 'seed', 'judge'],
   });
 }
 
 export function agreementCsv(report: StatsReport): string {
   const rows = report.families.flatMap((f) =>
-    f.agreement.map((a) => [f.benchmark, f.setting, a.system, a.n, a.raters, num(a.kappa), num(a.observed), num(a.expected), a.excluded]),
+    f.agreement.map((a) => [f.benchmark, f.setting, a.system, a.n, a.raters, num(a.kappa), num(a.observed), num(a.expected), a.excluded, f.judge ?? '']),
   );
-  return stringify(rows, { header: true, columns: ['benchmark', 'setting', 'system', 'n', 'raters', 'kappa', 'observed', 'expected', 'excluded'] });
+  return stringify(rows, { header: true, columns: ['benchmark', 'setting', 'system', 'n', 'raters', 'kappa', 'observed', 'expected', 'excluded', 'judge'] });
 }

@@ -29,6 +29,45 @@ export function mcnemarExact(b: number, c: number): number {
   return Math.min(1, 2 * Math.exp(logMax + Math.log(acc)));
 }
 
+/**
+ * log10 of the exact McNemar p-value: the same log-space sum, kept as a logarithm so that
+ * p-values below the smallest double (0 vs 1,171 discordant pairs: p ≈ 1e-352) stay exact.
+ */
+export function mcnemarExactLog10(b: number, c: number): number {
+  if (!Number.isInteger(b) || !Number.isInteger(c) || b < 0 || c < 0) {
+    throw new RangeError(`mcnemarExactLog10: counts must be non-negative integers (got ${b}, ${c})`);
+  }
+  const n = b + c;
+  const k = Math.min(b, c);
+  if (n === 0) return 0;
+  let logTerm = -n * Math.LN2;
+  let logMax = logTerm;
+  let acc = 1;
+  for (let i = 0; i < k; i++) {
+    logTerm += Math.log((n - i) / (i + 1));
+    if (logTerm > logMax) {
+      acc = acc * Math.exp(logMax - logTerm) + 1;
+      logMax = logTerm;
+    } else {
+      acc += Math.exp(logTerm - logMax);
+    }
+  }
+  return Math.min(0, (Math.LN2 + logMax + Math.log(acc)) / Math.LN10);
+}
+
+/** Holm-adjusted p-values on the log10 scale (same step-down rule as `holm`), for p-values that underflow. */
+export function holmLog10(log10p: number[]): number[] {
+  const m = log10p.length;
+  const order = log10p.map((_, i) => i).sort((x, y) => log10p[x]! - log10p[y]! || x - y);
+  const adjusted = new Array<number>(m);
+  let running = -Infinity;
+  order.forEach((idx, rank) => {
+    running = Math.max(running, Math.log10(m - rank) + log10p[idx]!);
+    adjusted[idx] = Math.min(0, running);
+  });
+  return adjusted;
+}
+
 export interface CochranQ {
   q: number;
   df: number;
@@ -80,4 +119,24 @@ export function holm(pvalues: number[]): number[] {
     adjusted[idx] = Math.min(1, running);
   });
   return adjusted;
+}
+
+/** Holm on p-values some of which are upper bounds: an adjusted value is a bound when the p that sets it is. */
+export function holmWithBounds(p: number[], bound: boolean[]): { adjusted: number[]; bound: boolean[] } {
+  const m = p.length;
+  const order = p.map((_, i) => i).sort((x, y) => p[x]! - p[y]! || x - y);
+  const adjusted = new Array<number>(m);
+  const isBound = new Array<boolean>(m);
+  let running = 0;
+  let runningBound = false;
+  order.forEach((idx, rank) => {
+    const v = (m - rank) * p[idx]!;
+    if (v >= running) {
+      running = v;
+      runningBound = bound[idx]!;
+    }
+    adjusted[idx] = Math.min(1, running);
+    isBound[idx] = runningBound && running < 1;
+  });
+  return { adjusted, bound: isBound };
 }

@@ -117,6 +117,27 @@ describe('one writer per run directory', () => {
   });
 });
 
+describe('usage across resumes', () => {
+  it('a no-op resume still reports what the run cost in all (usage_cumulative), while usage counts this process only', async () => {
+    const api = await new FakeApi().start();
+    try {
+      const out = join(tempDir(), 'run');
+      const args = ['run', 'locomo', '--reader', 'gpt-4o-mini', '--limit', '3', '--out', out, '--no-progress', '--json',
+        '--reader-base-url', `${api.url}/v1`, '--judge-base-url', `${api.url}/v1`, '--cache-dir', tempDir()];
+      const env = { ...NO_KEYS, OPENAI_API_KEY: 'sk-test-x' };
+      const first = JSON.parse((await rawragAsync(args, env)).stdout);
+      const again = JSON.parse((await rawragAsync(args, env)).stdout);
+      expect(first.usage_cumulative.reader.requests).toBe(3);
+      expect(first.usage_cumulative.judge.requests).toBe(9);
+      expect(again.usage.reader?.requests ?? 0).toBe(0);
+      expect(again.usage_cumulative).toEqual(first.usage_cumulative);
+      expect(api.count('/v1/chat/completions')).toBe(12);
+    } finally {
+      await api.close();
+    }
+  });
+});
+
 describe('signals', () => {
   it('SIGINT: in-flight items are written, the manifest says interrupted, exit 130; the same command resumes', async () => {
     const api = await new FakeApi({ delayMs: 200 }).start();

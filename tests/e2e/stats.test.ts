@@ -69,7 +69,8 @@ describe('rawrag stats (CLI)', () => {
     for (const f of ['leaderboard.md', 'leaderboard.csv', 'pairwise.csv', 'omnibus.csv', 'coverage.csv', 'coverage-pairwise.csv', 'agreement.csv', 'stats.json']) {
       expect(existsSync(join(out, f)), f).toBe(true);
     }
-    expect(res.stdout).toContain('## locomo — locomo/gpt-4o-mini');
+    expect(res.stdout).toContain('## locomo — locomo/gpt-4o-mini — judge gpt-4o-mini');
+    expect(res.stdout).toMatch(/Mem0 \(\S*external\/mem0\): judge model not stated; grouped with the runs judged by gpt-4o-mini/);
     expect(res.stdout).toMatch(/\| +1 \| MemOS|\| +1 \| RAW-RAG\/local/);
     expect(res.stdout).toContain('Mem0: 4 question(s) missing (present in another run): conv-1:q56, conv-1:q57, conv-1:q58, conv-1:q59');
     expect(res.stdout).toContain('RAW-RAG/local: 1 failed item(s), not scored and not counted as wrong: conv-1:q7');
@@ -147,6 +148,64 @@ describe('rawrag stats (CLI)', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/items\.jsonl: line 2: score/);
     expect(rawrag(['stats', join(bad, 'nope')]).code).toBe(2);
+  });
+});
+
+describe('rawrag stats: damaged and contradictory input (CLI)', () => {
+  const manifest = (system: string) => JSON.stringify({ system, benchmark: 'locomo', setting: SETTING });
+  const lines = (n: number, p: number, seed: number) =>
+    Array.from({ length: n }, (_, i) => {
+      const votes = votesFor(seed, i, p);
+      return JSON.stringify({ id: `conv-1:q${i}`, score: votes.reduce((a, b) => a + b, 0) / 3, judge: votes });
+    });
+
+  it('BOM, a last line without newline, and every skipped folder listed', () => {
+    const root = tempDir('rawrag-stats-bom-');
+    mkdirSync(join(root, 'raw'));
+    writeFileSync(join(root, 'raw', 'manifest.json'), Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(manifest('RAW-RAG/local'))]));
+    writeFileSync(join(root, 'raw', 'items.jsonl'), lines(20, 0.8, 1).join('\n')); // "\n".join: no final newline
+    mkdirSync(join(root, 'mem0'));
+    writeFileSync(join(root, 'mem0', 'manifest.json'), manifest('Mem0'));
+    writeFileSync(join(root, 'mem0', 'items.jsonl'), Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(lines(20, 0.5, 2).join('\n') + '\n')]));
+    mkdirSync(join(root, 'orphan'));
+    writeFileSync(join(root, 'orphan', 'items.jsonl'), lines(3, 0.5, 3).join('\n') + '\n');
+    mkdirSync(join(root, 'empty'));
+    writeFileSync(join(root, 'empty', 'manifest.json'), manifest('Empty'));
+    writeFileSync(join(root, 'empty', 'items.jsonl'), '');
+    const res = rawrag(['stats', root, '--resamples', '1000']);
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    const board = csv(join(root, 'stats', 'leaderboard.csv')).filter((r) => r.column === 'overall');
+    expect(board.map((r) => [r.system, r.n, r.resamples, r.seed]).sort()).toEqual([['Mem0', '20', '1000', '0'], ['RAW-RAG/local', '20', '1000', '0']]);
+    expect(res.stdout).toMatch(/## Folders skipped\n\n- \S*empty: items\.jsonl is empty\n- \S*orphan: items\.jsonl but no manifest\.json/);
+  });
+
+  it('invalid UTF-8, a score contradicting its votes, an ambiguous --baseline: exit 2 with the place', () => {
+    const root = tempDir('rawrag-stats-bad8-');
+    mkdirSync(join(root, 'a'));
+    writeFileSync(join(root, 'a', 'manifest.json'), manifest('Mem0'));
+    writeFileSync(join(root, 'a', 'items.jsonl'), Buffer.concat([Buffer.from('{"id":"x","score":1}\n{"id":"caf'), Buffer.from([0xe9]), Buffer.from('","score":1}\n')]));
+    const bad8 = rawrag(['stats', root]);
+    expect(bad8.code).toBe(2);
+    expect(bad8.stderr).toMatch(/a\/items\.jsonl: line 2: invalid UTF-8 at byte offset 31/);
+
+    writeFileSync(join(root, 'a', 'items.jsonl'), '{"id":"x","score":0,"judge":[1,1,1]}\n');
+    const votes = rawrag(['stats', root]);
+    expect(votes.code).toBe(2);
+    expect(votes.stderr).toMatch(/a\/items\.jsonl: line 1: score 0 contradicts the judge votes \[1, 1, 1\]/);
+
+    writeFileSync(join(root, 'a', 'items.jsonl'), lines(10, 0.5, 1).join('\n') + '\n');
+    mkdirSync(join(root, 'b'));
+    writeFileSync(join(root, 'b', 'manifest.json'), manifest('Mem0'));
+    writeFileSync(join(root, 'b', 'items.jsonl'), lines(10, 0.6, 2).join('\n') + '\n');
+    const amb = rawrag(['stats', root, '--baseline', 'Mem0', '--resamples', '200']);
+    expect(amb.code).toBe(2);
+    expect(amb.stderr).toMatch(/--baseline 'Mem0' is ambiguous .*'Mem0 \[\S*a\]', 'Mem0 \[\S*b\]'/);
+  });
+
+  it('one default resample count for stats and ablate', () => {
+    expect(rawrag(['stats', '--help']).stdout).toMatch(/--resamples <n>\s+bootstrap resamples \(default: 50000\)/);
+    expect(rawrag(['ablate', '--help']).stdout).toMatch(/--resamples <n>\s+paired-bootstrap resamples \(default\s+50000\)/);
   });
 });
 

@@ -22,6 +22,17 @@ describe('run configuration', () => {
     expect(runIdFor(fromFile)).toBe(runIdFor(defaults));
   });
 
+  it('a window size without a stride keeps the 32-token overlap, from a config file as from flags', () => {
+    expect(resolveConfig({ benchmark: 'locomo', chunking: { size: 512 } }, 'c.yaml').chunking).toMatchObject({ size: 512, stride: 480 });
+    expect(resolveConfig({ benchmark: 'locomo', chunking: { size: 512, stride: 512 } }, 'c.yaml').chunking).toMatchObject({ size: 512, stride: 512 });
+  });
+
+  it('retriever and system are closed lists, named in the error', () => {
+    expect(() => resolveConfig({ benchmark: 'locomo', retrieval: { retriever: 'bm99' } }, 'c.yaml')).toThrow(/c\.yaml: retrieval\.retriever: unknown retriever 'bm99' \(known: local, local-lexical, openai, qwen3, full-context\)/);
+    expect(() => resolveConfig({ benchmark: 'locomo', system: 'mem0' }, 'c.yaml')).toThrow(/c\.yaml: system: unknown system 'mem0'/);
+    expect(resolveConfig({ benchmark: 'locomo' }, 'x').system).toBe('raw-rag');
+  });
+
   it('later layers win, objects merge key by key', () => {
     const merged = mergeLayers({ benchmark: 'locomo', retrieval: { k: 5, candidates: 64 } }, { retrieval: { k: 10 } });
     expect(resolveConfig(merged, 'x').retrieval).toMatchObject({ k: 10, candidates: 64 });

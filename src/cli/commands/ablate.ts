@@ -11,6 +11,7 @@ import type { AblationTable } from '../../ablate/paired-table.js';
 import { getBenchmark, listBenchmarks } from '../../datasets/registry.js';
 import { effectivePolicy } from '../../pipeline/plan.js';
 import { InputError } from '../../util/errors.js';
+import { DEFAULT_RESAMPLES } from '../../stats/index.js';
 import { hashOf } from '../../util/hash.js';
 import { fromRoot } from '../../util/paths.js';
 import { addBenchmarkOptions, addMethodOptions, addTransportOptions, configFromFlags, positiveInt, transportFromFlags } from '../options.js';
@@ -39,7 +40,7 @@ export function ablateCommand(): Command {
   cmd
     .option('--rerank-variants', 'same as --no-rerank: add the variants without reranking')
     .option('--out <dir>', 'ablation folder (default results/ablate-<benchmark>-<hash>); variants already there are resumed')
-    .option('--resamples <n>', 'paired-bootstrap resamples (default 20000)', positiveInt)
+    .option('--resamples <n>', `paired-bootstrap resamples (default ${DEFAULT_RESAMPLES})`, positiveInt)
     .option('--retry-errors', 'in existing variant directories, redo the items that failed')
     .option('--no-png', 'write the SVG plot only (default: also a PNG when rsvg-convert or ImageMagick is installed)')
     .option('--no-progress', 'no progress bar')
@@ -79,7 +80,7 @@ export function ablateCommand(): Command {
         bar.stop();
         interrupts.dispose();
       }
-      const table = analyseAblation(outcome.variants, { resamples: (opts.resamples as number | undefined) ?? 20_000, seed: base.seed });
+      const table = analyseAblation(outcome.variants, { resamples: (opts.resamples as number | undefined) ?? DEFAULT_RESAMPLES, seed: base.seed });
       const files = writeAblation(outcome, table, { png: opts.png !== false });
       if (files.pngNote) log(`note: ${files.pngNote}`);
       if (opts.json) {

@@ -2,8 +2,10 @@ import { Command, Option } from 'commander';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { listBenchmarks } from '../../datasets/registry.js';
-import { analyse } from '../../stats/compute-tables.js';
-import { findRunDirs, loadRun } from '../../stats/load.js';
+import { DEFAULT_RESAMPLES } from '../../stats/bootstrap.js';
+import { analyse, estimateDraws } from '../../stats/compute-tables.js';
+import { loadRun, scanRunDirs } from '../../stats/load.js';
+import { statsProgress } from '../../stats/progress.js';
 import {
   agreementCsv,
   coverageCsv,
@@ -27,21 +29,32 @@ export function statsCommand(): Command {
     .option('--out <dir>', 'where to write the tables (default <first DIR>/stats/)')
     .addOption(new Option('--baseline <system>', 'reference system for pairwise tests (default: the RAW-RAG run)').conflicts('allPairs'))
     .option('--all-pairs', 'compare every pair of systems instead of each against the baseline')
-    .option('--resamples <n>', 'bootstrap resamples', positiveInt, 50_000)
+    .option('--resamples <n>', 'bootstrap resamples', positiveInt, DEFAULT_RESAMPLES)
     .option('--seed <n>', 'bootstrap seed', integer, 0)
     .option('--json', 'print stats.json instead of the Markdown report')
     .action((dirs: string[], opts: { out?: string; baseline?: string; allPairs?: boolean; resamples: number; seed: number; json?: boolean }) => {
-      const runDirs = findRunDirs(dirs);
-      if (runDirs.length === 0) throw new InputError('no run directory (a folder with manifest.json) found', { file: dirs.join(', ') });
+      const { dirs: runDirs, skipped } = scanRunDirs(dirs);
+      if (runDirs.length === 0) {
+        const why = skipped.length ? ` (skipped: ${skipped.map((s) => `${s.dir}: ${s.reason}`).join('; ')})` : '';
+        throw new InputError(`no run directory (a folder with manifest.json) found${why}`, { file: dirs.join(', ') });
+      }
       const runs = runDirs.map(loadRun);
       const benchmarks = listBenchmarks();
-      const report = analyse(runs, {
-        resamples: opts.resamples,
-        seed: opts.seed,
-        baseline: opts.baseline,
-        allPairs: Boolean(opts.allPairs),
-        typeOrder: (name) => benchmarks.find((b) => b.name === name.toLowerCase())?.typeOrder ?? [],
-      });
+      const progress = statsProgress(estimateDraws(runs, { resamples: opts.resamples, allPairs: Boolean(opts.allPairs) }));
+      let report;
+      try {
+        report = analyse(runs, {
+          resamples: opts.resamples,
+          seed: opts.seed,
+          baseline: opts.baseline,
+          allPairs: Boolean(opts.allPairs),
+          typeOrder: (name) => benchmarks.find((b) => b.name === name.toLowerCase())?.typeOrder ?? [],
+          skipped,
+          onProgress: progress.update,
+        });
+      } finally {
+        progress.stop();
+      }
       const out = resolve(opts.out ?? join(dirs[0]!, 'stats'));
       mkdirSync(out, { recursive: true });
       const markdown = renderReport(report);

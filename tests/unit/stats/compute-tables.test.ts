@@ -186,12 +186,12 @@ describe('loading run directories', () => {
   const m = { system: 'Mem0', benchmark: 'locomo', setting: 'locomo/x' };
 
   it('finds run directories at any depth and reads the external format', () => {
-    write('deep/a/b/ext', m, '{"id":"q1","score":1,"type":"t","coverage":true,"judge":[1,1,0]}\n{"id":2,"score":0}\n');
+    write('deep/a/b/ext', m, '{"id":"q1","score":1,"type":"t","coverage":true,"judge":[1,1,1]}\n{"id":2,"score":0}\n');
     const dirs = findRunDirs([join(root, 'deep')]);
     expect(dirs).toEqual([join(root, 'deep/a/b/ext')]);
     const r = loadRun(dirs[0]!);
     expect(r.items).toEqual([
-      item('q1', 1, 't', { coverage: true, votes: [1, 1, 0] }),
+      item('q1', 1, 't', { coverage: true, votes: [1, 1, 1] }),
       item('2', 0, null),
     ]);
   });

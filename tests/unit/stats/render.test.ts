@@ -25,7 +25,8 @@ describe('render', () => {
     expect(md).toMatch(/\| +2 \| Weak .*-56\.67\*\*\*† \|/);
     expect(md).toContain('Holm-adjusted exact McNemar');
     expect(pairwiseCsv(report).split('\n')[0]).toBe(
-      'benchmark,setting,system_a,system_b,n,excluded,delta,ci_low,ci_high,p_bootstrap,mcnemar_b,mcnemar_c,p_mcnemar,p_holm,p_bootstrap_holm',
+      'benchmark,setting,system_a,system_b,n,excluded,delta,ci_low,ci_high,p_bootstrap,mcnemar_b,mcnemar_c,p_mcnemar,p_holm,p_bootstrap_holm,' +
+        'p_method,p_bootstrap_bound,log10_p_mcnemar,log10_p_holm,resamples,seed,judge',
     );
     expect(omnibusCsv(report).split('\n')[1]).toMatch(/^locomo,s,RAW-RAG\/x \| Weak,2,60,/);
     expect(leaderboardCsv(report)).toContain('locomo,s,1,RAW-RAG/x,overall,aggregate,60,0.9,');
