@@ -19,7 +19,7 @@ export const EXAMPLES_DIR = join(ROOT, 'docs', 'examples');
  */
 export const EXAMPLES = [
   { name: 'quick-start', args: ['run', 'locomo'], stderr: true },
-  { name: 'run-limit', args: ['run', 'locomo', '--limit', '100', '--k', '5'], stderr: true },
+  { name: 'run-limit', args: ['run', 'locomo', '--limit', '100', '--k', '5'], stderr: true, quick: true },
   { name: 'run-sample', args: ['run', 'locomo', '--retriever', 'local-lexical', '--sample', '100', '--seed', '1'], stderr: true, quick: true },
   { name: 'run-bad-ids', args: ['run', 'locomo', '--ids', 'docs/examples/my-ids.list'], stderr: true, quick: true },
   { name: 'judge-dry-run', args: ['judge', 'docs/examples/my-answers.jsonl', '--benchmark', 'locomo', '--system', 'my-memory', '--dry-run'], quick: true },
