@@ -4,7 +4,8 @@
 // `<!-- example: <name> -->`, so the docs quote what the code prints today.
 // tests/unit/docs-examples.test.ts checks that the docs quote these files verbatim and reruns the
 // quick examples to check the files are not stale. `npm run docs:examples -- NAME...` runs a few.
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { startLoopbackApi } from './lib/loopback-api.mjs';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -24,38 +25,72 @@ export const EXAMPLES = [
   { name: 'run-bad-ids', args: ['run', 'locomo', '--ids', 'docs/examples/my-ids.list'], stderr: true, quick: true },
   { name: 'judge-dry-run', args: ['judge', 'docs/examples/my-answers.jsonl', '--benchmark', 'locomo', '--system', 'my-memory', '--dry-run'], quick: true },
   { name: 'data-list', args: ['data', 'list'], quick: true },
+  { name: 'models-dry-run', args: ['run', 'locomo', '--dry-run', '--retriever', 'openai', '--reader', 'gpt-4o-mini'], quick: true },
+  { name: 'models-loopback-first', args: ['run', 'locomo', '--retriever', 'openai', '--reader', 'gpt-4o-mini', '--limit', '20'], loopback: true, quick: true },
+  { name: 'models-loopback-cached', args: ['run', 'locomo', '--retriever', 'openai', '--reader', 'gpt-4o-mini', '--limit', '20'], loopback: true, runs: 2, quick: true },
   { name: 'data-pull-beam', args: ['data', 'pull', 'beam'], stderr: true, quick: true },
 ];
 
 const MARKER = /<!-- example: ([a-z0-9-]+) -->\n```[a-z]*\n([\s\S]*?)```/g;
 
-/** Runs one example as a user would and returns its text, with machine-specific paths put back as the user typed them. */
-export function runExample(ex, { cacheDir } = {}) {
+/** The port shown for the loopback peer in documented commands and outputs (the real one is free-picked). */
+const SHOWN_PORT = 8765;
+
+function spawnCli(args, env) {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [join(ROOT, 'bin', 'rawrag.js'), ...args], { cwd: ROOT, env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (status) => done({ status, stdout, stderr }));
+  });
+}
+
+/**
+ * Runs one example as a user would and returns its text, with machine-specific paths put back as
+ * the user typed them. `loopback` examples talk to a loopback OpenAI/Cohere peer
+ * (scripts/lib/loopback-api.mjs) through the base-URL flags shown in the command; `runs: 2` runs
+ * the command twice against one cache (fresh run directories) and shows the second.
+ */
+export async function runExample(ex, { cacheDir } = {}) {
   const scratch = mkdtempSync(join(tmpdir(), 'rawrag-docs-'));
+  const api = ex.loopback ? await startLoopbackApi() : null;
   try {
-    const args = [...ex.args];
-    // Run directories go to a scratch folder (a stale results/ must not be resumed), then are named as the user would see them.
-    const outAt = args.indexOf('--out');
-    const shownOut = outAt >= 0 ? args[outAt + 1] : null;
-    const out = join(scratch, 'run');
-    if (args[0] === 'run') {
-      if (outAt >= 0) args[outAt + 1] = out;
-      else args.push('--out', out);
+    const peer = (url) => ['--reader-base-url', `${url}/v1`, '--judge-base-url', `${url}/v1`, '--embed-base-url', `${url}/v1`, '--rerank-base-url', url];
+    const shownArgs = api ? [...ex.args, ...peer(`http://127.0.0.1:${SHOWN_PORT}`)] : ex.args;
+    // The cache holds the local retriever's word vectors (built once, ~15 s): the user's own unless
+    // given; loopback replies never go to the user's cache.
+    const cache = api ? join(scratch, 'cache') : cacheDir;
+    const env = { ...process.env, NO_COLOR: '1', ...(cache ? { RAWRAG_CACHE_DIR: cache } : {}), OPENAI_API_KEY: api ? 'sk-docs-loopback' : '', COHERE_API_KEY: api ? 'co-docs-loopback' : '' };
+    let last;
+    let out;
+    let shownOut;
+    for (let i = 0; i < (ex.runs ?? 1); i++) {
+      const args = [...ex.args, ...(api ? peer(api.url) : [])];
+      // Run directories go to a scratch folder (a stale results/ must not be resumed), then are named as the user would see them.
+      const outAt = args.indexOf('--out');
+      shownOut = outAt >= 0 ? args[outAt + 1] : null;
+      out = join(scratch, `run${i}`);
+      if (args[0] === 'run') {
+        if (outAt >= 0) args[outAt + 1] = out;
+        else args.push('--out', out);
+        args.push('--no-progress');
+      }
+      last = await spawnCli(args, env);
     }
-    const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'rawrag.js'), ...args, ...(args[0] === 'run' ? ['--no-progress'] : [])], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      // The cache holds the local retriever's word vectors (built once, ~15 s): the user's own unless given.
-      env: { ...process.env, NO_COLOR: '1', ...(cacheDir ? { RAWRAG_CACHE_DIR: cacheDir } : {}), OPENAI_API_KEY: '', COHERE_API_KEY: '' },
-      maxBuffer: 64 * 1024 * 1024,
-    });
     let shownDir = shownOut;
     if (!shownDir && existsSync(join(out, 'manifest.json'))) shownDir = `results/${JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')).run_id}`;
-    const fix = (s) => s.split(out).join(shownDir ?? 'results/<run-id>').split(`${ROOT}/`).join('');
-    const text = (ex.stderr ? fix(r.stderr) : '') + fix(r.stdout);
-    const exit = r.status === 0 ? '' : `(exit code ${r.status})\n`;
-    return `$ rawrag ${ex.args.join(' ')}\n${text}${exit}`;
+    const fix = (s) => {
+      let t = s.split(out).join(shownDir ?? 'results/<run-id>').split(`${ROOT}/`).join('');
+      if (api) t = t.split(new URL(api.url).host).join(`127.0.0.1:${SHOWN_PORT}`);
+      return t;
+    };
+    const text = (ex.stderr ? fix(last.stderr) : '') + fix(last.stdout);
+    const exit = last.status === 0 ? '' : `(exit code ${last.status})\n`;
+    return `$ rawrag ${shownArgs.join(' ')}\n${text}${exit}`;
   } finally {
+    await api?.close();
     rmSync(scratch, { recursive: true, force: true });
   }
 }
@@ -97,7 +132,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   for (const ex of EXAMPLES) {
     if (only.length && !only.includes(ex.name)) continue;
     const t0 = Date.now();
-    writeFileSync(join(EXAMPLES_DIR, `${ex.name}.txt`), runExample(ex));
+    writeFileSync(join(EXAMPLES_DIR, `${ex.name}.txt`), await runExample(ex));
     console.log(`docs/examples/${ex.name}.txt (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
   }
   syncDocs(docFiles());

@@ -34,10 +34,10 @@ describe('documented example outputs', () => {
     expect(quoted.filter((q) => q.file === 'docs/runs.md').length).toBeGreaterThanOrEqual(3);
   });
 
-  it('the quick examples print today what their files hold', () => {
+  it('the quick examples print today what their files hold', async () => {
     const cacheDir = tempDir('rawrag-docs-cache-');
     for (const ex of examples.filter((e) => e.quick)) {
-      expect(runExample(ex, { cacheDir }), `docs/examples/${ex.name}.txt is stale (run npm run docs:examples)`).toBe(readFileSync(join(EXAMPLES_DIR, `${ex.name}.txt`), 'utf8'));
+      expect(await runExample(ex, { cacheDir }), `docs/examples/${ex.name}.txt is stale (run npm run docs:examples)`).toBe(readFileSync(join(EXAMPLES_DIR, `${ex.name}.txt`), 'utf8'));
     }
   }, 180_000);
 
