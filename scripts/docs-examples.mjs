@@ -15,6 +15,29 @@ export const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 export const EXAMPLES_DIR = join(ROOT, 'docs', 'examples');
 
 /**
+ * An abridged output: the lines matching `lines`, and each table starting at a line matching
+ * `blocks` (to the next blank line); what is left out shows as one `...` line.
+ */
+function excerpt({ lines = [], blocks = [] }) {
+  return (text) => {
+    const out = [];
+    let inBlock = false;
+    let dropped = false;
+    for (const l of text.split('\n').slice(0, -1)) {
+      if (!inBlock && blocks.some((b) => b.test(l))) inBlock = true;
+      if (inBlock && l.trim() === '') inBlock = false;
+      if (inBlock || lines.some((r) => r.test(l))) {
+        if (dropped) out.push('...');
+        dropped = false;
+        out.push(l);
+      } else dropped = true;
+    }
+    if (dropped) out.push('...');
+    return out.join('\n') + '\n';
+  };
+}
+
+/**
  * Offline examples only (no keys, no network). `stderr: true` puts what the run printed on stderr
  * before its report, as a terminal shows it. `quick` examples (a few seconds) are rerun by the test.
  */
@@ -25,6 +48,20 @@ export const EXAMPLES = [
   { name: 'run-bad-ids', args: ['run', 'locomo', '--ids', 'docs/examples/my-ids.list'], stderr: true, quick: true },
   { name: 'judge-dry-run', args: ['judge', 'docs/examples/my-answers.jsonl', '--benchmark', 'locomo', '--system', 'my-memory', '--dry-run'], quick: true },
   { name: 'data-list', args: ['data', 'list'], quick: true },
+  {
+    name: 'longmemeval-oracle',
+    args: ['run', 'longmemeval', '--data', 'tests/fixtures/longmemeval/longmemeval_oracle.sample.json'],
+    stderr: true,
+    quick: true,
+    abridge: excerpt({ lines: [/^warning/, /^RAW-RAG/], blocks: [/^LongMemEval retrieval/] }),
+  },
+  {
+    name: 'memoryagentbench-cr',
+    args: ['run', 'memoryagentbench', '--data', 'tests/fixtures/memoryagentbench/Conflict_Resolution.sample.json', '--subset', 'all', '--out', 'results/mab'],
+    stderr: true,
+    quick: true,
+    abridge: excerpt({ lines: [/^warning/, /^RAW-RAG/, /^mean evidence tokens/] }),
+  },
   { name: 'models-dry-run', args: ['run', 'locomo', '--dry-run', '--retriever', 'openai', '--reader', 'gpt-4o-mini'], quick: true },
   { name: 'models-loopback-first', args: ['run', 'locomo', '--retriever', 'openai', '--reader', 'gpt-4o-mini', '--limit', '20'], loopback: true, quick: true },
   { name: 'models-loopback-cached', args: ['run', 'locomo', '--retriever', 'openai', '--reader', 'gpt-4o-mini', '--limit', '20'], loopback: true, runs: 2, quick: true },
@@ -86,7 +123,8 @@ export async function runExample(ex, { cacheDir } = {}) {
       if (api) t = t.split(new URL(api.url).host).join(`127.0.0.1:${SHOWN_PORT}`);
       return t;
     };
-    const text = (ex.stderr ? fix(last.stderr) : '') + fix(last.stdout);
+    const full = (ex.stderr ? fix(last.stderr) : '') + fix(last.stdout);
+    const text = ex.abridge ? ex.abridge(full) : full;
     const exit = last.status === 0 ? '' : `(exit code ${last.status})\n`;
     return `$ rawrag ${shownArgs.join(' ')}\n${text}${exit}`;
   } finally {
