@@ -1,11 +1,15 @@
 /**
  * The ablation table: each variant against the reference, paired per question. The compared
- * figure is accuracy when answers were judged, else coverage (all gold evidence turns shown),
- * the paper's main diagnostic. Differences carry a paired-bootstrap 95% interval; p-values are
- * Holm-adjusted over the family of variants.
+ * figure is the benchmark's headline when answers were judged (its own aggregation: MEME's
+ * before/after rule and macro, MemoryAgentBench's competency macro, ...), else coverage (all gold
+ * evidence turns shown), the paper's main diagnostic. The figures come from `rawrag stats`'s own
+ * computation over the variants (one family, the reference as baseline), so the two commands
+ * report the same Δ, interval and Holm-adjusted p for the same folders.
  */
-import { holm, pairedBootstrap } from '../stats/index.js';
-import type { ItemRecord } from '../datasets/item.js';
+import { judgeVotes } from '../datasets/item.js';
+import { getBenchmark } from '../datasets/registry.js';
+import { analyse, type FamilyReport } from '../stats/compute-tables.js';
+import { toStatItem, type LoadedRun } from '../stats/load.js';
 import type { VariantOutcome } from './engine.js';
 
 export type AblationMetric = 'accuracy' | 'coverage';
@@ -50,9 +54,11 @@ export function analyseAblation(outcomes: VariantOutcome[], opts: { resamples: n
   const metric: AblationMetric = outcomes.some((o) => o.summary.overall.scored > 0) ? 'accuracy' : 'coverage';
   const ref = outcomes.find((o) => o.variant.isDefault);
   if (!ref) throw new Error('ablation without its reference variant');
-  const refValues = valuesById(ref.items, metric);
+  const refSystem = ref.manifest.system;
+  const family = statsFamily(outcomes, refSystem, opts);
   const rows: AblationRow[] = outcomes.map((o) => {
     const v = o.variant;
+    const headline = family?.leaderboard.find((r) => r.system === o.manifest.system)?.columns.overall;
     const row: AblationRow = {
       variant: v.name,
       system: o.manifest.system,
@@ -67,7 +73,7 @@ export function analyseAblation(outcomes: VariantOutcome[], opts: { resamples: n
       questions: o.summary.n,
       errors: o.summary.errors,
       coverage: o.summary.overall.coverage.all,
-      accuracy: o.summary.overall.accuracy,
+      accuracy: headline ? headline.accuracy : o.summary.overall.accuracy,
       paired: 0,
       delta: null,
       ci_low: null,
@@ -77,38 +83,64 @@ export function analyseAblation(outcomes: VariantOutcome[], opts: { resamples: n
       evidence_tokens: o.summary.evidence_tokens_mean,
       time_s: (o.manifest.timings.total_ms ?? 0) / 1000,
     };
-    if (v.isDefault) return row;
-    const mine = valuesById(o.items, metric);
-    const a: number[] = [];
-    const b: number[] = [];
-    // Pairs in the reference's order, so the same runs always resample the same way.
-    for (const [id, refValue] of refValues) {
-      const x = mine.get(id);
-      if (x === undefined) continue;
-      a.push(x);
-      b.push(refValue);
-    }
-    row.paired = a.length;
-    if (a.length > 0) {
-      const r = pairedBootstrap(a, b, { resamples: opts.resamples, seed: opts.seed });
-      Object.assign(row, { delta: r.delta, ci_low: r.ciLow, ci_high: r.ciHigh, p: r.p });
+    if (v.isDefault || !family) return row;
+    const sys = o.manifest.system;
+    if (metric === 'accuracy') {
+      const pair = family.pairwise.find((p) => (p.system_a === sys && p.system_b === refSystem) || (p.system_a === refSystem && p.system_b === sys));
+      if (pair) {
+        const flip = pair.system_a !== sys;
+        Object.assign(row, {
+          paired: pair.n,
+          delta: flip ? -pair.delta : pair.delta,
+          ci_low: flip ? -pair.ci_high : pair.ci_low,
+          ci_high: flip ? -pair.ci_low : pair.ci_high,
+          p: pair.p_bootstrap,
+          p_holm: pair.p_bootstrap_holm,
+        });
+      }
+    } else {
+      const pair = family.coverage_pairwise.find(
+        (p) => p.measure === 'coverage' && ((p.system_a === sys && p.system_b === refSystem) || (p.system_a === refSystem && p.system_b === sys)),
+      );
+      if (pair && pair.delta !== null) {
+        const flip = pair.system_a !== sys;
+        Object.assign(row, {
+          paired: pair.n,
+          delta: flip ? -pair.delta : pair.delta,
+          ci_low: flip ? -(pair.ci_high ?? 0) : pair.ci_low,
+          ci_high: flip ? -(pair.ci_low ?? 0) : pair.ci_high,
+          p: pair.p_bootstrap,
+          p_holm: pair.p_holm,
+        });
+      }
     }
     return row;
   });
-  const tested = rows.filter((r) => r.p !== null);
-  const adjusted = holm(tested.map((r) => r.p!));
-  tested.forEach((r, i) => (r.p_holm = adjusted[i]!));
   return { metric, resamples: opts.resamples, seed: opts.seed, rows };
 }
 
-/** Per-question value of the compared metric; questions without one (errors, no gold evidence) are left out. */
-function valuesById(items: ItemRecord[], metric: AblationMetric): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const i of items) {
-    if (i.error) continue;
-    if (metric === 'accuracy') {
-      if (i.score !== null) out.set(i.id, i.score);
-    } else if (i.coverage !== null) out.set(i.id, i.coverage.all ? 1 : 0);
-  }
-  return out;
+/** The variants as `rawrag stats` sees them: one family, the reference as baseline. */
+function statsFamily(outcomes: VariantOutcome[], baseline: string, opts: { resamples: number; seed: number }): FamilyReport | null {
+  const runs: LoadedRun[] = outcomes.map((o) => ({
+    dir: o.dir,
+    label: o.variant.name,
+    system: o.manifest.system,
+    benchmark: o.manifest.benchmark,
+    setting: o.manifest.setting,
+    status: o.manifest.status,
+    items: o.items.map((i) =>
+      toStatItem({ ...i, votes: judgeVotes(i), error: i.error ? `${i.error.stage}: ${i.error.message}` : null, meta: i.meta ?? null }),
+    ),
+    notes: [],
+    judge: o.summary.overall.scored > 0 ? o.manifest.config.judge.model : null,
+    configHash: o.manifest.config_hash,
+  }));
+  const report = analyse(runs, {
+    resamples: opts.resamples,
+    seed: opts.seed,
+    baseline,
+    allPairs: false,
+    typeOrder: (b) => getBenchmark(b).typeOrder,
+  });
+  return report.families.find((f) => f.leaderboard.some((r) => r.system === baseline) || f.coverage.some((r) => r.system === baseline)) ?? null;
 }

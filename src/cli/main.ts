@@ -6,6 +6,7 @@ import { dataCommand } from './commands/data.js';
 import { statsCommand } from './commands/stats.js';
 import { ablateCommand } from './commands/ablate.js';
 import { judgeCommand } from './commands/judge.js';
+import { protocolCommand } from './commands/protocol.js';
 import { toolInfo } from '../run/manifest.js';
 import { Interrupted } from '../util/interrupt.js';
 import { ItemFailures } from './exit.js';
@@ -23,6 +24,7 @@ export function buildProgram(): Command {
   program.addCommand(statsCommand());
   program.addCommand(ablateCommand());
   program.addCommand(judgeCommand());
+  program.addCommand(protocolCommand());
   return program;
 }
 

@@ -5,6 +5,7 @@ import type { RunConfig } from '../config/schema.js';
 import { listBenchmarks } from '../datasets/registry.js';
 import { defaultTransport, type TransportOptions } from '../providers/transport.js';
 import { CACHE_SCOPES, type CacheScope } from '../providers/provenance.js';
+import { judgeModelFor } from '../eval/protocol.js';
 
 export function positiveInt(value: string): number {
   const n = Number(value);
@@ -102,17 +103,16 @@ export function configFromFlags(cmd: Command, benchmark: string | undefined): Ru
   if (Object.keys(benchOpts).length) flags.options = benchOpts;
   const file = opts.config ? readConfigFile(opts.config as string) : {};
   // No benchmark named anywhere: the bundled LoCoMo.
-  return resolveConfig(mergeLayers({ benchmark: 'locomo' }, benchmarkDefaults(flags, file), file, flags), opts.config ? (opts.config as string) : 'command line');
+  return withOfficialJudge(resolveConfig(mergeLayers({ benchmark: 'locomo' }, file, flags), opts.config ? (opts.config as string) : 'command line'));
 }
 
-/** Defaults a benchmark declares for its official setting (judge model, reader max tokens), below the file and flags. */
-export function benchmarkDefaults(...layers: PartialConfig[]): PartialConfig {
-  const name = String(layers.map((l) => l.benchmark).find((b) => typeof b === 'string') ?? 'locomo').toLowerCase();
-  const b = listBenchmarks().find((x) => x.name === name);
-  const out: PartialConfig = {};
-  if (b?.defaultJudgeModel) out.judge = { model: b.defaultJudgeModel };
-  if (b?.defaultReaderMaxTokens) out.reader = { maxTokens: b.defaultReaderMaxTokens };
-  return out;
+/**
+ * judge.model null (the default) = the benchmark's official judge, resolved per benchmark after
+ * the layers merge, so a config value equal to a default never changes what another benchmark gets.
+ */
+export function withOfficialJudge(cfg: RunConfig): RunConfig {
+  const b = listBenchmarks().find((x) => x.name === cfg.benchmark.toLowerCase());
+  return { ...cfg, judge: { ...cfg.judge, model: judgeModelFor(cfg.judge.model, b?.defaultJudgeModel) } };
 }
 
 /** Transport flags: how requests travel. None of them changes the run's config hash or a cache key. */

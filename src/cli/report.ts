@@ -1,6 +1,7 @@
 /** What `rawrag run` prints at the end: coverage (and accuracy, when judged) per question type. */
 import type { RunOutcome } from '../pipeline/run.js';
 import { markdownTable, pct } from '../util/table.js';
+import { paperComparisonLine } from '../datasets/paper-rows.js';
 
 export function renderRunReport(outcome: RunOutcome): string {
   const { summary, manifest } = outcome;
@@ -11,6 +12,8 @@ export function renderRunReport(outcome: RunOutcome): string {
   const showEvidenceN = rowsAll.some((r) => r.coverage.n !== r.n - r.errors);
   const header = ['type', 'id', 'n', ...(showEvidenceN ? ['n with evidence'] : []), 'coverage all %', 'coverage any %'];
   if (scored) header.push('accuracy %');
+  // With failures, accuracy over all N (failed count 0) beside it: a run with errors never looks better.
+  if (scored && summary.errors > 0) header.push('accuracy all N %');
   // Offline metrics computed beside the judge (LoCoMo token F1, ...), one column each.
   const metricNames = scored ? Object.keys(summary.overall.metrics) : [];
   header.push(...metricNames.map((m) => `${m} %`));
@@ -18,6 +21,7 @@ export function renderRunReport(outcome: RunOutcome): string {
   const rows = rowsAll.map((r) => {
     const cells: Array<string | number> = [r.type, r.type_id ?? '', r.n, ...(showEvidenceN ? [r.coverage.n] : []), pct(r.coverage.all), pct(r.coverage.any)];
     if (scored) cells.push(pct(r.accuracy));
+    if (scored && summary.errors > 0) cells.push(pct(r.accuracy_all_n));
     for (const m of metricNames) cells.push(pct(r.metrics[m] ?? null));
     if (summary.errors > 0) cells.push(r.errors);
     return cells;
@@ -29,7 +33,7 @@ export function renderRunReport(outcome: RunOutcome): string {
     ks.map(([k, r]) => [Number(k) === configuredK ? `${k} (k)` : k, r.n, pct(r.all), pct(r.any)]),
   );
   const lines = [
-    `${manifest.system} on ${manifest.benchmark} — ${summary.n} questions, ${summary.errors} errors`,
+    `${manifest.system} on ${manifest.benchmark} — ${summary.n} questions, ${summary.errors} errors${errorStages(summary.errors_by_stage)}`,
     '',
     markdownTable(header, rows),
     '',
@@ -46,6 +50,10 @@ export function renderRunReport(outcome: RunOutcome): string {
   lines.push(...cumulativeLines(summary as Record<string, unknown>));
   lines.push(...provenanceLines(summary as Record<string, unknown>));
   lines.push(...benchmarkTables(summary.benchmark_summary));
+  // A paper row: the paper's figure beside this run's (a retriever that fell back to local is not the paper's).
+  const retrieverUsed = manifest.retriever.name.startsWith('local') ? manifest.retriever.name : manifest.config.retrieval.retriever;
+  const paper = paperComparisonLine(manifest.benchmark, manifest.config.reader.model, retrieverUsed, summary);
+  if (paper) lines.push('', paper);
   // Printed here only (not also on stderr at the start): once.
   for (const s of manifest.skipped) lines.push(`NOTE: ${s}`);
   for (const n of manifest.retriever.notes) lines.push(`NOTE: ${n}`);
@@ -107,4 +115,10 @@ export function provenanceLines(summary: Record<string, unknown>): string[] {
     return `${role} ${r.endpoints.join(', ')}${served}${fp}`;
   });
   return ['', `Endpoints (cache scope ${p.cache_scope}): ${parts.join(' | ')}`, ...p.warnings.map((w) => `WARNING: ${w}`)];
+}
+
+/** ` (read 3, judge 1)` after the error count; empty without errors (or from an older summary). */
+function errorStages(byStage: Record<string, number> | undefined): string {
+  const parts = Object.entries(byStage ?? {}).map(([s, c]) => `${s} ${c}`);
+  return parts.length ? ` (${parts.join(', ')})` : '';
 }

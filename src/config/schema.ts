@@ -44,13 +44,18 @@ export const ReaderSchema = z
     /** null = no reader: retrieval and coverage only. */
     model: z.string().nullable().default(null),
     temperature: z.number().min(0).max(2).default(0),
-    maxTokens: z.number().int().positive().default(512),
+    /**
+     * null = the benchmark's official budget (per question where it has one; none sent where the
+     * upstream sends none); a number = that budget for every question; 'none' = never send max_tokens.
+     */
+    maxTokens: z.union([z.number().int().positive(), z.literal('none')]).nullable().default(null),
   })
   .strict();
 
 export const JudgeSchema = z
   .object({
-    model: z.string().default('gpt-4o-mini'),
+    /** null = the benchmark's official judge (gpt-4o-mini where the benchmark names none). */
+    model: z.string().nullable().default(null),
     runs: z.number().int().positive().default(3),
     temperature: z.number().min(0).max(2).default(0),
   })

@@ -77,9 +77,8 @@ export interface Benchmark {
   downloads?: Record<string, DownloadFile[]>;
   /**
    * The judge model of the benchmark's official setting (LongMemEval: gpt-4o-2024-08-06); used
-   * when neither a config file nor `--judge` names one.
+   * when neither a config file nor `--judge` names one (`judge.model: null`). The reader's official
+   * max_tokens is a value of the reader protocol (ReaderProtocol.maxTokens), per question.
    */
   defaultJudgeModel?: string;
-  /** The reader's max_tokens in the official setting (LongMemEval chain-of-note: 800); a config file or flag wins. */
-  defaultReaderMaxTokens?: number;
 }

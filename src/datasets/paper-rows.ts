@@ -37,3 +37,43 @@ export function paperRow(benchmark: string, reader: string | null, retriever: st
   if (reader === null) return undefined;
   return PAPER_ROWS.find((r) => r.benchmark === benchmark && r.reader === reader && retriever.startsWith(r.retriever));
 }
+
+/**
+ * Where a run's headline sits in summary.json, per benchmark, and its scale to percent: the number
+ * to put beside the paper's figure (the same aggregate the paper reports).
+ */
+export const RUN_HEADLINE: Readonly<Record<string, { path: readonly string[]; toPercent: number; allN?: readonly string[] }>> = {
+  locomo: { path: ['overall', 'accuracy'], toPercent: 100, allN: ['overall', 'accuracy_all_n'] },
+  longmemeval: { path: ['benchmark_summary', 'overall', 'accuracy'], toPercent: 100, allN: ['benchmark_summary', 'denominators', 'headline_all_n'] },
+  meme: { path: ['benchmark_summary', 'overall'], toPercent: 100, allN: ['benchmark_summary', 'denominators', 'headline_all_n'] },
+  memoryagentbench: { path: ['benchmark_summary', 'overall', 'score'], toPercent: 1, allN: ['benchmark_summary', 'denominators', 'headline_all_n'] },
+};
+
+function at(obj: unknown, path: readonly string[]): number | null {
+  let v: unknown = obj;
+  for (const p of path) v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[p] : undefined;
+  return typeof v === 'number' ? v : null;
+}
+
+/**
+ * The line a run's printed summary ends with when the run is a paper row: the paper's figure
+ * beside this run's (over scored items, and over all N when they differ). A run with the paper's
+ * benchmark and reader but another retriever gets a line saying the figures are not comparable;
+ * anything else gets none.
+ */
+export function paperComparisonLine(benchmark: string, reader: string | null, retriever: string, summary: unknown): string | null {
+  const row = paperRow(benchmark, reader, retriever);
+  if (!row) {
+    const others = PAPER_ROWS.filter((r) => r.benchmark === benchmark && r.reader === reader);
+    if (!others.length) return null;
+    const list = others.map((r) => `${r.accuracy.toFixed(2)} with the ${r.retriever} retriever`).join(', ');
+    return `paper (RAW-RAG, reader ${reader}): ${list}; this run used the ${retriever} retriever, so its figure is not the paper's row`;
+  }
+  const where = RUN_HEADLINE[benchmark];
+  const mine = where ? at(summary, where.path) : null;
+  const all = where?.allN ? at(summary, where.allN) : null;
+  const fmt = (x: number | null) => (x === null ? '—' : (x * where!.toPercent).toFixed(2));
+  const allPart = all !== null && mine !== null && Math.abs(all - mine) > 1e-12 ? ` (over all questions, failed count 0: ${fmt(all)})` : '';
+  const other = row.strongestOther ? `; strongest other system in the paper: ${row.strongestOther.system} ${row.strongestOther.accuracy.toFixed(2)}` : '';
+  return `paper (RAW-RAG, ${row.retriever} retriever, reader ${row.reader}): ${row.accuracy.toFixed(2)} — ${row.headline}; this run: ${fmt(mine)}${allPart}${other}`;
+}

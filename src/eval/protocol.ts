@@ -27,6 +27,12 @@ export interface ReaderProtocol {
   render(q: Question, evidence: EvidenceView): ChatMessage[];
   /** Extracts the answer from the reader's reply (default: the trimmed reply). */
   parseAnswer?(reply: string, q: Question): string;
+  /**
+   * The official reader's completion budget (`max_tokens`) for q; null = the upstream sends none
+   * (and neither does rawrag). Absent = null. A per-question value (MemoryAgentBench: per source)
+   * is data of the question, read here. `reader.maxTokens` in a config overrides it.
+   */
+  maxTokens?(q: Question): number | null;
 }
 
 export interface JudgeProtocol {
@@ -76,4 +82,48 @@ export interface Scoring {
   metrics: Metric[];
   /** The item score for questions the judge does not score: this metric's value. */
   fallbackMetric?: string;
+  /** What `rawrag protocol <benchmark>` prints beside the values read from the protocols. */
+  card?: ProtocolCard;
 }
+
+/**
+ * The official protocol as a user compares it with the paper: the parts that are not already
+ * values of the protocols (prompt files, the upstream's own settings, the denominator rule).
+ */
+export interface ProtocolCard {
+  reader: RoleCard;
+  judge: RoleCard | null;
+  /** Which questions the headline divides by, and what happens to failed items. */
+  denominator: string;
+  /** The headline figure and how it is aggregated. */
+  headline: string;
+}
+
+export interface RoleCard {
+  /** The model the upstream protocol uses for this role (null = the user's choice, e.g. the reader under test). */
+  upstreamModel: string | null;
+  /** Human statement of the max_tokens rule when it is not one number (per source, per template). */
+  maxTokensRule?: string;
+  /** configs/prompts/ file names (without .txt) this role sends. */
+  prompts: string[];
+  /** SOURCE note in configs/prompts/ citing the upstream. */
+  sourceNote: string;
+}
+
+/** A config's reader budget: a number, 'none' (send no max_tokens) or null (the protocol's official value). */
+export type ReaderMaxTokensSetting = number | 'none' | null;
+
+/** The max_tokens the reader sends for q: the config's override, else the protocol's official value; null = none sent. */
+export function readerMaxTokens(setting: ReaderMaxTokensSetting, protocol: ReaderProtocol, q: Question): number | null {
+  if (setting === 'none') return null;
+  if (typeof setting === 'number') return setting;
+  return protocol.maxTokens?.(q) ?? null;
+}
+
+/** The judge model: the config's, else the benchmark's official judge, else the LoCoMo/Mem0 judge. */
+export function judgeModelFor(configured: string | null, officialJudge: string | undefined): string {
+  return configured ?? officialJudge ?? FALLBACK_JUDGE_MODEL;
+}
+
+/** Mem0's LoCoMo judge model; the judge for benchmarks that name none. */
+export const FALLBACK_JUDGE_MODEL = 'gpt-4o-mini';

@@ -5,7 +5,7 @@
  */
 import type { ChatModel } from '../providers/chat.js';
 import { countTokens } from '../retrieval/tokenizer.js';
-import type { ReaderProtocol } from './protocol.js';
+import { readerMaxTokens, type ReaderProtocol } from './protocol.js';
 import type { ItemStage } from './stages.js';
 import { costOf } from '../providers/usage.js';
 
@@ -16,12 +16,15 @@ export function readerStage(model: ChatModel, protocol: ReaderProtocol): ItemSta
       const { question: q, evidence, ep, cfg } = ctx;
       const view = { blocks: evidence.blocks, turns: evidence.turnIndices.map((t) => ep.episode.turns[t]!) };
       const messages = protocol.render(q, view);
-      const reply = await model.complete({ messages, temperature: cfg.reader.temperature, maxTokens: cfg.reader.maxTokens, jsonMode: false }, 0);
+      // The official budget per question (null = no max_tokens sent), unless the config overrides it.
+      const maxTokens = readerMaxTokens(cfg.reader.maxTokens, protocol, q);
+      const reply = await model.complete({ messages, temperature: cfg.reader.temperature, maxTokens, jsonMode: false }, 0);
       item.answer = protocol.parseAnswer ? protocol.parseAnswer(reply.text, q) : reply.text.trim();
       const usage = { prompt_tokens: reply.prompt_tokens, completion_tokens: reply.completion_tokens, search_units: 0 };
       item.details.reader = {
         model: model.entry.name,
         protocol: protocol.id,
+        max_tokens: maxTokens,
         /** As the provider counted them (0 when it does not say). */
         prompt_tokens: reply.prompt_tokens,
         completion_tokens: reply.completion_tokens,

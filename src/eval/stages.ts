@@ -12,6 +12,7 @@ import { ProviderSession } from '../providers/session.js';
 import { chatModel } from '../providers/clients.js';
 import { readerStage } from './reader.js';
 import { judgeStage, metricsStage } from './judge.js';
+import { judgeModelFor, type ReaderMaxTokensSetting } from './protocol.js';
 
 export interface StageContext {
   question: Question;
@@ -68,14 +69,14 @@ export async function planStages(
   const stages: ItemStage[] = [readerStage(reader, scoring.reader), metricsStage(scoring)];
   let judgeInfo: Record<string, unknown> = { model: null, runs: 0 };
   if (scoring.judge) {
-    const judge = chatModel(session, 'judge', cfg.judge.model);
+    const judge = chatModel(session, 'judge', judgeModelFor(cfg.judge.model, benchmark.defaultJudgeModel));
     stages.push(judgeStage(judge, scoring.judge, cfg.judge.runs, scoring.fallbackMetric));
     judgeInfo = { model: judge.entry.name, protocol: scoring.judge.id, source: scoring.judge.source, runs: cfg.judge.runs, temperature: cfg.judge.temperature };
   } else {
     stages.push(fallbackScoreStage(scoring.fallbackMetric));
     skipped.push(`${benchmark.name} has no LLM judge: items are scored by ${scoring.fallbackMetric ?? 'nothing'}`);
   }
-  const readerInfo = { model: reader.entry.name, protocol: scoring.reader.id, source: scoring.reader.source, temperature: cfg.reader.temperature, max_tokens: cfg.reader.maxTokens };
+  const readerInfo = { model: reader.entry.name, protocol: scoring.reader.id, source: scoring.reader.source, temperature: cfg.reader.temperature, max_tokens: describeReaderMaxTokens(cfg.reader.maxTokens) };
   return {
     ...base,
     stages,
@@ -93,4 +94,9 @@ export function fallbackScoreStage(metric: string | undefined): ItemStage {
       item.score = typeof v === 'number' ? v : null;
     },
   };
+}
+
+/** What summary.json records as the reader budget: the override, or that the protocol decides per question. */
+function describeReaderMaxTokens(setting: ReaderMaxTokensSetting): number | string {
+  return setting === null ? "official (per question; see item details.reader.max_tokens)" : setting === 'none' ? 'none sent' : setting;
 }

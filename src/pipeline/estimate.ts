@@ -14,6 +14,7 @@ import type { ModelEntry } from '../providers/models.js';
 import { ProviderSession } from '../providers/session.js';
 import type { TransportOptions } from '../providers/transport.js';
 import { costOf, type Role } from '../providers/usage.js';
+import { judgeModelFor, readerMaxTokens } from '../eval/protocol.js';
 
 /** Assumed reply lengths (tokens): a short answer, a one-sentence judgement with its JSON label. */
 export const EST_READER_OUTPUT = 30;
@@ -97,13 +98,15 @@ export async function estimateRun(cfg: RunConfig, transport: Partial<TransportOp
     const reader = session.model(cfg.reader.model, 'reader');
     check(reader, 'reader');
     let input = 0;
+    let output = 0;
     for (const q of questions) {
+      output += Math.min(EST_READER_OUTPUT, readerMaxTokens(cfg.reader.maxTokens, scoring.reader, q) ?? Infinity);
       const template = scoring.reader.render(q, { blocks: [], turns: [] }).reduce((s, m) => s + countTokens(m.content), 0);
       input += template + evidenceTokens.get(q.id)!;
     }
-    add('reader', reader, questions.length, input, questions.length * Math.min(EST_READER_OUTPUT, cfg.reader.maxTokens));
+    add('reader', reader, questions.length, input, output);
     if (scoring.judge) {
-      const judge = session.model(cfg.judge.model, 'judge');
+      const judge = session.model(judgeModelFor(cfg.judge.model, benchmark.defaultJudgeModel), 'judge');
       check(judge, 'judge');
       let jIn = 0;
       let judged = 0;

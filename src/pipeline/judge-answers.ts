@@ -13,6 +13,7 @@ import type { IdList } from '../datasets/select.js';
 import { coverage } from '../eval/coverage.js';
 import { fallbackScoreStage, type ItemStage, type StagePlan } from '../eval/stages.js';
 import { judgeStage, metricsStage } from '../eval/judge.js';
+import { judgeModelFor } from '../eval/protocol.js';
 import { chatModel } from '../providers/clients.js';
 import { ProviderSession } from '../providers/session.js';
 import type { TransportOptions } from '../providers/transport.js';
@@ -135,7 +136,7 @@ export async function judgeStages(cfg: RunConfig, benchmark: Benchmark, session:
   const skipped: string[] = [];
   let judgeInfo: Record<string, unknown> = { model: null, runs: 0 };
   if (scoring.judge) {
-    const judge = chatModel(session, 'judge', cfg.judge.model);
+    const judge = chatModel(session, 'judge', judgeModelFor(cfg.judge.model, benchmark.defaultJudgeModel));
     stages.push(judgeStage(judge, scoring.judge, cfg.judge.runs, scoring.fallbackMetric));
     judgeInfo = { model: judge.entry.name, protocol: scoring.judge.id, source: scoring.judge.source, runs: cfg.judge.runs, temperature: cfg.judge.temperature };
   } else {
@@ -166,7 +167,7 @@ export async function estimateJudge(cfg: RunConfig, answers: AnswersFile, transp
   const rows: Array<Array<string | number>> = [];
   let cost: number | null = 0;
   if (scoring.judge) {
-    const judge = session.model(cfg.judge.model, 'judge');
+    const judge = session.model(judgeModelFor(cfg.judge.model, benchmark.defaultJudgeModel), 'judge');
     const a = session.availability(judge, 'judge');
     if (!a.ok) notes.push(`${a.reason}: a real run would stop`);
     let calls = 0;
@@ -188,7 +189,7 @@ export async function estimateJudge(cfg: RunConfig, answers: AnswersFile, transp
   } else notes.push(`${benchmark.name} has no LLM judge: items are scored by ${scoring.fallbackMetric ?? 'nothing'} (no calls)`);
   const usd = cost === null ? 'unknown' : `$${cost.toFixed(cost < 1 ? 4 : 2)}`;
   return [
-    `dry run: judge ${answers.file} on ${benchmark.name}, judge ${cfg.judge.model} x${cfg.judge.runs} — ${questions.length} answers`,
+    `dry run: judge ${answers.file} on ${benchmark.name}, judge ${judgeModelFor(cfg.judge.model, benchmark.defaultJudgeModel)} x${cfg.judge.runs} — ${questions.length} answers`,
     '',
     rows.length ? markdownTable(['role', 'model', 'calls', 'input tokens', 'output tokens', 'est. cost'], rows) : 'no provider calls',
     '',

@@ -200,6 +200,30 @@ export function loadRun(dir: string): LoadedRun {
   };
 }
 
+/** One item reduced to what the statistics need (a validated items.jsonl line, or an item in memory). */
+export function toStatItem(it: {
+  id: string;
+  score: number | null;
+  type?: string | number | null;
+  coverage?: boolean | { all: boolean } | null;
+  votes: number[] | null;
+  episode?: string | null;
+  meta?: Record<string, unknown> | null;
+  error: string | null;
+}): StatItem {
+  const cov = it.coverage;
+  return {
+    id: it.id,
+    score: it.score,
+    type: it.type === null || it.type === undefined || it.type === '' ? null : String(it.type),
+    coverage: cov === null || cov === undefined ? null : typeof cov === 'boolean' ? cov : cov.all,
+    votes: it.votes && it.votes.length ? it.votes : null,
+    episode: it.episode ?? null,
+    meta: it.meta ?? null,
+    error: it.error,
+  };
+}
+
 function readItems(path: string, notes: string[], judges: Set<string>): StatItem[] {
   if (!existsSync(path)) {
     notes.push('no items.jsonl: the run has no questions');
@@ -246,16 +270,7 @@ function readItems(path: string, notes: string[], judges: Set<string>): StatItem
     }
     const judgeModel = it.details?.judge?.model;
     if (typeof judgeModel === 'string' && judgeModel) judges.add(judgeModel);
-    byId.set(id, {
-      id,
-      score: it.score,
-      type: it.type === null || it.type === undefined || it.type === '' ? null : String(it.type),
-      coverage: cov === null || cov === undefined ? null : typeof cov === 'boolean' ? cov : cov.all,
-      votes: votes && votes.length ? votes : null,
-      episode: it.episode ?? null,
-      meta: it.meta ?? null,
-      error,
-    });
+    byId.set(id, toStatItem({ ...it, id, error, votes }));
   }
   if (byId.size === 0) notes.push('items.jsonl is empty');
   if (duplicates) notes.push(`items.jsonl: ${duplicates} repeated id(s); the last line of each id was used`);

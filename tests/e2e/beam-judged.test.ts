@@ -54,7 +54,8 @@ describe('rawrag run beam with a reader and the 3x multi-request judge (loopback
         [
           'run', 'beam', '--data', CONV, '--reader', 'gpt-4o-mini', '--json', '--out', out,
           '--reader-base-url', `${api.url}/v1`, '--judge-base-url', `${api.url}/v1`, '--cache-dir', tempDir(), '--no-progress',
-          ...(variant === 'official' ? ['--beam-official-defects'] : []),
+          // The official rubric is the default; the corrected one is asked for.
+          ...(variant === 'fixed' ? ['--beam-rubric', 'corrected'] : []),
         ],
         env,
       );
@@ -74,6 +75,8 @@ describe('rawrag run beam with a reader and the 3x multi-request judge (loopback
     const reader = requests.filter((r) => JSON.stringify(r.body.messages).includes('You are an assistant that MUST answer questions using ONLY'));
     expect(reader).toHaveLength(20);
     expect(reader.every((r) => r.body.model === 'gpt-4o-mini' && r.body.temperature === 0)).toBe(true);
+    // answer_generation.py sends no max_tokens: neither does rawrag (summaries and orderings are not cut).
+    expect(reader.every((r) => !('max_tokens' in r.body))).toBe(true);
     const judge = requests.filter((r) => JSON.stringify(r.body.messages).includes('RUBRIC CRITERION (what to check)'));
     expect(judge).toHaveLength(distinctFixed * 3);
     expect(judge.every((r) => r.body.model === 'gpt-4.1-mini' && r.body.temperature === 0)).toBe(true);
@@ -94,12 +97,12 @@ describe('rawrag run beam with a reader and the 3x multi-request judge (loopback
     const eoMean = eo.reduce((s: number, i: any) => s + i.score, 0) / 2;
     const b = summary.benchmark_summary;
     expect(b.headline['100K']).toBeCloseTo((9 * 0.5 + eoMean) / 10, 12);
-    expect(b.sizes['100K'].headline_float_variant).toBeCloseTo((9 * 0.5 + eoMean) / 10, 12);
-    expect(b.sizes['100K'].headline_official_int_variant).toBeCloseTo(eoMean / 10, 12);
-    expect(b.scoring.variant).toBe('fixed');
+    expect(b.sizes['100K'].headline_corrected_rubric).toBeCloseTo((9 * 0.5 + eoMean) / 10, 12);
+    expect(b.sizes['100K'].headline_official_rubric).toBeCloseTo(eoMean / 10, 12);
+    expect(b.scoring.variant).toBe('corrected');
   });
 
-  it('--beam-official-defects: the literal <question> reaches the judge and 0.5 truncates to 0', () => {
+  it('by default (the official rubric): the literal <question> reaches the judge and 0.5 truncates to 0', () => {
     const { items, summary, requests } = runs.official!;
     const judge = requests.filter((r) => JSON.stringify(r.body.messages).includes('RUBRIC CRITERION (what to check)'));
     // Questions sharing a rubric item now send the same prompt (sent once); none came from the fixed run.
@@ -107,7 +110,9 @@ describe('rawrag run beam with a reader and the 3x multi-request judge (loopback
     expect(judge).toHaveLength(distinctOfficial * 3);
     expect(judge.every((r) => r.body.messages[0].content.includes('- QUESTION (what the user asked): <question>\n'))).toBe(true);
     expect(items.filter((i) => i.type !== 'event_ordering').every((i) => i.score === 0)).toBe(true);
-    expect(summary.benchmark_summary.scoring.variant).toBe('official-defects');
-    expect(summary.benchmark_summary.headline['100K']).toBeCloseTo(runs.fixed!.summary.benchmark_summary.sizes['100K'].headline_official_int_variant, 12);
+    expect(summary.benchmark_summary.scoring.variant).toBe('official');
+    expect(summary.benchmark_summary.headline['100K']).toBeCloseTo(runs.fixed!.summary.benchmark_summary.sizes['100K'].headline_official_rubric, 12);
+    // The corrected rubric from the same replies is beside it.
+    expect(summary.benchmark_summary.sizes['100K'].headline_corrected_rubric).toBeGreaterThan(summary.benchmark_summary.headline['100K']);
   });
 });

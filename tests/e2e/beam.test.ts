@@ -35,20 +35,23 @@ describe('rawrag run beam (offline)', () => {
     const s = json(join(out, 'summary.json')).benchmark_summary;
     expect(Object.keys(s.sizes)).toEqual(['100K']);
     expect(s.sizes['100K'].abilities).toHaveLength(10);
-    expect(s.scoring.variant).toBe('fixed');
+    expect(s.scoring.variant).toBe('official');
     const eff = s.efficiency.conversations[0];
     expect(eff).toMatchObject({ episode: '100K/5', size: '100K', messages: 232, questions: 20 });
     expect(eff.add_ms).toBeGreaterThan(0);
     expect(eff.search_ms).toBeGreaterThan(0);
   });
 
-  it('names the official-defects variant in the summary when asked', () => {
+  it('names the corrected rubric in the summary when asked', () => {
     const out = join(tempDir('rawrag-beam-e2e-'), 'run');
-    const r = rawrag(['run', 'beam', '--data', CONV, '--beam-official-defects', '--limit', '2', '--out', out, '--no-progress', '--json']);
+    const r = rawrag(['run', 'beam', '--data', CONV, '--beam-rubric', 'corrected', '--limit', '2', '--out', out, '--no-progress', '--json']);
     expect(r.code).toBe(0);
     const s = JSON.parse(r.stdout).benchmark_summary;
-    expect(s.scoring.variant).toBe('official-defects');
-    expect(json(join(out, 'manifest.json')).config.options).toEqual({ beamOfficialDefects: 'true' });
+    expect(s.scoring.variant).toBe('corrected');
+    expect(json(join(out, 'manifest.json')).config.options).toEqual({ beamRubric: 'corrected' });
+    const bad = rawrag(['run', 'beam', '--data', CONV, '--beam-rubric', 'fixed', '--limit', '2', '--out', join(tempDir(), 'run'), '--no-progress']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--beam-rubric: 'fixed' is not one of official, corrected/);
   });
 
   it('rejects a size the data does not hold, with exit code 2', () => {

@@ -73,6 +73,24 @@ describe('rawrag run longmemeval with a reader and the official judge (loopback 
     expect(judgeReqs.map((b) => b.max_tokens)).toEqual(judgeReqs.map(() => 10));
   });
 
+  it('--reading direct sends the direct budget (run_generation.py: 500)', async () => {
+    const direct = new FakeApi();
+    await direct.start();
+    try {
+      const r = await rawragAsync(
+        ['run', 'longmemeval', '--data', ORACLE, '--reader', 'gpt-4.1-mini', '--reading', 'direct', '--limit', '1', '--judge-runs', '1', '--out', join(tempDir(), 'run'),
+          '--reader-base-url', `${direct.url}/v1`, '--judge-base-url', `${direct.url}/v1`, '--cache-dir', tempDir(), '--no-progress'],
+        env,
+      );
+      expect(r.code, r.stderr).toBe(0);
+      const readers = direct.byPath('/v1/chat/completions').map((x) => x.body).filter((b) => b.model === 'gpt-4.1-mini');
+      expect(readers).toHaveLength(1);
+      expect(readers[0].max_tokens).toBe(500);
+    } finally {
+      await direct.close();
+    }
+  }, 120_000);
+
   it('reports the official scores', () => {
     const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
     // The human report states each judge run's accuracy beside their mean ± SD.

@@ -123,6 +123,29 @@ describe('rawrag run meme --reader ... --judge ... through a loopback API', () =
   }, 120_000);
   afterAll(() => api.close());
 
+  it('ablate reports the Δ, interval and Holm p that rawrag stats reports for the same folders (MEME macro and before/after rule)', async () => {
+    // A server of its own: the other tests count this describe's requests.
+    const api = await new FakeApi({ chat: memeChat }).start();
+    const ab = join(tempDir(), 'ab');
+    const common = ['--data', FIXTURE, '--reader', 'gpt-4o-mini', '--judge', 'gpt-4o', '--reader-base-url', `${api.url}/v1`, '--judge-base-url', `${api.url}/v1`, '--cache-dir', tempDir('rawrag-cache-'), '--no-progress'];
+    const env = { OPENAI_API_KEY: 'sk-test-meme', OPENAI_BASE_URL: undefined, RAWRAG_CACHE_DIR: undefined, RAWRAG_RETRY_BASE_MS: '5' };
+    const a = await rawragAsync(['ablate', 'meme', ...common, '--k', '1', '--resamples', '2000', '--out', ab], env);
+    expect(a.code, a.stderr).toBe(0);
+    const table = JSON.parse(readFileSync(join(ab, 'ablation.json'), 'utf8')).table;
+    const k1 = table.find((r: { variant: string }) => r.variant === 'k=1');
+    const st = await rawragAsync(['stats', ab, '--resamples', '2000', '--json', '--out', join(tempDir(), 'stats')], env);
+    expect(st.code, st.stderr).toBe(0);
+    const fam = JSON.parse(st.stdout).families[0];
+    expect(fam.aggregation.overall).toBe('macro');
+    const pair = fam.pairwise.find((p: { system_a: string; system_b: string }) => [p.system_a, p.system_b].includes(k1.system));
+    const sign = pair.system_a === k1.system ? 1 : -1;
+    expect(k1.delta).toBeCloseTo(sign * pair.delta, 12);
+    expect(k1.p_holm).toBeCloseTo(pair.p_bootstrap_holm, 12);
+    const ref = fam.leaderboard.find((r: { system: string }) => r.system === table.find((t: { is_default: boolean }) => t.is_default).system);
+    expect(table.find((t: { is_default: boolean }) => t.is_default).accuracy).toBeCloseTo(ref.columns.overall.accuracy, 12);
+    await api.close();
+  }, 120_000);
+
   it('judges 3x per non-ER answer and scores ER by substring, never judging ER', () => {
     expect(r.code, r.stderr).toBe(0);
     const items = readItems(out);
@@ -131,6 +154,10 @@ describe('rawrag run meme --reader ... --judge ... through a loopback API', () =
     const judgeRequests = api.byPath('/v1/chat/completions').filter((q) => JSON.stringify(q.body.messages).includes('You are a judge evaluating'));
     expect(judgeRequests).toHaveLength(3 * judged.length);
     expect(judgeRequests.every((q) => q.body.response_format?.type === 'json_object' && q.body.temperature === 0)).toBe(true);
+    // base.py: the reader's max_tokens is 500.
+    const readers = api.byPath('/v1/chat/completions').filter((q) => !JSON.stringify(q.body.messages).includes('You are a judge evaluating'));
+    expect(readers.length).toBeGreaterThan(0);
+    expect(readers.every((q) => q.body.max_tokens === 500)).toBe(true);
     const er = items.filter((i) => i.type === 'ER');
     expect(er.map((i) => i.score).sort()).toEqual([0, 1]);
     expect(items.filter((i) => i.type === 'ER (before)').every((i) => i.score === null)).toBe(true);

@@ -117,6 +117,11 @@ describe('rawrag run memoryagentbench --reader through a loopback API', () => {
     const readers = chats.filter((b) => b.messages[0].role === 'system');
     expect(readers).toHaveLength(15);
     expect(readers[0].messages[0].content).toBe('You are a helpful assistant that can read the context and memorize it for future retrieval.');
+    // The official reader budget per source (data YAML generation_max_length).
+    const budget = (marker: string) => [...new Set(readers.filter((b) => b.messages[1].content.includes(marker)).map((b) => b.max_tokens))];
+    expect(budget('The event that happens next is:')).toEqual([40]);
+    expect(budget('Answer the question based on the memorized documents.')).toEqual([50]);
+    expect(budget('Now summarize the book.')).toEqual([1200]);
     expect(readers.every((b) => /^Memory 1:\n/.test(b.messages[1].content))).toBe(true);
     // 3 LongMemEval questions x 3 runs; 1 summary x 3 runs x 3 prompts
     const yesNo = chats.filter((b) => b.messages[0].content.includes('Answer yes or no only.'));

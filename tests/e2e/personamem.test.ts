@@ -98,6 +98,8 @@ describe('rawrag run personamem --reader through a loopback API', () => {
   it('sends the verl layout: two system messages, history, then the query with (a)-(d) options', () => {
     const req = api.byPath('/v1/chat/completions')[0]!.body;
     expect(req.temperature).toBe(0);
+    // rag/inference_rag.py: max_tokens 1024 (the <think> reasoning must fit before the letter).
+    expect(api.byPath('/v1/chat/completions').every((x) => x.body.max_tokens === 1024)).toBe(true);
     expect(req.messages[0].role).toBe('system');
     expect(req.messages[1].content).toMatch(/^The following are relevant excerpts/);
     const last = req.messages.at(-1);
@@ -116,6 +118,8 @@ describe('rawrag run personamem --reader through a loopback API', () => {
     expect(manifest.dataset.version).toContain('mcq protocol frontier');
     const req = frontierApi.byPath('/v1/chat/completions')[0]!.body;
     expect(req.messages.at(-1).role).toBe('system');
+    // inference.py sends no max_tokens.
+    expect(frontierApi.byPath('/v1/chat/completions').every((x) => !('max_tokens' in x.body))).toBe(true);
     expect(req.messages.at(-1).content).toMatch(/^Please choose the best answer from the following options:\n\nA\. /);
   });
 });

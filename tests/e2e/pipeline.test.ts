@@ -197,18 +197,18 @@ describe('scheduling across episodes', () => {
 });
 
 describe('ablate composes the same pipeline', () => {
-  it('its reference variant writes the summary `rawrag run` writes (BEAM, with the official-defects option)', () => {
+  it('its reference variant writes the summary `rawrag run` writes (BEAM, with the corrected-rubric option)', () => {
     const conv = join(ROOT, 'tests/fixtures/beam/100K/5');
     const runOut = join(tempDir(), 'run');
     const abOut = join(tempDir(), 'ab');
-    const common = ['beam', '--data', conv, '--beam-official-defects', '--limit', '6', '--no-progress'];
+    const common = ['beam', '--data', conv, '--beam-rubric', 'corrected', '--limit', '6', '--no-progress'];
     expect(rawrag(['run', ...common, '--out', runOut]).code).toBe(0);
     const ab = rawrag(['ablate', ...common, '--k', '5', '--out', abOut]);
     expect(ab.code, ab.stderr).toBe(0);
     const a = json(join(runOut, 'summary.json'));
     const b = json(join(abOut, 'default', 'summary.json'));
     expect(b.benchmark_summary.scoring).toEqual(a.benchmark_summary.scoring);
-    expect(b.benchmark_summary.scoring.variant).toBe('official-defects');
+    expect(b.benchmark_summary.scoring.variant).toBe('corrected');
     const eff = (s: any) => s.benchmark_summary.efficiency.conversations.map((c: any) => [c.messages, c.questions]);
     expect(eff(b)).toEqual(eff(a));
     expect(b.overall.coverage).toEqual(a.overall.coverage);

@@ -107,6 +107,8 @@ describe('rawrag run locomo --retriever openai --reader gpt-4o-mini through a lo
     const judges = chats.filter(isJudgeRequest);
     expect(judges).toHaveLength(3 * LIMIT);
     for (const j of judges) expect(j.body.response_format).toEqual({ type: 'json_object' });
+    // Mem0 sends no max_tokens, to the reader (rag.py) or the judge (llm_judge.py): the key is absent.
+    for (const c of chats) expect('max_tokens' in c.body).toBe(false);
     const embeds = api.byPath('/v1/embeddings');
     for (const e of embeds) expect(e.body.encoding_format).toBe('float');
     // Each distinct text once: the two episodes' chunks plus the distinct question texts.

@@ -3,14 +3,18 @@ import { join } from 'node:path';
 import { mergeLayers, readConfigFile, resolveConfig } from '../../src/config/load.js';
 import { runIdFor } from '../../src/pipeline/plan.js';
 import { ROOT } from '../helpers/cli.js';
+import { readdirSync } from 'node:fs';
+import { withOfficialJudge } from '../../src/cli/options.js';
+import { PAPER_ROWS, paperRow } from '../../src/datasets/paper-rows.js';
 
 describe('run configuration', () => {
   it("defaults are the paper's", () => {
     const cfg = resolveConfig({ benchmark: 'locomo' }, 'test');
     expect(cfg.chunking).toEqual({ tokenizer: 'cl100k_base', size: 256, stride: 224 });
     expect(cfg.retrieval).toEqual({ retriever: 'local', candidates: 128, k: 15, rerank: true });
-    expect(cfg.judge).toMatchObject({ model: 'gpt-4o-mini', runs: 3, temperature: 0 });
-    expect(cfg.reader.temperature).toBe(0);
+    // null = the benchmark's official judge / reader budget, resolved per benchmark.
+    expect(cfg.judge).toEqual({ model: null, runs: 3, temperature: 0 });
+    expect(cfg.reader).toEqual({ model: null, temperature: 0, maxTokens: null });
     expect(cfg.seed).toBe(0);
   });
 
@@ -31,6 +35,49 @@ describe('run configuration', () => {
     expect(() => resolveConfig({ benchmark: 'locomo', retrieval: { retriever: 'bm99' } }, 'c.yaml')).toThrow(/c\.yaml: retrieval\.retriever: unknown retriever 'bm99' \(known: local, local-lexical, openai, qwen3, full-context\)/);
     expect(() => resolveConfig({ benchmark: 'locomo', system: 'mem0' }, 'c.yaml')).toThrow(/c\.yaml: system: unknown system 'mem0'/);
     expect(resolveConfig({ benchmark: 'locomo' }, 'x').system).toBe('raw-rag');
+  });
+
+  it('configs/paper.yaml never replaces a benchmark\'s official judge (a value equal to a default changes nothing)', () => {
+    const file = readConfigFile(join(ROOT, 'configs/paper.yaml'));
+    const official: Record<string, string> = {
+      locomo: 'gpt-4o-mini',
+      longmemeval: 'gpt-4o-2024-08-06',
+      meme: 'gpt-4o',
+      memoryagentbench: 'gpt-4o',
+      personamem: 'gpt-4o-mini',
+      beam: 'gpt-4.1-mini',
+    };
+    for (const [benchmark, judge] of Object.entries(official)) {
+      const fromFile = withOfficialJudge(resolveConfig({ ...file, benchmark }, 'configs/paper.yaml'));
+      const defaults = withOfficialJudge(resolveConfig({ benchmark }, 'test'));
+      expect(fromFile, benchmark).toEqual(defaults);
+      expect(fromFile.judge.model, benchmark).toBe(judge);
+    }
+    // A judge named in a file still wins.
+    expect(withOfficialJudge(resolveConfig({ benchmark: 'longmemeval', judge: { model: 'gpt-4o-mini' } }, 'x')).judge.model).toBe('gpt-4o-mini');
+  });
+
+  it('reader.maxTokens: null (official), a positive number, or none (never sent)', () => {
+    expect(resolveConfig({ benchmark: 'locomo', reader: { maxTokens: 'none' } }, 'x').reader.maxTokens).toBe('none');
+    expect(resolveConfig({ benchmark: 'locomo', reader: { maxTokens: 300 } }, 'x').reader.maxTokens).toBe(300);
+    expect(() => resolveConfig({ benchmark: 'locomo', reader: { maxTokens: 0 } }, 'c.yaml')).toThrow(/c\.yaml: reader\.maxTokens/);
+    expect(() => resolveConfig({ benchmark: 'locomo', reader: { maxTokens: 'all' } }, 'c.yaml')).toThrow(/reader\.maxTokens/);
+  });
+
+  it('configs/paper/ holds one config per paper row, each resolving to its row', () => {
+    const files = readdirSync(join(ROOT, 'configs/paper')).filter((f) => f.endsWith('.yaml')).sort();
+    const matched = files.map((f) => {
+      const cfg = resolveConfig(readConfigFile(join(ROOT, 'configs/paper', f)), f);
+      const row = paperRow(cfg.benchmark, cfg.reader.model, cfg.retrieval.retriever);
+      expect(row, f).toBeDefined();
+      // Everything else is the paper's default.
+      expect(cfg.chunking, f).toEqual({ tokenizer: 'cl100k_base', size: 256, stride: 224 });
+      expect({ ...cfg.retrieval, retriever: 'x' }, f).toEqual({ retriever: 'x', candidates: 128, k: 15, rerank: true });
+      expect(cfg.judge, f).toEqual({ model: null, runs: 3, temperature: 0 });
+      return row!;
+    });
+    expect(new Set(matched).size).toBe(files.length);
+    expect([...matched].sort((a, b) => PAPER_ROWS.indexOf(a) - PAPER_ROWS.indexOf(b))).toEqual([...PAPER_ROWS]);
   });
 
   it('later layers win, objects merge key by key', () => {

@@ -60,18 +60,25 @@ describe('LoCoMo judge and reader prompts (verbatim, configs/prompts/locomo-*)',
     expect(msgs).toHaveLength(1);
     expect(msgs[0]!.role).toBe('user');
     const t = msgs[0]!.content;
-    expect(t.startsWith('Your task is to label an answer to a question as ’CORRECT’ or ’WRONG’.')).toBe(true);
+    // ACCURACY_PROMPT is a triple-quoted Python string: it starts and ends with a newline.
+    expect(t.startsWith('\nYour task is to label an answer to a question as ’CORRECT’ or ’WRONG’.')).toBe(true);
     expect(t).toContain('    (1) a question (posed by one user to another user), \n');
     expect(t).toContain('Question: When did Caroline go to the LGBTQ support group?\nGold answer: 7 May 2023\nGenerated answer: On {date} 7 May 2023\n');
-    expect(t.endsWith('Just return the label CORRECT or WRONG in a json format with the key as "label".')).toBe(true);
+    expect(t.endsWith('Just return the label CORRECT or WRONG in a json format with the key as "label".\n')).toBe(true);
+    expect(t.endsWith('"label".\n\n')).toBe(false);
     expect(locomoJudge.jsonMode).toBe(true);
   });
-  it('parses the label; anything unreadable throws (an error, never WRONG)', () => {
+  it('scores label == "CORRECT" exactly, as Mem0; a reply without a label throws (an error, never WRONG)', () => {
     expect(locomoJudge.parse('{"label": "CORRECT"}', q)).toBe(1);
-    expect(locomoJudge.parse('The answer matches.\n```json\n{"label": "wrong"}\n```', q)).toBe(0);
+    expect(locomoJudge.parse('The answer matches.\n```json\n{"label": "WRONG"}\n```', q)).toBe(0);
     expect(parseLabel('Reasoning... {"label":"CORRECT"}')).toBe('CORRECT');
+    // Mem0: `1 if label == "CORRECT" else 0` — a lower-case or padded label is WRONG.
+    expect(locomoJudge.parse('{"label": "correct"}', q)).toBe(0);
+    expect(locomoJudge.parse('{"label": " CORRECT"}', q)).toBe(0);
+    expect(locomoJudge.parse('{"label": "MAYBE"}', q)).toBe(0);
+    expect(locomoJudge.parse('{"label": true}', q)).toBe(0);
     expect(() => locomoJudge.parse('CORRECT', q)).toThrow(/no JSON object/);
-    expect(() => locomoJudge.parse('{"label": "MAYBE"}', q)).toThrow(/neither CORRECT nor WRONG/);
+    expect(() => locomoJudge.parse('{"verdict": "CORRECT"}', q)).toThrow(/no "label"/);
     expect(() => locomoJudge.parse('{"label": CORRECT}', q)).toThrow(/not valid JSON/);
   });
   it('the reader is Mem0 RAG: the concatenated system string and the rendered Jinja user prompt', () => {

@@ -7,7 +7,7 @@ import { listBenchmarks } from '../../datasets/registry.js';
 import { fromRoot } from '../../util/paths.js';
 import { watchInterrupts } from '../../util/interrupt.js';
 import { ItemFailures } from '../exit.js';
-import { addBenchmarkOptions, addTransportOptions, benchmarkDefaults, positiveInt, transportFromFlags } from '../options.js';
+import { addBenchmarkOptions, addTransportOptions, positiveInt, withOfficialJudge, transportFromFlags } from '../options.js';
 import { mergeLayers, readConfigFile, resolveConfig, type PartialConfig } from '../../config/load.js';
 import type { RunConfig } from '../../config/schema.js';
 import { progressBar } from '../progress.js';
@@ -96,5 +96,5 @@ function judgeConfig(cmd: Command): RunConfig {
   for (const b of listBenchmarks()) for (const o of b.options) if (given(o.key)) benchOpts[o.key] = String(opts[o.key]);
   if (Object.keys(benchOpts).length) flags.options = benchOpts;
   const file = opts.config ? readConfigFile(opts.config as string) : {};
-  return resolveConfig(mergeLayers(benchmarkDefaults(flags, file), file, flags), opts.config ? (opts.config as string) : 'command line');
+  return withOfficialJudge(resolveConfig(mergeLayers(file, flags), opts.config ? (opts.config as string) : 'command line'));
 }

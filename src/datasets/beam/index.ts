@@ -9,7 +9,7 @@ import { DEFAULT_POLICY } from '../policy.js';
 import { ABILITIES, SIZES } from './format.js';
 import { loadBeam, parseFlag, parseSizes } from './load.js';
 import { beamScoring } from './scoring.js';
-import { DEFECTS_FLAG, summariseBeam } from './summary.js';
+import { DEFECTS_FLAG, RUBRIC_FLAG, officialRubric, summariseBeam } from './summary.js';
 
 export const beam: Benchmark = {
   name: 'beam',
@@ -24,15 +24,22 @@ export const beam: Benchmark = {
       description: `conversation sizes to load, comma-separated: ${SIZES.join(', ')} or all (default: the size of the folder given, else 100K)`,
     },
     {
+      flags: RUBRIC_FLAG,
+      key: 'beamRubric',
+      description:
+        'BEAM rubric scoring: official (upstream compute_metrics.py: int() truncates 0.5 to 0, the judge sees a literal <question>, a NaN tau fails the item) | corrected (0.5 kept, <question> filled, tau guarded); the other variant is printed beside the headline',
+      defaultValue: 'official',
+    },
+    {
       flags: DEFECTS_FLAG,
       key: 'beamOfficialDefects',
-      description: "score with the official code's defects (int() truncates 0.5 to 0; the judge sees a literal <question>; NaN tau)",
+      description: `the same as ${RUBRIC_FLAG} official (kept for older commands)`,
     },
   ],
-  load: ({ path, options }: LoadOptions): Promise<Dataset> =>
+  load: async ({ path, options }: LoadOptions): Promise<Dataset> =>
     loadBeam(path, {
       sizes: options.size === undefined ? undefined : parseSizes(options.size),
-      officialDefects: parseFlag(options.beamOfficialDefects, DEFECTS_FLAG),
+      officialDefects: officialRubric(options, parseFlag),
     }),
   scoring: beamScoring,
   /** The official judge (src/llm.py gpt_llm, temperature 0). */

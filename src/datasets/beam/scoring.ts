@@ -3,12 +3,14 @@
  *
  * Nine abilities: every rubric item is judged 0 / 0.5 / 1 with `unified_llm_judge_base_prompt`,
  * and the question scores the mean over its items. Event ordering: tau_norm from the aligned
- * answer lines (ordering.ts). Two defects of the official code are fixed by default and kept
- * behind `--beam-official-defects` (carried in each question's meta as `official_defects`):
+ * answer lines (ordering.ts). The official code has three defects, kept by default (the official
+ * rubric, the number published BEAM figures use) and fixed by `--beam-rubric corrected` (carried in
+ * each question's meta as `official_defects`; a run's details name them 'official-defects' / 'fixed'):
  *   1. `int(response['score'])` truncates 0.5 to 0 (and raises on a string such as "0.5");
  *   2. the `<question>` placeholder is never filled, so the judge reads the literal `<question>`;
- *   3. (spec §3.4 item 3) tau-b can be NaN; fixed mode guards it, official mode fails the item.
- * Both the float and the int() variants are recorded in every judge run's details.
+ *   3. (spec §3.4 item 3) tau-b can be NaN; corrected mode guards it, official mode fails the item.
+ * Both the float and the int() variants are recorded in every judge run's details, so the summary
+ * prints the corrected rubric beside the official headline.
  */
 import { promptFile } from '../../eval/prompts.js';
 import type { Question } from '../schema.js';
@@ -215,6 +217,20 @@ export const beamReader: ReaderProtocol = {
   render(q, evidence) {
     return [{ role: 'user', content: fill(beamPrompt('rag-reader'), { context: evidence.blocks.join('\n'), question: q.text }) }];
   },
+  // answer_generation.py sends no max_tokens (summaries and event orderings can be long).
+  maxTokens: () => null,
 };
 
-export const beamScoring: Scoring = { reader: beamReader, judge: beamJudge, metrics: [] };
+export const beamScoring: Scoring = {
+  reader: beamReader,
+  judge: beamJudge,
+  metrics: [],
+  card: {
+    reader: { upstreamModel: null, prompts: ['beam-rag-reader'], sourceNote: 'beam-SOURCE.md' },
+    judge: { upstreamModel: 'gpt-4.1-mini', prompts: ['beam-judge', 'beam-equivalence-system', 'beam-equivalence-user'], sourceNote: 'beam-SOURCE.md' },
+    denominator:
+      'official: per conversation the mean over its judged questions, then over conversations; rawrag prints the headline over all N (failed items count 0) beside it, with the failures by stage',
+    headline:
+      'per size, the mean of the ten ability scores with the official rubric (int() truncates 0.5 to 0; --beam-rubric official, the default); the corrected rubric (0.5 kept) is printed beside it, labelled',
+  },
+};

@@ -7,6 +7,8 @@
 import type { SummariseContext } from '../benchmark.js';
 import type { ItemRecord } from '../item.js';
 import { ABILITIES, SIZES } from './format.js';
+import { InputError } from '../../util/errors.js';
+import { denominatorTable, denominators } from '../../eval/summary.js';
 
 const mean = (xs: number[]): number | null => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
 const pct = (x: number | null) => (x === null ? '—' : (100 * x).toFixed(2));
@@ -15,6 +17,21 @@ const ms = (x: number | null) => (x === null ? '—' : x.toFixed(1));
 export const sizeOf = (episode: string): string => episode.split('/')[0]!;
 
 export const DEFECTS_FLAG = '--beam-official-defects';
+export const RUBRIC_FLAG = '--beam-rubric <variant>';
+export const RUBRIC_VARIANTS = ['official', 'corrected'] as const;
+
+/**
+ * Whether the official rubric scores the run (the default, as upstream); `--beam-rubric corrected`
+ * selects the corrected one. `--beam-official-defects` (older flag) also means official.
+ */
+export function officialRubric(options: Record<string, string | undefined>, parseFlag: (v: string | undefined, place: string) => boolean = (v) => v === 'true'): boolean {
+  if (parseFlag(options.beamOfficialDefects, DEFECTS_FLAG)) return true;
+  const v = options.beamRubric ?? 'official';
+  if (!(RUBRIC_VARIANTS as readonly string[]).includes(v)) {
+    throw new InputError(`'${v}' is not one of ${RUBRIC_VARIANTS.join(', ')}`, { place: '--beam-rubric' });
+  }
+  return v === 'official';
+}
 
 export interface AbilityRow {
   ability: string;
@@ -63,8 +80,17 @@ function runDetailMean(item: ItemRecord, field: string): number | null {
   return vals.every((v) => typeof v === 'number') ? mean(vals as number[]) : null;
 }
 
+/** A size's headline over the given items: the mean of its ability scores (null unless every ability present is scored). */
+function sizeHeadline(sized: ItemRecord[]): number | null {
+  const rows = ABILITIES.map((a) => abilityRow(a, sized.filter((i) => i.type === a))).filter((r) => r.n > 0);
+  const scores = rows.map((r) => r.score).filter((x): x is number => x !== null);
+  return scores.length && scores.length === rows.length ? mean(scores) : null;
+}
+
 export function summariseBeam(items: ItemRecord[], ctx?: SummariseContext): Record<string, unknown> {
-  const official = ctx?.options.beamOfficialDefects === 'true';
+  // The items say which rubric scored them (question meta); the options only for items without it.
+  const marked = items.map((i) => i.meta?.official_defects).filter((v): v is boolean => typeof v === 'boolean');
+  const official = marked.length ? marked.some(Boolean) : officialRubric(ctx?.options ?? {});
   const sizes = SIZES.filter((s) => items.some((i) => sizeOf(i.episode) === s));
   const episodesMeta = new Map((ctx?.dataset.episodes ?? []).map((e) => [e.id, e.meta ?? {}]));
   const bySize: Record<string, unknown> = {};
@@ -78,38 +104,55 @@ export function summariseBeam(items: ItemRecord[], ctx?: SummariseContext): Reco
     const complete = rows.length === ABILITIES.length && scores.length === ABILITIES.length;
     const headline = scores.length === rows.length ? mean(scores) : null;
     const coverageAll = mean(rows.map((r) => r.coverage_all).filter((x): x is number => x !== null));
-    // Both score variants, where the judge runs recorded them (rubric abilities; event ordering has one).
-    const variantMean = (field: string) => {
-      const vals = ABILITIES.map((a) => {
-        const v = sized
+    // Both rubric variants, from the same judge replies (rubric abilities; event ordering has one score).
+    const variantOf = (a: string, field: string) =>
+      nestedMean(
+        sized
           .filter((i) => i.type === a && !i.error)
           .map((i) => ({ group: i.episode, value: a === 'event_ordering' ? i.score : runDetailMean(i, field) }))
-          .filter((x): x is { group: string; value: number } => typeof x.value === 'number');
-        return nestedMean(v);
-      }).filter((x): x is number => x !== null);
-      return vals.length === ABILITIES.length ? mean(vals) : null;
+          .filter((x): x is { group: string; value: number } => typeof x.value === 'number'),
+      );
+    const variantMean = (field: string) => {
+      const vals = rows.map((r) => variantOf(r.ability, field));
+      return vals.every((x) => x !== null) && vals.length ? mean(vals as number[]) : null;
     };
+    const officialVariant = variantMean('score_official_int');
+    const correctedVariant = variantMean('score_float');
+    const d = denominators(sized, sizeHeadline, 'scored');
     bySize[size] = {
       conversations: new Set(sized.map((i) => i.episode)).size,
       questions: sized.length,
       abilities: rows,
       headline,
+      headline_rubric: official ? 'official' : 'corrected',
       headline_complete: complete,
       coverage_all_mean: coverageAll,
-      headline_float_variant: variantMean('score_float'),
-      headline_official_int_variant: variantMean('score_official_int'),
+      /** The official rubric (int() truncates 0.5 to 0), from the run's judge replies. */
+      headline_official_rubric: officialVariant,
+      /** The corrected rubric (0.5 kept), from the same replies. */
+      headline_corrected_rubric: correctedVariant,
+      denominators: d,
     };
     const judged = scores.length > 0;
-    const header = ['ability', 'n', 'coverage all %', 'coverage any %', ...(judged ? ['score %'] : [])];
-    const tableRows = rows.map((r) => [r.ability, r.n, pct(r.coverage_all), pct(r.coverage_any), ...(judged ? [pct(r.score)] : [])]);
+    const officialHead = `official rubric %${official ? ' (headline)' : ''}`;
+    const correctedHead = `corrected rubric, 0.5 kept %${official ? '' : ' (headline)'}`;
+    const header = ['ability', 'n', 'coverage all %', 'coverage any %', ...(judged ? [officialHead, correctedHead] : [])];
+    const tableRows = rows.map((r) => [
+      r.ability,
+      r.n,
+      pct(r.coverage_all),
+      pct(r.coverage_any),
+      ...(judged ? [pct(variantOf(r.ability, 'score_official_int')), pct(variantOf(r.ability, 'score_float'))] : []),
+    ]);
     tableRows.push([
       `mean over ${rows.length} abilities`,
       sized.length,
       pct(coverageAll),
       pct(mean(rows.map((r) => r.coverage_any).filter((x): x is number => x !== null))),
-      ...(judged ? [pct(headline)] : []),
+      ...(judged ? [pct(officialVariant), pct(correctedVariant)] : []),
     ]);
     tables.push({ title: `BEAM ${size}: per ability (${new Set(sized.map((i) => i.episode)).size} conversations)`, header, rows: tableRows });
+    if (judged) tables.push(denominatorTable(d, `BEAM ${size} headline (${official ? 'official' : 'corrected'} rubric) %`));
   }
 
   // Efficiency: add = the ingest work shared out to the questions; search = their retrieval time.
@@ -148,11 +191,11 @@ export function summariseBeam(items: ItemRecord[], ctx?: SummariseContext): Reco
 
   return {
     scoring: {
-      variant: official ? 'official-defects' : 'fixed',
-      flag: DEFECTS_FLAG,
+      variant: official ? 'official' : 'corrected',
+      flag: '--beam-rubric',
       description: official
-        ? `${DEFECTS_FLAG}: official code's behaviour — int() truncates 0.5 to 0 (a string score fails the item), the judge sees the literal <question>, a NaN tau fails the item`
-        : `defects fixed (default; ${DEFECTS_FLAG} restores them): rubric scores keep 0.5, the judge prompt's <question> is filled, an undefined tau counts 1 for identical single-item orderings else 0.5`,
+        ? "official rubric (default, as upstream compute_metrics.py): int() truncates 0.5 to 0 (a string score fails the item), the judge sees the literal <question>, a NaN tau fails the item; the corrected rubric (0.5 kept) from the same replies is printed beside it"
+        : "corrected rubric (--beam-rubric corrected): rubric scores keep 0.5, the judge prompt's <question> is filled, an undefined tau counts 1 for identical single-item orderings else 0.5; the official int() variant from the same replies is printed beside it",
       event_ordering: 'tau_norm = (Kendall tau-b + 1) / 2 over LLM-aligned answer lines (the official report uses tau_norm only)',
     },
     sizes: bySize,

@@ -12,6 +12,7 @@ import { readJsonFile, sha256File } from '../../util/fsx.js';
 import { RawFile, type RawSampleT } from './format.js';
 import { parseEvidence } from './evidence.js';
 import { locomoScoring } from './scoring.js';
+import { summariseLocomo } from './summary.js';
 
 export const CATEGORY_NAMES: Record<number, string> = {
   1: 'multi-hop',
@@ -40,6 +41,7 @@ export const locomo: Benchmark = {
   ],
   load: loadLocomo,
   scoring: locomoScoring,
+  summarise: (items) => summariseLocomo(items) as unknown as Record<string, unknown>,
 };
 
 export function parseCategories(value: string | undefined): number[] {

@@ -34,10 +34,16 @@ export const locomoReader: ReaderProtocol = {
     ];
   },
   parseAnswer: (reply) => reply.trim(),
+  // rag.py sends no max_tokens (temperature 0 only): neither does rawrag.
+  maxTokens: () => null,
 };
 
-/** Mem0's extract_json + json.loads(...)["label"]: the first {...} object in the reply. */
-export function parseLabel(reply: string): 'CORRECT' | 'WRONG' {
+/**
+ * Mem0's extract_json + json.loads(...)["label"]: the first {...} object in the reply, its `label`
+ * as sent (a non-string label as its JSON text). Throws when there is no object or no label (Mem0
+ * raises there too): an error, never WRONG.
+ */
+export function judgeLabel(reply: string): string {
   const fenced = /```(?:json)?\s*([\s\S]*?)```/.exec(reply);
   const body = fenced ? fenced[1]! : reply;
   const start = body.indexOf('{');
@@ -49,10 +55,16 @@ export function parseLabel(reply: string): 'CORRECT' | 'WRONG' {
   } catch {
     throw new Error(`judge reply is not valid JSON: ${JSON.stringify(reply.slice(0, 200))}`);
   }
-  const label = (obj as { label?: unknown })?.label;
-  const norm = typeof label === 'string' ? label.trim().toUpperCase() : '';
-  if (norm !== 'CORRECT' && norm !== 'WRONG') throw new Error(`judge label is neither CORRECT nor WRONG: ${JSON.stringify(label)}`);
-  return norm;
+  if (obj === null || typeof obj !== 'object' || Array.isArray(obj) || !('label' in obj)) {
+    throw new Error(`judge reply has no "label": ${JSON.stringify(reply.slice(0, 200))}`);
+  }
+  const label = (obj as { label: unknown }).label;
+  return typeof label === 'string' ? label : JSON.stringify(label);
+}
+
+/** Mem0's verdict: `1 if label == "CORRECT" else 0` — exact, so "correct" or " CORRECT" count WRONG. */
+export function parseLabel(reply: string): 'CORRECT' | 'WRONG' {
+  return judgeLabel(reply) === 'CORRECT' ? 'CORRECT' : 'WRONG';
 }
 
 export const locomoJudge: JudgeProtocol = {
@@ -60,6 +72,7 @@ export const locomoJudge: JudgeProtocol = {
   source: `${MEM0} evaluation/metrics/llm_judge.py ACCURACY_PROMPT`,
   jsonMode: true,
   render(q, answer) {
+    // The file holds the Python string value (it starts and ends with a newline, like the triple-quoted ACCURACY_PROMPT).
     return [{ role: 'user', content: fillFormat(locomoPrompt('judge'), { question: q.text, gold_answer: q.gold, generated_answer: answer }) }];
   },
   parse: (reply) => (parseLabel(reply) === 'CORRECT' ? 1 : 0),
@@ -69,4 +82,11 @@ export const locomoScoring: Scoring = {
   reader: locomoReader,
   judge: locomoJudge,
   metrics: [locomoF1Metric],
+  card: {
+    reader: { upstreamModel: 'gpt-4o-mini', prompts: ['locomo-reader-system', 'locomo-reader-user'], sourceNote: 'locomo-SOURCE.md' },
+    judge: { upstreamModel: 'gpt-4o-mini', prompts: ['locomo-judge'], sourceNote: 'locomo-SOURCE.md' },
+    denominator:
+      'every selected question (categories 1-4, 1,540; category 5 is not judged, as Mem0 skips it); accuracy is reported over all N (failed items count 0) beside accuracy over scored items, with the failures by stage',
+    headline: 'accuracy = mean item score (item = mean of the judge runs), overall and per category; token F1 beside it',
+  },
 };

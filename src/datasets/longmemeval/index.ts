@@ -48,8 +48,6 @@ export const longmemeval: Benchmark = {
   load: (opts) => loadLongMemEval(opts),
   scoring: longMemEvalScoring,
   defaultJudgeModel: OFFICIAL_JUDGE_MODEL,
-  // run_generation.py: max_tokens 800 for the step-by-step (con) template, 500 for direct.
-  defaultReaderMaxTokens: 800,
   summarise: (items) => summariseLongMemEval(items),
   rankingDepth: LONGMEMEVAL_RANKING_DEPTH,
   rankingMetrics: (q, ranked, ep) => longMemEvalRankingMetrics(q, ranked, ep),

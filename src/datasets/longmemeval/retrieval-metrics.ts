@@ -5,8 +5,11 @@
  * The official corpus indexes user turns only (turn level: one document per user turn; session
  * level: a session keyed by its user turns). A window ranking becomes a user-turn ranking by first
  * appearance: walking the windows best first, each new user turn a window touches is the next turn
- * (assistant turns are not documents). Sessions are ranked from that turn ranking, as the official
- * `evaluate_retrieval_turn2session` does, so the two levels always agree. k counts documents, and
+ * (assistant turns are not documents). Session-level metrics are the official
+ * `evaluate_retrieval_turn2session` over that turn ranking: each user turn stands for its session
+ * id (a user turn without has_answer in an `answer` session for a different, non-gold `noans` id,
+ * as the official corpus renames it); k grows to the first effective_k turns that cover k distinct
+ * ids; recall is over those ids and nDCG over the turns (each gold turn is one relevant entry). k counts documents, and
  * `recall_any@k`, `recall_all@k`, `ndcg_any@k` follow eval_utils.py: binary relevance, DCG =
  * rel_1 + sum_{r>=2} rel_r / log2(r), IDCG from every gold document of the corpus at the top.
  *
@@ -89,14 +92,23 @@ export function longMemEvalRankingMetrics(q: Question, ranked: Chunk[], ep: Inge
   const excluded = !meta || meta.retrievalExcluded !== null;
   const docs = excluded ? null : documentRankings(ranked, ep);
   const wholeEpisodeRanked = ranked.length >= ep.chunks.length;
-  const corpus = excluded ? null : corpusSizes(ep);
+  const goldTurns = new Set(meta?.goldTurns ?? []);
+  const keyOf = sessionKeyOf(ep, goldTurns);
+  const corpus = excluded ? null : corpusSizes(ep, keyOf);
+  const turnKeys = docs ? docs.turns.map(keyOf) : [];
   for (const level of RETRIEVAL_LEVELS) {
     const list = docs ? (level === 'session' ? docs.sessions : docs.turns) : [];
     const gold = new Set(meta ? (level === 'session' ? meta.goldSessions : meta.goldTurns) : []);
     const corpusSize = corpus ? corpus[level] : 0;
     for (const k of RETRIEVAL_KS) {
       const reached = list.length >= k || wholeEpisodeRanked;
-      const scores = !excluded && reached ? evaluateRanking(list, gold, gold.size, k) : null;
+      const scores = excluded
+        ? null
+        : level === 'session'
+          ? turn2session(turnKeys, goldTurns.size, new Set([...goldTurns].map(keyOf)), corpus!.turn, k, wholeEpisodeRanked)
+          : reached
+            ? evaluateRanking(list, gold, gold.size, k)
+            : null;
       for (const m of RETRIEVAL_MEASURES) {
         let v: number | null = scores ? scores[m] : null;
         // With k at least the corpus size every document is in the top k, officially: recall is 1
@@ -109,13 +121,45 @@ export function longMemEvalRankingMetrics(q: Question, ranked: Chunk[], ep: Inge
   return out;
 }
 
-/** Corpus sizes as ranked here: sessions with a user turn, and user turns. */
-function corpusSizes(ep: IngestedEpisode): { session: number; turn: number } {
+/**
+ * The official session-level id of a user turn in a turn-level corpus: its session id, except a
+ * turn without has_answer in an `answer` session, which run_retrieval.py renames `noans`.
+ */
+export function sessionKeyOf(ep: IngestedEpisode, goldTurns: ReadonlySet<string>): (turnId: string) => string {
+  const sessionOfTurn = new Map(ep.episode.turns.map((t) => [t.id, sessionIdOf(ep.episode, t.session)]));
+  return (turnId) => {
+    const s = sessionOfTurn.get(turnId) ?? turnId;
+    return s.includes('answer') && !goldTurns.has(turnId) ? `${s.replace('answer', 'noans')}` : s;
+  };
+}
+
+/**
+ * eval_utils.evaluate_retrieval_turn2session on a user-turn ranking given as session-level ids
+ * (`turnKeys`, best first): effective_k = the first number of turns covering k distinct ids (grown
+ * up to the corpus size), then evaluate_retrieval at effective_k. null when the ranking ended before
+ * effective_k and did not rank the whole episode.
+ */
+export function turn2session(turnKeys: readonly string[], goldTurnCount: number, goldIds: ReadonlySet<string>, corpusTurns: number, k: number, whole: boolean): DocScores | null {
+  const n = turnKeys.length;
+  let effectiveK = k;
+  const seen = new Set(turnKeys.slice(0, k));
+  while (effectiveK <= corpusTurns && seen.size < k) {
+    effectiveK++;
+    if (effectiveK <= n) seen.add(turnKeys[effectiveK - 1]!);
+    else if (!whole) return null;
+  }
+  // The top effective_k turns must all be known (a whole-episode ranking knows them all).
+  if (effectiveK > n && !whole) return null;
+  return evaluateRanking(turnKeys, goldIds, goldTurnCount, effectiveK);
+}
+
+/** Corpus sizes as ranked here: distinct session-level ids of the user turns (official turn2session), and user turns. */
+function corpusSizes(ep: IngestedEpisode, keyOf: (turnId: string) => string): { session: number; turn: number } {
   const sessions = new Set<string>();
   let user = 0;
   for (const t of ep.episode.turns.slice(0, ep.visibleTurns)) {
     if (t.speaker !== 'user') continue;
-    sessions.add(sessionIdOf(ep.episode, t.session));
+    sessions.add(keyOf(t.id));
     user++;
   }
   return { session: sessions.size, turn: user };

@@ -104,7 +104,11 @@ export const longMemEvalReader: ReaderProtocol = {
   },
   // The official hypothesis is the whole completion, stripped (the judge reads any reasoning too).
   parseAnswer: (reply: string) => reply.trim(),
+  maxTokens: (q) => READER_MAX_TOKENS[readingOf(q)],
 };
+
+/** run_generation.py: max_tokens 800 for the step-by-step (con) template, 500 for direct. */
+export const READER_MAX_TOKENS: Record<ReadingMethod, number> = { con: 800, direct: 500 };
 
 const JUDGE_TEMPLATE: Record<QuestionType, string> = {
   'single-session-user': 'judge-default',
@@ -139,4 +143,20 @@ export const longMemEvalScoring: Scoring = {
   reader: longMemEvalReader,
   judge: longMemEvalJudge,
   metrics: [],
+  card: {
+    reader: {
+      upstreamModel: null,
+      maxTokensRule: '800 for --reading con (chain-of-note, the default), 500 for --reading direct',
+      prompts: ['longmemeval-reader-con', 'longmemeval-reader-direct'],
+      sourceNote: 'longmemeval-SOURCE.md',
+    },
+    judge: {
+      upstreamModel: OFFICIAL_JUDGE_MODEL,
+      prompts: ['longmemeval-judge-default', 'longmemeval-judge-temporal', 'longmemeval-judge-knowledge-update', 'longmemeval-judge-preference', 'longmemeval-judge-abstention'],
+      sourceNote: 'longmemeval-SOURCE.md',
+    },
+    denominator:
+      'official: questions with a judged answer (print_qa_metrics.py averages the labels it has); rawrag prints accuracy over all N (failed items count 0) beside it, with the failures by stage',
+    headline: 'overall accuracy (micro over the 500), task-averaged accuracy and abstention accuracy',
+  },
 };

@@ -7,6 +7,7 @@
  * denominators, so n is always reported beside each figure.
  */
 import type { ItemRecord } from '../item.js';
+import { denominatorTable, denominators, type Denominators } from '../../eval/summary.js';
 import { QUESTION_TYPES, isAbstention } from './format.js';
 import { RETRIEVAL_KS, RETRIEVAL_LEVELS, RETRIEVAL_MEASURES, metricName } from './retrieval-metrics.js';
 
@@ -28,6 +29,8 @@ export type LongMemEvalSummary = {
   retrieval: Record<string, { n: number; mean: number | null }>;
   /** Questions averaged for retrieval (abstention and no-user-evidence ones are left out officially). */
   retrieval_questions: number;
+  /** Overall accuracy over all N (failed count 0) and over the not-failed (the official rule), failures by stage. */
+  denominators?: Denominators;
   tables?: ReportTable[];
 };
 
@@ -36,6 +39,14 @@ function acc(scores: number[]): Accuracy {
 }
 
 export function summariseLongMemEval(items: ItemRecord[]): LongMemEvalSummary {
+  const out = summariseOnly(items);
+  out.denominators = denominators(items, (its) => summariseOnly(its).overall.accuracy, 'scored');
+  out.tables = longMemEvalTables(out);
+  if (out.judged > 0 || out.denominators.failed > 0) out.tables.push(denominatorTable(out.denominators, 'LongMemEval overall accuracy %'));
+  return out;
+}
+
+function summariseOnly(items: ItemRecord[]): LongMemEvalSummary {
   const judged = items.filter((i) => !i.error && i.score !== null);
   const by_type: Record<string, Accuracy> = {};
   const types = [...QUESTION_TYPES, ...new Set(items.map((i) => i.type).filter((t) => !(QUESTION_TYPES as readonly string[]).includes(t)))];
@@ -65,7 +76,6 @@ export function summariseLongMemEval(items: ItemRecord[]): LongMemEvalSummary {
     retrieval,
     retrieval_questions: averaged,
   };
-  out.tables = longMemEvalTables(out);
   return out;
 }
 

@@ -181,6 +181,8 @@ export const memeReader: ReaderProtocol = {
     // Evidence arrives in chronological order (policy); one serialised turn per line.
     return [{ role: 'user', content: fill(memePrompt('reader'), { context: evidence.blocks.join('\n'), question: q.text }) }];
   },
+  // code/agents/base.py: temperature 0, max_tokens 500.
+  maxTokens: () => 500,
 };
 
 export const memeScoring: Scoring = {
@@ -188,4 +190,14 @@ export const memeScoring: Scoring = {
   judge: memeJudge,
   metrics: [erMetric, trOrderMetric],
   fallbackMetric: 'er_substring',
+  card: {
+    reader: { upstreamModel: 'gpt-4.1-mini', prompts: ['meme-reader'], sourceNote: 'meme-SOURCE.md' },
+    judge: {
+      upstreamModel: 'gpt-4o',
+      prompts: ['meme-judge-before-common', 'meme-judge-cascade-d', 'meme-judge-cascade-u', 'meme-judge-deletion', 'meme-judge-multihop', 'meme-judge-multiple-update'],
+      sourceNote: 'meme-SOURCE.md',
+    },
+    denominator: 'official: every question (a failed answer is a failed pass); rawrag prints accuracy over scored items beside it, with the failures by stage',
+    headline: 'six-task macro of the after-question pass rates (ER, Agg, Tr raw; Del, Cas, Abs only real passes: the before-question on the same entity passed too)',
+  },
 };

@@ -10,6 +10,7 @@
  * With several judge runs the rule is applied run by run (after vote i with before vote i), then averaged.
  */
 import { judgeVotes, type ItemRecord } from '../item.js';
+import { denominatorTable, denominators, type Denominators } from '../../eval/summary.js';
 
 export const TASKS = ['ER', 'Agg', 'Tr', 'Del', 'Cas', 'Abs'] as const;
 /** After-questions of these tasks count only when the matching before-question passed. */
@@ -99,11 +100,20 @@ export type MemeSummary = {
   tasks_missing: string[];
   tasks: TaskRow[];
   before_after_rule: string;
+  /** Overall over all N (failed count 0: judge.py records a missing answer as a failed pass; official) and over the not-failed. */
+  denominators?: Denominators;
   /** Printed by `rawrag run` under the generic tables. */
   tables: Array<{ title: string; header: string[]; rows: Array<Array<string | number>> }>;
 };
 
 export function summariseMeme(items: ItemRecord[]): MemeSummary {
+  const out = summariseOnly(items);
+  out.denominators = denominators(items, (its) => summariseOnly(its).overall, 'all_n');
+  out.tables.push(denominatorTable(out.denominators, 'MEME six-task macro %'));
+  return out;
+}
+
+function summariseOnly(items: ItemRecord[]): MemeSummary {
   const entries = items.map((i) => ({ item: i, meta: metaOf(i) })).filter((e): e is { item: ItemRecord; meta: MemeMeta } => e.meta !== null);
   const beforeMap = beforeRunsByEntity(entries.map((e) => ({ id: e.item.id, episode: e.item.episode, meta: e.meta, runs: runsOf(e.item) })));
   const before = entries.filter((e) => e.meta.phase === 'before');

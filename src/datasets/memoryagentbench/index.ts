@@ -77,9 +77,6 @@ export const memoryagentbench: Benchmark = {
   load: loadMemoryAgentBench,
   // Official judges: GPT-4o (LongMemEval); ∞Bench-Sum used gpt-4o-2024-05-13 (named in the deviations).
   defaultJudgeModel: 'gpt-4o',
-  // The official budget is per source (generation_max_length 10 ... 2000); one reader budget has to
-  // serve all, so the largest, which cuts no source short of its official length.
-  defaultReaderMaxTokens: 2000,
   scoring,
   summarise: summariseMab,
   rankingMetrics,

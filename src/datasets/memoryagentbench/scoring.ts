@@ -20,7 +20,7 @@ import {
 } from './metrics.js';
 import { SYSTEM_PROMPT, promptText, pyFormat, queryTemplate } from './prompts.js';
 import { pyReprList } from '../../util/python.js';
-import { officialMetric, templateFamily } from './sources.js';
+import { officialMetric, readerBudget, templateFamily } from './sources.js';
 
 const REPO = 'HUST-AI-HYZ/MemoryAgentBench@455306dcabc3842526eb83cd4e225e5d486c5c5d';
 
@@ -45,6 +45,8 @@ export const reader: ReaderProtocol = {
       { role: 'user', content: `${memories}\n${renderQuery(q)}` },
     ];
   },
+  // The data YAML's generation_max_length of the question's source (FC 10 ... DetectiveQA 2000).
+  maxTokens: (q) => readerBudget(sourceOf(q)),
 };
 
 // ---- offline metrics ----
@@ -223,4 +225,21 @@ export const scoring: Scoring = {
   judge,
   metrics,
   fallbackMetric: 'official',
+  card: {
+    reader: {
+      upstreamModel: null,
+      maxTokensRule: 'per source, the data YAML generation_max_length: FactConsolidation 10, ICL 20, EventQA 40, RULER-QA and LongMemEval 50, recsys 300, ∞Bench-Sum 1200, DetectiveQA 2000',
+      prompts: ['memoryagentbench-system', 'memoryagentbench-query-<family> (one per source family)'],
+      sourceNote: 'memoryagentbench-SOURCE.md',
+    },
+    judge: {
+      upstreamModel: 'gpt-4o',
+      maxTokensRule: 'LongMemEval yes/no: 10; ∞Bench-Sum: none sent (official gpt-4o-2024-05-13, temperature 0.1, 4096)',
+      prompts: ['memoryagentbench-judge-longmemeval-*', 'memoryagentbench-judge-sum-fluency', 'memoryagentbench-judge-sum-recall', 'memoryagentbench-judge-sum-precision'],
+      sourceNote: 'memoryagentbench-SOURCE.md',
+    },
+    denominator:
+      'official: per source, the mean over its questions (∞Bench-Sum skips unparsable judge replies); rawrag prints the macro over all N (failed items count 0) beside the macro over scored items, with the failures by stage',
+    headline: 'four-competency macro: source means -> task means (ICL = MCC) -> competency means -> mean of AR, TTL, LRU, CR',
+  },
 };

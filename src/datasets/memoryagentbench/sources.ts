@@ -124,6 +124,24 @@ export function taskLabel(task: string): string {
   return task === 'icl' ? 'icl (MCC: mean of the 5 ICL sources)' : task;
 }
 
+/** generation_max_length of each template family's data YAML (the official reader budget). */
+const FAMILY_BUDGET: Record<TemplateFamily, number> = {
+  factconsolidation: 10,
+  in_context_learning: 20,
+  eventqa: 40,
+  ruler_qa: 50,
+  longmemeval: 50,
+  recsys_redial: 300,
+  infbench_sum: 1200,
+  detective_qa: 2000,
+};
+
+/** The official reader max_tokens for a source: the catalogue's, else its template family's; null = unknown family (none sent). */
+export function readerBudget(source: string): number | null {
+  const family = templateFamily(source);
+  return sourceInfo(source)?.maxTokens ?? (family ? FAMILY_BUDGET[family] : null);
+}
+
 /** Official metric dispatch (post_process checks substrings in this order). */
 export function officialMetric(source: string): OfficialMetric {
   if (source.includes('icl')) return 'exact_match';

@@ -7,6 +7,7 @@
  * check. Items: type = source, type_id = competency.
  */
 import type { ItemRecord } from '../item.js';
+import { denominatorTable, denominators } from '../../eval/summary.js';
 import { COMPETENCIES, COMPETENCY_NAMES, COMPETENCY_OF_SPLIT, SOURCES, officialMetric, sourceInfo, taskLabel, taskOf } from './sources.js';
 
 export interface Level {
@@ -47,7 +48,7 @@ export interface CompetencyRow {
 export const DEVIATIONS: string[] = [
   'Retrieval units: RAW-RAG 256/224-token cl100k windows over the context (FactConsolidation: one chunk per numbered fact, number kept), not the official NLTK-Punkt/o200k 512- or 4096-token chunks; units are not wrapped in the official memorize template (no wall-clock timestamp).',
   "Retrieval query: the HF question string verbatim (RAW-RAG), not the official text after 'Now Answer the Question:' / 'Here is the conversation:'.",
-  'Reader: temperature 0 (official agent YAMLs use 0.7) and one max-tokens budget for every source (default 2000, the largest official one), not the per-source generation_max_length (FC 10, ICL 20, EventQA 40, RULER/LME 50, recsys 300, ∞Bench-Sum 1200, DetectiveQA 2000).',
+  'Reader: temperature 0 (official agent YAMLs use 0.7); max_tokens per source as officially (generation_max_length: FC 10, ICL 20, EventQA 40, RULER/LME 50, recsys 300, ∞Bench-Sum 1200, DetectiveQA 2000) unless reader.maxTokens is set.',
   'Judges: run cfg.judge.runs times (default 3) at temperature 0 with the run\'s judge model (default gpt-4o), mean reported (official: one GPT-4o call; ∞Bench-Sum gpt-4o-2024-05-13 at temperature 0.1). An unreadable ∞Bench-Sum judge reply is an item error, excluded from the mean like the official skip.',
   'Kept official quirks: LongMemEval judge shows the gold as a Python list repr (e.g. [\'50\']); ∞Bench-Sum precision prompt shows the expert summary as a one-element Python list; strict exact match for ICL/DetectiveQA; recsys blank lines occupy a rank (matched to the shortest title).',
   'recsys title matching: ties between equally distant titles go to the first in entity2id.json order (the official de-duplication through a Python set makes ties depend on hash order); without entity2id.json recsys is not scored (the official code falls back to text metrics).',
@@ -55,6 +56,14 @@ export const DEVIATIONS: string[] = [
 ];
 
 export function summariseMab(items: ItemRecord[]): Record<string, unknown> {
+  const out = summariseOnly(items);
+  const d = denominators(items, (its) => (summariseOnly(its).overall as { score: number | null }).score, 'scored');
+  out.denominators = d;
+  (out.tables as unknown[]).push(denominatorTable(d, 'MemoryAgentBench Overall (four-competency macro, x100)', 1));
+  return out;
+}
+
+function summariseOnly(items: ItemRecord[]): Record<string, unknown> {
   const sourcesSeen = [...new Set(items.map((i) => i.type))];
   const order = (s: string) => {
     const i = SOURCES.findIndex((x) => x.source === s);

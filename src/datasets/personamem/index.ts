@@ -27,7 +27,10 @@ export const personamem: Benchmark = {
   name: 'personamem',
   title: 'PersonaMem-v2 (text benchmark split: 5,000 four-option questions over 32k-token histories)',
   defaultData: 'datasets/personamem',
-  policy: { ...DEFAULT_POLICY },
+  // verl_custom/rag.py puts the retrieved chunks back in chronological order before the reader sees
+  // them; the paper names chronological order only for MEME, so its PersonaMem order is unknown
+  // (`--order rank` gives the rank order of the other benchmarks).
+  policy: { ...DEFAULT_POLICY, order: 'chronological' },
   typeOrder: [...PREF_TYPES],
   options: [
     {

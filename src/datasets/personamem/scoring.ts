@@ -58,7 +58,11 @@ export const personamemReader: ReaderProtocol = {
   id: 'personamem-mcq-v1',
   source: 'bowen-upenn/PersonaMem-v2 verl_custom/rag.py@0b5ac359 (verl) | inference.py (frontier)',
   render: renderPersonamem,
+  // rag/inference_rag.py (verl RAG prompts): QueryLLM max_tokens 1024; inference.py (frontier) sends none.
+  maxTokens: (q) => READER_MAX_TOKENS[mcqMeta(q).protocol],
 };
+
+export const READER_MAX_TOKENS: Record<McqProtocol, number | null> = { verl: 1024, frontier: null };
 
 /** 1 when the reply's letter is a correct one, 0 otherwise (no letter found = wrong, as officially). */
 export const mcqCorrect: Metric = {
@@ -83,4 +87,15 @@ export const personamemScoring: Scoring = {
   judge: null,
   metrics: [mcqCorrect, mcqLetterFound],
   fallbackMetric: 'mcq_correct',
+  card: {
+    reader: {
+      upstreamModel: 'gpt-5-chat',
+      maxTokensRule: '1024 for --mcq-protocol verl (rag/inference_rag.py), none for frontier (inference.py)',
+      prompts: ['personamem-verl-system', 'personamem-verl-rag-instruction', 'personamem-verl-mcq', 'personamem-frontier-mcq'],
+      sourceNote: 'personamem-SOURCE.md',
+    },
+    judge: null,
+    denominator: 'official: every row (no letter = wrong; a failed call is a wrong row); rawrag prints accuracy over scored items beside it, with the failures by stage',
+    headline: 'multiple-choice accuracy over all rows, by preference type, updated and who',
+  },
 };

@@ -5,6 +5,7 @@
  */
 import type { SummariseContext } from '../benchmark.js';
 import type { ItemRecord } from '../item.js';
+import { denominatorTable, denominators, type Denominators } from '../../eval/summary.js';
 import { PREF_TYPES } from './format.js';
 
 interface Row {
@@ -24,6 +25,8 @@ export type PersonamemSummary = {
   by_conversation_scenario: Record<string, Row>;
   /** Replies from which no letter could be read (counted wrong). */
   no_letter: number;
+  /** Accuracy over all rows (failed = wrong, official) and over the rows that did not fail, failures by stage. */
+  denominators: Denominators;
   tables: Array<{ title: string; header: string[]; rows: Array<Array<string | number>> }>;
 };
 
@@ -47,6 +50,7 @@ export function summarisePersonamem(items: ItemRecord[], ctx?: SummariseContext)
   const protocols = [...new Set(items.map((i) => String(i.meta?.protocol ?? '')))].filter(Boolean);
   const protocol = protocols.join(', ') || ctx?.options.mcqProtocol || 'verl';
   const overall = rowOf(items);
+  const d = denominators(items, (its) => rowOf(its).accuracy, 'all_n');
   const by_pref_type = groupBy(items, 'pref_type', PREF_TYPES);
   const by_updated = groupBy(items, 'updated');
   const by_who = groupBy(items, 'who');
@@ -64,7 +68,9 @@ export function summarisePersonamem(items: ItemRecord[], ctx?: SummariseContext)
     by_who,
     by_conversation_scenario: groupBy(items, 'conversation_scenario'),
     no_letter: items.filter((i) => i.metrics.mcq_letter_found === 0).length,
+    denominators: d,
     tables: [
+      denominatorTable(d, 'PersonaMem-v2 accuracy %'),
       table(`PersonaMem-v2 accuracy by preference type (protocol ${protocol})`, by_pref_type),
       table('by updated', by_updated),
       table('by who', by_who),

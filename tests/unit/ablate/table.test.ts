@@ -54,7 +54,15 @@ function outcomes(withScores: boolean): VariantOutcome[] {
       variant: v,
       adds: { indexBuilds: 0, windows: 0, windowTokens: 0, searches: 0, rerankCalls: 0, newEvidenceSets: 0, newEvidenceTokens: 0 },
       dir: `/x/${v.name}`,
-      manifest: { system: `RAW-RAG/local ${v.name}`, timings: { total_ms: 1500 } } as unknown as Manifest,
+      manifest: {
+        system: v.isDefault ? 'RAW-RAG/local' : `RAW-RAG/local ${v.name}`,
+        benchmark: 'locomo',
+        setting: 'locomo/gpt-4o-mini',
+        status: 'complete',
+        config: v.cfg,
+        config_hash: v.name,
+        timings: { total_ms: 1500 },
+      } as unknown as Manifest,
       summary: { ...summarise(items) },
       items,
     };

@@ -75,7 +75,7 @@ describe('BEAM loader on the shared 100K conversation', async () => {
     const ku = by('100K/5:knowledge_update:0');
     expect(ku.gold).toBe('4 hours in total, with an extra hour specifically spent practicing dice roll problems');
     expect(ku.evidence).toEqual(['44', '62']); // source_chat_ids {original_info: [44], updated_info: [62]}
-    expect(ku.meta).toMatchObject({ ability: 'knowledge_update', rubric: ['LLM response should state: 4 hours in total'], subtype: 'study_duration_extension', difficulty: 'easy', official_defects: false, size: '100K' });
+    expect(ku.meta).toMatchObject({ ability: 'knowledge_update', rubric: ['LLM response should state: 4 hours in total'], subtype: 'study_duration_extension', difficulty: 'easy', official_defects: true, size: '100K' });
     expect(by('100K/5:abstention:0').gold).toMatch(/^Based on the provided chat, there is no information/);
     expect(by('100K/5:abstention:0').evidence).toEqual([]);
     expect(by('100K/5:abstention:0').meta!.plan_reference).toBe('Batch 1, Bullet 13');
@@ -92,9 +92,12 @@ describe('BEAM loader on the shared 100K conversation', async () => {
     expect(ds.source.bytes).toBe(readFileSync(join(CONV, 'chat_trunecated.json')).length + readFileSync(join(CONV, 'probing_questions/probing_questions.json')).length);
   });
 
-  it('--beam-official-defects travels with every question', async () => {
+  it('the official rubric is the default; --beam-rubric corrected travels with every question', async () => {
     const off = await beam.load({ path: CONV, options: { beamOfficialDefects: 'true' } });
     expect(off.questions.every((q) => q.meta!.official_defects === true)).toBe(true);
+    const corrected = await beam.load({ path: CONV, options: { beamRubric: 'corrected' } });
+    expect(corrected.questions.every((q) => q.meta!.official_defects === false)).toBe(true);
+    await expect(beam.load({ path: CONV, options: { beamRubric: 'fixed' } })).rejects.toThrow(/--beam-rubric/);
   });
 });
 

@@ -36,9 +36,33 @@ describe('summariseBeam', () => {
     expect(rows[0]).toMatchObject({ ability: 'abstention', n: 3, conversations: 2, score: 0.375, scored: 3, coverage_all: 2 / 3, coverage_any: 1 });
     expect(s.headline).toEqual({ '100K': 0.375 });
     expect(s.sizes['100K'].headline_complete).toBe(true);
-    expect(s.scoring.variant).toBe('fixed');
+    // The official rubric is the default headline (as upstream).
+    expect(s.scoring.variant).toBe('official');
+    expect(s.sizes['100K'].headline_rubric).toBe('official');
     expect(s.tables[0].title).toBe('BEAM 100K: per ability (2 conversations)');
-    expect(s.tables[0].rows.at(-1)).toEqual(['mean over 10 abilities', 30, '66.67', '100.00', '37.50']);
+    expect(s.tables[0].header).toEqual(['ability', 'n', 'coverage all %', 'coverage any %', 'official rubric % (headline)', 'corrected rubric, 0.5 kept %']);
+    // No judge details in these items: both variants are the item scores (event ordering has one score anyway).
+    expect(s.tables[0].rows.at(-1)).toEqual(['mean over 10 abilities', 30, '66.67', '100.00', '—', '—']);
+  });
+
+  it('--beam-rubric corrected makes the corrected rubric the headline, labelled', () => {
+    const items = [item('100K/1', 'abstention', 0, 1)];
+    const s = summariseBeam(items, { options: { beamRubric: 'corrected' }, dataset: dataset([]) }) as any;
+    expect(s.scoring.variant).toBe('corrected');
+    expect(s.tables[0].header.slice(4)).toEqual(['official rubric %', 'corrected rubric, 0.5 kept % (headline)']);
+    // The items' own record wins over the options (a resumed run keeps the rubric it was scored with).
+    const marked = [{ ...item('100K/1', 'abstention', 0, 1), meta: { official_defects: true } }];
+    expect((summariseBeam(marked, { options: { beamRubric: 'corrected' }, dataset: dataset([]) }) as any).scoring.variant).toBe('official');
+    expect(() => summariseBeam(items, { options: { beamRubric: 'fixed' }, dataset: dataset([]) })).toThrow(/--beam-rubric/);
+  });
+
+  it('prints the headline over all N beside the headline over the not-failed', () => {
+    const items: ItemRecord[] = ABILITIES.map((a) => item('100K/1', a, 0, 1));
+    items.push({ ...item('100K/1', 'abstention', 1, null), error: { stage: 'judge', message: 'x' } });
+    const s = summariseBeam(items, { options: {}, dataset: dataset([]) }) as any;
+    expect(s.sizes['100K'].denominators).toMatchObject({ n: 11, failed: 1, headline_scored: 1, headline_all_n: (0.5 + 9) / 10, official: 'scored', errors_by_stage: { judge: 1 } });
+    const t = s.tables.find((x: any) => x.title.startsWith('BEAM 100K headline'));
+    expect(t.rows[0]).toEqual(['all questions, failed count 0', 11, '95.00']);
   });
 
   it('keeps sizes apart and names the official-defects variant', () => {
@@ -48,8 +72,8 @@ describe('summariseBeam', () => {
     expect(s.sizes['1M'].abilities.map((r: any) => [r.ability, r.score])).toEqual([['abstention', 0], ['summarization', 0.5]]);
     expect(s.headline).toEqual({ '100K': 1, '1M': 0.25 });
     expect(s.sizes['1M'].headline_complete).toBe(false);
-    expect(s.scoring.variant).toBe('official-defects');
-    expect(s.scoring.description).toMatch(/--beam-official-defects/);
+    expect(s.scoring.variant).toBe('official');
+    expect(s.scoring.description).toMatch(/official rubric/);
   });
 
   it('offline (nothing judged): coverage tables, no score column, null headline', () => {
@@ -78,7 +102,9 @@ describe('summariseBeam', () => {
       a === 'event_ordering' ? item('100K/1', a, 0, 0.8) : item('100K/1', a, 0, 0.5, { details: judged(0.5, 0.5, 0) }),
     );
     const s = summariseBeam(items, { options: {}, dataset: dataset([]) }) as any;
-    expect(s.sizes['100K'].headline_float_variant).toBeCloseTo((9 * 0.5 + 0.8) / 10, 12);
-    expect(s.sizes['100K'].headline_official_int_variant).toBeCloseTo(0.8 / 10, 12);
+    expect(s.sizes['100K'].headline_corrected_rubric).toBeCloseTo((9 * 0.5 + 0.8) / 10, 12);
+    expect(s.sizes['100K'].headline_official_rubric).toBeCloseTo(0.8 / 10, 12);
+    const last = s.tables[0].rows.at(-1);
+    expect(last.slice(4)).toEqual(['8.00', '53.00']);
   });
 });

@@ -89,6 +89,31 @@ describe('windows mapped to sessions and user turns', () => {
     expect(m2['session_recall_any@5']).toBeNull();
   });
 
+  it('scores sessions as evaluate_retrieval_turn2session: noans turns, effective_k, nDCG over turns', () => {
+    // answer_a has user turns 1 (no has_answer: officially renamed noans_a) and 3 (gold); answer_b has
+    // gold user turn 1; s_c one user turn. Turn ranking: noans_a, s_c, answer_a, answer_b.
+    const turns = [
+      turn('answer_a', 1, 'user'), turn('answer_a', 2, 'assistant'), turn('answer_a', 3, 'user'),
+      turn('answer_b', 1, 'user'), turn('s_c', 1, 'user'),
+    ];
+    const spans: Array<[number, number]> = [[0, 1], [4, 4], [2, 2], [3, 3]];
+    const chunks: Chunk[] = spans.map(([a, b], i) => ({ index: i, id: `e#${i}`, text: '', firstTurn: a, lastTurn: b, tokenStart: 0, tokenEnd: 0 }));
+    const ep: IngestedEpisode = { episode: { id: 'e', turns, meta: {} }, visibleTurns: turns.length, lines: [], turnTokenStart: [], chunks };
+    const meta = { abstention: false, goldSessions: ['answer_a', 'answer_b'], goldTurns: ['answer_a:3', 'answer_b:1'], retrievalExcluded: null, answerSessionIds: ['answer_a', 'answer_b'] };
+    const m = longMemEvalRankingMetrics(question(meta), chunks, ep);
+    // k=1: effective_k 1 (noans_a) -> nothing recalled.
+    expect(m['session_recall_any@1']).toBe(0);
+    // k=3: ids noans_a, s_c, answer_a -> effective_k 3; any 1, all 0; DCG = 1/log2(3), IDCG(2 gold turns) = 1 + 1.
+    expect(m['session_recall_any@3']).toBe(1);
+    expect(m['session_recall_all@3']).toBe(0);
+    expect(m['session_ndcg_any@3']).toBeCloseTo(1 / Math.log2(3) / 2, 12);
+    // k=5: only 4 distinct ids in a 4-turn corpus -> effective_k 5 > corpus: every turn; both gold.
+    expect(m['session_recall_all@5']).toBe(1);
+    expect(m['session_ndcg_any@5']).toBeCloseTo((1 / Math.log2(3) + 1 / Math.log2(4)) / 2, 12);
+    // A plain session ranking would put answer_a first (nDCG@1 = 1); officially its first turn is noans_a.
+    expect(m['session_ndcg_any@1']).toBe(0);
+  });
+
   it('leaves excluded questions (abstention, no user-side evidence) out with nulls', () => {
     const ep = episode();
     const all = ep.chunks;
@@ -127,6 +152,18 @@ describe('summariseLongMemEval', () => {
     expect(s.tables![0]!.rows[0]).toEqual(['overall', 6, expect.any(String)]);
   });
 
+  it('reports the overall accuracy over all N (failed count 0) beside the official over-judged figure', () => {
+    const failed = { ...item('x', 'single-session-user', null), error: { stage: 'read', message: 'boom' } };
+    const failed2 = { ...item('y', 'single-session-user', null), error: { stage: 'judge', message: 'bad reply' } };
+    const s = summariseLongMemEval([item('a', 'single-session-user', 1), item('b', 'single-session-user', 1), failed, failed2]);
+    expect(s.overall.accuracy).toBe(1);
+    expect(s.denominators).toMatchObject({ n: 4, failed: 2, headline_all_n: 0.5, headline_scored: 1, official: 'scored', errors_by_stage: { judge: 1, read: 1 } });
+    const table = s.tables!.at(-1)!;
+    expect(table.rows[0]).toEqual(['all questions, failed count 0', 4, '50.00']);
+    expect(table.rows[1]).toEqual(['not failed — the official rule', 2, '100.00']);
+    expect(table.rows.slice(2)).toEqual([['failed at judge', 1, ''], ['failed at read', 1, '']]);
+  });
+
   it('averages retrieval metrics over the questions that have them', () => {
     const items = [
       item('a', 'multi-session', null, { 'session_recall_any@1': 1, 'session_recall_all@5': 1 }),
@@ -136,7 +173,7 @@ describe('summariseLongMemEval', () => {
     const s = summariseLongMemEval(items);
     expect(s.retrieval['session_recall_all@5']).toEqual({ n: 2, mean: 0.5 });
     expect(s.retrieval_questions).toBe(2);
-    expect(s.tables).toHaveLength(1); // nothing judged: only the retrieval table
+    expect(s.tables).toHaveLength(1); // nothing judged, nothing failed: only the retrieval table
     expect(s.tables![0]!.rows.find((r) => r[0] === 'session' && r[1] === 'recall_all')![4]).toBe('50.00');
   });
 });

@@ -1,0 +1,132 @@
+/**
+ * `rawrag protocol [benchmark]`: what a run sends per role (reader, judge) — model, temperature,
+ * max_tokens, response format, prompt files and their upstream source — and the denominator rule,
+ * read from the same protocol objects and config resolution a run uses, so the printout cannot
+ * drift from what is sent. Diff it against the paper or the upstream code.
+ */
+import { Command } from 'commander';
+import { readConfigFile, resolveConfig, mergeLayers } from '../../config/load.js';
+import type { RunConfig } from '../../config/schema.js';
+import type { Benchmark } from '../../datasets/benchmark.js';
+import { effectivePolicy } from '../../pipeline/plan.js';
+import { getBenchmark, listBenchmarks } from '../../datasets/registry.js';
+import type { Question } from '../../datasets/schema.js';
+import type { RoleCard } from '../../eval/protocol.js';
+import { markdownTable } from '../../util/table.js';
+import { withOfficialJudge } from '../options.js';
+
+export interface RoleProtocol {
+  model: string;
+  temperature: number;
+  max_tokens: string;
+  response_format: 'text' | 'json_object';
+  prompts: string[];
+  source_note: string;
+  upstream: string;
+  upstream_model: string | null;
+}
+
+export interface BenchmarkProtocol {
+  benchmark: string;
+  title: string;
+  reader: RoleProtocol;
+  judge: RoleProtocol | null;
+  judge_runs: number;
+  evidence: string;
+  denominator: string;
+  headline: string;
+}
+
+/** A stand-in question for protocols whose budget is the same for every question. */
+const ANY_QUESTION = { id: 'q', episode: 'e', type: '', typeId: null, text: '', gold: '', acceptable: [], questionDate: null, evidence: [], options: null, visibleTurns: null } as Question;
+
+function tokens(v: number | null): string {
+  return v === null ? 'none (not sent)' : String(v);
+}
+
+/** The protocol a run of `b` with `cfg` follows, per role. */
+export function describeProtocol(b: Benchmark, cfg: RunConfig): BenchmarkProtocol {
+  const scoring = b.scoring;
+  const card = scoring?.card;
+  if (!scoring || !card) throw new Error(`${b.name} has no protocol card`);
+  const readerCard: RoleCard = card.reader;
+  const readerBudget =
+    cfg.reader.maxTokens === 'none'
+      ? tokens(null)
+      : typeof cfg.reader.maxTokens === 'number'
+        ? `${cfg.reader.maxTokens} (config override)`
+        : (readerCard.maxTokensRule ?? tokens(scoring.reader.maxTokens?.(ANY_QUESTION) ?? null));
+  const role = (c: RoleCard, model: string, temperature: number, maxTokens: string, json: boolean, upstream: string): RoleProtocol => ({
+    model,
+    temperature,
+    max_tokens: maxTokens,
+    response_format: json ? 'json_object' : 'text',
+    prompts: c.prompts.map((p) => `configs/prompts/${p}${p.includes('<') || p.endsWith('*') ? '' : '.txt'}`),
+    source_note: `configs/prompts/${c.sourceNote}`,
+    upstream,
+    upstream_model: c.upstreamModel,
+  });
+  const judge = scoring.judge;
+  const policy = effectivePolicy(b, cfg);
+  return {
+    benchmark: b.name,
+    title: b.title,
+    reader: role(readerCard, cfg.reader.model ?? '(yours: --reader MODEL)', cfg.reader.temperature, readerBudget, false, scoring.reader.source),
+    judge:
+      judge && card.judge
+        ? role(card.judge, cfg.judge.model!, cfg.judge.temperature, card.judge.maxTokensRule ?? tokens(judge.maxTokens ?? null), judge.jsonMode === true, judge.source)
+        : null,
+    judge_runs: judge ? cfg.judge.runs : 0,
+    evidence: `${policy.expandToTurns ? 'windows expanded to whole turns' : 'the selected windows themselves'}, ${policy.order} order`,
+    denominator: card.denominator,
+    headline: card.headline,
+  };
+}
+
+export function renderProtocol(p: BenchmarkProtocol): string {
+  const roles: Array<[string, RoleProtocol | null]> = [
+    ['reader', p.reader],
+    ['judge', p.judge],
+  ];
+  // A '|' inside a value would split a Markdown cell.
+  const cell = (v: string | number) => String(v).replace(/\|/g, '\\|');
+  const field = (name: string, get: (r: RoleProtocol) => string | number) => [name, ...roles.map(([, r]) => (r ? cell(get(r)) : '— (no LLM judge)'))];
+  const rows = [
+    field('model', (r) => r.model),
+    field('upstream model', (r) => r.upstream_model ?? '(the model under test)'),
+    field('temperature', (r) => r.temperature),
+    field('max_tokens', (r) => r.max_tokens),
+    field('response format', (r) => r.response_format),
+    field('prompt files', (r) => r.prompts.join(', ')),
+    field('upstream source', (r) => r.upstream),
+    field('source note', (r) => r.source_note),
+  ];
+  return [
+    `${p.benchmark} — ${p.title}`,
+    '',
+    markdownTable(['', 'reader', 'judge'], rows, ['l', 'l', 'l']),
+    '',
+    `judge runs: ${p.judge ? `${p.judge_runs} per answer, item score = their mean` : 'none'}`,
+    `evidence: ${p.evidence}`,
+    `headline: ${p.headline}`,
+    `denominator: ${p.denominator}`,
+    `deliberate deviations from the upstream: docs/faithfulness.md#${p.benchmark}`,
+  ].join('\n');
+}
+
+export function protocolCommand(): Command {
+  return new Command('protocol')
+    .description("Print the official protocol a run follows, per role: model, temperature, max_tokens, response format, prompt files and their upstream source, and the denominator rule")
+    .argument('[benchmark]', `${listBenchmarks().map((b) => b.name).join(' | ')} (default: all six)`)
+    .option('-c, --config <file>', 'show what a run with this config file would send')
+    .option('--json', 'print JSON instead of tables')
+    .action((benchmark: string | undefined, opts: { config?: string; json?: boolean }) => {
+      const file = opts.config ? readConfigFile(opts.config) : {};
+      const names = benchmark ? [getBenchmark(benchmark).name] : listBenchmarks().map((b) => b.name);
+      const out = names.map((name) => {
+        const cfg = withOfficialJudge(resolveConfig(mergeLayers(file, { benchmark: name }), opts.config ?? 'defaults'));
+        return describeProtocol(getBenchmark(name), cfg);
+      });
+      process.stdout.write((opts.json ? JSON.stringify(out, null, 2) : out.map(renderProtocol).join('\n\n')) + '\n');
+    });
+}
