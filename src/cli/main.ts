@@ -8,6 +8,7 @@ import { statsCommand } from './commands/stats.js';
 import { ablateCommand } from './commands/ablate.js';
 import { batchCommand } from './commands/batch.js';
 import { BatchApiFailure } from '../providers/batch/loop.js';
+import { judgeCommand } from './commands/judge.js';
 import { protocolCommand } from './commands/protocol.js';
 import { reportCommand } from './commands/report.js';
 import { toolInfo } from '../run/manifest.js';
@@ -27,6 +28,7 @@ export function buildProgram(): Command {
   program.addCommand(statsCommand());
   program.addCommand(ablateCommand());
   program.addCommand(batchCommand());
+  program.addCommand(judgeCommand());
   program.addCommand(protocolCommand());
   program.addCommand(reportCommand());
   return program;

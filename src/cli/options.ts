@@ -6,6 +6,7 @@ import { InputError, UsageError, formatPath } from '../util/errors.js';
 import { RETRIEVER_NAMES } from '../retrieval/retrievers.js';
 import { listBenchmarks } from '../datasets/registry.js';
 import { defaultTransport, type TransportOptions } from '../providers/transport.js';
+import { CACHE_SCOPES, type CacheScope } from '../providers/provenance.js';
 import { judgeModelFor } from '../eval/protocol.js';
 
 export function positiveInt(value: string): number {
@@ -45,7 +46,9 @@ export function addMethodOptions(cmd: Command): Command {
     .option('--reader <model>', 'reader model (none: retrieval and coverage only)')
     .option('--judge <model>', "judge model (default: the benchmark's official judge, else gpt-4o-mini)")
     .option('--judge-runs <n>', 'judge runs per answer, averaged (default 3)', positiveInt)
-    .option('--limit <n>', 'ask only the first N selected questions', positiveInt)
+    .option('--limit <n>', 'ask only the first N selected questions (the run says which episodes and types they cover)', positiveInt)
+    .option('--sample <n>', 'ask a random sample of N questions, stratified by question type and episode (--seed)', positiveInt)
+    .option('--ids <file>', 'ask only the questions listed in FILE (one id a line, as items.jsonl names them)')
     .option('--seed <n>', 'seed for every random choice (default 0)', integer);
 }
 
@@ -90,6 +93,8 @@ export function configFromFlags(cmd: Command, benchmark: string | undefined): Ru
   set(['judge', 'model'], 'judge');
   set(['judge', 'runs'], 'judgeRuns');
   set(['limit'], 'limit');
+  set(['sample'], 'sample');
+  set(['ids'], 'ids');
   set(['seed'], 'seed');
   // A window size given without a stride keeps the paper's 32-token overlap.
   if (given('window') && !given('stride')) {
@@ -199,15 +204,22 @@ export function addTransportOptions(cmd: Command): Command {
     .option('--dry-run', 'print the calls per role and the estimated cost, then stop (spends nothing, writes nothing)')
     .option('--no-cache', 'send every request and store no reply (default: reuse the response cache)')
     .option('--cache-dir <dir>', 'response cache folder (default $RAWRAG_CACHE_DIR, else $XDG_CACHE_HOME/rawrag, else ~/.cache/rawrag)')
+    .option('--cache-scope <scope>', 'share cached replies per endpoint (default) or per model name across endpoints (model: the run reports where cached replies came from)', cacheScope)
     .option('--concurrency-chat <n>', 'reader/judge requests in flight at once (default 8)', positiveInt)
     .option('--concurrency-embed <n>', 'embedding requests in flight at once (default 4)', positiveInt)
     .option('--concurrency-rerank <n>', 'rerank requests in flight at once (default 4)', positiveInt)
     .option('--timeout <seconds>', 'per-request timeout (default 120)', positiveNumber)
     .option('--max-retries <n>', 'retries after a failed request: 429, 5xx, timeouts, resets (default 5)', nonNegativeInteger)
+    .option('--models <file>', 'your own models (YAML, as configs/models.yaml) merged over the built-in table (default $RAWRAG_MODELS)')
     .option('--reader-base-url <url>', 'OpenAI-compatible endpoint for the reader (vLLM, Ollama, llama.cpp, DeepSeek ...)')
     .option('--judge-base-url <url>', 'OpenAI-compatible endpoint for the judge')
     .option('--embed-base-url <url>', 'OpenAI-compatible /v1 endpoint for embeddings')
     .option('--rerank-base-url <url>', 'rerank endpoint (Cohere: without /v2; vLLM: its /v1)');
+}
+
+export function cacheScope(value: string): CacheScope {
+  if (!(CACHE_SCOPES as string[]).includes(value)) throw new InvalidArgumentError(`'${value}' is not one of ${CACHE_SCOPES.join(', ')}.`);
+  return value as CacheScope;
 }
 
 export function nonNegativeInteger(value: string): number {
@@ -226,6 +238,8 @@ export function transportFromFlags(cmd: Command): Partial<TransportOptions> {
     embed: (o.concurrencyEmbed as number | undefined) ?? base.concurrency.embed,
     rerank: (o.concurrencyRerank as number | undefined) ?? base.concurrency.rerank,
   };
+  if (o.models !== undefined) t.modelsFile = o.models as string;
+  if (o.cacheScope !== undefined) t.cacheScope = o.cacheScope as CacheScope;
   if (o.timeout !== undefined) t.timeoutMs = Math.max(1, Math.round((o.timeout as number) * 1000));
   if (o.maxRetries !== undefined) t.retry = { ...base.retry, maxRetries: o.maxRetries as number };
   t.baseUrls = {};

@@ -16,6 +16,7 @@ import { BadReplyError, namingHost, notJsonReply } from './errors.js';
 import type { ModelEntry } from './models.js';
 import type { Endpoint, ProviderSession } from './session.js';
 import { DeferredRequestError, type DeferSink } from './batch/defer.js';
+import { endpointId, provenanceOf } from './provenance.js';
 
 interface Pending {
   input: string;
@@ -72,7 +73,7 @@ export class RemoteEmbedder implements Embedder {
   }
 
   private one({ input, tokens }: { input: string; tokens: number }): Promise<Float32Array> {
-    const key = cacheKey({ kind: 'embed', provider: this.entry.provider, model: this.wireModel, input, dimensions: this.entry.dimensions ?? null, encoding_format: 'float' });
+    const key = cacheKey({ kind: 'embed', provider: this.entry.provider, model: this.wireModel, input, dimensions: this.entry.dimensions ?? null, encoding_format: 'float', ...this.session.cacheScopeKey(this.endpoint) });
     const cache = this.session.cache;
     const known = this.memo.get(key);
     if (known) return Promise.resolve(known);
@@ -87,6 +88,10 @@ export class RemoteEmbedder implements Embedder {
       this.dimension ??= hit.length;
       this.memo.set(key, hit);
       this.session.usage.record('embed', this.entry.name, { prompt_tokens: tokens, completion_tokens: 0, search_units: 0 }, true, this.entry.prices);
+      // Vectors are stored bare: their origin is known only when the key holds the endpoint.
+      const here = endpointId(this.endpoint.baseUrl);
+      const origin = this.session.transport.cacheScope === 'endpoint' ? { endpoint: here } : undefined;
+      this.session.provenance.record('embed', provenanceOf(origin, here, true));
       return Promise.resolve(hit);
     }
     const defer = this.session.transport.defer;
@@ -123,7 +128,7 @@ export class RemoteEmbedder implements Embedder {
   }
 
   private async sendBatch(batch: Pending[]): Promise<void> {
-    const { vectors, promptTokens } = await this.session.send('embed', this.entry.name, async (timeoutMs) => {
+    const { vectors, promptTokens, servedModel } = await this.session.send('embed', this.entry.name, async (timeoutMs) => {
       const body: OpenAI.EmbeddingCreateParams = { model: this.wireModel, input: batch.map((p) => p.input), encoding_format: 'float' };
       if (this.entry.dimensions) body.dimensions = this.entry.dimensions;
       const client = await (this.client ??= openaiClient(this.endpoint, this.session.transport.timeoutMs));
@@ -136,9 +141,10 @@ export class RemoteEmbedder implements Embedder {
         if (v.length !== this.dimension) throw new BadReplyError(`embedding ${i} has ${v.length} dimensions, expected ${this.dimension}`, false);
         if (!this.usable(v)) throw new BadReplyError(`embedding ${i} has a component that is not a finite number`, false);
       });
-      return { vectors, promptTokens: res.usage?.prompt_tokens ?? batch.reduce((s, p) => s + p.tokens, 0) };
+      return { vectors, promptTokens: res.usage?.prompt_tokens ?? batch.reduce((s, p) => s + p.tokens, 0), servedModel: res.model ?? null };
     });
     this.session.usage.record('embed', this.entry.name, { prompt_tokens: promptTokens, completion_tokens: 0, search_units: 0 }, false, this.entry.prices);
+    this.session.provenance.record('embed', provenanceOf({ served_model: servedModel }, endpointId(this.endpoint.baseUrl), false));
     batch.forEach((p, i) => {
       this.session.cache.store('embed', p.key, vectors[i]!, vectorCodec);
       this.memo.set(p.key, vectors[i]!);

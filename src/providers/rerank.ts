@@ -12,11 +12,14 @@ import { sha256Hex } from '../util/fsx.js';
 import { BadReplyError, HttpStatusError, namingHost, notJsonReply } from './errors.js';
 import type { ModelEntry } from './models.js';
 import type { Endpoint, ProviderSession } from './session.js';
+import { endpointId, provenanceOf, type Origin } from './provenance.js';
 
 interface Ranked {
   results: Array<{ index: number; score: number }>;
   search_units: number;
   prompt_tokens: number;
+  /** Absent in entries cached before provenance was recorded. */
+  origin?: Origin;
 }
 
 abstract class RemoteReranker implements Reranker {
@@ -26,6 +29,7 @@ abstract class RemoteReranker implements Reranker {
   constructor(
     protected readonly session: ProviderSession,
     readonly entry: ModelEntry,
+    protected readonly endpoint: Endpoint,
   ) {
     this.wireModel = entry.apiModel ?? entry.name;
     this.name = `${entry.provider}:${entry.name}`;
@@ -39,6 +43,11 @@ abstract class RemoteReranker implements Reranker {
     return d;
   }
 
+  /** Rerank replies name no served model or fingerprint (Cohere's none, vLLM's not reliably): the endpoint only. */
+  private get origin(): Origin {
+    return { endpoint: endpointId(this.endpoint.baseUrl), served_model: null, system_fingerprint: null };
+  }
+
   protected abstract call(query: string, documents: string[], topN: number, timeoutMs: number): Promise<Ranked>;
 
   async rerank(query: string, candidates: Hit[], ep: IngestedEpisode, topN: number): Promise<Hit[]> {
@@ -46,16 +55,17 @@ abstract class RemoteReranker implements Reranker {
     const documents = candidates.map((h) => ep.chunks[h.chunk]!.text);
     const n = Math.min(topN, documents.length);
     // Documents enter the key by digest: the same 128 windows are hashed once, not once per question.
-    const key = cacheKey({ kind: 'rerank', provider: this.entry.provider, model: this.wireModel, query, documents: documents.map((d) => this.digest(d)), top_n: n });
+    const key = cacheKey({ kind: 'rerank', provider: this.entry.provider, model: this.wireModel, query, documents: documents.map((d) => this.digest(d)), top_n: n, ...this.session.cacheScopeKey(this.endpoint) });
     const { value, cached } = await this.session.cache.through(
       'rerank',
       key,
       jsonCodec<Ranked>(),
       // Checked before it can be stored: an invalid reply is an item error that a retry asks again.
-      () => this.session.send('rerank', this.entry.name, async (t) => checkRanked(await this.call(query, documents, n, t), documents.length, n)),
+      async () => ({ ...checkRanked(await this.session.send('rerank', this.entry.name, (t) => this.call(query, documents, n, t)), documents.length, n), origin: this.origin }),
       (r) => rankedProblem(r, documents.length, n) === null,
     );
     this.session.usage.record('rerank', this.entry.name, { prompt_tokens: value.prompt_tokens, completion_tokens: 0, search_units: value.search_units }, cached, this.entry.prices);
+    this.session.provenance.record('rerank', provenanceOf(value.origin, endpointId(this.endpoint.baseUrl), cached));
     const hits = value.results.map((r) => ({ chunk: candidates[r.index]!.chunk, score: r.score }));
     return hits.sort(compareHits).slice(0, n);
   }
@@ -89,12 +99,8 @@ function checkRanked(r: Ranked, documents: number, topN: number): Ranked {
 export class CohereReranker extends RemoteReranker {
   private client: Promise<CohereClientV2> | null = null;
 
-  constructor(
-    session: ProviderSession,
-    entry: ModelEntry,
-    private readonly endpoint: Endpoint,
-  ) {
-    super(session, entry);
+  constructor(session: ProviderSession, entry: ModelEntry, endpoint: Endpoint) {
+    super(session, entry, endpoint);
   }
 
   /** Loaded on first use: the SDK is slow to import and local runs never need it. */
@@ -123,12 +129,8 @@ export class CohereReranker extends RemoteReranker {
 }
 
 export class VllmReranker extends RemoteReranker {
-  constructor(
-    session: ProviderSession,
-    entry: ModelEntry,
-    private readonly endpoint: Endpoint,
-  ) {
-    super(session, entry);
+  constructor(session: ProviderSession, entry: ModelEntry, endpoint: Endpoint) {
+    super(session, entry, endpoint);
   }
 
   protected async call(query: string, documents: string[], topN: number, timeoutMs: number): Promise<Ranked> {
