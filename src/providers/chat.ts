@@ -86,7 +86,8 @@ export class ChatModel {
       key,
       chatReplyCodec,
       () => (defer ? this.deferTo(defer, key, req, replicate) : this.send(req)),
-      (r) => r.text.trim() !== '' && keep(r.text),
+      // A batch reply is checked by its caller after reading (and dropped if unusable, below).
+      (r) => r.text.trim() !== '' && (r.batch === true || keep(r.text)),
     );
     // Only batch replies reach the cache unchecked: one the caller cannot use is dropped, so the
     // caller's error (an item error) is redone by a new request on --retry-errors.
