@@ -1,9 +1,12 @@
 /** Shared flag parsers and the mapping from run flags to config keys. */
 import { InvalidArgumentError, type Command } from 'commander';
 import { mergeLayers, readConfigFile, resolveConfig, type PartialConfig } from '../config/load.js';
-import type { RunConfig } from '../config/schema.js';
+import { RunConfigSchema, type RunConfig } from '../config/schema.js';
+import { InputError, UsageError, formatPath } from '../util/errors.js';
+import { RETRIEVER_NAMES } from '../retrieval/retrievers.js';
 import { listBenchmarks } from '../datasets/registry.js';
 import { defaultTransport, type TransportOptions } from '../providers/transport.js';
+import { CACHE_SCOPES, type CacheScope } from '../providers/provenance.js';
 import { judgeModelFor } from '../eval/protocol.js';
 
 export function positiveInt(value: string): number {
@@ -43,7 +46,9 @@ export function addMethodOptions(cmd: Command): Command {
     .option('--reader <model>', 'reader model (none: retrieval and coverage only)')
     .option('--judge <model>', "judge model (default: the benchmark's official judge, else gpt-4o-mini)")
     .option('--judge-runs <n>', 'judge runs per answer, averaged (default 3)', positiveInt)
-    .option('--limit <n>', 'ask only the first N selected questions', positiveInt)
+    .option('--limit <n>', 'ask only the first N selected questions (the run says which episodes and types they cover)', positiveInt)
+    .option('--sample <n>', 'ask a random sample of N questions, stratified by question type and episode (--seed)', positiveInt)
+    .option('--ids <file>', 'ask only the questions listed in FILE (one id a line, as items.jsonl names them)')
     .option('--seed <n>', 'seed for every random choice (default 0)', integer)
     .option('--extractor <model>', 'agentic memory: the extraction model (default: the reader model)')
     .option('--memory-batch <rule>', "agentic memory: extraction batches, 'session' or a number of turns (default session)", memoryBatch)
@@ -103,6 +108,8 @@ export function configFromFlags(cmd: Command, benchmark: string | undefined): Ru
   set(['judge', 'model'], 'judge');
   set(['judge', 'runs'], 'judgeRuns');
   set(['limit'], 'limit');
+  set(['sample'], 'sample');
+  set(['ids'], 'ids');
   set(['seed'], 'seed');
   set(['memory', 'extractor'], 'extractor');
   set(['memory', 'batch'], 'memoryBatch');
@@ -118,7 +125,88 @@ export function configFromFlags(cmd: Command, benchmark: string | undefined): Ru
   if (Object.keys(benchOpts).length) flags.options = benchOpts;
   const file = opts.config ? readConfigFile(opts.config as string) : {};
   // No benchmark named anywhere: the bundled LoCoMo.
-  return withOfficialJudge(resolveConfig(mergeLayers({ benchmark: 'locomo' }, file, flags), opts.config ? (opts.config as string) : 'command line'));
+  const merged = mergeLayers({ benchmark: 'locomo' }, file, flags);
+  return withOfficialJudge(checkedConfig(merged, { flags, file, configFile: (opts.config as string | undefined) ?? null }));
+}
+
+/** Where each bad value came from: a flag (usage error, exit 1) or a config file key (input error, exit 2). */
+interface Layers {
+  flags: PartialConfig;
+  file: PartialConfig;
+  configFile: string | null;
+}
+
+/** The flag that sets each config key (the benchmark comes from the positional argument). */
+const FLAG_OF: Record<string, string> = {
+  benchmark: 'the benchmark argument',
+  data: '--data',
+  system: '--system',
+  'retrieval.retriever': '--retriever',
+  'retrieval.candidates': '--candidates',
+  'retrieval.k': '--k',
+  'retrieval.rerank': '--no-rerank',
+  'chunking.size': '--window',
+  'chunking.stride': '--stride',
+  'assembly.expand': '--no-expand',
+  'assembly.order': '--order',
+  'reader.model': '--reader',
+  'judge.model': '--judge',
+  'judge.runs': '--judge-runs',
+  limit: '--limit',
+  seed: '--seed',
+};
+/** A constraint between two keys is reported on the first; the second may be the one the user typed. */
+const PARTNER: Record<string, string> = { 'chunking.stride': 'chunking.size', 'retrieval.k': 'retrieval.candidates' };
+
+function has(layer: PartialConfig, path: ReadonlyArray<PropertyKey>): boolean {
+  let node: unknown = layer;
+  for (const p of path) {
+    if (!node || typeof node !== 'object' || !(String(p) in (node as object))) return false;
+    node = (node as Record<string, unknown>)[String(p)];
+  }
+  return true;
+}
+
+function blame(layers: Layers, path: ReadonlyArray<PropertyKey>, message: string): Error {
+  const key = path.map(String).join('.');
+  const keys = [key, PARTNER[key]].filter((k): k is string => Boolean(k));
+  const flagKey = keys.find((k) => has(layers.flags, k.split('.')));
+  if (flagKey) {
+    const flag = key.startsWith('options.') ? `--${key.slice('options.'.length).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}` : (FLAG_OF[flagKey] ?? flagKey);
+    return new UsageError(`${flag}: ${message}`);
+  }
+  if (layers.configFile && keys.some((k) => has(layers.file, k.split('.')))) return new InputError(message, { file: layers.configFile, place: formatPath(path) });
+  return new InputError(message, { place: formatPath(path) });
+}
+
+/** Schema, benchmark, retriever and benchmark options, each error blamed on the flag or config key that set it. */
+function checkedConfig(merged: PartialConfig, layers: Layers): RunConfig {
+  let cfg: RunConfig;
+  try {
+    cfg = resolveConfig(merged, layers.configFile ?? 'command line');
+  } catch (e) {
+    if (!(e instanceof InputError)) throw e;
+    const parsed = RunConfigSchema.safeParse(merged);
+    const issue = parsed.success ? undefined : parsed.error.issues[0];
+    if (!issue) throw e;
+    throw blame(layers, issue.path, issue.message);
+  }
+  const bench = listBenchmarks().find((b) => b.name === cfg.benchmark.toLowerCase());
+  if (!bench) throw blame(layers, ['benchmark'], `unknown benchmark '${cfg.benchmark}' (known: ${listBenchmarks().map((b) => b.name).join(', ')})`);
+  if (!(RETRIEVER_NAMES as readonly string[]).includes(cfg.retrieval.retriever)) {
+    throw blame(layers, ['retrieval', 'retriever'], `unknown retriever '${cfg.retrieval.retriever}' (known: ${RETRIEVER_NAMES.join(', ')})`);
+  }
+  for (const o of bench.options) {
+    const value = cfg.options?.[o.key];
+    if (value === undefined || !o.validate) continue;
+    try {
+      o.validate(String(value));
+    } catch (e) {
+      const bare = e instanceof InputError ? e.message.replace(`${[e.file, e.place].filter(Boolean).join(': ')}: `, '') : (e as Error).message;
+      throw blame(layers, ['options', o.key], bare);
+    }
+  }
+  return cfg;
 }
 
 /**
@@ -136,15 +224,22 @@ export function addTransportOptions(cmd: Command): Command {
     .option('--dry-run', 'print the calls per role and the estimated cost, then stop (spends nothing, writes nothing)')
     .option('--no-cache', 'send every request and store no reply (default: reuse the response cache)')
     .option('--cache-dir <dir>', 'response cache folder (default $RAWRAG_CACHE_DIR, else $XDG_CACHE_HOME/rawrag, else ~/.cache/rawrag)')
+    .option('--cache-scope <scope>', 'share cached replies per endpoint (default) or per model name across endpoints (model: the run reports where cached replies came from)', cacheScope)
     .option('--concurrency-chat <n>', 'reader/judge requests in flight at once (default 8)', positiveInt)
     .option('--concurrency-embed <n>', 'embedding requests in flight at once (default 4)', positiveInt)
     .option('--concurrency-rerank <n>', 'rerank requests in flight at once (default 4)', positiveInt)
     .option('--timeout <seconds>', 'per-request timeout (default 120)', positiveNumber)
     .option('--max-retries <n>', 'retries after a failed request: 429, 5xx, timeouts, resets (default 5)', nonNegativeInteger)
+    .option('--models <file>', 'your own models (YAML, as configs/models.yaml) merged over the built-in table (default $RAWRAG_MODELS)')
     .option('--reader-base-url <url>', 'OpenAI-compatible endpoint for the reader (vLLM, Ollama, llama.cpp, DeepSeek ...)')
     .option('--judge-base-url <url>', 'OpenAI-compatible endpoint for the judge')
     .option('--embed-base-url <url>', 'OpenAI-compatible /v1 endpoint for embeddings')
     .option('--rerank-base-url <url>', 'rerank endpoint (Cohere: without /v2; vLLM: its /v1)');
+}
+
+export function cacheScope(value: string): CacheScope {
+  if (!(CACHE_SCOPES as string[]).includes(value)) throw new InvalidArgumentError(`'${value}' is not one of ${CACHE_SCOPES.join(', ')}.`);
+  return value as CacheScope;
 }
 
 export function nonNegativeInteger(value: string): number {
@@ -163,6 +258,8 @@ export function transportFromFlags(cmd: Command): Partial<TransportOptions> {
     embed: (o.concurrencyEmbed as number | undefined) ?? base.concurrency.embed,
     rerank: (o.concurrencyRerank as number | undefined) ?? base.concurrency.rerank,
   };
+  if (o.models !== undefined) t.modelsFile = o.models as string;
+  if (o.cacheScope !== undefined) t.cacheScope = o.cacheScope as CacheScope;
   if (o.timeout !== undefined) t.timeoutMs = Math.max(1, Math.round((o.timeout as number) * 1000));
   if (o.maxRetries !== undefined) t.retry = { ...base.retry, maxRetries: o.maxRetries as number };
   t.baseUrls = {};

@@ -6,7 +6,11 @@ import { paperComparisonLine } from '../datasets/paper-rows.js';
 export function renderRunReport(outcome: RunOutcome): string {
   const { summary, manifest } = outcome;
   const scored = summary.overall.scored > 0;
-  const header = ['type', 'id', 'n', 'coverage all %', 'coverage any %'];
+  // Coverage is over the questions that have gold evidence: when some have none, that count is shown
+  // beside n, so each percentage's denominator is on the page (LoCoMo: 1,540 questions, 1,536 with evidence).
+  const rowsAll = [...summary.by_type, summary.overall];
+  const showEvidenceN = rowsAll.some((r) => r.coverage.n !== r.n - r.errors);
+  const header = ['type', 'id', 'n', ...(showEvidenceN ? ['n with evidence'] : []), 'coverage all %', 'coverage any %'];
   if (scored) header.push('accuracy %');
   // With failures, accuracy over all N (failed count 0) beside it: a run with errors never looks better.
   if (scored && summary.errors > 0) header.push('accuracy all N %');
@@ -14,8 +18,8 @@ export function renderRunReport(outcome: RunOutcome): string {
   const metricNames = scored ? Object.keys(summary.overall.metrics) : [];
   header.push(...metricNames.map((m) => `${m} %`));
   if (summary.errors > 0) header.push('errors');
-  const rows = [...summary.by_type, summary.overall].map((r) => {
-    const cells: Array<string | number> = [r.type, r.type_id ?? '', r.n, pct(r.coverage.all), pct(r.coverage.any)];
+  const rows = rowsAll.map((r) => {
+    const cells: Array<string | number> = [r.type, r.type_id ?? '', r.n, ...(showEvidenceN ? [r.coverage.n] : []), pct(r.coverage.all), pct(r.coverage.any)];
     if (scored) cells.push(pct(r.accuracy));
     if (scored && summary.errors > 0) cells.push(pct(r.accuracy_all_n));
     for (const m of metricNames) cells.push(pct(r.metrics[m] ?? null));
@@ -23,18 +27,18 @@ export function renderRunReport(outcome: RunOutcome): string {
     return cells;
   });
   const ks = Object.entries(summary.coverage_at_k);
+  const configuredK = manifest.config.retrieval.k;
   const kTable = markdownTable(
     ['k', 'n', 'recall_all %', 'recall_any %'],
-    ks.map(([k, r]) => [k, r.n, pct(r.all), pct(r.any)]),
+    ks.map(([k, r]) => [Number(k) === configuredK ? `${k} (k)` : k, r.n, pct(r.all), pct(r.any)]),
   );
   const lines = [
     `${manifest.system} on ${manifest.benchmark} — ${summary.n} questions, ${summary.errors} errors${errorStages(summary.errors_by_stage)}`,
     '',
     markdownTable(header, rows),
     '',
-    'Evidence recall from the same ranking (turns of the top-k windows):',
-    kTable,
-    '',
+    // Nothing ranked (full context, judged outside answers): no recall table.
+    ...(ks.length ? ['Evidence recall from the same ranking (turns of the top-k windows):', kTable, ''] : []),
     `mean evidence tokens per question: ${summary.evidence_tokens_mean === null ? '—' : summary.evidence_tokens_mean.toFixed(1)}`,
   ];
   const jr = summary.overall.judge_runs;
@@ -44,12 +48,14 @@ export function renderRunReport(outcome: RunOutcome): string {
   }
   lines.push(...usageLines(summary as Record<string, unknown>));
   lines.push(...cumulativeLines(summary as Record<string, unknown>));
+  lines.push(...provenanceLines(summary as Record<string, unknown>));
   lines.push(...memoryIngestLines(summary as Record<string, unknown>));
   lines.push(...benchmarkTables(summary.benchmark_summary));
   // A paper row: the paper's figure beside this run's (a retriever that fell back to local is not the paper's).
   const retrieverUsed = manifest.retriever.name.startsWith('local') ? manifest.retriever.name : manifest.config.retrieval.retriever;
   const paper = paperComparisonLine(manifest.benchmark, manifest.config.reader.model, retrieverUsed, summary);
   if (paper) lines.push('', paper);
+  // Printed here only (not also on stderr at the start): once.
   for (const s of manifest.skipped) lines.push(`NOTE: ${s}`);
   for (const n of manifest.retriever.notes) lines.push(`NOTE: ${n}`);
   lines.push(`run directory: ${outcome.dir}`);
@@ -108,6 +114,18 @@ export function usageLines(summary: Record<string, unknown>): string[] {
     'Provider usage (requests sent; replies from the cache; cost of this run and from scratch):',
     markdownTable(['role', 'requests', 'cache hits', 'retries', 'prompt tokens', 'completion tokens', 'cost', 'cost uncached'], rows),
   ];
+}
+
+/** Which endpoints and served models answered, and a warning for cached replies from another endpoint. */
+export function provenanceLines(summary: Record<string, unknown>): string[] {
+  const p = summary.provenance as { cache_scope: string; by_role: Record<string, { endpoints: string[]; served_models: string[]; system_fingerprints: string[] }>; warnings: string[] } | undefined;
+  if (!p || Object.keys(p.by_role).length === 0) return [];
+  const parts = Object.entries(p.by_role).map(([role, r]) => {
+    const served = r.served_models.length ? `; served ${r.served_models.join(', ')}` : '';
+    const fp = r.system_fingerprints.length ? `; fingerprints ${r.system_fingerprints.join(', ')}` : '';
+    return `${role} ${r.endpoints.join(', ')}${served}${fp}`;
+  });
+  return ['', `Endpoints (cache scope ${p.cache_scope}): ${parts.join(' | ')}`, ...p.warnings.map((w) => `WARNING: ${w}`)];
 }
 
 /** ` (read 3, judge 1)` after the error count; empty without errors (or from an older summary). */

@@ -1,19 +1,22 @@
-import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { InputError, formatPath } from '../util/errors.js';
 import { parseJsonText } from '../util/fsx.js';
+import { decodeUtf8 } from '../util/text.js';
+import { readFileSync } from 'node:fs';
 import { RunConfigSchema, type RunConfig } from './schema.js';
 
 export type PartialConfig = { [key: string]: unknown };
 
 /** Reads a JSON or YAML config file (by extension; YAML is a superset, so anything else is YAML). */
 export function readConfigFile(path: string): PartialConfig {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(path, 'utf8');
+    bytes = readFileSync(path);
   } catch (e) {
     throw new InputError(`cannot read config file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { file: path });
   }
+  // Strict UTF-8 and a leading BOM dropped, as for every data file.
+  const text = decodeUtf8(bytes, path);
   let value: unknown;
   if (path.endsWith('.json')) value = parseJsonText(text, path);
   else {

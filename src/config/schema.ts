@@ -105,6 +105,13 @@ export const RunConfigSchema = z
     options: z.record(z.string(), z.string()).default({}),
     /** Ask only the first N selected questions. */
     limit: z.number().int().positive().nullable().default(null),
+    /**
+     * A random sample of N questions, stratified by question type and episode (seeded by `seed`).
+     * Optional without a default (like `ids`), so configs that do not use it keep their hash and run id.
+     */
+    sample: z.number().int().positive().nullable().optional(),
+    /** A file listing the question ids to ask, one a line (or JSON lines with an `id`). */
+    ids: z.string().min(1).nullable().optional(),
     seed: z.number().int().default(0),
     chunking: ChunkingSchema.prefault({}),
     retrieval: RetrievalSchema.prefault({}),

@@ -24,6 +24,8 @@ export interface BenchmarkOption {
   description: string;
   /** Default shown in help and recorded in the manifest. */
   defaultValue?: string;
+  /** Throws (message only) when a value is not acceptable; checked before the run, so the message can say whether a flag or a config key gave it. */
+  validate?(value: string): void;
 }
 
 export interface LoadOptions {

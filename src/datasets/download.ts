@@ -89,9 +89,10 @@ export async function pullFile(file: DownloadFile, opts: PullOptions): Promise<P
     } catch (e) {
       if (e instanceof DownloadError || attempt >= retries) {
         if (e instanceof DownloadError) throw e;
-        throw new DownloadError(`download failed after ${attempt + 1} attempt(s): ${(e as Error).message}; rerun to resume from the ${partSize(part)} bytes kept in ${basename(part)}`, { file: dest });
+        throw new DownloadError(`download failed after ${attempt + 1} attempt(s): ${fetchFailure(e, url)}; rerun to resume from the ${partSize(part)} bytes kept in ${basename(part)}`, { file: dest });
       }
-      log(`connection lost at ${partSize(part)} bytes (${(e as Error).message}); resuming (${attempt + 1}/${retries})`);
+      const kept = partSize(part);
+      log(`${kept > 0 ? `connection lost at ${kept} bytes` : 'no connection'} (${fetchFailure(e, url)}); ${kept > 0 ? 'resuming' : 'trying again'} (${attempt + 1}/${retries})`);
     }
   }
   const bytes = partSize(part);
@@ -104,6 +105,36 @@ export async function pullFile(file: DownloadFile, opts: PullOptions): Promise<P
   }
   renameSync(part, dest);
   return { path: dest, url, sha256: sha, bytes, status: 'downloaded', pinned };
+}
+
+/** What the system said, not only fetch's "fetch failed": the error code and the host (offline, DNS, refused). */
+const CAUSES: Record<string, string> = {
+  ENOTFOUND: 'DNS lookup failed — offline, or no such host?',
+  EAI_AGAIN: 'DNS lookup timed out — offline?',
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ETIMEDOUT: 'connection timed out',
+  ENETUNREACH: 'network unreachable — offline?',
+  EHOSTUNREACH: 'host unreachable',
+  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+  UND_ERR_SOCKET: 'connection closed by the server',
+  CERT_HAS_EXPIRED: 'TLS certificate expired',
+};
+
+export function fetchFailure(e: unknown, url: string): string {
+  const err = e as Error & { cause?: { code?: string; hostname?: string; errors?: Array<{ code?: string }> } };
+  const cause = err?.cause;
+  const code = cause?.code ?? cause?.errors?.find((x) => x.code)?.code;
+  if (!code) return err?.message ?? String(e);
+  let host = cause?.hostname;
+  if (!host) {
+    try {
+      host = new URL(url).host;
+    } catch {
+      host = url;
+    }
+  }
+  return `${err.message}: ${code} ${host}${CAUSES[code] ? ` (${CAUSES[code]})` : ''}`;
 }
 
 function partSize(part: string): number {

@@ -1,10 +1,11 @@
 /**
  * The judge stage: `runs` (default 3) judgements of the fixed answer, each a distinct request
  * (its replicate index is in the cache key), item score = mean of the verdicts. Every verdict and
- * raw judge text is kept in item.details.judge = { model, runs: [{verdict, raw}], votes }.
+ * raw judge text is kept in item.details.judge = { model, runs: [{verdict, raw}], votes, provenance }.
  * A reply the protocol cannot read is an error (retried by --retry-errors), never a WRONG.
  */
 import type { ChatModel } from '../providers/chat.js';
+import type { Provenance } from '../providers/provenance.js';
 import type { ChatMessage, JudgeProtocol, Scoring } from './protocol.js';
 import { addItemUsage } from './reader.js';
 import type { ItemStage } from './stages.js';
@@ -29,12 +30,14 @@ export function judgeStage(model: ChatModel, protocol: JudgeProtocol, runs: numb
         scoreByMetric(item, fallbackMetric);
         return;
       }
+      const provenance: Provenance[] = [];
       const ask = (replicate: number, replies: string[]) => async (messages: ChatMessage[], opts?: { jsonMode?: boolean; maxTokens?: number }, keep?: (t: string) => boolean) => {
         const maxTokens = opts?.maxTokens ?? protocol.maxTokens ?? null;
         const reply = await model.complete({ messages, temperature: cfg.judge.temperature, maxTokens, jsonMode: opts?.jsonMode ?? protocol.jsonMode ?? false }, replicate, keep);
         const usage = { prompt_tokens: reply.prompt_tokens, completion_tokens: reply.completion_tokens, search_units: 0 };
         addItemUsage(item.details, 'judge', usage, costOf(usage, model.pricesOf(reply)), reply.cached);
         replies.push(reply.text);
+        provenance.push(reply.provenance);
         return reply.text;
       };
       const one = async (replicate: number): Promise<JudgeRun> => {
@@ -65,7 +68,7 @@ export function judgeStage(model: ChatModel, protocol: JudgeProtocol, runs: numb
       const results = await Promise.all(Array.from({ length: runs }, (_, i) => one(i + 1)));
       const votes = results.map((r) => r.verdict);
       item.score = votes.reduce((a, b) => a + b, 0) / votes.length;
-      item.details.judge = { model: model.entry.name, protocol: protocol.id, runs: results, votes };
+      item.details.judge = { model: model.entry.name, protocol: protocol.id, runs: results, votes, provenance };
     },
   };
 }

@@ -36,6 +36,7 @@ export function readerStage(model: ChatModel, protocol: ReaderProtocol): ItemSta
         evidence_tokens: item.evidence_tokens,
         raw: reply.text,
         cached: reply.cached,
+        provenance: reply.provenance,
       };
       addItemUsage(item.details, 'reader', usage, costOf(usage, model.pricesOf(reply)), reply.cached);
     },

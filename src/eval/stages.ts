@@ -86,7 +86,7 @@ export async function planStages(
   };
 }
 
-function fallbackScoreStage(metric: string | undefined): ItemStage {
+export function fallbackScoreStage(metric: string | undefined): ItemStage {
   return {
     name: 'score',
     async run(item) {

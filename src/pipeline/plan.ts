@@ -10,6 +10,7 @@ import type { Benchmark } from '../datasets/benchmark.js';
 import type { Policy } from '../datasets/policy.js';
 import type { Dataset, Episode, Question } from '../datasets/schema.js';
 import { getBenchmark } from '../datasets/registry.js';
+import { readIdList, selectQuestions as selectFrom } from '../datasets/select.js';
 import { InputError } from '../util/errors.js';
 import { hashOf } from '../util/hash.js';
 import { fromRoot } from '../util/paths.js';
@@ -58,12 +59,10 @@ export function runDirFor(cfg: RunConfig, out: string | null): string {
   return resolve(out ?? fromRoot('results', runIdFor(cfg)));
 }
 
+/** --ids / --sample / --limit (src/datasets/select.ts), with the sentence saying what was taken (null: every question). */
 export function selectQuestions(dataset: Dataset, cfg: RunConfig): { questions: Question[]; selection: string | null } {
-  if (cfg.limit === null || cfg.limit >= dataset.questions.length) return { questions: dataset.questions, selection: null };
-  const questions = dataset.questions.slice(0, cfg.limit);
-  const episodes = new Set(questions.map((q) => q.episode)).size;
-  const all = new Set(dataset.questions.map((q) => q.episode)).size;
-  return { questions, selection: `--limit ${cfg.limit}: the first ${questions.length} of ${dataset.questions.length} questions (${episodes} of ${all} episodes)` };
+  const { questions, description } = selectFrom(dataset, { limit: cfg.limit, sample: cfg.sample, seed: cfg.seed, ids: cfg.ids ? readIdList(cfg.ids) : null });
+  return { questions, selection: questions.length < dataset.questions.length ? description : null };
 }
 
 export async function loadDataset(benchmark: Benchmark, cfg: RunConfig): Promise<Dataset> {

@@ -93,7 +93,8 @@ export function recordRetrieval(
   item.evidence_turns = evidence.turnIds;
   item.evidence_tokens = evidence.tokens;
   item.coverage = coverage(evidence.turnIds, q.evidence);
-  for (const k of COVERAGE_KS) {
+  // The configured k is a row of its own in the recall table (--k 10 shows 1/5/10/15/60).
+  for (const k of [...new Set([...COVERAGE_KS, cfg.retrieval.k])].sort((a, b) => a - b)) {
     // Only depths the ranking really reached: a shorter ranking would understate coverage at k.
     if (k > cfg.retrieval.k && ranking.ranked.length < Math.min(k, ep.chunks.length)) continue;
     item.coverage_at_k[String(k)] = coverage(assemble(ep, ranking.ranked.slice(0, k), policy).turnIds, q.evidence);

@@ -35,7 +35,7 @@ export interface OpenedRunDir {
 /** Refuses a folder that is not a run directory of this identity; takes the lock; reads what is done. */
 export function openRunDir(dir: string, identity: RunIdentity, questions: Question[], opts: OpenOptions = {}): OpenedRunDir {
   const rundir = new RunDir(dir);
-  if (existsSync(dir) && !statSync(dir).isDirectory()) throw new InputError('--out names a file, not a folder', { file: dir });
+  if (existsSync(dir) && !statSync(dir).isDirectory()) throw new InputError('--out names a file, not a folder (ENOTDIR)', { file: dir });
   const notes: string[] = [];
   let createdAt = new Date().toISOString();
   let forcedFrom: Array<Partial<RunIdentity>> = [];

@@ -4,7 +4,8 @@
  */
 import type { RunConfig } from '../config/schema.js';
 import type { Summary } from '../eval/summary.js';
-import { planStages } from '../eval/stages.js';
+import { planStages, type StagePlan } from '../eval/stages.js';
+import type { Benchmark } from '../datasets/benchmark.js';
 import { ProviderSession } from '../providers/session.js';
 import type { TransportOptions } from '../providers/transport.js';
 import type { RunIdentity } from '../run/identity.js';
@@ -18,11 +19,20 @@ import { loadRunInputs, runDirFor, runIdFor } from './plan.js';
 import { openRunDir } from './run-directory.js';
 import { startManifest } from './run-directory.js';
 import { createEvidenceSource } from './sources.js';
+import { warningLines } from '../datasets/warnings.js';
+import type { ProgressInfo } from '../cli/progress.js';
+
+/** Failed items so far, retries and money spent by this run (the progress bar shows them). */
+function progressInfo(session: ProviderSession, errors: number): ProgressInfo {
+  const roles = Object.values(session.usage.report());
+  if (roles.length === 0) return { errors };
+  return { errors, retries: roles.reduce((s, r) => s + r.retries, 0), costUsd: session.usage.total().cost_usd_spent };
+}
 
 export interface RunHooks {
   log(line: string): void;
-  /** Called with (done, total) as items finish; `errors` counts failed items so far. */
-  progress?(done: number, total: number, extra?: { errors: number }): void;
+  /** Called with (done, total) as items finish, with failed items so far, retries and money spent. */
+  progress?(done: number, total: number, extra?: ProgressInfo): void;
   /** Aborted on SIGINT/SIGTERM: no new questions start; the manifest records `interrupted`. */
   signal?: AbortSignal;
 }
@@ -42,8 +52,19 @@ export interface RunRequest {
   retryErrors?: boolean;
   /** Resume a directory whose identity differs (recorded in the manifest). */
   forceResume?: boolean;
+  /** --verbose: every data warning on its own line (default: one summary line). */
+  verbose?: boolean;
   /** Endpoints, timeouts, retries, concurrency, cache: how requests travel (not in the config hash). */
   transport?: Partial<TransportOptions>;
+  /** Another composition of the same pipeline (`rawrag judge`): its own evidence source, stages and names. */
+  compose?: RunComposition;
+}
+
+export interface RunComposition {
+  source(cfg: RunConfig, session: ProviderSession, opts: { runDir: string }): Promise<EvidenceSource>;
+  stages(cfg: RunConfig, benchmark: Benchmark, session: ProviderSession, capabilities: EvidenceSource['capabilities']): Promise<StagePlan>;
+  runId: string;
+  setting: string;
 }
 
 /** What must match for a directory to be resumed. */
@@ -61,19 +82,19 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
   const session = new ProviderSession(req.transport);
   let source: EvidenceSource | null = null;
   try {
-    source = await createEvidenceSource(cfg, session, { runDir: dir });
-    const stages = await planStages(cfg, benchmark, session, source.capabilities);
+    source = await (req.compose?.source ?? createEvidenceSource)(cfg, session, { runDir: dir });
+    const stages = await (req.compose?.stages ?? planStages)(cfg, benchmark, session, source.capabilities);
     const identity = runIdentity(cfg, source, dataset.source.sha256);
     const opened = openRunDir(dir, identity, questions, { retryErrors: req.retryErrors, forceResume: req.forceResume });
     const { rundir } = opened;
-    const runId = runIdFor(cfg);
-    const setting = `${benchmark.name}/${cfg.reader.model ?? 'no-reader'}`;
+    const runId = req.compose?.runId ?? runIdFor(cfg);
+    const setting = req.compose?.setting ?? `${benchmark.name}/${cfg.reader.model ?? 'no-reader'}`;
     const loadMs = performance.now() - t0;
 
-    if (inputs.selection) hooks.log(`selected: ${inputs.selection}`);
-    for (const w of dataset.warnings) hooks.log(`warning: ${dataset.source.path}: ${w.place}: ${w.message}`);
+    if (inputs.selection) hooks.log(`selected ${inputs.selection}`);
+    for (const line of warningLines(dataset.source.path, dataset.warnings, req.verbose ?? false)) hooks.log(line);
     for (const n of [...source.notes, ...opened.notes]) hooks.log(`note: ${n}`);
-    for (const s of stages.skipped) hooks.log(`skipped: ${s}`);
+    // Skipped stages are printed once, by the report (NOTE:), and kept in summary.json `skipped`.
     if (opened.done.size > 0) hooks.log(`resuming ${dir}: ${opened.done.size} of ${questions.length} questions already done`);
 
     const manifest = startManifest({
@@ -95,7 +116,7 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
 
     let finished = opened.done.size;
     let errors = opened.previous.filter((i) => i.error).length;
-    hooks.progress?.(finished, questions.length, { errors });
+    hooks.progress?.(finished, questions.length, progressInfo(session, errors));
     try {
       const outcome = await answerAll(opened.pending, { cfg, benchmark, dataset, source, stages }, {
         signal: hooks.signal,
@@ -103,7 +124,7 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
           rundir.append(item);
           finished++;
           if (item.error) errors++;
-          hooks.progress?.(finished, questions.length, { errors });
+          hooks.progress?.(finished, questions.length, progressInfo(session, errors));
         },
       });
       rundir.close();

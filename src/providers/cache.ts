@@ -5,12 +5,12 @@
  * distinct entries. Transport settings (timeouts, retries, concurrency, base URLs) are not in
  * the key. Errors and empty replies are never stored; identical requests in flight are sent once.
  */
-import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { canonicalJson } from '../util/hash.js';
 import { sha256Hex } from '../util/fsx.js';
+import { isCorruption, moveAside, openSqliteCache } from '../util/sqlite.js';
 
 /** --cache-dir > RAWRAG_CACHE_DIR > $XDG_CACHE_HOME/rawrag > ~/.cache/rawrag. */
 export function resolveCacheDir(flag: string | null | undefined, env: NodeJS.ProcessEnv = process.env): string {
@@ -73,16 +73,31 @@ export class ResponseCache {
   /** Opened on first use, so runs that never call a provider never create a cache file. */
   private open(): Database.Database {
     if (!this.db) {
-      mkdirSync(this.dir!, { recursive: true });
-      const db = new Database(join(this.dir!, this.file));
-      db.pragma('journal_mode = WAL');
-      db.pragma('busy_timeout = 5000');
-      db.exec('CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, role TEXT NOT NULL, value BLOB NOT NULL, created_at TEXT NOT NULL)');
+      // A corrupt file is checked for here, moved aside and replaced (one line on stderr).
+      const { db } = openSqliteCache(join(this.dir!, this.file), (d) => {
+        d.pragma('journal_mode = WAL');
+        d.pragma('busy_timeout = 5000');
+        d.exec('CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, role TEXT NOT NULL, value BLOB NOT NULL, created_at TEXT NOT NULL)');
+      });
       this.getStmt = db.prepare('SELECT value FROM responses WHERE key = ?');
       this.putStmt = db.prepare('INSERT OR REPLACE INTO responses (key, role, value, created_at) VALUES (?, ?, ?, ?)');
       this.db = db;
     }
     return this.db;
+  }
+
+  /** Damage the open-time check missed surfaces in a statement: move the file aside once, reopen, go on. */
+  private guarded<R>(statement: () => R): R {
+    this.open();
+    try {
+      return statement();
+    } catch (e) {
+      if (!isCorruption(e)) throw e;
+      this.close();
+      moveAside(join(this.dir!, this.file), e);
+      this.open();
+      return statement();
+    }
   }
 
   private count(role: string, hit: boolean): void {
@@ -92,21 +107,29 @@ export class ResponseCache {
   }
 
   /** A stored value, or undefined (counted as a hit or a miss for `role`). */
-  lookup<T>(role: string, key: string, codec: Codec<T>): T | undefined {
+  lookup<T>(role: string, key: string, codec: Codec<T>, valid: (value: T) => boolean = () => true): T | undefined {
     if (!this.enabled) {
       this.count(role, false);
       return undefined;
     }
-    this.open();
-    const row = this.getStmt!.get(key) as { value: Buffer } | undefined;
-    this.count(role, row !== undefined);
-    return row ? codec.decode(row.value) : undefined;
+    const row = this.guarded(() => this.getStmt!.get(key) as { value: Buffer } | undefined);
+    let value: T | undefined;
+    if (row) {
+      try {
+        value = codec.decode(row.value);
+      } catch {
+        value = undefined; // an undecodable entry is a miss; the fresh reply replaces it
+      }
+      if (value !== undefined && !valid(value)) value = undefined;
+    }
+    this.count(role, value !== undefined);
+    return value;
   }
 
   store<T>(role: string, key: string, value: T, codec: Codec<T>): void {
     if (!this.enabled) return;
-    this.open();
-    this.putStmt!.run(key, role, codec.encode(value), new Date().toISOString());
+    const bytes = codec.encode(value);
+    this.guarded(() => this.putStmt!.run(key, role, bytes, new Date().toISOString()));
   }
 
   /** Drops one entry (a batch reply its caller could not use). */
@@ -117,7 +140,8 @@ export class ResponseCache {
 
   /**
    * The cached value for `key`, or `compute()`'s (stored only when `storable` says it is a real
-   * answer). Concurrent calls with the same key share one computation.
+   * answer). A stored value that `storable` rejects (written by an older version that checked
+   * less) counts as a miss and is asked again. Concurrent calls with the same key share one computation.
    */
   async through<T>(
     role: string,
@@ -131,7 +155,7 @@ export class ResponseCache {
       this.count(role, true);
       return { value: await pending, cached: true };
     }
-    const hit = this.lookup(role, key, codec);
+    const hit = this.lookup(role, key, codec, storable);
     if (hit !== undefined) return { value: hit, cached: true };
     const p = (async () => {
       const value = await compute();

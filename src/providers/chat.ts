@@ -6,10 +6,11 @@ import type OpenAI from 'openai';
 import type { ChatMessage } from '../eval/protocol.js';
 import type { Role } from './usage.js';
 import { cacheKey, jsonCodec } from './cache.js';
-import { BadReplyError, ProviderError } from './errors.js';
+import { BadReplyError, ProviderError, namingHost, notJsonReply } from './errors.js';
 import { pricesFor, type ModelEntry } from './models.js';
 import { DeferredRequestError, type DeferSink } from './batch/defer.js';
 import type { Endpoint, ProviderSession } from './session.js';
+import { endpointId, provenanceOf, type Origin, type Provenance } from './provenance.js';
 
 export interface ChatRequest {
   messages: ChatMessage[];
@@ -26,6 +27,8 @@ export interface ChatReply {
   cached: boolean;
   /** The reply came from a batch job (billed at batch prices). */
   batch?: boolean;
+  /** Endpoint, served model, fingerprint; for a cached reply, the endpoint it was cached from. */
+  provenance: Provenance;
 }
 
 /** A chat reply as the response cache holds it (interactive and batch replies alike). */
@@ -35,6 +38,8 @@ export interface StoredReply {
   completion_tokens: number;
   /** Set on replies collected from a batch job. */
   batch?: true;
+  /** Absent in entries cached before provenance was recorded. */
+  origin?: Origin;
 }
 
 export const chatReplyCodec = jsonCodec<StoredReply>();
@@ -56,7 +61,7 @@ export class ChatModel {
     return (this.client ??= openaiClient(this.endpoint, this.session.transport.timeoutMs));
   }
 
-  /** The semantic request: what goes into the cache key (never the endpoint or the key). */
+  /** The semantic request: what goes into the cache key (never the API key; the endpoint per --cache-scope). */
   private semantic(req: ChatRequest): Record<string, unknown> {
     return {
       kind: 'chat',
@@ -74,22 +79,24 @@ export class ChatModel {
    * `keep` decides whether a reply is worth caching (an unreadable judge reply is not).
    */
   async complete(req: ChatRequest, replicate: number, keep: (text: string) => boolean = () => true): Promise<ChatReply> {
-    const key = cacheKey(this.semantic(req), replicate);
+    const key = cacheKey({ ...this.semantic(req), ...this.session.cacheScopeKey(this.endpoint) }, replicate);
     const defer = this.session.transport.defer;
     const { value, cached } = await this.session.cache.through(
       this.role,
       key,
       chatReplyCodec,
       () => (defer ? this.deferTo(defer, key, req, replicate) : this.send(req)),
-      (r) => r.text.trim() !== '' && keep(r.text),
+      // A batch reply is checked by its caller after reading (and dropped if unusable, below).
+      (r) => r.text.trim() !== '' && (r.batch === true || keep(r.text)),
     );
     // Only batch replies reach the cache unchecked: one the caller cannot use is dropped, so the
     // caller's error (an item error) is redone by a new request on --retry-errors.
     if (cached && value.batch && !keep(value.text)) this.session.cache.delete(key);
     const batch = value.batch === true;
     this.session.usage.record(this.role, this.entry.name, { prompt_tokens: value.prompt_tokens, completion_tokens: value.completion_tokens, search_units: 0 }, cached, pricesFor(this.entry, batch));
-    const { batch: _b, ...reply } = value;
-    return { ...reply, cached, ...(batch ? { batch } : {}) };
+    const provenance = provenanceOf(value.origin, endpointId(this.endpoint.baseUrl), cached);
+    this.session.provenance.record(this.role, provenance);
+    return { text: value.text, prompt_tokens: value.prompt_tokens, completion_tokens: value.completion_tokens, cached, provenance, ...(batch ? { batch } : {}) };
   }
 
   /** The prices a reply is billed at (batch replies at the model's batch prices). */
@@ -108,8 +115,10 @@ export class ChatModel {
   private send(req: ChatRequest): Promise<StoredReply> {
     return this.session.send(this.role, this.entry.name, async (timeoutMs) => {
       const client = await this.sdk();
-      const res = await client.chat.completions.create(chatBody(this.wireModel, req), { timeout: timeoutMs, maxRetries: 0 });
-      return storedReply(res);
+      const res = await namingHost(this.endpoint.baseUrl, () => client.chat.completions.create(chatBody(this.wireModel, req), { timeout: timeoutMs, maxRetries: 0 }));
+      // The SDK hands back a non-JSON 200 body (a login or proxy page) as a bare string.
+      if (typeof res === 'string') throw notJsonReply(res);
+      return storedReply(res, endpointId(this.endpoint.baseUrl));
     });
   }
 }
@@ -124,10 +133,12 @@ export function chatBody(wireModel: string, req: ChatRequest): OpenAI.Chat.ChatC
 }
 
 /** What the cache keeps of a chat completion; an empty reply is a failed call, never an answer to judge. */
-export function storedReply(res: Pick<OpenAI.Chat.ChatCompletion, 'choices' | 'usage'>): StoredReply {
+export function storedReply(res: Pick<OpenAI.Chat.ChatCompletion, 'choices' | 'usage'> & Partial<Pick<OpenAI.Chat.ChatCompletion, 'model' | 'system_fingerprint'>>, endpoint: string): StoredReply {
   const text = res?.choices?.[0]?.message?.content;
   if (typeof text !== 'string' || text.trim() === '') throw new BadReplyError('empty reply (no message content)', true);
-  return { text, prompt_tokens: res.usage?.prompt_tokens ?? 0, completion_tokens: res.usage?.completion_tokens ?? 0 };
+  // Where the reply came from travels with it into the cache (provenance of later cache hits).
+  const origin: Origin = { endpoint, served_model: res.model ?? null, system_fingerprint: res.system_fingerprint ?? null };
+  return { text, prompt_tokens: res.usage?.prompt_tokens ?? 0, completion_tokens: res.usage?.completion_tokens ?? 0, origin };
 }
 
 /** The SDK is loaded on first use (it costs a second at start-up that local runs should not pay). */

@@ -12,10 +12,11 @@ import { openaiClient } from './chat.js';
 import type { Embedder } from '../retrieval/retriever.js';
 import { getTokenizer } from '../retrieval/tokenizer.js';
 import { cacheKey, vectorCodec } from './cache.js';
-import { BadReplyError } from './errors.js';
+import { BadReplyError, namingHost, notJsonReply } from './errors.js';
 import type { ModelEntry } from './models.js';
 import type { Endpoint, ProviderSession } from './session.js';
 import { DeferredRequestError, type DeferSink } from './batch/defer.js';
+import { endpointId, provenanceOf } from './provenance.js';
 
 interface Pending {
   input: string;
@@ -33,6 +34,8 @@ export class RemoteEmbedder implements Embedder {
   private readonly wireModel: string;
   private queue: Pending[] = [];
   private scheduled = false;
+  /** The vector length every reply must have: the registry's `dimensions`, else the first one seen. */
+  private dimension: number | undefined;
 
   constructor(
     private readonly session: ProviderSession,
@@ -41,6 +44,14 @@ export class RemoteEmbedder implements Embedder {
   ) {
     this.wireModel = entry.apiModel ?? entry.name;
     this.name = `${entry.provider}:${entry.name}`;
+    this.dimension = entry.dimensions;
+  }
+
+  /** A usable vector: the expected length, every component finite. Also applied to cache hits. */
+  private usable(v: Float32Array): boolean {
+    if (v.length === 0 || (this.dimension !== undefined && v.length !== this.dimension)) return false;
+    for (let i = 0; i < v.length; i++) if (!Number.isFinite(v[i]!)) return false;
+    return true;
   }
 
   /** The text actually sent: queries get the model's instruction (Qwen3), inputs are capped in length. */
@@ -49,7 +60,7 @@ export class RemoteEmbedder implements Embedder {
     // The API rejects empty inputs.
     if (input.trim() === '') input = ' ';
     const enc = getTokenizer('cl100k_base');
-    let ids = enc.encode(input, [], []);
+    let ids = enc.encode(input);
     if (ids.length > this.entry.maxInputTokens) {
       ids = ids.slice(0, this.entry.maxInputTokens);
       input = enc.decode(ids);
@@ -62,7 +73,7 @@ export class RemoteEmbedder implements Embedder {
   }
 
   private one({ input, tokens }: { input: string; tokens: number }): Promise<Float32Array> {
-    const key = cacheKey({ kind: 'embed', provider: this.entry.provider, model: this.wireModel, input, dimensions: this.entry.dimensions ?? null, encoding_format: 'float' });
+    const key = cacheKey({ kind: 'embed', provider: this.entry.provider, model: this.wireModel, input, dimensions: this.entry.dimensions ?? null, encoding_format: 'float', ...this.session.cacheScopeKey(this.endpoint) });
     const cache = this.session.cache;
     const known = this.memo.get(key);
     if (known) return Promise.resolve(known);
@@ -72,10 +83,15 @@ export class RemoteEmbedder implements Embedder {
       cache.counts.embed.hits++;
       return shared;
     }
-    const hit = cache.lookup('embed', key, vectorCodec);
+    const hit = cache.lookup('embed', key, vectorCodec, (v) => this.usable(v));
     if (hit) {
+      this.dimension ??= hit.length;
       this.memo.set(key, hit);
       this.session.usage.record('embed', this.entry.name, { prompt_tokens: tokens, completion_tokens: 0, search_units: 0 }, true, this.entry.prices);
+      // Vectors are stored bare: their origin is known only when the key holds the endpoint.
+      const here = endpointId(this.endpoint.baseUrl);
+      const origin = this.session.transport.cacheScope === 'endpoint' ? { endpoint: here } : undefined;
+      this.session.provenance.record('embed', provenanceOf(origin, here, true));
       return Promise.resolve(hit);
     }
     const defer = this.session.transport.defer;
@@ -112,14 +128,23 @@ export class RemoteEmbedder implements Embedder {
   }
 
   private async sendBatch(batch: Pending[]): Promise<void> {
-    const { vectors, promptTokens } = await this.session.send('embed', this.entry.name, async (timeoutMs) => {
+    const { vectors, promptTokens, servedModel } = await this.session.send('embed', this.entry.name, async (timeoutMs) => {
       const body: OpenAI.EmbeddingCreateParams = { model: this.wireModel, input: batch.map((p) => p.input), encoding_format: 'float' };
       if (this.entry.dimensions) body.dimensions = this.entry.dimensions;
       const client = await (this.client ??= openaiClient(this.endpoint, this.session.transport.timeoutMs));
-      const res = await client.embeddings.create(body, { timeout: timeoutMs, maxRetries: 0 });
-      return { vectors: readVectors(res, batch.length), promptTokens: res.usage?.prompt_tokens ?? batch.reduce((s, p) => s + p.tokens, 0) };
+      const res = await namingHost(this.endpoint.baseUrl, () => client.embeddings.create(body, { timeout: timeoutMs, maxRetries: 0 }));
+      const vectors = readVectors(res, batch.length);
+      // Checked before anything is stored: a wrong-sized or non-finite vector is an item error, and
+      // a retry asks again instead of replaying it from the cache.
+      this.dimension ??= vectors[0]!.length;
+      vectors.forEach((v, i) => {
+        if (v.length !== this.dimension) throw new BadReplyError(`embedding ${i} has ${v.length} dimensions, expected ${this.dimension}`, false);
+        if (!this.usable(v)) throw new BadReplyError(`embedding ${i} has a component that is not a finite number`, false);
+      });
+      return { vectors, promptTokens: res.usage?.prompt_tokens ?? batch.reduce((s, p) => s + p.tokens, 0), servedModel: res.model ?? null };
     });
     this.session.usage.record('embed', this.entry.name, { prompt_tokens: promptTokens, completion_tokens: 0, search_units: 0 }, false, this.entry.prices);
+    this.session.provenance.record('embed', provenanceOf({ served_model: servedModel }, endpointId(this.endpoint.baseUrl), false));
     batch.forEach((p, i) => {
       this.session.cache.store('embed', p.key, vectors[i]!, vectorCodec);
       this.memo.set(p.key, vectors[i]!);
@@ -131,12 +156,15 @@ export class RemoteEmbedder implements Embedder {
 /** Vectors by their `index` field (the API does not promise order); every input must get one. */
 export function readVectors(res: OpenAI.CreateEmbeddingResponse, n: number): Float32Array[] {
   const out: Array<Float32Array | undefined> = new Array(n);
+  if (typeof res === 'string') throw notJsonReply(res);
   if (!Array.isArray(res?.data)) throw new BadReplyError('embeddings reply has no data array', true);
+  if (res.data.length !== n) throw new BadReplyError(`${res.data.length} embeddings returned for ${n} inputs`, false);
   for (const d of res.data) {
-    if (!Array.isArray(d.embedding) || d.embedding.length === 0 || typeof d.embedding[0] !== 'number') {
+    if (!Array.isArray(d.embedding) || d.embedding.length === 0 || d.embedding.some((x) => typeof x !== 'number')) {
       throw new BadReplyError('embedding is not a float array (does the server honour encoding_format "float"?)', false);
     }
     if (!Number.isInteger(d.index) || d.index < 0 || d.index >= n) throw new BadReplyError(`embedding index ${d.index} out of range`, false);
+    if (out[d.index] !== undefined) throw new BadReplyError(`embedding index ${d.index} returned twice`, false);
     out[d.index] = Float32Array.from(d.embedding);
   }
   const missing = out.findIndex((v) => v === undefined);

@@ -3,6 +3,7 @@
  * served, which environment variable holds its key, and its prices. Schema-checked on load.
  */
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { InputError, formatPath } from '../util/errors.js';
@@ -66,7 +67,37 @@ export interface ModelRegistry {
 
 export const DEFAULT_REGISTRY_FILE = 'configs/models.yaml';
 
-export function loadRegistry(file: string = fromRoot(DEFAULT_REGISTRY_FILE)): ModelRegistry {
+/**
+ * The registry: the package's file, then the user's own (`--models FILE` / RAWRAG_MODELS) over it.
+ * A model or retriever the user's file names replaces the package's entry of that name whole;
+ * retrievers are checked against the merged models.
+ */
+export function loadRegistry(file: string = fromRoot(DEFAULT_REGISTRY_FILE), overlay?: string | null): ModelRegistry {
+  const files = overlay ? [file, resolve(overlay)] : [file];
+  const models: Record<string, ModelEntry> = {};
+  const retrievers: Record<string, { embed: string; rerank: string }> = {};
+  const definedIn: Record<string, string> = {};
+  for (const f of files) {
+    const layer = readRegistryFile(f, f !== file);
+    for (const [name, m] of Object.entries(layer.models)) models[name] = { ...m, name };
+    for (const [r, pair] of Object.entries(layer.retrievers)) {
+      retrievers[r] = pair;
+      definedIn[r] = f;
+    }
+  }
+  for (const [r, pair] of Object.entries(retrievers)) {
+    for (const role of ['embed', 'rerank'] as const) {
+      const m = models[pair[role]];
+      if (!m || m.kind !== role) {
+        throw new InputError(`retriever '${r}' names ${role} model '${pair[role]}', which is not a ${role} model in ${files.length > 1 ? 'the merged registry' : 'this file'}`, { file: definedIn[r], place: `retrievers.${r}.${role}` });
+      }
+    }
+  }
+  return { file: files.join(' + '), models, retrievers };
+}
+
+/** One registry file, schema-checked; a user's file may hold only `models` or only `retrievers`. */
+function readRegistryFile(file: string, partial: boolean): z.infer<typeof RegistrySchema> {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -79,22 +110,13 @@ export function loadRegistry(file: string = fromRoot(DEFAULT_REGISTRY_FILE)): Mo
   } catch (e) {
     throw new InputError(`invalid YAML (${(e as Error).message.split('\n')[0]})`, { file });
   }
+  if (partial && raw && typeof raw === 'object' && !('models' in raw)) raw = { ...raw, models: {} };
   const parsed = RegistrySchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new InputError(issue.message, { file, place: formatPath(issue.path) });
   }
-  const models: Record<string, ModelEntry> = {};
-  for (const [name, m] of Object.entries(parsed.data.models)) models[name] = { ...m, name };
-  for (const [r, pair] of Object.entries(parsed.data.retrievers)) {
-    for (const role of ['embed', 'rerank'] as const) {
-      const m = models[pair[role]];
-      if (!m || m.kind !== role) {
-        throw new InputError(`retriever '${r}' names ${role} model '${pair[role]}', which is not a ${role} model in this file`, { file, place: `retrievers.${r}.${role}` });
-      }
-    }
-  }
-  return { file, models, retrievers: parsed.data.retrievers };
+  return parsed.data;
 }
 
 /**

@@ -9,14 +9,17 @@ import { compareHits, type Hit } from '../retrieval/rank.js';
 import type { Reranker } from '../retrieval/retriever.js';
 import { cacheKey, jsonCodec } from './cache.js';
 import { sha256Hex } from '../util/fsx.js';
-import { BadReplyError, HttpStatusError } from './errors.js';
+import { BadReplyError, HttpStatusError, namingHost, notJsonReply } from './errors.js';
 import type { ModelEntry } from './models.js';
 import type { Endpoint, ProviderSession } from './session.js';
+import { endpointId, provenanceOf, type Origin } from './provenance.js';
 
 interface Ranked {
   results: Array<{ index: number; score: number }>;
   search_units: number;
   prompt_tokens: number;
+  /** Absent in entries cached before provenance was recorded. */
+  origin?: Origin;
 }
 
 abstract class RemoteReranker implements Reranker {
@@ -26,6 +29,7 @@ abstract class RemoteReranker implements Reranker {
   constructor(
     protected readonly session: ProviderSession,
     readonly entry: ModelEntry,
+    protected readonly endpoint: Endpoint,
   ) {
     this.wireModel = entry.apiModel ?? entry.name;
     this.name = `${entry.provider}:${entry.name}`;
@@ -39,6 +43,11 @@ abstract class RemoteReranker implements Reranker {
     return d;
   }
 
+  /** Rerank replies name no served model or fingerprint (Cohere's none, vLLM's not reliably): the endpoint only. */
+  private get origin(): Origin {
+    return { endpoint: endpointId(this.endpoint.baseUrl), served_model: null, system_fingerprint: null };
+  }
+
   protected abstract call(query: string, documents: string[], topN: number, timeoutMs: number): Promise<Ranked>;
 
   async rerank(query: string, candidates: Hit[], ep: IngestedEpisode, topN: number): Promise<Hit[]> {
@@ -46,32 +55,52 @@ abstract class RemoteReranker implements Reranker {
     const documents = candidates.map((h) => ep.chunks[h.chunk]!.text);
     const n = Math.min(topN, documents.length);
     // Documents enter the key by digest: the same 128 windows are hashed once, not once per question.
-    const key = cacheKey({ kind: 'rerank', provider: this.entry.provider, model: this.wireModel, query, documents: documents.map((d) => this.digest(d)), top_n: n });
+    const key = cacheKey({ kind: 'rerank', provider: this.entry.provider, model: this.wireModel, query, documents: documents.map((d) => this.digest(d)), top_n: n, ...this.session.cacheScopeKey(this.endpoint) });
     const { value, cached } = await this.session.cache.through(
       'rerank',
       key,
       jsonCodec<Ranked>(),
-      () => this.session.send('rerank', this.entry.name, (t) => this.call(query, documents, n, t)),
-      (r) => r.results.length > 0,
+      // Checked before it can be stored: an invalid reply is an item error that a retry asks again.
+      async () => ({ ...checkRanked(await this.session.send('rerank', this.entry.name, (t) => this.call(query, documents, n, t)), documents.length, n), origin: this.origin }),
+      (r) => rankedProblem(r, documents.length, n) === null,
     );
     this.session.usage.record('rerank', this.entry.name, { prompt_tokens: value.prompt_tokens, completion_tokens: 0, search_units: value.search_units }, cached, this.entry.prices);
-    const hits = value.results.map((r) => {
-      if (!Number.isInteger(r.index) || r.index < 0 || r.index >= candidates.length) throw new Error(`reranker returned index ${r.index} for ${candidates.length} documents`);
-      return { chunk: candidates[r.index]!.chunk, score: r.score };
-    });
+    this.session.provenance.record('rerank', provenanceOf(value.origin, endpointId(this.endpoint.baseUrl), cached));
+    const hits = value.results.map((r) => ({ chunk: candidates[r.index]!.chunk, score: r.score }));
     return hits.sort(compareHits).slice(0, n);
   }
+}
+
+/**
+ * What is wrong with a rerank reply for `documents` candidates and `topN` asked, or null: at least
+ * one result, at most `documents`, each index an integer in range and used once, each score finite.
+ */
+export function rankedProblem(r: Ranked, documents: number, topN: number): string | null {
+  if (!Array.isArray(r?.results)) return 'no results array';
+  if (r.results.length === 0 && topN > 0) return `no results for ${documents} documents`;
+  if (r.results.length > documents) return `${r.results.length} results for ${documents} documents`;
+  const seen = new Set<number>();
+  for (const x of r.results) {
+    if (!Number.isInteger(x?.index) || x.index < 0 || x.index >= documents) return `index ${JSON.stringify(x?.index)} out of range for ${documents} documents`;
+    if (seen.has(x.index)) return `index ${x.index} returned twice`;
+    seen.add(x.index);
+    if (typeof x.score !== 'number' || !Number.isFinite(x.score)) return `score ${String(x.score)} for index ${x.index} is not a finite number`;
+  }
+  return null;
+}
+
+function checkRanked(r: Ranked, documents: number, topN: number): Ranked {
+  const problem = rankedProblem(r, documents, topN);
+  // Not retried at once: a server that answers this way usually does so again (--retry-errors asks later).
+  if (problem) throw new BadReplyError(`invalid rerank reply: ${problem}`, false);
+  return r;
 }
 
 export class CohereReranker extends RemoteReranker {
   private client: Promise<CohereClientV2> | null = null;
 
-  constructor(
-    session: ProviderSession,
-    entry: ModelEntry,
-    private readonly endpoint: Endpoint,
-  ) {
-    super(session, entry);
+  constructor(session: ProviderSession, entry: ModelEntry, endpoint: Endpoint) {
+    super(session, entry, endpoint);
   }
 
   /** Loaded on first use: the SDK is slow to import and local runs never need it. */
@@ -84,7 +113,11 @@ export class CohereReranker extends RemoteReranker {
 
   protected async call(query: string, documents: string[], topN: number, timeoutMs: number): Promise<Ranked> {
     const client = await (this.client ??= this.sdk());
-    const res = await client.rerank({ model: this.wireModel, query, documents, topN }, { maxRetries: 0, timeoutInSeconds: timeoutMs / 1000 });
+    const res = await namingHost(this.endpoint.baseUrl, () => client.rerank({ model: this.wireModel, query, documents, topN }, { maxRetries: 0, timeoutInSeconds: timeoutMs / 1000 }));
+    // A non-JSON 200 body (a login or proxy page) comes back as `{ ok: false, error: { reason: 'non-json', rawBody } }`.
+    const nonJson = (res as unknown as { error?: { reason?: string; rawBody?: unknown } })?.error;
+    if (nonJson?.reason === 'non-json') throw notJsonReply(String(nonJson.rawBody ?? ''));
+    if (typeof (res as unknown) === 'string') throw notJsonReply(res as unknown as string);
     if (!Array.isArray(res?.results)) throw new BadReplyError('rerank reply has no results array', true);
     return {
       results: res.results.map((r) => ({ index: r.index, score: r.relevanceScore })),
@@ -96,25 +129,24 @@ export class CohereReranker extends RemoteReranker {
 }
 
 export class VllmReranker extends RemoteReranker {
-  constructor(
-    session: ProviderSession,
-    entry: ModelEntry,
-    private readonly endpoint: Endpoint,
-  ) {
-    super(session, entry);
+  constructor(session: ProviderSession, entry: ModelEntry, endpoint: Endpoint) {
+    super(session, entry, endpoint);
   }
 
   protected async call(query: string, documents: string[], topN: number, timeoutMs: number): Promise<Ranked> {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (this.endpoint.apiKey !== 'EMPTY') headers.authorization = `Bearer ${this.endpoint.apiKey}`;
-    const res = await fetch(`${this.endpoint.baseUrl}/rerank`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ model: this.wireModel, query, documents, top_n: topN }),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
+    const res = await namingHost(this.endpoint.baseUrl, () =>
+      fetch(`${this.endpoint.baseUrl}/rerank`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ model: this.wireModel, query, documents, top_n: topN }),
+        signal: AbortSignal.timeout(timeoutMs),
+      }),
+    );
     const text = await res.text();
     if (!res.ok) throw new HttpStatusError(res.status, res.headers, text);
+    if (/^\s*</.test(text)) throw notJsonReply(text, res.headers.get('content-type'));
     const body = JSON.parse(text) as { results?: Array<{ index: number; relevance_score?: number; score?: number }>; usage?: { prompt_tokens?: number; total_tokens?: number } };
     if (!Array.isArray(body.results)) throw new BadReplyError('rerank reply has no results array', true);
     return {

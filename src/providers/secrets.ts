@@ -21,3 +21,13 @@ export class Secrets {
     return out;
   }
 }
+
+/**
+ * A key from the environment, or undefined when it is unset or only whitespace (an `export
+ * KEY=" "` or a stray newline must read as "no key", not as a key the provider then rejects).
+ */
+export function keyFrom(env: NodeJS.ProcessEnv, name: string | null | undefined): string | undefined {
+  if (!name) return undefined;
+  const v = env[name];
+  return v !== undefined && v.trim() !== '' ? v.trim() : undefined;
+}

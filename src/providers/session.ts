@@ -8,7 +8,8 @@ import { ResponseCache, resolveCacheDir } from './cache.js';
 import { ProviderError } from './errors.js';
 import { loadRegistry, resolveModel, type ModelEntry, type ModelRegistry } from './models.js';
 import { RetriesExhausted, withRetry } from './retry.js';
-import { Secrets } from './secrets.js';
+import { endpointId, ProvenanceLog } from './provenance.js';
+import { Secrets, keyFrom } from './secrets.js';
 import { defaultTransport, type TransportOptions } from './transport.js';
 import { UsageMeter, type Role } from './usage.js';
 
@@ -28,6 +29,8 @@ export class ProviderSession {
   readonly transport: TransportOptions;
   readonly secrets = new Secrets();
   readonly usage = new UsageMeter();
+  /** Endpoints, served models and fingerprints of the replies this run used. */
+  readonly provenance = new ProvenanceLog();
   readonly cache: ResponseCache;
   private registryValue: ModelRegistry | null = null;
   private readonly limits: Record<'chat' | 'embed' | 'rerank', LimitFunction>;
@@ -43,7 +46,7 @@ export class ProviderSession {
 
   get registry(): ModelRegistry {
     if (!this.registryValue) {
-      this.registryValue = loadRegistry(this.transport.registryFile);
+      this.registryValue = loadRegistry(this.transport.registryFile, this.transport.modelsFile ?? (this.transport.env.RAWRAG_MODELS || null));
       // Every key the environment holds for a registry model is blanked from messages, used or not.
       for (const m of Object.values(this.registryValue.models)) if (m.keyEnv) this.secrets.add(this.transport.env[m.keyEnv]);
     }
@@ -66,9 +69,19 @@ export class ProviderSession {
       const how = [`--${role}-base-url`, model.baseUrlEnv].filter(Boolean).join(' or ');
       return { ok: false, reason: `no endpoint for ${role} model '${model.name}' (set ${how})` };
     }
-    const key = model.keyEnv ? env[model.keyEnv] : undefined;
-    if (!key && !override) return { ok: false, reason: `${role} model '${model.name}' needs ${model.keyEnv ?? 'an API key'} (or a local endpoint via --${role}-base-url)` };
+    const key = model.keyEnv ? keyFrom(env, model.keyEnv) : undefined;
+    // `keyEnv: null` in the registry: a keyless server (a local Ollama or vLLM the user listed).
+    if (!key && !override && model.keyEnv) return { ok: false, reason: `${role} model '${model.name}' needs ${model.keyEnv ?? 'an API key'} (or a local endpoint via --${role}-base-url)` };
     return { ok: true, endpoint: { baseUrl: baseUrl.replace(/\/+$/, ''), apiKey: this.secrets.add(key) ?? 'EMPTY' } };
+  }
+
+  /**
+   * What of an endpoint enters a cache key: its identity under --cache-scope endpoint (the
+   * default), nothing under --cache-scope model (replies shared across endpoints; the run then
+   * reports which endpoint cached replies came from).
+   */
+  cacheScopeKey(endpoint: Endpoint): Record<string, string> {
+    return this.transport.cacheScope === 'model' ? {} : { endpoint: endpointId(endpoint.baseUrl) };
   }
 
   /**
@@ -95,6 +108,7 @@ export class ProviderSession {
     return {
       cache: { enabled: this.cache.enabled, dir: this.cache.dir, by_role: this.cache.counts },
       usage: { ...this.usage.report(), all: this.usage.total() },
+      provenance: this.provenance.report(this.transport.cacheScope),
     };
   }
 

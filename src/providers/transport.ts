@@ -4,12 +4,15 @@
  */
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
 import type { DeferSink } from './batch/defer.js';
+import type { CacheScope } from './provenance.js';
 
 export interface TransportOptions {
   /** --cache-dir (null: RAWRAG_CACHE_DIR, then $XDG_CACHE_HOME/rawrag, then ~/.cache/rawrag). */
   cacheDir: string | null;
   /** --no-cache: send every request, store nothing. */
   noCache: boolean;
+  /** --cache-scope: replies are shared per endpoint (default) or per model name across endpoints. */
+  cacheScope: CacheScope;
   /** Per-request timeout (--timeout, seconds on the command line). */
   timeoutMs: number;
   retry: RetryPolicy;
@@ -19,6 +22,8 @@ export interface TransportOptions {
   baseUrls: { reader?: string; judge?: string; embed?: string; rerank?: string };
   /** Model registry file (default configs/models.yaml). */
   registryFile?: string;
+  /** The user's models merged over the registry (--models FILE, else RAWRAG_MODELS). */
+  modelsFile?: string | null;
   /** Where keys and endpoints are read from. */
   env: NodeJS.ProcessEnv;
   /** Batch mode: chat requests that miss the cache are recorded here instead of sent (see batch/defer.ts). */
@@ -31,6 +36,7 @@ export function defaultTransport(env: NodeJS.ProcessEnv = process.env): Transpor
   return {
     cacheDir: null,
     noCache: false,
+    cacheScope: 'endpoint',
     timeoutMs: 120_000,
     retry: { ...DEFAULT_RETRY, ...(Number.isFinite(base) && base >= 0 && env.RAWRAG_RETRY_BASE_MS ? { baseDelayMs: base } : {}) },
     concurrency: { chat: 8, embed: 4, rerank: 4 },

@@ -6,6 +6,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
+import { firstInvalidUtf8 } from '../util/text.js';
 import { z } from 'zod';
 import { InputError, formatPath } from '../util/errors.js';
 import { parseJsonText } from '../util/fsx.js';
@@ -143,36 +144,6 @@ export function readUtf8Strict(path: string): string {
   }
 }
 
-/** Offset of the first byte that starts an ill-formed UTF-8 sequence (the Unicode standard's well-formed table). */
-export function firstInvalidUtf8(buf: Uint8Array): number {
-  let i = 0;
-  while (i < buf.length) {
-    const b = buf[i]!;
-    if (b < 0x80) {
-      i++;
-      continue;
-    }
-    // [continuation bytes, allowed range of the first continuation byte]
-    let need: number;
-    let lo = 0x80;
-    let hi = 0xbf;
-    if (b >= 0xc2 && b <= 0xdf) need = 1;
-    else if (b === 0xe0) (need = 2), (lo = 0xa0);
-    else if ((b >= 0xe1 && b <= 0xec) || b === 0xee || b === 0xef) need = 2;
-    else if (b === 0xed) (need = 2), (hi = 0x9f);
-    else if (b === 0xf0) (need = 3), (lo = 0x90);
-    else if (b >= 0xf1 && b <= 0xf3) need = 3;
-    else if (b === 0xf4) (need = 3), (hi = 0x8f);
-    else return i;
-    for (let k = 1; k <= need; k++) {
-      const c = buf[i + k];
-      const [l, h] = k === 1 ? [lo, hi] : [0x80, 0xbf];
-      if (c === undefined || c < l || c > h) return i;
-    }
-    i += need + 1;
-  }
-  return buf.length;
-}
 
 export function loadRun(dir: string): LoadedRun {
   const manifestPath = join(dir, 'manifest.json');

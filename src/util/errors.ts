@@ -24,3 +24,14 @@ export function formatPath(path: ReadonlyArray<PropertyKey>): string {
   }
   return out || '(top level)';
 }
+
+/**
+ * A bad flag or argument on the command line (exit 1, like commander's own usage errors). The
+ * same bad value read from a config file is an InputError naming the file and key (exit 2).
+ */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}

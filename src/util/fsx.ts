@@ -1,20 +1,60 @@
 import { createHash } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync, createReadStream } from 'node:fs';
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync, createReadStream } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
 import { InputError } from './errors.js';
 import { jsonErrorOffset } from './json-position.js';
+import { readTextFile } from './text.js';
 
 /** Writes a file so that readers see either the old or the new content, never a half-written one. */
 export function writeFileAtomic(path: string, data: string): void {
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
-  const fd = openSync(tmp, 'w');
   try {
-    writeSync(fd, data);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
+    const fd = openSync(tmp, 'w');
+    try {
+      writeSync(fd, data);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
+  } catch (e) {
+    // A full disk or a vanished folder must not leave `.<name>.<pid>.tmp` behind.
+    rmSync(tmp, { force: true });
+    const err = e as NodeJS.ErrnoException;
+    if (err && typeof err === 'object' && !err.path) err.path = path; // write(2) errors carry no path
+    throw e;
   }
-  renameSync(tmp, path);
+}
+
+/** errno codes that describe the user's filesystem (permissions, space, a file where a folder should be), not a bug. */
+const USER_FS_CODES: Record<string, string> = {
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EROFS: 'read-only file system',
+  ENOSPC: 'no space left on device',
+  EDQUOT: 'disk quota exceeded',
+  ENOTDIR: 'a path component is a file, not a folder',
+  EEXIST: 'already exists (as a file?)',
+  EISDIR: 'is a folder, not a file',
+  ENAMETOOLONG: 'name too long',
+  EMFILE: 'too many open files',
+};
+
+/**
+ * One line for a filesystem error caused by the user's situation (`/out: permission denied
+ * (EACCES, mkdir)`), or null when `e` is not one (then it is a bug and keeps its stack trace).
+ */
+export function describeFsError(e: unknown, fallbackPath?: string): string | null {
+  const err = e as NodeJS.ErrnoException;
+  if (!err || typeof err.code !== 'string') return null;
+  // Node's recursive mkdir reports ENOENT, not EROFS/EACCES, under a read-only parent.
+  if (err.code === 'ENOENT' && err.syscall === 'mkdir') {
+    return `${err.path ?? fallbackPath ?? 'output'}: cannot create this folder (ENOENT, mkdir; is a parent read-only or gone?)`;
+  }
+  if (!(err.code in USER_FS_CODES)) return null;
+  const where = err.path ?? (err as { dest?: string }).dest ?? fallbackPath;
+  const op = err.syscall ? `, ${err.syscall}` : '';
+  return `${where ?? 'output'}: ${USER_FS_CODES[err.code]} (${err.code}${op})`;
 }
 
 export function writeJsonAtomic(path: string, value: unknown): void {
@@ -23,13 +63,8 @@ export function writeJsonAtomic(path: string, value: unknown): void {
 
 /** Reads and parses a JSON file, turning every failure into an InputError naming the file. */
 export function readJsonFile(path: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new InputError(`cannot read file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { file: path });
-  }
-  return parseJsonText(text, path);
+  // Strict UTF-8 with a byte-order mark dropped, like every input file.
+  return parseJsonText(readTextFile(path), path);
 }
 
 export function parseJsonText(text: string, file: string): unknown {

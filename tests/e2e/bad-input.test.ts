@@ -33,19 +33,21 @@ describe('bad input', () => {
   });
 
   it('an unknown category', () => {
-    expectRejected(['run', 'locomo', '--categories', '1,9'], 2, /--categories: unknown LoCoMo category '9'/);
+    expectRejected(['run', 'locomo', '--categories', '1,9'], 1, /--categories: unknown LoCoMo category '9'/);
   });
 
   it('an unknown benchmark', () => {
-    expectRejected(['run', 'nosuchbench'], 2, /unknown benchmark 'nosuchbench'/);
+    expectRejected(['run', 'nosuchbench'], 1, /unknown benchmark 'nosuchbench'/);
   });
 
   it('bad flag values', () => {
     expectRejected(['run', 'locomo', '--k', 'abc'], 1, /--k <n>.*'abc' is not a positive whole number/);
     expectRejected(['run', 'locomo', '--limit', '0'], 1, /'0' is not a positive whole number/);
-    expectRejected(['run', 'locomo', '--k', '200'], 2, /retrieval\.k: k must not exceed candidates/);
-    expectRejected(['run', 'locomo', '--window', '100', '--stride', '200'], 2, /chunking\.stride/);
-    expectRejected(['run', 'locomo', '--order', 'random'], 2, /assembly\.order/);
+    expectRejected(['run', 'locomo', '--k', '200'], 1, /--k: k must not exceed candidates/);
+    expectRejected(['run', 'locomo', '--candidates', '10'], 1, /--candidates: k must not exceed candidates/);
+    expectRejected(['run', 'locomo', '--retriever', 'bm99'], 1, /--retriever: unknown retriever 'bm99'/);
+    expectRejected(['run', 'locomo', '--window', '100', '--stride', '200'], 1, /--stride: stride must not exceed size/);
+    expectRejected(['run', 'locomo', '--order', 'random'], 1, /--order: .*"rank"\|"chronological"/);
     expectRejected(['run', 'locomo', '--frobnicate'], 1, /unknown option '--frobnicate'/);
     expectRejected(['run', 'locomo', '--timeout', '0'], 1, /'0' is not a positive number/);
   });
@@ -58,5 +60,22 @@ describe('bad input', () => {
     writeFileSync(json, '{"chunking": {"size": -4}}');
     expectRejected(['run', 'locomo', '--config', json], 2, /cfg\.json: chunking\.size/);
     expectRejected(['run', 'locomo', '--config', join(dir, 'absent.yaml')], 2, /absent\.yaml: cannot read config file/);
+  });
+
+  it('the same bad values from a config file are reported as its keys (exit 2), not as flags', () => {
+    const cases: Array<[string, RegExp]> = [
+      ['benchmark: nosuchbench\n', /bad\.yaml: benchmark: unknown benchmark 'nosuchbench'/],
+      ['retrieval:\n  retriever: bm99\n', /bad\.yaml: retrieval\.retriever: unknown retriever 'bm99'/],
+      ['retrieval:\n  k: 200\n', /bad\.yaml: retrieval\.k: k must not exceed candidates/],
+      ['chunking:\n  stride: 300\n', /bad\.yaml: chunking\.stride: stride must not exceed size/],
+      ['assembly:\n  order: random\n', /bad\.yaml: assembly\.order/],
+      ['options:\n  categories: "1,9"\n', /bad\.yaml: options\.categories: unknown LoCoMo category '9'/],
+    ];
+    const yml = join(dir, 'bad.yaml');
+    for (const [text, pattern] of cases) {
+      writeFileSync(yml, text);
+      expectRejected(['run', '--config', yml], 2, pattern);
+      expect(rawrag(['run', '--config', yml, '--out', out]).stderr).not.toMatch(/--(k|stride|order|retriever|categories)\b/);
+    }
   });
 });

@@ -54,22 +54,43 @@ describe('rawrag data pull', () => {
     expect(paths).toContain('/lme/longmemeval_s_cleaned.json');
   });
 
+  it('offline: says why a connection failed (code and host), not only "fetch failed"', async () => {
+    // A port nothing listens on: bound, then closed.
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise<void>((r) => probe.close(() => r()));
+    const r = await rawragAsync(['data', 'pull', 'longmemeval', '--variant', 'oracle', '--allow-unpinned', '--base-url', `http://127.0.0.1:${port}/x`, '--root', tempDir(), '--retries', '1']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`no connection (fetch failed: ECONNREFUSED 127.0.0.1:${port} (connection refused)); trying again (1/1)`);
+    expect(r.stderr).toContain(`download failed after 2 attempt(s): fetch failed: ECONNREFUSED 127.0.0.1:${port} (connection refused)`);
+  });
+
   it('rejects unknown variants and benchmarks without downloads', () => {
     const v = rawrag(['data', 'pull', 'longmemeval', '--variant', 'xl']);
     expect(v.code).toBe(2);
     expect(v.stderr).toMatch(/--variant: longmemeval has no variant 'xl' \(known: s_cleaned, m_cleaned, oracle, s, m, oracle_original\)/);
     const l = rawrag(['data', 'pull', 'locomo']);
     expect(l.code).toBe(2);
-    expect(l.stderr).toMatch(/locomo has no downloadable files/);
+    expect(l.stderr).toMatch(/locomo has no files rawrag can download; its data is bundled with rawrag \(datasets\/locomo\/locomo10\.json\)/);
+    const beam = rawrag(['data', 'pull', 'beam']);
+    expect(beam.code).toBe(2);
+    expect(beam.stderr).toMatch(/beam has no files rawrag can download; nothing of it is bundled: obtain it from its authors/);
+    expect(beam.stderr).not.toMatch(/ships with/);
   });
 });
 
 describe('rawrag data list', () => {
-  it('lists every LongMemEval variant with its pin status and URL', () => {
+  it('lists every LongMemEval variant with its pin status, within 100 columns; URLs on request', () => {
     const r = rawrag(['data', 'list', 'longmemeval', '--root', tempDir()]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/\| longmemeval \| s_cleaned \(default\) \| datasets\/longmemeval\/longmemeval_s_cleaned\.json +\| pinned +\| no +\| https:\/\/huggingface\.co\/datasets\/xiaowu0162\/longmemeval-cleaned\/resolve\/main\/longmemeval_s_cleaned\.json/);
-    expect(r.stdout).toMatch(/\| oracle_original +\| datasets\/longmemeval\/original\/longmemeval_oracle\.json +\| unpinned/);
-    expect(r.stdout.match(/\| longmemeval \|/g)).toHaveLength(6);
+    expect(r.stdout).toContain('longmemeval (datasets/longmemeval/)');
+    expect(r.stdout).toMatch(/\| s_cleaned \* +\| longmemeval_s_cleaned\.json +\| pinned +\| no +\|/);
+    expect(r.stdout).toMatch(/\| oracle_original +\| original\/longmemeval_oracle\.json +\| no +\| no +\|/);
+    expect(r.stdout.match(/\.json /g)).toHaveLength(6);
+    const all = rawrag(['data', 'list', '--root', tempDir()]);
+    expect(Math.max(...all.stdout.split('\n').map((l) => l.length))).toBeLessThanOrEqual(100);
+    const urls = rawrag(['data', 'list', 'longmemeval', '--urls', '--root', tempDir()]);
+    expect(urls.stdout).toContain('https://huggingface.co/datasets/xiaowu0162/longmemeval-cleaned/resolve/main/longmemeval_s_cleaned.json');
   });
 });

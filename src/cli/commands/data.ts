@@ -16,11 +16,22 @@ function defaultVariant(b: Benchmark): string {
   return fromOption && b.downloads?.[fromOption] ? fromOption : Object.keys(b.downloads ?? {})[0]!;
 }
 
-function downloadsOf(b: Benchmark): Record<string, NonNullable<Benchmark['downloads']>[string]> {
+function downloadsOf(b: Benchmark, root: string = projectRoot()): Record<string, NonNullable<Benchmark['downloads']>[string]> {
   if (!b.downloads || Object.keys(b.downloads).length === 0) {
-    throw new InputError(`${b.name} has no downloadable files (its data ships with the project or must be obtained by hand)`, { place: 'benchmark argument' });
+    // Say what is true of this benchmark: its data is bundled (the default file is there), or it is not.
+    const bundled = existsSync(resolve(root, b.defaultData));
+    const how = bundled
+      ? `its data is bundled with rawrag (${b.defaultData})`
+      : `nothing of it is bundled: obtain it from its authors (docs/${b.name}.md says where) and pass --data PATH`;
+    throw new InputError(`${b.name} has no files rawrag can download; ${how}`, { place: 'benchmark argument' });
   }
   return b.downloads;
+}
+
+/** A file's place under its benchmark's folder (datasets/<benchmark>/), which the table names once. */
+function shortPath(path: string, benchmark: string): string {
+  const prefix = `datasets/${benchmark}/`;
+  return path.startsWith(prefix) ? path.slice(prefix.length) : path;
 }
 
 export function dataCommand(): Command {
@@ -30,25 +41,26 @@ export function dataCommand(): Command {
     .description('List the downloadable files per benchmark and variant, whether a sha256 is pinned, and whether they are present')
     .argument('[benchmark]', 'only this benchmark')
     .option('--root <dir>', 'folder the datasets/ paths are under (default: the project folder)')
-    .action((name: string | undefined, opts: { root?: string }) => {
+    .option('--urls', "add each file's source URL (a wide table)")
+    .action((name: string | undefined, opts: { root?: string; urls?: boolean }) => {
       const root = resolve(opts.root ?? projectRoot());
       const benches = name ? [getBenchmark(name)] : listBenchmarks().filter((b) => b.downloads && Object.keys(b.downloads).length);
-      const rows: Array<Array<string | number>> = [];
+      // One table per benchmark, files named under its folder: fits a 100-column terminal.
+      const out: string[] = [];
       for (const b of benches) {
-        for (const [variant, files] of Object.entries(downloadsOf(b))) {
+        const rows: Array<Array<string | number>> = [];
+        for (const [variant, files] of Object.entries(downloadsOf(b, root))) {
           for (const f of files) {
-            rows.push([
-              b.name,
-              variant === defaultVariant(b) ? `${variant} (default)` : variant,
-              f.path,
-              f.sha256 ? 'pinned' : 'unpinned',
-              existsSync(resolve(root, f.path)) ? 'yes' : 'no',
-              f.url,
-            ]);
+            const row = [variant === defaultVariant(b) ? `${variant} *` : variant, shortPath(f.path, b.name), f.sha256 ? 'pinned' : 'no', existsSync(resolve(root, f.path)) ? 'yes' : 'no'];
+            if (opts.urls) row.push(f.url);
+            rows.push(row);
           }
         }
+        const header = ['variant', 'file', 'sha256', 'present', ...(opts.urls ? ['url'] : [])];
+        out.push(`${b.name} (datasets/${b.name}/)`, markdownTable(header, rows, header.map(() => 'l' as const)), '');
       }
-      process.stdout.write(markdownTable(['benchmark', 'variant', 'path', 'sha256', 'present', 'url'], rows, ['l', 'l', 'l', 'l', 'l', 'l']) + '\n');
+      out.push('* default variant; --urls adds each file\'s source URL');
+      process.stdout.write(out.join('\n') + '\n');
     });
   data
     .command('pull')

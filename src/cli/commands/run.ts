@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { executeRun } from '../../pipeline/run.js';
+import { executeRun, type RunHooks } from '../../pipeline/run.js';
 import { addBenchmarkOptions, addMethodOptions, addTransportOptions, configFromFlags, transportFromFlags } from '../options.js';
 import { dryRun } from '../../pipeline/estimate.js';
 import { progressBar } from '../progress.js';
@@ -21,7 +21,8 @@ export function runCommand(): Command {
     .option('--retry-errors', 'in an existing run directory, redo the items that failed')
     .option('--force-resume', 'resume a run directory although its identity differs (system, retriever, data, version); recorded in the manifest')
     .option('--max-error-rate <r>', 'share of failed items (0-1) above which the exit code is 4 (default 0: any failed item)', rate)
-    .option('--no-progress', 'no progress bar')
+    .option('--no-progress', 'no progress bar (default: a bar on a terminal, a line every ~10 s otherwise)')
+    .option('--verbose', 'print every data warning (default: one summary line)')
     .option('--json', 'print summary.json instead of the table')
     .option('--batch', "send reader and judge requests as Batch API jobs (half price, up to 24 h; see docs/models.md)")
     .option('--no-wait', 'with --batch: exit once the batch jobs are submitted; run the same command again to go on')
@@ -37,13 +38,13 @@ export function runCommand(): Command {
       const bar = progressBar(cfg.benchmark, opts.progress !== false);
       const interrupts = watchInterrupts(() => bar.stop(), () => bar.stop());
       try {
-        const request = { cfg, out: (opts.out as string | undefined) ?? null, retryErrors: Boolean(opts.retryErrors), forceResume: Boolean(opts.forceResume), transport };
-        const hooks = {
+        const request = { cfg, out: (opts.out as string | undefined) ?? null, retryErrors: Boolean(opts.retryErrors), forceResume: Boolean(opts.forceResume), verbose: Boolean(opts.verbose), transport };
+        const hooks: RunHooks = {
           log: (line: string) => {
             bar.stop();
             process.stderr.write(line + '\n');
           },
-          progress: (done: number, total: number) => bar.update(done, total),
+          progress: (done, total, info) => bar.update(done, total, info),
           signal: interrupts.signal,
         };
         let outcome: Awaited<ReturnType<typeof executeRun>>;
@@ -72,14 +73,14 @@ export function runCommand(): Command {
   return cmd;
 }
 
-function rate(value: string): number {
+export function rate(value: string): number {
   const n = Number(value);
   if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError(`'${value}' is not a rate between 0 and 1.`);
   return n;
 }
 
 /** The command the user typed, without --retry-errors/--out (added back explicitly). */
-function retryCommand(argv: string[]): string {
+export function retryCommand(argv: string[]): string {
   const args = argv.slice(2);
   const kept: string[] = [];
   for (let i = 0; i < args.length; i++) {

@@ -39,7 +39,7 @@ export const beam: Benchmark = {
   load: async ({ path, options }: LoadOptions): Promise<Dataset> =>
     loadBeam(path, {
       sizes: options.size === undefined ? undefined : parseSizes(options.size),
-      officialDefects: officialRubric(options, parseFlag),
+      officialDefects: officialRubric(options),
     }),
   scoring: beamScoring,
   /** The official judge (src/llm.py gpt_llm, temperature 0). */

@@ -170,7 +170,7 @@ export function toEpisode(conv: ConversationDir, files: Array<{ plan: string | n
       });
     }
   }
-  if (turns.length === 0) throw new InputError('the conversation has no messages', { file: files[0]!.file });
+  if (turns.length === 0) throw new InputError('the conversation has no messages', { file: files[0]!.file, place: '(top level)' });
   return {
     id: episodeId,
     turns,
@@ -227,6 +227,8 @@ export function toQuestions(
     if (list.length !== 2) warnings.push({ place: `${episode.id} (${file}: ${ability})`, message: `${list.length} questions, the release has 2 per ability` });
     list.forEach((item, i) => questions.push(toQuestion(ability, item, i, conv, episode, file, known, settings, warnings)));
   }
+  // Nothing to ask would make an empty run that looks complete.
+  if (questions.length === 0) throw new InputError(`no probing questions (the release has 2 per ability: ${ABILITIES.join(', ')})`, { file, place: '(top level)' });
   return questions;
 }
 

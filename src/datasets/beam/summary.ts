@@ -9,6 +9,7 @@ import type { ItemRecord } from '../item.js';
 import { ABILITIES, SIZES } from './format.js';
 import { InputError } from '../../util/errors.js';
 import { denominatorTable, denominators } from '../../eval/summary.js';
+import { parseFlag } from './load.js';
 
 const mean = (xs: number[]): number | null => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
 const pct = (x: number | null) => (x === null ? '—' : (100 * x).toFixed(2));
@@ -24,7 +25,7 @@ export const RUBRIC_VARIANTS = ['official', 'corrected'] as const;
  * Whether the official rubric scores the run (the default, as upstream); `--beam-rubric corrected`
  * selects the corrected one. `--beam-official-defects` (older flag) also means official.
  */
-export function officialRubric(options: Record<string, string | undefined>, parseFlag: (v: string | undefined, place: string) => boolean = (v) => v === 'true'): boolean {
+export function officialRubric(options: Record<string, string | undefined>): boolean {
   if (parseFlag(options.beamOfficialDefects, DEFECTS_FLAG)) return true;
   const v = options.beamRubric ?? 'official';
   if (!(RUBRIC_VARIANTS as readonly string[]).includes(v)) {
@@ -90,6 +91,7 @@ function sizeHeadline(sized: ItemRecord[]): number | null {
 export function summariseBeam(items: ItemRecord[], ctx?: SummariseContext): Record<string, unknown> {
   // The items say which rubric scored them (question meta); the options only for items without it.
   const marked = items.map((i) => i.meta?.official_defects).filter((v): v is boolean => typeof v === 'boolean');
+  // Options are parsed by the same function the loader uses (one parse, one default).
   const official = marked.length ? marked.some(Boolean) : officialRubric(ctx?.options ?? {});
   const sizes = SIZES.filter((s) => items.some((i) => sizeOf(i.episode) === s));
   const episodesMeta = new Map((ctx?.dataset.episodes ?? []).map((e) => [e.id, e.meta ?? {}]));

@@ -36,6 +36,7 @@ export const locomo: Benchmark = {
       flags: '--categories <list>',
       key: 'categories',
       description: 'LoCoMo categories to ask, comma-separated (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial)',
+      validate: (v: string) => void parseCategories(v),
       defaultValue: DEFAULT_CATEGORIES,
     },
   ],
@@ -136,6 +137,15 @@ function toEpisode(sample: RawSampleT, si: number, file: string): Episode {
     const place = `[${si}].conversation.session_${n}`;
     if (!Array.isArray(list)) throw new InputError('session is not a list of turns', { file, place });
     const dateValue = conv[`session_${n}_date_time`];
+    // The release writes every date as text ("1:56 pm on 8 May, 2023") and upstream pastes it into
+    // prompts as is; a number (an epoch? a year?) has no reading we could stand behind, so it is
+    // refused rather than shown as `unknown`. An absent or empty date is shown as `unknown`.
+    if (dateValue !== undefined && dateValue !== null && typeof dateValue !== 'string') {
+      throw new InputError(`session date must be text like "1:56 pm on 8 May, 2023", got ${typeof dateValue} ${JSON.stringify(dateValue)?.slice(0, 40)}`, {
+        file,
+        place: `[${si}].conversation.session_${n}_date_time`,
+      });
+    }
     const date = typeof dateValue === 'string' && dateValue.trim() ? dateValue : null;
     list.forEach((t: unknown, ti: number) => {
       const turn = t as Record<string, unknown>;

@@ -9,6 +9,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { InputError } from '../../util/errors.js';
+import { decodeUtf8 } from '../../util/text.js';
 
 export interface JsonElement {
   /** 0-based position in the array (or in the value sequence). */
@@ -175,7 +176,7 @@ export class JsonArraySplitter {
     const bytes = this.pieces.length === 1 ? this.pieces[0]! : Buffer.concat(this.pieces);
     const element: JsonElement = {
       index: this.count++,
-      text: bytes.toString('utf8'),
+      text: decodeUtf8(bytes, this.file, this.elementStart),
       start: this.elementStart,
       end: this.elementStart + bytes.length,
     };

@@ -9,6 +9,7 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { LoadOptions } from '../benchmark.js';
 import type { Dataset, Episode, LoadWarning, Question, Turn } from '../schema.js';
+import { decodeUtf8 } from '../../util/text.js';
 import { InputError } from '../../util/errors.js';
 import { fromRoot } from '../../util/paths.js';
 import { convertInstance } from './convert.js';
@@ -41,7 +42,7 @@ export async function loadLongMemEval({ path, options }: LoadOptions, chunkBytes
     questions.push(question);
     episodes.push(store.lazy(episode, el));
   }
-  if (questions.length === 0) throw new InputError('the file holds no LongMemEval instance', { file });
+  if (questions.length === 0) throw new InputError('the file holds no LongMemEval instance', { file, place: '(top level)' });
   warnings.push(...checkCounts(questions));
   const sha256 = hash.digest('hex');
   const pinned = VARIANT_FILES[variant];
@@ -160,7 +161,7 @@ class EpisodeStore {
     } finally {
       closeSync(fd);
     }
-    const el: JsonElement = { index: range.index, text: buf.toString('utf8'), start: range.start, end: range.end };
+    const el: JsonElement = { index: range.index, text: decodeUtf8(buf, this.file, range.start), start: range.start, end: range.end };
     const { episode } = convertInstance(parseElement(el, this.file), range.index, this.file);
     if (episode.id !== id) throw new InputError(`re-read element is '${episode.id}', expected '${id}'`, { file: this.file, place: `[${range.index}]` });
     return episode.turns;

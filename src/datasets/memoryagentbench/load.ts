@@ -139,8 +139,8 @@ export async function loadMemoryAgentBench({ path, options }: LoadOptions): Prom
   }
   if (questions.length === 0) {
     throw new InputError(
-      `no question selected (subset ${subset}${named ? `, sources ${named.join(',')}` : ''}, splits ${splits.join(',')}; sources in the data: ${[...present].sort().join(', ')}); try --subset all or --sources`,
-      { file: path },
+      `no question selected (subset ${subset}${named ? `, sources ${named.join(',')}` : ''}, splits ${splits.join(',')}; sources in the data: ${[...present].sort().join(', ') || 'none'}); try --subset all or --sources`,
+      { file: path, place: '(top level)' },
     );
   }
   if (entity2id === null && questions.some((q) => q.type.includes('recsys'))) {

@@ -1,5 +1,7 @@
+import { parse } from 'csv-parse/sync';
+
 /**
- * RFC 4180 CSV: comma-separated fields; double-quoted fields may hold commas, quotes ("" inside)
+ * RFC 4180 CSV, read by csv-parse: comma-separated fields; double-quoted fields may hold commas, quotes ("" inside)
  * and line breaks; records end in CRLF, LF or CR; a final line break is optional; a UTF-8 BOM is
  * dropped; blank lines are skipped (as Python's csv.DictReader and pandas do). Malformed input
  * (text after a closing quote, an unterminated quote) is an error naming the line, never repaired.
@@ -21,73 +23,45 @@ export interface CsvRecord {
 }
 
 export function parseCsv(text: string): CsvRecord[] {
-  const s = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const records: CsvRecord[] = [];
-  const delim = /[,\r\n]/g;
-  let fields: string[] = [];
-  let line = 1;
-  let start = 1;
-  let i = 0;
-  // Fields are cut with indexOf/regex scans and slices: per-character string building is far too
-  // slow on a multi-megabyte CSV.
-  for (;;) {
-    let field: string;
-    let quoted = false;
-    if (s[i] === '"') {
-      quoted = true;
-      const at = line;
-      const parts: string[] = [];
-      let j = i + 1;
-      for (;;) {
-        const q = s.indexOf('"', j);
-        if (q === -1) throw new CsvError('unterminated quoted field', at);
-        parts.push(s.slice(j, q));
-        if (s[q + 1] === '"') {
-          parts.push('"');
-          j = q + 2;
-          continue;
-        }
-        i = q + 1;
-        break;
-      }
-      field = parts.join('');
-      line += countLineBreaks(field);
-      const n = s[i];
-      if (n !== undefined && n !== ',' && n !== '\n' && n !== '\r') {
-        throw new CsvError(`text after the closing quote of field ${fields.length + 1}`, line);
-      }
-    } else {
-      delim.lastIndex = i;
-      const m = delim.exec(s);
-      const j = m ? m.index : s.length;
-      field = s.slice(i, j);
-      i = j;
+  // csv-parse counts a CRLF inside a quoted field as two lines, in its record's line and in every
+  // later one; `inflation` takes those back out so lines match an editor's (and Python's).
+  let inflation = 0;
+  try {
+    parse(text, {
+      bom: true,
+      // Any of the three line ends, in any mix (the default detects one and holds to it).
+      record_delimiter: ['\r\n', '\n', '\r'],
+      relax_column_count: true,
+      skip_empty_lines: true,
+      on_record: (record: string[], info) => {
+        const crlf = record.reduce((n, f) => n + count(f, /\r\n/g), 0);
+        inflation += crlf;
+        const end = info.lines - inflation;
+        records.push({ fields: record, line: end - record.reduce((n, f) => n + countLineBreaks(f), 0) });
+        return null;
+      },
+    });
+  } catch (e) {
+    const err = e as { code?: string; lines?: number; column?: number | string; message: string };
+    const line = (err.lines ?? 1) - inflation;
+    if (err.code === 'CSV_QUOTE_NOT_CLOSED') throw new CsvError('unterminated quoted field', line);
+    if (err.code === 'CSV_INVALID_CLOSING_QUOTE') {
+      const field = typeof err.column === 'number' ? ` of field ${err.column + 1}` : '';
+      throw new CsvError(`text after the closing quote${field}`, line);
     }
-    fields.push(field);
-    const c = s[i];
-    if (c === ',') {
-      i++;
-      continue;
-    }
-    // End of record (line break or end of text). A blank line is no record; a record of one
-    // empty quoted field ("") is.
-    if (!(fields.length === 1 && field === '' && !quoted)) records.push({ fields, line: start });
-    fields = [];
-    if (c === undefined) break;
-    i += c === '\r' && s[i + 1] === '\n' ? 2 : 1;
-    line++;
-    start = line;
-    if (i >= s.length) break;
+    throw new CsvError(err.message.replace(/ at line \d+.*$/, ''), line);
   }
   return records;
 }
 
+function count(t: string, re: RegExp): number {
+  return t.match(re)?.length ?? 0;
+}
+
 /** Line breaks inside a quoted field (CRLF, LF or CR each count once). */
 function countLineBreaks(t: string): number {
-  let n = 0;
-  for (let k = t.indexOf('\n'); k !== -1; k = t.indexOf('\n', k + 1)) n++;
-  for (let k = t.indexOf('\r'); k !== -1; k = t.indexOf('\r', k + 1)) if (t[k + 1] !== '\n') n++;
-  return n;
+  return count(t, /\r\n|\n|\r/g);
 }
 
 /** Records as objects keyed by the header (the first record); every record must have the header's width. */

@@ -13,10 +13,11 @@ import type { Dataset, Episode, LoadWarning, Question, Turn } from '../schema.js
 import { DEFAULT_POLICY } from '../policy.js';
 import { InputError, formatPath } from '../../util/errors.js';
 import { readJsonFile, sha256File } from '../../util/fsx.js';
+import { readTextFile } from '../../util/text.js';
 import { CsvError, parseCsvObjects } from './csv.js';
 import { CSV_COLUMNS, CsvRow, HistoryFile, PREF_TYPES, UserQuery, type CsvRowT, type HistoryMessageT } from './format.js';
 import { parsePyLiteral, type PyValue } from './pyliteral.js';
-import { buildOptions, MCQ_PROTOCOLS, type McqProtocol } from './options.js';
+import { buildOptions, DEFAULT_MCQ_PROTOCOL, MCQ_PROTOCOLS, type McqProtocol } from './options.js';
 import { personamemScoring } from './scoring.js';
 import { summarisePersonamem } from './summary.js';
 
@@ -44,7 +45,7 @@ export const personamem: Benchmark = {
       key: 'mcqProtocol',
       description:
         'PersonaMem-v2 multiple-choice protocol: verl (options (a)-(d) shuffled with random.seed(42 + row), \\boxed{x}) | frontier (inference.py: A. B. ..., "Final Answer: X"; seeded 42 + row too, since its hash() seed cannot be reproduced)',
-      defaultValue: 'verl',
+      defaultValue: DEFAULT_MCQ_PROTOCOL,
     },
   ],
   load: loadPersonamem,
@@ -78,12 +79,13 @@ export function resolveCsv(path: string): string {
 
 async function loadPersonamem({ path, options }: LoadOptions): Promise<Dataset> {
   const size = choice(options.historySize, HISTORY_SIZES, '32k', '--history-size');
-  const protocol = choice<McqProtocol>(options.mcqProtocol, MCQ_PROTOCOLS, 'verl', '--mcq-protocol');
+  const protocol = choice<McqProtocol>(options.mcqProtocol, MCQ_PROTOCOLS, DEFAULT_MCQ_PROTOCOL, '--mcq-protocol');
   const file = resolveCsv(path);
   let table: ReturnType<typeof parseCsvObjects>;
   try {
-    table = parseCsvObjects(readFileSync(file, 'utf8'));
+    table = parseCsvObjects(readTextFile(file));
   } catch (e) {
+    if (e instanceof InputError) throw e;
     if (e instanceof CsvError) throw new InputError(`not a valid CSV: ${e.message}`, { file });
     throw new InputError(`cannot read file (${(e as Error).message})`, { file });
   }

@@ -7,6 +7,7 @@ import type { SummariseContext } from '../benchmark.js';
 import type { ItemRecord } from '../item.js';
 import { denominatorTable, denominators, type Denominators } from '../../eval/summary.js';
 import { PREF_TYPES } from './format.js';
+import { DEFAULT_MCQ_PROTOCOL } from './options.js';
 
 interface Row {
   n: number;
@@ -48,7 +49,7 @@ function pct(x: number | null): string {
 
 export function summarisePersonamem(items: ItemRecord[], ctx?: SummariseContext): PersonamemSummary {
   const protocols = [...new Set(items.map((i) => String(i.meta?.protocol ?? '')))].filter(Boolean);
-  const protocol = protocols.join(', ') || ctx?.options.mcqProtocol || 'verl';
+  const protocol = protocols.join(', ') || ctx?.options.mcqProtocol || DEFAULT_MCQ_PROTOCOL;
   const overall = rowOf(items);
   const d = denominators(items, (its) => rowOf(its).accuracy, 'all_n');
   const by_pref_type = groupBy(items, 'pref_type', PREF_TYPES);

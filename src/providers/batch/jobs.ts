@@ -18,6 +18,7 @@ import type { DeferredRequest } from './defer.js';
 import { planParts, type BatchLimits, type PartPlan } from './parts.js';
 import { BatchStore, DEAD, TERMINAL, addBatchUsage, type BatchUsage, type BatchesState, type PartRecord } from './state.js';
 import { costOf } from '../usage.js';
+import { endpointId } from '../provenance.js';
 
 export interface BatchJobsOptions {
   /** The run directory (batches.json and batches/ go there). */
@@ -331,7 +332,7 @@ export class BatchJobs {
           const line = parseOutputLine(raw);
           const m = line ? byKey.get(line.custom_id) : undefined;
           if (!line || !m || done.has(line.custom_id)) continue;
-          const result = replyOf(line, rec.url);
+          const result = replyOf(line, rec.url, endpointId(rec.base_url));
           if ('message' in result) {
             if (result.notRun) continue;
             fail(line.custom_id, result.message);
@@ -447,7 +448,7 @@ type LineResult =
   | { vector: Float32Array; tokens: { prompt_tokens: number; completion_tokens: number } }
   | { message: string; notRun?: boolean };
 
-function replyOf(line: OutputLine, url: string): LineResult {
+function replyOf(line: OutputLine, url: string, endpoint: string): LineResult {
   if (line.error) return { message: `${line.error.code ?? 'error'}: ${line.error.message ?? ''}`.trim(), notRun: NOT_RUN.has(line.error.code ?? '') };
   const status = line.response?.status_code;
   const body = line.response?.body as { error?: { code?: string; message?: string } } | undefined;
@@ -460,7 +461,7 @@ function replyOf(line: OutputLine, url: string): LineResult {
       const res = body as unknown as OpenAI.CreateEmbeddingResponse;
       return { vector: readVectors(res, 1)[0]!, tokens: { prompt_tokens: res.usage?.prompt_tokens ?? 0, completion_tokens: 0 } };
     }
-    const reply = storedReply(body as OpenAI.Chat.ChatCompletion);
+    const reply = storedReply(body as OpenAI.Chat.ChatCompletion, endpoint);
     return { reply: { ...reply, batch: true }, tokens: { prompt_tokens: reply.prompt_tokens, completion_tokens: reply.completion_tokens } };
   } catch (e) {
     return { message: (e as Error).message };

@@ -19,6 +19,12 @@ describe('RFC 4180 CSV parser', () => {
     expect(recs).toEqual([{ fields: ['h'], line: 1 }, { fields: ['x\ny'], line: 3 }, { fields: ['z'], line: 5 }]);
   });
 
+  it('accepts mixed line ends and counts a CRLF inside a quoted field as one line', () => {
+    expect(parseCsv('a\nb\r\nc\rd\n\n\ne')).toEqual([1, 2, 3, 4, 7].map((line, i) => ({ fields: [['a', 'b', 'c', 'd', 'e'][i]!], line })));
+    expect(parseCsv('a\n"x\r\ny\r\nz"\nq').map((r) => r.line)).toEqual([1, 2, 5]);
+    expect(() => parseCsv('a\n"x\r\ny"\nb,"c"d')).toThrow(/line 4: text after the closing quote of field 2/);
+  });
+
   it('fails on malformed input, naming the line', () => {
     expect(() => parseCsv('a\n"open')).toThrow(CsvError);
     expect(() => parseCsv('a\n"open')).toThrow(/line 2: unterminated quoted field/);

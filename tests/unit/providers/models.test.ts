@@ -49,3 +49,47 @@ describe('endpoints and keys', () => {
     expect(s.scrub('a co-abcdef123456 b sk-proj-ABCDEFGH12345 c Bearer abcdefghijkl EMPTY')).toBe('a [key] b [key] c [key] EMPTY');
   });
 });
+
+describe('--models FILE / RAWRAG_MODELS over the built-in table', () => {
+  it('merges the user file: new models, a replaced entry, retrievers checked against the merge', () => {
+    const dir = tempDir();
+    const f = join(dir, 'mine.yaml');
+    writeFileSync(f, 'models:\n  gpt-4o-mini:\n    kind: chat\n    protocol: openai\n    provider: proxy\n    baseUrl: http://127.0.0.1:9/v1\n    prices: { input: 1, output: 2 }\n  my-embed:\n    kind: embed\n    protocol: openai\n    provider: me\n    baseUrl: http://127.0.0.1:9/v1\nretrievers:\n  mine: { embed: my-embed, rerank: rerank-v3.5 }\n');
+    const reg = loadRegistry(undefined, f);
+    expect(reg.models['gpt-4o-mini']).toMatchObject({ provider: 'proxy', keyEnv: null, prices: { input: 1, output: 2 } });
+    expect(reg.models['gpt-4.1']!.provider).toBe('openai');
+    expect(reg.retrievers.mine).toEqual({ embed: 'my-embed', rerank: 'rerank-v3.5' });
+    expect(reg.retrievers.openai).toBeDefined();
+    const bad = join(dir, 'bad.yaml');
+    writeFileSync(bad, 'retrievers:\n  broken: { embed: gpt-4o-mini, rerank: rerank-v3.5 }\n');
+    expect(() => loadRegistry(undefined, bad)).toThrow(`${bad}: retrievers.broken.embed: retriever 'broken' names embed model 'gpt-4o-mini', which is not a embed model in the merged registry`);
+    const typo = join(dir, 'typo.yaml');
+    writeFileSync(typo, 'models:\n  x:\n    kind: chat\n    protocol: openai\n    provider: p\n    prices: { inptu: 1 }\n');
+    expect(() => loadRegistry(undefined, typo)).toThrow(new RegExp(`typo\\.yaml: models\\.x\\.prices: `));
+  });
+
+  it('every YAML example in docs/models.md loads, and a keyless local model needs no key', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { ROOT } = await import('../../helpers/cli.js');
+    const doc = readFileSync(join(ROOT, 'docs/models.md'), 'utf8');
+    const blocks = [...doc.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    expect(blocks.length).toBeGreaterThanOrEqual(4);
+    const names: string[] = [];
+    for (const [i, b] of blocks.entries()) {
+      const f = join(tempDir(), `example-${i}.yaml`);
+      writeFileSync(f, b);
+      const reg = loadRegistry(undefined, f);
+      names.push(...Object.keys(reg.models).filter((n) => b.includes(`  ${n}:`)));
+    }
+    expect(names).toEqual(expect.arrayContaining(['claude-haiku-4-5', 'gemini-2.5-flash', 'llama3.1-8b-ollama', 'qwen2.5-7b-vllm', 'deepseek-v4-flash']));
+    const f = join(tempDir(), 'local.yaml');
+    writeFileSync(f, blocks.find((b) => b.includes('ollama'))!);
+    const s = new ProviderSession({ noCache: true, env: { RAWRAG_MODELS: f } });
+    expect(s.availability(s.model('qwen2.5-7b-vllm', 'reader'), 'reader')).toEqual({ ok: true, endpoint: { baseUrl: 'http://localhost:8000/v1', apiKey: 'EMPTY' } });
+    const anthropic = join(tempDir(), 'a.yaml');
+    writeFileSync(anthropic, blocks.find((b) => b.includes('anthropic'))!);
+    const sa = new ProviderSession({ noCache: true, env: {}, modelsFile: anthropic });
+    const a = sa.availability(sa.model('claude-haiku-4-5', 'reader'), 'reader');
+    expect(a).toEqual({ ok: false, reason: "reader model 'claude-haiku-4-5' needs ANTHROPIC_API_KEY (or a local endpoint via --reader-base-url)" });
+  });
+});

@@ -1,0 +1,73 @@
+/**
+ * The tokenizer wrapper (src/retrieval/tokenizer.ts): special-token text is ordinary text, and
+ * very long pre-tokens take an exact heap merge whose ids equal js-tiktoken's own.
+ */
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Tiktoken } from 'js-tiktoken/lite';
+import cl100k from 'js-tiktoken/ranks/cl100k_base';
+import { countTokens, getTokenizer, LONG_PRETOKEN } from '../../src/retrieval/tokenizer.js';
+import { ingest } from '../../src/retrieval/chunk.js';
+import { DEFAULT_POLICY } from '../../src/datasets/policy.js';
+import { episodeOf } from '../helpers/episodes.js';
+import { ROOT } from '../helpers/cli.js';
+
+const reference = new Tiktoken(cl100k);
+const ordinary = (text: string): number[] => reference.encode(text, [], []);
+const enc = getTokenizer('cl100k_base');
+
+describe('special-token text', () => {
+  it('encodes <|endoftext|> and friends as plain text, never as control tokens', () => {
+    const text = 'He wrote <|endoftext|> then <|fim_prefix|>x<|endofprompt|> in chat.';
+    const ids = enc.encode(text);
+    expect(ids).toEqual(ordinary(text));
+    expect(ids).not.toContain(100257);
+    expect(enc.decode(ids)).toBe(text);
+    expect(countTokens('<|endoftext|>')).toBeGreaterThan(1);
+  });
+
+  it('ingests a turn holding <|endoftext|> (the LongMemEval-S gpt4_78cf46a3 haystack)', () => {
+    const ep = ingest(episodeOf(['Sure! <|endoftext|> Here is the plan.', 'ok']), 2, DEFAULT_POLICY, { tokenizer: 'cl100k_base', size: 256, stride: 224 });
+    expect(ep.chunks).toHaveLength(1);
+    expect(ep.chunks[0]!.text).toContain('Sure! <|endoftext|> Here is the plan.');
+  });
+});
+
+describe('long pre-tokens', () => {
+  it('gives js-tiktoken ids exactly on the bundled LoCoMo text (one string per conversation)', () => {
+    const data = JSON.parse(readFileSync(join(ROOT, 'datasets/locomo/locomo10.json'), 'utf8')) as Array<{ conversation: Record<string, unknown> }>;
+    for (const s of data.slice(0, 3)) {
+      const text = JSON.stringify(s.conversation);
+      expect(text.length).toBeGreaterThan(LONG_PRETOKEN);
+      expect(enc.encode(text)).toEqual(ordinary(text));
+    }
+  });
+
+  it('gives js-tiktoken ids exactly on ordinary text with a long run inside (LongMemEval-S turns)', () => {
+    const lme = JSON.parse(readFileSync(join(ROOT, 'tests/fixtures/longmemeval/longmemeval_s_cleaned.sample.json'), 'utf8')) as Array<{ haystack_sessions: Array<Array<{ content: string }>> }>;
+    const turns = lme[0]!.haystack_sessions.flat().map((t) => t.content);
+    // Every turn alone, and all of them joined around a 5,000-character run (the heap path, then the library's).
+    for (const t of turns.slice(0, 200)) expect(enc.encode(t)).toEqual(ordinary(t));
+    const text = turns.slice(0, 100).join('\n') + ' ' + '-'.repeat(5000) + ' ' + turns.slice(100, 200).join('\n');
+    expect(enc.encode(text)).toEqual(ordinary(text));
+  }, 60_000);
+
+  it.each([
+    ['one letter', 'a'.repeat(3000)],
+    ['two letters', 'ab'.repeat(1500)],
+    ['words around a run', 'hello ' + 'x'.repeat(2000) + ' world  \n\n' + 'é'.repeat(900)],
+    ['punctuation', '.'.repeat(3000) + 'abc'],
+    ['spaces', ' '.repeat(3000) + 'q'],
+    ['emoji', '😀'.repeat(800)],
+    ['special text then a run', 'a<|endoftext|>b'.repeat(50) + 'z'.repeat(700)],
+  ])('gives js-tiktoken ids exactly on a long %s pre-token', (_, text) => {
+    expect(enc.encode(text)).toEqual(ordinary(text));
+  });
+
+  it('encodes 1 MB of one character and decodes it back', () => {
+    const text = 'a'.repeat(1_000_000);
+    const ids = enc.encode(text);
+    expect(enc.decode(ids)).toBe(text);
+  }, 60_000);
+});
