@@ -13,7 +13,6 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunConfig } from '../config/schema.js';
 import type { EpisodeEvidence, EvidenceSource } from '../pipeline/evidence-source.js';
-import { cacheKey } from '../providers/cache.js';
 import { ChatModel } from '../providers/chat.js';
 import type { ProviderSession } from '../providers/session.js';
 import { costOf } from '../providers/usage.js';
@@ -99,11 +98,12 @@ export async function createAgenticMemorySource(cfg: RunConfig, session: Provide
   /** One batch's extraction request and its items' vectors; failures are returned, not thrown. */
   const extract = async (ep: IngestedEpisode, batch: Batch): Promise<BatchResult> => {
     const messages = extractionMessages(ep.episode.turns, batch);
-    const request_key = cacheKey({ kind: 'chat', provider: entry.provider, model: extractor.wireModel, messages, temperature: 0, max_tokens: mcfg.maxTokens, response_format: null }, 0);
+    const request = { messages, temperature: 0, maxTokens: mcfg.maxTokens, jsonMode: false };
+    const request_key = extractor.keyOf(request, 0);
     let reply: ReplyFigures | null = null;
     try {
       // Only a parsable reply is cached: a malformed one is asked again by --retry-errors.
-      const r = await extractor.complete({ messages, temperature: 0, maxTokens: mcfg.maxTokens, jsonMode: false }, 0, isParsableExtraction);
+      const r = await extractor.complete(request, 0, isParsableExtraction);
       const cost = costOf({ prompt_tokens: r.prompt_tokens, completion_tokens: r.completion_tokens, search_units: 0 }, entry.prices);
       reply = { request_key, cached: r.cached, prompt_tokens: r.prompt_tokens, completion_tokens: r.completion_tokens, cost_usd: cost };
       if (r.cached) stats.cache_hits++;

@@ -61,6 +61,11 @@ export class ChatModel {
     return (this.client ??= openaiClient(this.endpoint, this.session.transport.timeoutMs));
   }
 
+  /** The response cache key `complete` uses for a request (recorded by callers that log their requests). */
+  keyOf(req: ChatRequest, replicate = 0): string {
+    return cacheKey({ ...this.semantic(req), ...this.session.cacheScopeKey(this.endpoint) }, replicate);
+  }
+
   /** The semantic request: what goes into the cache key (never the API key; the endpoint per --cache-scope). */
   private semantic(req: ChatRequest): Record<string, unknown> {
     return {
@@ -79,7 +84,7 @@ export class ChatModel {
    * `keep` decides whether a reply is worth caching (an unreadable judge reply is not).
    */
   async complete(req: ChatRequest, replicate: number, keep: (text: string) => boolean = () => true): Promise<ChatReply> {
-    const key = cacheKey({ ...this.semantic(req), ...this.session.cacheScopeKey(this.endpoint) }, replicate);
+    const key = this.keyOf(req, replicate);
     const defer = this.session.transport.defer;
     const { value, cached } = await this.session.cache.through(
       this.role,
