@@ -12,7 +12,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const dist = (p) => join(ROOT, 'dist', p);
 const { ingest } = await import(dist('retrieval/chunk.js'));
 const { getTokenizer } = await import(dist('retrieval/tokenizer.js'));
-const { DEFAULT_POLICY } = await import(dist('datasets/policy.js'));
+const { DEFAULT_POLICY } = await import(dist('core/policy.js'));
 
 const TARGET_SECONDS = 5;
 const cfg = { tokenizer: 'cl100k_base', size: 256, stride: 224 };

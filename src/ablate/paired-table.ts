@@ -6,7 +6,7 @@
  * computation over the variants (one family, the reference as baseline), so the two commands
  * report the same Δ, interval and Holm-adjusted p for the same folders.
  */
-import { judgeVotes } from '../datasets/item.js';
+import { judgeVotes } from '../core/item.js';
 import { getBenchmark } from '../datasets/registry.js';
 import { analyse, type FamilyReport } from '../stats/compute-tables.js';
 import { toStatItem, type LoadedRun } from '../stats/load.js';

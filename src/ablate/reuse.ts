@@ -5,9 +5,9 @@
  * verdicts are reused instead of asked again.
  */
 import type { Evidence } from '../retrieval/assemble.js';
-import type { ItemRecord } from '../datasets/item.js';
+import type { ItemRecord } from '../core/item.js';
 import { createHash } from 'node:crypto';
-import type { Policy } from '../datasets/policy.js';
+import type { Policy } from '../core/policy.js';
 
 /** What the stages added to an item: the fields a reused item takes over. */
 export interface StageDelta {

@@ -6,7 +6,7 @@
  */
 import type { RunConfig } from '../config/schema.js';
 import { RunConfigSchema } from '../config/schema.js';
-import type { Policy } from '../datasets/policy.js';
+import type { Policy } from '../core/policy.js';
 import { InputError } from '../util/errors.js';
 
 /** What the user asked to vary. Empty lists / false = that dimension stays at the reference value. */

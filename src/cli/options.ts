@@ -7,7 +7,7 @@ import { RETRIEVER_NAMES } from '../retrieval/retrievers.js';
 import { listBenchmarks } from '../datasets/registry.js';
 import { defaultTransport, type TransportOptions } from '../providers/transport.js';
 import { CACHE_SCOPES, type CacheScope } from '../providers/provenance.js';
-import { judgeModelFor } from '../eval/protocol.js';
+import { judgeModelFor } from '../core/protocol.js';
 
 export function positiveInt(value: string): number {
   const n = Number(value);

@@ -6,14 +6,9 @@
  * building an index) does not announce a 46-minute run.
  */
 import cliProgress from 'cli-progress';
+import type { ProgressInfo } from '../pipeline/run.js';
 
-/** Optional figures a run reports with each step. */
-export interface ProgressInfo {
-  errors?: number;
-  retries?: number;
-  /** USD spent by this run so far; null when a price is unknown. */
-  costUsd?: number | null;
-}
+export type { ProgressInfo };
 
 export interface Progress {
   update(done: number, total: number, info?: ProgressInfo): void;

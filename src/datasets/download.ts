@@ -8,7 +8,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { Readable } from 'node:stream';
-import type { DownloadFile } from './benchmark.js';
+import type { DownloadFile } from '../core/benchmark.js';
 import { InputError } from '../util/errors.js';
 import { sha256File } from '../util/fsx.js';
 

@@ -1,4 +1,4 @@
-import type { Benchmark } from './benchmark.js';
+import type { Benchmark } from '../core/benchmark.js';
 import { InputError } from '../util/errors.js';
 import { locomo } from './locomo/index.js';
 import { beam } from './beam/index.js';

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import seedrandom from 'seedrandom';
 import { InputError } from '../util/errors.js';
-import type { Dataset, Question } from './schema.js';
+import type { Dataset, Question } from '../core/schema.js';
 
 /** An explicit id list and where each id was read (for error messages). */
 export interface IdList {

@@ -3,7 +3,7 @@
  * every warning on its own line with --verbose. The full list is always in manifest.json
  * (`dataset.warnings`), so nothing is lost by keeping the terminal short.
  */
-import type { LoadWarning } from './schema.js';
+import type { LoadWarning } from '../core/schema.js';
 
 export function warningLines(source: string, warnings: LoadWarning[], verbose: boolean): string[] {
   if (warnings.length === 0) return [];

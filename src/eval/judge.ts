@@ -6,11 +6,11 @@
  */
 import type { ChatModel } from '../providers/chat.js';
 import type { Provenance } from '../providers/provenance.js';
-import type { ChatMessage, JudgeProtocol, Scoring } from './protocol.js';
+import type { ChatMessage, JudgeProtocol, Scoring } from '../core/protocol.js';
 import { addItemUsage } from './reader.js';
-import type { ItemStage } from './stages.js';
+import type { ItemStage } from './stage.js';
 import { costOf } from '../providers/usage.js';
-import type { ItemRecord } from '../datasets/item.js';
+import type { ItemRecord } from '../core/item.js';
 
 export interface JudgeRun {
   verdict: number;

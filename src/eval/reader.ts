@@ -5,8 +5,8 @@
  */
 import type { ChatModel } from '../providers/chat.js';
 import { countTokens } from '../retrieval/tokenizer.js';
-import { readerMaxTokens, type ReaderProtocol } from './protocol.js';
-import type { ItemStage } from './stages.js';
+import { readerMaxTokens, type ReaderProtocol } from '../core/protocol.js';
+import type { ItemStage } from './stage.js';
 import { costOf } from '../providers/usage.js';
 
 export function readerStage(model: ChatModel, protocol: ReaderProtocol): ItemStage {

@@ -2,7 +2,7 @@
  * `summary.json`: aggregates over a run's items. Everything here is recomputed from items.jsonl,
  * so a resumed run summarises exactly what its file holds.
  */
-import { judgeVotes, type ItemRecord } from '../datasets/item.js';
+import { judgeVotes, type ItemRecord } from '../core/item.js';
 
 export interface CoverageRate {
   /** Questions with gold evidence (the denominator). */

@@ -5,7 +5,7 @@
  * recall ranks memory items itself, no reranker.
  */
 import type { RunConfig } from '../config/schema.js';
-import { RemoteEmbedder } from '../providers/embeddings.js';
+import { RemoteEmbedder } from '../retrieval/remote/embeddings.js';
 import { ResponseCache } from '../providers/cache.js';
 import type { ProviderSession } from '../providers/session.js';
 import type { Embedder } from '../retrieval/retriever.js';

@@ -6,7 +6,7 @@
  * the real requests; reply lengths are an assumption (stated in the notes).
  */
 import type { RunConfig } from '../config/schema.js';
-import type { Episode, Question } from '../datasets/schema.js';
+import type { Episode, Question } from '../core/schema.js';
 import { ProviderSession } from '../providers/session.js';
 import { costOf } from '../providers/usage.js';
 import { countTokens } from '../retrieval/tokenizer.js';

@@ -4,9 +4,9 @@
  * An unparsable reply is an ExtractionReplyError (an error for that batch), never an empty list.
  */
 import { z } from 'zod';
-import type { Turn } from '../datasets/schema.js';
+import type { Turn } from '../core/schema.js';
 import { promptFile } from '../eval/prompts.js';
-import type { ChatMessage } from '../eval/protocol.js';
+import type { ChatMessage } from '../core/protocol.js';
 import { serialiseTurn } from '../retrieval/serialise.js';
 import type { MemoryConfig } from '../config/schema.js';
 

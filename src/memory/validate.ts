@@ -10,7 +10,7 @@
  *   superseded_by pointing at it.
  */
 import type { MemoryConfig } from '../config/schema.js';
-import type { Turn } from '../datasets/schema.js';
+import type { Turn } from '../core/schema.js';
 import { parseDay } from '../retrieval/local/dates.js';
 import type { EntityAligner } from './entities.js';
 import type { Batch, ExtractedItem } from './extract.js';

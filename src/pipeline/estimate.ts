@@ -9,13 +9,13 @@ import { RETRIEVER_TRAITS } from '../retrieval/retrievers.js';
 import { effectivePolicy, groupByIndex, loadRunInputs } from './plan.js';
 import { ingestGroup } from './pipeline.js';
 import { markdownTable } from '../util/table.js';
-import { batches } from '../providers/embeddings.js';
+import { batches } from '../retrieval/remote/embeddings.js';
 import type { ModelEntry } from '../providers/models.js';
 import { ProviderSession } from '../providers/session.js';
 import type { TransportOptions } from '../providers/transport.js';
 import { costOf, type Role } from '../providers/usage.js';
 import { batchCosts } from '../providers/batch/estimate.js';
-import { judgeModelFor, readerMaxTokens } from '../eval/protocol.js';
+import { judgeModelFor, readerMaxTokens } from '../core/protocol.js';
 import { memoryConfig } from '../memory/config.js';
 import { estimateExtraction, renderExtractionEstimate, type ExtractionEstimate } from '../memory/estimate.js';
 

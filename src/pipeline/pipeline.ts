@@ -7,15 +7,15 @@
  */
 import pLimit from 'p-limit';
 import type { RunConfig } from '../config/schema.js';
-import type { Benchmark } from '../datasets/benchmark.js';
-import type { Dataset, Episode, Question } from '../datasets/schema.js';
-import { baseItem, type ItemRecord } from '../datasets/item.js';
+import type { Benchmark } from '../core/benchmark.js';
+import type { Dataset, Episode, Question } from '../core/schema.js';
+import { baseItem, type ItemRecord } from '../core/item.js';
 import { ingest, type IngestedEpisode } from '../retrieval/chunk.js';
 import type { Evidence } from '../retrieval/assemble.js';
-import type { ItemStage, StagePlan } from '../eval/stages.js';
+import type { ItemStage, StagePlan } from './stages.js';
 import { summarise } from '../eval/summary.js';
 import type { RunDir } from '../run/rundir.js';
-import type { EpisodeEvidence, EvidenceSource, SourceContext } from './evidence-source.js';
+import type { EpisodeEvidence, EvidenceSource, SourceContext } from '../core/evidence-source.js';
 import { effectivePolicy, episodeOf, groupByIndex, type IndexGroup } from './plan.js';
 
 /** A stage error that means "not sent yet" (a request deferred to a provider batch): the item stays pending. */

@@ -6,9 +6,9 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { RunConfig } from '../config/schema.js';
-import type { Benchmark } from '../datasets/benchmark.js';
-import type { Policy } from '../datasets/policy.js';
-import type { Dataset, Episode, Question } from '../datasets/schema.js';
+import type { Benchmark } from '../core/benchmark.js';
+import type { Policy } from '../core/policy.js';
+import type { Dataset, Episode, Question } from '../core/schema.js';
 import { getBenchmark } from '../datasets/registry.js';
 import { readIdList, selectQuestions as selectFrom } from '../datasets/select.js';
 import { InputError } from '../util/errors.js';

@@ -4,16 +4,16 @@
  * ordered as the benchmark's policy says). Coverage at other depths comes from the same ranking.
  */
 import type { RunConfig } from '../config/schema.js';
-import type { Benchmark } from '../datasets/benchmark.js';
-import type { Policy } from '../datasets/policy.js';
-import type { Question } from '../datasets/schema.js';
-import type { ItemRecord } from '../datasets/item.js';
+import type { Benchmark } from '../core/benchmark.js';
+import type { Policy } from '../core/policy.js';
+import type { Question } from '../core/schema.js';
+import type { ItemRecord } from '../core/item.js';
 import type { IngestedEpisode } from '../retrieval/chunk.js';
 import { retrieve, type Ranking } from '../retrieval/retrieve.js';
 import { assemble, type Evidence } from '../retrieval/assemble.js';
 import type { Retriever } from '../retrieval/retriever.js';
-import { coverage } from '../eval/coverage.js';
-import type { EvidenceSource } from './evidence-source.js';
+import { coverage } from '../core/coverage.js';
+import type { EvidenceSource } from '../core/evidence-source.js';
 
 /** The depths at which coverage is also recorded, from the same ranking (bench and ablation use them). */
 export const COVERAGE_KS = [1, 5, 15, 60];

@@ -3,8 +3,8 @@
  * directory is locked for as long as this process writes it; a dry run reads without writing.
  */
 import { existsSync, readdirSync, rmdirSync, statSync } from 'node:fs';
-import type { Question } from '../datasets/schema.js';
-import type { ItemRecord } from '../datasets/item.js';
+import type { Question } from '../core/schema.js';
+import type { ItemRecord } from '../core/item.js';
 import { identityDifferences, identityOf, type RunIdentity } from '../run/identity.js';
 import { acquireRunLock, type RunLock } from '../run/lock.js';
 import { gitInfo, toolInfo, type Manifest } from '../run/manifest.js';

@@ -4,8 +4,8 @@
  */
 import type { RunConfig } from '../config/schema.js';
 import type { Summary } from '../eval/summary.js';
-import { planStages, type StagePlan } from '../eval/stages.js';
-import type { Benchmark } from '../datasets/benchmark.js';
+import { planStages, type StagePlan } from './stages.js';
+import type { Benchmark } from '../core/benchmark.js';
 import { ProviderSession } from '../providers/session.js';
 import type { TransportOptions } from '../providers/transport.js';
 import type { RunIdentity } from '../run/identity.js';
@@ -13,20 +13,27 @@ import type { Manifest } from '../run/manifest.js';
 import { toolInfo } from '../run/manifest.js';
 import { hashOf } from '../util/hash.js';
 import { Interrupted } from '../util/interrupt.js';
-import type { EvidenceSource } from './evidence-source.js';
+import type { EvidenceSource } from '../core/evidence-source.js';
 import { answerAll, buildSummary, roundAll, selectedItems } from './pipeline.js';
 import { loadRunInputs, runDirFor, runIdFor } from './plan.js';
 import { openRunDir } from './run-directory.js';
 import { startManifest } from './run-directory.js';
 import { createEvidenceSource } from './sources.js';
 import { warningLines } from '../datasets/warnings.js';
-import type { ProgressInfo } from '../cli/progress.js';
 
 /** Failed items so far, retries and money spent by this run (the progress bar shows them). */
 function progressInfo(session: ProviderSession, errors: number): ProgressInfo {
   const roles = Object.values(session.usage.report());
   if (roles.length === 0) return { errors };
   return { errors, retries: roles.reduce((s, r) => s + r.retries, 0), costUsd: session.usage.total().cost_usd_spent };
+}
+
+/** Optional figures a run reports with each step. */
+export interface ProgressInfo {
+  errors?: number;
+  retries?: number;
+  /** USD spent by this run so far; null when a price is unknown. */
+  costUsd?: number | null;
 }
 
 export interface RunHooks {

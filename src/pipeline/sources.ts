@@ -6,7 +6,7 @@ import type { RunConfig } from '../config/schema.js';
 import type { ProviderSession } from '../providers/session.js';
 import { createRetriever } from '../retrieval/retrievers.js';
 import { InputError } from '../util/errors.js';
-import type { EvidenceSource } from './evidence-source.js';
+import type { EvidenceSource } from '../core/evidence-source.js';
 import { rawRagSource } from './raw-rag-source.js';
 import { createAgenticMemorySource } from '../memory/source.js';
 

@@ -3,7 +3,7 @@
  * llama.cpp server) through the `openai` SDK, with its own retries off: ours are the only layer.
  */
 import type OpenAI from 'openai';
-import type { ChatMessage } from '../eval/protocol.js';
+import type { ChatMessage } from '../core/protocol.js';
 import type { Role } from './usage.js';
 import { cacheKey, jsonCodec } from './cache.js';
 import { BadReplyError, ProviderError, namingHost, notJsonReply } from './errors.js';

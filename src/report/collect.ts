@@ -7,7 +7,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { getBenchmark, listBenchmarks } from '../datasets/registry.js';
-import type { Dataset } from '../datasets/schema.js';
+import type { Dataset } from '../core/schema.js';
 import type { RunConfig } from '../config/schema.js';
 import { loadDataset } from '../pipeline/plan.js';
 import { readJsonLines } from '../stats/load.js';

@@ -4,7 +4,7 @@
  * x several systems over the same benchmark carry each question and each evidence turn once.
  */
 import { serialiseTurn } from '../retrieval/serialise.js';
-import type { Dataset } from '../datasets/schema.js';
+import type { Dataset } from '../core/schema.js';
 import { paperRow, type PaperRow } from '../datasets/paper-rows.js';
 import type { FamilyReport, StatsReport } from '../stats/compute-tables.js';
 import type { AblationInput, ReportInputs, RunInput } from './collect.js';

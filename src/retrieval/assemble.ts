@@ -4,20 +4,10 @@
  */
 import type { IngestedEpisode } from './chunk.js';
 import type { Hit } from './rank.js';
-import type { Policy } from '../datasets/policy.js';
+import type { Policy } from '../core/policy.js';
+import type { Evidence } from '../core/ingested-episode.js';
 
-export interface Evidence {
-  /** Indices (into the episode's turns) of the turns shown, in presentation order. */
-  turnIndices: number[];
-  /** Their ids, same order. */
-  turnIds: string[];
-  /** The text blocks shown, in order: whole turns when expanded, chunk texts otherwise. */
-  blocks: string[];
-  /** cl100k tokens of the blocks, from the ingest token counts (no re-encoding on the hot path). */
-  tokens: number;
-  /** A memory system's injected block, shown by every reader prompt in place of the raw history. */
-  recalled?: string;
-}
+export type { Evidence };
 
 export function assemble(ep: IngestedEpisode, selected: Hit[], policy: Pick<Policy, 'expandToTurns' | 'order'>): Evidence {
   const chunks = selected.map((h) => ep.chunks[h.chunk]!);

@@ -4,41 +4,13 @@
  * each window records the contiguous range of turns whose tokens it touches.
  * `turn`: one chunk per turn (a numbered fact, a document).
  */
-import type { Episode } from '../datasets/schema.js';
-import type { Policy } from '../datasets/policy.js';
+import type { Episode } from '../core/schema.js';
+import type { Policy } from '../core/policy.js';
+import type { Chunk, ChunkingConfig, IngestedEpisode } from '../core/ingested-episode.js';
+
+export type { Chunk, ChunkingConfig, IngestedEpisode };
 import { serialiseTurn } from './serialise.js';
 import { getTokenizer } from './tokenizer.js';
-
-export interface ChunkingConfig {
-  tokenizer: string;
-  size: number;
-  stride: number;
-}
-
-export interface Chunk {
-  /** Position in the episode's chunk list; the final tie-break everywhere. */
-  index: number;
-  /** Stable id: `<episode>#<index>`. */
-  id: string;
-  text: string;
-  /** Turns touched, as indices into the episode's turn list: firstTurn..lastTurn inclusive. */
-  firstTurn: number;
-  lastTurn: number;
-  /** Token range in the episode's token stream (window chunking), end exclusive. */
-  tokenStart: number;
-  tokenEnd: number;
-}
-
-export interface IngestedEpisode {
-  episode: Episode;
-  /** Only turns[0, visibleTurns) were ingested (phase protocols); = turns.length otherwise. */
-  visibleTurns: number;
-  /** Serialised text of each visible turn (what expansion shows the reader). */
-  lines: string[];
-  /** Token offset where each turn starts; turnTokenStart[visibleTurns] = total tokens. */
-  turnTokenStart: number[];
-  chunks: Chunk[];
-}
 
 export function ingest(
   episode: Episode,

@@ -6,7 +6,7 @@ import { createFullContextRetriever } from './full-context.js';
 import { DenseFirstStage } from './flat-index.js';
 import { InputError } from '../util/errors.js';
 import { ProviderSession } from '../providers/session.js';
-import { remoteStages } from '../providers/clients.js';
+import { remoteStages } from './remote/index.js';
 
 import { RETRIEVER_NAMES } from '../config/schema.js';
 export { RETRIEVER_NAMES };

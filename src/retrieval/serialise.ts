@@ -2,8 +2,8 @@
  * Ingest step 1: every message becomes one line of text with its date (`unknown` when missing),
  * speaker and content; image captions enter as text. No LLM is involved.
  */
-import type { Turn } from '../datasets/schema.js';
-import type { Policy } from '../datasets/policy.js';
+import type { Turn } from '../core/schema.js';
+import type { Policy } from '../core/policy.js';
 
 export function serialiseTurn(turn: Turn, style: Policy['serialisation']): string {
   const captions = turn.captions.map((c) => ` [shared an image: ${c}]`).join('');

@@ -2,7 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { RunConfig } from '../config/schema.js';
-import type { DatasetSource, LoadWarning } from '../datasets/schema.js';
+import type { DatasetSource, LoadWarning } from '../core/schema.js';
 import { fromRoot, projectRoot } from '../util/paths.js';
 import type { RunIdentity } from './identity.js';
 

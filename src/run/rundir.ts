@@ -7,7 +7,7 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, tr
 import { join } from 'node:path';
 import { InputError } from '../util/errors.js';
 import { writeFileAtomic, writeJsonAtomic } from '../util/fsx.js';
-import type { ItemRecord } from '../datasets/item.js';
+import type { ItemRecord } from '../core/item.js';
 import type { Manifest } from './manifest.js';
 
 export class RunDir {

@@ -3,7 +3,7 @@
  * the headline columns, each type's path through the levels, and the strata and weights the
  * stratified bootstrap resamples.
  */
-import { MICRO_AGGREGATION, type Aggregation, type Level, type Weighting } from '../datasets/aggregation.js';
+import { MICRO_AGGREGATION, type Aggregation, type Level, type Weighting } from '../core/aggregation.js';
 import { listBenchmarks } from '../datasets/registry.js';
 
 export type { Aggregation, Level, Weighting };

@@ -171,7 +171,7 @@ export function resampleSums(columns: Float64Array[], design: Design, resamples:
           s2 ^= sh;
           s3 = rotl(s3, 11);
           const at = (off + (((u * m) / 4294967296) | 0)) * K;
-          for (let k = 0; k < K; k++) acc[k] += wide[at + k]!;
+          for (let k = 0; k < K; k++) acc[k] = acc[k]! + wide[at + k]!;
         }
         for (let k = 0; k < K; k++) out[base + k] = acc[k]!;
       }

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { FakeApi, defaultChat, isJudgeRequest, readerQuestion } from '../helpers/fake-api.js';
 import { ROOT, rawragAsync, tempDir, type CliResult } from '../helpers/cli.js';
 import { locomo } from '../../src/datasets/locomo/index.js';
-import type { ItemRecord } from '../../src/datasets/item.js';
+import type { ItemRecord } from '../../src/core/item.js';
 
 const OPENAI_KEY = 'sk-test-ABLATESECRET0123456789';
 const COHERE_KEY = 'co-test-ABLATECOHERE987654321';

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { rawrag, tempDir, type CliResult } from '../helpers/cli.js';
-import type { ItemRecord } from '../../src/datasets/item.js';
+import type { ItemRecord } from '../../src/core/item.js';
 
 const LIMIT = 40;
 // Grid order: the reference first, then by window size, then by k.

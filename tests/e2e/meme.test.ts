@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeApi } from '../helpers/fake-api.js';
 import { ROOT, rawrag, rawragAsync, tempDir } from '../helpers/cli.js';
-import type { ItemRecord } from '../../src/datasets/item.js';
+import type { ItemRecord } from '../../src/core/item.js';
 
 const FIXTURE = join(ROOT, 'tests/fixtures/meme/meme_fixture.json');
 const RAW = JSON.parse(readFileSync(FIXTURE, 'utf8')) as Array<{ episode_id: string; sessions: Array<{ conversation: unknown[] }> }>;

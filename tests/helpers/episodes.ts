@@ -1,7 +1,7 @@
 /** Small hand-made conversations for retriever tests. */
 import { ingest, type IngestedEpisode } from '../../src/retrieval/chunk.js';
-import { DEFAULT_POLICY } from '../../src/datasets/policy.js';
-import type { Episode } from '../../src/datasets/schema.js';
+import { DEFAULT_POLICY } from '../../src/core/policy.js';
+import type { Episode } from '../../src/core/schema.js';
 
 /** One session on 1 May 2023, Ann and Bob taking turns. */
 export function episodeOf(texts: string[], id = 'ep'): Episode {

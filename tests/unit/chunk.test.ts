@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { ingest, windowBounds, type IngestedEpisode } from '../../src/retrieval/chunk.js';
 import { getTokenizer } from '../../src/retrieval/tokenizer.js';
-import { DEFAULT_POLICY, type Policy } from '../../src/datasets/policy.js';
-import type { Episode, Turn } from '../../src/datasets/schema.js';
+import { DEFAULT_POLICY, type Policy } from '../../src/core/policy.js';
+import type { Episode, Turn } from '../../src/core/schema.js';
 import { locomo } from '../../src/datasets/locomo/index.js';
 import { ROOT } from '../helpers/cli.js';
 

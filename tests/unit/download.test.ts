@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { DownloadError, pullFile, sourceUrl } from '../../src/datasets/download.js';
-import type { DownloadFile } from '../../src/datasets/benchmark.js';
+import type { DownloadFile } from '../../src/core/benchmark.js';
 import { tempDir } from '../helpers/cli.js';
 
 const BODY = Buffer.from(Array.from({ length: 200_000 }, (_, i) => String.fromCharCode(97 + ((i * 7) % 26))).join(''));

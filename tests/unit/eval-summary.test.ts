@@ -1,7 +1,7 @@
 /** summary.json's per-type rows: accuracy and the judge's runs one by one. */
 import { describe, expect, it } from 'vitest';
 import { summarise } from '../../src/eval/summary.js';
-import type { ItemRecord } from '../../src/datasets/item.js';
+import type { ItemRecord } from '../../src/core/item.js';
 
 function item(id: string, votes: number[] | null, score: number | null = votes ? votes.reduce((a, b) => a + b, 0) / votes.length : null, type = 'single-hop'): ItemRecord {
   return {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { beamJudge } from '../../src/datasets/beam/scoring.js';
 import { judge as mabJudge } from '../../src/datasets/memoryagentbench/scoring.js';
-import type { Question } from '../../src/datasets/schema.js';
+import type { Question } from '../../src/core/schema.js';
 
 const question = (type: string, meta: Record<string, unknown>): Question => ({
   id: 'x:q0', episode: 'x', type, typeId: null, text: 'q', gold: 'g', acceptable: ['g'], questionDate: null,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseDay, questionSpan, saidAbout } from '../../src/retrieval/local/dates.js';
 import { DEFAULT_SOFT_RERANK, SoftReranker, type SoftRerankParams } from '../../src/retrieval/local/soft-rerank.js';
 import { ingest } from '../../src/retrieval/chunk.js';
-import type { Episode, Turn } from '../../src/datasets/schema.js';
+import type { Episode, Turn } from '../../src/core/schema.js';
 
 const day = (y: number, m: number, d: number) => Date.UTC(y, m - 1, d) / 86_400_000;
 

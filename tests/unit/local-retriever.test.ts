@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ingest, type IngestedEpisode } from '../../src/retrieval/chunk.js';
-import { DEFAULT_POLICY } from '../../src/datasets/policy.js';
+import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import { retrieve } from '../../src/retrieval/retrieve.js';
 import { createLocalRetriever, LOCAL_VERSUS_PAPER } from '../../src/retrieval/local/index.js';
 import { DEFAULT_SOFT_RERANK, SoftReranker, queryWords } from '../../src/retrieval/local/soft-rerank.js';

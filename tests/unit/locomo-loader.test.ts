@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { locomo, parseCategories } from '../../src/datasets/locomo/index.js';
 import { parseEvidence } from '../../src/datasets/locomo/evidence.js';
-import { QuestionSchema, EpisodeSchema } from '../../src/datasets/schema.js';
+import { QuestionSchema, EpisodeSchema } from '../../src/core/schema.js';
 import { InputError } from '../../src/util/errors.js';
 import { ROOT, tempDir } from '../helpers/cli.js';
 

@@ -11,8 +11,8 @@ import { describeProtocol, renderProtocol, type RoleProtocol } from '../../src/c
 import { withOfficialJudge } from '../../src/cli/options.js';
 import { resolveConfig } from '../../src/config/load.js';
 import { getBenchmark, listBenchmarks } from '../../src/datasets/registry.js';
-import type { Question } from '../../src/datasets/schema.js';
-import { readerMaxTokens } from '../../src/eval/protocol.js';
+import type { Question } from '../../src/core/schema.js';
+import { readerMaxTokens } from '../../src/core/protocol.js';
 
 interface UpstreamRow {
   role: string;

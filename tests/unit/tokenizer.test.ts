@@ -9,7 +9,7 @@ import { Tiktoken } from 'js-tiktoken/lite';
 import cl100k from 'js-tiktoken/ranks/cl100k_base';
 import { countTokens, getTokenizer, LONG_PRETOKEN } from '../../src/retrieval/tokenizer.js';
 import { ingest } from '../../src/retrieval/chunk.js';
-import { DEFAULT_POLICY } from '../../src/datasets/policy.js';
+import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import { episodeOf } from '../helpers/episodes.js';
 import { ROOT } from '../helpers/cli.js';
 

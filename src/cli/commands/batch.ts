@@ -10,7 +10,7 @@ import { markdownTable } from '../../util/table.js';
 import { executeRun, type RunHooks, type RunOutcome, type RunRequest } from '../../pipeline/run.js';
 import { runDirFor, runIdFor } from '../../pipeline/plan.js';
 import { RunDir } from '../../run/rundir.js';
-import { judgeModelFor } from '../../eval/protocol.js';
+import { judgeModelFor } from '../../core/protocol.js';
 import { getBenchmark } from '../../datasets/registry.js';
 import { acquireRunLock } from '../../run/lock.js';
 import { batchApi, runWithBatches, type BatchLoopOutcome } from '../../providers/batch/loop.js';

@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command } from 'commander';
-import type { Benchmark } from '../../datasets/benchmark.js';
+import type { Benchmark } from '../../core/benchmark.js';
 import { getBenchmark, listBenchmarks } from '../../datasets/registry.js';
 import { pullFile, type PullResult } from '../../datasets/download.js';
 import { InputError } from '../../util/errors.js';

@@ -7,11 +7,11 @@
 import { Command } from 'commander';
 import { readConfigFile, resolveConfig, mergeLayers } from '../../config/load.js';
 import type { RunConfig } from '../../config/schema.js';
-import type { Benchmark } from '../../datasets/benchmark.js';
+import type { Benchmark } from '../../core/benchmark.js';
 import { effectivePolicy } from '../../pipeline/plan.js';
 import { getBenchmark, listBenchmarks } from '../../datasets/registry.js';
-import type { Question } from '../../datasets/schema.js';
-import type { RoleCard } from '../../eval/protocol.js';
+import type { Question } from '../../core/schema.js';
+import type { RoleCard } from '../../core/protocol.js';
 import { markdownTable } from '../../util/table.js';
 import { withOfficialJudge } from '../options.js';
 

@@ -3,9 +3,9 @@
  * 100 conversations in four sizes (100K, 500K, 1M, 10M tokens), 20 probing questions each: two per
  * ability, scored against rubrics by an LLM judge (event ordering by Kendall tau).
  */
-import type { Benchmark, LoadOptions } from '../benchmark.js';
-import type { Dataset } from '../schema.js';
-import { DEFAULT_POLICY } from '../policy.js';
+import type { Benchmark, LoadOptions } from '../../core/benchmark.js';
+import type { Dataset } from '../../core/schema.js';
+import { DEFAULT_POLICY } from '../../core/policy.js';
 import { ABILITIES, SIZES } from './format.js';
 import { loadBeam, parseFlag, parseSizes } from './load.js';
 import { beamScoring } from './scoring.js';

@@ -6,7 +6,7 @@
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
-import type { Dataset, Episode, LoadWarning, Question, Turn } from '../schema.js';
+import type { Dataset, Episode, LoadWarning, Question, Turn } from '../../core/schema.js';
 import { InputError, formatPath } from '../../util/errors.js';
 import { readJsonFile, sha256File, sha256Hex } from '../../util/fsx.js';
 import {

@@ -13,8 +13,8 @@
  * prints the corrected rubric beside the official headline.
  */
 import { promptFile } from '../../eval/prompts.js';
-import type { Question } from '../schema.js';
-import type { ChatMessage, JudgeAsk, JudgeOutcome, JudgeProtocol, ReaderProtocol, Scoring } from '../../eval/protocol.js';
+import type { Question } from '../../core/schema.js';
+import type { ChatMessage, JudgeAsk, JudgeOutcome, JudgeProtocol, ReaderProtocol, Scoring } from '../../core/protocol.js';
 import { alignWithReference, answerLines, guardedTauNorm, orderingScore } from './ordering.js';
 
 export const SOURCE = 'mohammadtavakoli78/BEAM@b2a3ee8';

@@ -4,8 +4,8 @@
  * ability scores. Plus the paper's efficiency figures per conversation: cumulative add (ingest)
  * time and search time.
  */
-import type { SummariseContext } from '../benchmark.js';
-import type { ItemRecord } from '../item.js';
+import type { SummariseContext } from '../../core/benchmark.js';
+import type { ItemRecord } from '../../core/item.js';
 import { ABILITIES, SIZES } from './format.js';
 import { InputError } from '../../util/errors.js';
 import { denominatorTable, denominators } from '../../eval/summary.js';

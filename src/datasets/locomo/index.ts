@@ -4,9 +4,9 @@
  * not the order the paper lists them in; the numeric id is kept beside the name.
  */
 import { statSync } from 'node:fs';
-import type { Benchmark, LoadOptions } from '../benchmark.js';
-import type { Dataset, Episode, LoadWarning, Question, Turn } from '../schema.js';
-import { DEFAULT_POLICY } from '../policy.js';
+import type { Benchmark, LoadOptions } from '../../core/benchmark.js';
+import type { Dataset, Episode, LoadWarning, Question, Turn } from '../../core/schema.js';
+import { DEFAULT_POLICY } from '../../core/policy.js';
 import { InputError, formatPath } from '../../util/errors.js';
 import { readJsonFile, sha256File } from '../../util/fsx.js';
 import { RawFile, type RawSampleT } from './format.js';

@@ -16,8 +16,8 @@
  */
 import { multisetF1 } from '../../eval/token-f1.js';
 import { stemmer } from 'stemmer';
-import type { Metric } from '../../eval/protocol.js';
-import type { Question } from '../schema.js';
+import type { Metric } from '../../core/protocol.js';
+import type { Question } from '../../core/schema.js';
 
 /** Python's string.punctuation. */
 const PUNCT = /[!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]/g;

@@ -5,7 +5,7 @@
  * official token F1 beside it.
  */
 import { promptFile } from '../../eval/prompts.js';
-import type { JudgeProtocol, ReaderProtocol, Scoring } from '../../eval/protocol.js';
+import type { JudgeProtocol, ReaderProtocol, Scoring } from '../../core/protocol.js';
 import { locomoF1Metric } from './metrics.js';
 
 const MEM0 = 'mem0ai/mem0@393a4fd5a';

@@ -3,7 +3,7 @@
  * exactly, so a lower-case or padded label counts WRONG; how often that happened is reported) and
  * the accuracy over all N beside the accuracy over the items that did not fail.
  */
-import type { ItemRecord } from '../item.js';
+import type { ItemRecord } from '../../core/item.js';
 import { denominatorTable, denominators, type Denominators } from '../../eval/summary.js';
 import { judgeLabel } from './scoring.js';
 

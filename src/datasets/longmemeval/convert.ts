@@ -10,7 +10,7 @@
  * - Gold follows src/retrieval/run_retrieval.py (spec §2.3): a gold session has `answer` in its id
  *   and at least one user turn with has_answer; gold turns are those user turns.
  */
-import type { Episode, LoadWarning, Question, Turn } from '../schema.js';
+import type { Episode, LoadWarning, Question, Turn } from '../../core/schema.js';
 import { InputError, formatPath } from '../../util/errors.js';
 import { DATE_PATTERN, RawInstance, isAbstention, type RawInstanceT } from './format.js';
 

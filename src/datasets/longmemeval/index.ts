@@ -4,8 +4,8 @@
  * the official one: reader template and history layout, per-type GPT-4o judge prompts, task-averaged
  * and abstention accuracy, and the official retrieval metrics computed offline.
  */
-import type { Benchmark } from '../benchmark.js';
-import { DEFAULT_POLICY } from '../policy.js';
+import type { Benchmark } from '../../core/benchmark.js';
+import { DEFAULT_POLICY } from '../../core/policy.js';
 import { QUESTION_TYPES } from './format.js';
 import { loadLongMemEval } from './load.js';
 import { longMemEvalRankingMetrics } from './retrieval-metrics.js';

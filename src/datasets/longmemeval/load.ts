@@ -7,8 +7,8 @@
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import type { LoadOptions } from '../benchmark.js';
-import type { Dataset, Episode, LoadWarning, Question, Turn } from '../schema.js';
+import type { LoadOptions } from '../../core/benchmark.js';
+import type { Dataset, Episode, LoadWarning, Question, Turn } from '../../core/schema.js';
 import { decodeUtf8 } from '../../util/text.js';
 import { InputError } from '../../util/errors.js';
 import { fromRoot } from '../../util/paths.js';

@@ -19,7 +19,7 @@
  * every average.
  */
 import type { IngestedEpisode, Chunk } from '../../retrieval/chunk.js';
-import type { Question } from '../schema.js';
+import type { Question } from '../../core/schema.js';
 import { sessionIdOf, type LongMemEvalMeta } from './convert.js';
 
 export const RETRIEVAL_KS = [1, 3, 5, 10, 30, 50] as const;

@@ -5,8 +5,8 @@
  * print_qa_metrics.py (overall, task-averaged, abstention accuracy). Templates: configs/prompts/.
  */
 import { promptFile } from '../../eval/prompts.js';
-import type { ChatMessage, EvidenceView, JudgeProtocol, ReaderProtocol, Scoring } from '../../eval/protocol.js';
-import type { Question, Turn } from '../schema.js';
+import type { ChatMessage, EvidenceView, JudgeProtocol, ReaderProtocol, Scoring } from '../../core/protocol.js';
+import type { Question, Turn } from '../../core/schema.js';
 import { isAbstention, type QuestionType } from './format.js';
 
 const SOURCE_GEN = 'xiaowu0162/LongMemEval@9e0b455 src/generation/run_generation.py';

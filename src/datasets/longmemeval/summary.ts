@@ -6,7 +6,7 @@
  * without a judged answer (errors, no reader): officially they simply drop out, which shrinks the
  * denominators, so n is always reported beside each figure.
  */
-import type { ItemRecord } from '../item.js';
+import type { ItemRecord } from '../../core/item.js';
 import { denominatorTable, denominators, type Denominators } from '../../eval/summary.js';
 import { QUESTION_TYPES, isAbstention } from './format.js';
 import { RETRIEVAL_KS, RETRIEVAL_LEVELS, RETRIEVAL_MEASURES, metricName } from './retrieval-metrics.js';

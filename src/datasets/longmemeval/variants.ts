@@ -4,7 +4,7 @@
  * longmemeval_s_cleaned.json has a published checksum (an LFS pointer in the HF mirror
  * zhangdw/Anchor-benchmarks @ e7aa235); the others need `--allow-unpinned` to download.
  */
-import type { DownloadFile } from '../benchmark.js';
+import type { DownloadFile } from '../../core/benchmark.js';
 import { InputError } from '../../util/errors.js';
 
 export const VARIANTS = ['s_cleaned', 'm_cleaned', 'oracle', 's', 'm', 'oracle_original'] as const;

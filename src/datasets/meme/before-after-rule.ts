@@ -4,7 +4,7 @@
  * episode) passed, run by run when items carry judge votes. The rule itself is in summary.ts;
  * this applies it wherever MEME items are aggregated (stats, ablation tables).
  */
-import type { AggregationItem } from '../aggregation.js';
+import type { AggregationItem } from '../../core/aggregation.js';
 import { FILTERED_TASKS, beforeRunsByEntity, entityKey, memeMeta, realPass, type RuleEntry } from './summary.js';
 
 function runsOf(item: AggregationItem): number[] | null {

@@ -5,7 +5,7 @@
  * turn states the gold value) needs one stating turn per required pair.
  */
 import type { Chunk, IngestedEpisode } from '../../retrieval/chunk.js';
-import type { Question } from '../schema.js';
+import type { Question } from '../../core/schema.js';
 import type { MemeValue, RawSessionT } from './format.js';
 
 /** One value the judge looks for, and the turns (ids) that state it. */

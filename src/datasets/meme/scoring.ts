@@ -9,8 +9,8 @@
  */
 import { promptFile } from '../../eval/prompts.js';
 import { pyReprList } from '../../util/python.js';
-import type { ChatMessage, JudgeProtocol, Metric, ReaderProtocol, Scoring } from '../../eval/protocol.js';
-import type { Question } from '../schema.js';
+import type { ChatMessage, JudgeProtocol, Metric, ReaderProtocol, Scoring } from '../../core/protocol.js';
+import type { Question } from '../../core/schema.js';
 import type { MemeValue } from './format.js';
 
 const SOURCE = 'luoluow/agent_memory@ab17b22 MEME-public/code/eval/judge.py (verbatim fork of SeokwonJung-Jay/MEME-public)';

@@ -9,7 +9,7 @@
  * The rule pairs items, so it lives here, over all items of the run, not in the per-item judge.
  * With several judge runs the rule is applied run by run (after vote i with before vote i), then averaged.
  */
-import { judgeVotes, type ItemRecord } from '../item.js';
+import { judgeVotes, type ItemRecord } from '../../core/item.js';
 import { denominatorTable, denominators, type Denominators } from '../../eval/summary.js';
 
 export const TASKS = ['ER', 'Agg', 'Tr', 'Del', 'Cas', 'Abs'] as const;

@@ -13,7 +13,7 @@
  * indexOf (no split array of the whole context). Turn ids are `L<first line number>`; sessions
  * name the unit; LongMemEval turns carry their session's chat time as date.
  */
-import type { LoadWarning, Turn } from '../schema.js';
+import type { LoadWarning, Turn } from '../../core/schema.js';
 import { templateFamily } from './sources.js';
 
 export interface ContextTurns {

@@ -10,7 +10,7 @@
  * - every other source: its acceptable answers (for ∞Bench-Sum the whole expert summary, which no
  *   window contains, so its value is 0 by construction).
  */
-import type { Question } from '../schema.js';
+import type { Question } from '../../core/schema.js';
 import type { Chunk } from '../../retrieval/chunk.js';
 import { loadMovieCatalogue, normalizeAnswer } from './metrics.js';
 import { sourceOf } from './scoring.js';

@@ -5,8 +5,8 @@
  * (the context text itself), windows over the context, except FactConsolidation rows, which carry
  * their own per-episode override: one chunk per numbered fact.
  */
-import type { Benchmark, DownloadFile } from '../benchmark.js';
-import { DEFAULT_POLICY } from '../policy.js';
+import type { Benchmark, DownloadFile } from '../../core/benchmark.js';
+import { DEFAULT_POLICY } from '../../core/policy.js';
 import { DEFAULT_DATA_DIR, HF_REVISION, loadMemoryAgentBench } from './load.js';
 import { scoring } from './scoring.js';
 import { rankingMetrics } from './evidence.js';

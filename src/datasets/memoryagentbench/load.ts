@@ -9,8 +9,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { LoadOptions } from '../benchmark.js';
-import type { Dataset, Episode, LoadWarning, Question } from '../schema.js';
+import type { LoadOptions } from '../../core/benchmark.js';
+import type { Dataset, Episode, LoadWarning, Question } from '../../core/schema.js';
 import { InputError } from '../../util/errors.js';
 import { sha256File } from '../../util/fsx.js';
 import { fromRoot } from '../../util/paths.js';

@@ -7,8 +7,8 @@
  *   keypoint recall and sentence precision: three requests per verdict).
  * The retrieval units are RAW-RAG's raw windows/facts, not the official memorize-wrapped chunks.
  */
-import type { Question } from '../schema.js';
-import type { ChatMessage, EvidenceView, JudgeAsk, JudgeOutcome, JudgeProtocol, Metric, ReaderProtocol, Scoring } from '../../eval/protocol.js';
+import type { Question } from '../../core/schema.js';
+import type { ChatMessage, EvidenceView, JudgeAsk, JudgeOutcome, JudgeProtocol, Metric, ReaderProtocol, Scoring } from '../../core/protocol.js';
 import {
   defaultPostProcess,
   eventqaRecall,

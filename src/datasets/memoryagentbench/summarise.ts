@@ -6,7 +6,7 @@
  * no cross-source aggregate). The same three levels are given for the offline answer-in-evidence
  * check. Items: type = source, type_id = competency.
  */
-import type { ItemRecord } from '../item.js';
+import type { ItemRecord } from '../../core/item.js';
 import { denominatorTable, denominators } from '../../eval/summary.js';
 import { COMPETENCIES, COMPETENCY_NAMES, COMPETENCY_OF_SPLIT, SOURCES, officialMetric, sourceInfo, taskLabel, taskOf } from './sources.js';
 

@@ -8,9 +8,9 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import type { Benchmark, LoadOptions } from '../benchmark.js';
-import type { Dataset, Episode, LoadWarning, Question, Turn } from '../schema.js';
-import { DEFAULT_POLICY } from '../policy.js';
+import type { Benchmark, LoadOptions } from '../../core/benchmark.js';
+import type { Dataset, Episode, LoadWarning, Question, Turn } from '../../core/schema.js';
+import { DEFAULT_POLICY } from '../../core/policy.js';
 import { InputError, formatPath } from '../../util/errors.js';
 import { readJsonFile, sha256File } from '../../util/fsx.js';
 import { readTextFile } from '../../util/text.js';

@@ -7,8 +7,8 @@
  * The letter is read from the reply (metric `mcq_correct`, the item score).
  */
 import { promptFile } from '../../eval/prompts.js';
-import type { ChatMessage, EvidenceView, Metric, ReaderProtocol, Scoring } from '../../eval/protocol.js';
-import type { Question } from '../schema.js';
+import type { ChatMessage, EvidenceView, Metric, ReaderProtocol, Scoring } from '../../core/protocol.js';
+import type { Question } from '../../core/schema.js';
 import { extractLetter, renderOptions, type McqProtocol } from './options.js';
 
 export function personamemPrompt(name: string): string {

@@ -3,8 +3,8 @@
  * overall and by pref_type, updated, who and conversation_scenario. Every selected row counts in
  * the denominator (a reply without a letter is wrong); rows that failed (errors) are reported apart.
  */
-import type { SummariseContext } from '../benchmark.js';
-import type { ItemRecord } from '../item.js';
+import type { SummariseContext } from '../../core/benchmark.js';
+import type { ItemRecord } from '../../core/item.js';
 import { denominatorTable, denominators, type Denominators } from '../../eval/summary.js';
 import { PREF_TYPES } from './format.js';
 import { DEFAULT_MCQ_PROTOCOL } from './options.js';

@@ -11,7 +11,7 @@
 import type OpenAI from 'openai';
 import { chatReplyCodec, openaiClient, storedReply, type StoredReply } from '../chat.js';
 import { vectorCodec } from '../cache.js';
-import { readVectors } from '../embeddings.js';
+import { readVectors } from '../embedding-reply.js';
 import { DEFAULT_BATCH_LIMITS, pricesFor } from '../models.js';
 import type { ProviderSession } from '../session.js';
 import type { DeferredRequest } from './defer.js';

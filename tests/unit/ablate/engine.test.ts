@@ -6,12 +6,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { RunConfigSchema, type RunConfig } from '../../../src/config/schema.js';
-import { DEFAULT_POLICY } from '../../../src/datasets/policy.js';
+import { DEFAULT_POLICY } from '../../../src/core/policy.js';
 import { createLocalRetriever } from '../../../src/retrieval/local/index.js';
 import type { Retriever } from '../../../src/retrieval/retriever.js';
 import { executeRun } from '../../../src/pipeline/run.js';
 import { RunDir } from '../../../src/run/rundir.js';
-import type { ItemRecord } from '../../../src/datasets/item.js';
+import type { ItemRecord } from '../../../src/core/item.js';
 import { runAblation, type AblationOutcome } from '../../../src/ablate/engine.js';
 import { planVariants, type SweepRequest } from '../../../src/ablate/variants.js';
 import { tempDir } from '../../helpers/cli.js';

@@ -1,9 +1,9 @@
 /** The paired table, its Markdown/CSV forms, the SVG plot and the answer reuse, on constructed outcomes. */
 import { describe, expect, it } from 'vitest';
 import { RunConfigSchema } from '../../../src/config/schema.js';
-import { DEFAULT_POLICY } from '../../../src/datasets/policy.js';
+import { DEFAULT_POLICY } from '../../../src/core/policy.js';
 import { summarise } from '../../../src/eval/summary.js';
-import type { ItemRecord } from '../../../src/datasets/item.js';
+import type { ItemRecord } from '../../../src/core/item.js';
 import type { Manifest } from '../../../src/run/manifest.js';
 import { analyseAblation } from '../../../src/ablate/paired-table.js';
 import type { VariantOutcome } from '../../../src/ablate/engine.js';

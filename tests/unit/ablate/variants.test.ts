@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RunConfigSchema } from '../../../src/config/schema.js';
-import { DEFAULT_POLICY } from '../../../src/datasets/policy.js';
+import { DEFAULT_POLICY } from '../../../src/core/policy.js';
 import { hashOf } from '../../../src/util/hash.js';
 import { InputError } from '../../../src/util/errors.js';
 import { parsePositiveList, planVariants, type SweepRequest } from '../../../src/ablate/variants.js';

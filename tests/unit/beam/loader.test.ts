@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { beam } from '../../../src/datasets/beam/index.js';
 import { ABILITIES } from '../../../src/datasets/beam/format.js';
 import { flattenChatIds, parseSizes } from '../../../src/datasets/beam/load.js';
-import { EpisodeSchema, QuestionSchema } from '../../../src/datasets/schema.js';
+import { EpisodeSchema, QuestionSchema } from '../../../src/core/schema.js';
 import { InputError } from '../../../src/util/errors.js';
 import { ROOT, tempDir } from '../../helpers/cli.js';
 

@@ -7,8 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import type { Question } from '../../../src/datasets/schema.js';
-import type { ChatMessage } from '../../../src/eval/protocol.js';
+import type { Question } from '../../../src/core/schema.js';
+import type { ChatMessage } from '../../../src/core/protocol.js';
 import { kendallTauB } from '../../../src/datasets/beam/kendall.js';
 import { alignWithReference, answerLines, guardedTauNorm, orderingScore } from '../../../src/datasets/beam/ordering.js';
 import {

@@ -2,9 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import { ABILITIES } from '../../../src/datasets/beam/format.js';
 import { summariseBeam } from '../../../src/datasets/beam/summary.js';
-import { baseItem } from '../../../src/datasets/item.js';
-import type { ItemRecord } from '../../../src/datasets/item.js';
-import type { Dataset, Question } from '../../../src/datasets/schema.js';
+import { baseItem } from '../../../src/core/item.js';
+import type { ItemRecord } from '../../../src/core/item.js';
+import type { Dataset, Question } from '../../../src/core/schema.js';
 
 function item(episode: string, ability: string, i: number, score: number | null, extra: Partial<ItemRecord> = {}): ItemRecord {
   const q: Question = {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { locomo } from '../../../src/datasets/locomo/index.js';
 import { parseIdList, readIdList, selectQuestions, stratifiedSample } from '../../../src/datasets/select.js';
-import type { Dataset, Question } from '../../../src/datasets/schema.js';
+import type { Dataset, Question } from '../../../src/core/schema.js';
 import { InputError } from '../../../src/util/errors.js';
 import { ROOT, tempDir } from '../../helpers/cli.js';
 

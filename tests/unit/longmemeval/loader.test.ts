@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadLongMemEval, checkCounts } from '../../../src/datasets/longmemeval/load.js';
 import { FULL_RELEASE, QUESTION_TYPES } from '../../../src/datasets/longmemeval/format.js';
-import type { Dataset } from '../../../src/datasets/schema.js';
+import type { Dataset } from '../../../src/core/schema.js';
 import { ROOT, tempDir } from '../../helpers/cli.js';
 
 const FIX = resolve(ROOT, 'tests/fixtures/longmemeval');

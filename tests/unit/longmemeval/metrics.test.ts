@@ -8,9 +8,9 @@ import {
 } from '../../../src/datasets/longmemeval/retrieval-metrics.js';
 import { summariseLongMemEval } from '../../../src/datasets/longmemeval/summary.js';
 import type { Chunk, IngestedEpisode } from '../../../src/retrieval/chunk.js';
-import type { Question, Turn } from '../../../src/datasets/schema.js';
-import type { ItemRecord } from '../../../src/datasets/item.js';
-import { baseItem } from '../../../src/datasets/item.js';
+import type { Question, Turn } from '../../../src/core/schema.js';
+import type { ItemRecord } from '../../../src/core/item.js';
+import { baseItem } from '../../../src/core/item.js';
 
 const turn = (session: string, n: number, speaker: string): Turn => ({ id: `${session}:${n}`, session, date: 'D', speaker, text: 't', captions: [] });
 

@@ -17,7 +17,7 @@ import {
 } from '../../../src/datasets/longmemeval/scoring.js';
 import { loadLongMemEval } from '../../../src/datasets/longmemeval/load.js';
 import { longmemeval } from '../../../src/datasets/longmemeval/index.js';
-import type { Question, Turn } from '../../../src/datasets/schema.js';
+import type { Question, Turn } from '../../../src/core/schema.js';
 import { ROOT } from '../../helpers/cli.js';
 
 const FIX = resolve(ROOT, 'tests/fixtures/longmemeval');

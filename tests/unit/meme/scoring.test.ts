@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { meme } from '../../../src/datasets/meme/index.js';
 import { erSubstring, fill, memeScoring, parseMemeJudge, pyStr, renderMemeJudge, truthy } from '../../../src/datasets/meme/scoring.js';
-import type { Question, Turn } from '../../../src/datasets/schema.js';
+import type { Question, Turn } from '../../../src/core/schema.js';
 import { ROOT } from '../../helpers/cli.js';
 
 const FIXTURE = join(ROOT, 'tests/fixtures/meme/meme_fixture.json');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { realPass, runsOf, summariseMeme } from '../../../src/datasets/meme/summary.js';
-import type { ItemRecord } from '../../../src/datasets/item.js';
+import type { ItemRecord } from '../../../src/core/item.js';
 
 let n = 0;
 function item(episode: string, phase: 'before' | 'after', task: string, entity: string, votes: number[] | null, extra: Partial<ItemRecord> = {}): ItemRecord {

@@ -4,10 +4,10 @@
  * fact of session 1 (a duplicate); session 5's first extraction reply is malformed.
  */
 import { RunConfigSchema, type RunConfig } from '../../../src/config/schema.js';
-import { DEFAULT_POLICY } from '../../../src/datasets/policy.js';
+import { DEFAULT_POLICY } from '../../../src/core/policy.js';
 import { getBenchmark } from '../../../src/datasets/registry.js';
-import type { Episode, Question } from '../../../src/datasets/schema.js';
-import type { SourceContext } from '../../../src/pipeline/evidence-source.js';
+import type { Episode, Question } from '../../../src/core/schema.js';
+import type { SourceContext } from '../../../src/core/evidence-source.js';
 import { ProviderSession } from '../../../src/providers/session.js';
 import { ingest, type IngestedEpisode } from '../../../src/retrieval/chunk.js';
 import { FakeExtractor, item } from '../../helpers/fake-extractor.js';

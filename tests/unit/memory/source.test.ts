@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { baseItem } from '../../../src/datasets/item.js';
+import { baseItem } from '../../../src/core/item.js';
 import { createAgenticMemorySource } from '../../../src/memory/source.js';
 import { MemoryStore } from '../../../src/memory/store.js';
 import { ProviderSession } from '../../../src/providers/session.js';

@@ -14,7 +14,7 @@ import { runs } from '../../../src/datasets/memoryagentbench/read.js';
 import { ingest } from '../../../src/retrieval/chunk.js';
 import { effectivePolicy } from '../../../src/pipeline/plan.js';
 import { RunConfigSchema } from '../../../src/config/schema.js';
-import type { Dataset, LoadWarning } from '../../../src/datasets/schema.js';
+import type { Dataset, LoadWarning } from '../../../src/core/schema.js';
 import { tempDir } from '../../helpers/cli.js';
 import { writeRowsParquet, type Row } from './parquet-fixture.js';
 

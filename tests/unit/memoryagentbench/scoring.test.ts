@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import type { Question } from '../../../src/datasets/schema.js';
+import type { Question } from '../../../src/core/schema.js';
 import {
   judge,
   longmemevalPromptName,
@@ -24,7 +24,7 @@ import {
 import { pyFormat } from '../../../src/datasets/memoryagentbench/prompts.js';
 import { pyReprList, pyReprString } from '../../../src/util/python.js';
 import type { TemplateFamily } from '../../../src/datasets/memoryagentbench/sources.js';
-import type { ChatMessage } from '../../../src/eval/protocol.js';
+import type { ChatMessage } from '../../../src/core/protocol.js';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const golden = JSON.parse(readFileSync(join(import.meta.dirname, 'golden-prompts.json'), 'utf8'));

@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { summariseMab, type CompetencyRow, type SourceRow, type TaskRow } from '../../../src/datasets/memoryagentbench/summarise.js';
 import { answerInEvidence, rankingMetrics } from '../../../src/datasets/memoryagentbench/evidence.js';
-import { baseItem } from '../../../src/datasets/item.js';
-import type { Question } from '../../../src/datasets/schema.js';
+import { baseItem } from '../../../src/core/item.js';
+import type { Question } from '../../../src/core/schema.js';
 import type { Chunk } from '../../../src/retrieval/chunk.js';
-import type { ItemRecord } from '../../../src/datasets/item.js';
+import type { ItemRecord } from '../../../src/core/item.js';
 
 function question(source: string, acceptable: string[], meta: Record<string, unknown> = {}): Question {
   return {

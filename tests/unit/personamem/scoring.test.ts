@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { personamem } from '../../../src/datasets/personamem/index.js';
 import { extractLetter, renderOptions } from '../../../src/datasets/personamem/options.js';
 import { mcqCorrect, personamemScoring } from '../../../src/datasets/personamem/scoring.js';
-import type { Turn } from '../../../src/datasets/schema.js';
+import type { Turn } from '../../../src/core/schema.js';
 import { ROOT } from '../../helpers/cli.js';
 
 const DATA = join(ROOT, 'tests/fixtures/personamem');

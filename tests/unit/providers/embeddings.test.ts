@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { batches } from '../../../src/providers/embeddings.js';
+import { batches } from '../../../src/retrieval/remote/embeddings.js';
 import { ProviderSession } from '../../../src/providers/session.js';
-import { remoteStages } from '../../../src/providers/clients.js';
+import { remoteStages } from '../../../src/retrieval/remote/index.js';
 import { FakeApi, embedText } from '../../helpers/fake-api.js';
 import { tempDir } from '../../helpers/cli.js';
 

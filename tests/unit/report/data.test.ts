@@ -6,7 +6,7 @@ import type { ReportInputs, RunInput } from '../../../src/report/collect.js';
 import { inlineSafe } from '../../../src/report/assets.js';
 import { renderPage } from '../../../src/report/html.js';
 import { analyse } from '../../../src/stats/compute-tables.js';
-import type { Dataset } from '../../../src/datasets/schema.js';
+import type { Dataset } from '../../../src/core/schema.js';
 
 const turn = (id: string, text: string) => ({ id, session: 's1', date: '1 May 2023', speaker: 'Ann', text, captions: [] });
 const dataset: Dataset = {

@@ -4,15 +4,15 @@
  * Both see the candidate windows' text and return the best `topN` (top_n = k = 15 in the paper).
  */
 import type { CohereClientV2 } from 'cohere-ai';
-import type { IngestedEpisode } from '../retrieval/chunk.js';
-import { compareHits, type Hit } from '../retrieval/rank.js';
-import type { Reranker } from '../retrieval/retriever.js';
-import { cacheKey, jsonCodec } from './cache.js';
-import { sha256Hex } from '../util/fsx.js';
-import { BadReplyError, HttpStatusError, namingHost, notJsonReply } from './errors.js';
-import type { ModelEntry } from './models.js';
-import type { Endpoint, ProviderSession } from './session.js';
-import { endpointId, provenanceOf, type Origin } from './provenance.js';
+import type { IngestedEpisode } from '../chunk.js';
+import { compareHits, type Hit } from '../rank.js';
+import type { Reranker } from '../retriever.js';
+import { cacheKey, jsonCodec } from '../../providers/cache.js';
+import { sha256Hex } from '../../util/fsx.js';
+import { BadReplyError, HttpStatusError, namingHost, notJsonReply } from '../../providers/errors.js';
+import type { ModelEntry } from '../../providers/models.js';
+import type { Endpoint, ProviderSession } from '../../providers/session.js';
+import { endpointId, provenanceOf, type Origin } from '../../providers/provenance.js';
 
 interface Ranked {
   results: Array<{ index: number; score: number }>;

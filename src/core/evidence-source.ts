@@ -10,12 +10,12 @@
  * writes into the item itself.
  */
 import type { RunConfig } from '../config/schema.js';
-import type { Benchmark } from '../datasets/benchmark.js';
-import type { Policy } from '../datasets/policy.js';
-import type { Question } from '../datasets/schema.js';
-import type { IngestedEpisode } from '../retrieval/chunk.js';
-import type { Evidence } from '../retrieval/assemble.js';
-import type { ItemRecord } from '../datasets/item.js';
+import type { Benchmark } from './benchmark.js';
+import type { Policy } from './policy.js';
+import type { Question } from './schema.js';
+import type { IngestedEpisode } from './ingested-episode.js';
+import type { Evidence } from './ingested-episode.js';
+import type { ItemRecord } from './item.js';
 
 /** What a source needs and allows; the scheduler reads these instead of names. */
 export interface SourceCapabilities {

@@ -4,7 +4,7 @@
  * src/eval/ runs any protocol; adapters in src/datasets/<benchmark>/ supply them.
  * Prompt texts live verbatim in configs/prompts/ with their sources cited.
  */
-import type { Question, Turn } from '../datasets/schema.js';
+import type { Question, Turn } from './schema.js';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';

@@ -8,15 +8,18 @@
  * ignore, and decodes their floats into garbage without an error.
  */
 import type OpenAI from 'openai';
-import { openaiClient } from './chat.js';
-import type { Embedder } from '../retrieval/retriever.js';
-import { getTokenizer } from '../retrieval/tokenizer.js';
-import { cacheKey, vectorCodec } from './cache.js';
-import { BadReplyError, namingHost, notJsonReply } from './errors.js';
-import type { ModelEntry } from './models.js';
-import type { Endpoint, ProviderSession } from './session.js';
-import { DeferredRequestError, type DeferSink } from './batch/defer.js';
-import { endpointId, provenanceOf } from './provenance.js';
+import { openaiClient } from '../../providers/chat.js';
+import type { Embedder } from '../retriever.js';
+import { getTokenizer } from '../tokenizer.js';
+import { cacheKey, vectorCodec } from '../../providers/cache.js';
+import { BadReplyError, namingHost, notJsonReply } from '../../providers/errors.js';
+import type { ModelEntry } from '../../providers/models.js';
+import type { Endpoint, ProviderSession } from '../../providers/session.js';
+import { DeferredRequestError, type DeferSink } from '../../providers/batch/defer.js';
+import { endpointId, provenanceOf } from '../../providers/provenance.js';
+import { readVectors } from '../../providers/embedding-reply.js';
+
+export { readVectors };
 
 interface Pending {
   input: string;
@@ -153,24 +156,6 @@ export class RemoteEmbedder implements Embedder {
   }
 }
 
-/** Vectors by their `index` field (the API does not promise order); every input must get one. */
-export function readVectors(res: OpenAI.CreateEmbeddingResponse, n: number): Float32Array[] {
-  const out: Array<Float32Array | undefined> = new Array(n);
-  if (typeof res === 'string') throw notJsonReply(res);
-  if (!Array.isArray(res?.data)) throw new BadReplyError('embeddings reply has no data array', true);
-  if (res.data.length !== n) throw new BadReplyError(`${res.data.length} embeddings returned for ${n} inputs`, false);
-  for (const d of res.data) {
-    if (!Array.isArray(d.embedding) || d.embedding.length === 0 || d.embedding.some((x) => typeof x !== 'number')) {
-      throw new BadReplyError('embedding is not a float array (does the server honour encoding_format "float"?)', false);
-    }
-    if (!Number.isInteger(d.index) || d.index < 0 || d.index >= n) throw new BadReplyError(`embedding index ${d.index} out of range`, false);
-    if (out[d.index] !== undefined) throw new BadReplyError(`embedding index ${d.index} returned twice`, false);
-    out[d.index] = Float32Array.from(d.embedding);
-  }
-  const missing = out.findIndex((v) => v === undefined);
-  if (missing !== -1) throw new BadReplyError(`no embedding returned for input ${missing} of ${n}`, true);
-  return out as Float32Array[];
-}
 
 /** Splits texts into requests within the input-count and token limits, preserving order. */
 export function batches<T extends { tokens: number }>(items: T[], maxInputs: number, maxTokens: number): T[][] {

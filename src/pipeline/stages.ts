@@ -2,30 +2,20 @@
  * What happens to a question after retrieval: reading, judging, metrics. Each is an ItemStage
  * that fills fields of the item; the runner stays ignorant of which stages exist.
  */
-import type { Benchmark } from '../datasets/benchmark.js';
-import type { Question } from '../datasets/schema.js';
+import type { Benchmark } from '../core/benchmark.js';
+import type { Question } from '../core/schema.js';
 import type { RunConfig } from '../config/schema.js';
 import type { IngestedEpisode } from '../retrieval/chunk.js';
 import type { Evidence } from '../retrieval/assemble.js';
-import type { ItemRecord } from '../datasets/item.js';
+import type { ItemRecord } from '../core/item.js';
 import { ProviderSession } from '../providers/session.js';
 import { chatModel } from '../providers/clients.js';
-import { readerStage } from './reader.js';
-import { judgeStage, metricsStage } from './judge.js';
-import { judgeModelFor, type ReaderMaxTokensSetting } from './protocol.js';
+import { readerStage } from '../eval/reader.js';
+import { judgeStage, metricsStage } from '../eval/judge.js';
+import type { ItemStage, StageContext } from '../eval/stage.js';
 
-export interface StageContext {
-  question: Question;
-  evidence: Evidence;
-  ep: IngestedEpisode;
-  cfg: RunConfig;
-  benchmark: Benchmark;
-}
-
-export interface ItemStage {
-  name: string;
-  run(item: ItemRecord, ctx: StageContext): Promise<void>;
-}
+export type { ItemStage, StageContext };
+import { judgeModelFor, type ReaderMaxTokensSetting } from '../core/protocol.js';
 
 export interface StagePlan {
   stages: ItemStage[];

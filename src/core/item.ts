@@ -1,5 +1,5 @@
 /** One line of `items.jsonl`: everything about one question, written as soon as it finishes. */
-import type { Coverage } from '../eval/coverage.js';
+import type { Coverage } from './coverage.js';
 import type { Question } from './schema.js';
 
 export interface RetrievedChunk {

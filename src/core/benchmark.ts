@@ -1,7 +1,7 @@
 import type { Dataset, Question } from './schema.js';
-import type { Chunk, IngestedEpisode } from '../retrieval/chunk.js';
+import type { Chunk, IngestedEpisode } from './ingested-episode.js';
 import type { Policy } from './policy.js';
-import type { Scoring } from '../eval/protocol.js';
+import type { Scoring } from './protocol.js';
 import type { ItemRecord } from './item.js';
 import type { Aggregation } from './aggregation.js';
 

@@ -1,0 +1,20 @@
+/** What a stage after evidence (read, metrics, judge) sees, and the stage interface; the pipeline runs them in order. */
+import type { Benchmark } from '../core/benchmark.js';
+import type { Question } from '../core/schema.js';
+import type { RunConfig } from '../config/schema.js';
+import type { IngestedEpisode } from '../retrieval/chunk.js';
+import type { Evidence } from '../retrieval/assemble.js';
+import type { ItemRecord } from '../core/item.js';
+
+export interface StageContext {
+  question: Question;
+  evidence: Evidence;
+  ep: IngestedEpisode;
+  cfg: RunConfig;
+  benchmark: Benchmark;
+}
+
+export interface ItemStage {
+  name: string;
+  run(item: ItemRecord, ctx: StageContext): Promise<void>;
+}

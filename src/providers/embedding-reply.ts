@@ -1,0 +1,22 @@
+/** Reading an OpenAI embeddings reply (interactive or from a batch job's output file), strictly. */
+import type OpenAI from 'openai';
+import { BadReplyError, notJsonReply } from './errors.js';
+
+/** Vectors by their `index` field (the API does not promise order); every input must get one. */
+export function readVectors(res: OpenAI.CreateEmbeddingResponse, n: number): Float32Array[] {
+  const out: Array<Float32Array | undefined> = new Array(n);
+  if (typeof res === 'string') throw notJsonReply(res);
+  if (!Array.isArray(res?.data)) throw new BadReplyError('embeddings reply has no data array', true);
+  if (res.data.length !== n) throw new BadReplyError(`${res.data.length} embeddings returned for ${n} inputs`, false);
+  for (const d of res.data) {
+    if (!Array.isArray(d.embedding) || d.embedding.length === 0 || d.embedding.some((x) => typeof x !== 'number')) {
+      throw new BadReplyError('embedding is not a float array (does the server honour encoding_format "float"?)', false);
+    }
+    if (!Number.isInteger(d.index) || d.index < 0 || d.index >= n) throw new BadReplyError(`embedding index ${d.index} out of range`, false);
+    if (out[d.index] !== undefined) throw new BadReplyError(`embedding index ${d.index} returned twice`, false);
+    out[d.index] = Float32Array.from(d.embedding);
+  }
+  const missing = out.findIndex((v) => v === undefined);
+  if (missing !== -1) throw new BadReplyError(`no embedding returned for input ${missing} of ${n}`, true);
+  return out as Float32Array[];
+}
