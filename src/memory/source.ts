@@ -1,5 +1,5 @@
 /**
- * The built-in agentic memory system as an evidence source (src/pipeline/evidence-source.ts):
+ * The built-in agentic memory system as an evidence source (src/core/evidence-source.ts):
  * at ingest an LLM extracts memory items from the visible history, batch by batch, into the run's
  * SQLite stores (store.ts) through the validation layer (validate.ts); per question, recall
  * (recall.ts) picks the items the reader is shown, in a labelled block that each benchmark's own

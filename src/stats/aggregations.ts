@@ -1,5 +1,5 @@
 /**
- * Computing with a benchmark's aggregation (declared by its adapter, src/datasets/aggregation.ts):
+ * Computing with a benchmark's aggregation (declared by its adapter, src/core/aggregation.ts):
  * the headline columns, each type's path through the levels, and the strata and weights the
  * stratified bootstrap resamples.
  */
