@@ -9,7 +9,9 @@ import { join } from 'node:path';
 const dir = fileURLToPath(new URL('./bench/', import.meta.url));
 const only = process.argv.slice(2);
 let failed = 0;
-for (const f of readdirSync(dir).filter((f) => f.endsWith('.mjs')).sort()) {
+for (const f of readdirSync(dir)
+  .filter((f) => f.endsWith('.mjs'))
+  .sort()) {
   if (only.length && !only.some((o) => f.includes(o))) continue;
   console.log(`\n=== ${f} ===`);
   const r = spawnSync(process.execPath, ['--expose-gc', join(dir, f)], { stdio: 'inherit' });

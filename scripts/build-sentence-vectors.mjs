@@ -39,7 +39,9 @@ console.log(`${name}: ${ds.episodes.length} episodes, ${ds.questions.length} que
 const t0 = performance.now();
 const vectors = await new LocalSentenceEncoder(null).embed(list);
 console.log(`embedded in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-const entries = list.map((text, i) => ({ key: sentenceKey(text), vector: vectors[i] })).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+const entries = list
+  .map((text, i) => ({ key: sentenceKey(text), vector: vectors[i] }))
+  .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 const out = join(dirname(data), BUNDLED_VECTOR_FILE);
 writeFileSync(`${out}.tmp`, encodeBundledVectors(entries, SENTENCE_ENCODER_DIMS));
 renameSync(`${out}.tmp`, out);

@@ -44,9 +44,18 @@ function excerpt({ lines = [], blocks = [] }) {
 export const EXAMPLES = [
   { name: 'quick-start', args: ['run', 'locomo'], stderr: true },
   { name: 'run-limit', args: ['run', 'locomo', '--limit', '100', '--k', '5'], stderr: true, quick: true },
-  { name: 'run-sample', args: ['run', 'locomo', '--retriever', 'local-lexical', '--sample', '100', '--seed', '1'], stderr: true, quick: true },
+  {
+    name: 'run-sample',
+    args: ['run', 'locomo', '--retriever', 'local-lexical', '--sample', '100', '--seed', '1'],
+    stderr: true,
+    quick: true,
+  },
   { name: 'run-bad-ids', args: ['run', 'locomo', '--ids', 'docs/examples/my-ids.list'], stderr: true, quick: true },
-  { name: 'judge-dry-run', args: ['judge', 'docs/examples/my-answers.jsonl', '--benchmark', 'locomo', '--system', 'my-memory', '--dry-run'], quick: true },
+  {
+    name: 'judge-dry-run',
+    args: ['judge', 'docs/examples/my-answers.jsonl', '--benchmark', 'locomo', '--system', 'my-memory', '--dry-run'],
+    quick: true,
+  },
   { name: 'data-list', args: ['data', 'list'], quick: true },
   {
     name: 'longmemeval-oracle',
@@ -57,14 +66,34 @@ export const EXAMPLES = [
   },
   {
     name: 'memoryagentbench-cr',
-    args: ['run', 'memoryagentbench', '--data', 'tests/fixtures/memoryagentbench/Conflict_Resolution.sample.json', '--subset', 'all', '--out', 'results/mab'],
+    args: [
+      'run',
+      'memoryagentbench',
+      '--data',
+      'tests/fixtures/memoryagentbench/Conflict_Resolution.sample.json',
+      '--subset',
+      'all',
+      '--out',
+      'results/mab',
+    ],
     stderr: true,
     quick: true,
     abridge: excerpt({ lines: [/^warning/, /^RAW-RAG/, /^mean evidence tokens/] }),
   },
   { name: 'models-dry-run', args: ['run', 'locomo', '--dry-run', '--retriever', 'openai', '--reader', 'gpt-4o-mini'], quick: true },
-  { name: 'models-loopback-first', args: ['run', 'locomo', '--retriever', 'openai', '--reader', 'gpt-4o-mini', '--limit', '20'], loopback: true, quick: true },
-  { name: 'models-loopback-cached', args: ['run', 'locomo', '--retriever', 'openai', '--reader', 'gpt-4o-mini', '--limit', '20'], loopback: true, runs: 2, quick: true },
+  {
+    name: 'models-loopback-first',
+    args: ['run', 'locomo', '--retriever', 'openai', '--reader', 'gpt-4o-mini', '--limit', '20'],
+    loopback: true,
+    quick: true,
+  },
+  {
+    name: 'models-loopback-cached',
+    args: ['run', 'locomo', '--retriever', 'openai', '--reader', 'gpt-4o-mini', '--limit', '20'],
+    loopback: true,
+    runs: 2,
+    quick: true,
+  },
   { name: 'data-pull-beam', args: ['data', 'pull', 'beam'], stderr: true, quick: true },
 ];
 
@@ -94,12 +123,27 @@ export async function runExample(ex, { cacheDir } = {}) {
   const scratch = mkdtempSync(join(tmpdir(), 'rawrag-docs-'));
   const api = ex.loopback ? await startLoopbackApi() : null;
   try {
-    const peer = (url) => ['--reader-base-url', `${url}/v1`, '--judge-base-url', `${url}/v1`, '--embed-base-url', `${url}/v1`, '--rerank-base-url', url];
+    const peer = (url) => [
+      '--reader-base-url',
+      `${url}/v1`,
+      '--judge-base-url',
+      `${url}/v1`,
+      '--embed-base-url',
+      `${url}/v1`,
+      '--rerank-base-url',
+      url,
+    ];
     const shownArgs = api ? [...ex.args, ...peer(`http://127.0.0.1:${SHOWN_PORT}`)] : ex.args;
     // The cache holds the local retriever's word vectors (built once, ~15 s): the user's own unless
     // given; loopback replies never go to the user's cache.
     const cache = api ? join(scratch, 'cache') : cacheDir;
-    const env = { ...process.env, NO_COLOR: '1', ...(cache ? { RAWRAG_CACHE_DIR: cache } : {}), OPENAI_API_KEY: api ? 'sk-docs-loopback' : '', COHERE_API_KEY: api ? 'co-docs-loopback' : '' };
+    const env = {
+      ...process.env,
+      NO_COLOR: '1',
+      ...(cache ? { RAWRAG_CACHE_DIR: cache } : {}),
+      OPENAI_API_KEY: api ? 'sk-docs-loopback' : '',
+      COHERE_API_KEY: api ? 'co-docs-loopback' : '',
+    };
     let last;
     let out;
     let shownOut;
@@ -117,9 +161,14 @@ export async function runExample(ex, { cacheDir } = {}) {
       last = await spawnCli(args, env);
     }
     let shownDir = shownOut;
-    if (!shownDir && existsSync(join(out, 'manifest.json'))) shownDir = `results/${JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')).run_id}`;
+    if (!shownDir && existsSync(join(out, 'manifest.json')))
+      shownDir = `results/${JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')).run_id}`;
     const fix = (s) => {
-      let t = s.split(out).join(shownDir ?? 'results/<run-id>').split(`${ROOT}/`).join('');
+      let t = s
+        .split(out)
+        .join(shownDir ?? 'results/<run-id>')
+        .split(`${ROOT}/`)
+        .join('');
       if (api) t = t.split(new URL(api.url).host).join(`127.0.0.1:${SHOWN_PORT}`);
       return t;
     };
@@ -161,7 +210,13 @@ function syncDocs(files) {
 }
 
 export function docFiles() {
-  return ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+  return [
+    'README.md',
+    ...readdirSync(join(ROOT, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .sort()
+      .map((f) => `docs/${f}`),
+  ];
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -91,7 +91,10 @@ console.log(JSON.stringify({ seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6,
 let runs = 0;
 function runLocomo(retriever, rerank = 'on') {
   const t0 = performance.now();
-  const child = spawnSync(process.execPath, ['--input-type=module', '-e', CHILD, join(work, `run-${runs++}`), retriever, rerank], { encoding: 'utf8', cwd: ROOT });
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', CHILD, join(work, `run-${runs++}`), retriever, rerank], {
+    encoding: 'utf8',
+    cwd: ROOT,
+  });
   if (child.status !== 0) throw new Error(`LoCoMo run (${retriever}, rerank ${rerank}) failed:\n${child.stderr}`);
   const r = JSON.parse(child.stdout.trim().split('\n').pop());
   r.processSeconds = (performance.now() - t0) / 1000;
@@ -102,18 +105,30 @@ function runLocomo(retriever, rerank = 'on') {
 // 2 cores), which would be reported apart, then the run repeated.
 const { bundledVectorFiles } = await import(dist('retrieval/local/bundled-vectors.js'));
 const full = runLocomo('local');
-console.log(`\nsentence vectors (local-dense only): bundled ${bundledVectorFiles().join(', ') || 'none'}; store ${vectorStorePath()} (${storedVectors()} stored)`);
+console.log(
+  `\nsentence vectors (local-dense only): bundled ${bundledVectorFiles().join(', ') || 'none'}; store ${vectorStorePath()} (${storedVectors()} stored)`,
+);
 const dense = measuredAfterPriming('LoCoMo', () => runLocomo('local-dense'));
 const base = runLocomo('local', 'off');
 const perQ = full.timings.retrieve_ms / full.n;
 console.log(`\nwhole offline LoCoMo run (${full.n} questions, retriever ${full.retriever}: BM25 -> soft-match rerank, k = 15 of 128):`);
-console.log(`  ${full.seconds.toFixed(2)} s in executeRun, ${full.processSeconds.toFixed(2)} s including process start (target < ${TARGETS.runSeconds} s)  ${check(full.processSeconds < TARGETS.runSeconds)}`);
-console.log(`  ${full.cpuSeconds.toFixed(2)} s CPU  [load ${full.timings.load_ms} ms, ingest+index ${full.timings.ingest_ms} ms, retrieve ${full.timings.retrieve_ms} ms]`);
-console.log(`  retrieval ${perQ.toFixed(2)} ms per question (first stage + rerank to depth 60 + assembly; includes reading the vectors on first use)`);
+console.log(
+  `  ${full.seconds.toFixed(2)} s in executeRun, ${full.processSeconds.toFixed(2)} s including process start (target < ${TARGETS.runSeconds} s)  ${check(full.processSeconds < TARGETS.runSeconds)}`,
+);
+console.log(
+  `  ${full.cpuSeconds.toFixed(2)} s CPU  [load ${full.timings.load_ms} ms, ingest+index ${full.timings.ingest_ms} ms, retrieve ${full.timings.retrieve_ms} ms]`,
+);
+console.log(
+  `  retrieval ${perQ.toFixed(2)} ms per question (first stage + rerank to depth 60 + assembly; includes reading the vectors on first use)`,
+);
 console.log(`  peak RSS ${full.rssMb.toFixed(0)} MB`);
 if (full.notes.length) console.log(`  notes: ${full.notes.join('; ')}`);
-console.log(`  local-dense (plus the sentence encoder, bundled vectors): ${dense.processSeconds.toFixed(2)} s, retrieval ${(dense.timings.retrieve_ms / dense.n).toFixed(2)} ms per question, peak RSS ${dense.rssMb.toFixed(0)} MB`);
-console.log(`  BM25 alone (--no-rerank): ${base.processSeconds.toFixed(2)} s, retrieval ${(base.timings.retrieve_ms / base.n).toFixed(2)} ms per question, peak RSS ${base.rssMb.toFixed(0)} MB`);
+console.log(
+  `  local-dense (plus the sentence encoder, bundled vectors): ${dense.processSeconds.toFixed(2)} s, retrieval ${(dense.timings.retrieve_ms / dense.n).toFixed(2)} ms per question, peak RSS ${dense.rssMb.toFixed(0)} MB`,
+);
+console.log(
+  `  BM25 alone (--no-rerank): ${base.processSeconds.toFixed(2)} s, retrieval ${(base.timings.retrieve_ms / base.n).toFixed(2)} ms per question, peak RSS ${base.rssMb.toFixed(0)} MB`,
+);
 
 // 4. Recall.
 const fmt = (x) => x.toFixed(3);
@@ -124,7 +139,9 @@ for (const k of ['1', '5', '15', '60']) {
   console.log(`  ${k.padEnd(4)} ${row('all')}                     ${row('any')}`);
 }
 const r15 = full.atK['15'].all;
-console.log(`  recall_all@15 = ${fmt(r15)}  (target >= ${TARGETS.recallAll15}; BM25 alone ${fmt(base.atK['15'].all)})  ${check(r15 >= TARGETS.recallAll15)}`);
+console.log(
+  `  recall_all@15 = ${fmt(r15)}  (target >= ${TARGETS.recallAll15}; BM25 alone ${fmt(base.atK['15'].all)})  ${check(r15 >= TARGETS.recallAll15)}`,
+);
 console.log(`  (${BASELINE_NOTE})`);
 console.log(`\nGloVe cache: ${cachePath}`);
 rmSync(work, { recursive: true, force: true });

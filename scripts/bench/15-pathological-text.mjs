@@ -18,7 +18,11 @@ const TARGET_SECONDS = 5;
 const cfg = { tokenizer: 'cl100k_base', size: 256, stride: 224 };
 let failed = 0;
 
-for (const [label, ch] of [['a', 'a'], ['.', '.'], ['é', 'é']]) {
+for (const [label, ch] of [
+  ['a', 'a'],
+  ['.', '.'],
+  ['é', 'é'],
+]) {
   const text = ch.repeat(1_000_000);
   const episode = { id: 'bench', turns: [{ id: 'D1:1', session: '1', date: '1 May 2023', speaker: 'Ann', text, captions: [] }] };
   const t = performance.now();
@@ -26,7 +30,9 @@ for (const [label, ch] of [['a', 'a'], ['.', '.'], ['é', 'é']]) {
   const s = (performance.now() - t) / 1000;
   const ok = s < TARGET_SECONDS;
   if (!ok) failed++;
-  console.log(`ingest of 1 MB of '${label}': ${s.toFixed(2)} s, ${ep.turnTokenStart.at(-1)} tokens, ${ep.chunks.length} windows  (target < ${TARGET_SECONDS} s)  ${ok ? 'PASS' : 'FAIL'}`);
+  console.log(
+    `ingest of 1 MB of '${label}': ${s.toFixed(2)} s, ${ep.turnTokenStart.at(-1)} tokens, ${ep.chunks.length} windows  (target < ${TARGET_SECONDS} s)  ${ok ? 'PASS' : 'FAIL'}`,
+  );
 }
 
 // Exactness on ordinary text: every LoCoMo conversation as one string, against js-tiktoken itself.

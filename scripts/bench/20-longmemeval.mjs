@@ -88,13 +88,18 @@ async function writeSynthetic(path) {
 /** The dev split, whole, as a first run: its own empty cache folder (GloVe cache built inside the run). */
 function runDev() {
   if (!existsSync(S_DEV)) {
-    console.log(`s-dev100      skipped: ${S_DEV} not found (set RAWRAG_SHARED_DATA to the folder holding longmemeval/longmemeval_s_cleaned.dev100.json)`);
+    console.log(
+      `s-dev100      skipped: ${S_DEV} not found (set RAWRAG_SHARED_DATA to the folder holding longmemeval/longmemeval_s_cleaned.dev100.json)`,
+    );
     return true;
   }
   const cache = mkdtempSync(join(tmpdir(), 'rawrag-bench-lme-cache-'));
   const t0 = performance.now();
   const child = spawnSync(process.execPath, ['--input-type=module', '-e', CHILD, S_DEV, join(work, 'run-dev'), '0'], {
-    encoding: 'utf8', cwd: ROOT, maxBuffer: 1 << 26, env: { ...process.env, RAWRAG_CACHE_DIR: cache, XDG_CACHE_HOME: cache },
+    encoding: 'utf8',
+    cwd: ROOT,
+    maxBuffer: 1 << 26,
+    env: { ...process.env, RAWRAG_CACHE_DIR: cache, XDG_CACHE_HOME: cache },
   });
   const wall = (performance.now() - t0) / 1000;
   rmSync(cache, { recursive: true, force: true });
@@ -116,7 +121,9 @@ function runDev() {
       `              peak RSS ${r.rssMb.toFixed(0)} MB (target <= ${t.rssMb} MB)  ${fast ? 'OK' : 'OVER TARGET'}\n` +
       `              evidence = the has_answer turns (${r.atK['15'].n} questions; abstentions have none)\n` +
       `              k    recall_all  recall_any\n` +
-      ['1', '5', '15', '60'].map((k) => `              ${k.padEnd(4)} ${r.atK[k].all.toFixed(3)}       ${r.atK[k].any.toFixed(3)}`).join('\n') +
+      ['1', '5', '15', '60']
+        .map((k) => `              ${k.padEnd(4)} ${r.atK[k].all.toFixed(3)}       ${r.atK[k].any.toFixed(3)}`)
+        .join('\n') +
       `\n              recall_all@15 = ${r15.toFixed(3)} (target >= ${t.recallAll15})  ${good ? 'OK' : 'BELOW TARGET'}\n` +
       `              session recall_all@5 ${pct(r.retrieval['session_recall_all@5'])}, turn recall_all@50 ${pct(r.retrieval['turn_recall_all@50'])} (official exclusions)`,
   );

@@ -22,12 +22,38 @@ const TARGETS = {
   sample: { seconds: 30, rssMb: 400 },
   novel: { seconds: 60, rssMb: 600 },
   facts: { seconds: 60, rssMb: 600 },
-  'sh_262k': { seconds: 60, rssMb: 800 },
-  'qa2_421K': { seconds: 120, rssMb: 1200 },
+  sh_262k: { seconds: 60, rssMb: 800 },
+  qa2_421K: { seconds: 120, rssMb: 1200 },
 };
 
 function words(rng, n) {
-  const vocab = ['the', 'river', 'lantern', 'mara', 'stranger', 'coat', 'letter', 'tower', 'stairs', 'green', 'wax', 'harbour', 'night', 'brother', 'ship', 'storm', 'quiet', 'village', 'map', 'bell', 'garden', 'stone', 'winter', 'road', 'candle'];
+  const vocab = [
+    'the',
+    'river',
+    'lantern',
+    'mara',
+    'stranger',
+    'coat',
+    'letter',
+    'tower',
+    'stairs',
+    'green',
+    'wax',
+    'harbour',
+    'night',
+    'brother',
+    'ship',
+    'storm',
+    'quiet',
+    'village',
+    'map',
+    'bell',
+    'garden',
+    'stone',
+    'winter',
+    'road',
+    'candle',
+  ];
   return Array.from({ length: n }, () => vocab[Math.floor(rng() * vocab.length)]).join(' ');
 }
 
@@ -58,7 +84,8 @@ function novelRows() {
 function factRows() {
   const rng = seedrandom('mab-facts');
   const lines = ['Here is a list of facts:'];
-  for (let i = 0; i < 18332; i++) lines.push(`${i}. The ${words(rng, 2)} of Entity${i % 9000} in ${words(rng, 2)} is Value${Math.floor(rng() * 100000)}.`);
+  for (let i = 0; i < 18332; i++)
+    lines.push(`${i}. The ${words(rng, 2)} of Entity${i % 9000} in ${words(rng, 2)} is Value${Math.floor(rng() * 100000)}.`);
   const context = lines.join('\n') + '\n';
   const asked = Array.from({ length: 100 }, (_, k) => k * 91);
   return [
@@ -75,12 +102,20 @@ async function writeParquet(path, rows) {
   try {
     const { parquetWriteBuffer } = await import('hyparquet-writer');
     const str = (name) => ({ name, type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'OPTIONAL' });
-    const list = (name, children) => [{ name, repetition_type: 'OPTIONAL', converted_type: 'LIST', num_children: 1 }, { name: 'list', repetition_type: 'REPEATED', num_children: 1 }, ...children];
+    const list = (name, children) => [
+      { name, repetition_type: 'OPTIONAL', converted_type: 'LIST', num_children: 1 },
+      { name: 'list', repetition_type: 'REPEATED', num_children: 1 },
+      ...children,
+    ];
     const schema = [
       { name: 'root', num_children: 4 },
       str('context'),
       ...list('questions', [str('element')]),
-      ...list('answers', [{ name: 'element', repetition_type: 'OPTIONAL', converted_type: 'LIST', num_children: 1 }, { name: 'list', repetition_type: 'REPEATED', num_children: 1 }, str('element')]),
+      ...list('answers', [
+        { name: 'element', repetition_type: 'OPTIONAL', converted_type: 'LIST', num_children: 1 },
+        { name: 'list', repetition_type: 'REPEATED', num_children: 1 },
+        str('element'),
+      ]),
       { name: 'metadata', repetition_type: 'OPTIONAL', num_children: 2 },
       ...list('qa_pair_ids', [str('element')]),
       str('source'),
@@ -135,27 +170,41 @@ function runCase(name, data, extra = '', sources = '') {
 
 let ok = true;
 try {
-  ok = runCase('sample', join(ROOT, 'tests/fixtures/memoryagentbench/Conflict_Resolution.sample.json'), 'real row: factconsolidation_sh_6k, 455 facts (26,157 chars), one chunk per fact') && ok;
+  ok =
+    runCase(
+      'sample',
+      join(ROOT, 'tests/fixtures/memoryagentbench/Conflict_Resolution.sample.json'),
+      'real row: factconsolidation_sh_6k, 455 facts (26,157 chars), one chunk per fact',
+    ) && ok;
 
   const novel = novelRows();
   const novelDir = join(work, 'novel');
   spawnSync('mkdir', ['-p', novelDir]);
   const pq = await writeParquet(join(novelDir, 'Accurate_Retrieval-00000-of-00001.parquet'), novel);
   if (!pq) writeFileSync(join(novelDir, 'Accurate_Retrieval.synthetic.json'), JSON.stringify(novel));
-  ok = runCase('novel', novelDir, `synthetic ${novel[0].context.length.toLocaleString('en')}-char novel, 256/224 windows, read from ${pq ? 'Parquet' : 'JSON'}`) && ok;
+  ok =
+    runCase(
+      'novel',
+      novelDir,
+      `synthetic ${novel[0].context.length.toLocaleString('en')}-char novel, 256/224 windows, read from ${pq ? 'Parquet' : 'JSON'}`,
+    ) && ok;
 
   const facts = factRows();
   const factsDir = join(work, 'facts');
   spawnSync('mkdir', ['-p', factsDir]);
   writeFileSync(join(factsDir, 'Conflict_Resolution.synthetic.json'), JSON.stringify(facts));
-  ok = runCase('facts', factsDir, `synthetic 18,332-fact pool (${facts[0].context.length.toLocaleString('en')} chars), one chunk per fact`) && ok;
+  ok =
+    runCase('facts', factsDir, `synthetic 18,332-fact pool (${facts[0].context.length.toLocaleString('en')} chars), one chunk per fact`) &&
+    ok;
 
   const release = join(ROOT, 'datasets/memoryagentbench');
   const cr = join(release, 'Conflict_Resolution-00000-of-00001.parquet');
   const ar = join(release, 'Accurate_Retrieval-00000-of-00001.parquet');
-  if (existsSync(cr)) ok = runCase('sh_262k', cr, 'release row factconsolidation_sh_262k (18,332 facts)', 'factconsolidation_sh_262k') && ok;
+  if (existsSync(cr))
+    ok = runCase('sh_262k', cr, 'release row factconsolidation_sh_262k (18,332 facts)', 'factconsolidation_sh_262k') && ok;
   if (existsSync(ar)) ok = runCase('qa2_421K', ar, 'release row ruler_qa2_421K (256/224 windows)', 'ruler_qa2_421K') && ok;
-  if (!existsSync(cr) && !existsSync(ar)) console.log('release  not present (rawrag data pull memoryagentbench): largest available row = the shared sample');
+  if (!existsSync(cr) && !existsSync(ar))
+    console.log('release  not present (rawrag data pull memoryagentbench): largest available row = the shared sample');
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

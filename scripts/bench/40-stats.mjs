@@ -17,7 +17,7 @@ const PAIRS = 5;
 const TARGET_MS = 1000;
 
 let state = 12345;
-const rand = () => ((state = (state * 16807) % 2147483647) / 2147483647);
+const rand = () => (state = (state * 16807) % 2147483647) / 2147483647;
 /** Item scores as the judge writes them: the mean of three 0/1 runs. */
 const scores = (p) => Array.from({ length: N }, () => [0, 1, 2].reduce((s) => s + (rand() < p ? 1 : 0), 0) / 3);
 
@@ -32,23 +32,50 @@ for (let k = 0; k < PAIRS; k++) {
   wall.push(performance.now() - t0);
   const c = process.cpuUsage(c0);
   cpu.push((c.user + c.system) / 1000);
-  if (k === 0) console.log(`pair 0: delta ${r.delta.toFixed(4)} CI [${r.ciLow.toFixed(4)}, ${r.ciHigh.toFixed(4)}] p ${r.p.toExponential(2)}`);
+  if (k === 0)
+    console.log(`pair 0: delta ${r.delta.toFixed(4)} CI [${r.ciLow.toFixed(4)}, ${r.ciHigh.toFixed(4)}] p ${r.p.toExponential(2)}`);
 }
 const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
 const cpuMedian = median(cpu);
 console.log(`paired bootstrap, ${RESAMPLES} resamples x ${N} items, ${PAIRS} pairs:`);
-console.log(`  wall per pair: median ${median(wall).toFixed(0)} ms (min ${Math.min(...wall).toFixed(0)}, max ${Math.max(...wall).toFixed(0)})`);
+console.log(
+  `  wall per pair: median ${median(wall).toFixed(0)} ms (min ${Math.min(...wall).toFixed(0)}, max ${Math.max(...wall).toFixed(0)})`,
+);
 console.log(`  CPU per pair:  median ${cpuMedian.toFixed(0)} ms  target < ${TARGET_MS} ms  ${cpuMedian < TARGET_MS ? 'PASS' : 'FAIL'}`);
 
 // Whole analysis: 3 systems on MemoryAgentBench-shaped runs (10 sources, judge votes, coverage).
-const sources = ['ruler_qa1_197K', 'ruler_qa2_421K', 'longmemeval_s*', 'eventqa_full', 'icl_banking77_5900shot_balance',
-  'recsys_redial_full', 'infbench_sum_eng_shots2', 'detective_qa', 'factconsolidation_sh_262k', 'factconsolidation_mh_262k'];
+const sources = [
+  'ruler_qa1_197K',
+  'ruler_qa2_421K',
+  'longmemeval_s*',
+  'eventqa_full',
+  'icl_banking77_5900shot_balance',
+  'recsys_redial_full',
+  'infbench_sum_eng_shots2',
+  'detective_qa',
+  'factconsolidation_sh_262k',
+  'factconsolidation_mh_262k',
+];
 const runs = ['RAW-RAG/local', 'Mem0', 'MemOS'].map((system, s) => ({
-  dir: system, label: system, system, benchmark: 'memoryagentbench', setting: 'memoryagentbench/gpt-4o-mini', status: 'complete', notes: [],
+  dir: system,
+  label: system,
+  system,
+  benchmark: 'memoryagentbench',
+  setting: 'memoryagentbench/gpt-4o-mini',
+  status: 'complete',
+  notes: [],
   items: Array.from({ length: N }, (_, i) => {
     const votes = [0, 1, 2].map(() => (rand() < 0.5 - 0.05 * s ? 1 : 0));
-    return { id: `q${i}`, score: votes.reduce((x, y) => x + y) / 3, type: sources[i % sources.length], coverage: rand() < 0.7,
-      votes, episode: null, meta: null, error: null };
+    return {
+      id: `q${i}`,
+      score: votes.reduce((x, y) => x + y) / 3,
+      type: sources[i % sources.length],
+      coverage: rand() < 0.7,
+      votes,
+      episode: null,
+      meta: null,
+      error: null,
+    };
   }),
 }));
 const c0 = process.cpuUsage();
@@ -56,9 +83,11 @@ const t0 = performance.now();
 const report = analyse(runs, { resamples: RESAMPLES, seed: 0, allPairs: false });
 const t = performance.now() - t0;
 const c = process.cpuUsage(c0);
-console.log(`full analysis (3 systems x ${N} items, ${RESAMPLES} resamples: leaderboard CIs for ${sources.length} sources + 4 competencies,` +
-  ` 2 pairs, Cochran's Q, coverage x utilization): wall ${(t / 1000).toFixed(1)} s, CPU ${((c.user + c.system) / 1e6).toFixed(1)} s` +
-  ` (overall ${report.families[0].leaderboard.map((r) => `${r.system} ${(100 * r.columns.overall.accuracy).toFixed(2)}`).join(', ')})`);
+console.log(
+  `full analysis (3 systems x ${N} items, ${RESAMPLES} resamples: leaderboard CIs for ${sources.length} sources + 4 competencies,` +
+    ` 2 pairs, Cochran's Q, coverage x utilization): wall ${(t / 1000).toFixed(1)} s, CPU ${((c.user + c.system) / 1e6).toFixed(1)} s` +
+    ` (overall ${report.families[0].leaderboard.map((r) => `${r.system} ${(100 * r.columns.overall.accuracy).toFixed(2)}`).join(', ')})`,
+);
 
 // Through the CLI (a child process, CPU time of the child from bash's `time`): run directories
 // written as `rawrag run` writes them (judge votes, coverage), then `rawrag stats` on them.
@@ -68,10 +97,19 @@ function writeRuns(root, systems, n, types, benchmark) {
   systems.forEach((system, s) => {
     const dir = join(root, `run${s}`);
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ system, benchmark, setting: `${benchmark}/gpt-4o-mini`, status: 'complete' }));
+    writeFileSync(
+      join(dir, 'manifest.json'),
+      JSON.stringify({ system, benchmark, setting: `${benchmark}/gpt-4o-mini`, status: 'complete' }),
+    );
     const lines = Array.from({ length: n }, (_, i) => {
       const votes = [0, 1, 2].map(() => (rand() < 0.6 - 0.04 * s ? 1 : 0));
-      return JSON.stringify({ id: `q${i}`, score: votes.reduce((x, y) => x + y) / 3, judge: votes, type: types[i % types.length], coverage: rand() < 0.7 });
+      return JSON.stringify({
+        id: `q${i}`,
+        score: votes.reduce((x, y) => x + y) / 3,
+        judge: votes,
+        type: types[i % types.length],
+        coverage: rand() < 0.7,
+      });
     });
     writeFileSync(join(dir, 'items.jsonl'), lines.join('\n') + '\n');
   });
@@ -84,8 +122,22 @@ function cliStats(root, extra = []) {
   return { cpu: user + sys, wall: real };
 }
 const cases = [
-  { name: `1 pair x ${N} items (MemoryAgentBench sources, coverage + utilization)`, systems: ['RAW-RAG/local', 'Mem0'], n: N, types: sources, benchmark: 'memoryagentbench', target: 1.5 },
-  { name: '5 systems x 3000 items (LoCoMo types, coverage + utilization)', systems: ['RAW-RAG/local', 'Mem0', 'MemOS', 'A-Mem', 'Zep'], n: 3000, types: ['single-hop', 'multi-hop', 'temporal', 'open-domain'], benchmark: 'locomo', target: 10 },
+  {
+    name: `1 pair x ${N} items (MemoryAgentBench sources, coverage + utilization)`,
+    systems: ['RAW-RAG/local', 'Mem0'],
+    n: N,
+    types: sources,
+    benchmark: 'memoryagentbench',
+    target: 1.5,
+  },
+  {
+    name: '5 systems x 3000 items (LoCoMo types, coverage + utilization)',
+    systems: ['RAW-RAG/local', 'Mem0', 'MemOS', 'A-Mem', 'Zep'],
+    n: 3000,
+    types: ['single-hop', 'multi-hop', 'temporal', 'open-domain'],
+    benchmark: 'locomo',
+    target: 10,
+  },
 ];
 let failed = cpuMedian >= TARGET_MS;
 try {
@@ -95,7 +147,9 @@ try {
     const t = cliStats(root);
     const ok = t.cpu < c.target;
     failed ||= !ok;
-    console.log(`rawrag stats, ${c.name}, ${RESAMPLES} resamples: CPU ${t.cpu.toFixed(2)} s, wall ${t.wall.toFixed(2)} s  target < ${c.target} s CPU  ${ok ? 'PASS' : 'FAIL'}`);
+    console.log(
+      `rawrag stats, ${c.name}, ${RESAMPLES} resamples: CPU ${t.cpu.toFixed(2)} s, wall ${t.wall.toFixed(2)} s  target < ${c.target} s CPU  ${ok ? 'PASS' : 'FAIL'}`,
+    );
   }
 } finally {
   rmSync(work, { recursive: true, force: true });

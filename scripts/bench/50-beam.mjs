@@ -27,12 +27,23 @@ const TARGETS = {
   synthetic10m: { seconds: 900 * (TOKENS / 10_000_000), rssMb: 400 + 1100 * (TOKENS / 10_000_000) },
 };
 const ABILITIES = [
-  'abstention', 'contradiction_resolution', 'event_ordering', 'information_extraction', 'instruction_following',
-  'knowledge_update', 'multi_session_reasoning', 'preference_following', 'summarization', 'temporal_reasoning',
+  'abstention',
+  'contradiction_resolution',
+  'event_ordering',
+  'information_extraction',
+  'instruction_following',
+  'knowledge_update',
+  'multi_session_reasoning',
+  'preference_following',
+  'summarization',
+  'temporal_reasoning',
 ];
 const GOLD = {
-  abstention: 'ideal_response', contradiction_resolution: 'ideal_answer', summarization: 'ideal_summary',
-  instruction_following: 'expected_compliance', preference_following: 'expected_compliance',
+  abstention: 'ideal_response',
+  contradiction_resolution: 'ideal_answer',
+  summarization: 'ideal_summary',
+  instruction_following: 'expected_compliance',
+  preference_following: 'expected_compliance',
 };
 
 /** Writes the synthetic 10M-layout conversation under `dir`/10M/1 (runs in its own child). */
@@ -40,8 +51,29 @@ async function generate(dir) {
   const { getTokenizer } = await import(join(ROOT, 'dist/retrieval/tokenizer.js'));
   const rng = seedrandom('beam-10m');
   const syll = ['ka', 'lo', 'mi', 'ra', 'tu', 'ven', 'sor', 'pel', 'dan', 'quo', 'ith', 'ber', 'nal', 'fo', 'gre', 'shi'];
-  const vocab = Array.from({ length: 6000 }, () => Array.from({ length: 2 + Math.floor(rng() * 3) }, () => syll[Math.floor(rng() * syll.length)]).join(''));
-  const common = ['the', 'and', 'to', 'of', 'a', 'in', 'we', 'you', 'it', 'is', 'for', 'that', 'on', 'with', 'plan', 'step', 'next', 'budget'];
+  const vocab = Array.from({ length: 6000 }, () =>
+    Array.from({ length: 2 + Math.floor(rng() * 3) }, () => syll[Math.floor(rng() * syll.length)]).join(''),
+  );
+  const common = [
+    'the',
+    'and',
+    'to',
+    'of',
+    'a',
+    'in',
+    'we',
+    'you',
+    'it',
+    'is',
+    'for',
+    'that',
+    'on',
+    'with',
+    'plan',
+    'step',
+    'next',
+    'budget',
+  ];
   // Zipf-like draw: common words often, the long tail rarely (BM25 postings of realistic shape).
   const word = () => (rng() < 0.45 ? common[Math.floor(rng() * common.length)] : vocab[Math.floor(vocab.length * rng() ** 2)]);
   const text = (n) => Array.from({ length: n }, word).join(' ');
@@ -57,8 +89,15 @@ async function generate(dir) {
     for (let b = 1; chars < perPlanChars; b++) {
       const turns = [];
       for (let t = 0; t < 20 && chars < perPlanChars; t++) {
-        const user = { role: 'user', id: id++, index: `${b},${t + 1}`, question_type: 'main_question', content: `${text(60)} ->-> ${b},${t + 1}` };
-        if (t === 0) user.time_anchor = `${months[(p + b) % 12]}-${String(1 + ((b * 7) % 28)).padStart(2, '0')}-${2024 + Math.floor(p / 4)}`;
+        const user = {
+          role: 'user',
+          id: id++,
+          index: `${b},${t + 1}`,
+          question_type: 'main_question',
+          content: `${text(60)} ->-> ${b},${t + 1}`,
+        };
+        if (t === 0)
+          user.time_anchor = `${months[(p + b) % 12]}-${String(1 + ((b * 7) % 28)).padStart(2, '0')}-${2024 + Math.floor(p / 4)}`;
         // 20 facts: plan k % 10, batch 1 or 2, fourth exchange.
         const k = t === 3 && b <= 2 ? (b === 1 ? p : 10 + p) : -1;
         if (k >= 0) {
@@ -125,23 +164,32 @@ async function measure(data, size) {
   rmSync(out, { recursive: true, force: true });
   const convs = summary.benchmark_summary.efficiency.conversations;
   const sum = (f) => convs.reduce((s, c) => s + c[f], 0);
-  const eff = convs.length === 1 ? convs[0] : { messages: sum('messages'), questions: sum('questions'), add_ms: sum('add_ms'), search_ms: sum('search_ms') };
+  const eff =
+    convs.length === 1
+      ? convs[0]
+      : { messages: sum('messages'), questions: sum('questions'), add_ms: sum('add_ms'), search_ms: sum('search_ms') };
   eff.add_ms_per_message = eff.add_ms / eff.messages;
   eff.search_ms_per_question = eff.search_ms / eff.questions;
   eff.conversations = convs.length;
-  console.log(JSON.stringify({
-    seconds,
-    timings: manifest.timings,
-    conversation: eff,
-    coverage_all: summary.overall.coverage.all,
-    peakRssMb: process.resourceUsage().maxRSS / 1024,
-    // CPU time is what a busy machine does not inflate (wall time does).
-    cpuSeconds: (process.resourceUsage().userCPUTime + process.resourceUsage().systemCPUTime) / 1e6,
-  }));
+  console.log(
+    JSON.stringify({
+      seconds,
+      timings: manifest.timings,
+      conversation: eff,
+      coverage_all: summary.overall.coverage.all,
+      peakRssMb: process.resourceUsage().maxRSS / 1024,
+      // CPU time is what a busy machine does not inflate (wall time does).
+      cpuSeconds: (process.resourceUsage().userCPUTime + process.resourceUsage().systemCPUTime) / 1e6,
+    }),
+  );
 }
 
 function child(args, env = process.env) {
-  const r = spawnSync(process.execPath, ['--max-old-space-size=6144', fileURLToPath(import.meta.url), ...args], { encoding: 'utf8', maxBuffer: 1 << 24, env });
+  const r = spawnSync(process.execPath, ['--max-old-space-size=6144', fileURLToPath(import.meta.url), ...args], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 24,
+    env,
+  });
   if (r.status !== 0) throw new Error(`child ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').at(-1));
 }
@@ -150,9 +198,15 @@ function report(name, fig, tokens) {
   const t = TARGETS[name];
   const ok = fig.seconds <= t.seconds && fig.peakRssMb <= t.rssMb;
   const c = fig.conversation;
-  console.log(`${name}: ${c.conversations > 1 ? `${c.conversations} conversations, ` : ''}${c.messages} messages${tokens ? `, ~${(tokens / 1e6).toFixed(2)} M tokens` : ''}, ${c.questions} questions`);
-  console.log(`  wall ${fig.seconds.toFixed(1)} s (target <= ${t.seconds.toFixed(0)} s), CPU ${fig.cpuSeconds.toFixed(1)} s; runner load ${(fig.timings.load_ms / 1000).toFixed(1)} s, ingest ${(fig.timings.ingest_ms / 1000).toFixed(1)} s, search ${fig.timings.retrieve_ms} ms`);
-  console.log(`  BEAM efficiency: add ${(c.add_ms / 1000).toFixed(2)} s (${c.add_ms_per_message.toFixed(3)} ms/message), search ${(c.search_ms / 1000).toFixed(2)} s (${c.search_ms_per_question.toFixed(1)} ms/question)`);
+  console.log(
+    `${name}: ${c.conversations > 1 ? `${c.conversations} conversations, ` : ''}${c.messages} messages${tokens ? `, ~${(tokens / 1e6).toFixed(2)} M tokens` : ''}, ${c.questions} questions`,
+  );
+  console.log(
+    `  wall ${fig.seconds.toFixed(1)} s (target <= ${t.seconds.toFixed(0)} s), CPU ${fig.cpuSeconds.toFixed(1)} s; runner load ${(fig.timings.load_ms / 1000).toFixed(1)} s, ingest ${(fig.timings.ingest_ms / 1000).toFixed(1)} s, search ${fig.timings.retrieve_ms} ms`,
+  );
+  console.log(
+    `  BEAM efficiency: add ${(c.add_ms / 1000).toFixed(2)} s (${c.add_ms_per_message.toFixed(3)} ms/message), search ${(c.search_ms / 1000).toFixed(2)} s (${c.search_ms_per_question.toFixed(1)} ms/question)`,
+  );
   console.log(`  coverage_all of the gold messages: ${(100 * fig.coverage_all).toFixed(1)}%`);
   console.log(`  peak RSS ${fig.peakRssMb.toFixed(0)} MB (target <= ${t.rssMb.toFixed(0)} MB)  ${ok ? 'OK' : 'OVER TARGET'}`);
   return ok;
@@ -162,7 +216,10 @@ const [mode, a, b] = process.argv.slice(2);
 if (mode === '--generate') await generate(a);
 else if (mode === '--measure') await measure(a, b);
 else {
-  let ok = report('real100k', measuredAfterPriming('real100k', () => child(['--measure', join(ROOT, 'tests/fixtures/beam/100K/5'), '100K']), ''));
+  let ok = report(
+    'real100k',
+    measuredAfterPriming('real100k', () => child(['--measure', join(ROOT, 'tests/fixtures/beam/100K/5'), '100K']), ''),
+  );
   const work = mkdtempSync(join(tmpdir(), 'rawrag-bench-beam-'));
   try {
     const sizeDir = join(work, 'x20', '100K');
@@ -176,7 +233,9 @@ else {
     ok = report('real100k-x20', x20) && ok;
     const tg = performance.now();
     const gen = child(['--generate', work]);
-    console.log(`synthetic10m: generated ${gen.messages} messages (~${(gen.tokens / 1e6).toFixed(2)} M cl100k tokens), ${gen.planted} planted facts in ${((performance.now() - tg) / 1000).toFixed(1)} s (not timed below)`);
+    console.log(
+      `synthetic10m: generated ${gen.messages} messages (~${(gen.tokens / 1e6).toFixed(2)} M cl100k tokens), ${gen.planted} planted facts in ${((performance.now() - tg) / 1000).toFixed(1)} s (not timed below)`,
+    );
     const fig = measuredAfterPriming('synthetic10m', () => child(['--measure', work, '10M']), '');
     ok = report('synthetic10m', fig, gen.tokens) && ok;
     console.log(`paper: BEAM-1M (1,710 messages, ~1 M tokens) streaming ingest 0.33 h for RAW-RAG (MemOS 3.25 h, Memora 26.95 h)`);

@@ -38,7 +38,14 @@ try {
   await executeRun({ cfg: { ...cfg, limit: 5 }, out: join(work, 'warm') }, quiet);
 
   const single = await timed(() => executeRun({ cfg, out: join(work, 'run') }, quiet));
-  const variants = planVariants(cfg, effectivePolicy(benchmark, cfg), { k: KS, window: [], stride: null, candidates: [], noRerank: false, noExpand: false });
+  const variants = planVariants(cfg, effectivePolicy(benchmark, cfg), {
+    k: KS,
+    window: [],
+    stride: null,
+    candidates: [],
+    noRerank: false,
+    noExpand: false,
+  });
   const ablation = await timed(async () => {
     const outcome = await runAblation({ base: cfg, variants, out: join(work, 'ablation') }, quiet);
     const table = analyseAblation(outcome.variants, { resamples: 20_000, seed: 0 });
@@ -48,13 +55,25 @@ try {
   const { outcome, table } = ablation.value;
 
   console.log(`single offline run (k=15, 1,540 questions): wall ${single.wall.toFixed(2)} s, cpu ${single.cpu.toFixed(2)} s`);
-  console.log(`ablation k in {${KS.join(',')}} (${variants.length} variants, incl. bootstrap + table + SVG): wall ${ablation.wall.toFixed(2)} s, cpu ${ablation.cpu.toFixed(2)} s`);
-  console.log(`  shared work: ${outcome.work.indexBuilds} index builds, ${outcome.work.searches} first-stage searches (a single run: 10 and 1,540)`);
-  console.log(`  coverage by k: ${table.rows.slice().sort((a, b) => a.k - b.k).map((r) => `k=${r.k} ${(100 * r.coverage).toFixed(2)}%`).join(', ')}`);
+  console.log(
+    `ablation k in {${KS.join(',')}} (${variants.length} variants, incl. bootstrap + table + SVG): wall ${ablation.wall.toFixed(2)} s, cpu ${ablation.cpu.toFixed(2)} s`,
+  );
+  console.log(
+    `  shared work: ${outcome.work.indexBuilds} index builds, ${outcome.work.searches} first-stage searches (a single run: 10 and 1,540)`,
+  );
+  console.log(
+    `  coverage by k: ${table.rows
+      .slice()
+      .sort((a, b) => a.k - b.k)
+      .map((r) => `k=${r.k} ${(100 * r.coverage).toFixed(2)}%`)
+      .join(', ')}`,
+  );
   const ratio = ablation.wall / single.wall;
   const cpuRatio = ablation.cpu / single.cpu;
   const ok = ratio < TARGET_RATIO;
-  console.log(`ablation / single run: wall ${ratio.toFixed(2)}x, cpu ${cpuRatio.toFixed(2)}x (target < ${TARGET_RATIO}x wall): ${ok ? 'PASS' : 'FAIL'}`);
+  console.log(
+    `ablation / single run: wall ${ratio.toFixed(2)}x, cpu ${cpuRatio.toFixed(2)}x (target < ${TARGET_RATIO}x wall): ${ok ? 'PASS' : 'FAIL'}`,
+  );
   process.exitCode = ok ? 0 : 1;
 } finally {
   rmSync(work, { recursive: true, force: true });

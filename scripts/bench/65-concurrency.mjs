@@ -27,7 +27,12 @@ const server = createServer(async (req, res) => {
   await new Promise((r) => setTimeout(r, DELAY_MS));
   inFlight--;
   res.writeHead(200, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: 'No.' } }], usage: { prompt_tokens: 100, completion_tokens: 2 } }));
+  res.end(
+    JSON.stringify({
+      choices: [{ index: 0, message: { role: 'assistant', content: 'No.' } }],
+      usage: { prompt_tokens: 100, completion_tokens: 2 },
+    }),
+  );
 });
 await new Promise((r) => server.listen(0, '127.0.0.1', r));
 const url = `http://127.0.0.1:${server.address().port}/v1`;
@@ -45,8 +50,23 @@ const file = join(work, 'longmemeval_oracle.500.json');
 writeFileSync(file, JSON.stringify(data));
 
 async function run(concurrency, limit) {
-  const cfg = resolveConfig({ benchmark: 'longmemeval', data: file, limit, reader: { model: 'gpt-4o-mini' }, judge: { model: 'gpt-4o-mini', runs: 1 }, retrieval: { retriever: 'local-lexical' } }, 'bench');
-  const transport = { cacheDir: join(work, `cache-${concurrency}`), baseUrls: { reader: url, judge: url }, env: { ...process.env, OPENAI_API_KEY: 'sk-bench-000000' }, concurrency: { chat: concurrency, embed: 4, rerank: 4 } };
+  const cfg = resolveConfig(
+    {
+      benchmark: 'longmemeval',
+      data: file,
+      limit,
+      reader: { model: 'gpt-4o-mini' },
+      judge: { model: 'gpt-4o-mini', runs: 1 },
+      retrieval: { retriever: 'local-lexical' },
+    },
+    'bench',
+  );
+  const transport = {
+    cacheDir: join(work, `cache-${concurrency}`),
+    baseUrls: { reader: url, judge: url },
+    env: { ...process.env, OPENAI_API_KEY: 'sk-bench-000000' },
+    concurrency: { chat: concurrency, embed: 4, rerank: 4 },
+  };
   maxInFlight = 0;
   const t = performance.now();
   const outcome = await executeRun({ cfg, out: join(work, `run-${concurrency}-${limit}`), transport }, { log() {} });
@@ -59,8 +79,12 @@ const parallel = await run(8, N);
 const ratio = parallel.seconds / (serialPerQ * N);
 const ok = ratio <= 1 / 6 && parallel.errors === 0;
 console.log(`LongMemEval-shaped, ${N} questions, one per episode, reader + 1 judge each, server delay ${DELAY_MS} ms`);
-console.log(`  --concurrency-chat 1: ${serialPerQ.toFixed(2)} s per question (${SERIAL_SLICE} measured) -> ${(serialPerQ * N).toFixed(0)} s for ${N}`);
-console.log(`  --concurrency-chat 8: ${parallel.seconds.toFixed(1)} s for ${N}, ${parallel.maxInFlight} requests in flight at most, ${parallel.errors} errors`);
+console.log(
+  `  --concurrency-chat 1: ${serialPerQ.toFixed(2)} s per question (${SERIAL_SLICE} measured) -> ${(serialPerQ * N).toFixed(0)} s for ${N}`,
+);
+console.log(
+  `  --concurrency-chat 8: ${parallel.seconds.toFixed(1)} s for ${N}, ${parallel.maxInFlight} requests in flight at most, ${parallel.errors} errors`,
+);
 console.log(`  ratio ${ratio.toFixed(3)} of serial (ideal 0.125; target <= 0.167) ${ok ? 'PASS' : 'FAIL'}`);
 server.close();
 rmSync(work, { recursive: true, force: true });

@@ -30,12 +30,22 @@ const server = createServer(async (req, res) => {
   let out;
   if (req.url === '/v1/embeddings') {
     const inputs = Array.isArray(b.input) ? b.input : [b.input];
-    out = { object: 'list', data: inputs.map((t, index) => ({ index, embedding: vec(t) })), usage: { prompt_tokens: inputs.length, total_tokens: inputs.length } };
+    out = {
+      object: 'list',
+      data: inputs.map((t, index) => ({ index, embedding: vec(t) })),
+      usage: { prompt_tokens: inputs.length, total_tokens: inputs.length },
+    };
   } else if (req.url === '/v2/rerank') {
-    out = { results: b.documents.map((d, index) => ({ index, relevance_score: 1 / (1 + index) })).slice(0, b.top_n), meta: { billed_units: { search_units: 1 } } };
+    out = {
+      results: b.documents.map((d, index) => ({ index, relevance_score: 1 / (1 + index) })).slice(0, b.top_n),
+      meta: { billed_units: { search_units: 1 } },
+    };
   } else {
     const judge = JSON.stringify(b.messages).includes('Gold answer:');
-    out = { choices: [{ index: 0, message: { role: 'assistant', content: judge ? '{"label":"WRONG"}' : 'I do not know' } }], usage: { prompt_tokens: 100, completion_tokens: 5 } };
+    out = {
+      choices: [{ index: 0, message: { role: 'assistant', content: judge ? '{"label":"WRONG"}' : 'I do not know' } }],
+      usage: { prompt_tokens: 100, completion_tokens: 5 },
+    };
   }
   res.writeHead(200, { 'content-type': 'application/json' });
   res.end(JSON.stringify(out));
@@ -52,7 +62,11 @@ function vec(t) {
 const work = mkdtempSync(join(tmpdir(), 'rawrag-bench-providers-'));
 const cfg = resolveConfig({ benchmark: 'locomo', retrieval: { retriever: 'openai' }, reader: { model: 'gpt-4o-mini' } }, 'bench');
 const env = { ...process.env, OPENAI_API_KEY: 'sk-bench-000000', COHERE_API_KEY: 'co-bench-000000' };
-const transport = { cacheDir: join(work, 'cache'), baseUrls: { reader: `${url}/v1`, judge: `${url}/v1`, embed: `${url}/v1`, rerank: url }, env };
+const transport = {
+  cacheDir: join(work, 'cache'),
+  baseUrls: { reader: `${url}/v1`, judge: `${url}/v1`, embed: `${url}/v1`, rerank: url },
+  env,
+};
 const hooks = { log() {} };
 
 let t = performance.now();
@@ -66,13 +80,20 @@ const cachedRequests = requests - firstRequests;
 
 const n = 200_000;
 t = performance.now();
-for (let i = 0; i < n; i++) locomoF1('Weight training, yoga and the kickboxing class', 'Weight training, Circuit training, Kickboxing, yoga', 1 + (i % 4));
+for (let i = 0; i < n; i++)
+  locomoF1('Weight training, yoga and the kickboxing class', 'Weight training, Circuit training, Kickboxing, yoga', 1 + (i % 4));
 const f1PerS = n / ((performance.now() - t) / 1000);
 
 console.log(`questions: ${first.summary.n} (errors ${first.summary.errors}), requests sent: ${firstRequests}`);
-console.log(`first run:    ${firstS.toFixed(1)} s  (${((firstS * 1000) / firstRequests).toFixed(2)} ms per request)   target < ${TARGETS.firstRunS} s  ${check(firstS < TARGETS.firstRunS && first.summary.errors === 0)}`);
-console.log(`cached rerun: ${cachedS.toFixed(1)} s, ${cachedRequests} requests                  target < ${TARGETS.cachedRunS} s, 0 requests  ${check(cachedS < TARGETS.cachedRunS && cachedRequests === 0 && second.summary.errors === 0)}`);
-console.log(`LoCoMo F1:    ${Math.round(f1PerS).toLocaleString('en')} answers/s                    target > ${TARGETS.f1PerS.toLocaleString('en')}  ${check(f1PerS > TARGETS.f1PerS)}`);
+console.log(
+  `first run:    ${firstS.toFixed(1)} s  (${((firstS * 1000) / firstRequests).toFixed(2)} ms per request)   target < ${TARGETS.firstRunS} s  ${check(firstS < TARGETS.firstRunS && first.summary.errors === 0)}`,
+);
+console.log(
+  `cached rerun: ${cachedS.toFixed(1)} s, ${cachedRequests} requests                  target < ${TARGETS.cachedRunS} s, 0 requests  ${check(cachedS < TARGETS.cachedRunS && cachedRequests === 0 && second.summary.errors === 0)}`,
+);
+console.log(
+  `LoCoMo F1:    ${Math.round(f1PerS).toLocaleString('en')} answers/s                    target > ${TARGETS.f1PerS.toLocaleString('en')}  ${check(f1PerS > TARGETS.f1PerS)}`,
+);
 server.close();
 rmSync(work, { recursive: true, force: true });
 process.exit(failed ? 1 : 0);

@@ -19,9 +19,12 @@ const SHOWN = 60;
 const TARGETS = { bytes: 25 * 1024 * 1024, writeMs: 30_000, loadMs: 5_000, filterMs: 500 };
 
 let state = 4242;
-const rand = () => ((state = (state * 16807) % 2147483647) / 2147483647);
+const rand = () => (state = (state * 16807) % 2147483647) / 2147483647;
 const pick = (n) => Math.floor(rand() * n);
-const WORDS = 'memory dinner trip garden painting concert weekend sister project museum recipe hiking camera guitar library market beach coffee school festival'.split(' ');
+const WORDS =
+  'memory dinner trip garden painting concert weekend sister project museum recipe hiking camera guitar library market beach coffee school festival'.split(
+    ' ',
+  );
 const sentence = (n) => Array.from({ length: n }, () => WORDS[pick(WORDS.length)]).join(' ');
 
 const dir = mkdtempSync(join(tmpdir(), 'rawrag-bench-report-'));
@@ -30,7 +33,11 @@ const data = Array.from({ length: CONVERSATIONS }, (_, c) => {
   const conversation = { speaker_a: 'Ann', speaker_b: 'Bob' };
   for (let s = 1; s <= SESSIONS; s++) {
     conversation[`session_${s}_date_time`] = `1:00 pm on ${s} May, 2023`;
-    conversation[`session_${s}`] = Array.from({ length: TURNS_PER_SESSION }, (_, t) => ({ speaker: t % 2 ? 'Bob' : 'Ann', dia_id: `D${s}:${t + 1}`, text: `${sentence(18)} (${c}.${s}.${t})` }));
+    conversation[`session_${s}`] = Array.from({ length: TURNS_PER_SESSION }, (_, t) => ({
+      speaker: t % 2 ? 'Bob' : 'Ann',
+      dia_id: `D${s}:${t + 1}`,
+      text: `${sentence(18)} (${c}.${s}.${t})`,
+    }));
   }
   const qa = Array.from({ length: QUESTIONS_PER_CONVERSATION }, (_, q) => ({
     question: `What did Ann say about the ${WORDS[q % WORDS.length]} (${c}.${q})?`,
@@ -46,26 +53,57 @@ const TYPES = ['multi-hop', 'temporal', 'open-domain', 'single-hop'];
 for (const [s, system] of SYSTEMS.entries()) {
   const run = join(dir, 'runs', `s${s}`);
   mkdirSync(run, { recursive: true });
-  writeFileSync(join(run, 'manifest.json'), JSON.stringify({
-    format: 'rawrag.run/1', run_id: `s${s}`, system, benchmark: 'locomo', setting: 'locomo/gpt-4o-mini', status: 'complete',
-    config: { benchmark: 'locomo', data: dataFile, options: {}, reader: { model: 'gpt-4o-mini' }, judge: { model: 'gpt-4o-mini' } },
-    policy: { serialisation: 'message' },
-    timings: { load_ms: 300, ingest_ms: 20_000, retrieve_ms: 60_000, stages_ms: 400_000, total_ms: 480_300 },
-  }));
+  writeFileSync(
+    join(run, 'manifest.json'),
+    JSON.stringify({
+      format: 'rawrag.run/1',
+      run_id: `s${s}`,
+      system,
+      benchmark: 'locomo',
+      setting: 'locomo/gpt-4o-mini',
+      status: 'complete',
+      config: { benchmark: 'locomo', data: dataFile, options: {}, reader: { model: 'gpt-4o-mini' }, judge: { model: 'gpt-4o-mini' } },
+      policy: { serialisation: 'message' },
+      timings: { load_ms: 300, ingest_ms: 20_000, retrieve_ms: 60_000, stages_ms: 400_000, total_ms: 480_300 },
+    }),
+  );
   const lines = [];
   for (const [c, conv] of data.entries()) {
     for (const [q, qa] of conv.qa.entries()) {
       const votes = [0, 1, 2].map(() => (rand() < 0.8 - 0.1 * s ? 1 : 0));
       const shown = Array.from({ length: SHOWN }, () => `D${1 + pick(SESSIONS)}:${1 + pick(TURNS_PER_SESSION)}`);
       const all = qa.evidence.every((e) => shown.includes(e));
-      lines.push(JSON.stringify({
-        id: `conv-${c}:q${q}`, benchmark: 'locomo', episode: `conv-${c}`, type: TYPES[qa.category - 1], type_id: qa.category,
-        question: qa.question, gold: qa.answer, gold_evidence: qa.evidence, evidence_turns: [...new Set(shown)], evidence_tokens: 4000,
-        coverage: { all, any: all || rand() < 0.5 }, answer: votes[0] ? qa.answer : "I don't know", score: votes.reduce((a, b) => a + b) / 3,
-        details: { judge: { model: 'gpt-4o-mini', votes, runs: votes.map((v) => ({ verdict: v, raw: JSON.stringify({ label: v ? 'CORRECT' : 'WRONG' }) })) },
-          usage: { reader: { prompt_tokens: 4200, completion_tokens: 12, cost_usd: 0.0006, requests: 1, cache_hits: 0 }, judge: { prompt_tokens: 900, completion_tokens: 6, cost_usd: 0.0001, requests: 3, cache_hits: 0 } } },
-        metrics: {}, timings: {}, error: null,
-      }));
+      lines.push(
+        JSON.stringify({
+          id: `conv-${c}:q${q}`,
+          benchmark: 'locomo',
+          episode: `conv-${c}`,
+          type: TYPES[qa.category - 1],
+          type_id: qa.category,
+          question: qa.question,
+          gold: qa.answer,
+          gold_evidence: qa.evidence,
+          evidence_turns: [...new Set(shown)],
+          evidence_tokens: 4000,
+          coverage: { all, any: all || rand() < 0.5 },
+          answer: votes[0] ? qa.answer : "I don't know",
+          score: votes.reduce((a, b) => a + b) / 3,
+          details: {
+            judge: {
+              model: 'gpt-4o-mini',
+              votes,
+              runs: votes.map((v) => ({ verdict: v, raw: JSON.stringify({ label: v ? 'CORRECT' : 'WRONG' }) })),
+            },
+            usage: {
+              reader: { prompt_tokens: 4200, completion_tokens: 12, cost_usd: 0.0006, requests: 1, cache_hits: 0 },
+              judge: { prompt_tokens: 900, completion_tokens: 6, cost_usd: 0.0001, requests: 3, cache_hits: 0 },
+            },
+          },
+          metrics: {},
+          timings: {},
+          error: null,
+        }),
+      );
     }
   }
   writeFileSync(join(run, 'items.jsonl'), lines.join('\n') + '\n');
@@ -91,7 +129,9 @@ console.log(`case: ${questions} questions x ${SYSTEMS.length} systems, ${SHOWN} 
 const ok = (v, t) => (v < t ? 'PASS' : 'FAIL');
 let fail = false;
 const line = (label, value, unit, target) => {
-  console.log(`  ${label}: ${value.toFixed(unit === 'MB' ? 1 : 0)} ${unit}  target < ${unit === 'MB' ? (target / 1024 / 1024).toFixed(0) : target} ${unit}  ${ok(unit === 'MB' ? value * 1024 * 1024 : value, target)}`);
+  console.log(
+    `  ${label}: ${value.toFixed(unit === 'MB' ? 1 : 0)} ${unit}  target < ${unit === 'MB' ? (target / 1024 / 1024).toFixed(0) : target} ${unit}  ${ok(unit === 'MB' ? value * 1024 * 1024 : value, target)}`,
+  );
   fail ||= (unit === 'MB' ? value * 1024 * 1024 : value) >= target;
 };
 line('file size', bytes / 1024 / 1024, 'MB', TARGETS.bytes);

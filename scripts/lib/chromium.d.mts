@@ -7,4 +7,10 @@ export function openReport(
   browser: Browser,
   file: string,
   viewport?: { width: number; height: number },
-): Promise<{ page: Page; consoleMessages: Array<{ type: string; text: string }>; pageErrors: string[]; requests: string[]; loadMs: number }>;
+): Promise<{
+  page: Page;
+  consoleMessages: Array<{ type: string; text: string }>;
+  pageErrors: string[];
+  requests: string[];
+  loadMs: number;
+}>;

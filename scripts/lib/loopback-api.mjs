@@ -27,16 +27,32 @@ export async function startLoopbackApi() {
     let out;
     if (req.url === '/v1/embeddings') {
       const inputs = Array.isArray(b.input) ? b.input : [b.input];
-      out = { object: 'list', model: b.model, data: inputs.map((t, index) => ({ index, embedding: vec(t) })), usage: { prompt_tokens: inputs.reduce((s, t) => s + words(t).length, 0), total_tokens: 0 } };
+      out = {
+        object: 'list',
+        model: b.model,
+        data: inputs.map((t, index) => ({ index, embedding: vec(t) })),
+        usage: { prompt_tokens: inputs.reduce((s, t) => s + words(t).length, 0), total_tokens: 0 },
+      };
     } else if (req.url === '/v2/rerank') {
       const q = new Set(words(b.query));
-      const scored = b.documents.map((d, index) => ({ index, relevance_score: words(d).filter((w) => q.has(w)).length / Math.max(1, words(d).length) }));
+      const scored = b.documents.map((d, index) => ({
+        index,
+        relevance_score: words(d).filter((w) => q.has(w)).length / Math.max(1, words(d).length),
+      }));
       scored.sort((x, y) => y.relevance_score - x.relevance_score || x.index - y.index);
       out = { results: scored.slice(0, b.top_n), meta: { billed_units: { search_units: Math.ceil(b.documents.length / 100) } } };
     } else if (req.url === '/v1/chat/completions') {
       const content = chat(b);
       const prompt = b.messages.reduce((s, m) => s + words(m.content).length, 0);
-      out = { id: 'chatcmpl-loopback', object: 'chat.completion', created: 0, model: `${b.model}-loopback`, system_fingerprint: 'fp_loopback', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }], usage: { prompt_tokens: prompt, completion_tokens: words(content).length } };
+      out = {
+        id: 'chatcmpl-loopback',
+        object: 'chat.completion',
+        created: 0,
+        model: `${b.model}-loopback`,
+        system_fingerprint: 'fp_loopback',
+        choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
+        usage: { prompt_tokens: prompt, completion_tokens: words(content).length },
+      };
     } else {
       res.writeHead(404, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { message: `no route ${req.url}` } }));

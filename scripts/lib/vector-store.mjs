@@ -37,7 +37,9 @@ export function measuredAfterPriming(label, run, indent = '  ') {
   const added = storedVectors() - before;
   if (added === 0) return first;
   const s = ((performance.now() - t0) / 1000).toFixed(1);
-  console.log(`${indent}${label}: this machine's first run embedded ${added} texts for the sentence encoder in ${s} s (one-time); the figures below are a second run's`);
+  console.log(
+    `${indent}${label}: this machine's first run embedded ${added} texts for the sentence encoder in ${s} s (one-time); the figures below are a second run's`,
+  );
   return run();
 }
 
@@ -49,7 +51,11 @@ export function measuredAfterPriming(label, run, indent = '  ') {
 export function childFiguresAfterPriming(label, code, argsFor) {
   let runs = 0;
   const once = () => {
-    const child = spawnSync(process.execPath, ['--input-type=module', '-e', code, ...argsFor(runs++)], { encoding: 'utf8', cwd: ROOT, maxBuffer: 1 << 26 });
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', code, ...argsFor(runs++)], {
+      encoding: 'utf8',
+      cwd: ROOT,
+      maxBuffer: 1 << 26,
+    });
     return child.status === 0 ? JSON.parse(child.stdout.trim().split('\n').pop()) : { failed: child.stderr };
   };
   return measuredAfterPriming(label, once, '');

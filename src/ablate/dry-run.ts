@@ -37,8 +37,15 @@ export async function estimateAblation(
   const remote = !isLocalRetriever(req.base.retrieval.retriever);
   // A stand-in that ranks locally but is counted like the remote retriever (reranker present, no free depth).
   const standIn: Retriever | undefined = remote ? remoteStandIn(req.base.retrieval.retriever) : undefined;
-  if (remote) notes.push(`evidence repeats across variants estimated with the local retriever's rankings (retriever '${req.base.retrieval.retriever}' was not called)`);
-  const outcome = await runAblation({ ...req, dryRun: true, transport: { ...req.transport, noCache: true } }, hooks, standIn ? { retriever: standIn, rankingsDiffer: true } : {});
+  if (remote)
+    notes.push(
+      `evidence repeats across variants estimated with the local retriever's rankings (retriever '${req.base.retrieval.retriever}' was not called)`,
+    );
+  const outcome = await runAblation(
+    { ...req, dryRun: true, transport: { ...req.transport, noCache: true } },
+    hooks,
+    standIn ? { retriever: standIn, rankingsDiffer: true } : {},
+  );
   let questions = 0;
   const variants: VariantEstimate[] = [];
   for (const o of outcome.variants) {
@@ -85,7 +92,14 @@ function remoteStandIn(name: string): Retriever {
 export function renderAblationEstimate(benchmark: string, e: AblationEstimate): string {
   const usd = (x: number | null) => (x === null ? 'unknown' : `$${x.toFixed(x < 1 ? 4 : 2)}`);
   const calls = (v: VariantEstimate, role: string) => v.roles.find((r) => r.role === role)?.calls ?? 0;
-  const rows = e.variants.map((v) => [v.variant, calls(v, 'embed'), calls(v, 'rerank'), calls(v, 'reader'), calls(v, 'judge'), usd(v.cost_usd)]);
+  const rows = e.variants.map((v) => [
+    v.variant,
+    calls(v, 'embed'),
+    calls(v, 'rerank'),
+    calls(v, 'reader'),
+    calls(v, 'judge'),
+    usd(v.cost_usd),
+  ]);
   return [
     `dry run: ablation on ${benchmark} — ${e.variants.length} variants, ${e.questions} questions each`,
     '',

@@ -150,12 +150,17 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
   const found = (source as Partial<RawRagSource>).retriever;
   if (!found || !source.capabilities.ranksWindows) {
     retrievalSession.close();
-    throw new InputError(`'${source.name}' does not rank windows: there is no k, candidate depth or reranking to ablate`, { place: '--retriever' });
+    throw new InputError(`'${source.name}' does not rank windows: there is no k, candidate depth or reranking to ablate`, {
+      place: '--retriever',
+    });
   }
   const retriever: Retriever = found;
   const loadMs = performance.now() - t0;
   const dry = Boolean(req.dryRun);
-  checkAblationFolder(dir, req.variants.map((v) => v.name));
+  checkAblationFolder(
+    dir,
+    req.variants.map((v) => v.name),
+  );
   const identityOf = (v: Variant) => runIdentity(v.cfg, { ...source, system: variantSystem(retriever.name, v) }, dataset.source.sha256);
   // Every variant's run directory is checked (identity, foreign content) before any is touched.
   for (const v of req.variants) openRunDir(join(dir, v.name), identityOf(v), questions, { dryRun: true });
@@ -214,7 +219,15 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
   }
   for (const s of states[0]?.plan.skipped ?? []) hooks.log(`skipped: ${s}`);
 
-  const work: AblationWork = { windowSizes: 0, indexBuilds: 0, searches: 0, rerankCalls: 0, stageRuns: 0, reused: 0, questions: questions.length };
+  const work: AblationWork = {
+    windowSizes: 0,
+    indexBuilds: 0,
+    searches: 0,
+    rerankCalls: 0,
+    stageRuns: 0,
+    reused: 0,
+    questions: questions.length,
+  };
   const shared = { ingest: new Map<string, number>(), search: new Map<string, number>(), rerank: new Map<string, number>() };
   const add = (m: Map<string, number>, key: string, ms: number) => m.set(key, (m.get(key) ?? 0) + ms);
   const episodes = new Map(dataset.episodes.map((e) => [e.id, e]));
@@ -247,7 +260,12 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
         } catch (e) {
           // As in `rawrag run`: the episode's questions become item errors; the others go on.
           for (const s of group.states) {
-            for (const item of failedItems(g.questions.filter((q) => !s.done.has(q.id)), benchmark.name, 'retrieve', (e as Error).message)) {
+            for (const item of failedItems(
+              g.questions.filter((q) => !s.done.has(q.id)),
+              benchmark.name,
+              'retrieve',
+              (e as Error).message,
+            )) {
               if (!dry) s.rundir.append(item);
               s.items.set(item.id, slim(item));
             }
@@ -277,7 +295,13 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
         );
       }
 
-      async function ablateQuestion(q: Question, ep: IngestedEpisode, index: SearchIndex, maxCandidates: number, ingestShare: number): Promise<void> {
+      async function ablateQuestion(
+        q: Question,
+        ep: IngestedEpisode,
+        index: SearchIndex,
+        maxCandidates: number,
+        ingestShare: number,
+      ): Promise<void> {
         const ts = performance.now();
         let hits: Hit[] | null = null;
         let failure: string | null = null;
@@ -381,7 +405,14 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
     for (const s of states) {
       s.rundir.close();
       if (dry) {
-        outcomes.push({ variant: s.variant, adds: s.adds, dir: s.rundir.dir, manifest: s.manifest, summary: { ...summarise([]) }, items: [] });
+        outcomes.push({
+          variant: s.variant,
+          adds: s.adds,
+          dir: s.rundir.dir,
+          manifest: s.manifest,
+          summary: { ...summarise([]) },
+          items: [],
+        });
         continue;
       }
       // In question order, as `rawrag run` would list them.
@@ -397,7 +428,10 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
       });
       s.rundir.writeSummary(summary);
       const wKey = windowKey(s.variant.window);
-      const retrieveMs = (shared.search.get(wKey) ?? 0) + (s.variant.rerank ? shared.rerank.get(`${wKey}|${s.variant.candidates}`) ?? 0 : 0) + s.ownMs.derive;
+      const retrieveMs =
+        (shared.search.get(wKey) ?? 0) +
+        (s.variant.rerank ? (shared.rerank.get(`${wKey}|${s.variant.candidates}`) ?? 0) : 0) +
+        s.ownMs.derive;
       const timings = {
         load_ms: loadMs,
         ingest_ms: shared.ingest.get(wKey) ?? 0,
@@ -418,7 +452,15 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
     }
     if (interrupted) throw new Interrupted(interrupted, finished, total);
     const retrievalReport = retrievalSession.report();
-    return { dir, benchmark: benchmark.name, retriever: retriever.name, retrievalReport, variants: outcomes, work, wallMs: performance.now() - t0 };
+    return {
+      dir,
+      benchmark: benchmark.name,
+      retriever: retriever.name,
+      retrievalReport,
+      variants: outcomes,
+      work,
+      wallMs: performance.now() - t0,
+    };
   } catch (e) {
     for (const s of states) {
       s.rundir.close();
@@ -449,7 +491,10 @@ function checkAblationFolder(dir: string, variantNames: string[]): void {
   const foreign = readdirSync(dir).filter((f) => !own.has(f));
   const ours = readdirSync(dir).some((f) => variantNames.includes(f) || f.startsWith('ablation.'));
   if (foreign.length > 0 && !ours) {
-    throw new InputError(`output folder exists and holds other files (${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ', ...' : ''}), not an ablation; choose another --out`, { file: dir });
+    throw new InputError(
+      `output folder exists and holds other files (${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ', ...' : ''}), not an ablation; choose another --out`,
+      { file: dir },
+    );
   }
 }
 
@@ -480,4 +525,3 @@ function groupBy<T>(xs: T[], key: (x: T) => string): T[][] {
   }
   return [...m.values()];
 }
-

@@ -81,7 +81,14 @@ export function renderPng(svg: string, png: string): { path: string | null; note
     const r = spawnSync(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'], timeout: 60_000 });
     if (r.error && (r.error as NodeJS.ErrnoException).code === 'ENOENT') continue;
     if (r.status === 0 && existsSync(png)) return { path: png, note: null };
-    return { path: null, note: `${cmd} failed to render the PNG: ${String(r.stderr ?? r.error ?? '').trim().split('\n')[0]}` };
+    return {
+      path: null,
+      note: `${cmd} failed to render the PNG: ${
+        String(r.stderr ?? r.error ?? '')
+          .trim()
+          .split('\n')[0]
+      }`,
+    };
   }
   return { path: null, note: 'no SVG renderer found (install librsvg2-bin or imagemagick for a PNG); the SVG is written' };
 }
@@ -94,7 +101,11 @@ function renderPngResvg(svg: string, png: string): { path: string; note: null } 
   } catch {
     return null;
   }
-  const image = new Resvg(readFileSync(svg, 'utf8'), { background: 'white', fitTo: { mode: 'zoom', value: 2 }, font: { loadSystemFonts: true } }).render();
+  const image = new Resvg(readFileSync(svg, 'utf8'), {
+    background: 'white',
+    fitTo: { mode: 'zoom', value: 2 },
+    font: { loadSystemFonts: true },
+  }).render();
   writeFileAtomicBytes(png, image.asPng());
   return { path: png, note: null };
 }

@@ -86,7 +86,9 @@ export function analyseAblation(outcomes: VariantOutcome[], opts: { resamples: n
     if (v.isDefault || !family) return row;
     const sys = o.manifest.system;
     if (metric === 'accuracy') {
-      const pair = family.pairwise.find((p) => (p.system_a === sys && p.system_b === refSystem) || (p.system_a === refSystem && p.system_b === sys));
+      const pair = family.pairwise.find(
+        (p) => (p.system_a === sys && p.system_b === refSystem) || (p.system_a === refSystem && p.system_b === sys),
+      );
       if (pair) {
         const flip = pair.system_a !== sys;
         Object.assign(row, {
@@ -100,7 +102,9 @@ export function analyseAblation(outcomes: VariantOutcome[], opts: { resamples: n
       }
     } else {
       const pair = family.coverage_pairwise.find(
-        (p) => p.measure === 'coverage' && ((p.system_a === sys && p.system_b === refSystem) || (p.system_a === refSystem && p.system_b === sys)),
+        (p) =>
+          p.measure === 'coverage' &&
+          ((p.system_a === sys && p.system_b === refSystem) || (p.system_a === refSystem && p.system_b === sys)),
       );
       if (pair && pair.delta !== null) {
         const flip = pair.system_a !== sys;
@@ -142,5 +146,7 @@ function statsFamily(outcomes: VariantOutcome[], baseline: string, opts: { resam
     allPairs: false,
     typeOrder: (b) => getBenchmark(b).typeOrder,
   });
-  return report.families.find((f) => f.leaderboard.some((r) => r.system === baseline) || f.coverage.some((r) => r.system === baseline)) ?? null;
+  return (
+    report.families.find((f) => f.leaderboard.some((r) => r.system === baseline) || f.coverage.some((r) => r.system === baseline)) ?? null
+  );
 }

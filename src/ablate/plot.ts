@@ -51,7 +51,11 @@ function seriesOf(rows: AblationRow[]): Series[] {
   // Colour = window size (the paper's second axis); dashes = the other switches.
   const windows = [...new Set(rows.map((r) => `${r.window}/${r.stride}`))].sort((a, b) => parseInt(a) - parseInt(b) || a.localeCompare(b));
   const ordered = [...groups.values()].sort(
-    (a, b) => windows.indexOf(`${a[0]!.window}/${a[0]!.stride}`) - windows.indexOf(`${b[0]!.window}/${b[0]!.stride}`) || Number(b[0]!.rerank) - Number(a[0]!.rerank) || a[0]!.candidates - b[0]!.candidates || Number(b[0]!.expand) - Number(a[0]!.expand),
+    (a, b) =>
+      windows.indexOf(`${a[0]!.window}/${a[0]!.stride}`) - windows.indexOf(`${b[0]!.window}/${b[0]!.stride}`) ||
+      Number(b[0]!.rerank) - Number(a[0]!.rerank) ||
+      a[0]!.candidates - b[0]!.candidates ||
+      Number(b[0]!.expand) - Number(a[0]!.expand),
   );
   return ordered.map((g) => {
     const r = g[0]!;
@@ -60,7 +64,11 @@ function seriesOf(rows: AblationRow[]): Series[] {
     if (r.candidates !== ref.candidates) parts.push(`${r.candidates} candidates`);
     if (!r.rerank) parts.push('no rerank');
     if (r.expand !== ref.expand) parts.push(r.expand ? 'expanded' : 'no expansion');
-    const dashes = [r.rerank !== ref.rerank ? '8 4' : null, r.expand !== ref.expand ? '2 3' : null, r.candidates !== ref.candidates ? '12 3 2 3' : null].filter(Boolean);
+    const dashes = [
+      r.rerank !== ref.rerank ? '8 4' : null,
+      r.expand !== ref.expand ? '2 3' : null,
+      r.candidates !== ref.candidates ? '12 3 2 3' : null,
+    ].filter(Boolean);
     const color = PALETTE[windows.indexOf(`${r.window}/${r.stride}`) % PALETTE.length]!;
     return { label: parts.join(', '), color, dash: dashes.length ? dashes.join(' ') : null, rows: [...g].sort((a, b) => a.k - b.k) };
   });
@@ -77,7 +85,10 @@ function panel(
   const plotH = PANEL.height - PANEL.top - PANEL.bottom;
   const left = x0 + PANEL.left;
   const top = y0 + PANEL.top;
-  const values = series.flatMap((s) => s.rows.map(p.value)).filter((v): v is number => v !== null).map((v) => 100 * v);
+  const values = series
+    .flatMap((s) => s.rows.map(p.value))
+    .filter((v): v is number => v !== null)
+    .map((v) => 100 * v);
   const [yMin, yMax, yStep] = niceRange(values);
   const [lo, hi] = logDomain(ks);
   const sx = (k: number) => left + ((Math.log10(k) - lo) / (hi - lo)) * plotW;
@@ -100,7 +111,9 @@ function panel(
     const pts = s.rows.map((r) => ({ r, v: p.value(r) })).filter((x): x is { r: AblationRow; v: number } => x.v !== null);
     if (pts.length > 1) {
       const d = pts.map(({ r, v }) => `${f(sx(r.k))},${f(sy(100 * v))}`).join(' ');
-      out.push(`<polyline points="${d}" fill="none" stroke="${s.color}" stroke-width="2"${s.dash ? ` stroke-dasharray="${s.dash}"` : ''}/>`);
+      out.push(
+        `<polyline points="${d}" fill="none" stroke="${s.color}" stroke-width="2"${s.dash ? ` stroke-dasharray="${s.dash}"` : ''}/>`,
+      );
     }
     for (const { r, v } of pts) out.push(`<circle cx="${f(sx(r.k))}" cy="${f(sy(100 * v))}" r="3.5" fill="${s.color}"/>`);
   }
@@ -111,7 +124,9 @@ function panel(
     const cy = f(sy(100 * refValue));
     out.push(`<circle cx="${cx}" cy="${cy}" r="8" fill="none" stroke="#000" stroke-width="2"/>`);
     // A white halo keeps the label legible wherever lines pass.
-    out.push(`<text x="${cx}" y="${f(sy(100 * refValue) + 24)}" text-anchor="middle" font-weight="bold" stroke="#fff" stroke-width="4" paint-order="stroke">default</text>`);
+    out.push(
+      `<text x="${cx}" y="${f(sy(100 * refValue) + 24)}" text-anchor="middle" font-weight="bold" stroke="#fff" stroke-width="4" paint-order="stroke">default</text>`,
+    );
   }
   out.push('</g>');
   return out.join('\n');
@@ -121,7 +136,9 @@ function legend(series: Series[], x: number, y: number): string {
   const out = [`<g>`, `<text x="${x}" y="${y + 14}" font-weight="bold">one line per setting</text>`];
   series.forEach((s, i) => {
     const ly = y + 36 + i * 22;
-    out.push(`<line x1="${x}" y1="${ly}" x2="${x + 28}" y2="${ly}" stroke="${s.color}" stroke-width="2"${s.dash ? ` stroke-dasharray="${s.dash}"` : ''}/>`);
+    out.push(
+      `<line x1="${x}" y1="${ly}" x2="${x + 28}" y2="${ly}" stroke="${s.color}" stroke-width="2"${s.dash ? ` stroke-dasharray="${s.dash}"` : ''}/>`,
+    );
     out.push(`<circle cx="${x + 14}" cy="${ly}" r="3.5" fill="${s.color}"/>`);
     out.push(`<text x="${x + 36}" y="${ly + 4}">${esc(s.label)}</text>`);
   });

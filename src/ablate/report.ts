@@ -25,8 +25,29 @@ export function ablationMarkdown(table: AblationTable): string {
 
 export function ablationCsv(table: AblationTable): string {
   const columns = [
-    'variant', 'system', 'is_default', 'window', 'stride', 'candidates', 'k', 'rerank', 'expand', 'questions', 'errors',
-    'coverage', 'accuracy', 'metric', 'paired', 'delta', 'ci_low', 'ci_high', 'p', 'p_holm', 'evidence_tokens', 'time_s', 'dir',
+    'variant',
+    'system',
+    'is_default',
+    'window',
+    'stride',
+    'candidates',
+    'k',
+    'rerank',
+    'expand',
+    'questions',
+    'errors',
+    'coverage',
+    'accuracy',
+    'metric',
+    'paired',
+    'delta',
+    'ci_low',
+    'ci_high',
+    'p',
+    'p_holm',
+    'evidence_tokens',
+    'time_s',
+    'dir',
   ];
   const records = table.rows.map((r) => ({ ...r, metric: table.metric }));
   return stringify(records, {

@@ -22,7 +22,12 @@ export interface StageDelta {
  * in presentation order; unexpanded evidence is its windows (which depend on the window size)
  * in presentation order.
  */
-export function evidenceKey(evidence: Evidence, item: Pick<ItemRecord, 'retrieved'>, policy: Pick<Policy, 'expandToTurns' | 'order'>, windowKey: string): string {
+export function evidenceKey(
+  evidence: Evidence,
+  item: Pick<ItemRecord, 'retrieved'>,
+  policy: Pick<Policy, 'expandToTurns' | 'order'>,
+  windowKey: string,
+): string {
   if (policy.expandToTurns) return digest(`turns|${evidence.turnIds.join('\u0001')}`);
   const chunks = item.retrieved.map((r) => r.chunk);
   if (policy.order === 'chronological') chunks.sort((a, b) => chunkIndex(a) - chunkIndex(b));

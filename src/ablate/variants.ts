@@ -51,12 +51,17 @@ export function planVariants(base: RunConfig, policy: Policy, sweep: SweepReques
   const refWindow: WindowSpec = { size: base.chunking.size, stride: base.chunking.stride };
   const overlap = refWindow.size - refWindow.stride;
   const refExpand = base.assembly.expand ?? policy.expandToTurns;
-  const ref = { window: refWindow, candidates: base.retrieval.candidates, k: base.retrieval.k, rerank: base.retrieval.rerank, expand: refExpand };
+  const ref = {
+    window: refWindow,
+    candidates: base.retrieval.candidates,
+    k: base.retrieval.k,
+    rerank: base.retrieval.rerank,
+    expand: refExpand,
+  };
 
-  const windows = uniqueBy(
-    [refWindow, ...sweep.window.map((size) => windowFor(size, sweep.stride, refWindow, overlap))],
-    windowKey,
-  ).sort((a, b) => a.size - b.size || a.stride - b.stride);
+  const windows = uniqueBy([refWindow, ...sweep.window.map((size) => windowFor(size, sweep.stride, refWindow, overlap))], windowKey).sort(
+    (a, b) => a.size - b.size || a.stride - b.stride,
+  );
   const candidates = uniqueSorted([ref.candidates, ...sweep.candidates]);
   const ks = uniqueSorted([ref.k, ...sweep.k]);
   const reranks = sweep.noRerank ? [ref.rerank, false] : [ref.rerank];
@@ -65,7 +70,12 @@ export function planVariants(base: RunConfig, policy: Policy, sweep: SweepReques
   const out: Variant[] = [];
   const seen = new Set<string>();
   const add = (window: WindowSpec, cand: number, k: number, rerank: boolean, expand: boolean) => {
-    const isDefault = windowKey(window) === windowKey(ref.window) && cand === ref.candidates && k === ref.k && rerank === ref.rerank && expand === ref.expand;
+    const isDefault =
+      windowKey(window) === windowKey(ref.window) &&
+      cand === ref.candidates &&
+      k === ref.k &&
+      rerank === ref.rerank &&
+      expand === ref.expand;
     const name = isDefault ? DEFAULT_VARIANT : nameOf({ window, candidates: cand, k, rerank, expand }, ref, overlap);
     if (seen.has(name)) return;
     seen.add(name);
@@ -144,11 +154,15 @@ function uniqueBy<T>(xs: T[], key: (x: T) => string): T[] {
 
 /** Parses `1,5,15` into positive whole numbers (for commander). */
 export function parsePositiveList(value: string, flag: string): number[] {
-  const parts = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const parts = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (parts.length === 0) throw new InputError('empty list', { place: flag });
   return parts.map((p) => {
     const n = Number(p);
-    if (!/^\d+$/.test(p) || !Number.isSafeInteger(n) || n <= 0) throw new InputError(`'${p}' is not a positive whole number`, { place: flag });
+    if (!/^\d+$/.test(p) || !Number.isSafeInteger(n) || n <= 0)
+      throw new InputError(`'${p}' is not a positive whole number`, { place: flag });
     return n;
   });
 }

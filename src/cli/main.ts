@@ -20,7 +20,7 @@ export function buildProgram(): Command {
   const program = new Command('rawrag')
     .description(
       'RAW-RAG long-term-memory benchmark harness: dense retrieval + reranking over the raw conversation history, ' +
-        'with the benchmarks\' official scoring and publishable statistics.',
+        "with the benchmarks' official scoring and publishable statistics.",
     )
     .version(toolInfo().version)
     .showHelpAfterError('(run with --help for usage)');

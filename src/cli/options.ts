@@ -33,9 +33,15 @@ export function positiveNumber(value: string): number {
 export function addMethodOptions(cmd: Command): Command {
   return cmd
     .option('-c, --config <file>', 'config file (JSON or YAML); flags override it')
-    .option('--system <name>', 'system under test: raw-rag (default; the paper\'s method) | agentic-memory (LLM extraction at ingest, weighted recall)')
+    .option(
+      '--system <name>',
+      "system under test: raw-rag (default; the paper's method) | agentic-memory (LLM extraction at ingest, weighted recall)",
+    )
     .option('--data <path>', "data file or folder in the benchmark's official format (default: the bundled copy)")
-    .option('--retriever <name>', 'retriever: local (embedded, no keys; BM25 then a reranker with GloVe soft matching; default; local-lexical is the same) | local-dense (local plus a bundled sentence encoder: a one-time embedding of each history, ~9 s per LongMemEval-S question on 2 cores) | openai (text-embedding-3-small + Cohere rerank-v3.5) | qwen3 (Qwen3-Embedding-4B + Qwen3-Reranker-4B endpoints) | full-context (the whole history, no retrieval)')
+    .option(
+      '--retriever <name>',
+      'retriever: local (embedded, no keys; BM25 then a reranker with GloVe soft matching; default; local-lexical is the same) | local-dense (local plus a bundled sentence encoder: a one-time embedding of each history, ~9 s per LongMemEval-S question on 2 cores) | openai (text-embedding-3-small + Cohere rerank-v3.5) | qwen3 (Qwen3-Embedding-4B + Qwen3-Reranker-4B endpoints) | full-context (the whole history, no retrieval)',
+    )
     .option('--candidates <n>', 'first-stage candidates (default 128)', positiveInt)
     .option('--k <n>', 'evidence windows kept after reranking (default 15)', positiveInt)
     .option('--no-rerank', 'skip the second stage: keep the first-stage order')
@@ -54,7 +60,11 @@ export function addMethodOptions(cmd: Command): Command {
     .option('--memory-batch <rule>', "agentic memory: extraction batches, 'session' or a number of turns (default session)", memoryBatch)
     .option('--memory-items <n>', 'agentic memory: items injected per question (default 5)', positiveInt)
     .option('--memory-tokens <n>', 'agentic memory: injection budget in cl100k tokens (default 800)', positiveInt)
-    .option('--dedup-threshold <x>', 'agentic memory: cosine at or above which items with the same entities merge (default 0.9)', unitInterval);
+    .option(
+      '--dedup-threshold <x>',
+      'agentic memory: cosine at or above which items with the same entities merge (default 0.9)',
+      unitInterval,
+    );
 }
 
 export function memoryBatch(value: string): 'session' | number {
@@ -63,7 +73,8 @@ export function memoryBatch(value: string): 'session' | number {
 
 export function unitInterval(value: string): number {
   const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError(`'${value}' is not a number between 0 and 1.`);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1)
+    throw new InvalidArgumentError(`'${value}' is not a number between 0 and 1.`);
   return n;
 }
 
@@ -172,10 +183,13 @@ function blame(layers: Layers, path: ReadonlyArray<PropertyKey>, message: string
   const keys = [key, PARTNER[key]].filter((k): k is string => Boolean(k));
   const flagKey = keys.find((k) => has(layers.flags, k.split('.')));
   if (flagKey) {
-    const flag = key.startsWith('options.') ? `--${key.slice('options.'.length).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}` : (FLAG_OF[flagKey] ?? flagKey);
+    const flag = key.startsWith('options.')
+      ? `--${key.slice('options.'.length).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
+      : (FLAG_OF[flagKey] ?? flagKey);
     return new UsageError(`${flag}: ${message}`);
   }
-  if (layers.configFile && keys.some((k) => has(layers.file, k.split('.')))) return new InputError(message, { file: layers.configFile, place: formatPath(path) });
+  if (layers.configFile && keys.some((k) => has(layers.file, k.split('.'))))
+    return new InputError(message, { file: layers.configFile, place: formatPath(path) });
   return new InputError(message, { place: formatPath(path) });
 }
 
@@ -192,9 +206,20 @@ function checkedConfig(merged: PartialConfig, layers: Layers): RunConfig {
     throw blame(layers, issue.path, issue.message);
   }
   const bench = listBenchmarks().find((b) => b.name === cfg.benchmark.toLowerCase());
-  if (!bench) throw blame(layers, ['benchmark'], `unknown benchmark '${cfg.benchmark}' (known: ${listBenchmarks().map((b) => b.name).join(', ')})`);
+  if (!bench)
+    throw blame(
+      layers,
+      ['benchmark'],
+      `unknown benchmark '${cfg.benchmark}' (known: ${listBenchmarks()
+        .map((b) => b.name)
+        .join(', ')})`,
+    );
   if (!(RETRIEVER_NAMES as readonly string[]).includes(cfg.retrieval.retriever)) {
-    throw blame(layers, ['retrieval', 'retriever'], `unknown retriever '${cfg.retrieval.retriever}' (known: ${RETRIEVER_NAMES.join(', ')})`);
+    throw blame(
+      layers,
+      ['retrieval', 'retriever'],
+      `unknown retriever '${cfg.retrieval.retriever}' (known: ${RETRIEVER_NAMES.join(', ')})`,
+    );
   }
   for (const o of bench.options) {
     const value = cfg.options?.[o.key];
@@ -202,7 +227,8 @@ function checkedConfig(merged: PartialConfig, layers: Layers): RunConfig {
     try {
       o.validate(String(value));
     } catch (e) {
-      const bare = e instanceof InputError ? e.message.replace(`${[e.file, e.place].filter(Boolean).join(': ')}: `, '') : (e as Error).message;
+      const bare =
+        e instanceof InputError ? e.message.replace(`${[e.file, e.place].filter(Boolean).join(': ')}: `, '') : (e as Error).message;
       throw blame(layers, ['options', o.key], bare);
     }
   }
@@ -224,7 +250,11 @@ export function addTransportOptions(cmd: Command): Command {
     .option('--dry-run', 'print the calls per role and the estimated cost, then stop (spends nothing, writes nothing)')
     .option('--no-cache', 'send every request and store no reply (default: reuse the response cache)')
     .option('--cache-dir <dir>', 'response cache folder (default $RAWRAG_CACHE_DIR, else $XDG_CACHE_HOME/rawrag, else ~/.cache/rawrag)')
-    .option('--cache-scope <scope>', 'share cached replies per endpoint (default) or per model name across endpoints (model: the run reports where cached replies came from)', cacheScope)
+    .option(
+      '--cache-scope <scope>',
+      'share cached replies per endpoint (default) or per model name across endpoints (model: the run reports where cached replies came from)',
+      cacheScope,
+    )
     .option('--concurrency-chat <n>', 'reader/judge requests in flight at once (default 8)', positiveInt)
     .option('--concurrency-embed <n>', 'embedding requests in flight at once (default 4)', positiveInt)
     .option('--concurrency-rerank <n>', 'rerank requests in flight at once (default 4)', positiveInt)

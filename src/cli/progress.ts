@@ -81,7 +81,9 @@ export function progressBar(label: string, enabled: boolean, opts: ProgressOptio
   const now = opts.now ?? (() => performance.now());
   if (!enabled) return { update() {}, stop() {} };
   const eta = new EtaEstimator();
-  return stream.isTTY ? terminalBar(label, stream as NodeJS.WriteStream, eta, now) : plainLines(label, stream, eta, now, (opts.intervalS ?? 10) * 1000);
+  return stream.isTTY
+    ? terminalBar(label, stream as NodeJS.WriteStream, eta, now)
+    : plainLines(label, stream, eta, now, (opts.intervalS ?? 10) * 1000);
 }
 
 function terminalBar(label: string, stream: NodeJS.WriteStream, eta: EtaEstimator, now: () => number): Progress {
@@ -108,14 +110,22 @@ function terminalBar(label: string, stream: NodeJS.WriteStream, eta: EtaEstimato
   };
 }
 
-function plainLines(label: string, stream: { write(s: string): unknown }, eta: EtaEstimator, now: () => number, intervalMs: number): Progress {
+function plainLines(
+  label: string,
+  stream: { write(s: string): unknown },
+  eta: EtaEstimator,
+  now: () => number,
+  intervalMs: number,
+): Progress {
   let lastLine: number | null = null;
   let latest: { done: number; total: number; info: ProgressInfo } | null = null;
   let printed = false;
   const line = (done: number, total: number, info: ProgressInfo, t: number) => {
     const pct = total > 0 ? ((100 * done) / total).toFixed(1) : '100.0';
     const text = infoText(info);
-    stream.write(`${label}: ${done}/${total} questions (${pct}%) | ETA ${formatDuration(eta.eta(done, total, t))}${text ? ` | ${text}` : ''}\n`);
+    stream.write(
+      `${label}: ${done}/${total} questions (${pct}%) | ETA ${formatDuration(eta.eta(done, total, t))}${text ? ` | ${text}` : ''}\n`,
+    );
     printed = true;
   };
   return {

@@ -19,7 +19,14 @@ export function renderRunReport(outcome: RunOutcome): string {
   header.push(...metricNames.map((m) => `${m} %`));
   if (summary.errors > 0) header.push('errors');
   const rows = rowsAll.map((r) => {
-    const cells: Array<string | number> = [r.type, r.type_id ?? '', r.n, ...(showEvidenceN ? [r.coverage.n] : []), pct(r.coverage.all), pct(r.coverage.any)];
+    const cells: Array<string | number> = [
+      r.type,
+      r.type_id ?? '',
+      r.n,
+      ...(showEvidenceN ? [r.coverage.n] : []),
+      pct(r.coverage.all),
+      pct(r.coverage.any),
+    ];
     if (scored) cells.push(pct(r.accuracy));
     if (scored && summary.errors > 0) cells.push(pct(r.accuracy_all_n));
     for (const m of metricNames) cells.push(pct(r.metrics[m] ?? null));
@@ -44,7 +51,9 @@ export function renderRunReport(outcome: RunOutcome): string {
   const jr = summary.overall.judge_runs;
   if (jr) {
     const runs = jr.accuracy.map((a) => (100 * a).toFixed(2)).join(' / ');
-    lines.push(`judge runs (overall accuracy of each of the ${jr.runs} runs): ${runs} %; mean ${(100 * jr.mean).toFixed(2)} ± ${(100 * jr.sd).toFixed(2)} (sample SD over runs)`);
+    lines.push(
+      `judge runs (overall accuracy of each of the ${jr.runs} runs): ${runs} %; mean ${(100 * jr.mean).toFixed(2)} ± ${(100 * jr.sd).toFixed(2)} (sample SD over runs)`,
+    );
   }
   lines.push(...usageLines(summary as Record<string, unknown>));
   lines.push(...cumulativeLines(summary as Record<string, unknown>));
@@ -81,23 +90,58 @@ export function benchmarkTables(benchmarkSummary: unknown): string[] {
 export function cumulativeLines(summary: Record<string, unknown>): string[] {
   const usage = summary.usage_cumulative as Record<string, { requests: number; cache_hits: number; cost_usd: number | null }> | undefined;
   if (!usage || Object.keys(usage).length === 0) return [];
-  const parts = Object.entries(usage).map(([role, u]) => `${role} ${u.requests} requests + ${u.cache_hits} cached, ${u.cost_usd === null ? 'cost unknown' : `$${u.cost_usd.toFixed(4)}`}`);
+  const parts = Object.entries(usage).map(
+    ([role, u]) =>
+      `${role} ${u.requests} requests + ${u.cache_hits} cached, ${u.cost_usd === null ? 'cost unknown' : `$${u.cost_usd.toFixed(4)}`}`,
+  );
   return ['', `All items in this run directory, across resumes: ${parts.join('; ')}`];
 }
 
 /** The agentic memory system's ingest (summary.memory): what extraction cost, beside RAW-RAG's embedding-only ingest. */
 export function memoryIngestLines(summary: Record<string, unknown>): string[] {
-  const m = summary.memory as { store: string; extractor: string; ingest: { extraction_calls: number; failed_batches: number; prompt_tokens: number; completion_tokens: number; cost_usd: number | null }; items: Record<string, number> | null } | undefined;
+  const m = summary.memory as
+    | {
+        store: string;
+        extractor: string;
+        ingest: {
+          extraction_calls: number;
+          failed_batches: number;
+          prompt_tokens: number;
+          completion_tokens: number;
+          cost_usd: number | null;
+        };
+        items: Record<string, number> | null;
+      }
+    | undefined;
   if (!m) return [];
   const i = m.ingest;
   const cost = i.cost_usd === null ? 'cost unknown' : `$${i.cost_usd.toFixed(4)}`;
-  const items = m.items ? `; items: ${m.items.stored} stored (${m.items.active} active, ${m.items.superseded} superseded), ${m.items.merged} merged, ${m.items.dropped} dropped, from ${m.items.events} events` : '';
-  return ['', `Agentic memory ingest (${m.extractor}, whole store): ${i.extraction_calls} extraction calls${i.failed_batches ? ` (+${i.failed_batches} failed)` : ''}, ${i.prompt_tokens} prompt + ${i.completion_tokens} completion tokens, ${cost}${items}`, `memory store: ${m.store}`];
+  const items = m.items
+    ? `; items: ${m.items.stored} stored (${m.items.active} active, ${m.items.superseded} superseded), ${m.items.merged} merged, ${m.items.dropped} dropped, from ${m.items.events} events`
+    : '';
+  return [
+    '',
+    `Agentic memory ingest (${m.extractor}, whole store): ${i.extraction_calls} extraction calls${i.failed_batches ? ` (+${i.failed_batches} failed)` : ''}, ${i.prompt_tokens} prompt + ${i.completion_tokens} completion tokens, ${cost}${items}`,
+    `memory store: ${m.store}`,
+  ];
 }
 
 /** Provider calls, cache hits and cost per role, when the run used providers (summary.usage). */
 export function usageLines(summary: Record<string, unknown>): string[] {
-  const usage = summary.usage as Record<string, { requests: number; cache_hits: number; retries: number; prompt_tokens: number; completion_tokens: number; cost_usd_spent: number | null; cost_usd_total: number | null }> | undefined;
+  const usage = summary.usage as
+    | Record<
+        string,
+        {
+          requests: number;
+          cache_hits: number;
+          retries: number;
+          prompt_tokens: number;
+          completion_tokens: number;
+          cost_usd_spent: number | null;
+          cost_usd_total: number | null;
+        }
+      >
+    | undefined;
   if (!usage) return [];
   const reader = summary.reader as { model?: string; protocol?: string } | undefined;
   const judge = summary.judge as { model?: string | null; protocol?: string; runs?: number } | undefined;
@@ -107,7 +151,16 @@ export function usageLines(summary: Record<string, unknown>): string[] {
   const usd = (x: number | null | undefined) => (x === null || x === undefined ? 'unknown' : `$${x.toFixed(4)}`);
   const roles = Object.entries(usage).filter(([r]) => r !== 'all');
   if (roles.length === 0) return [];
-  const rows = roles.map(([r, u]) => [r, u.requests, u.cache_hits, u.retries, u.prompt_tokens, u.completion_tokens, usd(u.cost_usd_spent), usd(u.cost_usd_total)]);
+  const rows = roles.map(([r, u]) => [
+    r,
+    u.requests,
+    u.cache_hits,
+    u.retries,
+    u.prompt_tokens,
+    u.completion_tokens,
+    usd(u.cost_usd_spent),
+    usd(u.cost_usd_total),
+  ]);
   return [
     ...(who.length ? ['', who.join('; ')] : []),
     '',
@@ -118,7 +171,13 @@ export function usageLines(summary: Record<string, unknown>): string[] {
 
 /** Which endpoints and served models answered, and a warning for cached replies from another endpoint. */
 export function provenanceLines(summary: Record<string, unknown>): string[] {
-  const p = summary.provenance as { cache_scope: string; by_role: Record<string, { endpoints: string[]; served_models: string[]; system_fingerprints: string[] }>; warnings: string[] } | undefined;
+  const p = summary.provenance as
+    | {
+        cache_scope: string;
+        by_role: Record<string, { endpoints: string[]; served_models: string[]; system_fingerprints: string[] }>;
+        warnings: string[];
+      }
+    | undefined;
   if (!p || Object.keys(p.by_role).length === 0) return [];
   const parts = Object.entries(p.by_role).map(([role, r]) => {
     const served = r.served_models.length ? `; served ${r.served_models.join(', ')}` : '';

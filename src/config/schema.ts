@@ -21,7 +21,9 @@ export const ChunkingSchema = z
 export const RetrievalSchema = z
   .object({
     /** `local` = the embedded retriever (no network, no key). */
-    retriever: z.enum(RETRIEVER_NAMES, { error: (i) => `unknown retriever '${String(i.input)}' (known: ${RETRIEVER_NAMES.join(', ')})` }).default('local'),
+    retriever: z
+      .enum(RETRIEVER_NAMES, { error: (i) => `unknown retriever '${String(i.input)}' (known: ${RETRIEVER_NAMES.join(', ')})` })
+      .default('local'),
     /** First-stage depth (cosine top-128 in the paper). */
     candidates: z.number().int().positive().default(128),
     /** Evidence windows kept after reranking (top-15 in the paper). */
@@ -48,7 +50,10 @@ export const ReaderSchema = z
      * null = the benchmark's official budget (per question where it has one; none sent where the
      * upstream sends none); a number = that budget for every question; 'none' = never send max_tokens.
      */
-    maxTokens: z.union([z.number().int().positive(), z.literal('none')]).nullable().default(null),
+    maxTokens: z
+      .union([z.number().int().positive(), z.literal('none')])
+      .nullable()
+      .default(null),
   })
   .strict();
 
@@ -80,7 +85,12 @@ export const MemorySchema = z
     /** An item the extractor flags as an update supersedes the most similar active item sharing an entity, at cosine >= this. */
     conflictThreshold: z.number().min(-1).max(1).default(0.5),
     weights: z
-      .object({ cosine: z.number().min(0).default(0.4), entity: z.number().min(0).default(0.3), recency: z.number().min(0).default(0.2), importance: z.number().min(0).default(0.1) })
+      .object({
+        cosine: z.number().min(0).default(0.4),
+        entity: z.number().min(0).default(0.3),
+        recency: z.number().min(0).default(0.2),
+        importance: z.number().min(0).default(0.1),
+      })
       .strict()
       .prefault({}),
     /** recency = base ^ (days since last access / periodDays). */
@@ -98,7 +108,9 @@ export const RunConfigSchema = z
   .object({
     benchmark: z.string().min(1),
     /** The system under test: RAW-RAG (the paper's method) or the built-in agentic memory system. */
-    system: z.enum(SYSTEM_NAMES, { error: (i) => `unknown system '${String(i.input)}' (known: ${SYSTEM_NAMES.join(', ')})` }).default('raw-rag'),
+    system: z
+      .enum(SYSTEM_NAMES, { error: (i) => `unknown system '${String(i.input)}' (known: ${SYSTEM_NAMES.join(', ')})` })
+      .default('raw-rag'),
     /** Data file or folder; null = the benchmark's bundled default. */
     data: z.string().nullable().default(null),
     /** The benchmark's own options (e.g. LoCoMo `categories`). */

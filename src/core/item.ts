@@ -37,7 +37,14 @@ export interface ItemRecord {
    * Agentic memory runs: the injected memory items, best first, with their score parts, source
    * event and the turns behind them (merged duplicates' included; coverage and pollution use them).
    */
-  recalled?: Array<{ memory_id: string; score: number; parts: { cos: number; entity: number; recency: number; importance: number }; content: string; source_event: string; turns: string[] }>;
+  recalled?: Array<{
+    memory_id: string;
+    score: number;
+    parts: { cos: number; entity: number; recency: number; importance: number };
+    content: string;
+    source_event: string;
+    turns: string[];
+  }>;
   /** Turn ids shown to the reader, in the order shown. */
   evidence_turns: string[];
   /** cl100k tokens of the assembled evidence. */

@@ -31,20 +31,30 @@ export function judgeStage(model: ChatModel, protocol: JudgeProtocol, runs: numb
         return;
       }
       const provenance: Provenance[] = [];
-      const ask = (replicate: number, replies: string[]) => async (messages: ChatMessage[], opts?: { jsonMode?: boolean; maxTokens?: number }, keep?: (t: string) => boolean) => {
-        const maxTokens = opts?.maxTokens ?? protocol.maxTokens ?? null;
-        const reply = await model.complete({ messages, temperature: cfg.judge.temperature, maxTokens, jsonMode: opts?.jsonMode ?? protocol.jsonMode ?? false }, replicate, keep);
-        const usage = { prompt_tokens: reply.prompt_tokens, completion_tokens: reply.completion_tokens, search_units: 0 };
-        addItemUsage(item.details, 'judge', usage, costOf(usage, model.pricesOf(reply)), reply.cached);
-        replies.push(reply.text);
-        provenance.push(reply.provenance);
-        return reply.text;
-      };
+      const ask =
+        (replicate: number, replies: string[]) =>
+        async (messages: ChatMessage[], opts?: { jsonMode?: boolean; maxTokens?: number }, keep?: (t: string) => boolean) => {
+          const maxTokens = opts?.maxTokens ?? protocol.maxTokens ?? null;
+          const reply = await model.complete(
+            { messages, temperature: cfg.judge.temperature, maxTokens, jsonMode: opts?.jsonMode ?? protocol.jsonMode ?? false },
+            replicate,
+            keep,
+          );
+          const usage = { prompt_tokens: reply.prompt_tokens, completion_tokens: reply.completion_tokens, search_units: 0 };
+          addItemUsage(item.details, 'judge', usage, costOf(usage, model.pricesOf(reply)), reply.cached);
+          replies.push(reply.text);
+          provenance.push(reply.provenance);
+          return reply.text;
+        };
       const one = async (replicate: number): Promise<JudgeRun> => {
         const replies: string[] = [];
         if (protocol.judge) {
           const out = await protocol.judge(q, answer, ask(replicate, replies));
-          return { verdict: out.verdict, raw: replies.length === 1 ? replies[0]! : replies, ...(out.details ? { details: out.details } : {}) };
+          return {
+            verdict: out.verdict,
+            raw: replies.length === 1 ? replies[0]! : replies,
+            ...(out.details ? { details: out.details } : {}),
+          };
         }
         // Unreadable replies are not cached, so a retry asks the judge again.
         const readable = (t: string) => {

@@ -55,7 +55,10 @@ export function addItemUsage(
   cost: number | null,
   cached: boolean,
 ): void {
-  const all = (details.usage ??= {}) as Record<string, { prompt_tokens: number; completion_tokens: number; cost_usd: number | null; requests: number; cache_hits: number }>;
+  const all = (details.usage ??= {}) as Record<
+    string,
+    { prompt_tokens: number; completion_tokens: number; cost_usd: number | null; requests: number; cache_hits: number }
+  >;
   const r = (all[role] ??= { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0, requests: 0, cache_hits: 0 });
   r.prompt_tokens += u.prompt_tokens;
   r.completion_tokens += u.completion_tokens;

@@ -57,7 +57,12 @@ export interface Summary {
 
 export function summarise(items: ItemRecord[], typeOrder: string[] = []): Summary {
   const types = [...new Set(items.map((i) => i.type))].sort((a, b) => rankOf(a, typeOrder) - rankOf(b, typeOrder) || a.localeCompare(b));
-  const by_type = types.map((t) => row(items.filter((i) => i.type === t), t));
+  const by_type = types.map((t) =>
+    row(
+      items.filter((i) => i.type === t),
+      t,
+    ),
+  );
   const ks = [...new Set(items.flatMap((i) => Object.keys(i.coverage_at_k)))].sort((a, b) => Number(a) - Number(b));
   const coverage_at_k: Record<string, CoverageRate> = {};
   for (const k of ks) coverage_at_k[k] = rate(items.map((i) => i.coverage_at_k[k] ?? null));
@@ -109,7 +114,11 @@ export interface Denominators {
   official: 'all_n' | 'scored';
 }
 
-export function denominators(items: ItemRecord[], headline: (items: ItemRecord[]) => number | null, official: Denominators['official']): Denominators {
+export function denominators(
+  items: ItemRecord[],
+  headline: (items: ItemRecord[]) => number | null,
+  official: Denominators['official'],
+): Denominators {
   return {
     n: items.length,
     failed: items.filter((i) => i.error).length,
@@ -123,13 +132,19 @@ export function denominators(items: ItemRecord[], headline: (items: ItemRecord[]
 /** One printed line: both headlines and the failures, so no reader mistakes one for the other. */
 export function denominatorLine(d: Denominators, scale = 100): string {
   const f = (x: number | null) => (x === null ? '—' : (scale * x).toFixed(2));
-  const stages = Object.entries(d.errors_by_stage).map(([s, c]) => `${s} ${c}`).join(', ');
+  const stages = Object.entries(d.errors_by_stage)
+    .map(([s, c]) => `${s} ${c}`)
+    .join(', ');
   const tag = (k: Denominators['official']) => (d.official === k ? ' (official)' : '');
   return `headline over all ${d.n} (failed count 0)${tag('all_n')}: ${f(d.headline_all_n)}; over the ${d.n - d.failed} not failed${tag('scored')}: ${f(d.headline_scored)}; failed: ${d.failed}${stages ? ` (${stages})` : ''}`;
 }
 
 /** The denominators as a table for `benchmark_summary.tables` (printed by `rawrag run`). */
-export function denominatorTable(d: Denominators, what: string, scale = 100): { title: string; header: string[]; rows: Array<Array<string | number>> } {
+export function denominatorTable(
+  d: Denominators,
+  what: string,
+  scale = 100,
+): { title: string; header: string[]; rows: Array<Array<string | number>> } {
   const f = (x: number | null) => (x === null ? '—' : (scale * x).toFixed(2));
   const tag = (k: Denominators['official']) => (d.official === k ? ' — the official rule' : '');
   return {

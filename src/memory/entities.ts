@@ -48,7 +48,7 @@ export class EntityAligner {
 
 /** Capitalised words that start questions or sentences rather than name anything. */
 const NOT_NAMES = new Set(
-  'what when where who whom whose which why how did does do is are was were will would can could should has have had may might shall i i\'m i\'ve the a an in on at of for to from by with and or but if then this that these those it its my your our their his her he she they we you me us them there here after before during since until according based'.split(
+  "what when where who whom whose which why how did does do is are was were will would can could should has have had may might shall i i'm i've the a an in on at of for to from by with and or but if then this that these those it its my your our their his her he she they we you me us them there here after before during since until according based".split(
     ' ',
   ),
 );

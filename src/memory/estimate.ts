@@ -32,7 +32,11 @@ export interface ExtractionEstimate {
   notes: string[];
 }
 
-export function estimateExtraction(data: { episodes: readonly Episode[]; questions: readonly Question[] }, cfg: RunConfig, session: ProviderSession = new ProviderSession({ noCache: true })): ExtractionEstimate {
+export function estimateExtraction(
+  data: { episodes: readonly Episode[]; questions: readonly Question[] },
+  cfg: RunConfig,
+  session: ProviderSession = new ProviderSession({ noCache: true }),
+): ExtractionEstimate {
   const mcfg = memoryConfig(cfg);
   const model = mcfg.extractor ?? cfg.reader.model;
   const notes: string[] = [];
@@ -59,7 +63,9 @@ export function estimateExtraction(data: { episodes: readonly Episode[]; questio
       output += Math.min(mcfg.maxTokens, EST_EXTRACT_OUTPUT_PER_TURN * (b.last - b.first + 1));
     }
   }
-  notes.push(`extraction replies assumed ${EST_EXTRACT_OUTPUT_PER_TURN} tokens per turn read (capped at ${mcfg.maxTokens} per batch); the items' embeddings are not counted`);
+  notes.push(
+    `extraction replies assumed ${EST_EXTRACT_OUTPUT_PER_TURN} tokens per turn read (capped at ${mcfg.maxTokens} per batch); the items' embeddings are not counted`,
+  );
   let cost: number | null = null;
   if (model === null) notes.push('no extraction model: give --extractor MODEL (or --reader MODEL)');
   else {

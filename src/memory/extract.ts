@@ -87,7 +87,9 @@ export function parseExtraction(reply: string): ExtractedItem[] {
   const parsed = z.array(ExtractedItemSchema).safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new ExtractionReplyError(`extractor reply does not match the item schema at ${issue.path.join('.') || '(top level)'}: ${issue.message}`);
+    throw new ExtractionReplyError(
+      `extractor reply does not match the item schema at ${issue.path.join('.') || '(top level)'}: ${issue.message}`,
+    );
   }
   return parsed.data;
 }

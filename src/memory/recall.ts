@@ -31,7 +31,8 @@ export interface ScoredMemory {
   parts: ScoreParts;
 }
 
-export const INJECTION_HEADER = 'Recalled background (from memory; where it conflicts with the current conversation, the conversation wins):';
+export const INJECTION_HEADER =
+  'Recalled background (from memory; where it conflicts with the current conversation, the conversation wins):';
 
 /** Superseded items only when asked; forgotten items never. */
 export function recallable(m: MemoryRow, cfg: Pick<MemoryConfig, 'includeSuperseded'>): boolean {
@@ -51,10 +52,25 @@ export function scoreMemories(memories: readonly MemoryRow[], q: RecallQuery, cf
   return memories
     .filter((m) => recallable(m, cfg))
     .map((m) => {
-      const parts = { cos: cosine(q.vector, m.embedding), entity: entityMatch(q.focus, m.entities), recency: recency(m, q.nowDay, cfg), importance: m.importance };
-      return { memory: m, parts, score: w.cosine * parts.cos + w.entity * parts.entity + w.recency * parts.recency + w.importance * parts.importance };
+      const parts = {
+        cos: cosine(q.vector, m.embedding),
+        entity: entityMatch(q.focus, m.entities),
+        recency: recency(m, q.nowDay, cfg),
+        importance: m.importance,
+      };
+      return {
+        memory: m,
+        parts,
+        score: w.cosine * parts.cos + w.entity * parts.entity + w.recency * parts.recency + w.importance * parts.importance,
+      };
     })
-    .sort((a, b) => b.score - a.score || a.memory.scope - b.memory.scope || a.memory.seq - b.memory.seq || (a.memory.memory_id < b.memory.memory_id ? -1 : 1));
+    .sort(
+      (a, b) =>
+        b.score - a.score ||
+        a.memory.scope - b.memory.scope ||
+        a.memory.seq - b.memory.seq ||
+        (a.memory.memory_id < b.memory.memory_id ? -1 : 1),
+    );
 }
 
 export function memoryLine(m: MemoryRow): string {
@@ -67,7 +83,10 @@ export function memoryLine(m: MemoryRow): string {
  * The labelled block the reader is shown: the best items, in score order, while both budgets
  * hold (an item that would overflow the token budget is skipped for a shorter one below it).
  */
-export function injectionBlock(scored: readonly ScoredMemory[], cfg: Pick<MemoryConfig, 'items' | 'tokens'>): { text: string; injected: ScoredMemory[]; tokens: number } {
+export function injectionBlock(
+  scored: readonly ScoredMemory[],
+  cfg: Pick<MemoryConfig, 'items' | 'tokens'>,
+): { text: string; injected: ScoredMemory[]; tokens: number } {
   const injected: ScoredMemory[] = [];
   const lines = [INJECTION_HEADER];
   let tokens = countTokens(INJECTION_HEADER);

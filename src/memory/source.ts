@@ -67,15 +67,23 @@ interface ReplyFigures {
  * Checks everything that could stop the system (extractor model, endpoint, key, embedder) and
  * throws an InputError naming what is missing; nothing is written until the first episode opens.
  */
-export async function createAgenticMemorySource(cfg: RunConfig, session: ProviderSession, opts: MemorySourceOptions): Promise<EvidenceSource> {
+export async function createAgenticMemorySource(
+  cfg: RunConfig,
+  session: ProviderSession,
+  opts: MemorySourceOptions,
+): Promise<EvidenceSource> {
   const mcfg = memoryConfig(cfg);
   const extractorName = mcfg.extractor ?? cfg.reader.model;
   if (!extractorName) {
-    throw new InputError('agentic memory needs an LLM to extract memories: give --extractor MODEL (or --reader MODEL, which it then uses)', { place: '--extractor' });
+    throw new InputError(
+      'agentic memory needs an LLM to extract memories: give --extractor MODEL (or --reader MODEL, which it then uses)',
+      { place: '--extractor' },
+    );
   }
   const entry = session.model(extractorName, 'reader');
   const a = session.availability(entry, 'reader');
-  if (!a.ok) throw new InputError(`agentic memory cannot extract: ${a.reason.replace('reader model', 'extractor model')}`, { place: '--extractor' });
+  if (!a.ok)
+    throw new InputError(`agentic memory cannot extract: ${a.reason.replace('reader model', 'extractor model')}`, { place: '--extractor' });
   const extractor = new ChatModel(session, 'reader', entry, a.endpoint);
   const notes: string[] = [];
   const embedder = memoryEmbedder(cfg, session, notes);
@@ -87,7 +95,10 @@ export async function createAgenticMemorySource(cfg: RunConfig, session: Provide
       const built = store.getMeta('embedder');
       if (built === null) store.setMeta('embedder', embedder.name);
       else if (built !== embedder.name) {
-        throw new InputError(`this memory store was built with embedder '${built}', this run embeds with '${embedder.name}' (keys or endpoints changed?); use another --out`, { file: dbPath });
+        throw new InputError(
+          `this memory store was built with embedder '${built}', this run embeds with '${embedder.name}' (keys or endpoints changed?); use another --out`,
+          { file: dbPath },
+        );
       }
     }
     return store;
@@ -115,11 +126,21 @@ export async function createAgenticMemorySource(cfg: RunConfig, session: Provide
       }
       const items = parseExtraction(r.text);
       const kept = keptItems(items, mcfg);
-      const vectors = kept.length ? await embedder.embed(kept.map((k) => k.item.content), 'document') : [];
+      const vectors = kept.length
+        ? await embedder.embed(
+            kept.map((k) => k.item.content),
+            'document',
+          )
+        : [];
       return { batch, ok: true, items, vectors, reply };
     } catch (e) {
       if (isDeferral(e)) return { batch, ok: false, deferred: e };
-      return { batch, ok: false, error: (e as Error).message, reply: reply ?? { request_key, cached: false, prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 } };
+      return {
+        batch,
+        ok: false,
+        error: (e as Error).message,
+        reply: reply ?? { request_key, cached: false, prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 },
+      };
     }
   };
 
@@ -146,13 +167,31 @@ export async function createAgenticMemorySource(cfg: RunConfig, session: Provide
         continue;
       }
       if (deferred) continue;
-      const log = { owner_id: owner, scope, batch_index: r.batch.index, batch_key: r.batch.key, first_turn: ep.episode.turns[r.batch.first]!.id, last_turn: ep.episode.turns[r.batch.last]!.id, model: entry.name, ...(('reply' in r && r.reply) || { request_key: '', cached: false, prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }) };
+      const log = {
+        owner_id: owner,
+        scope,
+        batch_index: r.batch.index,
+        batch_key: r.batch.key,
+        first_turn: ep.episode.turns[r.batch.first]!.id,
+        last_turn: ep.episode.turns[r.batch.last]!.id,
+        model: entry.name,
+        ...(('reply' in r && r.reply) || { request_key: '', cached: false, prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }),
+      };
       if (!r.ok || failed) {
         // After a failed batch, later ones wait (their replies are cached): applying them first would reverse versions.
         if (!r.ok) {
           failures++;
           failed ??= { batch: r.batch, error: r.error };
-          s.recordExtraction({ ...log, status: 'error', error: r.error, items_returned: 0, items_stored: 0, items_merged: 0, items_superseding: 0, items_dropped: 0 });
+          s.recordExtraction({
+            ...log,
+            status: 'error',
+            error: r.error,
+            items_returned: 0,
+            items_stored: 0,
+            items_merged: 0,
+            items_superseding: 0,
+            items_dropped: 0,
+          });
         }
         continue;
       }
@@ -219,7 +258,15 @@ export async function createAgenticMemorySource(cfg: RunConfig, session: Provide
           // ... and what this process sent (cache hits cost nothing).
           this_run: { ...stats },
           items: totals
-            ? { returned: totals.items_returned, stored: totals.memories, active: totals.active, superseded: totals.superseded, merged: totals.items_merged, dropped: totals.items_dropped, events: totals.events }
+            ? {
+                returned: totals.items_returned,
+                stored: totals.memories,
+                active: totals.active,
+                superseded: totals.superseded,
+                merged: totals.items_merged,
+                dropped: totals.items_dropped,
+                events: totals.events,
+              }
             : null,
           recall: { weights: mcfg.weights, items: mcfg.items, tokens: mcfg.tokens, include_superseded: mcfg.includeSuperseded },
         },
@@ -275,7 +322,9 @@ class MemoryEvidence implements EpisodeEvidence {
     const nowDay = parseDay(q.questionDate) ?? this.lastDay;
     const scored = scoreMemories(this.memories, { vector: vector!, focus, nowDay }, this.cfg);
     const block = injectionBlock(scored, this.cfg);
-    const turns = [...new Set(block.injected.flatMap((s) => s.memory.source_turns))].sort((a, b) => (this.position.get(a) ?? 0) - (this.position.get(b) ?? 0));
+    const turns = [...new Set(block.injected.flatMap((s) => s.memory.source_turns))].sort(
+      (a, b) => (this.position.get(a) ?? 0) - (this.position.get(b) ?? 0),
+    );
     const gold = new Set(q.evidence);
     item.retrieved = [];
     item.recalled = block.injected.map((s) => ({
@@ -291,7 +340,10 @@ class MemoryEvidence implements EpisodeEvidence {
     item.coverage = coverage(turns, q.evidence);
     item.coverage_at_k = {};
     // Pollution: injected items none of whose source turns holds gold evidence (unknown without gold).
-    item.metrics.pollution = gold.size === 0 || block.injected.length === 0 ? null : block.injected.filter((s) => !s.memory.source_turns.some((t) => gold.has(t))).length / block.injected.length;
+    item.metrics.pollution =
+      gold.size === 0 || block.injected.length === 0
+        ? null
+        : block.injected.filter((s) => !s.memory.source_turns.some((t) => gold.has(t))).length / block.injected.length;
     item.details.memory = { focus, now_day: nowDay, recallable: scored.length, injected: block.injected.length };
     return { turnIndices: [], turnIds: [], blocks: [block.text], tokens: block.tokens, recalled: block.text };
   }

@@ -171,7 +171,12 @@ export function decodeVector(b: Buffer): Float32Array {
 type RawMemory = Omit<MemoryRow, 'embedding' | 'entities' | 'source_turns'> & { embedding: Buffer; entities: string; source_turns: string };
 
 function memoryFromRaw(r: RawMemory): MemoryRow {
-  return { ...r, embedding: decodeVector(r.embedding), entities: JSON.parse(r.entities) as string[], source_turns: JSON.parse(r.source_turns) as string[] };
+  return {
+    ...r,
+    embedding: decodeVector(r.embedding),
+    entities: JSON.parse(r.entities) as string[],
+    source_turns: JSON.parse(r.source_turns) as string[],
+  };
 }
 
 export class MemoryStore {
@@ -183,7 +188,8 @@ export class MemoryStore {
     opts: { create?: boolean; readonly?: boolean } = {},
   ) {
     if (!existsSync(path)) {
-      if (opts.create === false || opts.readonly) throw new InputError('no agentic memory store here (run with --system agentic-memory first)', { file: path });
+      if (opts.create === false || opts.readonly)
+        throw new InputError('no agentic memory store here (run with --system agentic-memory first)', { file: path });
       mkdirSync(dirname(path), { recursive: true });
     }
     this.db = new Database(path, { readonly: Boolean(opts.readonly) });
@@ -212,7 +218,9 @@ export class MemoryStore {
   /** Appends an event; an event already logged is left as it was (the log is never rewritten). */
   appendEvent(e: EventRow): void {
     this.db
-      .prepare('INSERT OR IGNORE INTO events (event_id, owner_id, seq, timestamp, participants, event_type, content, turn_ids) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+      .prepare(
+        'INSERT OR IGNORE INTO events (event_id, owner_id, seq, timestamp, participants, event_type, content, turn_ids) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      )
       .run(e.event_id, e.owner_id, e.seq, e.timestamp, JSON.stringify(e.participants), e.event_type, e.content, JSON.stringify(e.turn_ids));
   }
 
@@ -224,19 +232,28 @@ export class MemoryStore {
          VALUES (@memory_id, @owner_id, @scope, @seq, @memory_type, @content, @embedding, @entities, @attribute, @importance, @confidence,
            @source_event_id, @source_turns, @batch_key, @status, @superseded_by, @merged_count, @created_at, @created_day, @last_access_at, @last_access_day, @access_count)`,
       )
-      .run({ ...m, embedding: encodeVector(m.embedding), entities: JSON.stringify(m.entities), source_turns: JSON.stringify(m.source_turns) });
+      .run({
+        ...m,
+        embedding: encodeVector(m.embedding),
+        entities: JSON.stringify(m.entities),
+        source_turns: JSON.stringify(m.source_turns),
+      });
   }
 
   /** A duplicate folds into the older item: its source turns join, importance and confidence keep the higher value. */
   mergeInto(memoryId: string, sourceTurns: string[], importance: number, confidence: number): void {
     this.db
-      .prepare('UPDATE memories SET source_turns = ?, importance = MAX(importance, ?), confidence = MAX(confidence, ?), merged_count = merged_count + 1 WHERE memory_id = ?')
+      .prepare(
+        'UPDATE memories SET source_turns = ?, importance = MAX(importance, ?), confidence = MAX(confidence, ?), merged_count = merged_count + 1 WHERE memory_id = ?',
+      )
       .run(JSON.stringify(sourceTurns), importance, confidence, memoryId);
   }
 
   /** The old version stays, marked superseded and pointing at the new one (a version chain, never an overwrite). */
   supersede(oldId: string, newId: string): void {
-    this.db.prepare("UPDATE memories SET status = 'superseded', superseded_by = ? WHERE memory_id = ? AND status = 'active'").run(newId, oldId);
+    this.db
+      .prepare("UPDATE memories SET status = 'superseded', superseded_by = ? WHERE memory_id = ? AND status = 'active'")
+      .run(newId, oldId);
   }
 
   memories(owner: string, scope?: number): MemoryRow[] {
@@ -254,17 +271,22 @@ export class MemoryStore {
   }
 
   nextSeq(owner: string, scope: number): number {
-    const r = this.db.prepare('SELECT COALESCE(MAX(seq), -1) + 1 AS n FROM memories WHERE owner_id = ? AND scope = ?').get(owner, scope) as { n: number };
+    const r = this.db
+      .prepare('SELECT COALESCE(MAX(seq), -1) + 1 AS n FROM memories WHERE owner_id = ? AND scope = ?')
+      .get(owner, scope) as { n: number };
     return r.n;
   }
 
   event(id: string): EventRow | null {
-    const r = this.db.prepare('SELECT * FROM events WHERE event_id = ?').get(id) as (Omit<EventRow, 'participants' | 'turn_ids'> & { participants: string; turn_ids: string }) | undefined;
+    const r = this.db.prepare('SELECT * FROM events WHERE event_id = ?').get(id) as
+      (Omit<EventRow, 'participants' | 'turn_ids'> & { participants: string; turn_ids: string }) | undefined;
     return r ? { ...r, participants: JSON.parse(r.participants) as string[], turn_ids: JSON.parse(r.turn_ids) as string[] } : null;
   }
 
   extraction(owner: string, scope: number, batchKey: string): ExtractionRow | null {
-    const r = this.db.prepare('SELECT * FROM extractions WHERE owner_id = ? AND scope = ? AND batch_key = ?').get(owner, scope, batchKey) as (Omit<ExtractionRow, 'cached'> & { cached: number }) | undefined;
+    const r = this.db
+      .prepare('SELECT * FROM extractions WHERE owner_id = ? AND scope = ? AND batch_key = ?')
+      .get(owner, scope, batchKey) as (Omit<ExtractionRow, 'cached'> & { cached: number }) | undefined;
     return r ? { ...r, cached: r.cached === 1 } : null;
   }
 
@@ -280,7 +302,9 @@ export class MemoryStore {
   }
 
   owners(): string[] {
-    const rows = this.db.prepare('SELECT owner_id FROM events UNION SELECT owner_id FROM memories UNION SELECT owner_id FROM extractions ORDER BY owner_id').all() as Array<{ owner_id: string }>;
+    const rows = this.db
+      .prepare('SELECT owner_id FROM events UNION SELECT owner_id FROM memories UNION SELECT owner_id FROM extractions ORDER BY owner_id')
+      .all() as Array<{ owner_id: string }>;
     return rows.map((r) => r.owner_id);
   }
 
@@ -292,9 +316,21 @@ export class MemoryStore {
            SUM(cost_usd) AS cost, SUM(cost_usd IS NULL) AS unknown_cost, COALESCE(SUM(items_returned), 0) AS ret, COALESCE(SUM(items_dropped), 0) AS dropped,
            COALESCE(SUM(items_merged), 0) AS merged FROM extractions`,
       )
-      .get() as { ok: number | null; err: number | null; pt: number; ct: number; cost: number | null; unknown_cost: number | null; ret: number; dropped: number; merged: number };
+      .get() as {
+      ok: number | null;
+      err: number | null;
+      pt: number;
+      ct: number;
+      cost: number | null;
+      unknown_cost: number | null;
+      ret: number;
+      dropped: number;
+      merged: number;
+    };
     const m = this.db
-      .prepare("SELECT COUNT(*) AS n, SUM(status = 'active') AS a, SUM(status = 'superseded') AS s, SUM(status = 'forgotten') AS f FROM memories")
+      .prepare(
+        "SELECT COUNT(*) AS n, SUM(status = 'active') AS a, SUM(status = 'superseded') AS s, SUM(status = 'forgotten') AS f FROM memories",
+      )
       .get() as { n: number; a: number | null; s: number | null; f: number | null };
     const events = (this.db.prepare('SELECT COUNT(*) AS n FROM events').get() as { n: number }).n;
     return {

@@ -67,7 +67,16 @@ export function applyBatch(
   const out: BatchOutcome = { stored: 0, merged: 0, superseding: 0, dropped: items.length - kept.length };
   store.transaction(() => {
     batchTurns.forEach((t, j) =>
-      store.appendEvent({ event_id: eventId(owner, t.id), owner_id: owner, seq: batch.first + j, timestamp: t.date, participants: [t.speaker], event_type: 'message', content: t.text + t.captions.map((c) => ` [shared an image: ${c}]`).join(''), turn_ids: [t.id] }),
+      store.appendEvent({
+        event_id: eventId(owner, t.id),
+        owner_id: owner,
+        seq: batch.first + j,
+        timestamp: t.date,
+        participants: [t.speaker],
+        event_type: 'message',
+        content: t.text + t.captions.map((c) => ` [shared an image: ${c}]`).join(''),
+        turn_ids: [t.id],
+      }),
     );
     let seq = store.nextSeq(owner, scope);
     kept.forEach(({ item, i }, j) => {
@@ -128,7 +137,16 @@ export function applyBatch(
       if (replaced.length > 0) out.superseding++;
       active.push(row);
     });
-    store.recordExtraction({ ...log, status: 'ok', error: null, items_returned: items.length, items_stored: out.stored, items_merged: out.merged, items_superseding: out.superseding, items_dropped: out.dropped });
+    store.recordExtraction({
+      ...log,
+      status: 'ok',
+      error: null,
+      items_returned: items.length,
+      items_stored: out.stored,
+      items_merged: out.merged,
+      items_superseding: out.superseding,
+      items_dropped: out.dropped,
+    });
   });
   return out;
 }

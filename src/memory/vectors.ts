@@ -1,6 +1,7 @@
 /** Cosine similarity (vectors need not be unit length; a zero vector is similar to nothing). */
 export function cosine(a: Float32Array, b: Float32Array): number {
-  if (a.length !== b.length) throw new Error(`vector dimensions differ (${a.length} vs ${b.length}): the memory store was built with another embedder`);
+  if (a.length !== b.length)
+    throw new Error(`vector dimensions differ (${a.length} vs ${b.length}): the memory store was built with another embedder`);
   let dot = 0;
   let na = 0;
   let nb = 0;

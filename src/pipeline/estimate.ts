@@ -50,11 +50,20 @@ export async function estimateRun(cfg: RunConfig, transport: Partial<TransportOp
   const notes: string[] = [];
   const roles: RoleEstimate[] = [];
   const add = (role: Role, m: ModelEntry, calls: number, input: number, output: number, searchUnits = 0) => {
-    roles.push({ role, model: m.name, calls, input_tokens: input, output_tokens: output, search_units: searchUnits, cost_usd: costOf({ prompt_tokens: input, completion_tokens: output, search_units: searchUnits }, m.prices) });
+    roles.push({
+      role,
+      model: m.name,
+      calls,
+      input_tokens: input,
+      output_tokens: output,
+      search_units: searchUnits,
+      cost_usd: costOf({ prompt_tokens: input, completion_tokens: output, search_units: searchUnits }, m.prices),
+    });
   };
   const check = (m: ModelEntry, role: Role) => {
     const a = session.availability(m, role);
-    if (!a.ok) notes.push(`${a.reason}: a real run would ${role === 'reader' || role === 'judge' ? 'stop' : 'fall back to the local retriever'}`);
+    if (!a.ok)
+      notes.push(`${a.reason}: a real run would ${role === 'reader' || role === 'judge' ? 'stop' : 'fall back to the local retriever'}`);
   };
 
   const retr = cfg.retrieval.retriever;
@@ -87,7 +96,11 @@ export async function estimateRun(cfg: RunConfig, transport: Partial<TransportOp
     }
     const candidates = Math.min(cfg.retrieval.candidates, ep.chunks.length);
     rerankUnits += group.questions.length * Math.ceil(candidates / 100);
-    const shown = memory ? Math.min(history, memoryConfig(cfg).tokens) : RETRIEVER_TRAITS[retr].selectsAll ? history : Math.min(history, Math.round(cfg.retrieval.k * cfg.chunking.size * (policy.expandToTurns ? EXPANSION_FACTOR : 1)));
+    const shown = memory
+      ? Math.min(history, memoryConfig(cfg).tokens)
+      : RETRIEVER_TRAITS[retr].selectsAll
+        ? history
+        : Math.min(history, Math.round(cfg.retrieval.k * cfg.chunking.size * (policy.expandToTurns ? EXPANSION_FACTOR : 1)));
     for (const q of group.questions) evidenceTokens.set(q.id, shown);
   }
   if (embedModel) {
@@ -96,7 +109,8 @@ export async function estimateRun(cfg: RunConfig, transport: Partial<TransportOp
     const qCalls = batches(qItems, embedModel.maxBatchInputs, embedModel.maxBatchTokens).length;
     add('embed', embedModel, embedCalls + qCalls, embedTokens + qItems.reduce((s, i) => s + i.tokens, 0), 0);
   }
-  if (rerankModel) add('rerank', rerankModel, questions.length, 0, 0, rerankModel.prices.perThousandSearches !== undefined ? rerankUnits : 0);
+  if (rerankModel)
+    add('rerank', rerankModel, questions.length, 0, 0, rerankModel.prices.perThousandSearches !== undefined ? rerankUnits : 0);
 
   const scoring = benchmark.scoring;
   if (cfg.reader.model === null) notes.push('no reader configured (--reader MODEL): retrieval and coverage only');
@@ -128,19 +142,37 @@ export async function estimateRun(cfg: RunConfig, transport: Partial<TransportOp
       add('judge', judge, judged * cfg.judge.runs, jIn * cfg.judge.runs, judged * cfg.judge.runs * EST_JUDGE_OUTPUT);
     }
   }
-  for (const r of roles) if (r.cost_usd === null) notes.push(`no price for ${r.role} model '${r.model}' in the registry: its cost is unknown`);
+  for (const r of roles)
+    if (r.cost_usd === null) notes.push(`no price for ${r.role} model '${r.model}' in the registry: its cost is unknown`);
   const extraction = memory ? estimateExtraction({ episodes: dataset.episodes, questions }, cfg, session) : undefined;
-  const cost = roles.reduce<number | null>((s, r) => (s === null || r.cost_usd === null ? null : s + r.cost_usd), extraction ? extraction.cost_usd : 0);
+  const cost = roles.reduce<number | null>(
+    (s, r) => (s === null || r.cost_usd === null ? null : s + r.cost_usd),
+    extraction ? extraction.cost_usd : 0,
+  );
   return { questions: questions.length, roles, cost_usd: cost, notes, ...(extraction ? { extraction } : {}) };
 }
 
 export function renderEstimate(cfg: RunConfig, e: RunEstimate, batch?: ReturnType<typeof batchCosts>): string {
   const usd = (x: number | null) => (x === null ? 'unknown' : `$${x.toFixed(x < 1 ? 4 : 2)}`);
-  const rows = e.roles.map((r, i) => [r.role, r.model, r.calls, r.input_tokens, r.output_tokens, r.search_units || '', usd(r.cost_usd), ...(batch ? [usd(batch.perRole[i]!)] : [])]);
+  const rows = e.roles.map((r, i) => [
+    r.role,
+    r.model,
+    r.calls,
+    r.input_tokens,
+    r.output_tokens,
+    r.search_units || '',
+    usd(r.cost_usd),
+    ...(batch ? [usd(batch.perRole[i]!)] : []),
+  ]);
   const lines = [
     `dry run: ${cfg.benchmark}, retriever ${cfg.retrieval.retriever}, reader ${cfg.reader.model ?? 'none'} — ${e.questions} questions`,
     '',
-    rows.length ? markdownTable(['role', 'model', 'calls', 'input tokens', 'output tokens', 'search units', 'est. cost', ...(batch ? ['est. cost --batch'] : [])], rows) : 'no provider calls (everything runs locally)',
+    rows.length
+      ? markdownTable(
+          ['role', 'model', 'calls', 'input tokens', 'output tokens', 'search units', 'est. cost', ...(batch ? ['est. cost --batch'] : [])],
+          rows,
+        )
+      : 'no provider calls (everything runs locally)',
     '',
     ...(e.extraction ? [renderExtractionEstimate(e.extraction), ''] : []),
     `estimated total: ${usd(e.cost_usd)}${batch ? `; with --batch ${usd(batch.total)} (reader and judge at batch prices)` : ''} (before cache hits; evidence and reply lengths are estimates)`,
@@ -155,5 +187,9 @@ export async function dryRun(cfg: RunConfig, transport: Partial<TransportOptions
   const e = await estimateRun(cfg, transport);
   if (!opts.batch) return renderEstimate(cfg, e);
   const session = new ProviderSession({ ...transport, noCache: true });
-  return renderEstimate(cfg, e, batchCosts(e.roles, (name, role) => session.model(name, role)));
+  return renderEstimate(
+    cfg,
+    e,
+    batchCosts(e.roles, (name, role) => session.model(name, role)),
+  );
 }

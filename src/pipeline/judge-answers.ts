@@ -63,8 +63,10 @@ export function readAnswers(file: string): AnswersFile {
       throw new InputError(`not valid JSON (${(e as Error).message})`, { file, place });
     }
     const o = v as { id?: unknown; answer?: unknown; evidence?: unknown };
-    if (!o || typeof o !== 'object' || Array.isArray(o)) throw new InputError('each line must be a JSON object {"id", "answer"}', { file, place });
-    if (typeof o.id !== 'string' || o.id === '') throw new InputError('"id" must be a question id (a string, as items.jsonl names questions)', { file, place });
+    if (!o || typeof o !== 'object' || Array.isArray(o))
+      throw new InputError('each line must be a JSON object {"id", "answer"}', { file, place });
+    if (typeof o.id !== 'string' || o.id === '')
+      throw new InputError('"id" must be a question id (a string, as items.jsonl names questions)', { file, place });
     if (typeof o.answer !== 'string') throw new InputError(`"answer" of '${o.id}' must be a string`, { file, place });
     if (o.evidence !== undefined && (!Array.isArray(o.evidence) || o.evidence.some((t) => typeof t !== 'string'))) {
       throw new InputError(`"evidence" of '${o.id}' must be a list of turn ids (strings)`, { file, place });
@@ -94,7 +96,12 @@ export function answersSource(answers: AnswersFile, system: string): EvidenceSou
           if (a.evidence === null) return { turnIndices: [], turnIds: [], blocks: [], tokens: 0 };
           const unknown = a.evidence.filter((t) => !index.has(t));
           if (unknown.length > 0) {
-            throw new Error(`${answers.file}: line ${a.line}: evidence turn${unknown.length > 1 ? 's' : ''} ${unknown.slice(0, 5).map((t) => `'${t}'`).join(', ')} not in episode ${q.episode}`);
+            throw new Error(
+              `${answers.file}: line ${a.line}: evidence turn${unknown.length > 1 ? 's' : ''} ${unknown
+                .slice(0, 5)
+                .map((t) => `'${t}'`)
+                .join(', ')} not in episode ${q.episode}`,
+            );
           }
           item.evidence_turns = [...a.evidence];
           item.coverage = coverage(a.evidence, q.evidence);
@@ -129,16 +136,28 @@ export function judgeComposition(answers: AnswersFile, opts: { system: string; s
 }
 
 /** answer -> metrics -> the official judge (or the protocol's metric where a benchmark has no judge), as planStages wires them. */
-export async function judgeStages(cfg: RunConfig, benchmark: Benchmark, session: ProviderSession, answers: AnswersFile): Promise<StagePlan> {
+export async function judgeStages(
+  cfg: RunConfig,
+  benchmark: Benchmark,
+  session: ProviderSession,
+  answers: AnswersFile,
+): Promise<StagePlan> {
   const scoring = benchmark.scoring;
-  if (!scoring) throw new InputError(`${benchmark.name} has no scoring protocol: there is nothing to judge answers with`, { place: '--benchmark' });
+  if (!scoring)
+    throw new InputError(`${benchmark.name} has no scoring protocol: there is nothing to judge answers with`, { place: '--benchmark' });
   const stages: ItemStage[] = [answerStage(answers, benchmark), metricsStage(scoring)];
   const skipped: string[] = [];
   let judgeInfo: Record<string, unknown> = { model: null, runs: 0 };
   if (scoring.judge) {
     const judge = chatModel(session, 'judge', judgeModelFor(cfg.judge.model, benchmark.defaultJudgeModel));
     stages.push(judgeStage(judge, scoring.judge, cfg.judge.runs, scoring.fallbackMetric));
-    judgeInfo = { model: judge.entry.name, protocol: scoring.judge.id, source: scoring.judge.source, runs: cfg.judge.runs, temperature: cfg.judge.temperature };
+    judgeInfo = {
+      model: judge.entry.name,
+      protocol: scoring.judge.id,
+      source: scoring.judge.source,
+      runs: cfg.judge.runs,
+      temperature: cfg.judge.temperature,
+    };
   } else {
     stages.push(fallbackScoreStage(scoring.fallbackMetric));
     skipped.push(`${benchmark.name} has no LLM judge: items are scored by ${scoring.fallbackMetric ?? 'nothing'}`);
@@ -147,7 +166,11 @@ export async function judgeStages(cfg: RunConfig, benchmark: Benchmark, session:
     stages,
     skipped,
     concurrency: session.transport.concurrency.chat,
-    report: () => ({ reader: { model: null, answers: { file: answers.file, sha256: answers.sha256 } }, judge: judgeInfo, ...session.report() }),
+    report: () => ({
+      reader: { model: null, answers: { file: answers.file, sha256: answers.sha256 } },
+      judge: judgeInfo,
+      ...session.report(),
+    }),
     close: async () => session.close(),
   };
 }
@@ -161,7 +184,8 @@ export function judgeRunId(cfg: RunConfig, answers: AnswersFile, system: string)
 export async function estimateJudge(cfg: RunConfig, answers: AnswersFile, transport: Partial<TransportOptions>): Promise<string> {
   const { benchmark, questions } = await loadRunInputs(cfg);
   const scoring = benchmark.scoring;
-  if (!scoring) throw new InputError(`${benchmark.name} has no scoring protocol: there is nothing to judge answers with`, { place: '--benchmark' });
+  if (!scoring)
+    throw new InputError(`${benchmark.name} has no scoring protocol: there is nothing to judge answers with`, { place: '--benchmark' });
   const session = new ProviderSession({ ...transport, noCache: true });
   const notes: string[] = [];
   const rows: Array<Array<string | number>> = [];

@@ -70,7 +70,13 @@ export function failedItems(questions: Question[], benchmark: string, stage: str
 }
 
 /** Ingests the visible part of an episode with its effective policy. */
-export function ingestGroup(benchmark: Benchmark, cfg: RunConfig, episode: Episode, group: IndexGroup, chunking = cfg.chunking): IngestedEpisode {
+export function ingestGroup(
+  benchmark: Benchmark,
+  cfg: RunConfig,
+  episode: Episode,
+  group: IndexGroup,
+  chunking = cfg.chunking,
+): IngestedEpisode {
   return ingest(episode, group.visibleTurns ?? episode.turns.length, effectivePolicy(benchmark, cfg, episode), chunking);
 }
 
@@ -165,7 +171,16 @@ export async function answerAll(
 /** summary.json for a run's items: the generic table plus the benchmark's own aggregates, with its context. */
 export function buildSummary(
   items: ItemRecord[],
-  run: { runId: string; system: string; setting: string; cfg: RunConfig; benchmark: Benchmark; dataset: Dataset; stages: StagePlan; extra?: Record<string, unknown> },
+  run: {
+    runId: string;
+    system: string;
+    setting: string;
+    cfg: RunConfig;
+    benchmark: Benchmark;
+    dataset: Dataset;
+    stages: StagePlan;
+    extra?: Record<string, unknown>;
+  },
 ): Record<string, unknown> & ReturnType<typeof summarise> {
   return {
     run_id: run.runId,

@@ -61,7 +61,12 @@ export function runDirFor(cfg: RunConfig, out: string | null): string {
 
 /** --ids / --sample / --limit (src/datasets/select.ts), with the sentence saying what was taken (null: every question). */
 export function selectQuestions(dataset: Dataset, cfg: RunConfig): { questions: Question[]; selection: string | null } {
-  const { questions, description } = selectFrom(dataset, { limit: cfg.limit, sample: cfg.sample, seed: cfg.seed, ids: cfg.ids ? readIdList(cfg.ids) : null });
+  const { questions, description } = selectFrom(dataset, {
+    limit: cfg.limit,
+    sample: cfg.sample,
+    seed: cfg.seed,
+    ids: cfg.ids ? readIdList(cfg.ids) : null,
+  });
   return { questions, selection: questions.length < dataset.questions.length ? description : null };
 }
 
@@ -69,7 +74,9 @@ export async function loadDataset(benchmark: Benchmark, cfg: RunConfig): Promise
   const known = new Set(benchmark.options.map((o) => o.key));
   for (const key of Object.keys(cfg.options)) {
     if (!known.has(key)) {
-      throw new InputError(`option '${key}' does not apply to ${benchmark.name} (its options: ${[...known].join(', ') || 'none'})`, { place: 'options' });
+      throw new InputError(`option '${key}' does not apply to ${benchmark.name} (its options: ${[...known].join(', ') || 'none'})`, {
+        place: 'options',
+      });
     }
   }
   const path = cfg.data ? resolve(cfg.data) : fromRoot(benchmark.defaultData);
@@ -102,6 +109,7 @@ export function groupByIndex(questions: Question[]): IndexGroup[] {
 /** The episode a group asks about, or an input error naming the question. */
 export function episodeOf(dataset: Dataset, episodes: Map<string, Episode>, group: IndexGroup): Episode {
   const episode = episodes.get(group.episode);
-  if (!episode) throw new InputError(`question ${group.questions[0]!.id} names unknown episode '${group.episode}'`, { file: dataset.source.path });
+  if (!episode)
+    throw new InputError(`question ${group.questions[0]!.id} names unknown episode '${group.episode}'`, { file: dataset.source.path });
   return episode;
 }

@@ -100,7 +100,15 @@ export function recordRetrieval(
     item.coverage_at_k[String(k)] = coverage(assemble(ep, ranking.ranked.slice(0, k), policy).turnIds, q.evidence);
   }
   if (benchmark.rankingMetrics) {
-    Object.assign(item.metrics, benchmark.rankingMetrics(q, ranking.ranked.map((h) => ep.chunks[h.chunk]!), ep, cfg.retrieval.k));
+    Object.assign(
+      item.metrics,
+      benchmark.rankingMetrics(
+        q,
+        ranking.ranked.map((h) => ep.chunks[h.chunk]!),
+        ep,
+        cfg.retrieval.k,
+      ),
+    );
   }
   return evidence;
 }

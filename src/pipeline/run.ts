@@ -76,7 +76,13 @@ export interface RunComposition {
 
 /** What must match for a directory to be resumed. */
 export function runIdentity(cfg: RunConfig, source: EvidenceSource, dataSha256: string): RunIdentity {
-  return { config_hash: hashOf(cfg), system: source.system, source: source.name, data_sha256: dataSha256, tool_version: toolInfo().version };
+  return {
+    config_hash: hashOf(cfg),
+    system: source.system,
+    source: source.name,
+    data_sha256: dataSha256,
+    tool_version: toolInfo().version,
+  };
 }
 
 export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunOutcome> {
@@ -125,18 +131,31 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
     let errors = opened.previous.filter((i) => i.error).length;
     hooks.progress?.(finished, questions.length, progressInfo(session, errors));
     try {
-      const outcome = await answerAll(opened.pending, { cfg, benchmark, dataset, source, stages }, {
-        signal: hooks.signal,
-        onItem(item) {
-          rundir.append(item);
-          finished++;
-          if (item.error) errors++;
-          hooks.progress?.(finished, questions.length, progressInfo(session, errors));
+      const outcome = await answerAll(
+        opened.pending,
+        { cfg, benchmark, dataset, source, stages },
+        {
+          signal: hooks.signal,
+          onItem(item) {
+            rundir.append(item);
+            finished++;
+            if (item.error) errors++;
+            hooks.progress?.(finished, questions.length, progressInfo(session, errors));
+          },
         },
-      });
+      );
       rundir.close();
       const items = selectedItems(rundir, questions);
-      const summary = buildSummary(items, { runId, system: source.system, setting, cfg, benchmark, dataset, stages, extra: source.report?.() });
+      const summary = buildSummary(items, {
+        runId,
+        system: source.system,
+        setting,
+        cfg,
+        benchmark,
+        dataset,
+        stages,
+        extra: source.report?.(),
+      });
       rundir.writeSummary(summary);
       const interrupted = hooks.signal?.aborted ? (String(hooks.signal.reason) as 'SIGINT' | 'SIGTERM') : null;
       // Complete only when every selected question has an item: nothing lost, nothing pending.

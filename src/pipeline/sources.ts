@@ -24,6 +24,9 @@ const SOURCES: Record<string, SourceFactory> = {
 
 export async function createEvidenceSource(cfg: RunConfig, session: ProviderSession, opts: SourceOptions): Promise<EvidenceSource> {
   const factory = SOURCES[cfg.system];
-  if (!factory) throw new InputError(`system '${cfg.system}' is not available in this build (known: ${Object.keys(SOURCES).join(', ')})`, { place: '--system' });
+  if (!factory)
+    throw new InputError(`system '${cfg.system}' is not available in this build (known: ${Object.keys(SOURCES).join(', ')})`, {
+      place: '--system',
+    });
   return factory(cfg, session, opts);
 }

@@ -61,12 +61,24 @@ export async function planStages(
   if (scoring.judge) {
     const judge = chatModel(session, 'judge', judgeModelFor(cfg.judge.model, benchmark.defaultJudgeModel));
     stages.push(judgeStage(judge, scoring.judge, cfg.judge.runs, scoring.fallbackMetric));
-    judgeInfo = { model: judge.entry.name, protocol: scoring.judge.id, source: scoring.judge.source, runs: cfg.judge.runs, temperature: cfg.judge.temperature };
+    judgeInfo = {
+      model: judge.entry.name,
+      protocol: scoring.judge.id,
+      source: scoring.judge.source,
+      runs: cfg.judge.runs,
+      temperature: cfg.judge.temperature,
+    };
   } else {
     stages.push(fallbackScoreStage(scoring.fallbackMetric));
     skipped.push(`${benchmark.name} has no LLM judge: items are scored by ${scoring.fallbackMetric ?? 'nothing'}`);
   }
-  const readerInfo = { model: reader.entry.name, protocol: scoring.reader.id, source: scoring.reader.source, temperature: cfg.reader.temperature, max_tokens: describeReaderMaxTokens(cfg.reader.maxTokens) };
+  const readerInfo = {
+    model: reader.entry.name,
+    protocol: scoring.reader.id,
+    source: scoring.reader.source,
+    temperature: cfg.reader.temperature,
+    max_tokens: describeReaderMaxTokens(cfg.reader.maxTokens),
+  };
   return {
     ...base,
     stages,
@@ -88,5 +100,5 @@ export function fallbackScoreStage(metric: string | undefined): ItemStage {
 
 /** What summary.json records as the reader budget: the override, or that the protocol decides per question. */
 function describeReaderMaxTokens(setting: ReaderMaxTokensSetting): number | string {
-  return setting === null ? "official (per question; see item details.reader.max_tokens)" : setting === 'none' ? 'none sent' : setting;
+  return setting === null ? 'official (per question; see item details.reader.max_tokens)' : setting === 'none' ? 'none sent' : setting;
 }

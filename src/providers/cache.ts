@@ -77,7 +77,9 @@ export class ResponseCache {
       const { db } = openSqliteCache(join(this.dir!, this.file), (d) => {
         d.pragma('journal_mode = WAL');
         d.pragma('busy_timeout = 5000');
-        d.exec('CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, role TEXT NOT NULL, value BLOB NOT NULL, created_at TEXT NOT NULL)');
+        d.exec(
+          'CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, role TEXT NOT NULL, value BLOB NOT NULL, created_at TEXT NOT NULL)',
+        );
       });
       this.getStmt = db.prepare('SELECT value FROM responses WHERE key = ?');
       this.putStmt = db.prepare('INSERT OR REPLACE INTO responses (key, role, value, created_at) VALUES (?, ?, ?, ?)');

@@ -98,10 +98,23 @@ export class ChatModel {
     // caller's error (an item error) is redone by a new request on --retry-errors.
     if (cached && value.batch && !keep(value.text)) this.session.cache.delete(key);
     const batch = value.batch === true;
-    this.session.usage.record(this.role, this.entry.name, { prompt_tokens: value.prompt_tokens, completion_tokens: value.completion_tokens, search_units: 0 }, cached, pricesFor(this.entry, batch));
+    this.session.usage.record(
+      this.role,
+      this.entry.name,
+      { prompt_tokens: value.prompt_tokens, completion_tokens: value.completion_tokens, search_units: 0 },
+      cached,
+      pricesFor(this.entry, batch),
+    );
     const provenance = provenanceOf(value.origin, endpointId(this.endpoint.baseUrl), cached);
     this.session.provenance.record(this.role, provenance);
-    return { text: value.text, prompt_tokens: value.prompt_tokens, completion_tokens: value.completion_tokens, cached, provenance, ...(batch ? { batch } : {}) };
+    return {
+      text: value.text,
+      prompt_tokens: value.prompt_tokens,
+      completion_tokens: value.completion_tokens,
+      cached,
+      provenance,
+      ...(batch ? { batch } : {}),
+    };
   }
 
   /** The prices a reply is billed at (batch replies at the model's batch prices). */
@@ -112,15 +125,31 @@ export class ChatModel {
   /** Batch mode: record the request for a batch job instead of sending it. */
   private async deferTo(sink: DeferSink, key: string, req: ChatRequest, replicate: number): Promise<StoredReply> {
     const failed = sink.failure?.(key);
-    if (failed !== undefined) throw new ProviderError(this.session.secrets.scrub(`${this.role} request to ${this.entry.name} failed in a batch job: ${failed}`), { role: this.role, model: this.entry.name, attempts: 1, retryable: false });
-    sink.add({ key, role: this.role, model: this.entry.name, baseUrl: this.endpoint.baseUrl, url: '/v1/chat/completions', body: chatBody(this.wireModel, req), replicate });
+    if (failed !== undefined)
+      throw new ProviderError(this.session.secrets.scrub(`${this.role} request to ${this.entry.name} failed in a batch job: ${failed}`), {
+        role: this.role,
+        model: this.entry.name,
+        attempts: 1,
+        retryable: false,
+      });
+    sink.add({
+      key,
+      role: this.role,
+      model: this.entry.name,
+      baseUrl: this.endpoint.baseUrl,
+      url: '/v1/chat/completions',
+      body: chatBody(this.wireModel, req),
+      replicate,
+    });
     throw new DeferredRequestError(key);
   }
 
   private send(req: ChatRequest): Promise<StoredReply> {
     return this.session.send(this.role, this.entry.name, async (timeoutMs) => {
       const client = await this.sdk();
-      const res = await namingHost(this.endpoint.baseUrl, () => client.chat.completions.create(chatBody(this.wireModel, req), { timeout: timeoutMs, maxRetries: 0 }));
+      const res = await namingHost(this.endpoint.baseUrl, () =>
+        client.chat.completions.create(chatBody(this.wireModel, req), { timeout: timeoutMs, maxRetries: 0 }),
+      );
       // The SDK hands back a non-JSON 200 body (a login or proxy page) as a bare string.
       if (typeof res === 'string') throw notJsonReply(res);
       return storedReply(res, endpointId(this.endpoint.baseUrl));
@@ -138,7 +167,10 @@ export function chatBody(wireModel: string, req: ChatRequest): OpenAI.Chat.ChatC
 }
 
 /** What the cache keeps of a chat completion; an empty reply is a failed call, never an answer to judge. */
-export function storedReply(res: Pick<OpenAI.Chat.ChatCompletion, 'choices' | 'usage'> & Partial<Pick<OpenAI.Chat.ChatCompletion, 'model' | 'system_fingerprint'>>, endpoint: string): StoredReply {
+export function storedReply(
+  res: Pick<OpenAI.Chat.ChatCompletion, 'choices' | 'usage'> & Partial<Pick<OpenAI.Chat.ChatCompletion, 'model' | 'system_fingerprint'>>,
+  endpoint: string,
+): StoredReply {
   const text = res?.choices?.[0]?.message?.content;
   if (typeof text !== 'string' || text.trim() === '') throw new BadReplyError('empty reply (no message content)', true);
   // Where the reply came from travels with it into the cache (provenance of later cache hits).

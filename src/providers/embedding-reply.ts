@@ -12,7 +12,8 @@ export function readVectors(res: OpenAI.CreateEmbeddingResponse, n: number): Flo
     if (!Array.isArray(d.embedding) || d.embedding.length === 0 || d.embedding.some((x) => typeof x !== 'number')) {
       throw new BadReplyError('embedding is not a float array (does the server honour encoding_format "float"?)', false);
     }
-    if (!Number.isInteger(d.index) || d.index < 0 || d.index >= n) throw new BadReplyError(`embedding index ${d.index} out of range`, false);
+    if (!Number.isInteger(d.index) || d.index < 0 || d.index >= n)
+      throw new BadReplyError(`embedding index ${d.index} out of range`, false);
     if (out[d.index] !== undefined) throw new BadReplyError(`embedding index ${d.index} returned twice`, false);
     out[d.index] = Float32Array.from(d.embedding);
   }

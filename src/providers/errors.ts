@@ -41,8 +41,15 @@ export function notJsonReply(body: string, contentType?: string | null): BadRepl
   const type = contentType ? ` (content-type ${contentType.split(';')[0]!.trim()})` : '';
   const html = /^\s*(<!doctype html|<html|<head|<body)/i.test(body) || /text\/html/i.test(contentType ?? '');
   const title = /<title[^>]*>([^<]*)<\/title>/i.exec(body)?.[1]?.trim();
-  const gist = title ? `titled "${title.slice(0, 80)}"` : body.trim() ? `starting "${body.trim().replace(/\s+/g, ' ').slice(0, 80)}"` : 'with an empty body';
-  return new BadReplyError(`expected a JSON reply but got ${html ? 'an HTML page' : 'non-JSON text'}${type} ${gist} (is the base URL right?)`, false);
+  const gist = title
+    ? `titled "${title.slice(0, 80)}"`
+    : body.trim()
+      ? `starting "${body.trim().replace(/\s+/g, ' ').slice(0, 80)}"`
+      : 'with an empty body';
+  return new BadReplyError(
+    `expected a JSON reply but got ${html ? 'an HTML page' : 'non-JSON text'}${type} ${gist} (is the base URL right?)`,
+    false,
+  );
 }
 
 /**
@@ -54,7 +61,13 @@ export async function namingHost<T>(baseUrl: string, attempt: () => Promise<T>):
     return await attempt();
   } catch (e) {
     const err = e as { status?: unknown; statusCode?: unknown; message?: unknown };
-    if (e instanceof Error && !(e instanceof BadReplyError) && !(e instanceof HttpStatusError) && typeof err.status !== 'number' && typeof err.statusCode !== 'number') {
+    if (
+      e instanceof Error &&
+      !(e instanceof BadReplyError) &&
+      !(e instanceof HttpStatusError) &&
+      typeof err.status !== 'number' &&
+      typeof err.statusCode !== 'number'
+    ) {
       let host = baseUrl;
       try {
         host = new URL(baseUrl).host;

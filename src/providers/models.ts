@@ -45,7 +45,14 @@ export const ModelEntrySchema = z
     batchPrices: PricesSchema.optional(),
     /** Per-batch limits of that Batch API (OpenAI's published limits by default). */
     batchLimits: z
-      .object({ requests: z.number().int().positive().default(50_000), bytes: z.number().int().positive().default(200 * 1024 * 1024) })
+      .object({
+        requests: z.number().int().positive().default(50_000),
+        bytes: z
+          .number()
+          .int()
+          .positive()
+          .default(200 * 1024 * 1024),
+      })
       .strict()
       .optional(),
   })
@@ -89,7 +96,10 @@ export function loadRegistry(file: string = fromRoot(DEFAULT_REGISTRY_FILE), ove
     for (const role of ['embed', 'rerank'] as const) {
       const m = models[pair[role]];
       if (!m || m.kind !== role) {
-        throw new InputError(`retriever '${r}' names ${role} model '${pair[role]}', which is not a ${role} model in ${files.length > 1 ? 'the merged registry' : 'this file'}`, { file: definedIn[r], place: `retrievers.${r}.${role}` });
+        throw new InputError(
+          `retriever '${r}' names ${role} model '${pair[role]}', which is not a ${role} model in ${files.length > 1 ? 'the merged registry' : 'this file'}`,
+          { file: definedIn[r], place: `retrievers.${r}.${role}` },
+        );
       }
     }
   }
@@ -126,7 +136,8 @@ function readRegistryFile(file: string, partial: boolean): z.infer<typeof Regist
 export function resolveModel(reg: ModelRegistry, name: string, kind: ModelEntry['kind']): ModelEntry {
   const m = reg.models[name];
   if (m) {
-    if (m.kind !== kind) throw new InputError(`model '${name}' is a ${m.kind} model, not a ${kind} model`, { file: reg.file, place: `models.${name}` });
+    if (m.kind !== kind)
+      throw new InputError(`model '${name}' is a ${m.kind} model, not a ${kind} model`, { file: reg.file, place: `models.${name}` });
     return m;
   }
   if (kind !== 'chat') {

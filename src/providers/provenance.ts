@@ -67,7 +67,18 @@ export class ProvenanceLog {
 
   record(role: Role, p: Provenance): void {
     let r = this.roles.get(role);
-    if (!r) this.roles.set(role, (r = { endpoints: new Set(), served_models: new Set(), system_fingerprints: new Set(), fresh: 0, cached: 0, cached_from: new Map() }));
+    if (!r)
+      this.roles.set(
+        role,
+        (r = {
+          endpoints: new Set(),
+          served_models: new Set(),
+          system_fingerprints: new Set(),
+          fresh: 0,
+          cached: 0,
+          cached_from: new Map(),
+        }),
+      );
     r.endpoints.add(p.endpoint);
     if (p.served_model) r.served_models.add(p.served_model);
     if (p.system_fingerprint) r.system_fingerprints.add(p.system_fingerprint);
@@ -82,7 +93,8 @@ export class ProvenanceLog {
   foreign(): Array<{ role: Role; endpoint: string; from: string; count: number }> {
     const out: Array<{ role: Role; endpoint: string; from: string; count: number }> = [];
     for (const [role, r] of this.roles) {
-      for (const [from, count] of r.cached_from) if (from !== 'unknown' && !r.endpoints.has(from)) out.push({ role, endpoint: [...r.endpoints].join(', '), from, count });
+      for (const [from, count] of r.cached_from)
+        if (from !== 'unknown' && !r.endpoints.has(from)) out.push({ role, endpoint: [...r.endpoints].join(', '), from, count });
     }
     return out;
   }
@@ -100,7 +112,9 @@ export class ProvenanceLog {
         cached_from: Object.fromEntries([...r.cached_from].sort(([a], [b]) => a.localeCompare(b))),
       };
     }
-    const warnings = this.foreign().map((f) => `${f.count} cached ${f.role} replies came from ${f.from}, not from ${f.endpoint} (--cache-scope model)`);
+    const warnings = this.foreign().map(
+      (f) => `${f.count} cached ${f.role} replies came from ${f.from}, not from ${f.endpoint} (--cache-scope model)`,
+    );
     return { cache_scope: scope, by_role, warnings };
   }
 }

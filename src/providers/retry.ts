@@ -23,7 +23,17 @@ export interface FailureInfo {
 }
 
 const RETRY_STATUSES = new Set([408, 409, 429]);
-const RESET_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'EAI_AGAIN']);
+const RESET_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'EAI_AGAIN',
+]);
 
 /**
  * Reads SDK errors by shape, not by class, so the SDKs load only when a provider is used:

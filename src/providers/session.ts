@@ -22,7 +22,12 @@ export interface Endpoint {
 export type Availability = { ok: true; endpoint: Endpoint } | { ok: false; reason: string };
 
 /** Which override applies to which role. */
-const OVERRIDE_FOR: Record<Role, keyof TransportOptions['baseUrls']> = { reader: 'reader', judge: 'judge', embed: 'embed', rerank: 'rerank' };
+const OVERRIDE_FOR: Record<Role, keyof TransportOptions['baseUrls']> = {
+  reader: 'reader',
+  judge: 'judge',
+  embed: 'embed',
+  rerank: 'rerank',
+};
 const KIND_OF: Record<Role, 'chat' | 'embed' | 'rerank'> = { reader: 'chat', judge: 'chat', embed: 'embed', rerank: 'rerank' };
 
 export class ProviderSession {
@@ -37,7 +42,13 @@ export class ProviderSession {
 
   constructor(transport: Partial<TransportOptions> = {}) {
     const base = defaultTransport(transport.env ?? process.env);
-    this.transport = { ...base, ...transport, retry: { ...base.retry, ...transport.retry }, concurrency: { ...base.concurrency, ...transport.concurrency }, baseUrls: { ...transport.baseUrls } };
+    this.transport = {
+      ...base,
+      ...transport,
+      retry: { ...base.retry, ...transport.retry },
+      concurrency: { ...base.concurrency, ...transport.concurrency },
+      baseUrls: { ...transport.baseUrls },
+    };
     this.cache = new ResponseCache(this.transport.noCache ? null : resolveCacheDir(this.transport.cacheDir, this.transport.env));
     const c = this.transport.concurrency;
     this.limits = { chat: pLimit(c.chat), embed: pLimit(c.embed), rerank: pLimit(c.rerank) };
@@ -46,7 +57,10 @@ export class ProviderSession {
 
   get registry(): ModelRegistry {
     if (!this.registryValue) {
-      this.registryValue = loadRegistry(this.transport.registryFile, this.transport.modelsFile ?? (this.transport.env.RAWRAG_MODELS || null));
+      this.registryValue = loadRegistry(
+        this.transport.registryFile,
+        this.transport.modelsFile ?? (this.transport.env.RAWRAG_MODELS || null),
+      );
       // Every key the environment holds for a registry model is blanked from messages, used or not.
       for (const m of Object.values(this.registryValue.models)) if (m.keyEnv) this.secrets.add(this.transport.env[m.keyEnv]);
     }
@@ -71,7 +85,11 @@ export class ProviderSession {
     }
     const key = model.keyEnv ? keyFrom(env, model.keyEnv) : undefined;
     // `keyEnv: null` in the registry: a keyless server (a local Ollama or vLLM the user listed).
-    if (!key && !override && model.keyEnv) return { ok: false, reason: `${role} model '${model.name}' needs ${model.keyEnv ?? 'an API key'} (or a local endpoint via --${role}-base-url)` };
+    if (!key && !override && model.keyEnv)
+      return {
+        ok: false,
+        reason: `${role} model '${model.name}' needs ${model.keyEnv ?? 'an API key'} (or a local endpoint via --${role}-base-url)`,
+      };
     return { ok: true, endpoint: { baseUrl: baseUrl.replace(/\/+$/, ''), apiKey: this.secrets.add(key) ?? 'EMPTY' } };
   }
 
@@ -99,7 +117,13 @@ export class ProviderSession {
       const status = ex.info.status !== undefined ? ` (HTTP ${ex.info.status})` : '';
       const tries = ex.attempts > 1 ? ` after ${ex.attempts} tries` : '';
       const msg = `${role} request to ${model} failed${status}${tries}: ${describe(ex.last)}`;
-      throw new ProviderError(this.secrets.scrub(msg), { role, model, status: ex.info.status, attempts: ex.attempts, retryable: ex.info.retryable });
+      throw new ProviderError(this.secrets.scrub(msg), {
+        role,
+        model,
+        status: ex.info.status,
+        attempts: ex.attempts,
+        retryable: ex.info.retryable,
+      });
     }
   }
 

@@ -52,7 +52,17 @@ export interface RoleTotals {
 }
 
 function emptyTotals(): RoleTotals {
-  return { models: [], requests: 0, cache_hits: 0, retries: 0, prompt_tokens: 0, completion_tokens: 0, search_units: 0, cost_usd_spent: 0, cost_usd_total: 0 };
+  return {
+    models: [],
+    requests: 0,
+    cache_hits: 0,
+    retries: 0,
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    search_units: 0,
+    cost_usd_spent: 0,
+    cost_usd_total: 0,
+  };
 }
 
 function addCost(a: number | null, b: number | null): number | null {

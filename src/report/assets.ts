@@ -25,7 +25,9 @@ export function chartLibraryScripts(): string {
 }
 
 export function chartLibraryVersions(): Record<string, string> {
-  return Object.fromEntries(BUNDLES.map(([pkg]) => [pkg, (JSON.parse(readFileSync(join(packageDir(pkg), 'package.json'), 'utf8')) as { version: string }).version]));
+  return Object.fromEntries(
+    BUNDLES.map(([pkg]) => [pkg, (JSON.parse(readFileSync(join(packageDir(pkg), 'package.json'), 'utf8')) as { version: string }).version]),
+  );
 }
 
 function packageDir(pkg: string): string {

@@ -11,7 +11,16 @@ const WIDTH = 560;
 const FONT = { font: 'system-ui, sans-serif', labelFont: 'system-ui, sans-serif', titleFont: 'system-ui, sans-serif' };
 const CONFIG = {
   axis: { labelFont: FONT.labelFont, titleFont: FONT.titleFont, labelFontSize: 12, titleFontSize: 12, labelLimit: 340 },
-  legend: { labelFont: FONT.labelFont, titleFont: FONT.titleFont, labelFontSize: 12, titleFontSize: 12, orient: 'bottom', direction: 'horizontal', labelLimit: 420, columns: 2 },
+  legend: {
+    labelFont: FONT.labelFont,
+    titleFont: FONT.titleFont,
+    labelFontSize: 12,
+    titleFontSize: 12,
+    orient: 'bottom',
+    direction: 'horizontal',
+    labelLimit: 420,
+    columns: 2,
+  },
   axisQuantitative: { tickCount: 8, labelOverlap: true },
   text: { font: FONT.font, fontSize: 11 },
   view: { stroke: null },
@@ -19,7 +28,14 @@ const CONFIG = {
 const SHAPES = ['circle', 'square', 'triangle-up', 'diamond', 'cross', 'triangle-down', 'wedge', 'stroke'];
 
 function base(title: string, description: string, extra: Spec): Spec {
-  return { $schema: 'https://vega.github.io/schema/vega-lite/v6.json', title: { text: title, anchor: 'start', fontSize: 14 }, description, config: CONFIG, width: WIDTH, ...extra };
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    title: { text: title, anchor: 'start', fontSize: 14 },
+    description,
+    config: CONFIG,
+    width: WIDTH,
+    ...extra,
+  };
 }
 
 const clamp01 = (x: number) => Math.min(1, Math.max(0, x));
@@ -34,41 +50,79 @@ export function leaderboardChart(f: FamilyView): Spec | null {
     for (const r of st.leaderboard) {
       const c = r.columns.overall;
       if (!c) continue;
-      points.push({ system: r.system, source: 'this run', value: pct(c.accuracy), low: pct(c.ci_low), high: pct(c.ci_high), label: `${pct(c.accuracy)!.toFixed(2)}` });
+      points.push({
+        system: r.system,
+        source: 'this run',
+        value: pct(c.accuracy),
+        low: pct(c.ci_low),
+        high: pct(c.ci_high),
+        label: `${pct(c.accuracy)!.toFixed(2)}`,
+      });
       const p = f.paper[r.system];
-      if (p) points.push({ system: r.system, source: 'paper', value: p.accuracy, low: null, high: null, label: `paper ${p.accuracy.toFixed(2)}` });
+      if (p)
+        points.push({
+          system: r.system,
+          source: 'paper',
+          value: p.accuracy,
+          low: null,
+          high: null,
+          label: `paper ${p.accuracy.toFixed(2)}`,
+        });
     }
   } else {
     for (const c of st.coverage) {
       if (c.coverage === null) continue;
-      points.push({ system: c.system, source: 'this run', value: pct(c.coverage), low: pct(c.coverage_ci_low), high: pct(c.coverage_ci_high), label: `${pct(c.coverage)!.toFixed(2)}` });
+      points.push({
+        system: c.system,
+        source: 'this run',
+        value: pct(c.coverage),
+        low: pct(c.coverage_ci_low),
+        high: pct(c.coverage_ci_high),
+        label: `${pct(c.coverage)!.toFixed(2)}`,
+      });
     }
   }
   if (points.length === 0) return null;
   const sources = ['this run', 'paper'].filter((x) => points.some((p) => p.source === x));
   const measure = scored ? `${st.aggregation.overall} (%)` : 'coverage: all gold evidence shown (%)';
-  const order = (scored ? st.leaderboard.map((r) => r.system) : st.coverage.map((c) => c.system));
-  return base(`${st.benchmark} — ${st.setting}: ${scored ? 'accuracy' : 'coverage (no judged answers)'} with 95% CI`, `Leaderboard chart for ${st.setting}`, {
-    height: { step: 34 },
-    data: { values: points },
-    encoding: {
-      y: { field: 'system', type: 'nominal', sort: order, title: null },
-      yOffset: { field: 'source', type: 'nominal', sort: ['this run', 'paper'] },
-    },
-    layer: [
-      { mark: { type: 'rule', strokeWidth: 2 }, encoding: { x: { field: 'low', type: 'quantitative', title: measure, scale: { zero: false } }, x2: { field: 'high' } } },
-      {
-        mark: { type: 'point', filled: true, size: 90 },
-        encoding: {
-          x: { field: 'value', type: 'quantitative' },
-          shape: { field: 'source', type: 'nominal', scale: { domain: sources, range: ['circle', 'diamond'] }, title: 'figure' },
-          color: { field: 'source', type: 'nominal', scale: { domain: sources, range: ['#1f5fa8', '#b35900'] }, title: 'figure' },
-          tooltip: [{ field: 'system' }, { field: 'source' }, { field: 'value', title: 'value %' }, { field: 'low', title: 'CI low' }, { field: 'high', title: 'CI high' }],
-        },
+  const order = scored ? st.leaderboard.map((r) => r.system) : st.coverage.map((c) => c.system);
+  return base(
+    `${st.benchmark} — ${st.setting}: ${scored ? 'accuracy' : 'coverage (no judged answers)'} with 95% CI`,
+    `Leaderboard chart for ${st.setting}`,
+    {
+      height: { step: 34 },
+      data: { values: points },
+      encoding: {
+        y: { field: 'system', type: 'nominal', sort: order, title: null },
+        yOffset: { field: 'source', type: 'nominal', sort: ['this run', 'paper'] },
       },
-      { mark: { type: 'text', align: 'left', dx: 8, dy: -9 }, encoding: { x: { field: 'value', type: 'quantitative' }, text: { field: 'label' } } },
-    ],
-  });
+      layer: [
+        {
+          mark: { type: 'rule', strokeWidth: 2 },
+          encoding: { x: { field: 'low', type: 'quantitative', title: measure, scale: { zero: false } }, x2: { field: 'high' } },
+        },
+        {
+          mark: { type: 'point', filled: true, size: 90 },
+          encoding: {
+            x: { field: 'value', type: 'quantitative' },
+            shape: { field: 'source', type: 'nominal', scale: { domain: sources, range: ['circle', 'diamond'] }, title: 'figure' },
+            color: { field: 'source', type: 'nominal', scale: { domain: sources, range: ['#1f5fa8', '#b35900'] }, title: 'figure' },
+            tooltip: [
+              { field: 'system' },
+              { field: 'source' },
+              { field: 'value', title: 'value %' },
+              { field: 'low', title: 'CI low' },
+              { field: 'high', title: 'CI high' },
+            ],
+          },
+        },
+        {
+          mark: { type: 'text', align: 'left', dx: 8, dy: -9 },
+          encoding: { x: { field: 'value', type: 'quantitative' }, text: { field: 'label' } },
+        },
+      ],
+    },
+  );
 }
 
 /** Per-type accuracy (or coverage when nothing was judged) with intervals, one shape per system. */
@@ -91,7 +145,10 @@ export function perTypeChart(f: FamilyView): Spec | null {
       yOffset: { field: 'system', type: 'nominal', sort: systems },
     },
     layer: [
-      { mark: { type: 'rule' }, encoding: { x: { field: 'low', type: 'quantitative', title: 'accuracy (%)', scale: { domain: [0, 100] } }, x2: { field: 'high' } } },
+      {
+        mark: { type: 'rule' },
+        encoding: { x: { field: 'low', type: 'quantitative', title: 'accuracy (%)', scale: { domain: [0, 100] } }, x2: { field: 'high' } },
+      },
       {
         mark: { type: 'point', filled: true, size: 70 },
         encoding: {
@@ -116,68 +173,122 @@ export function coverageChart(f: FamilyView): Spec | null {
   const parts: Array<Record<string, unknown>> = [];
   for (const c of rows) {
     const cov = c.coverage!;
-    const segs: Array<[string, number]> = judged && c.utilization !== null
-      ? [['never retrieved', 1 - cov], ['retrieved, not used', cov * (1 - c.utilization)], ['retrieved and used', cov * c.utilization]]
-      : [['never retrieved', 1 - cov], ['retrieved (not judged)', cov]];
+    const segs: Array<[string, number]> =
+      judged && c.utilization !== null
+        ? [
+            ['never retrieved', 1 - cov],
+            ['retrieved, not used', cov * (1 - c.utilization)],
+            ['retrieved and used', cov * c.utilization],
+          ]
+        : [
+            ['never retrieved', 1 - cov],
+            ['retrieved (not judged)', cov],
+          ];
     let start = 0;
     for (const [part, share] of segs) {
-      parts.push({ system: c.system, part, share: pct(share), start: pct(start), end: pct(start + share), mid: pct(start + share / 2), label: share >= 0.17 ? `${SHORT[part]} ${pct(share)!.toFixed(1)}%` : share >= 0.06 ? `${pct(share)!.toFixed(1)}%` : '' });
+      parts.push({
+        system: c.system,
+        part,
+        share: pct(share),
+        start: pct(start),
+        end: pct(start + share),
+        mid: pct(start + share / 2),
+        label: share >= 0.17 ? `${SHORT[part]} ${pct(share)!.toFixed(1)}%` : share >= 0.06 ? `${pct(share)!.toFixed(1)}%` : '',
+      });
       start += share;
     }
   }
   const domain = judged ? ['never retrieved', 'retrieved, not used', 'retrieved and used'] : ['never retrieved', 'retrieved (not judged)'];
   const range = judged ? ['#c0392b', '#e6a23c', '#2e7d32'] : ['#c0392b', '#7a9cc6'];
-  return base(`${f.stats.setting}: where answers are lost (questions with gold evidence)`, `Coverage by utilization for ${f.stats.setting}`, {
-    height: { step: 30 },
-    data: { values: parts },
-    encoding: { y: { field: 'system', type: 'nominal', title: null, sort: rows.map((r) => r.system) } },
-    layer: [
-      {
-        mark: { type: 'bar', stroke: 'white', strokeWidth: 1 },
-        encoding: {
-          x: { field: 'start', type: 'quantitative', title: 'share of questions with gold evidence (%)', scale: { domain: [0, 100] } },
-          x2: { field: 'end' },
-          color: { field: 'part', type: 'nominal', scale: { domain, range }, title: null },
-          tooltip: [{ field: 'system' }, { field: 'part' }, { field: 'share', title: '%' }],
+  return base(
+    `${f.stats.setting}: where answers are lost (questions with gold evidence)`,
+    `Coverage by utilization for ${f.stats.setting}`,
+    {
+      height: { step: 30 },
+      data: { values: parts },
+      encoding: { y: { field: 'system', type: 'nominal', title: null, sort: rows.map((r) => r.system) } },
+      layer: [
+        {
+          mark: { type: 'bar', stroke: 'white', strokeWidth: 1 },
+          encoding: {
+            x: { field: 'start', type: 'quantitative', title: 'share of questions with gold evidence (%)', scale: { domain: [0, 100] } },
+            x2: { field: 'end' },
+            color: { field: 'part', type: 'nominal', scale: { domain, range }, title: null },
+            tooltip: [{ field: 'system' }, { field: 'part' }, { field: 'share', title: '%' }],
+          },
         },
-      },
-      {
-        mark: { type: 'text', color: 'black', align: 'center', fontWeight: 'bold' },
-        encoding: { x: { field: 'mid', type: 'quantitative' }, text: { field: 'label' } },
-      },
-    ],
-  });
+        {
+          mark: { type: 'text', color: 'black', align: 'center', fontWeight: 'bold' },
+          encoding: { x: { field: 'mid', type: 'quantitative' }, text: { field: 'label' } },
+        },
+      ],
+    },
+  );
 }
 
-const SHORT: Record<string, string> = { 'never retrieved': 'missed', 'retrieved, not used': 'not used', 'retrieved and used': 'used', 'retrieved (not judged)': 'retrieved' };
+const SHORT: Record<string, string> = {
+  'never retrieved': 'missed',
+  'retrieved, not used': 'not used',
+  'retrieved and used': 'used',
+  'retrieved (not judged)': 'retrieved',
+};
 
 /** Coverage and utilization per system with their bootstrap intervals. */
 export function coverageIntervalsChart(f: FamilyView): Spec | null {
   const pts: Array<Record<string, unknown>> = [];
   for (const c of f.stats.coverage) {
-    if (c.coverage !== null) pts.push({ system: c.system, measure: 'coverage', value: pct(c.coverage), low: pct(c.coverage_ci_low), high: pct(c.coverage_ci_high), n: c.n });
-    if (c.utilization !== null) pts.push({ system: c.system, measure: 'utilization', value: pct(c.utilization), low: pct(c.utilization_ci_low), high: pct(c.utilization_ci_high), n: c.covered_scored });
+    if (c.coverage !== null)
+      pts.push({
+        system: c.system,
+        measure: 'coverage',
+        value: pct(c.coverage),
+        low: pct(c.coverage_ci_low),
+        high: pct(c.coverage_ci_high),
+        n: c.n,
+      });
+    if (c.utilization !== null)
+      pts.push({
+        system: c.system,
+        measure: 'utilization',
+        value: pct(c.utilization),
+        low: pct(c.utilization_ci_low),
+        high: pct(c.utilization_ci_high),
+        n: c.covered_scored,
+      });
   }
   if (pts.length === 0) return null;
   const measures = ['coverage', 'utilization'].filter((m) => pts.some((p) => p.measure === m));
-  return base(`${f.stats.setting}: coverage and utilization (95% bootstrap CI)`, `Coverage and utilization intervals for ${f.stats.setting}`, {
-    height: { step: 30 },
-    data: { values: pts },
-    encoding: { y: { field: 'system', type: 'nominal', title: null, sort: f.stats.coverage.map((c) => c.system) }, yOffset: { field: 'measure', type: 'nominal', sort: ['coverage', 'utilization'] } },
-    layer: [
-      { mark: 'rule', encoding: { x: { field: 'low', type: 'quantitative', title: '%', scale: { domain: [0, 100] } }, x2: { field: 'high' } } },
-      {
-        mark: { type: 'point', filled: true, size: 80 },
-        encoding: {
-          x: { field: 'value', type: 'quantitative' },
-          shape: { field: 'measure', type: 'nominal', scale: { domain: measures, range: ['square', 'triangle-up'] } },
-          color: { field: 'measure', type: 'nominal', scale: { domain: measures, range: ['#1f5fa8', '#2e7d32'] } },
-          tooltip: [{ field: 'system' }, { field: 'measure' }, { field: 'value' }, { field: 'low' }, { field: 'high' }, { field: 'n' }],
-        },
+  return base(
+    `${f.stats.setting}: coverage and utilization (95% bootstrap CI)`,
+    `Coverage and utilization intervals for ${f.stats.setting}`,
+    {
+      height: { step: 30 },
+      data: { values: pts },
+      encoding: {
+        y: { field: 'system', type: 'nominal', title: null, sort: f.stats.coverage.map((c) => c.system) },
+        yOffset: { field: 'measure', type: 'nominal', sort: ['coverage', 'utilization'] },
       },
-      { mark: { type: 'text', align: 'left', dx: 8 }, encoding: { x: { field: 'value', type: 'quantitative' }, text: { field: 'value', format: '.1f' } } },
-    ],
-  });
+      layer: [
+        {
+          mark: 'rule',
+          encoding: { x: { field: 'low', type: 'quantitative', title: '%', scale: { domain: [0, 100] } }, x2: { field: 'high' } },
+        },
+        {
+          mark: { type: 'point', filled: true, size: 80 },
+          encoding: {
+            x: { field: 'value', type: 'quantitative' },
+            shape: { field: 'measure', type: 'nominal', scale: { domain: measures, range: ['square', 'triangle-up'] } },
+            color: { field: 'measure', type: 'nominal', scale: { domain: measures, range: ['#1f5fa8', '#2e7d32'] } },
+            tooltip: [{ field: 'system' }, { field: 'measure' }, { field: 'value' }, { field: 'low' }, { field: 'high' }, { field: 'n' }],
+          },
+        },
+        {
+          mark: { type: 'text', align: 'left', dx: 8 },
+          encoding: { x: { field: 'value', type: 'quantitative' }, text: { field: 'value', format: '.1f' } },
+        },
+      ],
+    },
+  );
 }
 
 /** Swept numeric knobs, in the order they are preferred as the x axis. */
@@ -235,30 +346,66 @@ export function ablationChart(a: AblationView): Spec | null {
   let x: Spec;
   if (knob) {
     const xs = pts.map((p) => Number(p[knob.field as 'k']));
-    x = { field: knob.field, type: 'quantitative', scale: { type: 'log', domain: [Math.min(...xs) / 1.5, Math.max(...xs) * 1.5], nice: false }, axis: { values: [...new Set(xs)].sort((p, q) => p - q) }, title: knob.title };
+    x = {
+      field: knob.field,
+      type: 'quantitative',
+      scale: { type: 'log', domain: [Math.min(...xs) / 1.5, Math.max(...xs) * 1.5], nice: false },
+      axis: { values: [...new Set(xs)].sort((p, q) => p - q) },
+      title: knob.title,
+    };
   } else {
     x = { field: 'variant', type: 'nominal', title: 'variant', axis: { labelAngle: 0 } };
   }
   const against = knob ? knob.field : 'variant';
-  return base(`${a.benchmark} ablation (${a.retriever}): ${metric} against ${against} — cost beside each point`, `Ablation chart for ${a.label}`, {
-    height: 280,
-    data: { values: pts },
-    encoding: { x },
-    layer: [
-      ...(knob ? [{ mark: { type: 'line', strokeDash: [4, 3] }, encoding: { y: { field: 'value', type: 'quantitative', title: `${metric} (%)`, scale: { zero: false } }, detail: { field: 'series' } } }] : []),
-      { mark: { type: 'rule' }, encoding: { y: { field: 'low', type: 'quantitative', title: `${metric} (%)`, scale: { zero: false } }, y2: { field: 'high' } } },
-      {
-        mark: { type: 'point', filled: true, size: 80 },
-        encoding: {
-          y: { field: 'value', type: 'quantitative' },
-          shape: { field: 'series', type: 'nominal', scale: { range: SHAPES }, title: 'variant' },
-          color: { field: 'series', type: 'nominal', title: 'variant' },
-          tooltip: [{ field: 'variant' }, { field: 'k' }, { field: 'window' }, { field: 'candidates' }, { field: 'value', title: `${metric} %` }, { field: 'low' }, { field: 'high' }, { field: 'tokens', title: 'evidence tokens' }, { field: 'time_s', title: 'time s' }],
+  return base(
+    `${a.benchmark} ablation (${a.retriever}): ${metric} against ${against} — cost beside each point`,
+    `Ablation chart for ${a.label}`,
+    {
+      height: 280,
+      data: { values: pts },
+      encoding: { x },
+      layer: [
+        ...(knob
+          ? [
+              {
+                mark: { type: 'line', strokeDash: [4, 3] },
+                encoding: {
+                  y: { field: 'value', type: 'quantitative', title: `${metric} (%)`, scale: { zero: false } },
+                  detail: { field: 'series' },
+                },
+              },
+            ]
+          : []),
+        {
+          mark: { type: 'rule' },
+          encoding: { y: { field: 'low', type: 'quantitative', title: `${metric} (%)`, scale: { zero: false } }, y2: { field: 'high' } },
         },
-      },
-      { mark: { type: 'text', align: 'left', dx: 7, dy: 10, fontSize: 10 }, encoding: { y: { field: 'value', type: 'quantitative' }, text: { field: 'label' } } },
-    ],
-  });
+        {
+          mark: { type: 'point', filled: true, size: 80 },
+          encoding: {
+            y: { field: 'value', type: 'quantitative' },
+            shape: { field: 'series', type: 'nominal', scale: { range: SHAPES }, title: 'variant' },
+            color: { field: 'series', type: 'nominal', title: 'variant' },
+            tooltip: [
+              { field: 'variant' },
+              { field: 'k' },
+              { field: 'window' },
+              { field: 'candidates' },
+              { field: 'value', title: `${metric} %` },
+              { field: 'low' },
+              { field: 'high' },
+              { field: 'tokens', title: 'evidence tokens' },
+              { field: 'time_s', title: 'time s' },
+            ],
+          },
+        },
+        {
+          mark: { type: 'text', align: 'left', dx: 7, dy: 10, fontSize: 10 },
+          encoding: { y: { field: 'value', type: 'quantitative' }, text: { field: 'label' } },
+        },
+      ],
+    },
+  );
 }
 
 /**
@@ -269,7 +416,8 @@ export function coverageAtKChart(setting: string, runs: RunView[]): Spec | null 
   const pts: Array<Record<string, unknown>> = [];
   for (const r of runs) {
     if (r.setting !== setting) continue;
-    for (const [k, c] of Object.entries(r.coverage_at_k)) if (c !== null) pts.push({ system: `${r.system} — ${r.label}`, k: Number(k), value: pct(c) });
+    for (const [k, c] of Object.entries(r.coverage_at_k))
+      if (c !== null) pts.push({ system: `${r.system} — ${r.label}`, k: Number(k), value: pct(c) });
   }
   if (pts.length === 0) return null;
   const systems = [...new Set(pts.map((p) => p.system as string))];
@@ -278,7 +426,13 @@ export function coverageAtKChart(setting: string, runs: RunView[]): Spec | null 
     height: 220,
     data: { values: pts },
     encoding: {
-      x: { field: 'k', type: 'quantitative', scale: { type: 'log', domain: [Math.min(...ks) / 1.5, Math.max(...ks) * 1.5], nice: false }, axis: { values: [...new Set(ks)].sort((p, q) => p - q) }, title: 'k (windows kept, log scale)' },
+      x: {
+        field: 'k',
+        type: 'quantitative',
+        scale: { type: 'log', domain: [Math.min(...ks) / 1.5, Math.max(...ks) * 1.5], nice: false },
+        axis: { values: [...new Set(ks)].sort((p, q) => p - q) },
+        title: 'k (windows kept, log scale)',
+      },
       y: { field: 'value', type: 'quantitative', title: 'coverage: all gold evidence shown (%)', scale: { domain: [0, 100] } },
     },
     layer: [
@@ -292,14 +446,21 @@ export function coverageAtKChart(setting: string, runs: RunView[]): Spec | null 
         },
       },
       // Values as text only while they stay legible.
-      ...(systems.length <= 3 ? [{ mark: { type: 'text', dy: -10, fontSize: 10 }, encoding: { text: { field: 'value', format: '.1f' } } }] : []),
+      ...(systems.length <= 3
+        ? [{ mark: { type: 'text', dy: -10, fontSize: 10 }, encoding: { text: { field: 'value', format: '.1f' } } }]
+        : []),
     ],
   });
 }
 
 /** Wall time per run, split by stage (ingest vs query), each segment labelled. */
 export function timeChart(runs: RunView[]): Spec | null {
-  const stages: Array<[string, string]> = [['load_ms', 'load'], ['ingest_ms', 'ingest'], ['retrieve_ms', 'retrieve (query)'], ['stages_ms', 'read + judge (query)']];
+  const stages: Array<[string, string]> = [
+    ['load_ms', 'load'],
+    ['ingest_ms', 'ingest'],
+    ['retrieve_ms', 'retrieve (query)'],
+    ['stages_ms', 'read + judge (query)'],
+  ];
   const parts: Array<Record<string, unknown>> = [];
   const totalOf = (r: RunView) => stages.reduce((s, [key]) => s + Math.max(0, r.timings[key] ?? 0), 0);
   // A segment is labelled when it is wide enough on the common axis (the longest run sets it).
@@ -310,7 +471,15 @@ export function timeChart(runs: RunView[]): Spec | null {
       const ms = r.timings[key];
       if (typeof ms !== 'number' || ms <= 0) continue;
       const s = ms / 1000;
-      parts.push({ run: `${r.system} — ${r.label}`, stage: name, seconds: Math.round(s * 100) / 100, start, end: start + s, mid: start + s / 2, label: ms / longest >= 0.14 ? `${name.split(' (')[0]} ${s.toFixed(1)} s` : '' });
+      parts.push({
+        run: `${r.system} — ${r.label}`,
+        stage: name,
+        seconds: Math.round(s * 100) / 100,
+        start,
+        end: start + s,
+        mid: start + s / 2,
+        label: ms / longest >= 0.14 ? `${name.split(' (')[0]} ${s.toFixed(1)} s` : '',
+      });
       start += s;
     }
   }
@@ -325,7 +494,12 @@ export function timeChart(runs: RunView[]): Spec | null {
         encoding: {
           x: { field: 'start', type: 'quantitative', title: 'seconds' },
           x2: { field: 'end' },
-          color: { field: 'stage', type: 'nominal', scale: { domain: stages.map((s) => s[1]), range: ['#9e9e9e', '#1f5fa8', '#7a9cc6', '#e6a23c'] }, title: null },
+          color: {
+            field: 'stage',
+            type: 'nominal',
+            scale: { domain: stages.map((s) => s[1]), range: ['#9e9e9e', '#1f5fa8', '#7a9cc6', '#e6a23c'] },
+            title: null,
+          },
           tooltip: [{ field: 'run' }, { field: 'stage' }, { field: 'seconds' }],
         },
       },

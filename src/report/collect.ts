@@ -56,23 +56,31 @@ export async function collectInputs(paths: string[], opts: CollectOptions = {}):
   const runDirs = findRunDirs(paths);
   const runs = runDirs.map(readRun);
   const statsFiles = findFiles(paths, 'stats.json');
-  const ablations = findFiles(paths, 'ablation.json').map((file) => {
-    const data = readJsonFile(file) as Record<string, unknown>;
-    const dir = join(file, '..');
-    return data && data.format === 'rawrag.ablation/1' ? { dir, label: relative(process.cwd(), dir) || '.', data } : null;
-  }).filter((a): a is AblationInput => a !== null);
+  const ablations = findFiles(paths, 'ablation.json')
+    .map((file) => {
+      const data = readJsonFile(file) as Record<string, unknown>;
+      const dir = join(file, '..');
+      return data && data.format === 'rawrag.ablation/1' ? { dir, label: relative(process.cwd(), dir) || '.', data } : null;
+    })
+    .filter((a): a is AblationInput => a !== null);
   if (runs.length === 0 && statsFiles.length === 0 && ablations.length === 0) {
-    throw new InputError('nothing to report: no run directory (manifest.json), stats.json or ablation.json found', { file: paths.join(', ') });
+    throw new InputError('nothing to report: no run directory (manifest.json), stats.json or ablation.json found', {
+      file: paths.join(', '),
+    });
   }
 
   let stats: StatsReport;
   let statsSource: string;
   // A stats.json is used only when it covers every run found (same system, setting and item count):
   // an older one, written before more runs arrived, would contradict the explorer.
-  const covers = (r: StatsReport) => runs.every((run) => r.runs.some((x) => x.system === run.loaded.system && x.setting === run.loaded.setting && x.items === run.loaded.items.length));
+  const covers = (r: StatsReport) =>
+    runs.every((run) =>
+      r.runs.some((x) => x.system === run.loaded.system && x.setting === run.loaded.setting && x.items === run.loaded.items.length),
+    );
   const found = statsFiles.map((f) => ({ f, r: readJsonFile(f) as StatsReport })).filter((x) => x.r && x.r.format === 'rawrag.stats/1');
   const written = found.filter((x) => covers(x.r));
-  if (found.length > written.length) notes.push(`${found.length - written.length} stats.json file(s) ignored: they do not cover every run given (rerun rawrag stats)`);
+  if (found.length > written.length)
+    notes.push(`${found.length - written.length} stats.json file(s) ignored: they do not cover every run given (rerun rawrag stats)`);
   if (opts.stats) {
     stats = opts.stats.report;
     statsSource = opts.stats.source;

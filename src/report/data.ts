@@ -27,7 +27,16 @@ export interface RunView {
   reader: string | null;
   judge: string | null;
   /** summary.json's overall figures as written (null fields when absent). */
-  summary: { n: number; errors: number; accuracy: number | null; scored: number; coverage_all: number | null; coverage_any: number | null; judge_sd: number | null; judge_runs: number | null } | null;
+  summary: {
+    n: number;
+    errors: number;
+    accuracy: number | null;
+    scored: number;
+    coverage_all: number | null;
+    coverage_any: number | null;
+    judge_sd: number | null;
+    judge_runs: number | null;
+  } | null;
   timings: Record<string, number>;
   usage: Record<string, RoleUsage>;
   evidence_text: boolean;
@@ -204,9 +213,10 @@ function turnTexts(dataset: Dataset | null, run: RunInput): Map<string, string> 
   const wanted = new Set<string>();
   for (const item of run.items) {
     const ep = String(item.episode ?? '');
-    for (const t of [...((item.evidence_turns as string[]) ?? []), ...((item.gold_evidence as string[]) ?? [])]) wanted.add(`${ep}\u0000${t}`);
+    for (const t of [...((item.evidence_turns as string[]) ?? []), ...((item.gold_evidence as string[]) ?? [])])
+      wanted.add(`${ep}\u0000${t}`);
   }
-  const style = ((run.manifest.policy as { serialisation?: 'message' | 'plain' } | undefined)?.serialisation) ?? 'message';
+  const style = (run.manifest.policy as { serialisation?: 'message' | 'plain' } | undefined)?.serialisation ?? 'message';
   const out = new Map<string, string>();
   for (const ep of dataset.episodes) {
     const epStyle = ep.policy?.serialisation ?? style;
@@ -230,7 +240,16 @@ function configValue(run: RunInput, role: 'reader' | 'judge'): string | null {
 }
 
 function summaryView(run: RunInput): RunView['summary'] {
-  const s = run.summary as { n?: number; errors?: number; overall?: { accuracy?: number | null; scored?: number; coverage?: { all?: number | null; any?: number | null }; judge_runs?: { sd: number; runs: number } | null } } | null;
+  const s = run.summary as {
+    n?: number;
+    errors?: number;
+    overall?: {
+      accuracy?: number | null;
+      scored?: number;
+      coverage?: { all?: number | null; any?: number | null };
+      judge_runs?: { sd: number; runs: number } | null;
+    };
+  } | null;
   if (!s || !s.overall) return null;
   return {
     n: s.n ?? 0,
@@ -284,7 +303,13 @@ function familyViews(stats: StatsReport): FamilyView[] {
 }
 
 function ablationView(a: AblationInput): AblationView {
-  const d = a.data as { benchmark?: string; retriever?: string; metric?: string; resamples?: number; table?: Array<Record<string, unknown>> };
+  const d = a.data as {
+    benchmark?: string;
+    retriever?: string;
+    metric?: string;
+    resamples?: number;
+    table?: Array<Record<string, unknown>>;
+  };
   return {
     label: a.label,
     benchmark: d.benchmark ?? '?',

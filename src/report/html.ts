@@ -7,7 +7,16 @@
 import { formatP, stars } from '../stats/render.js';
 import type { FamilyReport } from '../stats/compute-tables.js';
 import { chartLibraryScripts, inlineSafe } from './assets.js';
-import { ablationChart, ablationSeries, coverageAtKChart, coverageChart, coverageIntervalsChart, leaderboardChart, perTypeChart, timeChart } from './charts.js';
+import {
+  ablationChart,
+  ablationSeries,
+  coverageAtKChart,
+  coverageChart,
+  coverageIntervalsChart,
+  leaderboardChart,
+  perTypeChart,
+  timeChart,
+} from './charts.js';
 import { CLIENT_JS } from './client.js';
 import type { AblationView, FamilyView, ReportData, RunView } from './data.js';
 import { PAGE_CSS } from './style.js';
@@ -37,7 +46,18 @@ export function renderPage(data: ReportData): string {
     costSection(data, chart),
   ];
   // The page script needs only the explorer's data and the chart specs; tables are already HTML.
-  const explorer = { s: data.s, questions: data.questions, turns: data.turns, runs: data.runs.map((r) => ({ label: r.label, system: r.system, benchmark: r.benchmark, evidence_text: r.evidence_text, rows: r.rows })) };
+  const explorer = {
+    s: data.s,
+    questions: data.questions,
+    turns: data.turns,
+    runs: data.runs.map((r) => ({
+      label: r.label,
+      system: r.system,
+      benchmark: r.benchmark,
+      evidence_text: r.evidence_text,
+      rows: r.rows,
+    })),
+  };
   const blob = JSON.stringify({ ...explorer, charts }).replace(/</g, '\\u003c');
   const title = `rawrag report — ${[...new Set(data.families.map((f) => f.stats.benchmark).concat(data.runs.map((r) => r.benchmark)))].join(', ') || 'results'}`;
   return `<!doctype html>
@@ -52,7 +72,11 @@ export function renderPage(data: ReportData): string {
 <body>
 <header class="top">
   <h1>${esc(title)}</h1>
-  <p class="muted">Generated ${esc(data.generated_at)} by rawrag ${esc(data.tool_version)} from ${data.runs.length} run director${data.runs.length === 1 ? 'y' : 'ies'}${data.ablations.length ? ` and ${data.ablations.length} ablation${data.ablations.length === 1 ? '' : 's'}` : ''}. Statistics: ${esc(data.stats_source)}. Charts: ${Object.entries(data.libraries).map(([k, v]) => `${esc(k)} ${esc(v)}`).join(', ')} (inlined; this file needs no network).</p>
+  <p class="muted">Generated ${esc(data.generated_at)} by rawrag ${esc(data.tool_version)} from ${data.runs.length} run director${data.runs.length === 1 ? 'y' : 'ies'}${data.ablations.length ? ` and ${data.ablations.length} ablation${data.ablations.length === 1 ? '' : 's'}` : ''}. Statistics: ${esc(data.stats_source)}. Charts: ${Object.entries(
+    data.libraries,
+  )
+    .map(([k, v]) => `${esc(k)} ${esc(v)}`)
+    .join(', ')} (inlined; this file needs no network).</p>
   <nav aria-label="sections"><a href="#leaderboard">Leaderboard</a> <a href="#coverage">Coverage × utilization</a> <a href="#ablations">Ablations</a> <a href="#explorer">Explorer</a> <a href="#cost">Cost and time</a></nav>
   ${data.notes.length ? `<ul class="notes">${data.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}
 </header>
@@ -92,7 +116,18 @@ function leaderboardTable(f: FamilyView): string {
   const coverageOf = new Map(st.coverage.map((c) => [c.system, c]));
   const extraCols = st.aggregation.columns.filter((c) => c !== 'overall');
   const hasPaper = Object.keys(f.paper).length > 0;
-  const head = ['#', 'system', 'n scored', ...st.types, ...extraCols, `${st.aggregation.overall} %`, '95% CI', ...(hasPaper ? ['paper %', 'Δ vs paper'] : []), 'coverage %', st.mode === 'baseline' ? `Δ vs ${st.baseline ?? 'baseline'} (Holm)` : 'pairwise (Holm)'];
+  const head = [
+    '#',
+    'system',
+    'n scored',
+    ...st.types,
+    ...extraCols,
+    `${st.aggregation.overall} %`,
+    '95% CI',
+    ...(hasPaper ? ['paper %', 'Δ vs paper'] : []),
+    'coverage %',
+    st.mode === 'baseline' ? `Δ vs ${st.baseline ?? 'baseline'} (Holm)` : 'pairwise (Holm)',
+  ];
   const rows = st.leaderboard.map((r) => {
     const o = r.columns.overall;
     const p = pairOf.get(r.system);
@@ -103,7 +138,9 @@ function leaderboardTable(f: FamilyView): string {
       const mark = p.p_holm < 0.05 ? (p.delta > 0 ? '▲ better' : '▼ worse') : 'n.s.';
       sig = `${signed(p.delta)} ${mark}${stars(p.p_holm)} <span class="muted">p=${formatP(p.p_holm)}</span>`;
     } else if (st.mode === 'all-pairs') {
-      const above = st.pairwise.filter((x) => x.system_a === r.system && x.p_holm < 0.05 && x.delta > 0).map((x) => `#${st.leaderboard.find((y) => y.system === x.system_b)!.rank}`);
+      const above = st.pairwise
+        .filter((x) => x.system_a === r.system && x.p_holm < 0.05 && x.delta > 0)
+        .map((x) => `#${st.leaderboard.find((y) => y.system === x.system_b)!.rank}`);
       sig = above.length ? `above ${above.join(', ')}` : '';
     }
     const cov = coverageOf.get(r.system);
@@ -126,10 +163,12 @@ function agreementTable(st: FamilyReport, runs: RunView[]): string {
   };
   return `<div class="table-wrap"><table class="agreement"><caption>Judge agreement between the judge's runs (Fleiss' κ over items with the modal number of votes); SD = how much accuracy moves from one judge run to another (summary.json).</caption>
 <thead><tr><th scope="col">system</th><th scope="col">items</th><th scope="col">judge runs</th><th scope="col">κ</th><th scope="col">observed agreement %</th><th scope="col">accuracy SD over judge runs (pts)</th><th scope="col">excluded</th></tr></thead>
-<tbody>${rows.map((a) => {
-    const sd = sdOf(a.system);
-    return `<tr data-system="${esc(a.system)}"><th scope="row">${esc(a.system)}</th><td>${a.n}</td><td>${a.raters}</td><td data-col="kappa">${a.kappa === null ? '—' : a.kappa.toFixed(3)}</td><td>${pct(a.observed)}</td><td data-col="judge-sd">${sd === null ? '—' : (100 * sd).toFixed(2)}</td><td>${a.excluded}</td></tr>`;
-  }).join('')}</tbody></table></div>`;
+<tbody>${rows
+    .map((a) => {
+      const sd = sdOf(a.system);
+      return `<tr data-system="${esc(a.system)}"><th scope="row">${esc(a.system)}</th><td>${a.n}</td><td>${a.raters}</td><td data-col="kappa">${a.kappa === null ? '—' : a.kappa.toFixed(3)}</td><td>${pct(a.observed)}</td><td data-col="judge-sd">${sd === null ? '—' : (100 * sd).toFixed(2)}</td><td>${a.excluded}</td></tr>`;
+    })
+    .join('')}</tbody></table></div>`;
 }
 
 function coverageSection(data: ReportData, chart: ChartFn): string {
@@ -157,7 +196,10 @@ ${parts.join('\n') || '<p>No ablation found (run <code>rawrag ablate --k 1,5,15,
 
 function ablationArticle(a: AblationView, i: number, chart: ChartFn): string {
   const metric = a.metric === 'accuracy' ? 'accuracy' : 'coverage';
-  const rows = a.rows.map((r) => `<tr data-variant="${esc(r.variant)}"${r.is_default ? ' class="reference"' : ''}><th scope="row">${esc(r.variant)}${r.is_default ? ' (reference)' : ''}</th><td>${esc(r.k)}</td><td>${esc(ablationSeries(r))}</td><td data-col="${metric}">${pct(r[metric] as number | null)}</td><td>${signed(r.delta as number | null)}</td><td>${r.ci_low === null ? '—' : `${signed(r.ci_low as number)} … ${signed(r.ci_high as number)}`}</td><td>${formatP(r.p_holm as number | null)}</td><td>${int(r.evidence_tokens as number | null)}</td><td>${Number(r.time_s ?? 0).toFixed(2)}</td></tr>`);
+  const rows = a.rows.map(
+    (r) =>
+      `<tr data-variant="${esc(r.variant)}"${r.is_default ? ' class="reference"' : ''}><th scope="row">${esc(r.variant)}${r.is_default ? ' (reference)' : ''}</th><td>${esc(r.k)}</td><td>${esc(ablationSeries(r))}</td><td data-col="${metric}">${pct(r[metric] as number | null)}</td><td>${signed(r.delta as number | null)}</td><td>${r.ci_low === null ? '—' : `${signed(r.ci_low as number)} … ${signed(r.ci_high as number)}`}</td><td>${formatP(r.p_holm as number | null)}</td><td>${int(r.evidence_tokens as number | null)}</td><td>${Number(r.time_s ?? 0).toFixed(2)}</td></tr>`,
+  );
   return `<article class="ablation" data-ablation="${esc(a.label)}"><h3>${esc(a.benchmark)} — RAW-RAG/${esc(a.retriever)} <span class="muted">(${esc(a.label)})</span></h3>
 ${chart(`abl-${i}`, ablationChart(a), `${a.benchmark}: ${metric} against the swept setting with paired 95% intervals (reference + the interval of the difference); each point labelled with its evidence tokens and time`)}
 <div class="table-wrap"><table class="ablation-table"><caption>Each variant against the reference, paired per question (${a.resamples} bootstrap resamples); p Holm-adjusted over the variants.</caption>
@@ -166,7 +208,8 @@ ${chart(`abl-${i}`, ablationChart(a), `${a.benchmark}: ${metric} against the swe
 }
 
 function explorerSection(data: ReportData): string {
-  if (data.runs.length === 0) return `<section id="explorer" aria-labelledby="h-explorer"><h2 id="h-explorer">4. Per-question explorer</h2><p>No run directory with items was given.</p></section>`;
+  if (data.runs.length === 0)
+    return `<section id="explorer" aria-labelledby="h-explorer"><h2 id="h-explorer">4. Per-question explorer</h2><p>No run directory with items was given.</p></section>`;
   return `<section id="explorer" aria-labelledby="h-explorer"><h2 id="h-explorer">4. Per-question explorer</h2>
 <div id="explorer-app">
 <form class="controls" onsubmit="return false" aria-label="explorer filters">
@@ -191,9 +234,14 @@ function costSection(data: ReportData, chart: ChartFn): string {
   for (const r of data.runs) {
     const roles = Object.entries(r.usage);
     for (const [role, u] of roles) {
-      usageRows.push(`<tr data-run="${esc(r.label)}" data-role="${esc(role)}"><th scope="row">${esc(r.system)}<div class="muted small">${esc(r.label)}</div></th><td>${esc(role)}</td><td>${int(u.prompt_tokens)}</td><td>${int(u.completion_tokens)}</td><td>${u.cost_usd === null ? 'unknown price' : `$${u.cost_usd.toFixed(4)}`}</td><td>${int(u.requests)}</td><td>${int(u.cache_hits)}</td></tr>`);
+      usageRows.push(
+        `<tr data-run="${esc(r.label)}" data-role="${esc(role)}"><th scope="row">${esc(r.system)}<div class="muted small">${esc(r.label)}</div></th><td>${esc(role)}</td><td>${int(u.prompt_tokens)}</td><td>${int(u.completion_tokens)}</td><td>${u.cost_usd === null ? 'unknown price' : `$${u.cost_usd.toFixed(4)}`}</td><td>${int(u.requests)}</td><td>${int(u.cache_hits)}</td></tr>`,
+      );
     }
-    if (roles.length === 0) usageRows.push(`<tr data-run="${esc(r.label)}"><th scope="row">${esc(r.system)}<div class="muted small">${esc(r.label)}</div></th><td colspan="6" class="muted">no model calls recorded (offline run or external system)</td></tr>`);
+    if (roles.length === 0)
+      usageRows.push(
+        `<tr data-run="${esc(r.label)}"><th scope="row">${esc(r.system)}<div class="muted small">${esc(r.label)}</div></th><td colspan="6" class="muted">no model calls recorded (offline run or external system)</td></tr>`,
+      );
   }
   const timeRows = data.runs.map((r) => timeRow(r));
   return `<section id="cost" aria-labelledby="h-cost"><h2 id="h-cost">5. Cost and time</h2>

@@ -22,12 +22,23 @@ export interface ReportResult {
   notes: string[];
 }
 
-export async function writeReport(paths: string[], out: string, opts: { stats?: { report: StatsReport; source: string } } = {}): Promise<ReportResult> {
+export async function writeReport(
+  paths: string[],
+  out: string,
+  opts: { stats?: { report: StatsReport; source: string } } = {},
+): Promise<ReportResult> {
   const inputs = await collectInputs(paths, opts);
   const data = buildReportData(inputs, { version: toolInfo().version, libraries: chartLibraryVersions() });
   const html = renderPage(data);
   const path = resolve(out);
   mkdirSync(dirname(path), { recursive: true });
   writeFileAtomic(path, html);
-  return { path, bytes: Buffer.byteLength(html), runs: data.runs.length, families: data.families.length, ablations: data.ablations.length, notes: inputs.notes };
+  return {
+    path,
+    bytes: Buffer.byteLength(html),
+    runs: data.runs.length,
+    families: data.families.length,
+    ablations: data.ablations.length,
+    notes: inputs.notes,
+  };
 }

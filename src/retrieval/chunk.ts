@@ -34,7 +34,15 @@ export function ingest(
   const chunks: Chunk[] = [];
   if (policy.chunking === 'turn') {
     lines.forEach((text, i) => {
-      chunks.push({ index: i, id: `${episode.id}#${i}`, text, firstTurn: i, lastTurn: i, tokenStart: turnTokenStart[i]!, tokenEnd: turnTokenStart[i + 1]! });
+      chunks.push({
+        index: i,
+        id: `${episode.id}#${i}`,
+        text,
+        firstTurn: i,
+        lastTurn: i,
+        tokenStart: turnTokenStart[i]!,
+        tokenEnd: turnTokenStart[i + 1]!,
+      });
     });
   } else {
     for (const [start, end] of windowBounds(tokens.length, cfg.size, cfg.stride)) {

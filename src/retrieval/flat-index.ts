@@ -43,7 +43,10 @@ export class DenseFirstStage implements FirstStage {
   }
 
   async prepare(ep: IngestedEpisode): Promise<SearchIndex> {
-    const vectors = await this.embedder.embed(ep.chunks.map((c) => c.text), 'document');
+    const vectors = await this.embedder.embed(
+      ep.chunks.map((c) => c.text),
+      'document',
+    );
     const index = new FlatIndex(vectors);
     return {
       search: async (query: string, k: number) => {

@@ -31,7 +31,10 @@ export async function createRetriever(cfg: RunConfig, session: ProviderSession =
       if (!stages.ok) {
         const local = createLocalRetriever();
         // The fallback first: it is what the user most needs to know about this run.
-        return { ...local, notes: [`retriever '${name}' unavailable (${stages.reasons.join('; ')}): fell back to the local retriever`, ...local.notes] };
+        return {
+          ...local,
+          notes: [`retriever '${name}' unavailable (${stages.reasons.join('; ')}): fell back to the local retriever`, ...local.notes],
+        };
       }
       return {
         name: `${stages.embedder.name}+${stages.reranker.name}`,

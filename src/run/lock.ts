@@ -59,7 +59,9 @@ export function acquireRunLock(dir: string, command = process.argv.slice(2).join
       const held = readLock(path);
       const stale = held === null ? false : held.host === me.host && !alive(held.pid);
       if (!stale || attempt > 0) {
-        const who = held ? `pid ${held.pid} on ${held.host} since ${held.started_at} (${held.command || 'rawrag'})` : 'another process (unreadable lock file)';
+        const who = held
+          ? `pid ${held.pid} on ${held.host} since ${held.started_at} (${held.command || 'rawrag'})`
+          : 'another process (unreadable lock file)';
         throw new InputError(
           `this run directory is in use by ${who}; wait for it to finish, or remove ${LOCK_FILE} if that process is gone`,
           { file: dir },

@@ -34,9 +34,12 @@ export class RunDir {
       throw new InputError(`cannot read manifest (${(e as Error).message})`, { file: this.manifestPath });
     }
     if (m === null || typeof m !== 'object' || typeof m.config_hash !== 'string' || typeof m.created_at !== 'string') {
-      throw new InputError('not a rawrag run manifest (no config_hash or created_at): the folder is damaged or not a run directory; choose another --out', {
-        file: this.manifestPath,
-      });
+      throw new InputError(
+        'not a rawrag run manifest (no config_hash or created_at): the folder is damaged or not a run directory; choose another --out',
+        {
+          file: this.manifestPath,
+        },
+      );
     }
     return m as Manifest;
   }

@@ -89,8 +89,17 @@ function macroWeights(paths: string[][]): number[] {
       return;
     }
     const keys = [...new Set(members.map((m) => paths[m]![depth]!))];
-    for (const k of keys) split(members.filter((m) => paths[m]![depth] === k), depth + 1, weight / keys.length);
+    for (const k of keys)
+      split(
+        members.filter((m) => paths[m]![depth] === k),
+        depth + 1,
+        weight / keys.length,
+      );
   };
-  split(paths.map((_, i) => i), 0, 1);
+  split(
+    paths.map((_, i) => i),
+    0,
+    1,
+  );
   return weights;
 }

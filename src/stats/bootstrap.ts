@@ -332,7 +332,12 @@ export function pairedBootstrapDesign(a: ArrayLike<number>, b: ArrayLike<number>
  * replicates: exact sign-flip when at most EXACT_SIGN_FLIP_MAX differences are non-zero, else the
  * null-shifted bootstrap p, floored at 2 / 2^m (what the most extreme sign pattern gives).
  */
-export function pairedP(d: ArrayLike<number>, design: Design, reps: ArrayLike<number>, delta: number): Pick<PairedBootstrap, 'p' | 'pMethod' | 'pBootstrap' | 'pBound'> {
+export function pairedP(
+  d: ArrayLike<number>,
+  design: Design,
+  reps: ArrayLike<number>,
+  delta: number,
+): Pick<PairedBootstrap, 'p' | 'pMethod' | 'pBootstrap' | 'pBound'> {
   const count = extremeCount(reps, delta);
   const pBootstrap = delta === 0 ? 1 : (1 + count) / (reps.length + 1);
   const coefficients = signFlipCoefficients(d, design);

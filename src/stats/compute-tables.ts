@@ -4,15 +4,7 @@
  * that could not be used and why. Pure: no file access, seeded randomness.
  */
 import { aggregationFor, columnStrata, headlineColumns, inHeadline, type Aggregation, type ColumnSpec } from './aggregations.js';
-import {
-  designStatistic,
-  pairedBootstrapDesign,
-  pairedP,
-  percentileInterval,
-  replicates,
-  resampleSums,
-  type Design,
-} from './bootstrap.js';
+import { designStatistic, pairedBootstrapDesign, pairedP, percentileInterval, replicates, resampleSums, type Design } from './bootstrap.js';
 import { fleissKappaFromVotes, wilson } from './intervals.js';
 import type { LoadedRun, SkippedDir, StatItem } from './load.js';
 import { dedupeByConfigHash, groupFamilies } from './families.js';
@@ -201,13 +193,26 @@ export function analyse(allRuns: LoadedRun[], opts: StatsOptions): StatsReport {
     return false;
   });
   const { runs, duplicates } = dedupeByConfigHash(withItems);
-  skipped.push(...duplicates.map((d) => ({ dir: d.dir.label, reason: `same config hash as ${d.kept.label} (a duplicate run; ${d.kept.label} used)` })));
+  skipped.push(
+    ...duplicates.map((d) => ({ dir: d.dir.label, reason: `same config hash as ${d.kept.label} (a duplicate run; ${d.kept.label} used)` })),
+  );
   const families = groupFamilies(runs);
-  const work = new WorkMeter(families.reduce((a, f) => a + estimateFamilyDraws(f.runs, opts), 0), opts.onProgress);
+  const work = new WorkMeter(
+    families.reduce((a, f) => a + estimateFamilyDraws(f.runs, opts), 0),
+    opts.onProgress,
+  );
   return {
     format: 'rawrag.stats/1',
     options: { resamples: opts.resamples, seed: opts.seed, baseline: opts.baseline ?? null, all_pairs: opts.allPairs, confidence: 0.95 },
-    runs: runs.map((r) => ({ dir: r.label, system: r.system, benchmark: r.benchmark, setting: r.setting, status: r.status, items: r.items.length, notes: r.notes })),
+    runs: runs.map((r) => ({
+      dir: r.label,
+      system: r.system,
+      benchmark: r.benchmark,
+      setting: r.setting,
+      status: r.status,
+      items: r.items.length,
+      notes: r.notes,
+    })),
     skipped: skipped.sort((a, b) => (a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0)),
     families: families.map((f) => analyseFamily(f.runs, f.judge, f.notes, opts, work)),
   };
@@ -252,7 +257,13 @@ interface SystemRun {
   byId: Map<string, StatItem>;
 }
 
-function analyseFamily(familyRuns: LoadedRun[], judge: string | null, familyNotes: string[], opts: StatsOptions, work: WorkMeter): FamilyReport {
+function analyseFamily(
+  familyRuns: LoadedRun[],
+  judge: string | null,
+  familyNotes: string[],
+  opts: StatsOptions,
+  work: WorkMeter,
+): FamilyReport {
   const { benchmark, setting } = familyRuns[0]!;
   const agg = aggregationFor(benchmark);
   const notes: string[] = [...familyNotes];
@@ -290,8 +301,14 @@ function analyseFamily(familyRuns: LoadedRun[], judge: string | null, familyNote
   const problems: FamilyProblems = { missing: {}, failed: {}, unscored: {}, type_conflicts: [...conflicts].sort(), notes };
   for (const s of systems) {
     problems.missing[s.name] = ids.filter((id) => !s.byId.has(id));
-    problems.failed[s.name] = s.run.items.filter((i) => i.error !== null).map((i) => i.id).sort();
-    problems.unscored[s.name] = s.run.items.filter((i) => i.error === null && i.score === null).map((i) => i.id).sort();
+    problems.failed[s.name] = s.run.items
+      .filter((i) => i.error !== null)
+      .map((i) => i.id)
+      .sort();
+    problems.unscored[s.name] = s.run.items
+      .filter((i) => i.error === null && i.score === null)
+      .map((i) => i.id)
+      .sort();
     for (const n of s.run.notes) notes.push(`${s.name}: ${n}`);
     if (s.run.status && s.run.status !== 'complete') notes.push(`${s.name}: run status is '${s.run.status}'`);
   }
@@ -328,10 +345,12 @@ function analyseFamily(familyRuns: LoadedRun[], judge: string | null, familyNote
     };
   });
   // By overall accuracy; offline runs (no scores) by coverage; then by name.
-  const coverageOf = new Map(systems.map((s) => {
-    const known = [...s.byId.values()].filter((i) => i.error === null && i.coverage !== null && inHeadline(agg, typeFor(i.id)));
-    return [s.name, known.length ? known.filter((i) => i.coverage).length / known.length : -1];
-  }));
+  const coverageOf = new Map(
+    systems.map((s) => {
+      const known = [...s.byId.values()].filter((i) => i.error === null && i.coverage !== null && inHeadline(agg, typeFor(i.id)));
+      return [s.name, known.length ? known.filter((i) => i.coverage).length / known.length : -1];
+    }),
+  );
   rows.sort(
     (a, b) =>
       (b.columns.overall?.accuracy ?? -1) - (a.columns.overall?.accuracy ?? -1) ||
@@ -363,7 +382,10 @@ function analyseFamily(familyRuns: LoadedRun[], judge: string | null, familyNote
   }
   const ph = holm(pairwise.map((p) => p.p_mcnemar));
   const phLog = holmLog10(pairwise.map((p) => p.log10_p_mcnemar));
-  const pbh = holmWithBounds(pairwise.map((p) => p.p_bootstrap), pairwise.map((p) => p.p_bootstrap_bound));
+  const pbh = holmWithBounds(
+    pairwise.map((p) => p.p_bootstrap),
+    pairwise.map((p) => p.p_bootstrap_bound),
+  );
   pairwise.forEach((p, i) => {
     p.p_holm = ph[i]!;
     p.log10_p_holm = phLog[i]!;
@@ -425,7 +447,10 @@ function chooseBaseline(ranked: SystemRun[], opts: StatsOptions, notes: string[]
     if (found.length > 1) {
       throw new InputError(
         `--baseline '${opts.baseline}' is ambiguous in ${family}: ${found.length} runs are named so; ` +
-          `give one of: ${found.map((s) => `'${s.name}'`).sort().join(', ')}`,
+          `give one of: ${found
+            .map((s) => `'${s.name}'`)
+            .sort()
+            .join(', ')}`,
       );
     }
     if (found.length === 0) notes.push(`baseline '${opts.baseline}' is not in this benchmark-setting; all pairs compared`);
@@ -438,10 +463,17 @@ function chooseBaseline(ranked: SystemRun[], opts: StatsOptions, notes: string[]
   const rawRag = ranked.filter((s) => isRawRag(s.run.system));
   const candidates = rawRag
     .filter(hasScores)
-    .sort((a, b) => a.run.system.length - b.run.system.length || a.run.system.localeCompare(b.run.system) || scoredCount(b) - scoredCount(a) || a.run.label.localeCompare(b.run.label));
+    .sort(
+      (a, b) =>
+        a.run.system.length - b.run.system.length ||
+        a.run.system.localeCompare(b.run.system) ||
+        scoredCount(b) - scoredCount(a) ||
+        a.run.label.localeCompare(b.run.label),
+    );
   if (candidates.length === 0) {
     if (rawRag.length && ranked.length > 1) notes.push('the RAW-RAG run(s) here have no judged scores: no baseline, all pairs compared');
-    else if (!opts.allPairs && ranked.length > 1) notes.push('no RAW-RAG run in this benchmark-setting (and no --baseline); all pairs compared');
+    else if (!opts.allPairs && ranked.length > 1)
+      notes.push('no RAW-RAG run in this benchmark-setting (and no --baseline); all pairs compared');
     return null;
   }
   return candidates[0]!;
@@ -469,7 +501,12 @@ function leaderboardCells(
   const slot = new Map(present.map((t, s) => [t, s]));
   let typeSums: Float64Array | null = null;
   const perType = () =>
-    (typeSums ??= resampleSums([Float64Array.from(scores)], toDesign({ strata: members, weights: members.map(() => 1) }), boot.resamples, boot.seed));
+    (typeSums ??= resampleSums(
+      [Float64Array.from(scores)],
+      toDesign({ strata: members, weights: members.map(() => 1) }),
+      boot.resamples,
+      boot.seed,
+    ));
   const S = present.length;
   const fromTypes = (labels: string[], weights: number[]) => {
     const sums = perType();
@@ -487,10 +524,15 @@ function leaderboardCells(
     const n = strata.strata.reduce((a, x) => a + x.length, 0);
     const accuracy = designStatistic(scores, toDesign(strata));
     if (strata.strata.length === 1 && strata.strata[0]!.every((i) => scores[i] === 0 || scores[i] === 1)) {
-      const w = wilson(strata.strata[0]!.reduce((a, i) => a + scores[i]!, 0), n);
+      const w = wilson(
+        strata.strata[0]!.reduce((a, i) => a + scores[i]!, 0),
+        n,
+      );
       return { n, accuracy, ci_low: w.low, ci_high: w.high, ci_method: 'wilson' };
     }
-    const ci = perTypePass ? fromTypes(strata.labels, strata.weights) : percentileInterval(replicates(scores, toDesign(strata), boot.resamples, boot.seed));
+    const ci = perTypePass
+      ? fromTypes(strata.labels, strata.weights)
+      : percentileInterval(replicates(scores, toDesign(strata), boot.resamples, boot.seed));
     return { n, accuracy, ci_low: ci.low, ci_high: ci.high, ci_method: 'bootstrap' };
   };
   const by_type: Record<string, Cell | null> = {};
@@ -575,7 +617,9 @@ function ratio(sums: Float64Array, base: number): number {
 }
 
 function coverageRow(s: SystemRun, headline: (id: string) => boolean, boot: { resamples: number; seed: number | string }): CoverageRow {
-  const known = [...s.byId.values()].filter((i) => i.error === null && i.coverage !== null && headline(i.id)).sort((a, b) => (a.id < b.id ? -1 : 1));
+  const known = [...s.byId.values()]
+    .filter((i) => i.error === null && i.coverage !== null && headline(i.id))
+    .sort((a, b) => (a.id < b.id ? -1 : 1));
   const row: CoverageRow = {
     system: s.name,
     n: known.length,
@@ -589,7 +633,8 @@ function coverageRow(s: SystemRun, headline: (id: string) => boolean, boot: { re
     utilization_ci_method: null,
   };
   const polluted = [...s.byId.values()].filter((i) => i.error === null && typeof i.pollution === 'number' && headline(i.id));
-  if (polluted.length) Object.assign(row, { pollution: polluted.reduce((a, i) => a + i.pollution!, 0) / polluted.length, pollution_n: polluted.length });
+  if (polluted.length)
+    Object.assign(row, { pollution: polluted.reduce((a, i) => a + i.pollution!, 0) / polluted.length, pollution_n: polluted.length });
   if (known.length === 0) return row;
   // Coverage is a proportion of 0/1 outcomes: Wilson, like binary accuracy cells (a bootstrap has zero width at 0% and 100%).
   const covered = known.filter((i) => i.coverage).length;
@@ -611,7 +656,9 @@ function coverageRow(s: SystemRun, headline: (id: string) => boolean, boot: { re
     row.utilization_ci_method = 'wilson';
     return row;
   }
-  const uci = percentileInterval(replicates(covScores, toDesign({ strata: [covScores.map((_, i) => i)], weights: [1] }), boot.resamples, boot.seed));
+  const uci = percentileInterval(
+    replicates(covScores, toDesign({ strata: [covScores.map((_, i) => i)], weights: [1] }), boot.resamples, boot.seed),
+  );
   row.utilization_ci_low = uci.low;
   row.utilization_ci_high = uci.high;
   row.utilization_ci_method = 'bootstrap';
@@ -635,7 +682,17 @@ function coveragePairs(
   const cov: CoveragePairRow[] = [];
   const util: CoveragePairRow[] = [];
   const empty = (measure: 'coverage' | 'utilization', a: SystemRun, b: SystemRun, n: number): CoveragePairRow => ({
-    measure, system_a: a.name, system_b: b.name, n, delta: null, ci_low: null, ci_high: null, p_bootstrap: null, p_method: null, p_bootstrap_bound: false, p_holm: null,
+    measure,
+    system_a: a.name,
+    system_b: b.name,
+    n,
+    delta: null,
+    ci_low: null,
+    ci_high: null,
+    p_bootstrap: null,
+    p_method: null,
+    p_bootstrap_bound: false,
+    p_holm: null,
   });
   const sum = (v: Float64Array) => v.reduce((p, q) => p + q, 0);
   for (const [a, b] of pairs) {
@@ -667,8 +724,17 @@ function coveragePairs(
     const covTest = pairedP(d, design, covReps, covDelta);
     const covCi = percentileInterval(covReps);
     cov.push({
-      measure: 'coverage', system_a: a.name, system_b: b.name, n, delta: covDelta, ci_low: covCi.low, ci_high: covCi.high,
-      p_bootstrap: covTest.p, p_method: covTest.pMethod, p_bootstrap_bound: covTest.pBound, p_holm: null,
+      measure: 'coverage',
+      system_a: a.name,
+      system_b: b.name,
+      n,
+      delta: covDelta,
+      ci_low: covCi.low,
+      ci_high: covCi.high,
+      p_bootstrap: covTest.p,
+      p_method: covTest.pMethod,
+      p_bootstrap_bound: covTest.pBound,
+      p_holm: null,
     });
 
     const nBoth = both.filter(Boolean).length;
@@ -682,8 +748,17 @@ function coveragePairs(
     const p = utilDelta === 0 ? 1 : (1 + count) / (utilReps.length + 1);
     const ci = percentileInterval(utilReps);
     util.push({
-      measure: 'utilization', system_a: a.name, system_b: b.name, n: nBoth, delta: utilDelta, ci_low: ci.low, ci_high: ci.high,
-      p_bootstrap: p, p_method: 'bootstrap', p_bootstrap_bound: utilDelta !== 0 && count === 0, p_holm: null,
+      measure: 'utilization',
+      system_a: a.name,
+      system_b: b.name,
+      n: nBoth,
+      delta: utilDelta,
+      ci_low: ci.low,
+      ci_high: ci.high,
+      p_bootstrap: p,
+      p_method: 'bootstrap',
+      p_bootstrap_bound: utilDelta !== 0 && count === 0,
+      p_holm: null,
     });
   }
   for (const list of [cov, util]) {

@@ -16,7 +16,9 @@ export function dedupeByConfigHash(runs: LoadedRun[]): { runs: LoadedRun[]; dupl
   const keep = new Set<LoadedRun>();
   for (const g of groups.values()) {
     const scoredCount = (r: LoadedRun) => r.items.filter((i) => i.score !== null && i.error === null).length;
-    const best = [...g].sort((a, b) => scoredCount(b) - scoredCount(a) || b.items.length - a.items.length || (a.label < b.label ? -1 : 1))[0]!;
+    const best = [...g].sort(
+      (a, b) => scoredCount(b) - scoredCount(a) || b.items.length - a.items.length || (a.label < b.label ? -1 : 1),
+    )[0]!;
     keep.add(best);
     for (const r of g) if (r !== best) duplicates.push({ dir: r, kept: best });
   }
@@ -51,7 +53,12 @@ export function groupFamilies(runs: LoadedRun[]): Array<{ runs: LoadedRun[]; jud
     for (const j of [...judges, null]) {
       const members = group.filter((r) => (r.judge ?? null) === j);
       if (members.length === 0) continue;
-      out.push({ key: JSON.stringify([key, j ?? '']), runs: members, judge: j, notes: [split + (j === null ? '; these runs do not state their judge' : '')] });
+      out.push({
+        key: JSON.stringify([key, j ?? '']),
+        runs: members,
+        judge: j,
+        notes: [split + (j === null ? '; these runs do not state their judge' : '')],
+      });
     }
   }
   return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));

@@ -38,8 +38,13 @@ const ItemSchema = z.looseObject({
   /** External format: the judge's per-run verdicts. */
   judge: VotesSchema.optional(),
   /** rawrag format: `{stage, message}`; external files may give a string. */
-  error: z.union([z.looseObject({ stage: z.string().optional(), message: z.string() }), z.string()]).nullable().optional(),
-  details: z.looseObject({ judge: z.looseObject({ votes: VotesSchema.optional(), model: z.string().nullable().optional() }).optional() }).optional(),
+  error: z
+    .union([z.looseObject({ stage: z.string().optional(), message: z.string() }), z.string()])
+    .nullable()
+    .optional(),
+  details: z
+    .looseObject({ judge: z.looseObject({ votes: VotesSchema.optional(), model: z.string().nullable().optional() }).optional() })
+    .optional(),
   episode: z.string().nullable().optional(),
   meta: z.record(z.string(), z.unknown()).nullable().optional(),
 });
@@ -119,7 +124,10 @@ export function scanRunDirs(paths: string[]): { dirs: string[]; skipped: Skipped
     walk(abs);
   }
   const label = (d: string) => relative(process.cwd(), d) || '.';
-  return { dirs: [...found].sort(), skipped: skipped.map((s) => ({ dir: label(s.dir), reason: s.reason })).sort((a, b) => (a.dir < b.dir ? -1 : 1)) };
+  return {
+    dirs: [...found].sort(),
+    skipped: skipped.map((s) => ({ dir: label(s.dir), reason: s.reason })).sort((a, b) => (a.dir < b.dir ? -1 : 1)),
+  };
 }
 
 /** Reads a file as strict UTF-8 (invalid bytes stop with their offset and line); a leading BOM is dropped. */
@@ -143,7 +151,6 @@ export function readUtf8Strict(path: string): string {
     });
   }
 }
-
 
 export function loadRun(dir: string): LoadedRun {
   const manifestPath = join(dir, 'manifest.json');

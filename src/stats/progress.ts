@@ -25,7 +25,12 @@ export function statsProgress(
   if (estimatedDraws / DRAWS_PER_SECOND <= PROGRESS_AFTER_SECONDS) return none;
   if (stream.isTTY) {
     const bar = new cliProgress.SingleBar(
-      { format: 'rawrag stats [{bar}] {percentage}% | resampling | ETA {eta_formatted}', stream, hideCursor: true, synchronousUpdate: true },
+      {
+        format: 'rawrag stats [{bar}] {percentage}% | resampling | ETA {eta_formatted}',
+        stream,
+        hideCursor: true,
+        synchronousUpdate: true,
+      },
       cliProgress.Presets.shades_classic,
     );
     bar.start(100, 0);
@@ -41,7 +46,9 @@ export function statsProgress(
       const t = now();
       if (t - last < LOG_EVERY_MS) return;
       last = t;
-      stream.write(`rawrag stats: resampling ${Math.floor((100 * done) / Math.max(1, total))}% done (${Math.round((t - start) / 1000)} s)\n`);
+      stream.write(
+        `rawrag stats: resampling ${Math.floor((100 * done) / Math.max(1, total))}% done (${Math.round((t - start) / 1000)} s)\n`,
+      );
     },
     stop() {},
   };

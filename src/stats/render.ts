@@ -76,7 +76,13 @@ export function renderFamily(f: FamilyReport, opts: { resamples: number; seed: n
       }
       return cells;
     });
-    out.push(markdownTable(header, rows, header.map((_, i) => (i === 1 ? 'l' : 'r'))));
+    out.push(
+      markdownTable(
+        header,
+        rows,
+        header.map((_, i) => (i === 1 ? 'l' : 'r')),
+      ),
+    );
     out.push('');
     out.push(
       `Accuracy %. ${f.aggregation.note}. n = scored questions. 95% CI: W = Wilson (binary scores), B = bootstrap ` +
@@ -91,7 +97,7 @@ export function renderFamily(f: FamilyReport, opts: { resamples: number; seed: n
     );
     if (f.aggregation.overall === 'macro') {
       out.push(
-        'Δ is the macro headline; McNemar and Cochran\'s Q test the pooled headline questions (each question once, binarised), ' +
+        "Δ is the macro headline; McNemar and Cochran's Q test the pooled headline questions (each question once, binarised), " +
           'so a test can disagree with a small macro Δ.',
       );
     }
@@ -107,9 +113,17 @@ export function renderFamily(f: FamilyReport, opts: { resamples: number; seed: n
       markdownTable(
         ['A', 'B', 'n', 'excl.', 'Δ %', '95% CI', 'p paired', 'b / c', 'p McNemar', 'p Holm', 'p paired Holm'],
         f.pairwise.map((p) => [
-          label(p.system_a), label(p.system_b), p.n, p.excluded, `${signed(p.delta)}${mark(p)}`, `${signed(p.ci_low)} – ${signed(p.ci_high)}`,
-          formatP(p.p_bootstrap, p.p_bootstrap_bound) + (p.p_method === 'sign-flip' ? ' e' : ''), `${p.mcnemar_b} / ${p.mcnemar_c}`,
-          formatP(p.p_mcnemar), formatP(p.p_holm), formatP(p.p_bootstrap_holm, p.p_bootstrap_holm_bound),
+          label(p.system_a),
+          label(p.system_b),
+          p.n,
+          p.excluded,
+          `${signed(p.delta)}${mark(p)}`,
+          `${signed(p.ci_low)} – ${signed(p.ci_high)}`,
+          formatP(p.p_bootstrap, p.p_bootstrap_bound) + (p.p_method === 'sign-flip' ? ' e' : ''),
+          `${p.mcnemar_b} / ${p.mcnemar_c}`,
+          formatP(p.p_mcnemar),
+          formatP(p.p_holm),
+          formatP(p.p_bootstrap_holm, p.p_bootstrap_holm_bound),
         ]),
         ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
       ),
@@ -123,7 +137,9 @@ export function renderFamily(f: FamilyReport, opts: { resamples: number; seed: n
   }
   if (f.omnibus) {
     const o = f.omnibus;
-    out.push(`Omnibus Cochran's Q over ${o.systems.length} systems on ${o.n} questions scored by all: Q = ${o.q.toFixed(3)}, df = ${o.df}, p = ${formatP(o.p)}.`);
+    out.push(
+      `Omnibus Cochran's Q over ${o.systems.length} systems on ${o.n} questions scored by all: Q = ${o.q.toFixed(3)}, df = ${o.df}, p = ${formatP(o.p)}.`,
+    );
     out.push('');
   }
   if (f.coverage.some((c) => c.n > 0)) {
@@ -132,8 +148,15 @@ export function renderFamily(f: FamilyReport, opts: { resamples: number; seed: n
       markdownTable(
         ['system', 'n', 'coverage %', '95% CI', 'covered & scored', 'utilization %', '95% CI'],
         f.coverage.map((c) => [
-          label(c.system), c.n, pct(c.coverage), c.coverage === null ? '—' : `${pct(c.coverage_ci_low)}–${pct(c.coverage_ci_high)} W`,
-          c.covered_scored, pct(c.utilization), c.utilization === null ? '—' : `${pct(c.utilization_ci_low)}–${pct(c.utilization_ci_high)} ${c.utilization_ci_method === 'wilson' ? 'W' : 'B'}`,
+          label(c.system),
+          c.n,
+          pct(c.coverage),
+          c.coverage === null ? '—' : `${pct(c.coverage_ci_low)}–${pct(c.coverage_ci_high)} W`,
+          c.covered_scored,
+          pct(c.utilization),
+          c.utilization === null
+            ? '—'
+            : `${pct(c.utilization_ci_low)}–${pct(c.utilization_ci_high)} ${c.utilization_ci_method === 'wilson' ? 'W' : 'B'}`,
         ]),
         ['l', 'r', 'r', 'r', 'r', 'r', 'r'],
       ),
@@ -143,7 +166,9 @@ export function renderFamily(f: FamilyReport, opts: { resamples: number; seed: n
         'utilization = accuracy on the covered questions (W = Wilson for 0/1 scores, B = bootstrap).',
     );
     for (const c of f.coverage.filter((x) => typeof x.pollution === 'number')) {
-      out.push(`memory pollution (${c.system}): ${pct(c.pollution!)}% of injected items come from turns holding no gold evidence (mean over ${c.pollution_n} questions).`);
+      out.push(
+        `memory pollution (${c.system}): ${pct(c.pollution!)}% of injected items come from turns holding no gold evidence (mean over ${c.pollution_n} questions).`,
+      );
     }
     const tested = f.coverage_pairwise.filter((c) => c.delta !== null);
     if (tested.length) {
@@ -153,13 +178,21 @@ export function renderFamily(f: FamilyReport, opts: { resamples: number; seed: n
         markdownTable(
           ['measure', 'A', 'B', 'n', 'Δ %', '95% CI', 'p paired', 'p Holm'],
           tested.map((c) => [
-            c.measure, label(c.system_a), label(c.system_b), c.n, signed(c.delta!), `${signed(c.ci_low!)} – ${signed(c.ci_high!)}`,
-            formatP(c.p_bootstrap, c.p_bootstrap_bound) + (c.p_method === 'sign-flip' ? ' e' : ''), formatP(c.p_holm),
+            c.measure,
+            label(c.system_a),
+            label(c.system_b),
+            c.n,
+            signed(c.delta!),
+            `${signed(c.ci_low!)} – ${signed(c.ci_high!)}`,
+            formatP(c.p_bootstrap, c.p_bootstrap_bound) + (c.p_method === 'sign-flip' ? ' e' : ''),
+            formatP(c.p_holm),
           ]),
           ['l', 'l', 'l', 'r', 'r', 'r', 'r', 'r'],
         ),
       );
-      out.push('n = questions whose coverage is known in both (utilization: those scored in both; the ratio uses the covered ones); Holm within each measure.');
+      out.push(
+        'n = questions whose coverage is known in both (utilization: those scored in both; the ratio uses the covered ones); Holm within each measure.',
+      );
     }
     out.push('');
   }
@@ -169,7 +202,14 @@ export function renderFamily(f: FamilyReport, opts: { resamples: number; seed: n
     out.push(
       markdownTable(
         ['system', 'items', 'runs', 'kappa', 'observed', 'chance'],
-        kappas.map((a) => [label(a.system), a.n, a.raters, a.kappa === null ? '— (one category)' : a.kappa.toFixed(4), a.observed!.toFixed(4), a.expected!.toFixed(4)]),
+        kappas.map((a) => [
+          label(a.system),
+          a.n,
+          a.raters,
+          a.kappa === null ? '— (one category)' : a.kappa.toFixed(4),
+          a.observed!.toFixed(4),
+          a.expected!.toFixed(4),
+        ]),
         ['l', 'r', 'r', 'r', 'r', 'r'],
       ),
     );
@@ -203,7 +243,10 @@ export function problemLines(f: FamilyReport): string[] {
     if (un.length) lines.push(`${r.system}: ${un.length} item(s) without a score (not judged): ${sample(un)}`);
   }
   for (const p of f.pairwise) {
-    if (p.excluded) lines.push(`${p.system_a} vs ${p.system_b}: paired on the ${p.n} questions scored by both; ${p.excluded} scored by only one were left out`);
+    if (p.excluded)
+      lines.push(
+        `${p.system_a} vs ${p.system_b}: paired on the ${p.n} questions scored by both; ${p.excluded} scored by only one were left out`,
+      );
   }
   if (f.omnibus && f.omnibus.n < f.headline_questions) {
     lines.push(`Cochran's Q uses the ${f.omnibus.n} of ${f.headline_questions} headline questions scored by every system`);
@@ -233,68 +276,225 @@ export function leaderboardCsv(report: StatsReport): string {
         ...f.aggregation.columns.map((c): [string, 'aggregate', Cell | null] => [c, 'aggregate', r.columns[c] ?? null]),
       ];
       for (const [column, kind, c] of cols) {
-        rows.push([f.benchmark, f.setting, r.rank, r.system, column, kind, c?.n ?? 0, num(c?.accuracy), num(c?.ci_low), num(c?.ci_high), c?.ci_method ?? '',
-          r.items, r.scored, r.failed, r.unscored, r.missing, r.dir, report.options.resamples, report.options.seed, f.judge ?? '']);
+        rows.push([
+          f.benchmark,
+          f.setting,
+          r.rank,
+          r.system,
+          column,
+          kind,
+          c?.n ?? 0,
+          num(c?.accuracy),
+          num(c?.ci_low),
+          num(c?.ci_high),
+          c?.ci_method ?? '',
+          r.items,
+          r.scored,
+          r.failed,
+          r.unscored,
+          r.missing,
+          r.dir,
+          report.options.resamples,
+          report.options.seed,
+          f.judge ?? '',
+        ]);
       }
     }
   }
   return stringify(rows, {
     header: true,
-    columns: ['benchmark', 'setting', 'rank', 'system', 'column', 'kind', 'n', 'accuracy', 'ci_low', 'ci_high', 'ci_method',
-      'items', 'scored', 'failed', 'unscored', 'missing', 'dir', 'resamples', 'seed', 'judge'],
+    columns: [
+      'benchmark',
+      'setting',
+      'rank',
+      'system',
+      'column',
+      'kind',
+      'n',
+      'accuracy',
+      'ci_low',
+      'ci_high',
+      'ci_method',
+      'items',
+      'scored',
+      'failed',
+      'unscored',
+      'missing',
+      'dir',
+      'resamples',
+      'seed',
+      'judge',
+    ],
   });
 }
 
 export function pairwiseCsv(report: StatsReport): string {
   const rows = report.families.flatMap((f) =>
-    f.pairwise.map((p) => [f.benchmark, f.setting, p.system_a, p.system_b, p.n, p.excluded, p.delta, p.ci_low, p.ci_high, p.p_bootstrap,
-      p.mcnemar_b, p.mcnemar_c, p.p_mcnemar, p.p_holm, p.p_bootstrap_holm, p.p_method, p.p_bootstrap_bound ? 1 : 0,
-      p.log10_p_mcnemar, p.log10_p_holm, report.options.resamples, report.options.seed, f.judge ?? '']),
+    f.pairwise.map((p) => [
+      f.benchmark,
+      f.setting,
+      p.system_a,
+      p.system_b,
+      p.n,
+      p.excluded,
+      p.delta,
+      p.ci_low,
+      p.ci_high,
+      p.p_bootstrap,
+      p.mcnemar_b,
+      p.mcnemar_c,
+      p.p_mcnemar,
+      p.p_holm,
+      p.p_bootstrap_holm,
+      p.p_method,
+      p.p_bootstrap_bound ? 1 : 0,
+      p.log10_p_mcnemar,
+      p.log10_p_holm,
+      report.options.resamples,
+      report.options.seed,
+      f.judge ?? '',
+    ]),
   );
   return stringify(rows, {
     header: true,
-    columns: ['benchmark', 'setting', 'system_a', 'system_b', 'n', 'excluded', 'delta', 'ci_low', 'ci_high', 'p_bootstrap',
-      'mcnemar_b', 'mcnemar_c', 'p_mcnemar', 'p_holm', 'p_bootstrap_holm', 'p_method', 'p_bootstrap_bound', 'log10_p_mcnemar', 'log10_p_holm',
-      'resamples', 'seed', 'judge'],
+    columns: [
+      'benchmark',
+      'setting',
+      'system_a',
+      'system_b',
+      'n',
+      'excluded',
+      'delta',
+      'ci_low',
+      'ci_high',
+      'p_bootstrap',
+      'mcnemar_b',
+      'mcnemar_c',
+      'p_mcnemar',
+      'p_holm',
+      'p_bootstrap_holm',
+      'p_method',
+      'p_bootstrap_bound',
+      'log10_p_mcnemar',
+      'log10_p_holm',
+      'resamples',
+      'seed',
+      'judge',
+    ],
   });
 }
 
 export function omnibusCsv(report: StatsReport): string {
-  const rows = report.families.filter((f) => f.omnibus).map((f) => {
-    const o = f.omnibus!;
-    return [f.benchmark, f.setting, o.systems.join(' | '), o.systems.length, o.n, o.q, o.df, o.p, f.judge ?? ''];
-  });
+  const rows = report.families
+    .filter((f) => f.omnibus)
+    .map((f) => {
+      const o = f.omnibus!;
+      return [f.benchmark, f.setting, o.systems.join(' | '), o.systems.length, o.n, o.q, o.df, o.p, f.judge ?? ''];
+    });
   return stringify(rows, { header: true, columns: ['benchmark', 'setting', 'systems', 'k', 'n', 'q', 'df', 'p', 'judge'] });
 }
 
 export function coverageCsv(report: StatsReport): string {
   const rows = report.families.flatMap((f) =>
-    f.coverage.map((c) => [f.benchmark, f.setting, c.system, c.n, num(c.coverage), num(c.coverage_ci_low), num(c.coverage_ci_high),
-      c.covered_scored, num(c.utilization), num(c.utilization_ci_low), num(c.utilization_ci_high), c.utilization_ci_method ?? '',
-      report.options.resamples, report.options.seed, f.judge ?? '']),
+    f.coverage.map((c) => [
+      f.benchmark,
+      f.setting,
+      c.system,
+      c.n,
+      num(c.coverage),
+      num(c.coverage_ci_low),
+      num(c.coverage_ci_high),
+      c.covered_scored,
+      num(c.utilization),
+      num(c.utilization_ci_low),
+      num(c.utilization_ci_high),
+      c.utilization_ci_method ?? '',
+      report.options.resamples,
+      report.options.seed,
+      f.judge ?? '',
+    ]),
   );
   return stringify(rows, {
     header: true,
-    columns: ['benchmark', 'setting', 'system', 'n', 'coverage', 'coverage_ci_low', 'coverage_ci_high', 'covered_scored',
-      'utilization', 'utilization_ci_low', 'utilization_ci_high', 'utilization_ci_method', 'resamples', 'seed', 'judge'],
+    columns: [
+      'benchmark',
+      'setting',
+      'system',
+      'n',
+      'coverage',
+      'coverage_ci_low',
+      'coverage_ci_high',
+      'covered_scored',
+      'utilization',
+      'utilization_ci_low',
+      'utilization_ci_high',
+      'utilization_ci_method',
+      'resamples',
+      'seed',
+      'judge',
+    ],
   });
 }
 
 export function coveragePairwiseCsv(report: StatsReport): string {
   const rows = report.families.flatMap((f) =>
-    f.coverage_pairwise.map((c) => [f.benchmark, f.setting, c.measure, c.system_a, c.system_b, c.n, num(c.delta), num(c.ci_low), num(c.ci_high),
-      num(c.p_bootstrap), num(c.p_holm), c.p_method ?? '', report.options.resamples, report.options.seed, f.judge ?? '']),
+    f.coverage_pairwise.map((c) => [
+      f.benchmark,
+      f.setting,
+      c.measure,
+      c.system_a,
+      c.system_b,
+      c.n,
+      num(c.delta),
+      num(c.ci_low),
+      num(c.ci_high),
+      num(c.p_bootstrap),
+      num(c.p_holm),
+      c.p_method ?? '',
+      report.options.resamples,
+      report.options.seed,
+      f.judge ?? '',
+    ]),
   );
   return stringify(rows, {
     header: true,
-    columns: ['benchmark', 'setting', 'measure', 'system_a', 'system_b', 'n', 'delta', 'ci_low', 'ci_high', 'p_bootstrap', 'p_holm', 'p_method',
-      'resamples', 'seed', 'judge'],
+    columns: [
+      'benchmark',
+      'setting',
+      'measure',
+      'system_a',
+      'system_b',
+      'n',
+      'delta',
+      'ci_low',
+      'ci_high',
+      'p_bootstrap',
+      'p_holm',
+      'p_method',
+      'resamples',
+      'seed',
+      'judge',
+    ],
   });
 }
 
 export function agreementCsv(report: StatsReport): string {
   const rows = report.families.flatMap((f) =>
-    f.agreement.map((a) => [f.benchmark, f.setting, a.system, a.n, a.raters, num(a.kappa), num(a.observed), num(a.expected), a.excluded, f.judge ?? '']),
+    f.agreement.map((a) => [
+      f.benchmark,
+      f.setting,
+      a.system,
+      a.n,
+      a.raters,
+      num(a.kappa),
+      num(a.observed),
+      num(a.expected),
+      a.excluded,
+      f.judge ?? '',
+    ]),
   );
-  return stringify(rows, { header: true, columns: ['benchmark', 'setting', 'system', 'n', 'raters', 'kappa', 'observed', 'expected', 'excluded', 'judge'] });
+  return stringify(rows, {
+    header: true,
+    columns: ['benchmark', 'setting', 'system', 'n', 'raters', 'kappa', 'observed', 'expected', 'excluded', 'judge'],
+  });
 }

@@ -4,7 +4,11 @@
  * counts, and the CLI exits 130 (SIGINT) or 143 (SIGTERM). A second signal exits at once.
  */
 export class Interrupted extends Error {
-  constructor(readonly signalName: 'SIGINT' | 'SIGTERM', readonly done: number, readonly total: number) {
+  constructor(
+    readonly signalName: 'SIGINT' | 'SIGTERM',
+    readonly done: number,
+    readonly total: number,
+  ) {
     super(`interrupted by ${signalName}: ${done} of ${total} questions done; run the same command again to resume`);
     this.name = 'Interrupted';
   }

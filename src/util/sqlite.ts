@@ -11,7 +11,13 @@ import Database from 'better-sqlite3';
 /** Files above this size skip the full `PRAGMA quick_check` on open (it reads every page); the first failing statement still catches them. */
 const QUICK_CHECK_MAX_BYTES = 256 * 1024 * 1024;
 
-const CORRUPTION_CODES = new Set(['SQLITE_CORRUPT', 'SQLITE_NOTADB', 'SQLITE_CORRUPT_VTAB', 'SQLITE_CORRUPT_SEQUENCE', 'SQLITE_CORRUPT_INDEX']);
+const CORRUPTION_CODES = new Set([
+  'SQLITE_CORRUPT',
+  'SQLITE_NOTADB',
+  'SQLITE_CORRUPT_VTAB',
+  'SQLITE_CORRUPT_SEQUENCE',
+  'SQLITE_CORRUPT_INDEX',
+]);
 
 /** Whether an error from better-sqlite3 says the file itself is damaged (not busy, not read-only). */
 export function isCorruption(e: unknown): boolean {
@@ -52,7 +58,10 @@ function openChecked(path: string, setup: (db: Database.Database) => void): Data
     if (statSync(path).size <= QUICK_CHECK_MAX_BYTES) {
       const rows = db.pragma('quick_check') as Array<{ quick_check: string }>;
       const verdict = rows.map((r) => r.quick_check).join('; ');
-      if (verdict !== 'ok') throw Object.assign(new Error(`database disk image is malformed (quick_check: ${verdict.slice(0, 200)})`), { code: 'SQLITE_CORRUPT' });
+      if (verdict !== 'ok')
+        throw Object.assign(new Error(`database disk image is malformed (quick_check: ${verdict.slice(0, 200)})`), {
+          code: 'SQLITE_CORRUPT',
+        });
     }
     return db;
   } catch (e) {
@@ -79,7 +88,9 @@ export function moveAside(path: string, cause: unknown, note: NoteSink = toStder
       }
     }
   }
-  const why = String((cause as Error)?.message ?? cause).split('\n')[0]!.slice(0, 160);
+  const why = String((cause as Error)?.message ?? cause)
+    .split('\n')[0]!
+    .slice(0, 160);
   note(`rawrag: warning: cache file ${path} is corrupt (${why}); moved it to ${target} and started an empty cache`);
   return target;
 }

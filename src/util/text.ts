@@ -25,10 +25,13 @@ export function decodeUtf8(bytes: Uint8Array, file: string, baseOffset = 0): str
   } catch {
     const at = firstInvalidUtf8(body) + (body === bytes ? 0 : 3);
     const hex = [...bytes.subarray(at, at + 4)].map((b) => b.toString(16).padStart(2, '0')).join(' ');
-    throw new InputError(`not valid UTF-8: byte ${baseOffset + at} (0x${hex.split(' ')[0]}; bytes ${hex}) cannot start or continue a UTF-8 character (re-save the file as UTF-8)`, {
-      file,
-      place: `byte ${baseOffset + at}`,
-    });
+    throw new InputError(
+      `not valid UTF-8: byte ${baseOffset + at} (0x${hex.split(' ')[0]}; bytes ${hex}) cannot start or continue a UTF-8 character (re-save the file as UTF-8)`,
+      {
+        file,
+        place: `byte ${baseOffset + at}`,
+      },
+    );
   }
 }
 

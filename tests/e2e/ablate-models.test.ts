@@ -27,13 +27,33 @@ function evidenceReader(body: any): string {
   return gold && user.split('# Context:')[1]!.toLowerCase().includes(gold.toLowerCase()) ? gold : "I don't know";
 }
 
-const env = { OPENAI_API_KEY: OPENAI_KEY, COHERE_API_KEY: COHERE_KEY, RAWRAG_RETRY_BASE_MS: '5', OPENAI_BASE_URL: undefined, COHERE_BASE_URL: undefined, RAWRAG_CACHE_DIR: undefined };
+const env = {
+  OPENAI_API_KEY: OPENAI_KEY,
+  COHERE_API_KEY: COHERE_KEY,
+  RAWRAG_RETRY_BASE_MS: '5',
+  OPENAI_BASE_URL: undefined,
+  COHERE_BASE_URL: undefined,
+  RAWRAG_CACHE_DIR: undefined,
+};
 const providerArgs = (api: FakeApi, cacheDir: string) => [
-  '--reader-base-url', `${api.url}/v1`, '--judge-base-url', `${api.url}/v1`, '--embed-base-url', `${api.url}/v1`, '--rerank-base-url', api.url,
-  '--cache-dir', cacheDir, '--no-progress',
+  '--reader-base-url',
+  `${api.url}/v1`,
+  '--judge-base-url',
+  `${api.url}/v1`,
+  '--embed-base-url',
+  `${api.url}/v1`,
+  '--rerank-base-url',
+  api.url,
+  '--cache-dir',
+  cacheDir,
+  '--no-progress',
 ];
 const VARIANTS = ['default', 'k=1', 'k=30', 'k=60', 'window=2048,k=1', 'window=2048,k=15', 'window=2048,k=30', 'window=2048,k=60'];
-const itemsOf = (dir: string): ItemRecord[] => readFileSync(join(dir, 'items.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const itemsOf = (dir: string): ItemRecord[] =>
+  readFileSync(join(dir, 'items.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 
 describe('rawrag ablate --retriever openai --reader gpt-4o-mini through a loopback API', () => {
   const api = new FakeApi({ chat: evidenceReader });
@@ -47,7 +67,24 @@ describe('rawrag ablate --retriever openai --reader gpt-4o-mini through a loopba
   beforeAll(async () => {
     await api.start();
     const common = ['--retriever', 'openai', '--reader', 'gpt-4o-mini', '--limit', String(LIMIT)];
-    abl = await rawragAsync(['ablate', 'locomo', ...common, '--k', '1,30,60', '--window', '2048', '--out', out, '--no-png', '--resamples', '1000', ...providerArgs(api, tempDir('rawrag-cache-'))], env);
+    abl = await rawragAsync(
+      [
+        'ablate',
+        'locomo',
+        ...common,
+        '--k',
+        '1,30,60',
+        '--window',
+        '2048',
+        '--out',
+        out,
+        '--no-png',
+        '--resamples',
+        '1000',
+        ...providerArgs(api, tempDir('rawrag-cache-')),
+      ],
+      env,
+    );
     ablRequests = [...api.requests];
     run = await rawragAsync(['run', 'locomo', ...common, '--out', runOut, ...providerArgs(api, tempDir('rawrag-cache-'))], env);
     runRequests = api.requests.slice(ablRequests.length);
@@ -85,7 +122,8 @@ describe('rawrag ablate --retriever openai --reader gpt-4o-mini through a loopba
   });
 
   it('embeds each window once per window size and each question once', () => {
-    const embedded = (reqs: typeof api.requests) => reqs.filter((r) => r.path === '/v1/embeddings').flatMap((r) => r.body.input as string[]);
+    const embedded = (reqs: typeof api.requests) =>
+      reqs.filter((r) => r.path === '/v1/embeddings').flatMap((r) => r.body.input as string[]);
     const abl = embedded(ablRequests);
     expect(new Set(abl).size).toBe(abl.length);
     const single = embedded(runRequests);
@@ -142,7 +180,11 @@ describe('rawrag ablate --retriever openai --reader gpt-4o-mini through a loopba
   });
 
   it('never writes a key anywhere', () => {
-    const all = [abl.stdout, abl.stderr, ...VARIANTS.flatMap((v) => ['manifest.json', 'items.jsonl', 'summary.json'].map((f) => readFileSync(join(out, v, f), 'utf8')))];
+    const all = [
+      abl.stdout,
+      abl.stderr,
+      ...VARIANTS.flatMap((v) => ['manifest.json', 'items.jsonl', 'summary.json'].map((f) => readFileSync(join(out, v, f), 'utf8'))),
+    ];
     for (const text of all) {
       expect(text).not.toContain(OPENAI_KEY);
       expect(text).not.toContain(COHERE_KEY);

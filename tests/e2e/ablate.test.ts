@@ -7,17 +7,35 @@ import type { ItemRecord } from '../../src/core/item.js';
 
 const LIMIT = 40;
 // Grid order: the reference first, then by window size, then by k.
-const VARIANTS = [
-  'default', 'window=128,k=1', 'window=128,k=5', 'window=128,k=15', 'window=128,k=60',
-  'k=1', 'k=5', 'k=60',
-];
+const VARIANTS = ['default', 'window=128,k=1', 'window=128,k=5', 'window=128,k=15', 'window=128,k=60', 'k=1', 'k=5', 'k=60'];
 const items = (dir: string): Map<string, ItemRecord> =>
-  new Map(readFileSync(join(dir, 'items.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as ItemRecord).map((i) => [i.id, i]));
+  new Map(
+    readFileSync(join(dir, 'items.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as ItemRecord)
+      .map((i) => [i.id, i]),
+  );
 const json = (path: string) => JSON.parse(readFileSync(path, 'utf8'));
 
 describe('rawrag ablate locomo --k 1,5,60 --window 128 (offline)', () => {
   const out = join(tempDir(), 'ablation');
-  const args = ['ablate', 'locomo', '--k', '1,5,60', '--window', '128', '--limit', String(LIMIT), '--out', out, '--no-png', '--no-progress', '--resamples', '2000'];
+  const args = [
+    'ablate',
+    'locomo',
+    '--k',
+    '1,5,60',
+    '--window',
+    '128',
+    '--limit',
+    String(LIMIT),
+    '--out',
+    out,
+    '--no-png',
+    '--no-progress',
+    '--resamples',
+    '2000',
+  ];
   let first: CliResult;
   let second: CliResult;
 
@@ -31,13 +49,17 @@ describe('rawrag ablate locomo --k 1,5,60 --window 128 (offline)', () => {
     expect(first.code).toBe(0);
     expect(first.stderr).toContain(`ablation: 8 variants: ${VARIANTS.join(' | ')}`);
     expect(first.stdout).toMatch(/\| default \(reference\) \|\s+40 \|/);
-    expect(first.stdout).toMatch(/\| variant\s+\|\s+n \| coverage % \| Δ coverage \(pts\) \|\s+95% CI \| p \(Holm\) \| evidence tokens\/q \| time s \|/);
+    expect(first.stdout).toMatch(
+      /\| variant\s+\|\s+n \| coverage % \| Δ coverage \(pts\) \|\s+95% CI \| p \(Holm\) \| evidence tokens\/q \| time s \|/,
+    );
     expect(first.stdout).toMatch(/\| k=1\s+\|\s+40 \|\s+[\d.]+ \|\s+-[\d.]+ \| \[-[\d.]+, [-+][\d.]+\] \|/);
     expect(first.stdout).toContain('shared work: 2 window size(s), 2 index builds, 80 first-stage searches');
   });
 
   it('writes every variant as a run directory that rawrag run would write', () => {
-    expect(readdirSync(out).sort()).toEqual([...VARIANTS, 'ablation.csv', 'ablation.json', 'ablation.md', 'ablation.svg', 'report.html'].sort());
+    expect(readdirSync(out).sort()).toEqual(
+      [...VARIANTS, 'ablation.csv', 'ablation.json', 'ablation.md', 'ablation.svg', 'report.html'].sort(),
+    );
     for (const v of VARIANTS) {
       const m = json(join(out, v, 'manifest.json'));
       expect(m.format).toBe('rawrag.run/1');
@@ -48,11 +70,17 @@ describe('rawrag ablate locomo --k 1,5,60 --window 128 (offline)', () => {
       expect(json(join(out, v, 'summary.json')).n).toBe(LIMIT);
       expect(items(join(out, v)).size).toBe(LIMIT);
     }
-    expect(json(join(out, 'window=128,k=5', 'manifest.json')).config).toMatchObject({ chunking: { size: 128, stride: 96 }, retrieval: { k: 5, candidates: 128 } });
+    expect(json(join(out, 'window=128,k=5', 'manifest.json')).config).toMatchObject({
+      chunking: { size: 128, stride: 96 },
+      retrieval: { k: 5, candidates: 128 },
+    });
   });
 
   it('loses no coverage as k grows, within each window size', () => {
-    for (const family of [['k=1', 'k=5', 'default', 'k=60'], ['window=128,k=1', 'window=128,k=5', 'window=128,k=15', 'window=128,k=60']]) {
+    for (const family of [
+      ['k=1', 'k=5', 'default', 'k=60'],
+      ['window=128,k=1', 'window=128,k=5', 'window=128,k=15', 'window=128,k=60'],
+    ]) {
       const runs = family.map((v) => items(join(out, v)));
       for (const id of runs[0]!.keys()) {
         const cov = runs.map((r) => r.get(id)!.coverage);
@@ -64,7 +92,9 @@ describe('rawrag ablate locomo --k 1,5,60 --window 128 (offline)', () => {
 
   it('writes the CSV, the ablation record and a labelled SVG plot', () => {
     const csv = readFileSync(join(out, 'ablation.csv'), 'utf8').trim().split('\n');
-    expect(csv[0]).toMatch(/^variant,system,is_default,window,stride,candidates,k,rerank,expand,questions,errors,coverage,accuracy,metric,paired,delta,ci_low,ci_high,p,p_holm,evidence_tokens,time_s,dir$/);
+    expect(csv[0]).toMatch(
+      /^variant,system,is_default,window,stride,candidates,k,rerank,expand,questions,errors,coverage,accuracy,metric,paired,delta,ci_low,ci_high,p,p_holm,evidence_tokens,time_s,dir$/,
+    );
     expect(csv).toHaveLength(1 + VARIANTS.length);
     expect(csv[1]).toMatch(/^default,RAW-RAG\/local,true,256,224,128,15,true,true,40,0,/);
     const record = json(join(out, 'ablation.json'));
@@ -79,7 +109,11 @@ describe('rawrag ablate locomo --k 1,5,60 --window 128 (offline)', () => {
   it('resumes: the same command again retrieves nothing and reports the same table', () => {
     expect(second.code).toBe(0);
     expect(second.stdout).toContain('shared work: 0 window size(s), 0 index builds, 0 first-stage searches');
-    const table = (s: string) => s.split('\n').filter((l) => l.startsWith('| ')).map((l) => l.split('|').slice(0, -2).join('|'));
+    const table = (s: string) =>
+      s
+        .split('\n')
+        .filter((l) => l.startsWith('| '))
+        .map((l) => l.split('|').slice(0, -2).join('|'));
     expect(table(second.stdout)).toEqual(table(first.stdout));
   });
 

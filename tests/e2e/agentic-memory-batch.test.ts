@@ -11,7 +11,15 @@ import { FakeBatchApi } from '../helpers/fake-batch-api.js';
 import { FakeExtractor, isExtractionRequest } from '../helpers/fake-extractor.js';
 import { rawragAsync, tempDir } from '../helpers/cli.js';
 
-const env = { OPENAI_API_KEY: 'sk-test-BATCHMEM', COHERE_API_KEY: 'co-test-BATCHMEM', RAWRAG_RETRY_BASE_MS: '5', RAWRAG_BATCH_POLL_MS: '5', OPENAI_BASE_URL: undefined, COHERE_BASE_URL: undefined, RAWRAG_CACHE_DIR: undefined };
+const env = {
+  OPENAI_API_KEY: 'sk-test-BATCHMEM',
+  COHERE_API_KEY: 'co-test-BATCHMEM',
+  RAWRAG_RETRY_BASE_MS: '5',
+  RAWRAG_BATCH_POLL_MS: '5',
+  OPENAI_BASE_URL: undefined,
+  COHERE_BASE_URL: undefined,
+  RAWRAG_CACHE_DIR: undefined,
+};
 
 describe('rawrag run --system agentic-memory --batch', () => {
   const api = new FakeBatchApi({ chat: new FakeExtractor().chat });
@@ -21,7 +29,33 @@ describe('rawrag run --system agentic-memory --batch', () => {
   beforeAll(async () => {
     await api.start();
     r = await rawragAsync(
-      ['run', 'locomo', '--system', 'agentic-memory', '--retriever', 'openai', '--reader', 'gpt-4o-mini', '--limit', '20', '--batch', '--reader-base-url', `${api.url}/v1`, '--judge-base-url', `${api.url}/v1`, '--embed-base-url', `${api.url}/v1`, '--rerank-base-url', api.url, '--cache-dir', tempDir('rawrag-cache-'), '--out', out, '--no-progress', '--json'],
+      [
+        'run',
+        'locomo',
+        '--system',
+        'agentic-memory',
+        '--retriever',
+        'openai',
+        '--reader',
+        'gpt-4o-mini',
+        '--limit',
+        '20',
+        '--batch',
+        '--reader-base-url',
+        `${api.url}/v1`,
+        '--judge-base-url',
+        `${api.url}/v1`,
+        '--embed-base-url',
+        `${api.url}/v1`,
+        '--rerank-base-url',
+        api.url,
+        '--cache-dir',
+        tempDir('rawrag-cache-'),
+        '--out',
+        out,
+        '--no-progress',
+        '--json',
+      ],
       env,
     );
   }, 300_000);
@@ -37,9 +71,12 @@ describe('rawrag run --system agentic-memory --batch', () => {
     const extractions = api.chat.requests.filter((q) => isExtractionRequest(q));
     expect(extractions).toHaveLength(19);
     const db = new Database(join(out, 'memory.sqlite'), { readonly: true });
-    expect(db.prepare("SELECT status, COUNT(*) AS n FROM extractions GROUP BY status").all()).toEqual([{ status: 'ok', n: 19 }]);
+    expect(db.prepare('SELECT status, COUNT(*) AS n FROM extractions GROUP BY status').all()).toEqual([{ status: 'ok', n: 19 }]);
     db.close();
-    const items = readFileSync(join(out, 'items.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const items = readFileSync(join(out, 'items.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(items.every((i: any) => i.recalled.length > 0 && i.details.reader)).toBe(true);
   });
 });

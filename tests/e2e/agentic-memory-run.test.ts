@@ -27,13 +27,36 @@ function evidenceReader(body: any): string {
   return gold.trim() !== '' && m[2]!.toLowerCase().includes(gold.toLowerCase()) ? gold : "I don't know";
 }
 
-const env = { OPENAI_API_KEY: 'sk-test-MEMORYSECRET0123456789', COHERE_API_KEY: 'co-test-COHERESECRET987654321', RAWRAG_RETRY_BASE_MS: '5', OPENAI_BASE_URL: undefined, COHERE_BASE_URL: undefined, RAWRAG_CACHE_DIR: undefined };
+const env = {
+  OPENAI_API_KEY: 'sk-test-MEMORYSECRET0123456789',
+  COHERE_API_KEY: 'co-test-COHERESECRET987654321',
+  RAWRAG_RETRY_BASE_MS: '5',
+  OPENAI_BASE_URL: undefined,
+  COHERE_BASE_URL: undefined,
+  RAWRAG_CACHE_DIR: undefined,
+};
 
 function providerArgs(url: string, cacheDir: string): string[] {
-  return ['--reader-base-url', `${url}/v1`, '--judge-base-url', `${url}/v1`, '--embed-base-url', `${url}/v1`, '--rerank-base-url', url, '--cache-dir', cacheDir, '--no-progress'];
+  return [
+    '--reader-base-url',
+    `${url}/v1`,
+    '--judge-base-url',
+    `${url}/v1`,
+    '--embed-base-url',
+    `${url}/v1`,
+    '--rerank-base-url',
+    url,
+    '--cache-dir',
+    cacheDir,
+    '--no-progress',
+  ];
 }
 
-const readItems = (dir: string) => readFileSync(join(dir, 'items.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+const readItems = (dir: string) =>
+  readFileSync(join(dir, 'items.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 
 function okBatches(dir: string): string[] {
   const file = join(dir, 'memory.sqlite');
@@ -41,7 +64,9 @@ function okBatches(dir: string): string[] {
   try {
     const db = new Database(file, { readonly: true, fileMustExist: true });
     try {
-      return (db.prepare("SELECT owner_id || ' ' || batch_key AS k FROM extractions WHERE status = 'ok'").all() as Array<{ k: string }>).map((r) => r.k);
+      return (
+        db.prepare("SELECT owner_id || ' ' || batch_key AS k FROM extractions WHERE status = 'ok'").all() as Array<{ k: string }>
+      ).map((r) => r.k);
     } finally {
       db.close();
     }
@@ -55,7 +80,21 @@ describe('rawrag run locomo --system agentic-memory against a loopback extractor
   const cache = tempDir('rawrag-mem-cache-');
   const root = tempDir('rawrag-mem-runs-');
   const memOut = join(root, 'memory');
-  const args = (out: string, ...extra: string[]) => ['run', 'locomo', '--system', 'agentic-memory', '--reader', 'gpt-4o-mini', '--retriever', 'openai', '--json', '--out', out, ...providerArgs(fake.url, cache), ...extra];
+  const args = (out: string, ...extra: string[]) => [
+    'run',
+    'locomo',
+    '--system',
+    'agentic-memory',
+    '--reader',
+    'gpt-4o-mini',
+    '--retriever',
+    'openai',
+    '--json',
+    '--out',
+    out,
+    ...providerArgs(fake.url, cache),
+    ...extra,
+  ];
   let first: { code: number; stdout: string; stderr: string };
   let firstRequests = 0;
 
@@ -88,9 +127,15 @@ describe('rawrag run locomo --system agentic-memory against a loopback extractor
     expect(it0.recalled.length).toBeGreaterThan(0);
     expect(it0.recalled.length).toBeLessThanOrEqual(5);
     expect(it0.evidence_tokens).toBeLessThanOrEqual(800);
-    expect(it0.evidence_turns).toEqual([...new Set(it0.recalled.flatMap((r: any) => r.turns))].sort((a: any, b: any) => String(a).localeCompare(String(b), 'en', { numeric: true })));
+    expect(it0.evidence_turns).toEqual(
+      [...new Set(it0.recalled.flatMap((r: any) => r.turns))].sort((a: any, b: any) =>
+        String(a).localeCompare(String(b), 'en', { numeric: true }),
+      ),
+    );
     const reader = fake.api.requests.find((r) => !isExtractionRequest(r) && JSON.stringify(r.body?.messages ?? '').includes(it0.question));
-    expect(reader!.body.messages[1].content).toContain('Recalled background (from memory; where it conflicts with the current conversation, the conversation wins):');
+    expect(reader!.body.messages[1].content).toContain(
+      'Recalled background (from memory; where it conflicts with the current conversation, the conversation wins):',
+    );
     expect(items.filter((i: any) => i.coverage !== null).every((i: any) => typeof i.metrics.pollution === 'number')).toBe(true);
   });
 
@@ -103,14 +148,22 @@ describe('rawrag run locomo --system agentic-memory against a loopback extractor
     expect(s.memory.this_run.requests).toBe(0);
     expect(s.memory.this_run.cache_hits).toBe(272);
     // Items finish in any order; by question, both runs agree exactly.
-    const byId = (dir: string) => readItems(dir).map((i: any) => [i.id, i.score, i.recalled.map((r: any) => r.memory_id)]).sort((a: any, b: any) => (a[0] < b[0] ? -1 : 1));
+    const byId = (dir: string) =>
+      readItems(dir)
+        .map((i: any) => [i.id, i.score, i.recalled.map((r: any) => r.memory_id)])
+        .sort((a: any, b: any) => (a[0] < b[0] ? -1 : 1));
     expect(byId(join(root, 'memory-again'))).toEqual(byId(memOut));
     expect(firstRequests).toBeGreaterThan(272);
     // Resuming the finished directory: nothing to do, and the summary still reports the store.
-    const resumed = await rawragAsync(args(memOut).filter((a) => a !== '--json'), env);
+    const resumed = await rawragAsync(
+      args(memOut).filter((a) => a !== '--json'),
+      env,
+    );
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(fake.api.count()).toBe(0);
-    expect(resumed.stdout).toMatch(/Agentic memory ingest \(gpt-4o-mini, whole store\): 272 extraction calls, \d+ prompt \+ \d+ completion tokens, \$\d+\.\d{4}; items: \d+ stored \(\d+ active, 0 superseded\), \d+ merged, 0 dropped, from 5882 events/);
+    expect(resumed.stdout).toMatch(
+      /Agentic memory ingest \(gpt-4o-mini, whole store\): 272 extraction calls, \d+ prompt \+ \d+ completion tokens, \$\d+\.\d{4}; items: \d+ stored \(\d+ active, 0 superseded\), \d+ merged, 0 dropped, from 5882 events/,
+    );
     expect(resumed.stdout).toContain(`memory store: ${join(memOut, 'memory.sqlite')}`);
   }, 600_000);
 
@@ -119,8 +172,29 @@ describe('rawrag run locomo --system agentic-memory against a loopback extractor
     // A fresh cache and slow extraction replies, one at a time, so the kill lands mid-ingest.
     const killCache = tempDir('rawrag-mem-kill-cache-');
     fake.api.inject({ kind: 'slow', delayMs: 250, times: Infinity, match: isExtractionRequest });
-    const cmd = ['run', 'locomo', '--system', 'agentic-memory', '--reader', 'gpt-4o-mini', '--retriever', 'openai', '--json', '--limit', '152', '--concurrency-chat', '1', '--out', out, ...providerArgs(fake.url, killCache)];
-    const child = spawn(process.execPath, [BIN, ...cmd], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', ...env } as NodeJS.ProcessEnv, stdio: 'ignore' });
+    const cmd = [
+      'run',
+      'locomo',
+      '--system',
+      'agentic-memory',
+      '--reader',
+      'gpt-4o-mini',
+      '--retriever',
+      'openai',
+      '--json',
+      '--limit',
+      '152',
+      '--concurrency-chat',
+      '1',
+      '--out',
+      out,
+      ...providerArgs(fake.url, killCache),
+    ];
+    const child = spawn(process.execPath, [BIN, ...cmd], {
+      cwd: ROOT,
+      env: { ...process.env, NO_COLOR: '1', ...env } as NodeJS.ProcessEnv,
+      stdio: 'ignore',
+    });
     const exited = new Promise<NodeJS.Signals | number | null>((r) => child.on('exit', (code, signal) => r(signal ?? code)));
     const deadline = Date.now() + 60_000;
     while (okBatches(out).length < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
@@ -145,7 +219,10 @@ describe('rawrag run locomo --system agentic-memory against a loopback extractor
 
   it('rawrag stats: RAW-RAG and agentic memory side by side, paired, with coverage and pollution', async () => {
     const rawOut = join(root, 'raw-rag');
-    const raw = await rawragAsync(['run', 'locomo', '--reader', 'gpt-4o-mini', '--retriever', 'openai', '--json', '--out', rawOut, ...providerArgs(fake.url, cache)], env);
+    const raw = await rawragAsync(
+      ['run', 'locomo', '--reader', 'gpt-4o-mini', '--retriever', 'openai', '--json', '--out', rawOut, ...providerArgs(fake.url, cache)],
+      env,
+    );
     expect(raw.code, raw.stderr).toBe(0);
     const stats = await rawragAsync(['stats', rawOut, memOut, '--resamples', '2000', '--out', join(root, 'stats')]);
     expect(stats.code, stats.stderr).toBe(0);
@@ -158,6 +235,9 @@ describe('rawrag run locomo --system agentic-memory against a loopback extractor
     const fam = report.families[0];
     expect(fam.pairwise).toHaveLength(1);
     expect(fam.pairwise[0].n).toBe(1540);
-    expect(fam.coverage.map((c: any) => c.system).sort()).toEqual(['RAW-RAG/openai:text-embedding-3-small+cohere:rerank-v3.5', 'agentic-memory/gpt-4o-mini']);
+    expect(fam.coverage.map((c: any) => c.system).sort()).toEqual([
+      'RAW-RAG/openai:text-embedding-3-small+cohere:rerank-v3.5',
+      'agentic-memory/gpt-4o-mini',
+    ]);
   }, 600_000);
 });

@@ -48,7 +48,9 @@ const okBatches = (): string[] => {
   try {
     const db = new Database(file, { readonly: true, fileMustExist: true });
     try {
-      return (db.prepare("SELECT batch_key FROM extractions WHERE status = 'ok' ORDER BY batch_index").all() as Array<{ batch_key: string }>).map((r) => r.batch_key);
+      return (
+        db.prepare("SELECT batch_key FROM extractions WHERE status = 'ok' ORDER BY batch_index").all() as Array<{ batch_key: string }>
+      ).map((r) => r.batch_key);
     } finally {
       db.close();
     }
@@ -79,7 +81,10 @@ process.stdout.write('done\\n');
 `,
     );
     const env = { OPENAI_API_KEY: 'sk-test-memory', OPENAI_BASE_URL: `${fake.url}/v1`, RAWRAG_RETRY_BASE_MS: '1' };
-    const child = spawn(process.execPath, [script], { env: { ...process.env, CHILD_ARGS: JSON.stringify({ cacheDir, runDir, env, episode: memoryEpisode() }) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [script], {
+      env: { ...process.env, CHILD_ARGS: JSON.stringify({ cacheDir, runDir, env, episode: memoryEpisode() }) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     const exited = new Promise<NodeJS.Signals | number | null>((r) => child.on('exit', (code, signal) => r(signal ?? code)));
@@ -100,7 +105,8 @@ process.stdout.write('done\\n');
     const firstTurns = new Set(storedBeforeKill.map((k) => Number(/^t(\d+)-/.exec(k)![1])));
     const resent = fake.extractionRequests().map((r) => segmentOf(r.body).turnIds[0]!);
     const ep = memoryEpisode();
-    for (const t of resent) expect(firstTurns.has(ep.turns.findIndex((x) => x.id === t)), `re-extracted stored batch starting at ${t}`).toBe(false);
+    for (const t of resent)
+      expect(firstTurns.has(ep.turns.findIndex((x) => x.id === t)), `re-extracted stored batch starting at ${t}`).toBe(false);
     expect(okBatches()).toEqual(['t0-1', 't2-3', 't4-5', 't6-7', 't8-9', 't10-11', 't12-13', 't14-15']);
     const after = new MemoryStore(join(runDir, 'memory.sqlite'));
     const all = after.memories('conv-m');
@@ -116,7 +122,9 @@ process.stdout.write('done\\n');
     expect(show.stdout).toContain('conv-m (history of 16 turns): 3 items, 2 active, 1 superseded or forgotten');
     expect(show.stdout).toMatch(/conv-m@16\/t0-1\/0 {2}active {2}\[1 May, 2023\] Caroline adopted a dog named Rex\./);
     expect(show.stdout).toContain('source conv-m/D1:1 (turns D1:1, D2:1): Caroline: "I adopted a dog named Rex last week!"');
-    expect(show.stdout).toContain(`version chains:\n    "${PARIS}" [conv-m@16/t4-5/0, superseded, 15 May, 2023]\n      -> "${BERLIN}" [conv-m@16/t12-13/0, active, 12 June, 2023]`);
+    expect(show.stdout).toContain(
+      `version chains:\n    "${PARIS}" [conv-m@16/t4-5/0, superseded, 15 May, 2023]\n      -> "${BERLIN}" [conv-m@16/t12-13/0, active, 12 June, 2023]`,
+    );
 
     const unknown = await rawragAsync(['memory', 'purge', '--run', runDir, '--owner', 'nobody']);
     expect(unknown.code).toBe(2);
@@ -127,7 +135,8 @@ process.stdout.write('done\\n');
     expect(purge.stdout).toContain('purged owner conv-m from');
     expect(purge.stdout).toContain('16 events, 3 memories, 8 extraction rows deleted; read back: 0 rows left; database vacuumed');
     expect(purge.stdout).toContain('response cache: 8 extraction replies deleted');
-    for (const f of readdirSync(runDir).filter((n) => n.startsWith('memory.sqlite'))) expect(readFileSync(join(runDir, f)).includes('Berlin')).toBe(false);
+    for (const f of readdirSync(runDir).filter((n) => n.startsWith('memory.sqlite')))
+      expect(readFileSync(join(runDir, f)).includes('Berlin')).toBe(false);
     const cache = new Database(join(cacheDir, CACHE_FILE), { readonly: true });
     expect(cache.prepare("SELECT COUNT(*) AS n FROM responses WHERE role = 'reader'").get()).toEqual({ n: 0 });
     cache.close();

@@ -22,7 +22,15 @@ function evidenceReader(body: any): string {
   return gold && user.split('# Context:')[1]!.toLowerCase().includes(gold.toLowerCase()) ? gold : "I don't know";
 }
 
-const env = { OPENAI_API_KEY: 'sk-test-ABL', COHERE_API_KEY: 'co-test-ABL', RAWRAG_RETRY_BASE_MS: '5', RAWRAG_BATCH_POLL_MS: '5', OPENAI_BASE_URL: undefined, COHERE_BASE_URL: undefined, RAWRAG_CACHE_DIR: undefined };
+const env = {
+  OPENAI_API_KEY: 'sk-test-ABL',
+  COHERE_API_KEY: 'co-test-ABL',
+  RAWRAG_RETRY_BASE_MS: '5',
+  RAWRAG_BATCH_POLL_MS: '5',
+  OPENAI_BASE_URL: undefined,
+  COHERE_BASE_URL: undefined,
+  RAWRAG_CACHE_DIR: undefined,
+};
 const VARIANTS = ['default', 'k=1', 'k=30'];
 const decided = (dir: string) =>
   readFileSync(join(dir, 'items.jsonl'), 'utf8')
@@ -42,15 +50,39 @@ describe('rawrag ablate --batch', () => {
 
   beforeAll(async () => {
     await api.start();
-    const common = (out: string) => ['ablate', 'locomo', '--retriever', 'openai', '--reader', 'gpt-4o-mini', '--limit', String(LIMIT), '--k', '1,30', '--out', out, '--no-png', '--resamples', '500', '--no-progress',
-      '--reader-base-url', `${api.url}/v1`, '--judge-base-url', `${api.url}/v1`, '--embed-base-url', `${api.url}/v1`, '--rerank-base-url', api.url];
+    const common = (out: string) => [
+      'ablate',
+      'locomo',
+      '--retriever',
+      'openai',
+      '--reader',
+      'gpt-4o-mini',
+      '--limit',
+      String(LIMIT),
+      '--k',
+      '1,30',
+      '--out',
+      out,
+      '--no-png',
+      '--resamples',
+      '500',
+      '--no-progress',
+      '--reader-base-url',
+      `${api.url}/v1`,
+      '--judge-base-url',
+      `${api.url}/v1`,
+      '--embed-base-url',
+      `${api.url}/v1`,
+      '--rerank-base-url',
+      api.url,
+    ];
     batch = await rawragAsync([...common(batchOut), '--cache-dir', tempDir('rawrag-cache-'), '--batch'], env);
     batches = api.batches.size;
     live = await rawragAsync([...common(liveOut), '--cache-dir', tempDir('rawrag-cache-')], env);
   }, 180_000);
   afterAll(() => api.close());
 
-  it('answers every variant from two batch jobs, with the interactive ablation\'s items', () => {
+  it("answers every variant from two batch jobs, with the interactive ablation's items", () => {
     expect(batch.code).toBe(0);
     expect(live.code).toBe(0);
     expect(batches).toBe(2);
@@ -61,7 +93,11 @@ describe('rawrag ablate --batch', () => {
     expect(interactive).toBe(inBatches); // the live ablation sent exactly what the batches ran
     for (const v of VARIANTS) expect(decided(join(batchOut, v))).toEqual(decided(join(liveOut, v)));
     // The ablation table too, but for its last column (time per question).
-    const table = (dir: string) => readFileSync(join(dir, 'ablation.md'), 'utf8').split('\n').filter((l) => l.startsWith('| ')).map((l) => l.split('|').slice(1, -2).join('|'));
+    const table = (dir: string) =>
+      readFileSync(join(dir, 'ablation.md'), 'utf8')
+        .split('\n')
+        .filter((l) => l.startsWith('| '))
+        .map((l) => l.split('|').slice(1, -2).join('|'));
     expect(table(batchOut).length).toBeGreaterThan(3);
     expect(table(batchOut)).toEqual(table(liveOut));
   });

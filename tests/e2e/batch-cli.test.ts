@@ -14,7 +14,13 @@ import { FakeBatchApi } from '../helpers/fake-batch-api.js';
 import { rawragAsync, tempDir } from '../helpers/cli.js';
 
 const KEY = 'sk-test-BATCHSECRET0123456789';
-const env = { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: undefined, RAWRAG_CACHE_DIR: undefined, RAWRAG_RETRY_BASE_MS: '5', RAWRAG_BATCH_POLL_MS: '5' };
+const env = {
+  OPENAI_API_KEY: KEY,
+  OPENAI_BASE_URL: undefined,
+  RAWRAG_CACHE_DIR: undefined,
+  RAWRAG_RETRY_BASE_MS: '5',
+  RAWRAG_BATCH_POLL_MS: '5',
+};
 const QUESTIONS = Array.from({ length: 12 }, (_, i) => `Question number ${i}?`);
 const ask = (q: string) => ({ messages: [{ role: 'user' as const, content: q }], temperature: 0, maxTokens: 32, jsonMode: false });
 
@@ -62,7 +68,9 @@ describe('rawrag batch status / collect', () => {
     expect(replies[3]!.text).toBe('reply to Question number 3?');
     expect(api.interactiveChats()).toBe(0);
     s.close();
-    const written = ['batches.json', ...readdirSync(join(runDir, 'batches')).map((f) => join('batches', f))].map((f) => readFileSync(join(runDir, f), 'utf8')).join('\n');
+    const written = ['batches.json', ...readdirSync(join(runDir, 'batches')).map((f) => join('batches', f))]
+      .map((f) => readFileSync(join(runDir, f), 'utf8'))
+      .join('\n');
     expect(written).not.toContain(KEY);
     expect([...api.authorizations]).toEqual([`Bearer ${KEY}`]);
     const again = await rawragAsync(['batch', 'collect', runDir], env);
@@ -84,7 +92,10 @@ describe('rawrag batch and the run directory lock', () => {
     const dir = tempDir('rawrag-run-');
     new BatchStore(dir).save({ format: 'rawrag.batches/1', run_id: 'r', cache_dir: tempDir(), parts: [], failures: {} });
     // The test process itself stands for the other writer (alive, same host).
-    writeFileSync(join(dir, '.rawrag.lock'), JSON.stringify({ pid: process.pid, host: hostname(), started_at: new Date().toISOString(), command: 'run locomo --batch' }) + '\n');
+    writeFileSync(
+      join(dir, '.rawrag.lock'),
+      JSON.stringify({ pid: process.pid, host: hostname(), started_at: new Date().toISOString(), command: 'run locomo --batch' }) + '\n',
+    );
     const c = await rawragAsync(['batch', 'collect', dir], env);
     expect(c.code).toBe(2);
     expect(c.stderr).toMatch(/this run directory is in use by pid \d+ .*run locomo --batch/);

@@ -24,18 +24,64 @@ function oracle(body: any): string {
   return defaultChat(body);
 }
 
-const env = { OPENAI_API_KEY: 'sk-test-BATCHRUN', COHERE_API_KEY: 'co-test-BATCHRUN', RAWRAG_RETRY_BASE_MS: '5', RAWRAG_BATCH_POLL_MS: '5', OPENAI_BASE_URL: undefined, COHERE_BASE_URL: undefined, RAWRAG_CACHE_DIR: undefined };
+const env = {
+  OPENAI_API_KEY: 'sk-test-BATCHRUN',
+  COHERE_API_KEY: 'co-test-BATCHRUN',
+  RAWRAG_RETRY_BASE_MS: '5',
+  RAWRAG_BATCH_POLL_MS: '5',
+  OPENAI_BASE_URL: undefined,
+  COHERE_BASE_URL: undefined,
+  RAWRAG_CACHE_DIR: undefined,
+};
 
 function args(api: FakeBatchApi, cache: string, out: string, ...extra: string[]): string[] {
-  return ['run', 'locomo', '--retriever', 'openai', '--reader', 'gpt-4o-mini', '--limit', String(LIMIT), '--reader-base-url', `${api.url}/v1`, '--judge-base-url', `${api.url}/v1`, '--embed-base-url', `${api.url}/v1`, '--rerank-base-url', api.url, '--cache-dir', cache, '--out', out, '--no-progress', ...extra];
+  return [
+    'run',
+    'locomo',
+    '--retriever',
+    'openai',
+    '--reader',
+    'gpt-4o-mini',
+    '--limit',
+    String(LIMIT),
+    '--reader-base-url',
+    `${api.url}/v1`,
+    '--judge-base-url',
+    `${api.url}/v1`,
+    '--embed-base-url',
+    `${api.url}/v1`,
+    '--rerank-base-url',
+    api.url,
+    '--cache-dir',
+    cache,
+    '--out',
+    out,
+    '--no-progress',
+    ...extra,
+  ];
 }
 
 const items = (dir: string) =>
   existsSync(join(dir, 'items.jsonl'))
-    ? readFileSync(join(dir, 'items.jsonl'), 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l))
+    ? readFileSync(join(dir, 'items.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
     : [];
 /** What a run decides about an item (not how it got there: timings, cache flags, usage). */
-const decided = (i: any) => ({ id: i.id, answer: i.answer, score: i.score, metrics: i.metrics, retrieved: i.retrieved, coverage: i.coverage, reader: i.details.reader.raw, judge: i.details.judge.runs, votes: i.details.judge.votes, error: i.error });
+const decided = (i: any) => ({
+  id: i.id,
+  answer: i.answer,
+  score: i.score,
+  metrics: i.metrics,
+  retrieved: i.retrieved,
+  coverage: i.coverage,
+  reader: i.details.reader.raw,
+  judge: i.details.judge.runs,
+  votes: i.details.judge.votes,
+  error: i.error,
+});
 const byId = (xs: any[]) => [...xs].sort((a, b) => a.id.localeCompare(b.id)).map(decided);
 
 describe('rawrag run --batch', () => {
@@ -61,14 +107,18 @@ describe('rawrag run --batch', () => {
     expect(batch.code).toBe(0);
     expect(batch.stderr).toMatch(/pass 1: 30 requests go out as batch jobs \(30 reader\)/);
     expect(batch.stderr).toMatch(/pass 2: 90 requests go out as batch jobs \(90 judge\)/);
-    expect(batch.stderr).toMatch(/batch batch_\d+ \(part 1, 30 requests, gpt-4o-mini\): validating\n.*: in_progress 0\/30 done\n.*: finalizing 30\/30 done\n.*: completed 30\/30 done\n/);
+    expect(batch.stderr).toMatch(
+      /batch batch_\d+ \(part 1, 30 requests, gpt-4o-mini\): validating\n.*: in_progress 0\/30 done\n.*: finalizing 30\/30 done\n.*: completed 30\/30 done\n/,
+    );
     expect(batch.stderr).toMatch(/\(part 2, 90 requests, gpt-4o-mini\): in_progress 40\/90 done/);
     expect(batchesOfRun).toBe(2);
     expect(batchChats).toBe(30 + 90);
     expect(api.chat.requests.filter((r) => r.path === '/v1/chat/completions' && !r.headers['x-fake-batch']).length).toBe(4 * LIMIT); // all from the interactive run
     expect(items(batchOut)).toHaveLength(LIMIT);
     expect(batch.stdout).toMatch(/RAW-RAG\/openai:text-embedding-3-small\+cohere:rerank-v3.5 on locomo — 30 questions, 0 errors/);
-    expect(batch.stdout).toMatch(/replies from batches: reader 30, judge 90; cost at batch prices \$0\.\d{4} \(interactive prices: \$0\.\d{4}\)/);
+    expect(batch.stdout).toMatch(
+      /replies from batches: reader 30, judge 90; cost at batch prices \$0\.\d{4} \(interactive prices: \$0\.\d{4}\)/,
+    );
   });
 
   it('gives exactly the items of the interactive run', () => {
@@ -112,7 +162,8 @@ describe('rawrag run --batch', () => {
     expect(items(out)).toHaveLength(0);
     expect(api.batches.size).toBe(before + 1);
     let last = first;
-    for (let i = 0; i < 12 && !/questions, 0 errors/.test(last.stdout); i++) last = await rawragAsync(args(api, cache, out, '--batch', '--no-wait', '--seed', '1'), env);
+    for (let i = 0; i < 12 && !/questions, 0 errors/.test(last.stdout); i++)
+      last = await rawragAsync(args(api, cache, out, '--batch', '--no-wait', '--seed', '1'), env);
     expect(last.code).toBe(0);
     expect(last.stdout).toMatch(/30 questions, 0 errors/);
     expect(api.batches.size).toBe(before + 2);
@@ -126,7 +177,10 @@ describe('rawrag run --batch', () => {
     const cache = tempDir('rawrag-cache-');
     const before = api.batches.size;
     api.scriptFor = (n) => (n === before ? { hangCreateReply: true } : {});
-    const child = spawn(process.execPath, [BIN, ...args(api, cache, out, '--batch', '--seed', '2')], { cwd: ROOT, env: { ...process.env, ...env } as NodeJS.ProcessEnv });
+    const child = spawn(process.execPath, [BIN, ...args(api, cache, out, '--batch', '--seed', '2')], {
+      cwd: ROOT,
+      env: { ...process.env, ...env } as NodeJS.ProcessEnv,
+    });
     const exited = new Promise<number | null>((r) => child.on('exit', (_c, sig) => r(sig === 'SIGKILL' ? -9 : _c)));
     for (let i = 0; i < 400 && api.batches.size === before; i++) await new Promise((r) => setTimeout(r, 50));
     expect(api.batches.size).toBe(before + 1);
@@ -146,14 +200,22 @@ describe('rawrag run --batch', () => {
     const cache = tempDir('rawrag-cache-');
     const victim = selected[4]!.text;
     api.scriptFor = () => ({});
-    api.chat.inject({ kind: 'status', status: 400, times: 1, match: (r) => r.path === '/v1/chat/completions' && readerQuestion(r.body) === victim && Boolean(r.headers['x-fake-batch']) });
+    api.chat.inject({
+      kind: 'status',
+      status: 400,
+      times: 1,
+      match: (r) => r.path === '/v1/chat/completions' && readerQuestion(r.body) === victim && Boolean(r.headers['x-fake-batch']),
+    });
     const first = await rawragAsync(args(api, cache, out, '--batch', '--seed', '3'), env);
     expect(first.code).toBe(4); // an item failed (--max-error-rate 0)
     expect(first.stdout).toMatch(/30 questions, 1 errors/);
     expect(first.stdout).toMatch(/1 requests failed inside batches \(item errors\); rawrag run .* --retry-errors sends them again/);
     const bad = items(out).filter((i) => i.error);
     expect(bad.map((i) => i.question)).toEqual([victim]);
-    expect(bad[0].error).toEqual({ stage: 'read', message: expect.stringMatching(/reader request to gpt-4o-mini failed in a batch job: HTTP 400: injected 400/) });
+    expect(bad[0].error).toEqual({
+      stage: 'read',
+      message: expect.stringMatching(/reader request to gpt-4o-mini failed in a batch job: HTTP 400: injected 400/),
+    });
     const before = api.batches.size;
     const retry = await rawragAsync(args(api, cache, out, '--batch', '--seed', '3', '--retry-errors'), env);
     expect(retry.code).toBe(0);
@@ -191,7 +253,9 @@ describe('rawrag run --batch', () => {
     const r = await rawragAsync(args(api, cache, out, '--batch', '--seed', '5'), env);
     api.rejectCreate = null;
     expect(r.code).toBe(5);
-    expect(r.stderr).toMatch(/rawrag: batch API: reader request to gpt-4o-mini \(batch API\) failed \(HTTP 400\): 400 Batch API is not available for this organization\nbatches.json keeps every submitted job: run the same command again to go on/);
+    expect(r.stderr).toMatch(
+      /rawrag: batch API: reader request to gpt-4o-mini \(batch API\) failed \(HTTP 400\): 400 Batch API is not available for this organization\nbatches.json keeps every submitted job: run the same command again to go on/,
+    );
     expect(r.stderr).not.toMatch(/internal error/);
     const again = await rawragAsync(args(api, cache, out, '--batch', '--seed', '5'), env);
     expect(again.code).toBe(0);
@@ -203,7 +267,10 @@ describe('rawrag run --batch', () => {
     const before = api.batches.size;
     const polls = api.count('GET /v1/batches/id');
     api.scriptFor = () => ({ validatingPolls: 100_000 });
-    const child = spawn(process.execPath, [BIN, ...args(api, tempDir('rawrag-cache-'), out, '--batch', '--seed', '6')], { cwd: ROOT, env: { ...process.env, ...env, RAWRAG_BATCH_POLL_MS: '20' } as NodeJS.ProcessEnv });
+    const child = spawn(process.execPath, [BIN, ...args(api, tempDir('rawrag-cache-'), out, '--batch', '--seed', '6')], {
+      cwd: ROOT,
+      env: { ...process.env, ...env, RAWRAG_BATCH_POLL_MS: '20' } as NodeJS.ProcessEnv,
+    });
     let stdout = '';
     child.stdout.on('data', (d) => (stdout += d));
     const exited = new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
@@ -217,7 +284,11 @@ describe('rawrag run --batch', () => {
   });
 
   it('--dry-run --batch shows both prices', async () => {
-    const r = await rawragAsync(['run', 'locomo', '--retriever', 'openai', '--reader', 'gpt-4o-mini', '--dry-run', '--batch'], { ...env, OPENAI_API_KEY: undefined, COHERE_API_KEY: undefined });
+    const r = await rawragAsync(['run', 'locomo', '--retriever', 'openai', '--reader', 'gpt-4o-mini', '--dry-run', '--batch'], {
+      ...env,
+      OPENAI_API_KEY: undefined,
+      COHERE_API_KEY: undefined,
+    });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/\| est\. cost \| est\. cost --batch \|/);
     const m = /estimated total: \$([\d.]+); with --batch \$([\d.]+)/.exec(r.stdout)!;

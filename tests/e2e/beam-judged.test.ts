@@ -52,8 +52,22 @@ describe('rawrag run beam with a reader and the 3x multi-request judge (loopback
       const before = api.requests.length;
       const r = await rawragAsync(
         [
-          'run', 'beam', '--data', CONV, '--reader', 'gpt-4o-mini', '--json', '--out', out,
-          '--reader-base-url', `${api.url}/v1`, '--judge-base-url', `${api.url}/v1`, '--cache-dir', tempDir(), '--no-progress',
+          'run',
+          'beam',
+          '--data',
+          CONV,
+          '--reader',
+          'gpt-4o-mini',
+          '--json',
+          '--out',
+          out,
+          '--reader-base-url',
+          `${api.url}/v1`,
+          '--judge-base-url',
+          `${api.url}/v1`,
+          '--cache-dir',
+          tempDir(),
+          '--no-progress',
           // The official rubric is the default; the corrected one is asked for.
           ...(variant === 'fixed' ? ['--beam-rubric', 'corrected'] : []),
         ],
@@ -63,7 +77,10 @@ describe('rawrag run beam with a reader and the 3x multi-request judge (loopback
       runs[variant] = {
         code: r.code,
         summary: JSON.parse(r.stdout),
-        items: readFileSync(join(out, 'items.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)),
+        items: readFileSync(join(out, 'items.jsonl'), 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l)),
         requests: api.requests.slice(before),
       };
     }
@@ -72,7 +89,9 @@ describe('rawrag run beam with a reader and the 3x multi-request judge (loopback
 
   it('sends the official RAG prompt to the reader and one judge request per rubric item and run', () => {
     const { requests } = runs.fixed!;
-    const reader = requests.filter((r) => JSON.stringify(r.body.messages).includes('You are an assistant that MUST answer questions using ONLY'));
+    const reader = requests.filter((r) =>
+      JSON.stringify(r.body.messages).includes('You are an assistant that MUST answer questions using ONLY'),
+    );
     expect(reader).toHaveLength(20);
     expect(reader.every((r) => r.body.model === 'gpt-4o-mini' && r.body.temperature === 0)).toBe(true);
     // answer_generation.py sends no max_tokens: neither does rawrag (summaries and orderings are not cut).
@@ -88,7 +107,10 @@ describe('rawrag run beam with a reader and the 3x multi-request judge (loopback
     expect(items.every((i) => i.error === null)).toBe(true);
     for (const i of items) {
       expect(i.details.judge.votes).toHaveLength(3);
-      const want = i.type === 'event_ordering' ? orderingScore(ordering[Number(i.id.split(':')[2])]!.rubric, swapped(ordering[Number(i.id.split(':')[2])]!.rubric)).tau_norm : 0.5;
+      const want =
+        i.type === 'event_ordering'
+          ? orderingScore(ordering[Number(i.id.split(':')[2])]!.rubric, swapped(ordering[Number(i.id.split(':')[2])]!.rubric)).tau_norm
+          : 0.5;
       expect(i.score, i.id).toBeCloseTo(want, 12);
     }
     const eo = items.filter((i) => i.type === 'event_ordering').sort((x, y) => x.id.localeCompare(y.id));
@@ -111,7 +133,10 @@ describe('rawrag run beam with a reader and the 3x multi-request judge (loopback
     expect(judge.every((r) => r.body.messages[0].content.includes('- QUESTION (what the user asked): <question>\n'))).toBe(true);
     expect(items.filter((i) => i.type !== 'event_ordering').every((i) => i.score === 0)).toBe(true);
     expect(summary.benchmark_summary.scoring.variant).toBe('official');
-    expect(summary.benchmark_summary.headline['100K']).toBeCloseTo(runs.fixed!.summary.benchmark_summary.sizes['100K'].headline_official_rubric, 12);
+    expect(summary.benchmark_summary.headline['100K']).toBeCloseTo(
+      runs.fixed!.summary.benchmark_summary.sizes['100K'].headline_official_rubric,
+      12,
+    );
     // The corrected rubric from the same replies is beside it.
     expect(summary.benchmark_summary.sizes['100K'].headline_corrected_rubric).toBeGreaterThan(summary.benchmark_summary.headline['100K']);
   });

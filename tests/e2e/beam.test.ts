@@ -26,7 +26,10 @@ describe('rawrag run beam (offline)', () => {
     expect(m.status).toBe('complete');
     expect(m.benchmark).toBe('beam');
     expect(m.questions).toEqual({ selected: 20, done: 20, errors: 0 });
-    const items = readFileSync(join(out, 'items.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const items = readFileSync(join(out, 'items.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
     expect(items.map((i) => i.id).slice(0, 3)).toEqual(['100K/5:abstention:0', '100K/5:abstention:1', '100K/5:contradiction_resolution:0']);
     // Evidence is whole turns with their batch date, and the gold evidence ids are message ids.
     expect(items[4].gold_evidence).toEqual(['6', '10', '14', '34', '16', '18', '30', '20', '24', '50', '56', '58']);
@@ -44,12 +47,37 @@ describe('rawrag run beam (offline)', () => {
 
   it('names the corrected rubric in the summary when asked', () => {
     const out = join(tempDir('rawrag-beam-e2e-'), 'run');
-    const r = rawrag(['run', 'beam', '--data', CONV, '--beam-rubric', 'corrected', '--limit', '2', '--out', out, '--no-progress', '--json']);
+    const r = rawrag([
+      'run',
+      'beam',
+      '--data',
+      CONV,
+      '--beam-rubric',
+      'corrected',
+      '--limit',
+      '2',
+      '--out',
+      out,
+      '--no-progress',
+      '--json',
+    ]);
     expect(r.code).toBe(0);
     const s = JSON.parse(r.stdout).benchmark_summary;
     expect(s.scoring.variant).toBe('corrected');
     expect(json(join(out, 'manifest.json')).config.options).toEqual({ beamRubric: 'corrected' });
-    const bad = rawrag(['run', 'beam', '--data', CONV, '--beam-rubric', 'fixed', '--limit', '2', '--out', join(tempDir(), 'run'), '--no-progress']);
+    const bad = rawrag([
+      'run',
+      'beam',
+      '--data',
+      CONV,
+      '--beam-rubric',
+      'fixed',
+      '--limit',
+      '2',
+      '--out',
+      join(tempDir(), 'run'),
+      '--no-progress',
+    ]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--beam-rubric: 'fixed' is not one of official, corrected/);
   });

@@ -16,7 +16,9 @@ describe('corrupt sentence-vector store', () => {
     const file = join(cache, 'sentence-vectors.sqlite');
     writeFileSync(file, Buffer.concat([Buffer.from('SQLite format 3\0'), Buffer.alloc(8176, 0x5a)]));
     const out = join(work, 'run');
-    const r = rawrag(['run', 'locomo', '--retriever', 'local-dense', '--limit', '20', '--out', out, '--no-progress'], { RAWRAG_CACHE_DIR: cache });
+    const r = rawrag(['run', 'locomo', '--retriever', 'local-dense', '--limit', '20', '--out', out, '--no-progress'], {
+      RAWRAG_CACHE_DIR: cache,
+    });
     expect(r.code).toBe(0);
     const notes = r.stderr.split('\n').filter((l) => l.includes('is corrupt'));
     expect(notes).toHaveLength(1);
@@ -27,7 +29,9 @@ describe('corrupt sentence-vector store', () => {
     expect(m.questions).toEqual({ selected: 20, done: 20, errors: 0 });
     expect(readdirSync(cache).filter((f) => f.startsWith('sentence-vectors.sqlite.corrupt-'))).toHaveLength(1);
     // The next run finds a healthy store: no note.
-    const again = rawrag(['run', 'locomo', '--retriever', 'local-dense', '--limit', '20', '--out', join(work, 'run2'), '--no-progress'], { RAWRAG_CACHE_DIR: cache });
+    const again = rawrag(['run', 'locomo', '--retriever', 'local-dense', '--limit', '20', '--out', join(work, 'run2'), '--no-progress'], {
+      RAWRAG_CACHE_DIR: cache,
+    });
     expect(again.code).toBe(0);
     expect(again.stderr).not.toContain('is corrupt');
   }, 120_000);

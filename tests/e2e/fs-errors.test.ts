@@ -40,7 +40,11 @@ describe('--out that cannot be written', () => {
     const file = join(work, 'a-file');
     writeFileSync(file, 'x');
     expectOneLine(rawrag(['run', 'locomo', '--limit', '2', '--out', file, '--no-progress'], env), file, /\(ENOTDIR|\(EEXIST/);
-    expectOneLine(rawrag(['run', 'locomo', '--limit', '2', '--out', join(file, 'sub'), '--no-progress'], env), join(file, 'sub'), /not a folder \(ENOTDIR/);
+    expectOneLine(
+      rawrag(['run', 'locomo', '--limit', '2', '--out', join(file, 'sub'), '--no-progress'], env),
+      join(file, 'sub'),
+      /not a folder \(ENOTDIR/,
+    );
   });
 
   it('read-only: EACCES / EROFS, exit 2', () => {
@@ -52,7 +56,11 @@ describe('--out that cannot be written', () => {
       chmodSync(dir, 0o555);
     }
     if (!dir) return; // neither a non-root user nor allowed to mount: nothing to test here
-    expectOneLine(rawrag(['run', 'locomo', '--limit', '2', '--out', join(dir, 'run'), '--no-progress'], env), join(dir, 'run'), /(permission denied|read-only file system|cannot create this folder) \((EACCES|EROFS|EPERM|ENOENT)/);
+    expectOneLine(
+      rawrag(['run', 'locomo', '--limit', '2', '--out', join(dir, 'run'), '--no-progress'], env),
+      join(dir, 'run'),
+      /(permission denied|read-only file system|cannot create this folder) \((EACCES|EROFS|EPERM|ENOENT)/,
+    );
   });
 
   it('disk full mid-run: ENOSPC names the run folder, no temp files left', () => {

@@ -12,18 +12,26 @@ import { locomo } from '../../src/datasets/locomo/index.js';
 
 const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json'), options: {} });
 const picked = [...ds.questions.slice(0, 4), ...ds.questions.filter((q) => q.episode === 'conv-30').slice(0, 2)];
-const env = { OPENAI_API_KEY: 'sk-test-JUDGESECRET0123456789', OPENAI_BASE_URL: undefined, RAWRAG_CACHE_DIR: undefined, RAWRAG_MODELS: undefined, RAWRAG_RETRY_BASE_MS: '5' };
+const env = {
+  OPENAI_API_KEY: 'sk-test-JUDGESECRET0123456789',
+  OPENAI_BASE_URL: undefined,
+  RAWRAG_CACHE_DIR: undefined,
+  RAWRAG_MODELS: undefined,
+  RAWRAG_RETRY_BASE_MS: '5',
+};
 
 /** Even positions answer with the gold, odd ones do not; the first two give their gold evidence, the third half of it. */
 function answerLines(): string {
-  return picked
-    .map((q, i) => {
-      const line: Record<string, unknown> = { id: q.id, answer: i % 2 === 0 ? `It was ${q.gold}.` : 'No idea.' };
-      if (i < 2) line.evidence = q.evidence;
-      if (i === 2) line.evidence = q.evidence.slice(0, 1).concat(['D1:1']);
-      return JSON.stringify(line);
-    })
-    .join('\n') + '\n';
+  return (
+    picked
+      .map((q, i) => {
+        const line: Record<string, unknown> = { id: q.id, answer: i % 2 === 0 ? `It was ${q.gold}.` : 'No idea.' };
+        if (i < 2) line.evidence = q.evidence;
+        if (i === 2) line.evidence = q.evidence.slice(0, 1).concat(['D1:1']);
+        return JSON.stringify(line);
+      })
+      .join('\n') + '\n'
+  );
 }
 
 describe('rawrag judge ANSWERS.jsonl --benchmark locomo', () => {
@@ -32,11 +40,33 @@ describe('rawrag judge ANSWERS.jsonl --benchmark locomo', () => {
   const dir = tempDir();
   const answers = join(dir, 'answers.jsonl');
   const cache = join(dir, 'cache');
-  const args = (out: string, extra: string[] = []) => ['judge', answers, '--benchmark', 'locomo', '--system', 'my-memory', '--setting', 'locomo/gpt-4o-mini',
-    '--judge-base-url', `${api.url}/v1`, '--cache-dir', cache, '--no-progress', '--out', join(dir, out), ...extra];
+  const args = (out: string, extra: string[] = []) => [
+    'judge',
+    answers,
+    '--benchmark',
+    'locomo',
+    '--system',
+    'my-memory',
+    '--setting',
+    'locomo/gpt-4o-mini',
+    '--judge-base-url',
+    `${api.url}/v1`,
+    '--cache-dir',
+    cache,
+    '--no-progress',
+    '--out',
+    join(dir, out),
+    ...extra,
+  ];
   // items.jsonl is in completion order (questions run concurrently): read back in the answers' order.
   const items = (out: string) => {
-    const byId = new Map(readFileSync(join(dir, out, 'items.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).map((i) => [i.id, i]));
+    const byId = new Map(
+      readFileSync(join(dir, out, 'items.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+        .map((i) => [i.id, i]),
+    );
     return picked.map((q) => byId.get(q.id)).filter(Boolean);
   };
 
@@ -82,18 +112,47 @@ describe('rawrag judge ANSWERS.jsonl --benchmark locomo', () => {
 
   it('sends the judge exactly what `rawrag run` sends for the same answer', async () => {
     const before = api.requests.length;
-    const r = await rawragAsync(['run', 'locomo', '--retriever', 'local-lexical', '--limit', '1', '--reader', 'gpt-4o-mini', '--reader-base-url', `${api.url}/v1`,
-      '--judge-base-url', `${api.url}/v1`, '--cache-dir', tempDir(), '--no-progress', '--out', join(dir, 'run')], env);
+    const r = await rawragAsync(
+      [
+        'run',
+        'locomo',
+        '--retriever',
+        'local-lexical',
+        '--limit',
+        '1',
+        '--reader',
+        'gpt-4o-mini',
+        '--reader-base-url',
+        `${api.url}/v1`,
+        '--judge-base-url',
+        `${api.url}/v1`,
+        '--cache-dir',
+        tempDir(),
+        '--no-progress',
+        '--out',
+        join(dir, 'run'),
+      ],
+      env,
+    );
     expect(r.code).toBe(0);
-    const fromRun = api.requests.slice(before).filter((x) => isJudgeRequest(x)).map((x) => x.body);
-    const fromJudge = api.requests.slice(0, 18).filter((x) => x.body.messages[0].content.includes(picked[0]!.text)).map((x) => x.body);
+    const fromRun = api.requests
+      .slice(before)
+      .filter((x) => isJudgeRequest(x))
+      .map((x) => x.body);
+    const fromJudge = api.requests
+      .slice(0, 18)
+      .filter((x) => x.body.messages[0].content.includes(picked[0]!.text))
+      .map((x) => x.body);
     expect(fromRun).toHaveLength(3);
     expect(fromJudge).toHaveLength(3);
     expect(fromJudge).toEqual(fromRun);
   });
 
   it('--dry-run prices the real answers and writes nothing; unknown ids are an input error with lines', async () => {
-    const d = await rawragAsync(['judge', answers, '--benchmark', 'locomo', '--dry-run', '--out', join(dir, 'dry')], { ...env, OPENAI_API_KEY: undefined });
+    const d = await rawragAsync(['judge', answers, '--benchmark', 'locomo', '--dry-run', '--out', join(dir, 'dry')], {
+      ...env,
+      OPENAI_API_KEY: undefined,
+    });
     expect(d.code).toBe(0);
     expect(d.stdout).toMatch(/\| judge \| gpt-4o-mini \| +18 \|/);
     expect(d.stdout).toContain('nothing was sent and no run directory was written');

@@ -15,7 +15,9 @@ import { FakeApi } from '../helpers/fake-api.js';
 import { ROOT, rawragAsync, tempDir } from '../helpers/cli.js';
 
 const ORACLE = resolve(ROOT, 'tests/fixtures/longmemeval/longmemeval_oracle.sample.json');
-const raw: Array<{ question_id: string; question: string; answer: string | number; question_date: string }> = JSON.parse(readFileSync(ORACLE, 'utf8'));
+const raw: Array<{ question_id: string; question: string; answer: string | number; question_date: string }> = JSON.parse(
+  readFileSync(ORACLE, 'utf8'),
+);
 
 function chat(body: any): string {
   const text: string = body.messages.map((m: { content: string }) => m.content).join('\n');
@@ -44,8 +46,23 @@ describe('rawrag run longmemeval with a reader and the official judge (loopback 
     await api.start();
     out = join(tempDir('rawrag-lme-judged-'), 'run');
     result = await rawragAsync(
-      ['run', 'longmemeval', '--data', ORACLE, '--reader', 'gpt-4.1-mini', '--out', out,
-        '--reader-base-url', `${api.url}/v1`, '--judge-base-url', `${api.url}/v1`, '--cache-dir', tempDir(), '--no-progress'],
+      [
+        'run',
+        'longmemeval',
+        '--data',
+        ORACLE,
+        '--reader',
+        'gpt-4.1-mini',
+        '--out',
+        out,
+        '--reader-base-url',
+        `${api.url}/v1`,
+        '--judge-base-url',
+        `${api.url}/v1`,
+        '--cache-dir',
+        tempDir(),
+        '--no-progress',
+      ],
       env,
     );
   }, 120_000);
@@ -65,8 +82,12 @@ describe('rawrag run longmemeval with a reader and the official judge (loopback 
     expect(ku.temperature).toBe(0);
     expect(ku.messages).toHaveLength(1);
     expect(ku.messages[0].role).toBe('user');
-    expect(ku.messages[0].content).toMatch(/^I will give you several history chats between you and a user\. Please answer the question based on the relevant chat history\. Answer the question step by step/);
-    expect(ku.messages[0].content).toMatch(/\n### Session 1:\nSession Date: \d{4}\/\d{2}\/\d{2} \(\w{3}\) \d{2}:\d{2}\nSession Content:\n\n\[\{"role": "(user|assistant)", "content": "/);
+    expect(ku.messages[0].content).toMatch(
+      /^I will give you several history chats between you and a user\. Please answer the question based on the relevant chat history\. Answer the question step by step/,
+    );
+    expect(ku.messages[0].content).toMatch(
+      /\n### Session 1:\nSession Date: \d{4}\/\d{2}\/\d{2} \(\w{3}\) \d{2}:\d{2}\nSession Content:\n\n\[\{"role": "(user|assistant)", "content": "/,
+    );
     expect(ku.messages[0].content).toContain('\n\nCurrent Date: 2023/12/20 (Wed) 22:41\nQuestion: ');
     expect(judgeReqs.every((b) => b.messages.length === 1 && b.messages[0].role === 'user')).toBe(true);
     // evaluate_qa.py's budget for the yes/no verdict.
@@ -78,12 +99,36 @@ describe('rawrag run longmemeval with a reader and the official judge (loopback 
     await direct.start();
     try {
       const r = await rawragAsync(
-        ['run', 'longmemeval', '--data', ORACLE, '--reader', 'gpt-4.1-mini', '--reading', 'direct', '--limit', '1', '--judge-runs', '1', '--out', join(tempDir(), 'run'),
-          '--reader-base-url', `${direct.url}/v1`, '--judge-base-url', `${direct.url}/v1`, '--cache-dir', tempDir(), '--no-progress'],
+        [
+          'run',
+          'longmemeval',
+          '--data',
+          ORACLE,
+          '--reader',
+          'gpt-4.1-mini',
+          '--reading',
+          'direct',
+          '--limit',
+          '1',
+          '--judge-runs',
+          '1',
+          '--out',
+          join(tempDir(), 'run'),
+          '--reader-base-url',
+          `${direct.url}/v1`,
+          '--judge-base-url',
+          `${direct.url}/v1`,
+          '--cache-dir',
+          tempDir(),
+          '--no-progress',
+        ],
         env,
       );
       expect(r.code, r.stderr).toBe(0);
-      const readers = direct.byPath('/v1/chat/completions').map((x) => x.body).filter((b) => b.model === 'gpt-4.1-mini');
+      const readers = direct
+        .byPath('/v1/chat/completions')
+        .map((x) => x.body)
+        .filter((b) => b.model === 'gpt-4.1-mini');
       expect(readers).toHaveLength(1);
       expect(readers[0].max_tokens).toBe(500);
     } finally {
@@ -96,7 +141,9 @@ describe('rawrag run longmemeval with a reader and the official judge (loopback 
     // The human report states each judge run's accuracy beside their mean ± SD.
     const jr = summary.overall.judge_runs;
     expect(jr.runs).toBe(3);
-    expect(result.stdout).toContain(`judge runs (overall accuracy of each of the 3 runs): ${jr.accuracy.map((a: number) => (100 * a).toFixed(2)).join(' / ')} %; mean ${(100 * jr.mean).toFixed(2)} ± ${(100 * jr.sd).toFixed(2)} (sample SD over runs)`);
+    expect(result.stdout).toContain(
+      `judge runs (overall accuracy of each of the 3 runs): ${jr.accuracy.map((a: number) => (100 * a).toFixed(2)).join(' / ')} %; mean ${(100 * jr.mean).toFixed(2)} ± ${(100 * jr.sd).toFixed(2)} (sample SD over runs)`,
+    );
     const bs = summary.benchmark_summary;
     expect(bs.judged).toBe(7);
     expect(bs.overall).toEqual({ n: 7, accuracy: 6 / 7 });

@@ -12,7 +12,9 @@ describe('rawrag run longmemeval (offline)', () => {
     const out = join(tempDir(), 'run');
     const r = rawrag(['run', 'longmemeval', '--data', ORACLE, '--out', out, '--no-progress']);
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/warning: .*longmemeval_oracle\.sample\.json: file: 7 questions, not a full release \(500\): per-type count check skipped/);
+    expect(r.stderr).toMatch(
+      /warning: .*longmemeval_oracle\.sample\.json: file: 7 questions, not a full release \(500\): per-type count check skipped/,
+    );
     expect(r.stdout).toMatch(/RAW-RAG\/local on longmemeval — 7 questions, 0 errors/);
     expect(r.stdout).toMatch(/LongMemEval retrieval, official metrics in % \(5 questions averaged/);
     expect(r.stdout).toMatch(/\| session \| +recall_all \|/);
@@ -25,7 +27,10 @@ describe('rawrag run longmemeval (offline)', () => {
     // ... and the reader budget is the protocol's (800 con / 500 direct, per question), not a config number.
     expect(manifest.config.reader.maxTokens).toBeNull();
 
-    const items = readFileSync(join(out, 'items.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const items = readFileSync(join(out, 'items.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
     expect(items).toHaveLength(7);
     const ku = items.find((i) => i.id === '01493427');
     expect(ku.question_date).toBe('2023/12/20 (Wed) 22:41');

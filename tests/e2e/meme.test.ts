@@ -14,7 +14,10 @@ const FIXTURE = join(ROOT, 'tests/fixtures/meme/meme_fixture.json');
 const RAW = JSON.parse(readFileSync(FIXTURE, 'utf8')) as Array<{ episode_id: string; sessions: Array<{ conversation: unknown[] }> }>;
 
 function readItems(dir: string): ItemRecord[] {
-  return readFileSync(join(dir, 'items.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as ItemRecord);
+  return readFileSync(join(dir, 'items.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as ItemRecord);
 }
 const sessionOf = (turnId: string) => Number(/^s(\d+):t\d+$/.exec(turnId)![1]);
 
@@ -28,7 +31,14 @@ describe('rawrag run meme (offline, local retriever)', () => {
     expect(r.stdout).toContain('MEME six-task score');
     const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
     expect(summary.n).toBe(24);
-    expect(summary.benchmark_summary.tasks.map((t: { task: string; n: number }) => `${t.task}:${t.n}`)).toEqual(['ER:2', 'Agg:2', 'Tr:2', 'Del:2', 'Cas:3', 'Abs:3']);
+    expect(summary.benchmark_summary.tasks.map((t: { task: string; n: number }) => `${t.task}:${t.n}`)).toEqual([
+      'ER:2',
+      'Agg:2',
+      'Tr:2',
+      'Del:2',
+      'Cas:3',
+      'Abs:3',
+    ]);
     expect(summary.benchmark_summary.overall).toBeNull(); // nothing judged offline
     const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
     expect(manifest.policy.order).toBe('chronological');
@@ -117,7 +127,26 @@ describe('rawrag run meme --reader ... --judge ... through a loopback API', () =
   beforeAll(async () => {
     await api.start();
     r = await rawragAsync(
-      ['run', 'meme', '--data', FIXTURE, '--out', out, '--reader', 'gpt-4o-mini', '--judge', 'gpt-4o', '--reader-base-url', `${api.url}/v1`, '--judge-base-url', `${api.url}/v1`, '--cache-dir', tempDir('rawrag-cache-'), '--no-progress', '--json'],
+      [
+        'run',
+        'meme',
+        '--data',
+        FIXTURE,
+        '--out',
+        out,
+        '--reader',
+        'gpt-4o-mini',
+        '--judge',
+        'gpt-4o',
+        '--reader-base-url',
+        `${api.url}/v1`,
+        '--judge-base-url',
+        `${api.url}/v1`,
+        '--cache-dir',
+        tempDir('rawrag-cache-'),
+        '--no-progress',
+        '--json',
+      ],
       { OPENAI_API_KEY: 'sk-test-meme', OPENAI_BASE_URL: undefined, RAWRAG_CACHE_DIR: undefined, RAWRAG_RETRY_BASE_MS: '5' },
     );
   }, 120_000);
@@ -127,7 +156,21 @@ describe('rawrag run meme --reader ... --judge ... through a loopback API', () =
     // A server of its own: the other tests count this describe's requests.
     const api = await new FakeApi({ chat: memeChat }).start();
     const ab = join(tempDir(), 'ab');
-    const common = ['--data', FIXTURE, '--reader', 'gpt-4o-mini', '--judge', 'gpt-4o', '--reader-base-url', `${api.url}/v1`, '--judge-base-url', `${api.url}/v1`, '--cache-dir', tempDir('rawrag-cache-'), '--no-progress'];
+    const common = [
+      '--data',
+      FIXTURE,
+      '--reader',
+      'gpt-4o-mini',
+      '--judge',
+      'gpt-4o',
+      '--reader-base-url',
+      `${api.url}/v1`,
+      '--judge-base-url',
+      `${api.url}/v1`,
+      '--cache-dir',
+      tempDir('rawrag-cache-'),
+      '--no-progress',
+    ];
     const env = { OPENAI_API_KEY: 'sk-test-meme', OPENAI_BASE_URL: undefined, RAWRAG_CACHE_DIR: undefined, RAWRAG_RETRY_BASE_MS: '5' };
     const a = await rawragAsync(['ablate', 'meme', ...common, '--k', '1', '--resamples', '2000', '--out', ab], env);
     expect(a.code, a.stderr).toBe(0);
@@ -141,7 +184,9 @@ describe('rawrag run meme --reader ... --judge ... through a loopback API', () =
     const sign = pair.system_a === k1.system ? 1 : -1;
     expect(k1.delta).toBeCloseTo(sign * pair.delta, 12);
     expect(k1.p_holm).toBeCloseTo(pair.p_bootstrap_holm, 12);
-    const ref = fam.leaderboard.find((r: { system: string }) => r.system === table.find((t: { is_default: boolean }) => t.is_default).system);
+    const ref = fam.leaderboard.find(
+      (r: { system: string }) => r.system === table.find((t: { is_default: boolean }) => t.is_default).system,
+    );
     expect(table.find((t: { is_default: boolean }) => t.is_default).accuracy).toBeCloseTo(ref.columns.overall.accuracy, 12);
     await api.close();
   }, 120_000);
@@ -151,11 +196,15 @@ describe('rawrag run meme --reader ... --judge ... through a loopback API', () =
     const items = readItems(out);
     const judged = items.filter((i) => i.meta!.task !== 'ER');
     expect(judged.every((i) => (i.details.judge as { votes: number[] }).votes.length === 3)).toBe(true);
-    const judgeRequests = api.byPath('/v1/chat/completions').filter((q) => JSON.stringify(q.body.messages).includes('You are a judge evaluating'));
+    const judgeRequests = api
+      .byPath('/v1/chat/completions')
+      .filter((q) => JSON.stringify(q.body.messages).includes('You are a judge evaluating'));
     expect(judgeRequests).toHaveLength(3 * judged.length);
     expect(judgeRequests.every((q) => q.body.response_format?.type === 'json_object' && q.body.temperature === 0)).toBe(true);
     // base.py: the reader's max_tokens is 500.
-    const readers = api.byPath('/v1/chat/completions').filter((q) => !JSON.stringify(q.body.messages).includes('You are a judge evaluating'));
+    const readers = api
+      .byPath('/v1/chat/completions')
+      .filter((q) => !JSON.stringify(q.body.messages).includes('You are a judge evaluating'));
     expect(readers.length).toBeGreaterThan(0);
     expect(readers.every((q) => q.body.max_tokens === 500)).toBe(true);
     const er = items.filter((i) => i.type === 'ER');
@@ -176,7 +225,12 @@ describe('rawrag run meme --reader ... --judge ... through a loopback API', () =
     expect(raw.Cas).toBeCloseTo(2 / 3);
     expect(acc.Abs).toBeCloseTo(1 / 3);
     expect(raw.Abs).toBeCloseTo(1);
-    expect(s.tasks.find((t: { task: string }) => t.task === 'Abs').pass_types).toEqual({ real: 1, trivial: 2, knew_but_failed: 0, never_knew: 0 });
+    expect(s.tasks.find((t: { task: string }) => t.task === 'Abs').pass_types).toEqual({
+      real: 1,
+      trivial: 2,
+      knew_but_failed: 0,
+      never_knew: 0,
+    });
     expect(s.overall).toBeCloseTo((0.5 * 4 + 2 / 3) / 6);
   });
 });

@@ -48,7 +48,9 @@ describe('memoryagentbench downloads', () => {
     const root = tempDir();
     const r = await rawragAsync(['data', 'pull', 'memoryagentbench', '--base-url', base, '--root', root]);
     expect(r.code).not.toBe(0);
-    expect(r.stderr).toMatch(/Accurate_Retrieval-00000-of-00001\.parquet: checksum mismatch: sha256 [0-9a-f]{64} does not match the pinned 56c3cd80/);
+    expect(r.stderr).toMatch(
+      /Accurate_Retrieval-00000-of-00001\.parquet: checksum mismatch: sha256 [0-9a-f]{64} does not match the pinned 56c3cd80/,
+    );
     expect(paths).toContain('/mab/Accurate_Retrieval-00000-of-00001.parquet');
     expect(existsSync(join(root, 'datasets/memoryagentbench/Accurate_Retrieval-00000-of-00001.parquet'))).toBe(false);
     expect(existsSync(join(root, 'datasets/memoryagentbench/Accurate_Retrieval-00000-of-00001.parquet.part'))).toBe(false);

@@ -14,7 +14,11 @@ const FIX = join(ROOT, 'tests', 'fixtures', 'memoryagentbench');
 const SAMPLE = join(FIX, 'Conflict_Resolution.sample.json');
 const CONSTRUCTED = join(FIX, 'constructed');
 
-const readJsonl = (f: string) => readFileSync(f, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+const readJsonl = (f: string) =>
+  readFileSync(f, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 const readJson = (f: string) => JSON.parse(readFileSync(f, 'utf8'));
 
 describe('rawrag run memoryagentbench, offline', () => {
@@ -86,7 +90,8 @@ function oracle(body: any): string {
   const user: string = body.messages.map((m: any) => m.content).join('\n');
   if (user.includes('Answer yes or no only.')) return /Model Response: Biscuit\n/.test(user) ? 'yes' : 'no';
   if (user.startsWith('Please act as an impartial judge and evaluate the fluency')) return 'Fine. {"fluency": 1}';
-  if (user.includes('evaluate the summary using the rubric') && user.includes('Key points:\n1. Eleanor')) return '{"supported_key_points": [1, 2, 3], "recall": 3}';
+  if (user.includes('evaluate the summary using the rubric') && user.includes('Key points:\n1. Eleanor'))
+    return '{"supported_key_points": [1, 2, 3], "recall": 3}';
   if (user.includes('Expert summary: <start of summary>[')) return 'Output: {"precision": 1, "sentence_count": 2}';
   for (const [re, reply] of READER_REPLIES) if (re.test(user)) return reply;
   return "I don't know";
@@ -100,8 +105,24 @@ describe('rawrag run memoryagentbench --reader through a loopback API', () => {
     await api.start();
     r = await rawragAsync(
       [
-        'run', 'memoryagentbench', '--data', CONSTRUCTED, '--reader', 'gpt-4o-mini', '--judge', 'gpt-4o-mini', '--out', out, '--json',
-        '--reader-base-url', `${api.url}/v1`, '--judge-base-url', `${api.url}/v1`, '--cache-dir', tempDir('rawrag-cache-'), '--no-progress',
+        'run',
+        'memoryagentbench',
+        '--data',
+        CONSTRUCTED,
+        '--reader',
+        'gpt-4o-mini',
+        '--judge',
+        'gpt-4o-mini',
+        '--out',
+        out,
+        '--json',
+        '--reader-base-url',
+        `${api.url}/v1`,
+        '--judge-base-url',
+        `${api.url}/v1`,
+        '--cache-dir',
+        tempDir('rawrag-cache-'),
+        '--no-progress',
       ],
       { OPENAI_API_KEY: 'sk-test-MAB0123456789', RAWRAG_RETRY_BASE_MS: '5', OPENAI_BASE_URL: undefined, RAWRAG_CACHE_DIR: undefined },
     );
@@ -116,7 +137,9 @@ describe('rawrag run memoryagentbench --reader through a loopback API', () => {
     const chats = api.byPath('/v1/chat/completions').map((x) => x.body);
     const readers = chats.filter((b) => b.messages[0].role === 'system');
     expect(readers).toHaveLength(15);
-    expect(readers[0].messages[0].content).toBe('You are a helpful assistant that can read the context and memorize it for future retrieval.');
+    expect(readers[0].messages[0].content).toBe(
+      'You are a helpful assistant that can read the context and memorize it for future retrieval.',
+    );
     // The official reader budget per source (data YAML generation_max_length).
     const budget = (marker: string) => [...new Set(readers.filter((b) => b.messages[1].content.includes(marker)).map((b) => b.max_tokens))];
     expect(budget('The event that happens next is:')).toEqual([40]);
@@ -128,7 +151,9 @@ describe('rawrag run memoryagentbench --reader through a loopback API', () => {
     expect(yesNo).toHaveLength(9);
     // longmem_qa_evaluate.py's budget for the verdict; the summary judges send none.
     expect(yesNo.map((b) => b.max_tokens)).toEqual(yesNo.map(() => 10));
-    expect(chats.filter((b) => b.messages[0].content.startsWith('Please act as an impartial judge')).every((b) => b.max_tokens === undefined)).toBe(true);
+    expect(
+      chats.filter((b) => b.messages[0].content.startsWith('Please act as an impartial judge')).every((b) => b.max_tokens === undefined),
+    ).toBe(true);
     expect(chats.filter((b) => b.messages[0].content.startsWith('Please act as an impartial judge'))).toHaveLength(9);
   });
 

@@ -33,14 +33,43 @@ describe('rawrag run --config configs/paper/locomo-gpt-4o-mini.yaml (loopback AP
   beforeAll(async () => {
     await api.start();
     // One reader request is refused for good (400): that item fails at the read stage.
-    api.inject({ kind: 'status', status: 400, times: Infinity, match: (req: RecordedRequest) => req.path.endsWith('/chat/completions') && readerQuestion(req.body) === failing });
+    api.inject({
+      kind: 'status',
+      status: 400,
+      times: Infinity,
+      match: (req: RecordedRequest) => req.path.endsWith('/chat/completions') && readerQuestion(req.body) === failing,
+    });
     r = await rawragAsync(
       [
-        'run', '--config', 'configs/paper/locomo-gpt-4o-mini.yaml', '--limit', String(LIMIT), '--out', join(tempDir(), 'run'),
-        '--reader-base-url', `${api.url}/v1`, '--judge-base-url', `${api.url}/v1`, '--embed-base-url', `${api.url}/v1`, '--rerank-base-url', api.url,
-        '--cache-dir', tempDir('rawrag-cache-'), '--no-progress', '--max-error-rate', '0.2',
+        'run',
+        '--config',
+        'configs/paper/locomo-gpt-4o-mini.yaml',
+        '--limit',
+        String(LIMIT),
+        '--out',
+        join(tempDir(), 'run'),
+        '--reader-base-url',
+        `${api.url}/v1`,
+        '--judge-base-url',
+        `${api.url}/v1`,
+        '--embed-base-url',
+        `${api.url}/v1`,
+        '--rerank-base-url',
+        api.url,
+        '--cache-dir',
+        tempDir('rawrag-cache-'),
+        '--no-progress',
+        '--max-error-rate',
+        '0.2',
       ],
-      { OPENAI_API_KEY: 'sk-test-PAPER0123456789', COHERE_API_KEY: 'co-test-PAPER987654321', RAWRAG_RETRY_BASE_MS: '5', OPENAI_BASE_URL: undefined, COHERE_BASE_URL: undefined, RAWRAG_CACHE_DIR: undefined },
+      {
+        OPENAI_API_KEY: 'sk-test-PAPER0123456789',
+        COHERE_API_KEY: 'co-test-PAPER987654321',
+        RAWRAG_RETRY_BASE_MS: '5',
+        OPENAI_BASE_URL: undefined,
+        COHERE_BASE_URL: undefined,
+        RAWRAG_CACHE_DIR: undefined,
+      },
     );
   }, 120_000);
   afterAll(() => api.close());

@@ -20,7 +20,13 @@ describe('rawrag run personamem (offline, local retriever)', () => {
     expect(r.stdout).toContain('RAW-RAG/local on personamem — 8 questions, 0 errors');
     const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
     expect(summary.by_type.map((t: { type: string }) => t.type)).toEqual([
-      'stereotypical_pref', 'anti_stereotypical_pref', 'neutral_preferences', 'therapy_background', 'health_and_medical_conditions', 'ask_to_forget', 'sensitive_info',
+      'stereotypical_pref',
+      'anti_stereotypical_pref',
+      'neutral_preferences',
+      'therapy_background',
+      'health_and_medical_conditions',
+      'ask_to_forget',
+      'sensitive_info',
     ]);
     expect(summary.overall.coverage.n).toBe(8);
     expect(summary.benchmark_summary.protocol).toBe('verl');
@@ -66,7 +72,10 @@ describe('rawrag run personamem --reader through a loopback API', () => {
     await frontierApi.start();
     const common = ['--data', DATA, '--reader', 'gpt-4o-mini', '--cache-dir', tempDir('rawrag-cache-'), '--no-progress', '--json'];
     verl = await rawragAsync(['run', 'personamem', ...common, '--out', verlOut, '--reader-base-url', `${api.url}/v1`], ENV);
-    frontier = await rawragAsync(['run', 'personamem', ...common, '--out', frontierOut, '--mcq-protocol', 'frontier', '--reader-base-url', `${frontierApi.url}/v1`], ENV);
+    frontier = await rawragAsync(
+      ['run', 'personamem', ...common, '--out', frontierOut, '--mcq-protocol', 'frontier', '--reader-base-url', `${frontierApi.url}/v1`],
+      ENV,
+    );
   }, 120_000);
   afterAll(async () => {
     await api.close();
@@ -105,7 +114,11 @@ describe('rawrag run personamem --reader through a loopback API', () => {
     const last = req.messages.at(-1);
     expect(last.role).toBe('user');
     expect(last.content).toMatch(/\n\(a\) .*\n\(b\) .*\n\(c\) .*\n\(d\) /);
-    expect(req.messages.some((m: { content: string }) => m.content.includes('You are an AI assistant helping a user with the following persona'))).toBe(false);
+    expect(
+      req.messages.some((m: { content: string }) =>
+        m.content.includes('You are an AI assistant helping a user with the following persona'),
+      ),
+    ).toBe(false);
   });
 
   it('runs the frontier protocol when asked, and records it', () => {

@@ -12,7 +12,11 @@ import { FakeApi } from '../helpers/fake-api.js';
 import { BIN, ROOT, rawrag, rawragAsync, tempDir } from '../helpers/cli.js';
 
 const json = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
-const lines = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const lines = (file: string) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 const NO_KEYS = { OPENAI_API_KEY: undefined, COHERE_API_KEY: undefined, OPENAI_BASE_URL: undefined, COHERE_BASE_URL: undefined };
 
 /** LoCoMo reduced to its first conversation (fast runs, a data file the test may edit). */
@@ -33,11 +37,29 @@ describe('resume checks what really ran', () => {
       expect(first.stderr).toMatch(/fell back to the local retriever/);
       expect(json(join(out, 'manifest.json')).system).toBe('RAW-RAG/local');
       const withKeys = await rawragAsync(
-        ['run', 'locomo', '--retriever', 'openai', '--limit', '3', '--out', out, '--no-progress', '--embed-base-url', `${api.url}/v1`, '--rerank-base-url', api.url, '--cache-dir', tempDir()],
+        [
+          'run',
+          'locomo',
+          '--retriever',
+          'openai',
+          '--limit',
+          '3',
+          '--out',
+          out,
+          '--no-progress',
+          '--embed-base-url',
+          `${api.url}/v1`,
+          '--rerank-base-url',
+          api.url,
+          '--cache-dir',
+          tempDir(),
+        ],
         { ...NO_KEYS, OPENAI_API_KEY: 'sk-test-x', COHERE_API_KEY: 'co-test-x' },
       );
       expect(withKeys.code).toBe(2);
-      expect(withKeys.stderr).toMatch(/holds a different run:\n  - system: RAW-RAG\/local \(now RAW-RAG\/openai:text-embedding-3-small\+cohere:rerank-v3\.5\)/);
+      expect(withKeys.stderr).toMatch(
+        /holds a different run:\n  - system: RAW-RAG\/local \(now RAW-RAG\/openai:text-embedding-3-small\+cohere:rerank-v3\.5\)/,
+      );
       expect(withKeys.stderr).toMatch(/--force-resume/);
       // Nothing was sent, and the directory still says what produced its items.
       expect(api.count()).toBe(0);
@@ -81,7 +103,10 @@ describe('one writer per run directory', () => {
     const out = join(tempDir(), 'run');
     expect(rawrag(['run', 'locomo', '--limit', '2', '--out', out, '--no-progress']).code).toBe(0);
     expect(existsSync(join(out, '.rawrag.lock'))).toBe(false);
-    writeFileSync(join(out, '.rawrag.lock'), JSON.stringify({ pid: process.pid, host: hostname(), started_at: 'now', command: 'run locomo' }));
+    writeFileSync(
+      join(out, '.rawrag.lock'),
+      JSON.stringify({ pid: process.pid, host: hostname(), started_at: 'now', command: 'run locomo' }),
+    );
     const busy = rawrag(['run', 'locomo', '--limit', '2', '--out', out, '--no-progress']);
     expect(busy.code).toBe(2);
     expect(busy.stderr).toMatch(new RegExp(`in use by pid ${process.pid} on `));
@@ -99,8 +124,27 @@ describe('one writer per run directory', () => {
     try {
       const out = join(tempDir(), 'run');
       const cache = tempDir();
-      const args = ['run', 'locomo', '--reader', 'gpt-4o-mini', '--judge-runs', '1', '--limit', '12', '--out', out, '--no-progress', '--concurrency-chat', '2',
-        '--reader-base-url', `${api.url}/v1`, '--judge-base-url', `${api.url}/v1`, '--cache-dir', cache];
+      const args = [
+        'run',
+        'locomo',
+        '--reader',
+        'gpt-4o-mini',
+        '--judge-runs',
+        '1',
+        '--limit',
+        '12',
+        '--out',
+        out,
+        '--no-progress',
+        '--concurrency-chat',
+        '2',
+        '--reader-base-url',
+        `${api.url}/v1`,
+        '--judge-base-url',
+        `${api.url}/v1`,
+        '--cache-dir',
+        cache,
+      ];
       const env = { ...NO_KEYS, OPENAI_API_KEY: 'sk-test-x' };
       const a = rawragAsync(args, env);
       await new Promise((r) => setTimeout(r, 1500));
@@ -123,8 +167,24 @@ describe('usage across resumes', () => {
     const api = await new FakeApi().start();
     try {
       const out = join(tempDir(), 'run');
-      const args = ['run', 'locomo', '--reader', 'gpt-4o-mini', '--limit', '3', '--out', out, '--no-progress', '--json',
-        '--reader-base-url', `${api.url}/v1`, '--judge-base-url', `${api.url}/v1`, '--cache-dir', tempDir()];
+      const args = [
+        'run',
+        'locomo',
+        '--reader',
+        'gpt-4o-mini',
+        '--limit',
+        '3',
+        '--out',
+        out,
+        '--no-progress',
+        '--json',
+        '--reader-base-url',
+        `${api.url}/v1`,
+        '--judge-base-url',
+        `${api.url}/v1`,
+        '--cache-dir',
+        tempDir(),
+      ];
       const env = { ...NO_KEYS, OPENAI_API_KEY: 'sk-test-x' };
       const first = JSON.parse((await rawragAsync(args, env)).stdout);
       const again = JSON.parse((await rawragAsync(args, env)).stdout);
@@ -145,8 +205,27 @@ describe('signals', () => {
     try {
       const out = join(tempDir(), 'run');
       const cache = tempDir();
-      const args = ['run', 'locomo', '--reader', 'gpt-4o-mini', '--judge-runs', '1', '--limit', '30', '--out', out, '--no-progress', '--concurrency-chat', '2',
-        '--reader-base-url', `${api.url}/v1`, '--judge-base-url', `${api.url}/v1`, '--cache-dir', cache];
+      const args = [
+        'run',
+        'locomo',
+        '--reader',
+        'gpt-4o-mini',
+        '--judge-runs',
+        '1',
+        '--limit',
+        '30',
+        '--out',
+        out,
+        '--no-progress',
+        '--concurrency-chat',
+        '2',
+        '--reader-base-url',
+        `${api.url}/v1`,
+        '--judge-base-url',
+        `${api.url}/v1`,
+        '--cache-dir',
+        cache,
+      ];
       const env = { ...process.env, NO_COLOR: '1', ...NO_KEYS, OPENAI_API_KEY: 'sk-test-x' };
       const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env });
       let stderr = '';
@@ -183,9 +262,31 @@ describe('scheduling across episodes', () => {
     const api = await new FakeApi({ delayMs: 300 }).start();
     try {
       const r = await rawragAsync(
-        ['run', 'longmemeval', '--data', join(ROOT, 'tests/fixtures/longmemeval/longmemeval_oracle.sample.json'), '--reader', 'gpt-4o-mini', '--judge-runs', '1',
-          '--judge', 'gpt-4o-mini', '--out', join(tempDir(), 'run'), '--no-progress', '--concurrency-chat', '6', '--reader-base-url', `${api.url}/v1`, '--judge-base-url', `${api.url}/v1`,
-          '--cache-dir', tempDir(), '--max-error-rate', '1'],
+        [
+          'run',
+          'longmemeval',
+          '--data',
+          join(ROOT, 'tests/fixtures/longmemeval/longmemeval_oracle.sample.json'),
+          '--reader',
+          'gpt-4o-mini',
+          '--judge-runs',
+          '1',
+          '--judge',
+          'gpt-4o-mini',
+          '--out',
+          join(tempDir(), 'run'),
+          '--no-progress',
+          '--concurrency-chat',
+          '6',
+          '--reader-base-url',
+          `${api.url}/v1`,
+          '--judge-base-url',
+          `${api.url}/v1`,
+          '--cache-dir',
+          tempDir(),
+          '--max-error-rate',
+          '1',
+        ],
         { ...NO_KEYS, OPENAI_API_KEY: 'sk-test-x' },
       );
       expect(r.code, r.stderr).toBe(0);
@@ -213,7 +314,9 @@ describe('ablate composes the same pipeline', () => {
     const eff = (s: any) => s.benchmark_summary.efficiency.conversations.map((c: any) => [c.messages, c.questions]);
     expect(eff(b)).toEqual(eff(a));
     expect(b.overall.coverage).toEqual(a.overall.coverage);
-    expect(json(join(abOut, 'default', 'manifest.json')).identity.data_sha256).toBe(json(join(runOut, 'manifest.json')).identity.data_sha256);
+    expect(json(join(abOut, 'default', 'manifest.json')).identity.data_sha256).toBe(
+      json(join(runOut, 'manifest.json')).identity.data_sha256,
+    );
   });
 
   it('its reference variant writes the items `rawrag run` writes (PersonaMem)', () => {
@@ -225,7 +328,10 @@ describe('ablate composes the same pipeline', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(rawrag(['ablate', ...common, '--k', '5', '--out', abOut]).code).toBe(0);
     const strip = (i: any) => ({ ...i, timings: {}, retrieved: i.retrieved.map((x: any) => x.chunk) });
-    const byId = (f: string) => lines(f).map(strip).sort((x: any, y: any) => x.id.localeCompare(y.id));
+    const byId = (f: string) =>
+      lines(f)
+        .map(strip)
+        .sort((x: any, y: any) => x.id.localeCompare(y.id));
     expect(byId(join(abOut, 'default', 'items.jsonl')).map((i: any) => [i.id, i.evidence_turns, i.coverage])).toEqual(
       byId(join(runOut, 'items.jsonl')).map((i: any) => [i.id, i.evidence_turns, i.coverage]),
     );
@@ -238,8 +344,27 @@ describe('ablate composes the same pipeline', () => {
       api.inject({ kind: 'status', status: 400, times: Infinity, match: (x) => x.path === '/v1/embeddings' });
       const out = join(tempDir(), 'ab');
       const r = await rawragAsync(
-        ['ablate', 'locomo', '--retriever', 'openai', '--limit', '3', '--k', '5', '--out', out, '--no-progress', '--max-retries', '0',
-          '--embed-base-url', `${api.url}/v1`, '--rerank-base-url', api.url, '--cache-dir', tempDir()],
+        [
+          'ablate',
+          'locomo',
+          '--retriever',
+          'openai',
+          '--limit',
+          '3',
+          '--k',
+          '5',
+          '--out',
+          out,
+          '--no-progress',
+          '--max-retries',
+          '0',
+          '--embed-base-url',
+          `${api.url}/v1`,
+          '--rerank-base-url',
+          api.url,
+          '--cache-dir',
+          tempDir(),
+        ],
         { ...NO_KEYS, OPENAI_API_KEY: 'sk-test-x', COHERE_API_KEY: 'co-test-x' },
       );
       expect(r.stderr).not.toMatch(/internal error/);

@@ -12,20 +12,41 @@ import { ROOT, rawragAsync, tempDir } from '../helpers/cli.js';
 import { locomo } from '../../src/datasets/locomo/index.js';
 
 const KEY = 'sk-test-FAULTSECRET0123456789';
-const env = { OPENAI_API_KEY: KEY, COHERE_API_KEY: 'co-test-FAULTCOHERE0123', RAWRAG_RETRY_BASE_MS: '5', OPENAI_BASE_URL: undefined, COHERE_BASE_URL: undefined, RAWRAG_CACHE_DIR: undefined };
+const env = {
+  OPENAI_API_KEY: KEY,
+  COHERE_API_KEY: 'co-test-FAULTCOHERE0123',
+  RAWRAG_RETRY_BASE_MS: '5',
+  OPENAI_BASE_URL: undefined,
+  COHERE_BASE_URL: undefined,
+  RAWRAG_CACHE_DIR: undefined,
+};
 const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json'), options: {} });
 
 function args(api: FakeApi, extra: string[]): string[] {
   return [
-    'run', 'locomo', '--reader', 'gpt-4o-mini', '--json', '--no-progress',
-    '--reader-base-url', `${api.url}/v1`, '--judge-base-url', `${api.url}/v1`,
-    '--embed-base-url', `${api.url}/v1`, '--rerank-base-url', api.url,
+    'run',
+    'locomo',
+    '--reader',
+    'gpt-4o-mini',
+    '--json',
+    '--no-progress',
+    '--reader-base-url',
+    `${api.url}/v1`,
+    '--judge-base-url',
+    `${api.url}/v1`,
+    '--embed-base-url',
+    `${api.url}/v1`,
+    '--rerank-base-url',
+    api.url,
     ...extra,
   ];
 }
 
 function items(dir: string): any[] {
-  return readFileSync(join(dir, 'items.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  return readFileSync(join(dir, 'items.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 }
 
 describe('transient faults are retried, never scored', () => {
@@ -42,7 +63,10 @@ describe('transient faults are retried, never scored', () => {
     api.inject({ kind: 'malformed', match: chat });
     api.inject({ kind: 'reset', match: chat });
     api.inject({ kind: 'status', status: 429, headers: { 'retry-after': '0' }, match: isJudgeRequest, times: 3 });
-    r = await rawragAsync(args(api, ['--retriever', 'openai', '--limit', '6', '--timeout', '2', '--cache-dir', tempDir(), '--out', out]), env);
+    r = await rawragAsync(
+      args(api, ['--retriever', 'openai', '--limit', '6', '--timeout', '2', '--cache-dir', tempDir(), '--out', out]),
+      env,
+    );
   }, 120_000);
   afterAll(() => api.close());
 
@@ -59,7 +83,21 @@ describe('transient faults are retried, never scored', () => {
 
   it('each fault cost a retry: the server saw the failed tries and the successful ones', () => {
     const faulted = api.requests.filter((x) => x.fault !== null);
-    expect(faulted.map((x) => x.fault).sort()).toEqual(['malformed', 'reset', 'slow', 'status 429', 'status 429', 'status 429', 'status 429', 'status 500', 'status 500', 'status 503', 'status 503'].sort());
+    expect(faulted.map((x) => x.fault).sort()).toEqual(
+      [
+        'malformed',
+        'reset',
+        'slow',
+        'status 429',
+        'status 429',
+        'status 429',
+        'status 429',
+        'status 500',
+        'status 500',
+        'status 503',
+        'status 503',
+      ].sort(),
+    );
     const s = JSON.parse(r.stdout);
     const retries = ['embed', 'rerank', 'reader', 'judge'].reduce((n, role) => n + (s.usage[role]?.retries ?? 0), 0);
     // At least one retry per fault (a loaded machine may time out a few more).
@@ -83,29 +121,56 @@ describe('calls that finally fail are item errors, counted apart and redone by -
   beforeAll(async () => {
     await api.start();
     // The judge of one question always fails; the reader of another is refused with an error that echoes the key.
-    api.inject({ kind: 'status', status: 500, times: Infinity, match: (x) => isJudgeRequest(x) && JSON.stringify(x.body).includes(JSON.stringify(failQ).slice(1, -1)) });
     api.inject({
-      kind: 'status', status: 401, times: Infinity,
-      match: (x) => x.path === '/v1/chat/completions' && readerQuestion(x.body) === keyQ,
-      body: (x) => JSON.stringify({ error: { message: `Incorrect API key provided: ${String(x.headers.authorization).replace('Bearer ', '')}`, type: 'invalid_request_error' } }),
+      kind: 'status',
+      status: 500,
+      times: Infinity,
+      match: (x) => isJudgeRequest(x) && JSON.stringify(x.body).includes(JSON.stringify(failQ).slice(1, -1)),
     });
-    first = await rawragAsync(args(api, ['--retriever', 'openai', '--limit', '5', '--max-retries', '2', '--cache-dir', cache, '--out', out]), env);
+    api.inject({
+      kind: 'status',
+      status: 401,
+      times: Infinity,
+      match: (x) => x.path === '/v1/chat/completions' && readerQuestion(x.body) === keyQ,
+      body: (x) =>
+        JSON.stringify({
+          error: {
+            message: `Incorrect API key provided: ${String(x.headers.authorization).replace('Bearer ', '')}`,
+            type: 'invalid_request_error',
+          },
+        }),
+    });
+    first = await rawragAsync(
+      args(api, ['--retriever', 'openai', '--limit', '5', '--max-retries', '2', '--cache-dir', cache, '--out', out]),
+      env,
+    );
     firstItems = readFileSync(join(out, 'items.jsonl'), 'utf8');
     firstManifest = readFileSync(join(out, 'manifest.json'), 'utf8');
     api.faults = [];
-    retry = await rawragAsync(args(api, ['--retriever', 'openai', '--limit', '5', '--max-retries', '2', '--cache-dir', cache, '--out', out, '--retry-errors']), env);
+    retry = await rawragAsync(
+      args(api, ['--retriever', 'openai', '--limit', '5', '--max-retries', '2', '--cache-dir', cache, '--out', out, '--retry-errors']),
+      env,
+    );
   }, 120_000);
   afterAll(() => api.close());
 
   it('records the failures as errors, not wrong answers; the exit code says so and names the retry command', () => {
     // --max-error-rate defaults to 0: any failed item makes the exit code 4.
     expect(first.code).toBe(4);
-    expect(first.stderr).toMatch(/2 of 5 items failed \(40\.0%, allowed 0\.0%\); redo them with:\n  rawrag run locomo .*--retry-errors --out /);
+    expect(first.stderr).toMatch(
+      /2 of 5 items failed \(40\.0%, allowed 0\.0%\); redo them with:\n  rawrag run locomo .*--retry-errors --out /,
+    );
     const s = JSON.parse(first.stdout);
     expect(s.n).toBe(5);
     expect(s.errors).toBe(2);
     expect(s.overall.scored).toBe(3);
-    const byQ = new Map(firstItems.trim().split('\n').map((l) => JSON.parse(l)).map((i) => [i.question, i]));
+    const byQ = new Map(
+      firstItems
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+        .map((i) => [i.question, i]),
+    );
     const judgeFail = byQ.get(failQ);
     expect(judgeFail.error.stage).toBe('judge');
     expect(judgeFail.error.message).toMatch(/HTTP 500.*after 3 tries/);
@@ -165,7 +230,18 @@ describe('other retrievers through the loopback API', () => {
   it('qwen3: instruction-formatted queries, plain documents, vLLM /v1/rerank with top_n 15 over 128 candidates', async () => {
     const before = api.count();
     // vLLM serves rerank under its /v1 base (unlike Cohere, whose SDK appends /v2/rerank itself).
-    const qwenArgs = args(api, ['--retriever', 'qwen3', '--window', '128', '--limit', '3', '--cache-dir', tempDir(), '--out', join(tempDir(), 'q')]);
+    const qwenArgs = args(api, [
+      '--retriever',
+      'qwen3',
+      '--window',
+      '128',
+      '--limit',
+      '3',
+      '--cache-dir',
+      tempDir(),
+      '--out',
+      join(tempDir(), 'q'),
+    ]);
     qwenArgs[qwenArgs.indexOf('--rerank-base-url') + 1] = `${api.url}/v1`;
     const r = await rawragAsync(qwenArgs, env);
     expect(r.code).toBe(0);
@@ -189,9 +265,16 @@ describe('other retrievers through the loopback API', () => {
 
   it('without keys or endpoints, openai falls back to local and says so', async () => {
     const out = join(tempDir(), 'fb');
-    const r = await rawragAsync(['run', 'locomo', '--retriever', 'openai', '--limit', '2', '--no-progress', '--out', out], { OPENAI_API_KEY: undefined, COHERE_API_KEY: undefined, OPENAI_BASE_URL: undefined, COHERE_BASE_URL: undefined });
+    const r = await rawragAsync(['run', 'locomo', '--retriever', 'openai', '--limit', '2', '--no-progress', '--out', out], {
+      OPENAI_API_KEY: undefined,
+      COHERE_API_KEY: undefined,
+      OPENAI_BASE_URL: undefined,
+      COHERE_BASE_URL: undefined,
+    });
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/note: retriever 'openai' unavailable \(.*OPENAI_API_KEY.*COHERE_API_KEY.*\): fell back to the local retriever/);
+    expect(r.stderr).toMatch(
+      /note: retriever 'openai' unavailable \(.*OPENAI_API_KEY.*COHERE_API_KEY.*\): fell back to the local retriever/,
+    );
     const m = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
     expect(m.system).toBe('RAW-RAG/local');
     expect(m.retriever.notes[0]).toMatch(/fell back to the local retriever/);
@@ -199,7 +282,10 @@ describe('other retrievers through the loopback API', () => {
 
   it('a reader without a key stops the run before anything is written', async () => {
     const out = join(tempDir(), 'nokey');
-    const r = await rawragAsync(['run', 'locomo', '--reader', 'gpt-4o-mini', '--limit', '2', '--no-progress', '--out', out], { OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined });
+    const r = await rawragAsync(['run', 'locomo', '--reader', 'gpt-4o-mini', '--limit', '2', '--no-progress', '--out', out], {
+      OPENAI_API_KEY: undefined,
+      OPENAI_BASE_URL: undefined,
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/reader model 'gpt-4o-mini' needs OPENAI_API_KEY/);
   });

@@ -29,16 +29,28 @@ function oracleChat(body: any): string {
 
 export function providerArgs(api: FakeApi, cacheDir: string): string[] {
   return [
-    '--reader-base-url', `${api.url}/v1`,
-    '--judge-base-url', `${api.url}/v1`,
-    '--embed-base-url', `${api.url}/v1`,
-    '--rerank-base-url', api.url,
-    '--cache-dir', cacheDir,
+    '--reader-base-url',
+    `${api.url}/v1`,
+    '--judge-base-url',
+    `${api.url}/v1`,
+    '--embed-base-url',
+    `${api.url}/v1`,
+    '--rerank-base-url',
+    api.url,
+    '--cache-dir',
+    cacheDir,
     '--no-progress',
   ];
 }
 
-const env = { OPENAI_API_KEY: OPENAI_KEY, COHERE_API_KEY: COHERE_KEY, RAWRAG_RETRY_BASE_MS: '5', OPENAI_BASE_URL: undefined, COHERE_BASE_URL: undefined, RAWRAG_CACHE_DIR: undefined };
+const env = {
+  OPENAI_API_KEY: OPENAI_KEY,
+  COHERE_API_KEY: COHERE_KEY,
+  RAWRAG_RETRY_BASE_MS: '5',
+  OPENAI_BASE_URL: undefined,
+  COHERE_BASE_URL: undefined,
+  RAWRAG_CACHE_DIR: undefined,
+};
 
 function filesUnder(dir: string): string[] {
   if (!existsSync(dir)) return [];
@@ -58,7 +70,18 @@ describe('rawrag run locomo --retriever openai --reader gpt-4o-mini through a lo
 
   beforeAll(async () => {
     await api.start();
-    const args = ['run', 'locomo', '--retriever', 'openai', '--reader', 'gpt-4o-mini', '--limit', String(LIMIT), '--json', ...providerArgs(api, cache)];
+    const args = [
+      'run',
+      'locomo',
+      '--retriever',
+      'openai',
+      '--reader',
+      'gpt-4o-mini',
+      '--limit',
+      String(LIMIT),
+      '--json',
+      ...providerArgs(api, cache),
+    ];
     first = await rawragAsync([...args, '--out', outA], env);
     firstCount = api.count();
     second = await rawragAsync([...args, '--out', outB], env);
@@ -86,7 +109,10 @@ describe('rawrag run locomo --retriever openai --reader gpt-4o-mini through a lo
   });
 
   it('keeps every judge verdict and raw text; item score = mean of 3 votes', () => {
-    const items = readFileSync(join(outA, 'items.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const items = readFileSync(join(outA, 'items.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const known = items.find((i) => knows.has(i.question));
     expect(known.answer).toBe(known.gold);
     expect(known.details.judge.votes).toEqual([1, 1, 1]);
@@ -165,7 +191,23 @@ describe('rawrag run locomo --retriever openai --reader gpt-4o-mini through a lo
   it('--dry-run prints calls and cost, sends nothing and writes no run directory', async () => {
     const before = api.count();
     const out = join(tempDir(), 'dry');
-    const r = await rawragAsync(['run', 'locomo', '--retriever', 'openai', '--reader', 'gpt-4o-mini', '--limit', '20', '--dry-run', '--out', out, ...providerArgs(api, tempDir())], env);
+    const r = await rawragAsync(
+      [
+        'run',
+        'locomo',
+        '--retriever',
+        'openai',
+        '--reader',
+        'gpt-4o-mini',
+        '--limit',
+        '20',
+        '--dry-run',
+        '--out',
+        out,
+        ...providerArgs(api, tempDir()),
+      ],
+      env,
+    );
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/\| judge\s*\|\s*gpt-4o-mini \|\s*60 \|/);
     expect(r.stdout).toMatch(/\| reader\s*\|\s*gpt-4o-mini \|\s*20 \|/);

@@ -17,14 +17,17 @@ const LIMIT = 40;
 const CHROMIUM = findChromium();
 if (!CHROMIUM) {
   process.stderr.write(
-    '\nSKIPPED: report browser tests — no Chromium found (install Debian\'s chromium: apt-get install -y chromium, or set RAWRAG_CHROMIUM)\n\n',
+    "\nSKIPPED: report browser tests — no Chromium found (install Debian's chromium: apt-get install -y chromium, or set RAWRAG_CHROMIUM)\n\n",
   );
 }
 
 /** The CLI with the run folder as working directory, so the page's directory labels are short and stable. */
 function cli(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((res) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, NO_COLOR: '1', OPENAI_API_KEY: 'sk-test-REPORT0123456789', OPENAI_BASE_URL: undefined } });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd,
+      env: { ...process.env, NO_COLOR: '1', OPENAI_API_KEY: 'sk-test-REPORT0123456789', OPENAI_BASE_URL: undefined },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -54,14 +57,22 @@ function chat(body: any): string {
 }
 
 function items(dir: string): Array<Record<string, any>> {
-  return readFileSync(join(dir, 'items.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  return readFileSync(join(dir, 'items.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 }
 
 describe('rawrag report', () => {
   const root = tempDir('rawrag-report-e2e-');
   const api = new FakeApi({ chat });
   const cache = tempDir('rawrag-report-cache-');
-  const dirs = { offline: join(root, 'runs', 'offline'), local: join(root, 'runs', 'judged-local'), openai: join(root, 'runs', 'judged-openai'), ablate: join(root, 'ablate') };
+  const dirs = {
+    offline: join(root, 'runs', 'offline'),
+    local: join(root, 'runs', 'judged-local'),
+    openai: join(root, 'runs', 'judged-openai'),
+    ablate: join(root, 'ablate'),
+  };
   const out = join(root, 'report.html');
   let report: { code: number; stdout: string; stderr: string };
   let stats: { code: number; stdout: string; stderr: string };
@@ -78,22 +89,46 @@ describe('rawrag report', () => {
       return shown ? k.q.gold : null;
     };
     await api.start();
-    const provider = ['--reader', 'gpt-4o-mini', '--reader-base-url', `${api.url}/v1`, '--judge-base-url', `${api.url}/v1`, '--embed-base-url', `${api.url}/v1`, '--rerank-base-url', api.url, '--cache-dir', cache, '--no-progress'];
+    const provider = [
+      '--reader',
+      'gpt-4o-mini',
+      '--reader-base-url',
+      `${api.url}/v1`,
+      '--judge-base-url',
+      `${api.url}/v1`,
+      '--embed-base-url',
+      `${api.url}/v1`,
+      '--rerank-base-url',
+      api.url,
+      '--cache-dir',
+      cache,
+      '--no-progress',
+    ];
     const runs = await Promise.all([
       cli(['run', 'locomo', '--limit', String(LIMIT), '--out', dirs.offline, '--no-progress'], root),
       cli(['run', 'locomo', '--limit', String(LIMIT), '--out', dirs.local, ...provider], root),
     ]);
     runs.push(await cli(['run', 'locomo', '--limit', String(LIMIT), '--retriever', 'openai', '--out', dirs.openai, ...provider], root));
-    runs.push(await cli(['ablate', '--k', '1,5,15,60', '--limit', String(LIMIT), '--out', dirs.ablate, '--no-progress', '--resamples', '2000'], root));
+    runs.push(
+      await cli(
+        ['ablate', '--k', '1,5,15,60', '--limit', String(LIMIT), '--out', dirs.ablate, '--no-progress', '--resamples', '2000'],
+        root,
+      ),
+    );
     for (const r of runs) expect(r.code, r.stderr).toBe(0);
     // An external system in the minimal format (id, score, judge votes, coverage) beside RAW-RAG.
     const ext = join(root, 'runs', 'mem0');
     mkdirSync(ext, { recursive: true });
     writeFileSync(join(ext, 'manifest.json'), JSON.stringify({ system: 'Mem0', benchmark: 'locomo', setting: 'locomo/gpt-4o-mini' }));
-    writeFileSync(join(ext, 'items.jsonl'), items(dirs.local).map((i, n) => {
-      const votes = [n % 5 ? 1 : 0, n % 5 ? 1 : 0, n % 2];
-      return JSON.stringify({ id: i.id, score: votes.reduce((a, b) => a + b) / 3, judge: votes, coverage: n % 3 !== 0 });
-    }).join('\n') + '\n');
+    writeFileSync(
+      join(ext, 'items.jsonl'),
+      items(dirs.local)
+        .map((i, n) => {
+          const votes = [n % 5 ? 1 : 0, n % 5 ? 1 : 0, n % 2];
+          return JSON.stringify({ id: i.id, score: votes.reduce((a, b) => a + b) / 3, judge: votes, coverage: n % 3 !== 0 });
+        })
+        .join('\n') + '\n',
+    );
     stats = await cli(['stats', 'runs', 'ablate', '--out', 'stats', '--resamples', '2000'], root);
     report = await cli(['report', 'runs', 'ablate', 'stats', '--out', out], root);
   }, 300_000);
@@ -147,7 +182,9 @@ describe('rawrag report', () => {
     const target = join(moved, 'r.html');
     const r = rawrag(['report', moved, '--out', target]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/^note: .*moved-run: evidence text not shown \(benchmark data not readable here: .*no-such-data\.json: data file not found\)/);
+    expect(r.stderr).toMatch(
+      /^note: .*moved-run: evidence text not shown \(benchmark data not readable here: .*no-such-data\.json: data file not found\)/,
+    );
     const html = readFileSync(target, 'utf8');
     expect(html).toContain('"evidence_text":false');
   });
@@ -165,16 +202,20 @@ describe('rawrag report', () => {
       expect(opened.pageErrors).toEqual([]);
       expect(opened.consoleMessages.filter((m) => m.type === 'error' || m.type === 'warn')).toEqual([]);
       expect(opened.requests).toEqual([]);
-      const charts = await opened.page.$$eval('[data-chart]', (els) => els.map((e) => [e.getAttribute('data-chart'), e.getAttribute('data-rendered'), e.querySelectorAll('svg').length]));
+      const charts = await opened.page.$$eval('[data-chart]', (els) =>
+        els.map((e) => [e.getAttribute('data-chart'), e.getAttribute('data-rendered'), e.querySelectorAll('svg').length]),
+      );
       expect(charts.length).toBeGreaterThanOrEqual(9);
       for (const [id, rendered, svgs] of charts) expect([id, rendered, svgs]).toEqual([id, 'true', 1]);
     });
 
-    it('leaderboard figures equal each run\'s summary.json; the paper row sits beside the OpenAI-retriever run', async () => {
+    it("leaderboard figures equal each run's summary.json; the paper row sits beside the OpenAI-retriever run", async () => {
       // The offline run and the ablation's reference share a config hash: stats keeps one of the two
       // (saying so), so the offline figures are checked on whichever row represents them.
       const offline = JSON.parse(readFileSync(join(dirs.offline, 'summary.json'), 'utf8'));
-      const localCoverage = await opened.page.$$eval('#leaderboard tr[data-system="RAW-RAG/local"] [data-col=coverage]', (tds) => tds.map((td) => td.textContent));
+      const localCoverage = await opened.page.$$eval('#leaderboard tr[data-system="RAW-RAG/local"] [data-col=coverage]', (tds) =>
+        tds.map((td) => td.textContent),
+      );
       expect(localCoverage).toContain((100 * offline.overall.coverage.all).toFixed(2));
       for (const dir of [dirs.local, dirs.openai]) {
         const s = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
@@ -193,7 +234,10 @@ describe('rawrag report', () => {
       expect(kappa).toBe(3);
       const local = JSON.parse(readFileSync(join(dirs.local, 'summary.json'), 'utf8'));
       expect(local.overall.judge_runs.sd).toBeGreaterThan(0);
-      const sd = await opened.page.$eval('#leaderboard table.agreement tr[data-system="RAW-RAG/local"] [data-col=judge-sd]', (td) => td.textContent);
+      const sd = await opened.page.$eval(
+        '#leaderboard table.agreement tr[data-system="RAW-RAG/local"] [data-col=judge-sd]',
+        (td) => td.textContent,
+      );
       expect(sd).toBe((100 * local.overall.judge_runs.sd).toFixed(2));
       // The external system: its Holm mark against the RAW-RAG baseline comes from stats.json.
       const st = JSON.parse(readFileSync(join(root, 'stats', 'stats.json'), 'utf8'));
@@ -208,7 +252,11 @@ describe('rawrag report', () => {
       const page = opened.page;
       const local = items(dirs.local);
       const openaiLabel = relative(root, dirs.openai);
-      const localIndex = await page.$$eval('#x-a option', (os, label) => os.find((o) => o.textContent!.endsWith(label))!.getAttribute('value'), relative(root, dirs.local));
+      const localIndex = await page.$$eval(
+        '#x-a option',
+        (os, label) => os.find((o) => o.textContent!.endsWith(label))!.getAttribute('value'),
+        relative(root, dirs.local),
+      );
       await page.select('#x-a', localIndex!);
       const count = async () => Number(await page.$eval('#x-count', (e) => e.getAttribute('data-count')));
       expect(await count()).toBe(LIMIT);
@@ -252,7 +300,11 @@ describe('rawrag report', () => {
       expect(detail.text).not.toContain('(text not available)');
 
       // Two systems side by side; the A-right/B-wrong filter.
-      const bIndex = await page.$$eval('#x-b option', (os, label) => os.find((o) => o.textContent!.endsWith(label))!.getAttribute('value'), openaiLabel);
+      const bIndex = await page.$$eval(
+        '#x-b option',
+        (os, label) => os.find((o) => o.textContent!.endsWith(label))!.getAttribute('value'),
+        openaiLabel,
+      );
       await page.select('#x-b', bIndex!);
       const other = new Map(items(dirs.openai).map((i) => [i.id, i]));
       const aOnly = local.filter((i) => i.score >= 0.5 && other.get(i.id)!.score < 0.5).length;
@@ -287,7 +339,10 @@ describe('rawrag report', () => {
     });
 
     it('fits 1280x800 and a 1024-pixel laptop screen without sideways scrolling', async () => {
-      for (const viewport of [{ width: 1280, height: 800 }, { width: 1024, height: 768 }]) {
+      for (const viewport of [
+        { width: 1280, height: 800 },
+        { width: 1024, height: 768 },
+      ]) {
         await opened.page.setViewport(viewport);
         const width = await opened.page.$eval('html', (e) => e.scrollWidth);
         expect(width, `${viewport.width}x${viewport.height}`).toBe(viewport.width);

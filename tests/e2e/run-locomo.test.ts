@@ -15,7 +15,23 @@ describe('rawrag --help', () => {
     expect(top.stdout).toMatch(/run \[options\] \[benchmark\]/);
     const run = rawrag(['run', '--help']);
     expect(run.code).toBe(0);
-    for (const flag of ['--data', '--k', '--candidates', '--no-rerank', '--window', '--stride', '--no-expand', '--order', '--reader', '--limit', '--out', '--seed', '--config', '--categories', '--retry-errors']) {
+    for (const flag of [
+      '--data',
+      '--k',
+      '--candidates',
+      '--no-rerank',
+      '--window',
+      '--stride',
+      '--no-expand',
+      '--order',
+      '--reader',
+      '--limit',
+      '--out',
+      '--seed',
+      '--config',
+      '--categories',
+      '--retry-errors',
+    ]) {
       expect(run.stdout).toContain(flag);
     }
   });
@@ -43,7 +59,15 @@ describe('rawrag run locomo (offline)', () => {
     const items = readLines(out).map((l) => JSON.parse(l));
     expect(items).toHaveLength(60);
     const first = items.find((i) => i.id === 'conv-26:q0');
-    expect(first).toMatchObject({ benchmark: 'locomo', type: 'temporal', type_id: 2, gold: '7 May 2023', answer: null, score: null, error: null });
+    expect(first).toMatchObject({
+      benchmark: 'locomo',
+      type: 'temporal',
+      type_id: 2,
+      gold: '7 May 2023',
+      answer: null,
+      score: null,
+      error: null,
+    });
     expect(first.retrieved).toHaveLength(15);
     expect(first.retrieved[0]).toEqual(expect.objectContaining({ rank: 1, chunk: expect.stringMatching(/^conv-26#\d+$/) }));
     expect(first.evidence_turns.length).toBeGreaterThan(15);
@@ -122,7 +146,10 @@ describe('rawrag run locomo (offline)', () => {
     const m = manifestOf(out);
     expect(m.status).toBe('running');
     const text = readFileSync(items, 'utf8');
-    const whole = text.slice(0, text.lastIndexOf('\n') + 1).split('\n').filter(Boolean);
+    const whole = text
+      .slice(0, text.lastIndexOf('\n') + 1)
+      .split('\n')
+      .filter(Boolean);
     for (const line of whole) expect(() => JSON.parse(line)).not.toThrow();
     expect(whole.length).toBeGreaterThan(0);
     expect(whole.length).toBeLessThan(1540);

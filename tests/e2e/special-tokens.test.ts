@@ -29,12 +29,30 @@ describe('special-token text in a LongMemEval-S haystack', () => {
     const m = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
     expect(m.status).toBe('complete');
     expect(m.questions).toEqual({ selected: instances.length, done: instances.length, errors: 0 });
-    const items = readFileSync(join(out, 'items.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const items = readFileSync(join(out, 'items.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(items.map((i) => i.id).sort()).toEqual(instances.map((i: { question_id: string }) => i.question_id).sort());
   }, 120_000);
 
   it('--dry-run with a reader estimates it (exit 0, nothing spent)', () => {
-    const r = rawrag(['run', 'longmemeval', '--data', data, '--retriever', 'local-lexical', '--reader', 'gpt-4o-mini', '--dry-run', '--out', join(work, 'dry')], { ...env, OPENAI_API_KEY: 'sk-dry-run-0123456789' });
+    const r = rawrag(
+      [
+        'run',
+        'longmemeval',
+        '--data',
+        data,
+        '--retriever',
+        'local-lexical',
+        '--reader',
+        'gpt-4o-mini',
+        '--dry-run',
+        '--out',
+        join(work, 'dry'),
+      ],
+      { ...env, OPENAI_API_KEY: 'sk-dry-run-0123456789' },
+    );
     expect(r.stderr).not.toMatch(/internal error|special token/);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/reader/);

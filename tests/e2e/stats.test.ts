@@ -13,7 +13,7 @@ const TYPES = ['single-hop', 'multi-hop', 'temporal'];
 /** Deterministic pseudo-random votes: three judge runs per item. */
 function votesFor(seed: number, i: number, p: number): number[] {
   let s = (seed * 7919 + i * 104729) % 2147483647 || 1;
-  const r = () => ((s = (s * 16807) % 2147483647) / 2147483647);
+  const r = () => (s = (s * 16807) % 2147483647) / 2147483647;
   return [0, 1, 2].map(() => (r() < p ? 1 : 0));
 }
 
@@ -29,17 +29,41 @@ function buildRuns(root: string) {
   const raw = Array.from({ length: N }, (_, i) => {
     const votes = votesFor(1, i, 0.85);
     return {
-      id: `conv-1:q${i}`, benchmark: 'locomo', episode: 'conv-1', type: TYPES[i % 3], type_id: (i % 3) + 1, question: `q${i}?`,
-      question_date: null, gold: 'x', acceptable: ['x'], gold_evidence: ['D1:1'], retrieved: [], evidence_turns: [], evidence_tokens: 100,
-      coverage: { all: i % 5 !== 0, any: true }, coverage_at_k: {}, answer: 'x', score: mean(votes), metrics: {},
-      details: { judge: { model: 'gpt-4o-mini', votes } }, timings: {}, error: i === 7 ? { stage: 'read', message: 'HTTP 500' } : null,
+      id: `conv-1:q${i}`,
+      benchmark: 'locomo',
+      episode: 'conv-1',
+      type: TYPES[i % 3],
+      type_id: (i % 3) + 1,
+      question: `q${i}?`,
+      question_date: null,
+      gold: 'x',
+      acceptable: ['x'],
+      gold_evidence: ['D1:1'],
+      retrieved: [],
+      evidence_turns: [],
+      evidence_tokens: 100,
+      coverage: { all: i % 5 !== 0, any: true },
+      coverage_at_k: {},
+      answer: 'x',
+      score: mean(votes),
+      metrics: {},
+      details: { judge: { model: 'gpt-4o-mini', votes } },
+      timings: {},
+      error: i === 7 ? { stage: 'read', message: 'HTTP 500' } : null,
     };
   });
   raw[7]!.score = null as unknown as number;
   mkdirSync(join(root, 'rawrag-run'), { recursive: true });
   writeFileSync(
     join(root, 'rawrag-run', 'manifest.json'),
-    JSON.stringify({ format: 'rawrag.run/1', run_id: 'r1', system: 'RAW-RAG/local', benchmark: 'locomo', setting: SETTING, status: 'complete' }),
+    JSON.stringify({
+      format: 'rawrag.run/1',
+      run_id: 'r1',
+      system: 'RAW-RAG/local',
+      benchmark: 'locomo',
+      setting: SETTING,
+      status: 'complete',
+    }),
   );
   writeFileSync(join(root, 'rawrag-run', 'items.jsonl'), raw.map((r) => JSON.stringify(r) + '\n').join(''));
   // Two external systems in the minimal format, one of them nested deeper and missing 4 questions.
@@ -66,7 +90,16 @@ describe('rawrag stats (CLI)', () => {
   it('exits 0, prints the leaderboard and writes every table under <first DIR>/stats/', () => {
     expect(res.stderr).toBe('');
     expect(res.code).toBe(0);
-    for (const f of ['leaderboard.md', 'leaderboard.csv', 'pairwise.csv', 'omnibus.csv', 'coverage.csv', 'coverage-pairwise.csv', 'agreement.csv', 'stats.json']) {
+    for (const f of [
+      'leaderboard.md',
+      'leaderboard.csv',
+      'pairwise.csv',
+      'omnibus.csv',
+      'coverage.csv',
+      'coverage-pairwise.csv',
+      'agreement.csv',
+      'stats.json',
+    ]) {
       expect(existsSync(join(out, f)), f).toBe(true);
     }
     expect(res.stdout).toContain('## locomo — locomo/gpt-4o-mini — judge gpt-4o-mini');
@@ -78,9 +111,21 @@ describe('rawrag stats (CLI)', () => {
 
   it('pairwise.csv: each system against RAW-RAG on the shared questions, with exact McNemar and Holm', () => {
     const rows = csv(join(out, 'pairwise.csv'));
-    expect(Object.keys(rows[0]!)).toEqual(expect.arrayContaining(
-      ['benchmark', 'setting', 'system_a', 'system_b', 'n', 'delta', 'ci_low', 'ci_high', 'p_bootstrap', 'p_mcnemar', 'p_holm'],
-    ));
+    expect(Object.keys(rows[0]!)).toEqual(
+      expect.arrayContaining([
+        'benchmark',
+        'setting',
+        'system_a',
+        'system_b',
+        'n',
+        'delta',
+        'ci_low',
+        'ci_high',
+        'p_bootstrap',
+        'p_mcnemar',
+        'p_holm',
+      ]),
+    );
     expect(rows.map((r) => r.system_b)).toEqual(['RAW-RAG/local', 'RAW-RAG/local']);
     const mem0 = rows.find((r) => r.system_a === 'Mem0')!;
     // Mem0 has q0..q55; RAW-RAG failed q7: 55 shared questions.
@@ -127,7 +172,11 @@ describe('rawrag stats (CLI)', () => {
     const mem0 = rows.find((r) => r.system === 'Mem0')!;
     expect([mem0.n, mem0.missing, mem0.failed]).toEqual(['56', '4', '0']);
     expect(rows.find((r) => r.system === 'RAW-RAG/local')!.failed).toBe('1');
-    expect(csv(join(out, 'leaderboard.csv')).filter((r) => r.kind === 'type').map((r) => r.column)).toEqual(expect.arrayContaining(TYPES));
+    expect(
+      csv(join(out, 'leaderboard.csv'))
+        .filter((r) => r.kind === 'type')
+        .map((r) => r.column),
+    ).toEqual(expect.arrayContaining(TYPES));
   });
 
   it('is deterministic (same seed, same files) and --all-pairs / --out work', () => {
@@ -162,11 +211,17 @@ describe('rawrag stats: damaged and contradictory input (CLI)', () => {
   it('BOM, a last line without newline, and every skipped folder listed', () => {
     const root = tempDir('rawrag-stats-bom-');
     mkdirSync(join(root, 'raw'));
-    writeFileSync(join(root, 'raw', 'manifest.json'), Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(manifest('RAW-RAG/local'))]));
+    writeFileSync(
+      join(root, 'raw', 'manifest.json'),
+      Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(manifest('RAW-RAG/local'))]),
+    );
     writeFileSync(join(root, 'raw', 'items.jsonl'), lines(20, 0.8, 1).join('\n')); // "\n".join: no final newline
     mkdirSync(join(root, 'mem0'));
     writeFileSync(join(root, 'mem0', 'manifest.json'), manifest('Mem0'));
-    writeFileSync(join(root, 'mem0', 'items.jsonl'), Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(lines(20, 0.5, 2).join('\n') + '\n')]));
+    writeFileSync(
+      join(root, 'mem0', 'items.jsonl'),
+      Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(lines(20, 0.5, 2).join('\n') + '\n')]),
+    );
     mkdirSync(join(root, 'orphan'));
     writeFileSync(join(root, 'orphan', 'items.jsonl'), lines(3, 0.5, 3).join('\n') + '\n');
     mkdirSync(join(root, 'empty'));
@@ -176,7 +231,10 @@ describe('rawrag stats: damaged and contradictory input (CLI)', () => {
     expect(res.stderr).toBe('');
     expect(res.code).toBe(0);
     const board = csv(join(root, 'stats', 'leaderboard.csv')).filter((r) => r.column === 'overall');
-    expect(board.map((r) => [r.system, r.n, r.resamples, r.seed]).sort()).toEqual([['Mem0', '20', '1000', '0'], ['RAW-RAG/local', '20', '1000', '0']]);
+    expect(board.map((r) => [r.system, r.n, r.resamples, r.seed]).sort()).toEqual([
+      ['Mem0', '20', '1000', '0'],
+      ['RAW-RAG/local', '20', '1000', '0'],
+    ]);
     expect(res.stdout).toMatch(/## Folders skipped\n\n- \S*empty: items\.jsonl is empty\n- \S*orphan: items\.jsonl but no manifest\.json/);
   });
 
@@ -184,7 +242,10 @@ describe('rawrag stats: damaged and contradictory input (CLI)', () => {
     const root = tempDir('rawrag-stats-bad8-');
     mkdirSync(join(root, 'a'));
     writeFileSync(join(root, 'a', 'manifest.json'), manifest('Mem0'));
-    writeFileSync(join(root, 'a', 'items.jsonl'), Buffer.concat([Buffer.from('{"id":"x","score":1}\n{"id":"caf'), Buffer.from([0xe9]), Buffer.from('","score":1}\n')]));
+    writeFileSync(
+      join(root, 'a', 'items.jsonl'),
+      Buffer.concat([Buffer.from('{"id":"x","score":1}\n{"id":"caf'), Buffer.from([0xe9]), Buffer.from('","score":1}\n')]),
+    );
     const bad8 = rawrag(['stats', root]);
     expect(bad8.code).toBe(2);
     expect(bad8.stderr).toMatch(/a\/items\.jsonl: line 2: invalid UTF-8 at byte offset 31/);

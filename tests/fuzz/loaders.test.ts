@@ -33,9 +33,21 @@ interface Subject {
 const FIX = join(ROOT, 'tests/fixtures');
 const SUBJECTS: Subject[] = [
   { benchmark: 'locomo', root: locomoOne, targets: [''], options: {}, cli: ['--limit', '6'] },
-  { benchmark: 'longmemeval', root: join(FIX, 'longmemeval/longmemeval_oracle.sample.json'), targets: [''], options: {}, cli: ['--limit', '3'] },
+  {
+    benchmark: 'longmemeval',
+    root: join(FIX, 'longmemeval/longmemeval_oracle.sample.json'),
+    targets: [''],
+    options: {},
+    cli: ['--limit', '3'],
+  },
   { benchmark: 'meme', root: join(FIX, 'meme/meme_fixture.json'), targets: [''], options: {}, cli: ['--limit', '3'] },
-  { benchmark: 'memoryagentbench', root: join(FIX, 'memoryagentbench/Conflict_Resolution.sample.json'), targets: [''], options: { subset: 'all' }, cli: ['--subset', 'all', '--limit', '3'] },
+  {
+    benchmark: 'memoryagentbench',
+    root: join(FIX, 'memoryagentbench/Conflict_Resolution.sample.json'),
+    targets: [''],
+    options: { subset: 'all' },
+    cli: ['--subset', 'all', '--limit', '3'],
+  },
   {
     benchmark: 'personamem',
     root: join(FIX, 'personamem'),
@@ -43,7 +55,13 @@ const SUBJECTS: Subject[] = [
     options: {},
     cli: ['--limit', '3'],
   },
-  { benchmark: 'beam', root: join(FIX, 'beam/100K/5'), targets: ['chat_trunecated.json', 'probing_questions/probing_questions.json'], options: {}, cli: ['--limit', '3'] },
+  {
+    benchmark: 'beam',
+    root: join(FIX, 'beam/100K/5'),
+    targets: ['chat_trunecated.json', 'probing_questions/probing_questions.json'],
+    options: {},
+    cli: ['--limit', '3'],
+  },
 ];
 
 /** Seeds per mutation with a random part (wrong type, missing field, ...); byte-level ones need one. */
@@ -75,7 +93,13 @@ interface Finding {
   problem: string;
 }
 
-async function check(s: Subject, target: string, m: Mutation, seed: number, findings: Finding[]): Promise<'rejected' | 'accepted' | 'skipped'> {
+async function check(
+  s: Subject,
+  target: string,
+  m: Mutation,
+  seed: number,
+  findings: Finding[],
+): Promise<'rejected' | 'accepted' | 'skipped'> {
   const copy = mutatedCopy(s, target, m, seed);
   if (!copy) return 'skipped';
   const what = `${s.benchmark} ${target || 'file'}: ${m.label} (seed ${seed})`;
@@ -94,7 +118,8 @@ async function check(s: Subject, target: string, m: Mutation, seed: number, find
         break;
       }
     }
-    for (const ep of ds.episodes) ingest(ep, ep.turns.length, getBenchmark(s.benchmark).policy, { tokenizer: 'cl100k_base', size: 256, stride: 224 });
+    for (const ep of ds.episodes)
+      ingest(ep, ep.turns.length, getBenchmark(s.benchmark).policy, { tokenizer: 'cl100k_base', size: 256, stride: 224 });
     return 'accepted';
   } catch (e) {
     if (!(e instanceof InputError)) {
@@ -103,7 +128,8 @@ async function check(s: Subject, target: string, m: Mutation, seed: number, find
       if (m.expect === 'accept') findings.push({ what, problem: `refused good-but-odd input: ${e.message}` });
       const named = e.message.includes(copy.file) || e.message.includes(copy.data);
       if (!named) findings.push({ what, problem: `message does not name the file: ${e.message}` });
-      if (!e.place && !/: (line \d+|byte \d+|\[\d+\])/.test(e.message)) findings.push({ what, problem: `message names no place: ${e.message}` });
+      if (!e.place && !/: (line \d+|byte \d+|\[\d+\])/.test(e.message))
+        findings.push({ what, problem: `message names no place: ${e.message}` });
     }
     return 'rejected';
   }
@@ -137,7 +163,10 @@ describe('loaders under mutation (CLI subset)', () => {
       writeFileSync(odd.file, byLabel('UTF-8 BOM').apply(readFileSync(odd.file), rngFor('bom')));
       const out = join(work, `out-${s.benchmark}-odd`);
       const env = { RAWRAG_CACHE_DIR: join(work, 'cache') };
-      const r = rawrag(['run', s.benchmark, '--data', odd.data, '--retriever', 'local-lexical', ...s.cli, '--out', out, '--no-progress'], env);
+      const r = rawrag(
+        ['run', s.benchmark, '--data', odd.data, '--retriever', 'local-lexical', ...s.cli, '--out', out, '--no-progress'],
+        env,
+      );
       expect(r.stderr).not.toMatch(/internal error/);
       expect(r.code).toBe(0);
       const m = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));

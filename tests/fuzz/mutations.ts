@@ -73,8 +73,11 @@ const WRONG_VALUES: Json[] = [42, -1, 1.5, null, true, 'x', '', [], {}, [1, 2], 
 export const MUTATIONS: Mutation[] = [
   { label: 'truncated at 10%', expect: 'reject', apply: (b) => b.subarray(0, Math.floor(b.length * 0.1)) },
   { label: 'truncated at 50%', expect: 'reject', apply: (b) => b.subarray(0, Math.floor(b.length * 0.5)) },
-  { label: 'truncated one byte short', expect: 'either', // a final newline may be all that goes
-    apply: (b) => b.subarray(0, b.length - 1) },
+  {
+    label: 'truncated one byte short',
+    expect: 'either', // a final newline may be all that goes
+    apply: (b) => b.subarray(0, b.length - 1),
+  },
   { label: 'empty file', expect: 'reject', apply: () => Buffer.alloc(0) },
   { label: 'UTF-8 BOM', expect: 'accept', apply: (b) => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), b]) },
   {
@@ -91,7 +94,9 @@ export const MUTATIONS: Mutation[] = [
   },
   jsonMutation('special-token text in every string', 'accept', (root) => {
     // Prose only (it has spaces): ids, dates and enum values keep their form.
-    for (const n of nodes(root)) if (typeof n.value === 'string' && n.path.length && /\S+ \S+ \S+/.test(n.value)) set(root, n.path, `${n.value} <|endoftext|><|fim_prefix|>`);
+    for (const n of nodes(root))
+      if (typeof n.value === 'string' && n.path.length && /\S+ \S+ \S+/.test(n.value))
+        set(root, n.path, `${n.value} <|endoftext|><|fim_prefix|>`);
   }),
   jsonMutation('huge space-less text in the longest string', 'either', (root) => {
     const strings = nodes(root).filter((n) => typeof n.value === 'string' && n.path.length);
@@ -103,15 +108,24 @@ export const MUTATIONS: Mutation[] = [
     if (n && n.path.length) set(root, n.path, WRONG_VALUES[Math.floor(rng() * WRONG_VALUES.length)]!);
   }),
   jsonMutation('a missing field', 'either', (root, rng) => {
-    const n = pick(nodes(root).filter((x) => x.path.length && typeof x.path[x.path.length - 1] === 'string'), rng);
+    const n = pick(
+      nodes(root).filter((x) => x.path.length && typeof x.path[x.path.length - 1] === 'string'),
+      rng,
+    );
     if (n) set(root, n.path, undefined);
   }),
   jsonMutation('a duplicated element', 'either', (root, rng) => {
-    const n = pick(nodes(root).filter((x) => Array.isArray(x.value) && (x.value as Json[]).length > 0), rng);
+    const n = pick(
+      nodes(root).filter((x) => Array.isArray(x.value) && (x.value as Json[]).length > 0),
+      rng,
+    );
     if (n) (n.value as Json[]).push(JSON.parse(JSON.stringify((n.value as Json[])[0])));
   }),
   jsonMutation('an empty collection', 'either', (root, rng) => {
-    const n = pick(nodes(root).filter((x) => (Array.isArray(x.value) || (x.value && typeof x.value === 'object')) && x.path.length), rng);
+    const n = pick(
+      nodes(root).filter((x) => (Array.isArray(x.value) || (x.value && typeof x.value === 'object')) && x.path.length),
+      rng,
+    );
     if (n) set(root, n.path, Array.isArray(n.value) ? [] : {});
   }),
   jsonMutation('an empty top level', 'reject', (root) => {

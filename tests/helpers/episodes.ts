@@ -7,11 +7,23 @@ import type { Episode } from '../../src/core/schema.js';
 export function episodeOf(texts: string[], id = 'ep'): Episode {
   return {
     id,
-    turns: texts.map((text, i) => ({ id: `D1:${i + 1}`, session: '1', date: '1 May 2023', speaker: i % 2 ? 'Bob' : 'Ann', text, captions: [] })),
+    turns: texts.map((text, i) => ({
+      id: `D1:${i + 1}`,
+      session: '1',
+      date: '1 May 2023',
+      speaker: i % 2 ? 'Bob' : 'Ann',
+      text,
+      captions: [],
+    })),
   };
 }
 
 /** One chunk per turn, text only: chunk i is exactly texts[i]. */
 export function perTurn(texts: string[]): IngestedEpisode {
-  return ingest(episodeOf(texts), texts.length, { ...DEFAULT_POLICY, chunking: 'turn', serialisation: 'plain' }, { tokenizer: 'cl100k_base', size: 256, stride: 224 });
+  return ingest(
+    episodeOf(texts),
+    texts.length,
+    { ...DEFAULT_POLICY, chunking: 'turn', serialisation: 'plain' },
+    { tokenizer: 'cl100k_base', size: 256, stride: 224 },
+  );
 }

@@ -98,7 +98,10 @@ export class FakeApi {
         return;
       }
       if (fault.kind === 'status') {
-        const text = typeof fault.body === 'function' ? fault.body(rec) : (fault.body ?? JSON.stringify({ error: { message: `injected ${fault.status}`, type: 'server_error' } }));
+        const text =
+          typeof fault.body === 'function'
+            ? fault.body(rec)
+            : (fault.body ?? JSON.stringify({ error: { message: `injected ${fault.status}`, type: 'server_error' } }));
         res.writeHead(fault.status ?? 500, { 'content-type': 'application/json', ...fault.headers });
         res.end(text);
         return;
@@ -156,7 +159,12 @@ export class FakeApi {
         const top = scored.slice(0, b.top_n && b.top_n > 0 ? b.top_n : docs.length);
         return rec.path === '/v2/rerank'
           ? { id: 'rr', results: top, meta: { billed_units: { search_units: Math.ceil(docs.length / 100) } } }
-          : { id: 'rr', model: b.model, usage: { prompt_tokens: 10, total_tokens: 10 }, results: top.map((r) => ({ ...r, document: { text: docs[r.index] } })) };
+          : {
+              id: 'rr',
+              model: b.model,
+              usage: { prompt_tokens: 10, total_tokens: 10 },
+              results: top.map((r) => ({ ...r, document: { text: docs[r.index] } })),
+            };
       }
       default:
         return null;

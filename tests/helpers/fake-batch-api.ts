@@ -79,7 +79,9 @@ export class FakeBatchApi {
 
   async start(): Promise<this> {
     await this.chat.start();
-    this.server = createServer((req, res) => void this.handle(req, res).catch((e) => this.reply(res, 500, { error: { message: String(e) } })));
+    this.server = createServer(
+      (req, res) => void this.handle(req, res).catch((e) => this.reply(res, 500, { error: { message: String(e) } })),
+    );
     await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
     this.url = `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}`;
     return this;
@@ -129,9 +131,23 @@ export class FakeBatchApi {
       this.calls.push('POST /v1/files');
       const form = await new Request('http://x/', { method: 'POST', headers: req.headers as Record<string, string>, body: raw }).formData();
       const file = form.get('file') as File;
-      const f: FakeFile = { id: this.id('file'), filename: file.name, purpose: String(form.get('purpose')), text: await file.text(), created_at: this.tick() };
+      const f: FakeFile = {
+        id: this.id('file'),
+        filename: file.name,
+        purpose: String(form.get('purpose')),
+        text: await file.text(),
+        created_at: this.tick(),
+      };
       this.files.set(f.id, f);
-      return this.reply(res, 200, { id: f.id, object: 'file', bytes: Buffer.byteLength(f.text), created_at: f.created_at, filename: f.filename, purpose: f.purpose, status: 'processed' });
+      return this.reply(res, 200, {
+        id: f.id,
+        object: 'file',
+        bytes: Buffer.byteLength(f.text),
+        created_at: f.created_at,
+        filename: f.filename,
+        purpose: f.purpose,
+        status: 'processed',
+      });
     }
     if (method === 'GET' && (m = /^\/v1\/files\/([^/]+)\/content$/.exec(path))) {
       this.calls.push('GET /v1/files/content');
@@ -148,7 +164,10 @@ export class FakeBatchApi {
       const input = this.files.get(body.input_file_id);
       if (!input) return this.reply(res, 400, { error: { message: `no file ${body.input_file_id}` } });
       if (input.purpose !== 'batch') return this.reply(res, 400, { error: { message: 'file purpose is not batch' } });
-      const lines = input.text.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l));
+      const lines = input.text
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .map((l) => JSON.parse(l));
       const script = this.scriptFor(this.batches.size);
       const b: FakeBatch = {
         id: this.id('batch'),
@@ -185,7 +204,13 @@ export class FakeBatchApi {
       const all = [...this.batches.values()].reverse();
       const start = after ? all.findIndex((b) => b.id === after) + 1 : 0;
       const page = all.slice(start, start + limit);
-      return this.reply(res, 200, { object: 'list', data: page.map(view), first_id: page[0]?.id ?? null, last_id: page.at(-1)?.id ?? null, has_more: start + limit < all.length });
+      return this.reply(res, 200, {
+        object: 'list',
+        data: page.map(view),
+        first_id: page[0]?.id ?? null,
+        last_id: page.at(-1)?.id ?? null,
+        has_more: start + limit < all.length,
+      });
     }
     if (method === 'GET' && (m = /^\/v1\/batches\/([^/]+)$/.exec(path))) {
       this.calls.push('GET /v1/batches/id');
@@ -202,7 +227,11 @@ export class FakeBatchApi {
       return this.reply(res, 200, view(b));
     }
     // Everything else is the interactive API.
-    const fwd = await fetch(this.chat.url + (req.url ?? '/'), { method, headers: { 'content-type': 'application/json', ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}) }, body: method === 'GET' ? undefined : raw });
+    const fwd = await fetch(this.chat.url + (req.url ?? '/'), {
+      method,
+      headers: { 'content-type': 'application/json', ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}) },
+      body: method === 'GET' ? undefined : raw,
+    });
     res.writeHead(fwd.status, { 'content-type': fwd.headers.get('content-type') ?? 'application/json' });
     res.end(Buffer.from(await fwd.arrayBuffer()));
   }
@@ -227,7 +256,14 @@ export class FakeBatchApi {
         for (let i = 0; i < n; i++) await this.run(b, b.lines[b.done++]!);
         if (s.expireAfter !== undefined && b.done >= s.expireAfter && b.done < b.lines.length) {
           for (const l of b.lines.slice(b.done)) {
-            b.errorsOut.push(JSON.stringify({ id: this.id('batch_req'), custom_id: l.custom_id, response: null, error: { code: 'batch_expired', message: 'This request could not be executed before the completion window expired.' } }));
+            b.errorsOut.push(
+              JSON.stringify({
+                id: this.id('batch_req'),
+                custom_id: l.custom_id,
+                response: null,
+                error: { code: 'batch_expired', message: 'This request could not be executed before the completion window expired.' },
+              }),
+            );
           }
           this.finish(b, 'expired');
         } else if (b.done >= b.lines.length) b.status = 'finalizing';
@@ -246,7 +282,13 @@ export class FakeBatchApi {
   private finish(b: FakeBatch, status: string): void {
     const file = (lines: string[]) => {
       if (lines.length === 0) return null;
-      const f: FakeFile = { id: this.id('file'), filename: `${b.id}.jsonl`, purpose: 'batch_output', text: lines.join('\n') + '\n', created_at: this.tick() };
+      const f: FakeFile = {
+        id: this.id('file'),
+        filename: `${b.id}.jsonl`,
+        purpose: 'batch_output',
+        text: lines.join('\n') + '\n',
+        created_at: this.tick(),
+      };
       this.files.set(f.id, f);
       return f.id;
     };
@@ -257,7 +299,11 @@ export class FakeBatchApi {
 
   /** Runs one line against the interactive API (marked, so tests can tell batch from interactive calls). */
   private async run(b: FakeBatch, line: FakeBatch['lines'][number]): Promise<void> {
-    const r = await fetch(this.chat.url + line.url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-fake-batch': b.id }, body: JSON.stringify(line.body) });
+    const r = await fetch(this.chat.url + line.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-fake-batch': b.id },
+      body: JSON.stringify(line.body),
+    });
     const text = await r.text();
     let body: unknown;
     try {
@@ -265,7 +311,12 @@ export class FakeBatchApi {
     } catch {
       body = { error: { message: text.slice(0, 200) } };
     }
-    const out = JSON.stringify({ id: this.id('batch_req'), custom_id: line.custom_id, response: { status_code: r.status, request_id: `req_${this.seq}`, body }, error: null });
+    const out = JSON.stringify({
+      id: this.id('batch_req'),
+      custom_id: line.custom_id,
+      response: { status_code: r.status, request_id: `req_${this.seq}`, body },
+      error: null,
+    });
     if (r.status === 200) {
       b.outputs.push(out);
       b.request_counts.completed++;

@@ -23,7 +23,11 @@ export interface FakeExtractorOptions {
 }
 
 export function isExtractionRequest(r: RecordedRequest): boolean {
-  return r.path === '/v1/chat/completions' && typeof r.body?.messages?.[0]?.content === 'string' && r.body.messages[0].content.startsWith(EXTRACT_MARKER);
+  return (
+    r.path === '/v1/chat/completions' &&
+    typeof r.body?.messages?.[0]?.content === 'string' &&
+    r.body.messages[0].content.startsWith(EXTRACT_MARKER)
+  );
 }
 
 /** The turn ids and lines of an extraction request's segment. */
@@ -40,13 +44,37 @@ export function itemPerTurn(turnIds: string[], lines: string[]): string {
       const m = /^\([^)]*\) \[[^\]]*\] ([^:]+): (.*)$/.exec(l);
       const speaker = m?.[1] ?? 'someone';
       const text = (m?.[2] ?? l).slice(0, 200);
-      return { memory_type: 'episodic', content: `${speaker} said: ${text}`, entities: [speaker], attribute: null, updates: false, importance: 0.5, confidence: 0.9, source_turns: [turnIds[i]] };
+      return {
+        memory_type: 'episodic',
+        content: `${speaker} said: ${text}`,
+        entities: [speaker],
+        attribute: null,
+        updates: false,
+        importance: 0.5,
+        confidence: 0.9,
+        source_turns: [turnIds[i]],
+      };
     }),
   );
 }
 
-export function item(content: string, entities: string[], sourceTurns: string[], extra: Partial<Record<'memory_type' | 'attribute' | 'updates' | 'importance' | 'confidence', unknown>> = {}): Record<string, unknown> {
-  return { memory_type: 'semantic', content, entities, attribute: null, updates: false, importance: 0.5, confidence: 0.9, source_turns: sourceTurns, ...extra };
+export function item(
+  content: string,
+  entities: string[],
+  sourceTurns: string[],
+  extra: Partial<Record<'memory_type' | 'attribute' | 'updates' | 'importance' | 'confidence', unknown>> = {},
+): Record<string, unknown> {
+  return {
+    memory_type: 'semantic',
+    content,
+    entities,
+    attribute: null,
+    updates: false,
+    importance: 0.5,
+    confidence: 0.9,
+    source_turns: sourceTurns,
+    ...extra,
+  };
 }
 
 export class FakeExtractor {

@@ -25,7 +25,11 @@ export class FingerprintedApi {
     this.server = createServer(async (req, res) => {
       const chunks: Buffer[] = [];
       for await (const c of req) chunks.push(c as Buffer);
-      const upstream = await fetch(`${this.api.url}${req.url}`, { method: req.method, headers: { 'content-type': 'application/json' }, body: req.method === 'POST' ? Buffer.concat(chunks) : undefined });
+      const upstream = await fetch(`${this.api.url}${req.url}`, {
+        method: req.method,
+        headers: { 'content-type': 'application/json' },
+        body: req.method === 'POST' ? Buffer.concat(chunks) : undefined,
+      });
       let text = await upstream.text();
       if (upstream.ok && (req.url ?? '').startsWith('/v1/chat/completions')) {
         const body = JSON.parse(text);

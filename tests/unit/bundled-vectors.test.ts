@@ -41,7 +41,9 @@ describe('bundled vector files', () => {
     expect(() => decodeBundledVectors(flipped, 3)).toThrow(/checksum mismatch/);
     expect(() => decodeBundledVectors(good.subarray(0, good.length - 4), 3)).toThrow(/truncated/);
     expect(() => decodeBundledVectors(good, 4)).toThrow(/3-d vectors, expected 4-d/);
-    expect(() => decodeBundledVectors(Buffer.from('hello world, not vectors at all, no no no no no'), 3)).toThrow(/not a rawrag sentence-vector file/);
+    expect(() => decodeBundledVectors(Buffer.from('hello world, not vectors at all, no no no no no'), 3)).toThrow(
+      /not a rawrag sentence-vector file/,
+    );
     const dir = tempDir();
     writeFileSync(join(dir, 'bad.bin'), flipped);
     writeFileSync(join(dir, 'good.bin'), good);
@@ -92,6 +94,8 @@ describe('the bundled LoCoMo vectors', () => {
     const withBad = new LocalSentenceEncoder(null, [bad], notes);
     await withBad.embed([q]);
     expect(withBad.computed).toBe(1);
-    expect(notes).toEqual([`bundled sentence vectors ${bad} skipped (truncated: ${1000 - 48} bytes for 3244 vectors): its texts are embedded instead, which is slower`]);
+    expect(notes).toEqual([
+      `bundled sentence vectors ${bad} skipped (truncated: ${1000 - 48} bytes for 3244 vectors): its texts are embedded instead, which is slower`,
+    ]);
   });
 });

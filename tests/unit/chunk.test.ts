@@ -74,8 +74,15 @@ describe('windowBounds', () => {
     expect(windowBounds(0, 256, 224)).toEqual([]);
     expect(windowBounds(10, 256, 224)).toEqual([[0, 10]]);
     expect(windowBounds(256, 256, 224)).toEqual([[0, 256]]);
-    expect(windowBounds(257, 256, 224)).toEqual([[0, 256], [224, 257]]);
-    expect(windowBounds(30, 10, 10)).toEqual([[0, 10], [10, 20], [20, 30]]);
+    expect(windowBounds(257, 256, 224)).toEqual([
+      [0, 256],
+      [224, 257],
+    ]);
+    expect(windowBounds(30, 10, 10)).toEqual([
+      [0, 10],
+      [10, 20],
+      [20, 30],
+    ]);
   });
 });
 
@@ -93,7 +100,13 @@ describe('window chunking on constructed episodes', () => {
   });
 
   it('keeps every invariant at the paper setting and at small sizes', () => {
-    for (const [size, stride] of [[256, 224], [32, 28], [17, 5], [8, 8], [1, 1]] as const) {
+    for (const [size, stride] of [
+      [256, 224],
+      [32, 28],
+      [17, 5],
+      [8, 8],
+      [1, 1],
+    ] as const) {
       const ep = ingest(episode(long), long.length, DEFAULT_POLICY, { tokenizer: 'cl100k_base', size, stride });
       expect(ep.chunks.length).toBeGreaterThan(1);
       checkWindows(ep, size, stride);
@@ -156,7 +169,13 @@ describe('turn chunking', () => {
     const ep = ingest(episode(texts), texts.length, policy, PAPER);
     expect(ep.chunks.map((c) => c.text)).toEqual(texts);
     ep.chunks.forEach((c, i) => {
-      expect(c).toMatchObject({ index: i, firstTurn: i, lastTurn: i, tokenStart: ep.turnTokenStart[i], tokenEnd: ep.turnTokenStart[i + 1] });
+      expect(c).toMatchObject({
+        index: i,
+        firstTurn: i,
+        lastTurn: i,
+        tokenStart: ep.turnTokenStart[i],
+        tokenEnd: ep.turnTokenStart[i + 1],
+      });
     });
     // A chunk per turn even when a turn is longer than the window size.
     expect(ep.chunks[3]!.tokenEnd - ep.chunks[3]!.tokenStart).toBeGreaterThan(256);
@@ -179,7 +198,11 @@ describe('window chunking on the real LoCoMo conversations', async () => {
 
   it('keeps every invariant on one conversation at other sizes', () => {
     const e = ds.episodes[0]!;
-    for (const [size, stride] of [[128, 96], [512, 448], [100, 100]] as const) {
+    for (const [size, stride] of [
+      [128, 96],
+      [512, 448],
+      [100, 100],
+    ] as const) {
       checkWindows(ingest(e, e.turns.length, locomo.policy, { tokenizer: 'cl100k_base', size, stride }), size, stride);
     }
   });

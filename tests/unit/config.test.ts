@@ -28,16 +28,21 @@ describe('run configuration', () => {
 
   it('a window size without a stride keeps the 32-token overlap, from a config file as from flags', () => {
     expect(resolveConfig({ benchmark: 'locomo', chunking: { size: 512 } }, 'c.yaml').chunking).toMatchObject({ size: 512, stride: 480 });
-    expect(resolveConfig({ benchmark: 'locomo', chunking: { size: 512, stride: 512 } }, 'c.yaml').chunking).toMatchObject({ size: 512, stride: 512 });
+    expect(resolveConfig({ benchmark: 'locomo', chunking: { size: 512, stride: 512 } }, 'c.yaml').chunking).toMatchObject({
+      size: 512,
+      stride: 512,
+    });
   });
 
   it('retriever and system are closed lists, named in the error', () => {
-    expect(() => resolveConfig({ benchmark: 'locomo', retrieval: { retriever: 'bm99' } }, 'c.yaml')).toThrow(/c\.yaml: retrieval\.retriever: unknown retriever 'bm99' \(known: local, local-lexical, local-dense, openai, qwen3, full-context\)/);
+    expect(() => resolveConfig({ benchmark: 'locomo', retrieval: { retriever: 'bm99' } }, 'c.yaml')).toThrow(
+      /c\.yaml: retrieval\.retriever: unknown retriever 'bm99' \(known: local, local-lexical, local-dense, openai, qwen3, full-context\)/,
+    );
     expect(() => resolveConfig({ benchmark: 'locomo', system: 'mem0' }, 'c.yaml')).toThrow(/c\.yaml: system: unknown system 'mem0'/);
     expect(resolveConfig({ benchmark: 'locomo' }, 'x').system).toBe('raw-rag');
   });
 
-  it('configs/paper.yaml never replaces a benchmark\'s official judge (a value equal to a default changes nothing)', () => {
+  it("configs/paper.yaml never replaces a benchmark's official judge (a value equal to a default changes nothing)", () => {
     const file = readConfigFile(join(ROOT, 'configs/paper.yaml'));
     const official: Record<string, string> = {
       locomo: 'gpt-4o-mini',
@@ -54,7 +59,9 @@ describe('run configuration', () => {
       expect(fromFile.judge.model, benchmark).toBe(judge);
     }
     // A judge named in a file still wins.
-    expect(withOfficialJudge(resolveConfig({ benchmark: 'longmemeval', judge: { model: 'gpt-4o-mini' } }, 'x')).judge.model).toBe('gpt-4o-mini');
+    expect(withOfficialJudge(resolveConfig({ benchmark: 'longmemeval', judge: { model: 'gpt-4o-mini' } }, 'x')).judge.model).toBe(
+      'gpt-4o-mini',
+    );
   });
 
   it('reader.maxTokens: null (official), a positive number, or none (never sent)', () => {
@@ -65,7 +72,9 @@ describe('run configuration', () => {
   });
 
   it('configs/paper/ holds one config per paper row, each resolving to its row', () => {
-    const files = readdirSync(join(ROOT, 'configs/paper')).filter((f) => f.endsWith('.yaml')).sort();
+    const files = readdirSync(join(ROOT, 'configs/paper'))
+      .filter((f) => f.endsWith('.yaml'))
+      .sort();
     const matched = files.map((f) => {
       const cfg = resolveConfig(readConfigFile(join(ROOT, 'configs/paper', f)), f);
       const row = paperRow(cfg.benchmark, cfg.reader.model, cfg.retrieval.retriever);

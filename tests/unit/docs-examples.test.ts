@@ -21,14 +21,19 @@ describe('documented example outputs', () => {
     for (const q of quoted) {
       const file = join(EXAMPLES_DIR, `${q.name}.txt`);
       expect(existsSync(file), `${q.file} quotes '${q.name}', which has no docs/examples/${q.name}.txt`).toBe(true);
-      expect(q.text, `${q.file}: block '${q.name}' differs from docs/examples/${q.name}.txt (run npm run docs:examples)`).toBe(readFileSync(file, 'utf8'));
+      expect(q.text, `${q.file}: block '${q.name}' differs from docs/examples/${q.name}.txt (run npm run docs:examples)`).toBe(
+        readFileSync(file, 'utf8'),
+      );
     }
   });
 
   it('every example has its file and is quoted somewhere; README and runs.md quote theirs', () => {
     for (const ex of examples) {
       expect(existsSync(join(EXAMPLES_DIR, `${ex.name}.txt`)), ex.name).toBe(true);
-      expect(quoted.some((q) => q.name === ex.name), `${ex.name} is quoted nowhere`).toBe(true);
+      expect(
+        quoted.some((q) => q.name === ex.name),
+        `${ex.name} is quoted nowhere`,
+      ).toBe(true);
     }
     expect(quoted.filter((q) => q.file === 'README.md').map((q) => q.name)).toContain('quick-start');
     expect(quoted.filter((q) => q.file === 'docs/runs.md').length).toBeGreaterThanOrEqual(3);
@@ -37,7 +42,9 @@ describe('documented example outputs', () => {
   it('the quick examples print today what their files hold', async () => {
     const cacheDir = tempDir('rawrag-docs-cache-');
     for (const ex of examples.filter((e) => e.quick)) {
-      expect(await runExample(ex, { cacheDir }), `docs/examples/${ex.name}.txt is stale (run npm run docs:examples)`).toBe(readFileSync(join(EXAMPLES_DIR, `${ex.name}.txt`), 'utf8'));
+      expect(await runExample(ex, { cacheDir }), `docs/examples/${ex.name}.txt is stale (run npm run docs:examples)`).toBe(
+        readFileSync(join(EXAMPLES_DIR, `${ex.name}.txt`), 'utf8'),
+      );
     }
   }, 180_000);
 

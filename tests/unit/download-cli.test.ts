@@ -27,19 +27,37 @@ describe('rawrag data pull', () => {
     const root = tempDir();
     const r = await rawragAsync(['data', 'pull', 'longmemeval', '--variant', 'oracle', '--base-url', base, '--root', root]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/no published sha256 is pinned for http:\/\/127\.0\.0\.1:\d+\/lme\/longmemeval_oracle\.json: rerun with --allow-unpinned/);
+    expect(r.stderr).toMatch(
+      /no published sha256 is pinned for http:\/\/127\.0\.0\.1:\d+\/lme\/longmemeval_oracle\.json: rerun with --allow-unpinned/,
+    );
     expect(existsSync(join(root, 'datasets/longmemeval/longmemeval_oracle.json'))).toBe(false);
   });
 
   it('downloads an unpinned file with --allow-unpinned (base URL from the environment) and prints its sha256', async () => {
     const root = tempDir();
-    const r = await rawragAsync(['data', 'pull', 'longmemeval', '--variant', 'oracle', '--allow-unpinned', '--root', root], { RAWRAG_DATA_BASE_URL: base });
+    const r = await rawragAsync(['data', 'pull', 'longmemeval', '--variant', 'oracle', '--allow-unpinned', '--root', root], {
+      RAWRAG_DATA_BASE_URL: base,
+    });
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/oracle: .*datasets\/longmemeval\/longmemeval_oracle\.json: downloaded from http:\/\/127\.0\.0\.1:\d+\/lme\/longmemeval_oracle\.json, 143178 bytes, NOT verified/);
+    expect(r.stdout).toMatch(
+      /oracle: .*datasets\/longmemeval\/longmemeval_oracle\.json: downloaded from http:\/\/127\.0\.0\.1:\d+\/lme\/longmemeval_oracle\.json, 143178 bytes, NOT verified/,
+    );
     expect(r.stdout).toContain('sha256 efe292f4ed98a575978589813ac27f8405238554d20f43ae51f39691cdd82d8b');
     expect(readFileSync(join(root, 'datasets/longmemeval/longmemeval_oracle.json')).equals(ORACLE)).toBe(true);
     // The stored file is what `rawrag run longmemeval --data <folder> --variant oracle` reads.
-    const run = rawrag(['run', 'longmemeval', '--data', join(root, 'datasets/longmemeval'), '--variant', 'oracle', '--limit', '2', '--out', join(root, 'run'), '--no-progress']);
+    const run = rawrag([
+      'run',
+      'longmemeval',
+      '--data',
+      join(root, 'datasets/longmemeval'),
+      '--variant',
+      'oracle',
+      '--limit',
+      '2',
+      '--out',
+      join(root, 'run'),
+      '--no-progress',
+    ]);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/RAW-RAG\/local on longmemeval — 2 questions, 0 errors/);
   });
@@ -48,7 +66,9 @@ describe('rawrag data pull', () => {
     const root = tempDir();
     const r = await rawragAsync(['data', 'pull', 'longmemeval', '--base-url', base, '--root', root]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/longmemeval_s_cleaned\.json: checksum mismatch: sha256 efe292f4[0-9a-f]+ does not match the pinned d6f21ea9d60a0d56f34a05b609c79c88a451d2ae03597821ea3d5a9678c3a442; the downloaded file was removed|size 143178 bytes differs from the pinned 277383467/);
+    expect(r.stderr).toMatch(
+      /longmemeval_s_cleaned\.json: checksum mismatch: sha256 efe292f4[0-9a-f]+ does not match the pinned d6f21ea9d60a0d56f34a05b609c79c88a451d2ae03597821ea3d5a9678c3a442; the downloaded file was removed|size 143178 bytes differs from the pinned 277383467/,
+    );
     expect(existsSync(join(root, 'datasets/longmemeval/longmemeval_s_cleaned.json'))).toBe(false);
     expect(existsSync(join(root, 'datasets/longmemeval/longmemeval_s_cleaned.json.part'))).toBe(false);
     expect(paths).toContain('/lme/longmemeval_s_cleaned.json');
@@ -60,7 +80,20 @@ describe('rawrag data pull', () => {
     await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
     const port = (probe.address() as AddressInfo).port;
     await new Promise<void>((r) => probe.close(() => r()));
-    const r = await rawragAsync(['data', 'pull', 'longmemeval', '--variant', 'oracle', '--allow-unpinned', '--base-url', `http://127.0.0.1:${port}/x`, '--root', tempDir(), '--retries', '1']);
+    const r = await rawragAsync([
+      'data',
+      'pull',
+      'longmemeval',
+      '--variant',
+      'oracle',
+      '--allow-unpinned',
+      '--base-url',
+      `http://127.0.0.1:${port}/x`,
+      '--root',
+      tempDir(),
+      '--retries',
+      '1',
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`no connection (fetch failed: ECONNREFUSED 127.0.0.1:${port} (connection refused)); trying again (1/1)`);
     expect(r.stderr).toContain(`download failed after 2 attempt(s): fetch failed: ECONNREFUSED 127.0.0.1:${port} (connection refused)`);
@@ -72,7 +105,9 @@ describe('rawrag data pull', () => {
     expect(v.stderr).toMatch(/--variant: longmemeval has no variant 'xl' \(known: s_cleaned, m_cleaned, oracle, s, m, oracle_original\)/);
     const l = rawrag(['data', 'pull', 'locomo']);
     expect(l.code).toBe(2);
-    expect(l.stderr).toMatch(/locomo has no files rawrag can download; its data is bundled with rawrag \(datasets\/locomo\/locomo10\.json\)/);
+    expect(l.stderr).toMatch(
+      /locomo has no files rawrag can download; its data is bundled with rawrag \(datasets\/locomo\/locomo10\.json\)/,
+    );
     const beam = rawrag(['data', 'pull', 'beam']);
     expect(beam.code).toBe(2);
     expect(beam.stderr).toMatch(/beam has no files rawrag can download; nothing of it is bundled: obtain it from its authors/);

@@ -123,7 +123,9 @@ describe('pullFile', () => {
     const srv = await serve();
     const root = tempDir();
     const wrong = '0'.repeat(64);
-    await expect(pullFile(file(wrong), { root, baseUrl: srv.base })).rejects.toThrow(/checksum mismatch: sha256 [0-9a-f]{64} does not match the pinned 0{64}; the downloaded file was removed/);
+    await expect(pullFile(file(wrong), { root, baseUrl: srv.base })).rejects.toThrow(
+      /checksum mismatch: sha256 [0-9a-f]{64} does not match the pinned 0{64}; the downloaded file was removed/,
+    );
     expect(existsSync(join(root, 'datasets/x/data.json'))).toBe(false);
     expect(existsSync(join(root, 'datasets/x/data.json.part'))).toBe(false);
   });
@@ -133,7 +135,9 @@ describe('pullFile', () => {
     const root = tempDir();
     mkdirSync(join(root, 'datasets/x'), { recursive: true });
     writeFileSync(join(root, 'datasets/x/data.json'), 'tampered');
-    await expect(pullFile(file(SHA), { root, baseUrl: srv.base })).rejects.toThrow(/already present but its sha256 .* differs from the pinned/);
+    await expect(pullFile(file(SHA), { root, baseUrl: srv.base })).rejects.toThrow(
+      /already present but its sha256 .* differs from the pinned/,
+    );
     expect(srv.requests).toHaveLength(0);
     expect((await pullFile(file(SHA), { root, baseUrl: srv.base, force: true })).status).toBe('downloaded');
   });
@@ -149,7 +153,9 @@ describe('pullFile', () => {
 
   it('reports HTTP errors without retrying client errors', async () => {
     const srv = await serve({ status: 404 });
-    await expect(pullFile(file(SHA), { root: tempDir(), baseUrl: srv.base })).rejects.toThrow(/HTTP 404 Not Found from http:\/\/127\.0\.0\.1:\d+\/mirror\/data\.json/);
+    await expect(pullFile(file(SHA), { root: tempDir(), baseUrl: srv.base })).rejects.toThrow(
+      /HTTP 404 Not Found from http:\/\/127\.0\.0\.1:\d+\/mirror\/data\.json/,
+    );
     expect(srv.requests).toHaveLength(1);
   });
 

@@ -3,11 +3,34 @@ import { describe, expect, it } from 'vitest';
 import { summarise } from '../../src/eval/summary.js';
 import type { ItemRecord } from '../../src/core/item.js';
 
-function item(id: string, votes: number[] | null, score: number | null = votes ? votes.reduce((a, b) => a + b, 0) / votes.length : null, type = 'single-hop'): ItemRecord {
+function item(
+  id: string,
+  votes: number[] | null,
+  score: number | null = votes ? votes.reduce((a, b) => a + b, 0) / votes.length : null,
+  type = 'single-hop',
+): ItemRecord {
   return {
-    id, benchmark: 'locomo', episode: 'e', type, type_id: 4, question: 'q', question_date: null, gold: 'g', acceptable: [], gold_evidence: [],
-    retrieved: [], evidence_turns: [], evidence_tokens: 0, coverage: null, coverage_at_k: {}, answer: 'a', score, metrics: {},
-    details: votes === null ? {} : { judge: { votes } }, timings: {}, error: null,
+    id,
+    benchmark: 'locomo',
+    episode: 'e',
+    type,
+    type_id: 4,
+    question: 'q',
+    question_date: null,
+    gold: 'g',
+    acceptable: [],
+    gold_evidence: [],
+    retrieved: [],
+    evidence_turns: [],
+    evidence_tokens: 0,
+    coverage: null,
+    coverage_at_k: {},
+    answer: 'a',
+    score,
+    metrics: {},
+    details: votes === null ? {} : { judge: { votes } },
+    timings: {},
+    error: null,
   };
 }
 
@@ -47,7 +70,11 @@ import { summariseMeme } from '../../src/datasets/meme/summary.js';
 import { summarisePersonamem } from '../../src/datasets/personamem/summary.js';
 import { summariseMab } from '../../src/datasets/memoryagentbench/summarise.js';
 
-const failed = (id: string, stage: string, type = 'single-hop'): ItemRecord => ({ ...item(id, null, null, type), answer: null, error: { stage, message: 'x' } });
+const failed = (id: string, stage: string, type = 'single-hop'): ItemRecord => ({
+  ...item(id, null, null, type),
+  answer: null,
+  error: { stage, message: 'x' },
+});
 
 describe('summary: failed items never make a run look better', () => {
   it('accuracy over all N beside accuracy over scored items, and failures by stage', () => {
@@ -65,10 +92,19 @@ describe('summary: failed items never make a run look better', () => {
     const items = [item('a', [1]), item('b', [0]), failed('c', 'retrieve')];
     const mean = (its: ItemRecord[]) => its.reduce((s, i) => s + (i.score ?? 0), 0) / its.length;
     const d = denominators(items, mean, 'scored');
-    expect(d).toEqual({ n: 3, failed: 1, errors_by_stage: { retrieve: 1 }, headline_all_n: 1 / 3, headline_scored: 0.5, official: 'scored' });
+    expect(d).toEqual({
+      n: 3,
+      failed: 1,
+      errors_by_stage: { retrieve: 1 },
+      headline_all_n: 1 / 3,
+      headline_scored: 0.5,
+      official: 'scored',
+    });
     expect(failedAsWrong(items)[2]).toMatchObject({ error: null, score: 0 });
     expect(withoutFailed(items).map((i) => i.id)).toEqual(['a', 'b']);
-    expect(denominatorLine(d)).toBe('headline over all 3 (failed count 0): 33.33; over the 2 not failed (official): 50.00; failed: 1 (retrieve 1)');
+    expect(denominatorLine(d)).toBe(
+      'headline over all 3 (failed count 0): 33.33; over the 2 not failed (official): 50.00; failed: 1 (retrieve 1)',
+    );
   });
 
   it('every benchmark summary reports both (MEME, PersonaMem-v2: failed = wrong officially; MemoryAgentBench: left out officially)', () => {
@@ -81,12 +117,20 @@ describe('summary: failed items never make a run look better', () => {
     expect(m.denominators).toMatchObject({ n: 4, failed: 1, official: 'all_n' });
     expect(m.tasks.find((t) => t.task === 'ER')!.accuracy).toBe(0.5);
 
-    const pm = (id: string, score: number | null, err = false): ItemRecord => ({ ...item(id, null, score), meta: { protocol: 'verl', pref_type: 'x' }, error: err ? { stage: 'read', message: 'x' } : null });
+    const pm = (id: string, score: number | null, err = false): ItemRecord => ({
+      ...item(id, null, score),
+      meta: { protocol: 'verl', pref_type: 'x' },
+      error: err ? { stage: 'read', message: 'x' } : null,
+    });
     const p = summarisePersonamem([pm('a', 1), pm('b', 0), pm('c', null, true), pm('d', 1)]);
     expect(p.overall.accuracy).toBeCloseTo(2 / 4, 12); // official: every row
     expect(p.denominators).toMatchObject({ headline_all_n: 0.5, headline_scored: 2 / 3, official: 'all_n', errors_by_stage: { read: 1 } });
 
-    const mab = (id: string, score: number | null, err = false): ItemRecord => ({ ...item(id, null, score, 'ruler_qa1_197K'), type_id: 'AR', error: err ? { stage: 'judge', message: 'x' } : null });
+    const mab = (id: string, score: number | null, err = false): ItemRecord => ({
+      ...item(id, null, score, 'ruler_qa1_197K'),
+      type_id: 'AR',
+      error: err ? { stage: 'judge', message: 'x' } : null,
+    });
     const s = summariseMab([mab('a', 1), mab('b', 1), mab('c', null, true)]);
     expect(s.denominators).toMatchObject({ n: 3, failed: 1, headline_scored: 100, official: 'scored' });
     expect((s.denominators as { headline_all_n: number }).headline_all_n).toBeCloseTo(200 / 3, 10);
@@ -94,14 +138,27 @@ describe('summary: failed items never make a run look better', () => {
 });
 
 describe('LoCoMo judge labels (Mem0: label == "CORRECT" exactly)', () => {
-  const judged = (id: string, raws: string[], score: number): ItemRecord => ({ ...item(id, raws.map(() => score), score), details: { judge: { votes: raws.map(() => score), runs: raws.map((raw) => ({ verdict: score, raw })) } } });
+  const judged = (id: string, raws: string[], score: number): ItemRecord => ({
+    ...item(
+      id,
+      raws.map(() => score),
+      score,
+    ),
+    details: { judge: { votes: raws.map(() => score), runs: raws.map((raw) => ({ verdict: score, raw })) } },
+  });
   it('counts replies whose label is not exactly CORRECT or WRONG, and prints them', () => {
-    const items = [judged('a', ['{"label": "CORRECT"}', '{"label":"correct"}', '{"label": "WRONG"}'], 1 / 3), judged('b', ['{"label": "Correct"}', '{"label": "correct"}', 'no json'], 0)];
+    const items = [
+      judged('a', ['{"label": "CORRECT"}', '{"label":"correct"}', '{"label": "WRONG"}'], 1 / 3),
+      judged('b', ['{"label": "Correct"}', '{"label": "correct"}', 'no json'], 0),
+    ];
     const c = countLabels(items);
     expect(c).toEqual({ replies: 5, CORRECT: 1, WRONG: 1, other: { correct: 2, Correct: 1 }, other_total: 3 });
     const s = summariseLocomo(items);
     expect(s.tables.at(-1)!.title).toMatch(/other than exactly CORRECT \/ WRONG .*: 3 of 5 replies/);
-    expect(s.tables.at(-1)!.rows).toEqual([['"correct"', 2], ['"Correct"', 1]]);
+    expect(s.tables.at(-1)!.rows).toEqual([
+      ['"correct"', 2],
+      ['"Correct"', 1],
+    ]);
     expect(s.denominators.official).toBe('all_n');
   });
 });
@@ -113,11 +170,13 @@ describe("the paper's figure beside the run's", () => {
       'paper (RAW-RAG, openai retriever, reader gpt-4o-mini): 89.07 — accuracy, 1,540 questions; this run: 88.31 (over all questions, failed count 0: 87.00); strongest other system in the paper: MemMachine 88.12',
     );
     const mab = { benchmark_summary: { overall: { score: 48.5 }, denominators: { headline_all_n: 48.5 } } };
-    expect(paperComparisonLine('memoryagentbench', 'gpt-4o-mini', 'openai', mab)).toMatch(/: 48\.32 — four-competency macro, 2,071 questions; this run: 48\.50; strongest/);
+    expect(paperComparisonLine('memoryagentbench', 'gpt-4o-mini', 'openai', mab)).toMatch(
+      /: 48\.32 — four-competency macro, 2,071 questions; this run: 48\.50; strongest/,
+    );
   });
-  it('says when the retriever is not the paper\'s, and says nothing for other runs', () => {
+  it("says when the retriever is not the paper's, and says nothing for other runs", () => {
     expect(paperComparisonLine('locomo', 'gpt-4o-mini', 'local', {})).toBe(
-      'paper (RAW-RAG, reader gpt-4o-mini): 89.07 with the openai retriever, 89.13 with the qwen3 retriever; this run used the local retriever, so its figure is not the paper\'s row',
+      "paper (RAW-RAG, reader gpt-4o-mini): 89.07 with the openai retriever, 89.13 with the qwen3 retriever; this run used the local retriever, so its figure is not the paper's row",
     );
     expect(paperComparisonLine('beam', 'gpt-4o-mini', 'openai', {})).toBeNull();
     expect(paperComparisonLine('locomo', null, 'openai', {})).toBeNull();

@@ -32,7 +32,9 @@ describe('strict UTF-8', () => {
   });
 
   it('names the file and the byte offset instead of replacing the byte', () => {
-    expect(() => decodeUtf8(Buffer.from([0x7b, 0x7d, 0x20, 0xe9, 0x20]), 'x.json')).toThrow(/^x\.json: byte 3: not valid UTF-8: byte 3 \(0xe9/);
+    expect(() => decodeUtf8(Buffer.from([0x7b, 0x7d, 0x20, 0xe9, 0x20]), 'x.json')).toThrow(
+      /^x\.json: byte 3: not valid UTF-8: byte 3 \(0xe9/,
+    );
     expect(readTextFile(file('bom.txt', Buffer.concat([BOM, Buffer.from('hi')])))).toBe('hi');
   });
 
@@ -54,7 +56,9 @@ describe('strict UTF-8', () => {
     const bad = Buffer.from(lmeSample);
     const at = bad.indexOf('"content"', 5000) + 12;
     bad[at] = 0xc0;
-    await expect(lme.load({ path: file('lme-bad.json', bad), options: {} })).rejects.toThrow(new RegExp(`lme-bad\\.json: byte ${at}: not valid UTF-8`));
+    await expect(lme.load({ path: file('lme-bad.json', bad), options: {} })).rejects.toThrow(
+      new RegExp(`lme-bad\\.json: byte ${at}: not valid UTF-8`),
+    );
     const ds = await lme.load({ path: file('lme-bom.json', Buffer.concat([BOM, lmeSample])), options: {} });
     expect(ds.questions).toHaveLength(2);
   });

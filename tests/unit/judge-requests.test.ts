@@ -5,8 +5,18 @@ import { judge as mabJudge } from '../../src/datasets/memoryagentbench/scoring.j
 import type { Question } from '../../src/core/schema.js';
 
 const question = (type: string, meta: Record<string, unknown>): Question => ({
-  id: 'x:q0', episode: 'x', type, typeId: null, text: 'q', gold: 'g', acceptable: ['g'], questionDate: null,
-  evidence: [], options: null, visibleTurns: null, meta,
+  id: 'x:q0',
+  episode: 'x',
+  type,
+  typeId: null,
+  text: 'q',
+  gold: 'g',
+  acceptable: ['g'],
+  questionDate: null,
+  evidence: [],
+  options: null,
+  visibleTurns: null,
+  meta,
 });
 
 describe('requests per judge run', () => {

@@ -37,7 +37,14 @@ describe('date reading', () => {
 });
 
 describe('speaker and date awareness in the soft reranker (exact matches only, no vectors)', () => {
-  const turn = (id: string, session: string, date: string, speaker: string, text: string): Turn => ({ id, session, date, speaker, text, captions: [] });
+  const turn = (id: string, session: string, date: string, speaker: string, text: string): Turn => ({
+    id,
+    session,
+    date,
+    speaker,
+    text,
+    captions: [],
+  });
   const plain = { chunking: 'turn' as const, serialisation: 'message' as const };
   const cfg = { tokenizer: 'cl100k_base', size: 256, stride: 224 };
   const rank = async (ep: Episode, query: string) => {
@@ -78,12 +85,21 @@ describe('speaker and date awareness in the soft reranker (exact matches only, n
       id: 'e',
       turns: [
         turn('u', 's1', '2023/05/20 (Sat) 02:21', 'user', 'We adopted a rescue dog last week.'),
-        turn('a', 's1', '2023/05/20 (Sat) 02:21', 'assistant', 'Congratulations on the rescue dog! A rescue dog you adopted needs time: adopted dogs settle in a few weeks.'),
+        turn(
+          'a',
+          's1',
+          '2023/05/20 (Sat) 02:21',
+          'assistant',
+          'Congratulations on the rescue dog! A rescue dog you adopted needs time: adopted dogs settle in a few weeks.',
+        ),
       ],
     };
     const ing = ingest(ep, ep.turns.length, plain, cfg);
     const all = ing.chunks.map((c) => ({ chunk: c.index, score: 0 }));
-    const order = async (params: SoftRerankParams) => (await new SoftReranker(() => null, params).rerank('When did I adopt the rescue dog?', all, ing, 2)).map((h) => ep.turns[h.chunk]!.id);
+    const order = async (params: SoftRerankParams) =>
+      (await new SoftReranker(() => null, params).rerank('When did I adopt the rescue dog?', all, ing, 2)).map(
+        (h) => ep.turns[h.chunk]!.id,
+      );
     // The assistant's reply repeats the question's words more often (BM25 prefers it) ...
     expect(await order({ ...DEFAULT_SOFT_RERANK, assistantTurnWeight: 1 })).toEqual(['a', 'u']);
     // ... but the fact is the user's: by default an assistant's turn does not count as the best turn.

@@ -8,7 +8,12 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ResponseCache } from '../../src/providers/cache.js';
-import { createLocalRetriever, LOCAL_DENSE_VERSUS_PAPER, LOCAL_VERSUS_PAPER, SENTENCE_VECTOR_FILE } from '../../src/retrieval/local/index.js';
+import {
+  createLocalRetriever,
+  LOCAL_DENSE_VERSUS_PAPER,
+  LOCAL_VERSUS_PAPER,
+  SENTENCE_VECTOR_FILE,
+} from '../../src/retrieval/local/index.js';
 import { LocalSentenceEncoder, SENTENCE_ENCODER_DIMS } from '../../src/retrieval/local/sentence-encoder.js';
 import { DEFAULT_SOFT_RERANK, SoftReranker } from '../../src/retrieval/local/soft-rerank.js';
 import { tempDir } from '../helpers/cli.js';
@@ -35,7 +40,10 @@ describe('local sentence encoder', () => {
 
   it('embeds offline into unit vectors that place related meanings closer', async () => {
     const enc = new LocalSentenceEncoder(null);
-    const [q, dog, tax] = await enc.embed(['Where did my dog run off to?', 'The puppy escaped into the park again.', 'The tax filing deadline is next Tuesday.'], 'document');
+    const [q, dog, tax] = await enc.embed(
+      ['Where did my dog run off to?', 'The puppy escaped into the park again.', 'The tax filing deadline is next Tuesday.'],
+      'document',
+    );
     expect(q).toHaveLength(SENTENCE_ENCODER_DIMS);
     expect(Math.hypot(...q!)).toBeCloseTo(1, 4);
     expect(dot(q!, dog!)).toBeGreaterThan(dot(q!, tax!) + 0.1);
@@ -59,7 +67,6 @@ describe('local sentence encoder', () => {
     expect(second.computed).toBe(0);
     expect(Array.from(b[1]!)).toEqual(Array.from(a[0]!));
   });
-
 });
 
 describe('soft reranker: dense signal', () => {

@@ -40,7 +40,16 @@ function fakeGloveJson(): string {
   };
   const words = Object.keys(vec);
   const vectors = Object.fromEntries(words.map((w, i) => [w, [...vec[w]!, 1, i]]));
-  return JSON.stringify({ precision: 8, l2NormIndex: dims, wordIndex: dims + 1, size: words.length, dimensions: dims, words, vectors, unkVector: [0, 0, 0, 0] });
+  return JSON.stringify({
+    precision: 8,
+    l2NormIndex: dims,
+    wordIndex: dims + 1,
+    size: words.length,
+    dimensions: dims,
+    words,
+    vectors,
+    unkVector: [0, 0, 0, 0],
+  });
 }
 
 function fakePackage(): { sourcePath: string; cacheDir: string } {
@@ -68,7 +77,11 @@ describe('local retriever: ranking', () => {
     expect(ep.chunks.length).toBeGreaterThan(5);
     const r = createLocalRetriever({ ...NO_VECTORS, cacheDir: tempDir(), dense: false });
     const index = await r.firstStage.prepare(ep);
-    const { ranked, candidates } = await retrieve('Which greyhound did Ann adopt from the shelter?', index, r.reranker, ep, { candidates: 128, k: 3, rerank: true });
+    const { ranked, candidates } = await retrieve('Which greyhound did Ann adopt from the shelter?', index, r.reranker, ep, {
+      candidates: 128,
+      k: 3,
+      rerank: true,
+    });
     const target = texts.indexOf('I adopted a greyhound named Biscuit from the shelter.');
     const top = ep.chunks[ranked[0]!.chunk]!;
     expect(top.firstTurn <= target && target <= top.lastTurn).toBe(true);
@@ -136,7 +149,10 @@ describe('local retriever: GloVe soft matching', () => {
   it('a related word counts: "dogs" lifts the window about a puppy over an unrelated one', async () => {
     const ep = perTurn(['I practised the violin all evening.', 'The puppy slept on my feet all evening.']);
     expect(ep.chunks).toHaveLength(2);
-    const candidates = [{ chunk: 0, score: 0 }, { chunk: 1, score: 0 }];
+    const candidates = [
+      { chunk: 0, score: 0 },
+      { chunk: 1, score: 0 },
+    ];
     // The constructed vocabulary is tiny, so no word of it counts as generic here.
     const withVectors = createLocalRetriever({ ...fakePackage(), dense: false, rerank: { ...DEFAULT_SOFT_RERANK, genericRows: 0 } });
     const ranked = await withVectors.reranker!.rerank('tell me about dogs', candidates, ep, 2);

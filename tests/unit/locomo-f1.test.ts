@@ -8,7 +8,7 @@ import { locomoF1, locomoF1Metric, normalizeAnswer, subAnswerF1, tokenF1 } from 
 describe('normalize_answer', () => {
   it('drops commas, lowercases, strips ASCII punctuation, removes a/an/the/and, collapses spaces', () => {
     expect(normalizeAnswer('The cat, and a Dog!')).toBe('cat dog');
-    expect(normalizeAnswer("  Melanie's   \"pottery\" class. ")).toBe('melanies pottery class');
+    expect(normalizeAnswer('  Melanie\'s   "pottery" class. ')).toBe('melanies pottery class');
     expect(normalizeAnswer('Andrew and Anna')).toBe('andrew anna');
     expect(normalizeAnswer('7 May 2023')).toBe('7 may 2023');
     // Unicode punctuation is not in string.punctuation: it stays.
@@ -63,7 +63,9 @@ describe('LoCoMo judge and reader prompts (verbatim, configs/prompts/locomo-*)',
     // ACCURACY_PROMPT is a triple-quoted Python string: it starts and ends with a newline.
     expect(t.startsWith('\nYour task is to label an answer to a question as ’CORRECT’ or ’WRONG’.')).toBe(true);
     expect(t).toContain('    (1) a question (posed by one user to another user), \n');
-    expect(t).toContain('Question: When did Caroline go to the LGBTQ support group?\nGold answer: 7 May 2023\nGenerated answer: On {date} 7 May 2023\n');
+    expect(t).toContain(
+      'Question: When did Caroline go to the LGBTQ support group?\nGold answer: 7 May 2023\nGenerated answer: On {date} 7 May 2023\n',
+    );
     expect(t.endsWith('Just return the label CORRECT or WRONG in a json format with the key as "label".\n')).toBe(true);
     expect(t.endsWith('"label".\n\n')).toBe(false);
     expect(locomoJudge.jsonMode).toBe(true);
@@ -85,7 +87,10 @@ describe('LoCoMo judge and reader prompts (verbatim, configs/prompts/locomo-*)',
     expect(locomoPrompt('reader-system')).toBe(
       'You are a helpful assistant that can answer questions based on the provided context.If the question involves timing, use the conversation date for reference.Provide the shortest possible answer.Use words directly from the conversation when possible.Avoid using subjects in your answer.',
     );
-    const msgs = locomoReader.render(q, { blocks: ['[1:56 pm on 8 May, 2023] Caroline: hi', '[1:56 pm on 8 May, 2023] Melanie: {{QUESTION}}'], turns: [] });
+    const msgs = locomoReader.render(q, {
+      blocks: ['[1:56 pm on 8 May, 2023] Caroline: hi', '[1:56 pm on 8 May, 2023] Melanie: {{QUESTION}}'],
+      turns: [],
+    });
     expect(msgs.map((m) => m.role)).toEqual(['system', 'user']);
     expect(msgs[1]!.content).toBe(
       '\n# Question: \nWhen did Caroline go to the LGBTQ support group?\n\n# Context: \n[1:56 pm on 8 May, 2023] Caroline: hi\n[1:56 pm on 8 May, 2023] Melanie: {{QUESTION}}\n\n# Short answer:',

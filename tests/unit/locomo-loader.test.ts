@@ -14,7 +14,16 @@ describe('LoCoMo loader on the bundled release', async () => {
 
   it('loads 10 conversations, 272 sessions and 5,882 turns', () => {
     expect(ds.episodes.map((e) => e.id)).toEqual([
-      'conv-26', 'conv-30', 'conv-41', 'conv-42', 'conv-43', 'conv-44', 'conv-47', 'conv-48', 'conv-49', 'conv-50',
+      'conv-26',
+      'conv-30',
+      'conv-41',
+      'conv-42',
+      'conv-43',
+      'conv-44',
+      'conv-47',
+      'conv-48',
+      'conv-49',
+      'conv-50',
     ]);
     expect(ds.episodes.reduce((s, e) => s + e.turns.length, 0)).toBe(5882);
     expect(new Set(ds.episodes.flatMap((e) => e.turns.map((t) => `${e.id}/${t.session}`))).size).toBe(272);
@@ -110,13 +119,19 @@ describe('LoCoMo loader rejects bad files with file and place', () => {
   });
 
   it('a missing field names its path', async () => {
-    const p = write('nofield.json', JSON.stringify([{ sample_id: 's', conversation: { session_1: [] }, qa: [{ question: 'q', evidence: [] }] }]));
+    const p = write(
+      'nofield.json',
+      JSON.stringify([{ sample_id: 's', conversation: { session_1: [] }, qa: [{ question: 'q', evidence: [] }] }]),
+    );
     await expect(locomo.load({ path: p, options: {} })).rejects.toThrow(/nofield\.json: \[0\]\.qa\[0\]\.category/);
   });
 
   it('an unknown category in the file is an error', async () => {
     const conv = { speaker_a: 'A', speaker_b: 'B', session_1: [{ speaker: 'A', dia_id: 'D1:1', text: 'hi' }] };
-    const p = write('cat.json', JSON.stringify([{ sample_id: 's', conversation: conv, qa: [{ question: 'q', answer: 'a', evidence: [], category: 9 }] }]));
+    const p = write(
+      'cat.json',
+      JSON.stringify([{ sample_id: 's', conversation: conv, qa: [{ question: 'q', answer: 'a', evidence: [], category: 9 }] }]),
+    );
     await expect(locomo.load({ path: p, options: {} })).rejects.toThrow(/\[0\]\.qa\[0\]\.category: unknown category 9/);
   });
 

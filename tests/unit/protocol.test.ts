@@ -45,7 +45,13 @@ const DEVIATIONS: Record<string, Array<{ role: string; field: keyof UpstreamRow;
 const protocolOf = (name: string) => describeProtocol(getBenchmark(name), withOfficialJudge(resolveConfig({ benchmark: name }, 'test')));
 
 function asRow(role: string, r: RoleProtocol): UpstreamRow {
-  return { role, model: r.upstream_model ?? '(the model under test)', temperature: String(r.temperature), max_tokens: r.max_tokens, response_format: r.response_format };
+  return {
+    role,
+    model: r.upstream_model ?? '(the model under test)',
+    temperature: String(r.temperature),
+    max_tokens: r.max_tokens,
+    response_format: r.response_format,
+  };
 }
 
 const faithfulness = readFileSync(join(ROOT, 'docs/faithfulness.md'), 'utf8');
@@ -84,7 +90,12 @@ describe('rawrag protocol agrees with the upstream call settings in the SOURCE n
   }
 
   it('pins the official values themselves (a changed SOURCE note cannot move them silently)', () => {
-    expect(protocolOf('locomo').judge).toMatchObject({ model: 'gpt-4o-mini', temperature: 0, max_tokens: 'none (not sent)', response_format: 'json_object' });
+    expect(protocolOf('locomo').judge).toMatchObject({
+      model: 'gpt-4o-mini',
+      temperature: 0,
+      max_tokens: 'none (not sent)',
+      response_format: 'json_object',
+    });
     expect(protocolOf('locomo').reader).toMatchObject({ temperature: 0, max_tokens: 'none (not sent)' });
     expect(protocolOf('longmemeval').judge).toMatchObject({ model: 'gpt-4o-2024-08-06', max_tokens: '10', response_format: 'text' });
     expect(protocolOf('meme').judge).toMatchObject({ model: 'gpt-4o', response_format: 'json_object' });
@@ -107,8 +118,22 @@ describe('rawrag protocol agrees with the upstream call settings in the SOURCE n
 
 describe('the reader budget a run sends, per question', () => {
   const q = (meta: Record<string, unknown>, type = 'x'): Question =>
-    ({ id: 'q', episode: 'e', type, typeId: null, text: '', gold: '', acceptable: [], questionDate: null, evidence: [], options: ['a', 'b', 'c', 'd'], visibleTurns: null, meta }) as Question;
-  const budget = (name: string, question: Question, setting: number | 'none' | null = null) => readerMaxTokens(setting, getBenchmark(name).scoring!.reader, question);
+    ({
+      id: 'q',
+      episode: 'e',
+      type,
+      typeId: null,
+      text: '',
+      gold: '',
+      acceptable: [],
+      questionDate: null,
+      evidence: [],
+      options: ['a', 'b', 'c', 'd'],
+      visibleTurns: null,
+      meta,
+    }) as Question;
+  const budget = (name: string, question: Question, setting: number | 'none' | null = null) =>
+    readerMaxTokens(setting, getBenchmark(name).scoring!.reader, question);
 
   it('follows each upstream', () => {
     expect(budget('locomo', q({}))).toBeNull();
@@ -155,7 +180,19 @@ describe('rawrag protocol on the command line', () => {
   it('with configs/paper.yaml, the official judges stay', () => {
     const r = rawrag(['protocol', '--config', 'configs/paper.yaml', '--json']);
     expect(r.code, r.stderr).toBe(0);
-    const judges = Object.fromEntries((JSON.parse(r.stdout) as Array<{ benchmark: string; judge: { model: string } | null }>).map((p) => [p.benchmark, p.judge?.model ?? null]));
-    expect(judges).toEqual({ locomo: 'gpt-4o-mini', longmemeval: 'gpt-4o-2024-08-06', beam: 'gpt-4.1-mini', meme: 'gpt-4o', personamem: null, memoryagentbench: 'gpt-4o' });
+    const judges = Object.fromEntries(
+      (JSON.parse(r.stdout) as Array<{ benchmark: string; judge: { model: string } | null }>).map((p) => [
+        p.benchmark,
+        p.judge?.model ?? null,
+      ]),
+    );
+    expect(judges).toEqual({
+      locomo: 'gpt-4o-mini',
+      longmemeval: 'gpt-4o-2024-08-06',
+      beam: 'gpt-4.1-mini',
+      meme: 'gpt-4o',
+      personamem: null,
+      memoryagentbench: 'gpt-4o',
+    });
   });
 });

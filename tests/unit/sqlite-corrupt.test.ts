@@ -40,7 +40,11 @@ describe('corrupt response cache', () => {
     const { value, notes } = reopened(dir);
     expect(value).toBeUndefined();
     expect(notes).toHaveLength(1);
-    expect(notes[0]).toMatch(new RegExp(`cache file ${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} is corrupt \\(file is not a database\\); moved it to .*responses\\.sqlite\\.corrupt-\\d{4}-`));
+    expect(notes[0]).toMatch(
+      new RegExp(
+        `cache file ${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} is corrupt \\(file is not a database\\); moved it to .*responses\\.sqlite\\.corrupt-\\d{4}-`,
+      ),
+    );
     const aside = readdirSync(dir).filter((f) => f.startsWith('responses.sqlite.corrupt-'));
     expect(aside).toHaveLength(1);
     expect(statSync(join(dir, aside[0]!)).size).toBeGreaterThan(0);

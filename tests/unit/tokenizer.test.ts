@@ -28,7 +28,11 @@ describe('special-token text', () => {
   });
 
   it('ingests a turn holding <|endoftext|> (the LongMemEval-S gpt4_78cf46a3 haystack)', () => {
-    const ep = ingest(episodeOf(['Sure! <|endoftext|> Here is the plan.', 'ok']), 2, DEFAULT_POLICY, { tokenizer: 'cl100k_base', size: 256, stride: 224 });
+    const ep = ingest(episodeOf(['Sure! <|endoftext|> Here is the plan.', 'ok']), 2, DEFAULT_POLICY, {
+      tokenizer: 'cl100k_base',
+      size: 256,
+      stride: 224,
+    });
     expect(ep.chunks).toHaveLength(1);
     expect(ep.chunks[0]!.text).toContain('Sure! <|endoftext|> Here is the plan.');
   });
@@ -36,7 +40,9 @@ describe('special-token text', () => {
 
 describe('long pre-tokens', () => {
   it('gives js-tiktoken ids exactly on the bundled LoCoMo text (one string per conversation)', () => {
-    const data = JSON.parse(readFileSync(join(ROOT, 'datasets/locomo/locomo10.json'), 'utf8')) as Array<{ conversation: Record<string, unknown> }>;
+    const data = JSON.parse(readFileSync(join(ROOT, 'datasets/locomo/locomo10.json'), 'utf8')) as Array<{
+      conversation: Record<string, unknown>;
+    }>;
     for (const s of data.slice(0, 3)) {
       const text = JSON.stringify(s.conversation);
       expect(text.length).toBeGreaterThan(LONG_PRETOKEN);
@@ -45,7 +51,9 @@ describe('long pre-tokens', () => {
   });
 
   it('gives js-tiktoken ids exactly on ordinary text with a long run inside (LongMemEval-S turns)', () => {
-    const lme = JSON.parse(readFileSync(join(ROOT, 'tests/fixtures/longmemeval/longmemeval_s_cleaned.sample.json'), 'utf8')) as Array<{ haystack_sessions: Array<Array<{ content: string }>> }>;
+    const lme = JSON.parse(readFileSync(join(ROOT, 'tests/fixtures/longmemeval/longmemeval_s_cleaned.sample.json'), 'utf8')) as Array<{
+      haystack_sessions: Array<Array<{ content: string }>>;
+    }>;
     const turns = lme[0]!.haystack_sessions.flat().map((t) => t.content);
     // Every turn alone, and all of them joined around a 5,000-character run (the heap path, then the library's).
     for (const t of turns.slice(0, 200)) expect(enc.encode(t)).toEqual(ordinary(t));

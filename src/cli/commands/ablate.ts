@@ -14,7 +14,14 @@ import { InputError } from '../../util/errors.js';
 import { DEFAULT_RESAMPLES } from '../../stats/index.js';
 import { hashOf } from '../../util/hash.js';
 import { fromRoot } from '../../util/paths.js';
-import { addBenchmarkOptions, addMethodOptions, addTransportOptions, configFromFlags, positiveInt, transportFromFlags } from '../options.js';
+import {
+  addBenchmarkOptions,
+  addMethodOptions,
+  addTransportOptions,
+  configFromFlags,
+  positiveInt,
+  transportFromFlags,
+} from '../options.js';
 import { progressBar } from '../progress.js';
 import { batchedModels, withBatches } from './batch.js';
 import { watchInterrupts } from '../../util/interrupt.js';
@@ -29,12 +36,21 @@ export function ablateCommand(): Command {
       'Run a family of RAW-RAG variants against the default (k, window size, candidates, reranking, expansion) and ' +
         'report what each change costs, with paired-bootstrap intervals and Holm-adjusted p-values',
     )
-    .argument('[benchmark]', `benchmark: ${listBenchmarks().map((b) => b.name).join(' | ')} (default locomo)`);
+    .argument(
+      '[benchmark]',
+      `benchmark: ${listBenchmarks()
+        .map((b) => b.name)
+        .join(' | ')} (default locomo)`,
+    );
   addMethodOptions(cmd);
   addBenchmarkOptions(cmd);
   addTransportOptions(cmd);
   asList(cmd, '--k', 'evidence windows kept, comma-separated, e.g. 1,5,15,120 (the reference k=15 is always included)');
-  asList(cmd, '--window', 'window sizes in cl100k tokens, comma-separated, e.g. 128,256,512 (stride keeps the 32-token overlap unless --stride)');
+  asList(
+    cmd,
+    '--window',
+    'window sizes in cl100k tokens, comma-separated, e.g. 128,256,512 (stride keeps the 32-token overlap unless --stride)',
+  );
   asList(cmd, '--candidates', 'first-stage depths, comma-separated (default 128)');
   describe(cmd, '--stride', 'one stride for every swept window size (default: window - 32, the reference overlap)');
   describe(cmd, '--no-rerank', 'also run every variant without reranking (first-stage order), e.g. the paper\'s "no reranker" row');
@@ -58,8 +74,11 @@ export function ablateCommand(): Command {
       const benchmark = getBenchmark(base.benchmark);
       const variants = planVariants(base, effectivePolicy(benchmark, base), sweep);
       const out = (opts.out as string | undefined) ?? fromRoot('results', `ablate-${base.benchmark}-${hashOf(base, 10)}`);
-      process.stderr.write(`ablation: ${variants.length} variant${variants.length === 1 ? '' : 's'}: ${variants.map((v) => v.name).join(' | ')}\n`);
-      if (variants.length === 1) process.stderr.write('note: no sweep given (--k, --window, --candidates, --no-rerank, --no-expand): only the reference runs\n');
+      process.stderr.write(
+        `ablation: ${variants.length} variant${variants.length === 1 ? '' : 's'}: ${variants.map((v) => v.name).join(' | ')}\n`,
+      );
+      if (variants.length === 1)
+        process.stderr.write('note: no sweep given (--k, --window, --candidates, --no-rerank, --no-expand): only the reference runs\n');
       const log = (line: string) => process.stderr.write(line + '\n');
       if (opts.dryRun) {
         const estimate = await estimateAblation({ base, variants, out, transport }, { log });
@@ -67,7 +86,10 @@ export function ablateCommand(): Command {
         return;
       }
       const bar = progressBar(`${base.benchmark} ablation`, opts.progress !== false);
-      const interrupts = watchInterrupts(() => bar.stop(), () => bar.stop());
+      const interrupts = watchInterrupts(
+        () => bar.stop(),
+        () => bar.stop(),
+      );
       let outcome: AblationOutcome;
       try {
         const hooks = {
@@ -93,10 +115,14 @@ export function ablateCommand(): Command {
           });
           bar.stop();
           if (!b.last) {
-            process.stdout.write(`${b.jobs.live().length} batch jobs running; nothing is lost if this machine stops.\nresume: the same command again (or: rawrag batch status ${resolve(out)})\n`);
+            process.stdout.write(
+              `${b.jobs.live().length} batch jobs running; nothing is lost if this machine stops.\nresume: the same command again (or: rawrag batch status ${resolve(out)})\n`,
+            );
             return;
           }
-          log(`replies from batches: cost at batch prices ${b.cost.batch_usd === null ? 'unknown' : `$${b.cost.batch_usd.toFixed(4)}`} (interactive prices: ${b.cost.interactive_usd === null ? 'unknown' : `$${b.cost.interactive_usd.toFixed(4)}`})`);
+          log(
+            `replies from batches: cost at batch prices ${b.cost.batch_usd === null ? 'unknown' : `$${b.cost.batch_usd.toFixed(4)}`} (interactive prices: ${b.cost.interactive_usd === null ? 'unknown' : `$${b.cost.interactive_usd.toFixed(4)}`})`,
+          );
           outcome = b.last;
         } else {
           outcome = await runAblation({ base, variants, out, transport, retryErrors: Boolean(opts.retryErrors) }, hooks);
@@ -105,7 +131,10 @@ export function ablateCommand(): Command {
         bar.stop();
         interrupts.dispose();
       }
-      const table = analyseAblation(outcome.variants, { resamples: (opts.resamples as number | undefined) ?? DEFAULT_RESAMPLES, seed: base.seed });
+      const table = analyseAblation(outcome.variants, {
+        resamples: (opts.resamples as number | undefined) ?? DEFAULT_RESAMPLES,
+        seed: base.seed,
+      });
       const files = writeAblation(outcome, table, { png: opts.png !== false });
       if (files.pngNote) log(`note: ${files.pngNote}`);
       if (opts.report !== false) await writeReport([outcome.dir], join(outcome.dir, 'report.html'));

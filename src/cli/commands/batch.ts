@@ -30,7 +30,8 @@ interface BatchFlags {
 /** The run's batch jobs, with a provider session writing to the cache the run uses. */
 function open(dir: string, flags: BatchFlags): { jobs: BatchJobs; session: ProviderSession; offline: boolean; release(): void } {
   const store = new BatchStore(resolve(dir));
-  if (!store.exists()) throw new InputError('no batch jobs here (batches.json is written by `rawrag run ... --batch`)', { file: store.file });
+  if (!store.exists())
+    throw new InputError('no batch jobs here (batches.json is written by `rawrag run ... --batch`)', { file: store.file });
   const state = store.load();
   const cacheDir = flags.cacheDir ?? state.cache_dir;
   if (!cacheDir) throw new InputError('the run was made with --no-cache: batch replies have no cache to go to', { file: store.file });
@@ -78,7 +79,16 @@ function table(jobs: BatchJobs): string {
     p.counts?.failed ?? 0,
     p.collected ? `${p.collected.stored} stored` : TERMINAL.has(p.status) ? 'not yet' : '-',
   ]);
-  return markdownTable(['part', 'batch', 'model', 'requests', 'status', 'completed', 'failed', 'collected'], rows, ['r', 'l', 'l', 'l', 'l', 'r', 'r', 'l']);
+  return markdownTable(['part', 'batch', 'model', 'requests', 'status', 'completed', 'failed', 'collected'], rows, [
+    'r',
+    'l',
+    'l',
+    'l',
+    'l',
+    'r',
+    'r',
+    'l',
+  ]);
 }
 
 function cost(label: string, usage: Record<string, BatchUsage>): string {
@@ -90,17 +100,28 @@ function cost(label: string, usage: Record<string, BatchUsage>): string {
 }
 
 function summary(dir: string, jobs: BatchJobs, r: CollectReport): string {
-  const lines = [`collected ${r.stored} replies into the response cache; ${r.failed} requests failed; ${r.resubmitted} unfinished requests resubmitted`];
+  const lines = [
+    `collected ${r.stored} replies into the response cache; ${r.failed} requests failed; ${r.resubmitted} unfinished requests resubmitted`,
+  ];
   for (const l of r.lost) lines.push(`LOST: ${l}`);
   const failures = jobs.failures().size;
-  if (failures > 0) lines.push(`${failures} requests failed inside batches: the next \`rawrag run\` makes them item errors; \`rawrag run ... --retry-errors\` sends them again`);
+  if (failures > 0)
+    lines.push(
+      `${failures} requests failed inside batches: the next \`rawrag run\` makes them item errors; \`rawrag run ... --retry-errors\` sends them again`,
+    );
   const live = jobs.live().length;
-  lines.push(live > 0 ? `${live} batches still running: \`rawrag batch collect ${dir}\` again later (or with --wait)` : `all batches collected: \`rawrag run\` with the same flags (and --out ${dir}) finishes the run from the cache`);
+  lines.push(
+    live > 0
+      ? `${live} batches still running: \`rawrag batch collect ${dir}\` again later (or with --wait)`
+      : `all batches collected: \`rawrag run\` with the same flags (and --out ${dir}) finishes the run from the cache`,
+  );
   return lines.join('\n');
 }
 
 export function batchCommand(): Command {
-  const cmd = new Command('batch').description('Batch jobs of a run made with `rawrag run --batch`: their state, and collecting their replies into the cache');
+  const cmd = new Command('batch').description(
+    'Batch jobs of a run made with `rawrag run --batch`: their state, and collecting their replies into the cache',
+  );
   const common = (c: Command) =>
     c
       .exitOverride()
@@ -132,7 +153,9 @@ export function batchCommand(): Command {
         try {
           await batchApi(() => jobs.refresh());
           const r = await batchApi(() => (flags.wait ? jobs.wait() : jobs.collect()));
-          process.stdout.write(`${table(jobs)}\n\n${summary(dir, jobs, r)}\n${cost('cost of this collection', r.usage)}\n${cost('cost of all batch replies of the run', jobs.usage())}\n`);
+          process.stdout.write(
+            `${table(jobs)}\n\n${summary(dir, jobs, r)}\n${cost('cost of this collection', r.usage)}\n${cost('cost of all batch replies of the run', jobs.usage())}\n`,
+          );
         } finally {
           release();
         }
@@ -169,19 +192,32 @@ export interface BatchedPasses<T> {
 }
 
 /** Runs `pass` under runWithBatches with the checks every batched command shares; prices the batch replies. */
-export async function withBatches<T>(o: BatchedPasses<T>): Promise<{ last: T | null; loop: BatchLoopOutcome<T>; jobs: BatchJobs; cost: BatchedRun['cost'] }> {
+export async function withBatches<T>(
+  o: BatchedPasses<T>,
+): Promise<{ last: T | null; loop: BatchLoopOutcome<T>; jobs: BatchJobs; cost: BatchedRun['cost'] }> {
   const session = new ProviderSession({ ...o.transport, defer: undefined });
   try {
-    if (session.cache.dir === null) throw new InputError('--batch fills the response cache, so it cannot run with --no-cache', { place: '--batch' });
-    if (o.models.length === 0) throw new InputError('--batch sends reader and judge requests: name a reader (--reader MODEL)', { place: '--batch' });
+    if (session.cache.dir === null)
+      throw new InputError('--batch fills the response cache, so it cannot run with --no-cache', { place: '--batch' });
+    if (o.models.length === 0)
+      throw new InputError('--batch sends reader and judge requests: name a reader (--reader MODEL)', { place: '--batch' });
     for (const [role, name] of o.models) {
       const entry = session.model(name, role);
-      if (!entry.batchPrices) throw new InputError(`${role} model '${name}' has no batch API in the model registry (no batchPrices): run it without --batch`, { file: session.registry.file, place: `models.${name}` });
+      if (!entry.batchPrices)
+        throw new InputError(`${role} model '${name}' has no batch API in the model registry (no batchPrices): run it without --batch`, {
+          file: session.registry.file,
+          place: `models.${name}`,
+        });
     }
     if (o.embeddings) {
-      if (!o.embedModel) throw new InputError('--batch-embeddings: this retriever embeds nothing through a provider', { place: '--batch-embeddings' });
+      if (!o.embedModel)
+        throw new InputError('--batch-embeddings: this retriever embeds nothing through a provider', { place: '--batch-embeddings' });
       const entry = session.model(o.embedModel, 'embed');
-      if (!entry.batchPrices) throw new InputError(`embedding model '${o.embedModel}' has no batch API in the model registry (no batchPrices): drop --batch-embeddings`, { file: session.registry.file, place: `models.${o.embedModel}` });
+      if (!entry.batchPrices)
+        throw new InputError(
+          `embedding model '${o.embedModel}' has no batch API in the model registry (no batchPrices): drop --batch-embeddings`,
+          { file: session.registry.file, place: `models.${o.embedModel}` },
+        );
     }
     const jobs = new BatchJobs({ dir: o.dir, runId: o.runId, session, log: o.log });
     const loop = await runWithBatches({
@@ -234,7 +270,12 @@ export async function runBatched(req: RunRequest, hooks: RunHooks, opts: { wait:
   const outcome = b.last;
   if (outcome) {
     // The summary of a batch run also says what its batches were and cost.
-    const batch = { jobs: b.jobs.parts.filter((p) => p.batch_id !== null).length, usage: b.jobs.usage(), cost_usd: b.cost.batch_usd, cost_usd_interactive: b.cost.interactive_usd };
+    const batch = {
+      jobs: b.jobs.parts.filter((p) => p.batch_id !== null).length,
+      usage: b.jobs.usage(),
+      cost_usd: b.cost.batch_usd,
+      cost_usd_interactive: b.cost.interactive_usd,
+    };
     Object.assign(outcome.summary, { batch });
     new RunDir(dir).writeSummary(outcome.summary);
   }
@@ -266,13 +307,19 @@ export function renderBatched(b: BatchedRun, resume: string): string {
   const lines = ['', 'Batch jobs:', table(b.jobs)];
   const u = b.jobs.usage();
   const roles = Object.entries(u).map(([r, x]) => `${r} ${x.replies}`);
-  lines.push(`replies from batches: ${roles.join(', ') || 'none'}; cost at batch prices ${usd(b.cost.batch_usd)} (interactive prices: ${usd(b.cost.interactive_usd)})`);
+  lines.push(
+    `replies from batches: ${roles.join(', ') || 'none'}; cost at batch prices ${usd(b.cost.batch_usd)} (interactive prices: ${usd(b.cost.interactive_usd)})`,
+  );
   for (const l of b.loop.collected.lost) lines.push(`LOST: ${l}`);
   const failures = b.jobs.failures().size;
   if (failures > 0) lines.push(`${failures} requests failed inside batches (item errors); ${resume} --retry-errors sends them again`);
   if (!b.outcome) {
     const live = b.jobs.live().length;
-    lines.push(live > 0 ? `${live} batch jobs running (the provider has up to 24 h). Nothing is lost if this machine stops.` : 'batch results are ready: run the command again to collect them and go on.');
+    lines.push(
+      live > 0
+        ? `${live} batch jobs running (the provider has up to 24 h). Nothing is lost if this machine stops.`
+        : 'batch results are ready: run the command again to collect them and go on.',
+    );
     lines.push(`resume: ${resume}   (or: rawrag batch status ${b.dir})`);
   }
   return lines.join('\n');

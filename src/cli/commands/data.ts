@@ -51,68 +51,95 @@ export function dataCommand(): Command {
         const rows: Array<Array<string | number>> = [];
         for (const [variant, files] of Object.entries(downloadsOf(b, root))) {
           for (const f of files) {
-            const row = [variant === defaultVariant(b) ? `${variant} *` : variant, shortPath(f.path, b.name), f.sha256 ? 'pinned' : 'no', existsSync(resolve(root, f.path)) ? 'yes' : 'no'];
+            const row = [
+              variant === defaultVariant(b) ? `${variant} *` : variant,
+              shortPath(f.path, b.name),
+              f.sha256 ? 'pinned' : 'no',
+              existsSync(resolve(root, f.path)) ? 'yes' : 'no',
+            ];
             if (opts.urls) row.push(f.url);
             rows.push(row);
           }
         }
         const header = ['variant', 'file', 'sha256', 'present', ...(opts.urls ? ['url'] : [])];
-        out.push(`${b.name} (datasets/${b.name}/)`, markdownTable(header, rows, header.map(() => 'l' as const)), '');
+        out.push(
+          `${b.name} (datasets/${b.name}/)`,
+          markdownTable(
+            header,
+            rows,
+            header.map(() => 'l' as const),
+          ),
+          '',
+        );
       }
-      out.push('* default variant; --urls adds each file\'s source URL');
+      out.push("* default variant; --urls adds each file's source URL");
       process.stdout.write(out.join('\n') + '\n');
     });
   data
     .command('pull')
-    .description('Download a benchmark\'s official files into datasets/<benchmark>/ (resumable, sha256-verified)')
+    .description("Download a benchmark's official files into datasets/<benchmark>/ (resumable, sha256-verified)")
     .argument('<benchmark>', 'benchmark whose files to fetch')
-    .option('--variant <name>', 'which release (see `rawrag data list`; default: the benchmark\'s default)')
+    .option('--variant <name>', "which release (see `rawrag data list`; default: the benchmark's default)")
     .option('--all', 'every variant')
     .option('--allow-unpinned', 'also download files that have no pinned sha256 (the computed sha256 is printed)')
     .option('--base-url <url>', 'fetch each file by name from this location instead (mirror; env RAWRAG_DATA_BASE_URL)')
     .option('--root <dir>', 'folder the datasets/ paths are resolved under (default: the project folder)')
     .option('--force', 'download again even if the file is present')
     .option('--retries <n>', 'automatic resumes after a dropped connection (default 3)', positiveInt)
-    .action(async (name: string, opts: { variant?: string; all?: boolean; allowUnpinned?: boolean; baseUrl?: string; root?: string; force?: boolean; retries?: number }) => {
-      const b = getBenchmark(name);
-      const downloads = downloadsOf(b);
-      let variants: string[];
-      if (opts.all) variants = Object.keys(downloads);
-      else {
-        const v = opts.variant ?? defaultVariant(b);
-        if (!downloads[v]) throw new InputError(`${b.name} has no variant '${v}' (known: ${Object.keys(downloads).join(', ')})`, { place: '--variant' });
-        variants = [v];
-      }
-      const root = resolve(opts.root ?? projectRoot());
-      const baseUrl = opts.baseUrl ?? process.env.RAWRAG_DATA_BASE_URL ?? null;
-      const results: Array<{ variant: string; r: PullResult }> = [];
-      for (const variant of variants) {
-        for (const file of downloads[variant]!) {
-          const progress = terminalProgress(file.path);
-          try {
-            const r = await pullFile(file, {
-              root,
-              baseUrl,
-              allowUnpinned: opts.allowUnpinned,
-              force: opts.force,
-              retries: opts.retries,
-              log: (line) => {
-                progress.clear();
-                process.stderr.write(`${file.path}: ${line}\n`);
-              },
-              progress: progress.update,
-            });
-            progress.clear();
-            results.push({ variant, r });
-            const how = r.status === 'present' ? 'already present' : `downloaded from ${r.url}`;
-            const check = r.pinned ? 'sha256 verified' : 'NOT verified (no pinned sha256)';
-            process.stdout.write(`${variant}: ${r.path}: ${how}, ${r.bytes} bytes, ${check}\n  sha256 ${r.sha256}\n`);
-          } finally {
-            progress.clear();
+    .action(
+      async (
+        name: string,
+        opts: {
+          variant?: string;
+          all?: boolean;
+          allowUnpinned?: boolean;
+          baseUrl?: string;
+          root?: string;
+          force?: boolean;
+          retries?: number;
+        },
+      ) => {
+        const b = getBenchmark(name);
+        const downloads = downloadsOf(b);
+        let variants: string[];
+        if (opts.all) variants = Object.keys(downloads);
+        else {
+          const v = opts.variant ?? defaultVariant(b);
+          if (!downloads[v])
+            throw new InputError(`${b.name} has no variant '${v}' (known: ${Object.keys(downloads).join(', ')})`, { place: '--variant' });
+          variants = [v];
+        }
+        const root = resolve(opts.root ?? projectRoot());
+        const baseUrl = opts.baseUrl ?? process.env.RAWRAG_DATA_BASE_URL ?? null;
+        const results: Array<{ variant: string; r: PullResult }> = [];
+        for (const variant of variants) {
+          for (const file of downloads[variant]!) {
+            const progress = terminalProgress(file.path);
+            try {
+              const r = await pullFile(file, {
+                root,
+                baseUrl,
+                allowUnpinned: opts.allowUnpinned,
+                force: opts.force,
+                retries: opts.retries,
+                log: (line) => {
+                  progress.clear();
+                  process.stderr.write(`${file.path}: ${line}\n`);
+                },
+                progress: progress.update,
+              });
+              progress.clear();
+              results.push({ variant, r });
+              const how = r.status === 'present' ? 'already present' : `downloaded from ${r.url}`;
+              const check = r.pinned ? 'sha256 verified' : 'NOT verified (no pinned sha256)';
+              process.stdout.write(`${variant}: ${r.path}: ${how}, ${r.bytes} bytes, ${check}\n  sha256 ${r.sha256}\n`);
+            } finally {
+              progress.clear();
+            }
           }
         }
-      }
-    });
+      },
+    );
   // main.ts overrides exits on top-level commands only; these are one level deeper.
   for (const c of data.commands) c.exitOverride();
   return data;

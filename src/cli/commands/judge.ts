@@ -17,10 +17,21 @@ import { rate, retryCommand } from './run.js';
 export function judgeCommand(): Command {
   const cmd = new Command('judge')
     .description("Judge another system's answers with a benchmark's official judge and metrics, into a stats-ready run directory")
-    .argument('<answers>', 'JSON lines {"id", "answer", "evidence"?}: ids as rawrag names questions (items.jsonl), evidence = turn ids shown to your reader (for coverage)')
-    .requiredOption('--benchmark <name>', `benchmark: ${listBenchmarks().map((b) => b.name).join(' | ')}`)
-    .option('--system <name>', 'your system\'s name in the manifest and in `rawrag stats` (default external)', 'external')
-    .option('--setting <name>', 'the benchmark-setting `rawrag stats` groups by (default <benchmark>/<system>; e.g. locomo/gpt-4o-mini to sit beside RAW-RAG read by gpt-4o-mini)')
+    .argument(
+      '<answers>',
+      'JSON lines {"id", "answer", "evidence"?}: ids as rawrag names questions (items.jsonl), evidence = turn ids shown to your reader (for coverage)',
+    )
+    .requiredOption(
+      '--benchmark <name>',
+      `benchmark: ${listBenchmarks()
+        .map((b) => b.name)
+        .join(' | ')}`,
+    )
+    .option('--system <name>', "your system's name in the manifest and in `rawrag stats` (default external)", 'external')
+    .option(
+      '--setting <name>',
+      'the benchmark-setting `rawrag stats` groups by (default <benchmark>/<system>; e.g. locomo/gpt-4o-mini to sit beside RAW-RAG read by gpt-4o-mini)',
+    )
     .option('-c, --config <file>', 'config file (JSON or YAML): data, options, judge; flags override it')
     .option('--data <path>', "data file or folder in the benchmark's official format (default: the bundled copy)")
     .option('--judge <model>', "judge model (default: the benchmark's official judge, else gpt-4o-mini)")
@@ -30,7 +41,10 @@ export function judgeCommand(): Command {
   cmd
     .option('--out <dir>', 'run directory (default results/judge-<benchmark>-<system>-<hash>); an existing one is resumed')
     .option('--retry-errors', 'in an existing run directory, redo the items that failed')
-    .option('--force-resume', 'resume a run directory although its identity differs (answers file, data, version); recorded in the manifest')
+    .option(
+      '--force-resume',
+      'resume a run directory although its identity differs (answers file, data, version); recorded in the manifest',
+    )
     .option('--max-error-rate <r>', 'share of failed items (0-1) above which the exit code is 4 (default 0: any failed item)', rate)
     .option('--no-progress', 'no progress bar (default: a bar on a terminal, a line every ~10 s otherwise)')
     .option('--verbose', 'print every data warning (default: one summary line)')
@@ -50,10 +64,21 @@ export function judgeCommand(): Command {
       const out = (opts.out as string | undefined) ?? fromRoot('results', runId);
       const setting = (opts.setting as string | undefined) ?? `${cfg.benchmark}/${system}`;
       const bar = progressBar(`judge ${cfg.benchmark}`, opts.progress !== false);
-      const interrupts = watchInterrupts(() => bar.stop(), () => bar.stop());
+      const interrupts = watchInterrupts(
+        () => bar.stop(),
+        () => bar.stop(),
+      );
       try {
         const outcome = await executeRun(
-          { cfg, out, retryErrors: Boolean(opts.retryErrors), forceResume: Boolean(opts.forceResume), verbose: Boolean(opts.verbose), transport, compose: judgeComposition(answers, { system, setting, runId }) },
+          {
+            cfg,
+            out,
+            retryErrors: Boolean(opts.retryErrors),
+            forceResume: Boolean(opts.forceResume),
+            verbose: Boolean(opts.verbose),
+            transport,
+            compose: judgeComposition(answers, { system, setting, runId }),
+          },
           {
             log: (line) => {
               bar.stop();

@@ -38,7 +38,12 @@ export function memoryCommand(): Command {
         if (opts.owner) checkOwner(store, opts.owner);
         const owners = opts.owner ? [opts.owner] : store.owners();
         if (opts.json) {
-          const out = owners.map((o) => ({ owner: o, memories: store.memories(o).map(({ embedding, ...m }) => ({ ...m, dims: embedding.length, source_event: store.event(m.source_event_id) })) }));
+          const out = owners.map((o) => ({
+            owner: o,
+            memories: store
+              .memories(o)
+              .map(({ embedding, ...m }) => ({ ...m, dims: embedding.length, source_event: store.event(m.source_event_id) })),
+          }));
           process.stdout.write(JSON.stringify(out, null, 2) + '\n');
           return;
         }
@@ -51,7 +56,9 @@ export function memoryCommand(): Command {
     });
   cmd
     .command('purge')
-    .description("Delete an owner's data physically: event log, memory index, extraction log (+ VACUUM), and its extraction replies in the response cache")
+    .description(
+      "Delete an owner's data physically: event log, memory index, extraction log (+ VACUUM), and its extraction replies in the response cache",
+    )
     .requiredOption('--owner <id>', 'the owner (episode id) to delete')
     .requiredOption('--run <dir>', 'run directory of a --system agentic-memory run')
     .option('--cache-dir <dir>', 'response cache folder holding the extraction replies (default as for rawrag run)')
@@ -61,7 +68,11 @@ export function memoryCommand(): Command {
       let keys: string[];
       try {
         checkOwner(store, opts.owner);
-        keys = (store.db.prepare("SELECT request_key FROM extractions WHERE owner_id = ? AND request_key != ''").all(opts.owner) as Array<{ request_key: string }>).map((r) => r.request_key);
+        keys = (
+          store.db.prepare("SELECT request_key FROM extractions WHERE owner_id = ? AND request_key != ''").all(opts.owner) as Array<{
+            request_key: string;
+          }>
+        ).map((r) => r.request_key);
         removed = store.purgeOwner(opts.owner);
       } finally {
         store.close();
@@ -70,7 +81,8 @@ export function memoryCommand(): Command {
       const check = storeOf(opts.run, true);
       const left = check.ownerCounts(opts.owner);
       check.close();
-      if (left.events + left.memories + left.extractions > 0) throw new Error(`purge of '${opts.owner}' left rows behind: ${JSON.stringify(left)}`);
+      if (left.events + left.memories + left.extractions > 0)
+        throw new Error(`purge of '${opts.owner}' left rows behind: ${JSON.stringify(left)}`);
       const cacheRows = purgeCachedReplies(resolveCacheDir(opts.cacheDir), keys);
       process.stdout.write(
         `purged owner ${opts.owner} from ${check.path}: ${removed.events} events, ${removed.memories} memories, ${removed.extractions} extraction rows deleted; ` +
@@ -106,7 +118,10 @@ function renderOwner(store: MemoryStore, owner: string, all: boolean): string[] 
   for (const scope of scopes) {
     const inScope = items.filter((m) => m.scope === scope);
     const active = inScope.filter((m) => m.status === 'active');
-    out.push('', `${owner} (history of ${scope} turns): ${inScope.length} items, ${active.length} active, ${inScope.length - active.length} superseded or forgotten`);
+    out.push(
+      '',
+      `${owner} (history of ${scope} turns): ${inScope.length} items, ${active.length} active, ${inScope.length - active.length} superseded or forgotten`,
+    );
     for (const m of all ? inScope : active) out.push(...renderItem(store, m));
     // Version chains: each superseded item followed down to the item now active.
     const heads = inScope.filter((m) => m.status === 'superseded' && !inScope.some((o) => o.superseded_by === m.memory_id));

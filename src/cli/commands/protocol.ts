@@ -38,7 +38,19 @@ export interface BenchmarkProtocol {
 }
 
 /** A stand-in question for protocols whose budget is the same for every question. */
-const ANY_QUESTION = { id: 'q', episode: 'e', type: '', typeId: null, text: '', gold: '', acceptable: [], questionDate: null, evidence: [], options: null, visibleTurns: null } as Question;
+const ANY_QUESTION = {
+  id: 'q',
+  episode: 'e',
+  type: '',
+  typeId: null,
+  text: '',
+  gold: '',
+  acceptable: [],
+  questionDate: null,
+  evidence: [],
+  options: null,
+  visibleTurns: null,
+} as Question;
 
 function tokens(v: number | null): string {
   return v === null ? 'none (not sent)' : String(v);
@@ -71,10 +83,24 @@ export function describeProtocol(b: Benchmark, cfg: RunConfig): BenchmarkProtoco
   return {
     benchmark: b.name,
     title: b.title,
-    reader: role(readerCard, cfg.reader.model ?? '(yours: --reader MODEL)', cfg.reader.temperature, readerBudget, false, scoring.reader.source),
+    reader: role(
+      readerCard,
+      cfg.reader.model ?? '(yours: --reader MODEL)',
+      cfg.reader.temperature,
+      readerBudget,
+      false,
+      scoring.reader.source,
+    ),
     judge:
       judge && card.judge
-        ? role(card.judge, cfg.judge.model!, cfg.judge.temperature, card.judge.maxTokensRule ?? tokens(judge.maxTokens ?? null), judge.jsonMode === true, judge.source)
+        ? role(
+            card.judge,
+            cfg.judge.model!,
+            cfg.judge.temperature,
+            card.judge.maxTokensRule ?? tokens(judge.maxTokens ?? null),
+            judge.jsonMode === true,
+            judge.source,
+          )
         : null,
     judge_runs: judge ? cfg.judge.runs : 0,
     evidence: `${policy.expandToTurns ? 'windows expanded to whole turns' : 'the selected windows themselves'}, ${policy.order} order`,
@@ -90,7 +116,10 @@ export function renderProtocol(p: BenchmarkProtocol): string {
   ];
   // A '|' inside a value would split a Markdown cell.
   const cell = (v: string | number) => String(v).replace(/\|/g, '\\|');
-  const field = (name: string, get: (r: RoleProtocol) => string | number) => [name, ...roles.map(([, r]) => (r ? cell(get(r)) : '— (no LLM judge)'))];
+  const field = (name: string, get: (r: RoleProtocol) => string | number) => [
+    name,
+    ...roles.map(([, r]) => (r ? cell(get(r)) : '— (no LLM judge)')),
+  ];
   const rows = [
     field('model', (r) => r.model),
     field('upstream model', (r) => r.upstream_model ?? '(the model under test)'),
@@ -116,8 +145,15 @@ export function renderProtocol(p: BenchmarkProtocol): string {
 
 export function protocolCommand(): Command {
   return new Command('protocol')
-    .description("Print the official protocol a run follows, per role: model, temperature, max_tokens, response format, prompt files and their upstream source, and the denominator rule")
-    .argument('[benchmark]', `${listBenchmarks().map((b) => b.name).join(' | ')} (default: all six)`)
+    .description(
+      'Print the official protocol a run follows, per role: model, temperature, max_tokens, response format, prompt files and their upstream source, and the denominator rule',
+    )
+    .argument(
+      '[benchmark]',
+      `${listBenchmarks()
+        .map((b) => b.name)
+        .join(' | ')} (default: all six)`,
+    )
     .option('-c, --config <file>', 'show what a run with this config file would send')
     .option('--json', 'print JSON instead of tables')
     .action((benchmark: string | undefined, opts: { config?: string; json?: boolean }) => {

@@ -12,19 +12,27 @@ import { renderBatched, runBatched } from './batch.js';
 export function runCommand(): Command {
   const cmd = new Command('run')
     .description('Run a system (RAW-RAG by default) on a benchmark: ingest, find evidence (and read + judge when a reader is set)')
-    .argument('[benchmark]', `benchmark: ${listBenchmarks().map((b) => b.name).join(' | ')} (default locomo)`);
+    .argument(
+      '[benchmark]',
+      `benchmark: ${listBenchmarks()
+        .map((b) => b.name)
+        .join(' | ')} (default locomo)`,
+    );
   addMethodOptions(cmd);
   addBenchmarkOptions(cmd);
   addTransportOptions(cmd);
   cmd
     .option('--out <dir>', 'run directory (default results/<run-id>); an existing one is resumed')
     .option('--retry-errors', 'in an existing run directory, redo the items that failed')
-    .option('--force-resume', 'resume a run directory although its identity differs (system, retriever, data, version); recorded in the manifest')
+    .option(
+      '--force-resume',
+      'resume a run directory although its identity differs (system, retriever, data, version); recorded in the manifest',
+    )
     .option('--max-error-rate <r>', 'share of failed items (0-1) above which the exit code is 4 (default 0: any failed item)', rate)
     .option('--no-progress', 'no progress bar (default: a bar on a terminal, a line every ~10 s otherwise)')
     .option('--verbose', 'print every data warning (default: one summary line)')
     .option('--json', 'print summary.json instead of the table')
-    .option('--batch', "send reader and judge requests as Batch API jobs (half price, up to 24 h; see docs/models.md)")
+    .option('--batch', 'send reader and judge requests as Batch API jobs (half price, up to 24 h; see docs/models.md)')
     .option('--no-wait', 'with --batch: exit once the batch jobs are submitted; run the same command again to go on')
     .option('--batch-embeddings', 'with --batch: embed the windows and questions through batch jobs too (implies --batch)')
     .action(async (benchmark: string | undefined, _opts: unknown, command: Command) => {
@@ -36,9 +44,19 @@ export function runCommand(): Command {
         return;
       }
       const bar = progressBar(cfg.benchmark, opts.progress !== false);
-      const interrupts = watchInterrupts(() => bar.stop(), () => bar.stop());
+      const interrupts = watchInterrupts(
+        () => bar.stop(),
+        () => bar.stop(),
+      );
       try {
-        const request = { cfg, out: (opts.out as string | undefined) ?? null, retryErrors: Boolean(opts.retryErrors), forceResume: Boolean(opts.forceResume), verbose: Boolean(opts.verbose), transport };
+        const request = {
+          cfg,
+          out: (opts.out as string | undefined) ?? null,
+          retryErrors: Boolean(opts.retryErrors),
+          forceResume: Boolean(opts.forceResume),
+          verbose: Boolean(opts.verbose),
+          transport,
+        };
         const hooks: RunHooks = {
           log: (line: string) => {
             bar.stop();
@@ -52,7 +70,11 @@ export function runCommand(): Command {
           const b = await runBatched(request, hooks, { wait: opts.wait !== false, embeddings: Boolean(opts.batchEmbeddings) });
           bar.stop();
           const report = b.outcome && !opts.json ? renderRunReport(b.outcome) : b.outcome ? JSON.stringify(b.outcome.summary, null, 2) : '';
-          process.stdout.write(report + (opts.json && b.outcome ? '' : `${report ? '\n' : ''}${renderBatched(b, retryCommand(process.argv) + ` --out ${b.dir}`)}`) + '\n');
+          process.stdout.write(
+            report +
+              (opts.json && b.outcome ? '' : `${report ? '\n' : ''}${renderBatched(b, retryCommand(process.argv) + ` --out ${b.dir}`)}`) +
+              '\n',
+          );
           if (!b.outcome) return;
           outcome = b.outcome;
         } else {
@@ -75,7 +97,8 @@ export function runCommand(): Command {
 
 export function rate(value: string): number {
   const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError(`'${value}' is not a rate between 0 and 1.`);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1)
+    throw new InvalidArgumentError(`'${value}' is not a rate between 0 and 1.`);
   return n;
 }
 

@@ -18,7 +18,10 @@ export interface EstimatedRole {
 export const BATCHED_ROLES: ReadonlySet<Role> = new Set(['reader', 'judge']);
 
 /** Each role's cost if run with --batch (null: unknown; a model without batch prices has no batch API). */
-export function batchCosts(roles: readonly EstimatedRole[], model: (name: string, role: Role) => ModelEntry): { perRole: Array<number | null>; total: number | null; notes: string[] } {
+export function batchCosts(
+  roles: readonly EstimatedRole[],
+  model: (name: string, role: Role) => ModelEntry,
+): { perRole: Array<number | null>; total: number | null; notes: string[] } {
   const notes: string[] = [];
   const perRole = roles.map((r) => {
     if (!BATCHED_ROLES.has(r.role)) return r.cost_usd;

@@ -144,7 +144,9 @@ export class BatchJobs {
       const { session } = this.opts;
       const entry = session.model(part.model, part.role);
       const a = session.availability(entry, part.role);
-      const apiKey = a.ok ? a.endpoint.apiKey : (session.secrets.add(entry.keyEnv ? session.transport.env[entry.keyEnv] : undefined) ?? 'EMPTY');
+      const apiKey = a.ok
+        ? a.endpoint.apiKey
+        : (session.secrets.add(entry.keyEnv ? session.transport.env[entry.keyEnv] : undefined) ?? 'EMPTY');
       c = openaiClient({ baseUrl: part.base_url, apiKey }, session.transport.timeoutMs);
       this.clients.set(part.base_url, c);
     }
@@ -260,7 +262,9 @@ export class BatchJobs {
       return { batch: created, adopted: false };
     });
     this.update(rec, batch.batch);
-    this.opts.log(`batch ${batch.batch.id} ${batch.adopted ? 'found on the provider (already submitted), adopted' : 'submitted'}: ${describePart(rec)}`);
+    this.opts.log(
+      `batch ${batch.batch.id} ${batch.adopted ? 'found on the provider (already submitted), adopted' : 'submitted'}: ${describePart(rec)}`,
+    );
   }
 
   /** A live or finished, not yet recorded batch of this run for this part (newest first). */
@@ -280,10 +284,14 @@ export class BatchJobs {
     rec.batch_id = b.id;
     rec.input_file_id = b.input_file_id ?? rec.input_file_id;
     rec.status = b.status;
-    rec.counts = b.request_counts ? { total: b.request_counts.total, completed: b.request_counts.completed, failed: b.request_counts.failed } : rec.counts;
+    rec.counts = b.request_counts
+      ? { total: b.request_counts.total, completed: b.request_counts.completed, failed: b.request_counts.failed }
+      : rec.counts;
     rec.output_file_id = b.output_file_id ?? null;
     rec.error_file_id = b.error_file_id ?? null;
-    rec.errors = b.errors?.data?.length ? b.errors.data.map((e) => [e.code, e.line != null ? `line ${e.line}` : null, e.message].filter(Boolean).join(': ')).join('; ') : null;
+    rec.errors = b.errors?.data?.length
+      ? b.errors.data.map((e) => [e.code, e.line != null ? `line ${e.line}` : null, e.message].filter(Boolean).join(': ')).join('; ')
+      : null;
     rec.updated_at = this.now().toISOString();
     this.save();
   }
@@ -326,7 +334,9 @@ export class BatchJobs {
       const entryOf = new Map<string, ReturnType<ProviderSession['model']>>();
       for (const fileId of [rec.output_file_id, rec.error_file_id]) {
         if (!fileId) continue;
-        const text = await this.call(rec, async (client, timeoutMs) => (await client.files.content(fileId, { timeout: Math.max(timeoutMs, UPLOAD_TIMEOUT_MS), maxRetries: 0 })).text());
+        const text = await this.call(rec, async (client, timeoutMs) =>
+          (await client.files.content(fileId, { timeout: Math.max(timeoutMs, UPLOAD_TIMEOUT_MS), maxRetries: 0 })).text(),
+        );
         for (const raw of text.split('\n')) {
           if (raw.trim() === '') continue;
           const line = parseOutputLine(raw);
@@ -358,7 +368,12 @@ export class BatchJobs {
         const keep = new Set(unfinished.map((m) => m.key));
         const again: DeferredRequest[] = lines
           .filter((l) => keep.has(l.custom_id))
-          .map((l) => ({ ...byKey.get(l.custom_id)!, baseUrl: rec.base_url, url: l.url as DeferredRequest['url'], body: l.body as DeferredRequest['body'] }));
+          .map((l) => ({
+            ...byKey.get(l.custom_id)!,
+            baseUrl: rec.base_url,
+            url: l.url as DeferredRequest['url'],
+            body: l.body as DeferredRequest['body'],
+          }));
         rec.collected = { stored, failed: failedHere, unfinished: unfinished.length, at: this.now().toISOString(), usage };
         this.save();
         this.opts.log(`batch ${rec.batch_id} expired with ${stored} replies; resubmitting its ${unfinished.length} unfinished requests`);
@@ -367,10 +382,15 @@ export class BatchJobs {
         report.resubmitted += unfinished.length;
       } else {
         if (rec.status === 'failed' || rec.status === 'cancelled') {
-          const why = rec.status === 'failed' ? `batch ${rec.batch_id} failed${rec.errors ? ` (${rec.errors})` : ''}` : `batch ${rec.batch_id} was cancelled`;
+          const why =
+            rec.status === 'failed'
+              ? `batch ${rec.batch_id} failed${rec.errors ? ` (${rec.errors})` : ''}`
+              : `batch ${rec.batch_id} was cancelled`;
           for (const m of unfinished) fail(m.key, why);
           report.lost.push(`${why}: ${unfinished.length} of ${rec.requests} requests not run`);
-          this.opts.log(`${why}: ${unfinished.length} of ${rec.requests} requests not run (recorded as failures; --retry-errors sends them again)`);
+          this.opts.log(
+            `${why}: ${unfinished.length} of ${rec.requests} requests not run (recorded as failures; --retry-errors sends them again)`,
+          );
         } else if (unfinished.length > 0) {
           for (const m of unfinished) fail(m.key, `no result in batch ${rec.batch_id}`);
         }
@@ -449,7 +469,8 @@ type LineResult =
   | { message: string; notRun?: boolean };
 
 function replyOf(line: OutputLine, url: string, endpoint: string): LineResult {
-  if (line.error) return { message: `${line.error.code ?? 'error'}: ${line.error.message ?? ''}`.trim(), notRun: NOT_RUN.has(line.error.code ?? '') };
+  if (line.error)
+    return { message: `${line.error.code ?? 'error'}: ${line.error.message ?? ''}`.trim(), notRun: NOT_RUN.has(line.error.code ?? '') };
   const status = line.response?.status_code;
   const body = line.response?.body as { error?: { code?: string; message?: string } } | undefined;
   if (status !== 200) {

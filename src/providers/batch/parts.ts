@@ -62,13 +62,23 @@ export function planParts(requests: readonly DeferredRequest[], limitsFor: (mode
       if (cur.requests.length === 0) return;
       const first = cur.requests[0]!;
       const jsonl = cur.lines.join('');
-      parts.push({ hash: partHash(cur.requests.map((r) => r.key)), baseUrl: first.baseUrl, model: first.model, role: first.role, url: first.url, requests: cur.requests, jsonl, bytes: cur.bytes });
+      parts.push({
+        hash: partHash(cur.requests.map((r) => r.key)),
+        baseUrl: first.baseUrl,
+        model: first.model,
+        role: first.role,
+        url: first.url,
+        requests: cur.requests,
+        jsonl,
+        bytes: cur.bytes,
+      });
       cur = { requests: [], lines: [], bytes: 0 };
     };
     for (const r of list) {
       const line = JSON.stringify(batchLine(r)) + '\n';
       const bytes = Buffer.byteLength(line, 'utf8');
-      if (bytes > limits.bytes) throw new Error(`request ${r.key.slice(0, 12)} alone is ${bytes} bytes, over the batch limit of ${limits.bytes}`);
+      if (bytes > limits.bytes)
+        throw new Error(`request ${r.key.slice(0, 12)} alone is ${bytes} bytes, over the batch limit of ${limits.bytes}`);
       if (cur.requests.length >= limits.requests || cur.bytes + bytes > limits.bytes) flush();
       cur.requests.push(r);
       cur.lines.push(line);

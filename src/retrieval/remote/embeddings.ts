@@ -76,7 +76,15 @@ export class RemoteEmbedder implements Embedder {
   }
 
   private one({ input, tokens }: { input: string; tokens: number }): Promise<Float32Array> {
-    const key = cacheKey({ kind: 'embed', provider: this.entry.provider, model: this.wireModel, input, dimensions: this.entry.dimensions ?? null, encoding_format: 'float', ...this.session.cacheScopeKey(this.endpoint) });
+    const key = cacheKey({
+      kind: 'embed',
+      provider: this.entry.provider,
+      model: this.wireModel,
+      input,
+      dimensions: this.entry.dimensions ?? null,
+      encoding_format: 'float',
+      ...this.session.cacheScopeKey(this.endpoint),
+    });
     const cache = this.session.cache;
     const known = this.memo.get(key);
     if (known) return Promise.resolve(known);
@@ -90,7 +98,13 @@ export class RemoteEmbedder implements Embedder {
     if (hit) {
       this.dimension ??= hit.length;
       this.memo.set(key, hit);
-      this.session.usage.record('embed', this.entry.name, { prompt_tokens: tokens, completion_tokens: 0, search_units: 0 }, true, this.entry.prices);
+      this.session.usage.record(
+        'embed',
+        this.entry.name,
+        { prompt_tokens: tokens, completion_tokens: 0, search_units: 0 },
+        true,
+        this.entry.prices,
+      );
       // Vectors are stored bare: their origin is known only when the key holds the endpoint.
       const here = endpointId(this.endpoint.baseUrl);
       const origin = this.session.transport.cacheScope === 'endpoint' ? { endpoint: here } : undefined;
@@ -112,7 +126,8 @@ export class RemoteEmbedder implements Embedder {
   /** --batch-embeddings: record the text for a batch job (one input per request, keyed like the cache). */
   private deferTo(sink: DeferSink, key: string, input: string): Promise<Float32Array> {
     const failed = sink.failure?.(key);
-    if (failed !== undefined) return Promise.reject(new Error(`embedding of a text failed in a batch job: ${this.session.secrets.scrub(failed)}`));
+    if (failed !== undefined)
+      return Promise.reject(new Error(`embedding of a text failed in a batch job: ${this.session.secrets.scrub(failed)}`));
     const body: OpenAI.EmbeddingCreateParams = { model: this.wireModel, input, encoding_format: 'float' };
     if (this.entry.dimensions) body.dimensions = this.entry.dimensions;
     sink.add({ key, role: 'embed', model: this.entry.name, baseUrl: this.endpoint.baseUrl, url: '/v1/embeddings', body, replicate: 0 });
@@ -141,12 +156,19 @@ export class RemoteEmbedder implements Embedder {
       // a retry asks again instead of replaying it from the cache.
       this.dimension ??= vectors[0]!.length;
       vectors.forEach((v, i) => {
-        if (v.length !== this.dimension) throw new BadReplyError(`embedding ${i} has ${v.length} dimensions, expected ${this.dimension}`, false);
+        if (v.length !== this.dimension)
+          throw new BadReplyError(`embedding ${i} has ${v.length} dimensions, expected ${this.dimension}`, false);
         if (!this.usable(v)) throw new BadReplyError(`embedding ${i} has a component that is not a finite number`, false);
       });
       return { vectors, promptTokens: res.usage?.prompt_tokens ?? batch.reduce((s, p) => s + p.tokens, 0), servedModel: res.model ?? null };
     });
-    this.session.usage.record('embed', this.entry.name, { prompt_tokens: promptTokens, completion_tokens: 0, search_units: 0 }, false, this.entry.prices);
+    this.session.usage.record(
+      'embed',
+      this.entry.name,
+      { prompt_tokens: promptTokens, completion_tokens: 0, search_units: 0 },
+      false,
+      this.entry.prices,
+    );
     this.session.provenance.record('embed', provenanceOf({ served_model: servedModel }, endpointId(this.endpoint.baseUrl), false));
     batch.forEach((p, i) => {
       this.session.cache.store('embed', p.key, vectors[i]!, vectorCodec);
@@ -155,7 +177,6 @@ export class RemoteEmbedder implements Embedder {
     });
   }
 }
-
 
 /** Splits texts into requests within the input-count and token limits, preserving order. */
 export function batches<T extends { tokens: number }>(items: T[], maxInputs: number, maxTokens: number): T[][] {

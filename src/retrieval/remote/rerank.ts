@@ -55,16 +55,33 @@ abstract class RemoteReranker implements Reranker {
     const documents = candidates.map((h) => ep.chunks[h.chunk]!.text);
     const n = Math.min(topN, documents.length);
     // Documents enter the key by digest: the same 128 windows are hashed once, not once per question.
-    const key = cacheKey({ kind: 'rerank', provider: this.entry.provider, model: this.wireModel, query, documents: documents.map((d) => this.digest(d)), top_n: n, ...this.session.cacheScopeKey(this.endpoint) });
+    const key = cacheKey({
+      kind: 'rerank',
+      provider: this.entry.provider,
+      model: this.wireModel,
+      query,
+      documents: documents.map((d) => this.digest(d)),
+      top_n: n,
+      ...this.session.cacheScopeKey(this.endpoint),
+    });
     const { value, cached } = await this.session.cache.through(
       'rerank',
       key,
       jsonCodec<Ranked>(),
       // Checked before it can be stored: an invalid reply is an item error that a retry asks again.
-      async () => ({ ...checkRanked(await this.session.send('rerank', this.entry.name, (t) => this.call(query, documents, n, t)), documents.length, n), origin: this.origin }),
+      async () => ({
+        ...checkRanked(await this.session.send('rerank', this.entry.name, (t) => this.call(query, documents, n, t)), documents.length, n),
+        origin: this.origin,
+      }),
       (r) => rankedProblem(r, documents.length, n) === null,
     );
-    this.session.usage.record('rerank', this.entry.name, { prompt_tokens: value.prompt_tokens, completion_tokens: 0, search_units: value.search_units }, cached, this.entry.prices);
+    this.session.usage.record(
+      'rerank',
+      this.entry.name,
+      { prompt_tokens: value.prompt_tokens, completion_tokens: 0, search_units: value.search_units },
+      cached,
+      this.entry.prices,
+    );
     this.session.provenance.record('rerank', provenanceOf(value.origin, endpointId(this.endpoint.baseUrl), cached));
     const hits = value.results.map((r) => ({ chunk: candidates[r.index]!.chunk, score: r.score }));
     return hits.sort(compareHits).slice(0, n);
@@ -81,10 +98,12 @@ export function rankedProblem(r: Ranked, documents: number, topN: number): strin
   if (r.results.length > documents) return `${r.results.length} results for ${documents} documents`;
   const seen = new Set<number>();
   for (const x of r.results) {
-    if (!Number.isInteger(x?.index) || x.index < 0 || x.index >= documents) return `index ${JSON.stringify(x?.index)} out of range for ${documents} documents`;
+    if (!Number.isInteger(x?.index) || x.index < 0 || x.index >= documents)
+      return `index ${JSON.stringify(x?.index)} out of range for ${documents} documents`;
     if (seen.has(x.index)) return `index ${x.index} returned twice`;
     seen.add(x.index);
-    if (typeof x.score !== 'number' || !Number.isFinite(x.score)) return `score ${String(x.score)} for index ${x.index} is not a finite number`;
+    if (typeof x.score !== 'number' || !Number.isFinite(x.score))
+      return `score ${String(x.score)} for index ${x.index} is not a finite number`;
   }
   return null;
 }
@@ -113,7 +132,9 @@ export class CohereReranker extends RemoteReranker {
 
   protected async call(query: string, documents: string[], topN: number, timeoutMs: number): Promise<Ranked> {
     const client = await (this.client ??= this.sdk());
-    const res = await namingHost(this.endpoint.baseUrl, () => client.rerank({ model: this.wireModel, query, documents, topN }, { maxRetries: 0, timeoutInSeconds: timeoutMs / 1000 }));
+    const res = await namingHost(this.endpoint.baseUrl, () =>
+      client.rerank({ model: this.wireModel, query, documents, topN }, { maxRetries: 0, timeoutInSeconds: timeoutMs / 1000 }),
+    );
     // A non-JSON 200 body (a login or proxy page) comes back as `{ ok: false, error: { reason: 'non-json', rawBody } }`.
     const nonJson = (res as unknown as { error?: { reason?: string; rawBody?: unknown } })?.error;
     if (nonJson?.reason === 'non-json') throw notJsonReply(String(nonJson.rawBody ?? ''));
@@ -147,7 +168,10 @@ export class VllmReranker extends RemoteReranker {
     const text = await res.text();
     if (!res.ok) throw new HttpStatusError(res.status, res.headers, text);
     if (/^\s*</.test(text)) throw notJsonReply(text, res.headers.get('content-type'));
-    const body = JSON.parse(text) as { results?: Array<{ index: number; relevance_score?: number; score?: number }>; usage?: { prompt_tokens?: number; total_tokens?: number } };
+    const body = JSON.parse(text) as {
+      results?: Array<{ index: number; relevance_score?: number; score?: number }>;
+      usage?: { prompt_tokens?: number; total_tokens?: number };
+    };
     if (!Array.isArray(body.results)) throw new BadReplyError('rerank reply has no results array', true);
     return {
       results: body.results.map((r) => ({ index: r.index, score: r.relevance_score ?? r.score ?? Number.NaN })),

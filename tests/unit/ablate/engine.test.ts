@@ -53,7 +53,10 @@ function instrumented(counts: Counts): Retriever {
         counts.rerank++;
         counts.topN.push(topN);
         counts.candidates.push(candidates.length);
-        return [...candidates].sort((a, b) => b.chunk - a.chunk).slice(0, topN).map((h) => ({ chunk: h.chunk, score: h.chunk }));
+        return [...candidates]
+          .sort((a, b) => b.chunk - a.chunk)
+          .slice(0, topN)
+          .map((h) => ({ chunk: h.chunk, score: h.chunk }));
       },
     },
   };
@@ -80,7 +83,16 @@ describe('a k sweep with reranking on and off', () => {
   });
 
   it('builds one index, searches once and reranks once per question for the whole sweep', () => {
-    expect(variants.map((v) => v.name)).toEqual(['default', 'k=1', 'k=5', 'k=30', 'k=1,no-rerank', 'k=5,no-rerank', 'no-rerank', 'k=30,no-rerank']);
+    expect(variants.map((v) => v.name)).toEqual([
+      'default',
+      'k=1',
+      'k=5',
+      'k=30',
+      'k=1,no-rerank',
+      'k=5,no-rerank',
+      'no-rerank',
+      'k=30,no-rerank',
+    ]);
     expect(counts.prepare).toBe(1);
     expect(counts.search).toBe(LIMIT);
     expect(counts.rerank).toBe(LIMIT);
@@ -95,7 +107,12 @@ describe('a k sweep with reranking on and off', () => {
     for (const name of ['k=1', 'k=5', 'default']) {
       const k = name === 'default' ? 15 : Number(name.slice(2));
       for (const [id, item] of items.get(name)!) {
-        expect(item.retrieved.map((r) => r.chunk)).toEqual(deep.get(id)!.retrieved.slice(0, k).map((r) => r.chunk));
+        expect(item.retrieved.map((r) => r.chunk)).toEqual(
+          deep
+            .get(id)!
+            .retrieved.slice(0, k)
+            .map((r) => r.chunk),
+        );
       }
     }
   });
@@ -110,7 +127,10 @@ describe('a k sweep with reranking on and off', () => {
   });
 
   it('never loses coverage as k grows when expansion and ordering are fixed', () => {
-    for (const family of [['k=1', 'k=5', 'default', 'k=30'], ['k=1,no-rerank', 'k=5,no-rerank', 'no-rerank', 'k=30,no-rerank']]) {
+    for (const family of [
+      ['k=1', 'k=5', 'default', 'k=30'],
+      ['k=1,no-rerank', 'k=5,no-rerank', 'no-rerank', 'k=30,no-rerank'],
+    ]) {
       for (const id of items.get('default')!.keys()) {
         const chain = family.map((n) => items.get(n)!.get(id)!);
         for (let i = 1; i < chain.length; i++) {

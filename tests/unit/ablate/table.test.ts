@@ -13,7 +13,14 @@ import { evidenceKey, reuseStages, stageDelta } from '../../../src/ablate/reuse.
 import { planVariants } from '../../../src/ablate/variants.js';
 
 const base = RunConfigSchema.parse({ benchmark: 'locomo' });
-const variants = planVariants(base, DEFAULT_POLICY, { k: [1, 60], window: [512], stride: null, candidates: [], noRerank: false, noExpand: false });
+const variants = planVariants(base, DEFAULT_POLICY, {
+  k: [1, 60],
+  window: [512],
+  stride: null,
+  candidates: [],
+  noRerank: false,
+  noExpand: false,
+});
 const N = 200;
 
 /** RFC 4180 rows as objects keyed by the header (quoted fields may hold commas and doubled quotes). */
@@ -25,12 +32,12 @@ function parseCsv(text: string): Array<Record<string, string>> {
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
     if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (field += '"'), i++;
+      if (c === '"' && text[i + 1] === '"') ((field += '"'), i++);
       else if (c === '"') quoted = false;
       else field += c;
     } else if (c === '"') quoted = true;
-    else if (c === ',') row.push(field), (field = '');
-    else if (c === '\n') row.push(field), rows.push(row), (row = []), (field = '');
+    else if (c === ',') (row.push(field), (field = ''));
+    else if (c === '\n') (row.push(field), rows.push(row), (row = []), (field = ''));
     else field += c;
   }
   const [header, ...body] = rows;
@@ -39,9 +46,27 @@ function parseCsv(text: string): Array<Record<string, string>> {
 
 function item(id: number, covered: boolean, score: number | null): ItemRecord {
   return {
-    id: `q${id}`, benchmark: 'locomo', episode: 'e', type: 'single-hop', type_id: 4, question: '', question_date: null, gold: '', acceptable: [],
-    gold_evidence: ['D1:1'], retrieved: [], evidence_turns: [], evidence_tokens: 100, coverage: { all: covered, any: covered }, coverage_at_k: {},
-    answer: null, score, metrics: {}, details: {}, timings: {}, error: null,
+    id: `q${id}`,
+    benchmark: 'locomo',
+    episode: 'e',
+    type: 'single-hop',
+    type_id: 4,
+    question: '',
+    question_date: null,
+    gold: '',
+    acceptable: [],
+    gold_evidence: ['D1:1'],
+    retrieved: [],
+    evidence_turns: [],
+    evidence_tokens: 100,
+    coverage: { all: covered, any: covered },
+    coverage_at_k: {},
+    answer: null,
+    score,
+    metrics: {},
+    details: {},
+    timings: {},
+    error: null,
   };
 }
 
@@ -107,7 +132,9 @@ describe('analyseAblation', () => {
     expect(md).toMatch(/\| k=1 +\| +200 \| +40\.00 \| +-40\.00 \|/);
     const rows = parseCsv(ablationCsv(table));
     expect(rows.map((r) => r.variant)).toEqual(variants.map((v) => v.name));
-    expect(Object.keys(rows[0]!)).toEqual(expect.arrayContaining(['variant', 'coverage', 'delta', 'ci_low', 'ci_high', 'p_holm', 'evidence_tokens', 'time_s']));
+    expect(Object.keys(rows[0]!)).toEqual(
+      expect.arrayContaining(['variant', 'coverage', 'delta', 'ci_low', 'ci_high', 'p_holm', 'evidence_tokens', 'time_s']),
+    );
     expect(Number(rows[1]!.delta)).toBeCloseTo(-0.4, 12);
     expect(rows[0]!.delta).toBe('');
   });
@@ -144,7 +171,9 @@ describe('answer reuse across variants', () => {
     const ev = { turnIndices: [3, 1], turnIds: ['D1:4', 'D1:2'], blocks: ['x', 'y'], tokens: 9 };
     const policy = { expandToTurns: true, order: 'rank' as const };
     expect(evidenceKey(ev, { retrieved: [] }, policy, '256/224')).toBe(evidenceKey({ ...ev }, { retrieved: [] }, policy, '512/480'));
-    expect(evidenceKey(ev, { retrieved: [] }, policy, '256/224')).not.toBe(evidenceKey({ ...ev, turnIds: ['D1:2', 'D1:4'] }, { retrieved: [] }, policy, '256/224'));
+    expect(evidenceKey(ev, { retrieved: [] }, policy, '256/224')).not.toBe(
+      evidenceKey({ ...ev, turnIds: ['D1:2', 'D1:4'] }, { retrieved: [] }, policy, '256/224'),
+    );
     const raw = { expandToTurns: false, order: 'rank' as const };
     const r = { retrieved: [{ chunk: 'e#2' }, { chunk: 'e#1' }] } as unknown as ItemRecord;
     expect(evidenceKey(ev, r, raw, '256/224')).not.toBe(evidenceKey(ev, r, raw, '512/480'));
@@ -160,6 +189,11 @@ describe('answer reuse across variants', () => {
     const twin = item(1, true, null);
     twin.metrics.recall_at_50 = 0;
     reuseStages(twin, delta, 'k=30');
-    expect(twin).toMatchObject({ answer: '7 May 2023', score: 2 / 3, metrics: { f1: 0.5, recall_at_50: 0 }, details: { judge: { votes: [1, 1, 0] }, ablate_reused_from: 'k=30' } });
+    expect(twin).toMatchObject({
+      answer: '7 May 2023',
+      score: 2 / 3,
+      metrics: { f1: 0.5, recall_at_50: 0 },
+      details: { judge: { votes: [1, 1, 0] }, ablate_reused_from: 'k=30' },
+    });
   });
 });

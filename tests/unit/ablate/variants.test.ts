@@ -28,13 +28,22 @@ describe('planVariants', () => {
 
   it('crosses window sizes with k and names k explicitly beside a window', () => {
     expect(names({ window: [128, 512], k: [5] })).toEqual([
-      'default', 'window=128,k=5', 'window=128,k=15', 'k=5', 'window=512,k=5', 'window=512,k=15',
+      'default',
+      'window=128,k=5',
+      'window=128,k=15',
+      'k=5',
+      'window=512,k=5',
+      'window=512,k=15',
     ]);
   });
 
   it('keeps the 32-token overlap for swept windows unless --stride is given', () => {
     const vs = planVariants(base, DEFAULT_POLICY, { ...none, window: [128, 1024] });
-    expect(vs.map((v) => [v.window.size, v.window.stride])).toEqual([[256, 224], [128, 96], [1024, 992]]);
+    expect(vs.map((v) => [v.window.size, v.window.stride])).toEqual([
+      [256, 224],
+      [128, 96],
+      [1024, 992],
+    ]);
     const strided = planVariants(base, DEFAULT_POLICY, { ...none, window: [128, 512], stride: 64 });
     // The reference window keeps its own stride; only the swept sizes take --stride.
     expect(strided.map((v) => v.name)).toEqual(['default', 'window=128,stride=64,k=15', 'window=512,stride=64,k=15']);

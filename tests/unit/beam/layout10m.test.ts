@@ -16,7 +16,14 @@ function batch(n: number, firstId: number, pairs: number, anchor: string, tag: s
     batch_number: n,
     time_anchor: null,
     turns: Array.from({ length: pairs }, (_, p) => [
-      { role: 'user', id: firstId + 2 * p, ...(p === 0 ? { time_anchor: anchor } : {}), index: `${n},${p + 1}`, question_type: 'main_question', content: `${tag} question ${p}` },
+      {
+        role: 'user',
+        id: firstId + 2 * p,
+        ...(p === 0 ? { time_anchor: anchor } : {}),
+        index: `${n},${p + 1}`,
+        question_type: 'main_question',
+        content: `${tag} question ${p}`,
+      },
       { role: 'assistant', id: firstId + 2 * p + 1, content: `${tag} answer ${p}` },
     ]),
   };
@@ -35,7 +42,9 @@ function probing(ids: number[]) {
         ...(a === 'contradiction_resolution' ? { ideal_answer: 'Both were said.' } : {}),
         ...(a === 'summarization' ? { ideal_summary: 'A summary.' } : {}),
         ...(a === 'instruction_following' || a === 'preference_following' ? { expected_compliance: 'Complies.' } : {}),
-        ...(['event_ordering', 'information_extraction', 'knowledge_update', 'multi_session_reasoning', 'temporal_reasoning'].includes(a) ? { answer: 'An answer.' } : {}),
+        ...(['event_ordering', 'information_extraction', 'knowledge_update', 'multi_session_reasoning', 'temporal_reasoning'].includes(a)
+          ? { answer: 'An answer.' }
+          : {}),
         ...(i === 1 ? { plan_reference: 'Plan 1' } : {}),
       })),
     ]),
@@ -48,7 +57,7 @@ const write = (file: string, v: unknown) => {
 };
 
 describe('BEAM 10M per-plan layout (constructed)', () => {
-  it('concatenates plans in numeric order, prefers each plan\'s truncated chat, keeps global ids', async () => {
+  it("concatenates plans in numeric order, prefers each plan's truncated chat, keeps global ids", async () => {
     const root = tempDir('rawrag-beam10m-');
     const conv = join(root, 'chats', '10M', '1');
     write(join(conv, 'plan-0', 'chat.json'), [batch(1, 0, 2, 'March-01-2024', 'p0b1'), batch(2, 4, 1, 'April-02-2024', 'p0b2')]);
@@ -60,11 +69,19 @@ describe('BEAM 10M per-plan layout (constructed)', () => {
     const ds = await beam.load({ path: root, options: { size: '10M' } });
     const ep = ds.episodes[0]!;
     expect(ep.id).toBe('10M/1');
-    expect(ep.meta).toMatchObject({ size: '10M', chat_files: ['plan-0/chat.json', 'plan-1/chat_trunecated.json', 'plan-10/chat.json'], batches: 4, messages: 12 });
+    expect(ep.meta).toMatchObject({
+      size: '10M',
+      chat_files: ['plan-0/chat.json', 'plan-1/chat_trunecated.json', 'plan-10/chat.json'],
+      batches: 4,
+      messages: 12,
+    });
     expect(ep.turns.map((t) => t.id)).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11']);
     expect([...new Set(ep.turns.map((t) => t.session))]).toEqual(['plan-0/batch-1', 'plan-0/batch-2', 'plan-1/batch-1', 'plan-10/batch-1']);
     expect(ep.turns.map((t) => t.date)).toEqual([
-      ...Array(4).fill('March-01-2024'), ...Array(2).fill('April-02-2024'), ...Array(4).fill('June-01-2024'), ...Array(2).fill('December-24-2024'),
+      ...Array(4).fill('March-01-2024'),
+      ...Array(2).fill('April-02-2024'),
+      ...Array(4).fill('June-01-2024'),
+      ...Array(2).fill('December-24-2024'),
     ]);
     expect(ep.turns[6]!.text).toBe('p1 question 0'); // the truncated plan-1 chat, not the full one
     expect(ds.questions).toHaveLength(20);
@@ -82,7 +99,12 @@ describe('BEAM 10M per-plan layout (constructed)', () => {
       write(join(conv, 'probing_questions', 'probing_questions.json'), probing([0]));
       const ds = await beam.load({ path: join(root, '10M'), options: { size: '10M' } });
       expect(ds.episodes[0]!.turns.map((t) => `${t.session}:${t.id}`)).toEqual([
-        'plan-0/batch-1:0', 'plan-0/batch-1:1', 'plan-0/batch-1:2', 'plan-0/batch-1:3', 'plan-1/batch-1:4', 'plan-1/batch-1:5',
+        'plan-0/batch-1:0',
+        'plan-0/batch-1:1',
+        'plan-0/batch-1:2',
+        'plan-0/batch-1:3',
+        'plan-1/batch-1:4',
+        'plan-1/batch-1:5',
       ]);
     }
   });
@@ -93,7 +115,9 @@ describe('BEAM 10M per-plan layout (constructed)', () => {
     write(join(conv, 'plan-0', 'chat.json'), [batch(1, 0, 2, 'March-01-2024', 'a')]);
     write(join(conv, 'plan-1', 'chat.json'), [batch(1, 2, 1, 'March-09-2024', 'b')]);
     write(join(conv, 'probing_questions', 'probing_questions.json'), probing([0]));
-    await expect(beam.load({ path: root, options: { size: '10M' } })).rejects.toThrow(/plan-1\/chat\.json: \[0\]\.turns\[0\]\[0\]\.id: message id 2 appears twice/);
+    await expect(beam.load({ path: root, options: { size: '10M' } })).rejects.toThrow(
+      /plan-1\/chat\.json: \[0\]\.turns\[0\]\[0\]\.id: message id 2 appears twice/,
+    );
   });
 
   it('rejects a plan key that is not plan-<k>', async () => {

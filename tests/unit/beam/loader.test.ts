@@ -53,9 +53,14 @@ describe('BEAM loader on the shared 100K conversation', async () => {
     expect(ep.turns.map((t) => t.id)).toEqual(Array.from({ length: 232 }, (_, i) => String(i)));
     expect([...new Set(ep.turns.map((t) => t.session))]).toEqual(['batch-1', 'batch-2', 'batch-3']);
     // One anchor per batch, on its first user message; every later message inherits it.
-    expect([ep.turns[0]!.date, ep.turns[67]!.date, ep.turns[68]!.date, ep.turns[137]!.date, ep.turns[138]!.date, ep.turns[231]!.date]).toEqual([
-      'January-10-2024', 'January-10-2024', 'February-15-2024', 'February-15-2024', 'April-05-2024', 'April-05-2024',
-    ]);
+    expect([
+      ep.turns[0]!.date,
+      ep.turns[67]!.date,
+      ep.turns[68]!.date,
+      ep.turns[137]!.date,
+      ep.turns[138]!.date,
+      ep.turns[231]!.date,
+    ]).toEqual(['January-10-2024', 'January-10-2024', 'February-15-2024', 'February-15-2024', 'April-05-2024', 'April-05-2024']);
     expect(ep.turns[68]!.session).toBe('batch-2');
     expect(ep.turns.slice(0, 2).map((t) => t.speaker)).toEqual(['user', 'assistant']);
     expect(ep.turns[0]!.text).toMatch(/^I'm trying to figure out what day it will be in a week from January 10, 2024/);
@@ -70,12 +75,19 @@ describe('BEAM loader on the shared 100K conversation', async () => {
     expect(ds.warnings).toEqual([]);
   });
 
-  it('takes the gold from the ability\'s own field, the rubric and evidence into meta/evidence', () => {
+  it("takes the gold from the ability's own field, the rubric and evidence into meta/evidence", () => {
     const by = (id: string) => ds.questions.find((q) => q.id === id)!;
     const ku = by('100K/5:knowledge_update:0');
     expect(ku.gold).toBe('4 hours in total, with an extra hour specifically spent practicing dice roll problems');
     expect(ku.evidence).toEqual(['44', '62']); // source_chat_ids {original_info: [44], updated_info: [62]}
-    expect(ku.meta).toMatchObject({ ability: 'knowledge_update', rubric: ['LLM response should state: 4 hours in total'], subtype: 'study_duration_extension', difficulty: 'easy', official_defects: true, size: '100K' });
+    expect(ku.meta).toMatchObject({
+      ability: 'knowledge_update',
+      rubric: ['LLM response should state: 4 hours in total'],
+      subtype: 'study_duration_extension',
+      difficulty: 'easy',
+      official_defects: true,
+      size: '100K',
+    });
     expect(by('100K/5:abstention:0').gold).toMatch(/^Based on the provided chat, there is no information/);
     expect(by('100K/5:abstention:0').evidence).toEqual([]);
     expect(by('100K/5:abstention:0').meta!.plan_reference).toBe('Batch 1, Bullet 13');
@@ -89,7 +101,9 @@ describe('BEAM loader on the shared 100K conversation', async () => {
 
   it('records a fingerprint of every file read', () => {
     expect(ds.source.sha256).toMatch(/^[0-9a-f]{64}$/);
-    expect(ds.source.bytes).toBe(readFileSync(join(CONV, 'chat_trunecated.json')).length + readFileSync(join(CONV, 'probing_questions/probing_questions.json')).length);
+    expect(ds.source.bytes).toBe(
+      readFileSync(join(CONV, 'chat_trunecated.json')).length + readFileSync(join(CONV, 'probing_questions/probing_questions.json')).length,
+    );
   });
 
   it('the official rubric is the default; --beam-rubric corrected travels with every question', async () => {
@@ -143,7 +157,10 @@ describe('BEAM layouts and the size option', () => {
     const ds = await beam.load({ path: root, options: {} });
     expect(ds.questions.find((q) => q.id === '100K/5:information_extraction:0')!.evidence).toEqual(['16']);
     expect(ds.warnings).toEqual([
-      { place: '100K/5:information_extraction:0 (information_extraction[0].source_chat_ids)', message: 'message ids not in the chat read (truncated away?): 236' },
+      {
+        place: '100K/5:information_extraction:0 (information_extraction[0].source_chat_ids)',
+        message: 'message ids not in the chat read (truncated away?): 236',
+      },
     ]);
   });
 });
@@ -152,13 +169,33 @@ describe('BEAM strict validation names the file and the place', () => {
   const chat = (d: string) => join(d, 'chat_trunecated.json');
   const probing = (d: string) => join(d, 'probing_questions/probing_questions.json');
   const cases: Array<[string, (d: string) => void, RegExp]> = [
-    ['a bad role', (d) => editJson(chat(d), (c) => (c[0].turns[1][0].role = 'system')), /chat_trunecated\.json: \[0\]\.turns\[1\]\[0\]\.role: not a BEAM chat file/],
+    [
+      'a bad role',
+      (d) => editJson(chat(d), (c) => (c[0].turns[1][0].role = 'system')),
+      /chat_trunecated\.json: \[0\]\.turns\[1\]\[0\]\.role: not a BEAM chat file/,
+    ],
     ['a string id', (d) => editJson(chat(d), (c) => (c[1].turns[0][1].id = 'x')), /\[1\]\.turns\[0\]\[1\]\.id/],
     ['a repeated id', (d) => editJson(chat(d), (c) => (c[2].turns[0][0].id = 3)), /\[2\]\.turns\[0\]\[0\]\.id: message id 3 appears twice/],
-    ['an unknown question_type', (d) => editJson(chat(d), (c) => (c[0].turns[0][0].question_type = 'chit_chat')), /\[0\]\.turns\[0\]\[0\]\.question_type/],
-    ['an unknown ability', (d) => editJson(probing(d), (p) => (p.memory_magic = [])), /probing_questions\.json: memory_magic: unknown ability/],
-    ['an empty rubric', (d) => editJson(probing(d), (p) => (p.summarization[1].rubric = [])), /summarization\[1\]\.rubric: not a BEAM probing question: rubric is empty/],
-    ['a missing gold field', (d) => editJson(probing(d), (p) => delete p.temporal_reasoning[0].answer), /temporal_reasoning\[0\]\.answer: temporal_reasoning question has no 'answer' string/],
+    [
+      'an unknown question_type',
+      (d) => editJson(chat(d), (c) => (c[0].turns[0][0].question_type = 'chit_chat')),
+      /\[0\]\.turns\[0\]\[0\]\.question_type/,
+    ],
+    [
+      'an unknown ability',
+      (d) => editJson(probing(d), (p) => (p.memory_magic = [])),
+      /probing_questions\.json: memory_magic: unknown ability/,
+    ],
+    [
+      'an empty rubric',
+      (d) => editJson(probing(d), (p) => (p.summarization[1].rubric = [])),
+      /summarization\[1\]\.rubric: not a BEAM probing question: rubric is empty/,
+    ],
+    [
+      'a missing gold field',
+      (d) => editJson(probing(d), (p) => delete p.temporal_reasoning[0].answer),
+      /temporal_reasoning\[0\]\.answer: temporal_reasoning question has no 'answer' string/,
+    ],
     ['no probing questions', (d) => rmSync(probing(d)), /5: no probing_questions\/probing_questions\.json/],
   ];
   for (const [name, edit, pattern] of cases) {

@@ -80,7 +80,12 @@ describe('judge prompt rendering', () => {
       `${inputs}How many hours?\n- RUBRIC CRITERION (what to check): LLM response should state: 4 hours in total\n- RESPONSE TO EVALUATE: Four hours.\n\n## EVALUATION RUBRIC:`,
     );
     expect(p).not.toContain('<question>');
-    expect(p).toBe(prompt('judge').replace('<question>', 'How many hours?').replace('<rubric_item>', 'LLM response should state: 4 hours in total').replace('<llm_response>', 'Four hours.'));
+    expect(p).toBe(
+      prompt('judge')
+        .replace('<question>', 'How many hours?')
+        .replace('<rubric_item>', 'LLM response should state: 4 hours in total')
+        .replace('<llm_response>', 'Four hours.'),
+    );
   });
 
   it('official defects: the literal <question> stays, replaces run rubric then response', () => {
@@ -90,7 +95,9 @@ describe('judge prompt rendering', () => {
 
   it('fixed mode fills in one pass: inserted text is never rewritten', () => {
     const p = renderJudgePrompt('Q <rubric_item>?', 'R', 'A <question>', false);
-    expect(p).toContain('QUESTION (what the user asked): Q <rubric_item>?\n- RUBRIC CRITERION (what to check): R\n- RESPONSE TO EVALUATE: A <question>\n');
+    expect(p).toContain(
+      'QUESTION (what the user asked): Q <rubric_item>?\n- RUBRIC CRITERION (what to check): R\n- RESPONSE TO EVALUATE: A <question>\n',
+    );
   });
 
   it('BEAM judge render: one user message per rubric item (first shown)', () => {
@@ -103,18 +110,30 @@ describe('judge prompt rendering', () => {
   it('equivalence request: the official system and user messages', () => {
     expect(renderEquivalence('Conditional probability', '6) Conditional probability')).toEqual([
       { role: 'system', content: prompt('equivalence-system') },
-      { role: 'user', content: `First snippet: Conditional probability \n\n${' '.repeat(23)}Second snippet: 6) Conditional probability\n${' '.repeat(20)}` },
+      {
+        role: 'user',
+        content: `First snippet: Conditional probability \n\n${' '.repeat(23)}Second snippet: 6) Conditional probability\n${' '.repeat(20)}`,
+      },
     ]);
-    expect([parseEquivalence('YES'), parseEquivalence('**Yes**'), parseEquivalence('NO'), parseEquivalence('')]).toEqual([true, true, false, false]);
+    expect([parseEquivalence('YES'), parseEquivalence('**Yes**'), parseEquivalence('NO'), parseEquivalence('')]).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ]);
   });
 
   it('reader: answer_generation_for_rag with the evidence as the context', () => {
     const q = question('knowledge_update', ['x']);
     const [m] = beamReader.render(q, { blocks: ['[January-10-2024] user: hi', '[January-10-2024] assistant: hello'], turns: [] });
     expect(m!.content).toBe(
-      prompt('rag-reader').replace('<context>', '[January-10-2024] user: hi\n[January-10-2024] assistant: hello').replace('<question>', q.text),
+      prompt('rag-reader')
+        .replace('<context>', '[January-10-2024] user: hi\n[January-10-2024] assistant: hello')
+        .replace('<question>', q.text),
     );
-    expect(m!.content).toContain('CONTEXT:\n[January-10-2024] user: hi\n[January-10-2024] assistant: hello\n\nQUESTION:\nHow many hours did I study?\n\nANSWER REQUIREMENTS:');
+    expect(m!.content).toContain(
+      'CONTEXT:\n[January-10-2024] user: hi\n[January-10-2024] assistant: hello\n\nQUESTION:\nHow many hours did I study?\n\nANSWER REQUIREMENTS:',
+    );
   });
 });
 
@@ -130,7 +149,9 @@ describe('rubric scores', () => {
   });
 
   it('Python int(): truncates numbers, parses integer strings only', () => {
-    expect([pythonInt(0.5), pythonInt(1.0), pythonInt(0.99), pythonInt('1'), pythonInt(' 0 '), pythonInt('0.5'), pythonInt('1.0')]).toEqual([0, 1, 0, 1, 0, null, null]);
+    expect([pythonInt(0.5), pythonInt(1.0), pythonInt(0.99), pythonInt('1'), pythonInt(' 0 '), pythonInt('0.5'), pythonInt('1.0')]).toEqual(
+      [0, 1, 0, 1, 0, null, null],
+    );
   });
 
   it('averages rubric items: fixed keeps 0.5, official truncates it to 0', () => {
@@ -154,7 +175,11 @@ describe('rubric scores', () => {
       return replies[sent.length - 1]!;
     });
     expect(sent).toHaveLength(3);
-    expect(sent.map((m) => /RUBRIC CRITERION \(what to check\): (.*)\n/.exec(m[0]!.content)![1])).toEqual(['names the city', 'names the year', 'names the venue']);
+    expect(sent.map((m) => /RUBRIC CRITERION \(what to check\): (.*)\n/.exec(m[0]!.content)![1])).toEqual([
+      'names the city',
+      'names the year',
+      'names the venue',
+    ]);
     expect(sent[0]![0]!.content).toContain('QUESTION (what the user asked): How many hours did I study?');
     expect(out.verdict).toBeCloseTo(2 / 3, 12);
     expect(out.details).toMatchObject({ variant: 'fixed', score_float: 2 / 3, score_official_int: 1 / 3 });
@@ -187,8 +212,16 @@ describe('event ordering (official event_ordering_score; golden values from scip
   const cases: Array<[string, string[], { precision: number; recall: number; f1: number; tau_norm: number }]> = [
     ['perfect', ['A', 'B', 'C', 'D', 'E'], { precision: 1, recall: 1, f1: 1, tau_norm: 1 }],
     ['reversed', ['E', 'D', 'C', 'B', 'A'], { precision: 1, recall: 1, f1: 1, tau_norm: 0 }],
-    ['swap + blank line', ['B', 'A', 'C', '', 'D', 'E'], { precision: 0.8333333333333334, recall: 1, f1: 0.9090909090909091, tau_norm: 0.8 }],
-    ['partial + noise + repeated blanks', ['A', 'x', 'C', '', '', 'E'], { precision: 0.5, recall: 0.6, f1: 0.5454545454545454, tau_norm: 0.475 }],
+    [
+      'swap + blank line',
+      ['B', 'A', 'C', '', 'D', 'E'],
+      { precision: 0.8333333333333334, recall: 1, f1: 0.9090909090909091, tau_norm: 0.8 },
+    ],
+    [
+      'partial + noise + repeated blanks',
+      ['A', 'x', 'C', '', '', 'E'],
+      { precision: 0.5, recall: 0.6, f1: 0.5454545454545454, tau_norm: 0.475 },
+    ],
     ['nothing matched', ['p', 'q'], { precision: 0, recall: 0, f1: 0, tau_norm: 0.16290006876837893 }],
   ];
   for (const [name, canonical, want] of cases) {

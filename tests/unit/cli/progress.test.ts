@@ -28,7 +28,12 @@ describe('smoothed ETA', () => {
     eta.observe(5, 1000);
     eta.observe(500, 1100); // a burst 100 ms later is not a new rate sample
     expect(eta.eta(500, 1000, 1100)).toBeCloseTo(100, 5);
-    expect([formatDuration(null), formatDuration(42.4), formatDuration(125), formatDuration(7322)]).toEqual(['—', '42s', '2m 05s', '2h 02m']);
+    expect([formatDuration(null), formatDuration(42.4), formatDuration(125), formatDuration(7322)]).toEqual([
+      '—',
+      '42s',
+      '2m 05s',
+      '2h 02m',
+    ]);
   });
 });
 
@@ -75,7 +80,7 @@ describe('data warnings', () => {
   ];
   it('one summary line by default, the list with --verbose', () => {
     expect(warningLines('l.json', w, false)).toEqual([
-      "warning: l.json: 3 data warnings (first: conv-26:q30: no gold evidence given); --verbose lists them all (also in manifest.json, dataset.warnings)",
+      'warning: l.json: 3 data warnings (first: conv-26:q30: no gold evidence given); --verbose lists them all (also in manifest.json, dataset.warnings)',
     ]);
     expect(warningLines('l.json', w, true)).toEqual(w.map((x) => `warning: l.json: ${x.place}: ${x.message}`));
     expect(warningLines('l.json', [], false)).toEqual([]);

@@ -99,7 +99,11 @@ describe('LongMemEval loader on the real oracle sample', () => {
     const d = await load(ORACLE);
     const abs = q(d, '09ba9854_abs');
     expect(abs.type).toBe('multi-session');
-    expect(abs.meta).toMatchObject({ abstention: true, retrievalExcluded: 'abstention', answerSessionIds: ['answer_96c743d0_abs_2', 'answer_96c743d0_abs_1'] });
+    expect(abs.meta).toMatchObject({
+      abstention: true,
+      retrievalExcluded: 'abstention',
+      answerSessionIds: ['answer_96c743d0_abs_2', 'answer_96c743d0_abs_1'],
+    });
     expect(abs.evidence).toEqual([]);
     expect(d.questions.filter((x) => x.meta!.abstention)).toHaveLength(1);
   });
@@ -123,7 +127,7 @@ describe('LongMemEval loader on the real S sample', () => {
     expect(new Set(e.turns.map((t) => t.id)).size).toBe(e.turns.length);
   });
 
-  it('re-reads an episode\'s turns from the file identically', async () => {
+  it("re-reads an episode's turns from the file identically", async () => {
     const d = await load(S, {}, 777);
     const first = JSON.stringify(d.episodes.map((e) => e.turns));
     expect(JSON.stringify(d.episodes.map((e) => e.turns))).toBe(first);
@@ -150,7 +154,12 @@ describe('LongMemEval loader: constructed edge cases (not real data)', () => {
     const inst = instance({
       haystack_session_ids: ['late', 'answer_c0ffee01', 'early', 'tie'],
       haystack_dates: ['2023/05/21 (Sun) 18:00', '2023/05/21 (Sun) 18:00', '2023/05/21 (Sun) 07:00', '2023/05/21 (Sun) 18:00'],
-      haystack_sessions: [[{ role: 'user', content: 'a' }], instance().haystack_sessions[1], [{ role: 'user', content: 'b' }], [{ role: 'user', content: 'c' }]],
+      haystack_sessions: [
+        [{ role: 'user', content: 'a' }],
+        instance().haystack_sessions[1],
+        [{ role: 'user', content: 'b' }],
+        [{ role: 'user', content: 'c' }],
+      ],
     });
     const d = await load(writeData([inst]));
     expect([...new Set(d.episodes[0]!.turns.map((t) => t.session))]).toEqual(['early', 'late', 'answer_c0ffee01', 'tie']);
@@ -170,7 +179,12 @@ describe('LongMemEval loader: constructed edge cases (not real data)', () => {
     });
     const d = await load(writeData([inst]));
     const turns = d.episodes[0]!.turns;
-    expect(turns.slice(0, 4).map((t) => [t.speaker, t.text])).toEqual([['assistant', ''], ['assistant', 'twice'], ['user', ''], ['user', 'again']]);
+    expect(turns.slice(0, 4).map((t) => [t.speaker, t.text])).toEqual([
+      ['assistant', ''],
+      ['assistant', 'twice'],
+      ['user', ''],
+      ['user', 'again'],
+    ]);
     expect(d.warnings.filter((w) => w.place !== 'file')).toEqual([]);
   });
 
@@ -190,8 +204,12 @@ describe('LongMemEval loader: constructed edge cases (not real data)', () => {
   });
 
   it('rejects malformed instances, naming the file and the place', async () => {
-    await expect(load(writeData([instance(), instance({ question_type: 'abstention' })]))).rejects.toThrow(/data\.json: \[1\]\.question_type: not a LongMemEval instance/);
-    await expect(load(writeData([instance({ haystack_dates: ['2023/05/20 (Sat) 09:00'] })]))).rejects.toThrow(/\[0\] \(c0ffee01\): haystack_session_ids \(2\), haystack_dates \(1\) and haystack_sessions \(2\) differ in length/);
+    await expect(load(writeData([instance(), instance({ question_type: 'abstention' })]))).rejects.toThrow(
+      /data\.json: \[1\]\.question_type: not a LongMemEval instance/,
+    );
+    await expect(load(writeData([instance({ haystack_dates: ['2023/05/20 (Sat) 09:00'] })]))).rejects.toThrow(
+      /\[0\] \(c0ffee01\): haystack_session_ids \(2\), haystack_dates \(1\) and haystack_sessions \(2\) differ in length/,
+    );
     await expect(load(writeData([instance(), instance()]))).rejects.toThrow(/\[1\]: question_id 'c0ffee01' appears twice/);
     await expect(load(writeData([]))).rejects.toThrow(/holds no LongMemEval instance/);
     const roles = instance();
@@ -216,7 +234,9 @@ describe('LongMemEval loader: constructed edge cases (not real data)', () => {
     writeFileSync(join(dir, 'original', 'longmemeval_oracle.json'), JSON.stringify([instance({ question_id: 'orig' })]));
     expect((await load(dir, { variant: 'oracle' })).questions[0]!.id).toBe('c0ffee01');
     expect((await load(dir, { variant: 'oracle_original' })).questions[0]!.id).toBe('orig');
-    await expect(load(dir, { variant: 'm_cleaned' })).rejects.toThrow(/no longmemeval_m_cleaned\.json in this folder \(variant m_cleaned\)/);
+    await expect(load(dir, { variant: 'm_cleaned' })).rejects.toThrow(
+      /no longmemeval_m_cleaned\.json in this folder \(variant m_cleaned\)/,
+    );
     await expect(load(dir, { variant: 'xl' })).rejects.toThrow(/--variant: unknown LongMemEval variant 'xl'/);
   });
 
@@ -257,7 +277,9 @@ describe('LongMemEval loader: constructed edge cases (not real data)', () => {
 
   it('warns when a file named like the pinned S release does not match its sha256', async () => {
     const d = await load(writeData([instance()], 'longmemeval_s_cleaned.json'));
-    expect(d.warnings.map((w) => w.message).join('\n')).toMatch(/named like the s_cleaned release but its sha256 [0-9a-f]{12}\.\.\. differs from the pinned d6f21ea9d60a\.\.\./);
+    expect(d.warnings.map((w) => w.message).join('\n')).toMatch(
+      /named like the s_cleaned release but its sha256 [0-9a-f]{12}\.\.\. differs from the pinned d6f21ea9d60a\.\.\./,
+    );
     expect(d.source.version).toBe('LongMemEval s_cleaned (longmemeval_s_cleaned.json)');
   });
 

@@ -1,29 +1,63 @@
 /** Official retrieval metrics and reported scores, on hand-computed cases. */
 import { describe, expect, it } from 'vitest';
-import {
-  dcg,
-  documentRankings,
-  evaluateRanking,
-  longMemEvalRankingMetrics,
-} from '../../../src/datasets/longmemeval/retrieval-metrics.js';
+import { dcg, documentRankings, evaluateRanking, longMemEvalRankingMetrics } from '../../../src/datasets/longmemeval/retrieval-metrics.js';
 import { summariseLongMemEval } from '../../../src/datasets/longmemeval/summary.js';
 import type { Chunk, IngestedEpisode } from '../../../src/retrieval/chunk.js';
 import type { Question, Turn } from '../../../src/core/schema.js';
 import type { ItemRecord } from '../../../src/core/item.js';
 import { baseItem } from '../../../src/core/item.js';
 
-const turn = (session: string, n: number, speaker: string): Turn => ({ id: `${session}:${n}`, session, date: 'D', speaker, text: 't', captions: [] });
+const turn = (session: string, n: number, speaker: string): Turn => ({
+  id: `${session}:${n}`,
+  session,
+  date: 'D',
+  speaker,
+  text: 't',
+  captions: [],
+});
 
 /** Five turns in three sessions; chunk c3 straddles s1 and s2. */
 function episode(meta: Record<string, unknown> = {}): IngestedEpisode {
-  const turns = [turn('s1', 1, 'user'), turn('s1', 2, 'assistant'), turn('s2', 1, 'user'), turn('s2', 2, 'assistant'), turn('s3', 1, 'user')];
-  const spans: Array<[number, number]> = [[0, 1], [2, 3], [4, 4], [1, 2]];
-  const chunks: Chunk[] = spans.map(([a, b], i) => ({ index: i, id: `e#${i}`, text: '', firstTurn: a, lastTurn: b, tokenStart: 0, tokenEnd: 0 }));
+  const turns = [
+    turn('s1', 1, 'user'),
+    turn('s1', 2, 'assistant'),
+    turn('s2', 1, 'user'),
+    turn('s2', 2, 'assistant'),
+    turn('s3', 1, 'user'),
+  ];
+  const spans: Array<[number, number]> = [
+    [0, 1],
+    [2, 3],
+    [4, 4],
+    [1, 2],
+  ];
+  const chunks: Chunk[] = spans.map(([a, b], i) => ({
+    index: i,
+    id: `e#${i}`,
+    text: '',
+    firstTurn: a,
+    lastTurn: b,
+    tokenStart: 0,
+    tokenEnd: 0,
+  }));
   return { episode: { id: 'e', turns, meta }, visibleTurns: turns.length, lines: [], turnTokenStart: [], chunks };
 }
 
 function question(meta: Record<string, unknown>): Question {
-  return { id: 'e', episode: 'e', type: 'multi-session', typeId: null, text: '', gold: '', acceptable: [], questionDate: null, evidence: [], options: null, visibleTurns: null, meta };
+  return {
+    id: 'e',
+    episode: 'e',
+    type: 'multi-session',
+    typeId: null,
+    text: '',
+    gold: '',
+    acceptable: [],
+    questionDate: null,
+    evidence: [],
+    options: null,
+    visibleTurns: null,
+    meta,
+  };
 }
 
 const GOLD_S1 = { abstention: false, goldSessions: ['s1'], goldTurns: ['s1:1'], retrievalExcluded: null, answerSessionIds: ['s1'] };
@@ -64,7 +98,11 @@ describe('windows mapped to sessions and user turns', () => {
 
   it('computes every metric when the whole episode is ranked', () => {
     const ep = episode();
-    const m = longMemEvalRankingMetrics(question(GOLD_S1), [1, 3, 0, 2].map((i) => ep.chunks[i]!), ep);
+    const m = longMemEvalRankingMetrics(
+      question(GOLD_S1),
+      [1, 3, 0, 2].map((i) => ep.chunks[i]!),
+      ep,
+    );
     expect(Object.keys(m)).toHaveLength(2 * 3 * 6);
     expect(m['session_recall_all@1']).toBe(0);
     expect(m['session_recall_any@3']).toBe(1);
@@ -93,13 +131,41 @@ describe('windows mapped to sessions and user turns', () => {
     // answer_a has user turns 1 (no has_answer: officially renamed noans_a) and 3 (gold); answer_b has
     // gold user turn 1; s_c one user turn. Turn ranking: noans_a, s_c, answer_a, answer_b.
     const turns = [
-      turn('answer_a', 1, 'user'), turn('answer_a', 2, 'assistant'), turn('answer_a', 3, 'user'),
-      turn('answer_b', 1, 'user'), turn('s_c', 1, 'user'),
+      turn('answer_a', 1, 'user'),
+      turn('answer_a', 2, 'assistant'),
+      turn('answer_a', 3, 'user'),
+      turn('answer_b', 1, 'user'),
+      turn('s_c', 1, 'user'),
     ];
-    const spans: Array<[number, number]> = [[0, 1], [4, 4], [2, 2], [3, 3]];
-    const chunks: Chunk[] = spans.map(([a, b], i) => ({ index: i, id: `e#${i}`, text: '', firstTurn: a, lastTurn: b, tokenStart: 0, tokenEnd: 0 }));
-    const ep: IngestedEpisode = { episode: { id: 'e', turns, meta: {} }, visibleTurns: turns.length, lines: [], turnTokenStart: [], chunks };
-    const meta = { abstention: false, goldSessions: ['answer_a', 'answer_b'], goldTurns: ['answer_a:3', 'answer_b:1'], retrievalExcluded: null, answerSessionIds: ['answer_a', 'answer_b'] };
+    const spans: Array<[number, number]> = [
+      [0, 1],
+      [4, 4],
+      [2, 2],
+      [3, 3],
+    ];
+    const chunks: Chunk[] = spans.map(([a, b], i) => ({
+      index: i,
+      id: `e#${i}`,
+      text: '',
+      firstTurn: a,
+      lastTurn: b,
+      tokenStart: 0,
+      tokenEnd: 0,
+    }));
+    const ep: IngestedEpisode = {
+      episode: { id: 'e', turns, meta: {} },
+      visibleTurns: turns.length,
+      lines: [],
+      turnTokenStart: [],
+      chunks,
+    };
+    const meta = {
+      abstention: false,
+      goldSessions: ['answer_a', 'answer_b'],
+      goldTurns: ['answer_a:3', 'answer_b:1'],
+      retrievalExcluded: null,
+      answerSessionIds: ['answer_a', 'answer_b'],
+    };
     const m = longMemEvalRankingMetrics(question(meta), chunks, ep);
     // k=1: effective_k 1 (noans_a) -> nothing recalled.
     expect(m['session_recall_any@1']).toBe(0);
@@ -157,11 +223,21 @@ describe('summariseLongMemEval', () => {
     const failed2 = { ...item('y', 'single-session-user', null), error: { stage: 'judge', message: 'bad reply' } };
     const s = summariseLongMemEval([item('a', 'single-session-user', 1), item('b', 'single-session-user', 1), failed, failed2]);
     expect(s.overall.accuracy).toBe(1);
-    expect(s.denominators).toMatchObject({ n: 4, failed: 2, headline_all_n: 0.5, headline_scored: 1, official: 'scored', errors_by_stage: { judge: 1, read: 1 } });
+    expect(s.denominators).toMatchObject({
+      n: 4,
+      failed: 2,
+      headline_all_n: 0.5,
+      headline_scored: 1,
+      official: 'scored',
+      errors_by_stage: { judge: 1, read: 1 },
+    });
     const table = s.tables!.at(-1)!;
     expect(table.rows[0]).toEqual(['all questions, failed count 0', 4, '50.00']);
     expect(table.rows[1]).toEqual(['not failed — the official rule', 2, '100.00']);
-    expect(table.rows.slice(2)).toEqual([['failed at judge', 1, ''], ['failed at read', 1, '']]);
+    expect(table.rows.slice(2)).toEqual([
+      ['failed at judge', 1, ''],
+      ['failed at read', 1, ''],
+    ]);
   });
 
   it('averages retrieval metrics over the questions that have them', () => {

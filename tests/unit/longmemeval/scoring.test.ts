@@ -41,17 +41,37 @@ function question(over: Partial<Question> = {}): Question {
   };
 }
 
-const turn = (session: string, n: number, date: string, speaker: string, text: string): Turn => ({ id: `${session}:${n}`, session, date, speaker, text, captions: [] });
+const turn = (session: string, n: number, date: string, speaker: string, text: string): Turn => ({
+  id: `${session}:${n}`,
+  session,
+  date,
+  speaker,
+  text,
+  captions: [],
+});
 
 describe('LongMemEval reader prompt', () => {
   it('reproduces the official worked example byte for byte (oracle 1903aded, con, json history)', () => {
     const expected = readFileSync(join(FIX, 'golden-reader-1903aded.txt'), 'utf8');
     const jobs = [
-      'Virtual customer service representative', 'Telehealth professional', 'Remote bookkeeper', 'Virtual tutor or teacher',
-      'Freelance writer or editor', 'Online survey taker', 'Transcriptionist', 'Social media manager', 'Virtual travel agent',
-      'E-commerce seller', 'Remote IT support specialist', 'Home-based customer service representative', 'Online data entry specialist',
-      'Telemarketing representative', 'Virtual administrative assistant',
-    ].map((j, i) => `${i + 1}. ${j}`).join('\n');
+      'Virtual customer service representative',
+      'Telehealth professional',
+      'Remote bookkeeper',
+      'Virtual tutor or teacher',
+      'Freelance writer or editor',
+      'Online survey taker',
+      'Transcriptionist',
+      'Social media manager',
+      'Virtual travel agent',
+      'E-commerce seller',
+      'Remote IT support specialist',
+      'Home-based customer service representative',
+      'Online data entry specialist',
+      'Telemarketing representative',
+      'Virtual administrative assistant',
+    ]
+      .map((j, i) => `${i + 1}. ${j}`)
+      .join('\n');
     const date = '2023/05/27 (Sat) 00:59';
     const turns = [
       turn('answer_sharegpt_x', 1, date, 'user', 'Brainstorm ideas for work from home jobs for seniors'),
@@ -84,7 +104,9 @@ describe('LongMemEval reader prompt', () => {
   it('uses the direct template when asked, and braces in the data are never treated as slots', () => {
     const q = question({ text: 'What is {}?', meta: { reading: 'direct' } });
     const [m] = longMemEvalReader.render(q, { blocks: [], turns: [turn('s', 1, 'D', 'user', 'x {} y')] });
-    expect(m!.content).toMatch(/^I will give you several history chats between you and a user\. Please answer the question based on the relevant chat history\.\n\n\nHistory Chats:\n\n/);
+    expect(m!.content).toMatch(
+      /^I will give you several history chats between you and a user\. Please answer the question based on the relevant chat history\.\n\n\nHistory Chats:\n\n/,
+    );
     expect(m!.content.endsWith('\n\nCurrent Date: 2023/05/30 (Tue) 15:53\nQuestion: What is {}?\nAnswer:')).toBe(true);
     expect(m!.content).toContain('"content": "x {} y"');
     expect(longMemEvalReader.parseAnswer!('  The answer is 3.\n', q)).toBe('The answer is 3.');

@@ -2,9 +2,23 @@ import { describe, expect, it } from 'vitest';
 import { memeBeforeAfterRule } from '../../../src/datasets/meme/before-after-rule.js';
 import type { StatItem } from '../../../src/stats/load.js';
 
-const item = (id: string, phase: 'before' | 'after', task: string, entity: string, votes: number[] | null, extra: Partial<StatItem> = {}): StatItem => ({
-  id, episode: 'pl_1', type: task, coverage: null, error: null, meta: { phase, task, entity }, votes,
-  score: votes ? votes.reduce((a, b) => a + b, 0) / votes.length : null, ...extra,
+const item = (
+  id: string,
+  phase: 'before' | 'after',
+  task: string,
+  entity: string,
+  votes: number[] | null,
+  extra: Partial<StatItem> = {},
+): StatItem => ({
+  id,
+  episode: 'pl_1',
+  type: task,
+  coverage: null,
+  error: null,
+  meta: { phase, task, entity },
+  votes,
+  score: votes ? votes.reduce((a, b) => a + b, 0) / votes.length : null,
+  ...extra,
 });
 
 describe("stats: MEME's before/after rule", () => {
@@ -30,7 +44,10 @@ describe("stats: MEME's before/after rule", () => {
   });
 
   it('ER before-questions count as failed (judge.py records them so)', () => {
-    const out = memeBeforeAfterRule([item('pl_1:before:0', 'before', 'ER', 'x', [1]), item('pl_1:after:0', 'after', 'Del', 'x', [1])]).items;
+    const out = memeBeforeAfterRule([
+      item('pl_1:before:0', 'before', 'ER', 'x', [1]),
+      item('pl_1:after:0', 'after', 'Del', 'x', [1]),
+    ]).items;
     expect(out[1]!.score).toBe(0);
   });
 

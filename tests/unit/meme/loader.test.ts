@@ -44,7 +44,8 @@ describe('MEME loader on the constructed fixture', async () => {
     expect(ds.questions).toHaveLength(24);
     for (const q of ds.questions) expect(() => QuestionSchema.parse(q)).not.toThrow();
     const types = ds.questions.map((q) => q.type);
-    for (const t of ['ER', 'Agg', 'Tr', 'Del', 'Cas', 'Abs', 'ER (before)', 'Del (before)', 'Cas (before)', 'Abs (before)']) expect(types).toContain(t);
+    for (const t of ['ER', 'Agg', 'Tr', 'Del', 'Cas', 'Abs', 'ER (before)', 'Del (before)', 'Cas (before)', 'Abs (before)'])
+      expect(types).toContain(t);
     expect(ds.questions[0]!.id).toBe('pl_001:before:0');
     expect(ds.questions.at(-1)!.id).toBe('sw_001:after:6');
   });
@@ -83,7 +84,11 @@ describe('MEME loader on the constructed fixture', async () => {
   it('offers the three release files for `rawrag data pull` (unpinned: no published checksums)', () => {
     expect(Object.keys(meme.downloads!)).toEqual(['filler32k', 'filler128k', 'nofiller']);
     expect(meme.downloads!.filler32k).toEqual([
-      { url: 'https://huggingface.co/datasets/meme-benchmark/MEME/resolve/main/meme_filler32k.json', path: 'datasets/meme/meme_filler32k.json', sha256: null },
+      {
+        url: 'https://huggingface.co/datasets/meme-benchmark/MEME/resolve/main/meme_filler32k.json',
+        path: 'datasets/meme/meme_filler32k.json',
+        sha256: null,
+      },
     ]);
     expect(meme.defaultData).toBe('datasets/meme');
   });
@@ -108,23 +113,53 @@ describe('MEME loader reports values no gold fact states (one warning)', () => {
     writeFileSync(file, JSON.stringify(eps));
     const ds = await meme.load({ path: file, options: {} });
     expect(ds.warnings).toHaveLength(1);
-    expect(ds.warnings[0]!.place).toBe("1 of 24 questions (e.g. pl_001:after:4 ([0].after_questions.questions[4]: commute_method='scooter'))");
+    expect(ds.warnings[0]!.place).toBe(
+      "1 of 24 questions (e.g. pl_001:after:4 ([0].after_questions.questions[4]: commute_method='scooter'))",
+    );
     expect(ds.questions.find((q) => q.id === 'pl_001:after:4')!.evidence).toEqual([]);
   });
 });
 
 describe('MEME loader rejects files that are not the release format, naming field and place', () => {
   const cases: Array<[string, (eps: any[]) => void, RegExp]> = [
-    ['a missing gold_answer', (e) => delete e[0].after_questions.questions[1].gold_answer, /\[0\]\.after_questions\.questions\[1\]\.gold_answer/],
-    ['an unknown task type', (e) => (e[1].after_questions.questions[0].task_type = 'Exact'), /\[1\]\.after_questions\.questions\[0\]\.task_type/],
-    ['ER asked before the change as Agg', (e) => (e[0].before_questions.questions[0].task_type = 'Agg'), /\[0\]\.before_questions\.questions\[0\]\.task_type/],
-    ['a Cas question without hop', (e) => delete e[0].after_questions.questions[4].hop, /Cas question without hop.*|after_questions\.questions\[4\]\.hop/],
+    [
+      'a missing gold_answer',
+      (e) => delete e[0].after_questions.questions[1].gold_answer,
+      /\[0\]\.after_questions\.questions\[1\]\.gold_answer/,
+    ],
+    [
+      'an unknown task type',
+      (e) => (e[1].after_questions.questions[0].task_type = 'Exact'),
+      /\[1\]\.after_questions\.questions\[0\]\.task_type/,
+    ],
+    [
+      'ER asked before the change as Agg',
+      (e) => (e[0].before_questions.questions[0].task_type = 'Agg'),
+      /\[0\]\.before_questions\.questions\[0\]\.task_type/,
+    ],
+    [
+      'a Cas question without hop',
+      (e) => delete e[0].after_questions.questions[4].hop,
+      /Cas question without hop.*|after_questions\.questions\[4\]\.hop/,
+    ],
     ['an evidence session without gold_facts', (e) => delete e[0].sessions[1].gold_facts, /sessions\[1\]\.gold_facts/],
-    ['a message without content', (e) => delete e[0].sessions[2].conversation[1].content, /\[0\]\.sessions\[2\]\.conversation\[1\]\.content/],
-    ['a position past the last session', (e) => (e[0].after_questions.position_after_session = 11), /after_questions\.position_after_session.*past the last session/],
+    [
+      'a message without content',
+      (e) => delete e[0].sessions[2].conversation[1].content,
+      /\[0\]\.sessions\[2\]\.conversation\[1\]\.content/,
+    ],
+    [
+      'a position past the last session',
+      (e) => (e[0].after_questions.position_after_session = 11),
+      /after_questions\.position_after_session.*past the last session/,
+    ],
     ['total_sessions that disagrees', (e) => (e[0].total_sessions = 12), /\[0\]\.total_sessions/],
     ['evidence indices that disagree', (e) => (e[0].evidence_session_indices = [1, 3]), /evidence_session_indices/],
-    ['a conveyed_in_turn past the session', (e) => (e[0].sessions[1].gold_facts[0].conveyed_in_turn = 99), /sessions\[1\]\.gold_facts\[0\]\.conveyed_in_turn/],
+    [
+      'a conveyed_in_turn past the session',
+      (e) => (e[0].sessions[1].gold_facts[0].conveyed_in_turn = 99),
+      /sessions\[1\]\.gold_facts\[0\]\.conveyed_in_turn/,
+    ],
     ['an entity without entity_values', (e) => e[0].after_questions.questions[1].entity.push('cat'), /entity 'cat' has no entry/],
     ['a duplicated episode', (e) => (e[1].episode_id = 'pl_001'), /episode_id 'pl_001' appears twice/],
     ['a timestamp that is missing', (e) => delete e[1].sessions[0].timestamp, /\[1\]\.sessions\[0\]\.timestamp/],

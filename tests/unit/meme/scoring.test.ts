@@ -8,7 +8,10 @@ import { ROOT } from '../../helpers/cli.js';
 
 const FIXTURE = join(ROOT, 'tests/fixtures/meme/meme_fixture.json');
 // Rendered by CPython's str.format following judge.py's dispatch (see tests/fixtures/meme/SOURCE.md).
-const GOLDEN = JSON.parse(readFileSync(join(ROOT, 'tests/fixtures/meme/judge-golden.json'), 'utf8')) as { answer: string; prompts: Record<string, string | null> };
+const GOLDEN = JSON.parse(readFileSync(join(ROOT, 'tests/fixtures/meme/judge-golden.json'), 'utf8')) as {
+  answer: string;
+  prompts: Record<string, string | null>;
+};
 
 describe('MEME judge prompts (judge.py, verbatim)', async () => {
   const ds = await meme.load({ path: FIXTURE, options: {} });
@@ -27,7 +30,11 @@ describe('MEME judge prompts (judge.py, verbatim)', async () => {
   });
 
   it('uses the task prompt after the change and BEFORE_COMMON before it, with entity_values as gold', () => {
-    const get = (id: string) => renderMemeJudge(ds.questions.find((q) => q.id === id)!, 'x')![0]!.content;
+    const get = (id: string) =>
+      renderMemeJudge(
+        ds.questions.find((q) => q.id === id)!,
+        'x',
+      )![0]!.content;
     expect(get('pl_001:after:4')).toMatch(/^You are a judge evaluating whether an AI agent correctly reports a CASCADE-DEPENDENT value/);
     expect(get('pl_001:after:4')).toContain('GOLD (new cascaded value): light rail\n');
     expect(get('pl_001:after:6')).toMatch(/appropriately handles UNCERTAINTY/);

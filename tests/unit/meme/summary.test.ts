@@ -3,7 +3,14 @@ import { realPass, runsOf, summariseMeme } from '../../../src/datasets/meme/summ
 import type { ItemRecord } from '../../../src/core/item.js';
 
 let n = 0;
-function item(episode: string, phase: 'before' | 'after', task: string, entity: string, votes: number[] | null, extra: Partial<ItemRecord> = {}): ItemRecord {
+function item(
+  episode: string,
+  phase: 'before' | 'after',
+  task: string,
+  entity: string,
+  votes: number[] | null,
+  extra: Partial<ItemRecord> = {},
+): ItemRecord {
   const score = votes === null ? null : votes.length ? votes.reduce((a, b) => a + b, 0) / votes.length : null;
   return {
     id: `${episode}:${phase}:${n++}`,
@@ -36,12 +43,17 @@ describe('MEME summary: the before/after pass rule (judge.py trivial-pass filter
   it('counts Del/Cas/Abs after-passes only when the same entity passed before, over the full after denominator', () => {
     const items = [
       // Cas: real, trivial, knew_but_failed, never_knew (four entities in one episode)
-      item('e1', 'before', 'Cas', 'c1', [1, 1, 1]), item('e1', 'after', 'Cas', 'c1', [1, 1, 1]),
-      item('e1', 'before', 'Cas', 'c2', [0, 0, 0]), item('e1', 'after', 'Cas', 'c2', [1, 1, 1]),
-      item('e1', 'before', 'Cas', 'c3', [1, 1, 1]), item('e1', 'after', 'Cas', 'c3', [0, 0, 0]),
-      item('e1', 'before', 'Cas', 'c4', [0, 0, 0]), item('e1', 'after', 'Cas', 'c4', [0, 0, 0]),
+      item('e1', 'before', 'Cas', 'c1', [1, 1, 1]),
+      item('e1', 'after', 'Cas', 'c1', [1, 1, 1]),
+      item('e1', 'before', 'Cas', 'c2', [0, 0, 0]),
+      item('e1', 'after', 'Cas', 'c2', [1, 1, 1]),
+      item('e1', 'before', 'Cas', 'c3', [1, 1, 1]),
+      item('e1', 'after', 'Cas', 'c3', [0, 0, 0]),
+      item('e1', 'before', 'Cas', 'c4', [0, 0, 0]),
+      item('e1', 'after', 'Cas', 'c4', [0, 0, 0]),
       // Same entity name in another episode: pairs stay inside their episode.
-      item('e2', 'before', 'Cas', 'c1', [0, 0, 0]), item('e2', 'after', 'Cas', 'c1', [1, 1, 1]),
+      item('e2', 'before', 'Cas', 'c1', [0, 0, 0]),
+      item('e2', 'after', 'Cas', 'c1', [1, 1, 1]),
     ];
     const s = summariseMeme(items);
     const cas = s.tasks.find((t) => t.task === 'Cas')!;
@@ -68,9 +80,12 @@ describe('MEME summary: the before/after pass rule (judge.py trivial-pass filter
       item('e', 'after', 'Agg', 'a', [1, 1, 1]),
       item('e', 'after', 'Tr', 't', [1, 0, 0]),
       item('e', 'after', 'Tr', 't2', null, { score: null }),
-      item('e', 'before', 'Del', 'd', [1, 1, 1]), item('e', 'after', 'Del', 'd', [1, 1, 1]),
-      item('e', 'before', 'Cas', 'c', [1, 1, 1]), item('e', 'after', 'Cas', 'c', [0, 0, 0]),
-      item('e', 'before', 'Abs', 'b', [1, 1, 1]), item('e', 'after', 'Abs', 'b', [1, 1, 1]),
+      item('e', 'before', 'Del', 'd', [1, 1, 1]),
+      item('e', 'after', 'Del', 'd', [1, 1, 1]),
+      item('e', 'before', 'Cas', 'c', [1, 1, 1]),
+      item('e', 'after', 'Cas', 'c', [0, 0, 0]),
+      item('e', 'before', 'Abs', 'b', [1, 1, 1]),
+      item('e', 'after', 'Abs', 'b', [1, 1, 1]),
     ];
     const s = summariseMeme(items);
     const acc = Object.fromEntries(s.tasks.map((t) => [t.task, t.accuracy]));
@@ -83,7 +98,7 @@ describe('MEME summary: the before/after pass rule (judge.py trivial-pass filter
     expect(s.tables[0]!.rows).toHaveLength(6);
   });
 
-  it("records ER before-questions as not passed in before_map, and a missing before-question as not passed", () => {
+  it('records ER before-questions as not passed in before_map, and a missing before-question as not passed', () => {
     // An ER before-question on the same entity key as a Del after-question: judge.py stores False.
     const s = summariseMeme([
       item('e', 'before', 'ER', 'k', null, { score: null }),

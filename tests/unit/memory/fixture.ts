@@ -41,14 +41,25 @@ export const BERLIN = 'Caroline moved to Berlin for a new job and lives there no
 export function fixtureScript(): ConstructorParameters<typeof FakeExtractor>[0] {
   return {
     script: {
-      'D1:1': JSON.stringify([item(DOG, ['Caroline', 'Rex'], ['D1:1'], { importance: 0.6 }), item('Melanie might like dogs.', ['Melanie'], ['D1:2'], { confidence: 0.4 })]),
+      'D1:1': JSON.stringify([
+        item(DOG, ['Caroline', 'Rex'], ['D1:1'], { importance: 0.6 }),
+        item('Melanie might like dogs.', ['Melanie'], ['D1:2'], { confidence: 0.4 }),
+      ]),
       // The same fact again: entities spelled differently (aligned), same words.
-      'D2:1': '```json\n' + JSON.stringify([item('caroline adopted a dog named Rex', ["Caroline's", 'rex'], ['D2:1'], { importance: 0.8 })]) + '\n```',
+      'D2:1':
+        '```json\n' +
+        JSON.stringify([item('caroline adopted a dog named Rex', ["Caroline's", 'rex'], ['D2:1'], { importance: 0.8 })]) +
+        '\n```',
       'D3:1': JSON.stringify([item(PARIS, ['Caroline', 'Paris'], ['D3:1'], { attribute: 'caroline.home_city', importance: 0.7 })]),
       'D4:1': '[]',
-      'D5:1': (attempt) => (attempt === 1 ? 'Sure! Here are the memories: [{"content": "Melanie paints"' : JSON.stringify([item('Melanie paints landscapes every Sunday.', ['Melanie'], ['D5:2'])])),
+      'D5:1': (attempt) =>
+        attempt === 1
+          ? 'Sure! Here are the memories: [{"content": "Melanie paints"'
+          : JSON.stringify([item('Melanie paints landscapes every Sunday.', ['Melanie'], ['D5:2'])]),
       'D6:1': '[]',
-      'D7:1': JSON.stringify([item(BERLIN, ['Caroline', 'Berlin'], ['D7:1'], { attribute: 'Caroline.home_city', updates: true, importance: 0.9 })]),
+      'D7:1': JSON.stringify([
+        item(BERLIN, ['Caroline', 'Berlin'], ['D7:1'], { attribute: 'Caroline.home_city', updates: true, importance: 0.9 }),
+      ]),
       'D8:1': '[]',
     },
   };
@@ -59,7 +70,17 @@ export function memoryConfigFor(extra: Record<string, unknown> = {}): RunConfig 
 }
 
 export function sessionFor(url: string, cacheDir: string, env: Record<string, string> = {}): ProviderSession {
-  return new ProviderSession({ cacheDir, env: { OPENAI_API_KEY: 'sk-test-memory', OPENAI_BASE_URL: `${url}/v1`, COHERE_API_KEY: 'co-test', COHERE_BASE_URL: url, RAWRAG_RETRY_BASE_MS: '1', ...env } });
+  return new ProviderSession({
+    cacheDir,
+    env: {
+      OPENAI_API_KEY: 'sk-test-memory',
+      OPENAI_BASE_URL: `${url}/v1`,
+      COHERE_API_KEY: 'co-test',
+      COHERE_BASE_URL: url,
+      RAWRAG_RETRY_BASE_MS: '1',
+      ...env,
+    },
+  });
 }
 
 export function ingested(ep: Episode, visible = ep.turns.length): IngestedEpisode {
@@ -71,5 +92,18 @@ export function contextFor(cfg: RunConfig): SourceContext {
 }
 
 export function question(text: string, evidence: string[], extra: Partial<Question> = {}): Question {
-  return { id: `q:${text}`, episode: 'conv-m', type: 'single-hop', typeId: 4, text, gold: '', acceptable: [], questionDate: null, evidence, options: null, visibleTurns: null, ...extra };
+  return {
+    id: `q:${text}`,
+    episode: 'conv-m',
+    type: 'single-hop',
+    typeId: 4,
+    text,
+    gold: '',
+    acceptable: [],
+    questionDate: null,
+    evidence,
+    options: null,
+    visibleTurns: null,
+    ...extra,
+  };
 }

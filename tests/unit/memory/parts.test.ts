@@ -14,16 +14,45 @@ const cfg = MemorySchema.parse({});
 
 function row(id: string, content: string, vector: number[], extra: Partial<MemoryRow> = {}): MemoryRow {
   return {
-    memory_id: id, owner_id: 'o', scope: 10, seq: Number(id.replace(/\D/g, '') || 0), memory_type: 'semantic', content, embedding: Float32Array.from(vector), entities: [], attribute: null,
-    importance: 0.5, confidence: 0.9, source_event_id: 'o/D1:1', source_turns: ['D1:1'], batch_key: 't0-1', status: 'active', superseded_by: null, merged_count: 0,
-    created_at: null, created_day: null, last_access_at: null, last_access_day: null, access_count: 0, ...extra,
+    memory_id: id,
+    owner_id: 'o',
+    scope: 10,
+    seq: Number(id.replace(/\D/g, '') || 0),
+    memory_type: 'semantic',
+    content,
+    embedding: Float32Array.from(vector),
+    entities: [],
+    attribute: null,
+    importance: 0.5,
+    confidence: 0.9,
+    source_event_id: 'o/D1:1',
+    source_turns: ['D1:1'],
+    batch_key: 't0-1',
+    status: 'active',
+    superseded_by: null,
+    merged_count: 0,
+    created_at: null,
+    created_day: null,
+    last_access_at: null,
+    last_access_day: null,
+    access_count: 0,
+    ...extra,
   };
 }
 
 describe('batches', () => {
   const turns = memoryEpisode().turns;
   it('one per session, or runs of N turns, over the visible turns only', () => {
-    expect(batchesOf(turns, 16, 'session').map((b) => b.key)).toEqual(['t0-1', 't2-3', 't4-5', 't6-7', 't8-9', 't10-11', 't12-13', 't14-15']);
+    expect(batchesOf(turns, 16, 'session').map((b) => b.key)).toEqual([
+      't0-1',
+      't2-3',
+      't4-5',
+      't6-7',
+      't8-9',
+      't10-11',
+      't12-13',
+      't14-15',
+    ]);
     expect(batchesOf(turns, 5, 'session').map((b) => b.key)).toEqual(['t0-1', 't2-3', 't4-4']);
     expect(batchesOf(turns, 16, 5).map((b) => b.key)).toEqual(['t0-4', 't5-9', 't10-14', 't15-15']);
     expect(batchesOf(turns, 0, 'session')).toEqual([]);
@@ -31,12 +60,23 @@ describe('batches', () => {
   it('the request shows each turn with its id, date and speaker', () => {
     const [sys, user] = extractionMessages(turns, batchesOf(turns, 16, 'session')[2]!);
     expect(sys!.content).toMatch(/^You are the memory extractor/);
-    expect(user!.content).toBe('Conversation segment:\n(D3:1) [15 May, 2023] Caroline: I love my flat in Paris, the view is amazing.\n(D3:2) [15 May, 2023] Melanie: Paris suits you.');
+    expect(user!.content).toBe(
+      'Conversation segment:\n(D3:1) [15 May, 2023] Caroline: I love my flat in Paris, the view is amazing.\n(D3:2) [15 May, 2023] Melanie: Paris suits you.',
+    );
   });
 });
 
 describe('parseExtraction (strict)', () => {
-  const good = { memory_type: 'semantic', content: 'A.', entities: [], attribute: null, updates: false, importance: 0.5, confidence: 0.9, source_turns: ['D1:1'] };
+  const good = {
+    memory_type: 'semantic',
+    content: 'A.',
+    entities: [],
+    attribute: null,
+    updates: false,
+    importance: 0.5,
+    confidence: 0.9,
+    source_turns: ['D1:1'],
+  };
   it('accepts a JSON array, fenced or not, and []', () => {
     expect(parseExtraction(JSON.stringify([good]))).toHaveLength(1);
     expect(parseExtraction('```json\n' + JSON.stringify([good]) + '\n```')).toHaveLength(1);
@@ -88,14 +128,26 @@ describe('recall', () => {
     expect(scoreMemories([m], { vector: Float32Array.from([0, 1]), focus: [], nowDay: null }, only)[0]!.score).toBe(1);
   });
   it('superseded items only when asked, forgotten never', () => {
-    const items = [row('m1', 'a', [1, 0]), row('m2', 'b', [1, 0], { status: 'superseded', superseded_by: 'm3' }), row('m3', 'c', [1, 0], { status: 'forgotten' })];
+    const items = [
+      row('m1', 'a', [1, 0]),
+      row('m2', 'b', [1, 0], { status: 'superseded', superseded_by: 'm3' }),
+      row('m3', 'c', [1, 0], { status: 'forgotten' }),
+    ];
     const q = { vector: Float32Array.from([1, 0]), focus: [], nowDay: null };
     expect(scoreMemories(items, q, cfg).map((s) => s.memory.memory_id)).toEqual(['m1']);
     expect(scoreMemories(items, q, { ...cfg, includeSuperseded: true }).map((s) => s.memory.memory_id)).toEqual(['m1', 'm2']);
   });
   it('the block: labelled, top items by score, within the token budget', () => {
     const long = 'word '.repeat(300).trim();
-    const items = [row('m1', 'First fact.', [1, 0]), row('m2', long, [0.99, 0.1]), row('m3', 'Third fact.', [0.9, 0.3]), row('m4', 'Fourth.', [0.5, 0.5]), row('m5', 'Fifth.', [0.4, 0.6]), row('m6', 'Sixth.', [0.3, 0.7]), row('m7', 'Seventh.', [0.1, 0.9])];
+    const items = [
+      row('m1', 'First fact.', [1, 0]),
+      row('m2', long, [0.99, 0.1]),
+      row('m3', 'Third fact.', [0.9, 0.3]),
+      row('m4', 'Fourth.', [0.5, 0.5]),
+      row('m5', 'Fifth.', [0.4, 0.6]),
+      row('m6', 'Sixth.', [0.3, 0.7]),
+      row('m7', 'Seventh.', [0.1, 0.9]),
+    ];
     const scored = scoreMemories(items, { vector: Float32Array.from([1, 0]), focus: [], nowDay: null }, cfg);
     const small = injectionBlock(scored, { items: 5, tokens: 200 });
     expect(small.injected.map((s) => s.memory.memory_id)).toEqual(['m1', 'm3', 'm4', 'm5', 'm6']);
@@ -116,15 +168,24 @@ describe('estimateExtraction', () => {
     const whole = estimateExtraction({ episodes: [ep], questions: [question('a', []), question('b', [])] }, run, session);
     expect(whole.calls).toBe(8);
     expect(whole.batches).toBe(8);
-    const expectedInput = batchesOf(ep.turns, 16, 'session').reduce((s, b) => s + extractionMessages(ep.turns, b).reduce((t, m) => t + countTokens(m.content) + 4, 0), 0);
+    const expectedInput = batchesOf(ep.turns, 16, 'session').reduce(
+      (s, b) => s + extractionMessages(ep.turns, b).reduce((t, m) => t + countTokens(m.content) + 4, 0),
+      0,
+    );
     expect(whole.input_tokens).toBe(expectedInput);
     expect(whole.output_tokens).toBe(16 * 25);
     expect(whole.cost_usd).toBeCloseTo((expectedInput * 0.15 + 16 * 25 * 0.6) / 1e6, 12);
     expect(whole.notes.join(' ')).toMatch(/needs OPENAI_API_KEY/);
     // Horizons at 10 and 16 turns: sessions 1-5 are asked once (cached the second time).
-    const phased = estimateExtraction({ episodes: [ep], questions: [question('a', [], { visibleTurns: 10 }), question('b', [])] }, run, session);
+    const phased = estimateExtraction(
+      { episodes: [ep], questions: [question('a', [], { visibleTurns: 10 }), question('b', [])] },
+      run,
+      session,
+    );
     expect(phased.batches).toBe(13);
     expect(phased.calls).toBe(8);
-    expect(renderExtractionEstimate(phased)).toMatch(/^agentic memory ingest \(extraction, gpt-4o-mini\): 8 calls \(13 batches, 5 answered by the cache\)/);
+    expect(renderExtractionEstimate(phased)).toMatch(
+      /^agentic memory ingest \(extraction, gpt-4o-mini\): 8 calls \(13 batches, 5 answered by the cache\)/,
+    );
   });
 });

@@ -14,7 +14,18 @@ import { CACHE_FILE } from '../../../src/providers/cache.js';
 import { InputError } from '../../../src/util/errors.js';
 import { tempDir } from '../../helpers/cli.js';
 import { FakeExtractor, isExtractionRequest } from '../../helpers/fake-extractor.js';
-import { BERLIN, DOG, PARIS, contextFor, fixtureScript, ingested, memoryConfigFor, memoryEpisode, question, sessionFor } from './fixture.js';
+import {
+  BERLIN,
+  DOG,
+  PARIS,
+  contextFor,
+  fixtureScript,
+  ingested,
+  memoryConfigFor,
+  memoryEpisode,
+  question,
+  sessionFor,
+} from './fixture.js';
 
 let fake: FakeExtractor;
 let runDir: string;
@@ -45,7 +56,11 @@ describe('agentic memory source', () => {
     first.session.close();
 
     const store = new MemoryStore(join(runDir, 'memory.sqlite'));
-    const rows = store.db.prepare('SELECT batch_key, status, error FROM extractions ORDER BY batch_index').all() as Array<{ batch_key: string; status: string; error: string | null }>;
+    const rows = store.db.prepare('SELECT batch_key, status, error FROM extractions ORDER BY batch_index').all() as Array<{
+      batch_key: string;
+      status: string;
+      error: string | null;
+    }>;
     // Sessions 1-4 stored, session 5 failed, sessions 6-8 not applied (their replies are cached).
     expect(rows.map((r) => `${r.batch_key}:${r.status}`)).toEqual(['t0-1:ok', 't2-3:ok', 't4-5:ok', 't6-7:ok', 't8-9:error']);
     expect(rows[4]!.error).toMatch(/not JSON/);
@@ -107,7 +122,9 @@ describe('agentic memory source', () => {
     expect(report.memory.ingest.failed_batches).toBe(0);
     expect(report.memory.ingest.cost_usd).toBeGreaterThan(0);
     // The extraction log's request key is the response cache's key for that reply.
-    const keys = (store.db.prepare('SELECT request_key FROM extractions').all() as Array<{ request_key: string }>).map((r) => r.request_key);
+    const keys = (store.db.prepare('SELECT request_key FROM extractions').all() as Array<{ request_key: string }>).map(
+      (r) => r.request_key,
+    );
     store.close();
     const cache = new Database(join(cacheDir, CACHE_FILE), { readonly: true });
     for (const k of keys) expect(cache.prepare('SELECT 1 FROM responses WHERE key = ?').get(k)).toBeTruthy();
@@ -131,7 +148,9 @@ describe('agentic memory source', () => {
     // 3 active items injected, only Berlin's source holds gold evidence.
     expect(item.recalled).toHaveLength(3);
     expect(item.metrics.pollution).toBeCloseTo(2 / 3, 10);
-    expect(evidence.recalled).toMatch(/^Recalled background \(from memory; where it conflicts with the current conversation, the conversation wins\):\n- \[12 June, 2023\] Caroline moved to Berlin/);
+    expect(evidence.recalled).toMatch(
+      /^Recalled background \(from memory; where it conflicts with the current conversation, the conversation wins\):\n- \[12 June, 2023\] Caroline moved to Berlin/,
+    );
     expect(evidence.blocks).toEqual([evidence.recalled]);
     expect(item.evidence_tokens).toBe(evidence.tokens);
     expect(item.evidence_turns).toEqual(['D1:1', 'D2:1', 'D5:2', 'D7:1'].filter((t) => item.recalled!.some((r) => r.turns.includes(t))));
@@ -164,7 +183,9 @@ describe('agentic memory source', () => {
     await first.source.close?.();
     first.session.close();
     fake.api.requests.length = 0;
-    const cfg = memoryConfigFor({ memory: { dedupThreshold: 0.99, items: 2, tokens: 300, weights: { cosine: 1, entity: 0, recency: 0, importance: 0 } } });
+    const cfg = memoryConfigFor({
+      memory: { dedupThreshold: 0.99, items: 2, tokens: 300, weights: { cosine: 1, entity: 0, recency: 0, importance: 0 } },
+    });
     const session = sessionFor(fake.url, cacheDir);
     const source = await createAgenticMemorySource(cfg, session, { runDir: tempDir('rawrag-mem-run2-') });
     const ev = await source.open(ingested(memoryEpisode()), contextFor(cfg));
@@ -203,7 +224,12 @@ describe('agentic memory source', () => {
     const { source, session, open } = await openOnce();
     await open().catch(() => undefined);
     await open();
-    expect(fake.extractionRequests().filter((r) => r.fault !== null).map((r) => r.fault)).toEqual(['status 429', 'status 500']);
+    expect(
+      fake
+        .extractionRequests()
+        .filter((r) => r.fault !== null)
+        .map((r) => r.fault),
+    ).toEqual(['status 429', 'status 500']);
     expect(session.usage.report().reader!.retries).toBe(2);
     const store = new MemoryStore(join(runDir, 'memory.sqlite'));
     expect(store.totals()).toMatchObject({ batches_ok: 8, batches_error: 0 });
@@ -237,12 +263,20 @@ describe('agentic memory source', () => {
     const remote = await createAgenticMemorySource(cfg, sessionFor(fake.url, cacheDir), { runDir });
     expect(remote.name).toBe('agentic-memory/gpt-4o-mini+openai:text-embedding-3-small');
     expect(remote.system).toBe('agentic-memory/gpt-4o-mini');
-    expect(remote.capabilities).toEqual({ remote: true, llmAtIngest: true, questionRole: 'embed', ranksWindows: false, cheapDeepRanking: false });
+    expect(remote.capabilities).toEqual({
+      remote: true,
+      llmAtIngest: true,
+      questionRole: 'embed',
+      ranksWindows: false,
+      cheapDeepRanking: false,
+    });
     // No OpenAI key: the extractor runs on a keyless local endpoint, the embeddings fall back to the local encoder.
     const keyless = new ProviderSession({ cacheDir, baseUrls: { reader: `${fake.url}/v1` }, env: {} });
     const local = await createAgenticMemorySource(cfg, keyless, { runDir });
     expect(local.name).toBe('agentic-memory/gpt-4o-mini+local:universal-sentence-encoder-lite');
-    expect(local.notes.join(' ')).toMatch(/memory embeddings: retriever 'openai' unavailable \(embed model 'text-embedding-3-small' needs OPENAI_API_KEY.*embedded sentence encoder/);
+    expect(local.notes.join(' ')).toMatch(
+      /memory embeddings: retriever 'openai' unavailable \(embed model 'text-embedding-3-small' needs OPENAI_API_KEY.*embedded sentence encoder/,
+    );
     expect(readdirSync(runDir)).toEqual([]);
     keyless.close();
   });
@@ -251,7 +285,9 @@ describe('agentic memory source', () => {
     const cfg = memoryConfigFor();
     const session = new ProviderSession({ cacheDir, env: {} });
     await expect(createAgenticMemorySource(cfg, session, { runDir })).rejects.toThrow(InputError);
-    await expect(createAgenticMemorySource(cfg, session, { runDir })).rejects.toThrow(/--extractor: agentic memory cannot extract: extractor model 'gpt-4o-mini' needs OPENAI_API_KEY/);
+    await expect(createAgenticMemorySource(cfg, session, { runDir })).rejects.toThrow(
+      /--extractor: agentic memory cannot extract: extractor model 'gpt-4o-mini' needs OPENAI_API_KEY/,
+    );
     const noModel = memoryConfigFor({ reader: { model: null } });
     await expect(createAgenticMemorySource(noModel, session, { runDir })).rejects.toThrow(/give --extractor MODEL/);
     expect(readdirSync(runDir)).toEqual([]);

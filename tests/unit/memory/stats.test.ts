@@ -10,7 +10,10 @@ import { tempDir } from '../../helpers/cli.js';
 function writeRun(root: string, system: string, items: Array<Record<string, unknown>>): string {
   const dir = join(root, system.replace(/\W+/g, '-'));
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ system, benchmark: 'locomo', setting: 'locomo/gpt-4o-mini', status: 'complete' }));
+  writeFileSync(
+    join(dir, 'manifest.json'),
+    JSON.stringify({ system, benchmark: 'locomo', setting: 'locomo/gpt-4o-mini', status: 'complete' }),
+  );
   writeFileSync(join(dir, 'items.jsonl'), items.map((i) => JSON.stringify(i) + '\n').join(''));
   return dir;
 }
@@ -19,8 +22,20 @@ describe('stats with an agentic memory run', () => {
   it('pairs the two systems by question id and reports each one coverage, and pollution for the memory system', () => {
     const root = tempDir();
     const n = 40;
-    const raw = Array.from({ length: n }, (_, i) => ({ id: `q${i}`, type: 'single-hop', score: i < 30 ? 1 : 0, coverage: { all: i < 34, any: true }, metrics: {} }));
-    const mem = Array.from({ length: n }, (_, i) => ({ id: `q${i}`, type: 'single-hop', score: i < 18 ? 1 : 0, coverage: { all: i < 20, any: i < 30 }, metrics: { pollution: i < 20 ? 0.5 : 1 } }));
+    const raw = Array.from({ length: n }, (_, i) => ({
+      id: `q${i}`,
+      type: 'single-hop',
+      score: i < 30 ? 1 : 0,
+      coverage: { all: i < 34, any: true },
+      metrics: {},
+    }));
+    const mem = Array.from({ length: n }, (_, i) => ({
+      id: `q${i}`,
+      type: 'single-hop',
+      score: i < 18 ? 1 : 0,
+      coverage: { all: i < 20, any: i < 30 },
+      metrics: { pollution: i < 20 ? 0.5 : 1 },
+    }));
     const runs = [loadRun(writeRun(root, 'RAW-RAG/openai', raw)), loadRun(writeRun(root, 'agentic-memory/gpt-4o-mini', mem))];
     expect(runs[1]!.items[0]!.pollution).toBe(0.5);
     const report = analyse(runs, { resamples: 2000, seed: 0, allPairs: false });
@@ -34,7 +49,9 @@ describe('stats with an agentic memory run', () => {
     expect(memRow.pollution_n).toBe(40);
     expect(f.coverage.find((c) => c.system.startsWith('RAW'))!.pollution).toBeUndefined();
     const md = renderReport(report);
-    expect(md).toContain('memory pollution (agentic-memory/gpt-4o-mini): 75.00% of injected items come from turns holding no gold evidence (mean over 40 questions).');
+    expect(md).toContain(
+      'memory pollution (agentic-memory/gpt-4o-mini): 75.00% of injected items come from turns holding no gold evidence (mean over 40 questions).',
+    );
     expect(md).not.toContain('memory pollution (RAW-RAG');
   });
 });

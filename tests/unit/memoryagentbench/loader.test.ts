@@ -32,7 +32,9 @@ describe('the shared real row (factconsolidation_sh_6k)', () => {
   });
 
   test('the fixture is the unchanged shared file', () => {
-    expect(createHash('sha256').update(readFileSync(SAMPLE)).digest('hex')).toBe('80a005d98fdd3512283ffabd40bf36634433f1dce9bad42c5cbfd9d9e9078149');
+    expect(createHash('sha256').update(readFileSync(SAMPLE)).digest('hex')).toBe(
+      '80a005d98fdd3512283ffabd40bf36634433f1dce9bad42c5cbfd9d9e9078149',
+    );
   });
 
   test('one episode of 455 numbered facts; the header is kept apart', () => {
@@ -40,10 +42,23 @@ describe('the shared real row (factconsolidation_sh_6k)', () => {
     const ep = ds.episodes[0]!;
     expect(ep.id).toBe('factconsolidation_sh_6k/0');
     expect(ep.turns).toHaveLength(455);
-    expect(ep.turns[0]).toEqual({ id: 'fact-0', session: 'facts', date: null, speaker: '', text: '0. Thomas Kyd was born in the city of London.', captions: [] });
+    expect(ep.turns[0]).toEqual({
+      id: 'fact-0',
+      session: 'facts',
+      date: null,
+      speaker: '',
+      text: '0. Thomas Kyd was born in the city of London.',
+      captions: [],
+    });
     expect(ep.turns[454]!.text).toBe('454. The name of the current head of the Tucson government is Jonathan Rothschild.');
     ep.turns.forEach((t, i) => expect(t.text.startsWith(`${i}. `)).toBe(true));
-    expect(ep.meta).toMatchObject({ source: 'factconsolidation_sh_6k', split: 'Conflict_Resolution', header: 'Here is a list of facts:', facts: 455, context_chars: 26157 });
+    expect(ep.meta).toMatchObject({
+      source: 'factconsolidation_sh_6k',
+      split: 'Conflict_Resolution',
+      header: 'Here is a list of facts:',
+      facts: 455,
+      context_chars: 26157,
+    });
     expect(ep.policy).toEqual({ chunking: 'turn' });
   });
 
@@ -74,7 +89,12 @@ describe('the shared real row (factconsolidation_sh_6k)', () => {
       acceptable: ['The Fairly OddParents'],
       evidence: [],
     });
-    expect(q.meta).toMatchObject({ qa_pair_id: 'factconsolidation_sh_6k_no1', competency: 'CR', task: 'factconsolidation_sh_6k', gold_list: ['The Fairly OddParents'] });
+    expect(q.meta).toMatchObject({
+      qa_pair_id: 'factconsolidation_sh_6k_no1',
+      competency: 'CR',
+      task: 'factconsolidation_sh_6k',
+      gold_list: ['The Fairly OddParents'],
+    });
     expect(new Set(ds.questions.map((x) => x.id)).size).toBe(100);
   });
 
@@ -127,9 +147,19 @@ describe('constructed rows, one per source format', () => {
 
   test('RULER: documents as sessions', () => {
     const turns = ep('ruler_qa1_197K/0').turns;
-    expect(turns.map((t) => [t.id, t.session])).toEqual([['L1', 'doc-1'], ['L5', 'doc-2'], ['L9', 'doc-3']]);
-    expect(turns[2]!.text).toBe("Document 3:\nSuper Bowl 50 was an American football game played on February 7, 2016 at Levi's Stadium in Santa Clara, California.");
-    expect(qs('ruler_qa1_197K')[1]!.acceptable).toEqual(["Levi's Stadium", "Levi's Stadium in Santa Clara, California", 'Santa Clara, California']);
+    expect(turns.map((t) => [t.id, t.session])).toEqual([
+      ['L1', 'doc-1'],
+      ['L5', 'doc-2'],
+      ['L9', 'doc-3'],
+    ]);
+    expect(turns[2]!.text).toBe(
+      "Document 3:\nSuper Bowl 50 was an American football game played on February 7, 2016 at Levi's Stadium in Santa Clara, California.",
+    );
+    expect(qs('ruler_qa1_197K')[1]!.acceptable).toEqual([
+      "Levi's Stadium",
+      "Levi's Stadium in Santa Clara, California",
+      'Santa Clara, California',
+    ]);
   });
 
   test('LongMemEval: chat sessions with their date; question type, id, date and abstention kept', () => {
@@ -225,8 +255,15 @@ describe('Parquet (the released format)', () => {
     });
     const full = join(dir, 'Conflict_Resolution-full.parquet');
     writeRowsParquet(full, rows);
-    await expect(load(full, { subset: 'all' })).rejects.toThrow(/Conflict_Resolution does not match the release @ 7ea0669: factconsolidation_sh_32k: 1 rows \/ 99 questions, expected 1 \/ 100/);
-    rows[3] = { ...rows[3]!, questions: [...rows[3]!.questions, 'q99'], answers: [...rows[3]!.answers, ['B']], metadata: { ...rows[3]!.metadata, qa_pair_ids: [...(rows[3]!.metadata.qa_pair_ids as string[]), 'x_no99'] } };
+    await expect(load(full, { subset: 'all' })).rejects.toThrow(
+      /Conflict_Resolution does not match the release @ 7ea0669: factconsolidation_sh_32k: 1 rows \/ 99 questions, expected 1 \/ 100/,
+    );
+    rows[3] = {
+      ...rows[3]!,
+      questions: [...rows[3]!.questions, 'q99'],
+      answers: [...rows[3]!.answers, ['B']],
+      metadata: { ...rows[3]!.metadata, qa_pair_ids: [...(rows[3]!.metadata.qa_pair_ids as string[]), 'x_no99'] },
+    };
     writeRowsParquet(full, rows);
     const ok = await load(full, { subset: 'all' });
     expect(ok.questions).toHaveLength(800);
@@ -238,8 +275,20 @@ describe('Parquet (the released format)', () => {
   test('bad input names the file and the place', async () => {
     const bad = join(dir, 'Conflict_Resolution-bad.json');
     writeFileSync(bad, JSON.stringify([{ context: 'x', questions: ['q'], answers: [['a']], metadata: {} }]));
-    await expect(load(bad, { subset: 'all' })).rejects.toThrow(/Conflict_Resolution-bad.json: row 0.metadata.source: metadata.source missing/);
-    writeFileSync(bad, JSON.stringify([{ context: 'x', questions: ['q1', 'q2'], answers: [['a']], metadata: { source: 'factconsolidation_sh_6k', qa_pair_ids: ['a', 'b'] } }]));
+    await expect(load(bad, { subset: 'all' })).rejects.toThrow(
+      /Conflict_Resolution-bad.json: row 0.metadata.source: metadata.source missing/,
+    );
+    writeFileSync(
+      bad,
+      JSON.stringify([
+        {
+          context: 'x',
+          questions: ['q1', 'q2'],
+          answers: [['a']],
+          metadata: { source: 'factconsolidation_sh_6k', qa_pair_ids: ['a', 'b'] },
+        },
+      ]),
+    );
     await expect(load(bad, { subset: 'all' })).rejects.toThrow(/row 0.answers: 2 questions but 1 answer lists/);
     const notPq = join(dir, 'Test_Time_Learning-broken.parquet');
     writeFileSync(notPq, 'not parquet');
@@ -251,7 +300,17 @@ describe('context -> turns', () => {
   test('repeated qa_pair_ids are kept apart and reported', async () => {
     const dir = tempDir('rawrag-mab-dup-');
     const f = join(dir, 'Conflict_Resolution.json');
-    writeFileSync(f, JSON.stringify([{ context: '0. A.\n', questions: ['q1', 'q2'], answers: [['a'], ['b']], metadata: { source: 'factconsolidation_sh_6k', qa_pair_ids: ['x', 'x'] } }]));
+    writeFileSync(
+      f,
+      JSON.stringify([
+        {
+          context: '0. A.\n',
+          questions: ['q1', 'q2'],
+          answers: [['a'], ['b']],
+          metadata: { source: 'factconsolidation_sh_6k', qa_pair_ids: ['x', 'x'] },
+        },
+      ]),
+    );
     const ds = await load(f, { subset: 'all' });
     expect(ds.questions.map((q) => q.id)).toEqual(['factconsolidation_sh_6k/0:x', 'factconsolidation_sh_6k/0:x~2']);
     expect(ds.warnings.some((w) => /qa_pair_id 'x' repeated/.test(w.message))).toBe(true);
@@ -282,7 +341,14 @@ describe('context -> turns', () => {
   });
 
   test('row runs are contiguous and bounded', () => {
-    expect(runs([0, 1, 2, 5, 6, 9])).toEqual([[0, 3], [5, 7], [9, 10]]);
-    expect(runs([0, 1, 2, 3, 4, 5], 4)).toEqual([[0, 4], [4, 6]]);
+    expect(runs([0, 1, 2, 5, 6, 9])).toEqual([
+      [0, 3],
+      [5, 7],
+      [9, 10],
+    ]);
+    expect(runs([0, 1, 2, 3, 4, 5], 4)).toEqual([
+      [0, 4],
+      [4, 6],
+    ]);
   });
 });

@@ -63,7 +63,11 @@ describe('exact / substring exact match / f1', () => {
     expect(f1('red red', 'red')).toBeCloseTo(2 / 3, 10);
   });
   test('calculate_metrics takes the max over golds', () => {
-    expect(calculateMetrics('normandy', ['Normandy, a region in France', 'Normandy'])).toEqual({ exact_match: 1, substring_exact_match: 1, f1: 1 });
+    expect(calculateMetrics('normandy', ['Normandy, a region in France', 'Normandy'])).toEqual({
+      exact_match: 1,
+      substring_exact_match: 1,
+      f1: 1,
+    });
   });
 });
 
@@ -102,7 +106,7 @@ describe('parse_output and post-processing', () => {
 
   test('eventqa_recall: every gold, lower-cased, in the raw output (no punctuation removal)', () => {
     expect(eventqaRecall('MARA CLIMBED the stairs.', ['Mara climbed'])).toBe(1);
-    expect(eventqaRecall("Levis stadium", ["Levi's stadium"])).toBe(0);
+    expect(eventqaRecall('Levis stadium', ["Levi's stadium"])).toBe(0);
     expect(eventqaRecall('a b', ['a', 'c'])).toBe(0);
   });
 });

@@ -7,7 +7,12 @@
 import { writeFileSync } from 'node:fs';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 
-const str = (name: string) => ({ name, type: 'BYTE_ARRAY' as const, converted_type: 'UTF8' as const, repetition_type: 'OPTIONAL' as const });
+const str = (name: string) => ({
+  name,
+  type: 'BYTE_ARRAY' as const,
+  converted_type: 'UTF8' as const,
+  repetition_type: 'OPTIONAL' as const,
+});
 const list = (name: string, children: object[]) => [
   { name, repetition_type: 'OPTIONAL', converted_type: 'LIST', num_children: 1 },
   { name: 'list', repetition_type: 'REPEATED', num_children: 1 },
@@ -27,12 +32,23 @@ export function writeRowsParquet(path: string, rows: Row[], opts: { rowGroupSize
     { name: 'root', num_children: 4 },
     str('context'),
     ...list('questions', [str('element')]),
-    ...list('answers', [{ name: 'element', repetition_type: 'OPTIONAL', converted_type: 'LIST', num_children: 1 }, { name: 'list', repetition_type: 'REPEATED', num_children: 1 }, str('element')]),
+    ...list('answers', [
+      { name: 'element', repetition_type: 'OPTIONAL', converted_type: 'LIST', num_children: 1 },
+      { name: 'list', repetition_type: 'REPEATED', num_children: 1 },
+      str('element'),
+    ]),
     { name: 'metadata', repetition_type: 'OPTIONAL', num_children: 3 + META_LISTS.length },
     str('demo'),
     // list<list<list<struct{content, has_answer, role}>>>, as in the release (LongMemEval rows only)
     ...list('haystack_sessions', [
-      ...list('element', [...list('element', [{ name: 'element', repetition_type: 'OPTIONAL', num_children: 3 }, str('content'), { name: 'has_answer', type: 'BOOLEAN', repetition_type: 'OPTIONAL' }, str('role')])]),
+      ...list('element', [
+        ...list('element', [
+          { name: 'element', repetition_type: 'OPTIONAL', num_children: 3 },
+          str('content'),
+          { name: 'has_answer', type: 'BOOLEAN', repetition_type: 'OPTIONAL' },
+          str('role'),
+        ]),
+      ]),
     ]),
     ...META_LISTS.flatMap((n) => list(n, [str('element')])),
     str('source'),

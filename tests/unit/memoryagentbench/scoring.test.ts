@@ -69,7 +69,9 @@ describe('prompt files', () => {
 });
 
 describe('reader (rag_agent templates, Memory i layout)', () => {
-  for (const [family, c] of Object.entries(golden.reader.cases) as Array<[TemplateFamily, { question: string; system: string; user: string }]>) {
+  for (const [family, c] of Object.entries(golden.reader.cases) as Array<
+    [TemplateFamily, { question: string; system: string; user: string }]
+  >) {
     test(family, () => {
       const q = question(SOURCE_OF[family], c.question, ['x']);
       const messages = reader.render(q, { blocks: golden.reader.memories, turns: [] });
@@ -87,7 +89,11 @@ describe('reader (rag_agent templates, Memory i layout)', () => {
 describe('LongMemEval judge', () => {
   for (const c of golden.longmemeval_judge as Array<Record<string, any>>) {
     test(`${c.prompt} prompt`, () => {
-      const q = question('longmemeval_s*', c.question, c.gold_list, { question_type: c.question_type, question_id: c.question_id, gold_list: c.gold_list });
+      const q = question('longmemeval_s*', c.question, c.gold_list, {
+        question_type: c.question_type,
+        question_id: c.question_id,
+        gold_list: c.gold_list,
+      });
       expect(longmemevalPromptName(q)).toBe(c.prompt);
       const messages = renderLongmemevalJudge(q, c.response);
       expect(messages).toEqual([{ role: 'user', content: c.expected }]);
@@ -102,7 +108,9 @@ describe('LongMemEval judge', () => {
     expect(judge.parse('The eyes have it', q)).toBe(1);
   });
   test('an unknown question type is an error (official: NotImplementedError)', () => {
-    expect(() => longmemevalPromptName(question('longmemeval_s*', 'q', ['a'], { question_type: 'odd' }))).toThrow(/no official judge prompt/);
+    expect(() => longmemevalPromptName(question('longmemeval_s*', 'q', ['a'], { question_type: 'odd' }))).toThrow(
+      /no official judge prompt/,
+    );
   });
   test('judge() asks once and keeps the reply', async () => {
     const q = question('longmemeval_s*', 'q', ['a'], { question_type: 'multi-session' });
@@ -128,7 +136,11 @@ describe('∞Bench-Sum judge (three requests per verdict)', () => {
   });
 
   test('f1 = fluency x harmonic mean of keypoint recall and sentence precision', async () => {
-    const replies = ['Reasoning... {"fluency": 1}', 'I think {"supported_key_points": [1], "recall": 1}', 'Output: {"precision": 3, "sentence_count": 4}'];
+    const replies = [
+      'Reasoning... {"fluency": 1}',
+      'I think {"supported_key_points": [1], "recall": 1}',
+      'Output: {"precision": 3, "sentence_count": 4}',
+    ];
     const asked: string[] = [];
     const out = await judge.judge!(q, g.answer, async (m) => {
       asked.push(m[0]!.content);

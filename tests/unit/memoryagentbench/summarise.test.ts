@@ -65,7 +65,14 @@ describe('summariseMab', () => {
   const src = (n: string) => s.sources.find((r) => r.source === n)!;
 
   test('per source: micro mean x100, errors apart', () => {
-    expect(src('ruler_qa1_197K')).toMatchObject({ n: 2, scored: 2, score: 50, answer_in_evidence: 100, competency: 'AR', metric: 'substring_exact_match' });
+    expect(src('ruler_qa1_197K')).toMatchObject({
+      n: 2,
+      scored: 2,
+      score: 50,
+      answer_in_evidence: 100,
+      competency: 'AR',
+      metric: 'substring_exact_match',
+    });
     expect(src('detective_qa')).toMatchObject({ n: 2, errors: 1, scored: 1, score: 100, metric: 'exact_match' });
     expect(src('recsys_redial_full')).toMatchObject({ score: 50, answer_in_evidence: null, metric: 'recsys_recall@5' });
     expect(s.sources.map((r) => r.source)).toEqual([
@@ -83,7 +90,11 @@ describe('summariseMab', () => {
   test('per task: the ICL sources are averaged as one task (MCC), not pooled', () => {
     const icl = s.tasks.find((t) => t.task === 'icl')!;
     // banking 100, clinic 0 -> 50 (pooling the 4 items would give 25)
-    expect(icl).toMatchObject({ competency: 'TTL', sources: ['icl_banking77_5900shot_balance', 'icl_clinic150_7050shot_balance'], score: 50 });
+    expect(icl).toMatchObject({
+      competency: 'TTL',
+      sources: ['icl_banking77_5900shot_balance', 'icl_clinic150_7050shot_balance'],
+      score: 50,
+    });
   });
 
   test('per competency: mean of its tasks; Overall: mean of the four competencies', () => {
@@ -123,7 +134,15 @@ describe('answer in evidence', () => {
   });
 
   test('rankingMetrics looks at the first k chunks only', () => {
-    const chunk = (index: number, text: string): Chunk => ({ index, id: `e#${index}`, text, firstTurn: index, lastTurn: index, tokenStart: 0, tokenEnd: 1 });
+    const chunk = (index: number, text: string): Chunk => ({
+      index,
+      id: `e#${index}`,
+      text,
+      firstTurn: index,
+      lastTurn: index,
+      tokenStart: 0,
+      tokenEnd: 1,
+    });
     const q = question('ruler_qa1_197K', ['Normandy']);
     const ranked = [chunk(0, 'Amazon rainforest'), chunk(1, 'gave their name to Normandy')];
     expect(rankingMetrics(q, ranked, null, 1)).toEqual({ answer_in_evidence: 0 });

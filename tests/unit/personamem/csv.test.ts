@@ -10,13 +10,20 @@ describe('RFC 4180 CSV parser', () => {
       ['1', 'x, y', 'say "hi"'],
       ['2', 'multi\r\nline', ''],
     ]);
-    expect(fields('a,b\n1,2')).toEqual([['a', 'b'], ['1', '2']]);
+    expect(fields('a,b\n1,2')).toEqual([
+      ['a', 'b'],
+      ['1', '2'],
+    ]);
     expect(fields('\ufeffa\n""\n')).toEqual([['a'], ['']]);
   });
 
   it('skips blank lines and keeps the line where each record starts', () => {
     const recs = parseCsv('h\n\n"x\ny"\nz\n');
-    expect(recs).toEqual([{ fields: ['h'], line: 1 }, { fields: ['x\ny'], line: 3 }, { fields: ['z'], line: 5 }]);
+    expect(recs).toEqual([
+      { fields: ['h'], line: 1 },
+      { fields: ['x\ny'], line: 3 },
+      { fields: ['z'], line: 5 },
+    ]);
   });
 
   it('accepts mixed line ends and counts a CRLF inside a quoted field as one line', () => {

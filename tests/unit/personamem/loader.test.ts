@@ -64,7 +64,15 @@ describe('PersonaMem-v2 loader on the constructed fixture', async () => {
     const q0 = ds.questions[0]!;
     expect(q0.options).toHaveLength(4);
     expect(q0.options![3]).toBe('A chickpea and spinach curry with rice.');
-    expect(q0.meta).toMatchObject({ protocol: 'verl', seed: 42, row: 0, persona_id: 0, pref_type: 'stereotypical_pref', who: 'self', updated: 'False' });
+    expect(q0.meta).toMatchObject({
+      protocol: 'verl',
+      seed: 42,
+      row: 0,
+      persona_id: 0,
+      pref_type: 'stereotypical_pref',
+      who: 'self',
+      updated: 'False',
+    });
     expect(ds.questions[7]!.meta).toMatchObject({ who: 'others' });
     expect(ds.questions[4]!.meta).toMatchObject({ updated: 'True', pref_type: 'ask_to_forget' });
   });
@@ -83,9 +91,21 @@ describe('PersonaMem-v2 loader rejects input that differs from the release, nami
   const cases: Array<[string, (csv: string) => string, RegExp, Record<string, string>?]> = [
     ['a missing column', (c) => c.replace('pref_type,', 'preference_type,'), /header: missing column\(s\) pref_type/],
     ['an unknown pref_type', (c) => c.replace(',stereotypical_pref,', ',weird_pref,'), /row 0 \(line 2\)\.pref_type/],
-    ['a user_query that is no literal', (c) => c.replace(`"{'role': 'user', 'content': 'Can you suggest a dinner recipe for tonight?'}"`, 'not a dict'), /row 0 \(line 2\)\.user_query: neither JSON nor a Python literal/],
-    ['a user_query without content', (c) => c.replace(`'content': 'Can you suggest`, `'text': 'Can you suggest`), /row 0 \(line 2\)\.user_query: not a \{'role', 'content'\} message/],
-    ['a link to a missing history', (c) => c.replace('chat_history_250913_163134_persona1.json', 'nope.json'), /row 5 \(line \d+\)\.chat_history_32k_link: chat history 'data\/chat_history_32k\/nope\.json' not found/],
+    [
+      'a user_query that is no literal',
+      (c) => c.replace(`"{'role': 'user', 'content': 'Can you suggest a dinner recipe for tonight?'}"`, 'not a dict'),
+      /row 0 \(line 2\)\.user_query: neither JSON nor a Python literal/,
+    ],
+    [
+      'a user_query without content',
+      (c) => c.replace(`'content': 'Can you suggest`, `'text': 'Can you suggest`),
+      /row 0 \(line 2\)\.user_query: not a \{'role', 'content'\} message/,
+    ],
+    [
+      'a link to a missing history',
+      (c) => c.replace('chat_history_250913_163134_persona1.json', 'nope.json'),
+      /row 5 \(line \d+\)\.chat_history_32k_link: chat history 'data\/chat_history_32k\/nope\.json' not found/,
+    ],
     ['a bad persona_id', (c) => c.replace(/\r\n0,data/, '\r\nzero,data'), /row 0 \(line 2\)\.persona_id: not a whole number/],
     ['a broken quote', (c) => c.replace(',A chickpea', ',"A "chickpea'), /not a valid CSV: line 2/],
     ['an unknown protocol', (c) => c, /--mcq-protocol: 'v3' is not one of verl, frontier/, { mcqProtocol: 'v3' }],

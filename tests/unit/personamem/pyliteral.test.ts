@@ -4,7 +4,10 @@ import { parsePyLiteral, PyLiteralError } from '../../../src/datasets/personamem
 describe('Python-literal parser (no eval)', () => {
   it("reads str(dict) as PersonaMem-v2 writes user_query: single quotes, or double when the text has '", () => {
     expect(parsePyLiteral("{'role': 'user', 'content': 'Hi there'}")).toEqual({ role: 'user', content: 'Hi there' });
-    expect(parsePyLiteral(`{'role': 'user', 'content': "I'm writing to my manager"}`)).toEqual({ role: 'user', content: "I'm writing to my manager" });
+    expect(parsePyLiteral(`{'role': 'user', 'content': "I'm writing to my manager"}`)).toEqual({
+      role: 'user',
+      content: "I'm writing to my manager",
+    });
     expect(parsePyLiteral(`{'content': 'both \\' and " quotes'}`)).toEqual({ content: `both ' and " quotes` });
   });
 
@@ -17,13 +20,38 @@ describe('Python-literal parser (no eval)', () => {
   });
 
   it('reads lists, tuples, numbers, booleans and None, nested', () => {
-    expect(parsePyLiteral("[1, -2.5, 1e3, 0x1F, 1_000, True, False, None, ('a',), (), [], {}]")).toEqual([1, -2.5, 1000, 31, 1000, true, false, null, ['a'], [], [], {}]);
+    expect(parsePyLiteral("[1, -2.5, 1e3, 0x1F, 1_000, True, False, None, ('a',), (), [], {}]")).toEqual([
+      1,
+      -2.5,
+      1000,
+      31,
+      1000,
+      true,
+      false,
+      null,
+      ['a'],
+      [],
+      [],
+      {},
+    ]);
     expect(parsePyLiteral("{'a': [{'b': (1, 2)}], 3: 'int key',}")).toEqual({ a: [{ b: [1, 2] }], '3': 'int key' });
     expect(parsePyLiteral('  ( 5 )  ')).toBe(5);
   });
 
   it('rejects what is not a literal, with the offset', () => {
-    for (const bad of ["{'a': 1", "__import__('os')", "'unterminated", "[1 2]", "{'a', 'b'}", '1j', "b'bytes'", "f'x{y}'", "'a' + 'b'", '012', "'line\nbreak'"]) {
+    for (const bad of [
+      "{'a': 1",
+      "__import__('os')",
+      "'unterminated",
+      '[1 2]',
+      "{'a', 'b'}",
+      '1j',
+      "b'bytes'",
+      "f'x{y}'",
+      "'a' + 'b'",
+      '012',
+      "'line\nbreak'",
+    ]) {
       expect(() => parsePyLiteral(bad), bad).toThrow(PyLiteralError);
     }
     expect(() => parsePyLiteral('[1, 2] x')).toThrow(/after the value at offset 7/);

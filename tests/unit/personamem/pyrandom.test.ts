@@ -24,7 +24,18 @@ describe("Python's Mersenne Twister, seeding and shuffle", () => {
   });
 
   it('gives the PersonaMem-v2 option orders: random.seed(42 + idx); random.shuffle(["a","b","c","d"])', () => {
-    const expected: Record<number, string> = { 0: 'cbda', 1: 'cdba', 2: 'bacd', 3: 'adbc', 4: 'cdba', 5: 'dbac', 6: 'dbac', 7: 'dcba', 99: 'dbca', 4999: 'adbc' };
+    const expected: Record<number, string> = {
+      0: 'cbda',
+      1: 'cdba',
+      2: 'bacd',
+      3: 'adbc',
+      4: 'cdba',
+      5: 'dbac',
+      6: 'dbac',
+      7: 'dcba',
+      99: 'dbca',
+      4999: 'adbc',
+    };
     for (const [idx, order] of Object.entries(expected)) {
       expect(new PyRandom(42 + Number(idx)).shuffle(['a', 'b', 'c', 'd']).join(''), `idx ${idx}`).toBe(order);
     }

@@ -21,8 +21,16 @@ describe('PersonaMem-v2 reader prompts', async () => {
     const q = verl.questions[0]!;
     const msgs = personamemScoring.reader.render(q, evidence);
     expect(msgs).toEqual([
-      { role: 'system', content: "You are a helpful assistant that provides personalized responses based on the user's preferences in conversation history." },
-      { role: 'system', content: 'The following are relevant excerpts from your conversation history with this user. Use them to personalize your response.' },
+      {
+        role: 'system',
+        content:
+          "You are a helpful assistant that provides personalized responses based on the user's preferences in conversation history.",
+      },
+      {
+        role: 'system',
+        content:
+          'The following are relevant excerpts from your conversation history with this user. Use them to personalize your response.',
+      },
       { role: 'user', content: 'I am vegetarian.' },
       { role: 'assistant', content: 'Noted.' },
       {

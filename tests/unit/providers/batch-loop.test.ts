@@ -44,7 +44,17 @@ function pipeline(s: ProviderSession, written: Map<string, Item>): (defer?: Defe
       QUESTIONS.filter((q) => !written.has(q)).map(async (q) => {
         try {
           const a = await reader.complete({ messages: [{ role: 'user', content: q }], temperature: 0, maxTokens: 64, jsonMode: false }, 0);
-          const votes = await Promise.all([1, 2, 3].map(async (r) => (await judge.complete({ messages: [{ role: 'user', content: `Judge: ${q} -> ${a.text}` }], temperature: 0, maxTokens: 16, jsonMode: true }, r)).text));
+          const votes = await Promise.all(
+            [1, 2, 3].map(
+              async (r) =>
+                (
+                  await judge.complete(
+                    { messages: [{ role: 'user', content: `Judge: ${q} -> ${a.text}` }], temperature: 0, maxTokens: 16, jsonMode: true },
+                    r,
+                  )
+                ).text,
+            ),
+          );
           written.set(q, { id: q, answer: a.text, votes, error: null });
         } catch (e) {
           if (isDeferred(e)) deferred++;
@@ -60,7 +70,13 @@ function pipeline(s: ProviderSession, written: Map<string, Item>): (defer?: Defe
 async function setup(): Promise<{ api: FakeBatchApi; session: (cache: string) => ProviderSession }> {
   const api = await new FakeBatchApi({ chat: reply }).start();
   servers.push(api);
-  const session = (cacheDir: string) => new ProviderSession({ cacheDir, baseUrls: { reader: `${api.url}/v1`, judge: `${api.url}/v1` }, env: {}, retry: { maxRetries: 1, baseDelayMs: 1, maxDelayMs: 2 } });
+  const session = (cacheDir: string) =>
+    new ProviderSession({
+      cacheDir,
+      baseUrls: { reader: `${api.url}/v1`, judge: `${api.url}/v1` },
+      env: {},
+      retry: { maxRetries: 1, baseDelayMs: 1, maxDelayMs: 2 },
+    });
   return { api, session };
 }
 
@@ -131,7 +147,9 @@ describe('runWithBatches', () => {
     const defer = async (qs: string[]) => {
       const sink = new DeferCollector();
       s.transport.defer = sink;
-      await Promise.allSettled(qs.map((q) => reader.complete({ messages: [{ role: 'user', content: q }], temperature: 0, maxTokens: 8, jsonMode: false }, 0)));
+      await Promise.allSettled(
+        qs.map((q) => reader.complete({ messages: [{ role: 'user', content: q }], temperature: 0, maxTokens: 8, jsonMode: false }, 0)),
+      );
       return sink.requests();
     };
     await jobs.submit(await defer(QUESTIONS.slice(0, 4)));

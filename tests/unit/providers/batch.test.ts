@@ -32,12 +32,28 @@ function session(api: FakeBatchApi, cacheDir: string, extra: { maxRetries?: numb
   });
 }
 
-const reader = (q: string): ChatRequest => ({ messages: [{ role: 'system', content: 'Answer briefly.' }, { role: 'user', content: q }], temperature: 0, maxTokens: 64, jsonMode: false });
-const judge = (q: string): ChatRequest => ({ messages: [{ role: 'user', content: `grade ${q}` }], temperature: 0, maxTokens: 32, jsonMode: true });
+const reader = (q: string): ChatRequest => ({
+  messages: [
+    { role: 'system', content: 'Answer briefly.' },
+    { role: 'user', content: q },
+  ],
+  temperature: 0,
+  maxTokens: 64,
+  jsonMode: false,
+});
+const judge = (q: string): ChatRequest => ({
+  messages: [{ role: 'user', content: `grade ${q}` }],
+  temperature: 0,
+  maxTokens: 32,
+  jsonMode: true,
+});
 const QUESTIONS = ['Where did Ann go?', 'When did Bob move?', 'What does Cy like?', 'Who is Di?', 'Why did Ed leave?'];
 
 /** One pass in batch mode: every request is deferred (or fails if recorded as failed). */
-async function deferPass(s: ProviderSession, failures?: Map<string, string>): Promise<{ sink: DeferCollector; outcomes: PromiseSettledResult<unknown>[] }> {
+async function deferPass(
+  s: ProviderSession,
+  failures?: Map<string, string>,
+): Promise<{ sink: DeferCollector; outcomes: PromiseSettledResult<unknown>[] }> {
   const sink = new DeferCollector(failures);
   s.transport.defer = sink;
   const m = chatModel(s, 'reader', 'gpt-4o-mini');
@@ -98,7 +114,11 @@ describe('batch jobs through the openai SDK', () => {
     expect(api.count('POST /v1/files')).toBe(1);
     expect(api.count('POST /v1/batches')).toBe(1);
     const created = [...api.batches.values()][0]!;
-    expect(created.metadata).toEqual({ rawrag_run: 'run-test', rawrag_part: '1', rawrag_hash: partHash(sink.requests().map((r) => r.key)) });
+    expect(created.metadata).toEqual({
+      rawrag_run: 'run-test',
+      rawrag_part: '1',
+      rawrag_hash: partHash(sink.requests().map((r) => r.key)),
+    });
     expect(created.completion_window).toBe('24h');
     expect(created.lines.map((l) => l.custom_id)).toEqual(sink.requests().map((r) => r.key));
     const report = await bj.wait();
@@ -129,7 +149,9 @@ describe('batch jobs through the openai SDK', () => {
     const s3 = session(api, tempDir());
     const m3 = chatModel(s3, 'reader', 'gpt-4o-mini');
     const interactive = await Promise.all(QUESTIONS.map((q) => m3.complete(reader(q), 0)));
-    expect(fromBatch.map((r) => [r.text, r.prompt_tokens, r.completion_tokens])).toEqual(interactive.map((r) => [r.text, r.prompt_tokens, r.completion_tokens]));
+    expect(fromBatch.map((r) => [r.text, r.prompt_tokens, r.completion_tokens])).toEqual(
+      interactive.map((r) => [r.text, r.prompt_tokens, r.completion_tokens]),
+    );
     for (const x of [s, s2, s3]) x.close();
   });
 
@@ -293,8 +315,16 @@ describe('batch parts', () => {
     expect(byBytes.map((p) => p.requests.length)).toEqual([3, 2]);
     expect(byBytes.every((p) => p.bytes <= lineBytes * 3 && Buffer.byteLength(p.jsonl) === p.bytes)).toBe(true);
     const mixed = planParts([req('a', 'gpt-4o'), req('b', 'gpt-4o-mini'), req('c', 'gpt-4o')], () => ({ requests: 100, bytes: 1e9 }));
-    expect(mixed.map((p) => [p.model, p.requests.length])).toEqual([['gpt-4o', 2], ['gpt-4o-mini', 1]]);
-    expect(JSON.parse(mixed[0]!.jsonl.split('\n')[0]!)).toEqual({ custom_id: 'a', method: 'POST', url: '/v1/chat/completions', body: req('a', 'gpt-4o').body });
+    expect(mixed.map((p) => [p.model, p.requests.length])).toEqual([
+      ['gpt-4o', 2],
+      ['gpt-4o-mini', 1],
+    ]);
+    expect(JSON.parse(mixed[0]!.jsonl.split('\n')[0]!)).toEqual({
+      custom_id: 'a',
+      method: 'POST',
+      url: '/v1/chat/completions',
+      body: req('a', 'gpt-4o').body,
+    });
     expect(() => planParts([req('big', 'gpt-4o', 500)], () => ({ requests: 10, bytes: 100 }))).toThrow(/over the batch limit/);
   });
 
@@ -308,7 +338,10 @@ describe('batch parts', () => {
     api.rejectCreate = null;
     const bj = jobs(s, runDir);
     await bj.submit(sink.requests().slice(0, 3));
-    expect(bj.parts.map((p) => [p.requests, p.status])).toEqual([[5, 'superseded'], [3, 'validating']]);
+    expect(bj.parts.map((p) => [p.requests, p.status])).toEqual([
+      [5, 'superseded'],
+      [3, 'validating'],
+    ]);
     expect(api.batches.size).toBe(1);
     await bj.submit(sink.requests().slice(0, 3));
     expect(api.batches.size).toBe(1);

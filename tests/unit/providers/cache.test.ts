@@ -36,7 +36,11 @@ describe('ResponseCache', () => {
     const codec = jsonCodec<{ text: string }>();
     expect((await c1.through('reader', 'k1', codec, compute)).cached).toBe(false);
     expect(await c1.through('reader', 'k1', codec, compute)).toEqual({ value: { text: 'reply 1' }, cached: true });
-    await expect(c1.through('reader', 'k2', codec, async () => { throw new Error('429'); })).rejects.toThrow('429');
+    await expect(
+      c1.through('reader', 'k2', codec, async () => {
+        throw new Error('429');
+      }),
+    ).rejects.toThrow('429');
     await c1.through('reader', 'k3', codec, compute, (v) => v.text === 'never');
     expect(c1.counts.reader).toEqual({ hits: 1, misses: 3 });
     c1.close();
@@ -51,7 +55,11 @@ describe('ResponseCache', () => {
     const c = new ResponseCache(tempDir());
     let calls = 0;
     const slow = () => new Promise<number>((r) => setTimeout(() => r(++calls), 20));
-    const [a, b, d] = await Promise.all([c.through('judge', 'same', jsonCodec<number>(), slow), c.through('judge', 'same', jsonCodec<number>(), slow), c.through('judge', 'other', jsonCodec<number>(), slow)]);
+    const [a, b, d] = await Promise.all([
+      c.through('judge', 'same', jsonCodec<number>(), slow),
+      c.through('judge', 'same', jsonCodec<number>(), slow),
+      c.through('judge', 'other', jsonCodec<number>(), slow),
+    ]);
     expect(calls).toBe(2);
     expect(a.value).toBe(b.value);
     expect([a.cached, b.cached, d.cached]).toEqual([false, true, false]);

@@ -22,7 +22,11 @@ describe('RemoteEmbedder over /v1/embeddings (loopback)', () => {
   it('embeds 2,500 texts in 2 requests, each distinct text once, floats requested, vectors by index', async () => {
     const api = await new FakeApi().start();
     try {
-      const s = new ProviderSession({ cacheDir: tempDir(), baseUrls: { embed: `${api.url}/v1`, rerank: api.url }, env: { OPENAI_API_KEY: 'sk-unit-0123456789', COHERE_API_KEY: 'co-unit-0123456789' } });
+      const s = new ProviderSession({
+        cacheDir: tempDir(),
+        baseUrls: { embed: `${api.url}/v1`, rerank: api.url },
+        env: { OPENAI_API_KEY: 'sk-unit-0123456789', COHERE_API_KEY: 'co-unit-0123456789' },
+      });
       const stages = remoteStages(s, 'openai');
       if (!stages.ok) throw new Error(stages.reasons.join());
       const texts = Array.from({ length: 2500 }, (_, i) => `text number ${i % 2400}`);

@@ -6,7 +6,12 @@ import { FingerprintedApi } from '../../helpers/fake-provenance.js';
 import { tempDir } from '../../helpers/cli.js';
 
 const ENV = { OPENAI_API_KEY: 'sk-unit-0123456789' };
-const REQ = { messages: [{ role: 'user' as const, content: 'What did Caroline research?' }], temperature: 0, maxTokens: 32, jsonMode: false };
+const REQ = {
+  messages: [{ role: 'user' as const, content: 'What did Caroline research?' }],
+  temperature: 0,
+  maxTokens: 32,
+  jsonMode: false,
+};
 
 describe('reply provenance and --cache-scope (two loopback endpoints)', () => {
   const a = new FingerprintedApi((m) => `${m}-2024-07-18`, 'fp_aaaa');
@@ -32,7 +37,13 @@ describe('reply provenance and --cache-scope (two loopback endpoints)', () => {
     const cache = tempDir();
     const s1 = session(a.url, cache);
     const r1 = await chatModel(s1, 'reader', 'gpt-4o-mini').complete(REQ, 0);
-    expect(r1.provenance).toEqual({ endpoint: endpointId(`${a.url}/v1`), served_model: 'gpt-4o-mini-2024-07-18', system_fingerprint: 'fp_aaaa', cached: false, cached_from: null });
+    expect(r1.provenance).toEqual({
+      endpoint: endpointId(`${a.url}/v1`),
+      served_model: 'gpt-4o-mini-2024-07-18',
+      system_fingerprint: 'fp_aaaa',
+      cached: false,
+      cached_from: null,
+    });
     const again = await chatModel(session(a.url, cache), 'reader', 'gpt-4o-mini').complete(REQ, 0);
     expect(again.cached).toBe(true);
     expect(again.provenance.cached_from).toBe(endpointId(`${a.url}/v1`));
@@ -44,7 +55,13 @@ describe('reply provenance and --cache-scope (two loopback endpoints)', () => {
     expect(r2.provenance.served_model).toBe('gpt-4o-mini-q4');
     const report = s2.report().provenance as any;
     expect(report.cache_scope).toBe('endpoint');
-    expect(report.by_role.reader).toMatchObject({ endpoints: [endpointId(`${b.url}/v1`)], served_models: ['gpt-4o-mini-q4'], system_fingerprints: ['fp_bbbb'], replies_fresh: 1, replies_cached: 0 });
+    expect(report.by_role.reader).toMatchObject({
+      endpoints: [endpointId(`${b.url}/v1`)],
+      served_models: ['gpt-4o-mini-q4'],
+      system_fingerprints: ['fp_bbbb'],
+      replies_fresh: 1,
+      replies_cached: 0,
+    });
     expect(report.warnings).toEqual([]);
     for (const s of [s1, s2]) s.close();
   });
@@ -58,10 +75,16 @@ describe('reply provenance and --cache-scope (two loopback endpoints)', () => {
     const r = await chatModel(s2, 'reader', 'gpt-4o-mini').complete(REQ, 1);
     expect(b.count('/v1/chat/completions')).toBe(before);
     expect(r.cached).toBe(true);
-    expect(r.provenance).toMatchObject({ endpoint: endpointId(`${b.url}/v1`), cached_from: endpointId(`${a.url}/v1`), served_model: 'gpt-4o-mini-2024-07-18' });
+    expect(r.provenance).toMatchObject({
+      endpoint: endpointId(`${b.url}/v1`),
+      cached_from: endpointId(`${a.url}/v1`),
+      served_model: 'gpt-4o-mini-2024-07-18',
+    });
     const report = s2.report().provenance as any;
     expect(report.by_role.reader.cached_from).toEqual({ [endpointId(`${a.url}/v1`)]: 1 });
-    expect(report.warnings).toEqual([`1 cached reader replies came from ${endpointId(`${a.url}/v1`)}, not from ${endpointId(`${b.url}/v1`)} (--cache-scope model)`]);
+    expect(report.warnings).toEqual([
+      `1 cached reader replies came from ${endpointId(`${a.url}/v1`)}, not from ${endpointId(`${b.url}/v1`)} (--cache-scope model)`,
+    ]);
     for (const s of [s1, s2]) s.close();
   });
 });

@@ -28,7 +28,12 @@ afterEach(async () => {
 });
 
 function session(): ProviderSession {
-  return new ProviderSession({ cacheDir, baseUrls: { embed: `${api.url}/v1`, rerank: api.url, reader: `${api.url}/v1` }, env: ENV, retry: { maxRetries: 0, baseDelayMs: 1, maxDelayMs: 1 } });
+  return new ProviderSession({
+    cacheDir,
+    baseUrls: { embed: `${api.url}/v1`, rerank: api.url, reader: `${api.url}/v1` },
+    env: ENV,
+    retry: { maxRetries: 0, baseDelayMs: 1, maxDelayMs: 1 },
+  });
 }
 
 function stages(s: ProviderSession, retriever = 'openai'): { embedder: Embedder; reranker: Reranker } {
@@ -39,7 +44,12 @@ function stages(s: ProviderSession, retriever = 'openai'): { embedder: Embedder;
 
 /** A 200 reply with this JSON body, once, for requests to `path`. */
 function reply(path: string, body: unknown): void {
-  api.inject({ kind: 'status', status: 200, match: (r: RecordedRequest) => r.path === path, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  api.inject({
+    kind: 'status',
+    status: 200,
+    match: (r: RecordedRequest) => r.path === path,
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
 }
 
 describe('rerank replies', () => {
@@ -71,11 +81,21 @@ describe('rerank replies', () => {
   });
 
   it('vLLM: a missing score and a 200 HTML page are errors, named as what they are', async () => {
-    const s = new ProviderSession({ cacheDir, baseUrls: { embed: `${api.url}/v1`, rerank: `${api.url}/v1` }, env: ENV, retry: { maxRetries: 0, baseDelayMs: 1, maxDelayMs: 1 } });
+    const s = new ProviderSession({
+      cacheDir,
+      baseUrls: { embed: `${api.url}/v1`, rerank: `${api.url}/v1` },
+      env: ENV,
+      retry: { maxRetries: 0, baseDelayMs: 1, maxDelayMs: 1 },
+    });
     const { reranker } = stages(s, 'qwen3');
     reply('/v1/rerank', { results: [{ index: 0 }] });
     await expect(reranker.rerank('Luna', candidates, ep, 15)).rejects.toThrow(/score NaN for index 0 is not a finite number/);
-    api.inject({ kind: 'status', status: 200, headers: { 'content-type': 'text/html' }, body: '<!DOCTYPE html><html><head><title>Sign in - Corp Proxy</title></head></html>' });
+    api.inject({
+      kind: 'status',
+      status: 200,
+      headers: { 'content-type': 'text/html' },
+      body: '<!DOCTYPE html><html><head><title>Sign in - Corp Proxy</title></head></html>',
+    });
     await expect(reranker.rerank('Luna', candidates, ep, 15)).rejects.toThrow(/HTML page .*"Sign in - Corp Proxy"/);
     expect((await reranker.rerank('Luna', candidates, ep, 15)).length).toBe(5);
     s.close();
@@ -87,7 +107,11 @@ describe('embedding replies', () => {
     const s = session();
     const { embedder } = stages(s);
     await embedder.embed(['first text'], 'document'); // 64 dimensions: the length every later vector must have
-    reply('/v1/embeddings', { object: 'list', data: [{ object: 'embedding', index: 0, embedding: [0.1, 0.2, 0.3] }], usage: { prompt_tokens: 1, total_tokens: 1 } });
+    reply('/v1/embeddings', {
+      object: 'list',
+      data: [{ object: 'embedding', index: 0, embedding: [0.1, 0.2, 0.3] }],
+      usage: { prompt_tokens: 1, total_tokens: 1 },
+    });
     await expect(embedder.embed(['second text'], 'document')).rejects.toThrow(/embedding 0 has 3 dimensions, expected 64/);
     const [v] = await embedder.embed(['second text'], 'document');
     expect(v!.length).toBe(64);
@@ -98,9 +122,16 @@ describe('embedding replies', () => {
   it('non-finite components, duplicate indices and a wrong count are errors', async () => {
     const s = session();
     const { embedder } = stages(s);
-    reply('/v1/embeddings', '{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.1,1e999]}],"usage":{"prompt_tokens":1,"total_tokens":1}}');
+    reply(
+      '/v1/embeddings',
+      '{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.1,1e999]}],"usage":{"prompt_tokens":1,"total_tokens":1}}',
+    );
     await expect(embedder.embed(['a'], 'document')).rejects.toThrow(/not a finite number/);
-    reply('/v1/embeddings', { object: 'list', data: [0, 0].map(() => ({ object: 'embedding', index: 0, embedding: [0.5, 0.5] })), usage: { prompt_tokens: 1, total_tokens: 1 } });
+    reply('/v1/embeddings', {
+      object: 'list',
+      data: [0, 0].map(() => ({ object: 'embedding', index: 0, embedding: [0.5, 0.5] })),
+      usage: { prompt_tokens: 1, total_tokens: 1 },
+    });
     await expect(embedder.embed(['b', 'c'], 'document')).rejects.toThrow(/index 0 returned twice/);
     reply('/v1/embeddings', { object: 'list', data: [], usage: { prompt_tokens: 1, total_tokens: 1 } });
     await expect(embedder.embed(['d'], 'document')).rejects.toThrow(/0 embeddings returned for 1 inputs/);
@@ -121,7 +152,12 @@ describe('chat replies and connections', () => {
   it('a 200 HTML page is reported as an HTML page, not as an empty reply', async () => {
     const s = session();
     const reader = chatModel(s, 'reader', 'gpt-4o-mini');
-    api.inject({ kind: 'status', status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: '<html><head><title>Captive portal</title></head><body>log in</body></html>' });
+    api.inject({
+      kind: 'status',
+      status: 200,
+      headers: { 'content-type': 'text/html; charset=utf-8' },
+      body: '<html><head><title>Captive portal</title></head><body>log in</body></html>',
+    });
     const err = await reader.complete(req, 0).catch((e: Error) => e);
     expect(String((err as Error).message)).toMatch(/expected a JSON reply but got an HTML page titled "Captive portal"/);
     expect(String((err as Error).message)).not.toMatch(/empty reply/);
@@ -131,7 +167,12 @@ describe('chat replies and connections', () => {
   it('a 200 HTML page to the embeddings and Cohere rerank endpoints is named too', async () => {
     const s = session();
     const { embedder, reranker } = stages(s);
-    const page = { kind: 'status' as const, status: 200, headers: { 'content-type': 'text/html' }, body: '<html><head><title>Portal</title></head></html>' };
+    const page = {
+      kind: 'status' as const,
+      status: 200,
+      headers: { 'content-type': 'text/html' },
+      body: '<html><head><title>Portal</title></head></html>',
+    };
     api.inject(page);
     await expect(embedder.embed(['zz'], 'document')).rejects.toThrow(/expected a JSON reply but got an HTML page titled "Portal"/);
     api.inject(page);
@@ -140,7 +181,12 @@ describe('chat replies and connections', () => {
   });
 
   it('"Connection error." names the host it could not reach', async () => {
-    const s = new ProviderSession({ cacheDir, baseUrls: { reader: 'http://127.0.0.1:9/v1' }, env: ENV, retry: { maxRetries: 0, baseDelayMs: 1, maxDelayMs: 1 } });
+    const s = new ProviderSession({
+      cacheDir,
+      baseUrls: { reader: 'http://127.0.0.1:9/v1' },
+      env: ENV,
+      retry: { maxRetries: 0, baseDelayMs: 1, maxDelayMs: 1 },
+    });
     const reader = chatModel(s, 'reader', 'gpt-4o-mini');
     await expect(reader.complete(req, 0)).rejects.toThrow(/Connection error \(host 127\.0\.0\.1:9\)/);
     s.close();

@@ -42,10 +42,13 @@ describe('which failures are retried', () => {
   });
   it('stops after maxRetries + 1 tries', async () => {
     let n = 0;
-    const err = await withRetry(async () => {
-      n++;
-      throw new HttpStatusError(503, new Headers(), 'down');
-    }, { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 2 }).catch((e) => e);
+    const err = await withRetry(
+      async () => {
+        n++;
+        throw new HttpStatusError(503, new Headers(), 'down');
+      },
+      { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 2 },
+    ).catch((e) => e);
     expect(err).toBeInstanceOf(RetriesExhausted);
     expect(n).toBe(3);
     expect(err.attempts).toBe(3);
@@ -58,7 +61,12 @@ describe('the openai SDK behind our retry layer (real loopback HTTP)', () => {
     try {
       api.inject({ kind: 'status', status: 429, headers: { 'retry-after': '0' } });
       api.inject({ kind: 'status', status: 500 });
-      const s = new ProviderSession({ cacheDir: tempDir(), baseUrls: { reader: `${api.url}/v1` }, env: { OPENAI_API_KEY: 'sk-unit-0123456789' }, retry: { maxRetries: 3, baseDelayMs: 1, maxDelayMs: 5 } });
+      const s = new ProviderSession({
+        cacheDir: tempDir(),
+        baseUrls: { reader: `${api.url}/v1` },
+        env: { OPENAI_API_KEY: 'sk-unit-0123456789' },
+        retry: { maxRetries: 3, baseDelayMs: 1, maxDelayMs: 5 },
+      });
       const m = chatModel(s, 'reader', 'gpt-4o-mini');
       const r = await m.complete({ messages: [{ role: 'user', content: 'hi' }], temperature: 0, maxTokens: 8, jsonMode: false }, 0);
       expect(r.text).toBe("I don't know");
@@ -73,10 +81,22 @@ describe('the openai SDK behind our retry layer (real loopback HTTP)', () => {
   it('a final failure is a ProviderError naming role, model and status, with the key scrubbed', async () => {
     const api = await new FakeApi().start();
     try {
-      api.inject({ kind: 'status', status: 401, times: Infinity, body: JSON.stringify({ error: { message: 'bad key sk-unit-SECRET-0123456789' } }) });
-      const s = new ProviderSession({ noCache: true, baseUrls: { judge: `${api.url}/v1` }, env: { OPENAI_API_KEY: 'sk-unit-SECRET-0123456789' }, retry: { maxRetries: 3, baseDelayMs: 1, maxDelayMs: 5 } });
+      api.inject({
+        kind: 'status',
+        status: 401,
+        times: Infinity,
+        body: JSON.stringify({ error: { message: 'bad key sk-unit-SECRET-0123456789' } }),
+      });
+      const s = new ProviderSession({
+        noCache: true,
+        baseUrls: { judge: `${api.url}/v1` },
+        env: { OPENAI_API_KEY: 'sk-unit-SECRET-0123456789' },
+        retry: { maxRetries: 3, baseDelayMs: 1, maxDelayMs: 5 },
+      });
       const m = chatModel(s, 'judge', 'gpt-4o-mini');
-      const e = await m.complete({ messages: [{ role: 'user', content: 'x' }], temperature: 0, maxTokens: null, jsonMode: true }, 1).catch((x) => x);
+      const e = await m
+        .complete({ messages: [{ role: 'user', content: 'x' }], temperature: 0, maxTokens: null, jsonMode: true }, 1)
+        .catch((x) => x);
       expect(e).toBeInstanceOf(ProviderError);
       expect(e.message).toMatch(/^judge request to gpt-4o-mini failed \(HTTP 401\)/);
       expect(e.message).not.toContain('SECRET');

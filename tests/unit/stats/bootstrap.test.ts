@@ -15,9 +15,9 @@ function paired(nPlus: number, nMinus: number, n: number): { a: number[]; b: num
   const a: number[] = [];
   const b: number[] = [];
   for (let i = 0; i < n; i++) {
-    if (i < nPlus) a.push(1), b.push(0);
-    else if (i < nPlus + nMinus) a.push(0), b.push(1);
-    else a.push(i % 2), b.push(i % 2); // ties: both right or both wrong
+    if (i < nPlus) (a.push(1), b.push(0));
+    else if (i < nPlus + nMinus) (a.push(0), b.push(1));
+    else (a.push(i % 2), b.push(i % 2)); // ties: both right or both wrong
   }
   return { a, b };
 }
@@ -97,7 +97,9 @@ describe('stratified designs (macro averages)', () => {
     const reps = replicates(x, design, 500, 0);
     expect(new Set(reps)).toEqual(new Set([0.5]));
     // The plain bootstrap of the same data does vary.
-    expect(new Set(replicates(x, { strata: [Int32Array.from({ length: 10 }, (_, i) => i)], weights: [1] }, 500, 0)).size).toBeGreaterThan(1);
+    expect(new Set(replicates(x, { strata: [Int32Array.from({ length: 10 }, (_, i) => i)], weights: [1] }, 500, 0)).size).toBeGreaterThan(
+      1,
+    );
   });
   it('paired stratified bootstrap reports the macro difference', () => {
     const a = [1, 1, 0, 1, 1, 1, 1, 0, 1, 1];

@@ -41,7 +41,10 @@ describe('aggregation per benchmark (data table)', () => {
     expect(cell.ci_high).toBeGreaterThan(cell.accuracy);
   });
   it('LongMemEval: overall micro plus task-averaged (mean of type accuracies)', () => {
-    const r = analyse([run('RAW-RAG/x', [...block('multi-session', 10, 9), ...block('temporal-reasoning', 30, 6)], 'longmemeval', 'lme/x')], OPTS);
+    const r = analyse(
+      [run('RAW-RAG/x', [...block('multi-session', 10, 9), ...block('temporal-reasoning', 30, 6)], 'longmemeval', 'lme/x')],
+      OPTS,
+    );
     const row = r.families[0]!.leaderboard[0]!;
     expect(row.columns.overall!.accuracy).toBeCloseTo(15 / 40, 12);
     expect(row.columns['task-averaged']!.accuracy).toBeCloseTo((0.9 + 0.2) / 2, 12);
@@ -75,7 +78,12 @@ describe('aggregation per benchmark (data table)', () => {
         // After-question right on entities 0-2; before-question right on entities 0-1 only.
         items.push(item(`ep1:after:${task}${e}`, e < 3 ? 1 : 0, task, { episode: 'ep1', meta: meta('after', task, `${task}-${e}`) }));
         if (task !== 'ER' && task !== 'Agg' && task !== 'Tr') {
-          items.push(item(`ep1:before:${task}${e}`, e < 2 ? 1 : 0, `${task} (before)`, { episode: 'ep1', meta: meta('before', task, `${task}-${e}`) }));
+          items.push(
+            item(`ep1:before:${task}${e}`, e < 2 ? 1 : 0, `${task} (before)`, {
+              episode: 'ep1',
+              meta: meta('before', task, `${task}-${e}`),
+            }),
+          );
         }
       }
     }
@@ -190,10 +198,7 @@ describe('loading run directories', () => {
     const dirs = findRunDirs([join(root, 'deep')]);
     expect(dirs).toEqual([join(root, 'deep/a/b/ext')]);
     const r = loadRun(dirs[0]!);
-    expect(r.items).toEqual([
-      item('q1', 1, 't', { coverage: true, votes: [1, 1, 1] }),
-      item('2', 0, null),
-    ]);
+    expect(r.items).toEqual([item('q1', 1, 't', { coverage: true, votes: [1, 1, 1] }), item('2', 0, null)]);
   });
   it('bad items name the file and the line', () => {
     write('bad', m, '{"id":"q1","score":1}\n{"id":"q2","score":1.5}\n');

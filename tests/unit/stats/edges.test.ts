@@ -30,7 +30,17 @@ function item(id: string, score: number | null, type: string | null = 't', extra
   return { id, score, type, coverage: null, votes: null, episode: null, meta: null, error: null, ...extra };
 }
 function run(system: string, items: StatItem[], extra: Partial<LoadedRun> = {}): LoadedRun {
-  return { dir: `/runs/${extra.label ?? system}`, label: system, system, benchmark: 'locomo', setting: 'locomo/x', status: 'complete', items, notes: [], ...extra };
+  return {
+    dir: `/runs/${extra.label ?? system}`,
+    label: system,
+    system,
+    benchmark: 'locomo',
+    setting: 'locomo/x',
+    status: 'complete',
+    items,
+    notes: [],
+    ...extra,
+  };
 }
 /** Brute force: share of all 2^m sign patterns with |Σ ε c| ≥ |Σ c|. */
 function bruteSignFlip(c: number[]): number {
@@ -63,15 +73,24 @@ describe('1. exact sign-flip p-value when few differences are non-zero', () => {
     expect(r.pBootstrap).toBeLessThan(0.1); // what the bootstrap alone would have said
   });
   it('binary differences: the exact test equals exact McNemar (spec §A.1 vectors)', () => {
-    for (const [b, c] of [[4, 2], [1, 5], [2, 8], [5, 15], [0, 5], [10, 10]] as const) {
+    for (const [b, c] of [
+      [4, 2],
+      [1, 5],
+      [2, 8],
+      [5, 15],
+      [0, 5],
+      [10, 10],
+    ] as const) {
       expect(signFlipP([...Array(b).fill(1), ...Array(c).fill(-1)])).toBeCloseTo(mcnemarExact(b, c), 12);
     }
   });
   it('graded and macro-weighted differences agree with brute-force enumeration', () => {
     let s = 7;
-    const r = () => ((s = (s * 16807) % 2147483647) / 2147483647);
+    const r = () => (s = (s * 16807) % 2147483647) / 2147483647;
     for (let trial = 0; trial < 20; trial++) {
-      const c = Array.from({ length: 1 + (trial % 12) }, () => (Math.floor(r() * 7) - 3) / 3 / (1 + Math.floor(r() * 3))).filter((x) => x !== 0);
+      const c = Array.from({ length: 1 + (trial % 12) }, () => (Math.floor(r() * 7) - 3) / 3 / (1 + Math.floor(r() * 3))).filter(
+        (x) => x !== 0,
+      );
       expect(signFlipP(c)).toBeCloseTo(bruteSignFlip(c), 12);
     }
     const design = { strata: [Int32Array.from([0, 1]), Int32Array.from([2, 3, 4])], weights: [0.5, 0.5] };
@@ -152,7 +171,9 @@ describe('4. strict input: UTF-8, BOM, final line, skipped folders', () => {
     const good = Buffer.from('{"id":"a","score":1}\n');
     write('bad8', Buffer.concat([good, Buffer.from('{"id":"caf'), Buffer.from([0xe9]), Buffer.from('","score":1}\n')]));
     expect(() => loadRun(join(root, 'bad8'))).toThrow(InputError);
-    expect(() => loadRun(join(root, 'bad8'))).toThrow(new RegExp(`bad8/items\\.jsonl: line 2: invalid UTF-8 at byte offset ${good.length + 10} \\(byte 0xe9\\)`));
+    expect(() => loadRun(join(root, 'bad8'))).toThrow(
+      new RegExp(`bad8/items\\.jsonl: line 2: invalid UTF-8 at byte offset ${good.length + 10} \\(byte 0xe9\\)`),
+    );
     write('bad8m', '{"id":"a","score":1}\n', Buffer.from([0x7b, 0xff, 0x7d]));
     expect(() => loadRun(join(root, 'bad8m'))).toThrow(/manifest\.json: line 1: invalid UTF-8 at byte offset 1/);
   });
@@ -173,7 +194,11 @@ describe('4. strict input: UTF-8, BOM, final line, skipped folders', () => {
     const top = join(root, 'tree');
     mkdirSync(join(top, 'nomanifest'), { recursive: true });
     writeFileSync(join(top, 'nomanifest', 'items.jsonl'), '{"id":"a","score":1}\n');
-    for (const [dir, items] of [['empty', ''], ['good', '{"id":"a","score":1}\n'], ['other', '{"id":"a","score":0}\n']] as const) {
+    for (const [dir, items] of [
+      ['empty', ''],
+      ['good', '{"id":"a","score":1}\n'],
+      ['other', '{"id":"a","score":0}\n'],
+    ] as const) {
       mkdirSync(join(top, dir), { recursive: true });
       writeFileSync(join(top, dir, 'manifest.json'), JSON.stringify({ system: dir, benchmark: 'locomo', setting: 'locomo/x' }));
       writeFileSync(join(top, dir, 'items.jsonl'), items);
@@ -184,7 +209,11 @@ describe('4. strict input: UTF-8, BOM, final line, skipped folders', () => {
     expect(scan.skipped.map((s) => s.reason)).toEqual(['items.jsonl but no manifest.json']);
     const report = analyse(scan.dirs.map(loadRun), { ...OPTS, skipped: scan.skipped });
     const reasons = Object.fromEntries(report.skipped.map((s) => [s.dir.split('/').pop(), s.reason]));
-    expect(reasons).toEqual({ nomanifest: 'items.jsonl but no manifest.json', empty: 'items.jsonl is empty', noitems: 'no items.jsonl: the run has no questions' });
+    expect(reasons).toEqual({
+      nomanifest: 'items.jsonl but no manifest.json',
+      empty: 'items.jsonl is empty',
+      noitems: 'no items.jsonl: the run has no questions',
+    });
     expect(renderReport(report)).toMatch(/## Folders skipped\n\n- .*empty: items\.jsonl is empty/);
   });
 });
@@ -220,7 +249,15 @@ describe('6. tiny p-values', () => {
     expect(md).not.toMatch(/\| 0 \|/);
   });
   it('log10 McNemar and Holm agree with the plain versions where they do not underflow', () => {
-    for (const [b, c] of [[0, 0], [3, 3], [1, 5], [10, 30], [121, 59], [600, 700], [0, 1074]] as const) {
+    for (const [b, c] of [
+      [0, 0],
+      [3, 3],
+      [1, 5],
+      [10, 30],
+      [121, 59],
+      [600, 700],
+      [0, 1074],
+    ] as const) {
       const p = mcnemarExact(b, c);
       expect(Math.abs(mcnemarExactLog10(b, c) - Math.log10(p))).toBeLessThan(1e-9);
     }
@@ -229,7 +266,12 @@ describe('6. tiny p-values', () => {
   });
   it('Holm keeps track of bounds: an adjusted p set by a floored p is a bound', () => {
     const ps = [0.01, 0.04, 0.03, 0.005, 0.2];
-    expect(holmWithBounds(ps, ps.map(() => false)).adjusted).toEqual(holm(ps));
+    expect(
+      holmWithBounds(
+        ps,
+        ps.map(() => false),
+      ).adjusted,
+    ).toEqual(holm(ps));
     expect(holmWithBounds([1 / 1001, 0.3], [true, false])).toEqual({ adjusted: [2 / 1001, 0.3], bound: [true, false] });
   });
   it('the bootstrap floor prints as a bound: "< 2.0e-5"', () => {
@@ -242,7 +284,9 @@ describe('6. tiny p-values', () => {
     const f = analyse([run('RAW-RAG/x', base), run('Weak', weak)], { ...OPTS, resamples: 999 }).families[0]!;
     expect(f.pairwise[0]!.p_bootstrap).toBe(1 / 1000);
     expect(f.pairwise[0]!.p_bootstrap_bound).toBe(true);
-    expect(renderReport({ ...analyse([run('RAW-RAG/x', base), run('Weak', weak)], { ...OPTS, resamples: 999 }) })).toMatch(/\| < 0\.0010 \|/);
+    expect(renderReport({ ...analyse([run('RAW-RAG/x', base), run('Weak', weak)], { ...OPTS, resamples: 999 }) })).toMatch(
+      /\| < 0\.0010 \|/,
+    );
   });
 });
 
@@ -250,7 +294,17 @@ describe('7. default baseline and --baseline', () => {
   const scored = Array.from({ length: 20 }, (_, i) => item(`q${i}`, i % 3 ? 1 : 0, 't', { coverage: true }));
   const unjudged = Array.from({ length: 20 }, (_, i) => item(`q${i}`, null, 't', { coverage: i % 2 === 0 }));
   it('an unjudged RAW-RAG run is never the default baseline', () => {
-    const f = analyse([run('RAW-RAG/local', unjudged), run('RAW-RAG/local k=5', scored), run('Mem0', scored.map((i) => ({ ...i, score: 1 })))], OPTS).families[0]!;
+    const f = analyse(
+      [
+        run('RAW-RAG/local', unjudged),
+        run('RAW-RAG/local k=5', scored),
+        run(
+          'Mem0',
+          scored.map((i) => ({ ...i, score: 1 })),
+        ),
+      ],
+      OPTS,
+    ).families[0]!;
     expect(f.baseline).toBe('RAW-RAG/local k=5');
     expect(f.pairwise.length).toBeGreaterThan(0);
   });
@@ -278,8 +332,11 @@ describe('8. MEME: Cochran note and macro note', () => {
       const out: StatItem[] = [];
       for (const task of ['ER', 'Agg', 'Tr', 'Del', 'Cas', 'Abs']) {
         for (let e = 0; e < 4; e++) {
-          out.push(item(`ep:after:${task}${e}`, (e + flip) % 3 ? 1 : 0, task, { episode: 'ep', meta: meta('after', task, `${task}-${e}`) }));
-          if (['Del', 'Cas', 'Abs'].includes(task)) out.push(item(`ep:before:${task}${e}`, 1, `${task} (before)`, { episode: 'ep', meta: meta('before', task, `${task}-${e}`) }));
+          out.push(
+            item(`ep:after:${task}${e}`, (e + flip) % 3 ? 1 : 0, task, { episode: 'ep', meta: meta('after', task, `${task}-${e}`) }),
+          );
+          if (['Del', 'Cas', 'Abs'].includes(task))
+            out.push(item(`ep:before:${task}${e}`, 1, `${task} (before)`, { episode: 'ep', meta: meta('before', task, `${task}-${e}`) }));
         }
       }
       return out;
@@ -312,7 +369,11 @@ describe('10. grouping', () => {
   const items = (p: number, n = 30, judge?: string) =>
     Array.from({ length: n }, (_, i) => item(`q${i}`, (i * 7) % 10 < p * 10 ? 1 : 0, 't', { coverage: i % 2 === 0 }));
   it('the judge model is part of the family key', () => {
-    const runs = [run('RAW-RAG/local', items(0.8), { judge: 'gpt-4o-mini' }), run('Mem0', items(0.5), { judge: 'gpt-4.1' }), run('MemOS', items(0.6), { judge: 'gpt-4o-mini' })];
+    const runs = [
+      run('RAW-RAG/local', items(0.8), { judge: 'gpt-4o-mini' }),
+      run('Mem0', items(0.5), { judge: 'gpt-4.1' }),
+      run('MemOS', items(0.6), { judge: 'gpt-4o-mini' }),
+    ];
     const r = analyse(runs, OPTS);
     expect(r.families.map((f) => [f.judge, f.leaderboard.map((x) => x.system)])).toEqual([
       ['gpt-4.1', ['Mem0']],
@@ -323,7 +384,9 @@ describe('10. grouping', () => {
     // A run that does not state its judge joins the only judge seen, said so.
     const one = analyse([run('RAW-RAG/local', items(0.8), { judge: 'gpt-4o-mini' }), run('Mem0', items(0.5))], OPTS);
     expect(one.families).toHaveLength(1);
-    expect(one.families[0]!.problems.notes.join('\n')).toMatch(/Mem0 \(Mem0\): judge model not stated; grouped with the runs judged by gpt-4o-mini/);
+    expect(one.families[0]!.problems.notes.join('\n')).toMatch(
+      /Mem0 \(Mem0\): judge model not stated; grouped with the runs judged by gpt-4o-mini/,
+    );
   });
   it('the judge model is read from the items (rawrag) or the manifest (external)', () => {
     const root = tempDir('rawrag-stats-judge-');
@@ -332,7 +395,11 @@ describe('10. grouping', () => {
       writeFileSync(join(root, dir, 'manifest.json'), JSON.stringify({ benchmark: 'locomo', setting: 'locomo/x', ...manifest }));
       writeFileSync(join(root, dir, 'items.jsonl'), lines);
     };
-    w('raw', { system: 'RAW-RAG/local', config_hash: 'abc', config: { judge: { model: 'cfg-judge' } } }, '{"id":"a","score":1,"details":{"judge":{"model":"gpt-4o-mini","votes":[1]}}}\n');
+    w(
+      'raw',
+      { system: 'RAW-RAG/local', config_hash: 'abc', config: { judge: { model: 'cfg-judge' } } },
+      '{"id":"a","score":1,"details":{"judge":{"model":"gpt-4o-mini","votes":[1]}}}\n',
+    );
     w('ext', { system: 'Mem0', judge: 'gpt-4.1' }, '{"id":"a","score":1}\n');
     w('offline', { system: 'RAW-RAG/local', config: { judge: { model: 'cfg-judge' } } }, '{"id":"a","score":null}\n');
     expect(['raw', 'ext', 'offline'].map((d) => loadRun(join(root, d))).map((r) => [r.judge, r.configHash ?? null])).toEqual([
@@ -343,10 +410,14 @@ describe('10. grouping', () => {
   });
   it('different question sets in one family give a warning', () => {
     const f = analyse([run('RAW-RAG/local', items(0.8, 100)), run('RAW-RAG/local k=1', items(0.5, 30))], OPTS).families[0]!;
-    expect(f.problems.notes.join('\n')).toMatch(/warning: the runs do not cover the same questions \(RAW-RAG\/local: 100, RAW-RAG\/local k=1: 30; 100 in all\)/);
+    expect(f.problems.notes.join('\n')).toMatch(
+      /warning: the runs do not cover the same questions \(RAW-RAG\/local: 100, RAW-RAG\/local k=1: 30; 100 in all\)/,
+    );
   });
   it('directories with the same config hash are one run, said so', () => {
-    const runs = ['a', 'b', 'c'].map((d, i) => run('RAW-RAG/local', items(0.8, i === 1 ? 30 : 20), { label: `res/${d}`, configHash: 'h1' }));
+    const runs = ['a', 'b', 'c'].map((d, i) =>
+      run('RAW-RAG/local', items(0.8, i === 1 ? 30 : 20), { label: `res/${d}`, configHash: 'h1' }),
+    );
     const r = analyse([...runs, run('Mem0', items(0.5))], OPTS);
     expect(r.families[0]!.leaderboard.map((x) => x.system)).toEqual(['RAW-RAG/local', 'Mem0']);
     expect(r.families[0]!.leaderboard[0]!.dir).toBe('res/b');

@@ -33,8 +33,16 @@ describe('wilson', () => {
 describe('fleissKappa', () => {
   it('reproduces the classic example (10 items, 14 raters, 5 categories): kappa 0.210', () => {
     const table = [
-      [0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0], [2, 2, 8, 1, 1],
-      [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2], [6, 5, 2, 1, 0], [0, 2, 2, 3, 7],
+      [0, 0, 0, 0, 14],
+      [0, 2, 6, 4, 2],
+      [0, 0, 3, 5, 6],
+      [0, 3, 9, 2, 0],
+      [2, 2, 8, 1, 1],
+      [7, 7, 0, 0, 0],
+      [3, 2, 6, 3, 0],
+      [2, 5, 3, 2, 2],
+      [6, 5, 2, 1, 0],
+      [0, 2, 2, 3, 7],
     ];
     const k = fleissKappa(table);
     expect(k.observed).toBeCloseTo(0.378, 3);
@@ -43,15 +51,37 @@ describe('fleissKappa', () => {
     expect(k.raters).toBe(14);
   });
   it('perfect agreement gives 1; one category only is undefined (null)', () => {
-    expect(fleissKappaFromVotes([[1, 1, 1], [0, 0, 0], [1, 1, 1]]).kappa).toBe(1);
-    expect(fleissKappaFromVotes([[1, 1, 1], [1, 1, 1]]).kappa).toBeNull();
+    expect(
+      fleissKappaFromVotes([
+        [1, 1, 1],
+        [0, 0, 0],
+        [1, 1, 1],
+      ]).kappa,
+    ).toBe(1);
+    expect(
+      fleissKappaFromVotes([
+        [1, 1, 1],
+        [1, 1, 1],
+      ]).kappa,
+    ).toBeNull();
   });
   it('from votes equals from counts', () => {
-    const votes = [[1, 0, 1], [0, 0, 0], [1, 1, 1], [0, 1, 0], [1, 1, 0]];
+    const votes = [
+      [1, 0, 1],
+      [0, 0, 0],
+      [1, 1, 1],
+      [0, 1, 0],
+      [1, 1, 0],
+    ];
     const counts = votes.map((v) => [v.filter((x) => x === 0).length, v.filter((x) => x === 1).length]);
     expect(fleissKappaFromVotes(votes).kappa).toBeCloseTo(fleissKappa(counts).kappa!, 15);
   });
   it('rejects rows with a different number of ratings', () => {
-    expect(() => fleissKappa([[1, 2], [2, 2]])).toThrow(/ratings/);
+    expect(() =>
+      fleissKappa([
+        [1, 2],
+        [2, 2],
+      ]),
+    ).toThrow(/ratings/);
   });
 });

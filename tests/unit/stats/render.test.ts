@@ -4,10 +4,24 @@ import type { LoadedRun, StatItem } from '../../../src/stats/load.js';
 import { formatP, leaderboardCsv, omnibusCsv, pairwiseCsv, renderReport, stars } from '../../../src/stats/render.js';
 
 const item = (id: string, score: number | null, coverage: boolean | null = null): StatItem => ({
-  id, score, type: 't', coverage, votes: null, episode: null, meta: null, error: null,
+  id,
+  score,
+  type: 't',
+  coverage,
+  votes: null,
+  episode: null,
+  meta: null,
+  error: null,
 });
 const run = (system: string, items: StatItem[]): LoadedRun => ({
-  dir: system, label: system, system, benchmark: 'locomo', setting: 's', status: 'complete', items, notes: [],
+  dir: system,
+  label: system,
+  system,
+  benchmark: 'locomo',
+  setting: 's',
+  status: 'complete',
+  items,
+  notes: [],
 });
 
 describe('render', () => {
