@@ -16,3 +16,26 @@ export class ItemFailures extends Error {
     this.name = 'ItemFailures';
   }
 }
+
+/** Exit 4 (ItemFailures) when more items failed than `--max-error-rate` allows (default 0), naming the retry command. */
+export function checkErrorRate(summary: { errors: number; n: number }, dir: string, maxRate = 0): void {
+  if (summary.errors > 0 && summary.errors / Math.max(1, summary.n) > maxRate) {
+    throw new ItemFailures(summary.errors, summary.n, maxRate, `${retryCommand(process.argv)} --retry-errors --out ${dir}`);
+  }
+}
+
+/** The command the user typed, without --retry-errors/--out (added back explicitly). */
+export function retryCommand(argv: string[]): string {
+  const args = argv.slice(2);
+  const kept: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--retry-errors') continue;
+    if (args[i] === '--out') {
+      i++;
+      continue;
+    }
+    if (args[i]!.startsWith('--out=')) continue;
+    kept.push(/^[\w./:=,@-]+$/.test(args[i]!) ? args[i]! : `'${args[i]!.replace(/'/g, "'\\''")}'`);
+  }
+  return ['rawrag', ...kept].join(' ');
+}

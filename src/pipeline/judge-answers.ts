@@ -11,10 +11,9 @@ import type { Benchmark } from '../core/benchmark.js';
 import type { Question } from '../core/schema.js';
 import type { IdList } from '../datasets/select.js';
 import { coverage } from '../core/coverage.js';
-import { fallbackScoreStage, type ItemStage, type StagePlan } from './stages.js';
-import { judgeStage, metricsStage } from '../eval/judge.js';
+import { scoringStage, type ItemStage, type StagePlan } from './stages.js';
+import { metricsStage } from '../eval/judge.js';
 import { judgeModelFor } from '../core/protocol.js';
-import { chatModel } from '../providers/clients.js';
 import { ProviderSession } from '../providers/session.js';
 import type { TransportOptions } from '../providers/transport.js';
 import { costOf } from '../providers/usage.js';
@@ -147,21 +146,8 @@ export async function judgeStages(
     throw new InputError(`${benchmark.name} has no scoring protocol: there is nothing to judge answers with`, { place: '--benchmark' });
   const stages: ItemStage[] = [answerStage(answers, benchmark), metricsStage(scoring)];
   const skipped: string[] = [];
-  let judgeInfo: Record<string, unknown> = { model: null, runs: 0 };
-  if (scoring.judge) {
-    const judge = chatModel(session, 'judge', judgeModelFor(cfg.judge.model, benchmark.defaultJudgeModel));
-    stages.push(judgeStage(judge, scoring.judge, cfg.judge.runs, scoring.fallbackMetric));
-    judgeInfo = {
-      model: judge.entry.name,
-      protocol: scoring.judge.id,
-      source: scoring.judge.source,
-      runs: cfg.judge.runs,
-      temperature: cfg.judge.temperature,
-    };
-  } else {
-    stages.push(fallbackScoreStage(scoring.fallbackMetric));
-    skipped.push(`${benchmark.name} has no LLM judge: items are scored by ${scoring.fallbackMetric ?? 'nothing'}`);
-  }
+  const { stage: scoreStage, judgeInfo } = scoringStage(cfg, benchmark, scoring, session, skipped);
+  stages.push(scoreStage);
   return {
     stages,
     skipped,

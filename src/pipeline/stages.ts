@@ -15,7 +15,7 @@ import { judgeStage, metricsStage } from '../eval/judge.js';
 import type { ItemStage, StageContext } from '../eval/stage.js';
 
 export type { ItemStage, StageContext };
-import { judgeModelFor, type ReaderMaxTokensSetting } from '../core/protocol.js';
+import { judgeModelFor, type ReaderMaxTokensSetting, type Scoring } from '../core/protocol.js';
 
 export interface StagePlan {
   stages: ItemStage[];
@@ -57,21 +57,8 @@ export async function planStages(
   }
   const reader = chatModel(session, 'reader', cfg.reader.model);
   const stages: ItemStage[] = [readerStage(reader, scoring.reader), metricsStage(scoring)];
-  let judgeInfo: Record<string, unknown> = { model: null, runs: 0 };
-  if (scoring.judge) {
-    const judge = chatModel(session, 'judge', judgeModelFor(cfg.judge.model, benchmark.defaultJudgeModel));
-    stages.push(judgeStage(judge, scoring.judge, cfg.judge.runs, scoring.fallbackMetric));
-    judgeInfo = {
-      model: judge.entry.name,
-      protocol: scoring.judge.id,
-      source: scoring.judge.source,
-      runs: cfg.judge.runs,
-      temperature: cfg.judge.temperature,
-    };
-  } else {
-    stages.push(fallbackScoreStage(scoring.fallbackMetric));
-    skipped.push(`${benchmark.name} has no LLM judge: items are scored by ${scoring.fallbackMetric ?? 'nothing'}`);
-  }
+  const { stage: scoreStage, judgeInfo } = scoringStage(cfg, benchmark, scoring, session, skipped);
+  stages.push(scoreStage);
   const readerInfo = {
     model: reader.entry.name,
     protocol: scoring.reader.id,
@@ -101,4 +88,32 @@ export function fallbackScoreStage(metric: string | undefined): ItemStage {
 /** What summary.json records as the reader budget: the override, or that the protocol decides per question. */
 function describeReaderMaxTokens(setting: ReaderMaxTokensSetting): number | string {
   return setting === null ? 'official (per question; see item details.reader.max_tokens)' : setting === 'none' ? 'none sent' : setting;
+}
+
+/**
+ * What scores an answer: the benchmark's judge (its official model unless one is named, `runs`
+ * times) or, without a judge, its fallback metric. Shared by `rawrag run` and `rawrag judge`.
+ */
+export function scoringStage(
+  cfg: RunConfig,
+  benchmark: Benchmark,
+  scoring: Scoring,
+  session: ProviderSession,
+  skipped: string[],
+): { stage: ItemStage; judgeInfo: Record<string, unknown> } {
+  if (!scoring.judge) {
+    skipped.push(`${benchmark.name} has no LLM judge: items are scored by ${scoring.fallbackMetric ?? 'nothing'}`);
+    return { stage: fallbackScoreStage(scoring.fallbackMetric), judgeInfo: { model: null, runs: 0 } };
+  }
+  const judge = chatModel(session, 'judge', judgeModelFor(cfg.judge.model, benchmark.defaultJudgeModel));
+  return {
+    stage: judgeStage(judge, scoring.judge, cfg.judge.runs, scoring.fallbackMetric),
+    judgeInfo: {
+      model: judge.entry.name,
+      protocol: scoring.judge.id,
+      source: scoring.judge.source,
+      runs: cfg.judge.runs,
+      temperature: cfg.judge.temperature,
+    },
+  };
 }

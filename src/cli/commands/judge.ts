@@ -6,13 +6,13 @@ import { estimateJudge, judgeComposition, judgeRunId, readAnswers } from '../../
 import { listBenchmarks } from '../../datasets/registry.js';
 import { fromRoot } from '../../util/paths.js';
 import { watchInterrupts } from '../../util/interrupt.js';
-import { ItemFailures } from '../exit.js';
+import { checkErrorRate } from '../exit.js';
 import { addBenchmarkOptions, addTransportOptions, positiveInt, withOfficialJudge, transportFromFlags } from '../options.js';
 import { mergeLayers, readConfigFile, resolveConfig, type PartialConfig } from '../../config/load.js';
 import type { RunConfig } from '../../config/schema.js';
 import { progressBar } from '../progress.js';
 import { renderRunReport } from '../report.js';
-import { rate, retryCommand } from './run.js';
+import { rate } from './run.js';
 
 export function judgeCommand(): Command {
   const cmd = new Command('judge')
@@ -90,11 +90,7 @@ export function judgeCommand(): Command {
         );
         bar.stop();
         process.stdout.write((opts.json ? JSON.stringify(outcome.summary, null, 2) : renderRunReport(outcome)) + '\n');
-        const errors = outcome.summary.errors;
-        const maxRate = (opts.maxErrorRate as number | undefined) ?? 0;
-        if (errors > 0 && errors / Math.max(1, outcome.summary.n) > maxRate) {
-          throw new ItemFailures(errors, outcome.summary.n, maxRate, `${retryCommand(process.argv)} --retry-errors --out ${outcome.dir}`);
-        }
+        checkErrorRate(outcome.summary, outcome.dir, opts.maxErrorRate as number | undefined);
       } finally {
         bar.stop();
         interrupts.dispose();

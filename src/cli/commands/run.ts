@@ -6,7 +6,7 @@ import { progressBar } from '../progress.js';
 import { renderRunReport } from '../report.js';
 import { listBenchmarks } from '../../datasets/registry.js';
 import { watchInterrupts } from '../../util/interrupt.js';
-import { ItemFailures } from '../exit.js';
+import { checkErrorRate, retryCommand } from '../exit.js';
 import { renderBatched, runBatched } from './batch.js';
 
 export function runCommand(): Command {
@@ -82,11 +82,7 @@ export function runCommand(): Command {
           bar.stop();
           process.stdout.write((opts.json ? JSON.stringify(outcome.summary, null, 2) : renderRunReport(outcome)) + '\n');
         }
-        const errors = outcome.summary.errors;
-        const maxRate = (opts.maxErrorRate as number | undefined) ?? 0;
-        if (errors > 0 && errors / Math.max(1, outcome.summary.n) > maxRate) {
-          throw new ItemFailures(errors, outcome.summary.n, maxRate, `${retryCommand(process.argv)} --retry-errors --out ${outcome.dir}`);
-        }
+        checkErrorRate(outcome.summary, outcome.dir, opts.maxErrorRate as number | undefined);
       } finally {
         bar.stop();
         interrupts.dispose();
@@ -100,20 +96,4 @@ export function rate(value: string): number {
   if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1)
     throw new InvalidArgumentError(`'${value}' is not a rate between 0 and 1.`);
   return n;
-}
-
-/** The command the user typed, without --retry-errors/--out (added back explicitly). */
-export function retryCommand(argv: string[]): string {
-  const args = argv.slice(2);
-  const kept: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    if (args[i] === '--retry-errors') continue;
-    if (args[i] === '--out') {
-      i++;
-      continue;
-    }
-    if (args[i]!.startsWith('--out=')) continue;
-    kept.push(/^[\w./:=,@-]+$/.test(args[i]!) ? args[i]! : `'${args[i]!.replace(/'/g, "'\\''")}'`);
-  }
-  return ['rawrag', ...kept].join(' ');
 }
