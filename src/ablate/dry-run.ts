@@ -30,7 +30,7 @@ export interface AblationEstimate {
 }
 
 export async function estimateAblation(
-  req: { base: RunConfig; variants: Variant[]; out: string; transport?: Partial<TransportOptions> },
+  req: { base: RunConfig; variants: Variant[]; out: string; transport?: Partial<TransportOptions>; verbose?: boolean },
   hooks: AblationHooks,
 ): Promise<AblationEstimate> {
   const notes: string[] = [];
@@ -48,7 +48,8 @@ export async function estimateAblation(
   );
   let questions = 0;
   const variants: VariantEstimate[] = [];
-  for (const o of outcome.variants) {
+  for (const [i, o] of outcome.variants.entries()) {
+    hooks.log(`estimating the calls of variant ${i + 1} of ${outcome.variants.length} (${o.variant.name})`);
     const alone = await estimateRun(o.variant.cfg, req.transport ?? {});
     questions = alone.questions;
     const n = Math.max(1, alone.questions);

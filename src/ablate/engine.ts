@@ -35,6 +35,7 @@ import { rankingDepth, rawRagSource, recordRetrieval, type RawRagSource } from '
 import { createEvidenceSource } from '../pipeline/sources.js';
 import { runIdentity } from '../pipeline/run.js';
 import { Interrupted } from '../util/interrupt.js';
+import { warningLines } from '../datasets/warnings.js';
 import { windowKey, type Variant, type WindowSpec } from './variants.js';
 import { evidenceKey, reuseStages, stageDelta, type StageDelta } from './reuse.js';
 
@@ -48,6 +49,8 @@ export interface AblationRequest {
   dryRun?: boolean;
   /** Provider transport (cache, timeouts, concurrency, endpoints), as for `rawrag run`. */
   transport?: Partial<TransportOptions>;
+  /** List every data warning (default: one summary line, as `rawrag run`). */
+  verbose?: boolean;
 }
 
 export interface AblationHooks {
@@ -212,7 +215,7 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
     throw e;
   }
 
-  for (const w of dataset.warnings) hooks.log(`warning: ${dataset.source.path}: ${w.place}: ${w.message}`);
+  for (const line of warningLines(dataset.source.path, dataset.warnings, req.verbose ?? false)) hooks.log(line);
   for (const n of retriever.notes) hooks.log(`note: ${n}`);
   if (retriever.reranker === null && req.variants.some((v) => !v.rerank) && req.variants.some((v) => v.rerank)) {
     hooks.log(`note: retriever '${retriever.name}' has no second stage: each no-rerank variant equals its reranked twin`);

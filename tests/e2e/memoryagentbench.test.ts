@@ -131,6 +131,64 @@ describe('rawrag run memoryagentbench --reader through a loopback API', () => {
     await api.close();
   });
 
+  test('ablate reports the Δ and Holm p that rawrag stats reports for the same folders (competency macro)', async () => {
+    // A server of its own: the other tests count this describe's requests.
+    const own = await new FakeApi({ chat: oracle }).start();
+    const ab = join(tempDir(), 'ab');
+    const env = {
+      OPENAI_API_KEY: 'sk-test-MAB0123456789',
+      RAWRAG_RETRY_BASE_MS: '5',
+      OPENAI_BASE_URL: undefined,
+      RAWRAG_CACHE_DIR: undefined,
+    };
+    const common = [
+      '--data',
+      CONSTRUCTED,
+      '--reader',
+      'gpt-4o-mini',
+      '--judge',
+      'gpt-4o-mini',
+      '--reader-base-url',
+      `${own.url}/v1`,
+      '--judge-base-url',
+      `${own.url}/v1`,
+    ];
+    const a = await rawragAsync(
+      [
+        'ablate',
+        'memoryagentbench',
+        ...common,
+        '--k',
+        '1',
+        '--resamples',
+        '2000',
+        '--out',
+        ab,
+        '--no-progress',
+        '--no-report',
+        '--cache-dir',
+        tempDir('rawrag-cache-'),
+      ],
+      env,
+    );
+    expect(a.code, a.stderr.slice(-2000)).toBe(0);
+    const table = JSON.parse(readFileSync(join(ab, 'ablation.json'), 'utf8')).table;
+    const k1 = table.find((row: { variant: string }) => row.variant === 'k=1');
+    const st = await rawragAsync(['stats', ab, '--resamples', '2000', '--json', '--no-report', '--out', join(tempDir(), 'stats')], env);
+    expect(st.code, st.stderr).toBe(0);
+    const fam = JSON.parse(st.stdout).families[0];
+    expect(fam.aggregation.overall).toBe('macro');
+    const pair = fam.pairwise.find((p: { system_a: string; system_b: string }) => [p.system_a, p.system_b].includes(k1.system));
+    expect(k1.delta).toBeCloseTo((pair.system_a === k1.system ? 1 : -1) * pair.delta, 12);
+    expect(k1.p_holm).toBeCloseTo(pair.p_bootstrap_holm, 12);
+    const ref = table.find((row: { is_default: boolean }) => row.is_default);
+    expect(ref.accuracy).toBeCloseTo(
+      fam.leaderboard.find((row: { system: string }) => row.system === ref.system).columns.overall.accuracy,
+      12,
+    );
+    await own.close();
+  }, 120_000);
+
   test('runs, with the official prompts on the wire', () => {
     expect(r.code, r.stderr.slice(-2000)).toBe(0);
     expect(r.stderr).not.toMatch(/error:/);

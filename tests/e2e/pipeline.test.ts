@@ -387,6 +387,8 @@ describe('ablate composes the same pipeline', () => {
     const before = readFileSync(file);
     const r = rawrag([...args, '--dry-run']);
     expect(r.code, r.stderr).toBe(0);
+    // Not silent while it ranks and counts: one line per variant's estimate.
+    expect(r.stderr).toMatch(/estimating the calls of variant 2 of 2 \(k=5\)/);
     expect(readFileSync(file).equals(before)).toBe(true);
   });
 

@@ -61,6 +61,7 @@ export function ablateCommand(): Command {
     .option('--resamples <n>', `paired-bootstrap resamples (default ${DEFAULT_RESAMPLES})`, positiveInt)
     .option('--retry-errors', 'in existing variant directories, redo the items that failed')
     .option('--no-png', 'write the SVG plot only (default: also a PNG, rendered in-process by @resvg/resvg-js)')
+    .option('--verbose', 'print every data warning (default: one summary line)')
     .option('--no-progress', 'no progress bar')
     .option('--no-report', 'do not write report.html (the HTML report) in the ablation folder')
     .option('--json', 'print ablation.json instead of the table')
@@ -81,7 +82,19 @@ export function ablateCommand(): Command {
         process.stderr.write('note: no sweep given (--k, --window, --candidates, --no-rerank, --no-expand): only the reference runs\n');
       const log = (line: string) => process.stderr.write(line + '\n');
       if (opts.dryRun) {
-        const estimate = await estimateAblation({ base, variants, out, transport }, { log });
+        // Ranking every question once per window size takes a while: say how far it got.
+        const dryBar = progressBar(`${base.benchmark} ablation dry run`, opts.progress !== false);
+        const estimate = await estimateAblation(
+          { base, variants, out, transport, verbose: Boolean(opts.verbose) },
+          {
+            log: (line) => {
+              dryBar.stop();
+              log(line);
+            },
+            progress: (done, total) => dryBar.update(done, total),
+          },
+        );
+        dryBar.stop();
         process.stdout.write(renderAblationEstimate(benchmark.name, estimate) + '\n');
         return;
       }
@@ -111,7 +124,11 @@ export function ablateCommand(): Command {
             retryErrors: Boolean(opts.retryErrors),
             log: hooks.log,
             signal: hooks.signal,
-            pass: (t, i) => runAblation({ base, variants, out, transport: t, retryErrors: i === 0 && Boolean(opts.retryErrors) }, hooks),
+            pass: (t, i) =>
+              runAblation(
+                { base, variants, out, transport: t, retryErrors: i === 0 && Boolean(opts.retryErrors), verbose: Boolean(opts.verbose) },
+                hooks,
+              ),
           });
           bar.stop();
           if (!b.last) {
@@ -125,7 +142,10 @@ export function ablateCommand(): Command {
           );
           outcome = b.last;
         } else {
-          outcome = await runAblation({ base, variants, out, transport, retryErrors: Boolean(opts.retryErrors) }, hooks);
+          outcome = await runAblation(
+            { base, variants, out, transport, retryErrors: Boolean(opts.retryErrors), verbose: Boolean(opts.verbose) },
+            hooks,
+          );
         }
       } finally {
         bar.stop();
