@@ -90,7 +90,8 @@ export interface ScheduleHooks {
 export interface ScheduleOutcome {
   answered: number;
   deferred: number;
-  timings: { ingest_ms: number; retrieve_ms: number; stages_ms: number };
+  /** warmup = one-time work before the first question (prefetch, loading models); not in any item's timings. */
+  timings: { warmup_ms: number; ingest_ms: number; retrieve_ms: number; stages_ms: number };
 }
 
 /**
@@ -107,11 +108,13 @@ export async function answerAll(
   const episodes = new Map(dataset.episodes.map((e) => [e.id, e]));
   const questionLimit = pLimit(Math.max(1, stages.concurrency));
   const episodeLimit = pLimit(Math.max(1, Math.min(16, stages.concurrency)));
-  const out: ScheduleOutcome = { answered: 0, deferred: 0, timings: { ingest_ms: 0, retrieve_ms: 0, stages_ms: 0 } };
+  const out: ScheduleOutcome = { answered: 0, deferred: 0, timings: { warmup_ms: 0, ingest_ms: 0, retrieve_ms: 0, stages_ms: 0 } };
   const stopped = () => hooks.signal?.aborted === true;
   if (source.prefetch && pending.length > 0) {
+    const tw = performance.now();
     // A failed warm-up costs nothing but batching: each question then fetches its own.
     await source.prefetch(pending).catch(() => undefined);
+    out.timings.warmup_ms = performance.now() - tw;
   }
   await Promise.all(
     groupByIndex(pending).map((group) =>

@@ -23,7 +23,7 @@ export interface RawRagSource extends EvidenceSource {
   readonly retriever: Retriever;
 }
 
-export function rawRagSource(retriever: Retriever): RawRagSource {
+export function rawRagSource(retriever: Retriever, rerank = true): RawRagSource {
   const remote = retriever.remote === true;
   return {
     system: `RAW-RAG/${retriever.name}`,
@@ -37,7 +37,11 @@ export function rawRagSource(retriever: Retriever): RawRagSource {
       ranksWindows: !retriever.selectsAll,
       cheapDeepRanking: retriever.cheapDeepRanking,
     },
-    prefetch: retriever.firstStage.prefetch ? (qs: Question[]) => retriever.firstStage.prefetch!(qs.map((q) => q.text)) : undefined,
+    async prefetch(qs: Question[]) {
+      // Only a run that reranks needs the reranker's one-time work.
+      if (rerank) await retriever.warmUp?.();
+      await retriever.firstStage.prefetch?.(qs.map((q) => q.text));
+    },
     async open(ep) {
       const index = await retriever.firstStage.prepare(ep);
       return {

@@ -18,7 +18,7 @@ export interface SourceOptions {
 type SourceFactory = (cfg: RunConfig, session: ProviderSession, opts: SourceOptions) => Promise<EvidenceSource>;
 
 const SOURCES: Record<string, SourceFactory> = {
-  'raw-rag': async (cfg, session) => rawRagSource(await createRetriever(cfg, session)),
+  'raw-rag': async (cfg, session) => rawRagSource(await createRetriever(cfg, session), cfg.retrieval.rerank),
   'agentic-memory': (cfg, session, opts) => createAgenticMemorySource(cfg, session, opts),
 };
 

@@ -54,6 +54,11 @@ export interface Retriever {
    * Full-context row: no retrieval, the whole visible history goes to the reader).
    */
   readonly selectsAll?: boolean;
+  /**
+   * One-time work before the first question (the local reranker's word vectors), so that it is
+   * not charged to the first question's search time (BEAM's efficiency table compares per-question costs).
+   */
+  warmUp?(): Promise<void>;
   /** Calls a provider (embeddings, reranking): costs money, needs keys, questions may overlap. */
   readonly remote?: boolean;
 }

@@ -73,6 +73,9 @@ export function createLocalRetriever(opts: LocalRetrieverOptions = {}): Retrieve
     reranker: new SoftReranker(vectors, opts.rerank ?? DEFAULT_SOFT_RERANK, encoder),
     notes,
     cheapDeepRanking: true,
+    warmUp: async () => {
+      vectors();
+    },
   };
 }
 
