@@ -263,12 +263,15 @@ export async function createAgenticMemorySource(
                 stored: totals.memories,
                 active: totals.active,
                 superseded: totals.superseded,
+                forgotten: totals.forgotten,
+                forgotten_by: totals.forgotten_by,
                 merged: totals.items_merged,
                 dropped: totals.items_dropped,
                 events: totals.events,
               }
             : null,
           recall: { weights: mcfg.weights, items: mcfg.items, tokens: mcfg.tokens, include_superseded: mcfg.includeSuperseded },
+          forgetting: mcfg.forgetting,
         },
       };
     },
