@@ -50,31 +50,29 @@ export function recency(m: MemoryRow, nowDay: number | null, cfg: Pick<MemoryCon
 /** Every recallable item with its score, best first (ties: older item first, then id). */
 export function scoreMemories(memories: readonly MemoryRow[], q: RecallQuery, cfg: MemoryConfig): ScoredMemory[] {
   const w = cfg.weights;
-  return (
-    memories
-      // Hard filters: status, then expiry at the question's "now" (never-touched items decayed below the floor).
-      .filter((m) => recallable(m, cfg) && !expired(m, q.nowDay, cfg.forgetting))
-      .map((m) => {
-        const parts = {
-          cos: cosine(q.vector, m.embedding),
-          entity: entityMatch(q.focus, m.entities),
-          recency: recency(m, q.nowDay, cfg),
-          importance: m.importance,
-        };
-        return {
-          memory: m,
-          parts,
-          score: w.cosine * parts.cos + w.entity * parts.entity + w.recency * parts.recency + w.importance * parts.importance,
-        };
-      })
-      .sort(
-        (a, b) =>
-          b.score - a.score ||
-          a.memory.scope - b.memory.scope ||
-          a.memory.seq - b.memory.seq ||
-          (a.memory.memory_id < b.memory.memory_id ? -1 : 1),
-      )
-  );
+  // Hard filters: status, then expiry at the question's "now" (never-touched items decayed below the floor).
+  return memories
+    .filter((m) => recallable(m, cfg) && !expired(m, q.nowDay, cfg.forgetting))
+    .map((m) => {
+      const parts = {
+        cos: cosine(q.vector, m.embedding),
+        entity: entityMatch(q.focus, m.entities),
+        recency: recency(m, q.nowDay, cfg),
+        importance: m.importance,
+      };
+      return {
+        memory: m,
+        parts,
+        score: w.cosine * parts.cos + w.entity * parts.entity + w.recency * parts.recency + w.importance * parts.importance,
+      };
+    })
+    .sort(
+      (a, b) =>
+        b.score - a.score ||
+        a.memory.scope - b.memory.scope ||
+        a.memory.seq - b.memory.seq ||
+        (a.memory.memory_id < b.memory.memory_id ? -1 : 1),
+    );
 }
 
 export function memoryLine(m: MemoryRow): string {
