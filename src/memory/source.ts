@@ -218,7 +218,14 @@ export async function createAgenticMemorySource(
   return {
     system,
     name: `${system}+${embedder.name}`,
-    capabilities: { remote: true, llmAtIngest: true, questionRole: 'embed', ranksWindows: false, cheapDeepRanking: false },
+    capabilities: {
+      remote: true,
+      llmAtIngest: true,
+      questionRole: 'embed',
+      ranksWindows: false,
+      cheapDeepRanking: false,
+      configSections: ['memory'],
+    },
     notes,
     async prefetch(questions) {
       // Every question's embedding in as few requests as the API allows (remote embedders batch a tick's texts).
