@@ -75,6 +75,7 @@ export async function runConfigVariants(req: AblationRequest, hooks: AblationHoo
     benchmark: benchmark.name,
     retriever: req.base.retrieval.retriever,
     system,
+    plainRuns: true,
     retrievalReport: {},
     variants: outcomes,
     work: {

@@ -112,6 +112,8 @@ export interface AblationOutcome {
   retriever: string;
   /** The reference's system (`RAW-RAG/local`, `agentic-memory/gpt-4o-mini`): the table's title. */
   system: string;
+  /** Each variant ran as a plain run of the source (a `memory.*` sweep, config-variants.ts): no shared retrieval. */
+  plainRuns?: boolean;
   /** Provider usage of the shared retrieval (embeddings, reranking); each variant's summary has its own reader/judge usage. */
   retrievalReport: Record<string, unknown>;
   variants: VariantOutcome[];

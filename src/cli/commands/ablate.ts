@@ -236,7 +236,7 @@ function renderAblationReport(outcome: AblationOutcome, table: AblationTable, fi
     '',
     `${measure}; 95% paired-bootstrap interval (${table.resamples} resamples, seed ${table.seed}); p Holm-adjusted over ${outcome.variants.length - 1} comparisons.`,
   ];
-  if (w.windowSizes > 0 || w.indexBuilds > 0) {
+  if (!outcome.plainRuns) {
     lines.push(
       `time s = the variant's share: load + ingest + search (+ rerank) of its window size, plus its own assembly and reader/judge calls.`,
       `shared work: ${w.windowSizes} window size(s), ${w.indexBuilds} index builds, ${w.searches} first-stage searches, ${w.rerankCalls} rerank calls, ` +
