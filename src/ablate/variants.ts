@@ -184,7 +184,7 @@ export function weightsKey(w: RecallWeights): string {
 }
 
 /** `items=3`, `tokens=400`, `dedup=0.8`, `weights=1/0/0/0`: only what differs from the reference. */
-function memoryName(m: MemoryKnobs, ref: MemoryKnobs): string {
+export function memoryName(m: MemoryKnobs, ref: MemoryKnobs): string {
   const parts: string[] = [];
   if (m.items !== ref.items) parts.push(`items=${m.items}`);
   if (m.tokens !== ref.tokens) parts.push(`tokens=${m.tokens}`);
