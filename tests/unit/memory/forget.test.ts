@@ -183,3 +183,28 @@ describe('forgetting', () => {
     store.close();
   });
 });
+
+describe('stores written before forgetting existed', () => {
+  it('get the forgetting columns when opened (neutral values: no decay, not a key attribute)', async () => {
+    const { default: Database } = await import('better-sqlite3');
+    const path = join(tempDir('rawrag-forget-old-'), 'memory.sqlite');
+    const old = new Database(path);
+    old.exec(`CREATE TABLE memories (memory_id TEXT PRIMARY KEY, owner_id TEXT NOT NULL, scope INTEGER NOT NULL, seq INTEGER NOT NULL,
+      memory_type TEXT NOT NULL, content TEXT NOT NULL, embedding BLOB NOT NULL, entities TEXT NOT NULL, attribute TEXT, importance REAL NOT NULL,
+      confidence REAL NOT NULL, source_event_id TEXT NOT NULL, source_turns TEXT NOT NULL, batch_key TEXT NOT NULL, status TEXT NOT NULL,
+      superseded_by TEXT, merged_count INTEGER NOT NULL DEFAULT 0, created_at TEXT, created_day REAL, last_access_at TEXT, last_access_day REAL,
+      access_count INTEGER NOT NULL DEFAULT 0)`);
+    old
+      .prepare(
+        "INSERT INTO memories VALUES ('m1', 'o', 2, 0, 'episodic', 'Old fact.', ?, '[]', NULL, 0.5, 0.9, 'o/D1:1', '[\"D1:1\"]', 't0-1', 'active', NULL, 0, NULL, 1, NULL, 1, 0)",
+      )
+      .run(Buffer.alloc(8));
+    old.close();
+    const store = new MemoryStore(path);
+    const [m] = store.memories('o');
+    expect(m).toMatchObject({ importance_ceiling: 1, decay_rate: 0, key_attribute: false, forgotten_reason: null });
+    expect(decayedImportance(m!, 10_000)).toBe(0.5);
+    expect(store.totals().forgotten_by).toEqual({ decayed: 0, evicted: 0, write_cap: 0 });
+    store.close();
+  });
+});
