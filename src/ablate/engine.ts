@@ -36,7 +36,8 @@ import { createEvidenceSource } from '../pipeline/sources.js';
 import { runIdentity } from '../pipeline/run.js';
 import { Interrupted } from '../util/interrupt.js';
 import { warningLines } from '../datasets/warnings.js';
-import { windowKey, type Variant, type WindowSpec } from './variants.js';
+import { runConfigVariants } from './config-variants.js';
+import { sweepsMemory, windowKey, type Variant, type WindowSpec } from './variants.js';
 import { evidenceKey, reuseStages, stageDelta, type StageDelta } from './reuse.js';
 
 export interface AblationRequest {
@@ -112,6 +113,10 @@ export interface AblationOutcome {
   dir: string;
   benchmark: string;
   retriever: string;
+  /** The reference's system (`RAW-RAG/local`, `agentic-memory/gpt-4o-mini`): the table's title. */
+  system: string;
+  /** Each variant ran as a plain run of the source (a `memory.*` sweep, config-variants.ts): no shared retrieval. */
+  plainRuns?: boolean;
   /** Provider usage of the shared retrieval (embeddings, reranking); each variant's summary has its own reader/judge usage. */
   retrievalReport: Record<string, unknown>;
   variants: VariantOutcome[];
@@ -151,7 +156,27 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
   const retrievalSession = new ProviderSession(req.transport);
   const source = deps.retriever ? rawRagSource(deps.retriever) : await createEvidenceSource(req.base, retrievalSession, { runDir: dir });
   const found = (source as Partial<RawRagSource>).retriever;
+  if (sweepsMemory(req.variants) && !(source.capabilities.configSections ?? []).includes('memory')) {
+    await source.close?.();
+    retrievalSession.close();
+    throw new InputError(
+      `'${source.name}' reads no memory config: --memory-items, --memory-tokens, --dedup-threshold and --recall-weights would change nothing`,
+      { place: '--system' },
+    );
+  }
+  if (!source.capabilities.ranksWindows && !req.dryRun && req.variants.every((v) => sameRanking(v, req.variants))) {
+    // A source that ranks no windows: its own config values are swept as plain runs (config-variants.ts).
+    const system = source.system;
+    await source.close?.();
+    retrievalSession.close();
+    checkAblationFolder(
+      resolve(req.out),
+      req.variants.map((v) => v.name),
+    );
+    return runConfigVariants(req, hooks, system);
+  }
   if (!found || !source.capabilities.ranksWindows) {
+    await source.close?.();
     retrievalSession.close();
     throw new InputError(`'${source.name}' does not rank windows: there is no k, candidate depth or reranking to ablate`, {
       place: '--retriever',
@@ -461,6 +486,7 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
       dir,
       benchmark: benchmark.name,
       retriever: retriever.name,
+      system: `RAW-RAG/${retriever.name}`,
       retrievalReport,
       variants: outcomes,
       work,
@@ -482,6 +508,18 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
     await source.close?.();
     retrievalSession.close();
   }
+}
+
+/** The variant keeps the reference's windows, depth, k, reranking and expansion (only other config differs). */
+function sameRanking(v: Variant, all: readonly Variant[]): boolean {
+  const ref = all.find((x) => x.isDefault) ?? v;
+  return (
+    windowKey(v.window) === windowKey(ref.window) &&
+    v.candidates === ref.candidates &&
+    v.k === ref.k &&
+    v.rerank === ref.rerank &&
+    v.expand === ref.expand
+  );
 }
 
 /** An item without its per-window lists (summaries and the paired table never read them). */

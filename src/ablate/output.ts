@@ -36,6 +36,7 @@ export function writeAblation(outcome: AblationOutcome, table: AblationTable, op
     format: 'rawrag.ablation/1',
     benchmark: outcome.benchmark,
     retriever: outcome.retriever,
+    system: outcome.system,
     metric: table.metric,
     resamples: table.resamples,
     seed: table.seed,
@@ -62,7 +63,8 @@ export function writeAblation(outcome: AblationOutcome, table: AblationTable, op
 export function plotTitle(outcome: AblationOutcome, table: AblationTable): string {
   const n = outcome.variants[0]?.summary.n ?? 0;
   const what = table.metric === 'accuracy' ? 'coverage and accuracy' : 'coverage';
-  return `RAW-RAG/${outcome.retriever} on ${outcome.benchmark} (${n} questions): ${what} against k`;
+  const axis = outcome.variants.some((v) => v.variant.k !== outcome.variants[0]!.variant.k) ? 'against k' : 'per variant';
+  return `${outcome.system} on ${outcome.benchmark} (${n} questions): ${what} ${axis}`;
 }
 
 /**

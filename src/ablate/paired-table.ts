@@ -11,6 +11,7 @@ import { getBenchmark } from '../datasets/registry.js';
 import { analyse, type FamilyReport } from '../stats/compute-tables.js';
 import { toStatItem, type LoadedRun } from '../stats/load.js';
 import type { VariantOutcome } from './engine.js';
+import { memoryName } from './variants.js';
 
 export type AblationMetric = 'accuracy' | 'coverage';
 
@@ -25,6 +26,8 @@ export interface AblationRow {
   k: number;
   rerank: boolean;
   expand: boolean;
+  /** The `memory.*` values that differ from the reference (`items=3,dedup=0.8`); '' when none. */
+  memory: string;
   questions: number;
   errors: number;
   /** Share of questions with gold evidence whose every gold turn was shown. */
@@ -70,6 +73,7 @@ export function analyseAblation(outcomes: VariantOutcome[], opts: { resamples: n
       k: v.k,
       rerank: v.rerank,
       expand: v.expand,
+      memory: memoryName(v.memory, ref.variant.memory),
       questions: o.summary.n,
       errors: o.summary.errors,
       coverage: o.summary.overall.coverage.all,

@@ -101,6 +101,53 @@ export const MemorySchema = z
     tokens: z.number().int().positive().default(800),
     /** Recall superseded items too (never forgotten ones). */
     includeSuperseded: z.boolean().default(false),
+    /** Forgetting (src/memory/forget.ts): decay, eviction and the write cap; every number here. */
+    forgetting: z
+      .object({
+        enabled: z.boolean().default(true),
+        /** Importance an ordinary item can count at most (key attributes: 1). */
+        importanceCeiling: z.number().min(0).max(1).default(0.9),
+        /** Importance halves every this many days without access, per memory type. */
+        halfLifeDays: z
+          .object({
+            episodic: z.number().positive().default(90),
+            semantic: z.number().positive().default(365),
+            procedural: z.number().positive().default(365),
+          })
+          .strict()
+          .prefault({}),
+        /** A never-accessed item whose decayed importance falls below this is expired: forgotten, never recalled. */
+        floor: z.number().min(0).max(1).default(0.05),
+        /** Attribute words that make an item a key attribute (identity, safety preferences): it never decays nor is evicted. */
+        keyAttributes: z
+          .array(z.string().min(1))
+          .default([
+            'name',
+            'identity',
+            'age',
+            'birthday',
+            'gender',
+            'pronouns',
+            'nationality',
+            'allergy',
+            'allergies',
+            'diet',
+            'dietary',
+            'medical',
+            'health',
+            'medication',
+            'disability',
+            'safety',
+            'emergency',
+          ]),
+        /** Active items kept per owner (and visibility horizon); beyond, the lowest decayed importance, least recently accessed go first. */
+        maxItems: z.number().int().positive().default(1000),
+        /** At most `writeCap` items written per owner per `writeWindowDays` days; the rest are recorded as forgotten. */
+        writeCap: z.number().int().positive().default(100),
+        writeWindowDays: z.number().positive().default(1),
+      })
+      .strict()
+      .prefault({}),
   })
   .strict();
 

@@ -32,6 +32,11 @@ export interface SourceCapabilities {
   ranksWindows: boolean;
   /** Ranking deeper than k costs nothing: coverage at k = 1, 5, 15, 60 comes from one ranking. */
   cheapDeepRanking: boolean;
+  /**
+   * Config sections the source reads beyond the common ones (`memory`): `rawrag ablate` sweeps
+   * their values as plain runs of the source, one run directory per variant.
+   */
+  configSections?: readonly string[];
 }
 
 /** Everything a source may read when it opens an episode or answers a question. */

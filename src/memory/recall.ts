@@ -7,6 +7,7 @@
 import type { MemoryConfig } from '../config/schema.js';
 import { countTokens } from '../retrieval/tokenizer.js';
 import { entityMatch } from './entities.js';
+import { expired } from './forget.js';
 import type { MemoryRow } from './store.js';
 import { cosine } from './vectors.js';
 
@@ -49,8 +50,9 @@ export function recency(m: MemoryRow, nowDay: number | null, cfg: Pick<MemoryCon
 /** Every recallable item with its score, best first (ties: older item first, then id). */
 export function scoreMemories(memories: readonly MemoryRow[], q: RecallQuery, cfg: MemoryConfig): ScoredMemory[] {
   const w = cfg.weights;
+  // Hard filters: status, then expiry at the question's "now" (never-touched items decayed below the floor).
   return memories
-    .filter((m) => recallable(m, cfg))
+    .filter((m) => recallable(m, cfg) && !expired(m, q.nowDay, cfg.forgetting))
     .map((m) => {
       const parts = {
         cos: cosine(q.vector, m.embedding),

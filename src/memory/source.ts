@@ -218,7 +218,14 @@ export async function createAgenticMemorySource(
   return {
     system,
     name: `${system}+${embedder.name}`,
-    capabilities: { remote: true, llmAtIngest: true, questionRole: 'embed', ranksWindows: false, cheapDeepRanking: false },
+    capabilities: {
+      remote: true,
+      llmAtIngest: true,
+      questionRole: 'embed',
+      ranksWindows: false,
+      cheapDeepRanking: false,
+      configSections: ['memory'],
+    },
     notes,
     async prefetch(questions) {
       // Every question's embedding in as few requests as the API allows (remote embedders batch a tick's texts).
@@ -263,12 +270,15 @@ export async function createAgenticMemorySource(
                 stored: totals.memories,
                 active: totals.active,
                 superseded: totals.superseded,
+                forgotten: totals.forgotten,
+                forgotten_by: totals.forgotten_by,
                 merged: totals.items_merged,
                 dropped: totals.items_dropped,
                 events: totals.events,
               }
             : null,
           recall: { weights: mcfg.weights, items: mcfg.items, tokens: mcfg.tokens, include_superseded: mcfg.includeSuperseded },
+          forgetting: mcfg.forgetting,
         },
       };
     },

@@ -48,7 +48,13 @@ CREATE TABLE IF NOT EXISTS memories (
   created_day REAL,
   last_access_at TEXT,
   last_access_day REAL,
-  access_count INTEGER NOT NULL DEFAULT 0
+  access_count INTEGER NOT NULL DEFAULT 0,
+  importance_ceiling REAL NOT NULL DEFAULT 1,
+  decay_rate REAL NOT NULL DEFAULT 0,
+  key_attribute INTEGER NOT NULL DEFAULT 0,
+  forgotten_reason TEXT CHECK (forgotten_reason IN ('decayed', 'evicted', 'write-cap')),
+  forgotten_note TEXT,
+  forgotten_at TEXT
 );
 CREATE INDEX IF NOT EXISTS memories_owner ON memories (owner_id, scope, seq);
 CREATE TABLE IF NOT EXISTS extractions (
@@ -117,6 +123,14 @@ export interface MemoryRow {
   last_access_at: string | null;
   last_access_day: number | null;
   access_count: number;
+  /** Forgetting (forget.ts): importance counts at most this much; it decays at this rate per day; key attributes never decay. */
+  importance_ceiling: number;
+  decay_rate: number;
+  key_attribute: boolean;
+  /** Why a `forgotten` item was forgotten (decayed / evicted / write-cap), with the figures, and "now" when it was. */
+  forgotten_reason: 'decayed' | 'evicted' | 'write-cap' | null;
+  forgotten_note: string | null;
+  forgotten_at: string | null;
 }
 
 export interface ExtractionRow {
@@ -155,6 +169,7 @@ export interface StoreTotals {
   active: number;
   superseded: number;
   forgotten: number;
+  forgotten_by: { decayed: number; evicted: number; write_cap: number };
   events: number;
 }
 
@@ -168,7 +183,12 @@ export function decodeVector(b: Buffer): Float32Array {
   return out;
 }
 
-type RawMemory = Omit<MemoryRow, 'embedding' | 'entities' | 'source_turns'> & { embedding: Buffer; entities: string; source_turns: string };
+type RawMemory = Omit<MemoryRow, 'embedding' | 'entities' | 'source_turns' | 'key_attribute'> & {
+  embedding: Buffer;
+  entities: string;
+  source_turns: string;
+  key_attribute: number;
+};
 
 function memoryFromRaw(r: RawMemory): MemoryRow {
   return {
@@ -176,8 +196,19 @@ function memoryFromRaw(r: RawMemory): MemoryRow {
     embedding: decodeVector(r.embedding),
     entities: JSON.parse(r.entities) as string[],
     source_turns: JSON.parse(r.source_turns) as string[],
+    key_attribute: r.key_attribute === 1,
   };
 }
+
+/** Columns added after the first stores were written: an older store gets them (with neutral values) when opened. */
+const ADDED_MEMORY_COLUMNS: Array<[string, string]> = [
+  ['importance_ceiling', 'REAL NOT NULL DEFAULT 1'],
+  ['decay_rate', 'REAL NOT NULL DEFAULT 0'],
+  ['key_attribute', 'INTEGER NOT NULL DEFAULT 0'],
+  ['forgotten_reason', 'TEXT'],
+  ['forgotten_note', 'TEXT'],
+  ['forgotten_at', 'TEXT'],
+];
 
 export class MemoryStore {
   readonly db: Database.Database;
@@ -198,6 +229,8 @@ export class MemoryStore {
       this.db.pragma('synchronous = FULL');
       this.db.pragma('busy_timeout = 5000');
       this.db.exec(SCHEMA);
+      const have = new Set((this.db.prepare('PRAGMA table_info(memories)').all() as Array<{ name: string }>).map((c) => c.name));
+      for (const [name, type] of ADDED_MEMORY_COLUMNS) if (!have.has(name)) this.db.exec(`ALTER TABLE memories ADD COLUMN ${name} ${type}`);
     }
   }
 
@@ -228,16 +261,38 @@ export class MemoryStore {
     this.db
       .prepare(
         `INSERT INTO memories (memory_id, owner_id, scope, seq, memory_type, content, embedding, entities, attribute, importance, confidence,
-           source_event_id, source_turns, batch_key, status, superseded_by, merged_count, created_at, created_day, last_access_at, last_access_day, access_count)
+           source_event_id, source_turns, batch_key, status, superseded_by, merged_count, created_at, created_day, last_access_at, last_access_day, access_count,
+           importance_ceiling, decay_rate, key_attribute, forgotten_reason, forgotten_note, forgotten_at)
          VALUES (@memory_id, @owner_id, @scope, @seq, @memory_type, @content, @embedding, @entities, @attribute, @importance, @confidence,
-           @source_event_id, @source_turns, @batch_key, @status, @superseded_by, @merged_count, @created_at, @created_day, @last_access_at, @last_access_day, @access_count)`,
+           @source_event_id, @source_turns, @batch_key, @status, @superseded_by, @merged_count, @created_at, @created_day, @last_access_at, @last_access_day, @access_count,
+           @importance_ceiling, @decay_rate, @key_attribute, @forgotten_reason, @forgotten_note, @forgotten_at)`,
       )
       .run({
         ...m,
         embedding: encodeVector(m.embedding),
         entities: JSON.stringify(m.entities),
         source_turns: JSON.stringify(m.source_turns),
+        key_attribute: m.key_attribute ? 1 : 0,
       });
+  }
+
+  /** An active item leaves recall for good (the row stays, with why; `memory purge` deletes physically). */
+  forget(memoryId: string, reason: NonNullable<MemoryRow['forgotten_reason']>, note: string, at: string | null): void {
+    this.db
+      .prepare(
+        "UPDATE memories SET status = 'forgotten', forgotten_reason = ?, forgotten_note = ?, forgotten_at = ? WHERE memory_id = ? AND status = 'active'",
+      )
+      .run(reason, note, at, memoryId);
+  }
+
+  /** Items written (not refused by the write cap) for an owner and horizon with created_day in [from, to). */
+  writtenIn(owner: string, scope: number, from: number, to: number): number {
+    const r = this.db
+      .prepare(
+        "SELECT COUNT(*) AS n FROM memories WHERE owner_id = ? AND scope = ? AND created_day >= ? AND created_day < ? AND COALESCE(forgotten_reason, '') <> 'write-cap'",
+      )
+      .get(owner, scope, from, to) as { n: number };
+    return r.n;
   }
 
   /** A duplicate folds into the older item: its source turns join, importance and confidence keep the higher value. */
@@ -329,9 +384,18 @@ export class MemoryStore {
     };
     const m = this.db
       .prepare(
-        "SELECT COUNT(*) AS n, SUM(status = 'active') AS a, SUM(status = 'superseded') AS s, SUM(status = 'forgotten') AS f FROM memories",
+        `SELECT COUNT(*) AS n, SUM(status = 'active') AS a, SUM(status = 'superseded') AS s, SUM(status = 'forgotten') AS f,
+           SUM(forgotten_reason = 'decayed') AS fd, SUM(forgotten_reason = 'evicted') AS fe, SUM(forgotten_reason = 'write-cap') AS fw FROM memories`,
       )
-      .get() as { n: number; a: number | null; s: number | null; f: number | null };
+      .get() as {
+      n: number;
+      a: number | null;
+      s: number | null;
+      f: number | null;
+      fd: number | null;
+      fe: number | null;
+      fw: number | null;
+    };
     const events = (this.db.prepare('SELECT COUNT(*) AS n FROM events').get() as { n: number }).n;
     return {
       batches_ok: x.ok ?? 0,
@@ -346,6 +410,7 @@ export class MemoryStore {
       active: m.a ?? 0,
       superseded: m.s ?? 0,
       forgotten: m.f ?? 0,
+      forgotten_by: { decayed: m.fd ?? 0, evicted: m.fe ?? 0, write_cap: m.fw ?? 0 },
       events,
     };
   }

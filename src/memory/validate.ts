@@ -13,6 +13,7 @@ import type { MemoryConfig } from '../config/schema.js';
 import type { Turn } from '../core/schema.js';
 import { parseDay } from '../retrieval/local/dates.js';
 import type { EntityAligner } from './entities.js';
+import { forgetExpiredAndEvict, forgettingFields, writeWindow } from './forget.js';
 import type { Batch, ExtractedItem } from './extract.js';
 import type { ExtractionRow, MemoryRow, MemoryStore } from './store.js';
 import { cosine } from './vectors.js';
@@ -30,6 +31,10 @@ export interface BatchOutcome {
   merged: number;
   superseding: number;
   dropped: number;
+  /** Refused by the write cap (stored as forgotten, reason write-cap). */
+  capped: number;
+  /** Active items forgotten after this batch (decayed below the floor, or evicted over capacity). */
+  forgotten: number;
 }
 
 export function eventId(owner: string, turnId: string): string {
@@ -64,7 +69,8 @@ export function applyBatch(
   const batchTurns = turns.slice(batch.first, batch.last + 1);
   const position = new Map(batchTurns.map((t, j) => [t.id, batch.first + j]));
   const kept = keptItems(items, cfg);
-  const out: BatchOutcome = { stored: 0, merged: 0, superseding: 0, dropped: items.length - kept.length };
+  const out: BatchOutcome = { stored: 0, merged: 0, superseding: 0, dropped: items.length - kept.length, capped: 0, forgotten: 0 };
+  const fcfg = cfg.forgetting;
   store.transaction(() => {
     batchTurns.forEach((t, j) =>
       store.appendEvent({
@@ -103,6 +109,10 @@ export function applyBatch(
         if (best) replaced = [best.m];
       }
       const lastSource = turns[position.get(sources[sources.length - 1]!)!]!;
+      const createdDay = parseDay(lastSource.date);
+      const window = fcfg.enabled ? writeWindow(createdDay, fcfg) : null;
+      // Over the write cap: recorded (forgotten, reason write-cap), neither recalled nor superseding anything.
+      const capped = window !== null && store.writtenIn(owner, scope, window.from, window.to) >= fcfg.writeCap;
       const row: MemoryRow = {
         memory_id: memoryId(owner, scope, batch, i),
         owner_id: owner,
@@ -122,12 +132,25 @@ export function applyBatch(
         superseded_by: null,
         merged_count: 0,
         created_at: lastSource.date,
-        created_day: parseDay(lastSource.date),
+        created_day: createdDay,
         // A replayed history has no accesses: last access = creation (the design note's mapping).
         last_access_at: lastSource.date,
-        last_access_day: parseDay(lastSource.date),
+        last_access_day: createdDay,
         access_count: 0,
+        ...forgettingFields({ memory_type: item.memory_type, attribute }, fcfg),
+        forgotten_reason: null,
+        forgotten_note: null,
+        forgotten_at: null,
       };
+      if (capped) {
+        row.status = 'forgotten';
+        row.forgotten_reason = 'write-cap';
+        row.forgotten_note = `write cap ${fcfg.writeCap} items per ${fcfg.writeWindowDays} day(s) reached`;
+        row.forgotten_at = lastSource.date;
+        store.insertMemory(row);
+        out.capped++;
+        return;
+      }
       store.insertMemory(row);
       out.stored++;
       for (const old of replaced) {
@@ -137,6 +160,14 @@ export function applyBatch(
       if (replaced.length > 0) out.superseding++;
       active.push(row);
     });
+    // "Now" at ingest = the batch's last turn: items whose importance decayed away by then are forgotten, then capacity is enforced.
+    const lastTurn = turns[batch.last];
+    out.forgotten = forgetExpiredAndEvict(
+      store,
+      active,
+      { day: parseDay(lastTurn?.date ?? null), at: lastTurn?.date ?? null },
+      fcfg,
+    ).length;
     store.recordExtraction({
       ...log,
       status: 'ok',

@@ -66,6 +66,8 @@ export interface AblationView {
   label: string;
   benchmark: string;
   retriever: string;
+  /** The reference's system (ablation.json `system`; older files: RAW-RAG/<retriever>). */
+  system: string;
   metric: string;
   resamples: number;
   rows: Array<Record<string, unknown>>;
@@ -306,6 +308,7 @@ function ablationView(a: AblationInput): AblationView {
   const d = a.data as {
     benchmark?: string;
     retriever?: string;
+    system?: string;
     metric?: string;
     resamples?: number;
     table?: Array<Record<string, unknown>>;
@@ -314,6 +317,7 @@ function ablationView(a: AblationInput): AblationView {
     label: a.label,
     benchmark: d.benchmark ?? '?',
     retriever: d.retriever ?? '?',
+    system: d.system ?? `RAW-RAG/${d.retriever ?? '?'}`,
     metric: d.metric ?? 'coverage',
     resamples: d.resamples ?? 0,
     rows: d.table ?? [],

@@ -200,7 +200,7 @@ function ablationArticle(a: AblationView, i: number, chart: ChartFn): string {
     (r) =>
       `<tr data-variant="${esc(r.variant)}"${r.is_default ? ' class="reference"' : ''}><th scope="row">${esc(r.variant)}${r.is_default ? ' (reference)' : ''}</th><td>${esc(r.k)}</td><td>${esc(ablationSeries(r))}</td><td data-col="${metric}">${pct(r[metric] as number | null)}</td><td>${signed(r.delta as number | null)}</td><td>${r.ci_low === null ? '—' : `${signed(r.ci_low as number)} … ${signed(r.ci_high as number)}`}</td><td>${formatP(r.p_holm as number | null)}</td><td>${int(r.evidence_tokens as number | null)}</td><td>${Number(r.time_s ?? 0).toFixed(2)}</td></tr>`,
   );
-  return `<article class="ablation" data-ablation="${esc(a.label)}"><h3>${esc(a.benchmark)} — RAW-RAG/${esc(a.retriever)} <span class="muted">(${esc(a.label)})</span></h3>
+  return `<article class="ablation" data-ablation="${esc(a.label)}"><h3>${esc(a.benchmark)} — ${esc(a.system)} <span class="muted">(${esc(a.label)})</span></h3>
 ${chart(`abl-${i}`, ablationChart(a), `${a.benchmark}: ${metric} against the swept setting with paired 95% intervals (reference + the interval of the difference); each point labelled with its evidence tokens and time`)}
 <div class="table-wrap"><table class="ablation-table"><caption>Each variant against the reference, paired per question (${a.resamples} bootstrap resamples); p Holm-adjusted over the variants.</caption>
 <thead><tr><th scope="col">variant</th><th scope="col">k</th><th scope="col">other knobs</th><th scope="col">${metric} %</th><th scope="col">Δ pts</th><th scope="col">95% CI of Δ</th><th scope="col">p (Holm)</th><th scope="col">evidence tokens</th><th scope="col">time s</th></tr></thead>

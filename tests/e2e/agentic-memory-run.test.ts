@@ -162,7 +162,7 @@ describe('rawrag run locomo --system agentic-memory against a loopback extractor
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(fake.api.count()).toBe(0);
     expect(resumed.stdout).toMatch(
-      /Agentic memory ingest \(gpt-4o-mini, whole store\): 272 extraction calls, \d+ prompt \+ \d+ completion tokens, \$\d+\.\d{4}; items: \d+ stored \(\d+ active, 0 superseded\), \d+ merged, 0 dropped, from 5882 events/,
+      /Agentic memory ingest \(gpt-4o-mini, whole store\): 272 extraction calls, \d+ prompt \+ \d+ completion tokens, \$\d+\.\d{4}; items: \d+ stored \(\d+ active, 0 superseded, 0 forgotten: 0 decayed, 0 evicted, 0 over the write cap\), \d+ merged, 0 dropped, from 5882 events/,
     );
     expect(resumed.stdout).toContain(`memory store: ${join(memOut, 'memory.sqlite')}`);
   }, 600_000);

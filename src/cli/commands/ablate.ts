@@ -6,7 +6,14 @@ import { estimateAblation, renderAblationEstimate } from '../../ablate/dry-run.j
 import { runAblation, type AblationOutcome } from '../../ablate/engine.js';
 import { writeAblation, type AblationFiles } from '../../ablate/output.js';
 import { ablationMarkdown } from '../../ablate/report.js';
-import { parsePositiveList, planVariants, type SweepRequest } from '../../ablate/variants.js';
+import {
+  parsePositiveList,
+  parseUnitList,
+  parseWeightsList,
+  planVariants,
+  type RecallWeights,
+  type SweepRequest,
+} from '../../ablate/variants.js';
 import type { AblationTable } from '../../ablate/paired-table.js';
 import { getBenchmark, listBenchmarks } from '../../datasets/registry.js';
 import { effectivePolicy } from '../../pipeline/plan.js';
@@ -28,7 +35,7 @@ import { watchInterrupts } from '../../util/interrupt.js';
 import { writeReport } from '../../report/index.js';
 
 /** Flags that name a sweep here, where `rawrag run` takes one value. */
-const SWEEP_KEYS = ['k', 'window', 'stride', 'candidates', 'rerank', 'expand'] as const;
+const SWEEP_KEYS = ['k', 'window', 'stride', 'candidates', 'rerank', 'expand', 'memoryItems', 'memoryTokens', 'dedupThreshold'] as const;
 
 export function ablateCommand(): Command {
   const cmd = new Command('ablate')
@@ -52,6 +59,14 @@ export function ablateCommand(): Command {
     'window sizes in cl100k tokens, comma-separated, e.g. 128,256,512 (stride keeps the 32-token overlap unless --stride)',
   );
   asList(cmd, '--candidates', 'first-stage depths, comma-separated (default 128)');
+  asList(cmd, '--memory-items', 'agentic memory: items injected per question, comma-separated, e.g. 3,5,10 (reference 5)');
+  asList(cmd, '--memory-tokens', 'agentic memory: injection budgets in cl100k tokens, comma-separated, e.g. 400,800 (reference 800)');
+  asList(cmd, '--dedup-threshold', 'agentic memory: de-duplication cosines, comma-separated, e.g. 0.8,0.9 (reference 0.9)', parseUnitList);
+  cmd.option(
+    '--recall-weights <list>',
+    'agentic memory: recall weights cosine/entity/recency/importance, comma-separated, e.g. 1/0/0/0,0.5/0.5/0/0 (reference 0.4/0.3/0.2/0.1)',
+    (value: string) => commanderList(value, '--recall-weights', parseWeightsList),
+  );
   describe(cmd, '--stride', 'one stride for every swept window size (default: window - 32, the reference overlap)');
   describe(cmd, '--no-rerank', 'also run every variant without reranking (first-stage order), e.g. the paper\'s "no reranker" row');
   describe(cmd, '--no-expand', 'also run every variant without turn expansion (the selected windows themselves)');
@@ -79,7 +94,9 @@ export function ablateCommand(): Command {
         `ablation: ${variants.length} variant${variants.length === 1 ? '' : 's'}: ${variants.map((v) => v.name).join(' | ')}\n`,
       );
       if (variants.length === 1)
-        process.stderr.write('note: no sweep given (--k, --window, --candidates, --no-rerank, --no-expand): only the reference runs\n');
+        process.stderr.write(
+          'note: no sweep given (--k, --window, --candidates, --no-rerank, --no-expand, --memory-items, --memory-tokens, --dedup-threshold, --recall-weights): only the reference runs\n',
+        );
       const log = (line: string) => process.stderr.write(line + '\n');
       if (opts.dryRun) {
         // Ranking every question once per window size takes a while: say how far it got.
@@ -178,6 +195,12 @@ function sweepFromFlags(cmd: Command): SweepRequest {
     candidates: given('candidates') ? (o.candidates as number[]) : [],
     noRerank: (given('rerank') && o.rerank === false) || Boolean(o.rerankVariants),
     noExpand: given('expand') && o.expand === false,
+    memory: {
+      items: given('memoryItems') ? (o.memoryItems as number[]) : [],
+      tokens: given('memoryTokens') ? (o.memoryTokens as number[]) : [],
+      dedupThreshold: given('dedupThreshold') ? (o.dedupThreshold as number[]) : [],
+      weights: (o.recallWeights as RecallWeights[] | undefined) ?? [],
+    },
   };
   if (sweep.stride !== null && sweep.window.length === 0) {
     throw new InputError('--stride applies to the swept window sizes: give --window too', { place: '--stride' });
@@ -194,18 +217,25 @@ function findOption(cmd: Command, long: string): Option {
   return opt;
 }
 
-function asList(cmd: Command, long: string, description: string): void {
+function asList(
+  cmd: Command,
+  long: string,
+  description: string,
+  parse: (value: string, flag: string) => unknown[] = parsePositiveList,
+): void {
   const opt = findOption(cmd, long);
   opt.description = description;
   // Help shows `--k <list>`; parsing goes by the long name, which stays.
   (opt as { flags: string }).flags = `${long} <list>`;
-  opt.argParser((value: string) => {
-    try {
-      return parsePositiveList(value, long);
-    } catch (e) {
-      throw new InvalidArgumentError((e as Error).message.replace(`${long}: `, '') + '.');
-    }
-  });
+  opt.argParser((value: string) => commanderList(value, long, parse));
+}
+
+function commanderList<T>(value: string, long: string, parse: (value: string, flag: string) => T[]): T[] {
+  try {
+    return parse(value, long);
+  } catch (e) {
+    throw new InvalidArgumentError((e as Error).message.replace(`${long}: `, '') + '.');
+  }
 }
 
 function describe(cmd: Command, long: string, description: string): void {
@@ -220,15 +250,25 @@ function renderAblationReport(outcome: AblationOutcome, table: AblationTable, fi
       ? 'Δ = accuracy difference from the reference (judged answers), in points'
       : 'Δ = coverage difference from the reference (share of questions whose gold evidence turns were all shown), in points; no reader was set';
   const lines = [
-    `RAW-RAG/${outcome.retriever} ablation on ${outcome.benchmark} — ${outcome.variants.length} variant${outcome.variants.length === 1 ? '' : 's'}, ${w.questions} questions each`,
+    `${outcome.system} ablation on ${outcome.benchmark} — ${outcome.variants.length} variant${outcome.variants.length === 1 ? '' : 's'}, ${w.questions} questions each`,
     '',
     ablationMarkdown(table),
     '',
     `${measure}; 95% paired-bootstrap interval (${table.resamples} resamples, seed ${table.seed}); p Holm-adjusted over ${outcome.variants.length - 1} comparisons.`,
-    `time s = the variant's share: load + ingest + search (+ rerank) of its window size, plus its own assembly and reader/judge calls.`,
-    `shared work: ${w.windowSizes} window size(s), ${w.indexBuilds} index builds, ${w.searches} first-stage searches, ${w.rerankCalls} rerank calls, ` +
-      `${w.stageRuns} evidence sets read and judged (${w.reused} repeats reused); wall time ${(outcome.wallMs / 1000).toFixed(2)} s`,
   ];
+  if (!outcome.plainRuns) {
+    lines.push(
+      `time s = the variant's share: load + ingest + search (+ rerank) of its window size, plus its own assembly and reader/judge calls.`,
+      `shared work: ${w.windowSizes} window size(s), ${w.indexBuilds} index builds, ${w.searches} first-stage searches, ${w.rerankCalls} rerank calls, ` +
+        `${w.stageRuns} evidence sets read and judged (${w.reused} repeats reused); wall time ${(outcome.wallMs / 1000).toFixed(2)} s`,
+    );
+  } else {
+    lines.push(
+      `time s = the variant's whole run. Each variant is a plain run of '${outcome.system}' with its own config; ingest requests that do not depend on the swept values come from the response cache after the reference.`,
+      ...outcome.variants.map((v) => `  ${v.variant.name}: ${ingestLine(v.summary)}`),
+      `wall time ${(outcome.wallMs / 1000).toFixed(2)} s`,
+    );
+  }
   for (const s of ref.manifest.skipped) lines.push(`NOTE: ${s}`);
   for (const n of ref.manifest.retriever.notes) lines.push(`NOTE: ${n}`);
   lines.push(
@@ -237,6 +277,12 @@ function renderAblationReport(outcome: AblationOutcome, table: AblationTable, fi
     `  each variant is a run directory: rawrag stats ${outcome.dir} (baseline '${ref.manifest.system}')`,
   );
   return lines.join('\n');
+}
+
+/** What a variant's own ingest sent (the memory report's `this_run`), when its source reports one. */
+function ingestLine(summary: Record<string, unknown>): string {
+  const m = (summary as { memory?: { this_run?: { requests: number; cache_hits: number } } }).memory?.this_run;
+  return m ? `extraction requests sent ${m.requests}, answered by the cache ${m.cache_hits}` : 'no ingest report';
 }
 
 function rel(dir: string, path: string): string {

@@ -141,11 +141,16 @@ function renderOwner(store: MemoryStore, owner: string, all: boolean): string[] 
 
 function renderItem(store: MemoryStore, m: MemoryRow): string[] {
   const ev = store.event(m.source_event_id);
-  const status = m.status === 'superseded' ? `superseded by ${m.superseded_by}` : m.status;
+  const status =
+    m.status === 'superseded'
+      ? `superseded by ${m.superseded_by}`
+      : m.status === 'forgotten' && m.forgotten_reason
+        ? `forgotten (${m.forgotten_reason}${m.forgotten_at ? ` at ${m.forgotten_at}` : ''}: ${m.forgotten_note ?? ''})`
+        : m.status;
   return [
     `  ${m.memory_id}  ${status}  [${m.created_at ?? 'undated'}] ${m.content}`,
     `      ${m.memory_type}; entities: ${m.entities.join(', ') || '-'}${m.attribute ? `; attribute ${m.attribute}` : ''}; importance ${m.importance}; confidence ${m.confidence}` +
-      `${m.merged_count ? `; merged ${m.merged_count}` : ''}`,
+      `${m.merged_count ? `; merged ${m.merged_count}` : ''}${m.key_attribute ? '; key attribute (never decays)' : ''}`,
     `      source ${m.source_event_id} (turns ${m.source_turns.join(', ')}): ${ev ? `${ev.participants.join(', ')}: "${clip(ev.content)}"` : '(event missing)'}`,
   ];
 }

@@ -3,7 +3,14 @@ import { RunConfigSchema } from '../../../src/config/schema.js';
 import { DEFAULT_POLICY } from '../../../src/core/policy.js';
 import { hashOf } from '../../../src/util/hash.js';
 import { InputError } from '../../../src/util/errors.js';
-import { parsePositiveList, planVariants, type SweepRequest } from '../../../src/ablate/variants.js';
+import {
+  parsePositiveList,
+  parseUnitList,
+  parseWeightsList,
+  planVariants,
+  sweepsMemory,
+  type SweepRequest,
+} from '../../../src/ablate/variants.js';
 
 const base = RunConfigSchema.parse({ benchmark: 'locomo' });
 const none: SweepRequest = { k: [], window: [], stride: null, candidates: [], noRerank: false, noExpand: false };
@@ -76,5 +83,51 @@ describe('parsePositiveList', () => {
     expect(() => parsePositiveList('1,0', '--k')).toThrow(/'0' is not a positive whole number/);
     expect(() => parsePositiveList('1,x', '--k')).toThrow(InputError);
     expect(() => parsePositiveList(',', '--k')).toThrow(/empty list/);
+  });
+});
+
+describe('planVariants over memory.* values', () => {
+  const memBase = RunConfigSchema.parse({ benchmark: 'locomo', system: 'agentic-memory', reader: { model: 'gpt-4o-mini' } });
+  const memory = (m: Partial<NonNullable<SweepRequest['memory']>>) => ({
+    ...none,
+    memory: { items: [], tokens: [], dedupThreshold: [], weights: [], ...m },
+  });
+
+  it('crosses the memory knobs, names variants by what differs, keeps the reference bit for bit', () => {
+    const vs = planVariants(memBase, DEFAULT_POLICY, memory({ items: [3, 10], dedupThreshold: [0.8] }));
+    expect(vs.map((v) => v.name)).toEqual(['default', 'items=3,dedup=0.8', 'items=3', 'dedup=0.8', 'items=10,dedup=0.8', 'items=10']);
+    expect(hashOf(vs[0]!.cfg)).toBe(hashOf(memBase));
+    expect(vs[0]!.cfg.memory).toBeUndefined();
+    const v = vs.find((x) => x.name === 'items=10,dedup=0.8')!;
+    expect(v.cfg.memory).toMatchObject({
+      items: 10,
+      dedupThreshold: 0.8,
+      tokens: 800,
+      weights: { cosine: 0.4, entity: 0.3, recency: 0.2, importance: 0.1 },
+    });
+    // Everything else stays as in the reference (forgetting defaults included).
+    expect(v.cfg.memory!.forgetting).toEqual(RunConfigSchema.parse({ benchmark: 'locomo', memory: {} }).memory!.forgetting);
+  });
+
+  it('recall weights and the token budget', () => {
+    const ws = parseWeightsList('1/0/0/0, 0.4/0.3/0.2/0.1', '--recall-weights');
+    expect(ws).toEqual([
+      { cosine: 1, entity: 0, recency: 0, importance: 0 },
+      { cosine: 0.4, entity: 0.3, recency: 0.2, importance: 0.1 },
+    ]);
+    expect(planVariants(memBase, DEFAULT_POLICY, memory({ weights: ws, tokens: [400] })).map((v) => v.name)).toEqual([
+      'default',
+      'tokens=400',
+      'tokens=400,weights=1/0/0/0',
+      'weights=1/0/0/0',
+    ]);
+    expect(sweepsMemory(planVariants(memBase, DEFAULT_POLICY, memory({ tokens: [400] })))).toBe(true);
+    expect(sweepsMemory(planVariants(memBase, DEFAULT_POLICY, { ...none, k: [5] }))).toBe(false);
+  });
+
+  it('bad lists are input errors naming the flag', () => {
+    expect(() => parseWeightsList('1/0/0', '--recall-weights')).toThrow(/--recall-weights.*four non-negative weights/);
+    expect(() => parseUnitList('0.8,1.5', '--dedup-threshold')).toThrow(/--dedup-threshold.*'1.5' is not a number between 0 and 1/);
+    expect(parseUnitList('0.8, .95', '--dedup-threshold')).toEqual([0.8, 0.95]);
   });
 });

@@ -36,6 +36,12 @@ function row(id: string, content: string, vector: number[], extra: Partial<Memor
     last_access_at: null,
     last_access_day: null,
     access_count: 0,
+    importance_ceiling: 1,
+    decay_rate: 0,
+    key_attribute: false,
+    forgotten_reason: null,
+    forgotten_note: null,
+    forgotten_at: null,
     ...extra,
   };
 }

@@ -269,6 +269,7 @@ describe('agentic memory source', () => {
       questionRole: 'embed',
       ranksWindows: false,
       cheapDeepRanking: false,
+      configSections: ['memory'],
     });
     // No OpenAI key: the extractor runs on a keyless local endpoint, the embeddings fall back to the local encoder.
     const keyless = new ProviderSession({ cacheDir, baseUrls: { reader: `${fake.url}/v1` }, env: {} });
