@@ -7,8 +7,8 @@
 //      ~255 MB): streamed load of all 500, then 3 questions run — memory must stay far below the
 //      file size, which is what lets the 2.7 GB M file load (M itself is not available here);
 //   4. the LongMemEval-S development split (100 real instances, the release's format), when the
-//      shared data folder holds it (RAWRAG_SHARED_DATA, default ../shared/data beside the
-//      checkout): the whole file end to end, offline, as a first run on a fresh machine (an empty
+//      data folder named by RAWRAG_SHARED_DATA holds it (else datasets/, where a user would put
+//      it): the whole file end to end, offline, as a first run on a fresh machine (an empty
 //      temp cache, so the GloVe cache build is included), with recall_all/any@{1,5,15,60}; 500
 //      questions cost about five times as much (target: < 5 min for the release's 500).
 import { spawnSync } from 'node:child_process';
@@ -22,7 +22,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'rawrag-bench-lme-'));
 const S_SAMPLE = join(ROOT, 'tests/fixtures/longmemeval/longmemeval_s_cleaned.sample.json');
 const ORACLE_SAMPLE = join(ROOT, 'tests/fixtures/longmemeval/longmemeval_oracle.sample.json');
-const SHARED = process.env.RAWRAG_SHARED_DATA ?? join(ROOT, '..', 'shared', 'data');
+const SHARED = process.env.RAWRAG_SHARED_DATA ?? join(ROOT, 'datasets');
 const S_DEV = join(SHARED, 'longmemeval', 'longmemeval_s_cleaned.dev100.json');
 
 // Targets for a 2-core machine; the point is to catch regressions in scale.
