@@ -3,43 +3,25 @@ import { chiSquareSf } from './gamma.js';
 
 /**
  * Exact two-sided McNemar test (statsmodels `mcnemar(exact=True)`): b and c are the discordant
- * counts. p = min(1, 2 · P(Bin(b+c, 1/2) ≤ min(b, c))). The binomial sum runs in log space with a
- * running maximum, so thousands of discordant pairs neither underflow nor overflow.
+ * counts. p = min(1, 2 · P(Bin(b+c, 1/2) ≤ min(b, c))), from its logarithm (below).
  */
 export function mcnemarExact(b: number, c: number): number {
-  if (!Number.isInteger(b) || !Number.isInteger(c) || b < 0 || c < 0) {
-    throw new RangeError(`mcnemarExact: counts must be non-negative integers (got ${b}, ${c})`);
-  }
-  const n = b + c;
-  const k = Math.min(b, c);
-  if (n === 0) return 1;
-  // sum = exp(logMax) · acc, where the terms are C(n, i) / 2^n for i = 0..k.
-  let logTerm = -n * Math.LN2;
-  let logMax = logTerm;
-  let acc = 1;
-  for (let i = 0; i < k; i++) {
-    logTerm += Math.log((n - i) / (i + 1));
-    if (logTerm > logMax) {
-      acc = acc * Math.exp(logMax - logTerm) + 1;
-      logMax = logTerm;
-    } else {
-      acc += Math.exp(logTerm - logMax);
-    }
-  }
-  return Math.min(1, 2 * Math.exp(logMax + Math.log(acc)));
+  return Math.min(1, Math.exp(Math.LN10 * mcnemarExactLog10(b, c, 'mcnemarExact')));
 }
 
 /**
- * log10 of the exact McNemar p-value: the same log-space sum, kept as a logarithm so that
- * p-values below the smallest double (0 vs 1,171 discordant pairs: p ≈ 1e-352) stay exact.
+ * log10 of the exact McNemar p-value. The binomial sum runs in log space with a running maximum,
+ * so thousands of discordant pairs neither underflow nor overflow, and p-values below the
+ * smallest double (0 vs 1,171 discordant pairs: p ≈ 1e-352) stay exact as logarithms.
  */
-export function mcnemarExactLog10(b: number, c: number): number {
+export function mcnemarExactLog10(b: number, c: number, caller = 'mcnemarExactLog10'): number {
   if (!Number.isInteger(b) || !Number.isInteger(c) || b < 0 || c < 0) {
-    throw new RangeError(`mcnemarExactLog10: counts must be non-negative integers (got ${b}, ${c})`);
+    throw new RangeError(`${caller}: counts must be non-negative integers (got ${b}, ${c})`);
   }
   const n = b + c;
   const k = Math.min(b, c);
   if (n === 0) return 0;
+  // sum = exp(logMax) · acc, where the terms are C(n, i) / 2^n for i = 0..k.
   let logTerm = -n * Math.LN2;
   let logMax = logTerm;
   let acc = 1;
