@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FakeApi, defaultChat, isJudgeRequest, readerQuestion } from '../helpers/fake-api.js';
+import { FakeApi, defaultChat, isJudgeRequest, readerQuestion, endpointArgs } from '../helpers/fake-api.js';
 import { ROOT, rawragAsync, tempDir, type CliResult } from '../helpers/cli.js';
 import { locomo } from '../../src/datasets/locomo/index.js';
 import type { ItemRecord } from '../../src/core/item.js';
@@ -35,19 +35,7 @@ const env = {
   COHERE_BASE_URL: undefined,
   RAWRAG_CACHE_DIR: undefined,
 };
-const providerArgs = (api: FakeApi, cacheDir: string) => [
-  '--reader-base-url',
-  `${api.url}/v1`,
-  '--judge-base-url',
-  `${api.url}/v1`,
-  '--embed-base-url',
-  `${api.url}/v1`,
-  '--rerank-base-url',
-  api.url,
-  '--cache-dir',
-  cacheDir,
-  '--no-progress',
-];
+const providerArgs = (api: FakeApi, cacheDir: string) => [...endpointArgs(api), '--cache-dir', cacheDir, '--no-progress'];
 const VARIANTS = ['default', 'k=1', 'k=30', 'k=60', 'window=2048,k=1', 'window=2048,k=15', 'window=2048,k=30', 'window=2048,k=60'];
 const itemsOf = (dir: string): ItemRecord[] =>
   readFileSync(join(dir, 'items.jsonl'), 'utf8')

@@ -1,3 +1,4 @@
+import { endpointArgs } from '../helpers/fake-api.js';
 /**
  * `rawrag run --system agentic-memory --batch`: extraction requests go into a provider batch job
  * like the reader's and judge's (the episode waits for them, no batch is counted as failed), and
@@ -41,14 +42,7 @@ describe('rawrag run --system agentic-memory --batch', () => {
         '--limit',
         '20',
         '--batch',
-        '--reader-base-url',
-        `${api.url}/v1`,
-        '--judge-base-url',
-        `${api.url}/v1`,
-        '--embed-base-url',
-        `${api.url}/v1`,
-        '--rerank-base-url',
-        api.url,
+        ...endpointArgs(api),
         '--cache-dir',
         tempDir('rawrag-cache-'),
         '--out',

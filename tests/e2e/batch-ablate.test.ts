@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeBatchApi } from '../helpers/fake-batch-api.js';
-import { defaultChat, readerQuestion } from '../helpers/fake-api.js';
+import { defaultChat, readerQuestion, endpointArgs } from '../helpers/fake-api.js';
 import { ROOT, rawragAsync, tempDir, type CliResult } from '../helpers/cli.js';
 import { locomo } from '../../src/datasets/locomo/index.js';
 
@@ -67,14 +67,7 @@ describe('rawrag ablate --batch', () => {
       '--resamples',
       '500',
       '--no-progress',
-      '--reader-base-url',
-      `${api.url}/v1`,
-      '--judge-base-url',
-      `${api.url}/v1`,
-      '--embed-base-url',
-      `${api.url}/v1`,
-      '--rerank-base-url',
-      api.url,
+      ...endpointArgs(api),
     ];
     batch = await rawragAsync([...common(batchOut), '--cache-dir', tempDir('rawrag-cache-'), '--batch'], env);
     batches = api.batches.size;

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeBatchApi } from '../helpers/fake-batch-api.js';
-import { defaultChat, readerQuestion } from '../helpers/fake-api.js';
+import { defaultChat, readerQuestion, endpointArgs } from '../helpers/fake-api.js';
 import { BIN, ROOT, rawragAsync, tempDir } from '../helpers/cli.js';
 import { locomo } from '../../src/datasets/locomo/index.js';
 
@@ -44,14 +44,7 @@ function args(api: FakeBatchApi, cache: string, out: string, ...extra: string[])
     'gpt-4o-mini',
     '--limit',
     String(LIMIT),
-    '--reader-base-url',
-    `${api.url}/v1`,
-    '--judge-base-url',
-    `${api.url}/v1`,
-    '--embed-base-url',
-    `${api.url}/v1`,
-    '--rerank-base-url',
-    api.url,
+    ...endpointArgs(api),
     '--cache-dir',
     cache,
     '--out',

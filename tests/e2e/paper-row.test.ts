@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { FakeApi, defaultChat, readerQuestion, type RecordedRequest } from '../helpers/fake-api.js';
+import { FakeApi, defaultChat, readerQuestion, type RecordedRequest, endpointArgs } from '../helpers/fake-api.js';
 import { ROOT, rawragAsync, tempDir } from '../helpers/cli.js';
 import { locomo } from '../../src/datasets/locomo/index.js';
 
@@ -48,14 +48,7 @@ describe('rawrag run --config configs/paper/locomo-gpt-4o-mini.yaml (loopback AP
         String(LIMIT),
         '--out',
         join(tempDir(), 'run'),
-        '--reader-base-url',
-        `${api.url}/v1`,
-        '--judge-base-url',
-        `${api.url}/v1`,
-        '--embed-base-url',
-        `${api.url}/v1`,
-        '--rerank-base-url',
-        api.url,
+        ...endpointArgs(api),
         '--cache-dir',
         tempDir('rawrag-cache-'),
         '--no-progress',

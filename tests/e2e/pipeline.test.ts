@@ -27,6 +27,31 @@ function oneConversation(): string {
   return file;
 }
 
+/** A judged LoCoMo run (1 judge run, 2 chat requests in flight) against the loopback server. */
+function slowJudgedRun(api: FakeApi, out: string, cache: string, limit: number): string[] {
+  return [
+    'run',
+    'locomo',
+    '--reader',
+    'gpt-4o-mini',
+    '--judge-runs',
+    '1',
+    '--limit',
+    String(limit),
+    '--out',
+    out,
+    '--no-progress',
+    '--concurrency-chat',
+    '2',
+    '--reader-base-url',
+    `${api.url}/v1`,
+    '--judge-base-url',
+    `${api.url}/v1`,
+    '--cache-dir',
+    cache,
+  ];
+}
+
 describe('resume checks what really ran', () => {
   it('refuses to resume a run whose effective retriever differs (a fallback to local, then keys)', async () => {
     const api = await new FakeApi().start();
@@ -124,27 +149,7 @@ describe('one writer per run directory', () => {
     try {
       const out = join(tempDir(), 'run');
       const cache = tempDir();
-      const args = [
-        'run',
-        'locomo',
-        '--reader',
-        'gpt-4o-mini',
-        '--judge-runs',
-        '1',
-        '--limit',
-        '12',
-        '--out',
-        out,
-        '--no-progress',
-        '--concurrency-chat',
-        '2',
-        '--reader-base-url',
-        `${api.url}/v1`,
-        '--judge-base-url',
-        `${api.url}/v1`,
-        '--cache-dir',
-        cache,
-      ];
+      const args = slowJudgedRun(api, out, cache, 12);
       const env = { ...NO_KEYS, OPENAI_API_KEY: 'sk-test-x' };
       const a = rawragAsync(args, env);
       await new Promise((r) => setTimeout(r, 1500));
@@ -205,27 +210,7 @@ describe('signals', () => {
     try {
       const out = join(tempDir(), 'run');
       const cache = tempDir();
-      const args = [
-        'run',
-        'locomo',
-        '--reader',
-        'gpt-4o-mini',
-        '--judge-runs',
-        '1',
-        '--limit',
-        '30',
-        '--out',
-        out,
-        '--no-progress',
-        '--concurrency-chat',
-        '2',
-        '--reader-base-url',
-        `${api.url}/v1`,
-        '--judge-base-url',
-        `${api.url}/v1`,
-        '--cache-dir',
-        cache,
-      ];
+      const args = slowJudgedRun(api, out, cache, 30);
       const env = { ...process.env, NO_COLOR: '1', ...NO_KEYS, OPENAI_API_KEY: 'sk-test-x' };
       const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env });
       let stderr = '';

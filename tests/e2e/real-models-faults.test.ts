@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FakeApi, isJudgeRequest, readerQuestion, type RecordedRequest } from '../helpers/fake-api.js';
+import { FakeApi, isJudgeRequest, readerQuestion, type RecordedRequest, endpointArgs } from '../helpers/fake-api.js';
 import { ROOT, rawragAsync, tempDir } from '../helpers/cli.js';
 import { locomo } from '../../src/datasets/locomo/index.js';
 
@@ -23,23 +23,7 @@ const env = {
 const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json'), options: {} });
 
 function args(api: FakeApi, extra: string[]): string[] {
-  return [
-    'run',
-    'locomo',
-    '--reader',
-    'gpt-4o-mini',
-    '--json',
-    '--no-progress',
-    '--reader-base-url',
-    `${api.url}/v1`,
-    '--judge-base-url',
-    `${api.url}/v1`,
-    '--embed-base-url',
-    `${api.url}/v1`,
-    '--rerank-base-url',
-    api.url,
-    ...extra,
-  ];
+  return ['run', 'locomo', '--reader', 'gpt-4o-mini', '--json', '--no-progress', ...endpointArgs(api), ...extra];
 }
 
 function items(dir: string): any[] {

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { FakeApi, defaultChat, isJudgeRequest, readerQuestion } from '../helpers/fake-api.js';
+import { FakeApi, defaultChat, isJudgeRequest, readerQuestion, endpointArgs } from '../helpers/fake-api.js';
 import { ROOT, rawragAsync, tempDir } from '../helpers/cli.js';
 import { locomo } from '../../src/datasets/locomo/index.js';
 
@@ -28,19 +28,7 @@ function oracleChat(body: any): string {
 }
 
 export function providerArgs(api: FakeApi, cacheDir: string): string[] {
-  return [
-    '--reader-base-url',
-    `${api.url}/v1`,
-    '--judge-base-url',
-    `${api.url}/v1`,
-    '--embed-base-url',
-    `${api.url}/v1`,
-    '--rerank-base-url',
-    api.url,
-    '--cache-dir',
-    cacheDir,
-    '--no-progress',
-  ];
+  return [...endpointArgs(api), '--cache-dir', cacheDir, '--no-progress'];
 }
 
 const env = {

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { FakeApi, defaultChat, readerQuestion } from '../helpers/fake-api.js';
+import { FakeApi, defaultChat, readerQuestion, endpointArgs } from '../helpers/fake-api.js';
 import { BIN, ROOT, rawrag, tempDir } from '../helpers/cli.js';
 import { findChromium, launchChromium, openReport } from '../../scripts/lib/chromium.mjs';
 
@@ -89,21 +89,7 @@ describe('rawrag report', () => {
       return shown ? k.q.gold : null;
     };
     await api.start();
-    const provider = [
-      '--reader',
-      'gpt-4o-mini',
-      '--reader-base-url',
-      `${api.url}/v1`,
-      '--judge-base-url',
-      `${api.url}/v1`,
-      '--embed-base-url',
-      `${api.url}/v1`,
-      '--rerank-base-url',
-      api.url,
-      '--cache-dir',
-      cache,
-      '--no-progress',
-    ];
+    const provider = ['--reader', 'gpt-4o-mini', ...endpointArgs(api), '--cache-dir', cache, '--no-progress'];
     const runs = await Promise.all([
       cli(['run', 'locomo', '--limit', String(LIMIT), '--out', dirs.offline, '--no-progress'], root),
       cli(['run', 'locomo', '--limit', String(LIMIT), '--out', dirs.local, ...provider], root),

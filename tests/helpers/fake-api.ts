@@ -215,3 +215,17 @@ export function readerQuestion(body: any): string | null {
 export function isJudgeRequest(r: RecordedRequest): boolean {
   return r.path === '/v1/chat/completions' && JSON.stringify(r.body?.messages ?? '').includes('Gold answer:');
 }
+
+/** The four endpoint flags that point every provider role of a run at this loopback server. */
+export function endpointArgs(api: { url: string }): string[] {
+  return [
+    '--reader-base-url',
+    `${api.url}/v1`,
+    '--judge-base-url',
+    `${api.url}/v1`,
+    '--embed-base-url',
+    `${api.url}/v1`,
+    '--rerank-base-url',
+    api.url,
+  ];
+}
