@@ -11,7 +11,7 @@ import { ProviderSession } from '../providers/session.js';
 import { costOf } from '../providers/usage.js';
 import { countTokens } from '../retrieval/tokenizer.js';
 import { sha256Hex } from '../util/fsx.js';
-import { memoryConfig } from './config.js';
+import { extractorModel, memoryConfig } from './config.js';
 import { batchesOf, extractionMessages } from './extract.js';
 
 /** Assumed reply tokens per turn read (about one 45-token JSON item every two turns). */
@@ -38,7 +38,7 @@ export function estimateExtraction(
   session: ProviderSession = new ProviderSession({ noCache: true }),
 ): ExtractionEstimate {
   const mcfg = memoryConfig(cfg);
-  const model = mcfg.extractor ?? cfg.reader.model;
+  const model = extractorModel(cfg);
   const notes: string[] = [];
   const episodes = new Map(data.episodes.map((e) => [e.id, e]));
   const horizons = new Map<string, { episode: Episode; visible: number }>();

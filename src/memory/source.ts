@@ -23,7 +23,7 @@ import type { Embedder } from '../retrieval/retriever.js';
 import type { ItemRecord } from '../core/item.js';
 import { coverage } from '../core/coverage.js';
 import { InputError } from '../util/errors.js';
-import { memoryConfig } from './config.js';
+import { extractorModel, memoryConfig } from './config.js';
 import { memoryEmbedder } from './embedder.js';
 import { EntityAligner, questionEntities } from './entities.js';
 import { batchesOf, extractionMessages, isParsableExtraction, parseExtraction, type Batch, type ExtractedItem } from './extract.js';
@@ -73,7 +73,7 @@ export async function createAgenticMemorySource(
   opts: MemorySourceOptions,
 ): Promise<EvidenceSource> {
   const mcfg = memoryConfig(cfg);
-  const extractorName = mcfg.extractor ?? cfg.reader.model;
+  const extractorName = extractorModel(cfg);
   if (!extractorName) {
     throw new InputError(
       'agentic memory needs an LLM to extract memories: give --extractor MODEL (or --reader MODEL, which it then uses)',

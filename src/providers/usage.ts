@@ -15,8 +15,6 @@ export interface Usage {
   search_units: number;
 }
 
-export const NO_USAGE: Usage = { prompt_tokens: 0, completion_tokens: 0, search_units: 0 };
-
 export function costOf(u: Usage, prices: Prices | undefined): number | null {
   if (!prices) return null;
   const parts: number[] = [];
