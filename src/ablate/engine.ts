@@ -16,7 +16,7 @@ import pLimit from 'p-limit';
 import type { RunConfig } from '../config/schema.js';
 import type { Question } from '../core/schema.js';
 import { baseItem, type ItemRecord } from '../core/item.js';
-import type { IngestedEpisode } from '../retrieval/chunk.js';
+import type { IngestedEpisode } from '../core/ingested-episode.js';
 import { retrieve, type Ranking } from '../retrieval/retrieve.js';
 import type { Retriever, SearchIndex, Hit } from '../core/retriever.js';
 import { planStages, type StagePlan } from '../pipeline/stages.js';
@@ -29,7 +29,7 @@ import { ProviderSession } from '../providers/session.js';
 import type { TransportOptions } from '../providers/transport.js';
 import { effectivePolicy, episodeOf, groupByIndex, loadRunInputs, runIdFor } from '../pipeline/plan.js';
 import { openRunDir, startManifest, type OpenedRunDir } from '../pipeline/run-directory.js';
-import { buildSummary, failedItems, ingestGroup, isDeferral, roundAll, runStages } from '../pipeline/pipeline.js';
+import { buildSummary, failedItems, ingestGroup, roundAll, runStages } from '../pipeline/pipeline.js';
 import { rankingDepth, recordRetrieval } from '../retrieval/ranked-evidence.js';
 import { createEvidenceSource } from '../systems/registry.js';
 import type { EvidenceSource } from '../core/evidence-source.js';
@@ -39,6 +39,7 @@ import { warningLines } from '../datasets/warnings.js';
 import { runConfigVariants } from './config-variants.js';
 import { sweptSections, windowKey, type Variant, type WindowSpec } from './variants.js';
 import { evidenceKey, reuseStages, stageDelta, type StageDelta } from './reuse.js';
+import { isDeferred } from '../providers/batch/defer.js';
 
 export interface AblationRequest {
   base: RunConfig;
@@ -377,7 +378,7 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
               item = await deriveItem(s, q, ep, rankings.get(s.variant.rerank)!);
             } catch (e) {
               // --batch: a reader/judge request went to a batch job; the item stays pending.
-              if (isDeferral(e)) continue;
+              if (isDeferred(e)) continue;
               throw e;
             }
             item.timings.ingest_share_ms = ingestShare;
