@@ -79,8 +79,10 @@ describe.each(Object.keys(FIXTURES))('system %s', (name) => {
     const usage = (run.summary as { usage?: Record<string, { requests: number; cache_hits: number; cost_usd_spent: number | null }> })
       .usage;
     for (const role of ['reader', 'judge']) {
-      expect(usage?.[role]!.requests + usage?.[role]!.cache_hits, `${role}: ${JSON.stringify(usage)}`).toBeGreaterThan(0);
-      expect(usage?.[role]!.cost_usd_spent).not.toBeNull();
+      const u = usage?.[role];
+      expect(u, `${role}: ${JSON.stringify(usage)}`).toBeDefined();
+      expect(u!.requests + u!.cache_hits).toBeGreaterThan(0);
+      expect(u!.cost_usd_spent).not.toBeNull();
     }
 
     const sent = server.api.requests.length;
