@@ -52,6 +52,8 @@ export interface AblationRequest {
   transport?: Partial<TransportOptions>;
   /** List every data warning (default: one summary line, as `rawrag run`). */
   verbose?: boolean;
+  /** The sweep's label (`--name`): every variant's manifest carries it. */
+  name?: string | null;
 }
 
 export interface AblationHooks {
@@ -115,6 +117,8 @@ export interface AblationOutcome {
   retriever: string;
   /** The reference's system (`RAW-RAG/local`, `agentic-memory/gpt-4o-mini`): the table's title. */
   system: string;
+  /** The sweep's --name label; null when none. */
+  name?: string | null;
   /** Each variant ran as a plain run of the source (a `memory.*` sweep, config-variants.ts): no shared retrieval. */
   plainRuns?: boolean;
   /** Provider usage of the shared retrieval (embeddings, reranking); each variant's summary has its own reader/judge usage. */
@@ -216,6 +220,7 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
         done: opened.done.size,
         opened,
         git: gitOnce(),
+        name: req.name,
       });
       if (!dry) opened.rundir.writeManifest(manifest);
       states.push({
@@ -449,6 +454,7 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
       const items = questions.map((q) => s.items.get(q.id)).filter((i): i is ItemRecord => i !== undefined);
       const summary = buildSummary(items, {
         runId: s.manifest.run_id,
+        name: s.manifest.name ?? null,
         system: s.manifest.system,
         setting: s.manifest.setting,
         cfg: s.cfg,
@@ -475,7 +481,12 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
         finished_at: status === 'complete' ? new Date().toISOString() : null,
         questions: { selected: questions.length, done: items.length, errors: summary.errors },
         // Shared work (load, ingest, search, rerank) is charged in full to every variant that used it.
-        timings: { ...roundAll(timings), total_ms: Math.round(Object.values(timings).reduce((a, b) => a + b, 0)) },
+        // work_ms: that charged work; sweep_wall_ms: the wall time of the whole sweep so far (shared by every variant).
+        timings: {
+          ...roundAll(timings),
+          work_ms: Math.round(Object.values(timings).reduce((a, b) => a + b, 0)),
+          sweep_wall_ms: Math.round(performance.now() - t0),
+        },
       });
       s.rundir.writeManifest(s.manifest);
       outcomes.push({ variant: s.variant, adds: s.adds, dir: s.rundir.dir, manifest: s.manifest, summary, items });
@@ -487,6 +498,7 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
       benchmark: benchmark.name,
       retriever: retriever.name,
       system: `RAW-RAG/${retriever.name}`,
+      name: req.name ?? null,
       retrievalReport,
       variants: outcomes,
       work,

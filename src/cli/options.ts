@@ -299,3 +299,19 @@ export function transportFromFlags(cmd: Command): Partial<TransportOptions> {
   }
   return t;
 }
+
+/** `--name LABEL`: the run's label, kept in the manifest and shown beside the system everywhere (not part of its identity). */
+export function addNameOption(cmd: Command, what = 'run'): Command {
+  return cmd.option(
+    '--name <label>',
+    `a label for this ${what}, kept in the manifest and shown beside the system in tables, reports and rawrag runs (a resume keeps the label unless a new one is given)`,
+    runLabel,
+  );
+}
+
+export function runLabel(value: string): string {
+  const v = value.trim();
+  if (v === '' || v.length > 80 || /[\u0000-\u001f\u007f\[\]]/.test(v))
+    throw new InvalidArgumentError(`'${value}' is not a label: 1-80 characters, no control characters or brackets.`);
+  return v;
+}

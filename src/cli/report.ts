@@ -40,7 +40,7 @@ export function renderRunReport(outcome: RunOutcome): string {
     ks.map(([k, r]) => [Number(k) === configuredK ? `${k} (k)` : k, r.n, pct(r.all), pct(r.any)]),
   );
   const lines = [
-    `${manifest.system} on ${manifest.benchmark} — ${summary.n} questions, ${summary.errors} errors${errorStages(summary.errors_by_stage)}`,
+    `${manifest.system}${manifest.name ? ` [${manifest.name}]` : ''} on ${manifest.benchmark} — ${summary.n} questions, ${summary.errors} errors${errorStages(summary.errors_by_stage)}`,
     '',
     markdownTable(header, rows),
     '',

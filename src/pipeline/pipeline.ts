@@ -178,6 +178,8 @@ export function buildSummary(
     runId: string;
     system: string;
     setting: string;
+    /** The run's --name label, when it has one. */
+    name?: string | null;
     cfg: RunConfig;
     benchmark: Benchmark;
     dataset: Dataset;
@@ -187,6 +189,7 @@ export function buildSummary(
 ): Record<string, unknown> & ReturnType<typeof summarise> {
   return {
     run_id: run.runId,
+    ...(run.name ? { name: run.name } : {}),
     system: run.system,
     benchmark: run.benchmark.name,
     setting: run.setting,

@@ -18,6 +18,8 @@ export interface Manifest {
   run_id: string;
   /** The system under test, e.g. `RAW-RAG/local`; `rawrag stats` compares systems within a setting. */
   system: string;
+  /** The user's label for this run (`--name`), shown beside the system everywhere; absent when none was given. */
+  name?: string;
   benchmark: string;
   /** What makes runs comparable: benchmark + reader, e.g. `locomo/gpt-4o-mini`. */
   setting: string;

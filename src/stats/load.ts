@@ -17,6 +17,8 @@ const ManifestSchema = z.looseObject({
   setting: z.string().min(1),
   status: z.string().optional(),
   run_id: z.string().optional(),
+  /** The run's label (`--name`), shown beside the system everywhere. */
+  name: z.string().min(1).optional(),
   /** rawrag runs: the semantic config's hash (runs with the same hash are one run). */
   config_hash: z.string().optional(),
   /** External runs may name their judge model; rawrag runs record it per item. */
@@ -72,6 +74,8 @@ export interface LoadedRun {
   /** Directory relative to the current working directory, for messages. */
   label: string;
   system: string;
+  /** The run's `--name` label (manifest `name`); null when none was given. */
+  name?: string | null;
   benchmark: string;
   setting: string;
   status: string | null;
@@ -170,6 +174,7 @@ export function loadRun(dir: string): LoadedRun {
     dir,
     label: relative(process.cwd(), dir) || '.',
     system: m.system,
+    name: m.name ?? null,
     benchmark: m.benchmark,
     setting: m.setting,
     status: m.status ?? null,

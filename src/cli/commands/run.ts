@@ -1,6 +1,13 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { executeRun, type RunHooks } from '../../pipeline/run.js';
-import { addBenchmarkOptions, addMethodOptions, addTransportOptions, configFromFlags, transportFromFlags } from '../options.js';
+import {
+  addBenchmarkOptions,
+  addMethodOptions,
+  addNameOption,
+  addTransportOptions,
+  configFromFlags,
+  transportFromFlags,
+} from '../options.js';
 import { dryRun } from '../../pipeline/estimate.js';
 import { progressBar } from '../progress.js';
 import { renderRunReport } from '../report.js';
@@ -21,6 +28,7 @@ export function runCommand(): Command {
   addMethodOptions(cmd);
   addBenchmarkOptions(cmd);
   addTransportOptions(cmd);
+  addNameOption(cmd);
   cmd
     .option('--out <dir>', 'run directory (default results/<run-id>); an existing one is resumed')
     .option('--retry-errors', 'in an existing run directory, redo the items that failed')
@@ -56,6 +64,7 @@ export function runCommand(): Command {
           forceResume: Boolean(opts.forceResume),
           verbose: Boolean(opts.verbose),
           transport,
+          name: (opts.name as string | undefined) ?? null,
         };
         const hooks: RunHooks = {
           log: (line: string) => {
