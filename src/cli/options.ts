@@ -8,6 +8,8 @@ import { listBenchmarks } from '../datasets/registry.js';
 import { defaultTransport, type TransportOptions } from '../providers/transport.js';
 import { CACHE_SCOPES, type CacheScope } from '../providers/provenance.js';
 import { judgeModelFor } from '../core/protocol.js';
+import { readReaderTemplate } from '../eval/reader-override.js';
+import { resolve } from 'node:path';
 
 export function positiveInt(value: string): number {
   const n = Number(value);
@@ -67,6 +69,35 @@ export function addMethodOptions(cmd: Command): Command {
     );
 }
 
+/**
+ * Reader settings that depart from the benchmark's protocol: recorded as deviations (manifest.json
+ * `deviations`, the run's summary, `rawrag protocol`). Shared by run, ablate and protocol.
+ */
+export function addReaderOptions(cmd: Command): Command {
+  return cmd
+    .option('--temperature <t>', 'reader temperature, 0-2 (protocol: 0; another value is recorded as a deviation)', temperature)
+    .option(
+      '--max-tokens <n|none>',
+      "reader max_tokens for every question, or 'none' to send none (protocol: the benchmark's official budget; recorded as a deviation)",
+      maxTokens,
+    )
+    .option(
+      '--reader-prompt <file>',
+      'a reader template in place of the official prompt: {{evidence}} and {{question}} (also {{question_date}}, {{options}}); recorded as a deviation with its sha256',
+    );
+}
+
+export function temperature(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 2)
+    throw new InvalidArgumentError(`'${value}' is not a temperature between 0 and 2.`);
+  return n;
+}
+
+export function maxTokens(value: string): number | 'none' {
+  return value.trim() === 'none' ? 'none' : positiveInt(value);
+}
+
 export function memoryBatch(value: string): 'session' | number {
   return value.trim() === 'session' ? 'session' : positiveInt(value);
 }
@@ -118,6 +149,14 @@ export function configFromFlags(cmd: Command, benchmark: string | undefined): Ru
   set(['reader', 'model'], 'reader');
   set(['judge', 'model'], 'judge');
   set(['judge', 'runs'], 'judgeRuns');
+  set(['reader', 'temperature'], 'temperature');
+  set(['reader', 'maxTokens'], 'maxTokens');
+  if (given('readerPrompt')) {
+    const t = readReaderTemplate(resolve(opts.readerPrompt as string));
+    const reader = (flags.reader ??= {}) as PartialConfig;
+    reader.promptFile = t.file;
+    reader.promptSha256 = t.sha256;
+  }
   set(['limit'], 'limit');
   set(['sample'], 'sample');
   set(['ids'], 'ids');
@@ -137,7 +176,7 @@ export function configFromFlags(cmd: Command, benchmark: string | undefined): Ru
   const file = opts.config ? readConfigFile(opts.config as string) : {};
   // No benchmark named anywhere: the bundled LoCoMo.
   const merged = mergeLayers({ benchmark: 'locomo' }, file, flags);
-  return withOfficialJudge(checkedConfig(merged, { flags, file, configFile: (opts.config as string | undefined) ?? null }));
+  return withPromptHash(withOfficialJudge(checkedConfig(merged, { flags, file, configFile: (opts.config as string | undefined) ?? null })));
 }
 
 /** Where each bad value came from: a flag (usage error, exit 1) or a config file key (input error, exit 2). */
@@ -163,6 +202,8 @@ const FLAG_OF: Record<string, string> = {
   'reader.model': '--reader',
   'judge.model': '--judge',
   'judge.runs': '--judge-runs',
+  'reader.temperature': '--temperature',
+  'reader.maxTokens': '--max-tokens',
   limit: '--limit',
   seed: '--seed',
 };
@@ -233,6 +274,13 @@ function checkedConfig(merged: PartialConfig, layers: Layers): RunConfig {
     }
   }
   return cfg;
+}
+
+/** A config file's reader.promptFile: checked and hashed here (a flag's template already is). */
+export function withPromptHash(cfg: RunConfig): RunConfig {
+  if (!cfg.reader.promptFile || cfg.reader.promptSha256) return cfg;
+  const t = readReaderTemplate(cfg.reader.promptFile);
+  return { ...cfg, reader: { ...cfg.reader, promptSha256: t.sha256 } };
 }
 
 /**

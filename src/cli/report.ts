@@ -65,6 +65,7 @@ export function renderRunReport(outcome: RunOutcome): string {
   const paper = paperComparisonLine(manifest.benchmark, manifest.config.reader.model, retrieverUsed, summary);
   if (paper) lines.push('', paper);
   // Printed here only (not also on stderr at the start): once.
+  for (const d of manifest.deviations ?? []) lines.push(`DEVIATION from the protocol: ${d}`);
   for (const s of manifest.skipped) lines.push(`NOTE: ${s}`);
   for (const n of manifest.retriever.notes) lines.push(`NOTE: ${n}`);
   lines.push(`run directory: ${outcome.dir}`);

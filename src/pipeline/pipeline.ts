@@ -5,6 +5,7 @@
  *   schedule           -> across episodes, one limiter per run, bounded episodes in flight
  *   finish             -> summary with the benchmark's own context, manifest status and counts
  */
+import { protocolDeviations } from '../eval/reader-override.js';
 import pLimit from 'p-limit';
 import type { RunConfig } from '../config/schema.js';
 import type { Benchmark } from '../core/benchmark.js';
@@ -196,6 +197,7 @@ export function buildSummary(
     ...summarise(items, run.benchmark.typeOrder),
     benchmark_summary: run.benchmark.summarise?.(items, { options: run.cfg.options, dataset: run.dataset }) ?? null,
     skipped: run.stages.skipped,
+    deviations: protocolDeviations(run.cfg),
     ...(run.stages.report?.() ?? {}),
     usage_cumulative: cumulativeUsage(items),
     ...(run.extra ?? {}),

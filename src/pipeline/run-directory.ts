@@ -10,6 +10,7 @@ import { acquireRunLock, type RunLock } from '../run/lock.js';
 import { gitInfo, toolInfo, type Manifest } from '../run/manifest.js';
 import { RunDir } from '../run/rundir.js';
 import { InputError } from '../util/errors.js';
+import { protocolDeviations } from '../eval/reader-override.js';
 
 export interface OpenOptions {
   retryErrors?: boolean;
@@ -132,6 +133,7 @@ export function startManifest(fields: {
     policy: fields.policy,
     retriever: fields.source,
     skipped: fields.skipped,
+    deviations: protocolDeviations(fields.config),
     dataset: fields.dataset,
     questions: { selected: fields.selected, done: fields.done, errors: 0 },
     tool: toolInfo(),

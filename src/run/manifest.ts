@@ -36,6 +36,8 @@ export interface Manifest {
   retriever: { name: string; notes: string[] };
   /** What was not done in this run and why (no reader, no keys, ...). */
   skipped: string[];
+  /** Where the config departs from the benchmark's protocol (reader temperature, max_tokens, prompt); empty = none. */
+  deviations?: string[];
   dataset: DatasetSource & { warnings: LoadWarning[] };
   questions: { selected: number; done: number; errors: number };
   tool: { name: 'rawrag'; version: string; node: string };

@@ -24,6 +24,7 @@ import { fromRoot } from '../../util/paths.js';
 import {
   addBenchmarkOptions,
   addMethodOptions,
+  addReaderOptions,
   addTransportOptions,
   addNameOption,
   configFromFlags,
@@ -51,6 +52,7 @@ export function ablateCommand(): Command {
         .join(' | ')} (default locomo)`,
     );
   addMethodOptions(cmd);
+  addReaderOptions(cmd);
   addBenchmarkOptions(cmd);
   addTransportOptions(cmd);
   addNameOption(cmd, 'sweep (every variant carries it)');

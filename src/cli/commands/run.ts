@@ -3,6 +3,7 @@ import { executeRun, type RunHooks } from '../../pipeline/run.js';
 import {
   addBenchmarkOptions,
   addMethodOptions,
+  addReaderOptions,
   addNameOption,
   addTransportOptions,
   configFromFlags,
@@ -26,6 +27,7 @@ export function runCommand(): Command {
         .join(' | ')} (default locomo)`,
     );
   addMethodOptions(cmd);
+  addReaderOptions(cmd);
   addBenchmarkOptions(cmd);
   addTransportOptions(cmd);
   addNameOption(cmd);
