@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { RunConfig } from '../config/schema.js';
-import type { ChatMessage, ReaderProtocol, Scoring } from '../core/protocol.js';
+import { renderEvidence, type ChatMessage, type ReaderProtocol, type Scoring } from '../core/protocol.js';
 import type { Question } from '../core/schema.js';
 import { InputError } from '../util/errors.js';
 import { sha256Hex } from '../util/fsx.js';
@@ -63,7 +63,7 @@ export function templatedReader(official: ReaderProtocol, t: ReaderTemplate): Re
     id: `${official.id}+prompt:${t.sha256.slice(0, 12)}`,
     source: `user template ${t.file} (sha256 ${t.sha256}) in place of ${official.source}`,
     render(q, evidence): ChatMessage[] {
-      return [{ role: 'user', content: fillTemplate(t.text, q, evidence.recalled ?? evidence.blocks.join('\n')) }];
+      return [{ role: 'user', content: fillTemplate(t.text, q, renderEvidence(evidence)) }];
     },
   };
 }

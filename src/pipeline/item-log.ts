@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import type { RunConfig } from '../config/schema.js';
-import type { ChatMessage, EvidenceView, ReaderProtocol } from '../core/protocol.js';
+import type { ChatMessage, EvidenceView, ReaderProtocol, ShownBlock } from '../core/protocol.js';
 import type { Dataset, Episode, Question } from '../core/schema.js';
 import type { ItemRecord } from '../core/item.js';
 import { getBenchmark } from '../datasets/registry.js';
@@ -213,17 +213,19 @@ function renderReaderRequest(item: ItemRecord, ctx: ItemLogContext): { messages:
   const policy = effectivePolicy(benchmark, ctx.cfg, episode);
   const byId = new Map(episode.turns.map((t) => [t.id, t]));
   const turns = (item.evidence_turns ?? []).map((id) => byId.get(id)).filter((t) => t !== undefined);
-  let blocks: string[];
-  if (policy.expandToTurns || !item.retrieved?.length) blocks = turns.map((t) => serialiseTurn(t, policy.serialisation));
+  let blocks: ShownBlock[];
+  // As src/retrieval/assemble.ts builds them: whole turns, or the windows themselves with the turns they touch.
+  if (policy.expandToTurns || !item.retrieved?.length)
+    blocks = turns.map((t) => ({ text: serialiseTurn(t, policy.serialisation), turns: [t], kind: 'history' }));
   else {
     // The windows themselves: cut the history again with the run's chunking and take the ranked windows' text.
     const ingested = ingest(episode, q.visibleTurns ?? episode.turns.length, policy, ctx.cfg.chunking);
     const byChunk = new Map(ingested.chunks.map((c) => [c.id, c]));
     const chunks = item.retrieved.map((r) => byChunk.get(r.chunk)).filter((c) => c !== undefined);
     if (policy.order === 'chronological') chunks.sort((a, b) => a.index - b.index);
-    blocks = chunks.map((c) => c.text);
+    blocks = chunks.map((c) => ({ text: c.text, turns: episode.turns.slice(c.firstTurn, c.lastTurn + 1), kind: 'history' }));
   }
-  const view: EvidenceView = { blocks, turns };
+  const view: EvidenceView = { blocks };
   const budget = readerMaxTokens(ctx.cfg.reader.maxTokens, protocol, q);
   return {
     messages: protocol.render(q, view),

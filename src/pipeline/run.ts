@@ -18,7 +18,7 @@ import { answerAll, buildSummary, roundAll, selectedItems } from './pipeline.js'
 import { loadRunInputs, runDirFor, runIdFor } from './plan.js';
 import { openRunDir } from './run-directory.js';
 import { startManifest } from './run-directory.js';
-import { createEvidenceSource } from './sources.js';
+import { createEvidenceSource } from '../systems/registry.js';
 import { warningLines } from '../datasets/warnings.js';
 
 /** Failed items so far, retries and money spent by this run (the progress bar shows them). */

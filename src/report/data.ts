@@ -8,6 +8,7 @@ import type { Dataset } from '../core/schema.js';
 import { paperRow, type PaperRow } from '../datasets/paper-rows.js';
 import type { FamilyReport, StatsReport } from '../stats/compute-tables.js';
 import type { AblationInput, ReportInputs, RunInput } from './collect.js';
+import { addCost } from '../providers/usage.js';
 
 /** Per role: tokens, dollars, requests, cache hits (summed over the run's items). */
 export interface RoleUsage {
@@ -255,7 +256,7 @@ export function buildReportData(inputs: ReportInputs, meta: BuildOptions): Repor
     notes: inputs.notes,
     detail_budget: budget,
     s: str.strings,
-    families: familyViews(inputs.stats, new Map(inputs.runs.map((r) => [r.label, r.loaded.system]))),
+    families: familyViews(inputs.stats),
     runs,
     ablations: inputs.ablations.map(ablationView),
     questions,
@@ -343,7 +344,7 @@ export function usageOf(run: RunInput): Record<string, RoleUsage> {
       const t = (total[role] ??= { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0, requests: 0, cache_hits: 0 });
       t.prompt_tokens += u.prompt_tokens ?? 0;
       t.completion_tokens += u.completion_tokens ?? 0;
-      t.cost_usd = t.cost_usd === null || u.cost_usd === null || u.cost_usd === undefined ? null : t.cost_usd + u.cost_usd;
+      t.cost_usd = addCost(t.cost_usd, u.cost_usd ?? null);
       t.requests += u.requests ?? 0;
       t.cache_hits += u.cache_hits ?? 0;
     }
@@ -390,15 +391,13 @@ export function totalCost(usage: Record<string, RoleUsage>): number | null {
   return sum;
 }
 
-/** `systemOf`: run directory label -> the run's own system (a leaderboard name may carry a --name label or a directory). */
-function familyViews(stats: StatsReport, systemOf: Map<string, string>): FamilyView[] {
+function familyViews(stats: StatsReport): FamilyView[] {
   return stats.families.map((f) => {
     const reader = f.setting.includes('/') ? f.setting.slice(f.setting.indexOf('/') + 1) : null;
     const paper: Record<string, PaperRow> = {};
     for (const row of f.leaderboard) {
-      const system = systemOf.get(row.dir) ?? row.system;
-      if (!system.toUpperCase().startsWith('RAW-RAG/')) continue;
-      const p = paperRow(f.benchmark, reader, system.slice('RAW-RAG/'.length));
+      if (!row.reference || !row.source) continue;
+      const p = paperRow(f.benchmark, reader, row.source);
       if (p) paper[row.system] = p;
     }
     return { stats: f, paper };
@@ -420,7 +419,7 @@ function ablationView(a: AblationInput): AblationView {
     label: a.label,
     benchmark: d.benchmark ?? '?',
     retriever: d.retriever ?? '?',
-    system: d.system ?? `RAW-RAG/${d.retriever ?? '?'}`,
+    system: d.system ?? d.retriever ?? '?',
     name: typeof d.name === 'string' ? d.name : null,
     metric: d.metric ?? 'coverage',
     resamples: d.resamples ?? 0,

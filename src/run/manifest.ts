@@ -20,6 +20,8 @@ export interface Manifest {
   system: string;
   /** The user's label for this run (`--name`), shown beside the system everywhere; absent when none was given. */
   name?: string;
+  /** The system is the paper's method (its descriptor says so): stats' default baseline, the paper's row beside it. */
+  reference?: boolean;
   benchmark: string;
   /** What makes runs comparable: benchmark + reader, e.g. `locomo/gpt-4o-mini`. */
   setting: string;

@@ -5,6 +5,7 @@
  * drift from what is sent. Diff it against the paper or the upstream code.
  */
 import { Command } from 'commander';
+import { RunConfigSchema } from '../../systems/registry.js';
 import { readConfigFile, resolveConfig, mergeLayers } from '../../config/load.js';
 import type { RunConfig } from '../../config/schema.js';
 import type { Benchmark } from '../../core/benchmark.js';
@@ -187,7 +188,7 @@ export function protocolCommand(): Command {
       const names = benchmark ? [getBenchmark(benchmark).name] : listBenchmarks().map((b) => b.name);
       const out = names.map((name) => {
         const cfg = withPromptHash(
-          withOfficialJudge(resolveConfig(mergeLayers(file, flags, { benchmark: name }), opts.config ?? 'defaults')),
+          withOfficialJudge(resolveConfig(mergeLayers(file, flags, { benchmark: name }), opts.config ?? 'defaults', RunConfigSchema)),
         );
         return describeProtocol(getBenchmark(name), cfg);
       });

@@ -62,6 +62,8 @@ function run(opts: {
       label: `runs/${opts.system.replace(/\W/g, '-')}`,
       system: opts.system,
       name: opts.name ?? null,
+      reference: opts.system.startsWith('RAW-RAG'),
+      source: null,
       benchmark: 'locomo',
       setting: 'locomo/gpt-4o-mini',
       status: 'complete',

@@ -12,8 +12,13 @@ import { tempDir } from '../../helpers/cli.js';
 function externalRun(root: string, name: string, benchmark: string, system: string, n: number, label?: string): string {
   const dir = join(root, name);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ system, benchmark, setting: `${benchmark}/gpt-4o-mini`, ...(label ? { name: label } : {}) }));
-  const lines = Array.from({ length: n }, (_, i) => JSON.stringify({ id: `${benchmark}-q${i}`, score: i % 2, judge: [i % 2, i % 2, i % 2] }));
+  writeFileSync(
+    join(dir, 'manifest.json'),
+    JSON.stringify({ system, benchmark, setting: `${benchmark}/gpt-4o-mini`, ...(label ? { name: label } : {}) }),
+  );
+  const lines = Array.from({ length: n }, (_, i) =>
+    JSON.stringify({ id: `${benchmark}-q${i}`, score: i % 2, judge: [i % 2, i % 2, i % 2] }),
+  );
   writeFileSync(join(dir, 'items.jsonl'), lines.join('\n') + '\n');
   return dir;
 }
