@@ -58,6 +58,12 @@ export const EXAMPLES = [
   },
   { name: 'data-list', args: ['data', 'list'], quick: true },
   {
+    name: 'protocol-deviations',
+    args: ['protocol', 'locomo', '--temperature', '0.7', '--max-tokens', '64', '--reader-prompt', 'docs/examples/my-reader-prompt.txt'],
+    quick: true,
+    abridge: excerpt({ lines: [/^\| (model|temperature|max_tokens|prompt files) /, /^DEVIATION/] }),
+  },
+  {
     name: 'longmemeval-oracle',
     args: ['run', 'longmemeval', '--data', 'tests/fixtures/longmemeval/longmemeval_oracle.sample.json'],
     stderr: true,

@@ -50,6 +50,9 @@ const data = Array.from({ length: CONVERSATIONS }, (_, c) => {
 writeFileSync(dataFile, JSON.stringify(data));
 
 const TYPES = ['multi-hop', 'temporal', 'open-domain', 'single-hop'];
+// The first turn the first system shows for the first question: its text must be on the page
+// (per-question detail is embedded for every run's first questions, under the page's size cap).
+let firstShown = null;
 for (const [s, system] of SYSTEMS.entries()) {
   const run = join(dir, 'runs', `s${s}`);
   mkdirSync(run, { recursive: true });
@@ -72,6 +75,7 @@ for (const [s, system] of SYSTEMS.entries()) {
     for (const [q, qa] of conv.qa.entries()) {
       const votes = [0, 1, 2].map(() => (rand() < 0.8 - 0.1 * s ? 1 : 0));
       const shown = Array.from({ length: SHOWN }, () => `D${1 + pick(SESSIONS)}:${1 + pick(TURNS_PER_SESSION)}`);
+      firstShown ??= { c, turn: shown[0] };
       const all = qa.evidence.every((e) => shown.includes(e));
       lines.push(
         JSON.stringify({
@@ -119,13 +123,15 @@ if (r.status !== 0) {
 }
 const bytes = statSync(out).size;
 const html = readFileSync(out, 'utf8');
-const sample = data[7].conversation.session_3[4].text;
+const [session, turn] = firstShown.turn.slice(1).split(':').map(Number);
+const sample = data[firstShown.c].conversation[`session_${session}`][turn - 1].text;
 if (!html.includes(sample)) {
   console.error('the evidence text is missing from the report');
   process.exit(1);
 }
 const questions = CONVERSATIONS * QUESTIONS_PER_CONVERSATION;
 console.log(`case: ${questions} questions x ${SYSTEMS.length} systems, ${SHOWN} evidence turns per item, 3 judge votes with raw replies`);
+console.log(`  ${r.stdout.trim()}`);
 const ok = (v, t) => (v < t ? 'PASS' : 'FAIL');
 let fail = false;
 const line = (label, value, unit, target) => {

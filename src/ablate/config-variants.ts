@@ -42,6 +42,7 @@ export async function runConfigVariants(req: AblationRequest, hooks: AblationHoo
         out: join(dir, v.name),
         retryErrors: req.retryErrors,
         transport: req.transport,
+        name: req.name,
         compose: {
           source: async (cfg: RunConfig, session: ProviderSession, opts: { runDir: string }) =>
             renamed(await createEvidenceSource(cfg, session, opts), (s) => configVariantSystem(s, v)),
@@ -75,6 +76,7 @@ export async function runConfigVariants(req: AblationRequest, hooks: AblationHoo
     benchmark: benchmark.name,
     retriever: req.base.retrieval.retriever,
     system,
+    name: req.name ?? null,
     plainRuns: true,
     retrievalReport: {},
     variants: outcomes,

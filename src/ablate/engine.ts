@@ -53,6 +53,8 @@ export interface AblationRequest {
   transport?: Partial<TransportOptions>;
   /** List every data warning (default: one summary line, as `rawrag run`). */
   verbose?: boolean;
+  /** The sweep's label (`--name`): every variant's manifest carries it. */
+  name?: string | null;
 }
 
 export interface AblationHooks {
@@ -118,6 +120,8 @@ export interface AblationOutcome {
   retriever: string;
   /** The reference's system (`RAW-RAG/local`, `agentic-memory/gpt-4o-mini`): the table's title. */
   system: string;
+  /** The sweep's --name label; null when none. */
+  name?: string | null;
   /** Each variant ran as a plain run of the source (a `memory.*` sweep, config-variants.ts): no shared retrieval. */
   plainRuns?: boolean;
   /** Provider usage of the shared retrieval (embeddings, reranking); each variant's summary has its own reader/judge usage. */
@@ -218,6 +222,7 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
           skipped: plan.skipped,
           dataset: { ...dataset.source, warnings: dataset.warnings },
           git: gitOnce(),
+          name: req.name,
         },
       );
       run.start();
@@ -450,6 +455,7 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
       const items = questions.map((q) => s.items.get(q.id)).filter((i): i is ItemRecord => i !== undefined);
       const summary = buildSummary(items, {
         runId: s.run.manifest.run_id,
+        name: s.run.manifest.name ?? null,
         system: s.run.manifest.system,
         setting: s.run.manifest.setting,
         cfg: s.cfg,
@@ -473,7 +479,12 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
         items,
         summary,
         signal: hooks.signal,
-        timings: { ...roundAll(timings), total_ms: Math.round(Object.values(timings).reduce((a, b) => a + b, 0)) },
+        // work_ms: that charged work; sweep_wall_ms: the wall time of the whole sweep so far (shared by every variant).
+        timings: {
+          ...roundAll(timings),
+          work_ms: Math.round(Object.values(timings).reduce((a, b) => a + b, 0)),
+          sweep_wall_ms: Math.round(performance.now() - t0),
+        },
       });
       outcomes.push({ variant: s.variant, adds: s.adds, dir: s.run.dir, manifest: s.run.manifest, summary, items });
     }
@@ -484,6 +495,7 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
       benchmark: benchmark.name,
       retriever: retriever.name,
       system: source.system,
+      name: req.name ?? null,
       retrievalReport,
       variants: outcomes,
       work,

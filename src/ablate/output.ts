@@ -37,6 +37,7 @@ export function writeAblation(outcome: AblationOutcome, table: AblationTable, op
     benchmark: outcome.benchmark,
     retriever: outcome.retriever,
     system: outcome.system,
+    ...(outcome.name ? { name: outcome.name } : {}),
     metric: table.metric,
     resamples: table.resamples,
     seed: table.seed,

@@ -42,7 +42,13 @@ export interface AblationRow {
   p: number | null;
   p_holm: number | null;
   evidence_tokens: number | null;
-  time_s: number;
+  /**
+   * Summed work charged to the variant (load, ingest, search, rerank, reader/judge; per-question
+   * times add up over questions in flight at once, so this can exceed any wall time).
+   */
+  work_s: number;
+  /** The variant's own wall-clock time when it ran as a plain run (memory.* sweeps); null when variants share one sweep. */
+  wall_s: number | null;
 }
 
 export interface AblationTable {
@@ -84,7 +90,8 @@ export function analyseAblation(outcomes: VariantOutcome[], opts: { resamples: n
       p: null,
       p_holm: null,
       evidence_tokens: o.summary.evidence_tokens_mean,
-      time_s: (o.manifest.timings.total_ms ?? 0) / 1000,
+      work_s: (o.manifest.timings.work_ms ?? o.manifest.timings.total_ms ?? 0) / 1000,
+      wall_s: typeof o.manifest.timings.wall_ms === 'number' ? o.manifest.timings.wall_ms / 1000 : null,
     };
     if (v.isDefault || !family) return row;
     const sys = o.manifest.system;

@@ -7,7 +7,9 @@ export function ablationMarkdown(table: AblationTable): string {
   const scored = table.rows.some((r) => r.accuracy !== null);
   const header = ['variant', 'n', 'coverage %'];
   if (scored) header.push('accuracy %');
-  header.push(`Δ ${table.metric} (pts)`, '95% CI', 'p (Holm)', 'evidence tokens/q', 'time s');
+  const walls = table.rows.some((r) => r.wall_s !== null);
+  header.push(`Δ ${table.metric} (pts)`, '95% CI', 'p (Holm)', 'evidence tokens/q', 'work s');
+  if (walls) header.push('wall s');
   const rows = table.rows.map((r) => {
     const cells: Array<string | number> = [r.is_default ? `${r.variant} (reference)` : r.variant, r.questions, pct(r.coverage)];
     if (scored) cells.push(pct(r.accuracy));
@@ -16,8 +18,9 @@ export function ablationMarkdown(table: AblationTable): string {
       r.ci_low === null ? '—' : `[${signed(100 * r.ci_low)}, ${signed(100 * r.ci_high!)}]`,
       r.p_holm === null ? '—' : pValue(r.p_holm),
       r.evidence_tokens === null ? '—' : r.evidence_tokens.toFixed(1),
-      r.time_s.toFixed(2),
+      r.work_s.toFixed(2),
     );
+    if (walls) cells.push(r.wall_s === null ? '—' : r.wall_s.toFixed(2));
     return cells;
   });
   return markdownTable(header, rows);
@@ -46,7 +49,8 @@ export function ablationCsv(table: AblationTable): string {
     'p',
     'p_holm',
     'evidence_tokens',
-    'time_s',
+    'work_s',
+    'wall_s',
     'dir',
   ];
   const records = table.rows.map((r) => ({ ...r, metric: table.metric }));

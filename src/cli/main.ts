@@ -12,6 +12,9 @@ import { judgeCommand } from './commands/judge.js';
 import { protocolCommand } from './commands/protocol.js';
 import { reportCommand } from './commands/report.js';
 import { memoryCommand } from './commands/memory.js';
+import { runsCommand } from './commands/runs.js';
+import { showCommand } from './commands/show.js';
+import { exportCommand } from './commands/export.js';
 import { toolInfo } from '../run/manifest.js';
 import { Interrupted } from '../util/interrupt.js';
 import { ItemFailures } from './exit.js';
@@ -33,6 +36,9 @@ export function buildProgram(): Command {
   program.addCommand(protocolCommand());
   program.addCommand(reportCommand());
   program.addCommand(memoryCommand());
+  program.addCommand(runsCommand());
+  program.addCommand(showCommand());
+  program.addCommand(exportCommand());
   return program;
 }
 

@@ -11,6 +11,8 @@ import { listBenchmarks } from '../datasets/registry.js';
 import { defaultTransport, type TransportOptions } from '../providers/transport.js';
 import { CACHE_SCOPES, type CacheScope } from '../providers/provenance.js';
 import { judgeModelFor } from '../core/protocol.js';
+import { readReaderTemplate } from '../eval/reader-override.js';
+import { resolve } from 'node:path';
 
 /** The RAW-RAG method flags shared by `run` and `ablate`. */
 export function addMethodOptions(cmd: Command): Command {
@@ -47,6 +49,35 @@ export function addMethodOptions(cmd: Command): Command {
     else cmd.option(option.flags, `${system}: ${option.description}`);
   }
   return cmd;
+}
+
+/**
+ * Reader settings that depart from the benchmark's protocol: recorded as deviations (manifest.json
+ * `deviations`, the run's summary, `rawrag protocol`). Shared by run, ablate and protocol.
+ */
+export function addReaderOptions(cmd: Command): Command {
+  return cmd
+    .option('--temperature <t>', 'reader temperature, 0-2 (protocol: 0; another value is recorded as a deviation)', temperature)
+    .option(
+      '--max-tokens <n|none>',
+      "reader max_tokens for every question, or 'none' to send none (protocol: the benchmark's official budget; recorded as a deviation)",
+      maxTokens,
+    )
+    .option(
+      '--reader-prompt <file>',
+      'a reader template in place of the official prompt: {{evidence}} and {{question}} (also {{question_date}}, {{options}}); recorded as a deviation with its sha256',
+    );
+}
+
+export function temperature(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 2)
+    throw new InvalidArgumentError(`'${value}' is not a temperature between 0 and 2.`);
+  return n;
+}
+
+export function maxTokens(value: string): number | 'none' {
+  return value.trim() === 'none' ? 'none' : positiveInt(value);
 }
 
 /** The commander key of a flag spec: `--memory-items <n>` -> `memoryItems`. */
@@ -95,6 +126,14 @@ export function configFromFlags(cmd: Command, benchmark: string | undefined): Ru
   set(['reader', 'model'], 'reader');
   set(['judge', 'model'], 'judge');
   set(['judge', 'runs'], 'judgeRuns');
+  set(['reader', 'temperature'], 'temperature');
+  set(['reader', 'maxTokens'], 'maxTokens');
+  if (given('readerPrompt')) {
+    const t = readReaderTemplate(resolve(opts.readerPrompt as string));
+    const reader = (flags.reader ??= {}) as PartialConfig;
+    reader.promptFile = t.file;
+    reader.promptSha256 = t.sha256;
+  }
   set(['limit'], 'limit');
   set(['sample'], 'sample');
   set(['ids'], 'ids');
@@ -110,7 +149,7 @@ export function configFromFlags(cmd: Command, benchmark: string | undefined): Ru
   const file = opts.config ? readConfigFile(opts.config as string) : {};
   // No benchmark named anywhere: the bundled LoCoMo.
   const merged = mergeLayers({ benchmark: 'locomo' }, file, flags);
-  return withOfficialJudge(checkedConfig(merged, { flags, file, configFile: (opts.config as string | undefined) ?? null }));
+  return withPromptHash(withOfficialJudge(checkedConfig(merged, { flags, file, configFile: (opts.config as string | undefined) ?? null })));
 }
 
 /** Where each bad value came from: a flag (usage error, exit 1) or a config file key (input error, exit 2). */
@@ -136,6 +175,8 @@ const FLAG_OF: Record<string, string> = {
   'reader.model': '--reader',
   'judge.model': '--judge',
   'judge.runs': '--judge-runs',
+  'reader.temperature': '--temperature',
+  'reader.maxTokens': '--max-tokens',
   limit: '--limit',
   seed: '--seed',
 };
@@ -208,6 +249,13 @@ function checkedConfig(merged: PartialConfig, layers: Layers): RunConfig {
   return cfg;
 }
 
+/** A config file's reader.promptFile: checked and hashed here (a flag's template already is). */
+export function withPromptHash(cfg: RunConfig): RunConfig {
+  if (!cfg.reader.promptFile || cfg.reader.promptSha256) return cfg;
+  const t = readReaderTemplate(cfg.reader.promptFile);
+  return { ...cfg, reader: { ...cfg.reader, promptSha256: t.sha256 } };
+}
+
 /**
  * judge.model null (the default) = the benchmark's official judge, resolved per benchmark after
  * the layers merge, so a config value equal to a default never changes what another benchmark gets.
@@ -265,4 +313,20 @@ export function transportFromFlags(cmd: Command): Partial<TransportOptions> {
     if (v) t.baseUrls[role] = v;
   }
   return t;
+}
+
+/** `--name LABEL`: the run's label, kept in the manifest and shown beside the system everywhere (not part of its identity). */
+export function addNameOption(cmd: Command, what = 'run'): Command {
+  return cmd.option(
+    '--name <label>',
+    `a label for this ${what}, kept in the manifest and shown beside the system in tables, reports and rawrag runs (a resume keeps the label unless a new one is given)`,
+    runLabel,
+  );
+}
+
+export function runLabel(value: string): string {
+  const v = value.trim();
+  if (v === '' || v.length > 80 || /[\u0000-\u001f\u007f\[\]]/.test(v))
+    throw new InvalidArgumentError(`'${value}' is not a label: 1-80 characters, no control characters or brackets.`);
+  return v;
 }

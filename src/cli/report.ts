@@ -41,7 +41,7 @@ export function renderRunReport(outcome: RunOutcome): string {
     ks.map(([k, r]) => [Number(k) === configuredK ? `${k} (k)` : k, r.n, pct(r.all), pct(r.any)]),
   );
   const lines = [
-    `${manifest.system} on ${manifest.benchmark} — ${summary.n} questions, ${summary.errors} errors${errorStages(summary.errors_by_stage)}`,
+    `${manifest.system}${manifest.name ? ` [${manifest.name}]` : ''} on ${manifest.benchmark} — ${summary.n} questions, ${summary.errors} errors${errorStages(summary.errors_by_stage)}`,
     '',
     markdownTable(header, rows),
     '',
@@ -69,6 +69,7 @@ export function renderRunReport(outcome: RunOutcome): string {
     if (paper) lines.push('', paper);
   }
   // Printed here only (not also on stderr at the start): once.
+  for (const d of manifest.deviations ?? []) lines.push(`DEVIATION from the protocol: ${d}`);
   for (const s of manifest.skipped) lines.push(`NOTE: ${s}`);
   for (const n of manifest.retriever.notes) lines.push(`NOTE: ${n}`);
   lines.push(`run directory: ${outcome.dir}`);

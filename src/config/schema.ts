@@ -52,6 +52,13 @@ export const ReaderSchema = z
       .union([z.number().int().positive(), z.literal('none')])
       .nullable()
       .default(null),
+    /**
+     * A reader template in place of the official prompt (`--reader-prompt`; src/eval/reader-override.ts),
+     * with the sha256 of its text so the run's identity follows the content. Optional without a
+     * default, so configs that do not use it keep their hash.
+     */
+    promptFile: z.string().min(1).nullable().optional(),
+    promptSha256: z.string().min(1).nullable().optional(),
   })
   .strict();
 

@@ -3,6 +3,7 @@
  * data and the registry prices alone. Nothing is sent, no run directory is written, the cache is
  * not opened. Token counts are cl100k; evidence size and reply lengths are estimates (stated).
  */
+import { readerProtocolFor } from '../eval/reader-override.js';
 import type { RunConfig } from '../config/schema.js';
 import { countTokens } from '../retrieval/tokenizer.js';
 import { effectivePolicy, groupByIndex, loadRunInputs } from './plan.js';
@@ -82,9 +83,10 @@ export async function estimateRun(cfg: RunConfig, transport: Partial<TransportOp
     check(reader, 'reader');
     let input = 0;
     let output = 0;
+    const readerProtocol = readerProtocolFor(cfg, scoring);
     for (const q of questions) {
-      output += Math.min(EST_READER_OUTPUT, readerMaxTokens(cfg.reader.maxTokens, scoring.reader, q) ?? Infinity);
-      const template = scoring.reader.render(q, { blocks: [] }).reduce((s, m) => s + countTokens(m.content), 0);
+      output += Math.min(EST_READER_OUTPUT, readerMaxTokens(cfg.reader.maxTokens, readerProtocol, q) ?? Infinity);
+      const template = readerProtocol.render(q, { blocks: [] }).reduce((s, m) => s + countTokens(m.content), 0);
       input += template + (evidenceTokens.get(q.id) ?? 0);
     }
     add('reader', reader, questions.length, input, output);

@@ -5,6 +5,7 @@
  *   schedule           -> across episodes, one limiter per run, bounded episodes in flight
  *   finish             -> summary with the benchmark's own context, manifest status and counts
  */
+import { protocolDeviations } from '../eval/reader-override.js';
 import pLimit from 'p-limit';
 import type { RunConfig } from '../config/schema.js';
 import type { Benchmark } from '../core/benchmark.js';
@@ -177,6 +178,8 @@ export function buildSummary(
     runId: string;
     system: string;
     setting: string;
+    /** The run's --name label, when it has one. */
+    name?: string | null;
     cfg: RunConfig;
     benchmark: Benchmark;
     dataset: Dataset;
@@ -186,12 +189,14 @@ export function buildSummary(
 ): Record<string, unknown> & ReturnType<typeof summarise> {
   return {
     run_id: run.runId,
+    ...(run.name ? { name: run.name } : {}),
     system: run.system,
     benchmark: run.benchmark.name,
     setting: run.setting,
     ...summarise(items, run.benchmark.typeOrder),
     benchmark_summary: run.benchmark.summarise?.(items, { options: run.cfg.options, dataset: run.dataset }) ?? null,
     skipped: run.stages.skipped,
+    deviations: protocolDeviations(run.cfg),
     ...(run.stages.report?.() ?? {}),
     usage_cumulative: cumulativeUsage(items),
     ...(run.extra ?? {}),

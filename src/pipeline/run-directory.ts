@@ -11,6 +11,7 @@ import { acquireRunLock, type RunLock } from '../run/lock.js';
 import { gitInfo, toolInfo, type Manifest } from '../run/manifest.js';
 import { RunDir } from '../run/rundir.js';
 import { InputError } from '../util/errors.js';
+import { protocolDeviations } from '../eval/reader-override.js';
 
 export interface OpenOptions {
   retryErrors?: boolean;
@@ -29,6 +30,8 @@ export interface OpenedRunDir {
   pending: Question[];
   createdAt: string;
   forcedFrom: Array<Partial<RunIdentity>>;
+  /** The label (`--name`) the directory already has; null when none. */
+  name: string | null;
   /** What the user should know (a stale lock taken over, a forced resume). */
   notes: string[];
 }
@@ -40,6 +43,7 @@ export function openRunDir(dir: string, identity: RunIdentity, questions: Questi
   const notes: string[] = [];
   let createdAt = new Date().toISOString();
   let forcedFrom: Array<Partial<RunIdentity>> = [];
+  let name: string | null = null;
   const checkIdentity = () => {
     if (!rundir.exists()) return;
     const prev = rundir.readManifest();
@@ -52,6 +56,7 @@ export function openRunDir(dir: string, identity: RunIdentity, questions: Questi
       );
     }
     createdAt = prev.created_at;
+    name = typeof prev.name === 'string' ? prev.name : null;
     forcedFrom = [...(prev.forced_from ?? []), ...(diff.length > 0 ? [identityOf(prev)] : [])];
     if (diff.length > 0) notes.push(`resuming a different run (--force-resume): ${diff.join('; ')}`);
   };
@@ -91,7 +96,7 @@ export function openRunDir(dir: string, identity: RunIdentity, questions: Questi
   const selected = new Set(questions.map((q) => q.id));
   previous = previous.filter((i) => selected.has(i.id));
   const done = new Set(previous.map((i) => i.id));
-  return { rundir, lock, previous, done, pending: questions.filter((q) => !done.has(q.id)), createdAt, forcedFrom, notes };
+  return { rundir, lock, previous, done, pending: questions.filter((q) => !done.has(q.id)), createdAt, forcedFrom, name, notes };
 }
 
 /** The manifest of a run that is starting (status `running`). */
@@ -110,11 +115,15 @@ export function startManifest(fields: {
   done: number;
   opened: OpenedRunDir;
   git?: Manifest['git'];
+  /** --name; absent = the label the directory already has, if any. */
+  name?: string | null;
 }): Manifest {
+  const name = fields.name ?? fields.opened.name;
   return {
     format: 'rawrag.run/1',
     run_id: fields.runId,
     system: fields.system,
+    ...(name ? { name } : {}),
     // The paper's method: stats' default baseline and the paper's row beside it (read as data, never from the name).
     ...(systemOf(fields.config).reference ? { reference: true } : {}),
     benchmark: fields.benchmark,
@@ -127,6 +136,7 @@ export function startManifest(fields: {
     policy: fields.policy,
     retriever: fields.source,
     skipped: fields.skipped,
+    deviations: protocolDeviations(fields.config),
     dataset: fields.dataset,
     questions: { selected: fields.selected, done: fields.done, errors: 0 },
     tool: toolInfo(),

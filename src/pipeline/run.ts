@@ -62,6 +62,8 @@ export interface RunRequest {
   verbose?: boolean;
   /** Endpoints, timeouts, retries, concurrency, cache: how requests travel (not in the config hash). */
   transport?: Partial<TransportOptions>;
+  /** The run's label (`--name`): kept in the manifest and summary, shown beside the system. */
+  name?: string | null;
   /** Another composition of the same pipeline (`rawrag judge`): its own evidence source, stages and names. */
   compose?: RunComposition;
 }
@@ -82,6 +84,17 @@ export function runIdentity(cfg: RunConfig, source: EvidenceSource, dataSha256: 
     data_sha256: dataSha256,
     tool_version: toolInfo().version,
   };
+}
+
+/**
+ * manifest.json `timings`: the stages' summed work (per-question times add up over questions in
+ * flight at once, so `work_ms` can exceed the wall time) and this process's wall-clock time
+ * (`wall_ms`; `total_ms` is the same figure, kept for older readers).
+ */
+export function runTimings(loadMs: number, stages: Record<string, number>, wallMs: number): Record<string, number> {
+  const parts = { load_ms: loadMs, ...stages };
+  const work = Object.values(parts).reduce((a, b) => a + b, 0);
+  return { ...roundAll(parts), work_ms: Math.round(work), wall_ms: Math.round(wallMs), total_ms: Math.round(wallMs) };
 }
 
 export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunOutcome> {
@@ -114,6 +127,7 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
         source: { name: source.name, notes: source.notes },
         skipped: stages.skipped,
         dataset: { ...dataset.source, warnings: dataset.warnings },
+        name: req.name,
       },
     );
     const { opened, manifest } = run;
@@ -147,6 +161,7 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
       const items = selectedItems(opened.rundir, questions);
       const summary = buildSummary(items, {
         runId,
+        name: manifest.name ?? null,
         system: source.system,
         setting,
         cfg,
@@ -159,7 +174,7 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
         items,
         summary,
         signal: hooks.signal,
-        timings: { load_ms: Math.round(loadMs), ...roundAll(outcome.timings), total_ms: Math.round(performance.now() - t0) },
+        timings: runTimings(loadMs, outcome.timings, performance.now() - t0),
       });
       if (interrupted) throw new Interrupted(interrupted, items.length, questions.length);
       return { dir, manifest, summary, deferred: outcome.deferred };

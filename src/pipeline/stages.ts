@@ -13,6 +13,7 @@ import { chatModel } from '../providers/clients.js';
 import { readerStage } from '../eval/reader.js';
 import { judgeStage, metricsStage } from '../eval/judge.js';
 import type { ItemStage, StageContext } from '../eval/stage.js';
+import { readerProtocolFor } from '../eval/reader-override.js';
 
 export type { ItemStage, StageContext };
 import { judgeModelFor, type ReaderMaxTokensSetting, type Scoring } from '../core/protocol.js';
@@ -56,13 +57,14 @@ export async function planStages(
     return { ...base, stages: [], skipped };
   }
   const reader = chatModel(session, 'reader', cfg.reader.model);
-  const stages: ItemStage[] = [readerStage(reader, scoring.reader), metricsStage(scoring)];
+  const readerProtocol = readerProtocolFor(cfg, scoring);
+  const stages: ItemStage[] = [readerStage(reader, readerProtocol), metricsStage(scoring)];
   const { stage: scoreStage, judgeInfo } = scoringStage(cfg, benchmark, scoring, session, skipped);
   stages.push(scoreStage);
   const readerInfo = {
     model: reader.entry.name,
-    protocol: scoring.reader.id,
-    source: scoring.reader.source,
+    protocol: readerProtocol.id,
+    source: readerProtocol.source,
     temperature: cfg.reader.temperature,
     max_tokens: describeReaderMaxTokens(cfg.reader.maxTokens),
   };

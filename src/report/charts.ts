@@ -340,8 +340,8 @@ export function ablationChart(a: AblationView): Spec | null {
       low: refValue !== null && lo !== null && d !== null ? pct(clamp01(refValue + lo)) : null,
       high: refValue !== null && hi !== null && d !== null ? pct(clamp01(refValue + hi)) : null,
       tokens: r.evidence_tokens,
-      time_s: r.time_s,
-      label: `${Math.round((r.evidence_tokens as number | null) ?? 0).toLocaleString('en-US')} tok · ${Number(r.time_s ?? 0).toFixed(1)} s`,
+      work_s: workSeconds(r),
+      label: `${Math.round((r.evidence_tokens as number | null) ?? 0).toLocaleString('en-US')} tok · ${workSeconds(r).toFixed(1)} s work`,
     };
   });
   let x: Spec;
@@ -396,7 +396,7 @@ export function ablationChart(a: AblationView): Spec | null {
               { field: 'low' },
               { field: 'high' },
               { field: 'tokens', title: 'evidence tokens' },
-              { field: 'time_s', title: 'time s' },
+              { field: 'work_s', title: 'summed work s' },
             ],
           },
         },
@@ -454,41 +454,68 @@ export function coverageAtKChart(setting: string, runs: RunView[]): Spec | null 
   });
 }
 
-/** Wall time per run, split by stage (ingest vs query), each segment labelled. */
+/** An ablation row's summed work in seconds (`work_s`; ablation.json files before it: `time_s`, the same figure). */
+export function workSeconds(r: Record<string, unknown>): number {
+  return Number(r.work_s ?? r.time_s ?? 0);
+}
+
+/**
+ * Per run, two bars on one axis: the wall-clock time, and the summed work split by stage
+ * (load, ingest, retrieve, read + judge). Per-question times add up over the questions in flight
+ * at once, so the work bar can be longer than the wall bar; both are labelled so.
+ */
 export function timeChart(runs: RunView[]): Spec | null {
   const stages: Array<[string, string]> = [
     ['load_ms', 'load'],
+    ['warmup_ms', 'warm-up'],
     ['ingest_ms', 'ingest'],
     ['retrieve_ms', 'retrieve (query)'],
     ['stages_ms', 'read + judge (query)'],
   ];
+  const WALL = 'wall clock';
   const parts: Array<Record<string, unknown>> = [];
-  const totalOf = (r: RunView) => stages.reduce((s, [key]) => s + Math.max(0, r.timings[key] ?? 0), 0);
-  // A segment is labelled when it is wide enough on the common axis (the longest run sets it).
-  const longest = Math.max(1, ...runs.map(totalOf));
+  const workOf = (r: RunView) => stages.reduce((s, [key]) => s + Math.max(0, r.timings[key] ?? 0), 0);
+  // A segment is labelled when it is wide enough on the common axis (the longest bar sets it).
+  const longest = Math.max(1, ...runs.map((r) => Math.max(workOf(r), wallOf(r).ms ?? 0)));
   for (const r of runs) {
+    const name = runName(r);
+    const wall = wallOf(r);
+    if (wall.ms !== null && wall.ms > 0) {
+      const s = wall.ms / 1000;
+      parts.push({
+        run: name,
+        bar: `${name} · wall${wall.sweep ? ' (whole sweep)' : ''}`,
+        stage: WALL,
+        seconds: Math.round(s * 100) / 100,
+        start: 0,
+        end: s,
+        mid: s / 2,
+        label: `wall ${s.toFixed(1)} s`,
+      });
+    }
     let start = 0;
-    for (const [key, name] of stages) {
+    for (const [key, stage] of stages) {
       const ms = r.timings[key];
       if (typeof ms !== 'number' || ms <= 0) continue;
       const s = ms / 1000;
       parts.push({
-        run: `${r.system} — ${r.label}`,
-        stage: name,
+        run: name,
+        bar: `${name} · summed work`,
+        stage,
         seconds: Math.round(s * 100) / 100,
         start,
         end: start + s,
         mid: start + s / 2,
-        label: ms / longest >= 0.14 ? `${name.split(' (')[0]} ${s.toFixed(1)} s` : '',
+        label: ms / longest >= 0.14 ? `${stage.split(' (')[0]} ${s.toFixed(1)} s` : '',
       });
       start += s;
     }
   }
   if (parts.length === 0) return null;
-  return base('Time per run: ingest vs query', 'Run time split by stage', {
-    height: { step: 30 },
+  return base('Time per run: wall clock vs summed work', 'Wall-clock time, and the summed per-stage work (per-question times added up)', {
+    height: { step: 24 },
     data: { values: parts },
-    encoding: { y: { field: 'run', type: 'nominal', title: null } },
+    encoding: { y: { field: 'bar', type: 'nominal', title: null, sort: null } },
     layer: [
       {
         mark: { type: 'bar', stroke: 'white' },
@@ -498,13 +525,36 @@ export function timeChart(runs: RunView[]): Spec | null {
           color: {
             field: 'stage',
             type: 'nominal',
-            scale: { domain: stages.map((s) => s[1]), range: ['#9e9e9e', '#1f5fa8', '#7a9cc6', '#e6a23c'] },
+            scale: {
+              domain: [WALL, ...stages.map((s) => s[1])],
+              range: ['#333333', '#9e9e9e', '#c7b299', '#1f5fa8', '#7a9cc6', '#e6a23c'],
+            },
             title: null,
           },
           tooltip: [{ field: 'run' }, { field: 'stage' }, { field: 'seconds' }],
         },
       },
-      { mark: { type: 'text', fontSize: 10 }, encoding: { x: { field: 'mid', type: 'quantitative' }, text: { field: 'label' } } },
+      {
+        mark: { type: 'text', fontSize: 10, color: 'white' },
+        encoding: { x: { field: 'mid', type: 'quantitative' }, text: { field: 'label' } },
+      },
     ],
   });
+}
+
+/** How a run is named wherever it is shown: its system, with its --name label when it has one. */
+export function runName(r: { system: string; name?: string | null; label: string }): string {
+  return r.name ? `${r.system} [${r.name}]` : `${r.system} — ${r.label}`;
+}
+
+/**
+ * A run's wall-clock time: manifest `wall_ms` (this process), or for an ablation variant the whole
+ * sweep's (`sweep_wall_ms`, shared by its variants). Older manifests: `total_ms` of a plain run
+ * was its wall time; null when nothing says.
+ */
+export function wallOf(r: RunView): { ms: number | null; sweep: boolean } {
+  const t = r.timings;
+  if (typeof t.wall_ms === 'number') return { ms: t.wall_ms, sweep: false };
+  if (typeof t.sweep_wall_ms === 'number') return { ms: t.sweep_wall_ms, sweep: true };
+  return { ms: null, sweep: false };
 }

@@ -181,6 +181,9 @@ export const CLIENT_JS = String.raw`
       });
       col.appendChild(el('div', null, [el('h5', { text: 'Judge votes' + (disagrees(row) ? ' (disagree)' : '') }), votes]));
     }
+    if (row[8] === 0) {
+      col.appendChild(el('p', { cls: 'trimmed note', text: 'Evidence and judge replies of this item are not in the page: it keeps per-question detail for ' + run.detailed + ' of ' + run.rows.length + ' items of this run, to stay small. The full record: rawrag show ' + run.label + ' ' + S[q[1]] }));
+    }
     var goldSet = new Set(q[5]);
     var shown = new Set(row[6]);
     var cov = row[5] === 1 ? 'all gold evidence shown' : row[5] === 0 ? 'coverage miss: gold evidence not all shown' : 'coverage unknown';

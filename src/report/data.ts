@@ -17,10 +17,14 @@ export interface RoleUsage {
   cost_usd: number | null;
   requests: number;
   cache_hits: number;
+  /** Cohere rerank billing units, when the role has them. */
+  search_units?: number;
 }
 
 export interface RunView {
   label: string;
+  /** The run's `--name` label (manifest `name`); null when none was given. */
+  name: string | null;
   system: string;
   benchmark: string;
   setting: string;
@@ -43,16 +47,18 @@ export interface RunView {
   evidence_text: boolean;
   /** summary.json's coverage at other depths of the same ranking: k -> share with all gold shown. */
   coverage_at_k: Record<string, number | null>;
-  /** One row per item: [question, answer, score, votes, judge replies, coverage, evidence turns, error, missed gold turns]. */
+  /** Items whose evidence and judge replies are embedded (the rest: left out by the page's size cap). */
+  detailed: number;
+  /** One row per item: [question, answer, score, votes, judge replies, coverage, evidence turns, error, detail]. */
   rows: AnswerRow[];
 }
 
 /**
  * [question index, answer string (-1 none), score (null unscored), votes (null), judge raw reply
  * strings, coverage (1 all gold shown, 0 not, -1 unknown), evidence turn refs in the order shown,
- * error string (-1 none)].
+ * error string (-1 none), 1 = detail embedded / 0 = evidence and judge replies left out by the page's size cap].
  */
-export type AnswerRow = [number, number, number | null, number[] | null, number[], number, number[], number];
+export type AnswerRow = [number, number, number | null, number[] | null, number[], number, number[], number, 0 | 1];
 
 /** [benchmark, id, type, question text, gold, gold evidence turn refs] (strings as indices). */
 export type QuestionRow = [number, number, number, number, number, number[]];
@@ -69,8 +75,12 @@ export interface AblationView {
   retriever: string;
   /** The reference's system (ablation.json `system`; older files: RAW-RAG/<retriever>). */
   system: string;
+  /** The sweep's --name label (ablation.json `name`); null when none. */
+  name: string | null;
   metric: string;
   resamples: number;
+  /** The whole sweep's wall-clock time (ablation.json `wall_ms`); null when not recorded. */
+  wall_ms: number | null;
   rows: Array<Record<string, unknown>>;
 }
 
@@ -82,6 +92,8 @@ export interface ReportData {
   stats_source: string;
   confidence: number;
   notes: string[];
+  /** Characters of data under which per-question detail was embedded (the page's cap). */
+  detail_budget: number;
   s: string[];
   families: FamilyView[];
   runs: RunView[];
@@ -93,6 +105,8 @@ export interface ReportData {
 
 class Interner {
   readonly strings: string[] = [];
+  /** Characters of JSON the table holds so far (each string with its quotes and comma). */
+  chars = 0;
   private readonly index = new Map<string, number>();
   of(s: string): number {
     let i = this.index.get(s);
@@ -100,6 +114,7 @@ class Interner {
       i = this.strings.length;
       this.strings.push(s);
       this.index.set(s, i);
+      this.chars += s.length + 3;
     }
     return i;
   }
@@ -108,76 +123,113 @@ class Interner {
   }
 }
 
-export function buildReportData(inputs: ReportInputs, meta: { version: string; libraries: Record<string, string> }): ReportData {
+/**
+ * Per-question detail (evidence turns and their text, judge replies) is embedded while the page's
+ * data stays under this many characters; items beyond keep their outcome, answer, votes and coverage
+ * (so filters and counts stay exact) and the page says how to see the rest (`rawrag show`).
+ */
+export const DEFAULT_DETAIL_BUDGET = 6_000_000;
+
+export interface BuildOptions {
+  version: string;
+  libraries: Record<string, string>;
+  /** Characters of data under which per-question detail is embedded (default DEFAULT_DETAIL_BUDGET). */
+  detailBudget?: number;
+}
+
+export function buildReportData(inputs: ReportInputs, meta: BuildOptions): ReportData {
   const str = new Interner();
   const turns: number[] = [];
   const turnIndex = new Map<string, number>();
   const questions: QuestionRow[] = [];
   const questionIndex = new Map<string, number>();
+  const budget = meta.detailBudget ?? DEFAULT_DETAIL_BUDGET;
+  // Characters of the data so far: strings, plus about 6 per number in the turn and row arrays.
+  let refs = 0;
+  const used = () => str.chars + 6 * refs;
+  let trimming = false;
 
-  const runs: RunView[] = inputs.runs.map((run) => {
+  const prepared = inputs.runs.map((run) => {
     const dataset = inputs.datasets.get(run) ?? null;
     const texts = turnTexts(dataset, run);
-    const turnRef = (episode: string, id: string): number => {
+    /** A turn's index; its text is embedded only while per-question detail still fits. */
+    const turnRef = (episode: string, id: string, withText: boolean): number => {
       const key = `${run.loaded.benchmark}\u0000${episode}\u0000${id}`;
       let t = turnIndex.get(key);
+      const text = withText ? texts?.get(`${episode}\u0000${id}`) : undefined;
       if (t === undefined) {
         t = turns.length / 2;
-        const text = texts?.get(`${episode}\u0000${id}`);
         turns.push(str.of(id), text === undefined ? -1 : str.of(text));
         turnIndex.set(key, t);
-      } else if (turns[2 * t + 1] === -1) {
-        const text = texts?.get(`${episode}\u0000${id}`);
-        if (text !== undefined) turns[2 * t + 1] = str.of(text);
-      }
+        refs += 2;
+      } else if (turns[2 * t + 1] === -1 && text !== undefined) turns[2 * t + 1] = str.of(text);
+      refs++;
       return t;
     };
-    const rows: AnswerRow[] = run.items.map((item) => {
-      const episode = typeof item.episode === 'string' ? item.episode : '';
-      const id = String(item.id);
-      const qKey = `${run.loaded.benchmark}\u0000${id}`;
-      let q = questionIndex.get(qKey);
-      const gold = Array.isArray(item.gold_evidence) ? (item.gold_evidence as string[]) : [];
-      if (q === undefined) {
-        q = questions.length;
-        questions.push([
-          str.of(run.loaded.benchmark),
-          str.of(id),
-          str.of(item.type === undefined || item.type === null ? 'untyped' : String(item.type)),
-          str.maybe(item.question),
-          str.maybe(item.gold),
-          gold.map((t) => turnRef(episode, t)),
-        ]);
-        questionIndex.set(qKey, q);
-      } else if (questions[q]![3] === -1 && typeof item.question === 'string') {
-        // An external run came first with bare ids; a rawrag run has the text.
-        const row = questions[q]!;
-        row[3] = str.of(item.question);
-        row[4] = str.maybe(item.gold);
-        row[5] = gold.map((t) => turnRef(episode, t));
-        if (item.type !== undefined && item.type !== null) row[2] = str.of(String(item.type));
-      }
-      const judge = (item.details as { judge?: { votes?: number[]; runs?: Array<{ raw?: unknown }> } } | undefined)?.judge;
-      const votes = Array.isArray(judge?.votes) ? judge!.votes : Array.isArray(item.judge) ? (item.judge as number[]) : null;
-      const replies = (judge?.runs ?? []).map((r) => str.of(typeof r.raw === 'string' ? r.raw : JSON.stringify(r.raw ?? null)));
-      const cov = item.coverage as { all?: boolean } | boolean | null | undefined;
-      const covered = cov === null || cov === undefined ? -1 : typeof cov === 'boolean' ? Number(cov) : Number(Boolean(cov.all));
-      const err = item.error as { stage?: string; message?: string } | string | null | undefined;
-      const errText = err == null ? -1 : str.of(typeof err === 'string' ? err : `${err.stage ?? 'error'}: ${err.message ?? ''}`);
-      const shown = Array.isArray(item.evidence_turns) ? (item.evidence_turns as string[]) : [];
-      return [
-        q,
-        str.maybe(item.answer),
-        typeof item.score === 'number' ? item.score : null,
-        votes && votes.length ? votes : null,
-        replies,
-        covered,
-        shown.map((t) => turnRef(episode, t)),
-        errText,
-      ];
-    });
+    return { run, texts, turnRef, rows: new Array<AnswerRow>(run.items.length), detailed: 0 };
+  });
+
+  const buildRow = (p: (typeof prepared)[number], item: Record<string, unknown>): AnswerRow => {
+    const { run, turnRef } = p;
+    const episode = typeof item.episode === 'string' ? item.episode : '';
+    const id = String(item.id);
+    const qKey = `${run.loaded.benchmark}\u0000${id}`;
+    let q = questionIndex.get(qKey);
+    const gold = Array.isArray(item.gold_evidence) ? (item.gold_evidence as string[]) : [];
+    if (!trimming && used() > budget) trimming = true;
+    const detail = !trimming;
+    if (q === undefined) {
+      q = questions.length;
+      questions.push([
+        str.of(run.loaded.benchmark),
+        str.of(id),
+        str.of(item.type === undefined || item.type === null ? 'untyped' : String(item.type)),
+        str.maybe(item.question),
+        str.maybe(item.gold),
+        gold.map((t) => turnRef(episode, t, detail)),
+      ]);
+      questionIndex.set(qKey, q);
+    } else if (questions[q]![3] === -1 && typeof item.question === 'string') {
+      // An external run came first with bare ids; a rawrag run has the text.
+      const row = questions[q]!;
+      row[3] = str.of(item.question);
+      row[4] = str.maybe(item.gold);
+      row[5] = gold.map((t) => turnRef(episode, t, detail));
+      if (item.type !== undefined && item.type !== null) row[2] = str.of(String(item.type));
+    } else if (detail) {
+      // The question came in trimmed from another run: its gold turns' text now fits.
+      for (const t of gold) turnRef(episode, t, true);
+    }
+    const judge = (item.details as { judge?: { votes?: number[]; runs?: Array<{ raw?: unknown }> } } | undefined)?.judge;
+    const votes = Array.isArray(judge?.votes) ? judge!.votes : Array.isArray(item.judge) ? (item.judge as number[]) : null;
+    const replies = detail ? (judge?.runs ?? []).map((r) => str.of(typeof r.raw === 'string' ? r.raw : JSON.stringify(r.raw ?? null))) : [];
+    const cov = item.coverage as { all?: boolean } | boolean | null | undefined;
+    const covered = cov === null || cov === undefined ? -1 : typeof cov === 'boolean' ? Number(cov) : Number(Boolean(cov.all));
+    const err = item.error as { stage?: string; message?: string } | string | null | undefined;
+    const errText = err == null ? -1 : str.of(typeof err === 'string' ? err : `${err.stage ?? 'error'}: ${err.message ?? ''}`);
+    const shown = Array.isArray(item.evidence_turns) ? (item.evidence_turns as string[]) : [];
+    refs += 10 + replies.length + (votes?.length ?? 0);
+    if (detail) p.detailed++;
+    return [
+      q,
+      str.maybe(item.answer),
+      typeof item.score === 'number' ? item.score : null,
+      votes && votes.length ? votes : null,
+      replies,
+      covered,
+      detail ? shown.map((t) => turnRef(episode, t, true)) : [],
+      errText,
+      detail ? 1 : 0,
+    ];
+  };
+  // Round robin over the runs, question by question, so every run keeps detail for its first questions.
+  const longest = Math.max(0, ...prepared.map((p) => p.run.items.length));
+  for (let i = 0; i < longest; i++) for (const p of prepared) if (i < p.run.items.length) p.rows[i] = buildRow(p, p.run.items[i]!);
+
+  const runs: RunView[] = prepared.map(({ run, texts, rows, detailed }) => {
     return {
       label: run.label,
+      name: run.loaded.name ?? null,
       system: run.loaded.system,
       benchmark: run.loaded.benchmark,
       setting: run.loaded.setting,
@@ -189,6 +241,7 @@ export function buildReportData(inputs: ReportInputs, meta: { version: string; l
       usage: usageOf(run),
       evidence_text: texts !== null,
       coverage_at_k: coverageAtK(run),
+      detailed,
       rows,
     };
   });
@@ -201,6 +254,7 @@ export function buildReportData(inputs: ReportInputs, meta: { version: string; l
     stats_source: inputs.statsSource,
     confidence: inputs.stats.options?.confidence ?? 0.95,
     notes: inputs.notes,
+    detail_budget: budget,
     s: str.strings,
     families: familyViews(inputs.stats),
     runs,
@@ -275,7 +329,13 @@ function numbers(o: Record<string, unknown>): Record<string, number> {
   return Object.fromEntries(Object.entries(o).filter((e): e is [string, number] => typeof e[1] === 'number'));
 }
 
-function usageOf(run: RunInput): Record<string, RoleUsage> {
+/**
+ * Every cost the CLI shows, per role: reader and judge summed over the run's items (across resumes),
+ * the other roles (embed, rerank: per run, not per item) from summary.json `usage` at their
+ * from-scratch cost (cached replies counted, as item costs are), and an agentic memory system's
+ * extraction from summary.json `memory.ingest`.
+ */
+export function usageOf(run: RunInput): Record<string, RoleUsage> {
   const total: Record<string, RoleUsage> = {};
   for (const item of run.items) {
     const usage = (item.details as { usage?: Record<string, RoleUsage> } | undefined)?.usage;
@@ -289,7 +349,46 @@ function usageOf(run: RunInput): Record<string, RoleUsage> {
       t.cache_hits += u.cache_hits ?? 0;
     }
   }
+  const perRun = (run.summary?.usage ?? {}) as Record<
+    string,
+    {
+      requests?: number;
+      cache_hits?: number;
+      prompt_tokens?: number;
+      completion_tokens?: number;
+      search_units?: number;
+      cost_usd_total?: number | null;
+    }
+  >;
+  for (const [role, u] of Object.entries(perRun)) {
+    if (role === 'all' || total[role] || !u || typeof u !== 'object') continue;
+    total[role] = {
+      prompt_tokens: u.prompt_tokens ?? 0,
+      completion_tokens: u.completion_tokens ?? 0,
+      cost_usd: u.cost_usd_total ?? null,
+      requests: u.requests ?? 0,
+      cache_hits: u.cache_hits ?? 0,
+      ...(u.search_units ? { search_units: u.search_units } : {}),
+    };
+  }
+  const ingest = (run.summary?.memory as { ingest?: Record<string, number | null> } | undefined)?.ingest;
+  if (ingest && !total.extract) {
+    total.extract = {
+      prompt_tokens: ingest.prompt_tokens ?? 0,
+      completion_tokens: ingest.completion_tokens ?? 0,
+      cost_usd: ingest.cost_usd ?? null,
+      requests: ingest.extraction_calls ?? 0,
+      cache_hits: 0,
+    };
+  }
   return total;
+}
+
+/** Sum over roles (null when any role's price is unknown). */
+export function totalCost(usage: Record<string, RoleUsage>): number | null {
+  let sum: number | null = 0;
+  for (const u of Object.values(usage)) sum = sum === null || u.cost_usd === null ? null : sum + u.cost_usd;
+  return sum;
 }
 
 function familyViews(stats: StatsReport): FamilyView[] {
@@ -310,8 +409,10 @@ function ablationView(a: AblationInput): AblationView {
     benchmark?: string;
     retriever?: string;
     system?: string;
+    name?: string;
     metric?: string;
     resamples?: number;
+    wall_ms?: number;
     table?: Array<Record<string, unknown>>;
   };
   return {
@@ -319,8 +420,10 @@ function ablationView(a: AblationInput): AblationView {
     benchmark: d.benchmark ?? '?',
     retriever: d.retriever ?? '?',
     system: d.system ?? d.retriever ?? '?',
+    name: typeof d.name === 'string' ? d.name : null,
     metric: d.metric ?? 'coverage',
     resamples: d.resamples ?? 0,
+    wall_ms: typeof d.wall_ms === 'number' ? d.wall_ms : null,
     rows: d.table ?? [],
   };
 }

@@ -16,9 +16,11 @@ import {
   leaderboardChart,
   perTypeChart,
   timeChart,
+  wallOf,
+  workSeconds,
 } from './charts.js';
 import { CLIENT_JS } from './client.js';
-import type { AblationView, FamilyView, ReportData, RunView } from './data.js';
+import { totalCost, type AblationView, type FamilyView, type ReportData, type RunView } from './data.js';
 import { PAGE_CSS } from './style.js';
 
 const CSP = "default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; img-src data:; font-src data:";
@@ -52,9 +54,10 @@ export function renderPage(data: ReportData): string {
     turns: data.turns,
     runs: data.runs.map((r) => ({
       label: r.label,
-      system: r.system,
+      system: r.name ? `${r.system} [${r.name}]` : r.system,
       benchmark: r.benchmark,
       evidence_text: r.evidence_text,
+      detailed: r.detailed,
       rows: r.rows,
     })),
   };
@@ -198,13 +201,21 @@ function ablationArticle(a: AblationView, i: number, chart: ChartFn): string {
   const metric = a.metric === 'accuracy' ? 'accuracy' : 'coverage';
   const rows = a.rows.map(
     (r) =>
-      `<tr data-variant="${esc(r.variant)}"${r.is_default ? ' class="reference"' : ''}><th scope="row">${esc(r.variant)}${r.is_default ? ' (reference)' : ''}</th><td>${esc(r.k)}</td><td>${esc(ablationSeries(r))}</td><td data-col="${metric}">${pct(r[metric] as number | null)}</td><td>${signed(r.delta as number | null)}</td><td>${r.ci_low === null ? '—' : `${signed(r.ci_low as number)} … ${signed(r.ci_high as number)}`}</td><td>${formatP(r.p_holm as number | null)}</td><td>${int(r.evidence_tokens as number | null)}</td><td>${Number(r.time_s ?? 0).toFixed(2)}</td></tr>`,
+      `<tr data-variant="${esc(r.variant)}"${r.is_default ? ' class="reference"' : ''}><th scope="row">${esc(r.variant)}${r.is_default ? ' (reference)' : ''}</th><td>${esc(r.k)}</td><td>${esc(ablationSeries(r))}</td><td data-col="${metric}">${pct(r[metric] as number | null)}</td><td>${signed(r.delta as number | null)}</td><td>${r.ci_low === null ? '—' : `${signed(r.ci_low as number)} … ${signed(r.ci_high as number)}`}</td><td>${formatP(r.p_holm as number | null)}</td><td>${int(r.evidence_tokens as number | null)}</td><td>${workSeconds(r).toFixed(2)}</td></tr>`,
   );
-  return `<article class="ablation" data-ablation="${esc(a.label)}"><h3>${esc(a.benchmark)} — ${esc(a.system)} <span class="muted">(${esc(a.label)})</span></h3>
-${chart(`abl-${i}`, ablationChart(a), `${a.benchmark}: ${metric} against the swept setting with paired 95% intervals (reference + the interval of the difference); each point labelled with its evidence tokens and time`)}
-<div class="table-wrap"><table class="ablation-table"><caption>Each variant against the reference, paired per question (${a.resamples} bootstrap resamples); p Holm-adjusted over the variants.</caption>
-<thead><tr><th scope="col">variant</th><th scope="col">k</th><th scope="col">other knobs</th><th scope="col">${metric} %</th><th scope="col">Δ pts</th><th scope="col">95% CI of Δ</th><th scope="col">p (Holm)</th><th scope="col">evidence tokens</th><th scope="col">time s</th></tr></thead>
+  return `<article class="ablation" data-ablation="${esc(a.label)}"><h3>${esc(a.benchmark)} — ${esc(a.system)}${a.name ? ` [${esc(a.name)}]` : ''} <span class="muted">(${esc(a.label)})</span></h3>
+${chart(`abl-${i}`, ablationChart(a), `${a.benchmark}: ${metric} against the swept setting with paired 95% intervals (reference + the interval of the difference); each point labelled with its evidence tokens and summed work time`)}
+<div class="table-wrap"><table class="ablation-table"><caption>Each variant against the reference, paired per question (${a.resamples} bootstrap resamples); p Holm-adjusted over the variants. Work s = summed work charged to the variant (shared retrieval charged in full; per-question times added up), not wall time${a.wall_ms === null ? '' : `; wall time of the whole sweep: ${(a.wall_ms / 1000).toFixed(2)} s`}.</caption>
+<thead><tr><th scope="col">variant</th><th scope="col">k</th><th scope="col">other knobs</th><th scope="col">${metric} %</th><th scope="col">Δ pts</th><th scope="col">95% CI of Δ</th><th scope="col">p (Holm)</th><th scope="col">evidence tokens</th><th scope="col">work s</th></tr></thead>
 <tbody>${rows.join('\n')}</tbody></table></div></article>`;
+}
+
+/** Says when the size cap left per-question detail out, for how many items, and how to see them. */
+function capNote(data: ReportData): string {
+  const total = data.runs.reduce((a, r) => a + r.rows.length, 0);
+  const detailed = data.runs.reduce((a, r) => a + r.detailed, 0);
+  if (detailed === total) return '';
+  return `<p class="note" id="explorer-cap">To keep this page small (data under ${(data.detail_budget / 1e6).toFixed(1)} M characters; <code>rawrag report --explorer-mb</code> changes it), evidence text and judge replies are embedded for ${int(detailed)} of ${int(total)} items (every run's first questions); outcomes, answers, votes and coverage are here for all. <code>rawrag show RUN_DIR ID</code> prints any item in full.</p>`;
 }
 
 function explorerSection(data: ReportData): string {
@@ -220,7 +231,7 @@ function explorerSection(data: ReportData): string {
 <label>show <select id="x-outcome"></select></label>
 <label>search <input id="x-text" type="search" placeholder="id, question, gold, answer"></label>
 </form>
-<p class="legend muted">✓ correct (score ≥ 0.5) · ✗ incorrect · ≠ judges disagree · ○ coverage miss · ★ gold evidence turn</p>
+${capNote(data)}<p class="legend muted">✓ correct (score ≥ 0.5) · ✗ incorrect · ≠ judges disagree · ○ coverage miss · ★ gold evidence turn</p>
 <div class="pager"><button type="button" id="x-prev">← previous</button> <span id="x-count" aria-live="polite"></span> <button type="button" id="x-next">next →</button></div>
 <div class="explorer-grid">
 <div class="table-wrap list"><table class="questions"><thead><tr><th scope="col">id</th><th scope="col">type</th><th scope="col">A</th><th scope="col" id="x-headB">B</th><th scope="col">question</th></tr></thead><tbody id="x-tbody"></tbody></table></div>
@@ -231,32 +242,41 @@ function explorerSection(data: ReportData): string {
 
 function costSection(data: ReportData, chart: ChartFn): string {
   const usageRows: string[] = [];
+  const usd = (x: number | null) => (x === null ? 'unknown price' : `$${x.toFixed(4)}`);
   for (const r of data.runs) {
     const roles = Object.entries(r.usage);
+    const head = `<th scope="row">${esc(r.system)}${r.name ? ` <span class="run-name">[${esc(r.name)}]</span>` : ''}<div class="muted small">${esc(r.label)}</div></th>`;
     for (const [role, u] of roles) {
       usageRows.push(
-        `<tr data-run="${esc(r.label)}" data-role="${esc(role)}"><th scope="row">${esc(r.system)}<div class="muted small">${esc(r.label)}</div></th><td>${esc(role)}</td><td>${int(u.prompt_tokens)}</td><td>${int(u.completion_tokens)}</td><td>${u.cost_usd === null ? 'unknown price' : `$${u.cost_usd.toFixed(4)}`}</td><td>${int(u.requests)}</td><td>${int(u.cache_hits)}</td></tr>`,
+        `<tr data-run="${esc(r.label)}" data-role="${esc(role)}">${head}<td>${esc(role)}</td><td>${int(u.prompt_tokens)}</td><td>${int(u.completion_tokens)}${u.search_units ? `<div class="muted small">${int(u.search_units)} search units</div>` : ''}</td><td>${usd(u.cost_usd)}</td><td>${int(u.requests)}</td><td>${int(u.cache_hits)}</td></tr>`,
       );
     }
+    if (roles.length > 1)
+      usageRows.push(
+        `<tr data-run="${esc(r.label)}" data-role="total" class="total">${head}<td>total</td><td></td><td></td><td>${usd(totalCost(r.usage))}</td><td></td><td></td></tr>`,
+      );
     if (roles.length === 0)
       usageRows.push(
-        `<tr data-run="${esc(r.label)}"><th scope="row">${esc(r.system)}<div class="muted small">${esc(r.label)}</div></th><td colspan="6" class="muted">no model calls recorded (offline run or external system)</td></tr>`,
+        `<tr data-run="${esc(r.label)}">${head}<td colspan="6" class="muted">no model calls recorded (offline run or external system)</td></tr>`,
       );
   }
   const timeRows = data.runs.map((r) => timeRow(r));
   return `<section id="cost" aria-labelledby="h-cost"><h2 id="h-cost">5. Cost and time</h2>
-<div class="table-wrap"><table class="usage"><caption>Tokens, dollars, requests and cache hits per role (summed over the run's items; cache hits cost nothing).</caption>
+<div class="table-wrap"><table class="usage"><caption>Tokens, dollars, requests and cache hits per role, at what the run costs from scratch (cached replies priced as if sent): reader and judge summed over the run's items (across resumes); embed and rerank from summary.json (the run's last process); agentic memory extraction from its ingest report.</caption>
 <thead><tr><th scope="col">run</th><th scope="col">role</th><th scope="col">prompt tokens</th><th scope="col">completion tokens</th><th scope="col">cost</th><th scope="col">requests</th><th scope="col">cache hits</th></tr></thead>
 <tbody>${usageRows.join('\n')}</tbody></table></div>
-${chart('time', timeChart(data.runs), 'Wall time per run split into load, ingest (index building) and query (retrieval, reading and judging)')}
-<div class="table-wrap"><table class="timings"><caption>Time per run from manifest.json (seconds).</caption>
-<thead><tr><th scope="col">run</th><th scope="col">questions</th><th scope="col">load</th><th scope="col">ingest</th><th scope="col">retrieve</th><th scope="col">read + judge</th><th scope="col">total</th><th scope="col">query ms / question</th></tr></thead>
+${chart('time', timeChart(data.runs), 'Per run: the wall-clock time (dark bar), and the summed work split into load, ingest (index building) and query (retrieval, reading and judging). Per-question times add up over questions answered concurrently, so summed work can exceed the wall time')}
+<div class="table-wrap"><table class="timings"><caption>Time per run from manifest.json (seconds). Wall = wall-clock time of the run's last process (an ablation variant: of the whole sweep, shared by its variants); summed work = load + warm-up + ingest + retrieve + read/judge, per-question times added up.</caption>
+<thead><tr><th scope="col">run</th><th scope="col">questions</th><th scope="col">wall</th><th scope="col">summed work</th><th scope="col">load</th><th scope="col">ingest</th><th scope="col">retrieve</th><th scope="col">read + judge</th><th scope="col">query ms / question</th></tr></thead>
 <tbody>${timeRows.join('\n')}</tbody></table></div></section>`;
 }
 
 function timeRow(r: RunView): string {
-  const s = (k: string) => (typeof r.timings[k] === 'number' ? (r.timings[k]! / 1000).toFixed(2) : '—');
+  const sec = (ms: number | undefined | null) => (typeof ms === 'number' ? (ms / 1000).toFixed(2) : '—');
+  const s = (k: string) => sec(r.timings[k]);
   const n = r.rows.length;
   const query = (r.timings.retrieve_ms ?? 0) + (r.timings.stages_ms ?? 0);
-  return `<tr data-run="${esc(r.label)}"><th scope="row">${esc(r.system)}<div class="muted small">${esc(r.label)}</div></th><td>${n}</td><td>${s('load_ms')}</td><td>${s('ingest_ms')}</td><td>${s('retrieve_ms')}</td><td>${s('stages_ms')}</td><td>${s('total_ms')}</td><td>${n && r.timings.retrieve_ms !== undefined ? (query / n).toFixed(1) : '—'}</td></tr>`;
+  const work = ['load_ms', 'warmup_ms', 'ingest_ms', 'retrieve_ms', 'stages_ms'].reduce((a, k) => a + (r.timings[k] ?? 0), 0);
+  const wall = wallOf(r);
+  return `<tr data-run="${esc(r.label)}"><th scope="row">${esc(r.system)}${r.name ? ` <span class="run-name">[${esc(r.name)}]</span>` : ''}<div class="muted small">${esc(r.label)}</div></th><td>${n}</td><td data-col="wall">${sec(wall.ms)}${wall.sweep ? ' <span class="muted small">(sweep)</span>' : ''}</td><td data-col="work">${sec(r.timings.work_ms ?? (Object.keys(r.timings).length ? work : null))}</td><td>${s('load_ms')}</td><td>${s('ingest_ms')}</td><td>${s('retrieve_ms')}</td><td>${s('stages_ms')}</td><td>${n && r.timings.retrieve_ms !== undefined ? (query / n).toFixed(1) : '—'}</td></tr>`;
 }

@@ -1,7 +1,8 @@
 /**
- * `rawrag report`: one self-contained HTML page from run directories, `rawrag stats` outputs and
- * `rawrag ablate` outputs. Also called by `rawrag stats` and `rawrag ablate` after their outputs
- * are written.
+ * `rawrag report`: self-contained HTML pages from run directories, `rawrag stats` outputs and
+ * `rawrag ablate` outputs — one page when the inputs hold one benchmark, else one page per
+ * benchmark beside an index page at `out`. Also called by `rawrag stats` and `rawrag ablate`
+ * after their outputs are written.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -9,36 +10,76 @@ import type { StatsReport } from '../stats/compute-tables.js';
 import { toolInfo } from '../run/manifest.js';
 import { writeFileAtomic } from '../util/fsx.js';
 import { chartLibraryVersions } from './assets.js';
-import { collectInputs } from './collect.js';
+import { collectInputs, type ReportInputs } from './collect.js';
 import { buildReportData } from './data.js';
 import { renderPage } from './html.js';
+import { benchmarksOf, inputsFor, pagePath, renderIndexPage, type PageSummary } from './pages.js';
+
+export interface ReportPage {
+  benchmark: string;
+  path: string;
+  bytes: number;
+  runs: number;
+  /** Items whose evidence and judge replies did not fit the page's cap, of all items on the page. */
+  trimmed: number;
+  items: number;
+}
 
 export interface ReportResult {
+  /** The file at `out`: the page itself (one benchmark) or the index of the pages. */
   path: string;
   bytes: number;
   runs: number;
   families: number;
   ablations: number;
+  /** One per benchmark; with a single benchmark, the page at `path`. */
+  pages: ReportPage[];
   notes: string[];
 }
 
-export async function writeReport(
-  paths: string[],
-  out: string,
-  opts: { stats?: { report: StatsReport; source: string } } = {},
-): Promise<ReportResult> {
+export interface ReportOptions {
+  stats?: { report: StatsReport; source: string };
+  /** Characters of page data under which per-question detail is embedded (report/data.ts DEFAULT_DETAIL_BUDGET). */
+  detailBudget?: number;
+}
+
+export async function writeReport(paths: string[], out: string, opts: ReportOptions = {}): Promise<ReportResult> {
   const inputs = await collectInputs(paths, opts);
-  const data = buildReportData(inputs, { version: toolInfo().version, libraries: chartLibraryVersions() });
-  const html = renderPage(data);
   const path = resolve(out);
   mkdirSync(dirname(path), { recursive: true });
-  writeFileAtomic(path, html);
+  const benchmarks = benchmarksOf(inputs);
+  const meta = { version: toolInfo().version, libraries: chartLibraryVersions(), detailBudget: opts.detailBudget };
+  const page = (sub: ReportInputs, file: string, benchmark: string): PageSummary & { trimmed: number; items: number } => {
+    const data = buildReportData(sub, meta);
+    const html = renderPage(data);
+    writeFileAtomic(file, html);
+    const items = data.runs.reduce((a, r) => a + r.rows.length, 0);
+    return { benchmark, file, bytes: Buffer.byteLength(html), data, items, trimmed: items - data.runs.reduce((a, r) => a + r.detailed, 0) };
+  };
+  const written =
+    benchmarks.length <= 1
+      ? [page(inputs, path, benchmarks[0] ?? '')]
+      : benchmarks.map((b) => page(inputsFor(inputs, b), pagePath(path, b), b));
+  let bytes = written[0]!.bytes;
+  if (benchmarks.length > 1) {
+    const html = renderIndexPage(written, { generated_at: written[0]!.data.generated_at, tool_version: meta.version, notes: inputs.notes });
+    writeFileAtomic(path, html);
+    bytes = Buffer.byteLength(html);
+  }
   return {
     path,
-    bytes: Buffer.byteLength(html),
-    runs: data.runs.length,
-    families: data.families.length,
-    ablations: data.ablations.length,
+    bytes,
+    runs: inputs.runs.length,
+    families: inputs.stats.families.length,
+    ablations: inputs.ablations.length,
+    pages: written.map((w) => ({
+      benchmark: w.benchmark,
+      path: w.file,
+      bytes: w.bytes,
+      runs: w.data.runs.length,
+      trimmed: w.trimmed,
+      items: w.items,
+    })),
     notes: inputs.notes,
   };
 }

@@ -18,6 +18,8 @@ export interface Manifest {
   run_id: string;
   /** The system under test, e.g. `RAW-RAG/local`; `rawrag stats` compares systems within a setting. */
   system: string;
+  /** The user's label for this run (`--name`), shown beside the system everywhere; absent when none was given. */
+  name?: string;
   /** The system is the paper's method (its descriptor says so): stats' default baseline, the paper's row beside it. */
   reference?: boolean;
   benchmark: string;
@@ -36,6 +38,8 @@ export interface Manifest {
   retriever: { name: string; notes: string[] };
   /** What was not done in this run and why (no reader, no keys, ...). */
   skipped: string[];
+  /** Where the config departs from the benchmark's protocol (reader temperature, max_tokens, prompt); empty = none. */
+  deviations?: string[];
   dataset: DatasetSource & { warnings: LoadWarning[] };
   questions: { selected: number; done: number; errors: number };
   tool: { name: 'rawrag'; version: string; node: string };

@@ -429,15 +429,20 @@ function analyseFamily(
   };
 }
 
-/** System names within a family; two runs claiming the same name get their directory appended. */
+/**
+ * System names within a family: the system, with the run's `--name` label in brackets when it has
+ * one; two runs still claiming the same name get their directory appended.
+ */
 function nameSystems(runs: LoadedRun[], notes: string[]): SystemRun[] {
+  const shown = (r: LoadedRun) => (r.name ? `${r.system} [${r.name}]` : r.system);
   const count = new Map<string, number>();
-  for (const r of runs) count.set(r.system, (count.get(r.system) ?? 0) + 1);
+  for (const r of runs) count.set(shown(r), (count.get(shown(r)) ?? 0) + 1);
   return runs.map((run) => {
-    let name = run.system;
-    if (count.get(run.system)! > 1) {
-      name = `${run.system} [${run.label}]`;
-      notes.push(`system '${run.system}' appears in ${count.get(run.system)} runs; named '${name}'`);
+    let name = shown(run);
+    if (count.get(name)! > 1) {
+      const claimed = name;
+      name = `${claimed} [${run.label}]`;
+      notes.push(`system '${claimed}' appears in ${count.get(claimed)} runs; named '${name}'`);
     }
     return { name, run, byId: new Map(run.items.map((i) => [i.id, i])) };
   });
@@ -447,7 +452,8 @@ function chooseBaseline(ranked: SystemRun[], opts: StatsOptions, notes: string[]
   const hasScores = (s: SystemRun) => [...s.byId.values()].some(isScored);
   if (opts.baseline !== undefined) {
     const exact = ranked.filter((s) => s.name === opts.baseline);
-    const found = exact.length ? exact : ranked.filter((s) => s.run.system === opts.baseline);
+    const labelled = ranked.filter((s) => s.run.name === opts.baseline);
+    const found = exact.length ? exact : labelled.length ? labelled : ranked.filter((s) => s.run.system === opts.baseline);
     if (found.length > 1) {
       throw new InputError(
         `--baseline '${opts.baseline}' is ambiguous in ${family}: ${found.length} runs are named so; ` +

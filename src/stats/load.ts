@@ -22,6 +22,8 @@ const ManifestSchema = z.looseObject({
   setting: z.string().min(1),
   status: z.string().optional(),
   run_id: z.string().optional(),
+  /** The run's label (`--name`), shown beside the system everywhere. */
+  name: z.string().min(1).optional(),
   /** rawrag runs: the semantic config's hash (runs with the same hash are one run). */
   config_hash: z.string().optional(),
   /** External runs may name their judge model; rawrag runs record it per item. */
@@ -77,6 +79,8 @@ export interface LoadedRun {
   /** Directory relative to the current working directory, for messages. */
   label: string;
   system: string;
+  /** The run's `--name` label (manifest `name`); null when none was given. */
+  name?: string | null;
   /** The paper's method (manifest `reference`): the default baseline. */
   reference: boolean;
   /** The evidence source the run used (manifest `retriever.name`), when recorded. */
@@ -179,6 +183,7 @@ export function loadRun(dir: string): LoadedRun {
     dir,
     label: relative(process.cwd(), dir) || '.',
     system: m.system,
+    name: m.name ?? null,
     reference: m.reference === true,
     source: m.retriever?.name ?? null,
     benchmark: m.benchmark,

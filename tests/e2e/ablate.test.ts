@@ -35,6 +35,8 @@ describe('rawrag ablate locomo --k 1,5,60 --window 128 (offline)', () => {
     '--no-progress',
     '--resamples',
     '2000',
+    '--name',
+    'sweep-a',
   ];
   let first: CliResult;
   let second: CliResult;
@@ -50,8 +52,11 @@ describe('rawrag ablate locomo --k 1,5,60 --window 128 (offline)', () => {
     expect(first.stderr).toContain(`ablation: 8 variants: ${VARIANTS.join(' | ')}`);
     expect(first.stdout).toMatch(/\| default \(reference\) \|\s+40 \|/);
     expect(first.stdout).toMatch(
-      /\| variant\s+\|\s+n \| coverage % \| Δ coverage \(pts\) \|\s+95% CI \| p \(Holm\) \| evidence tokens\/q \| time s \|/,
+      /\| variant\s+\|\s+n \| coverage % \| Δ coverage \(pts\) \|\s+95% CI \| p \(Holm\) \| evidence tokens\/q \| work s \|/,
     );
+    expect(first.stdout).toMatch(/^RAW-RAG\/local \[sweep-a\] ablation on locomo/);
+    expect(first.stdout).toMatch(/^work s = summed work charged to the variant, not wall time/m);
+    expect(first.stdout).toMatch(/^wall time of the whole sweep: [\d.]+ s$/m);
     expect(first.stdout).toMatch(/\| k=1\s+\|\s+40 \|\s+[\d.]+ \|\s+-[\d.]+ \| \[-[\d.]+, [-+][\d.]+\] \|/);
     expect(first.stdout).toContain('shared work: 2 window size(s), 2 index builds, 80 first-stage searches');
   });
@@ -66,6 +71,9 @@ describe('rawrag ablate locomo --k 1,5,60 --window 128 (offline)', () => {
       expect(m.status).toBe('complete');
       expect(m.system).toBe(v === 'default' ? 'RAW-RAG/local' : `RAW-RAG/local ${v}`);
       expect(m.setting).toBe('locomo/no-reader');
+      expect(m.name).toBe('sweep-a');
+      expect(m.timings.work_ms).toBeGreaterThan(0);
+      expect(m.timings.sweep_wall_ms).toBeGreaterThan(0);
       expect(m.questions).toMatchObject({ selected: LIMIT, done: LIMIT, errors: 0 });
       expect(json(join(out, v, 'summary.json')).n).toBe(LIMIT);
       expect(items(join(out, v)).size).toBe(LIMIT);
@@ -93,13 +101,14 @@ describe('rawrag ablate locomo --k 1,5,60 --window 128 (offline)', () => {
   it('writes the CSV, the ablation record and a labelled SVG plot', () => {
     const csv = readFileSync(join(out, 'ablation.csv'), 'utf8').trim().split('\n');
     expect(csv[0]).toMatch(
-      /^variant,system,is_default,window,stride,candidates,k,rerank,expand,questions,errors,coverage,accuracy,metric,paired,delta,ci_low,ci_high,p,p_holm,evidence_tokens,time_s,dir$/,
+      /^variant,system,is_default,window,stride,candidates,k,rerank,expand,questions,errors,coverage,accuracy,metric,paired,delta,ci_low,ci_high,p,p_holm,evidence_tokens,work_s,wall_s,dir$/,
     );
     expect(csv).toHaveLength(1 + VARIANTS.length);
     expect(csv[1]).toMatch(/^default,RAW-RAG\/local,true,256,224,128,15,true,true,40,0,/);
     const record = json(join(out, 'ablation.json'));
     expect(record.format).toBe('rawrag.ablation/1');
     expect(record.metric).toBe('coverage');
+    expect(record.name).toBe('sweep-a');
     expect(record.variants.map((v: { name: string }) => v.name)).toEqual(VARIANTS);
     const svg = readFileSync(join(out, 'ablation.svg'), 'utf8');
     expect(svg).toContain('k = evidence windows kept (log scale)');

@@ -77,14 +77,21 @@ describe('rawrag judge ANSWERS.jsonl --benchmark locomo', () => {
   afterAll(() => api.close());
 
   it('judges each answer 3x with the official judge, records coverage of the given evidence, and writes a stats-ready run', async () => {
-    const r = await rawragAsync(args('j'), env);
+    const r = await rawragAsync(args('j', ['--name', 'mem v2']), env);
     expect(r.stderr).toContain(`selected the 6 questions listed in ${answers}`);
+    expect(r.stdout).toMatch(/^my-memory \[mem v2\] on locomo — 6 questions/);
     expect(r.code).toBe(0);
     const judged = api.byPath('/v1/chat/completions').filter((x) => isJudgeRequest(x));
     expect(judged).toHaveLength(18);
     expect(api.count('/v1/chat/completions')).toBe(18); // no reader call
     const manifest = JSON.parse(readFileSync(join(dir, 'j', 'manifest.json'), 'utf8'));
-    expect(manifest).toMatchObject({ system: 'my-memory', benchmark: 'locomo', setting: 'locomo/gpt-4o-mini', status: 'complete' });
+    expect(manifest).toMatchObject({
+      system: 'my-memory',
+      name: 'mem v2',
+      benchmark: 'locomo',
+      setting: 'locomo/gpt-4o-mini',
+      status: 'complete',
+    });
     const its = items('j');
     expect(its).toHaveLength(6);
     expect(its.map((i) => i.score)).toEqual([1, 0, 1, 0, 1, 0]);
@@ -98,7 +105,7 @@ describe('rawrag judge ANSWERS.jsonl --benchmark locomo', () => {
     expect(summary.overall.accuracy).toBe(0.5);
     expect(summary.judge).toMatchObject({ model: 'gpt-4o-mini', runs: 3 });
     expect(summary.provenance.by_role.judge.replies_fresh).toBe(18);
-    expect(r.stdout).toMatch(/my-memory on locomo — 6 questions, 0 errors/);
+    expect(r.stdout).toMatch(/my-memory \[mem v2\] on locomo — 6 questions, 0 errors/);
     const stats = await rawragAsync(['stats', join(dir, 'j'), '--out', join(dir, 'stats')], env);
     expect(stats.code).toBe(0);
     expect(stats.stdout).toContain('my-memory');

@@ -175,6 +175,32 @@ describe('rawrag report', () => {
     expect(html).toContain('"evidence_text":false');
   });
 
+  it("states every cost the run printed: the --retriever openai run's embed and rerank beside reader and judge", () => {
+    const html = readFileSync(out, 'utf8');
+    const summary = JSON.parse(readFileSync(join(dirs.openai, 'summary.json'), 'utf8'));
+    const label = relative(root, dirs.openai);
+    const row = (role: string) => new RegExp(`<tr data-run="${label}" data-role="${role}"[^>]*>.*?</tr>`).exec(html)?.[0] ?? '';
+    expect(html, 'the cost table').toContain(`data-run="${label}" data-role="rerank"`);
+    for (const role of ['embed', 'rerank']) {
+      expect(summary.usage[role].cost_usd_total, role).toBeGreaterThan(0);
+      expect(row(role)).toContain(`$${summary.usage[role].cost_usd_total.toFixed(4)}`);
+    }
+    expect(row('reader')).toContain(`$${summary.usage_cumulative.reader.cost_usd.toFixed(4)}`);
+    const total =
+      ['embed', 'rerank'].reduce((a, r) => a + summary.usage[r].cost_usd_total, 0) +
+      summary.usage_cumulative.reader.cost_usd +
+      summary.usage_cumulative.judge.cost_usd;
+    expect(row('total')).toContain(`$${total.toFixed(4)}`);
+    // Wall time and summed work, each labelled, from the manifest.
+    const m = JSON.parse(readFileSync(join(dirs.openai, 'manifest.json'), 'utf8'));
+    expect(m.timings.wall_ms).toBeGreaterThan(0);
+    expect(
+      new RegExp(
+        `<tr data-run="${label}">.*?<td data-col="wall">${(m.timings.wall_ms / 1000).toFixed(2)}</td><td data-col="work">${(m.timings.work_ms / 1000).toFixed(2)}</td>`,
+      ).test(html),
+    ).toBe(true);
+  });
+
   describe.skipIf(!CHROMIUM)('in headless Chromium', () => {
     let chromium: Awaited<ReturnType<typeof launchChromium>>;
     let opened: Awaited<ReturnType<typeof openReport>>;
@@ -348,6 +374,28 @@ describe('rawrag report', () => {
       expect(pdf.length).toBeGreaterThan(20_000);
       await opened.page.emulateMediaType('screen');
       await opened.page.setViewport({ width: 1280, height: 800 });
+    });
+
+    it('under a small size cap, a trimmed item says its detail is left out and how to see it', async () => {
+      const capped = join(root, 'capped.html');
+      const r = await cli(['report', 'runs', '--out', capped, '--explorer-mb', '0.05'], root);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/evidence and judge replies embedded for \d+ of \d+ items \(size cap\)/);
+      const page = await openReport(chromium.browser, capped);
+      try {
+        expect(page.pageErrors).toEqual([]);
+        expect(await page.page.$eval('#explorer-cap', (e) => e.textContent)).toMatch(/embedded for \d+ of \d+ items/);
+        await page.page.click('#x-next');
+        await page.page.click('#x-tbody tr:last-child button');
+        const note = await page.page.$eval('#x-detail .trimmed', (e) => e.textContent);
+        expect(note).toMatch(
+          /^Evidence and judge replies of this item are not in the page: .* The full record: rawrag show runs\/\S+ conv-\S+$/,
+        );
+        // The outcome is still there.
+        expect(await page.page.$eval('#x-detail .outcome strong', (e) => e.textContent)).toMatch(/correct|incorrect|not judged/);
+      } finally {
+        await page.page.close();
+      }
     });
   });
 });

@@ -19,7 +19,9 @@ import { fromRoot } from '../../util/paths.js';
 import {
   addBenchmarkOptions,
   addMethodOptions,
+  addReaderOptions,
   addTransportOptions,
+  addNameOption,
   configFromFlags,
   optionKey,
   positiveInt,
@@ -50,8 +52,10 @@ export function ablateCommand(): Command {
         .join(' | ')} (default locomo)`,
     );
   addMethodOptions(cmd);
+  addReaderOptions(cmd);
   addBenchmarkOptions(cmd);
   addTransportOptions(cmd);
+  addNameOption(cmd, 'sweep (every variant carries it)');
   asList(cmd, '--k', 'evidence windows kept, comma-separated, e.g. 1,5,15,120 (the reference k=15 is always included)');
   asList(
     cmd,
@@ -89,6 +93,7 @@ export function ablateCommand(): Command {
       const benchmark = getBenchmark(base.benchmark);
       const variants = planVariants(base, effectivePolicy(benchmark, base), sweep);
       const out = (opts.out as string | undefined) ?? fromRoot('results', `ablate-${base.benchmark}-${hashOf(base, 10)}`);
+      const name = (opts.name as string | undefined) ?? null;
       process.stderr.write(
         `ablation: ${variants.length} variant${variants.length === 1 ? '' : 's'}: ${variants.map((v) => v.name).join(' | ')}\n`,
       );
@@ -144,7 +149,15 @@ export function ablateCommand(): Command {
             signal: hooks.signal,
             pass: (t, i) =>
               runAblation(
-                { base, variants, out, transport: t, retryErrors: i === 0 && Boolean(opts.retryErrors), verbose: Boolean(opts.verbose) },
+                {
+                  base,
+                  variants,
+                  out,
+                  transport: t,
+                  retryErrors: i === 0 && Boolean(opts.retryErrors),
+                  verbose: Boolean(opts.verbose),
+                  name,
+                },
                 hooks,
               ),
           });
@@ -161,7 +174,7 @@ export function ablateCommand(): Command {
           outcome = b.last;
         } else {
           outcome = await runAblation(
-            { base, variants, out, transport, retryErrors: Boolean(opts.retryErrors), verbose: Boolean(opts.verbose) },
+            { base, variants, out, transport, retryErrors: Boolean(opts.retryErrors), verbose: Boolean(opts.verbose), name },
             hooks,
           );
         }
@@ -248,7 +261,7 @@ function renderAblationReport(outcome: AblationOutcome, table: AblationTable, fi
       ? 'Δ = accuracy difference from the reference (judged answers), in points'
       : 'Δ = coverage difference from the reference (share of questions whose gold evidence turns were all shown), in points; no reader was set';
   const lines = [
-    `${outcome.system} ablation on ${outcome.benchmark} — ${outcome.variants.length} variant${outcome.variants.length === 1 ? '' : 's'}, ${w.questions} questions each`,
+    `${outcome.system}${outcome.name ? ` [${outcome.name}]` : ''} ablation on ${outcome.benchmark} — ${outcome.variants.length} variant${outcome.variants.length === 1 ? '' : 's'}, ${w.questions} questions each`,
     '',
     ablationMarkdown(table),
     '',
@@ -256,15 +269,16 @@ function renderAblationReport(outcome: AblationOutcome, table: AblationTable, fi
   ];
   if (!outcome.plainRuns) {
     lines.push(
-      `time s = the variant's share: load + ingest + search (+ rerank) of its window size, plus its own assembly and reader/judge calls.`,
+      `work s = summed work charged to the variant, not wall time: load + ingest + search (+ rerank) of its window size, plus its own assembly and reader/judge calls, per-question times added up (questions in flight at once overlap).`,
       `shared work: ${w.windowSizes} window size(s), ${w.indexBuilds} index builds, ${w.searches} first-stage searches, ${w.rerankCalls} rerank calls, ` +
-        `${w.stageRuns} evidence sets read and judged (${w.reused} repeats reused); wall time ${(outcome.wallMs / 1000).toFixed(2)} s`,
+        `${w.stageRuns} evidence sets read and judged (${w.reused} repeats reused)`,
+      `wall time of the whole sweep: ${(outcome.wallMs / 1000).toFixed(2)} s`,
     );
   } else {
     lines.push(
-      `time s = the variant's whole run. Each variant is a plain run of '${outcome.system}' with its own config; ingest requests that do not depend on the swept values come from the response cache after the reference.`,
+      `work s = the variant's summed work (per-question times added up); wall s = its own run's wall-clock time. Each variant is a plain run of '${outcome.system}' with its own config; ingest requests that do not depend on the swept values come from the response cache after the reference.`,
       ...outcome.variants.map((v) => `  ${v.variant.name}: ${ingestLine(v.summary)}`),
-      `wall time ${(outcome.wallMs / 1000).toFixed(2)} s`,
+      `wall time of the whole sweep: ${(outcome.wallMs / 1000).toFixed(2)} s`,
     );
   }
   for (const s of ref.manifest.skipped) lines.push(`NOTE: ${s}`);

@@ -7,7 +7,7 @@ import { listBenchmarks } from '../../datasets/registry.js';
 import { fromRoot } from '../../util/paths.js';
 import { watchInterrupts } from '../../util/interrupt.js';
 import { checkErrorRate } from '../exit.js';
-import { addBenchmarkOptions, addTransportOptions, positiveInt, withOfficialJudge, transportFromFlags } from '../options.js';
+import { addBenchmarkOptions, addNameOption, addTransportOptions, positiveInt, withOfficialJudge, transportFromFlags } from '../options.js';
 import { RunConfigSchema } from '../../systems/registry.js';
 import { mergeLayers, readConfigFile, resolveConfig, type PartialConfig } from '../../config/load.js';
 import type { RunConfig } from '../../config/schema.js';
@@ -39,6 +39,7 @@ export function judgeCommand(): Command {
     .option('--judge-runs <n>', 'judge runs per answer, averaged (default 3)', positiveInt);
   addBenchmarkOptions(cmd);
   addTransportOptions(cmd);
+  addNameOption(cmd, 'judgement');
   cmd
     .option('--out <dir>', 'run directory (default results/judge-<benchmark>-<system>-<hash>); an existing one is resumed')
     .option('--retry-errors', 'in an existing run directory, redo the items that failed')
@@ -78,6 +79,7 @@ export function judgeCommand(): Command {
             forceResume: Boolean(opts.forceResume),
             verbose: Boolean(opts.verbose),
             transport,
+            name: (opts.name as string | undefined) ?? null,
             compose: judgeComposition(answers, { system, setting, runId }),
           },
           {

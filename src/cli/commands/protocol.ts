@@ -14,7 +14,10 @@ import { getBenchmark, listBenchmarks } from '../../datasets/registry.js';
 import type { Question } from '../../core/schema.js';
 import type { RoleCard } from '../../core/protocol.js';
 import { markdownTable } from '../../util/table.js';
-import { withOfficialJudge } from '../options.js';
+import { addReaderOptions, withOfficialJudge, withPromptHash } from '../options.js';
+import { protocolDeviations, readReaderTemplate } from '../../eval/reader-override.js';
+import type { PartialConfig } from '../../config/load.js';
+import { resolve } from 'node:path';
 
 export interface RoleProtocol {
   model: string;
@@ -36,6 +39,8 @@ export interface BenchmarkProtocol {
   evidence: string;
   denominator: string;
   headline: string;
+  /** Where this config departs from the protocol (--temperature, --max-tokens, --reader-prompt, a config file); empty = none. */
+  deviations: string[];
 }
 
 /** A stand-in question for protocols whose budget is the same for every question. */
@@ -81,17 +86,22 @@ export function describeProtocol(b: Benchmark, cfg: RunConfig): BenchmarkProtoco
   });
   const judge = scoring.judge;
   const policy = effectivePolicy(b, cfg);
+  const reader = role(
+    readerCard,
+    cfg.reader.model ?? '(yours: --reader MODEL)',
+    cfg.reader.temperature,
+    readerBudget,
+    false,
+    scoring.reader.source,
+  );
+  if (cfg.reader.promptFile) {
+    reader.prompts = [cfg.reader.promptFile];
+    reader.upstream = `user template (sha256 ${cfg.reader.promptSha256 ?? '?'}) in place of ${scoring.reader.source}`;
+  }
   return {
     benchmark: b.name,
     title: b.title,
-    reader: role(
-      readerCard,
-      cfg.reader.model ?? '(yours: --reader MODEL)',
-      cfg.reader.temperature,
-      readerBudget,
-      false,
-      scoring.reader.source,
-    ),
+    reader,
     judge:
       judge && card.judge
         ? role(
@@ -107,6 +117,7 @@ export function describeProtocol(b: Benchmark, cfg: RunConfig): BenchmarkProtoco
     evidence: `${policy.expandToTurns ? 'windows expanded to whole turns' : 'the selected windows themselves'}, ${policy.order} order`,
     denominator: card.denominator,
     headline: card.headline,
+    deviations: protocolDeviations(cfg),
   };
 }
 
@@ -141,11 +152,12 @@ export function renderProtocol(p: BenchmarkProtocol): string {
     `headline: ${p.headline}`,
     `denominator: ${p.denominator}`,
     `deliberate deviations from the upstream: docs/faithfulness.md#${p.benchmark}`,
+    ...p.deviations.map((d) => `DEVIATION (this config): ${d}`),
   ].join('\n');
 }
 
 export function protocolCommand(): Command {
-  return new Command('protocol')
+  const cmd = new Command('protocol')
     .description(
       'Print the official protocol a run follows, per role: model, temperature, max_tokens, response format, prompt files and their upstream source, and the denominator rule',
     )
@@ -156,14 +168,31 @@ export function protocolCommand(): Command {
         .join(' | ')} (default: all six)`,
     )
     .option('-c, --config <file>', 'show what a run with this config file would send')
-    .option('--json', 'print JSON instead of tables')
-    .action((benchmark: string | undefined, opts: { config?: string; json?: boolean }) => {
+    .option('--json', 'print JSON instead of tables');
+  addReaderOptions(cmd);
+  return cmd.action(
+    (
+      benchmark: string | undefined,
+      opts: { config?: string; json?: boolean; temperature?: number; maxTokens?: number | 'none'; readerPrompt?: string },
+    ) => {
       const file = opts.config ? readConfigFile(opts.config) : {};
+      const flags: PartialConfig = {};
+      const reader: PartialConfig = {};
+      if (opts.temperature !== undefined) reader.temperature = opts.temperature;
+      if (opts.maxTokens !== undefined) reader.maxTokens = opts.maxTokens;
+      if (opts.readerPrompt !== undefined) {
+        const t = readReaderTemplate(resolve(opts.readerPrompt));
+        Object.assign(reader, { promptFile: t.file, promptSha256: t.sha256 });
+      }
+      if (Object.keys(reader).length) flags.reader = reader;
       const names = benchmark ? [getBenchmark(benchmark).name] : listBenchmarks().map((b) => b.name);
       const out = names.map((name) => {
-        const cfg = withOfficialJudge(resolveConfig(mergeLayers(file, { benchmark: name }), opts.config ?? 'defaults', RunConfigSchema));
+        const cfg = withPromptHash(
+          withOfficialJudge(resolveConfig(mergeLayers(file, flags, { benchmark: name }), opts.config ?? 'defaults', RunConfigSchema)),
+        );
         return describeProtocol(getBenchmark(name), cfg);
       });
       process.stdout.write((opts.json ? JSON.stringify(out, null, 2) : out.map(renderProtocol).join('\n\n')) + '\n');
-    });
+    },
+  );
 }

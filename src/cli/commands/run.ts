@@ -1,6 +1,14 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { executeRun, type RunHooks } from '../../pipeline/run.js';
-import { addBenchmarkOptions, addMethodOptions, addTransportOptions, configFromFlags, transportFromFlags } from '../options.js';
+import {
+  addBenchmarkOptions,
+  addMethodOptions,
+  addReaderOptions,
+  addNameOption,
+  addTransportOptions,
+  configFromFlags,
+  transportFromFlags,
+} from '../options.js';
 import { dryRun } from '../../pipeline/estimate.js';
 import { progressBar } from '../progress.js';
 import { renderRunReport } from '../report.js';
@@ -20,8 +28,10 @@ export function runCommand(): Command {
         .join(' | ')} (default locomo)`,
     );
   addMethodOptions(cmd);
+  addReaderOptions(cmd);
   addBenchmarkOptions(cmd);
   addTransportOptions(cmd);
+  addNameOption(cmd);
   cmd
     .option('--out <dir>', 'run directory (default results/<run-id>); an existing one is resumed')
     .option('--retry-errors', 'in an existing run directory, redo the items that failed')
@@ -57,6 +67,7 @@ export function runCommand(): Command {
           forceResume: Boolean(opts.forceResume),
           verbose: Boolean(opts.verbose),
           transport,
+          name: (opts.name as string | undefined) ?? null,
         };
         const hooks: RunHooks = {
           log: (line: string) => {

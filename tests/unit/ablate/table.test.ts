@@ -87,7 +87,8 @@ function outcomes(withScores: boolean): VariantOutcome[] {
         status: 'complete',
         config: v.cfg,
         config_hash: v.name,
-        timings: { total_ms: 1500 },
+        // Summed work charged to the variant, and the wall time of the whole (shared) sweep.
+        timings: { work_ms: 1500, sweep_wall_ms: 600 },
       } as unknown as Manifest,
       summary: { ...summarise(items) },
       items,
@@ -134,10 +135,23 @@ describe('analyseAblation', () => {
     const rows = parseCsv(ablationCsv(table));
     expect(rows.map((r) => r.variant)).toEqual(variants.map((v) => v.name));
     expect(Object.keys(rows[0]!)).toEqual(
-      expect.arrayContaining(['variant', 'coverage', 'delta', 'ci_low', 'ci_high', 'p_holm', 'evidence_tokens', 'time_s']),
+      expect.arrayContaining(['variant', 'coverage', 'delta', 'ci_low', 'ci_high', 'p_holm', 'evidence_tokens', 'work_s', 'wall_s']),
     );
+    expect(Object.keys(rows[0]!)).not.toContain('time_s');
     expect(Number(rows[1]!.delta)).toBeCloseTo(-0.4, 12);
     expect(rows[0]!.delta).toBe('');
+  });
+
+  it('labels summed work as work, never as wall time; a shared sweep has no per-variant wall time', () => {
+    expect(table.rows.every((r) => r.work_s === 1.5 && r.wall_s === null)).toBe(true);
+    const md = ablationMarkdown(table);
+    expect(md.split('\n')[0]).toMatch(/\| work s \|$/);
+    expect(md).not.toMatch(/time s|wall s/);
+    // Variants that ran as plain runs (memory.* sweeps) have their own wall time: both columns.
+    const plain = outcomes(false).map((o) => ({ ...o, manifest: { ...o.manifest, timings: { work_ms: 2400, wall_ms: 900 } } }));
+    const t = analyseAblation(plain, { resamples: 200, seed: 1 });
+    expect(t.rows[0]).toMatchObject({ work_s: 2.4, wall_s: 0.9 });
+    expect(ablationMarkdown(t).split('\n')[0]).toMatch(/\| work s \| wall s \|$/);
   });
 });
 

@@ -238,3 +238,24 @@ describe('loading run directories', () => {
     expect(r.notes.join('\n')).toMatch(/1 repeated id/);
   });
 });
+
+describe('run labels (--name)', () => {
+  const labelled = (system: string, name: string | null, right: number): LoadedRun => ({
+    ...run(system, block('a', 20, right)),
+    name,
+    label: `runs/${name ?? system}`,
+    dir: `/runs/${name ?? system}`,
+  });
+
+  it('names a labelled run "<system> [<label>]"; two runs of one system are told apart by their labels, not directories', () => {
+    const r = analyse([labelled('RAW-RAG/local', 'bm25', 15), labelled('RAW-RAG/local', 'bm25-k5', 10), labelled('Mem0', null, 12)], OPTS);
+    const names = r.families[0]!.leaderboard.map((x) => x.system).sort();
+    expect(names).toEqual(['Mem0', 'RAW-RAG/local [bm25-k5]', 'RAW-RAG/local [bm25]']);
+    expect(r.families[0]!.baseline).toBe('RAW-RAG/local [bm25]');
+  });
+
+  it('--baseline accepts the label', () => {
+    const r = analyse([labelled('RAW-RAG/local', 'bm25', 15), labelled('RAW-RAG/local', 'bm25-k5', 10)], { ...OPTS, baseline: 'bm25-k5' });
+    expect(r.families[0]!.baseline).toBe('RAW-RAG/local [bm25-k5]');
+  });
+});

@@ -1,0 +1,86 @@
+/**
+ * `rawrag export RUN_DIR --format csv|parquet`: one row per question (src/run/export.ts). CSV goes to
+ * stdout or --out; Parquet needs --out (or writes <run folder name>.parquet) and the hyparquet-writer package.
+ */
+import { basename, join, resolve } from 'node:path';
+import { Command, InvalidArgumentError } from 'commander';
+import { stringify } from 'csv-stringify/sync';
+import { EXPORT_COLUMNS, exportRows, type ExportRow } from '../../run/export.js';
+import { readJsonLines } from '../../stats/load.js';
+import { loadRun } from '../../stats/load.js';
+import { InputError } from '../../util/errors.js';
+import { writeFileAtomic } from '../../util/fsx.js';
+import { writeFileSync, renameSync } from 'node:fs';
+
+export function exportCsv(rows: ExportRow[]): string {
+  return stringify(rows, {
+    header: true,
+    columns: [...EXPORT_COLUMNS],
+    cast: { boolean: (b) => (b ? 'true' : 'false'), number: (n) => String(n) },
+  });
+}
+
+const PARQUET_TYPES: Record<string, 'STRING' | 'DOUBLE' | 'INT32' | 'BOOLEAN'> = {
+  score: 'DOUBLE',
+  judge_runs: 'INT32',
+  evidence_tokens: 'INT32',
+  coverage_all: 'BOOLEAN',
+  coverage_any: 'BOOLEAN',
+};
+
+/** Parquet bytes (hyparquet-writer, loaded only when asked for). */
+export async function exportParquet(rows: ExportRow[]): Promise<Uint8Array> {
+  let writer: { parquetWriteBuffer(o: { columnData: Array<{ name: string; data: unknown[]; type: string }> }): ArrayBuffer };
+  try {
+    writer = (await import('hyparquet-writer')) as unknown as typeof writer;
+  } catch {
+    throw new InputError('Parquet needs the hyparquet-writer package, which is not installed here: use --format csv', {});
+  }
+  const columnData = EXPORT_COLUMNS.map((name) => ({ name, data: rows.map((r) => r[name]), type: PARQUET_TYPES[name] ?? 'STRING' }));
+  return new Uint8Array(writer.parquetWriteBuffer({ columnData }));
+}
+
+function format(value: string): 'csv' | 'parquet' {
+  if (value !== 'csv' && value !== 'parquet') throw new InvalidArgumentError(`'${value}' is not one of csv, parquet.`);
+  return value;
+}
+
+/** Items as items.jsonl holds them (last line per id), after rawrag stats' checks of the folder. */
+export function runItems(dir: string): Array<Record<string, unknown>> {
+  loadRun(dir);
+  const byId = new Map<string, Record<string, unknown>>();
+  for (const { value } of readJsonLines(join(dir, 'items.jsonl'), [])) {
+    const item = value as Record<string, unknown>;
+    byId.set(String(item.id), item);
+  }
+  return [...byId.values()];
+}
+
+export function exportCommand(): Command {
+  return new Command('export')
+    .description(
+      'A run as one row per question for pandas or R: id, type, episode, question, answer, gold, score, votes, judge_runs, coverage_all, coverage_any, evidence_tokens, error',
+    )
+    .argument('<dir>', 'a run directory')
+    .option('--format <format>', 'csv | parquet', format, 'csv')
+    .option('--out <file>', 'the file to write (csv default: stdout; parquet default: <run folder name>.parquet)')
+    .action(async (dir: string, opts: { format: 'csv' | 'parquet'; out?: string }) => {
+      const rows = exportRows(runItems(dir));
+      if (opts.format === 'csv') {
+        const csv = exportCsv(rows);
+        if (!opts.out) {
+          process.stdout.write(csv);
+          return;
+        }
+        writeFileAtomic(opts.out, csv);
+        process.stderr.write(`export: ${opts.out} (${rows.length} rows)\n`);
+        return;
+      }
+      const out = opts.out ?? `${basename(resolve(dir))}.parquet`;
+      const bytes = await exportParquet(rows);
+      const tmp = `${out}.${process.pid}.tmp`;
+      writeFileSync(tmp, bytes);
+      renameSync(tmp, out);
+      process.stderr.write(`export: ${out} (${rows.length} rows, ${bytes.byteLength} bytes)\n`);
+    });
+}
