@@ -110,6 +110,8 @@ export function startManifest(fields: {
   done: number;
   opened: OpenedRunDir;
   git?: Manifest['git'];
+  /** The response cache folder (null: --no-cache). */
+  cacheDir?: string | null;
 }): Manifest {
   return {
     format: 'rawrag.run/1',
@@ -126,6 +128,7 @@ export function startManifest(fields: {
     config: fields.config,
     policy: fields.policy,
     retriever: fields.source,
+    ...(fields.cacheDir !== undefined ? { cache_dir: fields.cacheDir } : {}),
     skipped: fields.skipped,
     dataset: fields.dataset,
     questions: { selected: fields.selected, done: fields.done, errors: 0 },

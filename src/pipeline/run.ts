@@ -124,6 +124,7 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
       selected: questions.length,
       done: opened.done.size,
       opened,
+      cacheDir: session.cache.dir,
     });
     rundir.writeManifest(manifest);
 
