@@ -29,6 +29,8 @@ export function compactVerified(db: Database.Database, path: string): void {
       `${path}: ${why}: another process has this database open (a run, a reader, an sqlite3 shell with an open transaction); ` +
         'the deleted rows are gone but their bytes may remain in the file until it is compacted: close that process and run the purge again',
     );
+  // Readers are not waited out for long: one that holds a snapshot is the case to report.
+  db.pragma('busy_timeout = 500');
   const before = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number; log: number; checkpointed: number }>;
   if (before[0] && before[0].busy !== 0) throw fail('the WAL could not be checkpointed');
   try {
