@@ -76,7 +76,7 @@ describe('agentic memory store', () => {
     const script = join(runDir, '..', `rawrag-mem-child-${process.pid}.mjs`);
     writeFileSync(
       script,
-      `const { createAgenticMemorySource } = await import(${JSON.stringify(dist('memory/source.js'))});
+      `const { createAgenticMemorySource } = await import(${JSON.stringify(dist('systems/agentic-memory/source.js'))});
 const { ProviderSession } = await import(${JSON.stringify(dist('providers/session.js'))});
 const { RunConfigSchema } = await import(${JSON.stringify(dist('systems/registry.js'))});
 const { ingest } = await import(${JSON.stringify(dist('retrieval/chunk.js'))});
@@ -142,12 +142,14 @@ process.stdout.write('done\\n');
     const purge = await rawragAsync(['memory', 'purge', '--run', runDir, '--owner', 'conv-m', '--cache-dir', cacheDir]);
     expect(purge.code, purge.stderr).toBe(0);
     expect(purge.stdout).toContain('purged owner conv-m from');
-    expect(purge.stdout).toContain('16 events, 3 memories, 8 extraction rows deleted; read back: 0 rows left; database vacuumed');
-    expect(purge.stdout).toContain('response cache: 8 extraction replies deleted');
+    expect(purge.stdout).toContain(
+      "16 events, 3 memories, 8 extraction rows deleted; read back: 0 rows left; database vacuumed and checkpointed, no byte of the owner's text left",
+    );
+    expect(purge.stdout).toContain('response cache (--cache-dir): 8 of 8 extraction replies and 0 cached reader answers deleted');
     for (const f of readdirSync(runDir).filter((n) => n.startsWith('memory.sqlite')))
       expect(readFileSync(join(runDir, f)).includes('Berlin')).toBe(false);
     const cache = new Database(join(cacheDir, CACHE_FILE), { readonly: true });
-    expect(cache.prepare("SELECT COUNT(*) AS n FROM responses WHERE role = 'reader'").get()).toEqual({ n: 0 });
+    expect(cache.prepare("SELECT COUNT(*) AS n FROM responses WHERE role IN ('reader', 'extract')").get()).toEqual({ n: 0 });
     cache.close();
     const after = await rawragAsync(['memory', 'show', '--run', runDir, '--owner', 'conv-m']);
     expect(after.code).toBe(2);
