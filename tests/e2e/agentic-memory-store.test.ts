@@ -49,6 +49,8 @@ async function buildStore(): Promise<void> {
   await source.open(ingested(memoryEpisode()), contextFor(cfg));
   await source.close?.();
   session.close();
+  // The commands find the run's system in its manifest (what `rawrag run` writes).
+  writeFileSync(join(runDir, 'manifest.json'), JSON.stringify({ config: { system: 'agentic-memory' } }));
 }
 
 const okBatches = (): string[] => {
@@ -155,6 +157,6 @@ process.stdout.write('done\\n');
     expect(after.code).toBe(2);
     const none = await rawragAsync(['memory', 'show', '--run', tempDir()]);
     expect(none.code).toBe(2);
-    expect(none.stderr).toMatch(/no agentic memory store here/);
+    expect(none.stderr).toMatch(/not a run directory \(no manifest.json\)/);
   });
 });
