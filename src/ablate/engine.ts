@@ -223,6 +223,7 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
           dataset: { ...dataset.source, warnings: dataset.warnings },
           git: gitOnce(),
           name: req.name,
+          cacheDir: retrievalSession.cache.dir,
         },
       );
       run.start();

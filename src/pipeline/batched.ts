@@ -85,7 +85,7 @@ export async function withBatches<T>(
     let interactiveUsd: number | null = 0;
     for (const p of jobs.parts) {
       for (const [role, u] of Object.entries(p.collected?.usage ?? {})) {
-        const entry = session.model(p.model, role as 'reader' | 'judge' | 'embed');
+        const entry = session.model(p.model, role as 'reader' | 'judge' | 'embed' | 'extract');
         const full = costOf({ prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens, search_units: 0 }, entry.prices);
         interactiveUsd = addCost(interactiveUsd, full);
         batchUsd = addCost(batchUsd, u.cost_usd);

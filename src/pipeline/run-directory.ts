@@ -117,6 +117,8 @@ export function startManifest(fields: {
   git?: Manifest['git'];
   /** --name; absent = the label the directory already has, if any. */
   name?: string | null;
+  /** The response cache folder (null: --no-cache). */
+  cacheDir?: string | null;
 }): Manifest {
   const name = fields.name ?? fields.opened.name;
   return {
@@ -135,6 +137,7 @@ export function startManifest(fields: {
     config: fields.config,
     policy: fields.policy,
     retriever: fields.source,
+    ...(fields.cacheDir !== undefined ? { cache_dir: fields.cacheDir } : {}),
     skipped: fields.skipped,
     deviations: protocolDeviations(fields.config),
     dataset: fields.dataset,

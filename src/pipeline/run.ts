@@ -128,6 +128,7 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
         skipped: stages.skipped,
         dataset: { ...dataset.source, warnings: dataset.warnings },
         name: req.name,
+        cacheDir: session.cache.dir,
       },
     );
     const { opened, manifest } = run;

@@ -18,6 +18,8 @@ export interface ChatRequest {
   temperature: number | null;
   maxTokens: number | null;
   jsonMode: boolean;
+  /** Structured outputs: the reply must match this JSON Schema (`response_format` json_schema, strict); only for models that honour it. */
+  jsonSchema?: { name: string; schema: Record<string, unknown> };
 }
 
 export interface ChatReply {
@@ -50,7 +52,7 @@ export class ChatModel {
 
   constructor(
     private readonly session: ProviderSession,
-    readonly role: Extract<Role, 'reader' | 'judge'>,
+    readonly role: Extract<Role, 'reader' | 'judge' | 'extract'>,
     readonly entry: ModelEntry,
     private readonly endpoint: Endpoint,
   ) {
@@ -75,7 +77,11 @@ export class ChatModel {
       messages: req.messages,
       temperature: req.temperature,
       max_tokens: req.maxTokens,
-      response_format: req.jsonMode ? 'json_object' : null,
+      response_format: req.jsonSchema
+        ? { type: 'json_schema', name: req.jsonSchema.name, strict: true, schema: req.jsonSchema.schema }
+        : req.jsonMode
+          ? 'json_object'
+          : null,
     };
   }
 
@@ -162,7 +168,9 @@ export function chatBody(wireModel: string, req: ChatRequest): OpenAI.Chat.ChatC
   const body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming = { model: wireModel, messages: req.messages };
   if (req.temperature !== null) body.temperature = req.temperature;
   if (req.maxTokens !== null) body.max_tokens = req.maxTokens;
-  if (req.jsonMode) body.response_format = { type: 'json_object' };
+  if (req.jsonSchema)
+    body.response_format = { type: 'json_schema', json_schema: { name: req.jsonSchema.name, strict: true, schema: req.jsonSchema.schema } };
+  else if (req.jsonMode) body.response_format = { type: 'json_object' };
   return body;
 }
 

@@ -40,6 +40,10 @@ export const ModelEntrySchema = z
     maxBatchInputs: z.number().int().positive().max(2048).default(2048),
     maxBatchTokens: z.number().int().positive().default(300_000),
     maxInputTokens: z.number().int().positive().default(8191),
+    /** Chat models: the context window in tokens (prompt + reply); absent = unknown (callers that must fit assume a small one). */
+    contextWindow: z.number().int().positive().optional(),
+    /** Chat models: `response_format: {type: 'json_schema', strict: true}` is honoured (OpenAI structured outputs). */
+    structuredOutputs: z.boolean().default(false),
     prices: PricesSchema.default({}),
     /** Prices of replies from the provider's Batch API (OpenAI: half the listed prices); absent = no batch API. */
     batchPrices: PricesSchema.optional(),

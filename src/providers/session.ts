@@ -27,8 +27,16 @@ const OVERRIDE_FOR: Record<Role, keyof TransportOptions['baseUrls']> = {
   judge: 'judge',
   embed: 'embed',
   rerank: 'rerank',
+  // The extractor travels with the reader's endpoint settings (--reader-base-url).
+  extract: 'reader',
 };
-const KIND_OF: Record<Role, 'chat' | 'embed' | 'rerank'> = { reader: 'chat', judge: 'chat', embed: 'embed', rerank: 'rerank' };
+const KIND_OF: Record<Role, 'chat' | 'embed' | 'rerank'> = {
+  reader: 'chat',
+  judge: 'chat',
+  embed: 'embed',
+  rerank: 'rerank',
+  extract: 'chat',
+};
 
 export class ProviderSession {
   readonly transport: TransportOptions;

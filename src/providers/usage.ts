@@ -5,8 +5,9 @@
  */
 import type { Prices } from '../providers/models.js';
 
-export type Role = 'embed' | 'rerank' | 'reader' | 'judge';
-export const ROLES: Role[] = ['embed', 'rerank', 'reader', 'judge'];
+/** `extract`: LLM work at ingest (the agentic memory system's extractor), apart from the reader's answers. */
+export type Role = 'embed' | 'rerank' | 'reader' | 'judge' | 'extract';
+export const ROLES: Role[] = ['embed', 'rerank', 'extract', 'reader', 'judge'];
 
 export interface Usage {
   prompt_tokens: number;

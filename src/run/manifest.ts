@@ -36,6 +36,8 @@ export interface Manifest {
   /** The benchmark policy after config overrides (chunking, expansion, ordering). */
   policy: Record<string, unknown>;
   retriever: { name: string; notes: string[] };
+  /** The response cache folder the run used (null: --no-cache), so `rawrag memory purge` finds the replies to delete. */
+  cache_dir?: string | null;
   /** What was not done in this run and why (no reader, no keys, ...). */
   skipped: string[];
   /** Where the config departs from the benchmark's protocol (reader temperature, max_tokens, prompt); empty = none. */

@@ -93,7 +93,10 @@ describe('rawrag ablate over memory.* values', () => {
       const s = summaryOf(v);
       expect(s.memory.this_run.requests, v).toBe(0);
       expect(s.memory.this_run.cache_hits, v).toBe(ref.memory.this_run.requests);
-      expect(s.memory.ingest.extraction_calls, v).toBe(ref.memory.ingest.extraction_calls);
+      // Its store's cost is what was sent for it: nothing (cache answers are neither calls nor dollars).
+      expect(s.memory.ingest.extraction_calls, v).toBe(0);
+      expect(s.memory.ingest.cost_usd, v).toBe(0);
+      expect(s.memory.ingest.cache_hits, v).toBe(ref.memory.ingest.extraction_calls);
     }
     expect(res.stdout).toMatch(/items=2: extraction requests sent 0, answered by the cache \d+/);
   });

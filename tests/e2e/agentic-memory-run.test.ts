@@ -147,6 +147,10 @@ describe('rawrag run locomo --system agentic-memory against a loopback extractor
     const s = JSON.parse(again.stdout);
     expect(s.memory.this_run.requests).toBe(0);
     expect(s.memory.this_run.cache_hits).toBe(272);
+    // Its store cost nothing: cache answers are neither calls nor dollars.
+    expect(s.memory.ingest).toMatchObject({ extraction_calls: 0, cache_hits: 272, cost_usd: 0 });
+    expect(s.usage.extract).toMatchObject({ requests: 0, cache_hits: 272 });
+    expect(s.usage.reader.requests + s.usage.reader.cache_hits).toBe(1540);
     // Items finish in any order; by question, both runs agree exactly.
     const byId = (dir: string) =>
       readItems(dir)
@@ -162,7 +166,7 @@ describe('rawrag run locomo --system agentic-memory against a loopback extractor
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(fake.api.count()).toBe(0);
     expect(resumed.stdout).toMatch(
-      /Agentic memory ingest \(gpt-4o-mini, whole store\): 272 extraction calls, \d+ prompt \+ \d+ completion tokens, \$\d+\.\d{4}; items: \d+ stored \(\d+ active, 0 superseded, 0 forgotten: 0 decayed, 0 evicted, 0 over the write cap\), \d+ merged, 0 dropped, from 5882 events/,
+      /Agentic memory ingest \(gpt-4o-mini, whole store\): 272 extraction requests sent, \d+ prompt \+ \d+ completion tokens, \$\d+\.\d{4}; items: \d+ stored \(\d+ active, 0 superseded, 0 forgotten: 0 decayed, 0 evicted, 0 over the write cap\), \d+ merged, 0 dropped, from 5882 events/,
     );
     expect(resumed.stdout).toContain(`memory store: ${join(memOut, 'memory.sqlite')}`);
   }, 600_000);

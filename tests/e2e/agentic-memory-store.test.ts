@@ -49,6 +49,8 @@ async function buildStore(): Promise<void> {
   await source.open(ingested(memoryEpisode()), contextFor(cfg));
   await source.close?.();
   session.close();
+  // The commands find the run's system in its manifest (what `rawrag run` writes).
+  writeFileSync(join(runDir, 'manifest.json'), JSON.stringify({ config: { system: 'agentic-memory' } }));
 }
 
 const okBatches = (): string[] => {
@@ -142,12 +144,14 @@ process.stdout.write('done\\n');
     const purge = await rawragAsync(['memory', 'purge', '--run', runDir, '--owner', 'conv-m', '--cache-dir', cacheDir]);
     expect(purge.code, purge.stderr).toBe(0);
     expect(purge.stdout).toContain('purged owner conv-m from');
-    expect(purge.stdout).toContain('16 events, 3 memories, 8 extraction rows deleted; read back: 0 rows left; database vacuumed');
-    expect(purge.stdout).toContain('response cache: 8 extraction replies deleted');
+    expect(purge.stdout).toContain(
+      "16 events, 3 memories, 8 extraction rows deleted; read back: 0 rows left; database vacuumed and checkpointed, no byte of the owner's text left",
+    );
+    expect(purge.stdout).toContain('response cache (--cache-dir): 8 of 8 extraction replies and 0 cached reader answers deleted');
     for (const f of readdirSync(runDir).filter((n) => n.startsWith('memory.sqlite')))
       expect(readFileSync(join(runDir, f)).includes('Berlin')).toBe(false);
     const cache = new Database(join(cacheDir, CACHE_FILE), { readonly: true });
-    expect(cache.prepare("SELECT COUNT(*) AS n FROM responses WHERE role = 'reader'").get()).toEqual({ n: 0 });
+    expect(cache.prepare("SELECT COUNT(*) AS n FROM responses WHERE role IN ('reader', 'extract')").get()).toEqual({ n: 0 });
     cache.close();
     const after = await rawragAsync(['memory', 'show', '--run', runDir, '--owner', 'conv-m']);
     expect(after.code).toBe(2);

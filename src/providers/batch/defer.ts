@@ -10,7 +10,7 @@ import type OpenAI from 'openai';
 export interface DeferredRequest {
   /** The response-cache key of the request; also its `custom_id` in the batch. */
   key: string;
-  role: 'reader' | 'judge' | 'embed';
+  role: 'reader' | 'judge' | 'embed' | 'extract';
   /** Registry name of the model (prices, limits, key). */
   model: string;
   /** Endpoint the interactive call would have used (no key). */

@@ -43,7 +43,7 @@ const PartSchema = z.object({
   hash: z.string(),
   part: z.number().int(),
   model: z.string(),
-  role: z.enum(['reader', 'judge', 'embed']),
+  role: z.enum(['reader', 'judge', 'embed', 'extract']),
   base_url: z.string(),
   url: z.string(),
   requests: z.number().int(),

@@ -50,6 +50,8 @@ export class LocalSentenceEncoder implements Embedder {
     private readonly cache: ResponseCache | null,
     private readonly bundledFiles: string[] = [],
     private readonly notes: string[] = [],
+    /** The one line said before the model first runs (another user of the encoder says what it embeds). */
+    private readonly announcement: string | null = null,
   ) {}
 
   /** Unit-length vectors, in the order of `texts`. Queries and documents are embedded alike. */
@@ -71,9 +73,10 @@ export class LocalSentenceEncoder implements Embedder {
       announced = true;
       // Said before the model first runs: the cost is one-time per text, but large on long histories.
       process.stderr.write(
-        `sentence encoder (local-dense): embedding each new first-stage candidate once per machine, ~${MS_PER_WINDOW} ms per 256-token window per core ` +
-          `(~${Math.round((128 * MS_PER_WINDOW) / 1000 / encoderThreads())} s for a question on a history not seen before, on ${encoderThreads()} thread(s)); ` +
-          `--retriever local needs none of it\n`,
+        (this.announcement ??
+          `sentence encoder (local-dense): embedding each new first-stage candidate once per machine, ~${MS_PER_WINDOW} ms per 256-token window per core ` +
+            `(~${Math.round((128 * MS_PER_WINDOW) / 1000 / encoderThreads())} s for a question on a history not seen before, on ${encoderThreads()} thread(s)); ` +
+            `--retriever local needs none of it`) + '\n',
       );
     }
     // Batches go to the pool's threads at once; each batch's vectors are stored as it returns.

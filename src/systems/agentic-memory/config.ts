@@ -41,6 +41,8 @@ export const MemorySchema = z
     /** Injection budget: at most `items` items and `tokens` cl100k tokens. */
     items: z.number().int().positive().default(5),
     tokens: z.number().int().positive().default(800),
+    /** Entity hard gate: when the question names an entity the memory knows, only items about one of the named entities are recalled. */
+    entityGate: z.boolean().default(true),
     /** Recall superseded items too (never forgotten ones). */
     includeSuperseded: z.boolean().default(false),
     /** Forgetting (forget.ts): decay, eviction and the write cap; every number here. */

@@ -36,5 +36,11 @@ export function memoryEmbedder(cfg: RunConfig, session: ProviderSession, notes: 
   }
   // Sentence vectors live beside the response cache (none with --no-cache: this process only).
   const store = session.cache.dir ? new ResponseCache(session.cache.dir, SENTENCE_VECTOR_FILE) : null;
-  return new LocalSentenceEncoder(store, [], notes);
+  // Its own words: the memory system embeds items and questions, not a retriever's candidate windows.
+  return new LocalSentenceEncoder(
+    store,
+    [],
+    notes,
+    'sentence encoder (agentic memory): embedding each new memory item and question once per machine, offline; --retriever openai or qwen3 embeds remotely instead',
+  );
 }

@@ -2,7 +2,8 @@
  * Entity alignment: the extractor names the same person or place in several ways ("Caroline",
  * "caroline's", "Caroline Smith"); recall and de-duplication compare aligned names. Names are
  * normalised (case, possessive, punctuation, a leading article), then mapped onto the episode's
- * speakers when they name one (first name or full name).
+ * speakers when they name one: full name, first name, surname, first name plus a surname the
+ * speaker list does not give, or a nickname that begins exactly one speaker's first name ("Mel").
  */
 
 /** Lower case, no possessive, no surrounding punctuation, single spaces, no leading article. */
@@ -22,22 +23,53 @@ export function normaliseEntity(name: string): string {
 export class EntityAligner {
   /** alias -> canonical name */
   private readonly aliases = new Map<string, string>();
+  /** Canonical speakers by first name (for nicknames). */
+  private readonly firstNames = new Map<string, string>();
 
   /** `speakers`: the episode's speaker names (canonical forms). */
   constructor(speakers: Iterable<string>) {
+    const ambiguous = new Set<string>();
+    const claim = (alias: string, canon: string) => {
+      if (ambiguous.has(alias)) return;
+      const had = this.aliases.get(alias);
+      // A first name or surname stands for the speaker unless two speakers share it.
+      if (had !== undefined && had !== canon && had !== alias) {
+        this.aliases.set(alias, alias);
+        ambiguous.add(alias);
+      } else if (had === undefined) this.aliases.set(alias, canon);
+    };
+    const canons: string[] = [];
     for (const s of speakers) {
       const canon = normaliseEntity(s);
       if (!canon) continue;
+      canons.push(canon);
       this.aliases.set(canon, canon);
-      const first = canon.split(' ')[0]!;
-      // A first name stands for the speaker unless two speakers share it.
-      if (first !== canon) this.aliases.set(first, this.aliases.has(first) && this.aliases.get(first) !== canon ? first : canon);
+    }
+    for (const canon of canons) {
+      const words = canon.split(' ');
+      if (words.length > 1) {
+        claim(words[0]!, canon);
+        claim(words[words.length - 1]!, canon);
+      }
+      const first = words[0]!;
+      this.firstNames.set(first, this.firstNames.has(first) && this.firstNames.get(first) !== canon ? '' : canon);
     }
   }
 
   align(name: string): string {
     const n = normaliseEntity(name);
-    return this.aliases.get(n) ?? n;
+    const known = this.aliases.get(n);
+    if (known !== undefined) return known;
+    const words = n.split(' ');
+    // "Caroline Smith" for the speaker "Caroline": a speaker's first name followed by a surname.
+    const byFirst = words.length === 2 ? this.firstNames.get(words[0]!) : undefined;
+    if (byFirst) return byFirst;
+    // A nickname: a capitalised name of 3+ letters that begins exactly one speaker's first name ("Mel" for Melanie).
+    if (words.length === 1 && n.length >= 3 && /^\p{Lu}/u.test(name.trim())) {
+      const matches = [...this.firstNames].filter(([first, canon]) => canon !== '' && first !== n && first.startsWith(n));
+      if (matches.length === 1) return matches[0]![1];
+    }
+    return n;
   }
 
   /** Aligned, de-duplicated, sorted (a stable set). */

@@ -12,12 +12,9 @@ import { costOf } from '../../providers/usage.js';
 import { countTokens } from '../../retrieval/tokenizer.js';
 import { sha256Hex } from '../../util/fsx.js';
 import { extractorModel, memoryConfig } from './config.js';
-import { batchesOf, extractionMessages } from './extract.js';
+import { EST_EXTRACT_OUTPUT_PER_TURN, MESSAGE_OVERHEAD, batchLimits, batchesOf, extractionMessages } from './extract.js';
 
-/** Assumed reply tokens per turn read (about one 45-token JSON item every two turns). */
-export const EST_EXTRACT_OUTPUT_PER_TURN = 25;
-/** Chat format overhead per message (role, separators). */
-const MESSAGE_OVERHEAD = 4;
+export { EST_EXTRACT_OUTPUT_PER_TURN };
 
 export interface ExtractionEstimate {
   model: string | null;
@@ -29,6 +26,12 @@ export interface ExtractionEstimate {
   output_tokens: number;
   /** null when the model's price is unknown. */
   cost_usd: number | null;
+  /** Distinct requests cut from a longer session (or run of N turns) to fit the extractor's context and reply budget. */
+  cut: number;
+  /** Sessions (or runs) that were cut, and the largest request's prompt tokens. */
+  sessions_cut: number;
+  max_prompt_tokens: number;
+  limits: { max_turns: number; max_segment_tokens: number; context_window: number; reply_budget: number };
   notes: string[];
 }
 
@@ -40,6 +43,8 @@ export function estimateExtraction(
   const mcfg = memoryConfig(cfg);
   const model = extractorModel(cfg);
   const notes: string[] = [];
+  const entry = model === null ? null : session.model(model, 'reader');
+  const limits = batchLimits(entry, mcfg);
   const episodes = new Map(data.episodes.map((e) => [e.id, e]));
   const horizons = new Map<string, { episode: Episode; visible: number }>();
   for (const q of data.questions) {
@@ -52,37 +57,78 @@ export function estimateExtraction(
   let batches = 0;
   let input = 0;
   let output = 0;
+  let cut = 0;
+  let maxPrompt = 0;
+  let oversized = 0;
+  const cutSessions = new Set<string>();
   for (const { episode, visible } of horizons.values()) {
-    for (const b of batchesOf(episode.turns, visible, mcfg.batch)) {
+    for (const b of batchesOf(episode.turns, visible, mcfg.batch, limits)) {
       batches++;
       const messages = extractionMessages(episode.turns, b);
       const key = sha256Hex(messages.map((m) => m.content).join('\u0000'));
       if (seen.has(key)) continue;
       seen.add(key);
-      input += messages.reduce((s, m) => s + countTokens(m.content) + MESSAGE_OVERHEAD, 0);
+      const prompt = messages.reduce((s, m) => s + countTokens(m.content) + MESSAGE_OVERHEAD, 0);
+      input += prompt;
+      maxPrompt = Math.max(maxPrompt, prompt);
       output += Math.min(mcfg.maxTokens, EST_EXTRACT_OUTPUT_PER_TURN * (b.last - b.first + 1));
+      if (b.cut) {
+        cut++;
+        cutSessions.add(`${episode.id}\u0000${episode.turns[b.first]!.session}`);
+      }
+      if (b.oversized) oversized++;
     }
   }
+  const contextNote = limits.contextKnown
+    ? `${model}'s ${limits.contextWindow.toLocaleString('en-US')}-token context`
+    : `an assumed ${limits.contextWindow.toLocaleString('en-US')}-token context (no contextWindow for '${model ?? 'no model'}' in the model registry)`;
+  notes.push(
+    `extraction batches cut by tokens to fit ${contextNote} and the ${mcfg.maxTokens}-token reply budget: at most ${limits.maxTurns} turns ` +
+      `(${EST_EXTRACT_OUTPUT_PER_TURN} reply tokens per turn) and ${limits.maxSegmentTokens.toLocaleString('en-US')} segment tokens per request` +
+      (cut > 0 ? `; ${cutSessions.size} sessions cut into ${cut} requests` : '; no session needed cutting') +
+      `; largest request ${maxPrompt.toLocaleString('en-US')} prompt tokens`,
+  );
+  if (oversized > 0)
+    notes.push(
+      `${oversized} single turns are longer than the segment budget on their own: sent whole, the provider may refuse them (their batches fail)`,
+    );
   notes.push(
     `extraction replies assumed ${EST_EXTRACT_OUTPUT_PER_TURN} tokens per turn read (capped at ${mcfg.maxTokens} per batch); the items' embeddings are not counted`,
   );
   let cost: number | null = null;
-  if (model === null) notes.push('no extraction model: give --extractor MODEL (or --reader MODEL)');
+  if (model === null || entry === null) notes.push('no extraction model: give --extractor MODEL (or --reader MODEL)');
   else {
-    const entry = session.model(model, 'reader');
     cost = costOf({ prompt_tokens: input, completion_tokens: output, search_units: 0 }, entry.prices);
     if (cost === null) notes.push(`no price for '${model}' in the model registry: extraction cost unknown`);
     const a = session.availability(entry, 'reader');
     if (!a.ok) notes.push(`${a.reason.replace('reader model', 'extractor model')}: a real run would stop before writing anything`);
   }
-  return { model, calls: seen.size, batches, input_tokens: input, output_tokens: output, cost_usd: cost, notes };
+  return {
+    model,
+    calls: seen.size,
+    batches,
+    input_tokens: input,
+    output_tokens: output,
+    cost_usd: cost,
+    cut,
+    sessions_cut: cutSessions.size,
+    max_prompt_tokens: maxPrompt,
+    limits: {
+      max_turns: limits.maxTurns,
+      max_segment_tokens: limits.maxSegmentTokens,
+      context_window: limits.contextWindow,
+      reply_budget: mcfg.maxTokens,
+    },
+    notes,
+  };
 }
 
 /** Dry-run lines: the extraction row beside the other roles' estimates. */
 export function renderExtractionEstimate(e: ExtractionEstimate): string {
   const cost = e.cost_usd === null ? 'unknown' : `$${e.cost_usd.toFixed(2)}`;
+  const cut = e.cut > 0 ? `, ${e.cut} cut from ${e.sessions_cut} longer sessions to fit` : '';
   const lines = [
-    `agentic memory ingest (extraction, ${e.model ?? 'no model'}): ${e.calls} calls (${e.batches} batches, ${e.batches - e.calls} answered by the cache), ` +
+    `agentic memory ingest (extraction, ${e.model ?? 'no model'}): ${e.calls} calls (${e.batches} batches${cut}, ${e.batches - e.calls} answered by the cache), ` +
       `${e.input_tokens.toLocaleString('en-US')} prompt + ~${e.output_tokens.toLocaleString('en-US')} completion tokens, ${cost}`,
   ];
   for (const n of e.notes) lines.push(`note: ${n}`);

@@ -15,11 +15,19 @@ import { round } from '../../util/num.js';
 export type ForgettingConfig = MemoryConfig['forgetting'];
 export type ForgottenReason = 'decayed' | 'evicted' | 'write-cap';
 
-/** An attribute key (`caroline.home_city`) names a key attribute when one of its words is listed. */
+/**
+ * An attribute key (`caroline.home_city`) names a key attribute when a listed entry is one of its
+ * dotted parts (`home_city`, `caroline.home_city`'s last part), the whole key, or one of its words (`diet`).
+ */
 export function isKeyAttribute(attribute: string | null, cfg: ForgettingConfig): boolean {
   if (!attribute) return false;
-  const words = attribute.toLowerCase().split(/[^a-z0-9]+/);
-  return cfg.keyAttributes.some((k) => words.includes(k.toLowerCase()));
+  const key = attribute.trim().toLowerCase();
+  const parts = key.split('.');
+  const words = key.split(/[^\p{L}\p{N}]+/u);
+  return cfg.keyAttributes.some((k) => {
+    const want = k.trim().toLowerCase();
+    return want === key || parts.includes(want) || words.includes(want) || key.endsWith(`.${want}`);
+  });
 }
 
 /** The forgetting fields an item gets when it is written. */

@@ -2,10 +2,8 @@
  * Reading and purging an agentic memory run's stores (`rawrag memory show | purge`, through the
  * descriptor's `store` capability): what the SQL is lives here, beside the stores.
  */
-import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import Database from 'better-sqlite3';
-import { CACHE_FILE, resolveCacheDir } from '../../providers/cache.js';
+import { purgeOwner } from './purge.js';
 import { MEMORY_DB_FILE, MemoryStore, type MemoryRow } from './store.js';
 import { InputError } from '../../util/errors.js';
 
@@ -44,49 +42,9 @@ export function showStore(runDir: string, opts: { owner?: string; all?: boolean;
   }
 }
 
-/**
- * `rawrag memory purge`: deletes an owner's data physically (event log, memory index, extraction
- * log, VACUUM) and its extraction replies in the response cache, verified by reading back.
- */
+/** `rawrag memory purge`: purge.ts (lock, store, response cache, verified byte by byte). */
 export async function purgeStoreOwner(runDir: string, owner: string, opts: { cacheDir?: string }): Promise<string> {
-  const store = storeOf(runDir, false);
-  let removed: { events: number; memories: number; extractions: number };
-  let keys: string[];
-  try {
-    checkOwner(store, owner);
-    keys = store.extractionRequestKeys(owner);
-    removed = store.purgeOwner(owner);
-  } finally {
-    store.close();
-  }
-  // Verified by reading the file back through a fresh connection.
-  const check = storeOf(runDir, true);
-  const left = check.ownerCounts(owner);
-  check.close();
-  if (left.events + left.memories + left.extractions > 0) throw new Error(`purge of '${owner}' left rows behind: ${JSON.stringify(left)}`);
-  const cacheRows = purgeCachedReplies(resolveCacheDir(opts.cacheDir), keys);
-  return (
-    `purged owner ${owner} from ${check.path}: ${removed.events} events, ${removed.memories} memories, ${removed.extractions} extraction rows deleted; ` +
-    `read back: 0 rows left; database vacuumed\n` +
-    `response cache: ${cacheRows} extraction replies deleted\n` +
-    `note: the run's items.jsonl still holds this owner's questions, answers and recalled text; delete or rewrite it if it must go too`
-  );
-}
-
-function purgeCachedReplies(cacheDir: string, keys: string[]): number {
-  const file = join(cacheDir, CACHE_FILE);
-  if (keys.length === 0 || !existsSync(file)) return 0;
-  const db = new Database(file);
-  try {
-    db.pragma('busy_timeout = 5000');
-    const del = db.prepare('DELETE FROM responses WHERE key = ?');
-    const n = db.transaction(() => keys.reduce((s, k) => s + del.run(k).changes, 0))();
-    db.pragma('wal_checkpoint(TRUNCATE)');
-    db.exec('VACUUM');
-    return n;
-  } finally {
-    db.close();
-  }
+  return purgeOwner(resolve(runDir), owner, opts);
 }
 
 function renderOwner(store: MemoryStore, owner: string, all: boolean): string[] {

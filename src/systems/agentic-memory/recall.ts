@@ -1,5 +1,6 @@
 /**
- * The read path: hard filters, then score = w.cosine * cos(query, item) + w.entity * entity_match
+ * The read path: hard filters (status, expiry, and the entity gate: when the question names an
+ * entity some item is about, only such items), then score = w.cosine * cos(query, item) + w.entity * entity_match
  * + w.recency * recency + w.importance * importance (0.4 / 0.3 / 0.2 / 0.1 by default), recency =
  * base ^ (days since last access / period); then the injection block under its budget (top 5
  * items, at most 800 cl100k tokens by default). Recall reads the store and never writes it.
@@ -7,7 +8,7 @@
 import type { MemoryConfig } from './config.js';
 import { countTokens } from '../../retrieval/tokenizer.js';
 import { entityMatch } from './entities.js';
-import { expired } from './forget.js';
+import { decayedImportance, expired } from './forget.js';
 import type { MemoryRow } from './store.js';
 import { cosine } from './vectors.js';
 
@@ -50,15 +51,19 @@ export function recency(m: MemoryRow, nowDay: number | null, cfg: Pick<MemoryCon
 /** Every recallable item with its score, best first (ties: older item first, then id). */
 export function scoreMemories(memories: readonly MemoryRow[], q: RecallQuery, cfg: MemoryConfig): ScoredMemory[] {
   const w = cfg.weights;
-  // Hard filters: status, then expiry at the question's "now" (never-touched items decayed below the floor).
-  return memories
-    .filter((m) => recallable(m, cfg) && !expired(m, q.nowDay, cfg.forgetting))
+  // Hard filters: status, then expiry at the question's "now" (never-touched items decayed below the floor),
+  // then the entity gate: a question about Caroline is not shown what the memory knows about Mel.
+  const candidates = memories.filter((m) => recallable(m, cfg) && !expired(m, q.nowDay, cfg.forgetting));
+  const gated = cfg.entityGate && candidates.some((m) => entityMatch(q.focus, m.entities) === 1);
+  return candidates
+    .filter((m) => !gated || entityMatch(q.focus, m.entities) === 1)
     .map((m) => {
       const parts = {
         cos: cosine(q.vector, m.embedding),
         entity: entityMatch(q.focus, m.entities),
         recency: recency(m, q.nowDay, cfg),
-        importance: m.importance,
+        // Forgetting's view of importance: capped at the item's ceiling and decayed since its last access.
+        importance: cfg.forgetting.enabled ? decayedImportance(m, q.nowDay) : m.importance,
       };
       return {
         memory: m,

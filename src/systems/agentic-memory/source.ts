@@ -26,7 +26,16 @@ import { InputError } from '../../util/errors.js';
 import { extractorModel, memoryConfig } from './config.js';
 import { memoryEmbedder } from './embedder.js';
 import { EntityAligner, questionEntities } from './entities.js';
-import { batchesOf, extractionMessages, isParsableExtraction, parseExtraction, type Batch, type ExtractedItem } from './extract.js';
+import {
+  EXTRACTION_JSON_SCHEMA,
+  batchLimits,
+  batchesOf,
+  extractionMessages,
+  isParsableExtraction,
+  readExtraction,
+  type Batch,
+  type ExtractedItem,
+} from './extract.js';
 import { injectionBlock, scoreMemories } from './recall.js';
 import { MEMORY_DB_FILE, MemoryStore, type MemoryRow } from './store.js';
 import { activeMemories, applyBatch, keptItems } from './validate.js';
@@ -58,6 +67,8 @@ interface ReplyFigures {
   prompt_tokens: number;
   completion_tokens: number;
   cost_usd: number | null;
+  /** Reply elements that failed the item check (dropped). */
+  items_invalid?: number;
 }
 
 /**
@@ -81,10 +92,14 @@ export async function createAgenticMemorySource(
   const a = session.availability(entry, 'reader');
   if (!a.ok)
     throw new InputError(`agentic memory cannot extract: ${a.reason.replace('reader model', 'extractor model')}`, { place: '--extractor' });
-  const extractor = new ChatModel(session, 'reader', entry, a.endpoint);
+  // Its own usage role: the reader's provider table counts answers only.
+  const extractor = new ChatModel(session, 'extract', entry, a.endpoint);
+  const limits = batchLimits(entry, mcfg);
   const notes: string[] = [];
   const embedder = memoryEmbedder(cfg, session, notes);
   const dbPath = join(opts.runDir, MEMORY_DB_FILE);
+  // A damaged store (a resume on it) stops the run here, with the remedy, before anything is written.
+  if (existsSync(dbPath)) new MemoryStore(dbPath, { readonly: true }).close();
   let store: MemoryStore | null = null;
   const openStore = (): MemoryStore => {
     if (!store) {
@@ -106,14 +121,37 @@ export async function createAgenticMemorySource(
   /** One batch's extraction request and its items' vectors; failures are returned, not thrown. */
   const extract = async (ep: IngestedEpisode, batch: Batch): Promise<BatchResult> => {
     const messages = extractionMessages(ep.episode.turns, batch);
-    const request = { messages, temperature: 0, maxTokens: mcfg.maxTokens, jsonMode: false };
+    // Structured outputs where the model honours them (the reply cannot leave the schema); a checked plain-JSON reply otherwise.
+    const request = {
+      messages,
+      temperature: 0,
+      maxTokens: mcfg.maxTokens,
+      jsonMode: false,
+      ...(entry.structuredOutputs ? { jsonSchema: EXTRACTION_JSON_SCHEMA } : {}),
+    };
     const request_key = extractor.keyOf(request, 0);
     let reply: ReplyFigures | null = null;
     try {
-      // Only a parsable reply is cached: a malformed one is asked again by --retry-errors.
+      // Noted before it is sent: a purge finds the cached reply even if the batch is never logged (a kill, a failed batch).
+      openStore().noteRequest(ep.episode.id, request_key);
+      // Only a parsable reply is cached: a malformed one is asked again by --retry-errors (its cost is logged all the same).
       const r = await extractor.complete(request, 0, isParsableExtraction);
-      const cost = costOf({ prompt_tokens: r.prompt_tokens, completion_tokens: r.completion_tokens, search_units: 0 }, entry.prices);
+      const cost = costOf(
+        { prompt_tokens: r.prompt_tokens, completion_tokens: r.completion_tokens, search_units: 0 },
+        extractor.pricesOf(r),
+      );
       reply = { request_key, cached: r.cached, prompt_tokens: r.prompt_tokens, completion_tokens: r.completion_tokens, cost_usd: cost };
+      // Paid for now, whether or not the batch is applied later (a failed earlier batch, a kill): the ledger keeps it.
+      if (!r.cached)
+        openStore().recordSpend({
+          owner_id: ep.episode.id,
+          scope: ep.visibleTurns,
+          batch_key: batch.key,
+          request_key,
+          prompt_tokens: r.prompt_tokens,
+          completion_tokens: r.completion_tokens,
+          cost_usd: cost,
+        });
       if (r.cached) stats.cache_hits++;
       else {
         stats.requests++;
@@ -121,7 +159,8 @@ export async function createAgenticMemorySource(
         stats.completion_tokens += r.completion_tokens;
         stats.cost_usd = addCost(stats.cost_usd, cost);
       }
-      const items = parseExtraction(r.text);
+      const { items, invalid } = readExtraction(r.text);
+      reply.items_invalid = invalid;
       const kept = keptItems(items, mcfg);
       const vectors = kept.length
         ? await embedder.embed(
@@ -148,7 +187,9 @@ export async function createAgenticMemorySource(
     const owner = ep.episode.id;
     const scope = ep.visibleTurns;
     const before = { ...stats };
-    const todo = batchesOf(ep.episode.turns, ep.visibleTurns, mcfg.batch).filter((b) => s.extraction(owner, scope, b.key)?.status !== 'ok');
+    const todo = batchesOf(ep.episode.turns, ep.visibleTurns, mcfg.batch, limits).filter(
+      (b) => s.extraction(owner, scope, b.key)?.status !== 'ok',
+    );
     // Requests go out together (the session bounds concurrency); items are applied strictly in order,
     // since de-duplication and superseding depend on what earlier batches stored.
     const results = todo.map((b) => extract(ep, b));
@@ -245,15 +286,30 @@ export async function createAgenticMemorySource(
     report() {
       // A resumed run that opened no episode still reports the store it holds.
       const totals = store ? store.totals() : existsSync(dbPath) ? readTotals(dbPath) : null;
+      const warnings: string[] = [];
+      if (totals && totals.batches_ok > 0 && totals.memories === 0)
+        warnings.push(
+          `the memory store holds 0 items after ${totals.batches_ok} extraction batches: every question was answered from an empty memory ` +
+            `(the extractor returned ${totals.items_returned} items; check its replies with rawrag memory show or the extractions table)`,
+        );
+      if (totals && totals.items_miscited + totals.citations_dropped > 0)
+        warnings.push(
+          `the extractor cited turns outside their segment: ${totals.citations_dropped} citations removed, ${totals.items_miscited} items citing nothing of their segment dropped`,
+        );
       return {
         memory: {
           store: dbPath,
           extractor: entry.name,
           embedder: embedder.name,
           batch: mcfg.batch,
-          // What building the whole store cost (from its extraction log, resumed runs included) ...
+          batch_limits: { max_turns: limits.maxTurns, max_segment_tokens: limits.maxSegmentTokens, context_window: limits.contextWindow },
+          structured_outputs: entry.structuredOutputs,
+          // What building the whole store cost (from its extraction log, resumed runs included): requests
+          // really sent, failed attempts included; replies from the cache are neither calls nor dollars ...
           ingest: {
-            extraction_calls: totals ? totals.batches_ok : 0,
+            extraction_calls: totals ? totals.requests : 0,
+            cache_hits: totals ? totals.cache_hits : 0,
+            batches: totals ? totals.batches_ok : 0,
             failed_batches: totals ? totals.batches_error : 0,
             prompt_tokens: totals?.prompt_tokens ?? 0,
             completion_tokens: totals?.completion_tokens ?? 0,
@@ -271,9 +327,13 @@ export async function createAgenticMemorySource(
                 forgotten_by: totals.forgotten_by,
                 merged: totals.items_merged,
                 dropped: totals.items_dropped,
+                invalid: totals.items_invalid,
+                miscited: totals.items_miscited,
+                citations_dropped: totals.citations_dropped,
                 events: totals.events,
               }
             : null,
+          warnings,
           recall: { weights: mcfg.weights, items: mcfg.items, tokens: mcfg.tokens, include_superseded: mcfg.includeSuperseded },
           forgetting: mcfg.forgetting,
         },

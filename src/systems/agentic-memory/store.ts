@@ -6,12 +6,60 @@
  *   nothing already stored and knows which batches failed.
  * Every batch is written in one transaction: a killed run loses at most the batch in flight.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { InputError } from '../../util/errors.js';
+import { isCorruption } from '../../util/sqlite.js';
+
+function firstLine(e: unknown): string {
+  return String((e as Error)?.message ?? e)
+    .split('\n')[0]!
+    .slice(0, 160);
+}
+
+/**
+ * VACUUM, then a TRUNCATE checkpoint that must complete: only then are a deleted row's pages gone
+ * from the database file and its WAL. Another connection holding a read snapshot makes the
+ * checkpoint stop short (SQLite says so only in its result row): that is an error here, never "vacuumed".
+ */
+export function compactVerified(db: Database.Database, path: string): void {
+  const fail = (why: string) =>
+    new PurgeIncompleteError(
+      `${path}: ${why}: another process has this database open (a run, a reader, an sqlite3 shell with an open transaction); ` +
+        'the deleted rows are gone but their bytes may remain in the file until it is compacted: close that process and run the purge again',
+    );
+  // Readers are not waited out for long: one that holds a snapshot is the case to report.
+  db.pragma('busy_timeout = 500');
+  const before = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number; log: number; checkpointed: number }>;
+  if (before[0] && before[0].busy !== 0) throw fail('the WAL could not be checkpointed');
+  try {
+    db.exec('VACUUM');
+  } catch (e) {
+    throw fail(`VACUUM failed (${firstLine(e)})`);
+  }
+  const after = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number; log: number; checkpointed: number }>;
+  const r = after[0];
+  if (r && (r.busy !== 0 || (r.log !== -1 && r.log !== r.checkpointed)))
+    throw fail(`checkpoint after VACUUM incomplete (${r.checkpointed} of ${r.log} WAL frames copied)`);
+  if (existsSync(`${path}-wal`) && statSync(`${path}-wal`).size > 0) throw fail('its WAL still holds pages after the checkpoint');
+}
+
+/** A purge that could not make sure the owner's bytes are gone (exit 2, with what to do). */
+export class PurgeIncompleteError extends InputError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PurgeIncompleteError';
+  }
+}
+
+function addColumns(db: Database.Database, table: string, columns: Array<[string, string]>): void {
+  const have = new Set((db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>).map((c) => c.name));
+  for (const [name, type] of columns) if (!have.has(name)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${name} ${type}`);
+}
 
 export const MEMORY_DB_FILE = 'memory.sqlite';
+const QUICK_CHECK_MAX_BYTES = 256 * 1024 * 1024;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -78,9 +126,32 @@ CREATE TABLE IF NOT EXISTS extractions (
   items_superseding INTEGER NOT NULL DEFAULT 0,
   items_dropped INTEGER NOT NULL DEFAULT 0,
   updated_at TEXT NOT NULL,
+  items_invalid INTEGER NOT NULL DEFAULT 0,
+  items_miscited INTEGER NOT NULL DEFAULT 0,
+  citations_dropped INTEGER NOT NULL DEFAULT 0,
+  spend_logged INTEGER NOT NULL DEFAULT 1,
   PRIMARY KEY (owner_id, scope, batch_key)
 );
+CREATE TABLE IF NOT EXISTS sent_requests (owner_id TEXT NOT NULL, request_key TEXT NOT NULL, PRIMARY KEY (owner_id, request_key));
+CREATE TABLE IF NOT EXISTS extraction_spend (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  owner_id TEXT NOT NULL,
+  scope INTEGER NOT NULL,
+  batch_key TEXT NOT NULL,
+  request_key TEXT NOT NULL,
+  prompt_tokens INTEGER NOT NULL,
+  completion_tokens INTEGER NOT NULL,
+  cost_usd REAL,
+  at TEXT NOT NULL
+);
 `;
+
+/** The tables (and some of their columns) a file must have to be an agentic memory store. */
+const REQUIRED_COLUMNS: Record<string, string[]> = {
+  events: ['event_id', 'owner_id', 'content'],
+  memories: ['memory_id', 'owner_id', 'scope', 'content', 'embedding', 'status'],
+  extractions: ['owner_id', 'scope', 'batch_key', 'status', 'request_key'],
+};
 
 export type MemoryStatus = 'active' | 'superseded' | 'forgotten';
 
@@ -153,11 +224,20 @@ export interface ExtractionRow {
   items_merged: number;
   items_superseding: number;
   items_dropped: number;
+  /** Reply elements that failed the item check; items citing no turn of their segment; cited turns outside it. */
+  items_invalid?: number;
+  items_miscited?: number;
+  citations_dropped?: number;
 }
 
 export interface StoreTotals {
   batches_ok: number;
   batches_error: number;
+  /** Extraction requests really sent (failed attempts included; replies from the cache are not requests). */
+  requests: number;
+  /** Batches answered by the response cache. */
+  cache_hits: number;
+  /** Tokens and dollars of the requests sent, every attempt (a failed one is paid too). */
   prompt_tokens: number;
   completion_tokens: number;
   /** null when the extractor's price is unknown. */
@@ -165,6 +245,9 @@ export interface StoreTotals {
   items_returned: number;
   items_dropped: number;
   items_merged: number;
+  items_invalid: number;
+  items_miscited: number;
+  citations_dropped: number;
   memories: number;
   active: number;
   superseded: number;
@@ -210,6 +293,26 @@ const ADDED_MEMORY_COLUMNS: Array<[string, string]> = [
   ['forgotten_at', 'TEXT'],
 ];
 
+/**
+ * Extraction-log columns added later. `spend_logged` 0 marks a row written before the spend ledger
+ * (extraction_spend) existed: its own figures are what its last attempt cost.
+ */
+const ADDED_EXTRACTION_COLUMNS: Array<[string, string]> = [
+  ['spend_logged', 'INTEGER NOT NULL DEFAULT 0'],
+  ['items_invalid', 'INTEGER NOT NULL DEFAULT 0'],
+  ['items_miscited', 'INTEGER NOT NULL DEFAULT 0'],
+  ['citations_dropped', 'INTEGER NOT NULL DEFAULT 0'],
+];
+
+/** What to do about a damaged store: the one remedy, said the same way everywhere. */
+export function damagedStoreError(path: string, why: string): InputError {
+  return new InputError(
+    `the agentic memory store is damaged or not a memory store (${why}); move it aside (mv ${path} ${path}.damaged) and run the same command again: ` +
+      'the store is rebuilt, its extraction replies come from the response cache',
+    { file: path },
+  );
+}
+
 export class MemoryStore {
   readonly db: Database.Database;
 
@@ -223,14 +326,51 @@ export class MemoryStore {
         throw new InputError('no agentic memory store here (run with --system agentic-memory first)', { file: path });
       mkdirSync(dirname(path), { recursive: true });
     }
-    this.db = new Database(path, { readonly: Boolean(opts.readonly) });
-    if (!opts.readonly) {
-      this.db.pragma('journal_mode = WAL');
-      this.db.pragma('synchronous = FULL');
-      this.db.pragma('busy_timeout = 5000');
-      this.db.exec(SCHEMA);
-      const have = new Set((this.db.prepare('PRAGMA table_info(memories)').all() as Array<{ name: string }>).map((c) => c.name));
-      for (const [name, type] of ADDED_MEMORY_COLUMNS) if (!have.has(name)) this.db.exec(`ALTER TABLE memories ADD COLUMN ${name} ${type}`);
+    try {
+      this.db = new Database(path, { readonly: Boolean(opts.readonly), fileMustExist: opts.create === false || Boolean(opts.readonly) });
+    } catch (e) {
+      throw isCorruption(e) ? damagedStoreError(path, firstLine(e)) : e;
+    }
+    try {
+      if (!opts.readonly) {
+        this.db.pragma('journal_mode = WAL');
+        this.db.pragma('synchronous = FULL');
+        this.db.pragma('busy_timeout = 5000');
+      }
+      // Checked before anything is written: a truncated file, a bad header, random bytes or another database's tables.
+      this.check();
+      if (!opts.readonly) {
+        this.db.exec(SCHEMA);
+        addColumns(this.db, 'memories', ADDED_MEMORY_COLUMNS);
+        addColumns(this.db, 'extractions', ADDED_EXTRACTION_COLUMNS);
+      }
+    } catch (e) {
+      this.db.close();
+      if (e instanceof InputError) throw e;
+      throw isCorruption(e) ? damagedStoreError(path, firstLine(e)) : e;
+    }
+  }
+
+  /** Throws the damaged-store error unless the file passes SQLite's quick check and has the store's tables (or none yet). */
+  private check(): void {
+    // A very large store skips the page-by-page check (it reads every page); its first failing statement still says what is wrong.
+    const verdict =
+      statSync(this.path).size > QUICK_CHECK_MAX_BYTES
+        ? 'ok'
+        : (this.db.pragma('quick_check') as Array<{ quick_check: string }>).map((r) => r.quick_check).join('; ');
+    if (verdict !== 'ok') throw damagedStoreError(this.path, `quick_check: ${verdict.slice(0, 160)}`);
+    const tables = (this.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map(
+      (r) => r.name,
+    );
+    // A new, empty file becomes a store; anything else must be one (an older one may lack a table, never all).
+    if (tables.length === 0) return;
+    const ours = Object.keys(REQUIRED_COLUMNS).filter((t) => tables.includes(t));
+    if (ours.length === 0) throw damagedStoreError(this.path, `none of its tables (${tables.slice(0, 5).join(', ')}) is a memory store's`);
+    for (const table of ours) {
+      const cols = REQUIRED_COLUMNS[table]!;
+      const have = new Set((this.db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>).map((c) => c.name));
+      const missing = cols.filter((c) => !have.has(c));
+      if (missing.length) throw damagedStoreError(this.path, `table '${table}' has no column ${missing.join(', ')}`);
     }
   }
 
@@ -295,13 +435,36 @@ export class MemoryStore {
     return r.n;
   }
 
-  /** A duplicate folds into the older item: its source turns join, importance and confidence keep the higher value. */
-  mergeInto(memoryId: string, sourceTurns: string[], importance: number, confidence: number): void {
+  /**
+   * A duplicate folds into the older item: its source turns join, importance and confidence keep
+   * the higher value, and the restatement is an access (last access moves to its date, when later).
+   */
+  mergeInto(
+    memoryId: string,
+    sourceTurns: string[],
+    importance: number,
+    confidence: number,
+    access: { at: string | null; day: number | null } = { at: null, day: null },
+  ): void {
     this.db
       .prepare(
-        'UPDATE memories SET source_turns = ?, importance = MAX(importance, ?), confidence = MAX(confidence, ?), merged_count = merged_count + 1 WHERE memory_id = ?',
+        `UPDATE memories SET source_turns = ?, importance = MAX(importance, ?), confidence = MAX(confidence, ?), merged_count = merged_count + 1,
+           last_access_at = CASE WHEN ? IS NOT NULL AND (last_access_day IS NULL OR ? > last_access_day) THEN ? ELSE last_access_at END,
+           last_access_day = CASE WHEN ? IS NOT NULL AND (last_access_day IS NULL OR ? > last_access_day) THEN ? ELSE last_access_day END
+         WHERE memory_id = ?`,
       )
-      .run(JSON.stringify(sourceTurns), importance, confidence, memoryId);
+      .run(
+        JSON.stringify(sourceTurns),
+        importance,
+        confidence,
+        access.day,
+        access.day,
+        access.at,
+        access.day,
+        access.day,
+        access.day,
+        memoryId,
+      );
   }
 
   /** The old version stays, marked superseded and pointing at the new one (a version chain, never an overwrite). */
@@ -345,15 +508,60 @@ export class MemoryStore {
     return r ? { ...r, cached: r.cached === 1 } : null;
   }
 
+  /** Logs a batch's latest attempt (what it cost is in the spend ledger, one row per reply paid for: recordSpend). */
   recordExtraction(x: ExtractionRow): void {
+    const key = [x.owner_id, x.scope, x.batch_key];
+    // A row from before the ledger: its attempt's cost moves into the ledger before the row is replaced.
+    this.db
+      .prepare(
+        `INSERT INTO extraction_spend (owner_id, scope, batch_key, request_key, prompt_tokens, completion_tokens, cost_usd, at)
+         SELECT owner_id, scope, batch_key, request_key, prompt_tokens, completion_tokens, cost_usd, updated_at FROM extractions
+         WHERE owner_id = ? AND scope = ? AND batch_key = ? AND spend_logged = 0 AND cached = 0`,
+      )
+      .run(...key);
     this.db
       .prepare(
         `INSERT OR REPLACE INTO extractions (owner_id, scope, batch_index, batch_key, first_turn, last_turn, model, request_key, status, error, cached,
-           prompt_tokens, completion_tokens, cost_usd, items_returned, items_stored, items_merged, items_superseding, items_dropped, updated_at)
+           prompt_tokens, completion_tokens, cost_usd, items_returned, items_stored, items_merged, items_superseding, items_dropped, updated_at,
+           items_invalid, items_miscited, citations_dropped, spend_logged)
          VALUES (@owner_id, @scope, @batch_index, @batch_key, @first_turn, @last_turn, @model, @request_key, @status, @error, @cached,
-           @prompt_tokens, @completion_tokens, @cost_usd, @items_returned, @items_stored, @items_merged, @items_superseding, @items_dropped, @updated_at)`,
+           @prompt_tokens, @completion_tokens, @cost_usd, @items_returned, @items_stored, @items_merged, @items_superseding, @items_dropped, @updated_at,
+           @items_invalid, @items_miscited, @citations_dropped, 1)`,
       )
-      .run({ ...x, cached: x.cached ? 1 : 0, updated_at: new Date().toISOString() });
+      .run({
+        items_invalid: 0,
+        items_miscited: 0,
+        citations_dropped: 0,
+        ...x,
+        cached: x.cached ? 1 : 0,
+        updated_at: new Date().toISOString(),
+      });
+  }
+
+  /**
+   * One extraction reply that was paid for (sent, not from the cache), written as soon as it
+   * arrives — applied or not, parsable or not — so the store's cost is what was really sent.
+   */
+  recordSpend(x: {
+    owner_id: string;
+    scope: number;
+    batch_key: string;
+    request_key: string;
+    prompt_tokens: number;
+    completion_tokens: number;
+    cost_usd: number | null;
+  }): void {
+    this.db
+      .prepare(
+        `INSERT INTO extraction_spend (owner_id, scope, batch_key, request_key, prompt_tokens, completion_tokens, cost_usd, at)
+         VALUES (@owner_id, @scope, @batch_key, @request_key, @prompt_tokens, @completion_tokens, @cost_usd, @at)`,
+      )
+      .run({ ...x, at: new Date().toISOString() });
+  }
+
+  /** Notes a request's cache key before it is sent, so a purge finds its reply even if the batch was never logged. */
+  noteRequest(owner: string, requestKey: string): void {
+    this.db.prepare('INSERT OR IGNORE INTO sent_requests (owner_id, request_key) VALUES (?, ?)').run(owner, requestKey);
   }
 
   owners(): string[] {
@@ -367,13 +575,25 @@ export class MemoryStore {
   totals(): StoreTotals {
     const x = this.db
       .prepare(
-        `SELECT SUM(status = 'ok') AS ok, SUM(status = 'error') AS err, COALESCE(SUM(prompt_tokens), 0) AS pt, COALESCE(SUM(completion_tokens), 0) AS ct,
-           SUM(cost_usd) AS cost, SUM(cost_usd IS NULL) AS unknown_cost, COALESCE(SUM(items_returned), 0) AS ret, COALESCE(SUM(items_dropped), 0) AS dropped,
-           COALESCE(SUM(items_merged), 0) AS merged FROM extractions`,
+        `WITH spend AS (
+           SELECT prompt_tokens, completion_tokens, cost_usd FROM extraction_spend
+           UNION ALL SELECT prompt_tokens, completion_tokens, cost_usd FROM extractions WHERE spend_logged = 0 AND cached = 0
+         ), paid AS (
+           SELECT COUNT(*) AS req, COALESCE(SUM(prompt_tokens), 0) AS pt, COALESCE(SUM(completion_tokens), 0) AS ct,
+             COALESCE(SUM(cost_usd), 0) AS cost, COALESCE(SUM(cost_usd IS NULL), 0) AS unknown_cost FROM spend
+         )
+         SELECT SUM(status = 'ok') AS ok, SUM(status = 'error') AS err, COALESCE(SUM(status = 'ok' AND cached = 1), 0) AS hits,
+           (SELECT req FROM paid) AS req, (SELECT pt FROM paid) AS pt, (SELECT ct FROM paid) AS ct,
+           (SELECT cost FROM paid) AS cost, (SELECT unknown_cost FROM paid) AS unknown_cost,
+           COALESCE(SUM(items_returned), 0) AS ret, COALESCE(SUM(items_dropped), 0) AS dropped, COALESCE(SUM(items_merged), 0) AS merged,
+           COALESCE(SUM(items_invalid), 0) AS invalid, COALESCE(SUM(items_miscited), 0) AS miscited, COALESCE(SUM(citations_dropped), 0) AS cdropped
+         FROM extractions`,
       )
       .get() as {
       ok: number | null;
       err: number | null;
+      req: number;
+      hits: number;
       pt: number;
       ct: number;
       cost: number | null;
@@ -381,6 +601,9 @@ export class MemoryStore {
       ret: number;
       dropped: number;
       merged: number;
+      invalid: number;
+      miscited: number;
+      cdropped: number;
     };
     const m = this.db
       .prepare(
@@ -400,12 +623,17 @@ export class MemoryStore {
     return {
       batches_ok: x.ok ?? 0,
       batches_error: x.err ?? 0,
+      requests: x.req,
+      cache_hits: x.hits,
       prompt_tokens: x.pt,
       completion_tokens: x.ct,
       cost_usd: (x.unknown_cost ?? 0) > 0 ? null : (x.cost ?? 0),
       items_returned: x.ret,
       items_dropped: x.dropped,
       items_merged: x.merged,
+      items_invalid: x.invalid,
+      items_miscited: x.miscited,
+      citations_dropped: x.cdropped,
       memories: m.n,
       active: m.a ?? 0,
       superseded: m.s ?? 0,
@@ -415,28 +643,56 @@ export class MemoryStore {
     };
   }
 
-  /**
-   * Physical deletion of everything an owner left in the store (events, memories, extraction
-   * log), then VACUUM so the deleted pages are gone from the file, not just unlinked.
-   */
-  /** The response-cache keys of an owner's logged extraction requests (what a purge also deletes from the cache). */
+  /** The response-cache keys of an owner's extraction requests, logged or only sent (what a purge also deletes from the cache). */
   extractionRequestKeys(owner: string): string[] {
-    const rows = this.db.prepare("SELECT request_key FROM extractions WHERE owner_id = ? AND request_key != ''").all(owner) as Array<{
-      request_key: string;
-    }>;
+    const rows = this.db
+      .prepare(
+        "SELECT request_key FROM extractions WHERE owner_id = ? AND request_key != '' UNION SELECT request_key FROM sent_requests WHERE owner_id = ? ORDER BY 1",
+      )
+      .all(owner, owner) as Array<{ request_key: string }>;
     return rows.map((r) => r.request_key);
   }
 
+  /** The owner's own text in the store (event contents, item contents): what a purge checks the files for afterwards. */
+  ownerTexts(owner: string): string[] {
+    const ev = this.db.prepare('SELECT content FROM events WHERE owner_id = ?').all(owner) as Array<{ content: string }>;
+    const mem = this.db.prepare('SELECT content FROM memories WHERE owner_id = ?').all(owner) as Array<{ content: string }>;
+    return [...ev, ...mem].map((r) => r.content);
+  }
+
+  /** Every table with an `owner_id` column (the system's own and any added later, e.g. a write-decision log). */
+  private ownerTables(): string[] {
+    const tables = (
+      this.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as Array<{ name: string }>
+    ).map((r) => r.name);
+    const owned = tables.filter((t) =>
+      (this.db.prepare(`PRAGMA table_info(${t})`).all() as Array<{ name: string }>).some((c) => c.name === 'owner_id'),
+    );
+    // Items reference events: the index goes before the log.
+    return [...owned.filter((t) => t === 'memories'), ...owned.filter((t) => t !== 'memories')];
+  }
+
+  /** An owner whose rows are deleted but whose purge was not yet verified (a rerun finishes it). */
+  purgePending(owner: string): boolean {
+    return this.getMeta(`purge_pending:${owner}`) !== null;
+  }
+
+  /**
+   * Physical deletion of everything an owner left in the store (every table with an owner_id),
+   * then VACUUM and a full WAL checkpoint so the deleted pages are gone from the files, not just
+   * unlinked. Throws when another connection (an open reader, a BEGIN without COMMIT) keeps the
+   * old pages alive; the rows stay deleted and a rerun of the purge finishes the job.
+   */
   purgeOwner(owner: string): { events: number; memories: number; extractions: number } {
-    const counts = this.transaction(() => ({
-      memories: this.db.prepare('DELETE FROM memories WHERE owner_id = ?').run(owner).changes,
-      events: this.db.prepare('DELETE FROM events WHERE owner_id = ?').run(owner).changes,
-      extractions: this.db.prepare('DELETE FROM extractions WHERE owner_id = ?').run(owner).changes,
-    }));
-    // The WAL may still hold the deleted pages: fold it into the file before VACUUM rewrites it.
-    this.db.pragma('wal_checkpoint(TRUNCATE)');
-    this.db.exec('VACUUM');
-    this.db.pragma('wal_checkpoint(TRUNCATE)');
+    const counts = this.transaction(() => {
+      const changed: Record<string, number> = {};
+      for (const t of this.ownerTables()) changed[t] = this.db.prepare(`DELETE FROM ${t} WHERE owner_id = ?`).run(owner).changes;
+      this.setMeta(`purge_pending:${owner}`, new Date().toISOString());
+      return { events: changed.events ?? 0, memories: changed.memories ?? 0, extractions: changed.extractions ?? 0 };
+    });
+    compactVerified(this.db, this.path);
+    this.db.prepare('DELETE FROM meta WHERE key = ?').run(`purge_pending:${owner}`);
+    compactVerified(this.db, this.path);
     return counts;
   }
 

@@ -8,6 +8,7 @@ export function memoryIngestLines(summary: Record<string, unknown>): string[] {
         extractor: string;
         ingest: {
           extraction_calls: number;
+          cache_hits?: number;
           failed_batches: number;
           prompt_tokens: number;
           completion_tokens: number;
@@ -21,21 +22,32 @@ export function memoryIngestLines(summary: Record<string, unknown>): string[] {
           forgotten_by?: { decayed: number; evicted: number; write_cap: number };
           merged: number;
           dropped: number;
+          invalid?: number;
+          miscited?: number;
           events: number;
         } | null;
+        warnings?: string[];
       }
     | undefined;
   if (!m) return [];
   const i = m.ingest;
   const cost = i.cost_usd === null ? 'cost unknown' : `$${i.cost_usd.toFixed(4)}`;
   const items = m.items
-    ? `; items: ${m.items.stored} stored (${m.items.active} active, ${m.items.superseded} superseded${forgottenPart(m.items)}), ${m.items.merged} merged, ${m.items.dropped} dropped, from ${m.items.events} events`
+    ? `; items: ${m.items.stored} stored (${m.items.active} active, ${m.items.superseded} superseded${forgottenPart(m.items)}), ${m.items.merged} merged, ${m.items.dropped} dropped${checkedPart(m.items)}, from ${m.items.events} events`
     : '';
+  const hits = i.cache_hits ? ` (+${i.cache_hits} batches answered by the cache)` : '';
   return [
     '',
-    `Agentic memory ingest (${m.extractor}, whole store): ${i.extraction_calls} extraction calls${i.failed_batches ? ` (+${i.failed_batches} failed)` : ''}, ${i.prompt_tokens} prompt + ${i.completion_tokens} completion tokens, ${cost}${items}`,
+    `Agentic memory ingest (${m.extractor}, whole store): ${i.extraction_calls} extraction requests sent${hits}${i.failed_batches ? `, ${i.failed_batches} batches failed` : ''}, ${i.prompt_tokens} prompt + ${i.completion_tokens} completion tokens, ${cost}${items}`,
+    ...(m.warnings ?? []).map((w) => `warning: ${w}`),
     `memory store: ${m.store}`,
   ];
+}
+
+/** `, 2 invalid, 1 mis-cited` when the reply check dropped anything. */
+function checkedPart(items: { invalid?: number; miscited?: number }): string {
+  const parts = [items.invalid ? `${items.invalid} invalid` : '', items.miscited ? `${items.miscited} mis-cited` : ''].filter(Boolean);
+  return parts.length ? `, ${parts.join(', ')}` : '';
 }
 
 /** `, 3 forgotten: 2 decayed, 0 evicted, 1 over the write cap` (stores written before forgetting existed: nothing). */

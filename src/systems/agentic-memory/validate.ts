@@ -2,12 +2,14 @@
  * The validation layer between the extractor and the memory index, applied to one batch inside
  * one transaction (with the batch's events and its extraction-log row):
  * - low confidence: dropped (below memory.minConfidence);
+ * - mis-citation: cited turns outside the segment removed (counted); an item citing none of it dropped (counted);
  * - entity alignment: names mapped onto one form (entities.ts);
- * - de-duplication: same entities AND cosine >= memory.dedupThreshold -> merged into the older item;
- * - conflict: a new value of the same single-valued fact (same `attribute`, an entity shared), or
- *   an item the extractor flags as an update (the most similar active item sharing an entity, at
- *   cosine >= memory.conflictThreshold) -> the new item is active, the old one superseded with
- *   superseded_by pointing at it.
+ * - conflict first: a new value of the same single-valued fact (same `attribute`, an entity
+ *   shared, not the same sentence), or an item the extractor flags as an update (the most similar
+ *   active item sharing an entity, at cosine >= memory.conflictThreshold) -> the new item is
+ *   active, the old one superseded with superseded_by pointing at it (never merged into it);
+ * - then de-duplication: same entities AND cosine >= memory.dedupThreshold (or the same sentence
+ *   under the same key) -> merged into the older item, whose last access moves to the restatement.
  */
 import type { MemoryConfig } from './config.js';
 import type { Turn } from '../../core/schema.js';
@@ -35,6 +37,9 @@ export interface BatchOutcome {
   capped: number;
   /** Active items forgotten after this batch (decayed below the floor, or evicted over capacity). */
   forgotten: number;
+  /** Items citing no turn of their segment (dropped), and cited turns outside it (removed from the items that kept others). */
+  miscited: number;
+  citationsDropped: number;
 }
 
 export function eventId(owner: string, turnId: string): string {
@@ -62,14 +67,34 @@ export function applyBatch(
   batch: Batch,
   items: ExtractedItem[],
   vectors: Float32Array[],
-  log: Omit<ExtractionRow, 'items_returned' | 'items_stored' | 'items_merged' | 'items_superseding' | 'items_dropped' | 'status' | 'error'>,
+  log: Omit<
+    ExtractionRow,
+    | 'items_returned'
+    | 'items_stored'
+    | 'items_merged'
+    | 'items_superseding'
+    | 'items_dropped'
+    | 'items_miscited'
+    | 'citations_dropped'
+    | 'status'
+    | 'error'
+  >,
   active: MemoryRow[] = activeMemories(store, ctx.owner, ctx.scope),
 ): BatchOutcome {
   const { owner, scope, turns, aligner, cfg } = ctx;
   const batchTurns = turns.slice(batch.first, batch.last + 1);
   const position = new Map(batchTurns.map((t, j) => [t.id, batch.first + j]));
   const kept = keptItems(items, cfg);
-  const out: BatchOutcome = { stored: 0, merged: 0, superseding: 0, dropped: items.length - kept.length, capped: 0, forgotten: 0 };
+  const out: BatchOutcome = {
+    stored: 0,
+    merged: 0,
+    superseding: 0,
+    dropped: items.length - kept.length,
+    capped: 0,
+    forgotten: 0,
+    miscited: 0,
+    citationsDropped: 0,
+  };
   const fcfg = cfg.forgetting;
   store.transaction(() => {
     batchTurns.forEach((t, j) =>
@@ -88,19 +113,25 @@ export function applyBatch(
     kept.forEach(({ item, i }, j) => {
       const vector = vectors[j]!;
       const entities = aligner.alignAll(item.entities);
-      // Cited turns outside the segment are the extractor's mistake: the item is traced to the segment instead.
-      let sources = [...new Set(item.source_turns.filter((id) => position.has(id)))].sort((a, b) => position.get(a)! - position.get(b)!);
-      if (sources.length === 0) sources = batchTurns.map((t) => t.id);
-      const dup = active.find((m) => sameSet(m.entities, entities) && cosine(m.embedding, vector) >= cfg.dedupThreshold);
-      if (dup) {
-        dup.source_turns = [...new Set([...dup.source_turns, ...sources])];
-        store.mergeInto(dup.memory_id, dup.source_turns, item.importance, item.confidence);
-        out.merged++;
+      // Cited turns outside the segment (or that do not exist) are the extractor's mistake: dropped and counted;
+      // an item left citing nothing of its segment is dropped (never credited to turns it did not come from).
+      const cited = [...new Set(item.source_turns)];
+      const sources = cited.filter((id) => position.has(id)).sort((a, b) => position.get(a)! - position.get(b)!);
+      out.citationsDropped += cited.length - sources.length;
+      if (sources.length === 0) {
+        out.miscited++;
         return;
       }
+      const lastSource = turns[position.get(sources[sources.length - 1]!)!]!;
+      const createdDay = parseDay(lastSource.date);
+      // Conflict detection before de-duplication: a new value of a fact is a new version even when
+      // it reads like the old one ("lives in Paris" / "lives in Berlin" at cosine 0.91).
       const attribute = item.attribute ? item.attribute.trim().toLowerCase() : null;
       let replaced = attribute ? active.filter((m) => m.attribute === attribute && shareEntity(m.entities, entities)) : [];
-      if (replaced.length === 0 && item.updates) {
+      // The same value restated under the same key is a duplicate, not a change.
+      const restated = replaced.find((m) => sameStatement(m.content, item.content));
+      if (restated) replaced = [];
+      if (replaced.length === 0 && item.updates && !restated) {
         const best = active
           .filter((m) => shareEntity(m.entities, entities))
           .map((m) => ({ m, cos: cosine(m.embedding, vector) }))
@@ -108,8 +139,23 @@ export function applyBatch(
           .sort((a, b) => b.cos - a.cos || a.m.seq - b.m.seq)[0];
         if (best) replaced = [best.m];
       }
-      const lastSource = turns[position.get(sources[sources.length - 1]!)!]!;
-      const createdDay = parseDay(lastSource.date);
+      const dup =
+        replaced.length > 0
+          ? undefined
+          : (restated ?? active.find((m) => sameSet(m.entities, entities) && cosine(m.embedding, vector) >= cfg.dedupThreshold));
+      if (dup) {
+        dup.source_turns = [...new Set([...dup.source_turns, ...sources])];
+        // The restatement is an access: recency and decay count from it.
+        const access = { at: lastSource.date, day: createdDay };
+        store.mergeInto(dup.memory_id, dup.source_turns, item.importance, item.confidence, access);
+        if (createdDay !== null && (dup.last_access_day === null || createdDay > dup.last_access_day)) {
+          dup.last_access_day = createdDay;
+          dup.last_access_at = lastSource.date;
+        }
+        dup.importance = Math.max(dup.importance, item.importance);
+        out.merged++;
+        return;
+      }
       const window = fcfg.enabled ? writeWindow(createdDay, fcfg) : null;
       // Over the write cap: recorded (forgotten, reason write-cap), neither recalled nor superseding anything.
       const capped = window !== null && store.writtenIn(owner, scope, window.from, window.to) >= fcfg.writeCap;
@@ -151,6 +197,17 @@ export function applyBatch(
         out.capped++;
         return;
       }
+      // Versions follow the history, whatever order batches were applied in (a store rebuilt after a
+      // partial purge or a lost batch): an item from earlier turns never supersedes a later one; it is
+      // recorded as the older version instead.
+      const later = replaced.find((old) => batchFirst(old.batch_key) > batch.first);
+      if (later) {
+        row.status = 'superseded';
+        row.superseded_by = later.memory_id;
+        store.insertMemory(row);
+        out.stored++;
+        return;
+      }
       store.insertMemory(row);
       out.stored++;
       for (const old of replaced) {
@@ -177,6 +234,8 @@ export function applyBatch(
       items_merged: out.merged,
       items_superseding: out.superseding,
       items_dropped: out.dropped,
+      items_miscited: out.miscited,
+      citations_dropped: out.citationsDropped,
     });
   });
   return out;
@@ -184,6 +243,21 @@ export function applyBatch(
 
 export function activeMemories(store: MemoryStore, owner: string, scope: number): MemoryRow[] {
   return store.memories(owner, scope).filter((m) => m.status === 'active');
+}
+
+/** `t12-13` -> 12: where in the history a batch starts. */
+function batchFirst(key: string): number {
+  return Number(/^t(\d+)-/.exec(key)?.[1] ?? -1);
+}
+
+/** The same sentence up to case, punctuation and spacing. */
+function sameStatement(a: string, b: string): boolean {
+  const norm = (x: string) =>
+    x
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}]+/gu, ' ')
+      .trim();
+  return norm(a) === norm(b);
 }
 
 function sameSet(a: readonly string[], b: readonly string[]): boolean {

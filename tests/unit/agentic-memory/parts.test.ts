@@ -3,7 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { RunConfigSchema } from '../../../src/systems/registry.js';
 import { MemorySchema } from '../../../src/systems/agentic-memory/config.js';
 import { EntityAligner, entityMatch, normaliseEntity, questionEntities } from '../../../src/systems/agentic-memory/entities.js';
-import { batchesOf, extractionMessages, parseExtraction, ExtractionReplyError } from '../../../src/systems/agentic-memory/extract.js';
+import {
+  batchesOf,
+  extractionMessages,
+  parseExtraction,
+  readExtraction,
+  ExtractionReplyError,
+} from '../../../src/systems/agentic-memory/extract.js';
 import { estimateExtraction, renderExtractionEstimate } from '../../../src/systems/agentic-memory/estimate.js';
 import { INJECTION_HEADER, injectionBlock, recency, scoreMemories } from '../../../src/systems/agentic-memory/recall.js';
 import type { MemoryRow } from '../../../src/systems/agentic-memory/store.js';
@@ -73,7 +79,7 @@ describe('batches', () => {
   });
 });
 
-describe('parseExtraction (strict)', () => {
+describe('readExtraction (checked, not brittle)', () => {
   const good = {
     memory_type: 'semantic',
     content: 'A.',
@@ -84,21 +90,27 @@ describe('parseExtraction (strict)', () => {
     confidence: 0.9,
     source_turns: ['D1:1'],
   };
-  it('accepts a JSON array, fenced or not, and []', () => {
+  it('accepts a JSON array, fenced or not, [], and the structured-outputs object {"items": [...]}', () => {
     expect(parseExtraction(JSON.stringify([good]))).toHaveLength(1);
     expect(parseExtraction('```json\n' + JSON.stringify([good]) + '\n```')).toHaveLength(1);
     expect(parseExtraction(' [] ')).toEqual([]);
+    expect(parseExtraction(JSON.stringify({ items: [good] }))).toHaveLength(1);
   });
-  it('rejects prose, objects, missing or extra fields, out-of-range values, other memory types', () => {
-    const bad = [
-      'Here you go: []',
-      JSON.stringify({ items: [good] }),
-      JSON.stringify([{ ...good, source_turns: undefined }]),
-      JSON.stringify([{ ...good, note: 'x' }]),
-      JSON.stringify([{ ...good, confidence: 1.5 }]),
-      JSON.stringify([{ ...good, memory_type: 'procedural' }]),
-      '',
-    ];
+  it('an extra key is ignored and a missing attribute/updates/importance/confidence/entities takes the handbook default', () => {
+    const { attribute, updates, importance, confidence, entities, ...bare } = good;
+    void [attribute, updates, importance, confidence, entities];
+    expect(readExtraction(JSON.stringify([{ ...good, note: 'x' }, bare]))).toEqual({
+      items: [good, { ...good, entities: [], attribute: null, updates: false, importance: 0.5, confidence: 0.9 }],
+      invalid: 0,
+      firstIssue: null,
+    });
+  });
+  it('an element that fails the check is dropped and counted; prose, other JSON or a reply whose every item fails is an error', () => {
+    const mixed = readExtraction(JSON.stringify([good, { ...good, confidence: 1.5 }, { ...good, memory_type: 'procedural' }]));
+    expect(mixed.items).toHaveLength(1);
+    expect(mixed.invalid).toBe(2);
+    expect(mixed.firstIssue).toMatch(/^item 1\.confidence/);
+    const bad = ['Here you go: []', JSON.stringify({ memories: [good] }), JSON.stringify([{ ...good, source_turns: undefined }]), ''];
     for (const b of bad) expect(() => parseExtraction(b), b).toThrow(ExtractionReplyError);
   });
 });

@@ -51,7 +51,9 @@ describe('agentic memory source', () => {
   it('a malformed extraction is a batch error (recorded, later batches wait), and the retry re-extracts only that batch', async () => {
     const first = await openOnce();
     await expect(first.open()).rejects.toThrow(/extraction failed for 1 of 8 batches of conv-m .*D5:1\.\.D5:2.*not JSON/);
-    expect(first.session.usage.report().reader!.requests).toBe(8);
+    expect(first.session.usage.report().extract!.requests).toBe(8);
+    // The reader's row counts answers only.
+    expect(first.session.usage.report().reader).toBeUndefined();
     await first.source.close?.();
     first.session.close();
 
@@ -118,7 +120,9 @@ describe('agentic memory source', () => {
     expect(store.event('conv-m/D7:1')!.content).toContain('moved to Berlin');
     expect(byContent.has('Melanie might like dogs.')).toBe(false);
     expect(report.memory.items).toMatchObject({ stored: 4, active: 3, superseded: 1, merged: 1, dropped: 1, events: 16 });
-    expect(report.memory.ingest.extraction_calls).toBe(8);
+    // What was sent: 8 requests, then the malformed batch once more; the 3 batches applied from the cache are not calls.
+    expect(report.memory.ingest.extraction_calls).toBe(9);
+    expect(report.memory.ingest.cache_hits).toBe(3);
     expect(report.memory.ingest.failed_batches).toBe(0);
     expect(report.memory.ingest.cost_usd).toBeGreaterThan(0);
     // The extraction log's request key is the response cache's key for that reply.
@@ -145,9 +149,9 @@ describe('agentic memory source', () => {
     expect(item.recalled![0]!.turns).toEqual(['D7:1']);
     expect(item.retrieved).toEqual([]);
     expect(item.coverage).toEqual({ all: true, any: true });
-    // 3 active items injected, only Berlin's source holds gold evidence.
-    expect(item.recalled).toHaveLength(3);
-    expect(item.metrics.pollution).toBeCloseTo(2 / 3, 10);
+    // The entity gate: Caroline's 2 active items injected (not Melanie's), only Berlin's source holds gold evidence.
+    expect(item.recalled).toHaveLength(2);
+    expect(item.metrics.pollution).toBeCloseTo(1 / 2, 10);
     expect(evidence.blocks).toHaveLength(1);
     expect(evidence.blocks[0]!.kind).toBe('memory');
     expect(evidence.blocks[0]!.text).toMatch(
@@ -231,7 +235,7 @@ describe('agentic memory source', () => {
         .filter((r) => r.fault !== null)
         .map((r) => r.fault),
     ).toEqual(['status 429', 'status 500']);
-    expect(session.usage.report().reader!.retries).toBe(2);
+    expect(session.usage.report().extract!.retries).toBe(2);
     const store = new MemoryStore(join(runDir, 'memory.sqlite'));
     expect(store.totals()).toMatchObject({ batches_ok: 8, batches_error: 0 });
     store.close();
