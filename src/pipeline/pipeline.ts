@@ -17,6 +17,7 @@ import { summarise } from '../eval/summary.js';
 import type { RunDir } from '../run/rundir.js';
 import type { EpisodeEvidence, EvidenceSource, SourceContext } from '../core/evidence-source.js';
 import { effectivePolicy, episodeOf, groupByIndex, type IndexGroup } from './plan.js';
+import { yieldToEventLoop } from '../util/yield.js';
 
 /** A stage error that means "not sent yet" (a request deferred to a provider batch): the item stays pending. */
 export function isDeferral(e: unknown): boolean {
@@ -119,11 +120,16 @@ export async function answerAll(
   await Promise.all(
     groupByIndex(pending).map((group) =>
       episodeLimit(async () => {
+        // Each CPU-bound step (chunking, indexing, ranking) ends with a turn of the event loop, so a
+        // signal is seen between steps (stop within ~2 s also offline) and no new step starts after it.
+        await yieldToEventLoop();
         if (stopped()) return;
         const episode = episodeOf(dataset, episodes, group);
         const policy = effectivePolicy(benchmark, cfg, episode);
         const ti = performance.now();
         const ep = ingestGroup(benchmark, cfg, episode, group);
+        await yieldToEventLoop();
+        if (stopped()) return;
         const ctx: QuestionContext = { cfg, benchmark, policy, ep, stages: stages.stages };
         let opened: EpisodeEvidence;
         try {
@@ -147,6 +153,7 @@ export async function answerAll(
         await Promise.all(
           group.questions.map((q) =>
             questionLimit(async () => {
+              await yieldToEventLoop();
               if (stopped()) return;
               let item: ItemRecord;
               try {
