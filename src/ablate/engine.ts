@@ -10,6 +10,7 @@
  *   evidence equals one already answered reuses that answer (the provider cache dedups the rest).
  * Each variant is written as an ordinary run directory (manifest.json, items.jsonl, summary.json).
  */
+import { yieldToEventLoop } from '../util/yield.js';
 import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import pLimit from 'p-limit';
@@ -279,6 +280,7 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
       const chunking = { ...req.base.chunking, size: group.window.size, stride: group.window.stride };
       const maxCandidates = Math.max(...group.states.map((s) => s.variant.candidates));
       for (const g of groupByIndex(pending)) {
+        await yieldToEventLoop(); // offline sweeps are CPU-bound: let a signal in (see util/yield.ts)
         if (hooks.signal?.aborted) break;
         const ti = performance.now();
         const episode = episodeOf(dataset, episodes, g);
@@ -316,6 +318,7 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
         await Promise.all(
           g.questions.map((q) =>
             limit(async () => {
+              await yieldToEventLoop();
               if (hooks.signal?.aborted) return;
               await ablateQuestion(q, ep, index, maxCandidates, ingestShare);
               finished++;
