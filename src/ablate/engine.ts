@@ -11,6 +11,7 @@
  * Each variant is written as an ordinary run directory (manifest.json, items.jsonl, summary.json).
  */
 import { yieldToEventLoop } from '../util/yield.js';
+import { dataSetting } from '../core/setting.js';
 import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import pLimit from 'p-limit';
@@ -207,7 +208,7 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
         system: variantSystem(retriever.name, v),
         benchmark: benchmark.name,
         // Same setting for every variant, so `rawrag stats` compares them with each other.
-        setting: `${benchmark.name}/${req.base.reader.model ?? 'no-reader'}`,
+        setting: `${dataSetting(benchmark, req.base.options, dataset)}/${req.base.reader.model ?? 'no-reader'}`,
         config: v.cfg,
         policy: { ...effectivePolicy(benchmark, v.cfg) },
         source: { name: retriever.name, notes: retriever.notes },

@@ -20,6 +20,7 @@ import { openRunDir } from './run-directory.js';
 import { startManifest } from './run-directory.js';
 import { createEvidenceSource } from './sources.js';
 import { warningLines } from '../datasets/warnings.js';
+import { dataSetting } from '../core/setting.js';
 
 /** Failed items so far, retries and money spent by this run (the progress bar shows them). */
 function progressInfo(session: ProviderSession, errors: number): ProgressInfo {
@@ -71,7 +72,8 @@ export interface RunComposition {
   source(cfg: RunConfig, session: ProviderSession, opts: { runDir: string }): Promise<EvidenceSource>;
   stages(cfg: RunConfig, benchmark: Benchmark, session: ProviderSession, capabilities: EvidenceSource['capabilities']): Promise<StagePlan>;
   runId: string;
-  setting: string;
+  /** The benchmark-setting from its data half (`longmemeval/variant=oracle`, src/core/setting.ts); throws an InputError to refuse. */
+  setting(data: string): string;
 }
 
 /** What must match for a directory to be resumed. */
@@ -91,6 +93,8 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
   // Everything that can reject the input happens before the run directory is touched.
   const inputs = await loadRunInputs(cfg);
   const { benchmark, dataset, questions } = inputs;
+  const data = dataSetting(benchmark, cfg.options, dataset);
+  const setting = req.compose ? req.compose.setting(data) : `${data}/${cfg.reader.model ?? 'no-reader'}`;
   const dir = runDirFor(cfg, req.out);
   const session = new ProviderSession(req.transport);
   let source: EvidenceSource | null = null;
@@ -101,7 +105,6 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
     const opened = openRunDir(dir, identity, questions, { retryErrors: req.retryErrors, forceResume: req.forceResume });
     const { rundir } = opened;
     const runId = req.compose?.runId ?? runIdFor(cfg);
-    const setting = req.compose?.setting ?? `${benchmark.name}/${cfg.reader.model ?? 'no-reader'}`;
     const loadMs = performance.now() - t0;
 
     if (inputs.selection) hooks.log(`selected ${inputs.selection}`);

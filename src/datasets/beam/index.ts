@@ -22,6 +22,7 @@ export const beam: Benchmark = {
       flags: '--size <sizes>',
       key: 'size',
       description: `conversation sizes to load, comma-separated: ${SIZES.join(', ')} or all (default: the size of the folder given, else 100K)`,
+      definesSetting: true,
     },
     {
       flags: RUBRIC_FLAG,

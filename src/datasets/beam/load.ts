@@ -323,5 +323,7 @@ export async function loadBeam(root: string, settings: BeamLoadSettings): Promis
       version: `mohammadtavakoli78/BEAM chats/{${sizes.join(',')}}: ${convs.length} conversation(s), ${read.length} files (${TRUNCATED_CHAT} preferred)`,
     },
     warnings,
+    // The sizes read (also when the folder said which): each is its own benchmark-setting.
+    variant: { size: SIZES.filter((s) => sizes.includes(s)).join(',') },
   };
 }

@@ -38,6 +38,7 @@ export const locomo: Benchmark = {
       description: 'LoCoMo categories to ask, comma-separated (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial)',
       validate: (v: string) => void parseCategories(v),
       defaultValue: DEFAULT_CATEGORIES,
+      definesSetting: true,
     },
   ],
   load: loadLocomo,
@@ -116,6 +117,8 @@ async function loadLocomo({ path, options }: LoadOptions): Promise<Dataset> {
     questions,
     source: { path, sha256: await sha256File(path), bytes: statSync(path).size, version: 'snap-research/LoCoMo data/locomo10.json' },
     warnings,
+    // Normalised (sorted, deduplicated): `--categories 4,3,2,1` is the default setting.
+    variant: { categories: [...categories].sort((a, b) => a - b).join(',') },
   };
 }
 
