@@ -32,6 +32,11 @@ export const beam: Benchmark = {
       defaultValue: 'official',
     },
     {
+      flags: '--skip-incomplete',
+      key: 'skipIncomplete',
+      description: 'leave out conversation folders without a chat or probing file (a partial checkout), listing them in a warning',
+    },
+    {
       flags: DEFECTS_FLAG,
       key: 'beamOfficialDefects',
       description: `the same as ${RUBRIC_FLAG} official (kept for older commands)`,
@@ -41,6 +46,7 @@ export const beam: Benchmark = {
     loadBeam(path, {
       sizes: options.size === undefined ? undefined : parseSizes(options.size),
       officialDefects: officialRubric(options),
+      skipIncomplete: parseFlag(options.skipIncomplete, '--skip-incomplete'),
     }),
   scoring: beamScoring,
   /** The official judge (src/llm.py gpt_llm, temperature 0). */
