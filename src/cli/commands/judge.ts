@@ -27,7 +27,7 @@ export function judgeCommand(): Command {
         .map((b) => b.name)
         .join(' | ')}`,
     )
-    .option('--system <name>', "your system's name in the manifest and in `rawrag stats` (default external)", 'external')
+    .option('--system <name>', "your system's name in the manifest and in `rawrag stats`", 'external')
     .option(
       '--setting <name>',
       'the benchmark-setting `rawrag stats` groups by (default <benchmark>/<system>; e.g. locomo/gpt-4o-mini to sit beside RAW-RAG read by gpt-4o-mini; a data variant is part of it: longmemeval/variant=oracle/gpt-4o)',

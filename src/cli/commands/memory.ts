@@ -9,7 +9,7 @@ import { Command } from 'commander';
 import Database from 'better-sqlite3';
 import { CACHE_FILE, resolveCacheDir } from '../../providers/cache.js';
 import { MEMORY_DB_FILE, MemoryStore, type MemoryRow } from '../../memory/store.js';
-import { InputError } from '../../util/errors.js';
+import { InputError, UsageError } from '../../util/errors.js';
 
 function storeOf(run: string, readonly: boolean): MemoryStore {
   return new MemoryStore(join(resolve(run), MEMORY_DB_FILE), { create: false, readonly });
@@ -23,17 +23,26 @@ function checkOwner(store: MemoryStore, owner: string): void {
   }
 }
 
+/** The run directory, positional as in every other command (`--run DIR` kept as its older spelling). */
+export function runDirArg(dir: string | undefined, run: string | undefined): string {
+  if (dir !== undefined && run !== undefined && resolve(dir) !== resolve(run)) throw new UsageError(`two run directories given: ${dir} and --run ${run}`);
+  const chosen = dir ?? run;
+  if (chosen === undefined) throw new UsageError('missing the run directory (rawrag memory show DIR)');
+  return chosen;
+}
+
 export function memoryCommand(): Command {
   const cmd = new Command('memory').description("Read or purge an agentic memory run's stores (<run dir>/memory.sqlite)");
   cmd
     .command('show')
     .description('List memory items with their source events and version chains')
-    .requiredOption('--run <dir>', 'run directory of a --system agentic-memory run')
+    .argument('[dir]', 'run directory of a --system agentic-memory run')
+    .option('--run <dir>', 'the same as the positional run directory')
     .option('--owner <id>', 'only this owner (an episode id)')
     .option('--all', 'also list superseded items in full (default: active items, then the version chains)')
     .option('--json', 'print the items as JSON')
-    .action((opts: { run: string; owner?: string; all?: boolean; json?: boolean }) => {
-      const store = storeOf(opts.run, true);
+    .action((dir: string | undefined, opts: { run?: string; owner?: string; all?: boolean; json?: boolean }) => {
+      const store = storeOf(runDirArg(dir, opts.run), true);
       try {
         if (opts.owner) checkOwner(store, opts.owner);
         const owners = opts.owner ? [opts.owner] : store.owners();
@@ -59,11 +68,13 @@ export function memoryCommand(): Command {
     .description(
       "Delete an owner's data physically: event log, memory index, extraction log (+ VACUUM), and its extraction replies in the response cache",
     )
+    .argument('[dir]', 'run directory of a --system agentic-memory run')
     .requiredOption('--owner <id>', 'the owner (episode id) to delete')
-    .requiredOption('--run <dir>', 'run directory of a --system agentic-memory run')
+    .option('--run <dir>', 'the same as the positional run directory')
     .option('--cache-dir <dir>', 'response cache folder holding the extraction replies (default as for rawrag run)')
-    .action((opts: { owner: string; run: string; cacheDir?: string }) => {
-      const store = storeOf(opts.run, false);
+    .action((dir: string | undefined, opts: { owner: string; run?: string; cacheDir?: string }) => {
+      const run = runDirArg(dir, opts.run);
+      const store = storeOf(run, false);
       let removed: { events: number; memories: number; extractions: number };
       let keys: string[];
       try {
@@ -78,7 +89,7 @@ export function memoryCommand(): Command {
         store.close();
       }
       // Verified by reading the file back through a fresh connection.
-      const check = storeOf(opts.run, true);
+      const check = storeOf(run, true);
       const left = check.ownerCounts(opts.owner);
       check.close();
       if (left.events + left.memories + left.extractions > 0)

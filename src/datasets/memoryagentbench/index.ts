@@ -7,11 +7,11 @@
  */
 import type { Benchmark, DownloadFile } from '../../core/benchmark.js';
 import { DEFAULT_POLICY } from '../../core/policy.js';
-import { DEFAULT_DATA_DIR, HF_REVISION, loadMemoryAgentBench } from './load.js';
+import { DEFAULT_DATA_DIR, HF_REVISION, loadMemoryAgentBench, parseSources } from './load.js';
 import { scoring } from './scoring.js';
 import { rankingMetrics } from './evidence.js';
 import { summariseMab } from './summarise.js';
-import { COMPETENCIES, SHA256, SOURCES, SPLITS, competencyOf, taskOf } from './sources.js';
+import { COMPETENCIES, SHA256, SOURCES, SPLITS, competencyOf, sourceInfo, taskOf } from './sources.js';
 
 const HF = `https://huggingface.co/datasets/ai-hyz/MemoryAgentBench/resolve/${HF_REVISION}`;
 
@@ -63,6 +63,11 @@ export const memoryagentbench: Benchmark = {
       key: 'sources',
       description: 'metadata.source values to ask, comma-separated (replaces --subset), e.g. factconsolidation_sh_6k',
       definesSetting: true,
+      // A name the release does not have is a bad flag value (exit 1); a release source missing from the data is bad input (exit 2).
+      validate: (v: string) => {
+        const unknown = (parseSources(v) ?? []).filter((s) => !sourceInfo(s));
+        if (unknown.length) throw new Error(`unknown source(s) ${unknown.join(', ')} (the release's: ${SOURCES.map((s) => s.source).join(', ')})`);
+      },
     },
   ],
   load: loadMemoryAgentBench,
