@@ -195,13 +195,13 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
   );
   const identityOf = (v: Variant) => runIdentity(v.cfg, { ...source, system: variantSystem(retriever.name, v) }, dataset.source.sha256);
   // Every variant's run directory is checked (identity, foreign content) before any is touched.
-  for (const v of req.variants) openRunDir(join(dir, v.name), identityOf(v), questions, { dryRun: true });
+  for (const v of req.variants) openRunDir(join(dir, v.name), identityOf(v), questions, { dryRun: true, config: v.cfg });
 
   const states: VariantState[] = [];
   try {
     for (const v of req.variants) {
       const plan = dry ? DRY_PLAN : await planStages(v.cfg, benchmark, new ProviderSession(req.transport), source.capabilities);
-      const opened = openRunDir(join(dir, v.name), identityOf(v), questions, { retryErrors: req.retryErrors, dryRun: dry });
+      const opened = openRunDir(join(dir, v.name), identityOf(v), questions, { retryErrors: req.retryErrors, dryRun: dry, config: v.cfg });
       const manifest = startManifest({
         runId: runIdFor(v.cfg),
         identity: identityOf(v),

@@ -17,6 +17,8 @@ export interface OpenOptions {
   forceResume?: boolean;
   /** Read only: no lock, no repair, nothing written. */
   dryRun?: boolean;
+  /** The run's config: a refused resume then names the config keys that differ, not their hashes. */
+  config?: unknown;
 }
 
 export interface OpenedRunDir {
@@ -42,7 +44,7 @@ export function openRunDir(dir: string, identity: RunIdentity, questions: Questi
   const checkIdentity = () => {
     if (!rundir.exists()) return;
     const prev = rundir.readManifest();
-    const diff = identityDifferences(identityOf(prev), identity);
+    const diff = identityDifferences(identityOf(prev), identity, opts.config === undefined ? undefined : { prev: prev.config, now: opts.config });
     if (diff.length > 0 && !opts.forceResume) {
       throw new InputError(
         `this run directory holds a different run:\n  - ${diff.join('\n  - ')}\n` +

@@ -102,7 +102,7 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
     source = await (req.compose?.source ?? createEvidenceSource)(cfg, session, { runDir: dir });
     const stages = await (req.compose?.stages ?? planStages)(cfg, benchmark, session, source.capabilities);
     const identity = runIdentity(cfg, source, dataset.source.sha256);
-    const opened = openRunDir(dir, identity, questions, { retryErrors: req.retryErrors, forceResume: req.forceResume });
+    const opened = openRunDir(dir, identity, questions, { retryErrors: req.retryErrors, forceResume: req.forceResume, config: cfg });
     const { rundir } = opened;
     const runId = req.compose?.runId ?? runIdFor(cfg);
     const loadMs = performance.now() - t0;

@@ -118,7 +118,7 @@ describe('rawrag run locomo (offline)', () => {
     expect(rawrag(['run', '--limit', '5', '--out', out, '--no-progress']).code).toBe(0);
     const r = rawrag(['run', '--limit', '5', '--k', '5', '--out', out, '--no-progress']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/manifest\.json: this run directory holds a different run:\n  - configuration: /);
+    expect(r.stderr).toMatch(/manifest\.json: this run directory holds a different run:\n  - configuration: retrieval\.k 15 \(now 5\)\n/);
     expect(manifestOf(out).config.retrieval.k).toBe(15);
   });
 
