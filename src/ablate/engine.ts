@@ -211,7 +211,7 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
         setting: `${dataSetting(benchmark, req.base.options, dataset)}/${req.base.reader.model ?? 'no-reader'}`,
         config: v.cfg,
         policy: { ...effectivePolicy(benchmark, v.cfg) },
-        source: { name: retriever.name, notes: retriever.notes },
+        source: { name: retriever.name, notes: retriever.notes, ...(retriever.standIn ? { stand_in: true } : {}) },
         skipped: plan.skipped,
         dataset: { ...dataset.source, warnings: dataset.warnings },
         selected: questions.length,

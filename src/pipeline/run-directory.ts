@@ -104,7 +104,7 @@ export function startManifest(fields: {
   setting: string;
   config: Manifest['config'];
   policy: Record<string, unknown>;
-  source: { name: string; notes: string[] };
+  source: { name: string; notes: string[]; stand_in?: boolean };
   skipped: string[];
   dataset: Manifest['dataset'];
   selected: number;

@@ -121,7 +121,7 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
       setting,
       config: cfg,
       policy: { ...inputs.policy },
-      source: { name: source.name, notes: source.notes },
+      source: { name: source.name, notes: source.notes, ...(source.capabilities.standIn ? { stand_in: true } : {}) },
       skipped: stages.skipped,
       dataset: { ...dataset.source, warnings: dataset.warnings },
       selected: questions.length,

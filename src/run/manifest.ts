@@ -31,7 +31,8 @@ export interface Manifest {
   config: RunConfig;
   /** The benchmark policy after config overrides (chunking, expansion, ordering). */
   policy: Record<string, unknown>;
-  retriever: { name: string; notes: string[] };
+  /** `stand_in`: an offline stand-in for the paper's retriever (src/retrieval/retriever.ts). */
+  retriever: { name: string; notes: string[]; stand_in?: boolean };
   /** What was not done in this run and why (no reader, no keys, ...). */
   skipped: string[];
   dataset: DatasetSource & { warnings: LoadWarning[] };

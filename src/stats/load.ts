@@ -22,6 +22,7 @@ const ManifestSchema = z.looseObject({
   /** External runs may name their judge model; rawrag runs record it per item. */
   judge: z.string().min(1).optional(),
   config: z.looseObject({ judge: z.looseObject({ model: z.string().nullable().optional() }).optional() }).optional(),
+  retriever: z.looseObject({ stand_in: z.boolean().optional() }).optional(),
 });
 
 /** |mean(judge votes) − score| above this is a contradiction in the input. */
@@ -82,6 +83,8 @@ export interface LoadedRun {
   judge?: string | null;
   /** manifest.json config_hash (rawrag runs). */
   configHash?: string | null;
+  /** The run used an offline stand-in for the paper's retriever (manifest retriever.stand_in). */
+  standIn?: boolean;
 }
 
 /** A folder that looked like a run but was not used, and why. */
@@ -177,6 +180,7 @@ export function loadRun(dir: string): LoadedRun {
     notes,
     judge,
     configHash: m.config_hash ?? null,
+    standIn: m.retriever?.stand_in === true,
   };
 }
 
