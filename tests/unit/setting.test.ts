@@ -5,6 +5,7 @@
  * files (tests/fixtures/*\/SOURCE.md).
  */
 import { describe, expect, it } from 'vitest';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveConfig } from '../../src/config/load.js';
 import type { Benchmark } from '../../src/core/benchmark.js';
@@ -80,5 +81,24 @@ describe('rawrag stats never pairs different data', () => {
     expect(judgedSetting('longmemeval/variant=oracle', 'longmemeval/variant=oracle/gpt-4o', 'mine')).toBe('longmemeval/variant=oracle/gpt-4o');
     expect(() => judgedSetting('longmemeval/variant=oracle', 'longmemeval/gpt-4o', 'mine')).toThrow(/does not name the data/);
     expect(() => judgedSetting('longmemeval', 'longmemeval/variant=oracle/gpt-4o', 'mine')).toThrow(/does not name the data/);
+  });
+});
+
+describe("the release's sha256, where it is known", () => {
+  it('a file named like the release but with other bytes is an important warning (LoCoMo, LongMemEval S-cleaned)', async () => {
+    const dir = tempDir();
+    const locomo = join(dir, 'locomo10.json');
+    writeFileSync(locomo, readFileSync(join(ROOT, 'datasets/locomo/locomo10.json'), 'utf8') + '\n');
+    const edited = await getBenchmark('locomo').load({ path: locomo, options: {} });
+    expect(edited.warnings[0]).toMatchObject({ important: true, message: expect.stringMatching(/named like the release but its sha256/) });
+    const bundled = await getBenchmark('locomo').load({ path: join(ROOT, 'datasets/locomo/locomo10.json'), options: {} });
+    expect(bundled.source.version).toMatch(/sha256 matches the release/);
+    expect(bundled.warnings.some((w) => w.important)).toBe(false);
+
+    const s = join(dir, 'longmemeval_s_cleaned.json');
+    copyFileSync(join(FIX, 'longmemeval/longmemeval_s_cleaned.sample.json'), s);
+    const lme = await getBenchmark('longmemeval').load({ path: s, options: {} });
+    const important = lme.warnings.filter((w) => w.important).map((w) => w.message);
+    expect(important).toEqual([expect.stringMatching(/^2 questions, not a full release/), expect.stringMatching(/named like the s_cleaned release but its sha256/)]);
   });
 });
