@@ -10,7 +10,7 @@ import type { RunConfig } from '../config/schema.js';
 import type { Benchmark } from '../core/benchmark.js';
 import type { Dataset, Episode, Question } from '../core/schema.js';
 import { baseItem, type ItemRecord } from '../core/item.js';
-import { ingest, type IngestedEpisode } from '../retrieval/chunk.js';
+import { ingest, ingestYielding, type IngestedEpisode } from '../retrieval/chunk.js';
 import type { Evidence } from '../retrieval/assemble.js';
 import type { ItemStage, StagePlan } from './stages.js';
 import { summarise } from '../eval/summary.js';
@@ -127,9 +127,9 @@ export async function answerAll(
         const episode = episodeOf(dataset, episodes, group);
         const policy = effectivePolicy(benchmark, cfg, episode);
         const ti = performance.now();
-        const ep = ingestGroup(benchmark, cfg, episode, group);
+        const ep = await ingestYielding(episode, group.visibleTurns ?? episode.turns.length, policy, cfg.chunking, stopped);
         await yieldToEventLoop();
-        if (stopped()) return;
+        if (ep === null || stopped()) return;
         const ctx: QuestionContext = { cfg, benchmark, policy, ep, stages: stages.stages };
         let opened: EpisodeEvidence;
         try {
