@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { RunConfigSchema } from '../../src/systems/registry.js';
 import { resolveConfig } from '../../src/config/load.js';
 import type { Benchmark } from '../../src/core/benchmark.js';
 import { dataSetting } from '../../src/core/setting.js';
@@ -68,7 +69,7 @@ describe('rawrag stats never pairs different data', () => {
   it('an oracle run and an S run land in two benchmark-settings', async () => {
     const dirs: string[] = [];
     for (const file of ['longmemeval_oracle.sample.json', 'longmemeval_s_cleaned.sample.json']) {
-      const cfg = resolveConfig({ benchmark: 'longmemeval', data: join(FIX, 'longmemeval', file) }, 'test');
+      const cfg = resolveConfig({ benchmark: 'longmemeval', data: join(FIX, 'longmemeval', file) }, 'test', RunConfigSchema);
       dirs.push((await executeRun({ cfg, out: join(tempDir(), 'run') }, quiet)).dir);
     }
     const runs = dirs.map(loadRun);

@@ -1,11 +1,10 @@
-/** Small things a new user trips over in the flags: benchmark name casing, help text, the memory command's run directory. */
+/** Small things a new user trips over in the flags: benchmark name casing, help text. */
 import { describe, expect, it } from 'vitest';
 import type { Command } from 'commander';
 import type { RunConfig } from '../../../src/config/schema.js';
 import { configFromFlags } from '../../../src/cli/options.js';
 import { runCommand } from '../../../src/cli/commands/run.js';
 import { judgeCommand } from '../../../src/cli/commands/judge.js';
-import { runDirArg } from '../../../src/cli/commands/memory.js';
 import { runIdFor } from '../../../src/pipeline/plan.js';
 
 async function configOf(args: string[]): Promise<RunConfig> {
@@ -31,12 +30,5 @@ describe('flags', () => {
     const help = judgeCommand().helpInformation();
     const system = help.slice(help.indexOf('--system'), help.indexOf('--setting'));
     expect(system.match(/default/g)).toHaveLength(1);
-  });
-
-  it('memory show/purge take the run directory positionally, --run as the same', () => {
-    expect(runDirArg('results/a', undefined)).toBe('results/a');
-    expect(runDirArg(undefined, 'results/a')).toBe('results/a');
-    expect(() => runDirArg('results/a', 'results/b')).toThrow(/two run directories/);
-    expect(() => runDirArg(undefined, undefined)).toThrow(/missing the run directory/);
   });
 });

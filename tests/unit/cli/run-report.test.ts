@@ -1,6 +1,7 @@
 /** What `rawrag run` prints: each thing once, no columns or tables with nothing in them. Fixtures are copies of real release files. */
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
+import { RunConfigSchema } from '../../../src/systems/registry.js';
 import { resolveConfig } from '../../../src/config/load.js';
 import { executeRun, type RunOutcome } from '../../../src/pipeline/run.js';
 import { renderRunReport } from '../../../src/cli/report.js';
@@ -10,7 +11,7 @@ const FIX = join(ROOT, 'tests/fixtures');
 
 async function run(benchmark: string, data: string, options: Record<string, string> = {}): Promise<{ outcome: RunOutcome; log: string[] }> {
   const log: string[] = [];
-  const cfg = resolveConfig({ benchmark, data, options }, 'test');
+  const cfg = resolveConfig({ benchmark, data, options }, 'test', RunConfigSchema);
   const outcome = await executeRun({ cfg, out: join(tempDir(), 'run') }, { log: (l) => log.push(l) });
   return { outcome, log };
 }
