@@ -49,7 +49,7 @@ export async function runConfigVariants(req: AblationRequest, hooks: AblationHoo
           stages: planStages,
           runId: runIdFor(v.cfg),
           // Same setting for every variant, so `rawrag stats` compares them with each other.
-          setting: `${benchmark.name}/${req.base.reader.model ?? 'no-reader'}`,
+          setting: (data: string) => `${data}/${req.base.reader.model ?? 'no-reader'}`,
         },
       },
       {

@@ -10,6 +10,8 @@
  *   evidence equals one already answered reuses that answer (the provider cache dedups the rest).
  * Each variant is written as an ordinary run directory (manifest.json, items.jsonl, summary.json).
  */
+import { yieldToEventLoop } from '../util/yield.js';
+import { dataSetting } from '../core/setting.js';
 import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import pLimit from 'p-limit';
@@ -199,7 +201,7 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
   );
   const identityOf = (v: Variant) => runIdentity(v.cfg, { ...source, system: variantSystem(source.system, v) }, dataset.source.sha256);
   // Every variant's run directory is checked (identity, foreign content) before any is touched.
-  for (const v of req.variants) openRunDir(join(dir, v.name), identityOf(v), questions, { dryRun: true });
+  for (const v of req.variants) openRunDir(join(dir, v.name), identityOf(v), questions, { dryRun: true, config: v.cfg });
 
   const states: VariantState[] = [];
   try {
@@ -209,16 +211,16 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
         join(dir, v.name),
         identityOf(v),
         questions,
-        { retryErrors: req.retryErrors, dryRun: dry },
+        { retryErrors: req.retryErrors, dryRun: dry, config: v.cfg },
         {
           runId: runIdFor(v.cfg),
           system: variantSystem(source.system, v),
           benchmark: benchmark.name,
           // Same setting for every variant, so `rawrag stats` compares them with each other.
-          setting: `${benchmark.name}/${req.base.reader.model ?? 'no-reader'}`,
+          setting: `${dataSetting(benchmark, req.base.options, dataset)}/${req.base.reader.model ?? 'no-reader'}`,
           config: v.cfg,
           policy: { ...effectivePolicy(benchmark, v.cfg) },
-          source: { name: retriever.name, notes: retriever.notes },
+          source: { name: retriever.name, notes: retriever.notes, ...(retriever.standIn ? { stand_in: true } : {}) },
           skipped: plan.skipped,
           dataset: { ...dataset.source, warnings: dataset.warnings },
           git: gitOnce(),
@@ -287,6 +289,7 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
       const chunking = { ...req.base.chunking, size: group.window.size, stride: group.window.stride };
       const maxCandidates = Math.max(...group.states.map((s) => s.variant.candidates));
       for (const g of groupByIndex(pending)) {
+        await yieldToEventLoop(); // offline sweeps are CPU-bound: let a signal in (see util/yield.ts)
         if (hooks.signal?.aborted) break;
         const ti = performance.now();
         const episode = episodeOf(dataset, episodes, g);
@@ -324,6 +327,7 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
         await Promise.all(
           g.questions.map((q) =>
             limit(async () => {
+              await yieldToEventLoop();
               if (hooks.signal?.aborted) return;
               await ablateQuestion(q, ep, index, maxCandidates, ingestShare);
               finished++;

@@ -149,6 +149,8 @@ export function configFromFlags(cmd: Command, benchmark: string | undefined): Ru
   const file = opts.config ? readConfigFile(opts.config as string) : {};
   // No benchmark named anywhere: the bundled LoCoMo.
   const merged = mergeLayers({ benchmark: 'locomo' }, file, flags);
+  // Benchmark names are case-insensitive: `run LoCoMo` is the run `run locomo` makes (same id, hash, directory).
+  if (typeof merged.benchmark === 'string') merged.benchmark = merged.benchmark.toLowerCase();
   return withPromptHash(withOfficialJudge(checkedConfig(merged, { flags, file, configFile: (opts.config as string | undefined) ?? null })));
 }
 

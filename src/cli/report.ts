@@ -11,7 +11,17 @@ export function renderRunReport(outcome: RunOutcome): string {
   // beside n, so each percentage's denominator is on the page (LoCoMo: 1,540 questions, 1,536 with evidence).
   const rowsAll = [...summary.by_type, summary.overall];
   const showEvidenceN = rowsAll.some((r) => r.coverage.n !== r.n - r.errors);
-  const header = ['type', 'id', 'n', ...(showEvidenceN ? ['n with evidence'] : []), 'coverage all %', 'coverage any %'];
+  // Types without numeric ids (LongMemEval, BEAM) get no id column; data without gold evidence
+  // (MemoryAgentBench's sources, answers judged without evidence) no coverage columns of dashes.
+  const showId = rowsAll.some((r) => r.type_id !== null && r.type_id !== undefined && r.type_id !== '');
+  const showCoverage = summary.overall.coverage.n > 0;
+  const header = [
+    'type',
+    ...(showId ? ['id'] : []),
+    'n',
+    ...(showCoverage && showEvidenceN ? ['n with evidence'] : []),
+    ...(showCoverage ? ['coverage all %', 'coverage any %'] : []),
+  ];
   if (scored) header.push('accuracy %');
   // With failures, accuracy over all N (failed count 0) beside it: a run with errors never looks better.
   if (scored && summary.errors > 0) header.push('accuracy all N %');
@@ -22,11 +32,10 @@ export function renderRunReport(outcome: RunOutcome): string {
   const rows = rowsAll.map((r) => {
     const cells: Array<string | number> = [
       r.type,
-      r.type_id ?? '',
+      ...(showId ? [r.type_id ?? ''] : []),
       r.n,
-      ...(showEvidenceN ? [r.coverage.n] : []),
-      pct(r.coverage.all),
-      pct(r.coverage.any),
+      ...(showCoverage && showEvidenceN ? [r.coverage.n] : []),
+      ...(showCoverage ? [pct(r.coverage.all), pct(r.coverage.any)] : []),
     ];
     if (scored) cells.push(pct(r.accuracy));
     if (scored && summary.errors > 0) cells.push(pct(r.accuracy_all_n));
@@ -34,7 +43,7 @@ export function renderRunReport(outcome: RunOutcome): string {
     if (summary.errors > 0) cells.push(r.errors);
     return cells;
   });
-  const ks = Object.entries(summary.coverage_at_k);
+  const ks = showCoverage ? Object.entries(summary.coverage_at_k) : [];
   const configuredK = manifest.config.retrieval.k;
   const kTable = markdownTable(
     ['k', 'n', 'recall_all %', 'recall_any %'],
@@ -47,7 +56,9 @@ export function renderRunReport(outcome: RunOutcome): string {
     '',
     // Nothing ranked (full context, judged outside answers): no recall table.
     ...(ks.length ? ['Evidence recall from the same ranking (turns of the top-k windows):', kTable, ''] : []),
-    `mean evidence tokens per question: ${summary.evidence_tokens_mean === null ? '—' : summary.evidence_tokens_mean.toFixed(1)}`,
+    ...(showCoverage ? [] : ['no gold evidence turns in this data: coverage not computed']),
+    // Only when evidence was shown (answers judged without an evidence list have none to count).
+    ...(summary.evidence_tokens_mean ? [`mean evidence tokens per question: ${summary.evidence_tokens_mean.toFixed(1)}`] : []),
   ];
   const jr = summary.overall.judge_runs;
   if (jr) {
@@ -68,10 +79,10 @@ export function renderRunReport(outcome: RunOutcome): string {
     const paper = paperComparisonLine(manifest.benchmark, manifest.config.reader.model, retrieverUsed, summary);
     if (paper) lines.push('', paper);
   }
-  // Printed here only (not also on stderr at the start): once.
+  // Printed here only (not also on stderr at the start): once. The retriever's notes were printed
+  // on stderr when the run started (before a long run is the time to know it) and are in the manifest.
   for (const d of manifest.deviations ?? []) lines.push(`DEVIATION from the protocol: ${d}`);
   for (const s of manifest.skipped) lines.push(`NOTE: ${s}`);
-  for (const n of manifest.retriever.notes) lines.push(`NOTE: ${n}`);
   lines.push(`run directory: ${outcome.dir}`);
   return lines.join('\n');
 }

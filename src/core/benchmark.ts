@@ -26,6 +26,12 @@ export interface BenchmarkOption {
   defaultValue?: string;
   /** Throws (message only) when a value is not acceptable; checked before the run, so the message can say whether a flag or a config key gave it. */
   validate?(value: string): void;
+  /**
+   * The option picks the data a run is measured on — which questions, which haystack, which gold
+   * (a variant, a size, a subset, a gold version): its value is part of the benchmark-setting, so
+   * `rawrag stats` never pairs runs of different values (src/core/setting.ts).
+   */
+  definesSetting?: boolean;
 }
 
 export interface LoadOptions {

@@ -38,6 +38,8 @@ export interface SourceCapabilities {
    * their values as plain runs of the source, one run directory per variant.
    */
   configSections?: readonly string[];
+  /** Stands in offline for the method the paper measured (the embedded retriever): never the default stats baseline when the real one is there. */
+  standIn?: boolean;
 }
 
 /** Everything a source may read when it opens an episode or answers a question. */

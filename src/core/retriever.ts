@@ -66,4 +66,9 @@ export interface Retriever {
   warmUp?(): Promise<void>;
   /** Calls a provider (embeddings, reranking): costs money, needs keys, questions may overlap. */
   readonly remote?: boolean;
+  /**
+   * An offline stand-in for the paper's retrievers (the embedded one): recorded in the manifest, so
+   * `rawrag stats` takes the paper's retriever, when a run of it is there, as the default baseline.
+   */
+  readonly standIn?: boolean;
 }

@@ -72,6 +72,8 @@ export type Question = z.infer<typeof QuestionSchema>;
 export interface LoadWarning {
   place: string;
   message: string;
+  /** Changes what a run's figures mean (a checksum that does not match the release, a partial release): printed on every run, not only with --verbose. */
+  important?: boolean;
 }
 
 export interface DatasetSource {
@@ -88,4 +90,10 @@ export interface Dataset {
   questions: Question[];
   source: DatasetSource;
   warnings: LoadWarning[];
+  /**
+   * The values of the adapter's setting-defining options as the loader settled them, where it
+   * knows better than the flag: inferred from the file when the flag was not given (LongMemEval's
+   * variant from the file name, BEAM's size from the folder), normalised otherwise.
+   */
+  variant?: Record<string, string>;
 }

@@ -42,6 +42,13 @@ export function selectQuestions(dataset: Dataset, sel: Selection): Selected {
     questions = byIds(dataset, sel.ids);
     phrase = `the ${fmt(questions.length)} questions listed in ${sel.ids.file}`;
   }
+  // A sample larger than its population would silently be the whole population, under another
+  // config (a run directory of its own): say so instead.
+  if (sel.sample != null && sel.sample > questions.length) {
+    throw new InputError(`--sample ${fmt(sel.sample)} asks for more questions than there are (${phrase}): leave --sample out to run them all, or give at most ${fmt(questions.length)}`, {
+      place: '--sample',
+    });
+  }
   if (sel.sample != null && sel.sample < questions.length) {
     questions = stratifiedSample(questions, sel.sample, sel.seed ?? 0);
     phrase = `${fmt(questions.length)} questions drawn at random (seed ${sel.seed ?? 0}, stratified by question type and episode) from ${phrase}`;

@@ -125,13 +125,29 @@ export function answerStage(answers: AnswersFile, benchmark: Benchmark): ItemSta
 }
 
 /** The composition `rawrag judge` hands to executeRun: answers source, answer -> metrics -> judge. */
-export function judgeComposition(answers: AnswersFile, opts: { system: string; setting: string; runId: string }): RunComposition {
+export function judgeComposition(answers: AnswersFile, opts: { system: string; setting: string | undefined; runId: string }): RunComposition {
   return {
     runId: opts.runId,
-    setting: opts.setting,
+    setting: (data) => judgedSetting(data, opts.setting, opts.system),
     source: async () => answersSource(answers, opts.system),
     stages: async (cfg, benchmark, session) => judgeStages(cfg, benchmark, session, answers),
   };
+}
+
+/**
+ * Default `<data>/<system>`. A setting the user names must start with the data's own part
+ * (`longmemeval/variant=oracle/...` for the oracle file), so answers on one data variant are never
+ * paired with runs on another.
+ */
+export function judgedSetting(data: string, given: string | undefined, system: string): string {
+  if (given === undefined) return `${data}/${system}`;
+  if (!given.startsWith(`${data}/`) || given.length === data.length + 1 || given.slice(data.length + 1).includes('=')) {
+    throw new InputError(
+      `'${given}' does not name the data these answers were judged on: a setting here is ${data}/<reader or system> (e.g. ${data}/gpt-4o-mini)`,
+      { place: '--setting' },
+    );
+  }
+  return given;
 }
 
 /** answer -> metrics -> the official judge (or the protocol's metric where a benchmark has no judge), as planStages wires them. */

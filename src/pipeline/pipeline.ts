@@ -11,7 +11,7 @@ import type { RunConfig } from '../config/schema.js';
 import type { Benchmark } from '../core/benchmark.js';
 import type { Dataset, Episode, Question } from '../core/schema.js';
 import { baseItem, type ItemRecord } from '../core/item.js';
-import { ingest } from '../retrieval/chunk.js';
+import { ingest, ingestYielding } from '../retrieval/chunk.js';
 import type { IngestedEpisode } from '../core/ingested-episode.js';
 import type { Evidence } from '../core/ingested-episode.js';
 import type { ItemStage, StagePlan } from './stages.js';
@@ -19,6 +19,7 @@ import { summarise } from '../eval/summary.js';
 import type { RunDir } from '../run/rundir.js';
 import type { EpisodeEvidence, EvidenceSource, SourceContext } from '../core/evidence-source.js';
 import { effectivePolicy, episodeOf, groupByIndex, type IndexGroup } from './plan.js';
+import { yieldToEventLoop } from '../util/yield.js';
 import { round } from '../util/num.js';
 import { isDeferred } from '../providers/batch/defer.js';
 import { addCost } from '../providers/usage.js';
@@ -119,11 +120,16 @@ export async function answerAll(
   await Promise.all(
     groupByIndex(pending).map((group) =>
       episodeLimit(async () => {
+        // Each CPU-bound step (chunking, indexing, ranking) ends with a turn of the event loop, so a
+        // signal is seen between steps (stop within ~2 s also offline) and no new step starts after it.
+        await yieldToEventLoop();
         if (stopped()) return;
         const episode = episodeOf(dataset, episodes, group);
         const policy = effectivePolicy(benchmark, cfg, episode);
         const ti = performance.now();
-        const ep = ingestGroup(benchmark, cfg, episode, group);
+        const ep = await ingestYielding(episode, group.visibleTurns ?? episode.turns.length, policy, cfg.chunking, stopped);
+        await yieldToEventLoop();
+        if (ep === null || stopped()) return;
         const ctx: QuestionContext = { cfg, benchmark, policy, ep, stages: stages.stages };
         let opened: EpisodeEvidence;
         try {
@@ -147,6 +153,7 @@ export async function answerAll(
         await Promise.all(
           group.questions.map((q) =>
             questionLimit(async () => {
+              await yieldToEventLoop();
               if (stopped()) return;
               let item: ItemRecord;
               try {

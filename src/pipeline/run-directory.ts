@@ -19,6 +19,8 @@ export interface OpenOptions {
   forceResume?: boolean;
   /** Read only: no lock, no repair, nothing written. */
   dryRun?: boolean;
+  /** The run's config: a refused resume then names the config keys that differ, not their hashes. */
+  config?: unknown;
 }
 
 export interface OpenedRunDir {
@@ -47,7 +49,7 @@ export function openRunDir(dir: string, identity: RunIdentity, questions: Questi
   const checkIdentity = () => {
     if (!rundir.exists()) return;
     const prev = rundir.readManifest();
-    const diff = identityDifferences(identityOf(prev), identity);
+    const diff = identityDifferences(identityOf(prev), identity, opts.config === undefined ? undefined : { prev: prev.config, now: opts.config });
     if (diff.length > 0 && !opts.forceResume) {
       throw new InputError(
         `this run directory holds a different run:\n  - ${diff.join('\n  - ')}\n` +
@@ -108,7 +110,7 @@ export function startManifest(fields: {
   setting: string;
   config: Manifest['config'];
   policy: Record<string, unknown>;
-  source: { name: string; notes: string[] };
+  source: { name: string; notes: string[]; stand_in?: boolean };
   skipped: string[];
   dataset: Manifest['dataset'];
   selected: number;

@@ -19,6 +19,7 @@ import { loadRunInputs, runDirFor, runIdFor } from './plan.js';
 import { RunLifecycle } from './lifecycle.js';
 import { createEvidenceSource } from '../systems/registry.js';
 import { warningLines } from '../datasets/warnings.js';
+import { dataSetting } from '../core/setting.js';
 
 /** Failed items so far, retries and money spent by this run (the progress bar shows them). */
 function progressInfo(session: ProviderSession, errors: number): ProgressInfo {
@@ -72,7 +73,8 @@ export interface RunComposition {
   source(cfg: RunConfig, session: ProviderSession, opts: { runDir: string }): Promise<EvidenceSource>;
   stages(cfg: RunConfig, benchmark: Benchmark, session: ProviderSession, capabilities: EvidenceSource['capabilities']): Promise<StagePlan>;
   runId: string;
-  setting: string;
+  /** The benchmark-setting from its data half (`longmemeval/variant=oracle`, src/core/setting.ts); throws an InputError to refuse. */
+  setting(data: string): string;
 }
 
 /** What must match for a directory to be resumed. */
@@ -103,6 +105,8 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
   // Everything that can reject the input happens before the run directory is touched.
   const inputs = await loadRunInputs(cfg);
   const { benchmark, dataset, questions } = inputs;
+  const data = dataSetting(benchmark, cfg.options, dataset);
+  const setting = req.compose ? req.compose.setting(data) : `${data}/${cfg.reader.model ?? 'no-reader'}`;
   const dir = runDirFor(cfg, req.out);
   const session = new ProviderSession(req.transport);
   let source: EvidenceSource | null = null;
@@ -111,12 +115,11 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
     const stages = await (req.compose?.stages ?? planStages)(cfg, benchmark, session, source.capabilities);
     const identity = runIdentity(cfg, source, dataset.source.sha256);
     const runId = req.compose?.runId ?? runIdFor(cfg);
-    const setting = req.compose?.setting ?? `${benchmark.name}/${cfg.reader.model ?? 'no-reader'}`;
     const run = RunLifecycle.open(
       dir,
       identity,
       questions,
-      { retryErrors: req.retryErrors, forceResume: req.forceResume },
+      { retryErrors: req.retryErrors, forceResume: req.forceResume, config: cfg },
       {
         runId,
         system: source.system,
@@ -124,7 +127,7 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
         setting,
         config: cfg,
         policy: { ...inputs.policy },
-        source: { name: source.name, notes: source.notes },
+        source: { name: source.name, notes: source.notes, ...(source.capabilities.standIn ? { stand_in: true } : {}) },
         skipped: stages.skipped,
         dataset: { ...dataset.source, warnings: dataset.warnings },
         name: req.name,

@@ -10,6 +10,7 @@ import type { Chunk, ChunkingConfig, IngestedEpisode } from '../core/ingested-ep
 
 import { serialiseTurn } from './serialise.js';
 import { getTokenizer } from './tokenizer.js';
+import { yieldToEventLoop } from '../util/yield.js';
 
 export function ingest(
   episode: Episode,
@@ -17,16 +18,59 @@ export function ingest(
   policy: Pick<Policy, 'chunking' | 'serialisation'>,
   cfg: ChunkingConfig,
 ): IngestedEpisode {
+  const steps = ingestSteps(episode, visibleTurns, policy, cfg);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/**
+ * The same ingest, a turn of the event loop every ~50 ms of work: a 1M-token BEAM conversation
+ * takes seconds to tokenize, and a signal must be seen meanwhile. null = `stop()` said so (the
+ * caller drops the episode; nothing was written).
+ */
+export async function ingestYielding(
+  episode: Episode,
+  visibleTurns: number,
+  policy: Pick<Policy, 'chunking' | 'serialisation'>,
+  cfg: ChunkingConfig,
+  stop: () => boolean,
+): Promise<IngestedEpisode | null> {
+  const steps = ingestSteps(episode, visibleTurns, policy, cfg);
+  let since = performance.now();
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+    if (performance.now() - since < YIELD_EVERY_MS) continue;
+    await yieldToEventLoop();
+    if (stop()) return null;
+    since = performance.now();
+  }
+}
+
+const YIELD_EVERY_MS = 50;
+/** Turns tokenized, or windows decoded, between two checks of the clock. */
+const STEP = 32;
+
+/** Ingest as steps: yields every STEP turns and windows, returns the ingested episode. */
+function* ingestSteps(
+  episode: Episode,
+  visibleTurns: number,
+  policy: Pick<Policy, 'chunking' | 'serialisation'>,
+  cfg: ChunkingConfig,
+): Generator<void, IngestedEpisode> {
   const turns = episode.turns.slice(0, visibleTurns);
   const lines = turns.map((t) => serialiseTurn(t, policy.serialisation));
   const enc = getTokenizer(cfg.tokenizer);
   // Each line is encoded on its own (with its newline) so every token belongs to exactly one turn.
   const tokens: number[] = [];
   const turnTokenStart: number[] = [];
-  for (const line of lines) {
+  for (let l = 0; l < lines.length; l++) {
     turnTokenStart.push(tokens.length);
-    const ids = enc.encode(line + '\n');
+    const ids = enc.encode(lines[l]! + '\n');
     for (let i = 0; i < ids.length; i++) tokens.push(ids[i]!);
+    if (l % STEP === STEP - 1) yield;
   }
   turnTokenStart.push(tokens.length);
 
@@ -55,6 +99,7 @@ export function ingest(
         tokenStart: start,
         tokenEnd: end,
       });
+      if (index % STEP === STEP - 1) yield;
     }
   }
   return { episode, visibleTurns: turns.length, lines, turnTokenStart, chunks };

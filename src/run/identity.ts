@@ -36,10 +36,38 @@ export function identityOf(m: Partial<Manifest>): Partial<RunIdentity> {
   };
 }
 
-/** Human lines, one per field that differs: `data file sha256: 1a2b3c4d5e (now 9f8e7d6c5b)`. */
-export function identityDifferences(prev: Partial<RunIdentity>, now: RunIdentity): string[] {
+/**
+ * Human lines, one per field that differs: `data file sha256: 1a2b3c4d5e (now 9f8e7d6c5b)`. With
+ * both configs at hand, a configuration that differs is told by its keys, not its hashes:
+ * `configuration: retrieval.k 15 (now 10); options.categories 1,2,3,4 (now 1,2,3,4,5)`.
+ */
+export function identityDifferences(prev: Partial<RunIdentity>, now: RunIdentity, configs?: { prev: unknown; now: unknown }): string[] {
   const short = (v: string | undefined) => (v === undefined ? 'unknown' : /^[0-9a-f]{20,}$/.test(v) ? v.slice(0, 10) : v);
   return (Object.keys(LABELS) as Array<keyof RunIdentity>)
     .filter((k) => prev[k] !== now[k])
-    .map((k) => `${LABELS[k]}: ${short(prev[k])} (now ${short(now[k])})`);
+    .map((k) => {
+      const keys = k === 'config_hash' && configs && configs.prev !== undefined ? configDifferences(configs.prev, configs.now) : [];
+      return keys.length ? `${LABELS[k]}: ${keys.join('; ')}` : `${LABELS[k]}: ${short(prev[k])} (now ${short(now[k])})`;
+    });
+}
+
+/** How many differing config keys a message lists. */
+const LISTED_KEYS = 8;
+
+/** `path value (now value)` for each leaf that differs between two configs (absent = `unset`). */
+export function configDifferences(prev: unknown, now: unknown): string[] {
+  const a = leaves(prev);
+  const b = leaves(now);
+  const keys = [...new Set([...a.keys(), ...b.keys()])].sort().filter((k) => a.get(k) !== b.get(k));
+  const shown = keys.slice(0, LISTED_KEYS).map((k) => `${k} ${a.get(k) ?? 'unset'} (now ${b.get(k) ?? 'unset'})`);
+  return keys.length > LISTED_KEYS ? [...shown, `and ${keys.length - LISTED_KEYS} more`] : shown;
+}
+
+function leaves(value: unknown, path = '', out = new Map<string, string>()): Map<string, string> {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    for (const [k, v] of Object.entries(value)) leaves(v, path ? `${path}.${k}` : k, out);
+  } else if (value !== undefined) {
+    out.set(path, typeof value === 'string' ? value : JSON.stringify(value));
+  }
+  return out;
 }

@@ -35,7 +35,8 @@ export interface Manifest {
   config: RunConfig;
   /** The benchmark policy after config overrides (chunking, expansion, ordering). */
   policy: Record<string, unknown>;
-  retriever: { name: string; notes: string[] };
+  /** `stand_in`: an offline stand-in for the paper's retriever (src/retrieval/retriever.ts). */
+  retriever: { name: string; notes: string[]; stand_in?: boolean };
   /** The response cache folder the run used (null: --no-cache), so `rawrag memory purge` finds the replies to delete. */
   cache_dir?: string | null;
   /** What was not done in this run and why (no reader, no keys, ...). */

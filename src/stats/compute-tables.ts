@@ -466,7 +466,8 @@ function chooseBaseline(ranked: SystemRun[], opts: StatsOptions, notes: string[]
     if (found.length === 0) notes.push(`baseline '${opts.baseline}' is not in this benchmark-setting; all pairs compared`);
     return found[0] ?? null;
   }
-  // Default: a scored RAW-RAG run. Among several, the default configuration: the plain system
+  // Default: a scored RAW-RAG run. Among several, the paper's retriever before an offline stand-in
+  // (the embedded one, which the paper did not measure); then the default configuration: the plain system
   // name (ablation variants append theirs), chosen on the run's own name before duplicates get
   // their directory appended; then the most questions scored; then the directory.
   const scoredCount = (s: SystemRun) => [...s.byId.values()].filter(isScored).length;
@@ -475,6 +476,7 @@ function chooseBaseline(ranked: SystemRun[], opts: StatsOptions, notes: string[]
     .filter(hasScores)
     .sort(
       (a, b) =>
+        Number(a.run.standIn === true) - Number(b.run.standIn === true) ||
         a.run.system.length - b.run.system.length ||
         a.run.system.localeCompare(b.run.system) ||
         scoredCount(b) - scoredCount(a) ||

@@ -17,7 +17,7 @@ const ManifestSchema = z.looseObject({
   /** rawrag runs of the paper's method (RAW-RAG): the default baseline. */
   reference: z.boolean().optional(),
   /** rawrag runs: the evidence source actually used (e.g. the retriever after any fallback). */
-  retriever: z.looseObject({ name: z.string() }).optional(),
+  retriever: z.looseObject({ name: z.string(), stand_in: z.boolean().optional() }).optional(),
   benchmark: z.string().min(1),
   setting: z.string().min(1),
   status: z.string().optional(),
@@ -95,6 +95,8 @@ export interface LoadedRun {
   judge?: string | null;
   /** manifest.json config_hash (rawrag runs). */
   configHash?: string | null;
+  /** The run used an offline stand-in for the paper's retriever (manifest retriever.stand_in). */
+  standIn?: boolean;
 }
 
 /** A folder that looked like a run but was not used, and why. */
@@ -193,6 +195,7 @@ export function loadRun(dir: string): LoadedRun {
     notes,
     judge,
     configHash: m.config_hash ?? null,
+    standIn: m.retriever?.stand_in === true,
   };
 }
 

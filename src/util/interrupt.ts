@@ -24,17 +24,27 @@ export interface InterruptWatch {
   dispose(): void;
 }
 
+/**
+ * A second signal this soon after the first is the same Ctrl-C delivered twice: a terminal signals
+ * the whole process group, and a parent that forwards signals (npx, npm run) sends it once more.
+ * A person's second Ctrl-C comes later than this.
+ */
+export const SAME_SIGNAL_MS = 300;
+
 /** Installs the handlers for the duration of one command; `onFirst` runs once (e.g. to stop a progress bar). */
 export function watchInterrupts(onFirst: (name: 'SIGINT' | 'SIGTERM') => void = () => {}, onForce: () => void = () => {}): InterruptWatch {
   const ctl = new AbortController();
   let first: 'SIGINT' | 'SIGTERM' | null = null;
+  let firstAt = 0;
   const handler = (name: 'SIGINT' | 'SIGTERM') => () => {
     if (first === null) {
       first = name;
+      firstAt = performance.now();
       ctl.abort(name);
       onFirst(name);
       return;
     }
+    if (performance.now() - firstAt < SAME_SIGNAL_MS) return;
     onForce();
     process.exit(name === 'SIGINT' ? 130 : 143);
   };

@@ -128,7 +128,7 @@ process.stdout.write('done\\n');
 
   it('rawrag memory show lists items, source events and version chains; purge deletes physically and verifies', async () => {
     await buildStore();
-    const show = await rawragAsync(['memory', 'show', '--run', runDir, '--owner', 'conv-m']);
+    const show = await rawragAsync(['memory', 'show', runDir, '--owner', 'conv-m']);
     expect(show.code, show.stderr).toBe(0);
     expect(show.stdout).toContain('conv-m (history of 16 turns): 3 items, 2 active, 1 superseded or forgotten');
     expect(show.stdout).toMatch(/conv-m@16\/t0-1\/0 {2}active {2}\[1 May, 2023\] Caroline adopted a dog named Rex\./);
@@ -141,7 +141,7 @@ process.stdout.write('done\\n');
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/memory\.sqlite: --owner: owner 'nobody' has nothing in this store \(owners: conv-m\)/);
 
-    const purge = await rawragAsync(['memory', 'purge', '--run', runDir, '--owner', 'conv-m', '--cache-dir', cacheDir]);
+    const purge = await rawragAsync(['memory', 'purge', runDir, '--owner', 'conv-m', '--cache-dir', cacheDir]);
     expect(purge.code, purge.stderr).toBe(0);
     expect(purge.stdout).toContain('purged owner conv-m from');
     expect(purge.stdout).toContain(

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { rawrag, tempDir } from '../helpers/cli.js';
+import { ROOT, rawrag, tempDir } from '../helpers/cli.js';
 
 describe('bad input', () => {
   const dir = tempDir();
@@ -34,6 +34,12 @@ describe('bad input', () => {
 
   it('an unknown category', () => {
     expectRejected(['run', 'locomo', '--categories', '1,9'], 1, /--categories: unknown LoCoMo category '9'/);
+  });
+
+  it('a MemoryAgentBench source the release does not have is a bad flag value (1); --sample beyond the population is refused', () => {
+    const cr = join(ROOT, 'tests/fixtures/memoryagentbench/Conflict_Resolution.sample.json');
+    expectRejected(['run', 'memoryagentbench', '--data', cr, '--sources', 'foo'], 1, /--sources: unknown source\(s\) foo \(the release's: /);
+    expectRejected(['run', 'locomo', '--sample', '5000'], 2, /--sample: --sample 5,000 asks for more questions than there are \(all 1,540 questions\)/);
   });
 
   it('an unknown benchmark', () => {

@@ -240,6 +240,39 @@ describe('signals', () => {
       await api.close();
     }
   }, 120_000);
+
+  it('SIGINT during an offline run (CPU-bound, no reader): stops within 2 s, exit 130, interrupted', async () => {
+    // The whole bundled LoCoMo with the embedded retriever: nothing awaits the network, so only a
+    // scheduler that yields to the event loop sees the signal before the last question.
+    const out = join(tempDir(), 'run');
+    const child = spawn(process.execPath, [BIN, 'run', 'locomo', '--no-progress', '--out', out], {
+      cwd: ROOT,
+      env: { ...process.env, NO_COLOR: '1', ...NO_KEYS },
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    let sentAt = 0;
+    const { code, stoppedIn } = await new Promise<{ code: number; stoppedIn: number }>((res) => {
+      const poll = setInterval(() => {
+        if (sentAt === 0 && existsSync(join(out, 'items.jsonl')) && readFileSync(join(out, 'items.jsonl'), 'utf8').length > 0) {
+          clearInterval(poll);
+          sentAt = performance.now();
+          child.kill('SIGINT');
+        }
+      }, 5);
+      child.on('close', (c) => {
+        clearInterval(poll);
+        res({ code: c ?? -1, stoppedIn: performance.now() - sentAt });
+      });
+    });
+    expect(sentAt, 'the run ended before its first item was seen').toBeGreaterThan(0);
+    expect(code, stderr).toBe(130);
+    expect(stoppedIn).toBeLessThan(2000);
+    const m = json(join(out, 'manifest.json'));
+    expect(m.status).toBe('interrupted');
+    expect(m.questions.done).toBe(lines(join(out, 'items.jsonl')).length);
+    expect(m.questions.done).toBeLessThan(1540);
+  }, 60_000);
 });
 
 describe('scheduling across episodes', () => {

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { ingest, windowBounds } from '../../src/retrieval/chunk.js';
+import { ingest, ingestYielding, windowBounds } from '../../src/retrieval/chunk.js';
 import type { IngestedEpisode } from '../../src/core/ingested-episode.js';
 import { getTokenizer } from '../../src/retrieval/tokenizer.js';
 import { DEFAULT_POLICY, type Policy } from '../../src/core/policy.js';
@@ -206,5 +206,22 @@ describe('window chunking on the real LoCoMo conversations', async () => {
     ] as const) {
       checkWindows(ingest(e, e.turns.length, locomo.policy, { tokenizer: 'cl100k_base', size, stride }), size, stride);
     }
+  });
+});
+
+describe('ingest that yields (a signal is seen while a long history is tokenized)', () => {
+  const cfg = { tokenizer: 'cl100k_base' as const, size: 256, stride: 224 };
+  const texts = Array.from({ length: 4000 }, (_, i) => `message ${i}: ${'the quick brown fox jumps over the lazy dog '.repeat(12)}`);
+
+  it('gives what ingest gives', async () => {
+    const few = texts.slice(0, 300);
+    expect(await ingestYielding(episode(few), few.length, DEFAULT_POLICY, cfg, () => false)).toEqual(ingest(episode(few), few.length, DEFAULT_POLICY, cfg));
+  });
+
+  it('lets a timer run meanwhile, and stops when asked', async () => {
+    let fired = false;
+    setTimeout(() => (fired = true), 0);
+    expect(await ingestYielding(episode(texts), texts.length, DEFAULT_POLICY, cfg, () => fired)).toBeNull();
+    expect(fired).toBe(true);
   });
 });

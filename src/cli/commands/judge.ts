@@ -28,10 +28,10 @@ export function judgeCommand(): Command {
         .map((b) => b.name)
         .join(' | ')}`,
     )
-    .option('--system <name>', "your system's name in the manifest and in `rawrag stats` (default external)", 'external')
+    .option('--system <name>', "your system's name in the manifest and in `rawrag stats`", 'external')
     .option(
       '--setting <name>',
-      'the benchmark-setting `rawrag stats` groups by (default <benchmark>/<system>; e.g. locomo/gpt-4o-mini to sit beside RAW-RAG read by gpt-4o-mini)',
+      'the benchmark-setting `rawrag stats` groups by (default <benchmark>/<system>; e.g. locomo/gpt-4o-mini to sit beside RAW-RAG read by gpt-4o-mini; a data variant is part of it: longmemeval/variant=oracle/gpt-4o)',
     )
     .option('-c, --config <file>', 'config file (JSON or YAML): data, options, judge; flags override it')
     .option('--data <path>', "data file or folder in the benchmark's official format (default: the bundled copy)")
@@ -64,7 +64,6 @@ export function judgeCommand(): Command {
       const system = opts.system as string;
       const runId = judgeRunId(cfg, answers, system);
       const out = (opts.out as string | undefined) ?? fromRoot('results', runId);
-      const setting = (opts.setting as string | undefined) ?? `${cfg.benchmark}/${system}`;
       const bar = progressBar(`judge ${cfg.benchmark}`, opts.progress !== false);
       const interrupts = watchInterrupts(
         () => bar.stop(),
@@ -80,7 +79,7 @@ export function judgeCommand(): Command {
             verbose: Boolean(opts.verbose),
             transport,
             name: (opts.name as string | undefined) ?? null,
-            compose: judgeComposition(answers, { system, setting, runId }),
+            compose: judgeComposition(answers, { system, setting: opts.setting as string | undefined, runId }),
           },
           {
             log: (line) => {

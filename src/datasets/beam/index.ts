@@ -22,6 +22,7 @@ export const beam: Benchmark = {
       flags: '--size <sizes>',
       key: 'size',
       description: `conversation sizes to load, comma-separated: ${SIZES.join(', ')} or all (default: the size of the folder given, else 100K)`,
+      definesSetting: true,
     },
     {
       flags: RUBRIC_FLAG,
@@ -29,6 +30,11 @@ export const beam: Benchmark = {
       description:
         'BEAM rubric scoring: official (upstream compute_metrics.py: int() truncates 0.5 to 0, the judge sees a literal <question>, a NaN tau fails the item) | corrected (0.5 kept, <question> filled, tau guarded); the other variant is printed beside the headline',
       defaultValue: 'official',
+    },
+    {
+      flags: '--skip-incomplete',
+      key: 'skipIncomplete',
+      description: 'leave out conversation folders without a chat or probing file (a partial checkout), listing them in a warning',
     },
     {
       flags: DEFECTS_FLAG,
@@ -40,6 +46,7 @@ export const beam: Benchmark = {
     loadBeam(path, {
       sizes: options.size === undefined ? undefined : parseSizes(options.size),
       officialDefects: officialRubric(options),
+      skipIncomplete: parseFlag(options.skipIncomplete, '--skip-incomplete'),
     }),
   scoring: beamScoring,
   /** The official judge (src/llm.py gpt_llm, temperature 0). */

@@ -33,6 +33,8 @@ export interface BeamLoadSettings {
   sizes: BeamSize[] | null | undefined;
   /** Score with the official code's defects (int() truncation, unfilled `<question>`, NaN tau). */
   officialDefects: boolean;
+  /** A conversation folder without its chat or probing file (a partial checkout) is left out, with a warning listing it, instead of stopping the load. */
+  skipIncomplete?: boolean;
 }
 
 /** A conversation folder and the size it belongs to. */
@@ -102,6 +104,21 @@ function conversationsIn(sizeDir: string, size: BeamSize): ConversationDir[] {
     .sort((a, b) => Number(a) - Number(b));
   if (ids.length === 0) throw new InputError('no numbered conversation folders', { file: sizeDir });
   return ids.map((id) => ({ size, id, dir: join(sizeDir, id) }));
+}
+
+/** What a conversation folder lacks to be read (no chat file, no probing questions), null when complete. */
+function missingFiles(dir: string): string | null {
+  const lacks: string[] = [];
+  try {
+    chatFiles(dir);
+  } catch (e) {
+    if (!(e instanceof InputError)) throw e;
+    // The reason without its file prefix (the folder is named by the caller; a plan folder by its name).
+    const where = e.file && e.file !== dir ? `${basename(e.file)}: ` : '';
+    lacks.push(where + (e.file ? e.message.slice(e.file.length + 2) : e.message));
+  }
+  if (!existsSync(join(dir, PROBING))) lacks.push(`no ${PROBING}`);
+  return lacks.length ? lacks.join('; ') : null;
 }
 
 /** The chat file(s) the official runner reads for a conversation, with the plan each belongs to. */
@@ -295,14 +312,30 @@ export async function loadBeam(root: string, settings: BeamLoadSettings): Promis
   const questions: Question[] = [];
   const warnings: LoadWarning[] = [];
   const read: string[] = [];
+  const skipped: string[] = [];
   for (const conv of convs) {
+    const missing = missingFiles(conv.dir);
+    if (missing) {
+      if (settings.skipIncomplete) {
+        skipped.push(`${conv.size}/${conv.id} (${missing})`);
+        continue;
+      }
+      throw new InputError(`${missing} (a partial checkout? --skip-incomplete leaves such conversations out, listing them)`, { file: conv.dir });
+    }
     const files = chatFiles(conv.dir);
     const probing = join(conv.dir, PROBING);
-    if (!existsSync(probing)) throw new InputError(`no ${PROBING}`, { file: conv.dir });
     const episode = toEpisode(conv, files);
     episodes.push(episode);
     questions.push(...toQuestions(conv, episode, probing, settings, warnings));
     read.push(...files.map((f) => f.file), probing);
+  }
+  if (skipped.length > 0) {
+    if (episodes.length === 0) throw new InputError(`every conversation folder is incomplete (${skipped.join(', ')})`, { file: root });
+    warnings.unshift({
+      place: '--skip-incomplete',
+      important: true,
+      message: `${skipped.length} of ${convs.length} conversation folders skipped as incomplete: ${skipped.join(', ')}`,
+    });
   }
   // One fingerprint for the many files read: sha256 over "<relative path> <sha256>" lines.
   const lines: string[] = [];
@@ -323,5 +356,7 @@ export async function loadBeam(root: string, settings: BeamLoadSettings): Promis
       version: `mohammadtavakoli78/BEAM chats/{${sizes.join(',')}}: ${convs.length} conversation(s), ${read.length} files (${TRUNCATED_CHAT} preferred)`,
     },
     warnings,
+    // The sizes read (also when the folder said which): each is its own benchmark-setting.
+    variant: { size: SIZES.filter((s) => sizes.includes(s)).join(',') },
   };
 }

@@ -3,6 +3,7 @@
  * Categories carry the names the data actually follows (spec: locomo-and-harness-anchors §1.2),
  * not the order the paper lists them in; the numeric id is kept beside the name.
  */
+import { basename } from 'node:path';
 import { statSync } from 'node:fs';
 import type { Benchmark, LoadOptions } from '../../core/benchmark.js';
 import type { Dataset, Episode, LoadWarning, Question, Turn } from '../../core/schema.js';
@@ -24,6 +25,9 @@ export const CATEGORY_NAMES: Record<number, string> = {
 
 export const DEFAULT_CATEGORIES = '1,2,3,4';
 
+/** sha256 of data/locomo10.json at snap-research/LoCoMo @ 3eb6f2c (the bundled copy). */
+export const RELEASE_SHA256 = '79fa87e90f04081343b8c8debecb80a9a6842b76a7aa537dc9fdf651ea698ff4';
+
 export const locomo: Benchmark = {
   name: 'locomo',
   title: 'LoCoMo (10 conversations; categories 1-4 = 1,540 questions)',
@@ -38,6 +42,7 @@ export const locomo: Benchmark = {
       description: 'LoCoMo categories to ask, comma-separated (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial)',
       validate: (v: string) => void parseCategories(v),
       defaultValue: DEFAULT_CATEGORIES,
+      definesSetting: true,
     },
   ],
   load: loadLocomo,
@@ -110,12 +115,24 @@ async function loadLocomo({ path, options }: LoadOptions): Promise<Dataset> {
       });
     });
   });
+  const sha256 = await sha256File(path);
+  let version = 'snap-research/LoCoMo data/locomo10.json';
+  if (sha256 === RELEASE_SHA256) version += ' @ 3eb6f2c, sha256 matches the release';
+  else if (basename(path) === 'locomo10.json') {
+    warnings.unshift({
+      place: 'file',
+      important: true,
+      message: `named like the release but its sha256 ${sha256.slice(0, 12)}... differs from the release's ${RELEASE_SHA256.slice(0, 12)}... (modified copy?)`,
+    });
+  }
   return {
     benchmark: 'locomo',
     episodes,
     questions,
-    source: { path, sha256: await sha256File(path), bytes: statSync(path).size, version: 'snap-research/LoCoMo data/locomo10.json' },
+    source: { path, sha256, bytes: statSync(path).size, version },
     warnings,
+    // Normalised (sorted, deduplicated): `--categories 4,3,2,1` is the default setting.
+    variant: { categories: [...categories].sort((a, b) => a - b).join(',') },
   };
 }
 

@@ -35,8 +35,9 @@ export const longmemeval: Benchmark = {
     {
       flags: '--variant <name>',
       key: 'variant',
-      description: `LongMemEval release file when --data is a folder (or the default ${DATA_DIR}/): ${VARIANTS.join(', ')}`,
+      description: `LongMemEval release: the file picked when --data is a folder (or the default ${DATA_DIR}/), else what a file is recorded as (default: read from its name): ${VARIANTS.join(', ')}`,
       defaultValue: DEFAULT_VARIANT,
+      definesSetting: true,
     },
     {
       flags: '--reading <method>',

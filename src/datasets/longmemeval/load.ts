@@ -16,15 +16,15 @@ import { convertInstance } from './convert.js';
 import { FULL_RELEASE, QUESTION_TYPES } from './format.js';
 import { parseElement, streamJsonArray, type JsonElement } from './json-stream.js';
 import { READING_METHODS, type ReadingMethod } from './scoring.js';
-import { DATA_DIR, VARIANT_FILES, parseVariant, type Variant } from './variants.js';
+import { DATA_DIR, DEFAULT_VARIANT, VARIANT_FILES, parseVariant, type Variant } from './variants.js';
 
 /** Episodes whose turns stay parsed at once (a run works through one episode at a time). */
 const TURN_CACHE_SIZE = 4;
 
 export async function loadLongMemEval({ path, options }: LoadOptions, chunkBytes?: number): Promise<Dataset> {
-  const variant = parseVariant(options.variant);
+  const given = options.variant === undefined ? null : parseVariant(options.variant);
   const reading = parseReading(options.reading);
-  const file = resolveFile(path, variant);
+  const file = resolveFile(path, given ?? DEFAULT_VARIANT);
   const stat = statOrFail(file);
   const hash = createHash('sha256');
   const store = new EpisodeStore(file, stat);
@@ -32,6 +32,7 @@ export async function loadLongMemEval({ path, options }: LoadOptions, chunkBytes
   const questions: Question[] = [];
   const warnings: LoadWarning[] = [];
   const ids = new Set<string>();
+  let sessions = 0;
   for await (const el of streamJsonArray(file, chunkBytes, (chunk) => hash.update(chunk))) {
     const { episode, question, warnings: w } = convertInstance(parseElement(el, file), el.index, file);
     if (ids.has(question.id)) throw new InputError(`question_id '${question.id}' appears twice`, { file, place: `[${el.index}]` });
@@ -40,16 +41,18 @@ export async function loadLongMemEval({ path, options }: LoadOptions, chunkBytes
     // The reader template is chosen per question from here (the protocol object itself is static).
     question.meta = { ...question.meta, reading };
     questions.push(question);
+    sessions += Number(episode.meta?.sessions ?? 0);
     episodes.push(store.lazy(episode, el));
   }
   if (questions.length === 0) throw new InputError('the file holds no LongMemEval instance', { file, place: '(top level)' });
   warnings.push(...checkCounts(questions));
   const sha256 = hash.digest('hex');
+  const variant = settleVariant(file, given, sessions / questions.length, warnings);
   const pinned = VARIANT_FILES[variant];
   let version = `LongMemEval ${variant} (${basename(file)})`;
   if (pinned.sha256 && basename(file) === basename(pinned.file)) {
     if (sha256 === pinned.sha256) version += ', sha256 matches the pinned release';
-    else warnings.push({ place: 'file', message: `named like the ${variant} release but its sha256 ${sha256.slice(0, 12)}... differs from the pinned ${pinned.sha256.slice(0, 12)}... (modified or partial copy?)` });
+    else warnings.push({ place: 'file', important: true, message: `named like the ${variant} release but its sha256 ${sha256.slice(0, 12)}... differs from the pinned ${pinned.sha256.slice(0, 12)}... (modified or partial copy?)` });
   }
   return {
     benchmark: 'longmemeval',
@@ -57,7 +60,46 @@ export async function loadLongMemEval({ path, options }: LoadOptions, chunkBytes
     questions,
     source: { path: file, sha256, bytes: stat.size, version },
     warnings,
+    variant: { variant },
   };
+}
+
+/** The release a file name says (`longmemeval_oracle.json`, `longmemeval_s_cleaned.dev100.json`), null when it says none. */
+export function variantFromName(file: string): Variant | null {
+  const m = /^longmemeval_(s|m|oracle)(_cleaned)?(?=[._-]|$)/i.exec(basename(file));
+  if (!m) return null;
+  const size = m[1]!.toLowerCase();
+  if (size === 'oracle') return /[\\/]original[\\/]/.test(file) ? 'oracle_original' : 'oracle';
+  return (m[2] ? `${size}_cleaned` : size) as Variant;
+}
+
+/** The size class the haystacks say: oracle holds only the evidence sessions (~2), S ~50, M ~500. */
+export function variantClassFromSessions(meanSessions: number): 'oracle' | 's' | 'm' {
+  return meanSessions < 15 ? 'oracle' : meanSessions < 200 ? 's' : 'm';
+}
+
+const CLASS_OF: Record<Variant, 'oracle' | 's' | 'm'> = { s_cleaned: 's', s: 's', m_cleaned: 'm', m: 'm', oracle: 'oracle', oracle_original: 'oracle' };
+
+/**
+ * Which release a run measures: --variant when given, else the file's name, else its haystacks'
+ * size (cleaned assumed). A variant is part of the benchmark-setting, so a wrong guess would pair
+ * an oracle run with an S run: a file whose haystacks contradict its name or flag says so, always.
+ */
+function settleVariant(file: string, given: Variant | null, meanSessions: number, warnings: LoadWarning[]): Variant {
+  const named = variantFromName(file);
+  const seen = variantClassFromSessions(meanSessions);
+  const variant = given ?? named ?? (seen === 'oracle' ? 'oracle' : (`${seen}_cleaned` as Variant));
+  if (given && named && given !== named) {
+    warnings.push({ place: '--variant', important: true, message: `--variant ${given} given for a file named like the ${named} release; recorded as ${given}` });
+  }
+  if (CLASS_OF[variant] !== seen) {
+    warnings.push({
+      place: 'file',
+      important: true,
+      message: `haystacks of ${meanSessions.toFixed(1)} sessions on average look like ${seen === 'oracle' ? 'the oracle' : seen.toUpperCase()} release, not ${variant}: say --variant if the file is another release`,
+    });
+  }
+  return variant;
 }
 
 /**
@@ -102,7 +144,7 @@ function statOrFail(file: string) {
 export function checkCounts(questions: Question[]): LoadWarning[] {
   const n = questions.length;
   if (n !== FULL_RELEASE.total) {
-    return [{ place: 'file', message: `${n} questions, not a full release (${FULL_RELEASE.total}): per-type count check skipped` }];
+    return [{ place: 'file', important: true, message: `${n} questions, not a full release (${FULL_RELEASE.total}): per-type count check skipped` }];
   }
   const out: LoadWarning[] = [];
   for (const t of QUESTION_TYPES) {

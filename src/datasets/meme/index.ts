@@ -45,6 +45,7 @@ export const meme: Benchmark = {
       key: 'variant',
       description: `MEME file when --data is a folder: ${MEME_VARIANTS.join(' | ')} (meme_<variant>.json)`,
       defaultValue: DEFAULT_VARIANT,
+      definesSetting: true,
     },
   ],
   load: loadMeme,

@@ -7,26 +7,14 @@
  */
 import type { Benchmark, DownloadFile } from '../../core/benchmark.js';
 import { DEFAULT_POLICY } from '../../core/policy.js';
-import { DEFAULT_DATA_DIR, HF_REVISION, loadMemoryAgentBench } from './load.js';
+import { DEFAULT_DATA_DIR, HF_REVISION, loadMemoryAgentBench, parseSources } from './load.js';
 import { scoring } from './scoring.js';
 import { rankingMetrics } from './evidence.js';
 import { summariseMab } from './summarise.js';
-import { COMPETENCIES, SOURCES, SPLITS, competencyOf, taskOf } from './sources.js';
+import { COMPETENCIES, SHA256, SOURCES, SPLITS, competencyOf, sourceInfo, taskOf } from './sources.js';
 
 const HF = `https://huggingface.co/datasets/ai-hyz/MemoryAgentBench/resolve/${HF_REVISION}`;
 
-/**
- * Checksums: not published by the dataset host. These are the values pinned by third-party
- * harnesses (ScopeGraph's artifact fetcher for all five files; the CR and TTL values also pinned at
- * this exact revision by a second, independent harness). See docs/memoryagentbench.md.
- */
-const SHA256: Record<string, string> = {
-  Accurate_Retrieval: '56c3cd80fb6731a3e53cd1a6be3148f54df60ff2d290ee50e28f8acebf9655c1',
-  Test_Time_Learning: '5338753be48f925d03318eed66117286e3489025fabe050a547bd086cd7d79c0',
-  Long_Range_Understanding: '5ab175461954db67770d4a4cb69e569b513ebb96aceb9ee79b57f67488bcd539',
-  Conflict_Resolution: '24d5c3f09ce0ce15625cb9f8a98f44f0d864ca6c94d7b4ad04eb697ca3a5ff45',
-  entity2id: '63353aca481bc9558b502f91cb98f6fa26438796fdd7e0bc06b5a1532126e8b5',
-};
 
 export const DOWNLOAD_FILES: DownloadFile[] = [
   ...SPLITS.map((split) => ({
@@ -61,17 +49,25 @@ export const memoryagentbench: Benchmark = {
       key: 'subset',
       description: "paper (the paper's 2,071 questions: 10 tasks, FactConsolidation 262k) | all (every row)",
       defaultValue: 'paper',
+      definesSetting: true,
     },
     {
       flags: '--splits <list>',
       key: 'splits',
       description: 'splits to read, comma-separated: AR, TTL, LRU, CR (or Accurate_Retrieval, Test_Time_Learning, ...)',
       defaultValue: 'all four',
+      definesSetting: true,
     },
     {
       flags: '--sources <list>',
       key: 'sources',
       description: 'metadata.source values to ask, comma-separated (replaces --subset), e.g. factconsolidation_sh_6k',
+      definesSetting: true,
+      // A name the release does not have is a bad flag value (exit 1); a release source missing from the data is bad input (exit 2).
+      validate: (v: string) => {
+        const unknown = (parseSources(v) ?? []).filter((s) => !sourceInfo(s));
+        if (unknown.length) throw new Error(`unknown source(s) ${unknown.join(', ')} (the release's: ${SOURCES.map((s) => s.source).join(', ')})`);
+      },
     },
   ],
   load: loadMemoryAgentBench,

@@ -18,6 +18,7 @@ import { contextToTurns, isFactSource } from './context.js';
 import { findSplitFiles, type RowMeta, type SplitFile } from './read.js';
 import {
   COMPETENCY_OF_SPLIT,
+  SHA256,
   SOURCES,
   SPLITS,
   parseSplitName,
@@ -91,6 +92,7 @@ export async function loadMemoryAgentBench({ path, options }: LoadOptions): Prom
     if (missing.length) {
       warnings.push({
         place: 'subset paper',
+        important: true,
         message: `the paper's 2,071-question subset is incomplete: no rows of ${missing.join(', ')} in the data`,
       });
     }
@@ -153,9 +155,21 @@ export async function loadMemoryAgentBench({ path, options }: LoadOptions): Prom
     benchmark: 'memoryagentbench',
     episodes,
     questions,
-    source: await describeSource(path, files.map((f) => f.file.path)),
+    source: await describeSource(path, files.map((f) => f.file.path), warnings),
     warnings,
+    variant: settingOf(subset, named, episodes),
   };
+}
+
+/**
+ * The question set in the benchmark-setting's terms: the subset (or the sources named instead),
+ * and the splits the questions really came from (a folder with one split file is that split, whatever --splits said).
+ */
+function settingOf(subset: string, named: string[] | null, episodes: Episode[]): Record<string, string> {
+  const present = new Set(episodes.map((e) => e.meta?.split as Split | null));
+  const splits = present.has(null) || SPLITS.every((s) => present.has(s)) ? 'all four' : SPLITS.filter((s) => present.has(s)).join(',');
+  // Named sources replace the subset: it is left at its default, so the setting names the sources alone.
+  return named ? { subset: 'paper', sources: [...named].sort().join(','), splits } : { subset, splits };
 }
 
 function stringList(value: unknown): string[] | null {
@@ -275,6 +289,7 @@ function checkCounts({ file, metas }: FileMetas, warnings: LoadWarning[]): void 
       const have = expected.filter((s) => found.has(s.source)).map((s) => s.source);
       warnings.push({
         place: name,
+        important: true,
         message: `partial ${split} input (${have.length} of ${expected.length} sources: ${have.join(', ')}; not every row of the release), counts checked against the release as warnings only`,
       });
       for (const m of mismatches) warnings.push({ place: name, message: `count differs from the release: ${m}` });
@@ -291,17 +306,35 @@ function findEntityMap(path: string): string | null {
   return null;
 }
 
-async function describeSource(path: string, files: string[]): Promise<Dataset['source']> {
+async function describeSource(path: string, files: string[], warnings: LoadWarning[]): Promise<Dataset['source']> {
   const version = `HF ai-hyz/MemoryAgentBench (pinned revision ${HF_REVISION}); files: ${files.map((f) => basename(f)).join(', ')}`;
+  const hashes = new Map<string, string>();
+  for (const f of files) hashes.set(f, await sha256File(f));
+  checkReleaseChecksums(hashes, warnings);
   if (files.length === 1 && files[0] === path) {
-    return { path, sha256: await sha256File(path), bytes: statSync(path).size, version };
+    return { path, sha256: hashes.get(path)!, bytes: statSync(path).size, version };
   }
   // A folder: hash of the files' names and hashes, in order.
   const h = createHash('sha256');
   let bytes = 0;
   for (const f of files) {
-    h.update(`${basename(f)} ${await sha256File(f)}\n`);
+    h.update(`${basename(f)} ${hashes.get(f)!}\n`);
     bytes += statSync(f).size;
   }
   return { path, sha256: h.digest('hex'), bytes, version };
+}
+
+/** A file named like a release split file (`Conflict_Resolution-00000-of-00001.parquet`) must have the release's checksum. */
+function checkReleaseChecksums(hashes: Map<string, string>, warnings: LoadWarning[]): void {
+  for (const [file, sha256] of hashes) {
+    const split = /^([A-Za-z_]+)-00000-of-00001\.parquet$/.exec(basename(file))?.[1];
+    const pinned = split ? SHA256[split] : undefined;
+    if (pinned && sha256 !== pinned) {
+      warnings.push({
+        place: basename(file),
+        important: true,
+        message: `named like the release's ${split} file but its sha256 ${sha256.slice(0, 12)}... differs from the pinned ${pinned.slice(0, 12)}... (modified or partial copy?)`,
+      });
+    }
+  }
 }

@@ -181,3 +181,16 @@ export function splitFromFileName(fileName: string): Split | null {
   const lower = fileName.toLowerCase();
   return SPLITS.find((sp) => lower.startsWith(sp.toLowerCase())) ?? null;
 }
+
+/**
+ * Checksums: not published by the dataset host. These are the values pinned by third-party
+ * harnesses (ScopeGraph's artifact fetcher for all five files; the CR and TTL values also pinned at
+ * this exact revision by a second, independent harness). See docs/memoryagentbench.md.
+ */
+export const SHA256: Record<string, string> = {
+  Accurate_Retrieval: '56c3cd80fb6731a3e53cd1a6be3148f54df60ff2d290ee50e28f8acebf9655c1',
+  Test_Time_Learning: '5338753be48f925d03318eed66117286e3489025fabe050a547bd086cd7d79c0',
+  Long_Range_Understanding: '5ab175461954db67770d4a4cb69e569b513ebb96aceb9ee79b57f67488bcd539',
+  Conflict_Resolution: '24d5c3f09ce0ce15625cb9f8a98f44f0d864ca6c94d7b4ad04eb697ca3a5ff45',
+  entity2id: '63353aca481bc9558b502f91cb98f6fa26438796fdd7e0bc06b5a1532126e8b5',
+};

@@ -39,6 +39,7 @@ export const personamem: Benchmark = {
       key: 'historySize',
       description: `PersonaMem-v2 chat history per row: ${HISTORY_SIZES.join(' | ')}`,
       defaultValue: '32k',
+      definesSetting: true,
     },
     {
       flags: '--mcq-protocol <name>',

@@ -73,6 +73,7 @@ export function createLocalRetriever(opts: LocalRetrieverOptions = {}): Retrieve
     reranker: new SoftReranker(vectors, opts.rerank ?? DEFAULT_SOFT_RERANK, encoder),
     notes,
     cheapDeepRanking: true,
+    standIn: true,
     warmUp: async () => {
       vectors();
     },

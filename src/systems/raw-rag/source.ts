@@ -22,6 +22,7 @@ export function rawRagSource(retriever: Retriever, rerank = true): EvidenceSourc
       questionRole: remote && retriever.reranker ? 'rerank' : remote ? 'embed' : null,
       ranksWindows: !retriever.selectsAll,
       cheapDeepRanking: retriever.cheapDeepRanking,
+      standIn: retriever.standIn === true,
     },
     async prefetch(qs: Question[]) {
       // Only a run that reranks needs the reranker's one-time work.

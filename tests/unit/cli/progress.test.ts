@@ -85,4 +85,16 @@ describe('data warnings', () => {
     expect(warningLines('l.json', w, true)).toEqual(w.map((x) => `warning: l.json: ${x.place}: ${x.message}`));
     expect(warningLines('l.json', [], false)).toEqual([]);
   });
+
+  it('the important ones (checksum, partial release) on their own line on every run, once each', () => {
+    const sha = { place: 'file', important: true, message: 'sha256 differs from the pinned release' };
+    const partial = { place: 'file', important: true, message: '498 questions, not a full release (500)' };
+    expect(warningLines('s.json', [w[0]!, sha, w[1]!, partial], false)).toEqual([
+      'warning: s.json: file: sha256 differs from the pinned release',
+      'warning: s.json: file: 498 questions, not a full release (500)',
+      'warning: s.json: 2 more data warnings (first: conv-26:q30: no gold evidence given); --verbose lists them all (also in manifest.json, dataset.warnings)',
+    ]);
+    expect(warningLines('s.json', [sha, w[0]!], false)).toEqual(['warning: s.json: file: sha256 differs from the pinned release', 'warning: s.json: conv-26:q30: no gold evidence given']);
+    expect(warningLines('s.json', [sha, w[0]!], true)).toHaveLength(2);
+  });
 });

@@ -53,7 +53,11 @@ describe('selectQuestions', () => {
       expect(got).toHaveLength(n);
       expect(new Set(got.map((x) => x.id)).size).toBe(n);
     }
-    expect(selectQuestions(ds, { sample: 500 }).questions).toHaveLength(100);
+    expect(selectQuestions(ds, { sample: 100 }).questions).toHaveLength(100);
+  });
+
+  it('--sample larger than the population is an input error naming the flag (not a silent full run under another config)', () => {
+    expect(() => selectQuestions(toy(), { sample: 500 })).toThrow(/--sample: --sample 500 asks for more questions than there are \(all 100 questions\)/);
   });
 
   it('--ids keeps the listed questions (dataset order); unknown ids are an input error naming file and line', () => {
