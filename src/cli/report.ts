@@ -8,7 +8,13 @@ export function renderRunReport(outcome: RunOutcome): string {
   const scored = summary.overall.scored > 0;
   // Coverage is over the questions that have gold evidence: when some have none, that count is shown
   // beside n, so each percentage's denominator is on the page (LoCoMo: 1,540 questions, 1,536 with evidence).
-  const rowsAll = [...summary.by_type, summary.overall];
+  // Types outside the headline (LoCoMo's adversarial category) are their own rows, after the overall.
+  const outside = new Set(summary.outside_headline ?? []);
+  const rowsAll = [
+    ...summary.by_type.filter((r) => !outside.has(r.type)),
+    summary.overall,
+    ...summary.by_type.filter((r) => outside.has(r.type)).map((r) => ({ ...r, type: `${r.type} (not in overall)` })),
+  ];
   const showEvidenceN = rowsAll.some((r) => r.coverage.n !== r.n - r.errors);
   const header = ['type', 'id', 'n', ...(showEvidenceN ? ['n with evidence'] : []), 'coverage all %', 'coverage any %'];
   if (scored) header.push('accuracy %');

@@ -83,4 +83,6 @@ export interface Benchmark {
    * max_tokens is a value of the reader protocol (ReaderProtocol.maxTokens), per question.
    */
   defaultJudgeModel?: string;
+  /** Options that make a score mean something else (LoCoMo `gold=audited`): appended to the run's setting, so such runs are never paired with the others. */
+  settingTags?(options: Record<string, string | undefined>): string[];
 }

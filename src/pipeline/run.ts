@@ -20,6 +20,7 @@ import { openRunDir } from './run-directory.js';
 import { startManifest } from './run-directory.js';
 import { createEvidenceSource } from './sources.js';
 import { warningLines } from '../datasets/warnings.js';
+import { withSettingTags } from './setting.js';
 
 /** Failed items so far, retries and money spent by this run (the progress bar shows them). */
 function progressInfo(session: ProviderSession, errors: number): ProgressInfo {
@@ -101,7 +102,7 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
     const opened = openRunDir(dir, identity, questions, { retryErrors: req.retryErrors, forceResume: req.forceResume });
     const { rundir } = opened;
     const runId = req.compose?.runId ?? runIdFor(cfg);
-    const setting = req.compose?.setting ?? `${benchmark.name}/${cfg.reader.model ?? 'no-reader'}`;
+    const setting = withSettingTags(req.compose?.setting ?? `${benchmark.name}/${cfg.reader.model ?? 'no-reader'}`, benchmark, cfg.options);
     const loadMs = performance.now() - t0;
 
     if (inputs.selection) hooks.log(`selected ${inputs.selection}`);

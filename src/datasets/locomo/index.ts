@@ -13,6 +13,8 @@ import { RawFile, type RawSampleT } from './format.js';
 import { parseEvidence } from './evidence.js';
 import { locomoScoring } from './scoring.js';
 import { summariseLocomo } from './summary.js';
+import { applyGold, loadErrata, parseGold } from './gold.js';
+import { adversarialOptions } from './adversarial.js';
 
 export const CATEGORY_NAMES: Record<number, string> = {
   1: 'multi-hop',
@@ -29,7 +31,12 @@ export const locomo: Benchmark = {
   title: 'LoCoMo (10 conversations; categories 1-4 = 1,540 questions)',
   defaultData: 'datasets/locomo/locomo10.json',
   policy: { ...DEFAULT_POLICY },
-  aggregation: { overall: 'micro', note: 'overall = micro average over questions (LoCoMo official)' },
+  aggregation: {
+    overall: 'micro',
+    // Category 5 has no answer to find: it is reported as its own row, never in the 1,540-question headline.
+    inHeadline: (type) => type !== 'adversarial',
+    note: 'overall = micro average over questions of categories 1-4 (LoCoMo official); adversarial (5) is shown apart',
+  },
   typeOrder: ['single-hop', 'multi-hop', 'temporal', 'open-domain', 'adversarial'],
   options: [
     {
@@ -39,10 +46,18 @@ export const locomo: Benchmark = {
       validate: (v: string) => void parseCategories(v),
       defaultValue: DEFAULT_CATEGORIES,
     },
+    {
+      flags: '--gold <version>',
+      key: 'gold',
+      description:
+        'gold answers: original (default; the official protocol) | audited (corrections from a public audit of the ground truth, datasets/locomo/gold-errata.json; docs/judging.md)',
+      validate: (v: string) => void parseGold(v),
+    },
   ],
   load: loadLocomo,
+  settingTags: (options) => (parseGold(options.gold) === 'audited' ? ['gold=audited'] : []),
   scoring: locomoScoring,
-  summarise: (items) => summariseLocomo(items) as unknown as Record<string, unknown>,
+  summarise: (items, ctx) => summariseLocomo(items, ctx) as unknown as Record<string, unknown>,
 };
 
 export function parseCategories(value: string | undefined): number[] {
@@ -62,6 +77,7 @@ export function parseCategories(value: string | undefined): number[] {
 
 async function loadLocomo({ path, options }: LoadOptions): Promise<Dataset> {
   const categories = new Set(parseCategories(options.categories));
+  const goldVersion = parseGold(options.gold);
   const raw = readJsonFile(path);
   const parsed = RawFile.safeParse(raw);
   if (!parsed.success) {
@@ -107,14 +123,18 @@ async function loadLocomo({ path, options }: LoadOptions): Promise<Dataset> {
         evidence: ev.ids,
         options: null,
         visibleTurns: null,
+        // The official category-5 prompt offers two options in random order: seeded by the question id here.
+        ...(qa.category === 5 ? { meta: { adversarial: adversarialOptions(id, gold) } } : {}),
       });
     });
   });
+  const turnsOf = new Map(episodes.map((e) => [e.id, new Set(e.turns.map((t) => t.id))]));
+  applyGold(questions, loadErrata(), goldVersion, (ep) => turnsOf.get(ep) ?? new Set(), warnings);
   return {
     benchmark: 'locomo',
     episodes,
     questions,
-    source: { path, sha256: await sha256File(path), bytes: statSync(path).size, version: 'snap-research/LoCoMo data/locomo10.json' },
+    source: { path, sha256: await sha256File(path), bytes: statSync(path).size, version: `snap-research/LoCoMo data/locomo10.json${goldVersion === 'audited' ? ' + gold errata (audited)' : ''}` },
     warnings,
   };
 }
