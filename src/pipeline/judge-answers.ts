@@ -127,10 +127,14 @@ export function answerStage(answers: AnswersFile, benchmark: Benchmark): ItemSta
 }
 
 /** The composition `rawrag judge` hands to executeRun: answers source, answer -> metrics -> judge. */
-export function judgeComposition(answers: AnswersFile, opts: { system: string; setting: string; runId: string }): RunComposition {
+export function judgeComposition(
+  answers: AnswersFile,
+  opts: { system: string; setting: string; runId: string; questions?: RunComposition['questions'] },
+): RunComposition {
   return {
     runId: opts.runId,
     setting: opts.setting,
+    ...(opts.questions ? { questions: opts.questions } : {}),
     source: async () => answersSource(answers, opts.system),
     stages: async (cfg, benchmark, session) => judgeStages(cfg, benchmark, session, answers),
   };

@@ -19,6 +19,8 @@ import { InputError } from '../../util/errors.js';
 import { writeFileAtomic, writeJsonAtomic } from '../../util/fsx.js';
 import { integer, positiveInt } from '../options.js';
 import { writeReport } from '../../report/index.js';
+import { compareJudges } from '../../stats/judge-comparison.js';
+import { judgeComparisonCsv, renderJudgeComparisons } from '../../stats/judge-comparison-render.js';
 
 export function statsCommand(): Command {
   return new Command('stats')
@@ -63,7 +65,9 @@ export function statsCommand(): Command {
         }
         const out = resolve(opts.out ?? join(dirs[0]!, 'stats'));
         mkdirSync(out, { recursive: true });
-        const markdown = renderReport(report);
+        // Judge vs judge: a run and its re-judged copy (rawrag judge --rejudge) in one benchmark-setting.
+        const judgeComparison = compareJudges(runs);
+        const markdown = [renderReport(report), renderJudgeComparisons(judgeComparison)].filter(Boolean).join('\n\n');
         writeFileAtomic(join(out, 'leaderboard.md'), markdown + '\n');
         writeFileAtomic(join(out, 'leaderboard.csv'), leaderboardCsv(report));
         writeFileAtomic(join(out, 'pairwise.csv'), pairwiseCsv(report));
@@ -71,9 +75,11 @@ export function statsCommand(): Command {
         writeFileAtomic(join(out, 'coverage.csv'), coverageCsv(report));
         writeFileAtomic(join(out, 'coverage-pairwise.csv'), coveragePairwiseCsv(report));
         writeFileAtomic(join(out, 'agreement.csv'), agreementCsv(report));
-        writeJsonAtomic(join(out, 'stats.json'), report);
+        if (judgeComparison.length) writeFileAtomic(join(out, 'judges.csv'), judgeComparisonCsv(judgeComparison));
+        writeJsonAtomic(join(out, 'stats.json'), judgeComparison.length ? { ...report, judge_comparison: judgeComparison } : report);
         if (opts.report) await writeReport(dirs, join(out, 'report.html'), { stats: { report, source: join(out, 'stats.json') } });
-        process.stdout.write(opts.json ? JSON.stringify(report, null, 2) + '\n' : `${markdown}\nwritten: ${out}\n`);
+        const json = judgeComparison.length ? { ...report, judge_comparison: judgeComparison } : report;
+        process.stdout.write(opts.json ? JSON.stringify(json, null, 2) + '\n' : `${markdown}\nwritten: ${out}\n`);
       },
     );
 }
