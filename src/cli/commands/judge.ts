@@ -1,7 +1,8 @@
 /** `rawrag judge ANSWERS.jsonl --benchmark B`: another system's answers, judged exactly as `rawrag run` judges. */
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Command } from 'commander';
-import { UsageError } from '../../util/errors.js';
+import { InputError, UsageError } from '../../util/errors.js';
+import { loadRunInputs } from '../../pipeline/plan.js';
 import type { Question } from '../../core/schema.js';
 import type { AnswersFile } from '../../pipeline/judge-answers.js';
 import { answeredQuestions, readRunForRejudge, rejudgeConfig, rejudgeRunId } from '../../pipeline/rejudge.js';
@@ -65,6 +66,14 @@ export function judgeCommand(): Command {
       const job = opts.rejudge ? rejudgeJob(command, answersPath) : answersJob(command, answersPath);
       const { cfg, answers, system, runId, setting, questions } = job;
       const transport = transportFromFlags(command);
+      if (job.source?.dataSha256) {
+        const { dataset } = await loadRunInputs(cfg);
+        if (dataset.source.sha256 !== job.source.dataSha256) {
+          throw new InputError(`the run read another data file (sha256 ${job.source.dataSha256.slice(0, 12)}...) than ${dataset.source.path} now holds: its answers cannot be re-judged against this one`, {
+            file: join(job.source.dir, 'manifest.json'),
+          });
+        }
+      }
       if (opts.dryRun) {
         process.stdout.write((await estimateJudge(cfg, answers, transport, { questions, what: job.what })) + '\n');
         return;
@@ -114,6 +123,8 @@ interface JudgeJob {
   runId: string;
   questions?: (qs: Question[]) => Question[];
   what?: string;
+  /** Re-judging: the data file the source run read (a different file now is an input error). */
+  source?: { dir: string; dataSha256: string };
 }
 
 /** `rawrag judge ANSWERS.jsonl --benchmark B`: the answered questions are the selection, as --ids would select them. */
@@ -149,6 +160,7 @@ function rejudgeJob(command: Command, answersPath: string | undefined): JudgeJob
     setting: (opts.setting as string | undefined) ?? src.setting,
     runId: rejudgeRunId(src, cfg),
     questions: answeredQuestions(src),
+    source: { dir: src.dir, dataSha256: src.dataSha256 },
     what: `re-judge ${src.answers.byId.size} answers of ${src.dir}${src.unanswered.length ? ` (${src.unanswered.length} items without an answer left out)` : ''}`,
   };
 }
