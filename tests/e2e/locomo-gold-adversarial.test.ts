@@ -97,10 +97,11 @@ describe('LoCoMo --gold audited and --categories 5', () => {
     expect(r.stdout).toMatch(/Gold: original \(the official protocol\)/);
   });
 
-  it('offline run: --gold audited prints the ceiling over the 1,540 questions (no judge needed)', async () => {
-    const r = await rawragInProcess(['run', 'locomo', '--gold', 'audited', '--out', join(dir, 'offline'), '--no-progress'], env);
+  it('offline run: --gold audited prints the ceiling (no judge needed); the 1,540-question figure is in the unit test', async () => {
+    const r = await rawragInProcess(['run', 'locomo', '--categories', '2', '--gold', 'audited', '--out', join(dir, 'offline'), '--no-progress'], env);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/99 of 1540 questions have a wrong original gold per the audit .*ceiling 93\.57 %/);
+    expect(r.stdout).toMatch(/26 of 321 questions have a wrong original gold per the audit .*ceiling 91\.90 %/);
+    expect(JSON.parse(readFileSync(join(dir, 'offline', 'manifest.json'), 'utf8')).setting).toBe('locomo/no-reader+gold=audited');
   });
 
   it('--categories 5: the official reader prompt and rule, a judge asked whether the answer declines, a row of its own', async () => {
@@ -142,6 +143,13 @@ describe('LoCoMo --gold audited and --categories 5', () => {
     expect(a.official_rule).toBeCloseTo(adv.filter((i) => /not mentioned/i.test(i.answer)).length / adv.length, 10);
     expect(r.stdout).toMatch(/\| adversarial \(not in overall\) \|/);
     expect(r.stdout).toMatch(/Category 5 \(adversarial\): its own row, not in the headline/);
+    // rawrag stats: the adversarial row is shown, the headline is the six single-hop questions.
+    const s = await rawragInProcess(['stats', out, '--out', join(dir, 'adv-stats'), '--no-report', '--resamples', '100'], env);
+    expect(s.code, s.stderr).toBe(0);
+    const fam = JSON.parse(readFileSync(join(dir, 'adv-stats', 'stats.json'), 'utf8')).families[0];
+    expect(fam.headline_questions).toBe(6);
+    expect(fam.leaderboard[0].columns.overall.n).toBe(6);
+    expect(fam.leaderboard[0].by_type.adversarial.n).toBe(12);
   });
 
   it('the 446 adversarial questions load with their seeded two-option order', async () => {
