@@ -158,14 +158,19 @@ function topicWord(q: Question): string | null {
   return shared[0] ?? qWords[qWords.length - 1] ?? null;
 }
 
-/** Speakers, and capitalised words the turns use mid-sentence at least twice (names, places). */
+const namesOf = new WeakMap<Episode, Set<string>>();
+
+/** Speakers, and capitalised words the turns use mid-sentence at least twice (names, places); once per episode. */
 function conversationNames(episode: Episode): Set<string> {
+  const known = namesOf.get(episode);
+  if (known) return known;
   const counts = new Map<string, number>();
   for (const t of episode.turns) {
     for (const m of t.text.matchAll(/(?<=[a-z,;] )([A-Z][a-z]{2,})\b/g)) counts.set(m[1]!, (counts.get(m[1]!) ?? 0) + 1);
   }
   const out = new Set((episode.meta?.speakers as string[] | undefined) ?? []);
   for (const [w, c] of counts) if (c >= 2 && !STOP.has(w.toLowerCase()) && !MONTHS.includes(w) && !WEEKDAYS.includes(w)) out.add(w);
+  namesOf.set(episode, out);
   return out;
 }
 

@@ -50,3 +50,34 @@ describe('LoCoMo --gold', () => {
     await expect(locomo.load({ path, options: { gold: 'fixed' } })).rejects.toThrow(/unknown gold version 'fixed'/);
   });
 });
+
+describe('LoCoMo gold errata files', () => {
+  it('a malformed errata file is an input error naming the file and the place', async () => {
+    const { writeFileSync } = await import('node:fs');
+    const { tempDir } = await import('../../helpers/cli.js');
+    const file = join(tempDir(), 'errata.json');
+    const good = JSON.parse((await import('node:fs')).readFileSync(join(ROOT, 'datasets/locomo/gold-errata.json'), 'utf8'));
+    writeFileSync(file, JSON.stringify({ ...good, errata: [{ ...good.errata[0], affects_answer: 'yes' }] }));
+    expect(() => loadErrata(file)).toThrow(/not a LoCoMo gold errata file/);
+    try {
+      loadErrata(file);
+    } catch (e) {
+      expect((e as Error).message).toMatch(/errata\.json: errata\[0\]\.affects_answer: /);
+      expect((e as { place?: string }).place).toMatch(/errata\[0\]\.affects_answer/);
+    }
+    writeFileSync(file, JSON.stringify({ ...good, errata: [good.errata[0], good.errata[0]] }));
+    expect(() => loadErrata(file)).toThrow(/corrected twice/);
+  });
+
+  it('every bundled entry matches the bundled data, and its source names the audit record', async () => {
+    const errata = loadErrata();
+    expect(errata.source).toMatchObject({ repository: 'https://github.com/dial481/locomo-audit', file: 'errors.json' });
+    expect(errata.source.licence).toMatch(/CC BY-NC 4\.0/);
+    const ds = await locomo.load({ path, options: {} });
+    const byId = new Map(ds.questions.map((q) => [q.id, q]));
+    for (const e of errata.errata) {
+      expect(byId.get(e.id)?.text, e.id).toBe(e.question);
+      expect(e.source).toMatch(/^errors\.json locomo_\d_qa\d+$/);
+    }
+  });
+});
