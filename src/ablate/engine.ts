@@ -18,8 +18,7 @@ import type { Question } from '../core/schema.js';
 import { baseItem, type ItemRecord } from '../core/item.js';
 import type { IngestedEpisode } from '../retrieval/chunk.js';
 import { retrieve, type Ranking } from '../retrieval/retrieve.js';
-import type { Retriever, SearchIndex } from '../retrieval/retriever.js';
-import type { Hit } from '../retrieval/rank.js';
+import type { Retriever, SearchIndex, Hit } from '../core/retriever.js';
 import { planStages, type StagePlan } from '../pipeline/stages.js';
 import { summarise, type Summary } from '../eval/summary.js';
 import type { Manifest } from '../run/manifest.js';
@@ -31,13 +30,14 @@ import type { TransportOptions } from '../providers/transport.js';
 import { effectivePolicy, episodeOf, groupByIndex, loadRunInputs, runIdFor } from '../pipeline/plan.js';
 import { openRunDir, startManifest, type OpenedRunDir } from '../pipeline/run-directory.js';
 import { buildSummary, failedItems, ingestGroup, isDeferral, roundAll, runStages } from '../pipeline/pipeline.js';
-import { rankingDepth, rawRagSource, recordRetrieval, type RawRagSource } from '../pipeline/raw-rag-source.js';
-import { createEvidenceSource } from '../pipeline/sources.js';
+import { rankingDepth, recordRetrieval } from '../retrieval/ranked-evidence.js';
+import { createEvidenceSource } from '../systems/registry.js';
+import type { EvidenceSource } from '../core/evidence-source.js';
 import { runIdentity } from '../pipeline/run.js';
 import { Interrupted } from '../util/interrupt.js';
 import { warningLines } from '../datasets/warnings.js';
 import { runConfigVariants } from './config-variants.js';
-import { sweepsMemory, windowKey, type Variant, type WindowSpec } from './variants.js';
+import { sweptSections, windowKey, type Variant, type WindowSpec } from './variants.js';
 import { evidenceKey, reuseStages, stageDelta, type StageDelta } from './reuse.js';
 
 export interface AblationRequest {
@@ -61,8 +61,10 @@ export interface AblationHooks {
   signal?: AbortSignal;
 }
 
-/** For tests: inject a retriever (e.g. one whose reranker counts its calls). */
 export interface AblationDeps {
+  /** For tests: the system's source itself (e.g. one whose reranker counts its calls). */
+  source?: EvidenceSource;
+  /** For dry runs: rank with this stand-in instead of the source's own ranker (nothing is sent). */
   retriever?: Retriever;
   /**
    * Never treat reranked and first-stage evidence as the same set (dry runs whose stand-in
@@ -154,15 +156,15 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
   // Retrieval is shared by all variants (one session); each variant's stages get a session of
   // their own, so its summary reports the reader/judge calls that variant itself made.
   const retrievalSession = new ProviderSession(req.transport);
-  const source = deps.retriever ? rawRagSource(deps.retriever) : await createEvidenceSource(req.base, retrievalSession, { runDir: dir });
-  const found = (source as Partial<RawRagSource>).retriever;
-  if (sweepsMemory(req.variants) && !(source.capabilities.configSections ?? []).includes('memory')) {
+  const source = deps.source ?? (await createEvidenceSource(req.base, retrievalSession, { runDir: dir }));
+  const found = source.ranker && (deps.retriever ?? source.ranker);
+  const unread = sweptSections(req.variants).filter((s) => !(source.capabilities.configSections ?? []).includes(s));
+  if (unread.length) {
     await source.close?.();
     retrievalSession.close();
-    throw new InputError(
-      `'${source.name}' reads no memory config: --memory-items, --memory-tokens, --dedup-threshold and --recall-weights would change nothing`,
-      { place: '--system' },
-    );
+    throw new InputError(`'${source.name}' reads no ${unread.join(', ')} config: sweeping its values would change nothing`, {
+      place: '--system',
+    });
   }
   if (!source.capabilities.ranksWindows && !req.dryRun && req.variants.every((v) => sameRanking(v, req.variants))) {
     // A source that ranks no windows: its own config values are swept as plain runs (config-variants.ts).
@@ -191,7 +193,7 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
     dir,
     req.variants.map((v) => v.name),
   );
-  const identityOf = (v: Variant) => runIdentity(v.cfg, { ...source, system: variantSystem(retriever.name, v) }, dataset.source.sha256);
+  const identityOf = (v: Variant) => runIdentity(v.cfg, { ...source, system: variantSystem(source.system, v) }, dataset.source.sha256);
   // Every variant's run directory is checked (identity, foreign content) before any is touched.
   for (const v of req.variants) openRunDir(join(dir, v.name), identityOf(v), questions, { dryRun: true });
 
@@ -203,7 +205,7 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
       const manifest = startManifest({
         runId: runIdFor(v.cfg),
         identity: identityOf(v),
-        system: variantSystem(retriever.name, v),
+        system: variantSystem(source.system, v),
         benchmark: benchmark.name,
         // Same setting for every variant, so `rawrag stats` compares them with each other.
         setting: `${benchmark.name}/${req.base.reader.model ?? 'no-reader'}`,
@@ -486,7 +488,7 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
       dir,
       benchmark: benchmark.name,
       retriever: retriever.name,
-      system: `RAW-RAG/${retriever.name}`,
+      system: source.system,
       retrievalReport,
       variants: outcomes,
       work,
@@ -547,9 +549,9 @@ function gitOnce(): Manifest['git'] {
   return (gitCached ??= gitInfo());
 }
 
-/** `RAW-RAG/local` for the reference, `RAW-RAG/local k=5` for a variant. */
-export function variantSystem(retrieverName: string, v: Variant): string {
-  return v.isDefault ? `RAW-RAG/${retrieverName}` : `RAW-RAG/${retrieverName} ${v.name}`;
+/** The source's system (`RAW-RAG/local`) for the reference, with the variant's name (`RAW-RAG/local k=5`) for a variant. */
+export function variantSystem(system: string, v: Variant): string {
+  return v.isDefault ? system : `${system} ${v.name}`;
 }
 
 /** Variants grouped by window size, the reference's window first. */

@@ -6,6 +6,7 @@
  * data. The new directory keeps the run's system and setting and differs by its judge: `rawrag
  * stats` over both reports each judge's leaderboard and the judge-vs-judge agreement.
  */
+import { RunConfigSchema } from '../systems/registry.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunConfig } from '../config/schema.js';
@@ -85,7 +86,7 @@ export function rejudgeConfig(src: RejudgeSource, judge: PartialConfig): RunConf
     options: { ...(c.options ?? {}) },
     judge: { ...c.judge, ...judge },
   };
-  const cfg = resolveConfig(mergeLayers(layer), join(src.dir, 'manifest.json'));
+  const cfg = resolveConfig(mergeLayers(layer), join(src.dir, 'manifest.json'), RunConfigSchema);
   if (judgePrompt(cfg) === judgePrompt(c) && cfg.judge.model === c.judge.model && cfg.judge.runs === c.judge.runs) {
     throw new InputError('re-judging with the same judge model, prompt and runs as the run itself: name another --judge-model or --judge-prompt', {
       place: '--rejudge',

@@ -19,7 +19,7 @@ import { answerAll, buildSummary, roundAll, selectedItems } from './pipeline.js'
 import { loadRunInputs, runDirFor, runIdFor } from './plan.js';
 import { openRunDir } from './run-directory.js';
 import { startManifest } from './run-directory.js';
-import { createEvidenceSource } from './sources.js';
+import { createEvidenceSource } from '../systems/registry.js';
 import { warningLines } from '../datasets/warnings.js';
 import { withSettingTags } from './setting.js';
 

@@ -296,8 +296,8 @@ function familyViews(stats: StatsReport): FamilyView[] {
     const reader = f.setting.includes('/') ? f.setting.slice(f.setting.indexOf('/') + 1) : null;
     const paper: Record<string, PaperRow> = {};
     for (const row of f.leaderboard) {
-      if (!row.system.toUpperCase().startsWith('RAW-RAG/')) continue;
-      const p = paperRow(f.benchmark, reader, row.system.slice('RAW-RAG/'.length));
+      if (!row.reference || !row.source) continue;
+      const p = paperRow(f.benchmark, reader, row.source);
       if (p) paper[row.system] = p;
     }
     return { stats: f, paper };
@@ -317,7 +317,7 @@ function ablationView(a: AblationInput): AblationView {
     label: a.label,
     benchmark: d.benchmark ?? '?',
     retriever: d.retriever ?? '?',
-    system: d.system ?? `RAW-RAG/${d.retriever ?? '?'}`,
+    system: d.system ?? d.retriever ?? '?',
     metric: d.metric ?? 'coverage',
     resamples: d.resamples ?? 0,
     rows: d.table ?? [],

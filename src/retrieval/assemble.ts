@@ -3,7 +3,7 @@
  * (policy), presented in rank order or chronologically (policy).
  */
 import type { IngestedEpisode } from './chunk.js';
-import type { Hit } from './rank.js';
+import type { Hit } from '../core/retriever.js';
 import type { Policy } from '../core/policy.js';
 import type { Evidence } from '../core/ingested-episode.js';
 

@@ -3,7 +3,7 @@
  * order. With turn expansion the reader sees each visible turn exactly once, chronologically.
  */
 import type { IngestedEpisode } from './chunk.js';
-import type { Retriever, SearchIndex } from './retriever.js';
+import type { Retriever, SearchIndex } from '../core/retriever.js';
 
 export function createFullContextRetriever(): Retriever {
   return {

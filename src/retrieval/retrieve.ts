@@ -4,8 +4,7 @@
  * stands (the paper's "no reranker" ablation).
  */
 import type { IngestedEpisode } from './chunk.js';
-import type { Hit } from './rank.js';
-import type { Reranker, SearchIndex } from './retriever.js';
+import type { Reranker, SearchIndex, Hit } from '../core/retriever.js';
 
 export interface RetrievalConfig {
   candidates: number;

@@ -37,6 +37,9 @@ export interface SystemRow {
   rank: number;
   system: string;
   dir: string;
+  /** The paper's method (the run's manifest says so) and the evidence source it used: the report's paper row. */
+  reference: boolean;
+  source: string | null;
   status: string | null;
   /** Items in the run's items.jsonl. */
   items: number;
@@ -277,8 +280,8 @@ function analyseFamily(
   }
 
   // Question universe and types: a question's type comes from the first run that states one,
-  // RAW-RAG runs first, so external files without types still get per-type columns.
-  const ordered = [...systems].sort((a, b) => Number(!isRawRag(a.name)) - Number(!isRawRag(b.name)) || a.name.localeCompare(b.name));
+  // reference (paper-method) runs first, so external files without types still get per-type columns.
+  const ordered = [...systems].sort((a, b) => Number(!a.run.reference) - Number(!b.run.reference) || a.name.localeCompare(b.name));
   const typeOf = new Map<string, string>();
   const conflicts = new Set<string>();
   const allIds = new Set<string>();
@@ -334,6 +337,8 @@ function analyseFamily(
       rank: 0,
       system: s.name,
       dir: s.run.label,
+      reference: s.run.reference,
+      source: s.run.source,
       status: s.run.status,
       items: s.run.items.length,
       scored: scored.length,
@@ -421,10 +426,6 @@ function analyseFamily(
   };
 }
 
-function isRawRag(system: string): boolean {
-  return system.toUpperCase().startsWith('RAW-RAG');
-}
-
 /** System names within a family; two runs claiming the same name get their directory appended. */
 function nameSystems(runs: LoadedRun[], notes: string[]): SystemRun[] {
   const count = new Map<string, number>();
@@ -460,7 +461,7 @@ function chooseBaseline(ranked: SystemRun[], opts: StatsOptions, notes: string[]
   // name (ablation variants append theirs), chosen on the run's own name before duplicates get
   // their directory appended; then the most questions scored; then the directory.
   const scoredCount = (s: SystemRun) => [...s.byId.values()].filter(isScored).length;
-  const rawRag = ranked.filter((s) => isRawRag(s.run.system));
+  const rawRag = ranked.filter((s) => s.run.reference);
   const candidates = rawRag
     .filter(hasScores)
     .sort(
@@ -471,9 +472,10 @@ function chooseBaseline(ranked: SystemRun[], opts: StatsOptions, notes: string[]
         a.run.label.localeCompare(b.run.label),
     );
   if (candidates.length === 0) {
-    if (rawRag.length && ranked.length > 1) notes.push('the RAW-RAG run(s) here have no judged scores: no baseline, all pairs compared');
+    if (rawRag.length && ranked.length > 1)
+      notes.push('the reference (paper-method) run(s) here have no judged scores: no baseline, all pairs compared');
     else if (!opts.allPairs && ranked.length > 1)
-      notes.push('no RAW-RAG run in this benchmark-setting (and no --baseline); all pairs compared');
+      notes.push("no run of the paper's method in this benchmark-setting (and no --baseline); all pairs compared");
     return null;
   }
   return candidates[0]!;

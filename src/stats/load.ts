@@ -13,6 +13,10 @@ import { parseJsonText } from '../util/fsx.js';
 
 const ManifestSchema = z.looseObject({
   system: z.string().min(1),
+  /** rawrag runs of the paper's method (RAW-RAG): the default baseline. */
+  reference: z.boolean().optional(),
+  /** rawrag runs: the evidence source actually used (e.g. the retriever after any fallback). */
+  retriever: z.looseObject({ name: z.string() }).optional(),
   benchmark: z.string().min(1),
   setting: z.string().min(1),
   status: z.string().optional(),
@@ -72,6 +76,10 @@ export interface LoadedRun {
   /** Directory relative to the current working directory, for messages. */
   label: string;
   system: string;
+  /** The paper's method (manifest `reference`): the default baseline. */
+  reference: boolean;
+  /** The evidence source the run used (manifest `retriever.name`), when recorded. */
+  source: string | null;
   benchmark: string;
   setting: string;
   status: string | null;
@@ -170,6 +178,8 @@ export function loadRun(dir: string): LoadedRun {
     dir,
     label: relative(process.cwd(), dir) || '.',
     system: m.system,
+    reference: m.reference === true,
+    source: m.retriever?.name ?? null,
     benchmark: m.benchmark,
     setting: m.setting,
     status: m.status ?? null,

@@ -1,4 +1,5 @@
 /** `rawrag calibrate-judge BENCHMARK`: how lenient the benchmark's judge is, on answers whose truth is known. */
+import { RunConfigSchema } from '../../systems/registry.js';
 import { Command } from 'commander';
 import { listBenchmarks } from '../../datasets/registry.js';
 import { mergeLayers, readConfigFile, resolveConfig, type PartialConfig } from '../../config/load.js';
@@ -121,5 +122,5 @@ function calibrateConfig(cmd: Command, benchmark: string): RunConfig {
   for (const b of listBenchmarks()) for (const o of b.options) if (given(o.key)) benchOpts[o.key] = String(opts[o.key]);
   if (Object.keys(benchOpts).length) flags.options = benchOpts;
   const file = opts.config ? readConfigFile(opts.config as string) : {};
-  return withOfficialJudge(resolveConfig(mergeLayers(file, flags), opts.config ? (opts.config as string) : 'command line'));
+  return withOfficialJudge(resolveConfig(mergeLayers(file, flags), opts.config ? (opts.config as string) : 'command line', RunConfigSchema));
 }

@@ -20,8 +20,8 @@
  * stem matches count, and the stage is still a proper lexical reranker.
  */
 import type { IngestedEpisode } from '../chunk.js';
-import { compareHits, type Hit } from '../rank.js';
-import type { Embedder, Reranker } from '../retriever.js';
+import { compareHits } from '../rank.js';
+import type { Embedder, Reranker, Hit } from '../../core/retriever.js';
 import { isStopword, stem, words } from './text-analysis.js';
 import { Bm25Index, DEFAULT_BM25, bagOfTerms, bm25For, type Bm25Params } from './bm25.js';
 import type { WordVectors } from './word-vectors.js';

@@ -5,8 +5,8 @@
  */
 import type { CohereClientV2 } from 'cohere-ai';
 import type { IngestedEpisode } from '../chunk.js';
-import { compareHits, type Hit } from '../rank.js';
-import type { Reranker } from '../retriever.js';
+import { compareHits } from '../rank.js';
+import type { Reranker, Hit } from '../../core/retriever.js';
 import { cacheKey, jsonCodec } from '../../providers/cache.js';
 import { sha256Hex } from '../../util/fsx.js';
 import { BadReplyError, HttpStatusError, namingHost, notJsonReply } from '../../providers/errors.js';

@@ -1,6 +1,6 @@
 /** The paired table, its Markdown/CSV forms, the SVG plot and the answer reuse, on constructed outcomes. */
 import { describe, expect, it } from 'vitest';
-import { RunConfigSchema } from '../../../src/config/schema.js';
+import { RunConfigSchema } from '../../../src/systems/registry.js';
 import { DEFAULT_POLICY } from '../../../src/core/policy.js';
 import { summarise } from '../../../src/eval/summary.js';
 import type { ItemRecord } from '../../../src/core/item.js';

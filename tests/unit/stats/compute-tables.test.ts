@@ -14,7 +14,19 @@ function item(id: string, score: number | null, type: string | null, extra: Part
 }
 
 function run(system: string, items: StatItem[], benchmark = 'locomo', setting = 'locomo/test'): LoadedRun {
-  return { dir: `/runs/${system}`, label: system, system, benchmark, setting, status: 'complete', items, notes: [] };
+  const reference = system.startsWith('RAW-RAG/');
+  return {
+    dir: `/runs/${system}`,
+    label: system,
+    system,
+    reference,
+    source: reference ? system.slice(8) : null,
+    benchmark,
+    setting,
+    status: 'complete',
+    items,
+    notes: [],
+  };
 }
 
 /** n items of a type with `right` of them scored 1 (ids type:0..n-1). */

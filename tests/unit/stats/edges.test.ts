@@ -34,6 +34,9 @@ function run(system: string, items: StatItem[], extra: Partial<LoadedRun> = {}):
     dir: `/runs/${extra.label ?? system}`,
     label: system,
     system,
+    // Fixtures: a RAW-RAG run is the paper's method, as rawrag's manifests record it.
+    reference: system.startsWith('RAW-RAG/'),
+    source: null,
     benchmark: 'locomo',
     setting: 'locomo/x',
     status: 'complete',

@@ -8,7 +8,7 @@
  * `rawrag memory purge`. "Now" is the replayed history's clock (the batch's date at ingest, the
  * question's date at recall). No LLM call: all of it is arithmetic over stored fields.
  */
-import type { MemoryConfig } from '../config/schema.js';
+import type { MemoryConfig } from './config.js';
 import type { MemoryRow, MemoryStore } from './store.js';
 
 export type ForgettingConfig = MemoryConfig['forgetting'];
