@@ -52,9 +52,10 @@ const out = {
     commit,
     file: 'errors.json',
     licence: 'CC BY-NC 4.0 (https://creativecommons.org/licenses/by-nc/4.0/)',
-    attribution: 'dial481/locomo-audit, "LoCoMo Benchmark Audit" (AUDIT_REPORT.md), derived from LoCoMo by Maharana et al. (snap-research/locomo, CC BY-NC 4.0)',
+    attribution:
+      'dial481/locomo-audit, "LoCoMo Benchmark Audit" (AUDIT_REPORT.md), derived from LoCoMo by Maharana et al. (snap-research/locomo, CC BY-NC 4.0)',
     changes:
-      'question ids renamed to rawrag ids; the audit\'s reasoning and cited-evidence fields dropped; WRONG_CITATION entries keep the original answer (the audit classes them as not affecting the answer)',
+      "question ids renamed to rawrag ids; the audit's reasoning and cited-evidence fields dropped; WRONG_CITATION entries keep the original answer (the audit classes them as not affecting the answer)",
   },
   data_sha256: sha,
   errata: entries,

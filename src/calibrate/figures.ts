@@ -37,7 +37,12 @@ export interface CalibrationFigures {
   overall: KindRates;
   by_type: Array<{ type: string; type_id: number | string | null } & KindRates>;
   labels: null | { n: number; agreement: number | null; kappa: number | null; accepted_correct: Rate; accepted_wrong: Rate };
-  trust: { overstates_by: number | null; understates_by: number | null; trusted_to: number | null; worst_kind: 'specific' | 'vague' | null };
+  trust: {
+    overstates_by: number | null;
+    understates_by: number | null;
+    trusted_to: number | null;
+    worst_kind: 'specific' | 'vague' | null;
+  };
   /** Probes the judge did not score (errors), by kind. */
   failed: Record<string, number>;
 }
@@ -84,7 +89,16 @@ export function calibrationFigures(
   );
   const overall = kindRates(probes);
   const fa = overall.false_accept;
-  const worst = fa.specific.ci95 && fa.vague.ci95 ? (fa.vague.ci95.high >= fa.specific.ci95.high ? 'vague' : 'specific') : fa.vague.ci95 ? 'vague' : fa.specific.ci95 ? 'specific' : null;
+  const worst =
+    fa.specific.ci95 && fa.vague.ci95
+      ? fa.vague.ci95.high >= fa.specific.ci95.high
+        ? 'vague'
+        : 'specific'
+      : fa.vague.ci95
+        ? 'vague'
+        : fa.specific.ci95
+          ? 'specific'
+          : null;
   const over = worst ? fa[worst].ci95!.high : null;
   const under = overall.gold.ci95 ? 1 - overall.gold.ci95.low : null;
   const failed: Record<string, number> = {};
@@ -108,7 +122,12 @@ export function calibrationFigures(
           accepted_wrong: rate(labelled.filter((i) => probeOf(i)!.label === 0)),
         }
       : null,
-    trust: { overstates_by: over, understates_by: under, trusted_to: over === null || under === null ? null : Math.max(over, under), worst_kind: worst },
+    trust: {
+      overstates_by: over,
+      understates_by: under,
+      trusted_to: over === null || under === null ? null : Math.max(over, under),
+      worst_kind: worst,
+    },
     failed,
   };
 }

@@ -36,7 +36,10 @@ const MONTH_RE = new RegExp(`\\b(${MONTHS.join('|')})\\b`, 'gi');
 const WEEKDAY_RE = new RegExp(`\\b(${WEEKDAYS.join('|')})\\b`, 'gi');
 const YEAR_RE = /\b(19|20)\d{2}\b/g;
 /** A day of the month next to a month name: "7 May", "May 7", "7th of May". */
-const DAY_RE = new RegExp(`\\b(\\d{1,2})(st|nd|rd|th)?(?=\\s+(?:of\\s+)?(?:${MONTHS.join('|')})\\b)|(?<=\\b(?:${MONTHS.join('|')})\\s+)(\\d{1,2})(st|nd|rd|th)?\\b`, 'gi');
+const DAY_RE = new RegExp(
+  `\\b(\\d{1,2})(st|nd|rd|th)?(?=\\s+(?:of\\s+)?(?:${MONTHS.join('|')})\\b)|(?<=\\b(?:${MONTHS.join('|')})\\s+)(\\d{1,2})(st|nd|rd|th)?\\b`,
+  'gi',
+);
 const NUMBER_RE = new RegExp(`\\b(\\d+|${NUMBER_WORDS.join('|')})\\b`, 'gi');
 /** A full date expression (day? month year?) or a month with a year: replaced as a whole by the vague rule. */
 const DATE_EXPR_RE = new RegExp(
@@ -92,8 +95,26 @@ function specificWrong(q: Question, episode: Episode, sameType: Question[], rng:
       const shifted = ((d - 1 + pick(rng, 1, 9)) % 28) + 1;
       return String(shifted) + m.replace(/^\d+/, '');
     });
-    apply(MONTH_RE, 'date-shift', (m) => titleLike(otherOf(MONTHS, MONTHS.find((x) => x.toLowerCase() === m.toLowerCase())!, rng), m));
-    apply(WEEKDAY_RE, 'date-shift', (m) => titleLike(otherOf(WEEKDAYS, WEEKDAYS.find((x) => x.toLowerCase() === m.toLowerCase())!, rng), m));
+    apply(MONTH_RE, 'date-shift', (m) =>
+      titleLike(
+        otherOf(
+          MONTHS,
+          MONTHS.find((x) => x.toLowerCase() === m.toLowerCase())!,
+          rng,
+        ),
+        m,
+      ),
+    );
+    apply(WEEKDAY_RE, 'date-shift', (m) =>
+      titleLike(
+        otherOf(
+          WEEKDAYS,
+          WEEKDAYS.find((x) => x.toLowerCase() === m.toLowerCase())!,
+          rng,
+        ),
+        m,
+      ),
+    );
   } else {
     apply(NUMBER_RE, 'number', (m) => {
       const i = NUMBER_WORDS.indexOf(m.toLowerCase());
@@ -112,7 +133,9 @@ function specificWrong(q: Question, episode: Episode, sameType: Question[], rng:
     }
   }
   if (rules.length === 0) {
-    const others = sameType.filter((o) => o.id !== q.id && o.episode === q.episode && norm(o.gold) !== norm(q.gold) && !norm(o.gold).includes(norm(q.gold)));
+    const others = sameType.filter(
+      (o) => o.id !== q.id && o.episode === q.episode && norm(o.gold) !== norm(q.gold) && !norm(o.gold).includes(norm(q.gold)),
+    );
     if (others.length === 0) return null;
     return { kind: 'specific', answer: others[Math.floor(rng() * others.length)]!.gold, rules: ['other-answer'] };
   }
@@ -183,5 +206,8 @@ function escapeRe(s: string): string {
 }
 
 function tidy(s: string): string {
-  return s.replace(/\s+/g, ' ').replace(/\s+([,.;])/g, '$1').trim();
+  return s
+    .replace(/\s+/g, ' ')
+    .replace(/\s+([,.;])/g, '$1')
+    .trim();
 }

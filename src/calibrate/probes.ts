@@ -57,11 +57,16 @@ export function readLabels(file: string): Label[] {
     } catch (e) {
       throw new InputError(`not valid JSON (${(e as Error).message})`, { file, place });
     }
-    if (!v || typeof v !== 'object' || Array.isArray(v)) throw new InputError('each line must be a JSON object {"id", "answer", "label"}', { file, place });
+    if (!v || typeof v !== 'object' || Array.isArray(v))
+      throw new InputError('each line must be a JSON object {"id", "answer", "label"}', { file, place });
     if (typeof v.id !== 'string' || !v.id) throw new InputError('"id" must be a question id (a string)', { file, place });
     if (typeof v.answer !== 'string') throw new InputError(`"answer" of '${v.id}' must be a string`, { file, place });
     const label = LABEL_VALUES[String(v.label).toLowerCase()];
-    if (label === undefined) throw new InputError(`"label" of '${v.id}' must be CORRECT or WRONG (or true/false, 1/0), got ${JSON.stringify(v.label)}`, { file, place });
+    if (label === undefined)
+      throw new InputError(`"label" of '${v.id}' must be CORRECT or WRONG (or true/false, 1/0), got ${JSON.stringify(v.label)}`, {
+        file,
+        place,
+      });
     out.push({ id: v.id, answer: v.answer, label, line: i + 1 });
   });
   if (out.length === 0) throw new InputError('no labelled answers in the file', { file });
@@ -72,7 +77,12 @@ export function readLabels(file: string): Label[] {
  * Probes for the selected questions (gold + perturbations) and for every labelled answer (its
  * question may lie beyond --limit; an id the data does not have is an input error).
  */
-export function buildProbes(dataset: Dataset, selected: Question[], seed: number, labels: { file: string; labels: Label[] } | null): Probe[] {
+export function buildProbes(
+  dataset: Dataset,
+  selected: Question[],
+  seed: number,
+  labels: { file: string; labels: Label[] } | null,
+): Probe[] {
   const episodes = new Map(dataset.episodes.map((e) => [e.id, e]));
   const byType = new Map<string, Question[]>();
   for (const q of dataset.questions) byType.set(q.type, [...(byType.get(q.type) ?? []), q]);
@@ -86,7 +96,11 @@ export function buildProbes(dataset: Dataset, selected: Question[], seed: number
   if (labels) {
     const known = new Set(dataset.questions.map((q) => q.id));
     for (const l of labels.labels) {
-      if (!known.has(l.id)) throw new InputError(`unknown question id '${l.id}' (ids as items.jsonl names them, e.g. conv-26:q0)`, { file: labels.file, place: `line ${l.line}` });
+      if (!known.has(l.id))
+        throw new InputError(`unknown question id '${l.id}' (ids as items.jsonl names them, e.g. conv-26:q0)`, {
+          file: labels.file,
+          place: `line ${l.line}`,
+        });
       probes.push({ id: `${l.id}~label-${l.line}`, of: l.id, kind: 'label', answer: l.answer, rules: [], label: l.label, line: l.line });
     }
   }
@@ -97,7 +111,12 @@ export function buildProbes(dataset: Dataset, selected: Question[], seed: number
 export function probeAnswers(probes: Probe[], dataset: Dataset): { answers: AnswersFile; questions: (selected: Question[]) => Question[] } {
   const byId: AnswersFile['byId'] = new Map(probes.map((p, i) => [p.id, { answer: p.answer, evidence: null, line: i + 1 }]));
   const file = 'judge-calibration-probes';
-  const answers: AnswersFile = { file, sha256: hashOf(probes, 64), byId, ids: { file, entries: probes.map((p, i) => ({ id: p.id, line: i + 1 })) } };
+  const answers: AnswersFile = {
+    file,
+    sha256: hashOf(probes, 64),
+    byId,
+    ids: { file, entries: probes.map((p, i) => ({ id: p.id, line: i + 1 })) },
+  };
   const questions = new Map(dataset.questions.map((q) => [q.id, q]));
   return {
     answers,

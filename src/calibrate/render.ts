@@ -39,6 +39,9 @@ export function renderCalibration(f: CalibrationFigures): string {
     );
   }
   const failed = Object.entries(f.failed);
-  if (failed.length) lines.push(`NOTE: probes the judge did not score (errors; --retry-errors redoes them): ${failed.map(([k, n]) => `${k} ${n}`).join(', ')}`);
+  if (failed.length)
+    lines.push(
+      `NOTE: probes the judge did not score (errors; --retry-errors redoes them): ${failed.map(([k, n]) => `${k} ${n}`).join(', ')}`,
+    );
   return lines.join('\n');
 }

@@ -58,7 +58,12 @@ export async function planCalibration(cfg: RunConfig, labelsFile: string | null)
 }
 
 /** The figures of a finished (or partly finished) calibration run, written beside its items and into summary.json. */
-export function finishCalibration(dir: string, cfg: RunConfig, plan: CalibrationPlan, summary: Record<string, unknown>): CalibrationFigures {
+export function finishCalibration(
+  dir: string,
+  cfg: RunConfig,
+  plan: CalibrationPlan,
+  summary: Record<string, unknown>,
+): CalibrationFigures {
   const ids = new Set(plan.probes.map((p) => p.id));
   const items: ItemRecord[] = new RunDir(dir).readItems().filter((i) => ids.has(i.id));
   const judge = summary.judge as { model?: string | null; protocol?: string | null; runs?: number } | undefined;

@@ -66,7 +66,10 @@ export const JudgeSchema = z
      * slots), recorded with its text's sha256. Absent = the benchmark's official prompt; optional so
      * runs without it keep their config hash.
      */
-    prompt: z.object({ file: z.string().min(1), sha256: z.string().min(1) }).strict().optional(),
+    prompt: z
+      .object({ file: z.string().min(1), sha256: z.string().min(1) })
+      .strict()
+      .optional(),
   })
   .strict();
 

@@ -40,10 +40,15 @@ function readPrompt(file: string): string {
 /** The protocol with the prompt replaced where the protocol allows it (LoCoMo: not for adversarial questions). */
 export function judgeProtocolFor(base: JudgeProtocol, prompt: JudgePromptRef | null): JudgeProtocol {
   if (!prompt) return base;
-  if (base.judge) throw new InputError(`the ${base.id} judge sends several requests per answer: --judge-prompt cannot replace it`, { place: '--judge-prompt' });
+  if (base.judge)
+    throw new InputError(`the ${base.id} judge sends several requests per answer: --judge-prompt cannot replace it`, {
+      place: '--judge-prompt',
+    });
   const text = readPrompt(prompt.file);
   if (sha256Hex(text) !== prompt.sha256) {
-    throw new InputError(`the judge prompt changed since the run was configured (sha256 ${prompt.sha256.slice(0, 12)}...)`, { file: prompt.file });
+    throw new InputError(`the judge prompt changed since the run was configured (sha256 ${prompt.sha256.slice(0, 12)}...)`, {
+      file: prompt.file,
+    });
   }
   const fill = (values: Record<string, string>) => text.replace(/\{(\w+)\}/g, (m, k: string) => values[k] ?? m);
   return {

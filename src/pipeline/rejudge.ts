@@ -61,8 +61,12 @@ export function readRunForRejudge(dir: string): RejudgeSource {
     }
     byId.set(it.id, { answer: it.answer, evidence: it.evidence_turns.length ? [...it.evidence_turns] : null, line: i + 1 });
   });
-  if (byId.size === 0) throw new InputError(`none of the run's ${items.length} items has an answer (a run without a reader cannot be re-judged)`, { file });
-  const sha256 = hashOf([...byId].map(([id, a]) => [id, a.answer, a.evidence]), 64);
+  if (byId.size === 0)
+    throw new InputError(`none of the run's ${items.length} items has an answer (a run without a reader cannot be re-judged)`, { file });
+  const sha256 = hashOf(
+    [...byId].map(([id, a]) => [id, a.answer, a.evidence]),
+    64,
+  );
   return {
     dir,
     system: m.system,
@@ -88,9 +92,12 @@ export function rejudgeConfig(src: RejudgeSource, judge: PartialConfig): RunConf
   };
   const cfg = resolveConfig(mergeLayers(layer), join(src.dir, 'manifest.json'), RunConfigSchema);
   if (judgePrompt(cfg) === judgePrompt(c) && cfg.judge.model === c.judge.model && cfg.judge.runs === c.judge.runs) {
-    throw new InputError('re-judging with the same judge model, prompt and runs as the run itself: name another --judge-model or --judge-prompt', {
-      place: '--rejudge',
-    });
+    throw new InputError(
+      're-judging with the same judge model, prompt and runs as the run itself: name another --judge-model or --judge-prompt',
+      {
+        place: '--rejudge',
+      },
+    );
   }
   return cfg;
 }
@@ -104,7 +111,9 @@ export function answeredQuestions(src: RejudgeSource): (qs: Question[]) => Quest
     const known = new Set(out.map((q) => q.id));
     const missing = [...src.answers.byId.keys()].filter((id) => !known.has(id));
     if (missing.length) {
-      throw new InputError(`${missing.length} answered question(s) are not in the data the run names (first: ${missing[0]})`, { file: src.answers.file });
+      throw new InputError(`${missing.length} answered question(s) are not in the data the run names (first: ${missing[0]})`, {
+        file: src.answers.file,
+      });
     }
     return out;
   };

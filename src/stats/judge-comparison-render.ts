@@ -20,7 +20,16 @@ export function renderJudgeComparisons(cs: JudgeComparison[]): string {
     out.push(
       markdownTable(
         ['system', 'n', 'agreement %', "Cohen's kappa", `accuracy % (${ja})`, `accuracy % (${jb})`, `rank (${ja})`, `rank (${jb})`],
-        c.systems.map((s) => [s.system + (s.rank_changes ? ' †' : ''), s.n, pct(s.agreement), num(s.kappa), pct(s.accuracy[0]), pct(s.accuracy[1]), s.rank[0], s.rank[1]]),
+        c.systems.map((s) => [
+          s.system + (s.rank_changes ? ' †' : ''),
+          s.n,
+          pct(s.agreement),
+          num(s.kappa),
+          pct(s.accuracy[0]),
+          pct(s.accuracy[1]),
+          s.rank[0],
+          s.rank[1],
+        ]),
       ),
       '',
     );
@@ -53,7 +62,23 @@ export function renderJudgeComparisons(cs: JudgeComparison[]): string {
 
 export function judgeComparisonCsv(cs: JudgeComparison[]): string {
   const rows = cs.flatMap((c) =>
-    c.systems.map((s) => [c.benchmark, c.setting, c.judges[0], c.judges[1], s.system, s.n, s.agreement, s.kappa, s.accuracy[0], s.accuracy[1], s.rank[0], s.rank[1]]),
+    c.systems.map((s) => [
+      c.benchmark,
+      c.setting,
+      c.judges[0],
+      c.judges[1],
+      s.system,
+      s.n,
+      s.agreement,
+      s.kappa,
+      s.accuracy[0],
+      s.accuracy[1],
+      s.rank[0],
+      s.rank[1],
+    ]),
   );
-  return stringify([['benchmark', 'setting', 'judge_a', 'judge_b', 'system', 'n', 'agreement', 'kappa', 'accuracy_a', 'accuracy_b', 'rank_a', 'rank_b'], ...rows]);
+  return stringify([
+    ['benchmark', 'setting', 'judge_a', 'judge_b', 'system', 'n', 'agreement', 'kappa', 'accuracy_a', 'accuracy_b', 'rank_a', 'rank_b'],
+    ...rows,
+  ]);
 }

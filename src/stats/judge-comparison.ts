@@ -32,7 +32,15 @@ export interface JudgeComparison {
   benchmark: string;
   setting: string;
   judges: [string, string];
-  systems: Array<{ system: string; n: number; agreement: number | null; kappa: number | null; accuracy: [number, number]; rank: [number, number]; rank_changes: boolean }>;
+  systems: Array<{
+    system: string;
+    n: number;
+    agreement: number | null;
+    kappa: number | null;
+    accuracy: [number, number];
+    rank: [number, number];
+    rank_changes: boolean;
+  }>;
   leaderboards: Array<{ judge: string; rows: JudgeLeaderboardRow[] }>;
   pairwise: JudgePairwise[];
 }
@@ -67,7 +75,11 @@ function comparePair(group: LoadedRun[], ja: string, jb: string): JudgeCompariso
   if (systems.length === 0) return null;
   // Per system and judge: id -> item, headline questions only.
   const items = (s: string, j: string) =>
-    new Map(runOf(s, j)!.items.filter((i) => inHeadline(agg, i.type ?? '')).map((i) => [i.id, i] as const));
+    new Map(
+      runOf(s, j)!
+        .items.filter((i) => inHeadline(agg, i.type ?? ''))
+        .map((i) => [i.id, i] as const),
+    );
   const table = new Map(systems.map((s) => [s, { a: items(s, ja), b: items(s, jb) }]));
   // The questions every system has a verdict for under both judges: leaderboards and tests are on the same items.
   const common = [...table.get(systems[0]!)!.a.keys()].filter((id) =>
@@ -113,7 +125,8 @@ function comparePair(group: LoadedRun[], ja: string, jb: string): JudgeCompariso
         }
         const p = mcnemarExact(onlyA, onlyB);
         const diff = acc(a, side) - acc(b, side);
-        const verdict: JudgePairwise['by_judge'][number]['verdict'] = p >= ALPHA ? 'no difference' : onlyA > onlyB ? 'a better' : 'b better';
+        const verdict: JudgePairwise['by_judge'][number]['verdict'] =
+          p >= ALPHA ? 'no difference' : onlyA > onlyB ? 'a better' : 'b better';
         return { judge: side === 'a' ? ja : jb, diff, p, verdict };
       });
       pairwise.push({ a, b, by_judge, changes: by_judge[0]!.verdict !== by_judge[1]!.verdict });

@@ -11,7 +11,12 @@ import { FakeApi, isJudgeRequest } from '../helpers/fake-api.js';
 import { tempDir } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
 
-const env = { OPENAI_API_KEY: 'sk-test-CALIBRATE0123456789', OPENAI_BASE_URL: undefined, RAWRAG_MODELS: undefined, RAWRAG_RETRY_BASE_MS: '5' };
+const env = {
+  OPENAI_API_KEY: 'sk-test-CALIBRATE0123456789',
+  OPENAI_BASE_URL: undefined,
+  RAWRAG_MODELS: undefined,
+  RAWRAG_RETRY_BASE_MS: '5',
+};
 
 /** CORRECT when the answer contains the gold, or when it is vague ("some time", "a few", "something to do with"). */
 export function lenientJudge(body: any): string {
@@ -95,7 +100,7 @@ describe('rawrag calibrate-judge locomo', () => {
     const probes = readFileSync(join(out, 'items.jsonl'), 'utf8').trim().split('\n').length;
     expect(judged).toHaveLength(3 * probes);
     expect(judged[0]!.body).toMatchObject({ model: 'gpt-4o-mini', temperature: 0, response_format: { type: 'json_object' } });
-    expect(JSON.stringify(judged[0]!.body.messages)).toContain("you should be generous with your grading");
+    expect(JSON.stringify(judged[0]!.body.messages)).toContain('you should be generous with your grading');
     // The run directory: calibration.json beside summary.json (which holds the same figures).
     const written = JSON.parse(readFileSync(join(out, 'calibration.json'), 'utf8'));
     expect(written.overall).toEqual(f.overall);
@@ -122,7 +127,10 @@ describe('rawrag calibrate-judge locomo', () => {
   it('a label that is not CORRECT/WRONG is an input error naming the line; nothing is written', async () => {
     const bad = join(dir, 'bad.jsonl');
     writeFileSync(bad, '{"id": "conv-26:q0", "answer": "x", "label": "maybe"}\n');
-    const r = await rawragInProcess(['calibrate-judge', 'locomo', '--labels', bad, '--out', join(dir, 'bad'), '--judge-base-url', `${api.url}/v1`], env);
+    const r = await rawragInProcess(
+      ['calibrate-judge', 'locomo', '--labels', bad, '--out', join(dir, 'bad'), '--judge-base-url', `${api.url}/v1`],
+      env,
+    );
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/bad\.jsonl.*line 1.*CORRECT or WRONG/);
     expect(existsSync(join(dir, 'bad'))).toBe(false);

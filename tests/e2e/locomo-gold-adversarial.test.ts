@@ -43,21 +43,35 @@ describe('LoCoMo --gold audited and --categories 5', () => {
   const api = new FakeApi({ chat });
   const dir = tempDir();
   const errata = loadErrata().errata.filter((e) => e.affects_answer);
-  const common = () => ['--reader-base-url', `${api.url}/v1`, '--judge-base-url', `${api.url}/v1`, '--cache-dir', join(dir, 'cache'), '--no-progress'];
+  const common = () => [
+    '--reader-base-url',
+    `${api.url}/v1`,
+    '--judge-base-url',
+    `${api.url}/v1`,
+    '--cache-dir',
+    join(dir, 'cache'),
+    '--no-progress',
+  ];
 
   beforeAll(async () => {
     await api.start();
     // Five corrected questions answered with the corrected answer, three others with their gold.
     const ds = await locomo.load({ path, options: {} });
     const others = ds.questions.filter((q) => !errata.some((e) => e.id === q.id)).slice(0, 3);
-    const lines = [...errata.slice(0, 5).map((e) => ({ id: e.id, answer: e.corrected_answer })), ...others.map((q) => ({ id: q.id, answer: q.gold }))];
+    const lines = [
+      ...errata.slice(0, 5).map((e) => ({ id: e.id, answer: e.corrected_answer })),
+      ...others.map((q) => ({ id: q.id, answer: q.gold })),
+    ];
     writeFileSync(join(dir, 'answers.jsonl'), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
   });
   afterAll(() => api.close());
 
   it('--gold audited: the corrected gold is judged, the original re-judged beside it; ceiling and both scores printed', async () => {
     const out = join(dir, 'audited');
-    const r = await rawragInProcess(['judge', join(dir, 'answers.jsonl'), '--benchmark', 'locomo', '--system', 'mine', '--gold', 'audited', '--out', out, ...common()], env);
+    const r = await rawragInProcess(
+      ['judge', join(dir, 'answers.jsonl'), '--benchmark', 'locomo', '--system', 'mine', '--gold', 'audited', '--out', out, ...common()],
+      env,
+    );
     expect(r.code, r.stderr).toBe(0);
     const its = items(out);
     const corrected = its.filter((i) => errata.some((e) => e.id === i.id));
@@ -77,13 +91,18 @@ describe('LoCoMo --gold audited and --categories 5', () => {
     const underOriginal = corrected.filter((i) => i.details.other_gold.score === 1).length;
     expect(overall.original).toBeCloseTo((3 + underOriginal) / 8, 10);
     expect(summary.benchmark_summary.gold.rejudged).toBe(5);
-    expect(r.stdout).toMatch(/Gold: audited \(errata applied\); 5 of 8 questions have a wrong original gold per the audit .*ceiling 37\.50 %/);
+    expect(r.stdout).toMatch(
+      /Gold: audited \(errata applied\); 5 of 8 questions have a wrong original gold per the audit .*ceiling 37\.50 %/,
+    );
     expect(r.stdout).toMatch(/accuracy original gold %/);
   });
 
   it('--gold original (default) keeps the release, re-judges the same questions under the audited gold, another setting', async () => {
     const out = join(dir, 'original');
-    const r = await rawragInProcess(['judge', join(dir, 'answers.jsonl'), '--benchmark', 'locomo', '--system', 'mine', '--out', out, ...common()], env);
+    const r = await rawragInProcess(
+      ['judge', join(dir, 'answers.jsonl'), '--benchmark', 'locomo', '--system', 'mine', '--out', out, ...common()],
+      env,
+    );
     expect(r.code, r.stderr).toBe(0);
     const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
     expect(summary.setting).toBe('locomo/mine');
@@ -98,7 +117,10 @@ describe('LoCoMo --gold audited and --categories 5', () => {
   });
 
   it('offline run: --gold audited prints the ceiling (no judge needed); the 1,540-question figure is in the unit test', async () => {
-    const r = await rawragInProcess(['run', 'locomo', '--categories', '2', '--gold', 'audited', '--out', join(dir, 'offline'), '--no-progress'], env);
+    const r = await rawragInProcess(
+      ['run', 'locomo', '--categories', '2', '--gold', 'audited', '--out', join(dir, 'offline'), '--no-progress'],
+      env,
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/26 of 321 questions have a wrong original gold per the audit .*ceiling 91\.90 %/);
     expect(JSON.parse(readFileSync(join(dir, 'offline', 'manifest.json'), 'utf8')).setting).toBe('locomo/no-reader+gold=audited');
@@ -109,7 +131,9 @@ describe('LoCoMo --gold audited and --categories 5', () => {
     const before = api.count();
     // Six single-hop and twelve adversarial questions of conv-26.
     const ds = await locomo.load({ path, options: { categories: '4,5' } });
-    const ids = [...ds.questions.filter((q) => q.typeId === 4).slice(0, 6), ...ds.questions.filter((q) => q.typeId === 5).slice(0, 12)].map((q) => q.id);
+    const ids = [...ds.questions.filter((q) => q.typeId === 4).slice(0, 6), ...ds.questions.filter((q) => q.typeId === 5).slice(0, 12)].map(
+      (q) => q.id,
+    );
     writeFileSync(join(dir, 'ids.txt'), ids.join('\n') + '\n');
     const r = await rawragInProcess(
       ['run', 'locomo', '--categories', '4,5', '--ids', join(dir, 'ids.txt'), '--reader', 'gpt-4o-mini', '--out', out, ...common()],

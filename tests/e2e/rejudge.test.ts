@@ -13,7 +13,12 @@ import { ROOT, tempDir } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
 import { locomo } from '../../src/datasets/locomo/index.js';
 
-const env = { OPENAI_API_KEY: 'sk-test-REJUDGE0123456789', OPENAI_BASE_URL: undefined, RAWRAG_MODELS: undefined, RAWRAG_RETRY_BASE_MS: '5' };
+const env = {
+  OPENAI_API_KEY: 'sk-test-REJUDGE0123456789',
+  OPENAI_BASE_URL: undefined,
+  RAWRAG_MODELS: undefined,
+  RAWRAG_RETRY_BASE_MS: '5',
+};
 const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json'), options: {} });
 const picked = ds.questions.slice(0, 20);
 
@@ -40,27 +45,45 @@ describe('rawrag judge --rejudge, and judge vs judge in rawrag stats', () => {
 
   beforeAll(async () => {
     await api.start();
-    for (const [name, lines] of Object.entries(answers)) writeFileSync(join(dir, `${name}.jsonl`), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    for (const [name, lines] of Object.entries(answers))
+      writeFileSync(join(dir, `${name}.jsonl`), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
   });
   afterAll(() => api.close());
 
   it('re-scores the answers under the strict prompt into a new run directory; stats compares the two judges', async () => {
     for (const name of ['precise', 'vague']) {
       const r = await rawragInProcess(
-        ['judge', join(dir, `${name}.jsonl`), '--benchmark', 'locomo', '--system', name, '--setting', 'locomo/ext', '--out', join(dir, 'official', name), ...common()],
+        [
+          'judge',
+          join(dir, `${name}.jsonl`),
+          '--benchmark',
+          'locomo',
+          '--system',
+          name,
+          '--setting',
+          'locomo/ext',
+          '--out',
+          join(dir, 'official', name),
+          ...common(),
+        ],
         env,
       );
       expect(r.code, r.stderr).toBe(0);
     }
     const before = api.count();
     for (const name of ['precise', 'vague']) {
-      const r = await rawragInProcess(['judge', '--rejudge', join(dir, 'official', name), '--judge-prompt', 'strict', '--out', join(dir, 'strict', name), ...common()], env);
+      const r = await rawragInProcess(
+        ['judge', '--rejudge', join(dir, 'official', name), '--judge-prompt', 'strict', '--out', join(dir, 'strict', name), ...common()],
+        env,
+      );
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toMatch(new RegExp(`${name} on locomo — 20 questions, 0 errors`));
     }
     // Only judge requests, 3 per answer (identical answers of the two systems share the cache), each with the strict prompt.
     const sent = api.requests.slice(before);
-    const usage = ['precise', 'vague'].map((n) => JSON.parse(readFileSync(join(dir, 'strict', n, 'summary.json'), 'utf8')).usage_cumulative.judge);
+    const usage = ['precise', 'vague'].map(
+      (n) => JSON.parse(readFileSync(join(dir, 'strict', n, 'summary.json'), 'utf8')).usage_cumulative.judge,
+    );
     // (questions the gold errata correct are also judged under the other gold: conv-26:q2 and q5 here)
     const otherGold = picked.filter((q) => (q.meta?.gold as { other?: unknown } | undefined)?.other).length;
     expect(otherGold).toBe(2);
@@ -102,7 +125,10 @@ describe('rawrag judge --rejudge, and judge vs judge in rawrag stats', () => {
     const none = await rawragInProcess(['judge', '--rejudge', dir, '--judge-model', 'gpt-4o', ...common()], env);
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/not a run directory/);
-    const both = await rawragInProcess(['judge', join(dir, 'precise.jsonl'), '--rejudge', join(dir, 'official', 'precise'), ...common()], env);
+    const both = await rawragInProcess(
+      ['judge', join(dir, 'precise.jsonl'), '--rejudge', join(dir, 'official', 'precise'), ...common()],
+      env,
+    );
     expect(both.code).toBe(1);
   });
 });

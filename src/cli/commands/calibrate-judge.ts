@@ -22,14 +22,20 @@ export function calibrateJudgeCommand(): Command {
     .description(
       "How far a benchmark's judge can be trusted: its verdicts on the gold answers, on rule-based wrong answers (specific-but-wrong, vague-but-topical) and on your labelled answers, judged exactly as `rawrag run` judges",
     )
-    .argument('<benchmark>', `benchmark: ${listBenchmarks()
-      .map((b) => b.name)
-      .join(' | ')}`)
+    .argument(
+      '<benchmark>',
+      `benchmark: ${listBenchmarks()
+        .map((b) => b.name)
+        .join(' | ')}`,
+    )
     .option('-c, --config <file>', 'config file (JSON or YAML): data, options, judge; flags override it')
     .option('--data <path>', "data file or folder in the benchmark's official format (default: the bundled copy)")
     .option('--judge-model <model>', "judge model (default: the benchmark's official judge, else gpt-4o-mini)")
     .option('--judge-runs <n>', 'judge runs per answer (default 3); an answer is accepted when most runs accept it', positiveInt)
-    .option('--judge-prompt <file>', "another judge prompt, or `strict` (rawrag's own strict prompt): calibrate it instead of the official one")
+    .option(
+      '--judge-prompt <file>',
+      "another judge prompt, or `strict` (rawrag's own strict prompt): calibrate it instead of the official one",
+    )
     .option('--limit <n>', 'calibrate on the first N questions (default: all)', positiveInt)
     .option('--seed <n>', 'seed of the perturbations (default 0)', integer)
     .option('--labels <file>', 'your labelled answers: JSON lines {"id", "answer", "label": "CORRECT" | "WRONG"}');
@@ -94,7 +100,9 @@ export function calibrateJudgeCommand(): Command {
         } else outcome = await executeRun(request, hooks);
         bar.stop();
         const figures = finishCalibration(outcome.dir, cfg, plan, outcome.summary);
-        process.stdout.write((opts.json ? JSON.stringify(figures, null, 2) : `${renderCalibration(figures)}\nrun directory: ${outcome.dir}`) + '\n');
+        process.stdout.write(
+          (opts.json ? JSON.stringify(figures, null, 2) : `${renderCalibration(figures)}\nrun directory: ${outcome.dir}`) + '\n',
+        );
         checkErrorRate(outcome.summary, outcome.dir, opts.maxErrorRate as number | undefined);
       } finally {
         bar.stop();
@@ -122,5 +130,7 @@ function calibrateConfig(cmd: Command, benchmark: string): RunConfig {
   for (const b of listBenchmarks()) for (const o of b.options) if (given(o.key)) benchOpts[o.key] = String(opts[o.key]);
   if (Object.keys(benchOpts).length) flags.options = benchOpts;
   const file = opts.config ? readConfigFile(opts.config as string) : {};
-  return withOfficialJudge(resolveConfig(mergeLayers(file, flags), opts.config ? (opts.config as string) : 'command line', RunConfigSchema));
+  return withOfficialJudge(
+    resolveConfig(mergeLayers(file, flags), opts.config ? (opts.config as string) : 'command line', RunConfigSchema),
+  );
 }

@@ -28,7 +28,10 @@ export function judgeCommand(): Command {
       '[answers]',
       'JSON lines {"id", "answer", "evidence"?}: ids as rawrag names questions (items.jsonl), evidence = turn ids shown to your reader (for coverage)',
     )
-    .option('--rejudge <run-dir>', "re-score an existing run's answers under another judge (--judge-model / --judge-prompt); nothing is re-read")
+    .option(
+      '--rejudge <run-dir>',
+      "re-score an existing run's answers under another judge (--judge-model / --judge-prompt); nothing is re-read",
+    )
     .option(
       '--benchmark <name>',
       `benchmark: ${listBenchmarks()
@@ -70,9 +73,12 @@ export function judgeCommand(): Command {
       if (job.source?.dataSha256) {
         const { dataset } = await loadRunInputs(cfg);
         if (dataset.source.sha256 !== job.source.dataSha256) {
-          throw new InputError(`the run read another data file (sha256 ${job.source.dataSha256.slice(0, 12)}...) than ${dataset.source.path} now holds: its answers cannot be re-judged against this one`, {
-            file: join(job.source.dir, 'manifest.json'),
-          });
+          throw new InputError(
+            `the run read another data file (sha256 ${job.source.dataSha256.slice(0, 12)}...) than ${dataset.source.path} now holds: its answers cannot be re-judged against this one`,
+            {
+              file: join(job.source.dir, 'manifest.json'),
+            },
+          );
         }
       }
       if (opts.dryRun) {
@@ -136,7 +142,13 @@ function answersJob(command: Command, answersPath: string | undefined): JudgeJob
   const answers = readAnswers(answersPath);
   const cfg = { ...judgeConfig(command), ids: resolve(answersPath) };
   const system = opts.system as string;
-  return { cfg, answers, system, runId: judgeRunId(cfg, answers, system), setting: (opts.setting as string | undefined) ?? `${cfg.benchmark}/${system}` };
+  return {
+    cfg,
+    answers,
+    system,
+    runId: judgeRunId(cfg, answers, system),
+    setting: (opts.setting as string | undefined) ?? `${cfg.benchmark}/${system}`,
+  };
 }
 
 /** `rawrag judge --rejudge RUN_DIR`: the run's own benchmark, data, options, system and setting; another judge. */
@@ -144,7 +156,8 @@ function rejudgeJob(command: Command, answersPath: string | undefined): JudgeJob
   const opts = command.opts();
   if (answersPath) throw new UsageError('--rejudge takes its answers from the run directory: give no answers file');
   for (const flag of ['benchmark', 'data', 'config'] as const) {
-    if (opts[flag] !== undefined) throw new UsageError(`--rejudge uses the run's own ${flag === 'config' ? 'config' : flag}: drop --${flag}`);
+    if (opts[flag] !== undefined)
+      throw new UsageError(`--rejudge uses the run's own ${flag === 'config' ? 'config' : flag}: drop --${flag}`);
   }
   const src = readRunForRejudge(opts.rejudge as string);
   const judge: PartialConfig = {};

@@ -42,7 +42,9 @@ describe('--judge-prompt', () => {
     const good = join(dir, 'good.txt');
     writeFileSync(good, 'Q {question} G {gold_answer} A {generated_answer}\n');
     const ref = resolveJudgePrompt(good, 'locomo');
-    expect(judgeProtocolFor(locomoJudge, ref).render(q(1), 'x')![0]!.content).toBe('Q When did Caroline go to the LGBTQ support group? G 7 May 2023 A x');
+    expect(judgeProtocolFor(locomoJudge, ref).render(q(1), 'x')![0]!.content).toBe(
+      'Q When did Caroline go to the LGBTQ support group? G 7 May 2023 A x',
+    );
     writeFileSync(good, 'Q {question} G {gold_answer} A {generated_answer} changed\n');
     expect(() => judgeProtocolFor(locomoJudge, ref)).toThrow(/good\.txt: the judge prompt changed since the run was configured/);
   });

@@ -14,8 +14,22 @@ import type { Episode, Question } from '../../../src/core/schema.js';
 const episode: Episode = {
   id: 'e1',
   turns: [
-    { id: 'D1:1', session: 's1', date: null, speaker: 'Ann', text: 'I went with my friend Bob to see Paris last week, and then Bob left.', captions: [] },
-    { id: 'D1:2', session: 's1', date: null, speaker: 'Cid', text: 'Nice, say hi to Bob and to Dora from me. We met Dora in Paris too.', captions: [] },
+    {
+      id: 'D1:1',
+      session: 's1',
+      date: null,
+      speaker: 'Ann',
+      text: 'I went with my friend Bob to see Paris last week, and then Bob left.',
+      captions: [],
+    },
+    {
+      id: 'D1:2',
+      session: 's1',
+      date: null,
+      speaker: 'Cid',
+      text: 'Nice, say hi to Bob and to Dora from me. We met Dora in Paris too.',
+      captions: [],
+    },
   ],
   meta: { speakers: ['Ann', 'Cid'] },
 };
@@ -32,7 +46,8 @@ const q = (id: string, text: string, gold: string, type = 'single-hop'): Questio
   options: null,
   visibleTurns: null,
 });
-const kinds = (qq: Question, same: Question[] = [], seed = 0) => Object.fromEntries(perturb(qq, episode, same, seed).map((p) => [p.kind, p]));
+const kinds = (qq: Question, same: Question[] = [], seed = 0) =>
+  Object.fromEntries(perturb(qq, episode, same, seed).map((p) => [p.kind, p]));
 
 describe('perturbations', () => {
   it('dates: shifted (specific) and dropped to "some time that year" (vague)', () => {
