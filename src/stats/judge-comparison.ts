@@ -8,7 +8,8 @@
  * differs between the judges.
  */
 import type { LoadedRun, StatItem } from './load.js';
-import { aggregationFor, inHeadline } from './aggregations.js';
+import { inHeadline } from './aggregations.js';
+import { MICRO_AGGREGATION, type Aggregation } from '../core/aggregation.js';
 import { cohenKappa } from './cohen.js';
 import { mcnemarExact } from './tests.js';
 
@@ -48,7 +49,8 @@ export interface JudgeComparison {
 const accepted = (i: StatItem) => (i.score as number) >= 0.5;
 const usable = (i: StatItem | undefined): i is StatItem => !!i && i.error === null && i.score !== null;
 
-export function compareJudges(runs: LoadedRun[]): JudgeComparison[] {
+/** `aggregation` gives a benchmark's headline rule (its adapter's declaration), as `analyse` receives it. */
+export function compareJudges(runs: LoadedRun[], aggregation: (benchmark: string) => Aggregation | undefined = () => undefined): JudgeComparison[] {
   const bySetting = new Map<string, LoadedRun[]>();
   for (const r of runs) {
     if (!r.judge) continue;
@@ -60,7 +62,7 @@ export function compareJudges(runs: LoadedRun[]): JudgeComparison[] {
     const judges = [...new Set(group.map((r) => r.judge!))].sort();
     for (let x = 0; x < judges.length; x++) {
       for (let y = x + 1; y < judges.length; y++) {
-        const c = comparePair(group, judges[x]!, judges[y]!);
+        const c = comparePair(group, judges[x]!, judges[y]!, aggregation(group[0]!.benchmark) ?? MICRO_AGGREGATION);
         if (c) out.push(c);
       }
     }
@@ -68,8 +70,7 @@ export function compareJudges(runs: LoadedRun[]): JudgeComparison[] {
   return out;
 }
 
-function comparePair(group: LoadedRun[], ja: string, jb: string): JudgeComparison | null {
-  const agg = aggregationFor(group[0]!.benchmark);
+function comparePair(group: LoadedRun[], ja: string, jb: string, agg: Aggregation): JudgeComparison | null {
   const runOf = (system: string, judge: string) => group.find((r) => r.system === system && r.judge === judge);
   const systems = [...new Set(group.map((r) => r.system))].sort().filter((s) => runOf(s, ja) && runOf(s, jb));
   if (systems.length === 0) return null;

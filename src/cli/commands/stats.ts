@@ -60,6 +60,7 @@ export function statsCommand(): Command {
             baseline: opts.baseline,
             allPairs: Boolean(opts.allPairs),
             typeOrder: (name) => benchmarks.find((b) => b.name === name.toLowerCase())?.typeOrder ?? [],
+            aggregation: (name) => benchmarks.find((b) => b.name === name.toLowerCase())?.aggregation,
             skipped,
             onProgress: progress.update,
           });
@@ -69,7 +70,7 @@ export function statsCommand(): Command {
         const out = resolve(opts.out ?? join(dirs[0]!, 'stats'));
         mkdirSync(out, { recursive: true });
         // Judge vs judge: a run and its re-judged copy (rawrag judge --rejudge) in one benchmark-setting.
-        const judgeComparison = compareJudges(runs);
+        const judgeComparison = compareJudges(runs, (name) => benchmarks.find((b) => b.name === name.toLowerCase())?.aggregation);
         const markdown = [renderReport(report), renderJudgeComparisons(judgeComparison), renderCalibrationSection(calibrations)]
           .filter(Boolean)
           .join('\n\n');

@@ -4,8 +4,8 @@
  * (json_object, label CORRECT/WRONG; an unreadable reply is an error, never WRONG) and the
  * official token F1 beside it.
  */
-import { promptFile } from '../../eval/prompts.js';
-import type { JudgeProtocol, ReaderProtocol, Scoring } from '../../core/protocol.js';
+import { promptFile } from '../../scoring/prompts.js';
+import { renderEvidence, type JudgeProtocol, type ReaderProtocol, type Scoring } from '../../core/protocol.js';
 import { locomoF1Metric } from './metrics.js';
 import { adversarialAnswer, adversarialOptionsOf } from './adversarial.js';
 import type { Question } from '../../core/schema.js';
@@ -39,7 +39,7 @@ export const locomoReader: ReaderProtocol = {
   id: 'locomo-mem0-rag-v1',
   source: `${MEM0} evaluation/src/rag.py (system message + PROMPT); category 5: ${LOCOMO} task_eval/gpt_utils.py QA_PROMPT_CAT_5`,
   render(q, evidence) {
-    const context = evidence.recalled ?? evidence.blocks.join('\n');
+    const context = renderEvidence(evidence);
     const options = adversarialOptionsOf(q.meta);
     if (isAdversarial(q) && options) {
       // Upstream: query_conv + '\n\n' + QA_PROMPT_CAT_5.format(question + " Select the correct answer: (a) {} (b) {}. ")
@@ -48,7 +48,7 @@ export const locomoReader: ReaderProtocol = {
     }
     return [
       { role: 'system', content: locomoPrompt('reader-system') },
-      { role: 'user', content: fillJinja(locomoPrompt('reader-user'), { QUESTION: q.text, CONTEXT: evidence.recalled ?? evidence.blocks.join('\n') }) },
+      { role: 'user', content: fillJinja(locomoPrompt('reader-user'), { QUESTION: q.text, CONTEXT: renderEvidence(evidence) }) },
     ];
   },
   parseAnswer: (reply, q) => {
