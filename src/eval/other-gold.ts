@@ -34,13 +34,13 @@ export function withOtherGold(judge: ItemStage, metrics: Metric[]): ItemStage {
   return {
     name: judge.name,
     async run(item, ctx) {
-      await judge.run(item, ctx);
       const other = goldVersionOf(ctx.question)?.other;
-      if (!other) return;
+      if (!other) return judge.run(item, ctx);
       const q: Question = { ...ctx.question, gold: other.answer, acceptable: [other.answer] };
       const scratch: ItemRecord = { ...item, gold: other.answer, acceptable: [other.answer], score: null, metrics: {}, details: {} };
       for (const m of metrics) scratch.metrics[m.name] = m.score(item.answer ?? '', q);
-      await judge.run(scratch, { ...ctx, question: q });
+      // Both golds at once: with --batch their requests go out in the same pass.
+      await Promise.all([judge.run(item, ctx), judge.run(scratch, { ...ctx, question: q })]);
       const j = scratch.details.judge as { votes?: number[] } | undefined;
       item.details.other_gold = {
         version: other.version,
