@@ -101,6 +101,19 @@ export const EXAMPLES = [
     quick: true,
   },
   { name: 'data-pull-beam', args: ['data', 'pull', 'beam'], stderr: true, quick: true },
+  { name: 'calibrate-dry-run', args: ['calibrate-judge', 'locomo', '--dry-run'], quick: true },
+  {
+    name: 'calibrate-loopback',
+    args: ['calibrate-judge', 'locomo', '--limit', '60'],
+    loopback: true,
+    quick: true,
+  },
+  {
+    name: 'gold-audited',
+    args: ['run', 'locomo', '--gold', 'audited'],
+    stderr: true,
+    abridge: excerpt({ lines: [/^RAW-RAG/], blocks: [/^Gold: /] }),
+  },
 ];
 
 const MARKER = /<!-- example: ([a-z0-9-]+) -->\n```[a-z]*\n([\s\S]*?)```/g;
@@ -159,7 +172,7 @@ export async function runExample(ex, { cacheDir } = {}) {
       const outAt = args.indexOf('--out');
       shownOut = outAt >= 0 ? args[outAt + 1] : null;
       out = join(scratch, `run${i}`);
-      if (args[0] === 'run') {
+      if (args[0] === 'run' || args[0] === 'calibrate-judge') {
         if (outAt >= 0) args[outAt + 1] = out;
         else args.push('--out', out);
         args.push('--no-progress');

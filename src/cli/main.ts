@@ -9,6 +9,7 @@ import { ablateCommand } from './commands/ablate.js';
 import { batchCommand } from './commands/batch.js';
 import { BatchApiFailure } from '../providers/batch/loop.js';
 import { judgeCommand } from './commands/judge.js';
+import { calibrateJudgeCommand } from './commands/calibrate-judge.js';
 import { protocolCommand } from './commands/protocol.js';
 import { reportCommand } from './commands/report.js';
 import { memoryCommand } from './commands/memory.js';
@@ -33,6 +34,7 @@ export function buildProgram(): Command {
   program.addCommand(ablateCommand());
   program.addCommand(batchCommand());
   program.addCommand(judgeCommand());
+  program.addCommand(calibrateJudgeCommand());
   program.addCommand(protocolCommand());
   program.addCommand(reportCommand());
   program.addCommand(memoryCommand());

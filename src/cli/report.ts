@@ -9,7 +9,13 @@ export function renderRunReport(outcome: RunOutcome): string {
   const scored = summary.overall.scored > 0;
   // Coverage is over the questions that have gold evidence: when some have none, that count is shown
   // beside n, so each percentage's denominator is on the page (LoCoMo: 1,540 questions, 1,536 with evidence).
-  const rowsAll = [...summary.by_type, summary.overall];
+  // Types outside the headline (LoCoMo's adversarial category) are their own rows, after the overall.
+  const outside = new Set(summary.outside_headline ?? []);
+  const rowsAll = [
+    ...summary.by_type.filter((r) => !outside.has(r.type)),
+    summary.overall,
+    ...summary.by_type.filter((r) => outside.has(r.type)).map((r) => ({ ...r, type: `${r.type} (not in overall)` })),
+  ];
   const showEvidenceN = rowsAll.some((r) => r.coverage.n !== r.n - r.errors);
   // Types without numeric ids (LongMemEval, BEAM) get no id column; data without gold evidence
   // (MemoryAgentBench's sources, answers judged without evidence) no coverage columns of dashes.

@@ -68,6 +68,15 @@ export const JudgeSchema = z
     model: z.string().nullable().default(null),
     runs: z.number().int().positive().default(3),
     temperature: z.number().min(0).max(2).default(0),
+    /**
+     * Another judge prompt (`--judge-prompt FILE`: `{question}`, `{gold_answer}`, `{generated_answer}`
+     * slots), recorded with its text's sha256. Absent = the benchmark's official prompt; optional so
+     * runs without it keep their config hash.
+     */
+    prompt: z
+      .object({ file: z.string().min(1), sha256: z.string().min(1) })
+      .strict()
+      .optional(),
   })
   .strict();
 

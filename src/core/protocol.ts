@@ -92,6 +92,8 @@ export interface JudgeProtocol {
   judge?(q: Question, answer: string, ask: JudgeAsk): Promise<JudgeOutcome>;
   /** Requests one judge run sends for q (default 1); `--dry-run` estimates multiply by it. */
   requestsPerRun?(q: Question): number;
+  /** Whether `--judge-prompt` replaces this question's prompt (default yes; LoCoMo: not the adversarial judge's). */
+  customPromptApplies?(q: Question): boolean;
 }
 
 /** Sends one judge request; see JudgeProtocol.judge. */

@@ -9,7 +9,11 @@ import type { Benchmark } from './benchmark.js';
 import type { Dataset } from './schema.js';
 
 /** `key=value` for each setting-defining option away from its default, in the adapter's option order. */
-export function dataSettingParts(benchmark: Benchmark, options: Record<string, string | undefined>, dataset?: Pick<Dataset, 'variant'>): string[] {
+export function dataSettingParts(
+  benchmark: Benchmark,
+  options: Record<string, string | undefined>,
+  dataset?: Pick<Dataset, 'variant'>,
+): string[] {
   const parts: string[] = [];
   for (const o of benchmark.options) {
     if (!o.definesSetting) continue;

@@ -101,14 +101,18 @@ export async function withBatches<T>(
  * `rawrag run ... --batch`: the run's normal pass, repeated with deferral (see batch/loop.ts).
  * Reader and judge models must have a batch API in the registry (`batchPrices`).
  */
-export async function runBatched(req: RunRequest, hooks: RunHooks, opts: { wait: boolean; embeddings?: boolean }): Promise<BatchedRun> {
+export async function runBatched(
+  req: RunRequest,
+  hooks: RunHooks,
+  opts: { wait: boolean; embeddings?: boolean; models?: Array<readonly ['reader' | 'judge', string]> },
+): Promise<BatchedRun> {
   const { cfg } = req;
   const dir = runDirFor(cfg, req.out);
   const b = await withBatches({
     dir,
     runId: runIdFor(cfg),
     transport: req.transport,
-    models: batchedModels(cfg),
+    models: opts.models ?? batchedModels(cfg),
     embeddings: opts.embeddings,
     embedModel: embedModelOf(cfg.retrieval.retriever, req.transport),
     wait: opts.wait,

@@ -15,6 +15,7 @@ import type { TransportOptions } from '../providers/transport.js';
 import { addCost, costOf, type Role } from '../providers/usage.js';
 import { batchCosts } from '../providers/batch/estimate.js';
 import { judgeModelFor, readerMaxTokens } from '../core/protocol.js';
+import { goldVersionOf } from '../eval/other-gold.js';
 import { systemOf } from '../systems/registry.js';
 
 /** Assumed reply lengths (tokens): a short answer, a one-sentence judgement with its JSON label. */
@@ -99,7 +100,8 @@ export async function estimateRun(cfg: RunConfig, transport: Partial<TransportOp
         // The answer is not known yet: the gold stands in for it (same order of length).
         const msgs = scoring.judge.render(q, q.gold);
         if (msgs === null) continue;
-        const requests = scoring.judge.requestsPerRun?.(q) ?? 1;
+        // A question with a second gold version is judged under both (its score under the other gold).
+        const requests = (scoring.judge.requestsPerRun?.(q) ?? 1) * (goldVersionOf(q)?.other ? 2 : 1);
         judged += requests;
         jIn += requests * msgs.reduce((s, m) => s + countTokens(m.content), 0);
       }

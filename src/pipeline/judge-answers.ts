@@ -14,6 +14,8 @@ import { coverage } from '../core/coverage.js';
 import { scoringStage, type ItemStage, type StagePlan } from './stages.js';
 import { metricsStage } from '../eval/judge.js';
 import { judgeModelFor } from '../core/protocol.js';
+import { judgeProtocolFor } from '../eval/judge-prompt.js';
+import { goldVersionOf } from '../eval/other-gold.js';
 import { ProviderSession } from '../providers/session.js';
 import type { TransportOptions } from '../providers/transport.js';
 import { costOf } from '../providers/usage.js';
@@ -125,10 +127,14 @@ export function answerStage(answers: AnswersFile, benchmark: Benchmark): ItemSta
 }
 
 /** The composition `rawrag judge` hands to executeRun: answers source, answer -> metrics -> judge. */
-export function judgeComposition(answers: AnswersFile, opts: { system: string; setting: string | undefined; runId: string }): RunComposition {
+export function judgeComposition(
+  answers: AnswersFile,
+  opts: { system: string; setting: string | undefined; runId: string; questions?: RunComposition['questions'] },
+): RunComposition {
   return {
     runId: opts.runId,
     setting: (data) => judgedSetting(data, opts.setting, opts.system),
+    ...(opts.questions ? { questions: opts.questions } : {}),
     source: async () => answersSource(answers, opts.system),
     stages: async (cfg, benchmark, session) => judgeStages(cfg, benchmark, session, answers),
   };
@@ -183,8 +189,14 @@ export function judgeRunId(cfg: RunConfig, answers: AnswersFile, system: string)
 }
 
 /** --dry-run: the judge calls the answers need and their cost, from the real answer texts. Nothing is sent or written. */
-export async function estimateJudge(cfg: RunConfig, answers: AnswersFile, transport: Partial<TransportOptions>): Promise<string> {
-  const { benchmark, questions } = await loadRunInputs(cfg);
+export async function estimateJudge(
+  cfg: RunConfig,
+  answers: AnswersFile,
+  transport: Partial<TransportOptions>,
+  opts: { questions?: (qs: Question[]) => Question[]; what?: string } = {},
+): Promise<string> {
+  const { benchmark, questions: selected } = await loadRunInputs(cfg);
+  const questions = opts.questions?.(selected) ?? selected;
   const scoring = benchmark.scoring;
   if (!scoring)
     throw new InputError(`${benchmark.name} has no scoring protocol: there is nothing to judge answers with`, { place: '--benchmark' });
@@ -193,6 +205,7 @@ export async function estimateJudge(cfg: RunConfig, answers: AnswersFile, transp
   const rows: Array<Array<string | number>> = [];
   let cost: number | null = 0;
   if (scoring.judge) {
+    const protocol = judgeProtocolFor(scoring.judge, cfg.judge.prompt ?? null);
     const judge = session.model(judgeModelFor(cfg.judge.model, benchmark.defaultJudgeModel), 'judge');
     const a = session.availability(judge, 'judge');
     if (!a.ok) notes.push(`${a.reason}: a real run would stop`);
@@ -201,9 +214,9 @@ export async function estimateJudge(cfg: RunConfig, answers: AnswersFile, transp
     for (const q of questions as Question[]) {
       const raw = answers.byId.get(q.id)!.answer;
       const answer = scoring.reader.parseAnswer ? scoring.reader.parseAnswer(raw, q) : raw.trim();
-      const msgs = scoring.judge.render(q, answer);
+      const msgs = protocol.render(q, answer);
       if (msgs === null) continue;
-      const requests = scoring.judge.requestsPerRun?.(q) ?? 1;
+      const requests = (protocol.requestsPerRun?.(q) ?? 1) * (goldVersionOf(q)?.other ? 2 : 1);
       calls += requests * cfg.judge.runs;
       input += requests * cfg.judge.runs * msgs.reduce((s, m) => s + countTokens(m.content), 0);
     }
@@ -215,7 +228,7 @@ export async function estimateJudge(cfg: RunConfig, answers: AnswersFile, transp
   } else notes.push(`${benchmark.name} has no LLM judge: items are scored by ${scoring.fallbackMetric ?? 'nothing'} (no calls)`);
   const usd = cost === null ? 'unknown' : `$${cost.toFixed(cost < 1 ? 4 : 2)}`;
   return [
-    `dry run: judge ${answers.file} on ${benchmark.name}, judge ${judgeModelFor(cfg.judge.model, benchmark.defaultJudgeModel)} x${cfg.judge.runs} — ${questions.length} answers`,
+    `dry run: ${opts.what ?? `judge ${answers.file}`} on ${benchmark.name}, judge ${judgeModelFor(cfg.judge.model, benchmark.defaultJudgeModel)} x${cfg.judge.runs} — ${questions.length} answers`,
     '',
     rows.length ? markdownTable(['role', 'model', 'calls', 'input tokens', 'output tokens', 'est. cost'], rows) : 'no provider calls',
     '',

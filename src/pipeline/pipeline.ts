@@ -200,7 +200,7 @@ export function buildSummary(
     system: run.system,
     benchmark: run.benchmark.name,
     setting: run.setting,
-    ...summarise(items, run.benchmark.typeOrder),
+    ...summarise(items, run.benchmark.typeOrder, (t) => run.benchmark.aggregation?.inHeadline?.(t) ?? true),
     benchmark_summary: run.benchmark.summarise?.(items, { options: run.cfg.options, dataset: run.dataset }) ?? null,
     skipped: run.stages.skipped,
     deviations: protocolDeviations(run.cfg),

@@ -49,7 +49,11 @@ export function openRunDir(dir: string, identity: RunIdentity, questions: Questi
   const checkIdentity = () => {
     if (!rundir.exists()) return;
     const prev = rundir.readManifest();
-    const diff = identityDifferences(identityOf(prev), identity, opts.config === undefined ? undefined : { prev: prev.config, now: opts.config });
+    const diff = identityDifferences(
+      identityOf(prev),
+      identity,
+      opts.config === undefined ? undefined : { prev: prev.config, now: opts.config },
+    );
     if (diff.length > 0 && !opts.forceResume) {
       throw new InputError(
         `this run directory holds a different run:\n  - ${diff.join('\n  - ')}\n` +

@@ -3,6 +3,7 @@
  * Resumable: items already in the directory are kept; only a run of the same identity resumes.
  */
 import type { RunConfig } from '../config/schema.js';
+import type { Question } from '../core/schema.js';
 import type { Summary } from '../eval/summary.js';
 import { planStages, type StagePlan } from './stages.js';
 import type { Benchmark } from '../core/benchmark.js';
@@ -75,6 +76,8 @@ export interface RunComposition {
   runId: string;
   /** The benchmark-setting from its data half (`longmemeval/variant=oracle`, src/core/setting.ts); throws an InputError to refuse. */
   setting(data: string): string;
+  /** The questions this composition asks, from the selected ones (default: those). */
+  questions?(selected: Question[]): Question[];
 }
 
 /** What must match for a directory to be resumed. */
@@ -104,7 +107,9 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
   const { cfg } = req;
   // Everything that can reject the input happens before the run directory is touched.
   const inputs = await loadRunInputs(cfg);
-  const { benchmark, dataset, questions } = inputs;
+  const { benchmark, dataset } = inputs;
+  // A composition may ask other questions of the same data (re-judging: the answered ones; calibration: one per probe).
+  const questions = req.compose?.questions?.(inputs.questions) ?? inputs.questions;
   const data = dataSetting(benchmark, cfg.options, dataset);
   const setting = req.compose ? req.compose.setting(data) : `${data}/${cfg.reader.model ?? 'no-reader'}`;
   const dir = runDirFor(cfg, req.out);

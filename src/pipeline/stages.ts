@@ -12,6 +12,8 @@ import { ProviderSession } from '../providers/session.js';
 import { chatModel } from '../providers/clients.js';
 import { readerStage } from '../eval/reader.js';
 import { judgeStage, metricsStage } from '../eval/judge.js';
+import { withOtherGold } from '../eval/other-gold.js';
+import { judgeProtocolFor } from '../eval/judge-prompt.js';
 import type { ItemStage, StageContext } from '../eval/stage.js';
 import { readerProtocolFor } from '../eval/reader-override.js';
 
@@ -108,12 +110,15 @@ export function scoringStage(
     return { stage: fallbackScoreStage(scoring.fallbackMetric), judgeInfo: { model: null, runs: 0 } };
   }
   const judge = chatModel(session, 'judge', judgeModelFor(cfg.judge.model, benchmark.defaultJudgeModel));
+  // --judge-prompt FILE: another prompt for the same judge protocol (parse, JSON mode, runs).
+  const protocol = judgeProtocolFor(scoring.judge, cfg.judge.prompt ?? null);
   return {
-    stage: judgeStage(judge, scoring.judge, cfg.judge.runs, scoring.fallbackMetric),
+    // Questions that carry a second gold version are also judged under it (summary: the score under both golds).
+    stage: withOtherGold(judgeStage(judge, protocol, cfg.judge.runs, scoring.fallbackMetric), scoring.metrics),
     judgeInfo: {
       model: judge.entry.name,
-      protocol: scoring.judge.id,
-      source: scoring.judge.source,
+      protocol: protocol.id,
+      source: protocol.source,
       runs: cfg.judge.runs,
       temperature: cfg.judge.temperature,
     },

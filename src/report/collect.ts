@@ -14,6 +14,7 @@ import { readJsonLines } from '../stats/load.js';
 import { analyse, type StatsReport } from '../stats/compute-tables.js';
 import { findRunDirs, loadRun, type LoadedRun } from '../stats/load.js';
 import { InputError } from '../util/errors.js';
+import { calibrationLine, isCalibrationDir, readCalibration } from '../calibrate/collect.js';
 import { readJsonFile } from '../util/fsx.js';
 
 /** Bootstrap settings when the report computes the statistics itself (no stats.json given). */
@@ -53,7 +54,10 @@ export interface CollectOptions {
 
 export async function collectInputs(paths: string[], opts: CollectOptions = {}): Promise<ReportInputs> {
   const notes: string[] = [];
-  const runDirs = findRunDirs(paths);
+  const allDirs = findRunDirs(paths);
+  // Judge calibrations are not systems: a note each (its figures), not a leaderboard row.
+  for (const d of allDirs.filter(isCalibrationDir)) notes.push(calibrationLine(readCalibration(d)));
+  const runDirs = allDirs.filter((d) => !isCalibrationDir(d));
   const runs = runDirs.map(readRun);
   const statsFiles = findFiles(paths, 'stats.json');
   const ablations = findFiles(paths, 'ablation.json')
@@ -63,7 +67,7 @@ export async function collectInputs(paths: string[], opts: CollectOptions = {}):
       return data && data.format === 'rawrag.ablation/1' ? { dir, label: relative(process.cwd(), dir) || '.', data } : null;
     })
     .filter((a): a is AblationInput => a !== null);
-  if (runs.length === 0 && statsFiles.length === 0 && ablations.length === 0) {
+  if (runs.length === 0 && statsFiles.length === 0 && ablations.length === 0 && notes.length === 0) {
     throw new InputError('nothing to report: no run directory (manifest.json), stats.json or ablation.json found', {
       file: paths.join(', '),
     });

@@ -242,6 +242,13 @@ export function toStatItem(it: {
   };
 }
 
+/** A judge run with another prompt (`--judge-prompt`) is another judge: ` [prompt:<sha>]` after the model. */
+function promptTag(protocol: unknown): string {
+  if (typeof protocol !== 'string') return '';
+  const at = protocol.indexOf('+prompt:');
+  return at === -1 ? '' : ` [${protocol.slice(at + 1)}]`;
+}
+
 function readItems(path: string, notes: string[], judges: Set<string>): StatItem[] {
   if (!existsSync(path)) {
     notes.push('no items.jsonl: the run has no questions');
@@ -272,7 +279,7 @@ function readItems(path: string, notes: string[], judges: Set<string>): StatItem
       }
     }
     const judgeModel = it.details?.judge?.model;
-    if (typeof judgeModel === 'string' && judgeModel) judges.add(judgeModel);
+    if (typeof judgeModel === 'string' && judgeModel) judges.add(judgeModel + promptTag(it.details?.judge?.protocol));
     const pollution = (it.metrics as { pollution?: unknown } | undefined)?.pollution;
     byId.set(id, { ...toStatItem({ ...it, id, error, votes }), ...(typeof pollution === 'number' ? { pollution } : {}) });
   }

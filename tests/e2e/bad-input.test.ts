@@ -38,8 +38,16 @@ describe('bad input', () => {
 
   it('a MemoryAgentBench source the release does not have is a bad flag value (1); --sample beyond the population is refused', () => {
     const cr = join(ROOT, 'tests/fixtures/memoryagentbench/Conflict_Resolution.sample.json');
-    expectRejected(['run', 'memoryagentbench', '--data', cr, '--sources', 'foo'], 1, /--sources: unknown source\(s\) foo \(the release's: /);
-    expectRejected(['run', 'locomo', '--sample', '5000'], 2, /--sample: --sample 5,000 asks for more questions than there are \(all 1,540 questions\)/);
+    expectRejected(
+      ['run', 'memoryagentbench', '--data', cr, '--sources', 'foo'],
+      1,
+      /--sources: unknown source\(s\) foo \(the release's: /,
+    );
+    expectRejected(
+      ['run', 'locomo', '--sample', '5000'],
+      2,
+      /--sample: --sample 5,000 asks for more questions than there are \(all 1,540 questions\)/,
+    );
   });
 
   it('an unknown benchmark', () => {

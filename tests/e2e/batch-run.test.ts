@@ -14,6 +14,8 @@ import { BIN, ROOT, rawragAsync, tempDir } from '../helpers/cli.js';
 import { locomo } from '../../src/datasets/locomo/index.js';
 
 const LIMIT = 30;
+/** Judge requests: 3 per answer, and 3 more for each of the 4 questions whose gold the LoCoMo errata correct (judged under both golds). */
+const JUDGE = 3 * (LIMIT + 4);
 const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json'), options: {} });
 const selected = ds.questions.slice(0, LIMIT);
 const gold = new Map(selected.map((q) => [q.text, q.gold]));
@@ -99,18 +101,18 @@ describe('rawrag run --batch', () => {
   it('completes every item from two batch jobs (readers, then 3 judge runs each), sending no chat request interactively', () => {
     expect(batch.code).toBe(0);
     expect(batch.stderr).toMatch(/pass 1: 30 requests go out as batch jobs \(30 reader\)/);
-    expect(batch.stderr).toMatch(/pass 2: 90 requests go out as batch jobs \(90 judge\)/);
+    expect(batch.stderr).toMatch(/pass 2: 102 requests go out as batch jobs \(102 judge\)/);
     expect(batch.stderr).toMatch(
       /batch batch_\d+ \(part 1, 30 requests, gpt-4o-mini\): validating\n.*: in_progress 0\/30 done\n.*: finalizing 30\/30 done\n.*: completed 30\/30 done\n/,
     );
-    expect(batch.stderr).toMatch(/\(part 2, 90 requests, gpt-4o-mini\): in_progress 40\/90 done/);
+    expect(batch.stderr).toMatch(/\(part 2, 102 requests, gpt-4o-mini\): in_progress 40\/102 done/);
     expect(batchesOfRun).toBe(2);
-    expect(batchChats).toBe(30 + 90);
-    expect(api.chat.requests.filter((r) => r.path === '/v1/chat/completions' && !r.headers['x-fake-batch']).length).toBe(4 * LIMIT); // all from the interactive run
+    expect(batchChats).toBe(30 + JUDGE);
+    expect(api.chat.requests.filter((r) => r.path === '/v1/chat/completions' && !r.headers['x-fake-batch']).length).toBe(LIMIT + JUDGE); // all from the interactive run
     expect(items(batchOut)).toHaveLength(LIMIT);
     expect(batch.stdout).toMatch(/RAW-RAG\/openai:text-embedding-3-small\+cohere:rerank-v3.5 on locomo — 30 questions, 0 errors/);
     expect(batch.stdout).toMatch(
-      /replies from batches: reader 30, judge 90; cost at batch prices \$0\.\d{4} \(interactive prices: \$0\.\d{4}\)/,
+      /replies from batches: reader 30, judge 102; cost at batch prices \$0\.\d{4} \(interactive prices: \$0\.\d{4}\)/,
     );
   });
 
@@ -125,7 +127,7 @@ describe('rawrag run --batch', () => {
     const l = JSON.parse(readFileSync(join(liveOut, 'summary.json'), 'utf8'));
     expect(b.batch.jobs).toBe(2);
     expect(b.batch.usage.reader.replies).toBe(30);
-    expect(b.batch.usage.judge.replies).toBe(90);
+    expect(b.batch.usage.judge.replies).toBe(JUDGE);
     const liveChat = l.usage.reader.cost_usd_spent + l.usage.judge.cost_usd_spent;
     expect(b.batch.cost_usd_interactive).toBeCloseTo(liveChat, 10);
     expect(b.batch.cost_usd).toBeCloseTo(liveChat / 2, 10);
@@ -235,7 +237,7 @@ describe('rawrag run --batch', () => {
     expect(embeds).toHaveLength(Number(m[1]));
     expect(new Set(embeds.map((q) => q.body.input)).size).toBe(embeds.length);
     expect(byId(items(out))).toEqual(byId(items(liveOut)));
-    expect(r.stdout).toMatch(/replies from batches: embed \d+, reader 30, judge 90/);
+    expect(r.stdout).toMatch(/replies from batches: embed \d+, reader 30, judge 102/);
   });
 
   it('a provider refusing the batch: a clear error (exit 5), nothing lost; the same command later goes on', async () => {

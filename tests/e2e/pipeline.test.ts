@@ -194,10 +194,11 @@ describe('usage across resumes', () => {
       const first = JSON.parse((await rawragAsync(args, env)).stdout);
       const again = JSON.parse((await rawragAsync(args, env)).stdout);
       expect(first.usage_cumulative.reader.requests).toBe(3);
-      expect(first.usage_cumulative.judge.requests).toBe(9);
+      // 3 answers x 3 runs, and conv-26:q2 (its gold corrected by the LoCoMo errata) x 3 under the other gold.
+      expect(first.usage_cumulative.judge.requests).toBe(12);
       expect(again.usage.reader?.requests ?? 0).toBe(0);
       expect(again.usage_cumulative).toEqual(first.usage_cumulative);
-      expect(api.count('/v1/chat/completions')).toBe(12);
+      expect(api.count('/v1/chat/completions')).toBe(15);
     } finally {
       await api.close();
     }

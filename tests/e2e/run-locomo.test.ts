@@ -50,7 +50,11 @@ describe('rawrag run locomo (offline)', () => {
     expect(m.benchmark).toBe('locomo');
     expect(m.config.retrieval).toEqual({ retriever: 'local', candidates: 128, k: 15, rerank: true });
     // Nothing skipped; the one note says this is not the paper's retriever.
-    expect(m.retriever).toEqual({ name: 'local', notes: [expect.stringMatching(/^retriever 'local' is an offline lexical stand-in/)], stand_in: true });
+    expect(m.retriever).toEqual({
+      name: 'local',
+      notes: [expect.stringMatching(/^retriever 'local' is an offline lexical stand-in/)],
+      stand_in: true,
+    });
     expect(m.config.chunking).toEqual({ tokenizer: 'cl100k_base', size: 256, stride: 224 });
     expect(m.dataset.sha256).toBe('79fa87e90f04081343b8c8debecb80a9a6842b76a7aa537dc9fdf651ea698ff4');
     expect(m.tool.version).toMatch(/^\d+\.\d+\.\d+/);

@@ -215,7 +215,9 @@ describe('ingest that yields (a signal is seen while a long history is tokenized
 
   it('gives what ingest gives', async () => {
     const few = texts.slice(0, 300);
-    expect(await ingestYielding(episode(few), few.length, DEFAULT_POLICY, cfg, () => false)).toEqual(ingest(episode(few), few.length, DEFAULT_POLICY, cfg));
+    expect(await ingestYielding(episode(few), few.length, DEFAULT_POLICY, cfg, () => false)).toEqual(
+      ingest(episode(few), few.length, DEFAULT_POLICY, cfg),
+    );
   });
 
   it('lets a timer run meanwhile, and stops when asked', async () => {

@@ -9,7 +9,10 @@ import { ROOT } from './../helpers/cli.js';
 
 type V = [number, number, number];
 const parse = (v: string): V => {
-  const [a = 0, b = 0, c = 0] = v.replace(/^v/, '').split('.').map((x) => (x === 'x' || x === '*' ? 0 : Number(x)));
+  const [a = 0, b = 0, c = 0] = v
+    .replace(/^v/, '')
+    .split('.')
+    .map((x) => (x === 'x' || x === '*' ? 0 : Number(x)));
   return [a, b, c];
 };
 const cmp = (a: V, b: V) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
@@ -21,29 +24,31 @@ export function satisfies(version: string, range: string): boolean {
     .replace(/(>=|<=|>|<|\^|~|=)\s+/g, '$1')
     .split('||')
     .some((alt) =>
-    alt
-      .trim()
-      .split(/\s+/)
-      .filter(Boolean)
-      .every((c) => {
-        if (c === '*' || c === 'x') return true;
-        const m = /^(>=|<=|>|<|\^|~|=)?(.+)$/.exec(c)!;
-        const op = m[1] ?? '';
-        const t = parse(m[2]!);
-        if (op === '>=') return cmp(v, t) >= 0;
-        if (op === '>') return cmp(v, t) > 0;
-        if (op === '<') return cmp(v, t) < 0;
-        if (op === '<=') return cmp(v, t) <= 0;
-        if (op === '^') return cmp(v, t) >= 0 && v[0] === t[0];
-        if (op === '~') return cmp(v, t) >= 0 && v[0] === t[0] && v[1] === t[1];
-        if (/\.x$|^\d+$/.test(m[2]!)) return v[0] === t[0];
-        return cmp(v, t) === 0;
-      }),
-  );
+      alt
+        .trim()
+        .split(/\s+/)
+        .filter(Boolean)
+        .every((c) => {
+          if (c === '*' || c === 'x') return true;
+          const m = /^(>=|<=|>|<|\^|~|=)?(.+)$/.exec(c)!;
+          const op = m[1] ?? '';
+          const t = parse(m[2]!);
+          if (op === '>=') return cmp(v, t) >= 0;
+          if (op === '>') return cmp(v, t) > 0;
+          if (op === '<') return cmp(v, t) < 0;
+          if (op === '<=') return cmp(v, t) <= 0;
+          if (op === '^') return cmp(v, t) >= 0 && v[0] === t[0];
+          if (op === '~') return cmp(v, t) >= 0 && v[0] === t[0] && v[1] === t[1];
+          if (/\.x$|^\d+$/.test(m[2]!)) return v[0] === t[0];
+          return cmp(v, t) === 0;
+        }),
+    );
 }
 
 describe('Node version', () => {
-  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { engines?: { node?: string } | string[]; optional?: boolean }> };
+  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { engines?: { node?: string } | string[]; optional?: boolean }>;
+  };
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } };
 
   it('reads the ranges the lockfile holds', () => {

@@ -79,7 +79,9 @@ describe('rawrag stats never pairs different data', () => {
 
   it('rawrag judge: a --setting that does not name the data is refused', () => {
     expect(judgedSetting('longmemeval/variant=oracle', undefined, 'mine')).toBe('longmemeval/variant=oracle/mine');
-    expect(judgedSetting('longmemeval/variant=oracle', 'longmemeval/variant=oracle/gpt-4o', 'mine')).toBe('longmemeval/variant=oracle/gpt-4o');
+    expect(judgedSetting('longmemeval/variant=oracle', 'longmemeval/variant=oracle/gpt-4o', 'mine')).toBe(
+      'longmemeval/variant=oracle/gpt-4o',
+    );
     expect(() => judgedSetting('longmemeval/variant=oracle', 'longmemeval/gpt-4o', 'mine')).toThrow(/does not name the data/);
     expect(() => judgedSetting('longmemeval', 'longmemeval/variant=oracle/gpt-4o', 'mine')).toThrow(/does not name the data/);
   });
@@ -100,6 +102,9 @@ describe("the release's sha256, where it is known", () => {
     copyFileSync(join(FIX, 'longmemeval/longmemeval_s_cleaned.sample.json'), s);
     const lme = await getBenchmark('longmemeval').load({ path: s, options: {} });
     const important = lme.warnings.filter((w) => w.important).map((w) => w.message);
-    expect(important).toEqual([expect.stringMatching(/^2 questions, not a full release/), expect.stringMatching(/named like the s_cleaned release but its sha256/)]);
+    expect(important).toEqual([
+      expect.stringMatching(/^2 questions, not a full release/),
+      expect.stringMatching(/named like the s_cleaned release but its sha256/),
+    ]);
   });
 });

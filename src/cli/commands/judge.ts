@@ -1,6 +1,12 @@
 /** `rawrag judge ANSWERS.jsonl --benchmark B`: another system's answers, judged exactly as `rawrag run` judges. */
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Command } from 'commander';
+import { InputError, UsageError } from '../../util/errors.js';
+import { loadRunInputs } from '../../pipeline/plan.js';
+import type { Question } from '../../core/schema.js';
+import type { AnswersFile } from '../../pipeline/judge-answers.js';
+import { answeredQuestions, readRunForRejudge, rejudgeConfig, rejudgeRunId } from '../../pipeline/rejudge.js';
+import { resolveJudgePrompt } from '../../eval/judge-prompt.js';
 import { executeRun } from '../../pipeline/run.js';
 import { estimateJudge, judgeComposition, judgeRunId, readAnswers } from '../../pipeline/judge-answers.js';
 import { listBenchmarks } from '../../datasets/registry.js';
@@ -19,10 +25,14 @@ export function judgeCommand(): Command {
   const cmd = new Command('judge')
     .description("Judge another system's answers with a benchmark's official judge and metrics, into a stats-ready run directory")
     .argument(
-      '<answers>',
+      '[answers]',
       'JSON lines {"id", "answer", "evidence"?}: ids as rawrag names questions (items.jsonl), evidence = turn ids shown to your reader (for coverage)',
     )
-    .requiredOption(
+    .option(
+      '--rejudge <run-dir>',
+      "re-score an existing run's answers under another judge (--judge-model / --judge-prompt); nothing is re-read",
+    )
+    .option(
       '--benchmark <name>',
       `benchmark: ${listBenchmarks()
         .map((b) => b.name)
@@ -36,6 +46,11 @@ export function judgeCommand(): Command {
     .option('-c, --config <file>', 'config file (JSON or YAML): data, options, judge; flags override it')
     .option('--data <path>', "data file or folder in the benchmark's official format (default: the bundled copy)")
     .option('--judge <model>', "judge model (default: the benchmark's official judge, else gpt-4o-mini)")
+    .option('--judge-model <model>', 'the same as --judge')
+    .option(
+      '--judge-prompt <file>',
+      "another judge prompt ({question}, {gold_answer}, {generated_answer} slots; reply parsed as the official judge's), or `strict` for rawrag's strict prompt (configs/prompts/<benchmark>-judge-strict.txt)",
+    )
     .option('--judge-runs <n>', 'judge runs per answer, averaged (default 3)', positiveInt);
   addBenchmarkOptions(cmd);
   addTransportOptions(cmd);
@@ -51,18 +66,26 @@ export function judgeCommand(): Command {
     .option('--no-progress', 'no progress bar (default: a bar on a terminal, a line every ~10 s otherwise)')
     .option('--verbose', 'print every data warning (default: one summary line)')
     .option('--json', 'print summary.json instead of the table')
-    .action(async (answersPath: string, _opts: unknown, command: Command) => {
+    .action(async (answersPath: string | undefined, _opts: unknown, command: Command) => {
       const opts = command.opts();
-      const answers = readAnswers(answersPath);
-      // The answered questions are the selection, exactly as --ids would select them (unknown ids: an input error).
-      const cfg = { ...judgeConfig(command), ids: resolve(answersPath) };
+      const job = opts.rejudge ? rejudgeJob(command, answersPath) : answersJob(command, answersPath);
+      const { cfg, answers, system, runId, setting, questions } = job;
       const transport = transportFromFlags(command);
+      if (job.source?.dataSha256) {
+        const { dataset } = await loadRunInputs(cfg);
+        if (dataset.source.sha256 !== job.source.dataSha256) {
+          throw new InputError(
+            `the run read another data file (sha256 ${job.source.dataSha256.slice(0, 12)}...) than ${dataset.source.path} now holds: its answers cannot be re-judged against this one`,
+            {
+              file: join(job.source.dir, 'manifest.json'),
+            },
+          );
+        }
+      }
       if (opts.dryRun) {
-        process.stdout.write((await estimateJudge(cfg, answers, transport)) + '\n');
+        process.stdout.write((await estimateJudge(cfg, answers, transport, { questions, what: job.what })) + '\n');
         return;
       }
-      const system = opts.system as string;
-      const runId = judgeRunId(cfg, answers, system);
       const out = (opts.out as string | undefined) ?? fromRoot('results', runId);
       const bar = progressBar(`judge ${cfg.benchmark}`, opts.progress !== false);
       const interrupts = watchInterrupts(
@@ -79,7 +102,7 @@ export function judgeCommand(): Command {
             verbose: Boolean(opts.verbose),
             transport,
             name: (opts.name as string | undefined) ?? null,
-            compose: judgeComposition(answers, { system, setting: opts.setting as string | undefined, runId }),
+            compose: judgeComposition(answers, { system, setting, runId, questions }),
           },
           {
             log: (line) => {
@@ -101,6 +124,64 @@ export function judgeCommand(): Command {
   return cmd;
 }
 
+interface JudgeJob {
+  cfg: RunConfig;
+  answers: AnswersFile;
+  system: string;
+  /** The setting asked for (--setting, or the re-judged run's); undefined = the data's own with the system. */
+  setting: string | undefined;
+  runId: string;
+  questions?: (qs: Question[]) => Question[];
+  what?: string;
+  /** Re-judging: the data file the source run read (a different file now is an input error). */
+  source?: { dir: string; dataSha256: string };
+}
+
+/** `rawrag judge ANSWERS.jsonl --benchmark B`: the answered questions are the selection, as --ids would select them. */
+function answersJob(command: Command, answersPath: string | undefined): JudgeJob {
+  const opts = command.opts();
+  if (!answersPath) throw new UsageError('give an answers file (or --rejudge RUN_DIR)');
+  if (!opts.benchmark) throw new UsageError("required option '--benchmark <name>' not specified");
+  const answers = readAnswers(answersPath);
+  const cfg = { ...judgeConfig(command), ids: resolve(answersPath) };
+  const system = opts.system as string;
+  return {
+    cfg,
+    answers,
+    system,
+    runId: judgeRunId(cfg, answers, system),
+    setting: opts.setting as string | undefined,
+  };
+}
+
+/** `rawrag judge --rejudge RUN_DIR`: the run's own benchmark, data, options, system and setting; another judge. */
+function rejudgeJob(command: Command, answersPath: string | undefined): JudgeJob {
+  const opts = command.opts();
+  if (answersPath) throw new UsageError('--rejudge takes its answers from the run directory: give no answers file');
+  for (const flag of ['benchmark', 'data', 'config'] as const) {
+    if (opts[flag] !== undefined)
+      throw new UsageError(`--rejudge uses the run's own ${flag === 'config' ? 'config' : flag}: drop --${flag}`);
+  }
+  const src = readRunForRejudge(opts.rejudge as string);
+  const judge: PartialConfig = {};
+  const model = (opts.judgeModel ?? opts.judge) as string | undefined;
+  if (model) judge.model = model;
+  if (opts.judgeRuns !== undefined) judge.runs = opts.judgeRuns;
+  if (opts.judgePrompt) judge.prompt = resolveJudgePrompt(opts.judgePrompt as string, src.config.benchmark);
+  const cfg = withOfficialJudge(rejudgeConfig(src, judge));
+  const system = command.getOptionValueSource('system') === 'cli' ? (opts.system as string) : src.system;
+  return {
+    cfg,
+    answers: src.answers,
+    system,
+    setting: (opts.setting as string | undefined) ?? src.setting,
+    runId: rejudgeRunId(src, cfg),
+    questions: answeredQuestions(src),
+    source: { dir: src.dir, dataSha256: src.dataSha256 },
+    what: `re-judge ${src.answers.byId.size} answers of ${src.dir}${src.unanswered.length ? ` (${src.unanswered.length} items without an answer left out)` : ''}`,
+  };
+}
+
 /**
  * The run config a judgement records: benchmark, data, the benchmark's options and the judge; no
  * retrieval or reader flags (the answers bring their own). `--system` names the answers' system
@@ -113,6 +194,8 @@ function judgeConfig(cmd: Command): RunConfig {
   if (given('data')) flags.data = opts.data;
   const judge: PartialConfig = {};
   if (given('judge')) judge.model = opts.judge;
+  if (given('judgeModel')) judge.model = opts.judgeModel;
+  if (given('judgePrompt')) judge.prompt = resolveJudgePrompt(opts.judgePrompt as string, String(opts.benchmark).toLowerCase());
   if (given('judgeRuns')) judge.runs = opts.judgeRuns;
   if (Object.keys(judge).length) flags.judge = judge;
   const benchOpts: Record<string, string> = {};

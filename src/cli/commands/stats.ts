@@ -19,6 +19,9 @@ import { InputError } from '../../util/errors.js';
 import { writeFileAtomic, writeJsonAtomic } from '../../util/fsx.js';
 import { integer, positiveInt } from '../options.js';
 import { writeReport } from '../../report/index.js';
+import { compareJudges } from '../../stats/judge-comparison.js';
+import { isCalibrationDir, readCalibration, renderCalibrationSection } from '../../calibrate/collect.js';
+import { judgeComparisonCsv, renderJudgeComparisons } from '../../stats/judge-comparison-render.js';
 
 export function statsCommand(): Command {
   return new Command('stats')
@@ -44,7 +47,9 @@ export function statsCommand(): Command {
           const why = skipped.length ? ` (skipped: ${skipped.map((s) => `${s.dir}: ${s.reason}`).join('; ')})` : '';
           throw new InputError(`no run directory (a folder with manifest.json) found${why}`, { file: dirs.join(', ') });
         }
-        const runs = runDirs.map(loadRun);
+        // Judge calibrations (rawrag calibrate-judge) are shown as such, not as systems in a leaderboard.
+        const calibrations = runDirs.filter(isCalibrationDir).map(readCalibration);
+        const runs = runDirs.filter((d) => !isCalibrationDir(d)).map(loadRun);
         const benchmarks = listBenchmarks();
         const progress = statsProgress(estimateDraws(runs, { resamples: opts.resamples, allPairs: Boolean(opts.allPairs) }));
         let report;
@@ -64,7 +69,11 @@ export function statsCommand(): Command {
         }
         const out = resolve(opts.out ?? join(dirs[0]!, 'stats'));
         mkdirSync(out, { recursive: true });
-        const markdown = renderReport(report);
+        // Judge vs judge: a run and its re-judged copy (rawrag judge --rejudge) in one benchmark-setting.
+        const judgeComparison = compareJudges(runs, (name) => benchmarks.find((b) => b.name === name.toLowerCase())?.aggregation);
+        const markdown = [renderReport(report), renderJudgeComparisons(judgeComparison), renderCalibrationSection(calibrations)]
+          .filter(Boolean)
+          .join('\n\n');
         writeFileAtomic(join(out, 'leaderboard.md'), markdown + '\n');
         writeFileAtomic(join(out, 'leaderboard.csv'), leaderboardCsv(report));
         writeFileAtomic(join(out, 'pairwise.csv'), pairwiseCsv(report));
@@ -72,9 +81,15 @@ export function statsCommand(): Command {
         writeFileAtomic(join(out, 'coverage.csv'), coverageCsv(report));
         writeFileAtomic(join(out, 'coverage-pairwise.csv'), coveragePairwiseCsv(report));
         writeFileAtomic(join(out, 'agreement.csv'), agreementCsv(report));
-        writeJsonAtomic(join(out, 'stats.json'), report);
+        if (judgeComparison.length) writeFileAtomic(join(out, 'judges.csv'), judgeComparisonCsv(judgeComparison));
+        const extra = {
+          ...(judgeComparison.length ? { judge_comparison: judgeComparison } : {}),
+          ...(calibrations.length ? { judge_calibration: calibrations.map((c) => ({ dir: c.label, ...c.figures })) } : {}),
+        };
+        const json = { ...report, ...extra };
+        writeJsonAtomic(join(out, 'stats.json'), json);
         if (opts.report) await writeReport(dirs, join(out, 'report.html'), { stats: { report, source: join(out, 'stats.json') } });
-        process.stdout.write(opts.json ? JSON.stringify(report, null, 2) + '\n' : `${markdown}\nwritten: ${out}\n`);
+        process.stdout.write(opts.json ? JSON.stringify(json, null, 2) + '\n' : `${markdown}\nwritten: ${out}\n`);
       },
     );
 }

@@ -14,6 +14,8 @@ import { RawFile, type RawSampleT } from './format.js';
 import { parseEvidence } from './evidence.js';
 import { locomoScoring } from './scoring.js';
 import { summariseLocomo } from './summary.js';
+import { applyGold, loadErrata, parseGold } from './gold.js';
+import { adversarialOptions } from './adversarial.js';
 
 export const CATEGORY_NAMES: Record<number, string> = {
   1: 'multi-hop',
@@ -33,7 +35,12 @@ export const locomo: Benchmark = {
   title: 'LoCoMo (10 conversations; categories 1-4 = 1,540 questions)',
   defaultData: 'datasets/locomo/locomo10.json',
   policy: { ...DEFAULT_POLICY },
-  aggregation: { overall: 'micro', note: 'overall = micro average over questions (LoCoMo official)' },
+  aggregation: {
+    overall: 'micro',
+    // Category 5 has no answer to find: it is reported as its own row, never in the 1,540-question headline.
+    inHeadline: (type) => type !== 'adversarial',
+    note: 'overall = micro average over questions of categories 1-4 (LoCoMo official); adversarial (5) is shown apart',
+  },
   typeOrder: ['single-hop', 'multi-hop', 'temporal', 'open-domain', 'adversarial'],
   options: [
     {
@@ -44,10 +51,20 @@ export const locomo: Benchmark = {
       defaultValue: DEFAULT_CATEGORIES,
       definesSetting: true,
     },
+    {
+      flags: '--gold <version>',
+      key: 'gold',
+      description:
+        'gold answers: original (default; the official protocol) | audited (corrections from a public audit of the ground truth, datasets/locomo/gold-errata.json; docs/judging.md)',
+      validate: (v: string) => void parseGold(v),
+      defaultValue: 'original',
+      // Scores against another gold are never paired with these: part of the setting (`locomo/gold=audited/...`).
+      definesSetting: true,
+    },
   ],
   load: loadLocomo,
   scoring: locomoScoring,
-  summarise: (items) => summariseLocomo(items) as unknown as Record<string, unknown>,
+  summarise: (items, ctx) => summariseLocomo(items, ctx) as unknown as Record<string, unknown>,
 };
 
 export function parseCategories(value: string | undefined): number[] {
@@ -67,6 +84,7 @@ export function parseCategories(value: string | undefined): number[] {
 
 async function loadLocomo({ path, options }: LoadOptions): Promise<Dataset> {
   const categories = new Set(parseCategories(options.categories));
+  const goldVersion = parseGold(options.gold);
   const raw = readJsonFile(path);
   const parsed = RawFile.safeParse(raw);
   if (!parsed.success) {
@@ -112,6 +130,8 @@ async function loadLocomo({ path, options }: LoadOptions): Promise<Dataset> {
         evidence: ev.ids,
         options: null,
         visibleTurns: null,
+        // The official category-5 prompt offers two options in random order: seeded by the question id here.
+        ...(qa.category === 5 ? { meta: { adversarial: adversarialOptions(id, gold) } } : {}),
       });
     });
   });
@@ -125,11 +145,13 @@ async function loadLocomo({ path, options }: LoadOptions): Promise<Dataset> {
       message: `named like the release but its sha256 ${sha256.slice(0, 12)}... differs from the release's ${RELEASE_SHA256.slice(0, 12)}... (modified copy?)`,
     });
   }
+  const turnsOf = new Map(episodes.map((e) => [e.id, new Set(e.turns.map((t) => t.id))]));
+  applyGold(questions, loadErrata(), goldVersion, (ep) => turnsOf.get(ep) ?? new Set(), warnings);
   return {
     benchmark: 'locomo',
     episodes,
     questions,
-    source: { path, sha256, bytes: statSync(path).size, version },
+    source: { path, sha256, bytes: statSync(path).size, version: `${version}${goldVersion === 'audited' ? ' + gold errata (audited)' : ''}` },
     warnings,
     // Normalised (sorted, deduplicated): `--categories 4,3,2,1` is the default setting.
     variant: { categories: [...categories].sort((a, b) => a - b).join(',') },

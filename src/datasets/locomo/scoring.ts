@@ -7,6 +7,11 @@
 import { promptFile } from '../../scoring/prompts.js';
 import { renderEvidence, type JudgeProtocol, type ReaderProtocol, type Scoring } from '../../core/protocol.js';
 import { locomoF1Metric } from './metrics.js';
+import { adversarialAnswer, adversarialOptionsOf } from './adversarial.js';
+import type { Question } from '../../core/schema.js';
+
+const LOCOMO = 'snap-research/LoCoMo@3eb6f2c';
+const isAdversarial = (q: Question) => q.typeId === 5;
 
 const MEM0 = 'mem0ai/mem0@393a4fd5a';
 /** A prompt file from configs/prompts/: its text minus the final newline. */
@@ -24,18 +29,34 @@ function fillFormat(template: string, values: Record<string, string>): string {
   return template.replace(/\{(\w+)\}/g, (m, k: string) => values[k] ?? m);
 }
 
+/** Python `str.format` with positional `{}` slots, in one pass. */
+function fillPositional(template: string, values: string[]): string {
+  let i = 0;
+  return template.replace(/\{\}/g, () => values[i++] ?? '');
+}
+
 export const locomoReader: ReaderProtocol = {
   id: 'locomo-mem0-rag-v1',
-  source: `${MEM0} evaluation/src/rag.py (system message + PROMPT)`,
+  source: `${MEM0} evaluation/src/rag.py (system message + PROMPT); category 5: ${LOCOMO} task_eval/gpt_utils.py QA_PROMPT_CAT_5`,
   render(q, evidence) {
+    const context = renderEvidence(evidence);
+    const options = adversarialOptionsOf(q.meta);
+    if (isAdversarial(q) && options) {
+      // Upstream: query_conv + '\n\n' + QA_PROMPT_CAT_5.format(question + " Select the correct answer: (a) {} (b) {}. ")
+      const question = q.text + fillPositional(locomoPrompt('reader-cat5-options'), [options.a, options.b]);
+      return [{ role: 'user', content: `${context}\n\n${fillPositional(locomoPrompt('reader-cat5'), [question])}` }];
+    }
     return [
       { role: 'system', content: locomoPrompt('reader-system') },
       { role: 'user', content: fillJinja(locomoPrompt('reader-user'), { QUESTION: q.text, CONTEXT: renderEvidence(evidence) }) },
     ];
   },
-  parseAnswer: (reply) => reply.trim(),
-  // rag.py sends no max_tokens (temperature 0 only): neither does rawrag.
-  maxTokens: () => null,
+  parseAnswer: (reply, q) => {
+    const options = adversarialOptionsOf(q.meta);
+    return isAdversarial(q) && options ? adversarialAnswer(reply, options) : reply.trim();
+  },
+  // rag.py sends no max_tokens (temperature 0 only): neither does rawrag. The official category-5 call asks for 32.
+  maxTokens: (q) => (isAdversarial(q) ? 32 : null),
 };
 
 /**
@@ -72,10 +93,15 @@ export const locomoJudge: JudgeProtocol = {
   source: `${MEM0} evaluation/metrics/llm_judge.py ACCURACY_PROMPT`,
   jsonMode: true,
   render(q, answer) {
+    // Category 5 has no upstream judge: rawrag's own prompt asks whether the answer correctly declines.
+    if (isAdversarial(q)) {
+      return [{ role: 'user', content: fillFormat(locomoPrompt('judge-adversarial'), { question: q.text, gold_answer: q.gold, generated_answer: answer }) }];
+    }
     // The file holds the Python string value (it starts and ends with a newline, like the triple-quoted ACCURACY_PROMPT).
     return [{ role: 'user', content: fillFormat(locomoPrompt('judge'), { question: q.text, gold_answer: q.gold, generated_answer: answer }) }];
   },
   parse: (reply) => (parseLabel(reply) === 'CORRECT' ? 1 : 0),
+  customPromptApplies: (q) => !isAdversarial(q),
 };
 
 export const locomoScoring: Scoring = {
@@ -83,10 +109,14 @@ export const locomoScoring: Scoring = {
   judge: locomoJudge,
   metrics: [locomoF1Metric],
   card: {
-    reader: { upstreamModel: 'gpt-4o-mini', prompts: ['locomo-reader-system', 'locomo-reader-user'], sourceNote: 'locomo-SOURCE.md' },
-    judge: { upstreamModel: 'gpt-4o-mini', prompts: ['locomo-judge'], sourceNote: 'locomo-SOURCE.md' },
+    reader: {
+      upstreamModel: 'gpt-4o-mini',
+      prompts: ['locomo-reader-system', 'locomo-reader-user', 'locomo-reader-cat5', 'locomo-reader-cat5-options'],
+      sourceNote: 'locomo-SOURCE.md',
+    },
+    judge: { upstreamModel: 'gpt-4o-mini', prompts: ['locomo-judge', 'locomo-judge-adversarial'], sourceNote: 'locomo-SOURCE.md' },
     denominator:
-      'every selected question (categories 1-4, 1,540; category 5 is not judged, as Mem0 skips it); accuracy is reported over all N (failed items count 0) beside accuracy over scored items, with the failures by stage',
+      'every selected question of categories 1-4 (1,540); category 5 (adversarial, 446, --categories 5) is its own row, never in the headline, scored by the official rule (f1) and by a judge asked whether the answer declines; accuracy is reported over all N (failed items count 0) beside accuracy over scored items, with the failures by stage',
     headline: 'accuracy = mean item score (item = mean of the judge runs), overall and per category; token F1 beside it',
   },
 };

@@ -6,6 +6,9 @@
 import type { ItemRecord } from '../../core/item.js';
 import { denominatorTable, denominators, type Denominators } from '../../scoring/denominators.js';
 import { judgeLabel } from './scoring.js';
+import type { SummariseContext } from '../../core/benchmark.js';
+import { goldSummary, goldTables, type GoldSummary } from './gold-summary.js';
+import { adversarialSummary, adversarialTable, type AdversarialSummary } from './gold-summary.js';
 
 export interface LabelCounts {
   /** Judge replies read (one per judge run). */
@@ -20,6 +23,10 @@ export interface LabelCounts {
 export interface LocomoSummary {
   judge_labels: LabelCounts;
   denominators: Denominators;
+  /** Which gold scored the run, the ceiling it implies, and the score under both golds (docs/judging.md). */
+  gold: GoldSummary;
+  /** Category 5, its own row: the official rule and the judge's "declines" verdict. */
+  adversarial: AdversarialSummary | null;
   tables: Array<{ title: string; header: string[]; rows: Array<Array<string | number>> }>;
 }
 
@@ -53,12 +60,18 @@ const accuracy = (items: ItemRecord[]) => {
   return scored.length ? scored.reduce((s, i) => s + i.score!, 0) / items.length : null;
 };
 
-export function summariseLocomo(items: ItemRecord[]): LocomoSummary {
-  const judge_labels = countLabels(items);
+export function summariseLocomo(allItems: ItemRecord[], ctx?: SummariseContext): LocomoSummary {
+  const judge_labels = countLabels(allItems);
+  // The headline is categories 1-4; the adversarial category is summarised on its own.
+  const items = allItems.filter((i) => i.type_id !== 5);
   // Mem0's script judges every question or stops: the official denominator is all of them.
   const d = denominators(items, accuracy, 'all_n');
+  const gold = goldSummary(items, ctx?.options.gold);
+  const adversarial = adversarialSummary(allItems.filter((i) => i.type_id === 5));
   const tables: LocomoSummary['tables'] = [];
   if (items.some((i) => !i.error && i.score !== null)) tables.push(denominatorTable(d, 'LoCoMo accuracy %'));
+  tables.push(...goldTables(gold));
+  if (adversarial) tables.push(adversarialTable(adversarial));
   if (judge_labels.other_total > 0) {
     tables.push({
       title: `Judge labels other than exactly CORRECT / WRONG (scored WRONG, as Mem0's label == "CORRECT"): ${judge_labels.other_total} of ${judge_labels.replies} replies`,
@@ -68,5 +81,5 @@ export function summariseLocomo(items: ItemRecord[]): LocomoSummary {
         .map(([l, c]) => [JSON.stringify(l), c]),
     });
   }
-  return { judge_labels, denominators: d, tables };
+  return { judge_labels, denominators: d, gold, adversarial, tables };
 }

@@ -22,7 +22,9 @@ function partialCheckout(): string {
 describe('BEAM --skip-incomplete', () => {
   it('without it: the first incomplete folder stops the load, the message says which and names the flag', async () => {
     const root = partialCheckout();
-    await expect(beam.load({ path: root, options: {} })).rejects.toThrow(/chats\/100K\/2: no chat_trunecated\.json, chat\.json .*--skip-incomplete/);
+    await expect(beam.load({ path: root, options: {} })).rejects.toThrow(
+      /chats\/100K\/2: no chat_trunecated\.json, chat\.json .*--skip-incomplete/,
+    );
   });
 
   it('with it: the complete conversations are read; one warning, shown on every run, lists the skipped ones and why', async () => {
@@ -31,7 +33,9 @@ describe('BEAM --skip-incomplete', () => {
     expect(ds.questions).toHaveLength(20);
     const w = ds.warnings.filter((x) => x.place === '--skip-incomplete');
     expect(w).toHaveLength(1);
-    expect(w[0]!.message).toMatch(/^2 of 3 conversation folders skipped as incomplete: 100K\/2 \(no chat_trunecated\.json.*\), 100K\/3 \(no probing_questions\/probing_questions\.json\)$/);
+    expect(w[0]!.message).toMatch(
+      /^2 of 3 conversation folders skipped as incomplete: 100K\/2 \(no chat_trunecated\.json.*\), 100K\/3 \(no probing_questions\/probing_questions\.json\)$/,
+    );
     expect(warningLines('beam', ds.warnings, false).some((l) => l.includes('skipped as incomplete'))).toBe(true);
   });
 });

@@ -94,7 +94,10 @@ describe('data warnings', () => {
       'warning: s.json: file: 498 questions, not a full release (500)',
       'warning: s.json: 2 more data warnings (first: conv-26:q30: no gold evidence given); --verbose lists them all (also in manifest.json, dataset.warnings)',
     ]);
-    expect(warningLines('s.json', [sha, w[0]!], false)).toEqual(['warning: s.json: file: sha256 differs from the pinned release', 'warning: s.json: conv-26:q30: no gold evidence given']);
+    expect(warningLines('s.json', [sha, w[0]!], false)).toEqual([
+      'warning: s.json: file: sha256 differs from the pinned release',
+      'warning: s.json: conv-26:q30: no gold evidence given',
+    ]);
     expect(warningLines('s.json', [sha, w[0]!], true)).toHaveLength(2);
   });
 });

@@ -62,7 +62,9 @@ describe('LongMemEval loader on the real oracle sample', () => {
     // The variant is read from the file name: the oracle file is labelled oracle, not the default s_cleaned.
     expect(d.source.version).toBe('LongMemEval oracle (longmemeval_oracle.sample.json)');
     // A partial file: the count check is skipped, with a warning that says so.
-    expect(d.warnings).toEqual([{ place: 'file', important: true, message: '7 questions, not a full release (500): per-type count check skipped' }]);
+    expect(d.warnings).toEqual([
+      { place: 'file', important: true, message: '7 questions, not a full release (500): per-type count check skipped' },
+    ]);
   });
 
   it('keeps integer answers as strings and the question date as given', async () => {

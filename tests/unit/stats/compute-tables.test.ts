@@ -177,7 +177,14 @@ describe('pairing, missing and failed questions', () => {
   it("the default baseline is the paper's retriever, not the offline stand-in, when both ran", () => {
     const paper = 'RAW-RAG/openai:text-embedding-3-small+cohere:rerank-v3.5';
     const local = { ...run('RAW-RAG/local', base), standIn: true };
-    const both = [local, run(paper, base.map((i) => ({ ...i, score: 1 - (i.score ?? 0) }))), run('Mem0', other)];
+    const both = [
+      local,
+      run(
+        paper,
+        base.map((i) => ({ ...i, score: 1 - (i.score ?? 0) })),
+      ),
+      run('Mem0', other),
+    ];
     expect(analyse(both, OPTS).families[0]!.baseline).toBe(paper);
     // Alone, the stand-in is still the baseline.
     expect(analyse([local, run('Mem0', other)], OPTS).families[0]!.baseline).toBe('RAW-RAG/local');
