@@ -18,6 +18,11 @@ export interface ChatRequest {
   temperature: number | null;
   maxTokens: number | null;
   jsonMode: boolean;
+  /**
+   * Structured outputs: the reply must match this JSON Schema (`response_format` json_schema, strict).
+   * Only for models whose registry entry says `structuredOutputs: true`; others get a plain-JSON prompt.
+   */
+  jsonSchema?: { name: string; schema: Record<string, unknown> };
 }
 
 export interface ChatReply {
@@ -75,7 +80,7 @@ export class ChatModel {
       messages: req.messages,
       temperature: req.temperature,
       max_tokens: req.maxTokens,
-      response_format: req.jsonMode ? 'json_object' : null,
+      response_format: req.jsonSchema ? { type: 'json_schema', ...req.jsonSchema } : req.jsonMode ? 'json_object' : null,
     };
   }
 
@@ -162,7 +167,9 @@ export function chatBody(wireModel: string, req: ChatRequest): OpenAI.Chat.ChatC
   const body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming = { model: wireModel, messages: req.messages };
   if (req.temperature !== null) body.temperature = req.temperature;
   if (req.maxTokens !== null) body.max_tokens = req.maxTokens;
-  if (req.jsonMode) body.response_format = { type: 'json_object' };
+  if (req.jsonSchema)
+    body.response_format = { type: 'json_schema', json_schema: { name: req.jsonSchema.name, schema: req.jsonSchema.schema, strict: true } };
+  else if (req.jsonMode) body.response_format = { type: 'json_object' };
   return body;
 }
 

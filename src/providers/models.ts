@@ -41,6 +41,8 @@ export const ModelEntrySchema = z
     maxBatchTokens: z.number().int().positive().default(300_000),
     maxInputTokens: z.number().int().positive().default(8191),
     prices: PricesSchema.default({}),
+    /** Chat: accepts `response_format` json_schema with strict: true (OpenAI structured outputs); absent = plain JSON asked in the prompt. */
+    structuredOutputs: z.boolean().optional(),
     /** Prices of replies from the provider's Batch API (OpenAI: half the listed prices); absent = no batch API. */
     batchPrices: PricesSchema.optional(),
     /** Per-batch limits of that Batch API (OpenAI's published limits by default). */

@@ -51,7 +51,7 @@ export function recordRetrieval(
       score: h.score,
       first_stage_rank: fs?.rank ?? -1,
       first_stage_score: fs?.score ?? Number.NaN,
-      turns: ep.episode.turns.slice(c.firstTurn, c.lastTurn + 1).map((t) => t.id),
+      turns: (c.sourceTurns ?? range(c.firstTurn, c.lastTurn)).map((t) => ep.episode.turns[t]!.id),
     };
   });
   item.evidence_turns = evidence.turnIds;
@@ -80,4 +80,8 @@ export function recordRetrieval(
 /** How deep the final ranking goes: k, or deeper when that is free or the benchmark needs it. */
 export function rankingDepth(cfg: RunConfig, retriever: Retriever, benchmark: Benchmark): number {
   return Math.max(cfg.retrieval.k, benchmark.rankingDepth ?? 0, retriever.cheapDeepRanking ? Math.max(...COVERAGE_KS) : 0);
+}
+
+function range(first: number, last: number): number[] {
+  return Array.from({ length: last - first + 1 }, (_, i) => first + i);
 }

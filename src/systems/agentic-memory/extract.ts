@@ -8,37 +8,11 @@ import type { Turn } from '../../core/schema.js';
 import { promptFile } from '../../eval/prompts.js';
 import type { ChatMessage } from '../../core/protocol.js';
 import { serialiseTurn } from '../../retrieval/serialise.js';
-import type { MemoryConfig } from './config.js';
 
 export const EXTRACT_PROMPT = 'agentic-memory-extract';
 
-export interface Batch {
-  /** 0-based position in the episode's batch list. */
-  index: number;
-  /** Turn indices first..last inclusive. */
-  first: number;
-  last: number;
-  /** Stable key within an episode: `t<first>-<last>`. */
-  key: string;
-}
-
-/** Batches over the first `visible` turns: consecutive turns of one session, or fixed runs of N turns. */
-export function batchesOf(turns: readonly Turn[], visible: number, rule: MemoryConfig['batch']): Batch[] {
-  const out: Batch[] = [];
-  const push = (first: number, last: number) => out.push({ index: out.length, first, last, key: `t${first}-${last}` });
-  if (rule === 'session') {
-    let start = 0;
-    for (let i = 1; i <= visible; i++) {
-      if (i === visible || turns[i]!.session !== turns[start]!.session) {
-        push(start, i - 1);
-        start = i;
-      }
-    }
-  } else {
-    for (let s = 0; s < visible; s += rule) push(s, Math.min(s + rule, visible) - 1);
-  }
-  return out;
-}
+export { batchesOf, type Batch } from '../../ingest/batches.js';
+import type { Batch } from '../../ingest/batches.js';
 
 /** One extractor request: the instructions, then the segment with each turn's id. */
 export function extractionMessages(turns: readonly Turn[], batch: Batch): ChatMessage[] {
