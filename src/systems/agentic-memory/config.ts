@@ -41,6 +41,8 @@ export const MemorySchema = z
     /** Injection budget: at most `items` items and `tokens` cl100k tokens. */
     items: z.number().int().positive().default(5),
     tokens: z.number().int().positive().default(800),
+    /** false: add-only memory (`--no-mutations`): an UPDATE is stored as an ADD beside the old item (absent = true). */
+    mutations: z.boolean().optional(),
     /** Recall superseded items too (never forgotten ones). */
     includeSuperseded: z.boolean().default(false),
     /** Forgetting (forget.ts): decay, eviction and the write cap; every number here. */

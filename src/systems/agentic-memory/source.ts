@@ -30,6 +30,7 @@ import { batchesOf, extractionMessages, isParsableExtraction, parseExtraction, t
 import { injectionBlock, scoreMemories } from './recall.js';
 import { MEMORY_DB_FILE, MemoryStore, type MemoryRow } from './store.js';
 import { activeMemories, applyBatch, keptItems } from './validate.js';
+import { recordFailedBatch } from './decisions.js';
 
 export interface MemorySourceOptions {
   /** The run directory; the stores go to `<runDir>/memory.sqlite`. */
@@ -192,6 +193,7 @@ export async function createAgenticMemorySource(
             items_superseding: 0,
             items_dropped: 0,
           });
+          recordFailedBatch(s.db, owner, scope, r.batch.key, r.error);
         }
         continue;
       }

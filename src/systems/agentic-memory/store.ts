@@ -9,6 +9,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { purgeDecisions } from './decisions.js';
 import { InputError } from '../../util/errors.js';
 
 export const MEMORY_DB_FILE = 'memory.sqlite';
@@ -427,11 +428,12 @@ export class MemoryStore {
     return rows.map((r) => r.request_key);
   }
 
-  purgeOwner(owner: string): { events: number; memories: number; extractions: number } {
+  purgeOwner(owner: string): { events: number; memories: number; extractions: number; decisions: number } {
     const counts = this.transaction(() => ({
       memories: this.db.prepare('DELETE FROM memories WHERE owner_id = ?').run(owner).changes,
       events: this.db.prepare('DELETE FROM events WHERE owner_id = ?').run(owner).changes,
       extractions: this.db.prepare('DELETE FROM extractions WHERE owner_id = ?').run(owner).changes,
+      decisions: purgeDecisions(this.db, owner),
     }));
     // The WAL may still hold the deleted pages: fold it into the file before VACUUM rewrites it.
     this.db.pragma('wal_checkpoint(TRUNCATE)');

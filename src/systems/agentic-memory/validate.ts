@@ -17,6 +17,7 @@ import { forgetExpiredAndEvict, forgettingFields, writeWindow } from './forget.j
 import type { Batch, ExtractedItem } from './extract.js';
 import type { ExtractionRow, MemoryRow, MemoryStore } from './store.js';
 import { cosine } from './vectors.js';
+import { DecisionRecorder } from './decisions.js';
 
 export interface BatchContext {
   owner: string;
@@ -71,6 +72,12 @@ export function applyBatch(
   const kept = keptItems(items, cfg);
   const out: BatchOutcome = { stored: 0, merged: 0, superseding: 0, dropped: items.length - kept.length, capped: 0, forgotten: 0 };
   const fcfg = cfg.forgetting;
+  const decisions = new DecisionRecorder(owner, scope, batch.key);
+  const keptIndex = new Set(kept.map((k) => k.i));
+  items.forEach((item, i) => {
+    if (!keptIndex.has(i))
+      decisions.add({ operation: 'NONE', memory_id: null, old_text: null, new_text: item.content, reason: 'low-confidence' });
+  });
   store.transaction(() => {
     batchTurns.forEach((t, j) =>
       store.appendEvent({
@@ -95,6 +102,7 @@ export function applyBatch(
       if (dup) {
         dup.source_turns = [...new Set([...dup.source_turns, ...sources])];
         store.mergeInto(dup.memory_id, dup.source_turns, item.importance, item.confidence);
+        decisions.add({ operation: 'NONE', memory_id: dup.memory_id, old_text: dup.content, new_text: item.content, reason: 'duplicate' });
         out.merged++;
         return;
       }
@@ -108,6 +116,9 @@ export function applyBatch(
           .sort((a, b) => b.cos - a.cos || a.m.seq - b.m.seq)[0];
         if (best) replaced = [best.m];
       }
+      const proposed = decisions.proposals(memoryId(owner, scope, batch, i), item, replaced, cfg.mutations !== false);
+      // Add-only memory (--no-mutations): the new version is stored beside the old, which stays active.
+      if (cfg.mutations === false) replaced = [];
       const lastSource = turns[position.get(sources[sources.length - 1]!)!]!;
       const createdDay = parseDay(lastSource.date);
       const window = fcfg.enabled ? writeWindow(createdDay, fcfg) : null;
@@ -148,10 +159,12 @@ export function applyBatch(
         row.forgotten_note = `write cap ${fcfg.writeCap} items per ${fcfg.writeWindowDays} day(s) reached`;
         row.forgotten_at = lastSource.date;
         store.insertMemory(row);
+        proposed.apply('NONE', 'write-cap');
         out.capped++;
         return;
       }
       store.insertMemory(row);
+      proposed.apply();
       out.stored++;
       for (const old of replaced) {
         store.supersede(old.memory_id, row.memory_id);
@@ -168,6 +181,7 @@ export function applyBatch(
       { day: parseDay(lastTurn?.date ?? null), at: lastTurn?.date ?? null },
       fcfg,
     ).length;
+    decisions.flush(store.db);
     store.recordExtraction({
       ...log,
       status: 'ok',
