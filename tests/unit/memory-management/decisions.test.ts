@@ -130,6 +130,6 @@ describe('agentic memory write-decision log', () => {
         .map((m) => m.content),
     ).toContain('Caroline lives in Boston.');
     // The paper's Mem0 row sits beside a LoCoMo audit.
-    expect(renderAudit(a)).toContain('| Mem0 (paper)   |     33902 | 17.13 |     3.39 |     1.01 | 78.48 |');
+    expect(renderAudit(a)).toMatch(/\| Mem0 \(paper\) +\| +33902 \| +17\.13 \| +3\.39 \| +1\.01 \| +78\.48 \| +4\.39 \| +1\.90 \|/);
   });
 });
