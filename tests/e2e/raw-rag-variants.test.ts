@@ -149,6 +149,41 @@ describe('RAW-RAG memory-management variants against a loopback ingest LLM', () 
     }
   }, 120_000);
 
+  it('rawrag ablate --facts-mode replace,add: both variants from the stored extraction (no ingest request), paired table', async () => {
+    api.requests.length = 0;
+    const r = await rawragAsync(
+      [
+        'ablate',
+        'locomo',
+        '--system',
+        'raw-rag-facts',
+        '--reader',
+        'gpt-4o-mini',
+        '--limit',
+        '20',
+        '--judge-runs',
+        '1',
+        '--facts-mode',
+        'replace,add',
+        '--resamples',
+        '200',
+        '--no-png',
+        '--no-report',
+        '--out',
+        join(root, 'ablate-facts'),
+        ...endpointArgs(api),
+        '--cache-dir',
+        cache,
+        '--no-progress',
+      ],
+      env,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(api.requests.filter(isIngestRequest)).toHaveLength(0);
+    expect(r.stdout).toMatch(/\| default \(reference\) +\| +20 \|/);
+    expect(r.stdout).toMatch(/\| facts=add +\| +20 \|/);
+  }, 120_000);
+
   it('kill -9 during extraction, then the same command: nothing stored is asked for again', async () => {
     const out = join(root, 'killed');
     const killCache = tempDir('rawrag-variants-kill-cache-');

@@ -116,7 +116,7 @@ function estimateAugmented<T>(spec: AugmentedSystemSpec<T>, input: EstimateInput
     const a = session.availability(entry, 'reader');
     if (!a.ok) notes.push(`${a.reason.replace('reader model', 'ingest model')}: a real run would stop before writing anything`);
   }
-  const costText = cost === null ? 'unknown' : `$${cost.toFixed(2)}`;
+  const costText = cost === null ? 'unknown' : `$${cost.toFixed(cost < 1 ? 4 : 2)}`;
   const line =
     `${spec.name} ingest (${aug.step.name}, ${model ?? 'no model'}): ${seen.size} calls (${batches} batches, ${batches - seen.size} answered by the cache), ` +
     `${prompt.toLocaleString('en-US')} prompt + ~${completion.toLocaleString('en-US')} completion tokens, ${costText} (RAW-RAG: no LLM at ingest)`;
