@@ -277,9 +277,11 @@ function renderAblationReport(outcome: AblationOutcome, table: AblationTable, fi
   return lines.join('\n');
 }
 
-/** What a variant's own ingest sent (the memory report's `this_run`), when its source reports one. */
+/** What a variant's own ingest sent (a source report's `this_run`, whichever section holds it), when its source reports one. */
 function ingestLine(summary: Record<string, unknown>): string {
-  const m = (summary as { memory?: { this_run?: { requests: number; cache_hits: number } } }).memory?.this_run;
+  const m = Object.values(summary)
+    .map((v) => (v as { this_run?: { requests?: unknown; cache_hits?: unknown } } | null)?.this_run)
+    .find((t): t is { requests: number; cache_hits: number } => typeof t?.requests === 'number' && typeof t.cache_hits === 'number');
   return m ? `extraction requests sent ${m.requests}, answered by the cache ${m.cache_hits}` : 'no ingest report';
 }
 
