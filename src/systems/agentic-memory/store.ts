@@ -428,13 +428,14 @@ export class MemoryStore {
     return rows.map((r) => r.request_key);
   }
 
-  purgeOwner(owner: string): { events: number; memories: number; extractions: number; decisions: number } {
+  purgeOwner(owner: string): { events: number; memories: number; extractions: number } {
     const counts = this.transaction(() => ({
       memories: this.db.prepare('DELETE FROM memories WHERE owner_id = ?').run(owner).changes,
       events: this.db.prepare('DELETE FROM events WHERE owner_id = ?').run(owner).changes,
       extractions: this.db.prepare('DELETE FROM extractions WHERE owner_id = ?').run(owner).changes,
-      decisions: purgeDecisions(this.db, owner),
     }));
+    // The owner's write decisions go too (decisions.ts keeps them in this file).
+    purgeDecisions(this.db, owner);
     // The WAL may still hold the deleted pages: fold it into the file before VACUUM rewrites it.
     this.db.pragma('wal_checkpoint(TRUNCATE)');
     this.db.exec('VACUUM');
