@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import type { ChatMessage } from '../core/protocol.js';
 import type { Turn } from '../core/schema.js';
-import { promptFile } from '../eval/prompts.js';
+import { promptFile } from '../scoring/prompts.js';
 import { ChatModel, type ChatRequest } from '../providers/chat.js';
 import type { ModelEntry } from '../providers/models.js';
 import type { ProviderSession } from '../providers/session.js';
@@ -31,11 +31,6 @@ export class IngestReplyError extends Error {
     super(message);
     this.name = 'IngestReplyError';
   }
-}
-
-/** A request recorded for a provider batch job instead of sent (src/providers/batch): not a failure. */
-export function isDeferral(e: unknown): e is Error {
-  return e instanceof Error && (e.name === 'DeferredRequestError' || (e as { deferred?: unknown }).deferred === true);
 }
 
 /** The strict JSON Schema of a step (OpenAI's strict mode wants every property required and no others). */

@@ -13,7 +13,8 @@ import type { IngestedEpisode } from '../core/ingested-episode.js';
 import type { Retriever } from '../core/retriever.js';
 import { coverage } from '../core/coverage.js';
 import type { Ranking } from './retrieve.js';
-import { assemble, type Evidence } from './assemble.js';
+import { assemble, coveredTurnIds } from './assemble.js';
+import type { Evidence } from '../core/ingested-episode.js';
 
 /** The depths at which coverage is also recorded, from the same ranking (bench and ablation use them). */
 export const COVERAGE_KS = [1, 5, 15, 60];
@@ -54,14 +55,14 @@ export function recordRetrieval(
       turns: (c.sourceTurns ?? range(c.firstTurn, c.lastTurn)).map((t) => ep.episode.turns[t]!.id),
     };
   });
-  item.evidence_turns = evidence.turnIds;
+  item.evidence_turns = coveredTurnIds(ep, evidence);
   item.evidence_tokens = evidence.tokens;
-  item.coverage = coverage(evidence.turnIds, q.evidence);
+  item.coverage = coverage(item.evidence_turns, q.evidence);
   // The configured k is a row of its own in the recall table (--k 10 shows 1/5/10/15/60).
   for (const k of [...new Set([...COVERAGE_KS, cfg.retrieval.k])].sort((a, b) => a - b)) {
     // Only depths the ranking really reached: a shorter ranking would understate coverage at k.
     if (k > cfg.retrieval.k && ranking.ranked.length < Math.min(k, ep.chunks.length)) continue;
-    item.coverage_at_k[String(k)] = coverage(assemble(ep, ranking.ranked.slice(0, k), policy).turnIds, q.evidence);
+    item.coverage_at_k[String(k)] = coverage(coveredTurnIds(ep, assemble(ep, ranking.ranked.slice(0, k), policy)), q.evidence);
   }
   if (benchmark.rankingMetrics) {
     Object.assign(

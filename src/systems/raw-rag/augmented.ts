@@ -12,18 +12,20 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunConfig } from '../../config/schema.js';
 import type { EpisodeEvidence, EvidenceSource, SourceContext } from '../../core/evidence-source.js';
-import type { Chunk, Evidence, IngestedEpisode } from '../../core/ingested-episode.js';
+import type { Chunk, Evidence, EvidenceBlock, IngestedEpisode } from '../../core/ingested-episode.js';
 import type { ItemRecord } from '../../core/item.js';
 import type { Policy } from '../../core/policy.js';
 import type { Question } from '../../core/schema.js';
 import type { Retriever } from '../../core/retriever.js';
 import { coverage } from '../../core/coverage.js';
 import { batchesOf, type Batch, type BatchRule } from '../../ingest/batches.js';
-import { IngestLlm, isDeferral, segmentMessages, type JsonStep } from '../../ingest/llm-step.js';
+import { IngestLlm, segmentMessages, type JsonStep } from '../../ingest/llm-step.js';
+import { isDeferred } from '../../providers/batch/defer.js';
 import { INGEST_DB_FILE, StepStore } from '../../ingest/step-store.js';
 import { retrieve } from '../../retrieval/retrieve.js';
 import { effectiveRetrieval, rankingDepth, recordRetrieval } from '../../retrieval/ranked-evidence.js';
 import { countTokens } from '../../retrieval/tokenizer.js';
+import { coveredTurnIds } from '../../retrieval/assemble.js';
 
 /** A derived index unit: its text (what the reader is shown) and the turns it came from. */
 export interface DerivedUnit {
@@ -116,7 +118,7 @@ export function augmentedSource<T>(
           });
           replies[i] = { batch: b, value };
         } catch (e) {
-          if (isDeferral(e)) deferred ??= e;
+          if (isDeferred(e)) deferred ??= e;
           else failures.push({ batch: b, error: (e as Error).message });
         }
       }),
@@ -198,9 +200,9 @@ export function augmentedSource<T>(
           item.details.expansion = { ...extra.details, added_turns: extra.turns.map((t) => built.ep.episode.turns[t]!.id) };
           if (extra.turns.length === 0) return evidence;
           const expanded = withTurns(built.ep, evidence, extra.turns, ctx.policy);
-          item.evidence_turns = expanded.turnIds;
+          item.evidence_turns = coveredTurnIds(built.ep, expanded);
           item.evidence_tokens = expanded.tokens;
-          item.coverage = coverage(expanded.turnIds, q.evidence);
+          item.coverage = coverage(item.evidence_turns, q.evidence);
           return expanded;
         },
       };
@@ -255,14 +257,17 @@ export function withUnits(ep: IngestedEpisode, plan: AugmentPlan, tag: string): 
   return { ...ep, chunks };
 }
 
-/** Evidence with extra turns (graph expansion): shown as whole turns, in the policy's order. */
+/** Evidence with extra turns (graph expansion): whole turns after the shown ones, or merged by turn in chronological order. */
 export function withTurns(ep: IngestedEpisode, evidence: Evidence, extra: readonly number[], policy: Pick<Policy, 'order'>): Evidence {
   const have = new Set(evidence.turnIndices);
   const added = extra.filter((t) => !have.has(t));
   const turnIndices = [...evidence.turnIndices, ...added];
-  if (policy.order === 'chronological') turnIndices.sort((a, b) => a - b);
-  const blocks =
-    policy.order === 'chronological' ? turnIndices.map((t) => ep.lines[t]!) : [...evidence.blocks, ...added.map((t) => ep.lines[t]!)];
+  const addedBlocks: EvidenceBlock[] = added.map((t) => ({ text: ep.lines[t]!, turns: [t], kind: 'history' }));
+  let blocks = [...evidence.blocks, ...addedBlocks];
+  if (policy.order === 'chronological') {
+    turnIndices.sort((a, b) => a - b);
+    blocks = [...blocks].sort((a, b) => Math.min(...a.turns) - Math.min(...b.turns));
+  }
   const tokens = evidence.tokens + added.reduce((s, t) => s + ep.turnTokenStart[t + 1]! - ep.turnTokenStart[t]!, 0);
   return { turnIndices, turnIds: turnIndices.map((t) => ep.episode.turns[t]!.id), blocks, tokens };
 }
