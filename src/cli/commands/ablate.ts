@@ -196,14 +196,18 @@ function sweepFromFlags(cmd: Command): SweepRequest {
     candidates: given('candidates') ? (o.candidates as number[]) : [],
     noRerank: (given('rerank') && o.rerank === false) || Boolean(o.rerankVariants),
     noExpand: given('expand') && o.expand === false,
+    // A knob's key may also be a run flag's (`--no-mutations` beside `--mutations on,off`): only a list is a sweep.
     config: sweepKnobs()
-      .filter(({ knob }) => given(optionKey(knob.flags)))
+      .filter(({ knob }) => given(optionKey(knob.flags)) && Array.isArray(o[optionKey(knob.flags)]))
       .map(({ knob }) => ({ knob, values: o[optionKey(knob.flags)] as unknown[] })),
   };
   if (sweep.stride !== null && sweep.window.length === 0) {
     throw new InputError('--stride applies to the swept window sizes: give --window too', { place: '--stride' });
   }
-  for (const key of [...SWEEP_KEYS, ...sweepKnobs().map(({ knob }) => optionKey(knob.flags))]) {
+  const knobKeys = sweepKnobs()
+    .map(({ knob }) => optionKey(knob.flags))
+    .filter((k) => Array.isArray(o[k]));
+  for (const key of [...SWEEP_KEYS, ...knobKeys]) {
     if (given(key)) cmd.setOptionValueWithSource(key, key === 'rerank' || key === 'expand' ? true : undefined, 'default');
   }
   return sweep;
