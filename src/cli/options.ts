@@ -80,10 +80,14 @@ export function maxTokens(value: string): number | 'none' {
   return value.trim() === 'none' ? 'none' : positiveInt(value);
 }
 
-/** The commander key of a flag spec: `--memory-items <n>` -> `memoryItems`. */
+/** The commander key of a flag spec: `--memory-items <n>` -> `memoryItems`, `--no-mutations` -> `mutations`. */
 export function optionKey(flags: string): string {
   const long = flags.split(/[ ,]+/).find((f) => f.startsWith('--'))!;
-  return long.slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+  // Commander keeps a negated flag (`--no-mutations`) under the positive name.
+  return long
+    .slice(2)
+    .replace(/^no-/, '')
+    .replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 }
 
 /** Adds every benchmark's own options (each says which benchmark it belongs to). */

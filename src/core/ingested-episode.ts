@@ -19,6 +19,11 @@ export interface Chunk {
   /** Token range in the episode's token stream (window chunking), end exclusive. */
   tokenStart: number;
   tokenEnd: number;
+  /**
+   * A derived index unit (an extracted fact, a session summary) instead of a window: the turns it
+   * came from (turn indices), which count for coverage; the reader is shown its own text, not the turns.
+   */
+  sourceTurns?: number[];
 }
 
 export interface IngestedEpisode {

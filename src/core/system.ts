@@ -12,6 +12,7 @@ import type { Dataset, Question } from './schema.js';
 import type { Benchmark } from './benchmark.js';
 import type { IngestedEpisode } from './ingested-episode.js';
 import type { Policy } from './policy.js';
+import type { WriteDecision } from './write-decisions.js';
 
 /** A `rawrag run` flag of the system's own; its value lands at `config` in the run config. */
 export interface SystemOption {
@@ -103,4 +104,6 @@ export interface MemoryStoreAccess {
   show(runDir: string, opts: { owner?: string; all?: boolean; json?: boolean }): string;
   /** Deletes one owner's data physically wherever the system keeps it, verified; returns what was done. */
   purge(runDir: string, owner: string, opts: { cacheDir?: string }): Promise<string>;
+  /** The write-decision log of the run's store (src/core/write-decisions.ts), for `rawrag memory audit`. */
+  decisions?(runDir: string): WriteDecision[];
 }

@@ -18,7 +18,10 @@ export interface ChatRequest {
   temperature: number | null;
   maxTokens: number | null;
   jsonMode: boolean;
-  /** Structured outputs: the reply must match this JSON Schema (`response_format` json_schema, strict); only for models that honour it. */
+  /**
+   * Structured outputs: the reply must match this JSON Schema (`response_format` json_schema, strict).
+   * Only for models whose registry entry says `structuredOutputs: true`; others get a plain-JSON prompt.
+   */
   jsonSchema?: { name: string; schema: Record<string, unknown> };
 }
 

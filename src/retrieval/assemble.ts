@@ -2,13 +2,14 @@
  * Assembly: what the reader is shown. Selected windows expand to the full turns they touch
  * (policy), presented in rank order or chronologically (policy).
  */
-import type { IngestedEpisode } from '../core/ingested-episode.js';
+import type { Chunk, IngestedEpisode } from '../core/ingested-episode.js';
 import type { Hit } from '../core/retriever.js';
 import type { Policy } from '../core/policy.js';
 import type { Evidence, EvidenceBlock } from '../core/ingested-episode.js';
 
 export function assemble(ep: IngestedEpisode, selected: Hit[], policy: Pick<Policy, 'expandToTurns' | 'order'>): Evidence {
   const chunks = selected.map((h) => ep.chunks[h.chunk]!);
+  if (chunks.some((c) => c.sourceTurns)) return assembleUnits(ep, chunks, policy);
   if (policy.order === 'chronological') chunks.sort((a, b) => a.index - b.index);
   const turnIndices: number[] = [];
   const seen = new Set<number>();
@@ -29,6 +30,56 @@ export function assemble(ep: IngestedEpisode, selected: Hit[], policy: Pick<Poli
     ? turnIndices.reduce((s, t) => s + ep.turnTokenStart[t + 1]! - ep.turnTokenStart[t]!, 0)
     : chunks.reduce((s, c) => s + c.tokenEnd - c.tokenStart, 0);
   return { turnIndices, turnIds: turnIndices.map((t) => ep.episode.turns[t]!.id), blocks, tokens };
+}
+
+/**
+ * Evidence with derived units among the windows (RAW-RAG's fact and summary variants): windows
+ * as above, each derived unit a `memory` block of its own text (never expanded) that keeps its
+ * source turns, so coverage (`coveredTurnIds`) counts them exactly as a window's turns.
+ */
+function assembleUnits(ep: IngestedEpisode, chunks: Chunk[], policy: Pick<Policy, 'expandToTurns' | 'order'>): Evidence {
+  const firstOf = (c: Chunk) => (c.sourceTurns ? Math.min(...c.sourceTurns) : c.firstTurn);
+  const ordered = policy.order === 'chronological' ? [...chunks].sort((a, b) => firstOf(a) - firstOf(b) || a.index - b.index) : chunks;
+  const turnIndices: number[] = [];
+  const shown = new Set<number>();
+  const blocks: EvidenceBlock[] = [];
+  let tokens = 0;
+  for (const c of ordered) {
+    if (c.sourceTurns) {
+      blocks.push({ text: c.text, turns: [...c.sourceTurns], kind: 'memory' });
+      tokens += c.tokenEnd - c.tokenStart;
+      continue;
+    }
+    const fresh: number[] = [];
+    for (let t = c.firstTurn; t <= c.lastTurn; t++) {
+      if (shown.has(t)) continue;
+      shown.add(t);
+      turnIndices.push(t);
+      fresh.push(t);
+    }
+    if (policy.expandToTurns) {
+      for (const t of fresh) {
+        blocks.push({ text: ep.lines[t]!, turns: [t], kind: 'history' });
+        tokens += ep.turnTokenStart[t + 1]! - ep.turnTokenStart[t]!;
+      }
+    } else {
+      blocks.push({ text: c.text, turns: range(c.firstTurn, c.lastTurn), kind: 'history' });
+      tokens += c.tokenEnd - c.tokenStart;
+    }
+  }
+  return { turnIndices, turnIds: turnIndices.map((t) => ep.episode.turns[t]!.id), blocks, tokens };
+}
+
+/** The turns behind the evidence (raw turns shown, and the source turns of derived units), first appearance order: what coverage counts. */
+export function coveredTurnIds(ep: IngestedEpisode, evidence: Evidence): string[] {
+  const seen = new Set<number>();
+  const out: number[] = [];
+  for (const t of [...evidence.turnIndices, ...evidence.blocks.flatMap((b) => b.turns)])
+    if (!seen.has(t)) {
+      seen.add(t);
+      out.push(t);
+    }
+  return out.map((t) => ep.episode.turns[t]!.id);
 }
 
 function range(first: number, last: number): number[] {

@@ -13,7 +13,7 @@ import type { IngestedEpisode } from '../core/ingested-episode.js';
 import type { Retriever } from '../core/retriever.js';
 import { coverage } from '../core/coverage.js';
 import type { Ranking } from './retrieve.js';
-import { assemble } from './assemble.js';
+import { assemble, coveredTurnIds } from './assemble.js';
 import type { Evidence } from '../core/ingested-episode.js';
 
 /** The depths at which coverage is also recorded, from the same ranking (bench and ablation use them). */
@@ -52,17 +52,17 @@ export function recordRetrieval(
       score: h.score,
       first_stage_rank: fs?.rank ?? -1,
       first_stage_score: fs?.score ?? Number.NaN,
-      turns: ep.episode.turns.slice(c.firstTurn, c.lastTurn + 1).map((t) => t.id),
+      turns: (c.sourceTurns ?? range(c.firstTurn, c.lastTurn)).map((t) => ep.episode.turns[t]!.id),
     };
   });
-  item.evidence_turns = evidence.turnIds;
+  item.evidence_turns = coveredTurnIds(ep, evidence);
   item.evidence_tokens = evidence.tokens;
-  item.coverage = coverage(evidence.turnIds, q.evidence);
+  item.coverage = coverage(item.evidence_turns, q.evidence);
   // The configured k is a row of its own in the recall table (--k 10 shows 1/5/10/15/60).
   for (const k of [...new Set([...COVERAGE_KS, cfg.retrieval.k])].sort((a, b) => a - b)) {
     // Only depths the ranking really reached: a shorter ranking would understate coverage at k.
     if (k > cfg.retrieval.k && ranking.ranked.length < Math.min(k, ep.chunks.length)) continue;
-    item.coverage_at_k[String(k)] = coverage(assemble(ep, ranking.ranked.slice(0, k), policy).turnIds, q.evidence);
+    item.coverage_at_k[String(k)] = coverage(coveredTurnIds(ep, assemble(ep, ranking.ranked.slice(0, k), policy)), q.evidence);
   }
   if (benchmark.rankingMetrics) {
     Object.assign(
@@ -81,4 +81,8 @@ export function recordRetrieval(
 /** How deep the final ranking goes: k, or deeper when that is free or the benchmark needs it. */
 export function rankingDepth(cfg: RunConfig, retriever: Retriever, benchmark: Benchmark): number {
   return Math.max(cfg.retrieval.k, benchmark.rankingDepth ?? 0, retriever.cheapDeepRanking ? Math.max(...COVERAGE_KS) : 0);
+}
+
+function range(first: number, last: number): number[] {
+  return Array.from({ length: last - first + 1 }, (_, i) => first + i);
 }

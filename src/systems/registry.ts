@@ -16,6 +16,9 @@ import { InputError, UsageError } from '../util/errors.js';
 import { readJsonFile } from '../util/fsx.js';
 import { agenticMemory } from './agentic-memory/index.js';
 import { rawRag } from './raw-rag/index.js';
+import { rawRagFacts } from './raw-rag-facts/index.js';
+import { rawRagGraph } from './raw-rag-graph/index.js';
+import { rawRagSummaries } from './raw-rag-summaries/index.js';
 
 export type System = SystemDescriptor<ProviderSession, ModelEntry>;
 
@@ -40,7 +43,7 @@ export function unregisterSystem(name: string): void {
   SYSTEMS.delete(name);
 }
 
-for (const s of [rawRag, agenticMemory]) registerSystem(s);
+for (const s of [rawRag, agenticMemory, rawRagFacts, rawRagSummaries, rawRagGraph]) registerSystem(s);
 
 export function listSystems(): System[] {
   return [...SYSTEMS.values()];

@@ -209,14 +209,18 @@ function sweepFromFlags(cmd: Command): SweepRequest {
     candidates: given('candidates') ? (o.candidates as number[]) : [],
     noRerank: (given('rerank') && o.rerank === false) || Boolean(o.rerankVariants),
     noExpand: given('expand') && o.expand === false,
+    // A knob's key may also be a run flag's (`--no-mutations` beside `--mutations on,off`): only a list is a sweep.
     config: sweepKnobs()
-      .filter(({ knob }) => given(optionKey(knob.flags)))
+      .filter(({ knob }) => given(optionKey(knob.flags)) && Array.isArray(o[optionKey(knob.flags)]))
       .map(({ knob }) => ({ knob, values: o[optionKey(knob.flags)] as unknown[] })),
   };
   if (sweep.stride !== null && sweep.window.length === 0) {
     throw new InputError('--stride applies to the swept window sizes: give --window too', { place: '--stride' });
   }
-  for (const key of [...SWEEP_KEYS, ...sweepKnobs().map(({ knob }) => optionKey(knob.flags))]) {
+  const knobKeys = sweepKnobs()
+    .map(({ knob }) => optionKey(knob.flags))
+    .filter((k) => Array.isArray(o[k]));
+  for (const key of [...SWEEP_KEYS, ...knobKeys]) {
     if (given(key)) cmd.setOptionValueWithSource(key, key === 'rerank' || key === 'expand' ? true : undefined, 'default');
   }
   return sweep;
@@ -291,9 +295,11 @@ function renderAblationReport(outcome: AblationOutcome, table: AblationTable, fi
   return lines.join('\n');
 }
 
-/** What a variant's own ingest sent (the memory report's `this_run`), when its source reports one. */
+/** What a variant's own ingest sent (a source report's `this_run`, whichever section holds it), when its source reports one. */
 function ingestLine(summary: Record<string, unknown>): string {
-  const m = (summary as { memory?: { this_run?: { requests: number; cache_hits: number } } }).memory?.this_run;
+  const m = Object.values(summary)
+    .map((v) => (v as { this_run?: { requests?: unknown; cache_hits?: unknown } } | null)?.this_run)
+    .find((t): t is { requests: number; cache_hits: number } => typeof t?.requests === 'number' && typeof t.cache_hits === 'number');
   return m ? `extraction requests sent ${m.requests}, answered by the cache ${m.cache_hits}` : 'no ingest report';
 }
 

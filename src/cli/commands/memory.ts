@@ -4,9 +4,12 @@
  */
 import { Command } from 'commander';
 import { storeOfRun } from '../../systems/registry.js';
+import { auditDecisions, renderAudit } from '../../audit/write-audit.js';
+import { decisionSource } from '../../audit/sources.js';
+import { positiveInt, integer } from '../../util/flags.js';
 
 export function memoryCommand(): Command {
-  const cmd = new Command('memory').description('Read or purge the memory store of a run whose system keeps one');
+  const cmd = new Command('memory').description('Read, purge or audit the memory store of a run whose system keeps one');
   cmd
     .command('show')
     .description('List memory items with their source events and version chains')
@@ -29,6 +32,28 @@ export function memoryCommand(): Command {
     .action(async (dir: string | undefined, opts: { owner: string; run?: string; cacheDir?: string }) => {
       const { runDir, store } = storeOfRun(dir ?? opts.run);
       process.stdout.write((await store.purge(runDir, opts.owner, opts)) + '\n');
+    });
+  cmd
+    .command('audit')
+    .description(
+      'The write-decision table of runs (agentic memory) or imported decision logs (JSONL: episode, operation, memory_id, old_text, new_text): distribution, proposed vs effective mutations, repeated / malformed / no-op shares, per-episode rates with bootstrap CIs',
+    )
+    .argument('<runs...>', 'run directories or decision-log files')
+    .option('--benchmark <name>', "the benchmark an imported log belongs to (prints the paper's figures for it)")
+    .option('--no-episodes', 'leave out the per-episode table')
+    .option('--resamples <n>', 'bootstrap resamples over episodes (default 2000)', positiveInt)
+    .option('--seed <n>', 'bootstrap seed (default 0)', integer)
+    .option('--json', 'print the audits as JSON')
+    .action((runs: string[], opts: { benchmark?: string; episodes?: boolean; resamples?: number; seed?: number; json?: boolean }) => {
+      const audits = runs.map((r) => {
+        const src = decisionSource(r, opts);
+        return auditDecisions(src.decisions, src, { resamples: opts.resamples, seed: opts.seed });
+      });
+      process.stdout.write(
+        opts.json
+          ? JSON.stringify({ audits }, null, 2) + '\n'
+          : audits.map((a) => renderAudit(a, { episodes: opts.episodes })).join('\n\n') + '\n',
+      );
     });
   return cmd;
 }

@@ -43,6 +43,8 @@ export const MemorySchema = z
     tokens: z.number().int().positive().default(800),
     /** Entity hard gate: when the question names an entity the memory knows, only items about one of the named entities are recalled. */
     entityGate: z.boolean().default(true),
+    /** false: add-only memory (`--no-mutations`): an UPDATE is stored as an ADD beside the old item (absent = true). */
+    mutations: z.boolean().optional(),
     /** Recall superseded items too (never forgotten ones). */
     includeSuperseded: z.boolean().default(false),
     /** Forgetting (forget.ts): decay, eviction and the write cap; every number here. */

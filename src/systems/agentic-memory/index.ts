@@ -17,6 +17,7 @@ import { createAgenticMemorySource } from './source.js';
 import { MEMORY_DB_FILE } from './store.js';
 import { purgeStoreOwner, showStore } from './inspect.js';
 import { memoryIngestLines } from './summary.js';
+import { storeDecisions } from './decisions.js';
 
 type RecallWeights = MemoryConfig['weights'];
 
@@ -32,6 +33,15 @@ export function parseWeightsList(value: string, flag: string): RecallWeights[] {
     if (xs.length !== 4 || xs.some((x) => !/^\d*\.?\d+$/.test(x)))
       throw new InputError(`'${p}' is not four non-negative weights cosine/entity/recency/importance`, { place: flag });
     return { cosine: ns[0]!, entity: ns[1]!, recency: ns[2]!, importance: ns[3]! };
+  });
+}
+
+/** `on,off` -> [undefined, false]: on is the section's default (absent), so it is the reference variant, config hash included. */
+export function parseOnOffList(value: string, flag: string): Array<false | undefined> {
+  return splitList(value, flag).map((v) => {
+    if (v === 'on' || v === 'true') return undefined;
+    if (v === 'off' || v === 'false') return false;
+    throw new InputError(`'${v}' is not on or off`, { place: flag });
   });
 }
 
@@ -67,8 +77,20 @@ export const agenticMemory: SystemDescriptor<ProviderSession, ModelEntry> = {
       parse: unitInterval,
       config: ['memory', 'dedupThreshold'],
     },
+    {
+      flags: '--no-mutations',
+      description: 'add-only memory: UPDATE proposals are stored as ADD beside the old item (recorded as such in the write-decision log)',
+      config: ['memory', 'mutations'],
+    },
   ],
   sweep: [
+    {
+      flags: '--mutations <list>',
+      description: 'memory mutations on (UPDATE supersedes) and/or off (add-only), comma-separated, e.g. on,off (reference on)',
+      config: ['memory', 'mutations'],
+      parse: parseOnOffList,
+      label: (v) => `mutations=${v === false ? 'off' : 'on'}`,
+    },
     {
       flags: '--memory-items <list>',
       description: 'items injected per question, comma-separated, e.g. 3,5,10 (reference 5)',
@@ -115,5 +137,10 @@ export const agenticMemory: SystemDescriptor<ProviderSession, ModelEntry> = {
     };
   },
   summaryLines: memoryIngestLines,
-  store: { exists: (runDir) => existsSync(join(runDir, MEMORY_DB_FILE)), show: showStore, purge: purgeStoreOwner },
+  store: {
+    exists: (runDir) => existsSync(join(runDir, MEMORY_DB_FILE)),
+    show: showStore,
+    purge: purgeStoreOwner,
+    decisions: storeDecisions,
+  },
 };

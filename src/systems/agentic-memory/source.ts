@@ -41,6 +41,7 @@ import { MEMORY_DB_FILE, MemoryStore, type MemoryRow } from './store.js';
 import { activeMemories, applyBatch, keptItems } from './validate.js';
 import { round } from '../../util/num.js';
 import { isDeferred } from '../../providers/batch/defer.js';
+import { recordFailedBatch } from './decisions.js';
 
 export interface MemorySourceOptions {
   /** The run directory; the stores go to `<runDir>/memory.sqlite`. */
@@ -230,6 +231,7 @@ export async function createAgenticMemorySource(
             items_superseding: 0,
             items_dropped: 0,
           });
+          recordFailedBatch(s.db, owner, scope, r.batch.key, r.error);
         }
         continue;
       }

@@ -19,6 +19,7 @@ import { forgetExpiredAndEvict, forgettingFields, writeWindow } from './forget.j
 import type { Batch, ExtractedItem } from './extract.js';
 import type { ExtractionRow, MemoryRow, MemoryStore } from './store.js';
 import { cosine } from './vectors.js';
+import { DecisionRecorder } from './decisions.js';
 
 export interface BatchContext {
   owner: string;
@@ -96,6 +97,12 @@ export function applyBatch(
     citationsDropped: 0,
   };
   const fcfg = cfg.forgetting;
+  const decisions = new DecisionRecorder(owner, scope, batch.key);
+  const keptIndex = new Set(kept.map((k) => k.i));
+  items.forEach((item, i) => {
+    if (!keptIndex.has(i))
+      decisions.add({ operation: 'NONE', memory_id: null, old_text: null, new_text: item.content, reason: 'low-confidence' });
+  });
   store.transaction(() => {
     batchTurns.forEach((t, j) =>
       store.appendEvent({
@@ -120,6 +127,7 @@ export function applyBatch(
       out.citationsDropped += cited.length - sources.length;
       if (sources.length === 0) {
         out.miscited++;
+        decisions.add({ operation: 'NONE', memory_id: null, old_text: null, new_text: item.content, reason: 'miscited' });
         return;
       }
       const lastSource = turns[position.get(sources[sources.length - 1]!)!]!;
@@ -153,9 +161,13 @@ export function applyBatch(
           dup.last_access_at = lastSource.date;
         }
         dup.importance = Math.max(dup.importance, item.importance);
+        decisions.add({ operation: 'NONE', memory_id: dup.memory_id, old_text: dup.content, new_text: item.content, reason: 'duplicate' });
         out.merged++;
         return;
       }
+      const proposed = decisions.proposals(memoryId(owner, scope, batch, i), item, replaced, cfg.mutations !== false);
+      // Add-only memory (--no-mutations): the new version is stored beside the old, which stays active.
+      if (cfg.mutations === false) replaced = [];
       const window = fcfg.enabled ? writeWindow(createdDay, fcfg) : null;
       // Over the write cap: recorded (forgotten, reason write-cap), neither recalled nor superseding anything.
       const capped = window !== null && store.writtenIn(owner, scope, window.from, window.to) >= fcfg.writeCap;
@@ -194,6 +206,7 @@ export function applyBatch(
         row.forgotten_note = `write cap ${fcfg.writeCap} items per ${fcfg.writeWindowDays} day(s) reached`;
         row.forgotten_at = lastSource.date;
         store.insertMemory(row);
+        proposed.apply('NONE', 'write-cap');
         out.capped++;
         return;
       }
@@ -205,10 +218,12 @@ export function applyBatch(
         row.status = 'superseded';
         row.superseded_by = later.memory_id;
         store.insertMemory(row);
+        proposed.apply('NONE', 'older-version');
         out.stored++;
         return;
       }
       store.insertMemory(row);
+      proposed.apply();
       out.stored++;
       for (const old of replaced) {
         store.supersede(old.memory_id, row.memory_id);
@@ -225,6 +240,7 @@ export function applyBatch(
       { day: parseDay(lastTurn?.date ?? null), at: lastTurn?.date ?? null },
       fcfg,
     ).length;
+    decisions.flush(store.db);
     store.recordExtraction({
       ...log,
       status: 'ok',

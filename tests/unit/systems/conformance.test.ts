@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { FakeExtractor } from '../../helpers/fake-extractor.js';
+import { withIngest } from '../../helpers/fake-ingest.js';
 import { tempDir } from '../../helpers/cli.js';
 import { listSystems, RunConfigSchema } from '../../../src/systems/registry.js';
 import { executeRun } from '../../../src/pipeline/run.js';
@@ -20,6 +21,9 @@ import type { TransportOptions } from '../../../src/providers/transport.js';
 const FIXTURES: Record<string, Record<string, unknown>> = {
   'raw-rag': {},
   'agentic-memory': { retrieval: { retriever: 'openai' } },
+  'raw-rag-facts': {},
+  'raw-rag-summaries': {},
+  'raw-rag-graph': {},
 };
 
 const MEME = fromRoot('tests', 'fixtures', 'meme', 'meme_fixture.json');
@@ -29,7 +33,8 @@ let transport: Partial<TransportOptions>;
 let root: string;
 
 beforeAll(async () => {
-  server = await new FakeExtractor().start();
+  // The RAW-RAG variants' ingest LLM is scripted too (tests/helpers/fake-ingest.ts).
+  server = await new FakeExtractor({ chat: withIngest() }).start();
   root = tempDir();
   transport = {
     cacheDir: join(root, 'cache'),

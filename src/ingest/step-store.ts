@@ -1,0 +1,101 @@
+/**
+ * The run directory's record of LLM work at ingest (`<run>/ingest.sqlite`): one row per
+ * (episode, step, batch) with the parsed reply and what it cost, written as each reply arrives.
+ * A resumed run reads its rows instead of asking again (a kill -9 loses at most the replies in
+ * flight), and the totals are what building the index cost, resumed runs included. Systems may
+ * keep their own tables here too (the entity graph of raw-rag-graph).
+ */
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { CallFigures } from './llm-step.js';
+
+export const INGEST_DB_FILE = 'ingest.sqlite';
+
+export interface StepRow extends CallFigures {
+  owner_id: string;
+  step: string;
+  batch_key: string;
+  first_turn: string;
+  last_turn: string;
+  model: string;
+  value: unknown;
+}
+
+export interface StepTotals {
+  calls: number;
+  cache_hits: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  /** null when a price was unknown. */
+  cost_usd: number | null;
+  /** Summed wall time of the calls (they overlap, so this is the sequential cost). */
+  ms: number;
+}
+
+export class StepStore {
+  readonly db: Database.Database;
+  private readonly insert: Database.Statement;
+  private readonly get: Database.Statement;
+
+  constructor(path: string, opts: { readonly?: boolean } = {}) {
+    if (!opts.readonly) mkdirSync(dirname(path), { recursive: true });
+    this.db = new Database(path, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
+    if (!opts.readonly) {
+      this.db.pragma('journal_mode = WAL');
+      this.db.exec(`CREATE TABLE IF NOT EXISTS steps (
+        owner_id TEXT NOT NULL, step TEXT NOT NULL, batch_key TEXT NOT NULL,
+        first_turn TEXT NOT NULL, last_turn TEXT NOT NULL, model TEXT NOT NULL, request_key TEXT NOT NULL,
+        cached INTEGER NOT NULL, prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL,
+        cost_usd REAL, ms INTEGER NOT NULL, value TEXT NOT NULL,
+        PRIMARY KEY (owner_id, step, batch_key))`);
+    }
+    this.insert = opts.readonly
+      ? (null as unknown as Database.Statement)
+      : this.db.prepare(
+          `INSERT OR REPLACE INTO steps VALUES (@owner_id, @step, @batch_key, @first_turn, @last_turn, @model, @request_key,
+           @cached, @prompt_tokens, @completion_tokens, @cost_usd, @ms, @value)`,
+        );
+    this.get = this.db.prepare('SELECT value FROM steps WHERE owner_id = ? AND step = ? AND batch_key = ?');
+  }
+
+  /** The stored reply of a batch, or undefined when it was never stored. */
+  value(owner: string, step: string, batchKey: string): unknown {
+    const row = this.get.get(owner, step, batchKey) as { value: string } | undefined;
+    return row ? JSON.parse(row.value) : undefined;
+  }
+
+  record(row: StepRow): void {
+    this.insert.run({ ...row, cached: row.cached ? 1 : 0, value: JSON.stringify(row.value) });
+  }
+
+  totals(): StepTotals {
+    const r = this.db
+      .prepare(
+        `SELECT COUNT(*) AS calls, COALESCE(SUM(cached), 0) AS cache_hits, COALESCE(SUM(prompt_tokens), 0) AS prompt_tokens,
+         COALESCE(SUM(completion_tokens), 0) AS completion_tokens, COALESCE(SUM(cost_usd), 0) AS cost, SUM(cost_usd IS NULL) AS unpriced,
+         COALESCE(SUM(ms), 0) AS ms FROM steps`,
+      )
+      .get() as {
+      calls: number;
+      cache_hits: number;
+      prompt_tokens: number;
+      completion_tokens: number;
+      cost: number;
+      unpriced: number | null;
+      ms: number;
+    };
+    return {
+      calls: r.calls,
+      cache_hits: r.cache_hits,
+      prompt_tokens: r.prompt_tokens,
+      completion_tokens: r.completion_tokens,
+      cost_usd: (r.unpriced ?? 0) > 0 ? null : r.cost,
+      ms: r.ms,
+    };
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}

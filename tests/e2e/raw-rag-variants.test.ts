@@ -1,0 +1,226 @@
+/**
+ * RAW-RAG's memory-management variants (raw-rag-facts, raw-rag-summaries, raw-rag-graph) through
+ * the real CLI against a loopback server that scripts their ingest LLM (tests/helpers/fake-ingest.ts),
+ * reads and judges: each completes LoCoMo (--limit 20: one conversation, 19 sessions), a second
+ * identical run sends nothing, a kill -9 during extraction loses nothing stored and the resume asks
+ * for none of it again, and `rawrag stats` pairs all four RAW-RAG variants.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { FakeApi, endpointArgs } from '../helpers/fake-api.js';
+import { BIN, ROOT, rawragAsync, tempDir, type CliResult } from '../helpers/cli.js';
+import { ingestKind, isIngestRequest, withIngest } from '../helpers/fake-ingest.js';
+import { segmentOf } from '../helpers/fake-extractor.js';
+
+const env = {
+  OPENAI_API_KEY: 'sk-test-VARIANTSECRET0123456789',
+  COHERE_API_KEY: 'co-test-COHERESECRET987654321',
+  RAWRAG_RETRY_BASE_MS: '5',
+  OPENAI_BASE_URL: undefined,
+  COHERE_BASE_URL: undefined,
+  RAWRAG_CACHE_DIR: undefined,
+};
+const SYSTEMS = ['raw-rag-facts', 'raw-rag-summaries', 'raw-rag-graph'] as const;
+const SESSIONS = 19; // conv-26, the conversation of LoCoMo's first 20 questions
+
+function storedBatches(dir: string): string[] {
+  const file = join(dir, 'ingest.sqlite');
+  if (!existsSync(file)) return [];
+  try {
+    const db = new Database(file, { readonly: true, fileMustExist: true });
+    try {
+      return (db.prepare('SELECT batch_key AS k FROM steps').all() as Array<{ k: string }>).map((r) => r.k);
+    } finally {
+      db.close();
+    }
+  } catch {
+    return [];
+  }
+}
+
+const readItems = (dir: string) =>
+  readFileSync(join(dir, 'items.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+
+describe('RAW-RAG memory-management variants against a loopback ingest LLM', () => {
+  const api = new FakeApi({ chat: withIngest() });
+  const cache = tempDir('rawrag-variants-cache-');
+  const root = tempDir('rawrag-variants-');
+  const args = (system: string, out: string, cacheDir = cache, ...extra: string[]) => [
+    'run',
+    'locomo',
+    '--system',
+    system,
+    '--reader',
+    'gpt-4o-mini',
+    '--limit',
+    '20',
+    '--judge-runs',
+    '1',
+    '--json',
+    '--out',
+    out,
+    ...endpointArgs(api),
+    '--cache-dir',
+    cacheDir,
+    '--no-progress',
+    ...extra,
+  ];
+  const first = new Map<string, CliResult>();
+  const ingestRequests = new Map<string, number>();
+
+  beforeAll(async () => {
+    await api.start();
+    first.set('raw-rag', await rawragAsync(args('raw-rag', join(root, 'raw-rag')), env));
+    for (const s of SYSTEMS) {
+      const before = api.requests.filter(isIngestRequest).length;
+      first.set(s, await rawragAsync(args(s, join(root, s)), env));
+      ingestRequests.set(s, api.requests.filter(isIngestRequest).length - before);
+    }
+  }, 300_000);
+  afterAll(() => api.close());
+
+  it.each(SYSTEMS)('%s answers and judges every question; one structured-output ingest call per session', (system) => {
+    const r = first.get(system)!;
+    expect(r.code, r.stderr).toBe(0);
+    const s = JSON.parse(r.stdout);
+    expect(s.n).toBe(20);
+    expect(s.errors).toBe(0);
+    expect(s.overall.scored).toBe(20);
+    expect(s.ingest_llm.whole_index.calls).toBe(SESSIONS);
+    expect(s.ingest_llm.this_run.requests).toBe(SESSIONS);
+    expect(s.ingest_llm.whole_index.prompt_tokens).toBeGreaterThan(0);
+    expect(s.ingest_llm.whole_index.cost_usd).toBeGreaterThan(0);
+    expect(ingestRequests.get(system)).toBe(SESSIONS);
+    const req = api.requests.find((x) => isIngestRequest(x) && ingestKind(x.body) === system.slice('raw-rag-'.length))!;
+    expect(req.body.response_format.type).toBe('json_schema');
+    expect(req.body.response_format.json_schema.strict).toBe(true);
+    expect(req.body.response_format.json_schema.schema.additionalProperties).toBe(false);
+  });
+
+  it('facts replace the windows: every retrieved unit is a fact with its own source turn, and coverage counts those turns', () => {
+    const items = readItems(join(root, 'raw-rag-facts'));
+    const it0 = items.find((i) => i.id === 'conv-26:q0');
+    expect(it0.retrieved.length).toBe(15);
+    expect(it0.retrieved.every((h: any) => /#f\d+$/.test(h.chunk) && h.turns.length === 1)).toBe(true);
+    expect(new Set(it0.evidence_turns)).toEqual(new Set(it0.retrieved.flatMap((h: any) => h.turns)));
+    expect(items.filter((i) => i.coverage?.all === true).length).toBeGreaterThan(5);
+  });
+
+  it('summaries sit beside the windows; graph expansion adds neighbour turns after reranking', () => {
+    const sums = readItems(join(root, 'raw-rag-summaries'));
+    const units = sums.flatMap((i) => i.retrieved.map((h: any) => h.chunk));
+    expect(units.some((c: string) => /#s\d+$/.test(c))).toBe(true);
+    expect(units.some((c: string) => /#\d+$/.test(c))).toBe(true);
+    const graph = readItems(join(root, 'raw-rag-graph'));
+    const expanded = graph.filter((i) => i.details.expansion?.added_turns.length > 0);
+    expect(expanded.length).toBeGreaterThan(0);
+    const e = expanded[0];
+    expect(e.evidence_turns).toEqual(expect.arrayContaining(e.details.expansion.added_turns));
+    const raw = readItems(join(root, 'raw-rag')).find((i) => i.id === e.id);
+    expect(e.evidence_tokens).toBeGreaterThan(raw.evidence_tokens);
+    expect(e.evidence_tokens - raw.evidence_tokens).toBeLessThanOrEqual(1024);
+  });
+
+  it('prints the ingest LLM cost beside RAW-RAG in the summary', async () => {
+    const r = await rawragAsync(
+      args('raw-rag-facts', join(root, 'raw-rag-facts')).filter((a) => a !== '--json'),
+      env,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(
+      /Ingest LLM \(atomic_facts, gpt-4o-mini, structured outputs; whole index\): 19 calls, \d+ tokens \(\d+ prompt \+ \d+ completion\), \$\d\.\d{4}, \d+\.\d s of calls/,
+    );
+    expect(r.stdout).toContain('RAW-RAG ingest: 0 LLM calls, 0 tokens, $0 (embedding only)');
+  });
+
+  it('a second identical run (fresh run directory, same cache) sends nothing', async () => {
+    for (const s of SYSTEMS) {
+      api.requests.length = 0;
+      const again = await rawragAsync(args(s, join(root, `${s}-again`)), env);
+      expect(again.code, again.stderr).toBe(0);
+      expect(api.count(), s).toBe(0);
+      expect(JSON.parse(again.stdout).ingest_llm.this_run.cache_hits).toBe(SESSIONS);
+    }
+  }, 120_000);
+
+  it('rawrag ablate --facts-mode replace,add: both variants from the stored extraction (no ingest request), paired table', async () => {
+    api.requests.length = 0;
+    const r = await rawragAsync(
+      [
+        'ablate',
+        'locomo',
+        '--system',
+        'raw-rag-facts',
+        '--reader',
+        'gpt-4o-mini',
+        '--limit',
+        '20',
+        '--judge-runs',
+        '1',
+        '--facts-mode',
+        'replace,add',
+        '--resamples',
+        '200',
+        '--no-png',
+        '--no-report',
+        '--out',
+        join(root, 'ablate-facts'),
+        ...endpointArgs(api),
+        '--cache-dir',
+        cache,
+        '--no-progress',
+      ],
+      env,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(api.requests.filter(isIngestRequest)).toHaveLength(0);
+    expect(r.stdout).toMatch(/\| default \(reference\) +\| +20 \|/);
+    expect(r.stdout).toMatch(/\| facts=add +\| +20 \|/);
+  }, 120_000);
+
+  it('kill -9 during extraction, then the same command: nothing stored is asked for again', async () => {
+    const out = join(root, 'killed');
+    const killCache = tempDir('rawrag-variants-kill-cache-');
+    api.inject({ kind: 'slow', delayMs: 200, times: Infinity, match: isIngestRequest });
+    const cmd = args('raw-rag-facts', out, killCache, '--concurrency-chat', '1');
+    const child = spawn(process.execPath, [BIN, ...cmd], {
+      cwd: ROOT,
+      env: { ...process.env, NO_COLOR: '1', ...env } as NodeJS.ProcessEnv,
+      stdio: 'ignore',
+    });
+    const exited = new Promise<NodeJS.Signals | number | null>((r) => child.on('exit', (code, signal) => r(signal ?? code)));
+    const deadline = Date.now() + 60_000;
+    while (storedBatches(out).length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    child.kill('SIGKILL');
+    expect(await exited).toBe('SIGKILL');
+    const stored = new Set(storedBatches(out));
+    expect(stored.size).toBeGreaterThanOrEqual(3);
+    expect(stored.size).toBeLessThan(SESSIONS);
+    api.faults = [];
+    api.requests.length = 0;
+    const resumed = await rawragAsync(cmd, env);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const asked = api.requests.filter(isIngestRequest).map((r) => segmentOf(r.body).turnIds[0]);
+    expect(asked.length).toBe(SESSIONS - stored.size);
+    expect(storedBatches(out)).toHaveLength(SESSIONS);
+    expect(JSON.parse(resumed.stdout).ingest_llm.whole_index.calls).toBe(SESSIONS);
+  }, 120_000);
+
+  it('rawrag stats pairs all four RAW-RAG variants', async () => {
+    const dirs = ['raw-rag', ...SYSTEMS].map((s) => join(root, s));
+    const stats = await rawragAsync(['stats', ...dirs, '--resamples', '500', '--out', join(root, 'stats')]);
+    expect(stats.code, stats.stderr).toBe(0);
+    const report = JSON.parse(readFileSync(join(root, 'stats', 'stats.json'), 'utf8'));
+    const fam = report.families[0];
+    expect(fam.pairwise).toHaveLength(3);
+    expect(fam.pairwise.every((p: any) => p.n === 20)).toBe(true);
+    for (const s of ['RAW-RAG/local', 'RAW-RAG+facts/local', 'RAW-RAG+summaries/local', 'RAW-RAG+graph/local'])
+      expect(stats.stdout).toContain(s);
+  }, 60_000);
+});
