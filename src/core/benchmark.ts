@@ -75,6 +75,12 @@ export interface Benchmark {
    * evidence), merged into item.metrics.
    */
   rankingMetrics?(q: Question, ranked: Chunk[], ep: IngestedEpisode, k: number): Record<string, number | null>;
+  /**
+   * Answer-sufficiency coverage for questions without gold turns: 1 when the text shown to the
+   * reader contains the answer (or an accepted one) under the benchmark's own answer normalisation,
+   * 0 when not, null when undecidable. Absent = coverage stays unknown without gold turns.
+   */
+  answerSufficiency?(q: Question, texts: readonly string[]): number | null;
   /** Official files by variant name, for `rawrag data pull <benchmark> [--variant V]`. */
   downloads?: Record<string, DownloadFile[]>;
   /**

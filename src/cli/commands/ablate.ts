@@ -7,7 +7,7 @@ import { runAblation, type AblationOutcome } from '../../ablate/engine.js';
 import { writeAblation, type AblationFiles } from '../../ablate/output.js';
 import { ablationMarkdown } from '../../ablate/report.js';
 import { planVariants, type SweepRequest } from '../../ablate/variants.js';
-import { parsePositiveList } from '../../util/lists.js';
+import { parseNonNegativeList, parsePositiveList } from '../../util/lists.js';
 import { sweepKnobs } from '../../systems/registry.js';
 import type { AblationTable } from '../../ablate/paired-table.js';
 import { getBenchmark, listBenchmarks } from '../../datasets/registry.js';
@@ -31,7 +31,7 @@ import { watchInterrupts } from '../../util/interrupt.js';
 import { writeReport } from '../../report/index.js';
 
 /** Flags that name a sweep here, where `rawrag run` takes one value. */
-const SWEEP_KEYS = ['k', 'window', 'stride', 'candidates', 'rerank', 'expand'];
+const SWEEP_KEYS = ['k', 'window', 'stride', 'candidates', 'rerank', 'expand', 'maxEvidenceTokens', 'dedup'];
 
 function longFlag(flags: string): string {
   return flags.split(/[ ,]+/).find((f) => f.startsWith('--'))!;
@@ -59,6 +59,8 @@ export function ablateCommand(): Command {
     'window sizes in cl100k tokens, comma-separated, e.g. 128,256,512 (stride keeps the 32-token overlap unless --stride)',
   );
   asList(cmd, '--candidates', 'first-stage depths, comma-separated (default 128)');
+  asList(cmd, '--max-evidence-tokens', 'evidence budgets in cl100k tokens, comma-separated, 0 = no cap, e.g. 5000,0 (the paper\'s 5k control)', parseNonNegativeList);
+  describe(cmd, '--no-dedup', 'also run every variant showing a turn shared by overlapping windows once per window (the paper\'s display)');
   // Each system's sweepable knobs: a run flag of the same name becomes a list here, others are added.
   for (const { system, knob } of sweepKnobs()) {
     const long = longFlag(knob.flags);
@@ -196,6 +198,8 @@ function sweepFromFlags(cmd: Command): SweepRequest {
     candidates: given('candidates') ? (o.candidates as number[]) : [],
     noRerank: (given('rerank') && o.rerank === false) || Boolean(o.rerankVariants),
     noExpand: given('expand') && o.expand === false,
+    maxEvidenceTokens: given('maxEvidenceTokens') ? (o.maxEvidenceTokens as number[]) : [],
+    noDedup: given('dedup') && o.dedup === false,
     config: sweepKnobs()
       .filter(({ knob }) => given(optionKey(knob.flags)))
       .map(({ knob }) => ({ knob, values: o[optionKey(knob.flags)] as unknown[] })),
@@ -204,7 +208,7 @@ function sweepFromFlags(cmd: Command): SweepRequest {
     throw new InputError('--stride applies to the swept window sizes: give --window too', { place: '--stride' });
   }
   for (const key of [...SWEEP_KEYS, ...sweepKnobs().map(({ knob }) => optionKey(knob.flags))]) {
-    if (given(key)) cmd.setOptionValueWithSource(key, key === 'rerank' || key === 'expand' ? true : undefined, 'default');
+    if (given(key)) cmd.setOptionValueWithSource(key, key === 'rerank' || key === 'expand' || key === 'dedup' ? true : undefined, 'default');
   }
   return sweep;
 }
