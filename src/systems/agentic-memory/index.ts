@@ -14,6 +14,7 @@ import { estimateExtraction, renderExtractionEstimate } from './estimate.js';
 import { createAgenticMemorySource } from './source.js';
 import { purgeStoreOwner, showStore } from './inspect.js';
 import { memoryIngestLines } from './summary.js';
+import { exportMemoryStore } from './export.js';
 
 type RecallWeights = MemoryConfig['weights'];
 
@@ -113,4 +114,5 @@ export const agenticMemory: SystemDescriptor<ProviderSession, ModelEntry> = {
   },
   summaryLines: memoryIngestLines,
   store: { show: showStore, purge: purgeStoreOwner },
+  exportStore: exportMemoryStore,
 };
