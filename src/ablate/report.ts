@@ -25,10 +25,7 @@ export function ablationMarkdown(table: AblationTable): string {
         r.unchanged === null ? '—' : `${r.unchanged}/${r.compared}`,
         r.delta_unchanged === null ? '—' : `${signed(100 * r.delta_unchanged)} of ${signed(100 * r.delta_micro!)}`,
       );
-    cells.push(
-      r.evidence_tokens === null ? '—' : r.evidence_tokens.toFixed(1),
-      r.time_s.toFixed(2),
-    );
+    cells.push(r.evidence_tokens === null ? '—' : r.evidence_tokens.toFixed(1), r.time_s.toFixed(2));
     return cells;
   });
   return markdownTable(header, rows);

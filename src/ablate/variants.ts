@@ -24,7 +24,7 @@ export interface SweepRequest {
   noExpand: boolean;
   /** Evidence budgets (`--max-evidence-tokens 5000,0`; 0 = no cap); empty = the reference's only. */
   maxEvidenceTokens?: number[];
-  /** Also run every combination with display-turn dedup off (`--no-dedup`). */
+  /** Also run every combination with the other turn display (`--no-dedup`: dedup off, or on where the reference has it off). */
   noDedup?: boolean;
   /** Values of a system's own config (its sweep knobs, e.g. `memory.items`): such variants run as plain runs of the source. */
   config?: ConfigSweep[];
@@ -108,7 +108,8 @@ export function planVariants(base: RunConfig, policy: Policy, sweep: SweepReques
   const refBudget = base.assembly.maxEvidenceTokens ?? 0;
   const refDedup = base.assembly.dedup !== false;
   const budgets = uniqueSorted([refBudget, ...(sweep.maxEvidenceTokens ?? [])]);
-  const dedups = sweep.noDedup ? uniqueBy([refDedup, false], String) : [refDedup];
+  // The other display beside the reference's: dedup off where the reference dedups, on where it does not.
+  const dedups = sweep.noDedup ? [refDedup, !refDedup] : [refDedup];
   const assemblies = budgets.flatMap((budget) => dedups.map((dedup) => ({ budget, dedup })));
 
   const out: Variant[] = [];

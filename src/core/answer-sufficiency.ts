@@ -30,6 +30,8 @@ export function answerContained(q: Question, texts: readonly string[]): number |
 }
 
 /** The benchmark's own rule, else the fallback above. */
-export function answerSufficiencyOf(benchmark: Pick<Benchmark, 'answerSufficiency'>): (q: Question, texts: readonly string[]) => number | null {
+export function answerSufficiencyOf(
+  benchmark: Pick<Benchmark, 'answerSufficiency'>,
+): (q: Question, texts: readonly string[]) => number | null {
   return benchmark.answerSufficiency ?? answerContained;
 }

@@ -42,6 +42,8 @@ export function assemble(ep: IngestedEpisode, selected: Hit[], policy: AssemblyP
   // Overlapping windows can interleave; chronological order is by turn, not by window (a repeated turn stays beside its twin).
   if (policy.order === 'chronological') turnIndices.sort((a, b) => a - b);
   const blocks = policy.expandToTurns ? turnIndices.map((t) => ep.lines[t]!) : chunks.map((c) => c.text);
-  const tokens = policy.expandToTurns ? turnIndices.reduce((s, t) => s + turnTokens(t), 0) : chunks.reduce((s, c) => s + c.tokenEnd - c.tokenStart, 0);
+  const tokens = policy.expandToTurns
+    ? turnIndices.reduce((s, t) => s + turnTokens(t), 0)
+    : chunks.reduce((s, c) => s + c.tokenEnd - c.tokenStart, 0);
   return { turnIndices, turnIds: turnIndices.map((t) => ep.episode.turns[t]!.id), blocks, tokens };
 }

@@ -94,7 +94,10 @@ describe('store oracle', () => {
   });
 
   it("on an agentic memory run directory: that run's whole store, every row whatever its status", async () => {
-    const mem = await run({ benchmark: 'locomo', data, system: 'agentic-memory', retrieval: { retriever: 'openai' }, limit: 10, ...judged }, 'memory');
+    const mem = await run(
+      { benchmark: 'locomo', data, system: 'agentic-memory', retrieval: { retriever: 'openai' }, limit: 10, ...judged },
+      'memory',
+    );
     expect(mem.manifest.status).toBe('complete');
     const store = exportMemoryStore(mem.dir);
     expect(store.length).toBeGreaterThan(100);
@@ -103,14 +106,19 @@ describe('store oracle', () => {
     db.close();
     expect(store.every((s) => s.episode === 'conv-26' && Array.isArray(s.source_turns))).toBe(true);
     fake.api.requests.length = 0;
-    const r = await run({ benchmark: 'locomo', data, system: 'store-oracle', oracle: { store: mem.dir }, limit: 40, ...judged }, 'oracle-memory');
+    const r = await run(
+      { benchmark: 'locomo', data, system: 'store-oracle', oracle: { store: mem.dir }, limit: 40, ...judged },
+      'oracle-memory',
+    );
     expect(r.manifest.system).toBe('store-oracle/agentic-memory/gpt-4o-mini cap=5000');
     const xs = items(r.dir);
     const withGold = xs.filter((i) => i.gold_evidence.length > 0);
     // The fake extractor writes one item per turn citing it: every gold turn has an item.
     expect(withGold.filter((i) => i.coverage?.all).length).toBe(withGold.length);
     for (const it of xs) expect(it.evidence_tokens).toBeLessThanOrEqual(5000);
-    const reader = fake.api.requests.find((x) => !isExtractionRequest(x) && JSON.stringify(x.body.messages).includes(withGold[0]!.question));
+    const reader = fake.api.requests.find(
+      (x) => !isExtractionRequest(x) && JSON.stringify(x.body.messages).includes(withGold[0]!.question),
+    );
     expect(JSON.stringify(reader!.body.messages)).toMatch(/said: /);
   });
 
@@ -133,21 +141,24 @@ describe('store oracle', () => {
     expect(q0.evidence_turns).toEqual(['D1:3']);
     expect(q0.coverage.any).toBe(true);
     writeFileSync(file, '{"episode":"conv-26","text":"ok"}\n{"episode":"conv-26"}\n');
-    await expect(run({ benchmark: 'locomo', data, system: 'store-oracle', oracle: { store: file }, limit: 5 }, 'oracle-bad')).rejects.toThrow(
-      /store\.jsonl: line 2 \(text\)/,
-    );
+    await expect(
+      run({ benchmark: 'locomo', data, system: 'store-oracle', oracle: { store: file }, limit: 5 }, 'oracle-bad'),
+    ).rejects.toThrow(/store\.jsonl: line 2 \(text\)/);
   });
 
   it('a run directory of a system that exports no store is refused, naming it', async () => {
     const raw = await run({ benchmark: 'locomo', data, limit: 2 }, 'rawrag');
-    await expect(run({ benchmark: 'locomo', data, system: 'store-oracle', oracle: { store: raw.dir }, limit: 2 }, 'oracle-rr')).rejects.toThrow(
-      /system 'raw-rag' exports no store/,
-    );
+    await expect(
+      run({ benchmark: 'locomo', data, system: 'store-oracle', oracle: { store: raw.dir }, limit: 2 }, 'oracle-rr'),
+    ).rejects.toThrow(/system 'raw-rag' exports no store/);
   });
 
   it('MemoryAgentBench: items carry answer-sufficiency coverage; stats prints coverage x utilization with pairwise CIs', async () => {
     const rr = await run({ benchmark: 'memoryagentbench', data: MAB, options: { subset: 'all' }, limit: 30, ...judged }, 'mab-rawrag');
-    const or = await run({ benchmark: 'memoryagentbench', data: MAB, options: { subset: 'all' }, system: 'store-oracle', limit: 30, ...judged }, 'mab-oracle');
+    const or = await run(
+      { benchmark: 'memoryagentbench', data: MAB, options: { subset: 'all' }, system: 'store-oracle', limit: 30, ...judged },
+      'mab-oracle',
+    );
     for (const dir of [rr.dir, or.dir]) {
       const xs = items(dir);
       expect(xs.every((i) => i.coverage !== null && i.details.coverage_rule === 'answer-in-evidence')).toBe(true);
@@ -157,7 +168,7 @@ describe('store oracle', () => {
     const report = analyse([loadRun(rr.dir), loadRun(or.dir)], {
       resamples: 500,
       seed: 1,
-      baseline: null,
+      baseline: undefined,
       allPairs: true,
       typeOrder: (b) => getBenchmark(b).typeOrder,
     });

@@ -20,12 +20,11 @@ import { episodeOf } from '../helpers/episodes.js';
 
 const words = (n: number, w: string) => Array.from({ length: n }, () => w).join(' ');
 // Six turns of ~40 tokens each, in windows of 64 with stride 32: every window shares turns with its neighbours.
-const ep = ingest(
-  episodeOf(Array.from({ length: 6 }, (_, i) => words(40, `w${i}`))),
-  6,
-  DEFAULT_POLICY,
-  { tokenizer: 'cl100k_base', size: 64, stride: 32 },
-);
+const ep = ingest(episodeOf(Array.from({ length: 6 }, (_, i) => words(40, `w${i}`))), 6, DEFAULT_POLICY, {
+  tokenizer: 'cl100k_base',
+  size: 64,
+  stride: 32,
+});
 /** Tokens of these turns as ingest counted them (what evidence_tokens reports). */
 const ingestTokens = (ts: number[]) => ts.reduce((s, t) => s + ep.turnTokenStart[t + 1]! - ep.turnTokenStart[t]!, 0);
 const hits = ep.chunks.map((c) => ({ chunk: c.index, score: 1 }));
@@ -106,11 +105,21 @@ describe('answer-sufficiency coverage', () => {
   it('fills coverage where a MemoryAgentBench question has no gold turns, and leaves LoCoMo (no rule) unknown', () => {
     const q = question();
     const mab = baseItem(q, 'memoryagentbench');
-    checkEvidence(q, mab, { turnIndices: [], turnIds: [], blocks: ['1. The capital is Paris.'], tokens: 6 }, { benchmark: getBenchmark('memoryagentbench'), policy: DEFAULT_POLICY });
+    checkEvidence(
+      q,
+      mab,
+      { turnIndices: [], turnIds: [], blocks: ['1. The capital is Paris.'], tokens: 6 },
+      { benchmark: getBenchmark('memoryagentbench'), policy: DEFAULT_POLICY },
+    );
     expect(mab.coverage).toEqual({ all: true, any: true });
     expect(mab.details.coverage_rule).toBe('answer-in-evidence');
     const loc = baseItem(q, 'locomo');
-    checkEvidence(q, loc, { turnIndices: [], turnIds: [], blocks: ['Paris'], tokens: 1 }, { benchmark: getBenchmark('locomo'), policy: DEFAULT_POLICY });
+    checkEvidence(
+      q,
+      loc,
+      { turnIndices: [], turnIds: [], blocks: ['Paris'], tokens: 1 },
+      { benchmark: getBenchmark('locomo'), policy: DEFAULT_POLICY },
+    );
     expect(loc.coverage).toBeNull();
   });
 });
@@ -129,6 +138,16 @@ describe('ablation grid over the evidence controls', () => {
       noDedup: true,
     });
     expect(vs.map((v) => v.name)).toEqual(['default', 'no-dedup', 'max-evidence=5000', 'max-evidence=5000,no-dedup']);
+    const display = planVariants(RunConfigSchema.parse({ benchmark: 'locomo', assembly: { dedup: false } }), DEFAULT_POLICY, {
+      k: [],
+      window: [],
+      stride: null,
+      candidates: [],
+      noRerank: false,
+      noExpand: false,
+      noDedup: true,
+    });
+    expect(display.map((v) => v.name)).toEqual(['default', 'dedup']);
     expect(vs[0]!.cfg).toEqual(base);
     expect(vs.find((v) => v.name === 'max-evidence=5000,no-dedup')!.cfg.assembly).toMatchObject({ maxEvidenceTokens: 5000, dedup: false });
   });

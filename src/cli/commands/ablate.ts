@@ -60,7 +60,11 @@ export function ablateCommand(): Command {
   );
   asList(cmd, '--candidates', 'first-stage depths, comma-separated (default 128)');
   asList(cmd, '--max-evidence-tokens', 'evidence budgets in cl100k tokens, comma-separated, 0 = no cap, e.g. 5000,0 (the paper\'s 5k control)', parseNonNegativeList);
-  describe(cmd, '--no-dedup', 'also run every variant showing a turn shared by overlapping windows once per window (the paper\'s display)');
+  describe(
+    cmd,
+    '--no-dedup',
+    "also run every variant with the other turn display: a shared turn once per window (the paper's display), or once where the config's reference already repeats it",
+  );
   // Each system's sweepable knobs: a run flag of the same name becomes a list here, others are added.
   for (const { system, knob } of sweepKnobs()) {
     const long = longFlag(knob.flags);

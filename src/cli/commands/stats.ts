@@ -5,6 +5,7 @@ import { listBenchmarks } from '../../datasets/registry.js';
 import { DEFAULT_RESAMPLES } from '../../stats/bootstrap.js';
 import { analyse, estimateDraws } from '../../stats/compute-tables.js';
 import { loadRun, scanRunDirs } from '../../stats/load.js';
+import { efficiencyRow, renderEfficiency, type EfficiencyRow } from '../../stats/efficiency.js';
 import { statsProgress } from '../../stats/progress.js';
 import {
   agreementCsv,
@@ -63,7 +64,8 @@ export function statsCommand(): Command {
         }
         const out = resolve(opts.out ?? join(dirs[0]!, 'stats'));
         mkdirSync(out, { recursive: true });
-        const markdown = renderReport(report);
+        const efficiency = runDirs.map(efficiencyRow).filter((r): r is EfficiencyRow => r !== null);
+        const markdown = [renderReport(report), renderEfficiency(efficiency)].filter(Boolean).join('\n');
         writeFileAtomic(join(out, 'leaderboard.md'), markdown + '\n');
         writeFileAtomic(join(out, 'leaderboard.csv'), leaderboardCsv(report));
         writeFileAtomic(join(out, 'pairwise.csv'), pairwiseCsv(report));
@@ -71,7 +73,7 @@ export function statsCommand(): Command {
         writeFileAtomic(join(out, 'coverage.csv'), coverageCsv(report));
         writeFileAtomic(join(out, 'coverage-pairwise.csv'), coveragePairwiseCsv(report));
         writeFileAtomic(join(out, 'agreement.csv'), agreementCsv(report));
-        writeJsonAtomic(join(out, 'stats.json'), report);
+        writeJsonAtomic(join(out, 'stats.json'), { ...report, efficiency });
         if (opts.report) await writeReport(dirs, join(out, 'report.html'), { stats: { report, source: join(out, 'stats.json') } });
         process.stdout.write(opts.json ? JSON.stringify(report, null, 2) + '\n' : `${markdown}\nwritten: ${out}\n`);
       },

@@ -18,7 +18,10 @@ export const OracleSchema = z
     phaseVisible: z.boolean().default(false),
   })
   .strict()
-  .refine((o) => !o.phaseVisible || o.store === 'raw', { message: 'the phase-visible oracle reads the raw history: use --store raw', path: ['store'] });
+  .refine((o) => !o.phaseVisible || o.store === 'raw', {
+    message: 'the phase-visible oracle reads the raw history: use --store raw',
+    path: ['store'],
+  });
 
 export type OracleConfig = z.infer<typeof OracleSchema>;
 

@@ -21,7 +21,11 @@ export const storeOracle: SystemDescriptor<ProviderSession, ModelEntry> = {
   description: 'evidence chosen with gold knowledge from a complete store (--store raw | RUN_DIR | STORE.jsonl), packed to a budget',
   config: { key: ORACLE_SECTION, schema: OracleSchema },
   options: [
-    { flags: '--store <store>', description: 'raw (the raw history; default) | a run directory (its system\'s whole store) | an exported store .jsonl', config: ['oracle', 'store'] },
+    {
+      flags: '--store <store>',
+      description: "raw (the raw history; default) | a run directory (its system's whole store) | an exported store .jsonl",
+      config: ['oracle', 'store'],
+    },
     {
       flags: '--phase-visible',
       description: "MEME's phase-visible oracle: every gold-relevant raw turn visible at the question, chronological, no budget",
@@ -54,7 +58,11 @@ export const storeOracle: SystemDescriptor<ProviderSession, ModelEntry> = {
         evidenceTokens.set(q.id, Math.min(o.store === 'raw' && gold.length ? goldTokens : history, budget));
       }
     }
-    return { rows: [], evidenceTokens, notes: ['store oracle: no provider calls; evidence tokens are an upper bound (the budget) except for raw gold turns'] };
+    return {
+      rows: [],
+      evidenceTokens,
+      notes: ['store oracle: no provider calls; evidence tokens are an upper bound (the budget) except for raw gold turns'],
+    };
   },
   summaryLines(summary) {
     const o = summary.oracle as Record<string, number | string | boolean | null> | undefined;

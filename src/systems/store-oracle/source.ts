@@ -46,7 +46,14 @@ export function storeOracleSource(store: LoadedStore, settings: OracleSettings):
     system: `store-oracle/${store.label} ${cap}`,
     name: `store-oracle:${store.label}@${store.digest} ${cap}`,
     notes: [],
-    capabilities: { remote: false, llmAtIngest: false, questionRole: null, ranksWindows: false, cheapDeepRanking: false, configSections: ['oracle'] },
+    capabilities: {
+      remote: false,
+      llmAtIngest: false,
+      questionRole: null,
+      ranksWindows: false,
+      cheapDeepRanking: false,
+      configSections: ['oracle'],
+    },
     async open(ep, ctx): Promise<EpisodeEvidence> {
       const units = store.byEpisode === null ? rawUnits(ep, ctx) : storeUnits(ep, store.byEpisode);
       const asTurns = store.byEpisode === null;
@@ -77,12 +84,28 @@ export function storeOracleSource(store: LoadedStore, settings: OracleSettings):
           item.evidence_turns = evidence.turnIds;
           item.evidence_tokens = evidence.tokens;
           item.coverage = coverage(evidence.turnIds, q.evidence);
-          item.details.oracle = { store: store.label, rule, candidates: units.length, relevant: scored.length, kept: kept.length, budget: settings.budget };
+          item.details.oracle = {
+            store: store.label,
+            rule,
+            candidates: units.length,
+            relevant: scored.length,
+            kept: kept.length,
+            budget: settings.budget,
+          };
           return evidence;
         },
       };
     },
-    report: () => ({ oracle: { store: store.label, digest: store.digest, objects: store.objects, budget: settings.budget, phase_visible: settings.phaseVisible, ...counts } }),
+    report: () => ({
+      oracle: {
+        store: store.label,
+        digest: store.digest,
+        objects: store.objects,
+        budget: settings.budget,
+        phase_visible: settings.phaseVisible,
+        ...counts,
+      },
+    }),
   };
 }
 
@@ -90,7 +113,13 @@ export function storeOracleSource(store: LoadedStore, settings: OracleSettings):
 function rawUnits(ep: IngestedEpisode, ctx: SourceContext): Unit[] {
   const id = (t: number) => ep.episode.turns[t]!.id;
   if (ctx.policy.expandToTurns)
-    return ep.lines.map((text, t) => ({ text, tokens: ep.turnTokenStart[t + 1]! - ep.turnTokenStart[t]!, turns: [id(t)], turnIndices: [t], position: t }));
+    return ep.lines.map((text, t) => ({
+      text,
+      tokens: ep.turnTokenStart[t + 1]! - ep.turnTokenStart[t]!,
+      turns: [id(t)],
+      turnIndices: [t],
+      position: t,
+    }));
   return ep.chunks.map((c) => {
     const ts = Array.from({ length: c.lastTurn - c.firstTurn + 1 }, (_, i) => c.firstTurn + i);
     return { text: c.text, tokens: c.tokenEnd - c.tokenStart, turns: ts.map(id), turnIndices: ts, position: c.index };

@@ -45,13 +45,16 @@ const JsonlRecord = z
 export function loadStore(store: string, systemOf: (runDir: string) => SystemDescriptor<unknown, unknown>): LoadedStore {
   if (store === 'raw') return { label: 'raw', digest: 'raw', byEpisode: null, objects: 0 };
   const path = resolve(store);
-  if (!existsSync(path)) throw new InputError('no such store (give raw, a run directory or a .jsonl file)', { file: store, place: '--store' });
+  if (!existsSync(path))
+    throw new InputError('no such store (give raw, a run directory or a .jsonl file)', { file: store, place: '--store' });
   let records: StoreRecord[];
   let label: string;
   if (statSync(path).isDirectory()) {
     const system = systemOf(path);
     if (!system.exportStore)
-      throw new InputError(`system '${system.name}' exports no store (its descriptor has no exportStore)`, { file: join(path, 'manifest.json') });
+      throw new InputError(`system '${system.name}' exports no store (its descriptor has no exportStore)`, {
+        file: join(path, 'manifest.json'),
+      });
     records = system.exportStore(path);
     const manifest = readJsonFile(join(path, 'manifest.json')) as { system?: string };
     label = manifest.system ?? system.name;
