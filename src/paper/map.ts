@@ -139,13 +139,16 @@ export function buildPaperMap(paths: string[], opts: { seed?: number } = {}): Pa
     if (item.ablation) found = ablationEntry(item, folders);
     else if (item.match) {
       const matching = runs.filter(item.match);
-      const first = matching[0];
+      // The first run that has the figure (a run without a reader has no accuracy), and the first pair that has scores.
+      const figures = matching.map((r) => (item.figure ? item.figure(r) : null));
+      const firstFigure = figures.find((f) => f !== null) ?? null;
       let delta: PaperEntry['delta'] = null;
-      if (first && item.against) {
-        const base = runs.find((r) => r !== first && item.against!(r, first));
-        if (base) delta = pairedDelta(first, base, opts.seed ?? 0);
+      for (const r of item.against ? matching : []) {
+        const base = runs.find((b) => b !== r && item.against!(b, r) && scores(b.dir).size > 0);
+        if (base) delta = pairedDelta(r, base, opts.seed ?? 0);
+        if (delta) break;
       }
-      found = { runs: matching.map((r) => r.dir), rawrag: first && item.figure ? item.figure(first) : null, delta };
+      found = { runs: matching.map((r) => r.dir), rawrag: firstFigure, delta };
     }
     return {
       id: item.id,

@@ -12,6 +12,7 @@ import { chartLibraryVersions } from './assets.js';
 import { collectInputs } from './collect.js';
 import { buildReportData } from './data.js';
 import { renderPage } from './html.js';
+import { buildPaperMap } from '../paper/map.js';
 
 export interface ReportResult {
   path: string;
@@ -28,7 +29,7 @@ export async function writeReport(
   opts: { stats?: { report: StatsReport; source: string } } = {},
 ): Promise<ReportResult> {
   const inputs = await collectInputs(paths, opts);
-  const data = buildReportData(inputs, { version: toolInfo().version, libraries: chartLibraryVersions() });
+  const data = { ...buildReportData(inputs, { version: toolInfo().version, libraries: chartLibraryVersions() }), paper: buildPaperMap(paths) };
   const html = renderPage(data);
   const path = resolve(out);
   mkdirSync(dirname(path), { recursive: true });

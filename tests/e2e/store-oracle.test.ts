@@ -22,6 +22,8 @@ import { defaultChat } from '../helpers/fake-api.js';
 import { FakeExtractor, isExtractionRequest } from '../helpers/fake-extractor.js';
 import { ROOT, tempDir } from '../helpers/cli.js';
 import Database from 'better-sqlite3';
+import { buildPaperMap } from '../../src/paper/map.js';
+import { efficiencyRow, renderEfficiency } from '../../src/stats/efficiency.js';
 
 const items = (dir: string) =>
   readFileSync(join(dir, 'items.jsonl'), 'utf8')
@@ -177,5 +179,25 @@ describe('store oracle', () => {
     expect(fam.coverage_pairwise.some((p) => p.measure === 'coverage' && p.n === 30)).toBe(true);
     const text = renderFamily(fam, { resamples: 500, seed: 1 });
     expect(text).toMatch(/utilization %/);
+  });
+
+  it('rawrag paper: every item with its command; the oracle runs found, the store paired against the raw evidence', () => {
+    const map = buildPaperMap([root], { seed: 1 });
+    expect(map.entries.length).toBeGreaterThanOrEqual(30);
+    for (const e of map.entries) expect(e.command !== null || e.note !== null).toBe(true);
+    const raw = map.entries.find((e) => e.id === 'oracle/raw')!;
+    expect(raw.runs.length).toBeGreaterThan(0);
+    const store = map.entries.find((e) => e.id === 'oracle/store-vs-raw')!;
+    expect(store.status).toBe('reproduced');
+    expect(store.delta).not.toBeNull();
+    expect(store.delta!.n).toBeGreaterThan(0);
+    expect(store.delta!.ci_low).toBeLessThanOrEqual(store.delta!.delta);
+    expect(store.delta!.ci_high).toBeGreaterThanOrEqual(store.delta!.delta);
+    // The efficiency table reads every run directory: add time from the items, the memory store's size.
+    const mem = efficiencyRow(join(root, 'memory'))!;
+    expect(mem.add_s).toBeGreaterThan(0);
+    expect(mem.ingest_llm_tokens).toBeGreaterThan(0);
+    expect(mem.store_objects).toBeGreaterThan(100);
+    expect(renderEfficiency([mem])).toMatch(/Efficiency/);
   });
 });
