@@ -64,7 +64,10 @@ export function statsCommand(): Command {
         }
         const out = resolve(opts.out ?? join(dirs[0]!, 'stats'));
         mkdirSync(out, { recursive: true });
-        const efficiency = runDirs.map(efficiencyRow).filter((r): r is EfficiencyRow => r !== null);
+        const efficiency = runDirs
+          .map(efficiencyRow)
+          .filter((r): r is EfficiencyRow => r !== null)
+          .sort((a, b) => a.benchmark.localeCompare(b.benchmark) || a.system.localeCompare(b.system));
         const markdown = [renderReport(report), renderEfficiency(efficiency)].filter(Boolean).join('\n');
         writeFileAtomic(join(out, 'leaderboard.md'), markdown + '\n');
         writeFileAtomic(join(out, 'leaderboard.csv'), leaderboardCsv(report));
