@@ -36,6 +36,7 @@ export function checkEvidence(q: Question, item: ItemRecord, evidence: Evidence,
       item.details.coverage_rule = ANSWER_RULE;
     }
   }
+  if (ctx.benchmark.shownDiagnostics) Object.assign(item.metrics, ctx.benchmark.shownDiagnostics(q, item.evidence_turns));
   return out;
 }
 

@@ -59,7 +59,8 @@ export function storeOracleSource(store: LoadedStore, settings: OracleSettings):
       const asTurns = store.byEpisode === null;
       return {
         async evidenceFor(q: Question, item: ItemRecord, qctx: SourceContext): Promise<Evidence> {
-          const gold = new Set(q.evidence);
+          // The benchmark's relevant turns (MEME: also a cascade's trigger and chain), else the gold turns.
+          const gold = new Set(qctx.benchmark.relevantTurns?.(q) ?? q.evidence);
           const sufficient = answerSufficiencyOf(qctx.benchmark);
           const rule = gold.size > 0 ? 'gold-turns' : 'answer-in-text';
           const score = (u: Unit): number => {
