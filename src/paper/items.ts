@@ -238,10 +238,12 @@ export function paperItems(): PaperItem[] {
     title: 'MEME tracking and cascade: P(path | result)',
     paper: 'RAW-RAG 62.34 %, MemMachine 56.70 %, MemU 9.62 %',
     paperValue: 62.34,
-    command: 'rawrag run meme --retriever openai   (result coverage per item: metrics.result_coverage)',
-    note: 'rawrag records result coverage (the answer value shown) for RAW-RAG windows; path coverage (also the order or dependency rule and the upstream trigger) is not computed yet',
+    command: 'rawrag run meme --retriever openai   (any --system; the MEME summary prints P(path | result) with its CI)',
     match: (r) => isRawRag(r) && r.benchmark === 'meme',
-    figure: () => null,
+    figure: (r) => {
+      const v = at(r.summary, ['benchmark_summary', 'result_path', 'path_given_result']);
+      return v === null ? null : 100 * v;
+    },
   };
   const storeOracle: PaperItem[] = [
     {
