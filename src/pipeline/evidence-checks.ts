@@ -8,7 +8,7 @@
  */
 import type { Benchmark } from '../core/benchmark.js';
 import { coverage } from '../core/coverage.js';
-import type { Evidence } from '../core/ingested-episode.js';
+import type { Evidence, IngestedEpisode } from '../core/ingested-episode.js';
 import type { ItemRecord } from '../core/item.js';
 import type { Policy } from '../core/policy.js';
 import type { Question } from '../core/schema.js';
@@ -17,16 +17,21 @@ import { capEvidence } from '../retrieval/pack.js';
 /** The label items carry in `details.coverage_rule` when coverage came from the answer, not from gold turns. */
 export const ANSWER_RULE = 'answer-in-evidence';
 
-export function checkEvidence(q: Question, item: ItemRecord, evidence: Evidence, ctx: { benchmark: Benchmark; policy: Policy }): Evidence {
+export function checkEvidence(
+  q: Question,
+  item: ItemRecord,
+  evidence: Evidence,
+  ctx: { benchmark: Benchmark; policy: Policy; ep: IngestedEpisode },
+): Evidence {
   let out = evidence;
   const capped = capEvidence(evidence, ctx.policy.maxEvidenceTokens);
   if (capped !== evidence) {
     item.details.evidence_cap = { budget: ctx.policy.maxEvidenceTokens, tokens_before: evidence.tokens };
     item.evidence_tokens = capped.tokens;
-    if (capped.turnIds !== evidence.turnIds) {
-      item.evidence_turns = capped.turnIds;
-      item.coverage = coverage(capped.turnIds, q.evidence);
-    }
+    // What is left behind the kept blocks (raw turns and a memory's source turns), in the order shown.
+    const turns = [...new Set(capped.blocks.flatMap((b) => b.turns))].map((t) => ctx.ep.episode.turns[t]!.id);
+    item.evidence_turns = turns;
+    item.coverage = coverage(turns, q.evidence);
     out = capped;
   }
   if (item.coverage === null && q.evidence.length === 0) {
@@ -42,7 +47,7 @@ export function checkEvidence(q: Question, item: ItemRecord, evidence: Evidence,
 
 /** The texts the reader is shown. */
 export function shownTexts(evidence: Evidence): string[] {
-  return evidence.recalled !== undefined ? [evidence.recalled] : evidence.blocks;
+  return evidence.blocks.map((b) => b.text);
 }
 
 /** 1 / 0 when the benchmark's rule decides, null when it has none or cannot decide for q. */

@@ -5,20 +5,18 @@
  * paper's display counts it). With `--max-evidence-tokens` the windows are packed in rank order
  * first (src/retrieval/pack.ts), each costing the tokens it adds, then ordered.
  */
-import type { IngestedEpisode, Chunk } from './chunk.js';
+import type { Chunk, IngestedEpisode } from '../core/ingested-episode.js';
 import type { Hit } from '../core/retriever.js';
 import type { Policy } from '../core/policy.js';
-import type { Evidence } from '../core/ingested-episode.js';
+import type { Evidence, EvidenceBlock } from '../core/ingested-episode.js';
 import { budgetOf, packGreedy } from './pack.js';
-
-export type { Evidence };
 
 type AssemblyPolicy = Pick<Policy, 'expandToTurns' | 'order' | 'dedupTurns' | 'maxEvidenceTokens'>;
 
 export function assemble(ep: IngestedEpisode, selected: Hit[], policy: AssemblyPolicy): Evidence {
   const dedup = policy.dedupTurns !== false;
   const turnTokens = (t: number) => ep.turnTokenStart[t + 1]! - ep.turnTokenStart[t]!;
-  const chunkTurns = (c: Chunk) => Array.from({ length: c.lastTurn - c.firstTurn + 1 }, (_, i) => c.firstTurn + i);
+  const chunkTurns = (c: Chunk) => range(c.firstTurn, c.lastTurn);
   const cost = (c: Chunk, kept: readonly Chunk[]): number => {
     if (!policy.expandToTurns) return c.tokenEnd - c.tokenStart;
     const shown = dedup ? new Set(kept.flatMap(chunkTurns)) : new Set<number>();
@@ -41,9 +39,15 @@ export function assemble(ep: IngestedEpisode, selected: Hit[], policy: AssemblyP
   }
   // Overlapping windows can interleave; chronological order is by turn, not by window (a repeated turn stays beside its twin).
   if (policy.order === 'chronological') turnIndices.sort((a, b) => a - b);
-  const blocks = policy.expandToTurns ? turnIndices.map((t) => ep.lines[t]!) : chunks.map((c) => c.text);
+  const blocks: EvidenceBlock[] = policy.expandToTurns
+    ? turnIndices.map((t) => ({ text: ep.lines[t]!, turns: [t], kind: 'history' }))
+    : chunks.map((c) => ({ text: c.text, turns: chunkTurns(c), kind: 'history' }));
   const tokens = policy.expandToTurns
     ? turnIndices.reduce((s, t) => s + turnTokens(t), 0)
     : chunks.reduce((s, c) => s + c.tokenEnd - c.tokenStart, 0);
   return { turnIndices, turnIds: turnIndices.map((t) => ep.episode.turns[t]!.id), blocks, tokens };
+}
+
+function range(first: number, last: number): number[] {
+  return Array.from({ length: last - first + 1 }, (_, i) => first + i);
 }

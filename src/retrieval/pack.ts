@@ -26,26 +26,27 @@ export function packGreedy<T>(units: readonly T[], budget: number | null, cost: 
 }
 
 /**
- * The generic cap for evidence a source assembled itself (a memory system's recalled block, a
- * source outside src/retrieval/assemble.ts): whole blocks in presentation order while they fit;
- * a recalled block longer than the budget is cut at the budget's token. Returns the evidence
- * unchanged when it already fits.
+ * The generic cap for evidence a source assembled itself (a memory system's block, a source
+ * outside src/retrieval/assemble.ts): whole blocks in presentation order while they fit; when not
+ * even the first fits, it is cut at the budget's token (a memory block longer than the budget).
+ * The raw turns shown are those of the kept blocks. Returns the evidence itself when it fits.
  */
 export function capEvidence(evidence: Evidence, max: number | undefined): Evidence {
   const budget = budgetOf(max);
   if (budget === null || evidence.tokens <= budget) return evidence;
-  if (evidence.recalled !== undefined) {
+  const sized = evidence.blocks.map((b) => ({ b, tokens: countTokens(b.text) }));
+  let kept = packGreedy(sized, budget, (x) => x.tokens);
+  if (kept.length === 0 && sized.length > 0) {
     const enc = getTokenizer('cl100k_base');
-    const text = enc.decode(enc.encode(evidence.recalled).slice(0, budget));
-    return { turnIndices: evidence.turnIndices, turnIds: evidence.turnIds, blocks: [text], tokens: countTokens(text), recalled: text };
+    const text = enc.decode(enc.encode(sized[0]!.b.text).slice(0, budget));
+    kept = [{ b: { ...sized[0]!.b, text }, tokens: countTokens(text) }];
   }
-  const aligned = evidence.turnIndices.length === evidence.blocks.length;
-  const blocks = evidence.blocks.map((text, i) => ({ text, i, tokens: countTokens(text) }));
-  const kept = packGreedy(blocks, budget, (b) => b.tokens);
+  const shown = new Set(kept.flatMap((x) => (x.b.kind === 'history' ? x.b.turns : [])));
+  const pairs = evidence.turnIndices.map((t, i) => [t, evidence.turnIds[i]!] as const).filter(([t]) => shown.has(t));
   return {
-    turnIndices: aligned ? kept.map((b) => evidence.turnIndices[b.i]!) : evidence.turnIndices,
-    turnIds: aligned ? kept.map((b) => evidence.turnIds[b.i]!) : evidence.turnIds,
-    blocks: kept.map((b) => b.text),
-    tokens: kept.reduce((s, b) => s + b.tokens, 0),
+    turnIndices: pairs.map(([t]) => t),
+    turnIds: pairs.map(([, id]) => id),
+    blocks: kept.map((x) => x.b),
+    tokens: kept.reduce((s, x) => s + x.tokens, 0),
   };
 }

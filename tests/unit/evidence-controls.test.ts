@@ -69,26 +69,34 @@ describe('evidence budget', () => {
     expect(packGreedy([5, 9], null, (x) => x)).toEqual([5, 9]);
   });
 
-  it('caps evidence a source assembled itself: whole blocks while they fit, a recalled block cut at the budget', () => {
-    const blocks = ['alpha beta gamma', words(30, 'x'), 'delta'];
-    const e = { turnIndices: [0, 1, 2], turnIds: ['a', 'b', 'c'], blocks, tokens: blocks.reduce((s, b) => s + countTokens(b), 0) };
+  it('caps evidence a source assembled itself: whole blocks while they fit, a memory block cut at the budget', () => {
+    const texts = ['alpha beta gamma', words(30, 'x'), 'delta'];
+    const blocks = texts.map((text, t) => ({ text, turns: [t], kind: 'history' as const }));
+    const e = { turnIndices: [0, 1, 2], turnIds: ['a', 'b', 'c'], blocks, tokens: texts.reduce((s, b) => s + countTokens(b), 0) };
     const capped = capEvidence(e, 10);
-    expect(capped.blocks).toEqual(['alpha beta gamma', 'delta']);
+    expect(capped.blocks.map((b) => b.text)).toEqual(['alpha beta gamma', 'delta']);
     expect(capped.turnIds).toEqual(['a', 'c']);
-    const recalled = words(50, 'memory');
-    const r = capEvidence({ turnIndices: [], turnIds: [], blocks: [recalled], tokens: countTokens(recalled), recalled }, 20);
+    const memory = words(50, 'memory');
+    const r = capEvidence(
+      { turnIndices: [], turnIds: [], blocks: [{ text: memory, turns: [3], kind: 'memory' }], tokens: countTokens(memory) },
+      20,
+    );
     expect(r.tokens).toBeLessThanOrEqual(20);
-    expect(r.recalled).toBe(r.blocks[0]);
+    expect(r.blocks).toHaveLength(1);
+    expect(r.blocks[0]!.kind).toBe('memory');
+    expect(memory.startsWith(r.blocks[0]!.text)).toBe(true);
     expect(capEvidence(e, undefined)).toBe(e);
   });
 
   it('the pipeline check records the cap and recomputes coverage on what is left', () => {
-    const blocks = [words(30, 'x'), 'Paris'];
-    const q = question({ evidence: ['a'] });
+    const texts = [words(30, 'x'), 'Paris'];
+    const blocks = texts.map((text, t) => ({ text, turns: [t], kind: 'history' as const }));
+    const q = question({ evidence: ['D1:1'] });
     const item = baseItem(q, 'locomo');
-    const e = { turnIndices: [0, 1], turnIds: ['a', 'b'], blocks, tokens: blocks.reduce((s, b) => s + countTokens(b), 0) };
-    const out = checkEvidence(q, item, e, { benchmark: getBenchmark('locomo'), policy: { ...DEFAULT_POLICY, maxEvidenceTokens: 5 } });
-    expect(out.turnIds).toEqual(['b']);
+    const e = { turnIndices: [0, 1], turnIds: ['D1:1', 'D1:2'], blocks, tokens: texts.reduce((s, b) => s + countTokens(b), 0) };
+    const out = checkEvidence(q, item, e, { benchmark: getBenchmark('locomo'), policy: { ...DEFAULT_POLICY, maxEvidenceTokens: 5 }, ep });
+    expect(out.turnIds).toEqual(['D1:2']);
+    expect(item.evidence_turns).toEqual(['D1:2']);
     expect(item.coverage).toEqual({ all: false, any: false });
     expect(item.details.evidence_cap).toEqual({ budget: 5, tokens_before: e.tokens });
   });
@@ -108,8 +116,8 @@ describe('answer-sufficiency coverage', () => {
     checkEvidence(
       q,
       mab,
-      { turnIndices: [], turnIds: [], blocks: ['1. The capital is Paris.'], tokens: 6 },
-      { benchmark: getBenchmark('memoryagentbench'), policy: DEFAULT_POLICY },
+      { turnIndices: [], turnIds: [], blocks: [{ text: '1. The capital is Paris.', turns: [], kind: 'history' }], tokens: 6 },
+      { benchmark: getBenchmark('memoryagentbench'), policy: DEFAULT_POLICY, ep },
     );
     expect(mab.coverage).toEqual({ all: true, any: true });
     expect(mab.details.coverage_rule).toBe('answer-in-evidence');
@@ -117,8 +125,8 @@ describe('answer-sufficiency coverage', () => {
     checkEvidence(
       q,
       loc,
-      { turnIndices: [], turnIds: [], blocks: ['Paris'], tokens: 1 },
-      { benchmark: getBenchmark('locomo'), policy: DEFAULT_POLICY },
+      { turnIndices: [], turnIds: [], blocks: [{ text: 'Paris', turns: [], kind: 'history' }], tokens: 1 },
+      { benchmark: getBenchmark('locomo'), policy: DEFAULT_POLICY, ep },
     );
     expect(loc.coverage).toBeNull();
   });

@@ -11,7 +11,7 @@
  */
 import { bootstrapMean } from '../../stats/bootstrap.js';
 import { judgeVotes, type ItemRecord } from '../../core/item.js';
-import { denominatorTable, denominators, type Denominators } from '../../eval/summary.js';
+import { denominatorTable, denominators, type Denominators } from '../../scoring/denominators.js';
 
 export const TASKS = ['ER', 'Agg', 'Tr', 'Del', 'Cas', 'Abs'] as const;
 /** After-questions of these tasks count only when the matching before-question passed. */

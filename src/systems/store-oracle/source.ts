@@ -81,10 +81,11 @@ export function storeOracleSource(store: LoadedStore, settings: OracleSettings):
           counts.kept += kept.length;
           if (scored.length === 0) counts.without_relevant++;
           if (kept.length < scored.length) counts.cut_by_budget++;
-          const evidence = asTurns ? turnEvidence(ep, kept) : storeEvidence(kept);
-          item.evidence_turns = evidence.turnIds;
+          const { evidence, turnIds } = asTurns ? { evidence: turnEvidence(ep, kept), turnIds: [] as string[] } : storeEvidence(ep, kept);
+          const shownIds = asTurns ? evidence.turnIds : turnIds;
+          item.evidence_turns = shownIds;
           item.evidence_tokens = evidence.tokens;
-          item.coverage = coverage(evidence.turnIds, q.evidence);
+          item.coverage = coverage(shownIds, q.evidence);
           item.details.oracle = {
             store: store.label,
             rule,
@@ -150,14 +151,17 @@ function turnEvidence(ep: IngestedEpisode, kept: Unit[]): Evidence {
   return {
     turnIndices,
     turnIds: turnIndices.map((t) => ep.episode.turns[t]!.id),
-    blocks: kept.map((u) => u.text),
+    blocks: kept.map((u) => ({ text: u.text, turns: u.turnIndices, kind: 'history' as const })),
     tokens: kept.reduce((s, u) => s + u.tokens, 0),
   };
 }
 
-/** Store objects are not turns: shown as one block in place of the history, as a memory system's recall is. */
-function storeEvidence(kept: Unit[]): Evidence {
+/** Store objects are not turns: shown as one memory block (the reader prompts show it as a memory system's recall). */
+function storeEvidence(ep: IngestedEpisode, kept: Unit[]): { evidence: Evidence; turnIds: string[] } {
   const text = kept.map((u) => `- ${u.text}`).join('\n');
   const turnIds = [...new Set(kept.flatMap((u) => u.turns))];
-  return { turnIndices: [], turnIds, blocks: [text], tokens: text ? countTokens(text) : 0, recalled: text };
+  const index = new Map(ep.episode.turns.map((t, i) => [t.id, i]));
+  const turns = turnIds.map((id) => index.get(id)).filter((t): t is number => t !== undefined);
+  const blocks = text ? [{ text, turns, kind: 'memory' as const }] : [];
+  return { evidence: { turnIndices: [], turnIds: [], blocks, tokens: text ? countTokens(text) : 0 }, turnIds };
 }
