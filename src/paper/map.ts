@@ -35,7 +35,16 @@ export interface PaperMap {
   entries: PaperEntry[];
 }
 
-const readJson = (file: string): unknown => JSON.parse(readFileSync(file, 'utf8'));
+const readJson = (file: string): unknown => JSON.parse(readFileSync(file, 'utf8').replace(/^\uFEFF/, ''));
+
+/** A run directory written by another version or tool must not stop the map: what cannot be read matches nothing. */
+function safely<T>(fn: () => T, fallback: T): T {
+  try {
+    return fn();
+  } catch {
+    return fallback;
+  }
+}
 
 function runFacts(dir: string): RunFacts | null {
   try {
@@ -106,7 +115,7 @@ function pairedDelta(a: RunFacts, b: RunFacts, seed: number): PaperEntry['delta'
 
 function ablationEntry(item: PaperItem, folders: string[]): Pick<PaperEntry, 'runs' | 'rawrag' | 'delta'> {
   for (const f of folders) {
-    const a = readJson(join(f, 'ablation.json')) as { benchmark?: string; table?: Array<Record<string, unknown>> };
+    const a = safely(() => readJson(join(f, 'ablation.json')), {}) as { benchmark?: string; table?: Array<Record<string, unknown>> };
     if (a.benchmark !== item.ablation!.benchmark) continue;
     const row = (a.table ?? []).find((r) => typeof r.variant === 'string' && item.ablation!.variant(r.variant));
     if (!row) continue;
@@ -138,13 +147,13 @@ export function buildPaperMap(paths: string[], opts: { seed?: number } = {}): Pa
     let found: Pick<PaperEntry, 'runs' | 'rawrag' | 'delta'> = { runs: [], rawrag: null, delta: null };
     if (item.ablation) found = ablationEntry(item, folders);
     else if (item.match) {
-      const matching = runs.filter(item.match);
+      const matching = runs.filter((r) => safely(() => item.match!(r), false));
       // The first run that has the figure (a run without a reader has no accuracy), and the first pair that has scores.
-      const figures = matching.map((r) => (item.figure ? item.figure(r) : null));
+      const figures = matching.map((r) => (item.figure ? safely(() => item.figure!(r), null) : null));
       const firstFigure = figures.find((f) => f !== null) ?? null;
       let delta: PaperEntry['delta'] = null;
       for (const r of item.against ? matching : []) {
-        const base = runs.find((b) => b !== r && item.against!(b, r) && scores(b.dir).size > 0);
+        const base = runs.find((b) => b !== r && safely(() => item.against!(b, r), false) && scores(b.dir).size > 0);
         if (base) delta = pairedDelta(r, base, opts.seed ?? 0);
         if (delta) break;
       }

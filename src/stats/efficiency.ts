@@ -35,13 +35,24 @@ export const PAPER_EFFICIENCY: Record<string, string> = {
   memoryagentbench: 'paper: MemoryAgentBench 11 sources add + search 718.4 s, 0 LLM tokens',
 };
 
+/** null for a folder whose files cannot be read as rawrag wrote them (external formats: stats' loader reports those). */
 export function efficiencyRow(dir: string): EfficiencyRow | null {
+  try {
+    return readEfficiency(dir);
+  } catch {
+    return null;
+  }
+}
+
+const parse = (file: string): unknown => JSON.parse(readFileSync(file, 'utf8').replace(/^\uFEFF/, ''));
+
+function readEfficiency(dir: string): EfficiencyRow | null {
   const manifestFile = join(dir, 'manifest.json');
   const itemsFile = join(dir, 'items.jsonl');
   if (!existsSync(manifestFile) || !existsSync(itemsFile)) return null;
-  const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as { benchmark: string; system: string; setting: string };
+  const manifest = parse(manifestFile) as { benchmark: string; system: string; setting: string };
   const summaryFile = join(dir, 'summary.json');
-  const summary = existsSync(summaryFile) ? (JSON.parse(readFileSync(summaryFile, 'utf8')) as Record<string, unknown>) : {};
+  const summary = existsSync(summaryFile) ? (parse(summaryFile) as Record<string, unknown>) : {};
   let add = 0;
   let search = 0;
   let searched = 0;
