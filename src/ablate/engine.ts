@@ -33,6 +33,7 @@ import { openRunDir } from '../pipeline/run-directory.js';
 import { RunLifecycle } from '../pipeline/lifecycle.js';
 import { buildSummary, failedItems, ingestGroup, roundAll, runStages } from '../pipeline/pipeline.js';
 import { rankingDepth, recordRetrieval } from '../retrieval/ranked-evidence.js';
+import { checkEvidence } from '../pipeline/evidence-checks.js';
 import { createEvidenceSource } from '../systems/registry.js';
 import type { EvidenceSource } from '../core/evidence-source.js';
 import { runIdentity } from '../pipeline/run.js';
@@ -40,7 +41,7 @@ import { Interrupted } from '../util/interrupt.js';
 import { warningLines } from '../datasets/warnings.js';
 import { runConfigVariants } from './config-variants.js';
 import { sweptSections, windowKey, type Variant, type WindowSpec } from './variants.js';
-import { evidenceKey, reuseStages, stageDelta, type StageDelta } from './reuse.js';
+import { EVIDENCE_DIGEST, evidenceDigest, evidenceKey, reuseStages, stageDelta, type StageDelta } from './reuse.js';
 import { isDeferred } from '../providers/batch/defer.js';
 
 export interface AblationRequest {
@@ -407,7 +408,7 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
         // Cut the shared ranking to exactly what this variant's own run would have produced.
         const own: Ranking = { candidates: ranking.candidates.slice(0, s.variant.candidates), ranked: ranking.ranked.slice(0, s.depth) };
         const policy = ep.episode.policy ? effectivePolicy(benchmark, s.cfg, ep.episode) : s.policy;
-        const evidence = recordRetrieval(item, q, ep, own, policy, s.cfg, benchmark);
+        const evidence = checkEvidence(q, item, recordRetrieval(item, q, ep, own, policy, s.cfg, benchmark), { benchmark, policy, ep });
         const deriveMs = performance.now() - td;
         s.ownMs.derive += deriveMs;
         item.timings.retrieve_ms = Math.round(deriveMs * 100) / 100;
@@ -533,7 +534,8 @@ function sameRanking(v: Variant, all: readonly Variant[]): boolean {
 
 /** An item without its per-window lists (summaries and the paired table never read them). */
 function slim(item: ItemRecord): ItemRecord {
-  return { ...item, retrieved: [], evidence_turns: [] };
+  // The digest stays: the paired table tells questions whose evidence did not change by it.
+  return { ...item, retrieved: [], evidence_turns: [], details: { ...item.details, [EVIDENCE_DIGEST]: evidenceDigest(item) } };
 }
 
 /** The ablation folder holds only its variants' run directories and its own outputs; anything else is refused. */

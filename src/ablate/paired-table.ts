@@ -6,7 +6,8 @@
  * computation over the variants (one family, the reference as baseline), so the two commands
  * report the same Δ, interval and Holm-adjusted p for the same folders.
  */
-import { judgeVotes } from '../core/item.js';
+import { judgeVotes, type ItemRecord } from '../core/item.js';
+import { evidenceDigest } from './reuse.js';
 import { getBenchmark } from '../datasets/registry.js';
 import { analyse, type FamilyReport } from '../stats/compute-tables.js';
 import { toStatItem, type LoadedRun } from '../stats/load.js';
@@ -49,6 +50,16 @@ export interface AblationRow {
   work_s: number;
   /** The variant's own wall-clock time when it ran as a plain run (memory.* sweeps); null when variants share one sweep. */
   wall_s: number | null;
+  /** Questions (paired, both scored) whose evidence is exactly the reference's, and how many were compared. */
+  unchanged: number | null;
+  compared: number | null;
+  /**
+   * The part of the (micro-averaged) delta that comes from questions whose evidence did not change:
+   * judge re-scoring of the same evidence, i.e. noise (the paper's 5k-control caveat). Fraction.
+   */
+  delta_unchanged: number | null;
+  /** The micro-averaged delta over the same questions (the headline may be a macro), for scale. */
+  delta_micro: number | null;
 }
 
 export interface AblationTable {
@@ -92,7 +103,12 @@ export function analyseAblation(outcomes: VariantOutcome[], opts: { resamples: n
       evidence_tokens: o.summary.evidence_tokens_mean,
       work_s: (o.manifest.timings.work_ms ?? o.manifest.timings.total_ms ?? 0) / 1000,
       wall_s: typeof o.manifest.timings.wall_ms === 'number' ? o.manifest.timings.wall_ms / 1000 : null,
+      unchanged: null,
+      compared: null,
+      delta_unchanged: null,
+      delta_micro: null,
     };
+    if (!v.isDefault && metric === 'accuracy') Object.assign(row, unchangedShare(o.items, ref.items));
     if (v.isDefault || !family) return row;
     const sys = o.manifest.system;
     if (metric === 'accuracy') {
@@ -131,6 +147,35 @@ export function analyseAblation(outcomes: VariantOutcome[], opts: { resamples: n
     return row;
   });
   return { metric, resamples: opts.resamples, seed: opts.seed, rows };
+}
+
+/**
+ * Splits a variant's micro delta against the reference by whether the question's evidence changed:
+ * over questions scored in both, Σ(score_v - score_ref) / n for the questions with identical
+ * evidence (what a re-judged, unchanged prompt moved) beside the same sum over all of them.
+ */
+export function unchangedShare(
+  variant: ItemRecord[],
+  reference: ItemRecord[],
+): Pick<AblationRow, 'unchanged' | 'compared' | 'delta_unchanged' | 'delta_micro'> {
+  const refById = new Map(reference.map((i) => [i.id, i]));
+  let n = 0;
+  let unchanged = 0;
+  let sumAll = 0;
+  let sumUnchanged = 0;
+  for (const i of variant) {
+    const r = refById.get(i.id);
+    if (!r || i.error || r.error || i.score === null || r.score === null) continue;
+    n++;
+    const d = i.score - r.score;
+    sumAll += d;
+    if (evidenceDigest(i) === evidenceDigest(r)) {
+      unchanged++;
+      sumUnchanged += d;
+    }
+  }
+  if (n === 0) return { unchanged: null, compared: null, delta_unchanged: null, delta_micro: null };
+  return { unchanged, compared: n, delta_unchanged: sumUnchanged / n, delta_micro: sumAll / n };
 }
 
 /** The variants as `rawrag stats` sees them: one family, the reference as baseline. */

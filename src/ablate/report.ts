@@ -8,7 +8,11 @@ export function ablationMarkdown(table: AblationTable): string {
   const header = ['variant', 'n', 'coverage %'];
   if (scored) header.push('accuracy %');
   const walls = table.rows.some((r) => r.wall_s !== null);
-  header.push(`Δ ${table.metric} (pts)`, '95% CI', 'p (Holm)', 'evidence tokens/q', 'work s');
+  header.push(`Δ ${table.metric} (pts)`, '95% CI', 'p (Holm)');
+  // Where answers were judged: how much of each delta the questions with unchanged evidence carry (judge noise).
+  const split = table.rows.some((r) => r.delta_unchanged !== null);
+  if (split) header.push('unchanged evidence', 'Δ from unchanged (pts, micro)');
+  header.push('evidence tokens/q', 'work s');
   if (walls) header.push('wall s');
   const rows = table.rows.map((r) => {
     const cells: Array<string | number> = [r.is_default ? `${r.variant} (reference)` : r.variant, r.questions, pct(r.coverage)];
@@ -17,9 +21,13 @@ export function ablationMarkdown(table: AblationTable): string {
       r.delta === null ? '—' : signed(100 * r.delta),
       r.ci_low === null ? '—' : `[${signed(100 * r.ci_low)}, ${signed(100 * r.ci_high!)}]`,
       r.p_holm === null ? '—' : pValue(r.p_holm),
-      r.evidence_tokens === null ? '—' : r.evidence_tokens.toFixed(1),
-      r.work_s.toFixed(2),
     );
+    if (split)
+      cells.push(
+        r.unchanged === null ? '—' : `${r.unchanged}/${r.compared}`,
+        r.delta_unchanged === null ? '—' : `${signed(100 * r.delta_unchanged)} of ${signed(100 * r.delta_micro!)}`,
+      );
+    cells.push(r.evidence_tokens === null ? '—' : r.evidence_tokens.toFixed(1), r.work_s.toFixed(2));
     if (walls) cells.push(r.wall_s === null ? '—' : r.wall_s.toFixed(2));
     return cells;
   });
@@ -51,6 +59,10 @@ export function ablationCsv(table: AblationTable): string {
     'evidence_tokens',
     'work_s',
     'wall_s',
+    'unchanged',
+    'compared',
+    'delta_unchanged',
+    'delta_micro',
     'dir',
   ];
   const records = table.rows.map((r) => ({ ...r, metric: table.metric }));

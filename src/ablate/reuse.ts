@@ -63,3 +63,13 @@ export function reuseStages(item: ItemRecord, delta: StageDelta, from: string): 
   // Said on the item, so per-item usage is not read as spent twice.
   item.details.ablate_reused_from = from;
 }
+
+/** Where a slimmed in-memory item keeps the digest of what its reader was shown. */
+export const EVIDENCE_DIGEST = 'evidence_digest';
+
+/** What the reader was shown, as one string: equal digests = the same evidence (turns in order, tokens). */
+export function evidenceDigest(item: Pick<ItemRecord, 'evidence_turns' | 'evidence_tokens' | 'details'>): string {
+  const kept = item.details?.[EVIDENCE_DIGEST];
+  if (typeof kept === 'string') return kept;
+  return digest(`${item.evidence_tokens}|${item.evidence_turns.join('\u0001')}`);
+}

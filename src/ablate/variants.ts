@@ -22,6 +22,10 @@ export interface SweepRequest {
   noRerank: boolean;
   /** Also run every combination with turn expansion off (the selected windows themselves). */
   noExpand: boolean;
+  /** Evidence budgets (`--max-evidence-tokens 5000,0`; 0 = no cap); empty = the reference's only. */
+  maxEvidenceTokens?: number[];
+  /** Also run every combination with the other turn display (`--no-dedup`: dedup off, or on where the reference has it off). */
+  noDedup?: boolean;
   /** Values of a system's own config (its sweep knobs, e.g. `memory.items`): such variants run as plain runs of the source. */
   config?: ConfigSweep[];
 }
@@ -47,6 +51,9 @@ export interface Variant {
   rerank: boolean;
   /** Effective turn expansion (after the benchmark policy). */
   expand: boolean;
+  /** Evidence budget (0 = no cap) and display-turn dedup of this variant. */
+  maxEvidenceTokens: number;
+  dedup: boolean;
   /** Its values of the swept system knobs, by config path (`memory.items`); the reference's when not swept. */
   config: Record<string, unknown>;
   /** The name part of the knob values that differ from the reference (`items=3,dedup=0.8`); '' when none. */
@@ -98,6 +105,12 @@ export function planVariants(base: RunConfig, policy: Policy, sweep: SweepReques
   const ks = uniqueSorted([ref.k, ...sweep.k]);
   const reranks = sweep.noRerank ? [ref.rerank, false] : [ref.rerank];
   const expands = sweep.noExpand ? [ref.expand, false] : [ref.expand];
+  const refBudget = base.assembly.maxEvidenceTokens ?? 0;
+  const refDedup = base.assembly.dedup !== false;
+  const budgets = uniqueSorted([refBudget, ...(sweep.maxEvidenceTokens ?? [])]);
+  // The other display beside the reference's: dedup off where the reference dedups, on where it does not.
+  const dedups = sweep.noDedup ? [refDedup, !refDedup] : [refDedup];
+  const assemblies = budgets.flatMap((budget) => dedups.map((dedup) => ({ budget, dedup })));
 
   const out: Variant[] = [];
   const seen = new Set<string>();
@@ -108,8 +121,15 @@ export function planVariants(base: RunConfig, policy: Policy, sweep: SweepReques
     rerank: boolean,
     expand: boolean,
     config: Record<string, unknown> = refConfig,
+    assembly: { budget: number; dedup: boolean } = { budget: refBudget, dedup: refDedup },
   ) => {
     const knobName = configName(config);
+    const assemblyName = [
+      assembly.budget !== refBudget ? `max-evidence=${assembly.budget}` : '',
+      assembly.dedup !== refDedup ? (assembly.dedup ? 'dedup' : 'no-dedup') : '',
+    ]
+      .filter(Boolean)
+      .join(',');
     const configDiffers = knobName !== '';
     const isDefault =
       windowKey(window) === windowKey(ref.window) &&
@@ -117,10 +137,11 @@ export function planVariants(base: RunConfig, policy: Policy, sweep: SweepReques
       k === ref.k &&
       rerank === ref.rerank &&
       expand === ref.expand &&
+      assemblyName === '' &&
       !configDiffers;
     const name = isDefault
       ? DEFAULT_VARIANT
-      : [nameOf({ window, candidates: cand, k, rerank, expand }, ref, overlap), knobName].filter(Boolean).join(',');
+      : [nameOf({ window, candidates: cand, k, rerank, expand }, ref, overlap), assemblyName, knobName].filter(Boolean).join(',');
     if (seen.has(name)) return;
     seen.add(name);
     const cfg = structuredClone(base);
@@ -131,6 +152,9 @@ export function planVariants(base: RunConfig, policy: Policy, sweep: SweepReques
     cfg.retrieval.rerank = rerank;
     // Expansion left to the policy when it equals the policy's choice, so `default` keeps the base config.
     cfg.assembly.expand = expand === refExpand ? base.assembly.expand : expand;
+    // Likewise the budget and dedup: set only where they differ from the reference.
+    if (assembly.budget !== refBudget) cfg.assembly.maxEvidenceTokens = assembly.budget;
+    if (assembly.dedup !== refDedup) cfg.assembly.dedup = assembly.dedup;
     // A system's section only where a value differs, so `default` keeps the base config bit for bit.
     if (configDiffers) for (const { knob } of knobs) setAt(cfg, knob, config[knob.config.join('.')]);
     const checked = RunConfigSchema.safeParse(cfg);
@@ -138,14 +162,28 @@ export function planVariants(base: RunConfig, policy: Policy, sweep: SweepReques
       const issue = checked.error.issues[0]!;
       throw new InputError(`variant ${name}: ${issue.message}`, { place: issue.path.join('.') || 'sweep' });
     }
-    out.push({ name, isDefault, window, candidates: cand, k, rerank, expand, config, configName: knobName, cfg: checked.data });
+    out.push({
+      name,
+      isDefault,
+      window,
+      candidates: cand,
+      k,
+      rerank,
+      expand,
+      maxEvidenceTokens: assembly.budget,
+      dedup: assembly.dedup,
+      config,
+      configName: knobName,
+      cfg: checked.data,
+    });
   };
   add(ref.window, ref.candidates, ref.k, ref.rerank, ref.expand);
   for (const window of windows) {
     for (const cand of candidates) {
       for (const rerank of uniqueBy(reranks, String)) {
         for (const expand of uniqueBy(expands, String)) {
-          for (const k of ks) for (const config of configGrid) add(window, cand, k, rerank, expand, config);
+          for (const k of ks)
+            for (const config of configGrid) for (const assembly of assemblies) add(window, cand, k, rerank, expand, config, assembly);
         }
       }
     }

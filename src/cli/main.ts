@@ -16,6 +16,7 @@ import { memoryCommand } from './commands/memory.js';
 import { runsCommand } from './commands/runs.js';
 import { showCommand } from './commands/show.js';
 import { exportCommand } from './commands/export.js';
+import { paperCommand } from './commands/paper.js';
 import { toolInfo } from '../run/manifest.js';
 import { Interrupted } from '../util/interrupt.js';
 import { ItemFailures } from './exit.js';
@@ -41,6 +42,7 @@ export function buildProgram(): Command {
   program.addCommand(runsCommand());
   program.addCommand(showCommand());
   program.addCommand(exportCommand());
+  program.addCommand(paperCommand());
   return program;
 }
 

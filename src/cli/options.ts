@@ -36,6 +36,12 @@ export function addMethodOptions(cmd: Command): Command {
     .option('--stride <n>', 'window stride in tokens (default 224, i.e. 32 overlap)', positiveInt)
     .option('--no-expand', "show the selected windows themselves, not their full turns (default: the benchmark's policy)")
     .option('--order <order>', "evidence order: rank | chronological (default: the benchmark's policy)")
+    .option(
+      '--max-evidence-tokens <n>',
+      'evidence budget in cl100k tokens for every system, packed in rank order (default: no cap; 0 = no cap)',
+      nonNegativeInteger,
+    )
+    .option('--no-dedup', "show a turn shared by overlapping windows once per window (the paper's display); default: once")
     .option('--reader <model>', 'reader model (none: retrieval and coverage only)')
     .option('--judge <model>', "judge model (default: the benchmark's official judge, else gpt-4o-mini)")
     .option('--judge-runs <n>', 'judge runs per answer, averaged (default 3)', positiveInt)
@@ -127,6 +133,8 @@ export function configFromFlags(cmd: Command, benchmark: string | undefined): Ru
   set(['chunking', 'stride'], 'stride');
   set(['assembly', 'expand'], 'expand');
   set(['assembly', 'order'], 'order');
+  set(['assembly', 'maxEvidenceTokens'], 'maxEvidenceTokens');
+  set(['assembly', 'dedup'], 'dedup');
   set(['reader', 'model'], 'reader');
   set(['judge', 'model'], 'judge');
   set(['judge', 'runs'], 'judgeRuns');
@@ -178,6 +186,8 @@ const FLAG_OF: Record<string, string> = {
   'chunking.stride': '--stride',
   'assembly.expand': '--no-expand',
   'assembly.order': '--order',
+  'assembly.maxEvidenceTokens': '--max-evidence-tokens',
+  'assembly.dedup': '--no-dedup',
   'reader.model': '--reader',
   'judge.model': '--judge',
   'judge.runs': '--judge-runs',

@@ -36,6 +36,14 @@ export const AssemblySchema = z
     /** null = the benchmark's policy decides. */
     expand: z.boolean().nullable().default(null),
     order: z.enum(['rank', 'chronological']).nullable().default(null),
+    /**
+     * Evidence budget in cl100k tokens for every system (0 = no cap); items are packed in rank order,
+     * skipping what does not fit (src/retrieval/pack.ts). Optional without a default, like `dedup`, so
+     * configs that do not use them keep their hash. The store oracle's default is 5000.
+     */
+    maxEvidenceTokens: z.number().int().nonnegative().optional(),
+    /** false = a turn shared by overlapping windows is shown once per window (the paper's display); absent = once. */
+    dedup: z.boolean().optional(),
   })
   .strict();
 

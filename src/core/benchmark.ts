@@ -81,6 +81,22 @@ export interface Benchmark {
    * evidence), merged into item.metrics.
    */
   rankingMetrics?(q: Question, ranked: Chunk[], ep: IngestedEpisode, k: number): Record<string, number | null>;
+  /**
+   * Answer-sufficiency coverage for questions without gold turns: 1 when the text shown to the
+   * reader contains the answer (or an accepted one) under the benchmark's own answer normalisation,
+   * 0 when not, null when undecidable. Absent = coverage stays unknown without gold turns.
+   */
+  answerSufficiency?(q: Question, texts: readonly string[]): number | null;
+  /**
+   * Per-question figures from the turn ids shown to the reader, for every system (MEME: result and
+   * path coverage), merged into item.metrics.
+   */
+  shownDiagnostics?(q: Question, shownTurnIds: readonly string[]): Record<string, number | null>;
+  /**
+   * Every turn relevant to answering q, for oracles that pick evidence with gold knowledge: the
+   * gold turns plus what leads to them (MEME: the trigger and chain of a cascade). Absent = q.evidence.
+   */
+  relevantTurns?(q: Question): string[];
   /** Official files by variant name, for `rawrag data pull <benchmark> [--variant V]`. */
   downloads?: Record<string, DownloadFile[]>;
   /**

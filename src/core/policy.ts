@@ -14,6 +14,10 @@ export interface Policy {
   expandToTurns: boolean;
   /** Present evidence in rank order or in the order it happened (MEME: chronological). */
   order: 'rank' | 'chronological';
+  /** Show a turn shared by overlapping windows once (default) or once per window (`--no-dedup`). Set by the user only. */
+  dedupTurns?: boolean;
+  /** Evidence budget in cl100k tokens (`--max-evidence-tokens`); absent or 0 = no cap. Set by the user only. */
+  maxEvidenceTokens?: number;
 }
 
 export const DEFAULT_POLICY: Policy = {

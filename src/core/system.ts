@@ -95,6 +95,8 @@ export interface SystemDescriptor<Session = unknown, Model = unknown> {
   summaryLines?(summary: Record<string, unknown>): string[];
   /** A system that keeps a memory store per run answers `rawrag memory show | purge` through this. */
   store?: MemoryStoreAccess;
+  /** The whole persisted store of one of this system's run directories, for `--system store-oracle --store RUN_DIR`. */
+  exportStore?(runDir: string): import('./store-record.js').StoreRecord[];
 }
 
 export interface MemoryStoreAccess {

@@ -18,6 +18,7 @@ import type { ItemStage, StagePlan } from './stages.js';
 import { summarise } from '../eval/summary.js';
 import type { RunDir } from '../run/rundir.js';
 import type { EpisodeEvidence, EvidenceSource, SourceContext } from '../core/evidence-source.js';
+import { checkEvidence } from './evidence-checks.js';
 import { effectivePolicy, episodeOf, groupByIndex, type IndexGroup } from './plan.js';
 import { yieldToEventLoop } from '../util/yield.js';
 import { round } from '../util/num.js';
@@ -48,7 +49,7 @@ export async function answerQuestion(q: Question, episode: EpisodeEvidence, ctx:
   const tr = performance.now();
   let evidence: Evidence;
   try {
-    evidence = await episode.evidenceFor(q, item, ctx);
+    evidence = checkEvidence(q, item, await episode.evidenceFor(q, item, ctx), ctx);
   } catch (e) {
     if (isDeferred(e)) throw e;
     item.error = { stage: 'retrieve', message: (e as Error).message };

@@ -45,6 +45,8 @@ export function effectivePolicy(benchmark: Benchmark, cfg: RunConfig, episode?: 
     ...base,
     expandToTurns: cfg.assembly.expand ?? base.expandToTurns,
     order: cfg.assembly.order ?? base.order,
+    ...(cfg.assembly.dedup === false ? { dedupTurns: false } : {}),
+    ...(cfg.assembly.maxEvidenceTokens ? { maxEvidenceTokens: cfg.assembly.maxEvidenceTokens } : {}),
   };
 }
 

@@ -6,6 +6,7 @@
 import { serialiseTurn } from '../retrieval/serialise.js';
 import type { Dataset } from '../core/schema.js';
 import { paperRow, type PaperRow } from '../datasets/paper-rows.js';
+import type { PaperMap } from '../paper/map.js';
 import type { FamilyReport, StatsReport } from '../stats/compute-tables.js';
 import type { AblationInput, ReportInputs, RunInput } from './collect.js';
 import { addCost } from '../providers/usage.js';
@@ -101,6 +102,8 @@ export interface ReportData {
   questions: QuestionRow[];
   /** Flat pairs: turn t is [turns[2t] = id string, turns[2t+1] = text string or -1]. */
   turns: number[];
+  /** The reproduction map over the given folders (`rawrag paper`); absent in pages built without it. */
+  paper?: PaperMap;
 }
 
 class Interner {

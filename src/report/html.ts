@@ -46,6 +46,7 @@ export function renderPage(data: ReportData): string {
     ablationSection(data, chart),
     explorerSection(data),
     costSection(data, chart),
+    paperSection(data),
   ];
   // The page script needs only the explorer's data and the chart specs; tables are already HTML.
   const explorer = {
@@ -80,7 +81,7 @@ export function renderPage(data: ReportData): string {
   )
     .map(([k, v]) => `${esc(k)} ${esc(v)}`)
     .join(', ')} (inlined; this file needs no network).</p>
-  <nav aria-label="sections"><a href="#leaderboard">Leaderboard</a> <a href="#coverage">Coverage × utilization</a> <a href="#ablations">Ablations</a> <a href="#explorer">Explorer</a> <a href="#cost">Cost and time</a></nav>
+  <nav aria-label="sections"><a href="#leaderboard">Leaderboard</a> <a href="#coverage">Coverage × utilization</a> <a href="#ablations">Ablations</a> <a href="#explorer">Explorer</a> <a href="#cost">Cost and time</a> <a href="#paper">The paper</a></nav>
   ${data.notes.length ? `<ul class="notes">${data.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}
 </header>
 <main>
@@ -182,7 +183,7 @@ function coverageSection(data: ReportData, chart: ChartFn): string {
 <div class="charts">${chart(`cov-${i}`, coverageChart(f), `${f.stats.setting}: share of questions whose gold evidence was never retrieved, retrieved but not used (answer wrong), retrieved and used`)}
 ${chart(`covci-${i}`, coverageIntervalsChart(f), `${f.stats.setting}: coverage (square) and utilization (triangle) with 95% bootstrap intervals`)}
 ${chart(`covk-${i}`, coverageAtKChart(f.stats.setting, data.runs), `${f.stats.setting}: coverage had only the top k windows been kept, from each run's own ranking (summary.json coverage_at_k)`)}</div>
-<div class="table-wrap"><table class="coverage"><caption>Coverage = all gold evidence turns shown to the reader; utilization = accuracy on covered questions. Lost answers split into never retrieved (1 − coverage) and retrieved but not used (coverage × (1 − utilization)).</caption>
+<div class="table-wrap"><table class="coverage"><caption>Coverage = all gold evidence turns shown to the reader (where a question has no gold turns, MemoryAgentBench: the answer shown); utilization = accuracy on covered questions. Lost answers split into never retrieved (1 − coverage) and retrieved but not used (coverage × (1 − utilization)).</caption>
 <thead><tr><th scope="col">system</th><th scope="col">n</th><th scope="col">coverage %</th><th scope="col">95% CI</th><th scope="col">utilization %</th><th scope="col">95% CI</th><th scope="col">never retrieved %</th><th scope="col">retrieved, not used %</th></tr></thead>
 <tbody>${rows.map((c) => `<tr data-system="${esc(c.system)}"><th scope="row">${esc(c.system)}</th><td>${c.n}</td><td data-col="coverage">${pct(c.coverage)}</td><td>${pct(c.coverage_ci_low)}–${pct(c.coverage_ci_high)}</td><td data-col="utilization">${pct(c.utilization)}</td><td>${c.utilization === null ? '—' : `${pct(c.utilization_ci_low)}–${pct(c.utilization_ci_high)}`}</td><td>${c.coverage === null ? '—' : pct(1 - c.coverage)}</td><td>${c.coverage === null || c.utilization === null ? '—' : pct(c.coverage * (1 - c.utilization))}</td></tr>`).join('')}</tbody></table></div></article>`;
   });
@@ -279,4 +280,25 @@ function timeRow(r: RunView): string {
   const work = ['load_ms', 'warmup_ms', 'ingest_ms', 'retrieve_ms', 'stages_ms'].reduce((a, k) => a + (r.timings[k] ?? 0), 0);
   const wall = wallOf(r);
   return `<tr data-run="${esc(r.label)}"><th scope="row">${esc(r.system)}${r.name ? ` <span class="run-name">[${esc(r.name)}]</span>` : ''}<div class="muted small">${esc(r.label)}</div></th><td>${n}</td><td data-col="wall">${sec(wall.ms)}${wall.sweep ? ' <span class="muted small">(sweep)</span>' : ''}</td><td data-col="work">${sec(r.timings.work_ms ?? (Object.keys(r.timings).length ? work : null))}</td><td>${s('load_ms')}</td><td>${s('ingest_ms')}</td><td>${s('retrieve_ms')}</td><td>${s('stages_ms')}</td><td>${n && r.timings.retrieve_ms !== undefined ? (query / n).toFixed(1) : '—'}</td></tr>`;
+}
+
+/** The reproduction map (`rawrag paper`) over the folders this page was built from. */
+function paperSection(data: ReportData): string {
+  const map = data.paper;
+  if (!map) return '';
+  const num = (x: number | null) => (x === null ? '—' : x.toFixed(2));
+  const rows = map.entries.map(
+    (e) =>
+      `<tr><td>${esc(e.section)}</td><td>${esc(e.title)}</td><td>${esc(e.paper)}</td><td class="num">${num(e.rawrag)}</td><td>${
+        e.delta ? `${num(e.delta.delta)} [${num(e.delta.ci_low)}, ${num(e.delta.ci_high)}] (n ${e.delta.n})` : '—'
+      }</td><td>${e.runs.length ? esc(e.runs.join(', ')) : esc(e.status === 'not in rawrag' ? 'not in rawrag' : 'none yet')}</td><td>${
+        e.command === null
+          ? esc(e.note ?? '')
+          : `<code>${esc(e.command)}</code>${e.note ? ` <span class="muted">${esc(e.note)}</span>` : ''}`
+      }</td></tr>`,
+  );
+  return `<section id="paper" aria-labelledby="h-paper"><h2 id="h-paper">6. The paper, item by item</h2>
+<p class="muted">Every table, figure and diagnostic of the paper, the command that regenerates it, the run directories here that hold it and rawrag's figure beside the paper's (paired bootstrap Δ with 95% CI where the item is a difference). The same map as <code>rawrag paper</code>.</p>
+<div class="table-wrap"><table><thead><tr><th>section</th><th>item</th><th>paper</th><th>rawrag</th><th>paired Δ [95% CI]</th><th>runs</th><th>command</th></tr></thead>
+<tbody>${rows.join('\n')}</tbody></table></div></section>`;
 }

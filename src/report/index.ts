@@ -24,6 +24,7 @@ export interface ReportPage {
   trimmed: number;
   items: number;
 }
+import { buildPaperMap } from '../paper/map.js';
 
 export interface ReportResult {
   /** The file at `out`: the page itself (one benchmark) or the index of the pages. */
@@ -45,12 +46,14 @@ export interface ReportOptions {
 
 export async function writeReport(paths: string[], out: string, opts: ReportOptions = {}): Promise<ReportResult> {
   const inputs = await collectInputs(paths, opts);
+  // The reproduction map of the paper (rawrag paper) on every page: which items these runs answer.
+  const paper = buildPaperMap(paths);
   const path = resolve(out);
   mkdirSync(dirname(path), { recursive: true });
   const benchmarks = benchmarksOf(inputs);
   const meta = { version: toolInfo().version, libraries: chartLibraryVersions(), detailBudget: opts.detailBudget };
   const page = (sub: ReportInputs, file: string, benchmark: string): PageSummary & { trimmed: number; items: number } => {
-    const data = buildReportData(sub, meta);
+    const data = { ...buildReportData(sub, meta), paper };
     const html = renderPage(data);
     writeFileAtomic(file, html);
     const items = data.runs.reduce((a, r) => a + r.rows.length, 0);

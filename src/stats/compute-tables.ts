@@ -135,6 +135,10 @@ export interface AgreementRow {
   expected: number | null;
   /** Items left out: no votes, or a different number of votes. */
   excluded: number;
+  /** Judge variance tested: each judge run's accuracy over the same items (votes >= 0.5 count), Wilson 95% CI. */
+  replicates: Array<{ run: number; accuracy: number; ci_low: number; ci_high: number }>;
+  /** Cochran's Q across the judge runs (H0: every run has the same accuracy); null with fewer than 2 runs or items. */
+  replicate_q: { q: number; df: number; p: number } | null;
 }
 
 export interface FamilyProblems {
@@ -790,7 +794,16 @@ function agreementRow(system: string, items: StatItem[]): AgreementRow {
   const raters = [...lengths.entries()].sort((x, y) => y[1] - x[1] || y[0] - x[0])[0]?.[0] ?? 0;
   const used = withVotes.filter((i) => i.votes!.length === raters).sort((a, b) => (a.id < b.id ? -1 : 1));
   const k = used.length ? fleissKappaFromVotes(used.map((i) => i.votes!)) : null;
+  // Each judge run as its own replicate over the same items: does one run score differently?
+  const binary = used.map((i) => i.votes!.map((v) => (v >= 0.5 ? 1 : 0)));
+  const replicates = Array.from({ length: used.length ? raters : 0 }, (_, r) => {
+    const hits = binary.reduce((s, row) => s + row[r]!, 0);
+    const ci = wilson(hits, binary.length);
+    return { run: r + 1, accuracy: hits / binary.length, ci_low: ci.low, ci_high: ci.high };
+  });
   return {
+    replicates,
+    replicate_q: used.length && raters >= 2 ? cochranQ(binary) : null,
     system,
     n: used.length,
     raters,

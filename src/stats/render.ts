@@ -162,7 +162,7 @@ export function renderFamily(f: FamilyReport, opts: { resamples: number; seed: n
       ),
     );
     out.push(
-      'coverage = share of questions whose shown evidence contains every gold turn (W = Wilson interval); ' +
+      'coverage = share of questions whose shown evidence contains every gold turn, or, where a question has no gold turns (MemoryAgentBench), the answer (W = Wilson interval); ' +
         'utilization = accuracy on the covered questions (W = Wilson for 0/1 scores, B = bootstrap).',
     );
     for (const c of f.coverage.filter((x) => typeof x.pollution === 'number')) {
@@ -198,10 +198,10 @@ export function renderFamily(f: FamilyReport, opts: { resamples: number; seed: n
   }
   const kappas = f.agreement.filter((a) => a.n > 0);
   if (kappas.length) {
-    out.push("### Judge agreement (Fleiss' kappa across judge runs)");
+    out.push("### Judge agreement (Fleiss' kappa across judge runs) and judge variance tested (Cochran's Q across runs)");
     out.push(
       markdownTable(
-        ['system', 'items', 'runs', 'kappa', 'observed', 'chance'],
+        ['system', 'items', 'runs', 'kappa', 'observed', 'chance', 'accuracy per judge run % [95% CI W]', "Cochran's Q", 'p'],
         kappas.map((a) => [
           label(a.system),
           a.n,
@@ -209,10 +209,14 @@ export function renderFamily(f: FamilyReport, opts: { resamples: number; seed: n
           a.kappa === null ? '— (one category)' : a.kappa.toFixed(4),
           a.observed!.toFixed(4),
           a.expected!.toFixed(4),
+          (a.replicates ?? []).map((r) => `${pct(r.accuracy)} [${pct(r.ci_low)}–${pct(r.ci_high)}]`).join('; '),
+          a.replicate_q ? `${a.replicate_q.q.toFixed(3)} (df ${a.replicate_q.df})` : '—',
+          a.replicate_q ? formatP(a.replicate_q.p) : '—',
         ]),
-        ['l', 'r', 'r', 'r', 'r', 'r'],
+        ['l', 'r', 'r', 'r', 'r', 'r', 'l', 'r', 'r'],
       ),
     );
+    out.push('votes >= 0.5 count as correct per judge run; Q tests H0 that every judge run has the same accuracy on the same items.');
     out.push('');
   }
   if (legend.length) {
@@ -491,10 +495,27 @@ export function agreementCsv(report: StatsReport): string {
       num(a.expected),
       a.excluded,
       f.judge ?? '',
+      (a.replicates ?? []).map((r) => r.accuracy.toFixed(6)).join(';'),
+      num(a.replicate_q?.q ?? null),
+      num(a.replicate_q?.p ?? null),
     ]),
   );
   return stringify(rows, {
     header: true,
-    columns: ['benchmark', 'setting', 'system', 'n', 'raters', 'kappa', 'observed', 'expected', 'excluded', 'judge'],
+    columns: [
+      'benchmark',
+      'setting',
+      'system',
+      'n',
+      'raters',
+      'kappa',
+      'observed',
+      'expected',
+      'excluded',
+      'judge',
+      'replicate_accuracy',
+      'replicate_q',
+      'replicate_q_p',
+    ],
   });
 }

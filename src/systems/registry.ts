@@ -19,6 +19,7 @@ import { rawRag } from './raw-rag/index.js';
 import { rawRagFacts } from './raw-rag-facts/index.js';
 import { rawRagGraph } from './raw-rag-graph/index.js';
 import { rawRagSummaries } from './raw-rag-summaries/index.js';
+import { storeOracle } from './store-oracle/index.js';
 
 export type System = SystemDescriptor<ProviderSession, ModelEntry>;
 
@@ -43,7 +44,7 @@ export function unregisterSystem(name: string): void {
   SYSTEMS.delete(name);
 }
 
-for (const s of [rawRag, agenticMemory, rawRagFacts, rawRagSummaries, rawRagGraph]) registerSystem(s);
+for (const s of [rawRag, agenticMemory, rawRagFacts, rawRagSummaries, rawRagGraph, storeOracle]) registerSystem(s);
 
 export function listSystems(): System[] {
   return [...SYSTEMS.values()];

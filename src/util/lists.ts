@@ -34,3 +34,12 @@ export function splitList(value: string, flag: string): string[] {
   if (parts.length === 0) throw new InputError('empty list', { place: flag });
   return parts;
 }
+
+/** Parses `5000,0` into non-negative whole numbers (for commander). */
+export function parseNonNegativeList(value: string, flag: string): number[] {
+  return splitList(value, flag).map((p) => {
+    const n = Number(p);
+    if (!/^\d+$/.test(p) || !Number.isSafeInteger(n)) throw new InputError(`'${p}' is not a whole number of 0 or more`, { place: flag });
+    return n;
+  });
+}

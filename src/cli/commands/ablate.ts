@@ -7,7 +7,7 @@ import { runAblation, type AblationOutcome } from '../../ablate/engine.js';
 import { writeAblation, type AblationFiles } from '../../ablate/output.js';
 import { ablationMarkdown } from '../../ablate/report.js';
 import { planVariants, type SweepRequest } from '../../ablate/variants.js';
-import { parsePositiveList } from '../../util/lists.js';
+import { parseNonNegativeList, parsePositiveList } from '../../util/lists.js';
 import { sweepKnobs } from '../../systems/registry.js';
 import type { AblationTable } from '../../ablate/paired-table.js';
 import { getBenchmark, listBenchmarks } from '../../datasets/registry.js';
@@ -33,7 +33,7 @@ import { watchInterrupts } from '../../util/interrupt.js';
 import { writeReport } from '../../report/index.js';
 
 /** Flags that name a sweep here, where `rawrag run` takes one value. */
-const SWEEP_KEYS = ['k', 'window', 'stride', 'candidates', 'rerank', 'expand'];
+const SWEEP_KEYS = ['k', 'window', 'stride', 'candidates', 'rerank', 'expand', 'maxEvidenceTokens', 'dedup'];
 
 function longFlag(flags: string): string {
   return flags.split(/[ ,]+/).find((f) => f.startsWith('--'))!;
@@ -63,6 +63,17 @@ export function ablateCommand(): Command {
     'window sizes in cl100k tokens, comma-separated, e.g. 128,256,512 (stride keeps the 32-token overlap unless --stride)',
   );
   asList(cmd, '--candidates', 'first-stage depths, comma-separated (default 128)');
+  asList(
+    cmd,
+    '--max-evidence-tokens',
+    "evidence budgets in cl100k tokens, comma-separated, 0 = no cap, e.g. 5000,0 (the paper's 5k control)",
+    parseNonNegativeList,
+  );
+  describe(
+    cmd,
+    '--no-dedup',
+    "also run every variant with the other turn display: a shared turn once per window (the paper's display), or once where the config's reference already repeats it",
+  );
   // Each system's sweepable knobs: a run flag of the same name becomes a list here, others are added.
   for (const { system, knob } of sweepKnobs()) {
     const long = longFlag(knob.flags);
@@ -210,6 +221,8 @@ function sweepFromFlags(cmd: Command): SweepRequest {
     noRerank: (given('rerank') && o.rerank === false) || Boolean(o.rerankVariants),
     noExpand: given('expand') && o.expand === false,
     // A knob's key may also be a run flag's (`--no-mutations` beside `--mutations on,off`): only a list is a sweep.
+    maxEvidenceTokens: given('maxEvidenceTokens') ? (o.maxEvidenceTokens as number[]) : [],
+    noDedup: given('dedup') && o.dedup === false,
     config: sweepKnobs()
       .filter(({ knob }) => given(optionKey(knob.flags)) && Array.isArray(o[optionKey(knob.flags)]))
       .map(({ knob }) => ({ knob, values: o[optionKey(knob.flags)] as unknown[] })),
@@ -221,7 +234,8 @@ function sweepFromFlags(cmd: Command): SweepRequest {
     .map(({ knob }) => optionKey(knob.flags))
     .filter((k) => Array.isArray(o[k]));
   for (const key of [...SWEEP_KEYS, ...knobKeys]) {
-    if (given(key)) cmd.setOptionValueWithSource(key, key === 'rerank' || key === 'expand' ? true : undefined, 'default');
+    if (given(key))
+      cmd.setOptionValueWithSource(key, key === 'rerank' || key === 'expand' || key === 'dedup' ? true : undefined, 'default');
   }
   return sweep;
 }

@@ -5,6 +5,7 @@ import { listBenchmarks } from '../../datasets/registry.js';
 import { DEFAULT_RESAMPLES } from '../../stats/bootstrap.js';
 import { analyse, estimateDraws } from '../../stats/compute-tables.js';
 import { loadRun, scanRunDirs } from '../../stats/load.js';
+import { efficiencyRow, renderEfficiency, type EfficiencyRow } from '../../stats/efficiency.js';
 import { statsProgress } from '../../stats/progress.js';
 import {
   agreementCsv,
@@ -71,7 +72,16 @@ export function statsCommand(): Command {
         mkdirSync(out, { recursive: true });
         // Judge vs judge: a run and its re-judged copy (rawrag judge --rejudge) in one benchmark-setting.
         const judgeComparison = compareJudges(runs, (name) => benchmarks.find((b) => b.name === name.toLowerCase())?.aggregation);
-        const markdown = [renderReport(report), renderJudgeComparisons(judgeComparison), renderCalibrationSection(calibrations)]
+        const efficiency = runDirs
+          .map(efficiencyRow)
+          .filter((r): r is EfficiencyRow => r !== null)
+          .sort((a, b) => a.benchmark.localeCompare(b.benchmark) || a.system.localeCompare(b.system));
+        const markdown = [
+          renderReport(report),
+          renderEfficiency(efficiency),
+          renderJudgeComparisons(judgeComparison),
+          renderCalibrationSection(calibrations),
+        ]
           .filter(Boolean)
           .join('\n\n');
         writeFileAtomic(join(out, 'leaderboard.md'), markdown + '\n');
@@ -86,7 +96,7 @@ export function statsCommand(): Command {
           ...(judgeComparison.length ? { judge_comparison: judgeComparison } : {}),
           ...(calibrations.length ? { judge_calibration: calibrations.map((c) => ({ dir: c.label, ...c.figures })) } : {}),
         };
-        const json = { ...report, ...extra };
+        const json = { ...report, efficiency, ...extra };
         writeJsonAtomic(join(out, 'stats.json'), json);
         if (opts.report) await writeReport(dirs, join(out, 'report.html'), { stats: { report, source: join(out, 'stats.json') } });
         process.stdout.write(opts.json ? JSON.stringify(json, null, 2) + '\n' : `${markdown}\nwritten: ${out}\n`);

@@ -17,6 +17,7 @@ import { indexGoldFacts, locate, requiredPairs, resultCoverage, turnId } from '.
 import { memeScoring } from './scoring.js';
 import { summariseMeme } from './summary.js';
 import { memeBeforeAfterRule } from './before-after-rule.js';
+import { pathFacts, relevantTurns, resultPath } from './path.js';
 
 /** The six after-question tasks that make MEME's headline macro (before-questions are shown apart). */
 const HEADLINE_TASKS = new Set(['ER', 'Agg', 'Tr', 'Del', 'Cas', 'Abs']);
@@ -52,6 +53,8 @@ export const meme: Benchmark = {
   scoring: memeScoring,
   summarise: summariseMeme,
   rankingMetrics: resultCoverage,
+  shownDiagnostics: resultPath,
+  relevantTurns,
   // No checksums are published for the release files: `rawrag data pull meme --allow-unpinned`.
   downloads: Object.fromEntries(
     MEME_VARIANTS.map((v) => [
@@ -196,6 +199,7 @@ function toQuestions(raw: RawEpisodeT, ei: number, turnsThrough: number[], unloc
       const id = `${raw.episode_id}:${phase}:${qi}`;
       const required = locate(facts, requiredPairs(q.task_type, q.entity_values));
       const missing = required.filter((r) => r.turns.length === 0);
+      const path = phase === 'after' ? pathFacts(raw, q.task_type, required, facts) : null;
       if (missing.length) unlocated.push(`${id} ([${ei}].${phase}_questions.questions[${qi}]: ${missing.map((m) => `${m.entity}='${m.value}'`).join(', ')})`);
       const g = String(phase === 'before' ? (q as { expected_answer: string }).expected_answer : (q as { gold_answer: string }).gold_answer);
       out.push({
@@ -219,6 +223,7 @@ function toQuestions(raw: RawEpisodeT, ei: number, turnsThrough: number[], unloc
           entity_values: q.entity_values,
           position_after_session: pos,
           required,
+          ...(phase === 'after' && path ? { path } : {}),
         },
       });
     });

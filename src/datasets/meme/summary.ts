@@ -9,6 +9,7 @@
  * The rule pairs items, so it lives here, over all items of the run, not in the per-item judge.
  * With several judge runs the rule is applied run by run (after vote i with before vote i), then averaged.
  */
+import { bootstrapMean } from '../../stats/bootstrap.js';
 import { judgeVotes, type ItemRecord } from '../../core/item.js';
 import { denominatorTable, denominators, type Denominators } from '../../scoring/denominators.js';
 
@@ -102,6 +103,18 @@ export type MemeSummary = {
   before_after_rule: string;
   /** Overall over all N (failed count 0: judge.py records a missing answer as a failed pass; official) and over the not-failed. */
   denominators?: Denominators;
+  /**
+   * Result vs path over the Tr and Cas after-questions, from the turns each system showed:
+   * result = the answer value shown; path = also what leads to it (src/datasets/meme/path.ts).
+   * P(path | result) with a percentile bootstrap 95% CI (2,000 resamples, seed 0).
+   */
+  result_path?: {
+    decidable: number;
+    result: number;
+    path_given_result: number | null;
+    ci_low: number | null;
+    ci_high: number | null;
+  };
   /** Printed by `rawrag run` under the generic tables. */
   tables: Array<{ title: string; header: string[]; rows: Array<Array<string | number>> }>;
 };
@@ -157,7 +170,9 @@ function summariseOnly(items: ItemRecord[]): MemeSummary {
   });
   const missing = tasks.filter((t) => t.accuracy === null).map((t) => t.task);
   const overall = missing.length ? null : mean(tasks.map((t) => t.accuracy!));
+  const rp = resultPathOf(entries.filter((e) => e.meta.phase === 'after').map((e) => e.item));
   return {
+    ...(rp ? { result_path: rp.figures } : {}),
     headline: 'mean of the six after-question task rates (ER, Agg, Tr raw; Del, Cas, Abs real passes only)',
     overall,
     tasks_missing: missing,
@@ -178,7 +193,34 @@ function summariseOnly(items: ItemRecord[]): MemeSummary {
           pct(t.result_coverage),
         ]),
       },
+      ...(rp ? [rp.table] : []),
     ],
+  };
+}
+
+/** P(path | result) over the items whose result and path coverage are decidable; null when none has them. */
+function resultPathOf(items: ItemRecord[]): { figures: NonNullable<MemeSummary['result_path']>; table: MemeSummary['tables'][number] } | null {
+  const decided = items.filter((i) => typeof i.metrics.path_result === 'number' && typeof i.metrics.path_coverage === 'number');
+  if (decided.length === 0) return null;
+  const withResult = decided.filter((i) => i.metrics.path_result === 1);
+  const x = withResult.map((i) => i.metrics.path_coverage as number);
+  const b = x.length ? bootstrapMean(x, { resamples: 2000, seed: 0 }) : null;
+  const figures = { decidable: decided.length, result: withResult.length, path_given_result: b?.mean ?? null, ci_low: b?.ciLow ?? null, ci_high: b?.ciHigh ?? null };
+  return {
+    figures,
+    table: {
+      title: 'Result vs path (Tr and Cas after-questions, from the turns shown): P(path | result) with a bootstrap 95% CI',
+      header: ['decidable', 'result shown', 'path shown too', 'P(path | result) %', '95% CI'],
+      rows: [
+        [
+          decided.length,
+          withResult.length,
+          x.filter((v) => v === 1).length,
+          pct(figures.path_given_result),
+          b ? `${pct(b.ciLow)}–${pct(b.ciHigh)}` : '—',
+        ],
+      ],
+    },
   };
 }
 

@@ -9,7 +9,7 @@ import type { Benchmark, DownloadFile } from '../../core/benchmark.js';
 import { DEFAULT_POLICY } from '../../core/policy.js';
 import { DEFAULT_DATA_DIR, HF_REVISION, loadMemoryAgentBench, parseSources } from './load.js';
 import { scoring } from './scoring.js';
-import { rankingMetrics } from './evidence.js';
+import { answerInEvidence, rankingMetrics } from './evidence.js';
 import { summariseMab } from './summarise.js';
 import { COMPETENCIES, SHA256, SOURCES, SPLITS, competencyOf, sourceInfo, taskOf } from './sources.js';
 
@@ -71,6 +71,7 @@ export const memoryagentbench: Benchmark = {
     },
   ],
   load: loadMemoryAgentBench,
+  answerSufficiency: answerInEvidence,
   // Official judges: GPT-4o (LongMemEval); ∞Bench-Sum used gpt-4o-2024-05-13 (named in the deviations).
   defaultJudgeModel: 'gpt-4o',
   scoring,

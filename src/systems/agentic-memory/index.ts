@@ -18,6 +18,7 @@ import { MEMORY_DB_FILE } from './store.js';
 import { purgeStoreOwner, showStore } from './inspect.js';
 import { memoryIngestLines } from './summary.js';
 import { storeDecisions } from './decisions.js';
+import { exportMemoryStore } from './export.js';
 
 type RecallWeights = MemoryConfig['weights'];
 
@@ -143,4 +144,5 @@ export const agenticMemory: SystemDescriptor<ProviderSession, ModelEntry> = {
     purge: purgeStoreOwner,
     decisions: storeDecisions,
   },
+  exportStore: exportMemoryStore,
 };
