@@ -10,7 +10,7 @@ import type { Question } from '../core/schema.js';
 import type { ItemRecord } from '../core/item.js';
 import type { IngestedEpisode } from '../retrieval/chunk.js';
 import { retrieve, type Ranking } from '../retrieval/retrieve.js';
-import { assemble, type Evidence } from '../retrieval/assemble.js';
+import { assemble, coverageByDepth, type Evidence } from '../retrieval/assemble.js';
 import type { Retriever } from '../retrieval/retriever.js';
 import { coverage } from '../core/coverage.js';
 import type { EvidenceSource } from '../core/evidence-source.js';
@@ -98,11 +98,11 @@ export function recordRetrieval(
   item.evidence_tokens = evidence.tokens;
   item.coverage = coverage(evidence.turnIds, q.evidence);
   // The configured k is a row of its own in the recall table (--k 10 shows 1/5/10/15/60).
-  for (const k of [...new Set([...COVERAGE_KS, cfg.retrieval.k])].sort((a, b) => a - b)) {
-    // Only depths the ranking really reached: a shorter ranking would understate coverage at k.
-    if (k > cfg.retrieval.k && ranking.ranked.length < Math.min(k, ep.chunks.length)) continue;
-    item.coverage_at_k[String(k)] = coverage(assemble(ep, ranking.ranked.slice(0, k), policy).turnIds, q.evidence);
-  }
+  // Only depths the ranking really reached: a shorter ranking would understate coverage at k.
+  const depths = [...new Set([...COVERAGE_KS, cfg.retrieval.k])].filter(
+    (k) => k <= cfg.retrieval.k || ranking.ranked.length >= Math.min(k, ep.chunks.length),
+  );
+  for (const [k, c] of coverageByDepth(ep, ranking.ranked, q.evidence, depths)) item.coverage_at_k[String(k)] = c;
   if (benchmark.rankingMetrics) {
     Object.assign(
       item.metrics,

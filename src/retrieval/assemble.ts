@@ -6,6 +6,7 @@ import type { IngestedEpisode } from './chunk.js';
 import type { Hit } from './rank.js';
 import type { Policy } from '../core/policy.js';
 import type { Evidence } from '../core/ingested-episode.js';
+import { coverage, type Coverage } from '../core/coverage.js';
 
 export type { Evidence };
 
@@ -29,4 +30,29 @@ export function assemble(ep: IngestedEpisode, selected: Hit[], policy: Pick<Poli
     ? turnIndices.reduce((s, t) => s + ep.turnTokenStart[t + 1]! - ep.turnTokenStart[t]!, 0)
     : chunks.reduce((s, c) => s + c.tokenEnd - c.tokenStart, 0);
   return { turnIndices, turnIds: turnIndices.map((t) => ep.episode.turns[t]!.id), blocks, tokens };
+}
+
+/**
+ * Coverage at each depth of one ranking: the turns of the top `k` windows, for every k in `ks`,
+ * in one pass down the ranking (which turns are shown does not depend on their order, so there
+ * is no need to assemble the evidence once per depth).
+ */
+export function coverageByDepth(
+  ep: IngestedEpisode,
+  ranked: Hit[],
+  goldTurnIds: readonly string[],
+  ks: number[],
+): Map<number, Coverage | null> {
+  const out = new Map<number, Coverage | null>();
+  const shown = new Set<string>();
+  let added = 0;
+  // A depth beyond the ranking sees the whole ranking, as slice(0, k) would.
+  for (const k of [...ks].sort((a, b) => a - b)) {
+    for (; added < Math.min(k, ranked.length); added++) {
+      const c = ep.chunks[ranked[added]!.chunk]!;
+      for (let t = c.firstTurn; t <= c.lastTurn; t++) shown.add(ep.episode.turns[t]!.id);
+    }
+    out.set(k, coverage(shown, goldTurnIds));
+  }
+  return out;
 }
