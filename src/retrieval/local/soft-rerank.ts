@@ -26,7 +26,7 @@ import { isStopword, stem, words } from './text-analysis.js';
 import { Bm25Index, DEFAULT_BM25, bagOfTerms, bm25For, type Bm25Params } from './bm25.js';
 import type { WordVectors } from './word-vectors.js';
 import { parseDay, questionSpan, saidAbout } from './dates.js';
-import { dot, rowsAbove } from './cosine-scan.js';
+import { EMPTY_BLOCK, dot, queryVector, rowsAbove, vectorBlock, type VectorBlock } from './cosine-scan.js';
 
 export interface SoftRerankParams {
   /** Cosine below which two different words do not match at all. */
@@ -86,10 +86,9 @@ interface EpisodeState {
   stems: string[];
   /** Vocab ids per stem (exact matches). */
   byStem: Map<string, number[]>;
-  /** Vocab words that may soft-match, and their vectors in one contiguous block (rows x dims). */
+  /** Vocab words that may soft-match, and their vectors in one block (row i = softIds[i]). */
   softIds: Int32Array;
-  matrix: Float32Array;
-  dims: number;
+  block: VectorBlock;
   /** Postings: for each vocab word, the chunks and the turns holding it (ascending). */
   chunksOf: Int32Array[];
   turnsOf: Int32Array[];
@@ -237,7 +236,6 @@ export class SoftReranker implements Reranker {
       else byStem.set(s, [id]);
     });
     const vectors = this.vectors();
-    const dims = vectors?.dims ?? 0;
     const soft: Array<[number, number]> = [];
     if (vectors) {
       for (const [w, id] of vocab) {
@@ -246,16 +244,18 @@ export class SoftReranker implements Reranker {
         if (r >= this.params.genericRows) soft.push([id, r]); // r = -1: no vector
       }
     }
-    const matrix = new Float32Array(soft.length * dims);
-    soft.forEach(([, r], i) => vectors!.copyRow(r, matrix, i * dims));
     st = {
       bm25: bm25For(ep, this.params.bm25),
       vocab,
       stems,
       byStem,
       softIds: Int32Array.from(soft, ([id]) => id),
-      matrix,
-      dims,
+      block: vectors
+        ? vectorBlock(
+            vectors,
+            soft.map(([, r]) => r),
+          )
+        : EMPTY_BLOCK,
       chunksOf: postings(chunkWords),
       turnsOf: postings(turnWords),
       coverage: new Map(),
@@ -274,52 +274,40 @@ export class SoftReranker implements Reranker {
 
   /** Each word's best match per chunk and per turn, computed once per episode and word. */
   private wordCoverage(st: EpisodeState, qWords: string[]): WordCoverage[] {
-    const missing = qWords.filter((w) => !st.coverage.has(w));
-    if (missing.length > 0) this.matchesFor(st, missing).forEach((m, i) => st.coverage.set(missing[i]!, bestPerUnit(st, m)));
-    return qWords.map((w) => st.coverage.get(w)!);
+    return qWords.map((w) => {
+      let cv = st.coverage.get(w);
+      if (!cv) st.coverage.set(w, (cv = bestPerUnit(st, this.matchesFor(st, w))));
+      return cv;
+    });
   }
 
   /**
-   * The vocab words each query word matches: same stem (1), or GloVe cosine above tau. Words with
+   * The vocab words `queryWord` matches: same stem (1), or GloVe cosine above tau. Words with
    * digits match exactly only: numbers and dates are identifiers, and "2022" ~ "2023" in GloVe.
-   * The words' vectors are scanned against the episode's vocabulary together (rowsAbove).
    */
-  private matchesFor(st: EpisodeState, queryWords: string[]): SparseMatches[] {
+  private matchesFor(st: EpisodeState, queryWord: string): SparseMatches {
+    const exact = st.byStem.get(stem(queryWord)) ?? [];
+    const ids: number[] = [...exact];
+    const values: number[] = exact.map(() => 1);
     const vectors = this.vectors();
-    const { tau } = this.params;
-    const exact = queryWords.map((w) => st.byStem.get(stem(w)) ?? []);
-    const scanned: number[] = [];
-    const queries: Float32Array[] = [];
-    queryWords.forEach((w, i) => {
-      // A question word already found in most windows (a speaker's name) discriminates little even
-      // exactly; its neighbours (other names) would match everywhere: exact matches only.
-      const common = st.bm25.docFreq(stem(w)) > this.params.commonShare * st.bm25.docCount;
-      const row = vectors && !common && !/\d/.test(w) ? vectors.row(w) : -1;
-      if (row < 0) return;
-      const qv = new Float32Array(st.dims);
-      vectors!.copyRow(row, qv, 0);
-      scanned.push(i);
-      queries.push(qv);
-    });
-    const above = rowsAbove(st.matrix, st.dims, queries, tau);
-    const span = 1 - tau;
-    return queryWords.map((_, i) => {
-      const ids: number[] = [...exact[i]!];
-      const values: number[] = ids.map(() => 1);
-      const j = scanned.indexOf(i);
-      if (j >= 0) {
-        const { rows, cos } = above[j]!;
-        for (let k = 0; k < rows.length; k++) {
-          const id = st.softIds[rows[k]!]!;
-          // Same-stem words are already in at 1 and have cosine ~1 to themselves anyway.
-          if (!exact[i]!.includes(id)) {
-            ids.push(id);
-            values.push(Math.min(1, (cos[k]! - tau) / span));
-          }
+    // A question word already found in most windows (a speaker's name) discriminates little even
+    // exactly; its neighbours (other names) would match everywhere: exact matches only.
+    const common = st.bm25.docFreq(stem(queryWord)) > this.params.commonShare * st.bm25.docCount;
+    const qRow = vectors && !common && !/\d/.test(queryWord) ? vectors.row(queryWord) : -1;
+    if (qRow >= 0) {
+      const { tau } = this.params;
+      const span = 1 - tau;
+      const { rows, cos } = rowsAbove(st.block, queryVector(vectors!, qRow), tau);
+      for (let k = 0; k < rows.length; k++) {
+        const id = st.softIds[rows[k]!]!;
+        // Same-stem words are already in at 1 and have cosine ~1 to themselves anyway.
+        if (!exact.includes(id)) {
+          ids.push(id);
+          values.push(Math.min(1, (cos[k]! - tau) / span));
         }
       }
-      return { ids: Int32Array.from(ids), values: Float32Array.from(values) };
-    });
+    }
+    return { ids: Int32Array.from(ids), values: Float32Array.from(values) };
   }
 }
 
