@@ -81,16 +81,17 @@ export function recordRetrieval(
 ): Evidence {
   const selected = ranking.ranked.slice(0, cfg.retrieval.k);
   const evidence = assemble(ep, selected, policy);
-  const firstRank = new Map(ranking.candidates.map((h, i) => [h.chunk, { rank: i + 1, score: h.score }]));
+  // Each selected window's place among the candidates (a search of k in ~128, cheaper than a map per question).
+  const firstStage = (chunk: number) => ranking.candidates.findIndex((h) => h.chunk === chunk);
   item.retrieved = selected.map((h, i) => {
     const c = ep.chunks[h.chunk]!;
-    const fs = firstRank.get(h.chunk);
+    const at = firstStage(h.chunk);
     return {
       chunk: c.id,
       rank: i + 1,
       score: h.score,
-      first_stage_rank: fs?.rank ?? -1,
-      first_stage_score: fs?.score ?? Number.NaN,
+      first_stage_rank: at >= 0 ? at + 1 : -1,
+      first_stage_score: at >= 0 ? ranking.candidates[at]!.score : Number.NaN,
       turns: ep.episode.turns.slice(c.firstTurn, c.lastTurn + 1).map((t) => t.id),
     };
   });
