@@ -14,7 +14,7 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const dist = (p) => join(ROOT, 'dist', p);
 const { getBenchmark } = await import(dist('datasets/registry.js'));
 const { ingest } = await import(dist('retrieval/chunk.js'));
-const { RunConfigSchema } = await import(dist('config/schema.js'));
+const { RunConfigSchema } = await import(dist('systems/registry.js'));
 const { LocalSentenceEncoder, SENTENCE_ENCODER_DIMS, sentenceKey } = await import(dist('retrieval/local/sentence-encoder.js'));
 const { encodeBundledVectors, BUNDLED_VECTOR_FILE } = await import(dist('retrieval/local/bundled-vectors.js'));
 

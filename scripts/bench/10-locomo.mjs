@@ -78,7 +78,7 @@ console.log(`\nGloVe vectors: ${load.status} (${((performance.now() - tv) / 1000
 // 3. Whole runs, each in its own process.
 const CHILD = `
 import { executeRun } from ${JSON.stringify(dist('pipeline/run.js'))};
-import { RunConfigSchema } from ${JSON.stringify(dist('config/schema.js'))};
+import { RunConfigSchema } from ${JSON.stringify(dist('systems/registry.js'))};
 const [out, retriever, rerank] = process.argv.slice(1);
 const t0 = performance.now();
 const cfg = RunConfigSchema.parse({ benchmark: 'locomo', retrieval: { retriever, rerank: rerank === 'on' } });

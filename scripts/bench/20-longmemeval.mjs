@@ -36,7 +36,7 @@ const TARGETS = {
 
 const CHILD = `
 import { executeRun } from ${JSON.stringify(join(ROOT, 'dist/pipeline/run.js'))};
-import { RunConfigSchema } from ${JSON.stringify(join(ROOT, 'dist/config/schema.js'))};
+import { RunConfigSchema } from ${JSON.stringify(join(ROOT, 'dist/systems/registry.js'))};
 const [data, out, limit] = process.argv.slice(1);
 const cfg = RunConfigSchema.parse({ benchmark: 'longmemeval', data, limit: limit === '0' ? null : Number(limit) });
 const t0 = performance.now();

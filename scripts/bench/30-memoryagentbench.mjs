@@ -139,7 +139,7 @@ async function writeParquet(path, rows) {
 // The child: one offline run through the real runner, reporting time, peak RSS and chunk counts.
 const CHILD = `
 import { executeRun } from ${JSON.stringify(join(ROOT, 'dist/pipeline/run.js'))};
-import { RunConfigSchema } from ${JSON.stringify(join(ROOT, 'dist/config/schema.js'))};
+import { RunConfigSchema } from ${JSON.stringify(join(ROOT, 'dist/systems/registry.js'))};
 const [data, out, subset, sources] = process.argv.slice(1);
 const cfg = RunConfigSchema.parse({ benchmark: 'memoryagentbench', data, options: sources ? { sources } : { subset } });
 const t0 = performance.now();

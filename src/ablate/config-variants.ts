@@ -12,7 +12,7 @@ import type { EvidenceSource } from '../core/evidence-source.js';
 import { planStages } from '../pipeline/stages.js';
 import { loadRunInputs, runIdFor } from '../pipeline/plan.js';
 import { executeRun } from '../pipeline/run.js';
-import { createEvidenceSource } from '../pipeline/sources.js';
+import { createEvidenceSource } from '../systems/registry.js';
 import type { ProviderSession } from '../providers/session.js';
 import { RunDir } from '../run/rundir.js';
 import type { AblationHooks, AblationOutcome, AblationRequest, VariantOutcome } from './engine.js';

@@ -9,12 +9,13 @@
 import type { RunConfig } from '../config/schema.js';
 import { estimateRun, type RoleEstimate } from '../pipeline/estimate.js';
 import type { TransportOptions } from '../providers/transport.js';
+import { addCost } from '../providers/usage.js';
 import { createLocalRetriever } from '../retrieval/local/index.js';
 import { isLocalRetriever } from '../retrieval/retrievers.js';
-import type { Retriever } from '../retrieval/retriever.js';
+import type { Retriever } from '../core/retriever.js';
 import { markdownTable } from '../util/table.js';
 import { runAblation, type AblationHooks } from './engine.js';
-import { sweepsMemory, type Variant } from './variants.js';
+import { sweepsConfig, type Variant } from './variants.js';
 
 export interface VariantEstimate {
   variant: string;
@@ -33,7 +34,7 @@ export async function estimateAblation(
   req: { base: RunConfig; variants: Variant[]; out: string; transport?: Partial<TransportOptions>; verbose?: boolean },
   hooks: AblationHooks,
 ): Promise<AblationEstimate> {
-  if (sweepsMemory(req.variants)) return estimateConfigVariants(req);
+  if (sweepsConfig(req.variants)) return estimateConfigVariants(req);
   const notes: string[] = [];
   const remote = !isLocalRetriever(req.base.retrieval.retriever);
   // A stand-in that ranks locally but is counted like the remote retriever (reranker present, no free depth).
@@ -61,16 +62,16 @@ export async function estimateAblation(
       judge: o.adds.newEvidenceSets / n,
     };
     const roles = alone.roles.map((r) => scale(r, share[r.role] ?? 1));
-    const cost = roles.reduce<number | null>((s, r) => (s === null || r.cost_usd === null ? null : s + r.cost_usd), 0);
+    const cost = roles.reduce<number | null>((s, r) => addCost(s, r.cost_usd), 0);
     variants.push({ variant: o.variant.name, roles, cost_usd: cost });
     for (const note of alone.notes) if (!notes.includes(note)) notes.push(note);
   }
-  const cost = variants.reduce<number | null>((s, v) => (s === null || v.cost_usd === null ? null : s + v.cost_usd), 0);
+  const cost = variants.reduce<number | null>((s, v) => addCost(s, v.cost_usd), 0);
   return { questions, variants, cost_usd: cost, notes };
 }
 
 /**
- * `memory.*` sweeps run each variant as a plain run: every variant reads and judges all its
+ * System-knob sweeps (`memory.*`, ...) run each variant as a plain run: every variant reads and judges all its
  * questions; the ingest extraction is charged to the reference only (the others get it from the
  * response cache, whose requests do not depend on the swept values).
  */
@@ -81,19 +82,19 @@ async function estimateConfigVariants(req: { variants: Variant[]; transport?: Pa
   for (const v of req.variants) {
     const alone = await estimateRun(v.cfg, req.transport ?? {});
     questions = alone.questions;
-    const extraction = v.isDefault ? (alone.extraction?.cost_usd ?? 0) : 0;
-    const cost = alone.roles.reduce<number | null>((s, r) => (s === null || r.cost_usd === null ? null : s + r.cost_usd), extraction);
+    const ingest = v.isDefault ? (alone.ingest?.cost_usd ?? 0) : 0;
+    const cost = alone.roles.reduce<number | null>((s, r) => addCost(s, r.cost_usd), ingest);
     variants.push({ variant: v.name, roles: alone.roles, cost_usd: cost });
-    if (v.isDefault && alone.extraction) {
-      const x = alone.extraction;
+    if (v.isDefault && alone.ingest) {
+      const x = alone.ingest;
       notes.push(
-        `the reference's cost includes the ingest extraction (${x.calls} calls, ${x.input_tokens} prompt + ~${x.output_tokens} completion tokens, ` +
-          `${x.cost_usd === null ? 'cost unknown' : `$${x.cost_usd.toFixed(4)}`}); the other variants get it from the response cache`,
+        `the reference's cost includes the ingest LLM work (${x.cost_usd === null ? 'cost unknown' : `$${x.cost_usd.toFixed(4)}`}: ${x.lines[0] ?? ''}); ` +
+          'the other variants get it from the response cache',
       );
     }
     for (const note of alone.notes) if (!notes.includes(note)) notes.push(note);
   }
-  const cost = variants.reduce<number | null>((s, v) => (s === null || v.cost_usd === null ? null : s + v.cost_usd), 0);
+  const cost = variants.reduce<number | null>((s, v) => addCost(s, v.cost_usd), 0);
   return { questions, variants, cost_usd: cost, notes };
 }
 

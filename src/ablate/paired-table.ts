@@ -11,7 +11,6 @@ import { getBenchmark } from '../datasets/registry.js';
 import { analyse, type FamilyReport } from '../stats/compute-tables.js';
 import { toStatItem, type LoadedRun } from '../stats/load.js';
 import type { VariantOutcome } from './engine.js';
-import { memoryName } from './variants.js';
 
 export type AblationMetric = 'accuracy' | 'coverage';
 
@@ -26,8 +25,8 @@ export interface AblationRow {
   k: number;
   rerank: boolean;
   expand: boolean;
-  /** The `memory.*` values that differ from the reference (`items=3,dedup=0.8`); '' when none. */
-  memory: string;
+  /** The system knob values that differ from the reference (`items=3,dedup=0.8`); '' when none. */
+  config: string;
   questions: number;
   errors: number;
   /** Share of questions with gold evidence whose every gold turn was shown. */
@@ -73,7 +72,7 @@ export function analyseAblation(outcomes: VariantOutcome[], opts: { resamples: n
       k: v.k,
       rerank: v.rerank,
       expand: v.expand,
-      memory: memoryName(v.memory, ref.variant.memory),
+      config: v.configName,
       questions: o.summary.n,
       errors: o.summary.errors,
       coverage: o.summary.overall.coverage.all,
@@ -133,6 +132,8 @@ function statsFamily(outcomes: VariantOutcome[], baseline: string, opts: { resam
     dir: o.dir,
     label: o.variant.name,
     system: o.manifest.system,
+    reference: o.manifest.reference === true,
+    source: o.manifest.retriever?.name ?? null,
     benchmark: o.manifest.benchmark,
     setting: o.manifest.setting,
     status: o.manifest.status,
@@ -149,6 +150,7 @@ function statsFamily(outcomes: VariantOutcome[], baseline: string, opts: { resam
     baseline,
     allPairs: false,
     typeOrder: (b) => getBenchmark(b).typeOrder,
+    aggregation: (b) => getBenchmark(b).aggregation,
   });
   return (
     report.families.find((f) => f.leaderboard.some((r) => r.system === baseline) || f.coverage.some((r) => r.system === baseline)) ?? null

@@ -43,13 +43,13 @@ function seriesOf(rows: AblationRow[]): Series[] {
   const ref = rows.find((r) => r.is_default) ?? rows[0]!;
   const groups = new Map<string, AblationRow[]>();
   for (const r of rows) {
-    const key = JSON.stringify([r.window, r.stride, r.candidates, r.rerank, r.expand, r.memory]);
+    const key = JSON.stringify([r.window, r.stride, r.candidates, r.rerank, r.expand, r.config]);
     let g = groups.get(key);
     if (!g) groups.set(key, (g = []));
     g.push(r);
   }
   // Colour = window size (the paper's second axis); dashes = the other switches.
-  const memories = [...new Set(rows.map((r) => r.memory))];
+  const memories = [...new Set(rows.map((r) => r.config))];
   const windows = [...new Set(rows.map((r) => `${r.window}/${r.stride}`))].sort((a, b) => parseInt(a) - parseInt(b) || a.localeCompare(b));
   const ordered = [...groups.values()].sort(
     (a, b) =>
@@ -65,14 +65,14 @@ function seriesOf(rows: AblationRow[]): Series[] {
     if (r.candidates !== ref.candidates) parts.push(`${r.candidates} candidates`);
     if (!r.rerank) parts.push('no rerank');
     if (r.expand !== ref.expand) parts.push(r.expand ? 'expanded' : 'no expansion');
-    if (r.memory) parts.push(r.memory);
+    if (r.config) parts.push(r.config);
     const dashes = [
       r.rerank !== ref.rerank ? '8 4' : null,
       r.expand !== ref.expand ? '2 3' : null,
       r.candidates !== ref.candidates ? '12 3 2 3' : null,
     ].filter(Boolean);
-    // Memory variants share one window: each gets its own colour.
-    const color = PALETTE[(windows.indexOf(`${r.window}/${r.stride}`) + memories.indexOf(r.memory)) % PALETTE.length]!;
+    // System-knob variants share one window: each gets its own colour.
+    const color = PALETTE[(windows.indexOf(`${r.window}/${r.stride}`) + memories.indexOf(r.config)) % PALETTE.length]!;
     return { label: parts.join(', '), color, dash: dashes.length ? dashes.join(' ') : null, rows: [...g].sort((a, b) => a.k - b.k) };
   });
 }

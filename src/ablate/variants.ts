@@ -4,10 +4,12 @@
  * says otherwise) is always the first variant; the sweep is the cartesian product of the values
  * given per dimension, each dimension also holding its reference value.
  */
-import type { MemoryConfig, RunConfig } from '../config/schema.js';
-import { MemorySchema, RunConfigSchema } from '../config/schema.js';
+import type { RunConfig } from '../config/schema.js';
+import type { SweepKnob } from '../core/system.js';
 import type { Policy } from '../core/policy.js';
+import { RunConfigSchema, systemOf } from '../systems/registry.js';
 import { InputError } from '../util/errors.js';
+import { canonicalJson } from '../util/hash.js';
 
 /** What the user asked to vary. Empty lists / false = that dimension stays at the reference value. */
 export interface SweepRequest {
@@ -20,25 +22,14 @@ export interface SweepRequest {
   noRerank: boolean;
   /** Also run every combination with turn expansion off (the selected windows themselves). */
   noExpand: boolean;
-  /** Values of the `memory` config section to sweep (a source that reads it runs each as a plain run). */
-  memory?: MemorySweep;
+  /** Values of a system's own config (its sweep knobs, e.g. `memory.items`): such variants run as plain runs of the source. */
+  config?: ConfigSweep[];
 }
 
-export type RecallWeights = MemoryConfig['weights'];
-
-export interface MemorySweep {
-  items: number[];
-  tokens: number[];
-  dedupThreshold: number[];
-  weights: RecallWeights[];
-}
-
-/** The swept `memory.*` values of a variant. */
-export interface MemoryKnobs {
-  items: number;
-  tokens: number;
-  dedupThreshold: number;
-  weights: RecallWeights;
+/** One knob of the system under test and the values asked for (besides the reference's). */
+export interface ConfigSweep {
+  knob: SweepKnob;
+  values: unknown[];
 }
 
 export interface WindowSpec {
@@ -56,8 +47,10 @@ export interface Variant {
   rerank: boolean;
   /** Effective turn expansion (after the benchmark policy). */
   expand: boolean;
-  /** Its `memory.*` values (the reference's when not swept). */
-  memory: MemoryKnobs;
+  /** Its values of the swept system knobs, by config path (`memory.items`); the reference's when not swept. */
+  config: Record<string, unknown>;
+  /** The name part of the knob values that differ from the reference (`items=3,dedup=0.8`); '' when none. */
+  configName: string;
   /** The full run config of this variant (the reference's config, bit for bit, for `default`). */
   cfg: RunConfig;
 }
@@ -79,20 +72,24 @@ export function planVariants(base: RunConfig, policy: Policy, sweep: SweepReques
     rerank: base.retrieval.rerank,
     expand: refExpand,
   };
-  const refMemoryCfg = base.memory ?? MemorySchema.parse({});
-  const refMemory: MemoryKnobs = {
-    items: refMemoryCfg.items,
-    tokens: refMemoryCfg.tokens,
-    dedupThreshold: refMemoryCfg.dedupThreshold,
-    weights: refMemoryCfg.weights,
-  };
-  const ms = sweep.memory;
-  const memoryGrid: MemoryKnobs[] = [];
-  for (const items of uniqueSorted([refMemory.items, ...(ms?.items ?? [])]))
-    for (const tokens of uniqueSorted([refMemory.tokens, ...(ms?.tokens ?? [])]))
-      for (const dedupThreshold of uniqueSorted([refMemory.dedupThreshold, ...(ms?.dedupThreshold ?? [])]))
-        for (const weights of uniqueBy([refMemory.weights, ...(ms?.weights ?? [])], weightsKey))
-          memoryGrid.push({ items, tokens, dedupThreshold, weights });
+  // In the system's own knob order, whatever order the request gave them: stable variant names.
+  const declared = systemOf(base).sweep ?? [];
+  const rank = (c: ConfigSweep) => declared.findIndex((k) => k.config.join('.') === c.knob.config.join('.'));
+  const knobs = (sweep.config ?? []).filter((c) => c.values.length > 0).sort((a, b) => rank(a) - rank(b));
+  const refConfig = Object.fromEntries(knobs.map((c) => [c.knob.config.join('.'), valueAt(sectionDefaults(base, c.knob), c.knob.config)]));
+  let configGrid: Array<Record<string, unknown>> = [refConfig];
+  for (const { knob, values } of knobs) {
+    const key = knob.config.join('.');
+    const given = uniqueBy([refConfig[key], ...values], canonicalJson);
+    // Numbers in ascending order (the plot's and table's order); other values as given, reference first.
+    const all = given.every((v) => typeof v === 'number') ? (given as number[]).sort((a, b) => a - b) : given;
+    configGrid = configGrid.flatMap((g) => all.map((v) => ({ ...g, [key]: v })));
+  }
+  const configName = (c: Record<string, unknown>) =>
+    knobs
+      .filter(({ knob }) => canonicalJson(c[knob.config.join('.')]) !== canonicalJson(refConfig[knob.config.join('.')]))
+      .map(({ knob }) => knob.label(c[knob.config.join('.')]))
+      .join(',');
 
   const windows = uniqueBy([refWindow, ...sweep.window.map((size) => windowFor(size, sweep.stride, refWindow, overlap))], windowKey).sort(
     (a, b) => a.size - b.size || a.stride - b.stride,
@@ -104,18 +101,26 @@ export function planVariants(base: RunConfig, policy: Policy, sweep: SweepReques
 
   const out: Variant[] = [];
   const seen = new Set<string>();
-  const add = (window: WindowSpec, cand: number, k: number, rerank: boolean, expand: boolean, memory: MemoryKnobs = refMemory) => {
-    const memoryDiffers = memoryName(memory, refMemory) !== '';
+  const add = (
+    window: WindowSpec,
+    cand: number,
+    k: number,
+    rerank: boolean,
+    expand: boolean,
+    config: Record<string, unknown> = refConfig,
+  ) => {
+    const knobName = configName(config);
+    const configDiffers = knobName !== '';
     const isDefault =
       windowKey(window) === windowKey(ref.window) &&
       cand === ref.candidates &&
       k === ref.k &&
       rerank === ref.rerank &&
       expand === ref.expand &&
-      !memoryDiffers;
+      !configDiffers;
     const name = isDefault
       ? DEFAULT_VARIANT
-      : [nameOf({ window, candidates: cand, k, rerank, expand }, ref, overlap), memoryName(memory, refMemory)].filter(Boolean).join(',');
+      : [nameOf({ window, candidates: cand, k, rerank, expand }, ref, overlap), knobName].filter(Boolean).join(',');
     if (seen.has(name)) return;
     seen.add(name);
     const cfg = structuredClone(base);
@@ -126,21 +131,21 @@ export function planVariants(base: RunConfig, policy: Policy, sweep: SweepReques
     cfg.retrieval.rerank = rerank;
     // Expansion left to the policy when it equals the policy's choice, so `default` keeps the base config.
     cfg.assembly.expand = expand === refExpand ? base.assembly.expand : expand;
-    // The memory section only where a value differs, so `default` keeps the base config bit for bit.
-    if (memoryDiffers) cfg.memory = { ...refMemoryCfg, ...memory, weights: { ...memory.weights } };
+    // A system's section only where a value differs, so `default` keeps the base config bit for bit.
+    if (configDiffers) for (const { knob } of knobs) setAt(cfg, knob, config[knob.config.join('.')]);
     const checked = RunConfigSchema.safeParse(cfg);
     if (!checked.success) {
       const issue = checked.error.issues[0]!;
       throw new InputError(`variant ${name}: ${issue.message}`, { place: issue.path.join('.') || 'sweep' });
     }
-    out.push({ name, isDefault, window, candidates: cand, k, rerank, expand, memory, cfg: checked.data });
+    out.push({ name, isDefault, window, candidates: cand, k, rerank, expand, config, configName: knobName, cfg: checked.data });
   };
   add(ref.window, ref.candidates, ref.k, ref.rerank, ref.expand);
   for (const window of windows) {
     for (const cand of candidates) {
       for (const rerank of uniqueBy(reranks, String)) {
         for (const expand of uniqueBy(expands, String)) {
-          for (const k of ks) for (const memory of memoryGrid) add(window, cand, k, rerank, expand, memory);
+          for (const k of ks) for (const config of configGrid) add(window, cand, k, rerank, expand, config);
         }
       }
     }
@@ -179,54 +184,43 @@ function nameOf(
   return parts.join(',');
 }
 
-export function weightsKey(w: RecallWeights): string {
-  return `${w.cosine}/${w.entity}/${w.recency}/${w.importance}`;
+/** True when the sweep asks for system knob values besides the reference's. */
+export function sweepsConfig(variants: readonly Variant[]): boolean {
+  return variants.some((v) => v.configName !== '');
 }
 
-/** `items=3`, `tokens=400`, `dedup=0.8`, `weights=1/0/0/0`: only what differs from the reference. */
-export function memoryName(m: MemoryKnobs, ref: MemoryKnobs): string {
-  const parts: string[] = [];
-  if (m.items !== ref.items) parts.push(`items=${m.items}`);
-  if (m.tokens !== ref.tokens) parts.push(`tokens=${m.tokens}`);
-  if (m.dedupThreshold !== ref.dedupThreshold) parts.push(`dedup=${m.dedupThreshold}`);
-  if (weightsKey(m.weights) !== weightsKey(ref.weights)) parts.push(`weights=${weightsKey(m.weights)}`);
-  return parts.join(',');
+/** The config sections the swept knobs live in (`memory`). */
+export function sweptSections(variants: readonly Variant[]): string[] {
+  return [...new Set(variants.flatMap((v) => Object.keys(v.config)).map((k) => k.split('.')[0]!))];
 }
 
-/** True when the sweep asks for `memory.*` values besides the reference's. */
-export function sweepsMemory(variants: readonly Variant[]): boolean {
-  const ref = variants.find((v) => v.isDefault);
-  return ref !== undefined && variants.some((v) => memoryName(v.memory, ref.memory) !== '');
+/** The knob's section as the run would read it: the config's own, else the system's defaults. */
+function sectionDefaults(base: RunConfig, knob: SweepKnob): Record<string, unknown> {
+  const key = knob.config[0]!;
+  const own = base[key] as Record<string, unknown> | undefined;
+  if (own) return { [key]: own };
+  const system = systemOf(base);
+  const schema = system.config?.key === key ? system.config.schema : null;
+  if (!schema)
+    throw new InputError(`'${system.name}' reads no ${key} config: ${knob.flags.split(' ')[0]} would change nothing`, {
+      place: knob.flags.split(' ')[0]!,
+    });
+  return { [key]: schema.parse({}) };
 }
 
-/** Parses `0.8,0.9` into numbers in [0, 1] (for commander). */
-export function parseUnitList(value: string, flag: string): number[] {
-  const parts = splitList(value, flag);
-  return parts.map((p) => {
-    const n = Number(p);
-    if (!/^\d*\.?\d+$/.test(p) || n < 0 || n > 1) throw new InputError(`'${p}' is not a number between 0 and 1`, { place: flag });
-    return n;
-  });
+function valueAt(node: unknown, path: readonly string[]): unknown {
+  for (const p of path) node = (node as Record<string, unknown> | undefined)?.[p];
+  return node;
 }
 
-/** Parses `0.4/0.3/0.2/0.1,1/0/0/0` (cosine/entity/recency/importance) into recall weights. */
-export function parseWeightsList(value: string, flag: string): RecallWeights[] {
-  return splitList(value, flag).map((p) => {
-    const xs = p.split('/').map((x) => x.trim());
-    const ns = xs.map(Number);
-    if (xs.length !== 4 || xs.some((x) => !/^\d*\.?\d+$/.test(x)))
-      throw new InputError(`'${p}' is not four non-negative weights cosine/entity/recency/importance`, { place: flag });
-    return { cosine: ns[0]!, entity: ns[1]!, recency: ns[2]!, importance: ns[3]! };
-  });
-}
-
-function splitList(value: string, flag: string): string[] {
-  const parts = value
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  if (parts.length === 0) throw new InputError('empty list', { place: flag });
-  return parts;
+/** Sets a knob's value in a cloned config, filling its section with the defaults first. */
+function setAt(cfg: RunConfig, knob: SweepKnob, value: unknown): void {
+  const [section, ...rest] = knob.config;
+  const root = cfg as Record<string, unknown>;
+  if (root[section!] === undefined) root[section!] = structuredClone(sectionDefaults(cfg, knob)[section!]);
+  let node = root[section!] as Record<string, unknown>;
+  for (const p of rest.slice(0, -1)) node = (node[p] ??= {}) as Record<string, unknown>;
+  node[rest[rest.length - 1]!] = structuredClone(value);
 }
 
 function uniqueSorted(xs: number[]): number[] {
@@ -240,20 +234,5 @@ function uniqueBy<T>(xs: T[], key: (x: T) => string): T[] {
     if (seen.has(k)) return false;
     seen.add(k);
     return true;
-  });
-}
-
-/** Parses `1,5,15` into positive whole numbers (for commander). */
-export function parsePositiveList(value: string, flag: string): number[] {
-  const parts = value
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  if (parts.length === 0) throw new InputError('empty list', { place: flag });
-  return parts.map((p) => {
-    const n = Number(p);
-    if (!/^\d+$/.test(p) || !Number.isSafeInteger(n) || n <= 0)
-      throw new InputError(`'${p}' is not a positive whole number`, { place: flag });
-    return n;
   });
 }

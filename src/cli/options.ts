@@ -1,7 +1,10 @@
 /** Shared flag parsers and the mapping from run flags to config keys. */
 import { InvalidArgumentError, type Command } from 'commander';
+import { integer, nonNegativeInteger, positiveInt, positiveNumber, unitInterval } from '../util/flags.js';
+export { integer, nonNegativeInteger, positiveInt, positiveNumber, unitInterval };
 import { mergeLayers, readConfigFile, resolveConfig, type PartialConfig } from '../config/load.js';
-import { RunConfigSchema, type RunConfig } from '../config/schema.js';
+import type { RunConfig } from '../config/schema.js';
+import { listSystems, RunConfigSchema, systemOptions } from '../systems/registry.js';
 import { InputError, UsageError, formatPath } from '../util/errors.js';
 import { RETRIEVER_NAMES } from '../retrieval/retrievers.js';
 import { listBenchmarks } from '../datasets/registry.js';
@@ -9,33 +12,15 @@ import { defaultTransport, type TransportOptions } from '../providers/transport.
 import { CACHE_SCOPES, type CacheScope } from '../providers/provenance.js';
 import { judgeModelFor } from '../core/protocol.js';
 
-export function positiveInt(value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n <= 0) {
-    throw new InvalidArgumentError(`'${value}' is not a positive whole number.`);
-  }
-  return n;
-}
-
-export function integer(value: string): number {
-  const n = Number(value);
-  if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(n)) throw new InvalidArgumentError(`'${value}' is not a whole number.`);
-  return n;
-}
-
-export function positiveNumber(value: string): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`'${value}' is not a positive number.`);
-  return n;
-}
-
 /** The RAW-RAG method flags shared by `run` and `ablate`. */
 export function addMethodOptions(cmd: Command): Command {
-  return cmd
+  cmd
     .option('-c, --config <file>', 'config file (JSON or YAML); flags override it')
     .option(
       '--system <name>',
-      "system under test: raw-rag (default; the paper's method) | agentic-memory (LLM extraction at ingest, weighted recall)",
+      `system under test: ${listSystems()
+        .map((s) => `${s.name} (${s.description})`)
+        .join(' | ')}`,
     )
     .option('--data <path>', "data file or folder in the benchmark's official format (default: the bundled copy)")
     .option(
@@ -55,27 +40,19 @@ export function addMethodOptions(cmd: Command): Command {
     .option('--limit <n>', 'ask only the first N selected questions (the run says which episodes and types they cover)', positiveInt)
     .option('--sample <n>', 'ask a random sample of N questions, stratified by question type and episode (--seed)', positiveInt)
     .option('--ids <file>', 'ask only the questions listed in FILE (one id a line, as items.jsonl names them)')
-    .option('--seed <n>', 'seed for every random choice (default 0)', integer)
-    .option('--extractor <model>', 'agentic memory: the extraction model (default: the reader model)')
-    .option('--memory-batch <rule>', "agentic memory: extraction batches, 'session' or a number of turns (default session)", memoryBatch)
-    .option('--memory-items <n>', 'agentic memory: items injected per question (default 5)', positiveInt)
-    .option('--memory-tokens <n>', 'agentic memory: injection budget in cl100k tokens (default 800)', positiveInt)
-    .option(
-      '--dedup-threshold <x>',
-      'agentic memory: cosine at or above which items with the same entities merge (default 0.9)',
-      unitInterval,
-    );
+    .option('--seed <n>', 'seed for every random choice (default 0)', integer);
+  // Each system's own flags (src/systems/<name>/), labelled with the system they belong to.
+  for (const { system, option } of systemOptions()) {
+    if (option.parse) cmd.option(option.flags, `${system}: ${option.description}`, option.parse);
+    else cmd.option(option.flags, `${system}: ${option.description}`);
+  }
+  return cmd;
 }
 
-export function memoryBatch(value: string): 'session' | number {
-  return value.trim() === 'session' ? 'session' : positiveInt(value);
-}
-
-export function unitInterval(value: string): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1)
-    throw new InvalidArgumentError(`'${value}' is not a number between 0 and 1.`);
-  return n;
+/** The commander key of a flag spec: `--memory-items <n>` -> `memoryItems`. */
+export function optionKey(flags: string): string {
+  const long = flags.split(/[ ,]+/).find((f) => f.startsWith('--'))!;
+  return long.slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 }
 
 /** Adds every benchmark's own options (each says which benchmark it belongs to). */
@@ -122,11 +99,7 @@ export function configFromFlags(cmd: Command, benchmark: string | undefined): Ru
   set(['sample'], 'sample');
   set(['ids'], 'ids');
   set(['seed'], 'seed');
-  set(['memory', 'extractor'], 'extractor');
-  set(['memory', 'batch'], 'memoryBatch');
-  set(['memory', 'items'], 'memoryItems');
-  set(['memory', 'tokens'], 'memoryTokens');
-  set(['memory', 'dedupThreshold'], 'dedupThreshold');
+  for (const { option } of systemOptions()) set([...option.config], optionKey(option.flags));
   // A window size given without a stride keeps the paper's 32-token overlap.
   if (given('window') && !given('stride')) {
     (flags.chunking as PartialConfig).stride = Math.max(1, (opts.window as number) - 32);
@@ -197,7 +170,7 @@ function blame(layers: Layers, path: ReadonlyArray<PropertyKey>, message: string
 function checkedConfig(merged: PartialConfig, layers: Layers): RunConfig {
   let cfg: RunConfig;
   try {
-    cfg = resolveConfig(merged, layers.configFile ?? 'command line');
+    cfg = resolveConfig(merged, layers.configFile ?? 'command line', RunConfigSchema);
   } catch (e) {
     if (!(e instanceof InputError)) throw e;
     const parsed = RunConfigSchema.safeParse(merged);
@@ -270,12 +243,6 @@ export function addTransportOptions(cmd: Command): Command {
 export function cacheScope(value: string): CacheScope {
   if (!(CACHE_SCOPES as string[]).includes(value)) throw new InvalidArgumentError(`'${value}' is not one of ${CACHE_SCOPES.join(', ')}.`);
   return value as CacheScope;
-}
-
-export function nonNegativeInteger(value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n)) throw new InvalidArgumentError(`'${value}' is not a whole number >= 0.`);
-  return n;
 }
 
 /** The transport a command's flags ask for (unset flags keep the defaults). */

@@ -2,6 +2,7 @@
 import type { RunOutcome } from '../pipeline/run.js';
 import { markdownTable, pct } from '../util/table.js';
 import { paperComparisonLine } from '../datasets/paper-rows.js';
+import { systemOf } from '../systems/registry.js';
 
 export function renderRunReport(outcome: RunOutcome): string {
   const { summary, manifest } = outcome;
@@ -58,12 +59,15 @@ export function renderRunReport(outcome: RunOutcome): string {
   lines.push(...usageLines(summary as Record<string, unknown>));
   lines.push(...cumulativeLines(summary as Record<string, unknown>));
   lines.push(...provenanceLines(summary as Record<string, unknown>));
-  lines.push(...memoryIngestLines(summary as Record<string, unknown>));
+  const system = systemOf(manifest.config);
+  lines.push(...(system.summaryLines?.(summary as Record<string, unknown>) ?? []));
   lines.push(...benchmarkTables(summary.benchmark_summary));
-  // A paper row: the paper's figure beside this run's (a retriever that fell back to local is not the paper's).
-  const retrieverUsed = manifest.retriever.name.startsWith('local') ? manifest.retriever.name : manifest.config.retrieval.retriever;
-  const paper = paperComparisonLine(manifest.benchmark, manifest.config.reader.model, retrieverUsed, summary);
-  if (paper) lines.push('', paper);
+  // A paper row, for the paper's method only: the paper's figure beside this run's (a retriever that fell back to local is not the paper's).
+  if (system.reference) {
+    const retrieverUsed = manifest.retriever.name.startsWith('local') ? manifest.retriever.name : manifest.config.retrieval.retriever;
+    const paper = paperComparisonLine(manifest.benchmark, manifest.config.reader.model, retrieverUsed, summary);
+    if (paper) lines.push('', paper);
+  }
   // Printed here only (not also on stderr at the start): once.
   for (const s of manifest.skipped) lines.push(`NOTE: ${s}`);
   for (const n of manifest.retriever.notes) lines.push(`NOTE: ${n}`);
@@ -95,51 +99,6 @@ export function cumulativeLines(summary: Record<string, unknown>): string[] {
       `${role} ${u.requests} requests + ${u.cache_hits} cached, ${u.cost_usd === null ? 'cost unknown' : `$${u.cost_usd.toFixed(4)}`}`,
   );
   return ['', `All items in this run directory, across resumes: ${parts.join('; ')}`];
-}
-
-/** The agentic memory system's ingest (summary.memory): what extraction cost, beside RAW-RAG's embedding-only ingest. */
-export function memoryIngestLines(summary: Record<string, unknown>): string[] {
-  const m = summary.memory as
-    | {
-        store: string;
-        extractor: string;
-        ingest: {
-          extraction_calls: number;
-          failed_batches: number;
-          prompt_tokens: number;
-          completion_tokens: number;
-          cost_usd: number | null;
-        };
-        items: {
-          stored: number;
-          active: number;
-          superseded: number;
-          forgotten?: number;
-          forgotten_by?: { decayed: number; evicted: number; write_cap: number };
-          merged: number;
-          dropped: number;
-          events: number;
-        } | null;
-      }
-    | undefined;
-  if (!m) return [];
-  const i = m.ingest;
-  const cost = i.cost_usd === null ? 'cost unknown' : `$${i.cost_usd.toFixed(4)}`;
-  const items = m.items
-    ? `; items: ${m.items.stored} stored (${m.items.active} active, ${m.items.superseded} superseded${forgottenPart(m.items)}), ${m.items.merged} merged, ${m.items.dropped} dropped, from ${m.items.events} events`
-    : '';
-  return [
-    '',
-    `Agentic memory ingest (${m.extractor}, whole store): ${i.extraction_calls} extraction calls${i.failed_batches ? ` (+${i.failed_batches} failed)` : ''}, ${i.prompt_tokens} prompt + ${i.completion_tokens} completion tokens, ${cost}${items}`,
-    `memory store: ${m.store}`,
-  ];
-}
-
-/** `, 3 forgotten: 2 decayed, 0 evicted, 1 over the write cap` (stores written before forgetting existed: nothing). */
-function forgottenPart(items: { forgotten?: number; forgotten_by?: { decayed: number; evicted: number; write_cap: number } }): string {
-  if (items.forgotten === undefined) return '';
-  const by = items.forgotten_by;
-  return `, ${items.forgotten} forgotten${by ? `: ${by.decayed} decayed, ${by.evicted} evicted, ${by.write_cap} over the write cap` : ''}`;
 }
 
 /** Provider calls, cache hits and cost per role, when the run used providers (summary.usage). */

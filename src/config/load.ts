@@ -3,7 +3,8 @@ import { InputError, formatPath } from '../util/errors.js';
 import { parseJsonText } from '../util/fsx.js';
 import { decodeUtf8 } from '../util/text.js';
 import { readFileSync } from 'node:fs';
-import { RunConfigSchema, type RunConfig } from './schema.js';
+import type { z } from 'zod';
+import type { RunConfig } from './schema.js';
 
 export type PartialConfig = { [key: string]: unknown };
 
@@ -47,14 +48,17 @@ export function mergeLayers(...layers: PartialConfig[]): PartialConfig {
   return out;
 }
 
-/** Validates a merged config; `source` names where it came from for error messages. */
-export function resolveConfig(merged: PartialConfig, source: string): RunConfig {
+/**
+ * Validates a merged config against `schema` (the run config with every system's section:
+ * src/systems/registry.ts `RunConfigSchema`); `source` names where it came from for error messages.
+ */
+export function resolveConfig(merged: PartialConfig, source: string, schema: z.ZodType<RunConfig>): RunConfig {
   // A window size without a stride keeps the paper's 32-token overlap, from a file as from flags.
   const chunking = merged.chunking as PartialConfig | undefined;
   if (chunking && typeof chunking.size === 'number' && chunking.stride === undefined) {
     merged = { ...merged, chunking: { ...chunking, stride: Math.max(1, chunking.size - 32) } };
   }
-  const parsed = RunConfigSchema.safeParse(merged);
+  const parsed = schema.safeParse(merged);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new InputError(issue.message, { file: source, place: formatPath(issue.path) });

@@ -6,8 +6,6 @@ import { z } from 'zod';
 
 /** The retrievers `--retriever` accepts (src/retrieval/retrievers.ts builds them). */
 export const RETRIEVER_NAMES = ['local', 'local-lexical', 'local-dense', 'openai', 'qwen3', 'full-context'] as const;
-/** The systems `--system` accepts (src/pipeline/sources.ts builds them). */
-export const SYSTEM_NAMES = ['raw-rag', 'agentic-memory'] as const;
 
 export const ChunkingSchema = z
   .object({
@@ -67,97 +65,15 @@ export const JudgeSchema = z
   .strict();
 
 /**
- * The built-in agentic memory system (`--system agentic-memory`; docs/agentic-memory.md). Absent
- * from a config = these defaults; optional so RAW-RAG runs keep their config hash.
+ * The config every system shares. A system's own section (e.g. `memory`) is added by the systems
+ * registry (src/systems/registry.ts, `RunConfigSchema`), which also checks `system` against the
+ * registered names and supplies its default.
  */
-export const MemorySchema = z
-  .object({
-    /** Extraction model; null = the reader's model. */
-    extractor: z.string().nullable().default(null),
-    /** Extraction batches: one per session, or one per `turns` turns (sessions never split otherwise). */
-    batch: z.union([z.literal('session'), z.number().int().positive()]).default('session'),
-    /** Completion budget of one extraction reply. */
-    maxTokens: z.number().int().positive().default(2048),
-    /** Items the extractor is less sure of are not stored (the handbook's 0.6). */
-    minConfidence: z.number().min(0).max(1).default(0.6),
-    /** Duplicate = same entities AND cosine >= this: merged into the older item. */
-    dedupThreshold: z.number().min(-1).max(1).default(0.9),
-    /** An item the extractor flags as an update supersedes the most similar active item sharing an entity, at cosine >= this. */
-    conflictThreshold: z.number().min(-1).max(1).default(0.5),
-    weights: z
-      .object({
-        cosine: z.number().min(0).default(0.4),
-        entity: z.number().min(0).default(0.3),
-        recency: z.number().min(0).default(0.2),
-        importance: z.number().min(0).default(0.1),
-      })
-      .strict()
-      .prefault({}),
-    /** recency = base ^ (days since last access / periodDays). */
-    recencyBase: z.number().positive().max(1).default(0.9),
-    recencyPeriodDays: z.number().positive().default(7),
-    /** Injection budget: at most `items` items and `tokens` cl100k tokens. */
-    items: z.number().int().positive().default(5),
-    tokens: z.number().int().positive().default(800),
-    /** Recall superseded items too (never forgotten ones). */
-    includeSuperseded: z.boolean().default(false),
-    /** Forgetting (src/memory/forget.ts): decay, eviction and the write cap; every number here. */
-    forgetting: z
-      .object({
-        enabled: z.boolean().default(true),
-        /** Importance an ordinary item can count at most (key attributes: 1). */
-        importanceCeiling: z.number().min(0).max(1).default(0.9),
-        /** Importance halves every this many days without access, per memory type. */
-        halfLifeDays: z
-          .object({
-            episodic: z.number().positive().default(90),
-            semantic: z.number().positive().default(365),
-            procedural: z.number().positive().default(365),
-          })
-          .strict()
-          .prefault({}),
-        /** A never-accessed item whose decayed importance falls below this is expired: forgotten, never recalled. */
-        floor: z.number().min(0).max(1).default(0.05),
-        /** Attribute words that make an item a key attribute (identity, safety preferences): it never decays nor is evicted. */
-        keyAttributes: z
-          .array(z.string().min(1))
-          .default([
-            'name',
-            'identity',
-            'age',
-            'birthday',
-            'gender',
-            'pronouns',
-            'nationality',
-            'allergy',
-            'allergies',
-            'diet',
-            'dietary',
-            'medical',
-            'health',
-            'medication',
-            'disability',
-            'safety',
-            'emergency',
-          ]),
-        /** Active items kept per owner (and visibility horizon); beyond, the lowest decayed importance, least recently accessed go first. */
-        maxItems: z.number().int().positive().default(1000),
-        /** At most `writeCap` items written per owner per `writeWindowDays` days; the rest are recorded as forgotten. */
-        writeCap: z.number().int().positive().default(100),
-        writeWindowDays: z.number().positive().default(1),
-      })
-      .strict()
-      .prefault({}),
-  })
-  .strict();
-
-export const RunConfigSchema = z
+export const BaseRunConfigSchema = z
   .object({
     benchmark: z.string().min(1),
-    /** The system under test: RAW-RAG (the paper's method) or the built-in agentic memory system. */
-    system: z
-      .enum(SYSTEM_NAMES, { error: (i) => `unknown system '${String(i.input)}' (known: ${SYSTEM_NAMES.join(', ')})` })
-      .default('raw-rag'),
+    /** The system under test (src/systems/<name>/); the registry checks the name and gives the default. */
+    system: z.string().min(1).optional(),
     /** Data file or folder; null = the benchmark's bundled default. */
     data: z.string().nullable().default(null),
     /** The benchmark's own options (e.g. LoCoMo `categories`). */
@@ -177,10 +93,12 @@ export const RunConfigSchema = z
     assembly: AssemblySchema.prefault({}),
     reader: ReaderSchema.prefault({}),
     judge: JudgeSchema.prefault({}),
-    memory: MemorySchema.optional(),
   })
   .strict();
 
-export type RunConfig = z.infer<typeof RunConfigSchema>;
+/**
+ * A validated run config: the shared part, `system` resolved, plus the systems' own sections
+ * (each read and typed by its system through its own schema).
+ */
+export type RunConfig = Omit<z.infer<typeof BaseRunConfigSchema>, 'system'> & { system: string } & { [section: string]: unknown };
 export type ChunkingConfig = z.infer<typeof ChunkingSchema>;
-export type MemoryConfig = z.infer<typeof MemorySchema>;

@@ -16,6 +16,7 @@ import type { Question } from './schema.js';
 import type { IngestedEpisode } from './ingested-episode.js';
 import type { Evidence } from './ingested-episode.js';
 import type { ItemRecord } from './item.js';
+import type { Retriever } from './retriever.js';
 
 /** What a source needs and allows; the scheduler reads these instead of names. */
 export interface SourceCapabilities {
@@ -53,6 +54,11 @@ export interface EvidenceSource {
   /** The effective component names actually used (e.g. the retriever after any fallback); part of a run's identity. */
   readonly name: string;
   readonly capabilities: SourceCapabilities;
+  /**
+   * The window retriever behind a source that ranks windows (RAW-RAG): `rawrag ablate` derives its
+   * variants (k, candidates, reranking, window) from one ranking by it. Absent = nothing to rank.
+   */
+  readonly ranker?: Retriever;
   /** What this source could not do and what it did instead (shown first, kept in the manifest). */
   readonly notes: string[];
   /** Optional warm-up with every pending question before any episode is opened (batched query embeddings). */

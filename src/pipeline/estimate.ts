@@ -5,25 +5,20 @@
  */
 import type { RunConfig } from '../config/schema.js';
 import { countTokens } from '../retrieval/tokenizer.js';
-import { RETRIEVER_TRAITS } from '../retrieval/retrievers.js';
 import { effectivePolicy, groupByIndex, loadRunInputs } from './plan.js';
 import { ingestGroup } from './pipeline.js';
 import { markdownTable } from '../util/table.js';
-import { batches } from '../retrieval/remote/embeddings.js';
 import type { ModelEntry } from '../providers/models.js';
 import { ProviderSession } from '../providers/session.js';
 import type { TransportOptions } from '../providers/transport.js';
-import { costOf, type Role } from '../providers/usage.js';
+import { addCost, costOf, type Role } from '../providers/usage.js';
 import { batchCosts } from '../providers/batch/estimate.js';
 import { judgeModelFor, readerMaxTokens } from '../core/protocol.js';
-import { memoryConfig } from '../memory/config.js';
-import { estimateExtraction, renderExtractionEstimate, type ExtractionEstimate } from '../memory/estimate.js';
+import { systemOf } from '../systems/registry.js';
 
 /** Assumed reply lengths (tokens): a short answer, a one-sentence judgement with its JSON label. */
 export const EST_READER_OUTPUT = 30;
 export const EST_JUDGE_OUTPUT = 40;
-/** Expanding windows to whole turns adds about a quarter (LoCoMo: 4,779 tokens shown for 15 x 256). */
-const EXPANSION_FACTOR = 1.25;
 
 export interface RoleEstimate {
   role: Role;
@@ -40,8 +35,8 @@ export interface RunEstimate {
   roles: RoleEstimate[];
   cost_usd: number | null;
   notes: string[];
-  /** `--system agentic-memory`: the LLM extraction at ingest. */
-  extraction?: ExtractionEstimate;
+  /** The system's paid LLM work at ingest (extraction, summaries), when it has any: rendered as its own section. */
+  ingest?: { cost_usd: number | null; lines: string[]; data: Record<string, unknown> };
 }
 
 export async function estimateRun(cfg: RunConfig, transport: Partial<TransportOptions> = {}): Promise<RunEstimate> {
@@ -66,51 +61,18 @@ export async function estimateRun(cfg: RunConfig, transport: Partial<TransportOp
       notes.push(`${a.reason}: a real run would ${role === 'reader' || role === 'judge' ? 'stop' : 'fall back to the local retriever'}`);
   };
 
-  const retr = cfg.retrieval.retriever;
-  const pair = session.registry.retrievers[retr];
-  const embedModel = pair ? session.model(pair.embed, 'embed') : null;
-  // The memory system embeds items and questions, ranks no windows and reranks nothing.
-  const memory = cfg.system === 'agentic-memory';
-  const rerankModel = pair && cfg.retrieval.rerank && !memory ? session.model(pair.rerank, 'rerank') : null;
-  if (embedModel) check(embedModel, 'embed');
-  if (rerankModel) check(rerankModel, 'rerank');
-
-  const episodes = new Map(dataset.episodes.map((e) => [e.id, e]));
-  const seenChunks = new Set<string>();
-  let embedCalls = 0;
-  let embedTokens = 0;
-  let rerankUnits = 0;
-  const evidenceTokens = new Map<string, number>();
-  for (const group of groupByIndex(questions)) {
-    const episode = episodes.get(group.episode);
-    if (!episode) continue;
-    const policy = effectivePolicy(benchmark, cfg, episode);
-    const ep = ingestGroup(benchmark, cfg, episode, group);
-    const history = ep.turnTokenStart[ep.turnTokenStart.length - 1]!;
-    const fresh = ep.chunks.filter((c) => !seenChunks.has(c.text));
-    for (const c of fresh) seenChunks.add(c.text);
-    const items = fresh.map((c) => ({ tokens: Math.min(c.tokenEnd - c.tokenStart, embedModel?.maxInputTokens ?? Infinity) }));
-    if (embedModel && !memory) {
-      embedCalls += batches(items, embedModel.maxBatchInputs, embedModel.maxBatchTokens).length;
-      embedTokens += items.reduce((s, i) => s + i.tokens, 0);
-    }
-    const candidates = Math.min(cfg.retrieval.candidates, ep.chunks.length);
-    rerankUnits += group.questions.length * Math.ceil(candidates / 100);
-    const shown = memory
-      ? Math.min(history, memoryConfig(cfg).tokens)
-      : RETRIEVER_TRAITS[retr].selectsAll
-        ? history
-        : Math.min(history, Math.round(cfg.retrieval.k * cfg.chunking.size * (policy.expandToTurns ? EXPANSION_FACTOR : 1)));
-    for (const q of group.questions) evidenceTokens.set(q.id, shown);
-  }
-  if (embedModel) {
-    // Question texts are embedded up front, batched like the windows.
-    const qItems = [...new Set(questions.map((q) => q.text))].map((t) => ({ tokens: countTokens(t) }));
-    const qCalls = batches(qItems, embedModel.maxBatchInputs, embedModel.maxBatchTokens).length;
-    add('embed', embedModel, embedCalls + qCalls, embedTokens + qItems.reduce((s, i) => s + i.tokens, 0), 0);
-  }
-  if (rerankModel)
-    add('rerank', rerankModel, questions.length, 0, 0, rerankModel.prices.perThousandSearches !== undefined ? rerankUnits : 0);
+  // The system's own calls (embedding, reranking, ingest LLM work) and the evidence it would show.
+  const groups = groupByIndex(questions).flatMap((group) => {
+    const episode = dataset.episodes.find((e) => e.id === group.episode);
+    if (!episode) return [];
+    return [
+      { ep: ingestGroup(benchmark, cfg, episode, group), policy: effectivePolicy(benchmark, cfg, episode), questions: group.questions },
+    ];
+  });
+  const own = systemOf(cfg).estimate({ cfg, benchmark, dataset, questions, groups, session, check });
+  for (const r of own.rows) add(r.role, r.model, r.calls, r.input_tokens, r.output_tokens, r.search_units ?? 0);
+  notes.push(...(own.notes ?? []));
+  const evidenceTokens = own.evidenceTokens;
 
   const scoring = benchmark.scoring;
   if (cfg.reader.model === null) notes.push('no reader configured (--reader MODEL): retrieval and coverage only');
@@ -122,8 +84,8 @@ export async function estimateRun(cfg: RunConfig, transport: Partial<TransportOp
     let output = 0;
     for (const q of questions) {
       output += Math.min(EST_READER_OUTPUT, readerMaxTokens(cfg.reader.maxTokens, scoring.reader, q) ?? Infinity);
-      const template = scoring.reader.render(q, { blocks: [], turns: [] }).reduce((s, m) => s + countTokens(m.content), 0);
-      input += template + evidenceTokens.get(q.id)!;
+      const template = scoring.reader.render(q, { blocks: [] }).reduce((s, m) => s + countTokens(m.content), 0);
+      input += template + (evidenceTokens.get(q.id) ?? 0);
     }
     add('reader', reader, questions.length, input, output);
     if (scoring.judge) {
@@ -144,12 +106,9 @@ export async function estimateRun(cfg: RunConfig, transport: Partial<TransportOp
   }
   for (const r of roles)
     if (r.cost_usd === null) notes.push(`no price for ${r.role} model '${r.model}' in the registry: its cost is unknown`);
-  const extraction = memory ? estimateExtraction({ episodes: dataset.episodes, questions }, cfg, session) : undefined;
-  const cost = roles.reduce<number | null>(
-    (s, r) => (s === null || r.cost_usd === null ? null : s + r.cost_usd),
-    extraction ? extraction.cost_usd : 0,
-  );
-  return { questions: questions.length, roles, cost_usd: cost, notes, ...(extraction ? { extraction } : {}) };
+  const ingest = own.ingest;
+  const cost = roles.reduce<number | null>((s, r) => addCost(s, r.cost_usd), ingest ? ingest.cost_usd : 0);
+  return { questions: questions.length, roles, cost_usd: cost, notes, ...(ingest ? { ingest } : {}) };
 }
 
 export function renderEstimate(cfg: RunConfig, e: RunEstimate, batch?: ReturnType<typeof batchCosts>): string {
@@ -174,7 +133,7 @@ export function renderEstimate(cfg: RunConfig, e: RunEstimate, batch?: ReturnTyp
         )
       : 'no provider calls (everything runs locally)',
     '',
-    ...(e.extraction ? [renderExtractionEstimate(e.extraction), ''] : []),
+    ...(e.ingest ? [...e.ingest.lines, ''] : []),
     `estimated total: ${usd(e.cost_usd)}${batch ? `; with --batch ${usd(batch.total)} (reader and judge at batch prices)` : ''} (before cache hits; evidence and reply lengths are estimates)`,
     ...(batch?.notes ?? []).map((n) => `NOTE: ${n}`),
     ...e.notes.map((n) => `NOTE: ${n}`),

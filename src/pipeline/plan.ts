@@ -3,6 +3,7 @@
  * the benchmark, its data, the selected questions, the effective policy, the run's id and
  * directory. Nothing here touches the run directory, the cache or the network.
  */
+import { systemOf } from '../systems/registry.js';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { RunConfig } from '../config/schema.js';
@@ -50,7 +51,8 @@ export function effectivePolicy(benchmark: Benchmark, cfg: RunConfig, episode?: 
 /** Run id: readable prefix + hash of the semantic config, so the same command resumes the same run. */
 export function runIdFor(cfg: RunConfig): string {
   const reader = cfg.reader.model ?? 'retrieval';
-  const system = cfg.system === 'raw-rag' ? '' : `${cfg.system}-`;
+  // The paper's method keeps the short id; other systems put their name in front.
+  const system = systemOf(cfg).reference ? '' : `${cfg.system}-`;
   return `${cfg.benchmark}-${system}${cfg.retrieval.retriever}-${reader}-${hashOf(cfg, 10)}`.replace(/[^A-Za-z0-9._-]/g, '_');
 }
 

@@ -2,6 +2,7 @@
  * Step 2: open (or resume) a run directory. Only a run with the same identity is resumed; the
  * directory is locked for as long as this process writes it; a dry run reads without writing.
  */
+import { systemOf } from '../systems/registry.js';
 import { existsSync, readdirSync, rmdirSync, statSync } from 'node:fs';
 import type { Question } from '../core/schema.js';
 import type { ItemRecord } from '../core/item.js';
@@ -114,6 +115,8 @@ export function startManifest(fields: {
     format: 'rawrag.run/1',
     run_id: fields.runId,
     system: fields.system,
+    // The paper's method: stats' default baseline and the paper's row beside it (read as data, never from the name).
+    ...(systemOf(fields.config).reference ? { reference: true } : {}),
     benchmark: fields.benchmark,
     setting: fields.setting,
     status: 'running',

@@ -63,7 +63,8 @@ function emptyTotals(): RoleTotals {
   };
 }
 
-function addCost(a: number | null, b: number | null): number | null {
+/** Adds two costs; unknown (null) wins, so a total is never understated by a missing price. */
+export function addCost(a: number | null, b: number | null): number | null {
   return a === null || b === null ? null : a + b;
 }
 

@@ -306,7 +306,7 @@ export function ablationSeries(r: Record<string, unknown>, x = 'k'): string {
     x === 'candidates' ? null : `cand ${r.candidates}`,
     r.rerank ? 'rerank' : 'no rerank',
     r.expand ? 'expand' : 'no expand',
-    typeof r.memory === 'string' && r.memory ? r.memory : null,
+    typeof r.config === 'string' && r.config ? r.config : typeof r.memory === 'string' && r.memory ? r.memory : null,
   ];
   return parts.filter(Boolean).join(' · ');
 }

@@ -2,9 +2,9 @@
  * Flat (exact) cosine index, as in the paper: one per episode, no approximate search.
  * Vectors are L2-normalised once at build time so a search is one dot product per chunk.
  */
-import type { Embedder, FirstStage, SearchIndex } from './retriever.js';
-import type { IngestedEpisode } from './chunk.js';
-import { topK, type Hit } from './rank.js';
+import type { Embedder, FirstStage, SearchIndex, Hit } from '../core/retriever.js';
+import type { IngestedEpisode } from '../core/ingested-episode.js';
+import { topK } from './rank.js';
 
 export class FlatIndex {
   private readonly dim: number;

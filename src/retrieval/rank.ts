@@ -1,8 +1,4 @@
-/** A scored chunk; `chunk` is the chunk's index within its episode. */
-export interface Hit {
-  chunk: number;
-  score: number;
-}
+import type { Hit } from '../core/retriever.js';
 
 /** Highest score first; equal scores keep chunk order, so rankings never depend on sort internals. */
 export function compareHits(a: Hit, b: Hit): number {

@@ -3,9 +3,8 @@
  * the reranker orders them and the best `k` are kept. With reranking off the first-stage order
  * stands (the paper's "no reranker" ablation).
  */
-import type { IngestedEpisode } from './chunk.js';
-import type { Hit } from './rank.js';
-import type { Reranker, SearchIndex } from './retriever.js';
+import type { IngestedEpisode } from '../core/ingested-episode.js';
+import type { Reranker, SearchIndex, Hit } from '../core/retriever.js';
 
 export interface RetrievalConfig {
   candidates: number;

@@ -1,6 +1,6 @@
 /** Builds the retriever a config names. */
 import type { RunConfig } from '../config/schema.js';
-import type { Embedder, FirstStage, Retriever } from './retriever.js';
+import type { Embedder, FirstStage, Retriever } from '../core/retriever.js';
 import { createLocalRetriever } from './local/index.js';
 import { createFullContextRetriever } from './full-context.js';
 import { DenseFirstStage } from './flat-index.js';

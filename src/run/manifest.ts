@@ -18,6 +18,8 @@ export interface Manifest {
   run_id: string;
   /** The system under test, e.g. `RAW-RAG/local`; `rawrag stats` compares systems within a setting. */
   system: string;
+  /** The system is the paper's method (its descriptor says so): stats' default baseline, the paper's row beside it. */
+  reference?: boolean;
   benchmark: string;
   /** What makes runs comparable: benchmark + reader, e.g. `locomo/gpt-4o-mini`. */
   setting: string;

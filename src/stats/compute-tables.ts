@@ -3,7 +3,8 @@
  * with Holm, Cochran's Q, coverage x utilization, judge agreement — and the list of every question
  * that could not be used and why. Pure: no file access, seeded randomness.
  */
-import { aggregationFor, columnStrata, headlineColumns, inHeadline, type Aggregation, type ColumnSpec } from './aggregations.js';
+import { MICRO_AGGREGATION, type Aggregation } from '../core/aggregation.js';
+import { columnStrata, headlineColumns, inHeadline, type ColumnSpec } from './aggregations.js';
 import { designStatistic, pairedBootstrapDesign, pairedP, percentileInterval, replicates, resampleSums, type Design } from './bootstrap.js';
 import { fleissKappaFromVotes, wilson } from './intervals.js';
 import type { LoadedRun, SkippedDir, StatItem } from './load.js';
@@ -19,6 +20,8 @@ export interface StatsOptions {
   allPairs: boolean;
   /** Question types in display order, per benchmark (the adapters' typeOrder). */
   typeOrder?: (benchmark: string) => string[];
+  /** Each benchmark's aggregation (the adapters' own, src/core/aggregation.ts); default the micro average. */
+  aggregation?: (benchmark: string) => Aggregation | undefined;
   /** Folders found but not used (no manifest, ...), reported with the runs skipped here. */
   skipped?: SkippedDir[];
   /** Called as resampling work is done (units: item draws), for a progress display. */
@@ -37,6 +40,9 @@ export interface SystemRow {
   rank: number;
   system: string;
   dir: string;
+  /** The paper's method (the run's manifest says so) and the evidence source it used: the report's paper row. */
+  reference: boolean;
+  source: string | null;
   status: string | null;
   /** Items in the run's items.jsonl. */
   items: number;
@@ -265,7 +271,7 @@ function analyseFamily(
   work: WorkMeter,
 ): FamilyReport {
   const { benchmark, setting } = familyRuns[0]!;
-  const agg = aggregationFor(benchmark);
+  const agg = opts.aggregation?.(benchmark) ?? MICRO_AGGREGATION;
   const notes: string[] = [...familyNotes];
   const systems = nameSystems(familyRuns, notes);
   if (agg.adjust) {
@@ -277,8 +283,8 @@ function analyseFamily(
   }
 
   // Question universe and types: a question's type comes from the first run that states one,
-  // RAW-RAG runs first, so external files without types still get per-type columns.
-  const ordered = [...systems].sort((a, b) => Number(!isRawRag(a.name)) - Number(!isRawRag(b.name)) || a.name.localeCompare(b.name));
+  // reference (paper-method) runs first, so external files without types still get per-type columns.
+  const ordered = [...systems].sort((a, b) => Number(!a.run.reference) - Number(!b.run.reference) || a.name.localeCompare(b.name));
   const typeOf = new Map<string, string>();
   const conflicts = new Set<string>();
   const allIds = new Set<string>();
@@ -334,6 +340,8 @@ function analyseFamily(
       rank: 0,
       system: s.name,
       dir: s.run.label,
+      reference: s.run.reference,
+      source: s.run.source,
       status: s.run.status,
       items: s.run.items.length,
       scored: scored.length,
@@ -421,10 +429,6 @@ function analyseFamily(
   };
 }
 
-function isRawRag(system: string): boolean {
-  return system.toUpperCase().startsWith('RAW-RAG');
-}
-
 /** System names within a family; two runs claiming the same name get their directory appended. */
 function nameSystems(runs: LoadedRun[], notes: string[]): SystemRun[] {
   const count = new Map<string, number>();
@@ -460,7 +464,7 @@ function chooseBaseline(ranked: SystemRun[], opts: StatsOptions, notes: string[]
   // name (ablation variants append theirs), chosen on the run's own name before duplicates get
   // their directory appended; then the most questions scored; then the directory.
   const scoredCount = (s: SystemRun) => [...s.byId.values()].filter(isScored).length;
-  const rawRag = ranked.filter((s) => isRawRag(s.run.system));
+  const rawRag = ranked.filter((s) => s.run.reference);
   const candidates = rawRag
     .filter(hasScores)
     .sort(
@@ -471,9 +475,10 @@ function chooseBaseline(ranked: SystemRun[], opts: StatsOptions, notes: string[]
         a.run.label.localeCompare(b.run.label),
     );
   if (candidates.length === 0) {
-    if (rawRag.length && ranked.length > 1) notes.push('the RAW-RAG run(s) here have no judged scores: no baseline, all pairs compared');
+    if (rawRag.length && ranked.length > 1)
+      notes.push('the reference (paper-method) run(s) here have no judged scores: no baseline, all pairs compared');
     else if (!opts.allPairs && ranked.length > 1)
-      notes.push('no RAW-RAG run in this benchmark-setting (and no --baseline); all pairs compared');
+      notes.push("no run of the paper's method in this benchmark-setting (and no --baseline); all pairs compared");
     return null;
   }
   return candidates[0]!;

@@ -10,12 +10,21 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
-import { createAgenticMemorySource } from '../../src/memory/source.js';
-import { MemoryStore } from '../../src/memory/store.js';
+import { createAgenticMemorySource } from '../../src/systems/agentic-memory/source.js';
+import { MemoryStore } from '../../src/systems/agentic-memory/store.js';
 import { CACHE_FILE } from '../../src/providers/cache.js';
 import { ROOT, rawragAsync, tempDir } from '../helpers/cli.js';
 import { FakeExtractor, isExtractionRequest, segmentOf } from '../helpers/fake-extractor.js';
-import { BERLIN, PARIS, contextFor, fixtureScript, ingested, memoryConfigFor, memoryEpisode, sessionFor } from '../unit/memory/fixture.js';
+import {
+  BERLIN,
+  PARIS,
+  contextFor,
+  fixtureScript,
+  ingested,
+  memoryConfigFor,
+  memoryEpisode,
+  sessionFor,
+} from '../unit/agentic-memory/fixture.js';
 
 let fake: FakeExtractor;
 let runDir: string;
@@ -69,7 +78,7 @@ describe('agentic memory store', () => {
       script,
       `const { createAgenticMemorySource } = await import(${JSON.stringify(dist('memory/source.js'))});
 const { ProviderSession } = await import(${JSON.stringify(dist('providers/session.js'))});
-const { RunConfigSchema } = await import(${JSON.stringify(dist('config/schema.js'))});
+const { RunConfigSchema } = await import(${JSON.stringify(dist('systems/registry.js'))});
 const { ingest } = await import(${JSON.stringify(dist('retrieval/chunk.js'))});
 const { DEFAULT_POLICY } = await import(${JSON.stringify(dist('core/policy.js'))});
 const a = JSON.parse(process.env.CHILD_ARGS);

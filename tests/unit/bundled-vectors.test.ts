@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { getBenchmark } from '../../src/datasets/registry.js';
 import { ingest } from '../../src/retrieval/chunk.js';
-import { RunConfigSchema } from '../../src/config/schema.js';
+import { RunConfigSchema } from '../../src/systems/registry.js';
 import {
   BUNDLED_VECTOR_FILE,
   bundledVectorFiles,

@@ -6,10 +6,13 @@ import { ROOT } from '../helpers/cli.js';
 import { readdirSync } from 'node:fs';
 import { withOfficialJudge } from '../../src/cli/options.js';
 import { PAPER_ROWS, paperRow } from '../../src/datasets/paper-rows.js';
+import { RunConfigSchema } from '../../src/systems/registry.js';
+
+const resolveWith = (merged: Parameters<typeof resolveConfig>[0], source: string) => resolveConfig(merged, source, RunConfigSchema);
 
 describe('run configuration', () => {
   it("defaults are the paper's", () => {
-    const cfg = resolveConfig({ benchmark: 'locomo' }, 'test');
+    const cfg = resolveWith({ benchmark: 'locomo' }, 'test');
     expect(cfg.chunking).toEqual({ tokenizer: 'cl100k_base', size: 256, stride: 224 });
     expect(cfg.retrieval).toEqual({ retriever: 'local', candidates: 128, k: 15, rerank: true });
     // null = the benchmark's official judge / reader budget, resolved per benchmark.
@@ -20,26 +23,26 @@ describe('run configuration', () => {
 
   it('configs/paper.yaml is valid and spells out exactly the defaults (same run id)', () => {
     const file = readConfigFile(join(ROOT, 'configs/paper.yaml'));
-    const fromFile = resolveConfig(file, 'configs/paper.yaml');
-    const defaults = resolveConfig({ benchmark: 'locomo' }, 'test');
+    const fromFile = resolveWith(file, 'configs/paper.yaml');
+    const defaults = resolveWith({ benchmark: 'locomo' }, 'test');
     expect(fromFile).toEqual(defaults);
     expect(runIdFor(fromFile)).toBe(runIdFor(defaults));
   });
 
   it('a window size without a stride keeps the 32-token overlap, from a config file as from flags', () => {
-    expect(resolveConfig({ benchmark: 'locomo', chunking: { size: 512 } }, 'c.yaml').chunking).toMatchObject({ size: 512, stride: 480 });
-    expect(resolveConfig({ benchmark: 'locomo', chunking: { size: 512, stride: 512 } }, 'c.yaml').chunking).toMatchObject({
+    expect(resolveWith({ benchmark: 'locomo', chunking: { size: 512 } }, 'c.yaml').chunking).toMatchObject({ size: 512, stride: 480 });
+    expect(resolveWith({ benchmark: 'locomo', chunking: { size: 512, stride: 512 } }, 'c.yaml').chunking).toMatchObject({
       size: 512,
       stride: 512,
     });
   });
 
   it('retriever and system are closed lists, named in the error', () => {
-    expect(() => resolveConfig({ benchmark: 'locomo', retrieval: { retriever: 'bm99' } }, 'c.yaml')).toThrow(
+    expect(() => resolveWith({ benchmark: 'locomo', retrieval: { retriever: 'bm99' } }, 'c.yaml')).toThrow(
       /c\.yaml: retrieval\.retriever: unknown retriever 'bm99' \(known: local, local-lexical, local-dense, openai, qwen3, full-context\)/,
     );
-    expect(() => resolveConfig({ benchmark: 'locomo', system: 'mem0' }, 'c.yaml')).toThrow(/c\.yaml: system: unknown system 'mem0'/);
-    expect(resolveConfig({ benchmark: 'locomo' }, 'x').system).toBe('raw-rag');
+    expect(() => resolveWith({ benchmark: 'locomo', system: 'mem0' }, 'c.yaml')).toThrow(/c\.yaml: system: unknown system 'mem0'/);
+    expect(resolveWith({ benchmark: 'locomo' }, 'x').system).toBe('raw-rag');
   });
 
   it("configs/paper.yaml never replaces a benchmark's official judge (a value equal to a default changes nothing)", () => {
@@ -53,22 +56,22 @@ describe('run configuration', () => {
       beam: 'gpt-4.1-mini',
     };
     for (const [benchmark, judge] of Object.entries(official)) {
-      const fromFile = withOfficialJudge(resolveConfig({ ...file, benchmark }, 'configs/paper.yaml'));
-      const defaults = withOfficialJudge(resolveConfig({ benchmark }, 'test'));
+      const fromFile = withOfficialJudge(resolveWith({ ...file, benchmark }, 'configs/paper.yaml'));
+      const defaults = withOfficialJudge(resolveWith({ benchmark }, 'test'));
       expect(fromFile, benchmark).toEqual(defaults);
       expect(fromFile.judge.model, benchmark).toBe(judge);
     }
     // A judge named in a file still wins.
-    expect(withOfficialJudge(resolveConfig({ benchmark: 'longmemeval', judge: { model: 'gpt-4o-mini' } }, 'x')).judge.model).toBe(
+    expect(withOfficialJudge(resolveWith({ benchmark: 'longmemeval', judge: { model: 'gpt-4o-mini' } }, 'x')).judge.model).toBe(
       'gpt-4o-mini',
     );
   });
 
   it('reader.maxTokens: null (official), a positive number, or none (never sent)', () => {
-    expect(resolveConfig({ benchmark: 'locomo', reader: { maxTokens: 'none' } }, 'x').reader.maxTokens).toBe('none');
-    expect(resolveConfig({ benchmark: 'locomo', reader: { maxTokens: 300 } }, 'x').reader.maxTokens).toBe(300);
-    expect(() => resolveConfig({ benchmark: 'locomo', reader: { maxTokens: 0 } }, 'c.yaml')).toThrow(/c\.yaml: reader\.maxTokens/);
-    expect(() => resolveConfig({ benchmark: 'locomo', reader: { maxTokens: 'all' } }, 'c.yaml')).toThrow(/reader\.maxTokens/);
+    expect(resolveWith({ benchmark: 'locomo', reader: { maxTokens: 'none' } }, 'x').reader.maxTokens).toBe('none');
+    expect(resolveWith({ benchmark: 'locomo', reader: { maxTokens: 300 } }, 'x').reader.maxTokens).toBe(300);
+    expect(() => resolveWith({ benchmark: 'locomo', reader: { maxTokens: 0 } }, 'c.yaml')).toThrow(/c\.yaml: reader\.maxTokens/);
+    expect(() => resolveWith({ benchmark: 'locomo', reader: { maxTokens: 'all' } }, 'c.yaml')).toThrow(/reader\.maxTokens/);
   });
 
   it('configs/paper/ holds one config per paper row, each resolving to its row', () => {
@@ -76,7 +79,7 @@ describe('run configuration', () => {
       .filter((f) => f.endsWith('.yaml'))
       .sort();
     const matched = files.map((f) => {
-      const cfg = resolveConfig(readConfigFile(join(ROOT, 'configs/paper', f)), f);
+      const cfg = resolveWith(readConfigFile(join(ROOT, 'configs/paper', f)), f);
       const row = paperRow(cfg.benchmark, cfg.reader.model, cfg.retrieval.retriever);
       expect(row, f).toBeDefined();
       // Everything else is the paper's default.
@@ -91,20 +94,20 @@ describe('run configuration', () => {
 
   it('later layers win, objects merge key by key', () => {
     const merged = mergeLayers({ benchmark: 'locomo', retrieval: { k: 5, candidates: 64 } }, { retrieval: { k: 10 } });
-    expect(resolveConfig(merged, 'x').retrieval).toMatchObject({ k: 10, candidates: 64 });
+    expect(resolveWith(merged, 'x').retrieval).toMatchObject({ k: 10, candidates: 64 });
   });
 
   it('the run id changes with any semantic setting and is stable otherwise', () => {
-    const a = resolveConfig({ benchmark: 'locomo' }, 'x');
-    const b = resolveConfig({ benchmark: 'locomo', retrieval: { k: 5 } }, 'x');
-    expect(runIdFor(a)).toBe(runIdFor(resolveConfig({ benchmark: 'locomo' }, 'y')));
+    const a = resolveWith({ benchmark: 'locomo' }, 'x');
+    const b = resolveWith({ benchmark: 'locomo', retrieval: { k: 5 } }, 'x');
+    expect(runIdFor(a)).toBe(runIdFor(resolveWith({ benchmark: 'locomo' }, 'y')));
     expect(runIdFor(a)).not.toBe(runIdFor(b));
     expect(runIdFor(a)).toMatch(/^locomo-local-retrieval-[0-9a-f]{10}$/);
   });
 
   it('rejects unknown keys and impossible values, naming the key', () => {
-    expect(() => resolveConfig({ benchmark: 'locomo', chunking: { size: 10, stride: 20 } }, 'c.yaml')).toThrow(/c\.yaml: chunking\.stride/);
-    expect(() => resolveConfig({ benchmark: 'locomo', retrieval: { k: 0 } }, 'c.yaml')).toThrow(/retrieval\.k/);
-    expect(() => resolveConfig({ benchmark: 'locomo', bogus: 1 }, 'c.yaml')).toThrow(/bogus/);
+    expect(() => resolveWith({ benchmark: 'locomo', chunking: { size: 10, stride: 20 } }, 'c.yaml')).toThrow(/c\.yaml: chunking\.stride/);
+    expect(() => resolveWith({ benchmark: 'locomo', retrieval: { k: 0 } }, 'c.yaml')).toThrow(/retrieval\.k/);
+    expect(() => resolveWith({ benchmark: 'locomo', bogus: 1 }, 'c.yaml')).toThrow(/bogus/);
   });
 });

@@ -10,6 +10,7 @@ import { ROOT, rawrag } from '../helpers/cli.js';
 import { describeProtocol, renderProtocol, type RoleProtocol } from '../../src/cli/commands/protocol.js';
 import { withOfficialJudge } from '../../src/cli/options.js';
 import { resolveConfig } from '../../src/config/load.js';
+import { RunConfigSchema } from '../../src/systems/registry.js';
 import { getBenchmark, listBenchmarks } from '../../src/datasets/registry.js';
 import type { Question } from '../../src/core/schema.js';
 import { readerMaxTokens } from '../../src/core/protocol.js';
@@ -42,7 +43,8 @@ const DEVIATIONS: Record<string, Array<{ role: string; field: keyof UpstreamRow;
   personamem: [{ role: 'reader', field: 'temperature', doc: 'PersonaMem-v2 reader temperature' }],
 };
 
-const protocolOf = (name: string) => describeProtocol(getBenchmark(name), withOfficialJudge(resolveConfig({ benchmark: name }, 'test')));
+const protocolOf = (name: string) =>
+  describeProtocol(getBenchmark(name), withOfficialJudge(resolveConfig({ benchmark: name }, 'test', RunConfigSchema)));
 
 function asRow(role: string, r: RoleProtocol): UpstreamRow {
   return {
@@ -108,7 +110,9 @@ describe('rawrag protocol agrees with the upstream call settings in the SOURCE n
   });
 
   it('shows a config override instead of the official value', () => {
-    const cfg = withOfficialJudge(resolveConfig({ benchmark: 'beam', reader: { maxTokens: 512 }, judge: { model: 'gpt-4o-mini' } }, 'x'));
+    const cfg = withOfficialJudge(
+      resolveConfig({ benchmark: 'beam', reader: { maxTokens: 512 }, judge: { model: 'gpt-4o-mini' } }, 'x', RunConfigSchema),
+    );
     const p = describeProtocol(getBenchmark('beam'), cfg);
     expect(p.reader.max_tokens).toBe('512 (config override)');
     expect(p.judge!.model).toBe('gpt-4o-mini');

@@ -6,14 +6,9 @@ import { estimateAblation, renderAblationEstimate } from '../../ablate/dry-run.j
 import { runAblation, type AblationOutcome } from '../../ablate/engine.js';
 import { writeAblation, type AblationFiles } from '../../ablate/output.js';
 import { ablationMarkdown } from '../../ablate/report.js';
-import {
-  parsePositiveList,
-  parseUnitList,
-  parseWeightsList,
-  planVariants,
-  type RecallWeights,
-  type SweepRequest,
-} from '../../ablate/variants.js';
+import { planVariants, type SweepRequest } from '../../ablate/variants.js';
+import { parsePositiveList } from '../../util/lists.js';
+import { sweepKnobs } from '../../systems/registry.js';
 import type { AblationTable } from '../../ablate/paired-table.js';
 import { getBenchmark, listBenchmarks } from '../../datasets/registry.js';
 import { effectivePolicy } from '../../pipeline/plan.js';
@@ -26,6 +21,7 @@ import {
   addMethodOptions,
   addTransportOptions,
   configFromFlags,
+  optionKey,
   positiveInt,
   transportFromFlags,
 } from '../options.js';
@@ -35,7 +31,11 @@ import { watchInterrupts } from '../../util/interrupt.js';
 import { writeReport } from '../../report/index.js';
 
 /** Flags that name a sweep here, where `rawrag run` takes one value. */
-const SWEEP_KEYS = ['k', 'window', 'stride', 'candidates', 'rerank', 'expand', 'memoryItems', 'memoryTokens', 'dedupThreshold'] as const;
+const SWEEP_KEYS = ['k', 'window', 'stride', 'candidates', 'rerank', 'expand'];
+
+function longFlag(flags: string): string {
+  return flags.split(/[ ,]+/).find((f) => f.startsWith('--'))!;
+}
 
 export function ablateCommand(): Command {
   const cmd = new Command('ablate')
@@ -59,14 +59,13 @@ export function ablateCommand(): Command {
     'window sizes in cl100k tokens, comma-separated, e.g. 128,256,512 (stride keeps the 32-token overlap unless --stride)',
   );
   asList(cmd, '--candidates', 'first-stage depths, comma-separated (default 128)');
-  asList(cmd, '--memory-items', 'agentic memory: items injected per question, comma-separated, e.g. 3,5,10 (reference 5)');
-  asList(cmd, '--memory-tokens', 'agentic memory: injection budgets in cl100k tokens, comma-separated, e.g. 400,800 (reference 800)');
-  asList(cmd, '--dedup-threshold', 'agentic memory: de-duplication cosines, comma-separated, e.g. 0.8,0.9 (reference 0.9)', parseUnitList);
-  cmd.option(
-    '--recall-weights <list>',
-    'agentic memory: recall weights cosine/entity/recency/importance, comma-separated, e.g. 1/0/0/0,0.5/0.5/0/0 (reference 0.4/0.3/0.2/0.1)',
-    (value: string) => commanderList(value, '--recall-weights', parseWeightsList),
-  );
+  // Each system's sweepable knobs: a run flag of the same name becomes a list here, others are added.
+  for (const { system, knob } of sweepKnobs()) {
+    const long = longFlag(knob.flags);
+    const description = `${system}: ${knob.description}`;
+    if (cmd.options.some((o) => o.long === long)) asList(cmd, long, description, knob.parse);
+    else cmd.option(knob.flags, description, (value: string) => commanderList(value, long, knob.parse));
+  }
   describe(cmd, '--stride', 'one stride for every swept window size (default: window - 32, the reference overlap)');
   describe(cmd, '--no-rerank', 'also run every variant without reranking (first-stage order), e.g. the paper\'s "no reranker" row');
   describe(cmd, '--no-expand', 'also run every variant without turn expansion (the selected windows themselves)');
@@ -95,7 +94,9 @@ export function ablateCommand(): Command {
       );
       if (variants.length === 1)
         process.stderr.write(
-          'note: no sweep given (--k, --window, --candidates, --no-rerank, --no-expand, --memory-items, --memory-tokens, --dedup-threshold, --recall-weights): only the reference runs\n',
+          `note: no sweep given (--k, --window, --candidates, --no-rerank, --no-expand, ${sweepKnobs()
+            .map(({ knob }) => longFlag(knob.flags))
+            .join(', ')}): only the reference runs\n`,
         );
       const log = (line: string) => process.stderr.write(line + '\n');
       if (opts.dryRun) {
@@ -195,17 +196,14 @@ function sweepFromFlags(cmd: Command): SweepRequest {
     candidates: given('candidates') ? (o.candidates as number[]) : [],
     noRerank: (given('rerank') && o.rerank === false) || Boolean(o.rerankVariants),
     noExpand: given('expand') && o.expand === false,
-    memory: {
-      items: given('memoryItems') ? (o.memoryItems as number[]) : [],
-      tokens: given('memoryTokens') ? (o.memoryTokens as number[]) : [],
-      dedupThreshold: given('dedupThreshold') ? (o.dedupThreshold as number[]) : [],
-      weights: (o.recallWeights as RecallWeights[] | undefined) ?? [],
-    },
+    config: sweepKnobs()
+      .filter(({ knob }) => given(optionKey(knob.flags)))
+      .map(({ knob }) => ({ knob, values: o[optionKey(knob.flags)] as unknown[] })),
   };
   if (sweep.stride !== null && sweep.window.length === 0) {
     throw new InputError('--stride applies to the swept window sizes: give --window too', { place: '--stride' });
   }
-  for (const key of SWEEP_KEYS) {
+  for (const key of [...SWEEP_KEYS, ...sweepKnobs().map(({ knob }) => optionKey(knob.flags))]) {
     if (given(key)) cmd.setOptionValueWithSource(key, key === 'rerank' || key === 'expand' ? true : undefined, 'default');
   }
   return sweep;

@@ -8,6 +8,7 @@ import { fromRoot } from '../../util/paths.js';
 import { watchInterrupts } from '../../util/interrupt.js';
 import { checkErrorRate } from '../exit.js';
 import { addBenchmarkOptions, addTransportOptions, positiveInt, withOfficialJudge, transportFromFlags } from '../options.js';
+import { RunConfigSchema } from '../../systems/registry.js';
 import { mergeLayers, readConfigFile, resolveConfig, type PartialConfig } from '../../config/load.js';
 import type { RunConfig } from '../../config/schema.js';
 import { progressBar } from '../progress.js';
@@ -117,5 +118,7 @@ function judgeConfig(cmd: Command): RunConfig {
   for (const b of listBenchmarks()) for (const o of b.options) if (given(o.key)) benchOpts[o.key] = String(opts[o.key]);
   if (Object.keys(benchOpts).length) flags.options = benchOpts;
   const file = opts.config ? readConfigFile(opts.config as string) : {};
-  return withOfficialJudge(resolveConfig(mergeLayers(file, flags), opts.config ? (opts.config as string) : 'command line'));
+  return withOfficialJudge(
+    resolveConfig(mergeLayers(file, flags), opts.config ? (opts.config as string) : 'command line', RunConfigSchema),
+  );
 }

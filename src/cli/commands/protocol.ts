@@ -5,6 +5,7 @@
  * drift from what is sent. Diff it against the paper or the upstream code.
  */
 import { Command } from 'commander';
+import { RunConfigSchema } from '../../systems/registry.js';
 import { readConfigFile, resolveConfig, mergeLayers } from '../../config/load.js';
 import type { RunConfig } from '../../config/schema.js';
 import type { Benchmark } from '../../core/benchmark.js';
@@ -160,7 +161,7 @@ export function protocolCommand(): Command {
       const file = opts.config ? readConfigFile(opts.config) : {};
       const names = benchmark ? [getBenchmark(benchmark).name] : listBenchmarks().map((b) => b.name);
       const out = names.map((name) => {
-        const cfg = withOfficialJudge(resolveConfig(mergeLayers(file, { benchmark: name }), opts.config ?? 'defaults'));
+        const cfg = withOfficialJudge(resolveConfig(mergeLayers(file, { benchmark: name }), opts.config ?? 'defaults', RunConfigSchema));
         return describeProtocol(getBenchmark(name), cfg);
       });
       process.stdout.write((opts.json ? JSON.stringify(out, null, 2) : out.map(renderProtocol).join('\n\n')) + '\n');

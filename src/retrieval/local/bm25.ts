@@ -2,9 +2,9 @@
  * Okapi BM25 over an episode's chunks: the embedded first stage. Scores every chunk that shares
  * a term with the query through an inverted index (no dense pass over all chunks).
  */
-import type { FirstStage, SearchIndex } from '../retriever.js';
-import type { IngestedEpisode } from '../chunk.js';
-import { topK, type Hit } from '../rank.js';
+import type { FirstStage, SearchIndex, Hit } from '../../core/retriever.js';
+import type { IngestedEpisode } from '../../core/ingested-episode.js';
+import { topK } from '../rank.js';
 import { terms } from './text-analysis.js';
 
 export interface Bm25Params {

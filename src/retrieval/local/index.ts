@@ -8,7 +8,7 @@
  * first run and changed one outcome in 83 (docs/retriever.md), so `local` is lexical.
  */
 import { ResponseCache } from '../../providers/cache.js';
-import type { Retriever } from '../retriever.js';
+import type { Retriever } from '../../core/retriever.js';
 import { bundledVectorFiles } from './bundled-vectors.js';
 import { LocalSentenceEncoder, SENTENCE_ENCODER_PACKAGE, sentenceEncoderAvailable } from './sentence-encoder.js';
 import { Bm25FirstStage } from './bm25.js';

@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { Embedder } from '../retriever.js';
+import type { Embedder } from '../../core/retriever.js';
 import { cacheKey, vectorCodec, type ResponseCache } from '../../providers/cache.js';
 import { loadBundledVectors, type BundledVectors } from './bundled-vectors.js';
 

@@ -19,9 +19,9 @@
  * "outdoor" ~ "hiking" 0.45; unrelated pairs sit below ~0.35). Without word vectors only exact
  * stem matches count, and the stage is still a proper lexical reranker.
  */
-import type { IngestedEpisode } from '../chunk.js';
-import { compareHits, type Hit } from '../rank.js';
-import type { Embedder, Reranker } from '../retriever.js';
+import type { IngestedEpisode } from '../../core/ingested-episode.js';
+import { compareHits } from '../rank.js';
+import type { Embedder, Reranker, Hit } from '../../core/retriever.js';
 import { isStopword, stem, words } from './text-analysis.js';
 import { Bm25Index, DEFAULT_BM25, bagOfTerms, bm25For, type Bm25Params } from './bm25.js';
 import type { WordVectors } from './word-vectors.js';

@@ -9,7 +9,7 @@
  */
 import type OpenAI from 'openai';
 import { openaiClient } from '../../providers/chat.js';
-import type { Embedder } from '../retriever.js';
+import type { Embedder } from '../../core/retriever.js';
 import { getTokenizer } from '../tokenizer.js';
 import { cacheKey, vectorCodec } from '../../providers/cache.js';
 import { BadReplyError, namingHost, notJsonReply } from '../../providers/errors.js';

@@ -3,7 +3,7 @@ import { InputError } from '../../util/errors.js';
 import type { ProviderSession } from '../../providers/session.js';
 import { RemoteEmbedder } from './embeddings.js';
 import { CohereReranker, VllmReranker } from './rerank.js';
-import type { Embedder, Reranker } from '../retriever.js';
+import type { Embedder, Reranker } from '../../core/retriever.js';
 
 export type StagePair = { ok: true; embedder: Embedder; reranker: Reranker } | { ok: false; reasons: string[] };
 

@@ -4,9 +4,9 @@
  * Both see the candidate windows' text and return the best `topN` (top_n = k = 15 in the paper).
  */
 import type { CohereClientV2 } from 'cohere-ai';
-import type { IngestedEpisode } from '../chunk.js';
-import { compareHits, type Hit } from '../rank.js';
-import type { Reranker } from '../retriever.js';
+import type { IngestedEpisode } from '../../core/ingested-episode.js';
+import { compareHits } from '../rank.js';
+import type { Reranker, Hit } from '../../core/retriever.js';
 import { cacheKey, jsonCodec } from '../../providers/cache.js';
 import { sha256Hex } from '../../util/fsx.js';
 import { BadReplyError, HttpStatusError, namingHost, notJsonReply } from '../../providers/errors.js';

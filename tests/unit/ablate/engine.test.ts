@@ -5,13 +5,15 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { RunConfigSchema, type RunConfig } from '../../../src/config/schema.js';
+import type { RunConfig } from '../../../src/config/schema.js';
+import { RunConfigSchema } from '../../../src/systems/registry.js';
 import { DEFAULT_POLICY } from '../../../src/core/policy.js';
 import { createLocalRetriever } from '../../../src/retrieval/local/index.js';
-import type { Retriever } from '../../../src/retrieval/retriever.js';
+import type { Retriever } from '../../../src/core/retriever.js';
 import { executeRun } from '../../../src/pipeline/run.js';
 import { RunDir } from '../../../src/run/rundir.js';
 import type { ItemRecord } from '../../../src/core/item.js';
+import { rawRagSource } from '../../../src/systems/raw-rag/source.js';
 import { runAblation, type AblationOutcome } from '../../../src/ablate/engine.js';
 import { planVariants, type SweepRequest } from '../../../src/ablate/variants.js';
 import { tempDir } from '../../helpers/cli.js';
@@ -78,7 +80,7 @@ describe('a k sweep with reranking on and off', () => {
   let items: Map<string, Map<string, ItemRecord>>;
 
   beforeAll(async () => {
-    outcome = await runAblation({ base, variants, out }, quiet, { retriever: instrumented(counts) });
+    outcome = await runAblation({ base, variants, out }, quiet, { source: rawRagSource(instrumented(counts)) });
     items = byVariant(outcome);
   });
 
@@ -158,7 +160,7 @@ describe('a k sweep with reranking on and off', () => {
 
   it('resumes: a second identical ablation searches and reranks nothing', async () => {
     const again: Counts = { prepare: 0, search: 0, rerank: 0, topN: [], candidates: [] };
-    const second = await runAblation({ base, variants, out }, quiet, { retriever: instrumented(again) });
+    const second = await runAblation({ base, variants, out }, quiet, { source: rawRagSource(instrumented(again)) });
     expect([again.prepare, again.search, again.rerank]).toEqual([0, 0, 0]);
     expect(second.variants.map((v) => v.summary.overall.coverage)).toEqual(outcome.variants.map((v) => v.summary.overall.coverage));
   });
@@ -168,7 +170,7 @@ describe('window sizes', () => {
   it('ingests and indexes once per window size, searching once per question and size', async () => {
     const counts: Counts = { prepare: 0, search: 0, rerank: 0, topN: [], candidates: [] };
     const variants = planVariants(base, DEFAULT_POLICY, { ...none, k: [5], window: [128, 512] });
-    const o = await runAblation({ base, variants, out: join(tempDir(), 'w') }, quiet, { retriever: instrumented(counts) });
+    const o = await runAblation({ base, variants, out: join(tempDir(), 'w') }, quiet, { source: rawRagSource(instrumented(counts)) });
     expect(counts.prepare).toBe(3);
     expect(counts.search).toBe(3 * LIMIT);
     expect(counts.rerank).toBe(3 * LIMIT);

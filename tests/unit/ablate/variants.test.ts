@@ -1,16 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { RunConfigSchema } from '../../../src/config/schema.js';
+import { RunConfigSchema } from '../../../src/systems/registry.js';
 import { DEFAULT_POLICY } from '../../../src/core/policy.js';
 import { hashOf } from '../../../src/util/hash.js';
 import { InputError } from '../../../src/util/errors.js';
-import {
-  parsePositiveList,
-  parseUnitList,
-  parseWeightsList,
-  planVariants,
-  sweepsMemory,
-  type SweepRequest,
-} from '../../../src/ablate/variants.js';
+import { planVariants, sweepsConfig, type SweepRequest } from '../../../src/ablate/variants.js';
+import { parsePositiveList, parseUnitList } from '../../../src/util/lists.js';
+import { agenticMemory, parseWeightsList } from '../../../src/systems/agentic-memory/index.js';
+import { MemorySchema } from '../../../src/systems/agentic-memory/config.js';
 
 const base = RunConfigSchema.parse({ benchmark: 'locomo' });
 const none: SweepRequest = { k: [], window: [], stride: null, candidates: [], noRerank: false, noExpand: false };
@@ -88,9 +84,10 @@ describe('parsePositiveList', () => {
 
 describe('planVariants over memory.* values', () => {
   const memBase = RunConfigSchema.parse({ benchmark: 'locomo', system: 'agentic-memory', reader: { model: 'gpt-4o-mini' } });
-  const memory = (m: Partial<NonNullable<SweepRequest['memory']>>) => ({
+  const knob = (path: string) => agenticMemory.sweep!.find((k) => k.config.join('.') === `memory.${path}`)!;
+  const memory = (m: Partial<Record<'items' | 'tokens' | 'dedupThreshold' | 'weights', unknown[]>>) => ({
     ...none,
-    memory: { items: [], tokens: [], dedupThreshold: [], weights: [], ...m },
+    config: Object.entries(m).map(([path, values]) => ({ knob: knob(path), values: values! })),
   });
 
   it('crosses the memory knobs, names variants by what differs, keeps the reference bit for bit', () => {
@@ -106,7 +103,7 @@ describe('planVariants over memory.* values', () => {
       weights: { cosine: 0.4, entity: 0.3, recency: 0.2, importance: 0.1 },
     });
     // Everything else stays as in the reference (forgetting defaults included).
-    expect(v.cfg.memory!.forgetting).toEqual(RunConfigSchema.parse({ benchmark: 'locomo', memory: {} }).memory!.forgetting);
+    expect((v.cfg.memory as { forgetting: unknown }).forgetting).toEqual(MemorySchema.parse({}).forgetting);
   });
 
   it('recall weights and the token budget', () => {
@@ -121,8 +118,8 @@ describe('planVariants over memory.* values', () => {
       'tokens=400,weights=1/0/0/0',
       'weights=1/0/0/0',
     ]);
-    expect(sweepsMemory(planVariants(memBase, DEFAULT_POLICY, memory({ tokens: [400] })))).toBe(true);
-    expect(sweepsMemory(planVariants(memBase, DEFAULT_POLICY, { ...none, k: [5] }))).toBe(false);
+    expect(sweepsConfig(planVariants(memBase, DEFAULT_POLICY, memory({ tokens: [400] })))).toBe(true);
+    expect(sweepsConfig(planVariants(memBase, DEFAULT_POLICY, { ...none, k: [5] }))).toBe(false);
   });
 
   it('bad lists are input errors naming the flag', () => {

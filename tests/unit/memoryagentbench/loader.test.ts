@@ -13,7 +13,7 @@ import { MAX_TURN_CHARS, contextToTurns, lines } from '../../../src/datasets/mem
 import { runs } from '../../../src/datasets/memoryagentbench/read.js';
 import { ingest } from '../../../src/retrieval/chunk.js';
 import { effectivePolicy } from '../../../src/pipeline/plan.js';
-import { RunConfigSchema } from '../../../src/config/schema.js';
+import { RunConfigSchema } from '../../../src/systems/registry.js';
 import type { Dataset, LoadWarning } from '../../../src/core/schema.js';
 import { tempDir } from '../../helpers/cli.js';
 import { writeRowsParquet, type Row } from './parquet-fixture.js';

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ProviderSession } from '../../../src/providers/session.js';
 import { chatModel } from '../../../src/providers/clients.js';
 import { remoteStages } from '../../../src/retrieval/remote/index.js';
-import type { Embedder, Reranker } from '../../../src/retrieval/retriever.js';
+import type { Embedder, Reranker } from '../../../src/core/retriever.js';
 import { FakeApi, type RecordedRequest } from '../../helpers/fake-api.js';
 import { tempDir } from '../../helpers/cli.js';
 import { perTurn } from '../../helpers/episodes.js';

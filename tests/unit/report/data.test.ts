@@ -60,6 +60,8 @@ function rawragRun(system: string, answer: (i: number) => string, votes: (i: num
       dir: `/x/${system}`,
       label: system,
       system,
+      reference: system.startsWith('RAW-RAG/'),
+      source: system.startsWith('RAW-RAG/') ? system.slice(8) : null,
       benchmark: 'locomo',
       setting: 'locomo/gpt-4o-mini',
       status: 'complete',
@@ -98,6 +100,8 @@ const ext: RunInput = {
   loaded: {
     dir: '/x/ext',
     label: 'ext',
+    reference: false,
+    source: null,
     system: 'Mem0',
     benchmark: 'locomo',
     setting: 'locomo/gpt-4o-mini',

@@ -6,15 +6,34 @@ import { findRunDirs, loadRun, type LoadedRun, type StatItem } from '../../../sr
 import { holm, mcnemarExact } from '../../../src/stats/index.js';
 import { InputError } from '../../../src/util/errors.js';
 import { tempDir } from '../../helpers/cli.js';
+import { listBenchmarks } from '../../../src/datasets/registry.js';
 
-const OPTS: StatsOptions = { resamples: 2000, seed: 0, allPairs: false };
+// The adapters' aggregations, as `rawrag stats` passes them.
+const OPTS: StatsOptions = {
+  resamples: 2000,
+  seed: 0,
+  allPairs: false,
+  aggregation: (b) => listBenchmarks().find((x) => x.name === b)?.aggregation,
+};
 
 function item(id: string, score: number | null, type: string | null, extra: Partial<StatItem> = {}): StatItem {
   return { id, score, type, coverage: null, votes: null, episode: null, meta: null, error: null, ...extra };
 }
 
 function run(system: string, items: StatItem[], benchmark = 'locomo', setting = 'locomo/test'): LoadedRun {
-  return { dir: `/runs/${system}`, label: system, system, benchmark, setting, status: 'complete', items, notes: [] };
+  const reference = system.startsWith('RAW-RAG/');
+  return {
+    dir: `/runs/${system}`,
+    label: system,
+    system,
+    reference,
+    source: reference ? system.slice(8) : null,
+    benchmark,
+    setting,
+    status: 'complete',
+    items,
+    notes: [],
+  };
 }
 
 /** n items of a type with `right` of them scored 1 (ids type:0..n-1). */

@@ -16,6 +16,8 @@ const item = (id: string, score: number | null, coverage: boolean | null = null)
 const run = (system: string, items: StatItem[]): LoadedRun => ({
   dir: system,
   label: system,
+  reference: system.startsWith('RAW-RAG/'),
+  source: null,
   system,
   benchmark: 'locomo',
   setting: 's',

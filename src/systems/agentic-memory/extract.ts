@@ -4,11 +4,11 @@
  * An unparsable reply is an ExtractionReplyError (an error for that batch), never an empty list.
  */
 import { z } from 'zod';
-import type { Turn } from '../core/schema.js';
-import { promptFile } from '../eval/prompts.js';
-import type { ChatMessage } from '../core/protocol.js';
-import { serialiseTurn } from '../retrieval/serialise.js';
-import type { MemoryConfig } from '../config/schema.js';
+import type { Turn } from '../../core/schema.js';
+import { promptFile } from '../../scoring/prompts.js';
+import type { ChatMessage } from '../../core/protocol.js';
+import { serialiseTurn } from '../../retrieval/serialise.js';
+import type { MemoryConfig } from './config.js';
 
 export const EXTRACT_PROMPT = 'agentic-memory-extract';
 

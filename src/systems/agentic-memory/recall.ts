@@ -4,8 +4,8 @@
  * base ^ (days since last access / period); then the injection block under its budget (top 5
  * items, at most 800 cl100k tokens by default). Recall reads the store and never writes it.
  */
-import type { MemoryConfig } from '../config/schema.js';
-import { countTokens } from '../retrieval/tokenizer.js';
+import type { MemoryConfig } from './config.js';
+import { countTokens } from '../../retrieval/tokenizer.js';
 import { entityMatch } from './entities.js';
 import { expired } from './forget.js';
 import type { MemoryRow } from './store.js';

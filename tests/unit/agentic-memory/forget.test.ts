@@ -5,14 +5,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { MemorySchema, type MemoryConfig } from '../../../src/config/schema.js';
+import { MemorySchema, type MemoryConfig } from '../../../src/systems/agentic-memory/config.js';
 import type { Turn } from '../../../src/core/schema.js';
-import { EntityAligner } from '../../../src/memory/entities.js';
-import { parseExtraction, type Batch } from '../../../src/memory/extract.js';
-import { decayedImportance, expired, isKeyAttribute } from '../../../src/memory/forget.js';
-import { scoreMemories } from '../../../src/memory/recall.js';
-import { MemoryStore } from '../../../src/memory/store.js';
-import { applyBatch } from '../../../src/memory/validate.js';
+import { EntityAligner } from '../../../src/systems/agentic-memory/entities.js';
+import { parseExtraction, type Batch } from '../../../src/systems/agentic-memory/extract.js';
+import { decayedImportance, expired, isKeyAttribute } from '../../../src/systems/agentic-memory/forget.js';
+import { scoreMemories } from '../../../src/systems/agentic-memory/recall.js';
+import { MemoryStore } from '../../../src/systems/agentic-memory/store.js';
+import { applyBatch } from '../../../src/systems/agentic-memory/validate.js';
 import { parseDay } from '../../../src/retrieval/local/dates.js';
 import { tempDir } from '../../helpers/cli.js';
 import { item } from '../../helpers/fake-extractor.js';

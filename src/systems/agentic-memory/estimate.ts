@@ -5,12 +5,12 @@
  * earlier sessions, LongMemEval's haystacks share sessions). Prompt tokens are cl100k counts of
  * the real requests; reply lengths are an assumption (stated in the notes).
  */
-import type { RunConfig } from '../config/schema.js';
-import type { Episode, Question } from '../core/schema.js';
-import { ProviderSession } from '../providers/session.js';
-import { costOf } from '../providers/usage.js';
-import { countTokens } from '../retrieval/tokenizer.js';
-import { sha256Hex } from '../util/fsx.js';
+import type { RunConfig } from '../../config/schema.js';
+import type { Episode, Question } from '../../core/schema.js';
+import { ProviderSession } from '../../providers/session.js';
+import { costOf } from '../../providers/usage.js';
+import { countTokens } from '../../retrieval/tokenizer.js';
+import { sha256Hex } from '../../util/fsx.js';
 import { extractorModel, memoryConfig } from './config.js';
 import { batchesOf, extractionMessages } from './extract.js';
 

@@ -9,7 +9,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { InputError } from '../util/errors.js';
+import { InputError } from '../../util/errors.js';
 
 export const MEMORY_DB_FILE = 'memory.sqlite';
 
@@ -419,6 +419,14 @@ export class MemoryStore {
    * Physical deletion of everything an owner left in the store (events, memories, extraction
    * log), then VACUUM so the deleted pages are gone from the file, not just unlinked.
    */
+  /** The response-cache keys of an owner's logged extraction requests (what a purge also deletes from the cache). */
+  extractionRequestKeys(owner: string): string[] {
+    const rows = this.db.prepare("SELECT request_key FROM extractions WHERE owner_id = ? AND request_key != ''").all(owner) as Array<{
+      request_key: string;
+    }>;
+    return rows.map((r) => r.request_key);
+  }
+
   purgeOwner(owner: string): { events: number; memories: number; extractions: number } {
     const counts = this.transaction(() => ({
       memories: this.db.prepare('DELETE FROM memories WHERE owner_id = ?').run(owner).changes,

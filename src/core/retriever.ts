@@ -2,8 +2,13 @@
  * The two retrieval stages as interfaces, so the embedded local retriever and real providers
  * (OpenAI/Qwen3 embeddings, Cohere/Qwen3 rerankers) plug into the same pipeline.
  */
-import type { IngestedEpisode } from './chunk.js';
-import type { Hit } from './rank.js';
+import type { IngestedEpisode } from './ingested-episode.js';
+
+/** A scored chunk; `chunk` is the chunk's index within its episode. */
+export interface Hit {
+  chunk: number;
+  score: number;
+}
 
 /** First stage: recall `k` candidates for a query from one episode's chunks. */
 export interface FirstStage {

@@ -1,11 +1,12 @@
 /** The memory system's pure parts: batching, strict parsing, entity alignment, recall score and budget, the estimate. */
 import { describe, expect, it } from 'vitest';
-import { MemorySchema, RunConfigSchema } from '../../../src/config/schema.js';
-import { EntityAligner, entityMatch, normaliseEntity, questionEntities } from '../../../src/memory/entities.js';
-import { batchesOf, extractionMessages, parseExtraction, ExtractionReplyError } from '../../../src/memory/extract.js';
-import { estimateExtraction, renderExtractionEstimate } from '../../../src/memory/estimate.js';
-import { INJECTION_HEADER, injectionBlock, recency, scoreMemories } from '../../../src/memory/recall.js';
-import type { MemoryRow } from '../../../src/memory/store.js';
+import { RunConfigSchema } from '../../../src/systems/registry.js';
+import { MemorySchema } from '../../../src/systems/agentic-memory/config.js';
+import { EntityAligner, entityMatch, normaliseEntity, questionEntities } from '../../../src/systems/agentic-memory/entities.js';
+import { batchesOf, extractionMessages, parseExtraction, ExtractionReplyError } from '../../../src/systems/agentic-memory/extract.js';
+import { estimateExtraction, renderExtractionEstimate } from '../../../src/systems/agentic-memory/estimate.js';
+import { INJECTION_HEADER, injectionBlock, recency, scoreMemories } from '../../../src/systems/agentic-memory/recall.js';
+import type { MemoryRow } from '../../../src/systems/agentic-memory/store.js';
 import { ProviderSession } from '../../../src/providers/session.js';
 import { countTokens } from '../../../src/retrieval/tokenizer.js';
 import { memoryEpisode, question } from './fixture.js';

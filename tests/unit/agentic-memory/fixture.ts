@@ -3,13 +3,15 @@
  * she lives in Paris in session 3 and that she moved to Berlin in session 7; session 2 repeats a
  * fact of session 1 (a duplicate); session 5's first extraction reply is malformed.
  */
-import { RunConfigSchema, type RunConfig } from '../../../src/config/schema.js';
+import type { RunConfig } from '../../../src/config/schema.js';
+import { RunConfigSchema } from '../../../src/systems/registry.js';
 import { DEFAULT_POLICY } from '../../../src/core/policy.js';
 import { getBenchmark } from '../../../src/datasets/registry.js';
 import type { Episode, Question } from '../../../src/core/schema.js';
 import type { SourceContext } from '../../../src/core/evidence-source.js';
 import { ProviderSession } from '../../../src/providers/session.js';
-import { ingest, type IngestedEpisode } from '../../../src/retrieval/chunk.js';
+import { ingest } from '../../../src/retrieval/chunk.js';
+import type { IngestedEpisode } from '../../../src/core/ingested-episode.js';
 import { FakeExtractor, item } from '../../helpers/fake-extractor.js';
 
 const SESSIONS: Array<[string, string]> = [

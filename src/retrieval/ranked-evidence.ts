@@ -1,62 +1,23 @@
 /**
- * RAW-RAG as an evidence source: a window retriever (first stage + reranker) over the episode's
- * raw history; the top-k windows are assembled into the reader's evidence (expanded to turns and
- * ordered as the benchmark's policy says). Coverage at other depths comes from the same ranking.
+ * Evidence from a window ranking: the top k windows assembled for the reader, and the item's
+ * retrieval record (retrieved windows, coverage, coverage at other depths from the same ranking,
+ * the benchmark's ranking metrics). RAW-RAG's source and `rawrag ablate`'s variants both go through
+ * these, so a variant derived from a shared ranking is exactly the run it stands for.
  */
 import type { RunConfig } from '../config/schema.js';
 import type { Benchmark } from '../core/benchmark.js';
 import type { Policy } from '../core/policy.js';
 import type { Question } from '../core/schema.js';
 import type { ItemRecord } from '../core/item.js';
-import type { IngestedEpisode } from '../retrieval/chunk.js';
-import { retrieve, type Ranking } from '../retrieval/retrieve.js';
-import { assemble, coverageByDepth, type Evidence } from '../retrieval/assemble.js';
-import type { Retriever } from '../retrieval/retriever.js';
+import type { IngestedEpisode } from '../core/ingested-episode.js';
+import type { Retriever } from '../core/retriever.js';
 import { coverage } from '../core/coverage.js';
-import type { EvidenceSource } from '../core/evidence-source.js';
+import type { Ranking } from './retrieve.js';
+import { assemble, coverageByDepth } from './assemble.js';
+import type { Evidence } from '../core/ingested-episode.js';
 
 /** The depths at which coverage is also recorded, from the same ranking (bench and ablation use them). */
 export const COVERAGE_KS = [1, 5, 15, 60];
-
-export interface RawRagSource extends EvidenceSource {
-  /** The window retriever behind the source: `rawrag ablate` sweeps its depths from one ranking. */
-  readonly retriever: Retriever;
-}
-
-export function rawRagSource(retriever: Retriever, rerank = true): RawRagSource {
-  const remote = retriever.remote === true;
-  return {
-    system: `RAW-RAG/${retriever.name}`,
-    name: retriever.name,
-    retriever,
-    notes: retriever.notes,
-    capabilities: {
-      remote,
-      llmAtIngest: false,
-      questionRole: remote && retriever.reranker ? 'rerank' : remote ? 'embed' : null,
-      ranksWindows: !retriever.selectsAll,
-      cheapDeepRanking: retriever.cheapDeepRanking,
-    },
-    async prefetch(qs: Question[]) {
-      // Only a run that reranks needs the reranker's one-time work.
-      if (rerank) await retriever.warmUp?.();
-      await retriever.firstStage.prefetch?.(qs.map((q) => q.text));
-    },
-    async open(ep) {
-      const index = await retriever.firstStage.prepare(ep);
-      return {
-        async evidenceFor(q, item, ctx) {
-          const cfg = effectiveRetrieval(ctx.cfg, retriever);
-          const ranking = await retrieve(q.text, index, retriever.reranker, ep, cfg.retrieval, rankingDepth(cfg, retriever, ctx.benchmark));
-          const evidence = recordRetrieval(item, q, ep, ranking, ctx.policy, cfg, ctx.benchmark);
-          // Depth-k coverage means nothing when nothing was ranked.
-          if (retriever.selectsAll) item.coverage_at_k = {};
-          return evidence;
-        },
-      };
-    },
-  };
-}
 
 /** Full-context: every chunk is evidence (k and candidates do not apply; the config keeps its values). */
 export function effectiveRetrieval(cfg: RunConfig, retriever: Retriever): RunConfig {

@@ -1,0 +1,104 @@
+/**
+ * A system under test as a plug-in (src/systems/<name>/, registered in src/systems/registry.ts),
+ * the way a benchmark is an adapter (src/datasets/<name>/). Everything that differs between
+ * systems travels through this descriptor as data: its config section, its flags, how it builds
+ * its evidence source, what a dry run charges for it, the summary lines it adds and the knobs
+ * `rawrag ablate` may sweep. No stage outside src/systems/ asks which system it runs.
+ */
+import type { z } from 'zod';
+import type { RunConfig } from '../config/schema.js';
+import type { EvidenceSource } from './evidence-source.js';
+import type { Dataset, Question } from './schema.js';
+import type { Benchmark } from './benchmark.js';
+import type { IngestedEpisode } from './ingested-episode.js';
+import type { Policy } from './policy.js';
+
+/** A `rawrag run` flag of the system's own; its value lands at `config` in the run config. */
+export interface SystemOption {
+  /** Commander flag spec, e.g. `--memory-items <n>`. */
+  flags: string;
+  description: string;
+  /** Parses the flag's text (throw commander's InvalidArgumentError for a bad value). */
+  parse?: (value: string) => unknown;
+  /** Where the value goes, e.g. `['memory', 'items']`. */
+  config: readonly string[];
+}
+
+/** A config value `rawrag ablate` may sweep for this system, e.g. `--memory-items 3,5,10`. */
+export interface SweepKnob {
+  /** Commander flag spec of the list, e.g. `--memory-items <list>`. */
+  flags: string;
+  description: string;
+  /** Where each value goes in the run config, e.g. `['memory', 'items']`. */
+  config: readonly string[];
+  /** Parses the comma-separated list (throws an InputError naming `flag`). */
+  parse(list: string, flag: string): unknown[];
+  /** The variant-name part of a value, e.g. `items=3`. */
+  label(value: unknown): string;
+}
+
+/**
+ * What a dry run may read to estimate a system's own calls (ingest, retrieval). `Session` and
+ * `Model` are the provider layer's types (src/providers), bound in src/systems/registry.ts: the
+ * vocabulary here stays below the providers.
+ */
+export interface EstimateInput<Session, Model> {
+  cfg: RunConfig;
+  benchmark: Benchmark;
+  dataset: Dataset;
+  questions: Question[];
+  /** One entry per (episode, visibility horizon) index the run would open, with its questions. */
+  groups: Array<{ ep: IngestedEpisode; policy: Policy; questions: Question[] }>;
+  /** A session without a cache: model lookup, prices, availability. Nothing is sent. */
+  session: Session;
+  /** Records a note when a model cannot run here (no key, no endpoint). */
+  check(model: Model, role: 'embed' | 'rerank' | 'reader' | 'judge'): void;
+}
+
+/** One row of the dry run's cost table. */
+export interface EstimateRow<Model> {
+  role: 'embed' | 'rerank' | 'reader' | 'judge';
+  model: Model;
+  calls: number;
+  input_tokens: number;
+  output_tokens: number;
+  search_units?: number;
+}
+
+export interface SystemEstimate<Model> {
+  /** The system's own provider calls (embedding, reranking), priced by the pipeline. */
+  rows: EstimateRow<Model>[];
+  /** cl100k tokens of evidence the reader would be shown, per question id. */
+  evidenceTokens: Map<string, number>;
+  /** Paid LLM work at ingest (extraction, summaries), rendered as its own section; `cost_usd` joins the total. */
+  ingest?: { cost_usd: number | null; lines: string[]; data: Record<string, unknown> };
+  notes?: string[];
+}
+
+export interface SystemDescriptor<Session = unknown, Model = unknown> {
+  /** The `--system` value. */
+  name: string;
+  /** One line for `--system`'s help. */
+  description: string;
+  /** The paper's method: stats takes it as the default baseline and summaries print the paper's row beside it. */
+  reference?: boolean;
+  /** The system's own config section: `key` in the run config, validated by `schema`, absent = its defaults. */
+  config?: { key: string; schema: z.ZodType };
+  options?: readonly SystemOption[];
+  sweep?: readonly SweepKnob[];
+  /** Builds the evidence source; checks what it needs (models, keys) and writes nothing before `open`. */
+  create(cfg: RunConfig, session: Session, opts: { runDir: string }): Promise<EvidenceSource>;
+  /** `--dry-run`: the system's own calls and the evidence size per question. */
+  estimate(input: EstimateInput<Session, Model>): SystemEstimate<Model>;
+  /** Lines the run's printed summary adds, read from summary.json (what the source's `report()` put there). */
+  summaryLines?(summary: Record<string, unknown>): string[];
+  /** A system that keeps a memory store per run answers `rawrag memory show | purge` through this. */
+  store?: MemoryStoreAccess;
+}
+
+export interface MemoryStoreAccess {
+  /** The store's items as text (or JSON with `json`). */
+  show(runDir: string, opts: { owner?: string; all?: boolean; json?: boolean }): string;
+  /** Deletes one owner's data physically wherever the system keeps it, verified; returns what was done. */
+  purge(runDir: string, owner: string, opts: { cacheDir?: string }): Promise<string>;
+}

@@ -1,0 +1,116 @@
+/**
+ * The built-in agentic memory system (docs/agentic-memory.md): an LLM extracts memory items at
+ * ingest into per-run SQLite stores, a validation layer merges and supersedes, and recall injects
+ * a few weighted items in place of the retrieved history.
+ */
+import type { SystemDescriptor } from '../../core/system.js';
+import type { ModelEntry } from '../../providers/models.js';
+import type { ProviderSession } from '../../providers/session.js';
+import { InputError } from '../../util/errors.js';
+import { positiveInt, unitInterval } from '../../util/flags.js';
+import { parsePositiveList, parseUnitList, splitList } from '../../util/lists.js';
+import { MEMORY_SECTION, MemorySchema, memoryConfig, type MemoryConfig } from './config.js';
+import { estimateExtraction, renderExtractionEstimate } from './estimate.js';
+import { createAgenticMemorySource } from './source.js';
+import { purgeStoreOwner, showStore } from './inspect.js';
+import { memoryIngestLines } from './summary.js';
+
+type RecallWeights = MemoryConfig['weights'];
+
+function memoryBatch(value: string): 'session' | number {
+  return value.trim() === 'session' ? 'session' : positiveInt(value);
+}
+
+/** Parses `0.4/0.3/0.2/0.1,1/0/0/0` (cosine/entity/recency/importance) into recall weights. */
+export function parseWeightsList(value: string, flag: string): RecallWeights[] {
+  return splitList(value, flag).map((p) => {
+    const xs = p.split('/').map((x) => x.trim());
+    const ns = xs.map(Number);
+    if (xs.length !== 4 || xs.some((x) => !/^\d*\.?\d+$/.test(x)))
+      throw new InputError(`'${p}' is not four non-negative weights cosine/entity/recency/importance`, { place: flag });
+    return { cosine: ns[0]!, entity: ns[1]!, recency: ns[2]!, importance: ns[3]! };
+  });
+}
+
+const weightsLabel = (w: RecallWeights) => `${w.cosine}/${w.entity}/${w.recency}/${w.importance}`;
+
+export const agenticMemory: SystemDescriptor<ProviderSession, ModelEntry> = {
+  name: 'agentic-memory',
+  description: 'LLM extraction at ingest, weighted recall of memory items',
+  config: { key: MEMORY_SECTION, schema: MemorySchema },
+  options: [
+    { flags: '--extractor <model>', description: 'the extraction model (default: the reader model)', config: ['memory', 'extractor'] },
+    {
+      flags: '--memory-batch <rule>',
+      description: "extraction batches, 'session' or a number of turns (default session)",
+      parse: memoryBatch,
+      config: ['memory', 'batch'],
+    },
+    {
+      flags: '--memory-items <n>',
+      description: 'items injected per question (default 5)',
+      parse: positiveInt,
+      config: ['memory', 'items'],
+    },
+    {
+      flags: '--memory-tokens <n>',
+      description: 'injection budget in cl100k tokens (default 800)',
+      parse: positiveInt,
+      config: ['memory', 'tokens'],
+    },
+    {
+      flags: '--dedup-threshold <x>',
+      description: 'cosine at or above which items with the same entities merge (default 0.9)',
+      parse: unitInterval,
+      config: ['memory', 'dedupThreshold'],
+    },
+  ],
+  sweep: [
+    {
+      flags: '--memory-items <list>',
+      description: 'items injected per question, comma-separated, e.g. 3,5,10 (reference 5)',
+      config: ['memory', 'items'],
+      parse: parsePositiveList,
+      label: (v) => `items=${String(v)}`,
+    },
+    {
+      flags: '--memory-tokens <list>',
+      description: 'injection budgets in cl100k tokens, comma-separated, e.g. 400,800 (reference 800)',
+      config: ['memory', 'tokens'],
+      parse: parsePositiveList,
+      label: (v) => `tokens=${String(v)}`,
+    },
+    {
+      flags: '--dedup-threshold <list>',
+      description: 'de-duplication cosines, comma-separated, e.g. 0.8,0.9 (reference 0.9)',
+      config: ['memory', 'dedupThreshold'],
+      parse: parseUnitList,
+      label: (v) => `dedup=${String(v)}`,
+    },
+    {
+      flags: '--recall-weights <list>',
+      description: 'recall weights cosine/entity/recency/importance, comma-separated, e.g. 1/0/0/0,0.5/0.5/0/0 (reference 0.4/0.3/0.2/0.1)',
+      config: ['memory', 'weights'],
+      parse: parseWeightsList,
+      label: (v) => `weights=${weightsLabel(v as RecallWeights)}`,
+    },
+  ],
+  create: (cfg, session, opts) => createAgenticMemorySource(cfg, session, opts),
+  estimate({ cfg, dataset, questions, groups, session }) {
+    // Embeds items and questions, ranks no windows and reranks nothing; shows at most its injection budget.
+    const budget = memoryConfig(cfg).tokens;
+    const evidenceTokens = new Map<string, number>();
+    for (const { ep, questions: qs } of groups) {
+      const history = ep.turnTokenStart[ep.turnTokenStart.length - 1]!;
+      for (const q of qs) evidenceTokens.set(q.id, Math.min(history, budget));
+    }
+    const extraction = estimateExtraction({ episodes: dataset.episodes, questions }, cfg, session);
+    return {
+      rows: [],
+      evidenceTokens,
+      ingest: { cost_usd: extraction.cost_usd, lines: [renderExtractionEstimate(extraction)], data: { extraction } },
+    };
+  },
+  summaryLines: memoryIngestLines,
+  store: { show: showStore, purge: purgeStoreOwner },
+};
