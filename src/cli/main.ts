@@ -2,26 +2,38 @@
 import { Command, CommanderError } from 'commander';
 import { InputError, UsageError } from '../util/errors.js';
 import { describeFsError } from '../util/fsx.js';
-import { runCommand } from './commands/run.js';
-import { dataCommand } from './commands/data.js';
-import { statsCommand } from './commands/stats.js';
-import { ablateCommand } from './commands/ablate.js';
-import { batchCommand } from './commands/batch.js';
 import { BatchApiFailure } from '../providers/batch/loop.js';
-import { judgeCommand } from './commands/judge.js';
-import { calibrateJudgeCommand } from './commands/calibrate-judge.js';
-import { protocolCommand } from './commands/protocol.js';
-import { reportCommand } from './commands/report.js';
-import { memoryCommand } from './commands/memory.js';
-import { runsCommand } from './commands/runs.js';
-import { showCommand } from './commands/show.js';
-import { exportCommand } from './commands/export.js';
-import { paperCommand } from './commands/paper.js';
 import { toolInfo } from '../run/manifest.js';
 import { Interrupted } from '../util/interrupt.js';
 import { ItemFailures } from './exit.js';
 
-export function buildProgram(): Command {
+/**
+ * Each command's module, loaded on demand: a command's imports (statistics, the report's charts,
+ * SQLite stores, ...) are read from disk and compiled only when that command runs or help lists it.
+ */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  run: async () => (await import('./commands/run.js')).runCommand(),
+  data: async () => (await import('./commands/data.js')).dataCommand(),
+  stats: async () => (await import('./commands/stats.js')).statsCommand(),
+  ablate: async () => (await import('./commands/ablate.js')).ablateCommand(),
+  batch: async () => (await import('./commands/batch.js')).batchCommand(),
+  judge: async () => (await import('./commands/judge.js')).judgeCommand(),
+  protocol: async () => (await import('./commands/protocol.js')).protocolCommand(),
+  report: async () => (await import('./commands/report.js')).reportCommand(),
+  memory: async () => (await import('./commands/memory.js')).memoryCommand(),
+  'calibrate-judge': async () => (await import('./commands/calibrate-judge.js')).calibrateJudgeCommand(),
+  runs: async () => (await import('./commands/runs.js')).runsCommand(),
+  show: async () => (await import('./commands/show.js')).showCommand(),
+  export: async () => (await import('./commands/export.js')).exportCommand(),
+  paper: async () => (await import('./commands/paper.js')).paperCommand(),
+};
+
+/**
+ * The program with the command named on the command line (`rawrag run ...`), or with every
+ * command when none is named or the word is not a command (`--help`, `help run`, a typo: help
+ * and commander's suggestions need them all).
+ */
+export async function buildProgram(argv: string[] = []): Promise<Command> {
   const program = new Command('rawrag')
     .description(
       'RAW-RAG long-term-memory benchmark harness: dense retrieval + reranking over the raw conversation history, ' +
@@ -29,20 +41,9 @@ export function buildProgram(): Command {
     )
     .version(toolInfo().version)
     .showHelpAfterError('(run with --help for usage)');
-  program.addCommand(runCommand());
-  program.addCommand(dataCommand());
-  program.addCommand(statsCommand());
-  program.addCommand(ablateCommand());
-  program.addCommand(batchCommand());
-  program.addCommand(judgeCommand());
-  program.addCommand(calibrateJudgeCommand());
-  program.addCommand(protocolCommand());
-  program.addCommand(reportCommand());
-  program.addCommand(memoryCommand());
-  program.addCommand(runsCommand());
-  program.addCommand(showCommand());
-  program.addCommand(exportCommand());
-  program.addCommand(paperCommand());
+  const named = argv.slice(2).find((a) => !a.startsWith('-'));
+  const names = named !== undefined && Object.hasOwn(COMMANDS, named) ? [named] : Object.keys(COMMANDS);
+  for (const command of await Promise.all(names.map((n) => COMMANDS[n]!()))) program.addCommand(command);
   return program;
 }
 
@@ -52,7 +53,7 @@ export function buildProgram(): Command {
  * batch API failed (--batch; the batch state is kept), 130/143 interrupted.
  */
 export async function run(argv: string[]): Promise<number> {
-  const program = buildProgram();
+  const program = await buildProgram(argv);
   program.exitOverride();
   for (const c of program.commands) c.exitOverride();
   try {

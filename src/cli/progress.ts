@@ -5,8 +5,17 @@
  * passed, then an exponential moving average of the rate, so the first item (which also pays for
  * building an index) does not announce a 46-minute run.
  */
-import cliProgress from 'cli-progress';
+import { createRequire } from 'node:module';
+import type cliProgressModule from 'cli-progress';
 import type { ProgressInfo } from '../pipeline/run.js';
+
+/**
+ * cli-progress and its dependencies take ~0.1 s to load (many small CommonJS files): loaded only
+ * when a bar is drawn on a terminal, not by every run.
+ */
+function cliProgress(): typeof cliProgressModule {
+  return createRequire(import.meta.url)('cli-progress') as typeof cliProgressModule;
+}
 
 export type { ProgressInfo };
 
@@ -87,9 +96,10 @@ export function progressBar(label: string, enabled: boolean, opts: ProgressOptio
 }
 
 function terminalBar(label: string, stream: NodeJS.WriteStream, eta: EtaEstimator, now: () => number): Progress {
-  const bar = new cliProgress.SingleBar(
+  const { SingleBar, Presets } = cliProgress();
+  const bar = new SingleBar(
     { format: `${label} [{bar}] {value}/{total} questions | {percentage}% | ETA {smooth_eta}{info}`, stream, hideCursor: true },
-    cliProgress.Presets.shades_classic,
+    Presets.shades_classic,
   );
   let started = false;
   return {

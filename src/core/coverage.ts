@@ -10,7 +10,8 @@ export interface Coverage {
 
 export function coverage(shownTurnIds: Iterable<string>, goldTurnIds: readonly string[]): Coverage | null {
   if (goldTurnIds.length === 0) return null;
-  const shown = new Set(shownTurnIds);
+  // A set is read as it is (coverage at several depths passes one growing set); other lists are indexed once.
+  const shown = shownTurnIds instanceof Set ? (shownTurnIds as ReadonlySet<string>) : new Set(shownTurnIds);
   let hit = 0;
   for (const g of goldTurnIds) if (shown.has(g)) hit++;
   return { all: hit === goldTurnIds.length, any: hit > 0 };

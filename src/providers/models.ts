@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { parseYaml } from '../util/yaml.js';
 import { z } from 'zod';
 import { InputError, formatPath } from '../util/errors.js';
 import { fromRoot } from '../util/paths.js';

@@ -10,6 +10,7 @@ import type { Hit } from '../core/retriever.js';
 import type { Policy } from '../core/policy.js';
 import type { Evidence, EvidenceBlock } from '../core/ingested-episode.js';
 import { budgetOf, packGreedy } from './pack.js';
+import { coverage, type Coverage } from '../core/coverage.js';
 
 type AssemblyPolicy = Pick<Policy, 'expandToTurns' | 'order' | 'dedupTurns' | 'maxEvidenceTokens'>;
 
@@ -98,6 +99,31 @@ export function coveredTurnIds(ep: IngestedEpisode, evidence: Evidence): string[
       out.push(t);
     }
   return out.map((t) => ep.episode.turns[t]!.id);
+}
+
+/**
+ * Coverage at each depth of one ranking: the turns of the top `k` windows, for every k in `ks`,
+ * in one pass down the ranking (which turns are shown does not depend on their order, so there
+ * is no need to assemble the evidence once per depth).
+ */
+export function coverageByDepth(
+  ep: IngestedEpisode,
+  ranked: Hit[],
+  goldTurnIds: readonly string[],
+  ks: number[],
+): Map<number, Coverage | null> {
+  const out = new Map<number, Coverage | null>();
+  const shown = new Set<string>();
+  let added = 0;
+  // A depth beyond the ranking sees the whole ranking, as slice(0, k) would.
+  for (const k of [...ks].sort((a, b) => a - b)) {
+    for (; added < Math.min(k, ranked.length); added++) {
+      const c = ep.chunks[ranked[added]!.chunk]!;
+      for (let t = c.firstTurn; t <= c.lastTurn; t++) shown.add(ep.episode.turns[t]!.id);
+    }
+    out.set(k, coverage(shown, goldTurnIds));
+  }
+  return out;
 }
 
 function range(first: number, last: number): number[] {

@@ -13,7 +13,7 @@ import type { IngestedEpisode } from '../core/ingested-episode.js';
 import type { Retriever } from '../core/retriever.js';
 import { coverage } from '../core/coverage.js';
 import type { Ranking } from './retrieve.js';
-import { assemble, coveredTurnIds } from './assemble.js';
+import { assemble, coverageByDepth, coveredTurnIds } from './assemble.js';
 import type { Evidence } from '../core/ingested-episode.js';
 
 /** The depths at which coverage is also recorded, from the same ranking (bench and ablation use them). */
@@ -42,16 +42,17 @@ export function recordRetrieval(
 ): Evidence {
   const selected = ranking.ranked.slice(0, cfg.retrieval.k);
   const evidence = assemble(ep, selected, policy);
-  const firstRank = new Map(ranking.candidates.map((h, i) => [h.chunk, { rank: i + 1, score: h.score }]));
+  // Each selected window's place among the candidates (a search of k in ~128, cheaper than a map per question).
+  const firstStage = (chunk: number) => ranking.candidates.findIndex((h) => h.chunk === chunk);
   item.retrieved = selected.map((h, i) => {
     const c = ep.chunks[h.chunk]!;
-    const fs = firstRank.get(h.chunk);
+    const at = firstStage(h.chunk);
     return {
       chunk: c.id,
       rank: i + 1,
       score: h.score,
-      first_stage_rank: fs?.rank ?? -1,
-      first_stage_score: fs?.score ?? Number.NaN,
+      first_stage_rank: at >= 0 ? at + 1 : -1,
+      first_stage_score: at >= 0 ? ranking.candidates[at]!.score : Number.NaN,
       turns: (c.sourceTurns ?? range(c.firstTurn, c.lastTurn)).map((t) => ep.episode.turns[t]!.id),
     };
   });
@@ -59,11 +60,17 @@ export function recordRetrieval(
   item.evidence_tokens = evidence.tokens;
   item.coverage = coverage(item.evidence_turns, q.evidence);
   // The configured k is a row of its own in the recall table (--k 10 shows 1/5/10/15/60).
-  for (const k of [...new Set([...COVERAGE_KS, cfg.retrieval.k])].sort((a, b) => a - b)) {
-    // Only depths the ranking really reached: a shorter ranking would understate coverage at k.
-    if (k > cfg.retrieval.k && ranking.ranked.length < Math.min(k, ep.chunks.length)) continue;
-    item.coverage_at_k[String(k)] = coverage(coveredTurnIds(ep, assemble(ep, ranking.ranked.slice(0, k), policy)), q.evidence);
-  }
+  // Only depths the ranking really reached: a shorter ranking would understate coverage at k.
+  const depths = [...new Set([...COVERAGE_KS, cfg.retrieval.k])].filter(
+    (k) => k <= cfg.retrieval.k || ranking.ranked.length >= Math.min(k, ep.chunks.length),
+  );
+  // One pass down the ranking where the shown turns are exactly the windows' turns; packing to a
+  // token budget or derived units need each depth assembled as a run at that k would show it.
+  const onePass = policy.maxEvidenceTokens == null && !ranking.ranked.some((h) => ep.chunks[h.chunk]!.sourceTurns);
+  if (onePass) for (const [k, c] of coverageByDepth(ep, ranking.ranked, q.evidence, depths)) item.coverage_at_k[String(k)] = c;
+  else
+    for (const k of depths.sort((a, b) => a - b))
+      item.coverage_at_k[String(k)] = coverage(coveredTurnIds(ep, assemble(ep, ranking.ranked.slice(0, k), policy)), q.evidence);
   if (benchmark.rankingMetrics) {
     Object.assign(
       item.metrics,

@@ -3,7 +3,16 @@
  * bar on a terminal, otherwise a line every ~10 s (logs stay short). The analysis is synchronous,
  * so the bar is redrawn from the update calls (cli-progress' synchronous update), not a timer.
  */
-import cliProgress from 'cli-progress';
+import { createRequire } from 'node:module';
+import type cliProgressModule from 'cli-progress';
+
+/**
+ * cli-progress and its dependencies take ~0.1 s to load (many small CommonJS files): loaded only
+ * when a bar is drawn on a terminal, not by every run.
+ */
+function cliProgress(): typeof cliProgressModule {
+  return createRequire(import.meta.url)('cli-progress') as typeof cliProgressModule;
+}
 
 /** Item draws per second of CPU on a modest machine (scripts/bench/40-stats.mjs), to estimate run time. */
 export const DRAWS_PER_SECOND = 5e8;
@@ -24,14 +33,15 @@ export function statsProgress(
   const none: StatsProgress = { update() {}, stop() {} };
   if (estimatedDraws / DRAWS_PER_SECOND <= PROGRESS_AFTER_SECONDS) return none;
   if (stream.isTTY) {
-    const bar = new cliProgress.SingleBar(
+    const { SingleBar, Presets } = cliProgress();
+    const bar = new SingleBar(
       {
         format: 'rawrag stats [{bar}] {percentage}% | resampling | ETA {eta_formatted}',
         stream,
         hideCursor: true,
         synchronousUpdate: true,
       },
-      cliProgress.Presets.shades_classic,
+      Presets.shades_classic,
     );
     bar.start(100, 0);
     return {

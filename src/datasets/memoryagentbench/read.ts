@@ -8,7 +8,6 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from 'hyparquet';
 import { InputError } from '../../util/errors.js';
 import { readJsonFile } from '../../util/fsx.js';
 import { SPLITS, splitFromFileName, type Split } from './sources.js';
@@ -125,9 +124,11 @@ function jsonFile(path: string, split: Split | null): SplitFile {
 
 function parquetFile(path: string, split: Split | null): SplitFile {
   const open = async () => {
+    // Imported here: every rawrag run loads the benchmark registry, and only this reader needs hyparquet.
+    const { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } = await import('hyparquet');
     try {
       const file = await asyncBufferFromFile(path);
-      return { file, metadata: await parquetMetadataAsync(file) };
+      return { file, metadata: await parquetMetadataAsync(file), parquetReadObjects };
     } catch (e) {
       throw new InputError(`cannot read Parquet (${(e as Error).message})`, { file: path });
     }
@@ -136,7 +137,7 @@ function parquetFile(path: string, split: Split | null): SplitFile {
   const read = async (columns: string[], rowStart: number, rowEnd: number) => {
     opened ??= await open();
     try {
-      return await parquetReadObjects({ file: opened.file, metadata: opened.metadata, columns, rowStart, rowEnd });
+      return await opened.parquetReadObjects({ file: opened.file, metadata: opened.metadata, columns, rowStart, rowEnd });
     } catch (e) {
       throw new InputError(`cannot read Parquet columns ${columns.join(', ')} (${(e as Error).message})`, { file: path, place: `rows ${rowStart}-${rowEnd - 1}` });
     }

@@ -26,6 +26,7 @@ import { isStopword, stem, words } from './text-analysis.js';
 import { Bm25Index, DEFAULT_BM25, bagOfTerms, bm25For, type Bm25Params } from './bm25.js';
 import type { WordVectors } from './word-vectors.js';
 import { parseDay, questionSpan, saidAbout } from './dates.js';
+import { EMPTY_BLOCK, dot, queryVector, rowsAbove, vectorBlock, type VectorBlock } from './cosine-scan.js';
 
 export interface SoftRerankParams {
   /** Cosine below which two different words do not match at all. */
@@ -85,15 +86,17 @@ interface EpisodeState {
   stems: string[];
   /** Vocab ids per stem (exact matches). */
   byStem: Map<string, number[]>;
-  /** Vocab words that may soft-match, and their vectors in one contiguous block (rows x dims). */
+  /** Vocab words that may soft-match, and their vectors in one block (row i = softIds[i]). */
   softIds: Int32Array;
-  matrix: Float32Array;
-  dims: number;
+  block: VectorBlock;
   /** Postings: for each vocab word, the chunks and the turns holding it (ascending). */
   chunksOf: Int32Array[];
   turnsOf: Int32Array[];
-  /** Sparse match(term, word) > 0 per query word (questions on one episode share terms). */
-  matchCache: Map<string, SparseMatches>;
+  /** Best match per chunk and turn per query word (questions on one episode share words). */
+  coverage: Map<string, WordCoverage>;
+  /** Zeroed work arrays of one value per chunk / turn (bestPerUnit leaves them zeroed). */
+  chunkScratch: Float32Array;
+  turnScratch: Float32Array;
   /** Day each turn was said (null when its date cannot be read). */
   turnDays: Array<number | null>;
   /** The episode's speakers and the words of each name (for questions that name one). */
@@ -108,6 +111,14 @@ interface EpisodeState {
 interface SparseMatches {
   ids: Int32Array;
   values: Float32Array;
+}
+
+/** The chunks and turns a query word matches, each with its best match value there. */
+interface WordCoverage {
+  chunks: Int32Array;
+  chunkMatch: Float32Array;
+  turns: Int32Array;
+  turnMatch: Float32Array;
 }
 
 export class SoftReranker implements Reranker {
@@ -156,23 +167,14 @@ export class SoftReranker implements Reranker {
     const qWords = queryWords(query);
     const weights = qWords.map((w) => st.bm25.idf(stem(w)));
     const weightSum = weights.reduce((s, x) => s + x, 0) || 1;
-    // Coverage of every chunk and turn at once, through the postings of the matched words only.
+    // Coverage of every chunk and turn at once, from each word's best match per unit (cached:
+    // questions on one episode share words). Units a word does not match add nothing.
     const chunkCoverage = new Float64Array(ep.chunks.length);
     const turnCoverage = new Float64Array(ep.lines.length);
-    const bestChunk = new Float32Array(ep.chunks.length);
-    const bestTurn = new Float32Array(ep.lines.length);
-    qWords.forEach((w, j) => {
-      const { ids, values } = this.matchesFor(st, w);
-      bestChunk.fill(0);
-      bestTurn.fill(0);
-      for (let k = 0; k < ids.length; k++) {
-        const v = values[k]!;
-        for (const c of st.chunksOf[ids[k]!]!) if (v > bestChunk[c]!) bestChunk[c] = v;
-        for (const t of st.turnsOf[ids[k]!]!) if (v > bestTurn[t]!) bestTurn[t] = v;
-      }
+    this.wordCoverage(st, qWords).forEach((cv, j) => {
       const wj = weights[j]! / weightSum;
-      for (let c = 0; c < bestChunk.length; c++) chunkCoverage[c]! += wj * bestChunk[c]!;
-      for (let t = 0; t < bestTurn.length; t++) turnCoverage[t]! += wj * bestTurn[t]!;
+      for (let k = 0; k < cv.chunks.length; k++) chunkCoverage[cv.chunks[k]!]! += wj * cv.chunkMatch[k]!;
+      for (let k = 0; k < cv.turns.length; k++) turnCoverage[cv.turns[k]!]! += wj * cv.turnMatch[k]!;
     });
 
     const span = p.dateWeight > 0 ? questionSpan(query) : null;
@@ -234,7 +236,6 @@ export class SoftReranker implements Reranker {
       else byStem.set(s, [id]);
     });
     const vectors = this.vectors();
-    const dims = vectors?.dims ?? 0;
     const soft: Array<[number, number]> = [];
     if (vectors) {
       for (const [w, id] of vocab) {
@@ -243,19 +244,23 @@ export class SoftReranker implements Reranker {
         if (r >= this.params.genericRows) soft.push([id, r]); // r = -1: no vector
       }
     }
-    const matrix = new Float32Array(soft.length * dims);
-    soft.forEach(([, r], i) => vectors!.copyRow(r, matrix, i * dims));
     st = {
       bm25: bm25For(ep, this.params.bm25),
       vocab,
       stems,
       byStem,
       softIds: Int32Array.from(soft, ([id]) => id),
-      matrix,
-      dims,
+      block: vectors
+        ? vectorBlock(
+            vectors,
+            soft.map(([, r]) => r),
+          )
+        : EMPTY_BLOCK,
       chunksOf: postings(chunkWords),
       turnsOf: postings(turnWords),
-      matchCache: new Map(),
+      coverage: new Map(),
+      chunkScratch: new Float32Array(ep.chunks.length),
+      turnScratch: new Float32Array(ep.lines.length),
       turnDays: dayCache(ep),
       speakerWords: new Map([...new Set(ep.episode.turns.map((t) => t.speaker).filter(Boolean))].map((sp) => [sp, words(sp)])),
       chunkVectors: new Array(ep.chunks.length),
@@ -267,13 +272,20 @@ export class SoftReranker implements Reranker {
     return st;
   }
 
+  /** Each word's best match per chunk and per turn, computed once per episode and word. */
+  private wordCoverage(st: EpisodeState, qWords: string[]): WordCoverage[] {
+    return qWords.map((w) => {
+      let cv = st.coverage.get(w);
+      if (!cv) st.coverage.set(w, (cv = bestPerUnit(st, this.matchesFor(st, w))));
+      return cv;
+    });
+  }
+
   /**
    * The vocab words `queryWord` matches: same stem (1), or GloVe cosine above tau. Words with
    * digits match exactly only: numbers and dates are identifiers, and "2022" ~ "2023" in GloVe.
    */
   private matchesFor(st: EpisodeState, queryWord: string): SparseMatches {
-    const cached = st.matchCache.get(queryWord);
-    if (cached) return cached;
     const exact = st.byStem.get(stem(queryWord)) ?? [];
     const ids: number[] = [...exact];
     const values: number[] = exact.map(() => 1);
@@ -283,24 +295,49 @@ export class SoftReranker implements Reranker {
     const common = st.bm25.docFreq(stem(queryWord)) > this.params.commonShare * st.bm25.docCount;
     const qRow = vectors && !common && !/\d/.test(queryWord) ? vectors.row(queryWord) : -1;
     if (qRow >= 0) {
-      const { dims, matrix, softIds } = st;
-      const qv = new Float32Array(dims);
-      vectors!.copyRow(qRow, qv, 0);
       const { tau } = this.params;
       const span = 1 - tau;
-      for (let i = 0, off = 0; i < softIds.length; i++, off += dims) {
-        const cos = dot(matrix, off, qv, dims);
+      const { rows, cos } = rowsAbove(st.block, queryVector(vectors!, qRow), tau);
+      for (let k = 0; k < rows.length; k++) {
+        const id = st.softIds[rows[k]!]!;
         // Same-stem words are already in at 1 and have cosine ~1 to themselves anyway.
-        if (cos > tau && !exact.includes(softIds[i]!)) {
-          ids.push(softIds[i]!);
-          values.push(Math.min(1, (cos - tau) / span));
+        if (!exact.includes(id)) {
+          ids.push(id);
+          values.push(Math.min(1, (cos[k]! - tau) / span));
         }
       }
     }
-    const out = { ids: Int32Array.from(ids), values: Float32Array.from(values) };
-    st.matchCache.set(queryWord, out);
-    return out;
+    return { ids: Int32Array.from(ids), values: Float32Array.from(values) };
   }
+}
+
+/** A word's best match value in each chunk and turn holding a matched word (values in (0, 1]). */
+function bestPerUnit(st: EpisodeState, { ids, values }: SparseMatches): WordCoverage {
+  const best = (postings: Int32Array[], scratch: Float32Array): [Int32Array, Float32Array] => {
+    const touched: number[] = [];
+    for (let k = 0; k < ids.length; k++) {
+      const v = values[k]!;
+      const list = postings[ids[k]!]!;
+      for (let i = 0; i < list.length; i++) {
+        const u = list[i]!;
+        if (v <= scratch[u]!) continue;
+        if (scratch[u] === 0) touched.push(u);
+        scratch[u] = v;
+      }
+    }
+    const units = new Int32Array(touched.length);
+    const match = new Float32Array(touched.length);
+    for (let i = 0; i < touched.length; i++) {
+      const u = touched[i]!;
+      units[i] = u;
+      match[i] = scratch[u]!;
+      scratch[u] = 0;
+    }
+    return [units, match];
+  };
+  const [chunks, chunkMatch] = best(st.chunksOf, st.chunkScratch);
+  const [turns, turnMatch] = best(st.turnsOf, st.turnScratch);
+  return { chunks, chunkMatch, turns, turnMatch };
 }
 
 /**
@@ -337,21 +374,4 @@ export function queryWords(query: string): string[] {
     out.push(w);
   }
   return out;
-}
-
-/** Dot product of row `off` of `m` with `q` (four accumulators: the hot loop of the reranker). */
-function dot(m: Float32Array, off: number, q: Float32Array, n: number): number {
-  let a = 0;
-  let b = 0;
-  let c = 0;
-  let d = 0;
-  let i = 0;
-  for (; i + 3 < n; i += 4) {
-    a += m[off + i]! * q[i]!;
-    b += m[off + i + 1]! * q[i + 1]!;
-    c += m[off + i + 2]! * q[i + 2]!;
-    d += m[off + i + 3]! * q[i + 3]!;
-  }
-  for (; i < n; i++) a += m[off + i]! * q[i]!;
-  return a + b + c + d;
 }

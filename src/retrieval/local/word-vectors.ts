@@ -33,6 +33,11 @@ export interface WordVectors {
   row(word: string): number;
   /** Writes row `r`, L2-normalised, into `out` at `offset` (rows stay int8 until asked for). */
   copyRow(r: number, out: Float32Array, offset: number): void;
+  /**
+   * Writes row `r`'s stored int8 components into `out` at `offset` and returns the factor that
+   * makes them unit length: copyRow writes each component times it, rounded to float32.
+   */
+  copyInt8Row(r: number, out: Float64Array, offset: number): number;
 }
 
 export interface WordVectorOptions {
@@ -191,15 +196,22 @@ export function decodeCache(buf: Buffer): WordVectors {
   const blob = body.subarray(0, wordBytes);
   const table = new WordTable(blob, count);
   const q = new Int8Array(body.buffer, body.byteOffset + wordBytes, count * dims);
+  const unitFactor = (r: number): number => {
+    let norm = 0;
+    for (let d = 0; d < dims; d++) norm += q[r * dims + d]! * q[r * dims + d]!;
+    return norm > 0 ? 1 / Math.sqrt(norm) : 0;
+  };
   return {
     dims,
     size: count,
     row: (w) => table.find(w),
     copyRow(r, out, offset) {
-      let norm = 0;
-      for (let d = 0; d < dims; d++) norm += q[r * dims + d]! * q[r * dims + d]!;
-      const inv = norm > 0 ? 1 / Math.sqrt(norm) : 0;
+      const inv = unitFactor(r);
       for (let d = 0; d < dims; d++) out[offset + d] = q[r * dims + d]! * inv;
+    },
+    copyInt8Row(r, out, offset) {
+      for (let d = 0; d < dims; d++) out[offset + d] = q[r * dims + d]!;
+      return unitFactor(r);
     },
   };
 }
