@@ -101,4 +101,6 @@ export interface MemoryStoreAccess {
   show(runDir: string, opts: { owner?: string; all?: boolean; json?: boolean }): string;
   /** Deletes one owner's data physically wherever the system keeps it, verified; returns what was done. */
   purge(runDir: string, owner: string, opts: { cacheDir?: string }): Promise<string>;
+  /** Deletes everything the run stored (`rawrag run --cleanup`: a memory service's owners); absent = nothing outside the run directory. */
+  purgeAll?(runDir: string): Promise<string>;
 }

@@ -16,6 +16,7 @@ import { InputError, UsageError } from '../util/errors.js';
 import { readJsonFile } from '../util/fsx.js';
 import { agenticMemory } from './agentic-memory/index.js';
 import { rawRag } from './raw-rag/index.js';
+import { mem0 } from './mem0/index.js';
 
 export type System = SystemDescriptor<ProviderSession, ModelEntry>;
 
@@ -40,7 +41,7 @@ export function unregisterSystem(name: string): void {
   SYSTEMS.delete(name);
 }
 
-for (const s of [rawRag, agenticMemory]) registerSystem(s);
+for (const s of [rawRag, agenticMemory, mem0]) registerSystem(s);
 
 export function listSystems(): System[] {
   return [...SYSTEMS.values()];
