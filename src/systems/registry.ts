@@ -17,6 +17,7 @@ import { readJsonFile } from '../util/fsx.js';
 import { agenticMemory } from './agentic-memory/index.js';
 import { rawRag } from './raw-rag/index.js';
 import { mem0 } from './mem0/index.js';
+import { http } from './http/index.js';
 
 export type System = SystemDescriptor<ProviderSession, ModelEntry>;
 
@@ -41,7 +42,7 @@ export function unregisterSystem(name: string): void {
   SYSTEMS.delete(name);
 }
 
-for (const s of [rawRag, agenticMemory, mem0]) registerSystem(s);
+for (const s of [rawRag, agenticMemory, mem0, http]) registerSystem(s);
 
 export function listSystems(): System[] {
   return [...SYSTEMS.values()];
