@@ -12,6 +12,7 @@ import { judgeCommand } from './commands/judge.js';
 import { protocolCommand } from './commands/protocol.js';
 import { reportCommand } from './commands/report.js';
 import { memoryCommand } from './commands/memory.js';
+import { importCommand } from './commands/import.js';
 import { toolInfo } from '../run/manifest.js';
 import { Interrupted } from '../util/interrupt.js';
 import { ItemFailures } from './exit.js';
@@ -33,6 +34,7 @@ export function buildProgram(): Command {
   program.addCommand(protocolCommand());
   program.addCommand(reportCommand());
   program.addCommand(memoryCommand());
+  program.addCommand(importCommand());
   return program;
 }
 

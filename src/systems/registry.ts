@@ -97,6 +97,15 @@ export async function createEvidenceSource(cfg: RunConfig, session: ProviderSess
   return systemOf(cfg).create(cfg, session, opts);
 }
 
+/** A run directory's system, from its manifest. */
+export function systemOfRun(dir: string): { runDir: string; system: System } {
+  const runDir = resolve(dir);
+  const manifest = join(runDir, 'manifest.json');
+  if (!existsSync(manifest)) throw new InputError('not a run directory (no manifest.json)', { file: runDir });
+  const cfg = (readJsonFile(manifest) as { config?: { system?: string } }).config;
+  return { runDir, system: getSystem(cfg?.system ?? DEFAULT_SYSTEM) };
+}
+
 /** A run directory's system (from its manifest) and its store capability; an error names what is missing. */
 export function storeOfRun(dir: string | undefined): { runDir: string; system: System; store: MemoryStoreAccess } {
   if (!dir) throw new UsageError('give the run directory (rawrag memory show DIR)');
