@@ -94,7 +94,8 @@ export async function importResults(req: ImportRequest): Promise<{ dir: string; 
   }
   const byType = new Map<string, number[]>();
   for (const i of voted) byType.set(i.type, [...(byType.get(i.type) ?? []), i.score!]);
-  const rows = [...byType].map(([t, s]) => [t, s.length, (mean(s) * 100).toFixed(2)]);
+  const rank = (t: string) => (benchmark.typeOrder.indexOf(t) + benchmark.typeOrder.length + 1) % (benchmark.typeOrder.length + 1);
+  const rows = [...byType].sort((a, b) => rank(a[0]) - rank(b[0]) || a[0].localeCompare(b[0])).map(([t, s]) => [t, s.length, (mean(s) * 100).toFixed(2)]);
   if (voted.length) rows.push(['overall', voted.length, ((mean(voted.map((i) => i.score!)) * 100).toFixed(2))]);
   const lines = [
     `imported ${items.length} answers of ${req.system} on ${benchmark.name} from ${req.file} (${imported.format}; ${items.length} of the ${questions.length} selected questions)`,
