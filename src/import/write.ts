@@ -6,7 +6,7 @@
  * import leaves nothing behind.
  */
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import type { RunConfig } from '../config/schema.js';
 import { baseItem, type ItemRecord } from '../core/item.js';
 import { summarise } from '../eval/summary.js';
@@ -30,6 +30,8 @@ export interface ImportRequest {
   out: string;
 }
 
+/** A path as the user would type it: relative below the working directory. */
+const shown = (p: string) => (relative(process.cwd(), p).startsWith('..') ? p : relative(process.cwd(), p));
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 export async function importResults(req: ImportRequest): Promise<{ dir: string; text: string; items: ItemRecord[] }> {
@@ -106,8 +108,8 @@ export async function importResults(req: ImportRequest): Promise<{ dir: string; 
   if (voted.length < items.length)
     lines.push(
       '',
-      `NOTE: ${items.length - voted.length} answers carry no judge votes; judge them as rawrag does with: rawrag judge ${join(dir, 'answers.jsonl')} --benchmark ${benchmark.name} --system ${req.system}`,
+      `NOTE: ${items.length - voted.length} answers carry no judge votes; judge them as rawrag does with: rawrag judge ${shown(join(dir, 'answers.jsonl'))} --benchmark ${benchmark.name} --system ${req.system}`,
     );
-  lines.push(`run directory: ${dir}`);
+  lines.push(`run directory: ${shown(dir)}`);
   return { dir, text: lines.join('\n'), items };
 }
