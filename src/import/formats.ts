@@ -47,7 +47,8 @@ const str = (v: unknown): string | null => (typeof v === 'string' ? v : typeof v
 /** `judgment_1`, `judgment_2`, ... in run order, as 1 / 0. */
 function judgmentVotes(j: unknown, place: string, file: string): number[] | null {
   if (j === undefined || j === null) return null;
-  if (typeof j !== 'object' || Array.isArray(j)) throw new InputError('llm_judgments must be an object {judgment_1: true, ...}', { file, place });
+  if (typeof j !== 'object' || Array.isArray(j))
+    throw new InputError('llm_judgments must be an object {judgment_1: true, ...}', { file, place });
   const entries = Object.entries(j as Record<string, unknown>)
     .map(([k, v]) => ({ n: Number(/(\d+)$/.exec(k)?.[1] ?? NaN), v }))
     .sort((a, b) => a.n - b.n);
@@ -70,7 +71,11 @@ function conversationIndex(text: string): number | null {
   return m ? Number(m[1]) : null;
 }
 
-function grouped(data: unknown, file: string, read: (o: Record<string, unknown>, place: string, group: string) => ImportedRecord): ImportedRecord[] {
+function grouped(
+  data: unknown,
+  file: string,
+  read: (o: Record<string, unknown>, place: string, group: string) => ImportedRecord,
+): ImportedRecord[] {
   if (!data || typeof data !== 'object' || Array.isArray(data)) throw new InputError('expected an object of conversations', { file });
   const out: ImportedRecord[] = [];
   for (const [group, list] of Object.entries(data as Record<string, unknown>)) {
@@ -86,19 +91,31 @@ function grouped(data: unknown, file: string, read: (o: Record<string, unknown>,
 
 function groupConversation(group: string, file: string, place: string): { index: number } {
   const index = conversationIndex(group);
-  if (index === null) throw new InputError(`cannot tell which conversation '${group}' is (expected <name>_exp_user_<i> or <i>)`, { file, place });
+  if (index === null)
+    throw new InputError(`cannot tell which conversation '${group}' is (expected <name>_exp_user_<i> or <i>)`, { file, place });
   return { index };
 }
 
 function readEverMemOS(data: unknown, file: string): Omit<ImportedFile, 'format' | 'file' | 'sha256'> {
-  const top = (data ?? {}) as { detailed_results?: unknown; metadata?: { model?: unknown }; accuracy?: unknown; overall_accuracy?: unknown };
+  const top = (data ?? {}) as {
+    detailed_results?: unknown;
+    metadata?: { model?: unknown };
+    accuracy?: unknown;
+    overall_accuracy?: unknown;
+  };
   if (top.detailed_results === undefined) throw new InputError('no "detailed_results": not an EverMemOS eval_results.json', { file });
   const read = (o: Record<string, unknown>, place: string, group: string | null): ImportedRecord => {
     const qid = str(o.question_id);
     // The question id names the conversation and the question's position (`locomo_3_qa12`); the group key names the conversation.
-    const index = (qid !== null ? conversationIndex(qid.replace(/_qa\d+$/, '')) : null) ?? (group !== null ? conversationIndex(group) : null);
+    const index =
+      (qid !== null ? conversationIndex(qid.replace(/_qa\d+$/, '')) : null) ?? (group !== null ? conversationIndex(group) : null);
     if (index === null) throw new InputError(`cannot tell the conversation of question_id '${qid}'`, { file, place });
-    const votes = o.llm_judgments !== undefined ? judgmentVotes(o.llm_judgments, place, file) : typeof o.is_correct === 'boolean' ? [o.is_correct ? 1 : 0] : null;
+    const votes =
+      o.llm_judgments !== undefined
+        ? judgmentVotes(o.llm_judgments, place, file)
+        : typeof o.is_correct === 'boolean'
+          ? [o.is_correct ? 1 : 0]
+          : null;
     return {
       conversation: { index },
       question: need(o, 'question', file, place),
@@ -163,7 +180,11 @@ function readJsonl(text: string, file: string): Omit<ImportedFile, 'format' | 'f
         : typeof o.conversation === 'number' && Number.isInteger(o.conversation) && o.conversation >= 0
           ? { index: o.conversation }
           : null;
-    if (!conversation) throw new InputError('give "episode" (an episode id) or "conversation" (its 0-based position in the benchmark file)', { file, place });
+    if (!conversation)
+      throw new InputError('give "episode" (an episode id) or "conversation" (its 0-based position in the benchmark file)', {
+        file,
+        place,
+      });
     let votes: number[] | null = null;
     if (o.votes !== undefined) {
       if (!Array.isArray(o.votes) || o.votes.some((v) => typeof v !== 'number' && typeof v !== 'boolean'))
@@ -171,7 +192,14 @@ function readJsonl(text: string, file: string): Omit<ImportedFile, 'format' | 'f
       votes = (o.votes as Array<number | boolean>).map((v) => (typeof v === 'boolean' ? (v ? 1 : 0) : v));
       if (votes.some((v) => v < 0 || v > 1)) throw new InputError('"votes" must lie in [0, 1]', { file, place });
     }
-    records.push({ conversation, question: need(o, 'question', file, place), answer: need(o, 'answer', file, place), gold: str(o.gold), votes, place });
+    records.push({
+      conversation,
+      question: need(o, 'question', file, place),
+      answer: need(o, 'answer', file, place),
+      gold: str(o.gold),
+      votes,
+      place,
+    });
   });
   return { records, judge: null, claimed: null };
 }

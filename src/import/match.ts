@@ -42,23 +42,31 @@ export function matchRecords(file: ImportedFile, dataset: Dataset, benchmark: st
   const out: MatchedRecord[] = [];
   for (const r of file.records) {
     const episode =
-      'index' in r.conversation ? dataset.episodes[r.conversation.index] : dataset.episodes.find((e) => e.id === (r.conversation as { episode: string }).episode);
+      'index' in r.conversation
+        ? dataset.episodes[r.conversation.index]
+        : dataset.episodes.find((e) => e.id === (r.conversation as { episode: string }).episode);
     const named = 'index' in r.conversation ? `conversation ${r.conversation.index}` : `episode '${r.conversation.episode}'`;
     if (!episode)
-      throw new InputError(`${named} is not in ${benchmark} (it has ${dataset.episodes.length} conversations): this file is not of this benchmark's data`, {
-        file: file.file,
-        place: r.place,
-      });
+      throw new InputError(
+        `${named} is not in ${benchmark} (it has ${dataset.episodes.length} conversations): this file is not of this benchmark's data`,
+        {
+          file: file.file,
+          place: r.place,
+        },
+      );
     const candidates = byEpisode.get(episode.id) ?? [];
     const text = normaliseQuestion(r.question);
     const same = candidates.filter((q) => normaliseQuestion(q.text) === text);
     const free = same.find((q) => !taken.has(q.id));
     if (!free) {
       if (same.length > 0)
-        throw new InputError(`the question "${r.question}" of ${named} (${episode.id}) appears more often than in ${benchmark} (first taken at ${taken.get(same[0]!.id)})`, {
-          file: file.file,
-          place: r.place,
-        });
+        throw new InputError(
+          `the question "${r.question}" of ${named} (${episode.id}) appears more often than in ${benchmark} (first taken at ${taken.get(same[0]!.id)})`,
+          {
+            file: file.file,
+            place: r.place,
+          },
+        );
       const near = nearest(r.question, candidates);
       throw new InputError(
         `the question "${r.question}" is not a selected ${benchmark} question of ${named} (${episode.id})${near ? `; nearest there: ${near.id} "${near.text}"` : ''}`,

@@ -69,7 +69,13 @@ export async function importResults(req: ImportRequest): Promise<{ dir: string; 
     setting: req.setting,
     status: 'complete',
     ...(imported.judge ? { judge: imported.judge } : {}),
-    imported_from: { format: imported.format, file: resolve(req.file), sha256: imported.sha256, records: imported.records.length, claimed_accuracy: imported.claimed },
+    imported_from: {
+      format: imported.format,
+      file: resolve(req.file),
+      sha256: imported.sha256,
+      records: imported.records.length,
+      claimed_accuracy: imported.claimed,
+    },
     config: req.cfg,
     dataset: { ...dataset.source, warnings: [] },
     questions: { selected: items.length, done: items.length, errors: 0, of_benchmark: questions.length },
@@ -78,7 +84,13 @@ export async function importResults(req: ImportRequest): Promise<{ dir: string; 
     updated_at: now,
     finished_at: now,
   };
-  const summary = { run_id: runId, system: req.system, benchmark: benchmark.name, setting: req.setting, ...summarise(items, benchmark.typeOrder) };
+  const summary = {
+    run_id: runId,
+    system: req.system,
+    benchmark: benchmark.name,
+    setting: req.setting,
+    ...summarise(items, benchmark.typeOrder),
+  };
   // Everything into a sibling folder first; one rename makes it appear whole.
   const tmp = join(dirname(dir), `.${basename(dir)}.import-${process.pid}`);
   rmSync(tmp, { recursive: true, force: true });
@@ -97,8 +109,10 @@ export async function importResults(req: ImportRequest): Promise<{ dir: string; 
   const byType = new Map<string, number[]>();
   for (const i of voted) byType.set(i.type, [...(byType.get(i.type) ?? []), i.score!]);
   const rank = (t: string) => (benchmark.typeOrder.indexOf(t) + benchmark.typeOrder.length + 1) % (benchmark.typeOrder.length + 1);
-  const rows = [...byType].sort((a, b) => rank(a[0]) - rank(b[0]) || a[0].localeCompare(b[0])).map(([t, s]) => [t, s.length, (mean(s) * 100).toFixed(2)]);
-  if (voted.length) rows.push(['overall', voted.length, ((mean(voted.map((i) => i.score!)) * 100).toFixed(2))]);
+  const rows = [...byType]
+    .sort((a, b) => rank(a[0]) - rank(b[0]) || a[0].localeCompare(b[0]))
+    .map(([t, s]) => [t, s.length, (mean(s) * 100).toFixed(2)]);
+  if (voted.length) rows.push(['overall', voted.length, (mean(voted.map((i) => i.score!)) * 100).toFixed(2)]);
   const lines = [
     `imported ${items.length} answers of ${req.system} on ${benchmark.name} from ${req.file} (${imported.format}; ${items.length} of the ${questions.length} selected questions)`,
     '',

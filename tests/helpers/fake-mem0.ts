@@ -150,7 +150,10 @@ export class FakeMem0 {
       if (!e) return [404, { detail: 'not found' }];
       e.polls++;
       // The first poll finds it still running, as a real background job would be.
-      return [200, e.polls < 2 ? { id: ev[1], status: 'RUNNING' } : { id: ev[1], event_type: 'ADD', status: 'SUCCEEDED', results: e.results }];
+      return [
+        200,
+        e.polls < 2 ? { id: ev[1], status: 'RUNNING' } : { id: ev[1], event_type: 'ADD', status: 'SUCCEEDED', results: e.results },
+      ];
     }
     if (key === 'POST /search' || key === 'POST /v3/memories/search/') {
       if (typeof b.query !== 'string') return [422, { detail: 'query: field required' }];
@@ -184,7 +187,15 @@ export class FakeMem0 {
   }
 
   private serialise(m: StoredMemory): Record<string, unknown> {
-    return { id: m.id, memory: m.memory, user_id: m.user_id, hash: 'h', metadata: m.metadata, created_at: m.created_at, updated_at: m.updated_at };
+    return {
+      id: m.id,
+      memory: m.memory,
+      user_id: m.user_id,
+      hash: 'h',
+      metadata: m.metadata,
+      created_at: m.created_at,
+      updated_at: m.updated_at,
+    };
   }
 
   /** The deterministic "extraction": one fact per message; same first four words = the same fact. */

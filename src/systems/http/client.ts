@@ -10,7 +10,10 @@ function checked<T>(schema: z.ZodType<T>, reply: unknown, call: string): T {
   const r = schema.safeParse(reply ?? {});
   if (!r.success) {
     const issue = r.error.issues[0]!;
-    throw new BadReplyError(`the ${call} reply does not follow the protocol (${issue.path.join('.') || '(top level)'}: ${issue.message})`, false);
+    throw new BadReplyError(
+      `the ${call} reply does not follow the protocol (${issue.path.join('.') || '(top level)'}: ${issue.message})`,
+      false,
+    );
   }
   return r.data;
 }
@@ -31,7 +34,10 @@ export class HttpMemoryService implements MemoryService {
     private readonly transport: ServiceTransport,
   ) {
     this.system = name;
-    const headers: Record<string, string> = { 'x-rawrag-memory-protocol': String(PROTOCOL_VERSION), ...(key ? { authorization: `Bearer ${key}` } : {}) };
+    const headers: Record<string, string> = {
+      'x-rawrag-memory-protocol': String(PROTOCOL_VERSION),
+      ...(key ? { authorization: `Bearer ${key}` } : {}),
+    };
     this.http = new JsonService(url, headers, transport, name);
   }
 
@@ -56,7 +62,11 @@ export class HttpMemoryService implements MemoryService {
   }
 
   async search(owner: string, query: string, limit: number): Promise<ServiceMemory[]> {
-    const reply = checked(SearchReply, await this.http.request({ method: 'POST', path: '/search', body: { owner, query, limit } }), 'search');
+    const reply = checked(
+      SearchReply,
+      await this.http.request({ method: 'POST', path: '/search', body: { owner, query, limit } }),
+      'search',
+    );
     return reply.results.slice(0, limit).map(toMemory);
   }
 

@@ -40,11 +40,21 @@ function batch(value: string): 'session' | number {
   return value.trim() === 'session' ? 'session' : positiveInt(value);
 }
 
-export function httpService(cfg: RunConfig, env: NodeJS.ProcessEnv, transport = defaultTransport(env), secrets = new Secrets()): HttpMemoryService {
+export function httpService(
+  cfg: RunConfig,
+  env: NodeJS.ProcessEnv,
+  transport = defaultTransport(env),
+  secrets = new Secrets(),
+): HttpMemoryService {
   const s = serviceConfig(cfg);
   if (!s.url) throw new InputError('--system http needs the service: give --memory-url URL', { place: '--memory-url' });
   const key = secrets.add(keyFrom(env, s.keyEnv));
-  return new HttpMemoryService(s.url, s.name, key, { timeoutMs: transport.timeoutMs, retry: transport.retry, concurrency: s.concurrency, secrets });
+  return new HttpMemoryService(s.url, s.name, key, {
+    timeoutMs: transport.timeoutMs,
+    retry: transport.retry,
+    concurrency: s.concurrency,
+    secrets,
+  });
 }
 
 export const http: SystemDescriptor<ProviderSession, ModelEntry> = {
@@ -52,8 +62,16 @@ export const http: SystemDescriptor<ProviderSession, ModelEntry> = {
   description: "any memory service speaking rawrag's memory protocol (add / search / list / delete over HTTP)",
   config: { key: SERVICE_SECTION, schema: ServiceSchema },
   options: [
-    { flags: '--memory-url <url>', description: 'base URL of the service (POST <url>/add, /search, /list, /delete)', config: [SERVICE_SECTION, 'url'] },
-    { flags: '--memory-name <name>', description: 'its name in manifests and stats (default memory-service)', config: [SERVICE_SECTION, 'name'] },
+    {
+      flags: '--memory-url <url>',
+      description: 'base URL of the service (POST <url>/add, /search, /list, /delete)',
+      config: [SERVICE_SECTION, 'url'],
+    },
+    {
+      flags: '--memory-name <name>',
+      description: 'its name in manifests and stats (default memory-service)',
+      config: [SERVICE_SECTION, 'name'],
+    },
     {
       flags: '--memory-key <key>',
       description: `the service's key, sent as a Bearer token (better: set ${KEY_ENV}); kept in memory only`,
@@ -63,7 +81,12 @@ export const http: SystemDescriptor<ProviderSession, ModelEntry> = {
       },
       config: [SERVICE_SECTION, 'keyEnv'],
     },
-    { flags: '--memory-limit <n>', description: 'memories a search returns (default 10)', parse: positiveInt, config: [SERVICE_SECTION, 'limit'] },
+    {
+      flags: '--memory-limit <n>',
+      description: 'memories a search returns (default 10)',
+      parse: positiveInt,
+      config: [SERVICE_SECTION, 'limit'],
+    },
     {
       flags: '--memory-add-batch <n>',
       description: "turns per add call, or 'session' (default session)",

@@ -42,7 +42,12 @@ const Event = z
   .strict();
 
 export const AddReply = z
-  .object({ events: z.array(Event).optional().describe("What the service did with each memory; omit when it does not say (the audit then has nothing)") })
+  .object({
+    events: z
+      .array(Event)
+      .optional()
+      .describe('What the service did with each memory; omit when it does not say (the audit then has nothing)'),
+  })
   .loose();
 
 export const SearchRequest = z.object({ owner: z.string().min(1), query: z.string(), limit: z.number().int().positive() }).strict();
@@ -53,7 +58,7 @@ const Memory = z
     memory: z.string(),
     score: z.number().nullable().optional(),
     date: z.string().nullable().optional().describe('Shown to the reader beside the memory'),
-    turn_ids: z.array(z.string()).optional().describe('The turns it came from (the add requests\' turn_ids): coverage'),
+    turn_ids: z.array(z.string()).optional().describe("The turns it came from (the add requests' turn_ids): coverage"),
     add_id: z.string().nullable().optional().describe('The add that produced it: lets a resumed run see an add whose reply was lost'),
   })
   .loose();

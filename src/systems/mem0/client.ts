@@ -37,7 +37,12 @@ function memoriesOf(reply: unknown): unknown[] {
 
 export function toMemory(m: unknown): ServiceMemory | null {
   const o = (m ?? {}) as Record<string, unknown>;
-  const text = typeof o.memory === 'string' ? o.memory : typeof (o.data as { memory?: unknown })?.memory === 'string' ? String((o.data as { memory: string }).memory) : null;
+  const text =
+    typeof o.memory === 'string'
+      ? o.memory
+      : typeof (o.data as { memory?: unknown })?.memory === 'string'
+        ? String((o.data as { memory: string }).memory)
+        : null;
   if (typeof o.id !== 'string' || text === null) return null;
   const meta = readMetadata(o.metadata);
   return {
@@ -94,7 +99,8 @@ export class Mem0Service implements MemoryService {
       body: call.timestamp !== null ? { ...body, timestamp: call.timestamp } : body,
     })) as { event_id?: unknown; status?: unknown; results?: unknown } | null;
     if (reply && Array.isArray(reply.results)) return toEvents(reply.results);
-    if (!reply || typeof reply.event_id !== 'string') throw new BadReplyError(`add returned no event_id: ${JSON.stringify(reply)?.slice(0, 200)}`, false);
+    if (!reply || typeof reply.event_id !== 'string')
+      throw new BadReplyError(`add returned no event_id: ${JSON.stringify(reply)?.slice(0, 200)}`, false);
     return this.awaitEvent(reply.event_id);
   }
 
@@ -109,8 +115,13 @@ export class Mem0Service implements MemoryService {
         error?: unknown;
       };
       if (ev?.status === 'SUCCEEDED') return Array.isArray(ev.results) ? toEvents(ev.results) : null;
-      if (ev?.status === 'FAILED') throw new BadReplyError(`the platform's add event ${id} FAILED: ${String(ev.error ?? 'no reason given')}`, false);
-      if (Date.now() > deadline) throw new BadReplyError(`the platform's add event ${id} was still ${ev?.status ?? 'pending'} after ${this.transport.timeoutMs} ms`, false);
+      if (ev?.status === 'FAILED')
+        throw new BadReplyError(`the platform's add event ${id} FAILED: ${String(ev.error ?? 'no reason given')}`, false);
+      if (Date.now() > deadline)
+        throw new BadReplyError(
+          `the platform's add event ${id} was still ${ev?.status ?? 'pending'} after ${this.transport.timeoutMs} ms`,
+          false,
+        );
       await sleep(step);
     }
   }
@@ -139,7 +150,11 @@ export class Mem0Service implements MemoryService {
         query: { page: String(page), page_size: '100' },
         body: { filters: { user_id: owner } },
       })) as { next?: unknown };
-      out.push(...memoriesOf(reply).map(toMemory).filter((m): m is ServiceMemory => m !== null));
+      out.push(
+        ...memoriesOf(reply)
+          .map(toMemory)
+          .filter((m): m is ServiceMemory => m !== null),
+      );
       if (Array.isArray(reply) || !reply?.next) break;
     }
     return out;

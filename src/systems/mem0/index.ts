@@ -48,13 +48,24 @@ function batch(value: string): 'session' | number {
 }
 
 /** The service a config names; the key is read from the environment (never from a file). */
-export function mem0Service(cfg: RunConfig, env: NodeJS.ProcessEnv, transport = defaultTransport(env), secrets = new Secrets()): Mem0Service {
+export function mem0Service(
+  cfg: RunConfig,
+  env: NodeJS.ProcessEnv,
+  transport = defaultTransport(env),
+  secrets = new Secrets(),
+): Mem0Service {
   const m = mem0Config(cfg);
-  if (!m.url) throw new InputError('--system mem0 needs the service: give --mem0-url URL (e.g. http://localhost:8888)', { place: '--mem0-url' });
+  if (!m.url)
+    throw new InputError('--system mem0 needs the service: give --mem0-url URL (e.g. http://localhost:8888)', { place: '--mem0-url' });
   const key = secrets.add(keyFrom(env, m.keyEnv));
   if (!key && m.api === 'platform')
     throw new InputError(`Mem0's platform API needs a key: set ${m.keyEnv} (or give --mem0-key)`, { place: '--mem0-key' });
-  return new Mem0Service(m.url, m.api, key, { timeoutMs: transport.timeoutMs, retry: transport.retry, concurrency: m.concurrency, secrets });
+  return new Mem0Service(m.url, m.api, key, {
+    timeoutMs: transport.timeoutMs,
+    retry: transport.retry,
+    concurrency: m.concurrency,
+    secrets,
+  });
 }
 
 export const mem0: SystemDescriptor<ProviderSession, ModelEntry> = {
@@ -63,7 +74,12 @@ export const mem0: SystemDescriptor<ProviderSession, ModelEntry> = {
   config: { key: MEM0_SECTION, schema: Mem0Schema },
   options: [
     { flags: '--mem0-url <url>', description: 'base URL of the Mem0 service', config: [MEM0_SECTION, 'url'] },
-    { flags: '--mem0-api <api>', description: 'oss (the open-source server, default) | platform (the hosted API)', parse: api, config: [MEM0_SECTION, 'api'] },
+    {
+      flags: '--mem0-api <api>',
+      description: 'oss (the open-source server, default) | platform (the hosted API)',
+      parse: api,
+      config: [MEM0_SECTION, 'api'],
+    },
     {
       flags: '--mem0-key <key>',
       description: `the service's key (better: set ${KEY_ENV}); kept in memory only, never written`,
@@ -74,7 +90,12 @@ export const mem0: SystemDescriptor<ProviderSession, ModelEntry> = {
       },
       config: [MEM0_SECTION, 'keyEnv'],
     },
-    { flags: '--mem0-limit <n>', description: 'memories a search returns (default 10)', parse: positiveInt, config: [MEM0_SECTION, 'limit'] },
+    {
+      flags: '--mem0-limit <n>',
+      description: 'memories a search returns (default 10)',
+      parse: positiveInt,
+      config: [MEM0_SECTION, 'limit'],
+    },
     {
       flags: '--mem0-batch <n>',
       description: "turns per add call, or 'session' (default 2, as Mem0's own evaluation)",

@@ -58,7 +58,11 @@ export class JsonService {
       this.sent.set(key, (this.sent.get(key) ?? 0) + 1);
       const res = await fetch(url, {
         method: spec.method,
-        headers: { accept: 'application/json', ...(spec.body !== undefined ? { 'content-type': 'application/json' } : {}), ...this.headers },
+        headers: {
+          accept: 'application/json',
+          ...(spec.body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...this.headers,
+        },
         body: spec.body !== undefined ? JSON.stringify(spec.body) : undefined,
         signal: AbortSignal.timeout(this.transport.timeoutMs),
       });

@@ -21,7 +21,9 @@ export function ownerOf(runId: string, ep: Pick<IngestedEpisode, 'episode' | 'vi
  * `assistant`, and every message names its speaker, as Mem0's own LoCoMo evaluation sends them.
  */
 function roleMapper(ep: IngestedEpisode): (t: Turn) => ServiceMessage {
-  const listed = Array.isArray(ep.episode.meta?.speakers) ? (ep.episode.meta!.speakers as unknown[]).filter((s) => typeof s === 'string') : [];
+  const listed = Array.isArray(ep.episode.meta?.speakers)
+    ? (ep.episode.meta!.speakers as unknown[]).filter((s) => typeof s === 'string')
+    : [];
   const first = (listed[0] as string | undefined) ?? ep.episode.turns[0]?.speaker ?? 'user';
   return (t) => {
     const text = t.text + t.captions.map((c) => ` [shared an image: ${c}]`).join('');

@@ -58,7 +58,8 @@ export function serviceSource(service: MemoryService, settings: ServiceSettings,
         return { events: await service.addOnce(call), recovered: false };
       } catch (e) {
         const info = classifyFailure(e);
-        if (!info.retryable || attempt >= service.retry.maxRetries) throw service.addFailure(call, new RetriesExhausted(e, attempt + 1, info));
+        if (!info.retryable || attempt >= service.retry.maxRetries)
+          throw service.addFailure(call, new RetriesExhausted(e, attempt + 1, info));
         // A 429 was refused before any work; anything else may have been done with the reply lost.
         if (info.status !== 429 && (await holds(call))) return { events: null, recovered: true };
         await sleep(backoffMs(attempt, service.retry, info.retryAfterMs));

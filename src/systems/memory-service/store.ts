@@ -30,10 +30,13 @@ function ownersNamed(log: IngestLog, name: string): OwnerState[] {
   const hit = live.filter((s) => s.owner === name || s.episode === name);
   if (hit.length === 0) {
     const list = live.slice(0, 8).map((s) => s.episode);
-    throw new InputError(`owner '${name}' holds nothing of this run on the service (episodes: ${list.join(', ') || 'none'}${live.length > 8 ? ', ...' : ''})`, {
-      file: log.path,
-      place: '--owner',
-    });
+    throw new InputError(
+      `owner '${name}' holds nothing of this run on the service (episodes: ${list.join(', ') || 'none'}${live.length > 8 ? ', ...' : ''})`,
+      {
+        file: log.path,
+        place: '--owner',
+      },
+    );
   }
   return hit;
 }
@@ -53,7 +56,9 @@ export function serviceStore(make: (cfg: RunConfig) => MemoryService): MemorySto
       await service.deleteOwner(s.owner);
       const left = await service.list(s.owner);
       if (left !== null && left.length > 0)
-        throw new InputError(`${service.system} still holds ${left.length} memories of '${s.owner}' after the delete`, { place: service.url });
+        throw new InputError(`${service.system} still holds ${left.length} memories of '${s.owner}' after the delete`, {
+          place: service.url,
+        });
       log.append({ type: 'purged', owner: s.owner, at: new Date().toISOString() });
       lines.push(`purged ${s.owner} (episode ${s.episode}) on ${service.url}${left === null ? '' : ': verified, 0 memories left'}`);
     }
@@ -85,7 +90,8 @@ export function serviceStore(make: (cfg: RunConfig) => MemoryService): MemorySto
         );
         if (opts.all)
           for (const a of s.adds.values())
-            for (const e of a.events ?? []) out.push(`    ${a.key} ${e.event} ${e.id ?? '-'}: ${e.memory ?? ''}${e.previous ? ` (was: ${e.previous})` : ''}`);
+            for (const e of a.events ?? [])
+              out.push(`    ${a.key} ${e.event} ${e.id ?? '-'}: ${e.memory ?? ''}${e.previous ? ` (was: ${e.previous})` : ''}`);
       }
       return out.join('\n');
     },

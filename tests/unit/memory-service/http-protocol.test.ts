@@ -31,7 +31,10 @@ describe('protocol schemas', () => {
       const file = join(DIR, `${name}.schema.json`);
       const want = JSON.stringify(jsonSchemaOf(name), null, 2) + '\n';
       if (process.env.RAWRAG_UPDATE_DOCS) writeFileSync(file, want);
-      expect(readFileSync(file, 'utf8'), `${file} is stale (RAWRAG_UPDATE_DOCS=1 npx vitest run ${'tests/unit/memory-service/http-protocol.test.ts'})`).toBe(want);
+      expect(
+        readFileSync(file, 'utf8'),
+        `${file} is stale (RAWRAG_UPDATE_DOCS=1 npx vitest run ${'tests/unit/memory-service/http-protocol.test.ts'})`,
+      ).toBe(want);
     }
   });
 });
@@ -45,7 +48,12 @@ const episode: Episode = {
     { id: 'D2:1', session: '2', date: '9 May 2023', speaker: 'Ann', text: 'Jo won a cello prize', captions: [] },
   ],
 };
-const ep = ingest(episode, 3, { ...DEFAULT_POLICY, chunking: 'turn', serialisation: 'plain' }, { tokenizer: 'cl100k_base', size: 256, stride: 224 });
+const ep = ingest(
+  episode,
+  3,
+  { ...DEFAULT_POLICY, chunking: 'turn', serialisation: 'plain' },
+  { tokenizer: 'cl100k_base', size: 256, stride: 224 },
+);
 const q: Question = {
   id: 'conv-h:q0',
   episode: 'conv-h',
@@ -86,7 +94,8 @@ afterEach(async () => {
   await new Promise((r) => server.close(r));
 });
 
-const session = (env: Record<string, string> = {}) => new ProviderSession({ noCache: true, timeoutMs: 500, retry: { maxRetries: 2, baseDelayMs: 2, maxDelayMs: 10 }, env });
+const session = (env: Record<string, string> = {}) =>
+  new ProviderSession({ noCache: true, timeoutMs: 500, retry: { maxRetries: 2, baseDelayMs: 2, maxDelayMs: 10 }, env });
 
 describe('--system http against the documented shim', () => {
   it('adds per session with add_id and turn ids, searches for coverage, resumes without re-adding, purges verified', async () => {

@@ -78,7 +78,10 @@ describe('rawrag import', () => {
     const out = join(dir, 'evermemos');
     const r = await importResults({ format: 'evermemos', file: path, cfg, system: 'EverMemOS', setting: 'locomo/gpt-4.1-mini', out });
     expect(r.items).toHaveLength(1540);
-    const items = readFileSync(join(out, 'items.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const items = readFileSync(join(out, 'items.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     // locomo_0_qa5 is rawrag's conv-26:q5, wherever it sat in the file.
     const q5 = items.find((i) => i.id === 'conv-26:q5');
     expect(q5.answer).toBe('answer 5');
@@ -94,10 +97,12 @@ describe('rawrag import', () => {
     expect(Math.abs(acc - meanAccuracy)).toBeLessThan(1e-9);
     expect(overall).toContain('EverMemOS');
     expect(r.text).toContain(`the file's own accuracy: ${(meanAccuracy * 100).toFixed(2)} %`);
-    expect(r.text).toMatch(new RegExp(`\\| single-hop +\\| +841 \\|[\\s\\S]*\\| overall +\\| +1540 \\| +${(meanAccuracy * 100).toFixed(2)} \\|`));
+    expect(r.text).toMatch(
+      new RegExp(`\\| single-hop +\\| +841 \\|[\\s\\S]*\\| overall +\\| +1540 \\| +${(meanAccuracy * 100).toFixed(2)} \\|`),
+    );
   });
 
-  it('a file whose question is not the benchmark\'s is refused naming the first mismatch, and nothing is written', async () => {
+  it("a file whose question is not the benchmark's is refused naming the first mismatch, and nothing is written", async () => {
     const dir = tempDir('rawrag-import-');
     const { file } = everMemOSFile();
     const f = file as { detailed_results: Record<string, Array<{ question: string }>> };
@@ -112,11 +117,17 @@ describe('rawrag import', () => {
     // The same questions under the wrong conversation do not match either: never position alone.
     const { file: swapped } = everMemOSFile();
     const s = swapped as { detailed_results: Record<string, unknown[]> };
-    [s.detailed_results.locomo_exp_user_0, s.detailed_results.locomo_exp_user_1] = [s.detailed_results.locomo_exp_user_1!, s.detailed_results.locomo_exp_user_0!];
+    [s.detailed_results.locomo_exp_user_0, s.detailed_results.locomo_exp_user_1] = [
+      s.detailed_results.locomo_exp_user_1!,
+      s.detailed_results.locomo_exp_user_0!,
+    ];
     for (const [g, list] of Object.entries(s.detailed_results))
-      for (const row of list as Array<{ question_id: string }>) row.question_id = row.question_id.replace(/^locomo_\d+/, `locomo_${/\d+$/.exec(g)![0]}`);
+      for (const row of list as Array<{ question_id: string }>)
+        row.question_id = row.question_id.replace(/^locomo_\d+/, `locomo_${/\d+$/.exec(g)![0]}`);
     writeFileSync(path, JSON.stringify(swapped));
-    await expect(importResults({ format: 'evermemos', file: path, cfg, system: 'E', setting: 's', out })).rejects.toThrow(/is not a selected locomo question of conversation 0 \(conv-26\)/);
+    await expect(importResults({ format: 'evermemos', file: path, cfg, system: 'E', setting: 's', out })).rejects.toThrow(
+      /is not a selected locomo question of conversation 0 \(conv-26\)/,
+    );
   });
 
   it('MemOS judged files, mem0 evals.py output and JSON lines', async () => {
@@ -132,11 +143,25 @@ describe('rawrag import', () => {
         category: q.category,
         llm_judgments: { judgment_1: true, judgment_2: false },
       }));
-      mem0[String(i)] = qs.map((q) => ({ question: q.question, answer: String(q.answer), response: 'mem0 says', category: String(q.category), llm_score: 1, f1_score: 0.5 }));
+      mem0[String(i)] = qs.map((q) => ({
+        question: q.question,
+        answer: String(q.answer),
+        response: 'mem0 says',
+        category: String(q.category),
+        llm_score: 1,
+        f1_score: 0.5,
+      }));
     });
     writeFileSync(join(dir, 'memos.json'), JSON.stringify(memos));
     writeFileSync(join(dir, 'mem0.json'), JSON.stringify(mem0));
-    const m = await importResults({ format: 'memos', file: join(dir, 'memos.json'), cfg, system: 'MemOS', setting: 's', out: join(dir, 'm') });
+    const m = await importResults({
+      format: 'memos',
+      file: join(dir, 'memos.json'),
+      cfg,
+      system: 'MemOS',
+      setting: 's',
+      out: join(dir, 'm'),
+    });
     expect(m.items.every((i) => i.score === 0.5 && i.answer === 'memos says')).toBe(true);
     expect(m.items[0]!.id).toBe('conv-26:q0');
     const z = await importResults({ format: 'mem0', file: join(dir, 'mem0.json'), cfg, system: 'mem0', setting: 's', out: join(dir, 'z') });
@@ -145,12 +170,14 @@ describe('rawrag import', () => {
     writeFileSync(join(dir, 'a.jsonl'), `{"episode": "conv-26", "question": "${raw[0]!.qa[0]!.question}", "answer": "x"}\n`);
     const j = await importResults({ format: 'jsonl', file: join(dir, 'a.jsonl'), cfg, system: 'mine', setting: 's', out: join(dir, 'j') });
     expect(j.items[0]!.score).toBeNull();
-    expect(j.text).toMatch(/1 answers carry no judge votes; judge them as rawrag does with: rawrag judge .*answers\.jsonl --benchmark locomo --system mine/);
+    expect(j.text).toMatch(
+      /1 answers carry no judge votes; judge them as rawrag does with: rawrag judge .*answers\.jsonl --benchmark locomo --system mine/,
+    );
     expect(readFileSync(join(dir, 'j', 'answers.jsonl'), 'utf8')).toBe('{"id":"conv-26:q0","answer":"x"}\n');
     // A repeated question is refused.
     writeFileSync(join(dir, 'b.jsonl'), readFileSync(join(dir, 'a.jsonl'), 'utf8').repeat(2));
-    await expect(importResults({ format: 'jsonl', file: join(dir, 'b.jsonl'), cfg, system: 'mine', setting: 's', out: join(dir, 'k') })).rejects.toThrow(
-      /b\.jsonl: line 2: the question .* appears more often than in locomo \(first taken at line 1\)/,
-    );
+    await expect(
+      importResults({ format: 'jsonl', file: join(dir, 'b.jsonl'), cfg, system: 'mine', setting: 's', out: join(dir, 'k') }),
+    ).rejects.toThrow(/b\.jsonl: line 2: the question .* appears more often than in locomo \(first taken at line 1\)/);
   });
 });

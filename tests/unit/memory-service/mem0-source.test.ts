@@ -39,7 +39,12 @@ function episode(id = 'conv-x'): Episode {
 }
 
 const ep = (e = episode()): IngestedEpisode =>
-  ingest(e, e.turns.length, { ...DEFAULT_POLICY, chunking: 'turn', serialisation: 'plain' }, { tokenizer: 'cl100k_base', size: 256, stride: 224 });
+  ingest(
+    e,
+    e.turns.length,
+    { ...DEFAULT_POLICY, chunking: 'turn', serialisation: 'plain' },
+    { tokenizer: 'cl100k_base', size: 256, stride: 224 },
+  );
 
 const question = (text: string, evidence: string[]): Question => ({
   id: `conv-x:q${text.length}`,
@@ -97,7 +102,10 @@ describe('mem0 (open-source server API)', () => {
     expect(item.coverage).toEqual({ all: true, any: true });
     expect(item.evidence_tokens).toBeGreaterThan(10);
     // The events became write decisions: 5 ADD and 1 UPDATE with the old text.
-    const decisions = readFileSync(join(runDir, 'write-decisions.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const decisions = readFileSync(join(runDir, 'write-decisions.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(decisions.map((d) => d.operation)).toEqual(['ADD', 'ADD', 'ADD', 'ADD', 'UPDATE', 'ADD']);
     expect(decisions[4]).toMatchObject({
       episode: 'conv-x',
@@ -133,7 +141,10 @@ describe('mem0 (open-source server API)', () => {
     const q = question('Where does Caroline live?', ['D3:1']);
     await opened.evidenceFor(q, baseItem(q, 'locomo'), ctx(cfg));
     expect(server.requests.filter((r) => r.path === '/search').map((r) => r.fault)).toEqual(['slow', null]);
-    const log = readFileSync(join(runDir, INGEST_LOG_FILE), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const log = readFileSync(join(runDir, INGEST_LOG_FILE), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(log.find((l) => l.key === 'conv-x#2')).toMatchObject({ recovered: true, events: null });
     expect(source.report!().service).toMatchObject({ acknowledged: { adds: 3, recovered: 1 } });
   });
@@ -142,11 +153,16 @@ describe('mem0 (open-source server API)', () => {
     const cfg = config();
     server.inject({ kind: 'status', status: 503, times: Infinity, match: (r) => r.body?.metadata?.rawrag_add === 'conv-x#1' });
     const source = await mem0.create(cfg, session({ MEM0_API_KEY: 'm0-secret-key-123456' }), { runDir });
-    await expect(source.open(ep(), ctx(cfg))).rejects.toThrow(/mem0 POST http:\/\/127\.0\.0\.1:\d+\/memories failed \(HTTP 503\) after 4 tries/);
+    await expect(source.open(ep(), ctx(cfg))).rejects.toThrow(
+      /mem0 POST http:\/\/127\.0\.0\.1:\d+\/memories failed \(HTTP 503\) after 4 tries/,
+    );
     server.faults = [];
     const before = server.adds().length;
     await (await mem0.create(cfg, session(), { runDir })).open(ep(), ctx(cfg));
-    const resent = server.adds().slice(before).map((r) => r.body.metadata.rawrag_add);
+    const resent = server
+      .adds()
+      .slice(before)
+      .map((r) => r.body.metadata.rawrag_add);
     expect(resent).toEqual(['conv-x#1', 'conv-x#2']);
     expect(server.performed.filter((k) => k === 'conv-x#0')).toHaveLength(1);
   });
