@@ -168,7 +168,17 @@ export class FakeMem0 {
     }
     if (key === 'GET /memories') {
       if (!r.query.user_id) return [403, { detail: 'Admin role required to list all memories.' }];
-      return [200, { results: this.ownerMemories(r.query.user_id).map((m) => this.serialise(m)) }];
+      // server/main.py: top_k <= 1000, and Memory.get_all's default is 20.
+      const topK = Number(r.query.top_k ?? 20);
+      if (!(topK >= 0 && topK <= 1000)) return [422, { detail: 'top_k: ensure this value is less than or equal to 1000' }];
+      return [
+        200,
+        {
+          results: this.ownerMemories(r.query.user_id)
+            .slice(0, topK)
+            .map((m) => this.serialise(m)),
+        },
+      ];
     }
     if (key === 'POST /v3/memories/') {
       const all = this.ownerMemories(b.filters?.user_id ?? '').map((m) => this.serialise(m));

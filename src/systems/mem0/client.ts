@@ -137,7 +137,8 @@ export class Mem0Service implements MemoryService {
 
   async list(owner: string): Promise<ServiceMemory[]> {
     if (this.which === 'oss') {
-      const reply = await this.http.request({ method: 'GET', path: '/memories', query: { user_id: owner } });
+      // Memory.get_all returns 20 by default; server/main.py allows at most 1000 (the most a lost reply can be looked for in).
+      const reply = await this.http.request({ method: 'GET', path: '/memories', query: { user_id: owner, top_k: '1000' } });
       return memoriesOf(reply)
         .map(toMemory)
         .filter((m): m is ServiceMemory => m !== null);

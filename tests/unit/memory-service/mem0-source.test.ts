@@ -167,17 +167,31 @@ describe('mem0 (open-source server API)', () => {
     expect(server.performed.filter((k) => k === 'conv-x#0')).toHaveLength(1);
   });
 
-  it('an add in flight at a kill is found on the service at resume and not sent again', async () => {
+  it('an add in flight at a kill is found on the service at resume and not sent again (past the 20 memories a bare listing returns)', async () => {
     const cfg = config();
+    // 40 turns, 40 distinct facts: the last add's memories are not among the first 20 a bare listing returns.
+    const long = episode();
+    long.turns = Array.from({ length: 40 }, (_, i) => ({
+      id: `D1:${i + 1}`,
+      session: '1',
+      date: '8 May, 2023',
+      speaker: i % 2 ? 'Melanie' : 'Caroline',
+      text: `fact number ${i} is about topic ${i * 7}`,
+      captions: [],
+    }));
     const source = await mem0.create(cfg, session(), { runDir });
-    await source.open(ep(), ctx(cfg));
-    // Simulate a kill after conv-x#2 was done but before it was recorded: drop its lines from the log.
+    await source.open(ep(long), ctx(cfg));
+    expect(server.memories.size).toBe(40);
+    // Simulate a kill after conv-x#19 was done but before it was recorded: drop its lines from the log.
     const path = join(runDir, INGEST_LOG_FILE);
     const lines = readFileSync(path, 'utf8').trim().split('\n');
-    const kept = lines.filter((l) => !l.includes('"conv-x#2"') && !l.includes('"complete"'));
+    const kept = lines.filter((l) => !l.includes('"conv-x#19"') && !l.includes('"complete"'));
     (await import('node:fs')).writeFileSync(path, kept.join('\n') + '\n');
-    await (await mem0.create(cfg, session(), { runDir })).open(ep(), ctx(cfg));
-    expect(server.performed).toEqual(['conv-x#0', 'conv-x#1', 'conv-x#2']);
+    const resumed = await mem0.create(cfg, session(), { runDir });
+    await resumed.open(ep(long), ctx(cfg));
+    expect(server.performed).toHaveLength(20);
+    expect(new Set(server.performed).size).toBe(20);
+    expect(resumed.report!().service).toMatchObject({ this_run: { adds_sent: 0, adds_recovered: 1 } });
   });
 
   it('the store capability shows what was acknowledged and purges an owner on the service, verified; the resume re-adds', async () => {
