@@ -6,7 +6,7 @@
  * auth header, purge verified on the service.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { FakeMem0 } from '../../helpers/fake-mem0.js';
@@ -20,7 +20,7 @@ import { getBenchmark } from '../../../src/datasets/registry.js';
 import type { Episode, Question } from '../../../src/core/schema.js';
 import type { SourceContext } from '../../../src/core/evidence-source.js';
 import { INGEST_LOG_FILE } from '../../../src/systems/memory-service/ingest-log.js';
-import { planAdds, unixSeconds } from '../../../src/systems/memory-service/plan.js';
+import { ownerOf, planAdds, unixSeconds } from '../../../src/systems/memory-service/plan.js';
 
 function episode(id = 'conv-x'): Episode {
   const s = (n: number, date: string, a: string, b: string) => [
@@ -257,6 +257,11 @@ describe('add plans', () => {
     expect(unixSeconds('2023/05/20 (Sat) 02:21')).toBe(Date.UTC(2023, 4, 20, 2, 21) / 1000);
     expect(unixSeconds('12:30 am on 1 June, 2023')).toBe(Date.UTC(2023, 5, 1, 0, 30) / 1000);
     expect(unixSeconds(null)).toBeNull();
-    expect(existsSync('/nonexistent')).toBe(false);
+    // A visibility horizon (MEME's phases) is an owner of its own.
+    expect(ownerOf('run', { episode: episode(), visibleTurns: 4 })).toBe('rawrag-run-conv-x@4');
+    expect(ownerOf('run', { episode: episode(), visibleTurns: 6 })).toBe('rawrag-run-conv-x');
+    expect(
+      planAdds(ingest(episode(), 4, { ...DEFAULT_POLICY }, { tokenizer: 'cl100k_base', size: 256, stride: 224 }), 'o', 2),
+    ).toHaveLength(2);
   });
 });
