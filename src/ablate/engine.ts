@@ -16,20 +16,20 @@ import pLimit from 'p-limit';
 import type { RunConfig } from '../config/schema.js';
 import type { Question } from '../core/schema.js';
 import { baseItem, type ItemRecord } from '../core/item.js';
-import type { IngestedEpisode } from '../retrieval/chunk.js';
+import type { IngestedEpisode } from '../core/ingested-episode.js';
 import { retrieve, type Ranking } from '../retrieval/retrieve.js';
 import type { Retriever, SearchIndex, Hit } from '../core/retriever.js';
 import { planStages, type StagePlan } from '../pipeline/stages.js';
 import { summarise, type Summary } from '../eval/summary.js';
 import type { Manifest } from '../run/manifest.js';
 import { gitInfo } from '../run/manifest.js';
-import { RunDir } from '../run/rundir.js';
 import { InputError } from '../util/errors.js';
 import { ProviderSession } from '../providers/session.js';
 import type { TransportOptions } from '../providers/transport.js';
 import { effectivePolicy, episodeOf, groupByIndex, loadRunInputs, runIdFor } from '../pipeline/plan.js';
-import { openRunDir, startManifest, type OpenedRunDir } from '../pipeline/run-directory.js';
-import { buildSummary, failedItems, ingestGroup, isDeferral, roundAll, runStages } from '../pipeline/pipeline.js';
+import { openRunDir } from '../pipeline/run-directory.js';
+import { RunLifecycle } from '../pipeline/lifecycle.js';
+import { buildSummary, failedItems, ingestGroup, roundAll, runStages } from '../pipeline/pipeline.js';
 import { rankingDepth, recordRetrieval } from '../retrieval/ranked-evidence.js';
 import { createEvidenceSource } from '../systems/registry.js';
 import type { EvidenceSource } from '../core/evidence-source.js';
@@ -39,6 +39,7 @@ import { warningLines } from '../datasets/warnings.js';
 import { runConfigVariants } from './config-variants.js';
 import { sweptSections, windowKey, type Variant, type WindowSpec } from './variants.js';
 import { evidenceKey, reuseStages, stageDelta, type StageDelta } from './reuse.js';
+import { isDeferred } from '../providers/batch/defer.js';
 
 export interface AblationRequest {
   base: RunConfig;
@@ -129,9 +130,8 @@ export interface AblationOutcome {
 interface VariantState {
   variant: Variant;
   cfg: RunConfig;
-  rundir: RunDir;
-  opened: OpenedRunDir | null;
-  manifest: Manifest;
+  /** The variant's run directory, through the one run lifecycle `rawrag run` uses. */
+  run: RunLifecycle;
   plan: StagePlan;
   done: Set<string>;
   /**
@@ -201,31 +201,31 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
   try {
     for (const v of req.variants) {
       const plan = dry ? DRY_PLAN : await planStages(v.cfg, benchmark, new ProviderSession(req.transport), source.capabilities);
-      const opened = openRunDir(join(dir, v.name), identityOf(v), questions, { retryErrors: req.retryErrors, dryRun: dry });
-      const manifest = startManifest({
-        runId: runIdFor(v.cfg),
-        identity: identityOf(v),
-        system: variantSystem(source.system, v),
-        benchmark: benchmark.name,
-        // Same setting for every variant, so `rawrag stats` compares them with each other.
-        setting: `${benchmark.name}/${req.base.reader.model ?? 'no-reader'}`,
-        config: v.cfg,
-        policy: { ...effectivePolicy(benchmark, v.cfg) },
-        source: { name: retriever.name, notes: retriever.notes },
-        skipped: plan.skipped,
-        dataset: { ...dataset.source, warnings: dataset.warnings },
-        selected: questions.length,
-        done: opened.done.size,
-        opened,
-        git: gitOnce(),
-      });
-      if (!dry) opened.rundir.writeManifest(manifest);
+      const run = RunLifecycle.open(
+        join(dir, v.name),
+        identityOf(v),
+        questions,
+        { retryErrors: req.retryErrors, dryRun: dry },
+        {
+          runId: runIdFor(v.cfg),
+          system: variantSystem(source.system, v),
+          benchmark: benchmark.name,
+          // Same setting for every variant, so `rawrag stats` compares them with each other.
+          setting: `${benchmark.name}/${req.base.reader.model ?? 'no-reader'}`,
+          config: v.cfg,
+          policy: { ...effectivePolicy(benchmark, v.cfg) },
+          source: { name: retriever.name, notes: retriever.notes },
+          skipped: plan.skipped,
+          dataset: { ...dataset.source, warnings: dataset.warnings },
+          git: gitOnce(),
+        },
+      );
+      run.start();
+      const opened = run.opened;
       states.push({
         variant: v,
         cfg: v.cfg,
-        rundir: opened.rundir,
-        opened,
-        manifest,
+        run,
         plan,
         done: opened.done,
         items: new Map(opened.previous.map((i) => [i.id, slim(i)])),
@@ -237,7 +237,7 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
     }
   } catch (e) {
     for (const s of states) {
-      s.opened?.lock?.release();
+      s.run.release();
       await s.plan.close?.();
     }
     retrievalSession.close();
@@ -298,7 +298,7 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
               'retrieve',
               (e as Error).message,
             )) {
-              if (!dry) s.rundir.append(item);
+              s.run.append(item);
               s.items.set(item.id, slim(item));
             }
           }
@@ -377,11 +377,11 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
               item = await deriveItem(s, q, ep, rankings.get(s.variant.rerank)!);
             } catch (e) {
               // --batch: a reader/judge request went to a batch job; the item stays pending.
-              if (isDeferral(e)) continue;
+              if (isDeferred(e)) continue;
               throw e;
             }
             item.timings.ingest_share_ms = ingestShare;
-            if (!dry) s.rundir.append(item);
+            s.run.append(item);
             s.items.set(item.id, slim(item));
           }
         }
@@ -435,13 +435,12 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
     const outcomes: VariantOutcome[] = [];
     const interrupted = hooks.signal?.aborted ? (String(hooks.signal.reason) === 'SIGTERM' ? 'SIGTERM' : 'SIGINT') : null;
     for (const s of states) {
-      s.rundir.close();
       if (dry) {
         outcomes.push({
           variant: s.variant,
           adds: s.adds,
-          dir: s.rundir.dir,
-          manifest: s.manifest,
+          dir: s.run.dir,
+          manifest: s.run.manifest,
           summary: { ...summarise([]) },
           items: [],
         });
@@ -450,15 +449,14 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
       // In question order, as `rawrag run` would list them.
       const items = questions.map((q) => s.items.get(q.id)).filter((i): i is ItemRecord => i !== undefined);
       const summary = buildSummary(items, {
-        runId: s.manifest.run_id,
-        system: s.manifest.system,
-        setting: s.manifest.setting,
+        runId: s.run.manifest.run_id,
+        system: s.run.manifest.system,
+        setting: s.run.manifest.setting,
         cfg: s.cfg,
         benchmark,
         dataset,
         stages: s.plan,
       });
-      s.rundir.writeSummary(summary);
       const wKey = windowKey(s.variant.window);
       const retrieveMs =
         (shared.search.get(wKey) ?? 0) +
@@ -470,17 +468,14 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
         retrieve_ms: retrieveMs,
         stages_ms: s.ownMs.stages,
       };
-      const status = interrupted ? 'interrupted' : items.length === questions.length ? 'complete' : 'incomplete';
-      Object.assign(s.manifest, {
-        status,
-        updated_at: new Date().toISOString(),
-        finished_at: status === 'complete' ? new Date().toISOString() : null,
-        questions: { selected: questions.length, done: items.length, errors: summary.errors },
-        // Shared work (load, ingest, search, rerank) is charged in full to every variant that used it.
+      // Shared work (load, ingest, search, rerank) is charged in full to every variant that used it.
+      s.run.finish({
+        items,
+        summary,
+        signal: hooks.signal,
         timings: { ...roundAll(timings), total_ms: Math.round(Object.values(timings).reduce((a, b) => a + b, 0)) },
       });
-      s.rundir.writeManifest(s.manifest);
-      outcomes.push({ variant: s.variant, adds: s.adds, dir: s.rundir.dir, manifest: s.manifest, summary, items });
+      outcomes.push({ variant: s.variant, adds: s.adds, dir: s.run.dir, manifest: s.run.manifest, summary, items });
     }
     if (interrupted) throw new Interrupted(interrupted, finished, total);
     const retrievalReport = retrievalSession.report();
@@ -495,16 +490,11 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
       wallMs: performance.now() - t0,
     };
   } catch (e) {
-    for (const s of states) {
-      s.rundir.close();
-      if (dry || e instanceof Interrupted) continue;
-      Object.assign(s.manifest, { status: 'failed', updated_at: new Date().toISOString(), error: (e as Error).message });
-      s.rundir.writeManifest(s.manifest);
-    }
+    for (const s of states) s.run.fail(e);
     throw e;
   } finally {
     for (const s of states) {
-      s.opened?.lock?.release();
+      s.run.release();
       await s.plan.close?.();
     }
     await source.close?.();

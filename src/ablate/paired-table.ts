@@ -133,7 +133,7 @@ function statsFamily(outcomes: VariantOutcome[], baseline: string, opts: { resam
     label: o.variant.name,
     system: o.manifest.system,
     reference: o.manifest.reference === true,
-    source: o.manifest.retriever.name,
+    source: o.manifest.retriever?.name ?? null,
     benchmark: o.manifest.benchmark,
     setting: o.manifest.setting,
     status: o.manifest.status,
@@ -150,6 +150,7 @@ function statsFamily(outcomes: VariantOutcome[], baseline: string, opts: { resam
     baseline,
     allPairs: false,
     typeOrder: (b) => getBenchmark(b).typeOrder,
+    aggregation: (b) => getBenchmark(b).aggregation,
   });
   return (
     report.families.find((f) => f.leaderboard.some((r) => r.system === baseline) || f.coverage.some((r) => r.system === baseline)) ?? null

@@ -4,7 +4,7 @@
  * the same turns). The reader and judge see nothing else that varies, so the answer and its
  * verdicts are reused instead of asked again.
  */
-import type { Evidence } from '../retrieval/assemble.js';
+import type { Evidence } from '../core/ingested-episode.js';
 import type { ItemRecord } from '../core/item.js';
 import { createHash } from 'node:crypto';
 import type { Policy } from '../core/policy.js';

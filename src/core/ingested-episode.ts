@@ -32,16 +32,28 @@ export interface IngestedEpisode {
   chunks: Chunk[];
 }
 
-/** What the reader is shown for one question: the assembled evidence (or a memory system's recalled block). */
+/**
+ * One block the reader is shown, with the turns behind it: the one channel from every system to
+ * every benchmark's reader prompt (rendered by `renderEvidence`, src/core/protocol.ts).
+ * `history` = raw conversation text (a whole serialised turn, or a window's text without
+ * expansion): an adapter may lay its turns out in its own format (sessions with dates).
+ * `memory` = a system's own unit (memory items, a fact, a summary): shown as its text.
+ */
+export interface EvidenceBlock {
+  text: string;
+  /** Indices (into the episode's turns) of the turns behind the block. */
+  turns: number[];
+  kind: 'history' | 'memory';
+}
+
+/** What the reader is shown for one question. */
 export interface Evidence {
-  /** Indices (into the episode's turns) of the turns shown, in presentation order. */
+  /** Indices (into the episode's turns) of the raw turns shown, in presentation order. */
   turnIndices: number[];
   /** Their ids, same order. */
   turnIds: string[];
-  /** The text blocks shown, in order: whole turns when expanded, chunk texts otherwise. */
-  blocks: string[];
+  /** The blocks shown, in order. */
+  blocks: EvidenceBlock[];
   /** cl100k tokens of the blocks, from the ingest token counts (no re-encoding on the hot path). */
   tokens: number;
-  /** A memory system's injected block, shown by every reader prompt in place of the raw history. */
-  recalled?: string;
 }

@@ -11,14 +11,47 @@ export interface ChatMessage {
   content: string;
 }
 
-/** What the reader is shown: the assembled evidence, as text blocks and as the turns behind them. */
-export interface EvidenceView {
-  /** Text blocks in presentation order (whole serialised turns, or chunk texts without expansion). */
-  blocks: string[];
-  /** The turns shown, in presentation order (for layouts that group by session and date). */
+/** One block as the reader prompt sees it: its text, the turns behind it, and its kind (src/core/ingested-episode.ts EvidenceBlock). */
+export interface ShownBlock {
+  text: string;
   turns: Turn[];
-  /** A memory system's recalled block (Evidence.recalled): when present, prompts show it instead of the history. */
-  recalled?: string;
+  kind: 'history' | 'memory';
+}
+
+/** What the reader is shown: the blocks in presentation order. */
+export interface EvidenceView {
+  blocks: ShownBlock[];
+}
+
+/** A run of consecutive blocks of one kind; a history run also lists its turns once each, in order. */
+export type EvidenceSegment = { kind: 'history'; blocks: ShownBlock[]; turns: Turn[] } | { kind: 'memory'; blocks: ShownBlock[] };
+
+export function evidenceSegments(view: EvidenceView): EvidenceSegment[] {
+  const out: EvidenceSegment[] = [];
+  for (const b of view.blocks) {
+    const last = out[out.length - 1];
+    if (last && last.kind === b.kind) last.blocks.push(b);
+    else out.push(b.kind === 'history' ? { kind: 'history', blocks: [b], turns: [] } : { kind: 'memory', blocks: [b] });
+  }
+  for (const seg of out) {
+    if (seg.kind !== 'history') continue;
+    const seen = new Set<Turn>();
+    for (const b of seg.blocks) for (const t of b.turns) if (!seen.has(t)) seen.add(t) && seg.turns.push(t);
+  }
+  return out;
+}
+
+/** How a benchmark lays out raw history; everything else is shown as its text. */
+export interface EvidenceLayout {
+  /** Default: the blocks' texts, one a line. */
+  history?: (seg: { blocks: ShownBlock[]; turns: Turn[] }) => string;
+}
+
+/** The evidence as one text for a reader prompt: every adapter renders through this, so no system's blocks are dropped. */
+export function renderEvidence(view: EvidenceView, layout: EvidenceLayout = {}): string {
+  return evidenceSegments(view)
+    .map((seg) => (seg.kind === 'history' && layout.history ? layout.history(seg) : seg.blocks.map((b) => b.text).join('\n')))
+    .join('\n');
 }
 
 export interface ReaderProtocol {

@@ -7,14 +7,17 @@ import type { ChatModel } from '../providers/chat.js';
 import { countTokens } from '../retrieval/tokenizer.js';
 import { readerMaxTokens, type ReaderProtocol } from '../core/protocol.js';
 import type { ItemStage } from './stage.js';
-import { costOf } from '../providers/usage.js';
+import type { EvidenceBlock } from '../core/ingested-episode.js';
+import { addCost, costOf } from '../providers/usage.js';
 
 export function readerStage(model: ChatModel, protocol: ReaderProtocol): ItemStage {
   return {
     name: 'read',
     async run(item, ctx) {
       const { question: q, evidence, ep, cfg } = ctx;
-      const view = { blocks: evidence.blocks, turns: evidence.turnIndices.map((t) => ep.episode.turns[t]!), recalled: evidence.recalled };
+      const view = {
+        blocks: evidence.blocks.map((b: EvidenceBlock) => ({ ...b, turns: b.turns.map((t: number) => ep.episode.turns[t]!) })),
+      };
       const messages = protocol.render(q, view);
       // The official budget per question (null = no max_tokens sent), unless the config overrides it.
       const maxTokens = readerMaxTokens(cfg.reader.maxTokens, protocol, q);
@@ -44,7 +47,7 @@ export function readerStage(model: ChatModel, protocol: ReaderProtocol): ItemSta
 }
 
 function templateTokens(protocol: ReaderProtocol, q: Parameters<ReaderProtocol['render']>[0]): number {
-  return protocol.render(q, { blocks: [], turns: [] }).reduce((s, m) => s + countTokens(m.content), 0);
+  return protocol.render(q, { blocks: [] }).reduce((s, m) => s + countTokens(m.content), 0);
 }
 
 /** Per-item usage and cost by role, in item.details.usage. */
@@ -62,7 +65,7 @@ export function addItemUsage(
   const r = (all[role] ??= { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0, requests: 0, cache_hits: 0 });
   r.prompt_tokens += u.prompt_tokens;
   r.completion_tokens += u.completion_tokens;
-  r.cost_usd = r.cost_usd === null || cost === null ? null : r.cost_usd + cost;
+  r.cost_usd = addCost(r.cost_usd, cost);
   if (cached) r.cache_hits++;
   else r.requests++;
 }

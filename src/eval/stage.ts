@@ -2,8 +2,8 @@
 import type { Benchmark } from '../core/benchmark.js';
 import type { Question } from '../core/schema.js';
 import type { RunConfig } from '../config/schema.js';
-import type { IngestedEpisode } from '../retrieval/chunk.js';
-import type { Evidence } from '../retrieval/assemble.js';
+import type { IngestedEpisode } from '../core/ingested-episode.js';
+import type { Evidence } from '../core/ingested-episode.js';
 import type { ItemRecord } from '../core/item.js';
 
 export interface StageContext {

@@ -84,7 +84,7 @@ export async function estimateRun(cfg: RunConfig, transport: Partial<TransportOp
     let output = 0;
     for (const q of questions) {
       output += Math.min(EST_READER_OUTPUT, readerMaxTokens(cfg.reader.maxTokens, scoring.reader, q) ?? Infinity);
-      const template = scoring.reader.render(q, { blocks: [], turns: [] }).reduce((s, m) => s + countTokens(m.content), 0);
+      const template = scoring.reader.render(q, { blocks: [] }).reduce((s, m) => s + countTokens(m.content), 0);
       input += template + (evidenceTokens.get(q.id) ?? 0);
     }
     add('reader', reader, questions.length, input, output);

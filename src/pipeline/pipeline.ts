@@ -10,18 +10,17 @@ import type { RunConfig } from '../config/schema.js';
 import type { Benchmark } from '../core/benchmark.js';
 import type { Dataset, Episode, Question } from '../core/schema.js';
 import { baseItem, type ItemRecord } from '../core/item.js';
-import { ingest, type IngestedEpisode } from '../retrieval/chunk.js';
-import type { Evidence } from '../retrieval/assemble.js';
+import { ingest } from '../retrieval/chunk.js';
+import type { IngestedEpisode } from '../core/ingested-episode.js';
+import type { Evidence } from '../core/ingested-episode.js';
 import type { ItemStage, StagePlan } from './stages.js';
 import { summarise } from '../eval/summary.js';
 import type { RunDir } from '../run/rundir.js';
 import type { EpisodeEvidence, EvidenceSource, SourceContext } from '../core/evidence-source.js';
 import { effectivePolicy, episodeOf, groupByIndex, type IndexGroup } from './plan.js';
-
-/** A stage error that means "not sent yet" (a request deferred to a provider batch): the item stays pending. */
-export function isDeferral(e: unknown): boolean {
-  return e instanceof Error && (e.name === 'DeferredRequestError' || (e as { deferred?: unknown }).deferred === true);
-}
+import { round } from '../util/num.js';
+import { isDeferred } from '../providers/batch/defer.js';
+import { addCost } from '../providers/usage.js';
 
 /** Runs the item's stages in order; the first failure is the item's error (a deferral propagates). */
 export async function runStages(item: ItemRecord, stages: ItemStage[], ctx: Parameters<ItemStage['run']>[1]): Promise<void> {
@@ -29,7 +28,7 @@ export async function runStages(item: ItemRecord, stages: ItemStage[], ctx: Para
     try {
       await stage.run(item, ctx);
     } catch (e) {
-      if (isDeferral(e)) throw e;
+      if (isDeferred(e)) throw e;
       item.error = { stage: stage.name, message: (e as Error).message };
       return;
     }
@@ -49,14 +48,14 @@ export async function answerQuestion(q: Question, episode: EpisodeEvidence, ctx:
   try {
     evidence = await episode.evidenceFor(q, item, ctx);
   } catch (e) {
-    if (isDeferral(e)) throw e;
+    if (isDeferred(e)) throw e;
     item.error = { stage: 'retrieve', message: (e as Error).message };
     return item;
   }
-  item.timings.retrieve_ms = round(performance.now() - tr);
+  item.timings.retrieve_ms = round(performance.now() - tr, 2);
   const ts = performance.now();
   await runStages(item, ctx.stages, { question: q, evidence, ep: ctx.ep, cfg: ctx.cfg, benchmark: ctx.benchmark });
-  if (ctx.stages.length > 0) item.timings.stages_ms = round(performance.now() - ts);
+  if (ctx.stages.length > 0) item.timings.stages_ms = round(performance.now() - ts, 2);
   return item;
 }
 
@@ -129,7 +128,7 @@ export async function answerAll(
         try {
           opened = await source.open(ep, ctx);
         } catch (e) {
-          if (isDeferral(e)) {
+          if (isDeferred(e)) {
             out.deferred += group.questions.length;
             return;
           }
@@ -143,7 +142,7 @@ export async function answerAll(
         out.timings.ingest_ms += ingestMs;
         // Each question carries its share of building the index it searched, so per-episode add
         // time (BEAM's efficiency table) is a sum over items, also across resumed runs.
-        const share = round(ingestMs / group.questions.length);
+        const share = round(ingestMs / group.questions.length, 2);
         await Promise.all(
           group.questions.map((q) =>
             questionLimit(async () => {
@@ -152,12 +151,12 @@ export async function answerAll(
               try {
                 item = await answerQuestion(q, opened, ctx);
               } catch (e) {
-                if (!isDeferral(e)) throw e;
+                if (!isDeferred(e)) throw e;
                 out.deferred++;
                 return;
               }
               item.timings.ingest_share_ms = share;
-              for (const [k, v] of Object.entries(opened.ingest ?? {})) item.timings[`ingest_${k}`] = round(v / group.questions.length);
+              for (const [k, v] of Object.entries(opened.ingest ?? {})) item.timings[`ingest_${k}`] = round(v / group.questions.length, 2);
               out.timings.retrieve_ms += item.timings.retrieve_ms ?? 0;
               out.timings.stages_ms += item.timings.stages_ms ?? 0;
               out.answered++;
@@ -221,7 +220,7 @@ export function cumulativeUsage(items: ItemRecord[]): Record<string, RoleUsage> 
       r.cache_hits += u.cache_hits ?? 0;
       r.prompt_tokens += u.prompt_tokens ?? 0;
       r.completion_tokens += u.completion_tokens ?? 0;
-      r.cost_usd = r.cost_usd === null || u.cost_usd === null || u.cost_usd === undefined ? null : r.cost_usd + u.cost_usd;
+      r.cost_usd = addCost(r.cost_usd, u.cost_usd ?? null);
     }
   }
   return out;
@@ -231,10 +230,6 @@ export function cumulativeUsage(items: ItemRecord[]): Record<string, RoleUsage> 
 export function selectedItems(rundir: RunDir, questions: Question[]): ItemRecord[] {
   const byId = new Map(rundir.readItems().map((i) => [i.id, i]));
   return questions.map((q) => byId.get(q.id)).filter((i): i is ItemRecord => i !== undefined);
-}
-
-export function round(x: number): number {
-  return Math.round(x * 100) / 100;
 }
 
 export function roundAll(o: Record<string, number>): Record<string, number> {

@@ -16,8 +16,7 @@ import { Interrupted } from '../util/interrupt.js';
 import type { EvidenceSource } from '../core/evidence-source.js';
 import { answerAll, buildSummary, roundAll, selectedItems } from './pipeline.js';
 import { loadRunInputs, runDirFor, runIdFor } from './plan.js';
-import { openRunDir } from './run-directory.js';
-import { startManifest } from './run-directory.js';
+import { RunLifecycle } from './lifecycle.js';
 import { createEvidenceSource } from '../systems/registry.js';
 import { warningLines } from '../datasets/warnings.js';
 
@@ -98,10 +97,26 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
     source = await (req.compose?.source ?? createEvidenceSource)(cfg, session, { runDir: dir });
     const stages = await (req.compose?.stages ?? planStages)(cfg, benchmark, session, source.capabilities);
     const identity = runIdentity(cfg, source, dataset.source.sha256);
-    const opened = openRunDir(dir, identity, questions, { retryErrors: req.retryErrors, forceResume: req.forceResume });
-    const { rundir } = opened;
     const runId = req.compose?.runId ?? runIdFor(cfg);
     const setting = req.compose?.setting ?? `${benchmark.name}/${cfg.reader.model ?? 'no-reader'}`;
+    const run = RunLifecycle.open(
+      dir,
+      identity,
+      questions,
+      { retryErrors: req.retryErrors, forceResume: req.forceResume },
+      {
+        runId,
+        system: source.system,
+        benchmark: benchmark.name,
+        setting,
+        config: cfg,
+        policy: { ...inputs.policy },
+        source: { name: source.name, notes: source.notes },
+        skipped: stages.skipped,
+        dataset: { ...dataset.source, warnings: dataset.warnings },
+      },
+    );
+    const { opened, manifest } = run;
     const loadMs = performance.now() - t0;
 
     if (inputs.selection) hooks.log(`selected ${inputs.selection}`);
@@ -109,23 +124,7 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
     for (const n of [...source.notes, ...opened.notes]) hooks.log(`note: ${n}`);
     // Skipped stages are printed once, by the report (NOTE:), and kept in summary.json `skipped`.
     if (opened.done.size > 0) hooks.log(`resuming ${dir}: ${opened.done.size} of ${questions.length} questions already done`);
-
-    const manifest = startManifest({
-      runId,
-      identity,
-      system: source.system,
-      benchmark: benchmark.name,
-      setting,
-      config: cfg,
-      policy: { ...inputs.policy },
-      source: { name: source.name, notes: source.notes },
-      skipped: stages.skipped,
-      dataset: { ...dataset.source, warnings: dataset.warnings },
-      selected: questions.length,
-      done: opened.done.size,
-      opened,
-    });
-    rundir.writeManifest(manifest);
+    run.start();
 
     let finished = opened.done.size;
     let errors = opened.previous.filter((i) => i.error).length;
@@ -137,15 +136,15 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
         {
           signal: hooks.signal,
           onItem(item) {
-            rundir.append(item);
+            run.append(item);
             finished++;
             if (item.error) errors++;
             hooks.progress?.(finished, questions.length, progressInfo(session, errors));
           },
         },
       );
-      rundir.close();
-      const items = selectedItems(rundir, questions);
+      opened.rundir.close();
+      const items = selectedItems(opened.rundir, questions);
       const summary = buildSummary(items, {
         runId,
         system: source.system,
@@ -156,29 +155,19 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
         stages,
         extra: source.report?.(),
       });
-      rundir.writeSummary(summary);
-      const interrupted = hooks.signal?.aborted ? (String(hooks.signal.reason) as 'SIGINT' | 'SIGTERM') : null;
-      // Complete only when every selected question has an item: nothing lost, nothing pending.
-      const status = interrupted ? 'interrupted' : items.length === questions.length ? 'complete' : 'incomplete';
-      Object.assign(manifest, {
-        status,
-        updated_at: new Date().toISOString(),
-        finished_at: status === 'complete' ? new Date().toISOString() : null,
-        questions: { selected: questions.length, done: items.length, errors: summary.errors },
+      const { interrupted } = run.finish({
+        items,
+        summary,
+        signal: hooks.signal,
         timings: { load_ms: Math.round(loadMs), ...roundAll(outcome.timings), total_ms: Math.round(performance.now() - t0) },
       });
-      rundir.writeManifest(manifest);
-      if (interrupted) throw new Interrupted(interrupted === 'SIGTERM' ? 'SIGTERM' : 'SIGINT', items.length, questions.length);
+      if (interrupted) throw new Interrupted(interrupted, items.length, questions.length);
       return { dir, manifest, summary, deferred: outcome.deferred };
     } catch (e) {
-      rundir.close();
-      if (!(e instanceof Interrupted)) {
-        Object.assign(manifest, { status: 'failed', updated_at: new Date().toISOString(), error: (e as Error).message });
-        rundir.writeManifest(manifest);
-      }
+      run.fail(e);
       throw e;
     } finally {
-      opened.lock?.release();
+      run.release();
       await stages.close?.();
     }
   } finally {

@@ -97,6 +97,7 @@ export async function collectInputs(paths: string[], opts: CollectOptions = {}):
         seed: 0,
         allPairs: false,
         typeOrder: (name) => benchmarks.find((b) => b.name === name.toLowerCase())?.typeOrder ?? [],
+        aggregation: (name) => benchmarks.find((b) => b.name === name.toLowerCase())?.aggregation,
       },
     );
     statsSource = `computed by rawrag report from the runs (${REPORT_RESAMPLES} bootstrap resamples, seed 0; rawrag stats for more)`;

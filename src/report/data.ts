@@ -8,6 +8,7 @@ import type { Dataset } from '../core/schema.js';
 import { paperRow, type PaperRow } from '../datasets/paper-rows.js';
 import type { FamilyReport, StatsReport } from '../stats/compute-tables.js';
 import type { AblationInput, ReportInputs, RunInput } from './collect.js';
+import { addCost } from '../providers/usage.js';
 
 /** Per role: tokens, dollars, requests, cache hits (summed over the run's items). */
 export interface RoleUsage {
@@ -283,7 +284,7 @@ function usageOf(run: RunInput): Record<string, RoleUsage> {
       const t = (total[role] ??= { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0, requests: 0, cache_hits: 0 });
       t.prompt_tokens += u.prompt_tokens ?? 0;
       t.completion_tokens += u.completion_tokens ?? 0;
-      t.cost_usd = t.cost_usd === null || u.cost_usd === null || u.cost_usd === undefined ? null : t.cost_usd + u.cost_usd;
+      t.cost_usd = addCost(t.cost_usd, u.cost_usd ?? null);
       t.requests += u.requests ?? 0;
       t.cache_hits += u.cache_hits ?? 0;
     }

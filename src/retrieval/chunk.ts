@@ -8,7 +8,6 @@ import type { Episode } from '../core/schema.js';
 import type { Policy } from '../core/policy.js';
 import type { Chunk, ChunkingConfig, IngestedEpisode } from '../core/ingested-episode.js';
 
-export type { Chunk, ChunkingConfig, IngestedEpisode };
 import { serialiseTurn } from './serialise.js';
 import { getTokenizer } from './tokenizer.js';
 

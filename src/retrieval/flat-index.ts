@@ -3,7 +3,7 @@
  * Vectors are L2-normalised once at build time so a search is one dot product per chunk.
  */
 import type { Embedder, FirstStage, SearchIndex, Hit } from '../core/retriever.js';
-import type { IngestedEpisode } from './chunk.js';
+import type { IngestedEpisode } from '../core/ingested-episode.js';
 import { topK } from './rank.js';
 
 export class FlatIndex {

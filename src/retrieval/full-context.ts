@@ -2,7 +2,7 @@
  * The Full-context baseline as a retriever: no ranking, every chunk of the visible history in
  * order. With turn expansion the reader sees each visible turn exactly once, chronologically.
  */
-import type { IngestedEpisode } from './chunk.js';
+import type { IngestedEpisode } from '../core/ingested-episode.js';
 import type { Retriever, SearchIndex } from '../core/retriever.js';
 
 export function createFullContextRetriever(): Retriever {

@@ -13,7 +13,8 @@ import type { IngestedEpisode } from '../core/ingested-episode.js';
 import type { Retriever } from '../core/retriever.js';
 import { coverage } from '../core/coverage.js';
 import type { Ranking } from './retrieve.js';
-import { assemble, type Evidence } from './assemble.js';
+import { assemble } from './assemble.js';
+import type { Evidence } from '../core/ingested-episode.js';
 
 /** The depths at which coverage is also recorded, from the same ranking (bench and ablation use them). */
 export const COVERAGE_KS = [1, 5, 15, 60];

@@ -3,7 +3,7 @@
  * the reranker orders them and the best `k` are kept. With reranking off the first-stage order
  * stands (the paper's "no reranker" ablation).
  */
-import type { IngestedEpisode } from './chunk.js';
+import type { IngestedEpisode } from '../core/ingested-episode.js';
 import type { Reranker, SearchIndex, Hit } from '../core/retriever.js';
 
 export interface RetrievalConfig {

@@ -3,7 +3,8 @@
  * appended whole as each finishes) and `summary.json` (written atomically at the end).
  * A killed process loses at most the item in flight; a torn last line is cut off on resume.
  */
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
+import { splitJsonLines } from '../util/jsonl.js';
+import { appendFileSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError } from '../util/errors.js';
 import { writeFileAtomic, writeJsonAtomic } from '../util/fsx.js';
@@ -54,34 +55,36 @@ export class RunDir {
   }
 
   /**
-   * Items written so far, last line per id winning. Pure: a trailing partial line (the process
-   * died mid-write) is ignored here; `repairTail` removes it, and only a lock holder calls that.
+   * Items written so far, last line per id winning (the rule of util/jsonl.ts, as `rawrag stats`
+   * reads them). Pure: a torn last line (the process died mid-write) is ignored here; `repairTail`
+   * removes it, and only a lock holder calls that.
    */
   readItems(): ItemRecord[] {
     if (!existsSync(this.itemsPath)) return [];
-    const text = readFileSync(this.itemsPath, 'utf8');
-    const end = text.lastIndexOf('\n') + 1;
     const byId = new Map<string, ItemRecord>();
-    const lines = text.slice(0, end).split('\n');
-    lines.forEach((line, i) => {
-      if (!line.trim()) return;
+    for (const { line, text } of splitJsonLines(readFileSync(this.itemsPath, 'utf8')).lines) {
       let item: ItemRecord;
       try {
-        item = JSON.parse(line) as ItemRecord;
+        item = JSON.parse(text) as ItemRecord;
       } catch {
-        throw new InputError('corrupt line (not JSON)', { file: this.itemsPath, place: `line ${i + 1}` });
+        throw new InputError('corrupt line (not JSON)', { file: this.itemsPath, place: `line ${line}` });
       }
       byId.set(item.id, item);
-    });
+    }
     return [...byId.values()];
   }
 
-  /** Cuts a torn last line (a killed writer) so later appends start on a clean line. Writers only. */
+  /**
+   * Makes the file end on a clean line before appending (writers only): a torn last line is cut;
+   * a complete last record that only lacks its newline gets it.
+   */
   repairTail(): void {
     if (!existsSync(this.itemsPath)) return;
     const text = readFileSync(this.itemsPath, 'utf8');
     const end = text.lastIndexOf('\n') + 1;
-    if (end < text.length) truncateSync(this.itemsPath, Buffer.byteLength(text.slice(0, end)));
+    if (end === text.length) return;
+    if (splitJsonLines(text).torn) truncateSync(this.itemsPath, Buffer.byteLength(text.slice(0, end)));
+    else appendFileSync(this.itemsPath, '\n');
   }
 
   /** Rewrites items.jsonl keeping only `keep` (used before retrying failed items). */

@@ -3,15 +3,7 @@
  * the headline columns, each type's path through the levels, and the strata and weights the
  * stratified bootstrap resamples.
  */
-import { MICRO_AGGREGATION, type Aggregation, type Level, type Weighting } from '../core/aggregation.js';
-import { listBenchmarks } from '../datasets/registry.js';
-
-export type { Aggregation, Level, Weighting };
-
-/** The benchmark adapter's own aggregation (src/datasets/<name>/), else the micro average. */
-export function aggregationFor(benchmark: string): Aggregation {
-  return listBenchmarks().find((b) => b.name === benchmark.toLowerCase())?.aggregation ?? MICRO_AGGREGATION;
-}
+import type { Aggregation, Weighting } from '../core/aggregation.js';
 
 /** [type, group at level 1, group at level 2, ...]. */
 export function pathOf(agg: Aggregation, type: string): string[] {

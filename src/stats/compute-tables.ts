@@ -3,7 +3,8 @@
  * with Holm, Cochran's Q, coverage x utilization, judge agreement — and the list of every question
  * that could not be used and why. Pure: no file access, seeded randomness.
  */
-import { aggregationFor, columnStrata, headlineColumns, inHeadline, type Aggregation, type ColumnSpec } from './aggregations.js';
+import { MICRO_AGGREGATION, type Aggregation } from '../core/aggregation.js';
+import { columnStrata, headlineColumns, inHeadline, type ColumnSpec } from './aggregations.js';
 import { designStatistic, pairedBootstrapDesign, pairedP, percentileInterval, replicates, resampleSums, type Design } from './bootstrap.js';
 import { fleissKappaFromVotes, wilson } from './intervals.js';
 import type { LoadedRun, SkippedDir, StatItem } from './load.js';
@@ -19,6 +20,8 @@ export interface StatsOptions {
   allPairs: boolean;
   /** Question types in display order, per benchmark (the adapters' typeOrder). */
   typeOrder?: (benchmark: string) => string[];
+  /** Each benchmark's aggregation (the adapters' own, src/core/aggregation.ts); default the micro average. */
+  aggregation?: (benchmark: string) => Aggregation | undefined;
   /** Folders found but not used (no manifest, ...), reported with the runs skipped here. */
   skipped?: SkippedDir[];
   /** Called as resampling work is done (units: item draws), for a progress display. */
@@ -268,7 +271,7 @@ function analyseFamily(
   work: WorkMeter,
 ): FamilyReport {
   const { benchmark, setting } = familyRuns[0]!;
-  const agg = aggregationFor(benchmark);
+  const agg = opts.aggregation?.(benchmark) ?? MICRO_AGGREGATION;
   const notes: string[] = [...familyNotes];
   const systems = nameSystems(familyRuns, notes);
   if (agg.adjust) {

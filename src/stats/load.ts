@@ -8,6 +8,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 import { firstInvalidUtf8 } from '../util/text.js';
 import { z } from 'zod';
+import { splitJsonLines } from '../util/jsonl.js';
 import { InputError, formatPath } from '../util/errors.js';
 import { parseJsonText } from '../util/fsx.js';
 
@@ -196,21 +197,16 @@ export function loadRun(dir: string): LoadedRun {
  * killed writer: it is skipped with a note; any other bad line is an input error naming it.
  */
 export function readJsonLines(path: string, notes: string[]): Array<{ line: number; value: unknown }> {
-  const lines = readUtf8Strict(path).split('\n');
+  const { lines, torn } = splitJsonLines(readUtf8Strict(path));
   const out: Array<{ line: number; value: unknown }> = [];
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!.endsWith('\r') ? lines[i]!.slice(0, -1) : lines[i]!;
-    if (!line.trim()) continue;
+  for (const { line, text } of lines) {
     try {
-      out.push({ line: i + 1, value: JSON.parse(line) });
+      out.push({ line, value: JSON.parse(text) });
     } catch (e) {
-      if (i === lines.length - 1) {
-        notes.push(`${basename(path)}: last line ${i + 1} is incomplete (no newline, not valid JSON) and was skipped`);
-        break;
-      }
-      throw new InputError(`not JSON (${(e as Error).message})`, { file: path, place: `line ${i + 1}` });
+      throw new InputError(`not JSON (${(e as Error).message})`, { file: path, place: `line ${line}` });
     }
   }
+  if (torn) notes.push(`${basename(path)}: last line ${torn.line} is incomplete (no newline, not valid JSON) and was skipped`);
   return out;
 }
 

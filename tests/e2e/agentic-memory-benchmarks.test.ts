@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { getBenchmark } from '../../src/datasets/registry.js';
 import { ROOT, rawragAsync, tempDir } from '../helpers/cli.js';
 import { FakeExtractor } from '../helpers/fake-extractor.js';
+import { memoryBlock, turnBlocks } from '../helpers/evidence.js';
 
 const FIX = join(ROOT, 'tests/fixtures');
 const beamRoot = tempDir('rawrag-mem-beam-');
@@ -120,12 +121,8 @@ describe('agentic memory on every benchmark', () => {
       const q = ds.questions[0]!;
       const ep = ds.episodes.find((e) => e.id === q.episode)!;
       const turns = ep.turns.slice(0, 2);
-      const raw = benchmark.scoring!.reader.render(q, { blocks: turns.map((t) => t.text), turns });
-      const recalled = benchmark.scoring!.reader.render(q, {
-        blocks: turns.map((t) => t.text),
-        turns,
-        recalled: 'Recalled background (test): - RECALLED-ITEM',
-      });
+      const raw = benchmark.scoring!.reader.render(q, turnBlocks(turns));
+      const recalled = benchmark.scoring!.reader.render(q, { blocks: [memoryBlock('Recalled background (test): - RECALLED-ITEM')] });
       const text = (m: Array<{ content: string }>) => m.map((x) => x.content).join('\n');
       expect(text(raw)).not.toContain('RECALLED-ITEM');
       expect(text(recalled)).toContain('RECALLED-ITEM');

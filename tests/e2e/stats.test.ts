@@ -60,6 +60,7 @@ function buildRuns(root: string) {
       format: 'rawrag.run/1',
       run_id: 'r1',
       system: 'RAW-RAG/local',
+      reference: true,
       benchmark: 'locomo',
       setting: SETTING,
       status: 'complete',

@@ -1,5 +1,6 @@
 /** Small hand-made conversations for retriever tests. */
-import { ingest, type IngestedEpisode } from '../../src/retrieval/chunk.js';
+import { ingest } from '../../src/retrieval/chunk.js';
+import type { IngestedEpisode } from '../../src/core/ingested-episode.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import type { Episode } from '../../src/core/schema.js';
 

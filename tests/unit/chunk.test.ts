@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { ingest, windowBounds, type IngestedEpisode } from '../../src/retrieval/chunk.js';
+import { ingest, windowBounds } from '../../src/retrieval/chunk.js';
+import type { IngestedEpisode } from '../../src/core/ingested-episode.js';
 import { getTokenizer } from '../../src/retrieval/tokenizer.js';
 import { DEFAULT_POLICY, type Policy } from '../../src/core/policy.js';
 import type { Episode, Turn } from '../../src/core/schema.js';

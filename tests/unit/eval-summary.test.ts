@@ -63,7 +63,7 @@ describe('summary: judge runs', () => {
   });
 });
 
-import { denominatorLine, denominators, failedAsWrong, withoutFailed } from '../../src/eval/summary.js';
+import { denominatorLine, denominators, failedAsWrong, withoutFailed } from '../../src/scoring/denominators.js';
 import { countLabels, summariseLocomo } from '../../src/datasets/locomo/summary.js';
 import { paperComparisonLine } from '../../src/datasets/paper-rows.js';
 import { summariseMeme } from '../../src/datasets/meme/summary.js';

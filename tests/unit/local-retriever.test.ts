@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ingest, type IngestedEpisode } from '../../src/retrieval/chunk.js';
+import { ingest } from '../../src/retrieval/chunk.js';
+import type { IngestedEpisode } from '../../src/core/ingested-episode.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import { retrieve } from '../../src/retrieval/retrieve.js';
 import { createLocalRetriever, LOCAL_VERSUS_PAPER } from '../../src/retrieval/local/index.js';

@@ -52,6 +52,7 @@ describe('per-category rules', () => {
 });
 
 import { locomoJudge, locomoReader, parseLabel, locomoPrompt } from '../../src/datasets/locomo/scoring.js';
+import { historyBlocks } from '../helpers/evidence.js';
 
 describe('LoCoMo judge and reader prompts (verbatim, configs/prompts/locomo-*)', () => {
   const q = { text: 'When did Caroline go to the LGBTQ support group?', gold: '7 May 2023' } as never;
@@ -87,10 +88,10 @@ describe('LoCoMo judge and reader prompts (verbatim, configs/prompts/locomo-*)',
     expect(locomoPrompt('reader-system')).toBe(
       'You are a helpful assistant that can answer questions based on the provided context.If the question involves timing, use the conversation date for reference.Provide the shortest possible answer.Use words directly from the conversation when possible.Avoid using subjects in your answer.',
     );
-    const msgs = locomoReader.render(q, {
-      blocks: ['[1:56 pm on 8 May, 2023] Caroline: hi', '[1:56 pm on 8 May, 2023] Melanie: {{QUESTION}}'],
-      turns: [],
-    });
+    const msgs = locomoReader.render(
+      q,
+      historyBlocks(['[1:56 pm on 8 May, 2023] Caroline: hi', '[1:56 pm on 8 May, 2023] Melanie: {{QUESTION}}']),
+    );
     expect(msgs.map((m) => m.role)).toEqual(['system', 'user']);
     expect(msgs[1]!.content).toBe(
       '\n# Question: \nWhen did Caroline go to the LGBTQ support group?\n\n# Context: \n[1:56 pm on 8 May, 2023] Caroline: hi\n[1:56 pm on 8 May, 2023] Melanie: {{QUESTION}}\n\n# Short answer:',

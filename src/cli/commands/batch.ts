@@ -14,7 +14,7 @@ import { judgeModelFor } from '../../core/protocol.js';
 import { getBenchmark } from '../../datasets/registry.js';
 import { acquireRunLock } from '../../run/lock.js';
 import { batchApi, runWithBatches, type BatchLoopOutcome } from '../../providers/batch/loop.js';
-import { costOf } from '../../providers/usage.js';
+import { addCost, costOf } from '../../providers/usage.js';
 import { nonNegativeInteger, positiveNumber } from '../options.js';
 
 interface BatchFlags {
@@ -95,7 +95,7 @@ function cost(label: string, usage: Record<string, BatchUsage>): string {
   const usd = (x: number | null) => (x === null ? 'unknown' : `$${x.toFixed(4)}`);
   const roles = Object.entries(usage);
   if (roles.length === 0) return `${label}: nothing collected`;
-  const all = roles.reduce<number | null>((s, [, u]) => (s === null || u.cost_usd === null ? null : s + u.cost_usd), 0);
+  const all = roles.reduce<number | null>((s, [, u]) => addCost(s, u.cost_usd), 0);
   return `${label} at batch prices: ${usd(all)} (${roles.map(([r, u]) => `${r} ${u.replies} replies ${usd(u.cost_usd)}`).join('; ')})`;
 }
 
@@ -236,8 +236,8 @@ export async function withBatches<T>(
       for (const [role, u] of Object.entries(p.collected?.usage ?? {})) {
         const entry = session.model(p.model, role as 'reader' | 'judge' | 'embed');
         const full = costOf({ prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens, search_units: 0 }, entry.prices);
-        interactiveUsd = interactiveUsd === null || full === null ? null : interactiveUsd + full;
-        batchUsd = batchUsd === null || u.cost_usd === null ? null : batchUsd + u.cost_usd;
+        interactiveUsd = addCost(interactiveUsd, full);
+        batchUsd = addCost(batchUsd, u.cost_usd);
       }
     }
     return { last: loop.complete ? loop.last : null, loop, jobs, cost: { batch_usd: batchUsd, interactive_usd: interactiveUsd } };

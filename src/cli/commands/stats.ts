@@ -55,6 +55,7 @@ export function statsCommand(): Command {
             baseline: opts.baseline,
             allPairs: Boolean(opts.allPairs),
             typeOrder: (name) => benchmarks.find((b) => b.name === name.toLowerCase())?.typeOrder ?? [],
+            aggregation: (name) => benchmarks.find((b) => b.name === name.toLowerCase())?.aggregation,
             skipped,
             onProgress: progress.update,
           });

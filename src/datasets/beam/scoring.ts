@@ -12,9 +12,9 @@
  * Both the float and the int() variants are recorded in every judge run's details, so the summary
  * prints the corrected rubric beside the official headline.
  */
-import { promptFile } from '../../eval/prompts.js';
+import { promptFile } from '../../scoring/prompts.js';
 import type { Question } from '../../core/schema.js';
-import type { ChatMessage, JudgeAsk, JudgeOutcome, JudgeProtocol, ReaderProtocol, Scoring } from '../../core/protocol.js';
+import { renderEvidence, type ChatMessage, type JudgeAsk, type JudgeOutcome, type JudgeProtocol, type ReaderProtocol, type Scoring } from '../../core/protocol.js';
 import { alignWithReference, answerLines, guardedTauNorm, orderingScore } from './ordering.js';
 
 export const SOURCE = 'mohammadtavakoli78/BEAM@b2a3ee8';
@@ -215,7 +215,7 @@ export const beamReader: ReaderProtocol = {
   id: 'beam-rag-v1',
   source: `${SOURCE} src/prompts.py answer_generation_for_rag`,
   render(q, evidence) {
-    return [{ role: 'user', content: fill(beamPrompt('rag-reader'), { context: evidence.recalled ?? evidence.blocks.join('\n'), question: q.text }) }];
+    return [{ role: 'user', content: fill(beamPrompt('rag-reader'), { context: renderEvidence(evidence), question: q.text }) }];
   },
   // answer_generation.py sends no max_tokens (summaries and event orderings can be long).
   maxTokens: () => null,

@@ -8,7 +8,7 @@ import type { SummariseContext } from '../../core/benchmark.js';
 import type { ItemRecord } from '../../core/item.js';
 import { ABILITIES, SIZES } from './format.js';
 import { InputError } from '../../util/errors.js';
-import { denominatorTable, denominators } from '../../eval/summary.js';
+import { denominatorTable, denominators } from '../../scoring/denominators.js';
 import { parseFlag } from './load.js';
 
 const mean = (xs: number[]): number | null => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);

@@ -14,7 +14,7 @@
  * short stem -> 'ie'). Scores can therefore differ on such words; the difference is confined to rare
  * tokens and both sides of a comparison are stemmed the same way.
  */
-import { multisetF1 } from '../../eval/token-f1.js';
+import { multisetF1 } from '../../scoring/token-f1.js';
 import { stemmer } from 'stemmer';
 import type { Metric } from '../../core/protocol.js';
 import type { Question } from '../../core/schema.js';

@@ -4,8 +4,8 @@
  * (json_object, label CORRECT/WRONG; an unreadable reply is an error, never WRONG) and the
  * official token F1 beside it.
  */
-import { promptFile } from '../../eval/prompts.js';
-import type { JudgeProtocol, ReaderProtocol, Scoring } from '../../core/protocol.js';
+import { promptFile } from '../../scoring/prompts.js';
+import { renderEvidence, type JudgeProtocol, type ReaderProtocol, type Scoring } from '../../core/protocol.js';
 import { locomoF1Metric } from './metrics.js';
 
 const MEM0 = 'mem0ai/mem0@393a4fd5a';
@@ -30,7 +30,7 @@ export const locomoReader: ReaderProtocol = {
   render(q, evidence) {
     return [
       { role: 'system', content: locomoPrompt('reader-system') },
-      { role: 'user', content: fillJinja(locomoPrompt('reader-user'), { QUESTION: q.text, CONTEXT: evidence.recalled ?? evidence.blocks.join('\n') }) },
+      { role: 'user', content: fillJinja(locomoPrompt('reader-user'), { QUESTION: q.text, CONTEXT: renderEvidence(evidence) }) },
     ];
   },
   parseAnswer: (reply) => reply.trim(),

@@ -4,7 +4,7 @@
  * the accuracy over all N beside the accuracy over the items that did not fail.
  */
 import type { ItemRecord } from '../../core/item.js';
-import { denominatorTable, denominators, type Denominators } from '../../eval/summary.js';
+import { denominatorTable, denominators, type Denominators } from '../../scoring/denominators.js';
 import { judgeLabel } from './scoring.js';
 
 export interface LabelCounts {

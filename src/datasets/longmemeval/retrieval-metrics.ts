@@ -18,7 +18,7 @@
  * `main`: abstention, and no user-side has_answer turn) get null everywhere, so they drop out of
  * every average.
  */
-import type { IngestedEpisode, Chunk } from '../../retrieval/chunk.js';
+import type { IngestedEpisode, Chunk } from '../../core/ingested-episode.js';
 import type { Question } from '../../core/schema.js';
 import { sessionIdOf, type LongMemEvalMeta } from './convert.js';
 

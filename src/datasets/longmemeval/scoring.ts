@@ -4,8 +4,8 @@
  * evaluate_qa.py with its decision rule (`'yes' in reply.lower()`), and the reported scores of
  * print_qa_metrics.py (overall, task-averaged, abstention accuracy). Templates: configs/prompts/.
  */
-import { promptFile } from '../../eval/prompts.js';
-import type { ChatMessage, EvidenceView, JudgeProtocol, ReaderProtocol, Scoring } from '../../core/protocol.js';
+import { promptFile } from '../../scoring/prompts.js';
+import { renderEvidence, type ChatMessage, type EvidenceView, type JudgeProtocol, type ReaderProtocol, type Scoring } from '../../core/protocol.js';
 import type { Question, Turn } from '../../core/schema.js';
 import { isAbstention, type QuestionType } from './format.js';
 
@@ -100,7 +100,7 @@ export const longMemEvalReader: ReaderProtocol = {
   source: `${SOURCE_GEN} (answer templates l.47-69, history layout l.224-260; con = cot template unless --reading direct)`,
   render(q: Question, evidence: EvidenceView): ChatMessage[] {
     const template = loadTemplate(`reader-${readingOf(q)}`);
-    return [{ role: 'user', content: fillSlots(template, [evidence.recalled ?? renderHistory(evidence.turns), q.questionDate ?? '', q.text]) }];
+    return [{ role: 'user', content: fillSlots(template, [renderEvidence(evidence, { history: (seg) => renderHistory(seg.turns) }), q.questionDate ?? '', q.text]) }];
   },
   // The official hypothesis is the whole completion, stripped (the judge reads any reasoning too).
   parseAnswer: (reply: string) => reply.trim(),

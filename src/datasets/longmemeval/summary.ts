@@ -7,7 +7,7 @@
  * denominators, so n is always reported beside each figure.
  */
 import type { ItemRecord } from '../../core/item.js';
-import { denominatorTable, denominators, type Denominators } from '../../eval/summary.js';
+import { denominatorTable, denominators, type Denominators } from '../../scoring/denominators.js';
 import { QUESTION_TYPES, isAbstention } from './format.js';
 import { RETRIEVAL_KS, RETRIEVAL_LEVELS, RETRIEVAL_MEASURES, metricName } from './retrieval-metrics.js';
 

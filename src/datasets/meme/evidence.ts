@@ -4,7 +4,7 @@
  * judge checks, so the generic coverage works; `result coverage` (the paper's diagnostic: a selected
  * turn states the gold value) needs one stating turn per required pair.
  */
-import type { Chunk, IngestedEpisode } from '../../retrieval/chunk.js';
+import type { Chunk, IngestedEpisode } from '../../core/ingested-episode.js';
 import type { Question } from '../../core/schema.js';
 import type { MemeValue, RawSessionT } from './format.js';
 

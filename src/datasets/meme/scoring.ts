@@ -7,9 +7,9 @@
  * - ER is a whitespace- and case-normalised substring check, no LLM (metric `er_substring`).
  * The before/after pass rule for Del, Cas and Abs crosses items: it is applied in summary.ts.
  */
-import { promptFile } from '../../eval/prompts.js';
+import { promptFile } from '../../scoring/prompts.js';
 import { pyReprList } from '../../util/python.js';
-import type { ChatMessage, JudgeProtocol, Metric, ReaderProtocol, Scoring } from '../../core/protocol.js';
+import { renderEvidence, type ChatMessage, type JudgeProtocol, type Metric, type ReaderProtocol, type Scoring } from '../../core/protocol.js';
 import type { Question } from '../../core/schema.js';
 import type { MemeValue } from './format.js';
 
@@ -179,7 +179,7 @@ export const memeReader: ReaderProtocol = {
   source: 'luoluow/agent_memory@ab17b22 MEME-public/code/agents/base.py UNIFIED_ANSWER_PROMPT',
   render(q, evidence) {
     // Evidence arrives in chronological order (policy); one serialised turn per line.
-    return [{ role: 'user', content: fill(memePrompt('reader'), { context: evidence.recalled ?? evidence.blocks.join('\n'), question: q.text }) }];
+    return [{ role: 'user', content: fill(memePrompt('reader'), { context: renderEvidence(evidence), question: q.text }) }];
   },
   // code/agents/base.py: temperature 0, max_tokens 500.
   maxTokens: () => 500,

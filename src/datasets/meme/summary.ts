@@ -10,7 +10,7 @@
  * With several judge runs the rule is applied run by run (after vote i with before vote i), then averaged.
  */
 import { judgeVotes, type ItemRecord } from '../../core/item.js';
-import { denominatorTable, denominators, type Denominators } from '../../eval/summary.js';
+import { denominatorTable, denominators, type Denominators } from '../../scoring/denominators.js';
 
 export const TASKS = ['ER', 'Agg', 'Tr', 'Del', 'Cas', 'Abs'] as const;
 /** After-questions of these tasks count only when the matching before-question passed. */

@@ -11,7 +11,7 @@
  *   window contains, so its value is 0 by construction).
  */
 import type { Question } from '../../core/schema.js';
-import type { Chunk } from '../../retrieval/chunk.js';
+import type { Chunk } from '../../core/ingested-episode.js';
 import { loadMovieCatalogue, normalizeAnswer } from './metrics.js';
 import { sourceOf } from './scoring.js';
 

@@ -5,7 +5,7 @@
  * are Unicode-aware in Python (JS `\b`, `\s` and `trim()` are not the same sets), `.` matches `\r`.
  * ROUGE (computed but never reported by the official code) is not ported.
  */
-import { multisetF1 } from '../../eval/token-f1.js';
+import { multisetF1 } from '../../scoring/token-f1.js';
 import { readFileSync } from 'node:fs';
 
 const ASCII_PUNCTUATION = new Set('!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~');

@@ -3,7 +3,7 @@
  * memoryagentbench-SOURCE.md) and the two bits of Python semantics needed to fill them exactly:
  * `str.format` and `repr` of a list of strings (the official judges format Python lists).
  */
-import { promptFile } from '../../eval/prompts.js';
+import { promptFile } from '../../scoring/prompts.js';
 import type { TemplateFamily } from './sources.js';
 
 export function promptText(name: string): string {

@@ -8,7 +8,7 @@
  * The retrieval units are RAW-RAG's raw windows/facts, not the official memorize-wrapped chunks.
  */
 import type { Question } from '../../core/schema.js';
-import type { ChatMessage, EvidenceView, JudgeAsk, JudgeOutcome, JudgeProtocol, Metric, ReaderProtocol, Scoring } from '../../core/protocol.js';
+import { renderEvidence, type ChatMessage, type EvidenceView, type JudgeAsk, type JudgeOutcome, type JudgeProtocol, type Metric, type ReaderProtocol, type Scoring } from '../../core/protocol.js';
 import {
   defaultPostProcess,
   eventqaRecall,
@@ -39,7 +39,7 @@ export const reader: ReaderProtocol = {
   id: 'memoryagentbench-rag-agent-v1',
   source: `${REPO} utils/templates.py (rag_agent query, SYSTEM_MESSAGE); agent.py::_handle_bm25_rag (Memory i: layout)`,
   render(q: Question, evidence: EvidenceView): ChatMessage[] {
-    const memories = evidence.recalled ?? evidence.blocks.map((text, i) => `Memory ${i + 1}:\n${text}`).join('\n');
+    const memories = renderEvidence(evidence, { history: (seg) => seg.blocks.map((b, i) => `Memory ${i + 1}:\n${b.text}`).join('\n') });
     return [
       { role: 'system', content: SYSTEM_PROMPT() },
       { role: 'user', content: `${memories}\n${renderQuery(q)}` },

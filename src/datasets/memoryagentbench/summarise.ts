@@ -7,7 +7,7 @@
  * check. Items: type = source, type_id = competency.
  */
 import type { ItemRecord } from '../../core/item.js';
-import { denominatorTable, denominators } from '../../eval/summary.js';
+import { denominatorTable, denominators } from '../../scoring/denominators.js';
 import { COMPETENCIES, COMPETENCY_NAMES, COMPETENCY_OF_SPLIT, SOURCES, officialMetric, sourceInfo, taskLabel, taskOf } from './sources.js';
 
 export interface Level {

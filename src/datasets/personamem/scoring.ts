@@ -6,8 +6,8 @@
  * - frontier (inference.py): the history messages, the user query, then a system message with the options.
  * The letter is read from the reply (metric `mcq_correct`, the item score).
  */
-import { promptFile } from '../../eval/prompts.js';
-import type { ChatMessage, EvidenceView, Metric, ReaderProtocol, Scoring } from '../../core/protocol.js';
+import { promptFile } from '../../scoring/prompts.js';
+import { evidenceSegments, type ChatMessage, type EvidenceView, type Metric, type ReaderProtocol, type Scoring } from '../../core/protocol.js';
 import type { Question } from '../../core/schema.js';
 import { extractLetter, renderOptions, type McqProtocol } from './options.js';
 
@@ -34,10 +34,13 @@ function mcqMeta(q: Question): McqMeta {
  * can cut across messages.
  */
 export function historyMessages(evidence: EvidenceView): ChatMessage[] {
-  if (evidence.recalled !== undefined) return [{ role: 'system', content: evidence.recalled }];
-  const perTurn = evidence.blocks.length === evidence.turns.length && evidence.turns.every((t, i) => evidence.blocks[i]!.endsWith(t.text));
-  if (!perTurn) return evidence.blocks.length ? [{ role: 'system', content: evidence.blocks.join('\n') }] : [];
-  return evidence.turns.map((t) => ({ role: t.speaker === 'assistant' || t.speaker === 'system' ? t.speaker : 'user', content: t.text }));
+  return evidenceSegments(evidence).flatMap((seg): ChatMessage[] => {
+    const text = seg.blocks.map((b) => b.text).join('\n');
+    if (seg.kind === 'memory') return [{ role: 'system', content: text }];
+    const perTurn = seg.blocks.every((b) => b.turns.length === 1 && b.text.endsWith(b.turns[0]!.text));
+    if (!perTurn) return [{ role: 'system', content: text }];
+    return seg.blocks.map(({ turns: [t] }) => ({ role: t!.speaker === 'assistant' || t!.speaker === 'system' ? t!.speaker : 'user', content: t!.text }));
+  });
 }
 
 export function renderPersonamem(q: Question, evidence: EvidenceView): ChatMessage[] {

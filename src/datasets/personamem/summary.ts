@@ -5,7 +5,7 @@
  */
 import type { SummariseContext } from '../../core/benchmark.js';
 import type { ItemRecord } from '../../core/item.js';
-import { denominatorTable, denominators, type Denominators } from '../../eval/summary.js';
+import { denominatorTable, denominators, type Denominators } from '../../scoring/denominators.js';
 import { PREF_TYPES } from './format.js';
 import { DEFAULT_MCQ_PROTOCOL } from './options.js';
 

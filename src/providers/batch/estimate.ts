@@ -3,7 +3,7 @@
  * requests go through the Batch API; embeddings and reranking stay interactive (rerank has no
  * batch API), so their cost is the same in both columns.
  */
-import { costOf, type Role } from '../usage.js';
+import { addCost, costOf, type Role } from '../usage.js';
 import type { ModelEntry } from '../models.js';
 
 export interface EstimatedRole {
@@ -32,6 +32,6 @@ export function batchCosts(
     }
     return costOf({ prompt_tokens: r.input_tokens, completion_tokens: r.output_tokens, search_units: r.search_units }, entry.batchPrices);
   });
-  const total = perRole.reduce<number | null>((s, c) => (s === null || c === null ? null : s + c), 0);
+  const total = perRole.reduce<number | null>((s, c) => addCost(s, c), 0);
   return { perRole, total, notes };
 }

@@ -10,6 +10,7 @@ import { InputError, formatPath } from '../../util/errors.js';
 import { readJsonFile, writeFileAtomic, writeJsonAtomic } from '../../util/fsx.js';
 import type { BatchLine } from './parts.js';
 import type { DeferredRequest } from './defer.js';
+import { addCost } from '../usage.js';
 
 export const BATCHES_FILE = 'batches.json';
 export const PARTS_DIR = 'batches';
@@ -35,7 +36,7 @@ export function addBatchUsage(into: Record<string, BatchUsage>, role: string, u:
   t.replies += u.replies;
   t.prompt_tokens += u.prompt_tokens;
   t.completion_tokens += u.completion_tokens;
-  t.cost_usd = t.cost_usd === null || u.cost_usd === null ? null : t.cost_usd + u.cost_usd;
+  t.cost_usd = addCost(t.cost_usd, u.cost_usd);
 }
 
 const PartSchema = z.object({

@@ -3,7 +3,7 @@
  * a term with the query through an inverted index (no dense pass over all chunks).
  */
 import type { FirstStage, SearchIndex, Hit } from '../../core/retriever.js';
-import type { IngestedEpisode } from '../chunk.js';
+import type { IngestedEpisode } from '../../core/ingested-episode.js';
 import { topK } from '../rank.js';
 import { terms } from './text-analysis.js';
 

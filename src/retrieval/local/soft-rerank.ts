@@ -19,7 +19,7 @@
  * "outdoor" ~ "hiking" 0.45; unrelated pairs sit below ~0.35). Without word vectors only exact
  * stem matches count, and the stage is still a proper lexical reranker.
  */
-import type { IngestedEpisode } from '../chunk.js';
+import type { IngestedEpisode } from '../../core/ingested-episode.js';
 import { compareHits } from '../rank.js';
 import type { Embedder, Reranker, Hit } from '../../core/retriever.js';
 import { isStopword, stem, words } from './text-analysis.js';

@@ -4,7 +4,7 @@
  * Both see the candidate windows' text and return the best `topN` (top_n = k = 15 in the paper).
  */
 import type { CohereClientV2 } from 'cohere-ai';
-import type { IngestedEpisode } from '../chunk.js';
+import type { IngestedEpisode } from '../../core/ingested-episode.js';
 import { compareHits } from '../rank.js';
 import type { Reranker, Hit } from '../../core/retriever.js';
 import { cacheKey, jsonCodec } from '../../providers/cache.js';

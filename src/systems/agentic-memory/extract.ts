@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { Turn } from '../../core/schema.js';
-import { promptFile } from '../../eval/prompts.js';
+import { promptFile } from '../../scoring/prompts.js';
 import type { ChatMessage } from '../../core/protocol.js';
 import { serialiseTurn } from '../../retrieval/serialise.js';
 import type { MemoryConfig } from './config.js';

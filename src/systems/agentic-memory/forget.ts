@@ -10,6 +10,7 @@
  */
 import type { MemoryConfig } from './config.js';
 import type { MemoryRow, MemoryStore } from './store.js';
+import { round } from '../../util/num.js';
 
 export type ForgettingConfig = MemoryConfig['forgetting'];
 export type ForgottenReason = 'decayed' | 'evicted' | 'write-cap';
@@ -74,7 +75,7 @@ export function forgetExpiredAndEvict(
   };
   for (const m of active.filter((x) => expired(x, now.day, cfg))) {
     const days = now.day !== null && m.last_access_day !== null ? Math.round(now.day - m.last_access_day) : null;
-    drop(m, 'decayed', `importance ${round(decayedImportance(m, now.day))} < floor ${cfg.floor} after ${days} days unaccessed`);
+    drop(m, 'decayed', `importance ${round(decayedImportance(m, now.day), 3)} < floor ${cfg.floor} after ${days} days unaccessed`);
   }
   const excess = active.length - cfg.maxItems;
   if (excess > 0) {
@@ -87,11 +88,7 @@ export function forgetExpiredAndEvict(
           a.seq - b.seq,
       )
       .slice(0, excess);
-    for (const m of victims) drop(m, 'evicted', `over capacity ${cfg.maxItems}: importance ${round(decayedImportance(m, now.day))}`);
+    for (const m of victims) drop(m, 'evicted', `over capacity ${cfg.maxItems}: importance ${round(decayedImportance(m, now.day), 3)}`);
   }
   return out;
-}
-
-function round(x: number): number {
-  return Math.round(x * 1000) / 1000;
 }

@@ -15,9 +15,9 @@ import type { RunConfig } from '../../config/schema.js';
 import type { EpisodeEvidence, EvidenceSource } from '../../core/evidence-source.js';
 import { ChatModel } from '../../providers/chat.js';
 import type { ProviderSession } from '../../providers/session.js';
-import { costOf } from '../../providers/usage.js';
-import type { IngestedEpisode } from '../../retrieval/chunk.js';
-import type { Evidence } from '../../retrieval/assemble.js';
+import { addCost, costOf } from '../../providers/usage.js';
+import type { IngestedEpisode } from '../../core/ingested-episode.js';
+import type { Evidence } from '../../core/ingested-episode.js';
 import { parseDay } from '../../retrieval/local/dates.js';
 import type { Embedder } from '../../core/retriever.js';
 import type { ItemRecord } from '../../core/item.js';
@@ -30,6 +30,8 @@ import { batchesOf, extractionMessages, isParsableExtraction, parseExtraction, t
 import { injectionBlock, scoreMemories } from './recall.js';
 import { MEMORY_DB_FILE, MemoryStore, type MemoryRow } from './store.js';
 import { activeMemories, applyBatch, keptItems } from './validate.js';
+import { round } from '../../util/num.js';
+import { isDeferred } from '../../providers/batch/defer.js';
 
 export interface MemorySourceOptions {
   /** The run directory; the stores go to `<runDir>/memory.sqlite`. */
@@ -49,11 +51,6 @@ type BatchResult =
   | { batch: Batch; ok: false; error: string; reply: ReplyFigures | null }
   /** Batch mode (--batch): the request went into a provider batch job; the episode waits for it. */
   | { batch: Batch; ok: false; deferred: Error };
-
-/** A request recorded for a provider batch job instead of sent (src/providers/batch): not a failure. */
-function isDeferral(e: unknown): e is Error {
-  return e instanceof Error && (e.name === 'DeferredRequestError' || (e as { deferred?: unknown }).deferred === true);
-}
 
 interface ReplyFigures {
   request_key: string;
@@ -122,7 +119,7 @@ export async function createAgenticMemorySource(
         stats.requests++;
         stats.prompt_tokens += r.prompt_tokens;
         stats.completion_tokens += r.completion_tokens;
-        stats.cost_usd = stats.cost_usd === null || cost === null ? null : stats.cost_usd + cost;
+        stats.cost_usd = addCost(stats.cost_usd, cost);
       }
       const items = parseExtraction(r.text);
       const kept = keptItems(items, mcfg);
@@ -134,7 +131,7 @@ export async function createAgenticMemorySource(
         : [];
       return { batch, ok: true, items, vectors, reply };
     } catch (e) {
-      if (isDeferral(e)) return { batch, ok: false, deferred: e };
+      if (isDeferred(e)) return { batch, ok: false, deferred: e };
       return {
         batch,
         ok: false,
@@ -339,8 +336,8 @@ class MemoryEvidence implements EpisodeEvidence {
     item.retrieved = [];
     item.recalled = block.injected.map((s) => ({
       memory_id: s.memory.memory_id,
-      score: round(s.score),
-      parts: { cos: round(s.parts.cos), entity: s.parts.entity, recency: round(s.parts.recency), importance: s.parts.importance },
+      score: round(s.score, 6),
+      parts: { cos: round(s.parts.cos, 6), entity: s.parts.entity, recency: round(s.parts.recency, 6), importance: s.parts.importance },
       content: s.memory.content,
       source_event: s.memory.source_event_id,
       turns: s.memory.source_turns,
@@ -355,10 +352,8 @@ class MemoryEvidence implements EpisodeEvidence {
         ? null
         : block.injected.filter((s) => !s.memory.source_turns.some((t) => gold.has(t))).length / block.injected.length;
     item.details.memory = { focus, now_day: nowDay, recallable: scored.length, injected: block.injected.length };
-    return { turnIndices: [], turnIds: [], blocks: [block.text], tokens: block.tokens, recalled: block.text };
+    // One memory block: the labelled injection, with the turns its items came from.
+    const sourceTurns = turns.flatMap((id) => (this.position.has(id) ? [this.position.get(id)!] : []));
+    return { turnIndices: [], turnIds: [], blocks: [{ text: block.text, turns: sourceTurns, kind: 'memory' }], tokens: block.tokens };
   }
-}
-
-function round(x: number): number {
-  return Math.round(x * 1e6) / 1e6;
 }

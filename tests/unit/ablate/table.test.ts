@@ -11,6 +11,7 @@ import { ablationCsv, ablationMarkdown } from '../../../src/ablate/report.js';
 import { ablationSvg, niceRange } from '../../../src/ablate/plot.js';
 import { evidenceKey, reuseStages, stageDelta } from '../../../src/ablate/reuse.js';
 import { planVariants } from '../../../src/ablate/variants.js';
+import type { Evidence } from '../../../src/core/ingested-episode.js';
 
 const base = RunConfigSchema.parse({ benchmark: 'locomo' });
 const variants = planVariants(base, DEFAULT_POLICY, {
@@ -168,7 +169,15 @@ describe('ablationSvg', () => {
 
 describe('answer reuse across variants', () => {
   it('keys evidence by what the reader sees and copies only what the stages produced', () => {
-    const ev = { turnIndices: [3, 1], turnIds: ['D1:4', 'D1:2'], blocks: ['x', 'y'], tokens: 9 };
+    const ev: Evidence = {
+      turnIndices: [3, 1],
+      turnIds: ['D1:4', 'D1:2'],
+      blocks: [
+        { text: 'x', turns: [3], kind: 'history' },
+        { text: 'y', turns: [1], kind: 'history' },
+      ],
+      tokens: 9,
+    };
     const policy = { expandToTurns: true, order: 'rank' as const };
     expect(evidenceKey(ev, { retrieved: [] }, policy, '256/224')).toBe(evidenceKey({ ...ev }, { retrieved: [] }, policy, '512/480'));
     expect(evidenceKey(ev, { retrieved: [] }, policy, '256/224')).not.toBe(

@@ -10,7 +10,8 @@ import { getBenchmark } from '../../../src/datasets/registry.js';
 import type { Episode, Question } from '../../../src/core/schema.js';
 import type { SourceContext } from '../../../src/core/evidence-source.js';
 import { ProviderSession } from '../../../src/providers/session.js';
-import { ingest, type IngestedEpisode } from '../../../src/retrieval/chunk.js';
+import { ingest } from '../../../src/retrieval/chunk.js';
+import type { IngestedEpisode } from '../../../src/core/ingested-episode.js';
 import { FakeExtractor, item } from '../../helpers/fake-extractor.js';
 
 const SESSIONS: Array<[string, string]> = [

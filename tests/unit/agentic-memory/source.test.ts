@@ -148,10 +148,11 @@ describe('agentic memory source', () => {
     // 3 active items injected, only Berlin's source holds gold evidence.
     expect(item.recalled).toHaveLength(3);
     expect(item.metrics.pollution).toBeCloseTo(2 / 3, 10);
-    expect(evidence.recalled).toMatch(
+    expect(evidence.blocks).toHaveLength(1);
+    expect(evidence.blocks[0]!.kind).toBe('memory');
+    expect(evidence.blocks[0]!.text).toMatch(
       /^Recalled background \(from memory; where it conflicts with the current conversation, the conversation wins\):\n- \[12 June, 2023\] Caroline moved to Berlin/,
     );
-    expect(evidence.blocks).toEqual([evidence.recalled]);
     expect(item.evidence_tokens).toBe(evidence.tokens);
     expect(item.evidence_turns).toEqual(['D1:1', 'D2:1', 'D5:2', 'D7:1'].filter((t) => item.recalled!.some((r) => r.turns.includes(t))));
     // No gold evidence: pollution unknown, coverage unknown.
@@ -171,7 +172,7 @@ describe('agentic memory source', () => {
     const item3 = baseItem(q, 'locomo');
     const block = await ev2.evidenceFor(q, item3, contextFor(withOld));
     expect(item3.recalled!.map((r) => r.content)).toContain(PARIS);
-    expect(block.recalled).toContain('Caroline lives in Paris. (superseded by a newer memory)');
+    expect(block.blocks[0]!.text).toContain('Caroline lives in Paris. (superseded by a newer memory)');
     await src2.close?.();
     s2.close();
   });

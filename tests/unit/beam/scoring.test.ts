@@ -22,6 +22,7 @@ import {
   rubricScore,
 } from '../../../src/datasets/beam/scoring.js';
 import { ROOT } from '../../helpers/cli.js';
+import { historyBlocks } from '../../helpers/evidence.js';
 
 const prompt = (name: string) => readFileSync(join(ROOT, 'configs/prompts', `beam-${name}.txt`), 'utf8');
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
@@ -125,7 +126,7 @@ describe('judge prompt rendering', () => {
 
   it('reader: answer_generation_for_rag with the evidence as the context', () => {
     const q = question('knowledge_update', ['x']);
-    const [m] = beamReader.render(q, { blocks: ['[January-10-2024] user: hi', '[January-10-2024] assistant: hello'], turns: [] });
+    const [m] = beamReader.render(q, historyBlocks(['[January-10-2024] user: hi', '[January-10-2024] assistant: hello']));
     expect(m!.content).toBe(
       prompt('rag-reader')
         .replace('<context>', '[January-10-2024] user: hi\n[January-10-2024] assistant: hello')

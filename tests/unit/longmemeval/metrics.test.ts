@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { dcg, documentRankings, evaluateRanking, longMemEvalRankingMetrics } from '../../../src/datasets/longmemeval/retrieval-metrics.js';
 import { summariseLongMemEval } from '../../../src/datasets/longmemeval/summary.js';
-import type { Chunk, IngestedEpisode } from '../../../src/retrieval/chunk.js';
+import type { Chunk, IngestedEpisode } from '../../../src/core/ingested-episode.js';
 import type { Question, Turn } from '../../../src/core/schema.js';
 import type { ItemRecord } from '../../../src/core/item.js';
 import { baseItem } from '../../../src/core/item.js';

@@ -19,6 +19,7 @@ import { loadLongMemEval } from '../../../src/datasets/longmemeval/load.js';
 import { longmemeval } from '../../../src/datasets/longmemeval/index.js';
 import type { Question, Turn } from '../../../src/core/schema.js';
 import { ROOT } from '../../helpers/cli.js';
+import { turnBlocks } from '../../helpers/evidence.js';
 
 const FIX = resolve(ROOT, 'tests/fixtures/longmemeval');
 const golden = JSON.parse(readFileSync(join(FIX, 'golden-prompts.json'), 'utf8'));
@@ -82,7 +83,7 @@ describe('LongMemEval reader prompt', () => {
       type: 'single-session-assistant',
       text: 'I think we discussed work from home jobs for seniors earlier. Can you remind me what was the 7th job in the list you provided?',
     });
-    const messages = longMemEvalReader.render(q, { blocks: [], turns });
+    const messages = longMemEvalReader.render(q, turnBlocks(turns));
     expect(messages).toEqual([{ role: 'user', content: expected }]);
   });
 
@@ -103,7 +104,7 @@ describe('LongMemEval reader prompt', () => {
 
   it('uses the direct template when asked, and braces in the data are never treated as slots', () => {
     const q = question({ text: 'What is {}?', meta: { reading: 'direct' } });
-    const [m] = longMemEvalReader.render(q, { blocks: [], turns: [turn('s', 1, 'D', 'user', 'x {} y')] });
+    const [m] = longMemEvalReader.render(q, turnBlocks([turn('s', 1, 'D', 'user', 'x {} y')]));
     expect(m!.content).toMatch(
       /^I will give you several history chats between you and a user\. Please answer the question based on the relevant chat history\.\n\n\nHistory Chats:\n\n/,
     );
@@ -117,7 +118,7 @@ describe('LongMemEval reader prompt', () => {
     const q = d.questions[0]!;
     const ep = d.episodes[0]!;
     const shown = ep.turns.filter((t) => q.evidence.includes(t.id));
-    const [m] = longMemEvalReader.render(q, { blocks: [], turns: shown });
+    const [m] = longMemEvalReader.render(q, turnBlocks(shown));
     expect(m!.content).toContain(`\n\nCurrent Date: ${q.questionDate}\nQuestion: ${q.text}\nAnswer (step by step):`);
     expect(m!.content).toContain(`### Session 1:\nSession Date: ${shown[0]!.date}\nSession Content:\n\n[{"role": "user"`);
   });

@@ -5,6 +5,7 @@ import { meme } from '../../../src/datasets/meme/index.js';
 import { erSubstring, fill, memeScoring, parseMemeJudge, pyStr, renderMemeJudge, truthy } from '../../../src/datasets/meme/scoring.js';
 import type { Question, Turn } from '../../../src/core/schema.js';
 import { ROOT } from '../../helpers/cli.js';
+import { historyBlocks } from '../../helpers/evidence.js';
 
 const FIXTURE = join(ROOT, 'tests/fixtures/meme/meme_fixture.json');
 // Rendered by CPython's str.format following judge.py's dispatch (see tests/fixtures/meme/SOURCE.md).
@@ -66,7 +67,7 @@ describe('MEME judge prompts (judge.py, verbatim)', async () => {
   it('renders the reader prompt (base.py UNIFIED_ANSWER_PROMPT) with evidence lines in order', () => {
     const q = ds.questions.find((x) => x.id === 'pl_001:after:0')!;
     const turns: Turn[] = [];
-    const msgs = memeScoring.reader.render(q, { blocks: ['[d1] user: a', '[d2] assistant: b'], turns });
+    const msgs = memeScoring.reader.render(q, historyBlocks(['[d1] user: a', '[d2] assistant: b']));
     expect(msgs).toEqual([
       {
         role: 'user',

@@ -25,6 +25,7 @@ import { pyFormat } from '../../../src/datasets/memoryagentbench/prompts.js';
 import { pyReprList, pyReprString } from '../../../src/util/python.js';
 import type { TemplateFamily } from '../../../src/datasets/memoryagentbench/sources.js';
 import type { ChatMessage } from '../../../src/core/protocol.js';
+import { historyBlocks } from '../../helpers/evidence.js';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const golden = JSON.parse(readFileSync(join(import.meta.dirname, 'golden-prompts.json'), 'utf8'));
@@ -74,7 +75,7 @@ describe('reader (rag_agent templates, Memory i layout)', () => {
   >) {
     test(family, () => {
       const q = question(SOURCE_OF[family], c.question, ['x']);
-      const messages = reader.render(q, { blocks: golden.reader.memories, turns: [] });
+      const messages = reader.render(q, historyBlocks(golden.reader.memories));
       expect(messages).toEqual([
         { role: 'system', content: c.system },
         { role: 'user', content: c.user },
@@ -82,7 +83,7 @@ describe('reader (rag_agent templates, Memory i layout)', () => {
     });
   }
   test('an unknown source has no template: an error, not a guess', () => {
-    expect(() => reader.render(question('mystery_source', 'q', ['x']), { blocks: [], turns: [] })).toThrow(/no official template/);
+    expect(() => reader.render(question('mystery_source', 'q', ['x']), { blocks: [] })).toThrow(/no official template/);
   });
 });
 

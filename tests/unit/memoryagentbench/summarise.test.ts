@@ -5,7 +5,7 @@ import { summariseMab, type CompetencyRow, type SourceRow, type TaskRow } from '
 import { answerInEvidence, rankingMetrics } from '../../../src/datasets/memoryagentbench/evidence.js';
 import { baseItem } from '../../../src/core/item.js';
 import type { Question } from '../../../src/core/schema.js';
-import type { Chunk } from '../../../src/retrieval/chunk.js';
+import type { Chunk } from '../../../src/core/ingested-episode.js';
 import type { ItemRecord } from '../../../src/core/item.js';
 
 function question(source: string, acceptable: string[], meta: Record<string, unknown> = {}): Question {

@@ -5,6 +5,7 @@ import { extractLetter, renderOptions } from '../../../src/datasets/personamem/o
 import { mcqCorrect, personamemScoring } from '../../../src/datasets/personamem/scoring.js';
 import type { Turn } from '../../../src/core/schema.js';
 import { ROOT } from '../../helpers/cli.js';
+import { turnBlocks } from '../../helpers/evidence.js';
 
 const DATA = join(ROOT, 'tests/fixtures/personamem');
 const turn = (id: string, speaker: string, text: string): Turn => ({ id, session: 'chat', date: null, speaker, text, captions: [] });
@@ -12,10 +13,8 @@ const turn = (id: string, speaker: string, text: string): Turn => ({ id, session
 describe('PersonaMem-v2 reader prompts', async () => {
   const verl = await personamem.load({ path: DATA, options: {} });
   const frontier = await personamem.load({ path: DATA, options: { mcqProtocol: 'frontier' } });
-  const evidence = {
-    blocks: ['[unknown] user: I am vegetarian.', '[unknown] assistant: Noted.'],
-    turns: [turn('m5', 'user', 'I am vegetarian.'), turn('m6', 'assistant', 'Noted.')],
-  };
+  const turns = [turn('m5', 'user', 'I am vegetarian.'), turn('m6', 'assistant', 'Noted.')];
+  const evidence = turnBlocks(turns, ['[unknown] user: I am vegetarian.', '[unknown] assistant: Noted.']);
 
   it('verl (rag.py build_rag_prompt): two system messages, the retrieved messages, then query + options + think instruction', () => {
     const q = verl.questions[0]!;
@@ -59,7 +58,12 @@ describe('PersonaMem-v2 reader prompts', async () => {
   });
 
   it('puts window texts in one system message when turns are not expanded (--no-expand)', () => {
-    const msgs = personamemScoring.reader.render(verl.questions[0]!, { blocks: ['window one', 'window two'], turns: evidence.turns });
+    const msgs = personamemScoring.reader.render(verl.questions[0]!, {
+      blocks: [
+        { text: 'window one', turns, kind: 'history' },
+        { text: 'window two', turns, kind: 'history' },
+      ],
+    });
     expect(msgs[2]).toEqual({ role: 'system', content: 'window one\nwindow two' });
     expect(msgs).toHaveLength(4);
   });

@@ -6,8 +6,15 @@ import { findRunDirs, loadRun, type LoadedRun, type StatItem } from '../../../sr
 import { holm, mcnemarExact } from '../../../src/stats/index.js';
 import { InputError } from '../../../src/util/errors.js';
 import { tempDir } from '../../helpers/cli.js';
+import { listBenchmarks } from '../../../src/datasets/registry.js';
 
-const OPTS: StatsOptions = { resamples: 2000, seed: 0, allPairs: false };
+// The adapters' aggregations, as `rawrag stats` passes them.
+const OPTS: StatsOptions = {
+  resamples: 2000,
+  seed: 0,
+  allPairs: false,
+  aggregation: (b) => listBenchmarks().find((x) => x.name === b)?.aggregation,
+};
 
 function item(id: string, score: number | null, type: string | null, extra: Partial<StatItem> = {}): StatItem {
   return { id, score, type, coverage: null, votes: null, episode: null, meta: null, error: null, ...extra };

@@ -23,8 +23,15 @@ import { coveragePairwiseCsv, coverageCsv, formatP, leaderboardCsv, renderReport
 import { statsProgress } from '../../../src/stats/progress.js';
 import { InputError } from '../../../src/util/errors.js';
 import { tempDir } from '../../helpers/cli.js';
+import { listBenchmarks } from '../../../src/datasets/registry.js';
 
-const OPTS: StatsOptions = { resamples: 2000, seed: 0, allPairs: false };
+// The adapters' aggregations, as `rawrag stats` passes them.
+const OPTS: StatsOptions = {
+  resamples: 2000,
+  seed: 0,
+  allPairs: false,
+  aggregation: (b) => listBenchmarks().find((x) => x.name === b)?.aggregation,
+};
 
 function item(id: string, score: number | null, type: string | null = 't', extra: Partial<StatItem> = {}): StatItem {
   return { id, score, type, coverage: null, votes: null, episode: null, meta: null, error: null, ...extra };

@@ -1,0 +1,98 @@
+/**
+ * One run directory's lifecycle, the same for `rawrag run`, every `rawrag ablate` variant and
+ * `rawrag judge`: open or resume (identity checked, lock taken), start (the manifest says
+ * `running`), append items, then exactly one of finish (summary, then `complete`, `incomplete`
+ * or `interrupted` with exact counts), fail (`failed` with the error) — and release the lock.
+ * A dry run opens read-only and writes nothing at any step.
+ */
+import type { Question } from '../core/schema.js';
+import type { ItemRecord } from '../core/item.js';
+import type { RunIdentity } from '../run/identity.js';
+import type { Manifest, RunStatus } from '../run/manifest.js';
+import { Interrupted } from '../util/interrupt.js';
+import { openRunDir, startManifest, type OpenedRunDir, type OpenOptions } from './run-directory.js';
+
+export type ManifestFields = Omit<Parameters<typeof startManifest>[0], 'opened' | 'done' | 'selected' | 'identity'>;
+
+export class RunLifecycle {
+  readonly manifest: Manifest;
+  private closed = false;
+
+  private constructor(
+    readonly opened: OpenedRunDir,
+    private readonly questions: readonly Question[],
+    private readonly dryRun: boolean,
+    fields: ManifestFields & { identity: RunIdentity },
+  ) {
+    this.manifest = startManifest({ ...fields, selected: questions.length, done: opened.done.size, opened });
+  }
+
+  /** Opens (or resumes) `dir` for these questions; throws before anything is written when it must not be resumed. */
+  static open(dir: string, identity: RunIdentity, questions: Question[], opts: OpenOptions, fields: ManifestFields): RunLifecycle {
+    const opened = openRunDir(dir, identity, questions, opts);
+    try {
+      return new RunLifecycle(opened, questions, Boolean(opts.dryRun), { ...fields, identity });
+    } catch (e) {
+      opened.lock?.release();
+      throw e;
+    }
+  }
+
+  get dir(): string {
+    return this.opened.rundir.dir;
+  }
+
+  /** The manifest as `running`. */
+  start(): void {
+    if (!this.dryRun) this.opened.rundir.writeManifest(this.manifest);
+  }
+
+  append(item: ItemRecord): void {
+    if (!this.dryRun) this.opened.rundir.append(item);
+  }
+
+  /**
+   * Writes the summary, then the manifest's status: `interrupted` when `signal` was aborted,
+   * `complete` only when every selected question has an item, else `incomplete`. The caller throws
+   * `Interrupted` when it says so (after its other run directories are finished too).
+   */
+  finish(o: {
+    items: ItemRecord[];
+    summary: Record<string, unknown> & { errors: number };
+    timings: Record<string, number>;
+    signal?: AbortSignal;
+  }): { status: RunStatus; interrupted: 'SIGINT' | 'SIGTERM' | null } {
+    const rundir = this.opened.rundir;
+    rundir.close();
+    const interrupted = o.signal?.aborted ? (String(o.signal.reason) === 'SIGTERM' ? 'SIGTERM' : 'SIGINT') : null;
+    const status: RunStatus = interrupted ? 'interrupted' : o.items.length === this.questions.length ? 'complete' : 'incomplete';
+    if (!this.dryRun) {
+      rundir.writeSummary(o.summary);
+      Object.assign(this.manifest, {
+        status,
+        updated_at: new Date().toISOString(),
+        finished_at: status === 'complete' ? new Date().toISOString() : null,
+        questions: { selected: this.questions.length, done: o.items.length, errors: o.summary.errors },
+        timings: o.timings,
+      });
+      rundir.writeManifest(this.manifest);
+    }
+    return { status, interrupted };
+  }
+
+  /** The run itself failed (not single items): `failed` with the message. An interruption is not a failure. */
+  fail(e: unknown): void {
+    this.opened.rundir.close();
+    if (this.dryRun || e instanceof Interrupted) return;
+    Object.assign(this.manifest, { status: 'failed', updated_at: new Date().toISOString(), error: (e as Error).message });
+    this.opened.rundir.writeManifest(this.manifest);
+  }
+
+  /** Releases the lock (always, in a `finally`). */
+  release(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.opened.rundir.close();
+    this.opened.lock?.release();
+  }
+}
