@@ -162,7 +162,8 @@ export function serviceSource(service: MemoryService, settings: ServiceSettings,
             owner,
             hits: hits.map((h) => ({ id: h.id, score: h.score, memory: h.memory, date: h.date, turns: h.turnIds })),
           };
-          return { turnIndices: [], turnIds: [], blocks: [text], tokens, recalled: text };
+          // One memory block: the labelled memories, with the turns they came from.
+          return { turnIndices: [], turnIds: [], blocks: [{ text, turns: turns.map((t) => position.get(t)!), kind: 'memory' }], tokens };
         },
       };
     },

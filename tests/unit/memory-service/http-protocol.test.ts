@@ -110,7 +110,7 @@ describe('--system http against the documented shim', () => {
     expect(adds[0]!.auth).toBe('Bearer toy-key-123456789');
     const item = baseItem(q, 'locomo');
     const evidence = await opened.evidenceFor(q, item, ctx);
-    expect(evidence.recalled).toContain('[8 May 2023] Ann: My sister Jo plays the cello');
+    expect(evidence.blocks[0]!.text).toContain('[8 May 2023] Ann: My sister Jo plays the cello');
     expect(item.coverage).toEqual({ all: true, any: true });
     await (await http.create(cfg, session(), { runDir })).open(ep, ctx);
     expect(seen.filter((s) => s.path === '/add')).toHaveLength(2);

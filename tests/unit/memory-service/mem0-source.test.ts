@@ -13,7 +13,8 @@ import { FakeMem0 } from '../../helpers/fake-mem0.js';
 import { RunConfigSchema } from '../../../src/systems/registry.js';
 import { mem0 } from '../../../src/systems/mem0/index.js';
 import { ProviderSession } from '../../../src/providers/session.js';
-import { ingest, type IngestedEpisode } from '../../../src/retrieval/chunk.js';
+import { ingest } from '../../../src/retrieval/chunk.js';
+import type { IngestedEpisode } from '../../../src/core/ingested-episode.js';
 import { DEFAULT_POLICY } from '../../../src/core/policy.js';
 import { baseItem } from '../../../src/core/item.js';
 import { getBenchmark } from '../../../src/datasets/registry.js';
@@ -97,7 +98,7 @@ describe('mem0 (open-source server API)', () => {
     const search = server.requests.find((r) => r.path === '/search')!;
     expect(search.body).toEqual({ query: 'Where does Caroline live?', filters: { user_id: adds[0]!.body.user_id }, top_k: 10 });
     // "I live in Berlin ..." updated "I live in Paris ..." (same first four words): its metadata is session 3's.
-    expect(evidence.recalled).toContain('[9:10 am on 22 May, 2023] Caroline: I live in Berlin since my new job');
+    expect(evidence.blocks[0]!.text).toContain('[9:10 am on 22 May, 2023] Caroline: I live in Berlin since my new job');
     expect(item.evidence_turns).toContain('D3:1');
     expect(item.coverage).toEqual({ all: true, any: true });
     expect(item.evidence_tokens).toBeGreaterThan(10);
