@@ -131,6 +131,8 @@ describe('mem0 (open-source server API)', () => {
     const cfg = config();
     const isAdd = (r: { path: string }) => r.path === '/memories';
     server.inject({ kind: 'status', status: 429, headers: { 'retry-after-ms': '5' }, match: isAdd });
+    // A connection dropped before the server did anything: looked for, not found, sent again.
+    server.inject({ kind: 'reset', match: isAdd });
     server.inject({ kind: 'status', status: 500, match: (r) => isAdd(r) && r.body?.metadata?.rawrag_add === 'conv-x#1' });
     // The add of conv-x#2 is done, then the connection drops: the reply is lost.
     server.inject({ kind: 'reset-after', match: (r) => isAdd(r) && r.body?.metadata?.rawrag_add === 'conv-x#2' });
@@ -138,7 +140,7 @@ describe('mem0 (open-source server API)', () => {
     const source = await mem0.create(cfg, session(), { runDir });
     const opened = await source.open(ep(), ctx(cfg));
     expect(server.performed).toEqual(['conv-x#0', 'conv-x#1', 'conv-x#2']);
-    expect(server.adds().map((r) => r.fault)).toEqual(['status 429', null, 'status 500', null, 'reset-after']);
+    expect(server.adds().map((r) => r.fault)).toEqual(['status 429', 'reset', null, 'status 500', null, 'reset-after']);
     const q = question('Where does Caroline live?', ['D3:1']);
     await opened.evidenceFor(q, baseItem(q, 'locomo'), ctx(cfg));
     expect(server.requests.filter((r) => r.path === '/search').map((r) => r.fault)).toEqual(['slow', null]);
@@ -154,9 +156,10 @@ describe('mem0 (open-source server API)', () => {
     const cfg = config();
     server.inject({ kind: 'status', status: 503, times: Infinity, match: (r) => r.body?.metadata?.rawrag_add === 'conv-x#1' });
     const source = await mem0.create(cfg, session({ MEM0_API_KEY: 'm0-secret-key-123456' }), { runDir });
-    await expect(source.open(ep(), ctx(cfg))).rejects.toThrow(
-      /mem0 POST http:\/\/127\.0\.0\.1:\d+\/memories failed \(HTTP 503\) after 4 tries/,
-    );
+    const failing = source.open(ep(), ctx(cfg));
+    await expect(failing).rejects.toThrow(/mem0 POST http:\/\/127\.0\.0\.1:\d+\/memories failed \(HTTP 503\) after 4 tries/);
+    expect(server.adds()[0]!.headers['x-api-key']).toBe('m0-secret-key-123456');
+    expect(String(await failing.catch((e: Error) => e))).not.toContain('m0-secret-key-123456');
     server.faults = [];
     const before = server.adds().length;
     await (await mem0.create(cfg, session(), { runDir })).open(ep(), ctx(cfg));
