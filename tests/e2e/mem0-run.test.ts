@@ -137,6 +137,8 @@ describe('rawrag run locomo --system mem0 against a loopback Mem0 server', () =>
     expect(s.service.acknowledged).toMatchObject({ owners: 1, complete: 1, recovered: 0 });
     expect(adds.reduce((n, a) => n + a.body.messages.length, 0)).toBe(ds.episodes[0]!.turns.length);
     expect(server.requests.filter((r) => r.path === '/search')).toHaveLength(60);
+    // One concurrency limit per service (default 4), though 8 questions may be in flight.
+    expect(server.maxInFlight).toBeLessThanOrEqual(4);
     const items = readItems(out);
     const it0 = items.find((i: any) => i.id === 'conv-26:q0');
     expect(it0.details.service.hits.length).toBeGreaterThan(0);
@@ -184,6 +186,7 @@ describe('rawrag run locomo --system mem0 against a loopback Mem0 server', () =>
     const text = JSON.stringify(json);
     expect(text).toContain('"mem0"');
     expect(text).toMatch(/coverage/);
+    expect(st.stdout).toMatch(/\| mem0 +\| +\d+ \| +\d+\.\d+ \| +[\d.–]+ W \| +\d+ \|/); // the coverage × utilization row
   }, 600_000);
 
   it('kill -9 during ingest, then the same command: no add is done twice', async () => {
