@@ -2,12 +2,13 @@
  * A memory service's add events as the write-decision log (`<run>/write-decisions.jsonl`, the
  * format `rawrag memory audit` reads: one JSON object per line with `episode`, `operation`,
  * `memory_id`, `old_text`, `new_text`, plus `batch` and `seq`). Derived from the acknowledged
- * adds of the ingest log and rewritten whole (atomically), so a kill never leaves the two apart
- * and a resumed run never repeats a decision.
+ * adds of the ingest log: rebuilt whole (atomically) when a process opens the run, then appended
+ * add by add, so a kill never leaves the two apart and a resumed run never repeats a decision.
  */
+import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../util/fsx.js';
-import type { IngestLog } from './ingest-log.js';
+import type { IngestLine, IngestLog } from './ingest-log.js';
 import type { AddEvent } from './service.js';
 
 export const DECISION_LOG_FILE = 'write-decisions.jsonl';
@@ -37,28 +38,60 @@ export function decisionOf(e: AddEvent, episode: string, batch: string, seq: num
   }
 }
 
+/** A visibility horizon (MEME) is a store of its own: its decisions are audited apart. */
+function episodeLabel(line: AddLine): string {
+  return line.owner.endsWith(`@${line.scope}`) ? `${line.episode}@${line.scope}` : line.episode;
+}
+
+type AddLine = Extract<IngestLine, { type: 'add' }>;
+
 /** The decision log of the owners that hold memories now, in the order the adds were acknowledged. */
-export function decisionLines(log: IngestLog): DecisionLine[] {
+export function decisionLines(log: IngestLog, seq = new Map<string, number>()): DecisionLine[] {
   const live = new Map(log.liveOwners().map((s) => [s.owner, s]));
   const out: DecisionLine[] = [];
-  const seq = new Map<string, number>();
   for (const line of log.all()) {
     if (line.type !== 'add' || !line.events) continue;
     // Only the owner's acknowledged adds since its last purge count.
     if (live.get(line.owner)?.adds.get(line.key) !== line) continue;
-    // A visibility horizon (MEME) is a store of its own: its decisions are audited apart.
-    const episode = line.owner.endsWith(`@${line.scope}`) ? `${line.episode}@${line.scope}` : line.episode;
-    for (const e of line.events) {
-      const n = seq.get(episode) ?? 0;
-      seq.set(episode, n + 1);
-      out.push(decisionOf(e, episode, line.key, n));
-    }
+    out.push(...linesOf(line, seq));
   }
   return out;
 }
 
+function linesOf(line: AddLine, seq: Map<string, number>): DecisionLine[] {
+  const episode = episodeLabel(line);
+  return (line.events ?? []).map((e) => {
+    const n = seq.get(episode) ?? 0;
+    seq.set(episode, n + 1);
+    return decisionOf(e, episode, line.key, n);
+  });
+}
+
+/** Rewrites the whole log from the ingest log (at start, after a purge): a kill never leaves the two apart. */
 export function writeDecisions(runDir: string, log: IngestLog): number {
   const lines = decisionLines(log);
   writeFileAtomic(join(runDir, DECISION_LOG_FILE), lines.map((l) => JSON.stringify(l) + '\n').join(''));
   return lines.length;
+}
+
+/** The log of one process: rebuilt once when it starts, then each acknowledged add's decisions appended. */
+export class DecisionWriter {
+  private readonly seq = new Map<string, number>();
+  private readonly path: string;
+
+  constructor(runDir: string, log: IngestLog) {
+    this.path = join(runDir, DECISION_LOG_FILE);
+    const lines = decisionLines(log, this.seq);
+    writeFileAtomic(this.path, lines.map((l) => JSON.stringify(l) + '\n').join(''));
+  }
+
+  append(line: IngestLine): void {
+    if (line.type !== 'add' || !line.events?.length) return;
+    appendFileSync(
+      this.path,
+      linesOf(line, this.seq)
+        .map((l) => JSON.stringify(l) + '\n')
+        .join(''),
+    );
+  }
 }

@@ -13,7 +13,7 @@ import type { IngestedEpisode } from '../../core/ingested-episode.js';
 import { coverage } from '../../core/coverage.js';
 import { backoffMs, classifyFailure, RetriesExhausted } from '../../providers/retry.js';
 import { countTokens } from '../../retrieval/tokenizer.js';
-import { writeDecisions } from './decisions.js';
+import { DecisionWriter } from './decisions.js';
 import { sleep } from './http.js';
 import { IngestLog } from './ingest-log.js';
 import { ownerOf, planAdds } from './plan.js';
@@ -39,8 +39,10 @@ interface IngestFigures {
 export function serviceSource(service: MemoryService, settings: ServiceSettings, opts: { runDir: string }): EvidenceSource {
   const runId = basename(opts.runDir);
   let log: IngestLog | null = null;
+  let decisions: DecisionWriter | null = null;
   // Opened at the first episode: the run directory exists by then, and a dry run never gets here.
   const logOf = (): IngestLog => (log ??= new IngestLog(opts.runDir));
+  const decisionsOf = (): DecisionWriter => (decisions ??= new DecisionWriter(opts.runDir, logOf()));
   const figures: IngestFigures = { adds_sent: 0, adds_skipped: 0, adds_recovered: 0, messages_sent: 0 };
   let searches = 0;
   const building = new Map<string, Promise<Record<string, number>>>();
@@ -70,6 +72,7 @@ export function serviceSource(service: MemoryService, settings: ServiceSettings,
   const ingest = async (ep: IngestedEpisode): Promise<Record<string, number>> => {
     const t0 = performance.now();
     const l = logOf();
+    const d = decisionsOf();
     const owner = ownerOf(runId, ep);
     const before = { ...figures };
     let state = l.owner(owner);
@@ -82,40 +85,38 @@ export function serviceSource(service: MemoryService, settings: ServiceSettings,
       l.append({ type: 'begin', ...meta, at: new Date().toISOString() });
       state = l.owner(owner)!;
     }
-    try {
-      for (const [index, call] of plan.entries()) {
-        if (state.adds.has(call.key)) {
-          figures.adds_skipped++;
-          continue;
-        }
-        let done: { events: AddEvent[] | null; recovered: boolean };
-        if (mayBeDone && (await holds(call))) done = { events: null, recovered: true };
-        else {
-          done = await addWithRecovery(call);
-          if (!done.recovered) {
-            figures.adds_sent++;
-            figures.messages_sent += call.messages.length;
-          }
-        }
-        mayBeDone = false;
-        if (done.recovered) figures.adds_recovered++;
-        l.append({
-          type: 'add',
-          ...meta,
-          key: call.key,
-          index,
-          messages: call.messages.length,
-          turns: call.turnIds,
-          events: done.events,
-          ...(done.recovered ? { recovered: true as const } : {}),
-          at: new Date().toISOString(),
-        });
+    for (const [index, call] of plan.entries()) {
+      if (state.adds.has(call.key)) {
+        figures.adds_skipped++;
+        continue;
       }
-      l.append({ type: 'complete', ...meta, adds: plan.length, at: new Date().toISOString() });
-    } finally {
-      // The decision log follows the acknowledged adds, also when this episode failed midway.
-      writeDecisions(opts.runDir, l);
+      let done: { events: AddEvent[] | null; recovered: boolean };
+      if (mayBeDone && (await holds(call))) done = { events: null, recovered: true };
+      else {
+        done = await addWithRecovery(call);
+        if (!done.recovered) {
+          figures.adds_sent++;
+          figures.messages_sent += call.messages.length;
+        }
+      }
+      mayBeDone = false;
+      if (done.recovered) figures.adds_recovered++;
+      const line = {
+        type: 'add' as const,
+        ...meta,
+        key: call.key,
+        index,
+        messages: call.messages.length,
+        turns: call.turnIds,
+        events: done.events,
+        ...(done.recovered ? { recovered: true as const } : {}),
+        at: new Date().toISOString(),
+      };
+      // Acknowledged first (durably), then its decisions: a kill between the two is repaired by the next rebuild.
+      l.append(line);
+      d.append(line);
     }
+    l.append({ type: 'complete', ...meta, adds: plan.length, at: new Date().toISOString() });
     return {
       ms: Math.round(performance.now() - t0),
       adds: figures.adds_sent - before.adds_sent,

@@ -198,6 +198,20 @@ describe('mem0 (open-source server API)', () => {
     expect(resumed.report!().service).toMatchObject({ this_run: { adds_sent: 0, adds_recovered: 1 } });
   });
 
+  it('a kill between an acknowledged add and its decisions: the next process rebuilds the decision log from the ingest log', async () => {
+    const cfg = config();
+    await (await mem0.create(cfg, session(), { runDir })).open(ep(), ctx(cfg));
+    const decisionsPath = join(runDir, 'write-decisions.jsonl');
+    const full = readFileSync(decisionsPath, 'utf8');
+    const fs = await import('node:fs');
+    fs.writeFileSync(decisionsPath, full.split('\n').slice(0, 2).join('\n') + '\n');
+    const logPath = join(runDir, INGEST_LOG_FILE);
+    fs.writeFileSync(logPath, readFileSync(logPath, 'utf8').replace(/.*"type":"complete".*\n/, ''));
+    await (await mem0.create(cfg, session(), { runDir })).open(ep(), ctx(cfg));
+    expect(readFileSync(decisionsPath, 'utf8')).toBe(full);
+    expect(server.adds()).toHaveLength(3);
+  });
+
   it('the store capability shows what was acknowledged and purges an owner on the service, verified; the resume re-adds', async () => {
     const cfg = config();
     await (await mem0.create(cfg, session(), { runDir })).open(ep(), ctx(cfg));
