@@ -51,8 +51,10 @@ export class FakeMem0 {
   url = '';
   inFlight = 0;
   maxInFlight = 0;
-  /** Every add the service performed (after any fault that let it through), by rawrag's add key. */
+  /** Every add the service performed (after any fault that let it through), by rawrag's add key ... */
   readonly performed: string[] = [];
+  /** ... and by owner and key (`<owner> <key>`). */
+  readonly performedBy: string[] = [];
 
   constructor(private readonly opts: { apiKey?: string; delayMs?: number } = {}) {}
 
@@ -210,7 +212,10 @@ export class FakeMem0 {
 
   /** The deterministic "extraction": one fact per message; same first four words = the same fact. */
   private add(owner: string, messages: Array<{ content: string }>, metadata: Record<string, unknown>, timestamp?: number): unknown[] {
-    if (typeof metadata.rawrag_add === 'string') this.performed.push(metadata.rawrag_add);
+    if (typeof metadata.rawrag_add === 'string') {
+      this.performed.push(metadata.rawrag_add);
+      this.performedBy.push(`${owner} ${metadata.rawrag_add}`);
+    }
     const now = timestamp ? new Date(timestamp * 1000).toISOString() : new Date().toISOString();
     const results: unknown[] = [];
     for (const msg of messages) {
