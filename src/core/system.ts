@@ -97,6 +97,8 @@ export interface SystemDescriptor<Session = unknown, Model = unknown> {
 }
 
 export interface MemoryStoreAccess {
+  /** Whether `runDir` holds this system's store (a folder without a manifest is recognised by it). */
+  exists(runDir: string): boolean;
   /** The store's items as text (or JSON with `json`). */
   show(runDir: string, opts: { owner?: string; all?: boolean; json?: boolean }): string;
   /** Deletes one owner's data physically wherever the system keeps it, verified; returns what was done. */

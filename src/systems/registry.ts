@@ -106,14 +106,25 @@ export function systemOfRun(dir: string): { runDir: string; system: System } {
   return { runDir, system: getSystem(cfg?.system ?? DEFAULT_SYSTEM) };
 }
 
-/** A run directory's system (from its manifest) and its store capability; an error names what is missing. */
+/**
+ * A run directory's memory store and the system that keeps it: the system its manifest names, or
+ * (a folder without a manifest) the one system whose store is there. The error names what is missing.
+ */
 export function storeOfRun(dir: string | undefined): { runDir: string; system: System; store: MemoryStoreAccess } {
   if (!dir) throw new UsageError('give the run directory (rawrag memory show DIR)');
   const runDir = resolve(dir);
   const manifest = join(runDir, 'manifest.json');
-  if (!existsSync(manifest)) throw new InputError('not a run directory (no manifest.json)', { file: runDir });
-  const cfg = (readJsonFile(manifest) as { config?: { system?: string } }).config;
-  const system = getSystem(cfg?.system ?? DEFAULT_SYSTEM);
-  if (!system.store) throw new InputError(`system '${system.name}' keeps no memory store`, { file: manifest });
-  return { runDir, system, store: system.store };
+  if (existsSync(manifest)) {
+    const cfg = (readJsonFile(manifest) as { config?: { system?: string } }).config;
+    const system = getSystem(cfg?.system ?? DEFAULT_SYSTEM);
+    if (!system.store) throw new InputError(`system '${system.name}' keeps no memory store`, { file: manifest });
+    return { runDir, system, store: system.store };
+  }
+  const found = listSystems().filter((s) => s.store?.exists(runDir));
+  if (found.length !== 1)
+    throw new InputError(
+      found.length === 0 ? 'no memory store here (not a run directory of a system that keeps one)' : 'more than one system store here',
+      { file: runDir },
+    );
+  return { runDir, system: found[0]!, store: found[0]!.store! };
 }

@@ -76,7 +76,7 @@ describe('agentic memory store', () => {
     const script = join(runDir, '..', `rawrag-mem-child-${process.pid}.mjs`);
     writeFileSync(
       script,
-      `const { createAgenticMemorySource } = await import(${JSON.stringify(dist('memory/source.js'))});
+      `const { createAgenticMemorySource } = await import(${JSON.stringify(dist('systems/agentic-memory/source.js'))});
 const { ProviderSession } = await import(${JSON.stringify(dist('providers/session.js'))});
 const { RunConfigSchema } = await import(${JSON.stringify(dist('systems/registry.js'))});
 const { ingest } = await import(${JSON.stringify(dist('retrieval/chunk.js'))});
@@ -153,6 +153,6 @@ process.stdout.write('done\\n');
     expect(after.code).toBe(2);
     const none = await rawragAsync(['memory', 'show', '--run', tempDir()]);
     expect(none.code).toBe(2);
-    expect(none.stderr).toMatch(/no agentic memory store here/);
+    expect(none.stderr).toMatch(/no memory store here/);
   });
 });

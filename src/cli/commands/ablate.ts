@@ -26,7 +26,7 @@ import {
   transportFromFlags,
 } from '../options.js';
 import { progressBar } from '../progress.js';
-import { batchedModels, withBatches } from './batch.js';
+import { batchedModels, withBatches } from '../../pipeline/batched.js';
 import { watchInterrupts } from '../../util/interrupt.js';
 import { writeReport } from '../../report/index.js';
 

@@ -7,7 +7,8 @@ import { renderRunReport } from '../report.js';
 import { listBenchmarks } from '../../datasets/registry.js';
 import { watchInterrupts } from '../../util/interrupt.js';
 import { checkErrorRate, retryCommand } from '../exit.js';
-import { renderBatched, runBatched } from './batch.js';
+import { renderBatched } from './batch.js';
+import { runBatched } from '../../pipeline/batched.js';
 import { systemOfRun } from '../../systems/registry.js';
 
 export function runCommand(): Command {

@@ -3,6 +3,8 @@
  * ingest into per-run SQLite stores, a validation layer merges and supersedes, and recall injects
  * a few weighted items in place of the retrieved history.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { SystemDescriptor } from '../../core/system.js';
 import type { ModelEntry } from '../../providers/models.js';
 import type { ProviderSession } from '../../providers/session.js';
@@ -12,6 +14,7 @@ import { parsePositiveList, parseUnitList, splitList } from '../../util/lists.js
 import { MEMORY_SECTION, MemorySchema, memoryConfig, type MemoryConfig } from './config.js';
 import { estimateExtraction, renderExtractionEstimate } from './estimate.js';
 import { createAgenticMemorySource } from './source.js';
+import { MEMORY_DB_FILE } from './store.js';
 import { purgeStoreOwner, showStore } from './inspect.js';
 import { memoryIngestLines } from './summary.js';
 
@@ -112,5 +115,5 @@ export const agenticMemory: SystemDescriptor<ProviderSession, ModelEntry> = {
     };
   },
   summaryLines: memoryIngestLines,
-  store: { show: showStore, purge: purgeStoreOwner },
+  store: { exists: (runDir) => existsSync(join(runDir, MEMORY_DB_FILE)), show: showStore, purge: purgeStoreOwner },
 };

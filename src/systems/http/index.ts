@@ -105,5 +105,5 @@ export const http: SystemDescriptor<ProviderSession, ModelEntry> = {
   },
   estimate: (input) => estimateService(serviceConfig(input.cfg).name, serviceConfig(input.cfg), input),
   summaryLines: serviceSummaryLines,
-  store: serviceStore((cfg) => httpService(cfg, process.env)),
+  store: serviceStore('http', (cfg) => httpService(cfg, process.env)),
 };

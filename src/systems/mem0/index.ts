@@ -114,5 +114,5 @@ export const mem0: SystemDescriptor<ProviderSession, ModelEntry> = {
   },
   estimate: (input) => estimateService('mem0', mem0Config(input.cfg), input),
   summaryLines: serviceSummaryLines,
-  store: serviceStore((cfg) => mem0Service(cfg, process.env)),
+  store: serviceStore('mem0', (cfg) => mem0Service(cfg, process.env)),
 };

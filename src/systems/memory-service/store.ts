@@ -47,7 +47,11 @@ function eventCounts(s: OwnerState): Record<string, number> {
   return c;
 }
 
-export function serviceStore(make: (cfg: RunConfig) => MemoryService): MemoryStoreAccess {
+/**
+ * The store capability of the memory-service system `system`. Reaching the service needs the run's
+ * config (its URL), so only a run directory whose manifest names this system holds its store.
+ */
+export function serviceStore(system: string, make: (cfg: RunConfig) => MemoryService): MemoryStoreAccess {
   const purgeOwners = async (runDir: string, owners: OwnerState[]): Promise<string> => {
     const log = logOf(runDir);
     const service = make(configOf(runDir));
@@ -66,6 +70,11 @@ export function serviceStore(make: (cfg: RunConfig) => MemoryService): MemorySto
     return lines.join('\n') || 'nothing to purge';
   };
   return {
+    exists(runDir) {
+      const manifest = join(resolve(runDir), 'manifest.json');
+      if (!existsSync(manifest) || !existsSync(join(resolve(runDir), INGEST_LOG_FILE))) return false;
+      return (readJsonFile(manifest) as { config?: { system?: string } }).config?.system === system;
+    },
     show(runDir, opts) {
       const log = logOf(runDir);
       const owners = opts.owner ? ownersNamed(log, opts.owner) : log.liveOwners();

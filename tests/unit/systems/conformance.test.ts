@@ -1,0 +1,126 @@
+/**
+ * The contract every registered system keeps, checked in process against one loopback
+ * OpenAI-compatible server (embeddings, extraction, reader, judge): it opens episodes and answers
+ * questions with evidence that maps to real source turns, reports what its calls cost, resumes
+ * without sending anything again, and never shows a turn the question cannot see (MEME's
+ * visibility horizons). A system added to the registry without a fixture here fails the suite.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { FakeExtractor } from '../../helpers/fake-extractor.js';
+import { FakeMem0 } from '../../helpers/fake-mem0.js';
+// @ts-expect-error a plain .mjs example without type declarations
+import { startShim } from '../../../docs/examples/memory-shim.mjs';
+import { tempDir } from '../../helpers/cli.js';
+import { listSystems, RunConfigSchema } from '../../../src/systems/registry.js';
+import { executeRun } from '../../../src/pipeline/run.js';
+import { loadRunInputs } from '../../../src/pipeline/plan.js';
+import { RunDir } from '../../../src/run/rundir.js';
+import { fromRoot } from '../../../src/util/paths.js';
+import type { TransportOptions } from '../../../src/providers/transport.js';
+
+// The memory services run against their loopback peers: a Mem0 server, and the documented protocol shim.
+const mem0Server = await new FakeMem0().start();
+const shim: Server = await startShim(0);
+
+/** Per system: the config that runs it here (a system's own section, the retriever it embeds with). */
+const FIXTURES: Record<string, Record<string, unknown>> = {
+  'raw-rag': {},
+  'agentic-memory': { retrieval: { retriever: 'openai' } },
+  mem0: { mem0: { url: mem0Server.url } },
+  http: { service: { url: `http://127.0.0.1:${(shim.address() as AddressInfo).port}` } },
+};
+
+const MEME = fromRoot('tests', 'fixtures', 'meme', 'meme_fixture.json');
+const quiet = { log: () => {} };
+let server: FakeExtractor;
+let transport: Partial<TransportOptions>;
+let root: string;
+
+beforeAll(async () => {
+  server = await new FakeExtractor().start();
+  root = tempDir();
+  transport = {
+    cacheDir: join(root, 'cache'),
+    env: {
+      OPENAI_API_KEY: 'sk-test-conformance',
+      OPENAI_BASE_URL: `${server.url}/v1`,
+      COHERE_API_KEY: 'co-test',
+      COHERE_BASE_URL: server.url,
+      RAWRAG_RETRY_BASE_MS: '1',
+    },
+  };
+});
+afterAll(async () => {
+  await server.close();
+  await mem0Server.close();
+  shim.close();
+});
+
+it('every registered system has a conformance fixture', () => {
+  expect(
+    listSystems()
+      .map((s) => s.name)
+      .filter((n) => !(n in FIXTURES)),
+  ).toEqual([]);
+});
+
+describe.each(Object.keys(FIXTURES))('system %s', (name) => {
+  const cfgOf = (benchmark: string, extra: Record<string, unknown> = {}) =>
+    RunConfigSchema.parse({ benchmark, system: name, reader: { model: 'gpt-4o-mini' }, ...FIXTURES[name], ...extra });
+
+  it('answers with evidence that maps to source turns, reports its cost, and resumes without sending anything', async () => {
+    const cfg = cfgOf('locomo', { limit: 5 });
+    const out = join(root, name, 'locomo');
+    const run = await executeRun({ cfg, out, transport }, quiet);
+    expect(run.manifest.status).toBe('complete');
+    const { dataset } = await loadRunInputs(cfg);
+    const turnIds = new Set(dataset.episodes.flatMap((e) => e.turns.map((t) => t.id)));
+    const items = new RunDir(out).readItems();
+    expect(items).toHaveLength(5);
+    for (const item of items) {
+      expect(item.error).toBeNull();
+      expect(item.answer).not.toBeNull();
+      expect(item.score).not.toBeNull();
+      for (const t of item.evidence_turns) expect(turnIds.has(t), `${item.id}: ${t}`).toBe(true);
+      // Coverage is computed from the turns shown wherever the question has gold evidence.
+      expect(item.coverage).not.toBeNull();
+      expect(item.details.reader).toMatchObject({ model: 'gpt-4o-mini' });
+    }
+    // Every reader and judge call is accounted for, sent or answered by the cache (the same judge
+    // request as another system's is a cache hit), with its cost known from the registry prices.
+    const usage = (run.summary as { usage?: Record<string, { requests: number; cache_hits: number; cost_usd_spent: number | null }> })
+      .usage;
+    for (const role of ['reader', 'judge']) {
+      const u = usage?.[role];
+      expect(u, `${role}: ${JSON.stringify(usage)}`).toBeDefined();
+      expect(u!.requests + u!.cache_hits).toBeGreaterThan(0);
+      expect(u!.cost_usd_spent).not.toBeNull();
+    }
+
+    const sent = server.api.requests.length;
+    const again = await executeRun({ cfg, out, transport }, quiet);
+    expect(again.manifest.status).toBe('complete');
+    expect(server.api.requests.length).toBe(sent);
+  });
+
+  it('shows no turn beyond the question’s visibility horizon (MEME)', async () => {
+    const cfg = cfgOf('meme', { data: MEME });
+    const out = join(root, name, 'meme');
+    const run = await executeRun({ cfg, out, transport }, quiet);
+    expect(run.manifest.status).toBe('complete');
+    const { dataset, questions } = await loadRunInputs(cfg);
+    const items = new Map(new RunDir(out).readItems().map((i) => [i.id, i]));
+    let checked = 0;
+    for (const q of questions) {
+      const ep = dataset.episodes.find((e) => e.id === q.episode)!;
+      const visible = new Set(ep.turns.slice(0, q.visibleTurns ?? ep.turns.length).map((t) => t.id));
+      const item = items.get(q.id)!;
+      for (const t of item.evidence_turns) expect(visible.has(t), `${q.id} shows ${t}`).toBe(true);
+      checked += item.evidence_turns.length;
+    }
+    expect(checked).toBeGreaterThan(0);
+  });
+});
