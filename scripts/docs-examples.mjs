@@ -114,6 +114,15 @@ export const EXAMPLES = [
     stderr: true,
     abridge: excerpt({ lines: [/^RAW-RAG/], blocks: [/^Gold: /] }),
   },
+  {
+    name: 'mem0-dry-run',
+    args: ['run', 'locomo', '--system', 'mem0', '--mem0-url', 'http://localhost:8888', '--reader', 'gpt-4o-mini', '--dry-run'],
+  },
+  {
+    name: 'import-evermemos',
+    args: ['import', 'evermemos', 'docs/examples/eval_results.json', '--benchmark', 'locomo', '--out', 'results/evermemos-import'],
+    quick: true,
+  },
 ];
 
 const MARKER = /<!-- example: ([a-z0-9-]+) -->\n```[a-z]*\n([\s\S]*?)```/g;

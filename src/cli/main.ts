@@ -26,6 +26,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   show: async () => (await import('./commands/show.js')).showCommand(),
   export: async () => (await import('./commands/export.js')).exportCommand(),
   paper: async () => (await import('./commands/paper.js')).paperCommand(),
+  import: async () => (await import('./commands/import.js')).importCommand(),
 };
 
 /**

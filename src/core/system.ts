@@ -108,4 +108,6 @@ export interface MemoryStoreAccess {
   purge(runDir: string, owner: string, opts: { cacheDir?: string }): Promise<string>;
   /** The write-decision log of the run's store (src/core/write-decisions.ts), for `rawrag memory audit`. */
   decisions?(runDir: string): WriteDecision[];
+  /** Deletes everything the run stored (`rawrag run --cleanup`: a memory service's owners); absent = nothing outside the run directory. */
+  purgeAll?(runDir: string): Promise<string>;
 }

@@ -20,6 +20,8 @@ import { rawRagFacts } from './raw-rag-facts/index.js';
 import { rawRagGraph } from './raw-rag-graph/index.js';
 import { rawRagSummaries } from './raw-rag-summaries/index.js';
 import { storeOracle } from './store-oracle/index.js';
+import { mem0 } from './mem0/index.js';
+import { http } from './http/index.js';
 
 export type System = SystemDescriptor<ProviderSession, ModelEntry>;
 
@@ -44,7 +46,7 @@ export function unregisterSystem(name: string): void {
   SYSTEMS.delete(name);
 }
 
-for (const s of [rawRag, agenticMemory, rawRagFacts, rawRagSummaries, rawRagGraph, storeOracle]) registerSystem(s);
+for (const s of [rawRag, agenticMemory, rawRagFacts, rawRagSummaries, rawRagGraph, storeOracle, mem0, http]) registerSystem(s);
 
 export function listSystems(): System[] {
   return [...SYSTEMS.values()];
@@ -97,6 +99,15 @@ export const RunConfigSchema = {
 /** The evidence source of the config's system; nothing is written before its first `open`. */
 export async function createEvidenceSource(cfg: RunConfig, session: ProviderSession, opts: { runDir: string }): Promise<EvidenceSource> {
   return systemOf(cfg).create(cfg, session, opts);
+}
+
+/** A run directory's system, from its manifest. */
+export function systemOfRun(dir: string): { runDir: string; system: System } {
+  const runDir = resolve(dir);
+  const manifest = join(runDir, 'manifest.json');
+  if (!existsSync(manifest)) throw new InputError('not a run directory (no manifest.json)', { file: runDir });
+  const cfg = (readJsonFile(manifest) as { config?: { system?: string } }).config;
+  return { runDir, system: getSystem(cfg?.system ?? DEFAULT_SYSTEM) };
 }
 
 /**

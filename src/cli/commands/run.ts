@@ -17,6 +17,7 @@ import { watchInterrupts } from '../../util/interrupt.js';
 import { checkErrorRate, retryCommand } from '../exit.js';
 import { renderBatched } from './batch.js';
 import { runBatched } from '../../pipeline/batched.js';
+import { systemOfRun } from '../../systems/registry.js';
 
 export function runCommand(): Command {
   const cmd = new Command('run')
@@ -40,6 +41,10 @@ export function runCommand(): Command {
       'resume a run directory although its identity differs (system, retriever, data, version); recorded in the manifest',
     )
     .option('--max-error-rate <r>', 'share of failed items (0-1) above which the exit code is 4 (default 0: any failed item)', rate)
+    .option(
+      '--cleanup',
+      "at the run's end, delete what the system stored outside the run directory (a memory service's memories of this run); a later resume adds them again",
+    )
     .option('--no-progress', 'no progress bar (default: a bar on a terminal, a line every ~10 s otherwise)')
     .option('--verbose', 'print every data warning (default: one summary line)')
     .option('--json', 'print summary.json instead of the table')
@@ -94,6 +99,7 @@ export function runCommand(): Command {
           bar.stop();
           process.stdout.write((opts.json ? JSON.stringify(outcome.summary, null, 2) : renderRunReport(outcome)) + '\n');
         }
+        if (opts.cleanup) process.stderr.write((await cleanUp(outcome.dir)) + '\n');
         checkErrorRate(outcome.summary, outcome.dir, opts.maxErrorRate as number | undefined);
       } finally {
         bar.stop();
@@ -101,6 +107,13 @@ export function runCommand(): Command {
       }
     });
   return cmd;
+}
+
+/** `--cleanup`: the system's own clean-up (its store capability), or a line saying there is nothing to clean. */
+async function cleanUp(dir: string): Promise<string> {
+  const { system } = systemOfRun(dir);
+  if (!system.store?.purgeAll) return `cleanup: ${system.name} keeps nothing outside the run directory`;
+  return `cleanup: ${await system.store.purgeAll(dir)}`;
 }
 
 export function rate(value: string): number {

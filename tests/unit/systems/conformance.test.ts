@@ -7,8 +7,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { FakeExtractor } from '../../helpers/fake-extractor.js';
 import { withIngest } from '../../helpers/fake-ingest.js';
+import { FakeMem0 } from '../../helpers/fake-mem0.js';
+// @ts-expect-error a plain .mjs example without type declarations
+import { startShim } from '../../../docs/examples/memory-shim.mjs';
 import { tempDir } from '../../helpers/cli.js';
 import { listSystems, RunConfigSchema } from '../../../src/systems/registry.js';
 import { executeRun } from '../../../src/pipeline/run.js';
@@ -17,6 +22,10 @@ import { RunDir } from '../../../src/run/rundir.js';
 import { fromRoot } from '../../../src/util/paths.js';
 import type { TransportOptions } from '../../../src/providers/transport.js';
 
+// The memory services run against their loopback peers: a Mem0 server, and the documented protocol shim.
+const mem0Server = await new FakeMem0().start();
+const shim: Server = await startShim(0);
+
 /** Per system: the config that runs it here (a system's own section, the retriever it embeds with). */
 const FIXTURES: Record<string, Record<string, unknown>> = {
   'raw-rag': {},
@@ -24,6 +33,8 @@ const FIXTURES: Record<string, Record<string, unknown>> = {
   'raw-rag-facts': {},
   'raw-rag-summaries': {},
   'raw-rag-graph': {},
+  mem0: { mem0: { url: mem0Server.url } },
+  http: { service: { url: `http://127.0.0.1:${(shim.address() as AddressInfo).port}` } },
 };
 
 const MEME = fromRoot('tests', 'fixtures', 'meme', 'meme_fixture.json');
@@ -47,7 +58,11 @@ beforeAll(async () => {
     },
   };
 });
-afterAll(() => server.close());
+afterAll(async () => {
+  await server.close();
+  await mem0Server.close();
+  shim.close();
+});
 
 it('every registered system has a conformance fixture', () => {
   expect(

@@ -1,0 +1,129 @@
+/**
+ * `rawrag import FORMAT FILE --benchmark B`: another harness's result file as a stats-ready run
+ * directory (manifest.json, items.jsonl with rawrag's question ids, the file's judge votes kept
+ * as each item's votes and score, summary.json), plus answers.jsonl for `rawrag judge` when the
+ * file has no votes. Written whole into a temporary folder and renamed, so a refused or failed
+ * import leaves nothing behind.
+ */
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import type { RunConfig } from '../config/schema.js';
+import { baseItem, type ItemRecord } from '../core/item.js';
+import { summarise } from '../eval/summary.js';
+import { loadRunInputs } from '../pipeline/plan.js';
+import { toolInfo } from '../run/manifest.js';
+import { InputError } from '../util/errors.js';
+import { readJsonFile } from '../util/fsx.js';
+import { markdownTable } from '../util/table.js';
+import { readImportFile, type ImportFormat } from './formats.js';
+import { matchRecords } from './match.js';
+
+export const DEFAULT_SYSTEM_OF: Record<ImportFormat, string> = { mem0: 'mem0', evermemos: 'EverMemOS', memos: 'MemOS', jsonl: 'external' };
+
+export interface ImportRequest {
+  format: ImportFormat;
+  file: string;
+  /** benchmark, data, options (the selection the file is matched against). */
+  cfg: RunConfig;
+  system: string;
+  setting: string;
+  out: string;
+}
+
+/** A path as the user would type it: relative below the working directory. */
+const shown = (p: string) => (relative(process.cwd(), p).startsWith('..') ? p : relative(process.cwd(), p));
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+export async function importResults(req: ImportRequest): Promise<{ dir: string; text: string; items: ItemRecord[] }> {
+  const imported = readImportFile(req.format, req.file);
+  const { benchmark, dataset, questions } = await loadRunInputs(req.cfg);
+  const selected = { ...dataset, questions };
+  const matched = matchRecords(imported, selected, benchmark.name);
+  const dir = resolve(req.out);
+  const manifestPath = join(dir, 'manifest.json');
+  if (existsSync(manifestPath)) {
+    const m = readJsonFile(manifestPath) as { imported_from?: { sha256?: string } };
+    if (m.imported_from?.sha256 !== imported.sha256)
+      throw new InputError('this folder holds another run (not an import of this file): use another --out', { file: dir });
+  }
+  const order = new Map(questions.map((q, i) => [q.id, i]));
+  matched.sort((a, b) => order.get(a.question.id)! - order.get(b.question.id)!);
+  const items = matched.map(({ question, record }) => {
+    const item = baseItem(question, benchmark.name);
+    item.answer = record.answer;
+    if (record.votes && record.votes.length) {
+      item.score = mean(record.votes);
+      item.details.judge = { votes: record.votes, model: imported.judge, source: 'imported' };
+    }
+    item.details.import = { format: imported.format, place: record.place, gold_in_file: record.gold };
+    return item;
+  });
+  const voted = items.filter((i) => i.score !== null);
+  const now = new Date().toISOString();
+  const runId = basename(dir);
+  const manifest = {
+    format: 'rawrag.import/1',
+    run_id: runId,
+    system: req.system,
+    benchmark: benchmark.name,
+    setting: req.setting,
+    status: 'complete',
+    ...(imported.judge ? { judge: imported.judge } : {}),
+    imported_from: {
+      format: imported.format,
+      file: resolve(req.file),
+      sha256: imported.sha256,
+      records: imported.records.length,
+      claimed_accuracy: imported.claimed,
+    },
+    config: req.cfg,
+    dataset: { ...dataset.source, warnings: [] },
+    questions: { selected: items.length, done: items.length, errors: 0, of_benchmark: questions.length },
+    tool: toolInfo(),
+    created_at: now,
+    updated_at: now,
+    finished_at: now,
+  };
+  const summary = {
+    run_id: runId,
+    system: req.system,
+    benchmark: benchmark.name,
+    setting: req.setting,
+    ...summarise(items, benchmark.typeOrder),
+  };
+  // Everything into a sibling folder first; one rename makes it appear whole.
+  const tmp = join(dirname(dir), `.${basename(dir)}.import-${process.pid}`);
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+  try {
+    writeFileSync(join(tmp, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
+    writeFileSync(join(tmp, 'items.jsonl'), items.map((i) => JSON.stringify(i) + '\n').join(''));
+    writeFileSync(join(tmp, 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
+    writeFileSync(join(tmp, 'answers.jsonl'), items.map((i) => JSON.stringify({ id: i.id, answer: i.answer }) + '\n').join(''));
+    rmSync(dir, { recursive: true, force: true });
+    renameSync(tmp, dir);
+  } catch (e) {
+    rmSync(tmp, { recursive: true, force: true });
+    throw e;
+  }
+  const byType = new Map<string, number[]>();
+  for (const i of voted) byType.set(i.type, [...(byType.get(i.type) ?? []), i.score!]);
+  const rank = (t: string) => (benchmark.typeOrder.indexOf(t) + benchmark.typeOrder.length + 1) % (benchmark.typeOrder.length + 1);
+  const rows = [...byType]
+    .sort((a, b) => rank(a[0]) - rank(b[0]) || a[0].localeCompare(b[0]))
+    .map(([t, s]) => [t, s.length, (mean(s) * 100).toFixed(2)]);
+  if (voted.length) rows.push(['overall', voted.length, (mean(voted.map((i) => i.score!)) * 100).toFixed(2)]);
+  const lines = [
+    `imported ${items.length} answers of ${req.system} on ${benchmark.name} from ${req.file} (${imported.format}; ${items.length} of the ${questions.length} selected questions)`,
+    '',
+    voted.length ? markdownTable(['type', 'n judged', 'mean judge score %'], rows) : 'no judge votes in the file',
+  ];
+  if (imported.claimed !== null) lines.push('', `the file's own accuracy: ${(imported.claimed * 100).toFixed(2)} %`);
+  if (voted.length < items.length)
+    lines.push(
+      '',
+      `NOTE: ${items.length - voted.length} answers carry no judge votes; judge them as rawrag does with: rawrag judge ${shown(join(dir, 'answers.jsonl'))} --benchmark ${benchmark.name} --system ${req.system}`,
+    );
+  lines.push(`run directory: ${shown(dir)}`);
+  return { dir, text: lines.join('\n'), items };
+}

@@ -1,0 +1,107 @@
+/**
+ * Plain-fetch JSON requests to a memory service: a per-request timeout, the provider layer's
+ * retry rules (429 / 5xx / timeouts / resets, backoff with jitter, Retry-After honoured), one
+ * concurrency limit per service, and error messages with the key blanked.
+ */
+import pLimit, { type LimitFunction } from 'p-limit';
+import { HttpStatusError, notJsonReply } from '../../providers/errors.js';
+import { RetriesExhausted, withRetry, type RetryPolicy } from '../../providers/retry.js';
+import type { Secrets } from '../../providers/secrets.js';
+
+export interface ServiceTransport {
+  timeoutMs: number;
+  retry: RetryPolicy;
+  concurrency: number;
+  secrets: Secrets;
+}
+
+export interface RequestSpec {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  path: string;
+  query?: Record<string, string>;
+  body?: unknown;
+}
+
+/** A request to the service that failed for good; the message names the call and never the key. */
+export class ServiceError extends Error {
+  constructor(
+    message: string,
+    readonly status: number | undefined,
+  ) {
+    super(message);
+    this.name = 'ServiceError';
+  }
+}
+
+export class JsonService {
+  private readonly limit: LimitFunction;
+  /** Requests actually sent (attempts), per path: the run's summary reports them. */
+  readonly sent = new Map<string, number>();
+  retries = 0;
+
+  constructor(
+    readonly baseUrl: string,
+    private readonly headers: Record<string, string>,
+    readonly transport: ServiceTransport,
+    /** How messages name the service, e.g. `mem0`. */
+    readonly label: string,
+  ) {
+    this.limit = pLimit(Math.max(1, transport.concurrency));
+  }
+
+  /** One attempt, under the service's concurrency limit; a non-2xx reply is an HttpStatusError. */
+  async once<T = unknown>(spec: RequestSpec): Promise<T> {
+    return this.limit(async () => {
+      const url = new URL(this.baseUrl.replace(/\/+$/, '') + spec.path);
+      for (const [k, v] of Object.entries(spec.query ?? {})) url.searchParams.set(k, v);
+      const key = `${spec.method} ${spec.path.replace(/\/[0-9a-f-]{16,}\/?/gi, '/{id}/')}`;
+      this.sent.set(key, (this.sent.get(key) ?? 0) + 1);
+      const res = await fetch(url, {
+        method: spec.method,
+        headers: {
+          accept: 'application/json',
+          ...(spec.body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...this.headers,
+        },
+        body: spec.body !== undefined ? JSON.stringify(spec.body) : undefined,
+        signal: AbortSignal.timeout(this.transport.timeoutMs),
+      });
+      const text = await res.text();
+      if (!res.ok) throw new HttpStatusError(res.status, res.headers, text);
+      if (text.trim() === '') return null as T;
+      try {
+        return JSON.parse(text) as T;
+      } catch (e) {
+        if (/json/i.test(res.headers.get('content-type') ?? '')) throw e; // a truncated JSON body: retryable
+        throw notJsonReply(text, res.headers.get('content-type'));
+      }
+    });
+  }
+
+  /** With retries (for calls that are safe to repeat: search, list, delete, polling). */
+  async request<T = unknown>(spec: RequestSpec): Promise<T> {
+    try {
+      return await withRetry(() => this.once<T>(spec), this.transport.retry, { onRetry: () => void this.retries++ });
+    } catch (e) {
+      throw this.failure(spec, e);
+    }
+  }
+
+  /** A failed request as a ServiceError: call, status, tries, cause; keys blanked. */
+  failure(spec: RequestSpec, e: unknown): ServiceError {
+    const ex = e instanceof RetriesExhausted ? e : new RetriesExhausted(e, 1, { retryable: false });
+    const status = ex.info.status !== undefined ? ` (HTTP ${ex.info.status})` : '';
+    const tries = ex.attempts > 1 ? ` after ${ex.attempts} tries` : '';
+    const last = ex.last as Error & { cause?: { code?: string; message?: string } };
+    const cause = last?.name === 'TimeoutError' ? `no reply within ${this.transport.timeoutMs} ms` : (last?.message ?? String(last));
+    const detail = last?.cause?.code ? `${cause} (${last.cause.code})` : cause;
+    return new ServiceError(
+      this.transport.secrets.scrub(`${this.label} ${spec.method} ${this.baseUrl}${spec.path} failed${status}${tries}: ${detail}`),
+      ex.info.status,
+    );
+  }
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

@@ -1,0 +1,135 @@
+/**
+ * What a memory service acknowledged, per run (`<run>/service-ingest.jsonl`): one line per add the
+ * service accepted (with its events), one when an owner's history is complete, one when an owner
+ * was purged. Each line is appended and fsynced before the next add is sent, so a kill loses at
+ * most the add in flight, and a resumed run never sends an acknowledged add again. The
+ * write-decision log (write-decisions.jsonl) is derived from this file.
+ */
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { InputError } from '../../util/errors.js';
+import type { AddEvent } from './service.js';
+
+export const INGEST_LOG_FILE = 'service-ingest.jsonl';
+
+export type IngestLine =
+  | {
+      type: 'add';
+      owner: string;
+      episode: string;
+      /** Visible turns of the history this owner holds (the visibility horizon). */
+      scope: number;
+      key: string;
+      index: number;
+      messages: number;
+      turns: string[];
+      /** The service's events; null when it reports none, or when the add was recovered after a lost reply. */
+      events: AddEvent[] | null;
+      /** The reply was lost (dropped connection, kill) but the service holds the add's memories: not sent again. */
+      recovered?: true;
+      at: string;
+    }
+  /** Written before an owner's first add is sent: a resume then knows the service may already hold something. */
+  | { type: 'begin'; owner: string; episode: string; scope: number; at: string }
+  | { type: 'complete'; owner: string; episode: string; scope: number; adds: number; at: string }
+  | { type: 'purged'; owner: string; at: string };
+
+export interface OwnerState {
+  owner: string;
+  episode: string;
+  scope: number;
+  /** Acknowledged adds by key (since the last purge). */
+  adds: Map<string, Extract<IngestLine, { type: 'add' }>>;
+  complete: boolean;
+}
+
+export class IngestLog {
+  readonly path: string;
+  private readonly owners = new Map<string, OwnerState>();
+  /** Every line in order (purges included): the decision log is rebuilt from it. */
+  private readonly lines: IngestLine[] = [];
+
+  constructor(runDir: string) {
+    this.path = join(runDir, INGEST_LOG_FILE);
+    if (existsSync(this.path)) this.read();
+  }
+
+  private read(): void {
+    const text = readFileSync(this.path, 'utf8');
+    const raw = text.split('\n');
+    raw.forEach((line, i) => {
+      if (line.trim() === '') return;
+      let v: IngestLine;
+      try {
+        v = JSON.parse(line) as IngestLine;
+      } catch (e) {
+        // A kill during the append tears only the last line: that add was not acknowledged here.
+        if (i === raw.length - 1) return;
+        throw new InputError(`not JSON (${(e as Error).message})`, { file: this.path, place: `line ${i + 1}` });
+      }
+      this.apply(v);
+    });
+  }
+
+  private apply(v: IngestLine): void {
+    this.lines.push(v);
+    if (v.type === 'purged') {
+      this.owners.delete(v.owner);
+      return;
+    }
+    const s = this.stateOf(v.owner, v.episode, v.scope);
+    if (v.type === 'add') s.adds.set(v.key, v);
+    else if (v.type === 'complete') s.complete = true;
+  }
+
+  private stateOf(owner: string, episode: string, scope: number): OwnerState {
+    let s = this.owners.get(owner);
+    if (!s) {
+      s = { owner, episode, scope, adds: new Map(), complete: false };
+      this.owners.set(owner, s);
+    }
+    return s;
+  }
+
+  /** Appends one line durably (fsync) and applies it. */
+  append(v: IngestLine): void {
+    const fd = openSync(this.path, 'a');
+    try {
+      writeSync(fd, JSON.stringify(v) + '\n');
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    this.apply(v);
+  }
+
+  owner(owner: string): OwnerState | undefined {
+    return this.owners.get(owner);
+  }
+
+  /** Owners that may hold memories on the service (begun, not purged since). */
+  liveOwners(): OwnerState[] {
+    return [...this.owners.values()].sort((a, b) => (a.owner < b.owner ? -1 : a.owner > b.owner ? 1 : 0));
+  }
+
+  all(): readonly IngestLine[] {
+    return this.lines;
+  }
+
+  /** Totals for summaries: acknowledged adds, recovered ones, owners complete, events by kind. */
+  totals(): { adds: number; recovered: number; owners: number; complete: number; events: Record<string, number> } {
+    const events: Record<string, number> = { ADD: 0, UPDATE: 0, DELETE: 0, NONE: 0 };
+    let adds = 0;
+    let recovered = 0;
+    let complete = 0;
+    for (const s of this.owners.values()) {
+      if (s.complete) complete++;
+      for (const a of s.adds.values()) {
+        adds++;
+        if (a.recovered) recovered++;
+        for (const e of a.events ?? []) events[e.event] = (events[e.event] ?? 0) + 1;
+      }
+    }
+    return { adds, recovered, owners: this.owners.size, complete, events };
+  }
+}

@@ -1,0 +1,252 @@
+/**
+ * `rawrag run locomo --system mem0 --mem0-url URL --reader gpt-4o-mini` through the real CLI
+ * against a loopback Mem0 server (tests/helpers/fake-mem0.ts, speaking server/main.py's API) and a
+ * loopback OpenAI-compatible reader/judge: every question answered and judged from Mem0's
+ * memories, a second run sends no add, a kill -9 during ingest then the same command adds nothing
+ * twice, the events land in the write-decision log, `rawrag stats` pairs Mem0 with RAW-RAG with
+ * coverage, `--cleanup` and `rawrag memory purge` delete on the service, `--dry-run` counts the adds.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { FakeApi, defaultChat } from '../helpers/fake-api.js';
+import { FakeMem0 } from '../helpers/fake-mem0.js';
+import { BIN, ROOT, rawragAsync, tempDir } from '../helpers/cli.js';
+import { locomo } from '../../src/datasets/locomo/index.js';
+import { dryRun } from '../../src/pipeline/estimate.js';
+import { RunConfigSchema } from '../../src/systems/registry.js';
+
+const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json'), options: {} });
+const goldOf = new Map(ds.questions.map((q) => [q.text, q.gold]));
+
+/** Answers with the gold answer exactly when the memories shown hold it; a containment judge. */
+function evidenceReader(body: any): string {
+  const user: string = (body.messages as Array<{ role: string; content: string }>).find((m) => m.role === 'user')?.content ?? '';
+  const m = /# Question: \n([\s\S]*?)\n\n# Context: \n([\s\S]*)$/.exec(user);
+  if (!m) return defaultChat(body);
+  const gold = goldOf.get(m[1]!) ?? '';
+  return gold.trim() !== '' && m[2]!.toLowerCase().includes(gold.toLowerCase()) ? gold : "I don't know";
+}
+
+const env = {
+  OPENAI_API_KEY: 'sk-test-MEM0RUN0123456789',
+  RAWRAG_RETRY_BASE_MS: '5',
+  OPENAI_BASE_URL: undefined,
+  RAWRAG_CACHE_DIR: undefined,
+  MEM0_API_KEY: undefined,
+};
+
+const readItems = (dir: string) =>
+  readFileSync(join(dir, 'items.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+const ingestLog = (dir: string) =>
+  existsSync(join(dir, 'service-ingest.jsonl'))
+    ? readFileSync(join(dir, 'service-ingest.jsonl'), 'utf8')
+        .split('\n')
+        .filter((l) => l.trim())
+        .flatMap((l) => {
+          try {
+            return [JSON.parse(l)];
+          } catch {
+            return [];
+          }
+        })
+    : [];
+
+describe('rawrag run locomo --system mem0 against a loopback Mem0 server', () => {
+  const api = new FakeApi({ chat: evidenceReader });
+  const server = new FakeMem0();
+  const cache = tempDir('rawrag-mem0-cache-');
+  const root = tempDir('rawrag-mem0-runs-');
+  const out = join(root, 'mem0');
+  const args = (dir: string, ...extra: string[]) => [
+    'run',
+    'locomo',
+    '--system',
+    'mem0',
+    '--mem0-url',
+    server.url,
+    '--reader',
+    'gpt-4o-mini',
+    '--reader-base-url',
+    `${api.url}/v1`,
+    '--judge-base-url',
+    `${api.url}/v1`,
+    '--cache-dir',
+    cache,
+    '--no-progress',
+    '--json',
+    '--out',
+    dir,
+    ...extra,
+  ];
+  let first: { code: number; stdout: string; stderr: string };
+
+  const raw = join(root, 'raw-rag');
+  let rawRun: { code: number; stdout: string; stderr: string };
+
+  beforeAll(async () => {
+    await api.start();
+    await server.start();
+    // The first 60 questions (all of conversation conv-26) keep the suite fast; the full 1,540 run is the same code.
+    [first, rawRun] = await Promise.all([
+      rawragAsync(args(out, '--limit', '60'), env),
+      rawragAsync(
+        [
+          'run',
+          'locomo',
+          '--limit',
+          '60',
+          '--reader',
+          'gpt-4o-mini',
+          '--reader-base-url',
+          `${api.url}/v1`,
+          '--judge-base-url',
+          `${api.url}/v1`,
+          '--cache-dir',
+          cache,
+          '--no-progress',
+          '--out',
+          raw,
+        ],
+        env,
+      ),
+    ]);
+  }, 600_000);
+  afterAll(async () => {
+    await api.close();
+    await server.close();
+  });
+
+  it('answers and judges every question from the memories Mem0 returns, with coverage', () => {
+    expect(first.code, first.stderr).toBe(0);
+    const s = JSON.parse(first.stdout);
+    expect(s.n).toBe(60);
+    expect(s.errors).toBe(0);
+    expect(s.overall.scored).toBe(60);
+    expect(s.system).toBe('mem0');
+    // conv-26's turns, 2 per add within each session.
+    const adds = server.adds();
+    expect(adds.length).toBe(s.service.acknowledged.adds);
+    const sessions = new Map<string, number>();
+    for (const t of ds.episodes[0]!.turns) sessions.set(t.session, (sessions.get(t.session) ?? 0) + 1);
+    expect(adds.length).toBe([...sessions.values()].reduce((n, len) => n + Math.ceil(len / 2), 0));
+    expect(s.service.acknowledged).toMatchObject({ owners: 1, complete: 1, recovered: 0 });
+    expect(adds.reduce((n, a) => n + a.body.messages.length, 0)).toBe(ds.episodes[0]!.turns.length);
+    expect(server.requests.filter((r) => r.path === '/search')).toHaveLength(60);
+    // One concurrency limit per service (default 4), though 8 questions may be in flight.
+    expect(server.maxInFlight).toBeLessThanOrEqual(4);
+    const items = readItems(out);
+    const it0 = items.find((i: any) => i.id === 'conv-26:q0');
+    expect(it0.details.service.hits.length).toBeGreaterThan(0);
+    expect(it0.details.service.hits.length).toBeLessThanOrEqual(10);
+    expect(items.filter((i: any) => i.coverage?.all).length).toBeGreaterThan(0);
+    expect(items.filter((i: any) => i.score === 1).length).toBeGreaterThan(0);
+    // The LoCoMo reader prompt shows Mem0's memories in place of the history (RAW-RAG's requests go to the same server).
+    const reader = api.requests.find(
+      (r) =>
+        JSON.stringify(r.body?.messages ?? '').includes(it0.question) &&
+        JSON.stringify(r.body?.messages ?? '').includes('Memories recalled by mem0'),
+    );
+    expect(reader!.body.messages[1].content).toContain(
+      '# Context: \nMemories recalled by mem0 (most relevant first; each dated by the conversation it came from):\n- [',
+    );
+    // Mem0's events, as the write-decision log.
+    const decisions = readFileSync(join(out, 'write-decisions.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const kinds = new Set(decisions.map((d) => d.operation));
+    expect([...kinds].sort()).toEqual(['ADD', 'DELETE', 'NONE', 'UPDATE'].filter((k) => kinds.has(k)));
+    expect(decisions.length).toBe(Object.values(s.service.acknowledged.events as Record<string, number>).reduce((a, b) => a + b, 0));
+    expect(kinds.has('ADD') && kinds.has('UPDATE')).toBe(true);
+  });
+
+  it('a second run sends no add: the finished directory resumed, and a fresh directory only searches a store of its own', async () => {
+    const before = server.adds().length;
+    const resumed = await rawragAsync(
+      args(out, '--limit', '60').filter((a) => a !== '--json'),
+      env,
+    );
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(server.adds().length).toBe(before);
+    expect(resumed.stdout).toMatch(/mem0 at http:\/\/127\.0\.0\.1:\d+: \d+ adds acknowledged for 1 owners \(1 complete\); events ADD \d+/);
+  }, 600_000);
+
+  it('rawrag stats pairs Mem0 with RAW-RAG, coverage for each', async () => {
+    expect(rawRun.code, rawRun.stderr).toBe(0);
+    const st = await rawragAsync(['stats', raw, out, '--out', join(root, 'stats')], env);
+    expect(st.code, st.stderr).toBe(0);
+    expect(st.stdout).toMatch(/mem0/);
+    expect(st.stdout).toMatch(/RAW-RAG\/local/);
+    const json = JSON.parse(readFileSync(join(root, 'stats', 'stats.json'), 'utf8'));
+    const text = JSON.stringify(json);
+    expect(text).toContain('"mem0"');
+    expect(text).toMatch(/coverage/);
+    expect(st.stdout).toMatch(/\| mem0 +\| +\d+ \| +\d+\.\d+ \| +[\d.–]+ W \| +\d+ \|/); // the coverage × utilization row
+  }, 600_000);
+
+  it('kill -9 during ingest, then the same command: no add is done twice', async () => {
+    const dir = join(root, 'killed');
+    server.inject({ kind: 'slow', delayMs: 40, times: Infinity, match: (r) => r.path === '/memories' && r.method === 'POST' });
+    const cmd = [...args(dir, '--limit', '20', '--mem0-concurrency', '2')];
+    const child = spawn(process.execPath, [BIN, ...cmd], {
+      cwd: ROOT,
+      env: { ...process.env, NO_COLOR: '1', ...env } as NodeJS.ProcessEnv,
+      stdio: 'ignore',
+    });
+    const exited = new Promise((r) => child.on('exit', (code, signal) => r(signal ?? code)));
+    const deadline = Date.now() + 60_000;
+    while (ingestLog(dir).filter((l) => l.type === 'add').length < 30 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    child.kill('SIGKILL');
+    expect(await exited).toBe('SIGKILL');
+    const acknowledged = ingestLog(dir).filter((l) => l.type === 'add').length;
+    expect(acknowledged).toBeGreaterThanOrEqual(30);
+    server.faults = [];
+    const resumed = await rawragAsync(cmd, env);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const owners = new Set(ingestLog(dir).map((l) => l.owner));
+    // Every add the service did for this run's owner, exactly once, and each one acknowledged in the log.
+    const keysOfRun = ingestLog(dir)
+      .filter((l) => l.type === 'add')
+      .map((l) => `${l.owner} ${l.key}`);
+    expect(new Set(keysOfRun).size).toBe(keysOfRun.length);
+    const performedForRun = server.performedBy.filter((k) => owners.has(k.split(' ')[0]!));
+    expect(new Set(performedForRun).size).toBe(performedForRun.length);
+    expect([...performedForRun].sort()).toEqual([...keysOfRun].sort());
+    expect(JSON.parse(resumed.stdout).errors).toBe(0);
+  }, 600_000);
+
+  it("--cleanup deletes the run's memories on the service at its end; memory show / purge read and delete", async () => {
+    const dir = join(root, 'clean');
+    const r = await rawragAsync([...args(dir, '--limit', '20'), '--cleanup'], env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(
+      /cleanup: purged rawrag-clean-conv-26 \(episode conv-26\) on http:\/\/127\.0\.0\.1:\d+: verified, 0 memories left/,
+    );
+    expect(server.ownerMemories('rawrag-clean-conv-26')).toHaveLength(0);
+    expect(server.ownerMemories('rawrag-mem0-conv-26').length).toBeGreaterThan(0);
+    const purged = await rawragAsync(['memory', 'purge', out, '--owner', 'conv-26'], env);
+    expect(purged.code, purged.stderr).toBe(0);
+    expect(purged.stdout).toMatch(/purged rawrag-mem0-conv-26 .*verified, 0 memories left/);
+    expect(server.ownerMemories('rawrag-mem0-conv-26')).toHaveLength(0);
+  }, 600_000);
+
+  it('--dry-run says how many add calls and messages it would send, and sends nothing', async () => {
+    const n = server.requests.length;
+    const cfg = RunConfigSchema.parse({ benchmark: 'locomo', system: 'mem0', mem0: { url: server.url }, reader: { model: 'gpt-4o-mini' } });
+    const text = await dryRun(cfg, { env: { OPENAI_API_KEY: 'sk-x' } as NodeJS.ProcessEnv, noCache: true });
+    let calls = 0;
+    for (const e of ds.episodes) {
+      const sessions = new Map<string, number>();
+      for (const t of e.turns) sessions.set(t.session, (sessions.get(t.session) ?? 0) + 1);
+      calls += [...sessions.values()].reduce((n, len) => n + Math.ceil(len / 2), 0);
+    }
+    expect(calls).toBe(3011);
+    expect(text).toMatch(/mem0 ingest: 3011 add calls carrying 5882 messages for 10 owners \(batch 2\), then 1540 searches \(limit 10\)/);
+    expect(server.requests.length).toBe(n);
+  });
+});
