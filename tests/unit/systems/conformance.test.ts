@@ -35,6 +35,8 @@ const FIXTURES: Record<string, Record<string, unknown>> = {
   'raw-rag-graph': {},
   mem0: { mem0: { url: mem0Server.url } },
   http: { service: { url: `http://127.0.0.1:${(shim.address() as AddressInfo).port}` } },
+  // Evidence chosen with gold knowledge from the raw history.
+  'store-oracle': { oracle: { store: 'raw' } },
 };
 
 const MEME = fromRoot('tests', 'fixtures', 'meme', 'meme_fixture.json');

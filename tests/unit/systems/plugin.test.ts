@@ -60,7 +60,7 @@ describe('a system registered from its own folder', () => {
     expect(listSystems().map((s) => s.name)).toContain('last-turns');
     const run = runCommand();
     expect(run.options.some((o) => o.long === '--last-n')).toBe(true);
-    expect(run.helpInformation()).toMatch(/last-turns \(the last n visible turns/);
+    expect(run.helpInformation().replace(/\s+/g, ' ')).toMatch(/last-turns \(the last n visible turns/);
     const ablate = ablateCommand();
     expect(ablate.options.find((o) => o.long === '--last-n')!.flags).toBe('--last-n <list>');
     expect(() => RunConfigSchema.parse({ benchmark: 'locomo', system: 'last-turns', lastTurns: { n: 0 } })).toThrow();
