@@ -83,6 +83,8 @@ export interface SystemDescriptor<Session = unknown, Model = unknown> {
   description: string;
   /** The paper's method: stats takes it as the default baseline and summaries print the paper's row beside it. */
   reference?: boolean;
+  /** Chooses evidence with gold knowledge (an upper bound, not a system under comparison): its manifests say `"oracle": true`. */
+  oracle?: boolean;
   /** The system's own config section: `key` in the run config, validated by `schema`, absent = its defaults. */
   config?: { key: string; schema: z.ZodType };
   options?: readonly SystemOption[];

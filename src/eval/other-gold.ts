@@ -9,26 +9,7 @@ import type { ItemRecord } from '../core/item.js';
 import type { Metric } from '../core/protocol.js';
 import type { Question } from '../core/schema.js';
 import type { ItemStage } from './stage.js';
-
-/** Question.meta.gold: which gold the run uses, and the other version's answer (null: the same answer). */
-export interface GoldVersionMeta {
-  version: string;
-  error_kind: string;
-  other: { version: string; answer: string } | null;
-}
-
-export interface OtherGoldScore {
-  version: string;
-  gold: string;
-  score: number | null;
-  votes: number[];
-  metrics: Record<string, number | null>;
-}
-
-export function goldVersionOf(q: { meta?: Record<string, unknown> | null }): GoldVersionMeta | null {
-  const g = q.meta?.gold as GoldVersionMeta | undefined;
-  return g && typeof g === 'object' && typeof g.version === 'string' ? g : null;
-}
+import { goldVersionOf, type OtherGoldScore } from '../scoring/gold-version.js';
 
 export function withOtherGold(judge: ItemStage, metrics: Metric[]): ItemStage {
   return {

@@ -15,6 +15,8 @@ export interface RunFacts {
   system: string;
   setting: string;
   reference: boolean;
+  /** The manifest says the system chose its evidence with gold knowledge (`oracle`). */
+  oracle: boolean;
   config: RunConfig;
   summary: Record<string, unknown> | null;
 }
@@ -64,7 +66,7 @@ const at = (obj: unknown, path: readonly string[]): number | null => {
 const retrieverOf = (r: RunFacts) => r.config.retrieval.retriever;
 const readerOf = (r: RunFacts) => r.config.reader.model;
 const isRawRag = (r: RunFacts) => r.reference;
-const oracle = (r: RunFacts) => r.config.system === 'store-oracle';
+const oracle = (r: RunFacts) => r.oracle;
 const oracleOf = (r: RunFacts) => (r.config.oracle ?? {}) as { store?: string; phaseVisible?: boolean };
 const budgetOf = (r: RunFacts) => r.config.assembly.maxEvidenceTokens;
 

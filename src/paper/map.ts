@@ -53,6 +53,7 @@ function runFacts(dir: string): RunFacts | null {
       system: string;
       setting: string;
       reference?: boolean;
+      oracle?: boolean;
       config: RunConfig;
     };
     const summaryFile = join(dir, 'summary.json');
@@ -62,6 +63,7 @@ function runFacts(dir: string): RunFacts | null {
       system: m.system,
       setting: m.setting,
       reference: m.reference === true,
+      oracle: m.oracle === true,
       config: m.config,
       summary: existsSync(summaryFile) ? (readJson(summaryFile) as Record<string, unknown>) : null,
     };

@@ -15,7 +15,7 @@ import type { TransportOptions } from '../providers/transport.js';
 import { addCost, costOf, type Role } from '../providers/usage.js';
 import { batchCosts } from '../providers/batch/estimate.js';
 import { judgeModelFor, readerMaxTokens } from '../core/protocol.js';
-import { goldVersionOf } from '../eval/other-gold.js';
+import { goldVersionOf } from '../scoring/gold-version.js';
 import { systemOf } from '../systems/registry.js';
 
 /** Assumed reply lengths (tokens): a short answer, a one-sentence judgement with its JSON label. */

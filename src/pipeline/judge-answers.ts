@@ -15,7 +15,7 @@ import { scoringStage, type ItemStage, type StagePlan } from './stages.js';
 import { metricsStage } from '../eval/judge.js';
 import { judgeModelFor } from '../core/protocol.js';
 import { judgeProtocolFor } from '../eval/judge-prompt.js';
-import { goldVersionOf } from '../eval/other-gold.js';
+import { goldVersionOf } from '../scoring/gold-version.js';
 import { ProviderSession } from '../providers/session.js';
 import type { TransportOptions } from '../providers/transport.js';
 import { costOf } from '../providers/usage.js';

@@ -134,6 +134,7 @@ export function startManifest(fields: {
     ...(name ? { name } : {}),
     // The paper's method: stats' default baseline and the paper's row beside it (read as data, never from the name).
     ...(systemOf(fields.config).reference ? { reference: true } : {}),
+    ...(systemOf(fields.config).oracle ? { oracle: true } : {}),
     benchmark: fields.benchmark,
     setting: fields.setting,
     status: 'running',

@@ -22,6 +22,8 @@ export interface Manifest {
   name?: string;
   /** The system is the paper's method (its descriptor says so): stats' default baseline, the paper's row beside it. */
   reference?: boolean;
+  /** The system chooses evidence with gold knowledge (its descriptor says so): `rawrag paper` reads its runs as oracle rows. */
+  oracle?: boolean;
   benchmark: string;
   /** What makes runs comparable: benchmark + reader, e.g. `locomo/gpt-4o-mini`. */
   setting: string;

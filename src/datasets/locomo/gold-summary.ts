@@ -5,7 +5,7 @@
  * other from item.details.other_gold: re-judged, not re-read), and the adversarial row.
  */
 import type { ItemRecord } from '../../core/item.js';
-import { goldVersionOf, type OtherGoldScore } from '../../eval/other-gold.js';
+import { goldVersionOf, type OtherGoldScore } from '../../scoring/gold-version.js';
 import { parseGold, type GoldVersion } from './gold.js';
 import { CATEGORY_NAMES } from './index.js';
 
