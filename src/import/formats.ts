@@ -8,7 +8,7 @@
  *   {judgment_1: bool, ...}; multiple-choice runs: a flat list with `is_correct`);
  * - `memos`: MemOS's evaluation, `<frame>_locomo_judged.json` (`locomo_exp_user_<i>`: [{question,
  *   answer, golden_answer, category, llm_judgments}]);
- * - `mem0`: mem0's evaluation/, the JSON of evals.py (`"<i>"`: [{question, answer, response,
+ * - `mem0-eval`: mem0's evaluation/, the JSON of evals.py (`"<i>"`: [{question, answer, response,
  *   category, llm_score}]) or of its search step (the same without `llm_score`: no votes);
  * - `jsonl`: one object a line, {conversation | episode, question, answer, votes?}.
  */
@@ -16,7 +16,7 @@ import { readFileSync } from 'node:fs';
 import { InputError } from '../util/errors.js';
 import { parseJsonText, sha256Hex } from '../util/fsx.js';
 
-export const IMPORT_FORMATS = ['mem0', 'evermemos', 'memos', 'jsonl'] as const;
+export const IMPORT_FORMATS = ['mem0-eval', 'evermemos', 'memos', 'jsonl'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
 export interface ImportedRecord {

@@ -18,7 +18,12 @@ import { markdownTable } from '../util/table.js';
 import { readImportFile, type ImportFormat } from './formats.js';
 import { matchRecords } from './match.js';
 
-export const DEFAULT_SYSTEM_OF: Record<ImportFormat, string> = { mem0: 'mem0', evermemos: 'EverMemOS', memos: 'MemOS', jsonl: 'external' };
+export const DEFAULT_SYSTEM_OF: Record<ImportFormat, string> = {
+  'mem0-eval': 'Mem0',
+  evermemos: 'EverMemOS',
+  memos: 'MemOS',
+  jsonl: 'external',
+};
 
 export interface ImportRequest {
   format: ImportFormat;

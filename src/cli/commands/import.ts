@@ -30,7 +30,7 @@ export function importCommand(): Command {
         .map((b) => b.name)
         .join(' | ')}`,
     )
-    .option('--system <name>', 'the system in the manifest and in `rawrag stats` (default: the format: mem0, EverMemOS, MemOS, external)')
+    .option('--system <name>', 'the system in the manifest and in `rawrag stats` (default by format: Mem0, EverMemOS, MemOS, external)')
     .option('--setting <name>', 'the benchmark-setting `rawrag stats` groups by (default <benchmark>/<system>; e.g. locomo/gpt-4o-mini)')
     .option('--data <path>', "the benchmark's data file the questions are matched against (default: the bundled copy)");
   addBenchmarkOptions(cmd);
