@@ -49,7 +49,8 @@ export function renderRunReport(outcome: RunOutcome): string {
     if (summary.errors > 0) cells.push(r.errors);
     return cells;
   });
-  const ks = showCoverage ? Object.entries(summary.coverage_at_k) : [];
+  // Depths where some question had gold turns to recall (answer-sufficiency coverage has none).
+  const ks = showCoverage ? Object.entries(summary.coverage_at_k).filter(([, r]) => r.n > 0) : [];
   const configuredK = manifest.config.retrieval.k;
   const kTable = markdownTable(
     ['k', 'n', 'recall_all %', 'recall_any %'],
@@ -63,6 +64,11 @@ export function renderRunReport(outcome: RunOutcome): string {
     // Nothing ranked (full context, judged outside answers): no recall table.
     ...(ks.length ? ['Evidence recall from the same ranking (turns of the top-k windows):', kTable, ''] : []),
     ...(showCoverage ? [] : ['no gold evidence turns in this data: coverage not computed']),
+    ...(summary.coverage_by_answer
+      ? [
+          `coverage of ${summary.coverage_by_answer} question(s) without gold evidence turns is answer sufficiency: the gold answer (or an accepted one) found in the text shown, by the benchmark's normalisation (docs/diagnostics.md)`,
+        ]
+      : []),
     // Only when evidence was shown (answers judged without an evidence list have none to count).
     ...(summary.evidence_tokens_mean ? [`mean evidence tokens per question: ${summary.evidence_tokens_mean.toFixed(1)}`] : []),
   ];

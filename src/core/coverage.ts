@@ -16,3 +16,6 @@ export function coverage(shownTurnIds: Iterable<string>, goldTurnIds: readonly s
   for (const g of goldTurnIds) if (shown.has(g)) hit++;
   return { all: hit === goldTurnIds.length, any: hit > 0 };
 }
+
+/** The label items carry in `details.coverage_rule` when coverage came from the answer (answer sufficiency), not from gold turns. */
+export const ANSWER_RULE = 'answer-in-evidence';

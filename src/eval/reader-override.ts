@@ -10,6 +10,7 @@ import { renderEvidence, type ChatMessage, type ReaderProtocol, type Scoring } f
 import type { Question } from '../core/schema.js';
 import { InputError } from '../util/errors.js';
 import { sha256Hex } from '../util/fsx.js';
+import { displayPath } from '../util/paths.js';
 
 /** The slots a reader template may use; `{{evidence}}` and `{{question}}` are required. */
 export const TEMPLATE_SLOTS = ['evidence', 'question', 'question_date', 'options'] as const;
@@ -84,7 +85,7 @@ export function protocolDeviations(cfg: RunConfig): string[] {
     out.push(`reader max_tokens ${cfg.reader.maxTokens} for every question (protocol: the benchmark's official budget)`);
   if (cfg.reader.promptFile)
     out.push(
-      `reader prompt replaced by ${cfg.reader.promptFile} (sha256 ${cfg.reader.promptSha256 ?? '?'}; protocol: the official prompt files)`,
+      `reader prompt replaced by ${displayPath(cfg.reader.promptFile)} (sha256 ${cfg.reader.promptSha256 ?? '?'}; protocol: the official prompt files)`,
     );
   if (cfg.judge.temperature !== 0) out.push(`judge temperature ${cfg.judge.temperature} (protocol: 0)`);
   return out;

@@ -4,6 +4,7 @@
  */
 import { judgeVotes, type ItemRecord } from '../core/item.js';
 import { errorsByStage } from '../scoring/denominators.js';
+import { ANSWER_RULE } from '../core/coverage.js';
 
 export interface CoverageRate {
   /** Questions with gold evidence (the denominator). */
@@ -56,6 +57,8 @@ export interface Summary {
   evidence_tokens_mean: number | null;
   /** Types shown in by_type but left out of `overall` (the benchmark's headline rule: LoCoMo's adversarial category). */
   outside_headline?: string[];
+  /** Items whose coverage is answer sufficiency (no gold turns: the answer found in the text shown), when any. */
+  coverage_by_answer?: number;
 }
 
 export function summarise(items: ItemRecord[], typeOrder: string[] = [], inHeadline: (type: string) => boolean = () => true): Summary {
@@ -71,6 +74,7 @@ export function summarise(items: ItemRecord[], typeOrder: string[] = [], inHeadl
   for (const k of ks) coverage_at_k[k] = rate(items.map((i) => i.coverage_at_k[k] ?? null));
   const ok = items.filter((i) => !i.error);
   const outside = types.filter((t) => !inHeadline(t));
+  const byAnswer = ok.filter((i) => i.coverage !== null && i.details.coverage_rule === ANSWER_RULE).length;
   return {
     n: items.length,
     errors: items.length - ok.length,
@@ -80,6 +84,7 @@ export function summarise(items: ItemRecord[], typeOrder: string[] = [], inHeadl
     coverage_at_k,
     evidence_tokens_mean: ok.length ? ok.reduce((s, i) => s + i.evidence_tokens, 0) / ok.length : null,
     ...(outside.length ? { outside_headline: outside } : {}),
+    ...(byAnswer ? { coverage_by_answer: byAnswer } : {}),
   };
 }
 

@@ -7,15 +7,12 @@
  *   utilization exists for every system on such benchmarks (docs/diagnostics.md).
  */
 import type { Benchmark } from '../core/benchmark.js';
-import { coverage } from '../core/coverage.js';
+import { ANSWER_RULE, coverage } from '../core/coverage.js';
 import type { Evidence, IngestedEpisode } from '../core/ingested-episode.js';
 import type { ItemRecord } from '../core/item.js';
 import type { Policy } from '../core/policy.js';
 import type { Question } from '../core/schema.js';
 import { capEvidence } from '../retrieval/pack.js';
-
-/** The label items carry in `details.coverage_rule` when coverage came from the answer, not from gold turns. */
-export const ANSWER_RULE = 'answer-in-evidence';
 
 export function checkEvidence(
   q: Question,

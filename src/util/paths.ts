@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { dirname, resolve } from 'node:path';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 
 /** The project root (the folder holding package.json), whether running from src/ or dist/. */
@@ -14,4 +14,10 @@ export function projectRoot(): string {
 
 export function fromRoot(...parts: string[]): string {
   return resolve(projectRoot(), ...parts);
+}
+
+/** A path as a user reads it: relative to the working directory when inside it, else as recorded. */
+export function displayPath(path: string, cwd = process.cwd()): string {
+  const rel = relative(cwd, path);
+  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path;
 }

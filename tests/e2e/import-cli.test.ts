@@ -20,6 +20,6 @@ describe('rawrag import (CLI)', () => {
     expect(existsSync(out)).toBe(false);
     const bad = rawrag(['import', 'zep', path, '--benchmark', 'locomo']);
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(/'zep' is not one of mem0, evermemos, memos, jsonl/);
+    expect(bad.stderr).toMatch(/'zep' is not one of mem0-eval, evermemos, memos, jsonl/);
   }, 120_000);
 });

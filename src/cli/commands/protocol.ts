@@ -18,6 +18,7 @@ import { addReaderOptions, withOfficialJudge, withPromptHash } from '../options.
 import { protocolDeviations, readReaderTemplate } from '../../eval/reader-override.js';
 import type { PartialConfig } from '../../config/load.js';
 import { resolve } from 'node:path';
+import { displayPath } from '../../util/paths.js';
 
 export interface RoleProtocol {
   model: string;
@@ -95,7 +96,7 @@ export function describeProtocol(b: Benchmark, cfg: RunConfig): BenchmarkProtoco
     scoring.reader.source,
   );
   if (cfg.reader.promptFile) {
-    reader.prompts = [cfg.reader.promptFile];
+    reader.prompts = [displayPath(cfg.reader.promptFile)];
     reader.upstream = `user template (sha256 ${cfg.reader.promptSha256 ?? '?'}) in place of ${scoring.reader.source}`;
   }
   return {

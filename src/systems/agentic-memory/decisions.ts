@@ -10,6 +10,7 @@
  *   old item, old text -> new text (one per superseded item); an `updates` flag with no item to
  *   update: UPDATE naming no item (malformed), stored as an ADD;
  * - a duplicate merged into an existing item: NONE (that item, its text and the proposed one);
+ *   flagged `updates` but restating the stored sentence: UPDATE of that item, applied NONE (no-op);
  * - an item below the confidence floor: NONE (low-confidence);
  * - with `memory.mutations: false` (add-only, `--no-mutations`) an UPDATE is applied as an ADD: the
  *   new item is stored and the old one stays active;

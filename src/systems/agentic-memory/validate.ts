@@ -161,7 +161,17 @@ export function applyBatch(
           dup.last_access_at = lastSource.date;
         }
         dup.importance = Math.max(dup.importance, item.importance);
-        decisions.add({ operation: 'NONE', memory_id: dup.memory_id, old_text: dup.content, new_text: item.content, reason: 'duplicate' });
+        // The extractor proposed an update that restates the stored text: a no-op UPDATE (the audit's class), merged like a duplicate.
+        if (item.updates && dup === restated)
+          decisions.add({
+            operation: 'UPDATE',
+            memory_id: dup.memory_id,
+            old_text: dup.content,
+            new_text: item.content.trim(),
+            applied: 'NONE',
+            reason: 'no-op',
+          });
+        else decisions.add({ operation: 'NONE', memory_id: dup.memory_id, old_text: dup.content, new_text: item.content, reason: 'duplicate' });
         out.merged++;
         return;
       }

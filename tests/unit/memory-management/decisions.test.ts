@@ -82,13 +82,20 @@ function history(mutations: boolean) {
     ],
     [3, 1, 4],
   );
-  write(2, [item('Caroline lives in Denver.', ['Caroline'], ['D3:1'], { attribute: 'caroline.home_city' })], [5]);
+  // Restated twice: once flagged as an update (a no-op UPDATE), once plainly (a duplicate).
+  write(
+    2,
+    [
+      item('Caroline lives in Denver.', ['Caroline'], ['D3:1'], { attribute: 'caroline.home_city', updates: true }),
+      item('Caroline lives in Denver!', ['Caroline'], ['D3:1'], { attribute: 'caroline.home_city' }),
+    ],
+    [5, 6],
+  );
   return store;
 }
 
 describe('agentic memory write-decision log', () => {
-  // KNOWN FAILURE after the session's merges, left for the next session (closing note).
-  it.skip('records every proposal with what was done; identical re-statements are no-op updates', () => {
+  it('records every proposal with what was done; identical re-statements are no-op updates', () => {
     const store = history(true);
     const log = readDecisions(store.db);
     expect(
@@ -100,30 +107,37 @@ describe('agentic memory write-decision log', () => {
       ['UPDATE', 't0-1/0', '', ''],
       ['NONE', 't0-1/1', '', 'duplicate'],
       ['UPDATE', null, 'ADD', 'no-target'],
-      ['UPDATE', 't2-3/0', '', ''],
+      ['UPDATE', 't2-3/0', 'NONE', 'no-op'],
+      ['NONE', 't2-3/0', '', 'duplicate'],
     ]);
     const a = auditDecisions(log, { source: 'x', benchmark: null, system: 'agentic-memory' });
-    expect(a.operations).toEqual({ ADD: 2, UPDATE: 3, DELETE: 0, NONE: 2 });
+    expect(a.operations).toEqual({ ADD: 2, UPDATE: 3, DELETE: 0, NONE: 3 });
     expect(a.effective_mutations.total).toBe(1); // Boston -> Denver; Denver -> Denver is a no-op; no target is malformed
     expect(a.classes).toEqual({ repeated: 0, malformed: 1, 'no-op': 1 });
-    expect(a.proposed_mutation_rate).toBeCloseTo(3 / 7, 10);
-    expect(a.effective_mutation_rate).toBeCloseTo(1 / 7, 10);
-    expect(store.memories('o').filter((m) => m.status === 'superseded')).toHaveLength(2);
+    expect(a.proposed_mutation_rate).toBeCloseTo(3 / 8, 10);
+    expect(a.effective_mutation_rate).toBeCloseTo(1 / 8, 10);
+    // Boston superseded by Denver; the restatements merged into Denver, which stays active with their turns.
+    expect(store.memories('o').filter((m) => m.status === 'superseded').map((m) => m.content)).toEqual(['Caroline lives in Boston.']);
+    const denver = store.memories('o').find((m) => m.content === 'Caroline lives in Denver.')!;
+    expect(denver).toMatchObject({ status: 'active', source_turns: ['D2:1', 'D3:1'] });
     const text = renderAudit(a);
-    expect(text).toContain('| agentic-memory |         7 |');
+    expect(text).toContain('| agentic-memory |         8 |');
     expect(text).toContain('1 malformed');
   });
 
-  // KNOWN FAILURE after the session's merges, left for the next session (closing note).
-  it.skip('add-only (mutations: false): the same proposals, UPDATE carried out as ADD, nothing superseded, zero effective mutations', () => {
+  it('add-only (mutations: false): the same proposals, UPDATE carried out as ADD, nothing superseded, zero effective mutations', () => {
     const store = history(false);
     const log = readDecisions(store.db);
-    // Boston stays active beside Denver, so the last re-statement proposes updating both.
-    expect(log.filter((d) => d.operation === 'UPDATE').map((d) => d.applied)).toEqual(['ADD', 'ADD', 'ADD', 'ADD']);
+    // Boston stays active beside Denver; the restatement of Denver is a no-op either way.
+    expect(log.filter((d) => d.operation === 'UPDATE').map((d) => [d.applied, d.reason])).toEqual([
+      ['ADD', 'add-only'],
+      ['ADD', 'no-target'],
+      ['NONE', 'no-op'],
+    ]);
     const a = auditDecisions(log, { source: 'x', benchmark: 'locomo', system: 'agentic-memory' });
-    expect(a.operations.UPDATE).toBe(4);
+    expect(a.operations.UPDATE).toBe(3);
     expect(a.effective_mutations).toEqual({ UPDATE: 0, DELETE: 0, total: 0 });
-    expect(a.applied).toEqual({ ADD: 6, UPDATE: 0, DELETE: 0, NONE: 2 });
+    expect(a.applied).toEqual({ ADD: 4, UPDATE: 0, DELETE: 0, NONE: 4 });
     expect(store.memories('o').filter((m) => m.status === 'superseded')).toHaveLength(0);
     expect(
       store
