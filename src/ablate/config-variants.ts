@@ -15,7 +15,7 @@ import { executeRun } from '../pipeline/run.js';
 import { createEvidenceSource } from '../systems/registry.js';
 import type { ProviderSession } from '../providers/session.js';
 import { RunDir } from '../run/rundir.js';
-import type { AblationHooks, AblationOutcome, AblationRequest, VariantOutcome } from './engine.js';
+import type { AblationHooks, AblationOutcome, AblationRequest, VariantOutcome } from './types.js';
 import type { Variant } from './variants.js';
 
 /** The system name of a variant's run: the source's own for the reference, `<system> <variant>` otherwise. */

@@ -14,7 +14,8 @@ import { createLocalRetriever } from '../retrieval/local/index.js';
 import { isLocalRetriever } from '../retrieval/retrievers.js';
 import type { Retriever } from '../core/retriever.js';
 import { markdownTable } from '../util/table.js';
-import { runAblation, type AblationHooks } from './engine.js';
+import { runAblation } from './engine.js';
+import type { AblationHooks } from './types.js';
 import { sweepsConfig, type Variant } from './variants.js';
 
 export interface VariantEstimate {

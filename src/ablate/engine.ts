@@ -22,12 +22,11 @@ import type { IngestedEpisode } from '../core/ingested-episode.js';
 import { retrieve, type Ranking } from '../retrieval/retrieve.js';
 import type { Retriever, SearchIndex, Hit } from '../core/retriever.js';
 import { planStages, type StagePlan } from '../pipeline/stages.js';
-import { summarise, type Summary } from '../eval/summary.js';
+import { summarise } from '../eval/summary.js';
 import type { Manifest } from '../run/manifest.js';
 import { gitInfo } from '../run/manifest.js';
 import { InputError } from '../util/errors.js';
 import { ProviderSession } from '../providers/session.js';
-import type { TransportOptions } from '../providers/transport.js';
 import { effectivePolicy, episodeOf, groupByIndex, loadRunInputs, runIdFor } from '../pipeline/plan.js';
 import { openRunDir } from '../pipeline/run-directory.js';
 import { RunLifecycle } from '../pipeline/lifecycle.js';
@@ -35,104 +34,14 @@ import { buildSummary, failedItems, ingestGroup, roundAll, runStages } from '../
 import { rankingDepth, recordRetrieval } from '../retrieval/ranked-evidence.js';
 import { checkEvidence } from '../pipeline/evidence-checks.js';
 import { createEvidenceSource } from '../systems/registry.js';
-import type { EvidenceSource } from '../core/evidence-source.js';
 import { runIdentity } from '../pipeline/run.js';
 import { Interrupted } from '../util/interrupt.js';
 import { warningLines } from '../datasets/warnings.js';
 import { runConfigVariants } from './config-variants.js';
+import type { AblationDeps, AblationHooks, AblationOutcome, AblationRequest, AblationWork, VariantAdds, VariantOutcome } from './types.js';
 import { sweptSections, windowKey, type Variant, type WindowSpec } from './variants.js';
 import { EVIDENCE_DIGEST, evidenceDigest, evidenceKey, reuseStages, stageDelta, type StageDelta } from './reuse.js';
 import { isDeferred } from '../providers/batch/defer.js';
-
-export interface AblationRequest {
-  base: RunConfig;
-  variants: Variant[];
-  /** The ablation folder; each variant is a run directory inside it, named after the variant. */
-  out: string;
-  retryErrors?: boolean;
-  /** Retrieve and count, but write nothing and call no reader or judge (see `VariantOutcome.adds`). */
-  dryRun?: boolean;
-  /** Provider transport (cache, timeouts, concurrency, endpoints), as for `rawrag run`. */
-  transport?: Partial<TransportOptions>;
-  /** List every data warning (default: one summary line, as `rawrag run`). */
-  verbose?: boolean;
-  /** The sweep's label (`--name`): every variant's manifest carries it. */
-  name?: string | null;
-}
-
-export interface AblationHooks {
-  log(line: string): void;
-  progress?(done: number, total: number): void;
-  /** Aborted on SIGINT/SIGTERM: no new questions start; each variant's manifest records `interrupted`. */
-  signal?: AbortSignal;
-}
-
-export interface AblationDeps {
-  /** For tests: the system's source itself (e.g. one whose reranker counts its calls). */
-  source?: EvidenceSource;
-  /** For dry runs: rank with this stand-in instead of the source's own ranker (nothing is sent). */
-  retriever?: Retriever;
-  /**
-   * Never treat reranked and first-stage evidence as the same set (dry runs whose stand-in
-   * reranker cannot tell what the real one would reorder).
-   */
-  rankingsDiffer?: boolean;
-}
-
-/** What a variant adds to the ablation that no earlier variant already paid for. */
-export interface VariantAdds {
-  /** First-stage indexes built (an embedding pass over every window of an episode). */
-  indexBuilds: number;
-  /** Windows embedded for those indexes, and their cl100k tokens. */
-  windows: number;
-  windowTokens: number;
-  /** First-stage searches (one query embedding each). */
-  searches: number;
-  rerankCalls: number;
-  /** Evidence sets not seen in an earlier variant for the same question: reader calls, were a reader set. */
-  newEvidenceSets: number;
-  /** cl100k tokens of those evidence sets (the bulk of the reader's prompt). */
-  newEvidenceTokens: number;
-}
-
-export interface VariantOutcome {
-  variant: Variant;
-  adds: VariantAdds;
-  dir: string;
-  manifest: Manifest;
-  summary: Record<string, unknown> & Summary;
-  items: ItemRecord[];
-}
-
-/** What the shared work cost: the figures that make the ablation cheap (or show it is not). */
-export interface AblationWork {
-  windowSizes: number;
-  indexBuilds: number;
-  searches: number;
-  rerankCalls: number;
-  /** Distinct evidence sets sent through the reader/judge stages. */
-  stageRuns: number;
-  /** Variant items that reused an identical evidence set's answer. */
-  reused: number;
-  questions: number;
-}
-
-export interface AblationOutcome {
-  dir: string;
-  benchmark: string;
-  retriever: string;
-  /** The reference's system (`RAW-RAG/local`, `agentic-memory/gpt-4o-mini`): the table's title. */
-  system: string;
-  /** The sweep's --name label; null when none. */
-  name?: string | null;
-  /** Each variant ran as a plain run of the source (a `memory.*` sweep, config-variants.ts): no shared retrieval. */
-  plainRuns?: boolean;
-  /** Provider usage of the shared retrieval (embeddings, reranking); each variant's summary has its own reader/judge usage. */
-  retrievalReport: Record<string, unknown>;
-  variants: VariantOutcome[];
-  work: AblationWork;
-  wallMs: number;
-}
 
 interface VariantState {
   variant: Variant;

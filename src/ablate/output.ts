@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { createRequire } from 'node:module';
 import { basename, dirname, join, relative } from 'node:path';
 import { writeFileAtomic, writeJsonAtomic } from '../util/fsx.js';
-import type { AblationOutcome } from './engine.js';
+import type { AblationOutcome } from './types.js';
 import type { AblationTable } from './paired-table.js';
 import { ablationCsv, ablationMarkdown } from './report.js';
 import { ablationSvg } from './plot.js';

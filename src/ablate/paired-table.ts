@@ -11,7 +11,7 @@ import { evidenceDigest } from './reuse.js';
 import { getBenchmark } from '../datasets/registry.js';
 import { analyse, type FamilyReport } from '../stats/compute-tables.js';
 import { toStatItem, type LoadedRun } from '../stats/load.js';
-import type { VariantOutcome } from './engine.js';
+import type { VariantOutcome } from './types.js';
 
 export type AblationMetric = 'accuracy' | 'coverage';
 

@@ -76,6 +76,16 @@ export interface SystemEstimate<Model> {
   notes?: string[];
 }
 
+/** What `create` is given besides the config and the provider session. */
+export interface CreateContext {
+  runDir: string;
+  /**
+   * Another run directory's system, read from its manifest (the store oracle reads other systems'
+   * stores). Passed in by the registry, so a system never imports the registry that lists it.
+   */
+  systemOfRun?(dir: string): SystemDescriptor;
+}
+
 export interface SystemDescriptor<Session = unknown, Model = unknown> {
   /** The `--system` value. */
   name: string;
@@ -90,7 +100,7 @@ export interface SystemDescriptor<Session = unknown, Model = unknown> {
   options?: readonly SystemOption[];
   sweep?: readonly SweepKnob[];
   /** Builds the evidence source; checks what it needs (models, keys) and writes nothing before `open`. */
-  create(cfg: RunConfig, session: Session, opts: { runDir: string }): Promise<EvidenceSource>;
+  create(cfg: RunConfig, session: Session, opts: CreateContext): Promise<EvidenceSource>;
   /** `--dry-run`: the system's own calls and the evidence size per question. */
   estimate(input: EstimateInput<Session, Model>): SystemEstimate<Model>;
   /** Lines the run's printed summary adds, read from summary.json (what the source's `report()` put there). */

@@ -89,11 +89,27 @@ export interface ProcessFigures {
   cost_usd: number | null;
 }
 
+export function noFigures(): ProcessFigures {
+  return { requests: 0, cache_hits: 0, prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 };
+}
+
+/** Counts one reply into `into`: a cache hit costs nothing; a sent request adds its tokens and dollars (null once unknown). */
+export function countReply(into: ProcessFigures, r: { cached: boolean; prompt_tokens: number; completion_tokens: number }, cost: number | null): void {
+  if (r.cached) {
+    into.cache_hits++;
+    return;
+  }
+  into.requests++;
+  into.prompt_tokens += r.prompt_tokens;
+  into.completion_tokens += r.completion_tokens;
+  into.cost_usd = into.cost_usd === null || cost === null ? null : into.cost_usd + cost;
+}
+
 /** The LLM a system calls at ingest, checked up front (an InputError names the flag when it cannot run). */
 export class IngestLlm {
   readonly entry: ModelEntry;
   readonly structured: boolean;
-  readonly stats: ProcessFigures = { requests: 0, cache_hits: 0, prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 };
+  readonly stats: ProcessFigures = noFigures();
   private readonly chat: ChatModel;
 
   constructor(session: ProviderSession, model: string | null, what: { system: string; flag: string }) {
@@ -136,13 +152,7 @@ export class IngestLlm {
     };
     const r = await this.chat.complete(req, 0, keep);
     const cost = costOf({ prompt_tokens: r.prompt_tokens, completion_tokens: r.completion_tokens, search_units: 0 }, this.chat.pricesOf(r));
-    if (r.cached) this.stats.cache_hits++;
-    else {
-      this.stats.requests++;
-      this.stats.prompt_tokens += r.prompt_tokens;
-      this.stats.completion_tokens += r.completion_tokens;
-      this.stats.cost_usd = this.stats.cost_usd === null || cost === null ? null : this.stats.cost_usd + cost;
-    }
+    countReply(this.stats, r, cost);
     const figures: CallFigures = {
       request_key: this.chat.keyOf(req, 0),
       cached: r.cached,

@@ -3,11 +3,7 @@
  * that fills fields of the item; the runner stays ignorant of which stages exist.
  */
 import type { Benchmark } from '../core/benchmark.js';
-import type { Question } from '../core/schema.js';
 import type { RunConfig } from '../config/schema.js';
-import type { IngestedEpisode } from '../core/ingested-episode.js';
-import type { Evidence } from '../core/ingested-episode.js';
-import type { ItemRecord } from '../core/item.js';
 import { ProviderSession } from '../providers/session.js';
 import { chatModel } from '../providers/clients.js';
 import { readerStage } from '../eval/reader.js';

@@ -4,7 +4,7 @@
  * (ablation.json). Statistics come from src/stats: a stats.json found is used as written,
  * otherwise the runs are analysed here with the same code `rawrag stats` uses.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { getBenchmark, listBenchmarks } from '../datasets/registry.js';
 import type { Dataset } from '../core/schema.js';

@@ -91,14 +91,18 @@ function readEfficiency(dir: string): EfficiencyRow | null {
   };
 }
 
-/** A system's own summary section (`memory`, `oracle`, ...): `ingest.cost_usd`, and a store size (`items.stored` or `objects`). */
+/**
+ * A system's own summary section (`memory`, `oracle`, `ingest_llm`, ...): the dollars spent at ingest
+ * (`ingest.cost_usd`, or over the whole index however many runs built it, `whole_index.cost_usd`),
+ * and a store size (`items.stored` or `objects`).
+ */
 function reportedIngest(summary: Record<string, unknown>): { cost: number | null; objects: number | null } {
   let cost: number | null = null;
   let objects: number | null = null;
   for (const section of Object.values(summary)) {
     if (!section || typeof section !== 'object' || Array.isArray(section)) continue;
     const s = section as Record<string, unknown>;
-    const ingest = s.ingest as Record<string, unknown> | undefined;
+    const ingest = (s.ingest ?? s.whole_index) as Record<string, unknown> | undefined;
     if (ingest && typeof ingest.cost_usd === 'number') cost = (cost ?? 0) + ingest.cost_usd;
     const items = s.items as Record<string, unknown> | undefined;
     if (items && typeof items.stored === 'number') objects = items.stored;

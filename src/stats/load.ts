@@ -266,7 +266,6 @@ function readItems(path: string, notes: string[], judges: Set<string>): StatItem
     const it = r.data;
     const id = String(it.id);
     if (byId.has(id)) duplicates++;
-    const cov = it.coverage;
     const error = it.error == null ? null : typeof it.error === 'string' ? it.error : `${it.error.stage ?? 'error'}: ${it.error.message}`;
     const votes = it.details?.judge?.votes ?? it.judge ?? null;
     if (votes && votes.length && it.score !== null) {

@@ -98,7 +98,7 @@ export const RunConfigSchema = {
 
 /** The evidence source of the config's system; nothing is written before its first `open`. */
 export async function createEvidenceSource(cfg: RunConfig, session: ProviderSession, opts: { runDir: string }): Promise<EvidenceSource> {
-  return systemOf(cfg).create(cfg, session, opts);
+  return systemOf(cfg).create(cfg, session, { ...opts, systemOfRun: (dir) => systemOfRun(dir).system as SystemDescriptor });
 }
 
 /** A run directory's system, from its manifest. */

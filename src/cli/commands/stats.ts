@@ -72,8 +72,11 @@ export function statsCommand(): Command {
         mkdirSync(out, { recursive: true });
         // Judge vs judge: a run and its re-judged copy (rawrag judge --rejudge) in one benchmark-setting.
         const judgeComparison = compareJudges(runs, (name) => benchmarks.find((b) => b.name === name.toLowerCase())?.aggregation);
-        const efficiency = runDirs
-          .map(efficiencyRow)
+        // The runs the tables used: a duplicate (same config hash) is skipped here as in the leaderboard.
+        const used = new Set(report.runs.map((r) => r.dir));
+        const efficiency = runs
+          .filter((r) => used.has(r.label))
+          .map((r) => efficiencyRow(r.dir))
           .filter((r): r is EfficiencyRow => r !== null)
           .sort((a, b) => a.benchmark.localeCompare(b.benchmark) || a.system.localeCompare(b.system));
         const markdown = [

@@ -7,7 +7,7 @@
 import type { ItemRecord } from '../../core/item.js';
 import { goldVersionOf, type OtherGoldScore } from '../../scoring/gold-version.js';
 import { parseGold, type GoldVersion } from './gold.js';
-import { CATEGORY_NAMES } from './index.js';
+import { CATEGORY_NAMES } from './categories.js';
 
 type Table = { title: string; header: string[]; rows: Array<Array<string | number>> };
 

@@ -16,14 +16,8 @@ import { locomoScoring } from './scoring.js';
 import { summariseLocomo } from './summary.js';
 import { applyGold, loadErrata, parseGold } from './gold.js';
 import { adversarialOptions } from './adversarial.js';
+import { CATEGORY_NAMES } from './categories.js';
 
-export const CATEGORY_NAMES: Record<number, string> = {
-  1: 'multi-hop',
-  2: 'temporal',
-  3: 'open-domain',
-  4: 'single-hop',
-  5: 'adversarial',
-};
 
 export const DEFAULT_CATEGORIES = '1,2,3,4';
 

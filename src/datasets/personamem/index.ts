@@ -6,7 +6,7 @@
  * preferences included) is not part of what RAW-RAG indexes, as in the official RAG baseline
  * (verl_custom/rag.py removes it before chunking).
  */
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Benchmark, LoadOptions } from '../../core/benchmark.js';
 import type { Dataset, Episode, LoadWarning, Question, Turn } from '../../core/schema.js';
@@ -15,7 +15,7 @@ import { InputError, formatPath } from '../../util/errors.js';
 import { readJsonFile, sha256File } from '../../util/fsx.js';
 import { readTextFile } from '../../util/text.js';
 import { CsvError, parseCsvObjects } from './csv.js';
-import { CSV_COLUMNS, CsvRow, HistoryFile, PREF_TYPES, UserQuery, type CsvRowT, type HistoryMessageT } from './format.js';
+import { CSV_COLUMNS, CsvRow, HistoryFile, PREF_TYPES, UserQuery, type HistoryMessageT } from './format.js';
 import { parsePyLiteral, type PyValue } from './pyliteral.js';
 import { buildOptions, DEFAULT_MCQ_PROTOCOL, MCQ_PROTOCOLS, type McqProtocol } from './options.js';
 import { personamemScoring } from './scoring.js';

@@ -12,7 +12,7 @@ import { openaiClient } from '../../providers/chat.js';
 import type { Embedder } from '../../core/retriever.js';
 import { getTokenizer } from '../tokenizer.js';
 import { cacheKey, vectorCodec } from '../../providers/cache.js';
-import { BadReplyError, namingHost, notJsonReply } from '../../providers/errors.js';
+import { BadReplyError, namingHost } from '../../providers/errors.js';
 import type { ModelEntry } from '../../providers/models.js';
 import type { Endpoint, ProviderSession } from '../../providers/session.js';
 import { DeferredRequestError, type DeferSink } from '../../providers/batch/defer.js';

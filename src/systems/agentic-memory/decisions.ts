@@ -18,8 +18,6 @@
  * - an unparsable extractor reply: one malformed NONE for the batch.
  */
 import type Database from 'better-sqlite3';
-import { join, resolve } from 'node:path';
-import { MEMORY_DB_FILE, MemoryStore } from './store.js';
 import type { WriteDecision } from '../../core/write-decisions.js';
 
 const TABLE = `CREATE TABLE IF NOT EXISTS write_decisions (
@@ -135,12 +133,3 @@ export function purgeDecisions(db: Database.Database, owner: string): number {
   return db.prepare('DELETE FROM write_decisions WHERE owner_id = ?').run(owner).changes;
 }
 
-/** `rawrag memory audit` on an agentic memory run: its store's decisions. */
-export function storeDecisions(runDir: string): WriteDecision[] {
-  const store = new MemoryStore(join(resolve(runDir), MEMORY_DB_FILE), { create: false, readonly: true });
-  try {
-    return readDecisions(store.db);
-  } finally {
-    store.close();
-  }
-}

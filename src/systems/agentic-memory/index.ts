@@ -15,9 +15,8 @@ import { MEMORY_SECTION, MemorySchema, memoryConfig, type MemoryConfig } from '.
 import { estimateExtraction, renderExtractionEstimate } from './estimate.js';
 import { createAgenticMemorySource } from './source.js';
 import { MEMORY_DB_FILE } from './store.js';
-import { purgeStoreOwner, showStore } from './inspect.js';
+import { purgeStoreOwner, showStore, storeDecisions } from './inspect.js';
 import { memoryIngestLines } from './summary.js';
-import { storeDecisions } from './decisions.js';
 import { exportMemoryStore } from './export.js';
 
 type RecallWeights = MemoryConfig['weights'];

@@ -1,11 +1,13 @@
 /**
- * Reading and purging an agentic memory run's stores (`rawrag memory show | purge`, through the
- * descriptor's `store` capability): what the SQL is lives here, beside the stores.
+ * Reading and purging an agentic memory run's stores (`rawrag memory show | purge | audit`, through
+ * the descriptor's `store` capability): what the SQL is lives here, beside the stores.
  */
 import { join, resolve } from 'node:path';
 import { purgeOwner } from './purge.js';
 import { MEMORY_DB_FILE, MemoryStore, type MemoryRow } from './store.js';
 import { InputError } from '../../util/errors.js';
+import type { WriteDecision } from '../../core/write-decisions.js';
+import { readDecisions } from './decisions.js';
 
 function storeOf(run: string, readonly: boolean): MemoryStore {
   return new MemoryStore(join(resolve(run), MEMORY_DB_FILE), { create: false, readonly });
@@ -94,4 +96,14 @@ function renderItem(store: MemoryStore, m: MemoryRow): string[] {
 
 function clip(s: string): string {
   return s.length > 120 ? `${s.slice(0, 117)}...` : s;
+}
+
+/** `rawrag memory audit` on an agentic memory run: its store's decisions. */
+export function storeDecisions(runDir: string): WriteDecision[] {
+  const store = storeOf(runDir, true);
+  try {
+    return readDecisions(store.db);
+  } finally {
+    store.close();
+  }
 }

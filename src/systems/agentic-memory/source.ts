@@ -15,7 +15,8 @@ import type { RunConfig } from '../../config/schema.js';
 import type { EpisodeEvidence, EvidenceSource } from '../../core/evidence-source.js';
 import { ChatModel } from '../../providers/chat.js';
 import type { ProviderSession } from '../../providers/session.js';
-import { addCost, costOf } from '../../providers/usage.js';
+import { costOf } from '../../providers/usage.js';
+import { countReply, noFigures, type ProcessFigures } from '../../ingest/llm-step.js';
 import type { IngestedEpisode } from '../../core/ingested-episode.js';
 import type { Evidence } from '../../core/ingested-episode.js';
 import { parseDay } from '../../retrieval/local/dates.js';
@@ -46,14 +47,6 @@ import { recordFailedBatch } from './decisions.js';
 export interface MemorySourceOptions {
   /** The run directory; the stores go to `<runDir>/memory.sqlite`. */
   runDir: string;
-}
-
-interface ProcessStats {
-  requests: number;
-  cache_hits: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  cost_usd: number | null;
 }
 
 type BatchResult =
@@ -116,11 +109,11 @@ export async function createAgenticMemorySource(
     }
     return store;
   };
-  const stats: ProcessStats = { requests: 0, cache_hits: 0, prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 };
+  const stats: ProcessFigures = noFigures();
   const building = new Map<string, Promise<Record<string, number>>>();
 
   /** One batch's extraction request and its items' vectors; failures are returned, not thrown. */
-  const extract = async (ep: IngestedEpisode, batch: Batch): Promise<BatchResult> => {
+  const extract = async (ep: IngestedEpisode, batch: Batch, mine: ProcessFigures): Promise<BatchResult> => {
     const messages = extractionMessages(ep.episode.turns, batch);
     // Structured outputs where the model honours them (the reply cannot leave the schema); a checked plain-JSON reply otherwise.
     const request = {
@@ -153,13 +146,8 @@ export async function createAgenticMemorySource(
           completion_tokens: r.completion_tokens,
           cost_usd: cost,
         });
-      if (r.cached) stats.cache_hits++;
-      else {
-        stats.requests++;
-        stats.prompt_tokens += r.prompt_tokens;
-        stats.completion_tokens += r.completion_tokens;
-        stats.cost_usd = addCost(stats.cost_usd, cost);
-      }
+      countReply(stats, r, cost);
+      countReply(mine, r, cost);
       const { items, invalid } = readExtraction(r.text);
       reply.items_invalid = invalid;
       const kept = keptItems(items, mcfg);
@@ -187,13 +175,14 @@ export async function createAgenticMemorySource(
     const s = openStore();
     const owner = ep.episode.id;
     const scope = ep.visibleTurns;
-    const before = { ...stats };
+    // This episode's own calls (episodes are built concurrently: the process totals would mix them).
+    const mine = noFigures();
     const todo = batchesOf(ep.episode.turns, ep.visibleTurns, mcfg.batch, limits).filter(
       (b) => s.extraction(owner, scope, b.key)?.status !== 'ok',
     );
     // Requests go out together (the session bounds concurrency); items are applied strictly in order,
     // since de-duplication and superseding depend on what earlier batches stored.
-    const results = todo.map((b) => extract(ep, b));
+    const results = todo.map((b) => extract(ep, b, mine));
     const active = activeMemories(s, owner, scope);
     let failed: { batch: Batch; error: string } | null = null;
     let failures = 0;
@@ -247,10 +236,10 @@ export async function createAgenticMemorySource(
     return {
       ms: Math.round(performance.now() - t0),
       extraction_batches: todo.length,
-      extraction_requests: stats.requests - before.requests,
-      extraction_cache_hits: stats.cache_hits - before.cache_hits,
-      extraction_prompt_tokens: stats.prompt_tokens - before.prompt_tokens,
-      extraction_completion_tokens: stats.completion_tokens - before.completion_tokens,
+      extraction_requests: mine.requests,
+      extraction_cache_hits: mine.cache_hits,
+      extraction_prompt_tokens: mine.prompt_tokens,
+      extraction_completion_tokens: mine.completion_tokens,
     };
   };
 

@@ -9,7 +9,6 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { purgeDecisions } from './decisions.js';
 import { InputError } from '../../util/errors.js';
 import { isCorruption } from '../../util/sqlite.js';
 

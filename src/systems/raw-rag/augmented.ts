@@ -19,7 +19,7 @@ import type { Question } from '../../core/schema.js';
 import type { Retriever } from '../../core/retriever.js';
 import { coverage } from '../../core/coverage.js';
 import { batchesOf, type Batch, type BatchRule } from '../../ingest/batches.js';
-import { IngestLlm, segmentMessages, type JsonStep } from '../../ingest/llm-step.js';
+import { IngestLlm, countReply, noFigures, segmentMessages, type JsonStep } from '../../ingest/llm-step.js';
 import { isDeferred } from '../../providers/batch/defer.js';
 import { INGEST_DB_FILE, StepStore } from '../../ingest/step-store.js';
 import { retrieve } from '../../retrieval/retrieve.js';
@@ -92,7 +92,8 @@ export function augmentedSource<T>(
     const s = openStore();
     const owner = ep.episode.id;
     const turns = ep.episode.turns;
-    const before = { ...llm.stats };
+    // This episode's own calls (episodes are built concurrently: the process totals would mix them).
+    const mine = noFigures();
     const batches = batchesOf(turns, ep.visibleTurns, settings.batch);
     const replies: Array<{ batch: Batch; value: T } | null> = batches.map((b) => {
       const v = s.value(owner, aug.step.name, b.key);
@@ -106,6 +107,7 @@ export function augmentedSource<T>(
         if (replies[i]) return;
         try {
           const { value, figures } = await llm.call(aug.step, segmentMessages(aug.step.prompt, turns, b), settings.maxTokens);
+          countReply(mine, figures, figures.cost_usd);
           s.record({
             owner_id: owner,
             step: aug.step.name,
@@ -143,11 +145,11 @@ export function augmentedSource<T>(
       index,
       ingest: {
         ms: Math.round(performance.now() - t0),
-        ingest_llm_batches: batches.length,
-        ingest_llm_requests: llm.stats.requests - before.requests,
-        ingest_llm_cache_hits: llm.stats.cache_hits - before.cache_hits,
-        ingest_llm_prompt_tokens: llm.stats.prompt_tokens - before.prompt_tokens,
-        ingest_llm_completion_tokens: llm.stats.completion_tokens - before.completion_tokens,
+        llm_batches: batches.length,
+        llm_requests: mine.requests,
+        llm_cache_hits: mine.cache_hits,
+        llm_prompt_tokens: mine.prompt_tokens,
+        llm_completion_tokens: mine.completion_tokens,
         index_units: derived.chunks.length,
       },
     };

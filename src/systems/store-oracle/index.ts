@@ -11,7 +11,6 @@ import type { SystemDescriptor } from '../../core/system.js';
 import type { ModelEntry } from '../../providers/models.js';
 import type { ProviderSession } from '../../providers/session.js';
 import { InputError } from '../../util/errors.js';
-import { readJsonFile } from '../../util/fsx.js';
 import { ORACLE_SECTION, OracleSchema, oracleBudget, oracleConfig } from './config.js';
 import { storeOracleSource } from './source.js';
 import { loadStore } from './stores.js';
@@ -33,15 +32,13 @@ export const storeOracle: SystemDescriptor<ProviderSession, ModelEntry> = {
       config: ['oracle', 'phaseVisible'],
     },
   ],
-  async create(cfg) {
+  async create(cfg, _session, ctx) {
     const o = oracleConfig(cfg);
-    // The registry imports this module: read it when a run starts, not while modules load.
-    const { getSystem, DEFAULT_SYSTEM } = await import('../registry.js');
     const store = loadStore(o.store, (runDir) => {
-      const manifest = join(runDir, 'manifest.json');
-      if (!existsSync(manifest)) throw new InputError('not a run directory (no manifest.json)', { file: runDir, place: '--store' });
-      const system = (readJsonFile(manifest) as { config?: { system?: string } }).config?.system ?? DEFAULT_SYSTEM;
-      return getSystem(system) as SystemDescriptor<unknown, unknown>;
+      if (!existsSync(join(runDir, 'manifest.json')))
+        throw new InputError('not a run directory (no manifest.json)', { file: runDir, place: '--store' });
+      if (!ctx.systemOfRun) throw new Error('store oracle: created without a way to read run directories');
+      return ctx.systemOfRun(runDir);
     });
     return storeOracleSource(store, { budget: oracleBudget(cfg, o), phaseVisible: o.phaseVisible });
   },

@@ -14,7 +14,8 @@ import { executeRun } from '../../../src/pipeline/run.js';
 import { RunDir } from '../../../src/run/rundir.js';
 import type { ItemRecord } from '../../../src/core/item.js';
 import { rawRagSource } from '../../../src/systems/raw-rag/source.js';
-import { runAblation, type AblationOutcome } from '../../../src/ablate/engine.js';
+import { runAblation } from '../../../src/ablate/engine.js';
+import type { AblationOutcome } from '../../../src/ablate/types.js';
 import { planVariants, type SweepRequest } from '../../../src/ablate/variants.js';
 import { tempDir } from '../../helpers/cli.js';
 

@@ -6,7 +6,7 @@ import { summarise } from '../../../src/eval/summary.js';
 import type { ItemRecord } from '../../../src/core/item.js';
 import type { Manifest } from '../../../src/run/manifest.js';
 import { analyseAblation } from '../../../src/ablate/paired-table.js';
-import type { VariantOutcome } from '../../../src/ablate/engine.js';
+import type { VariantOutcome } from '../../../src/ablate/types.js';
 import { ablationCsv, ablationMarkdown } from '../../../src/ablate/report.js';
 import { ablationSvg, niceRange } from '../../../src/ablate/plot.js';
 import { evidenceKey, reuseStages, stageDelta } from '../../../src/ablate/reuse.js';

@@ -9,8 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { FakeExtractor } from '../../helpers/fake-extractor.js';
-import { withIngest } from '../../helpers/fake-ingest.js';
+import { FakeExtractor, isExtractionRequest } from '../../helpers/fake-extractor.js';
+import { isIngestRequest, withIngest } from '../../helpers/fake-ingest.js';
+import type { RecordedRequest } from '../../helpers/fake-api.js';
 import { FakeMem0 } from '../../helpers/fake-mem0.js';
 // @ts-expect-error a plain .mjs example without type declarations
 import { startShim } from '../../../docs/examples/memory-shim.mjs';
@@ -111,6 +112,24 @@ describe.each(Object.keys(FIXTURES))('system %s', (name) => {
     const again = await executeRun({ cfg, out, transport }, quiet);
     expect(again.manifest.status).toBe('complete');
     expect(server.api.requests.length).toBe(sent);
+  });
+
+  it("charges each question its own episode's ingest work: the items' ingest requests add up to what was sent", async () => {
+    // Questions of several conversations, so episodes are built concurrently, on a cache of its own (every call sent).
+    const cfg = cfgOf('locomo', { sample: 4, seed: 3 });
+    const out = join(root, name, 'locomo-episodes');
+    const isIngest = (r: RecordedRequest) => isExtractionRequest(r) || isIngestRequest(r);
+    const before = server.api.requests.filter(isIngest).length;
+    const run = await executeRun({ cfg, out, transport: { ...transport, cacheDir: join(root, name, 'cache-episodes') } }, quiet);
+    expect(run.manifest.status).toBe('complete');
+    const sent = server.api.requests.filter(isIngest).length - before;
+    const items = new RunDir(out).readItems();
+    expect(new Set(items.map((i) => i.episode)).size).toBeGreaterThan(1);
+    const charged = items.reduce(
+      (s, i) => s + Object.entries(i.timings).reduce((t, [k, v]) => t + (/^ingest_.*requests$/.test(k) ? v : 0), 0),
+      0,
+    );
+    expect(charged).toBeCloseTo(sent, 1);
   });
 
   it('shows no turn beyond the question’s visibility horizon (MEME)', async () => {
