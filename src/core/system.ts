@@ -76,6 +76,30 @@ export interface SystemEstimate<Model> {
   notes?: string[];
 }
 
+/**
+ * A figure the paper reports for this system (`rawrag paper` lists it beside the command that
+ * regenerates it): an `add-on` is a memory-management operation on RAW-RAG's backbone, paired
+ * against RAW-RAG's run of the same benchmark, reader and retriever; a `write-audit` is the
+ * proposed mutation rate of the system's write-decision log (`rawrag memory audit`); an `ablation`
+ * is one variant of `rawrag ablate` on this system (`sweep` its flags, `variant` the variant's name).
+ */
+export interface SystemPaperRow {
+  kind: 'add-on' | 'write-audit' | 'ablation';
+  benchmark: string;
+  reader: string;
+  /** What the paper measured, in a few words. */
+  title: string;
+  /** The paper's figure(s), as text. */
+  paper: string;
+  /** The paper's main figure in the unit rawrag prints beside it (add-ons: none, the paired delta is shown). */
+  paperValue?: number;
+  /** Flags the command needs besides `--system`, `--reader` and `--retriever openai` (e.g. a service URL). */
+  flags?: string;
+  /** An `ablation`'s sweep flags (e.g. `--mutations on,off`) and the variant that holds the figure (e.g. `mutations=off`). */
+  sweep?: string;
+  variant?: string;
+}
+
 /** What `create` is given besides the config and the provider session. */
 export interface CreateContext {
   runDir: string;
@@ -107,6 +131,8 @@ export interface SystemDescriptor<Session = unknown, Model = unknown> {
   summaryLines?(summary: Record<string, unknown>): string[];
   /** A system that keeps a memory store per run answers `rawrag memory show | purge` through this. */
   store?: MemoryStoreAccess;
+  /** The paper's figures for this system (`rawrag paper`). */
+  paperRows?: readonly SystemPaperRow[];
   /** The whole persisted store of one of this system's run directories, for `--system store-oracle --store RUN_DIR`. */
   exportStore?(runDir: string): import('./store-record.js').StoreRecord[];
 }

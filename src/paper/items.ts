@@ -7,6 +7,10 @@
 import type { RunConfig } from '../config/schema.js';
 import { PAPER_ROWS, RUN_HEADLINE } from '../datasets/paper-rows.js';
 import { efficiencyRow } from '../stats/efficiency.js';
+import { listSystems } from '../systems/registry.js';
+import type { SystemPaperRow } from '../core/system.js';
+import { decisionSource } from '../audit/sources.js';
+import { auditDecisions } from '../audit/write-audit.js';
 
 /** What a manifest says about a run, as the map matches it. */
 export interface RunFacts {
@@ -146,27 +150,47 @@ export function paperItems(): PaperItem[] {
     command: `${mabAblate} ${a.flags}`,
     ablation: { benchmark: 'memoryagentbench', variant: a.v },
   }));
-  const addOns: PaperItem[] = [
-    'atomic fact extraction: -19.62 (48.32 -> 28.70; test-time learning 47.68 -> 15.37)',
-    'summary augmentation: -5.81',
-    'graph expansion: -5.78',
-  ].map((paper, i) => ({
-    id: `add-on/${['facts', 'summaries', 'graph'][i]}`,
-    section: 'memory-management add-ons',
-    title: `MemoryAgentBench, GPT-4o-mini: ${paper.split(':')[0]} on RAW-RAG's backbone (cost 21.6-109.3 M LLM tokens, 2.9-8.8 h)`,
-    paper: paper.split(': ')[1]!,
-    command: null,
-    note: 'not in this version of rawrag: the add-ons are systems of their own (src/systems/), planned; their prompts are the paper appendix G, not available here',
-  }));
-  const audit: PaperItem = {
-    id: 'audit/mem0-write-decisions',
-    section: 'motivation audit',
-    title: "Mem0's write decisions (proposed / returned / effective) and the add-only control",
-    paper:
-      'UPDATE+DELETE 4.39 % (LoCoMo, 33,902 decisions), 2.46 % (LongMemEval, 428,858); effective 1.90 % / 1.34 %; add-only 67.36 -> 69.42',
-    command: null,
-    note: "needs Mem0's own decision log; rawrag's built-in agentic memory records its own (rawrag memory show), not Mem0's",
-  };
+  // The systems' own rows (src/systems/<name>/: the add-ons on RAW-RAG's backbone, Mem0's write audit).
+  const systemRows = listSystems().flatMap((sys) => (sys.paperRows ?? []).map((row) => ({ sys: sys.name, row })));
+  const runCommand = (sys: string, row: SystemPaperRow) =>
+    `rawrag run ${row.benchmark} --system ${sys} --retriever openai --reader ${row.reader}${row.flags ? ` ${row.flags}` : ''}`;
+  const addOns: PaperItem[] = systemRows
+    .filter(({ row }) => row.kind === 'add-on')
+    .map(({ sys, row }) => ({
+      id: `add-on/${sys}`,
+      section: 'memory-management add-ons' as const,
+      title: `${row.benchmark}, ${row.reader}: ${row.title} (paired against RAW-RAG)`,
+      paper: row.paper,
+      paperValue: row.paperValue,
+      command: `${runCommand(sys, row)}   and RAW-RAG itself: ${cmdFor(row.benchmark, row.reader, 'openai')}`,
+      match: (r: RunFacts) => r.config.system === sys && r.benchmark === row.benchmark && readerOf(r) === row.reader && !budgetOf(r),
+      against: (raw: RunFacts, of: RunFacts) =>
+        isRawRag(raw) && raw.setting === of.setting && retrieverOf(raw) === retrieverOf(of) && !budgetOf(raw),
+      figure: headlinePercent,
+    }));
+  const audits: PaperItem[] = systemRows
+    .filter(({ row }) => row.kind === 'write-audit')
+    .map(({ sys, row }) => ({
+      id: `audit/${sys}`,
+      section: 'motivation audit' as const,
+      title: `${row.benchmark}: ${row.title}`,
+      paper: row.paper,
+      paperValue: row.paperValue,
+      command: `${runCommand(sys, row)}   then: rawrag memory audit DIR`,
+      match: (r: RunFacts) => r.config.system === sys && r.benchmark === row.benchmark,
+      figure: proposedMutationPercent,
+    }));
+  const systemAblations: PaperItem[] = systemRows
+    .filter(({ row }) => row.kind === 'ablation' && row.sweep && row.variant)
+    .map(({ sys, row }) => ({
+      id: `ablation/${sys}/${row.variant}`,
+      section: 'motivation audit' as const,
+      title: `${row.benchmark}: ${row.title}`,
+      paper: row.paper,
+      paperValue: row.paperValue,
+      command: `rawrag ablate ${row.benchmark} --system ${sys} --reader ${row.reader} ${row.sweep}`,
+      ablation: { benchmark: row.benchmark, variant: (n: string) => n === row.variant },
+    }));
   const efficiency: PaperItem[] = [
     {
       id: 'efficiency/meme-slice',
@@ -348,7 +372,8 @@ export function paperItems(): PaperItem[] {
     ...main,
     ...ablations,
     ...addOns,
-    audit,
+    ...audits,
+    ...systemAblations,
     ...efficiency,
     evidenceLength,
     ...covUtil,
@@ -367,4 +392,15 @@ function addSeconds(r: RunFacts): number | null {
 
 function addPlusSearchSeconds(r: RunFacts): number | null {
   return efficiencyRow(r.dir)?.add_plus_search_s ?? null;
+}
+
+/** The proposed UPDATE+DELETE share of a run's write-decision log, in percent (null: no log). */
+function proposedMutationPercent(r: RunFacts): number | null {
+  try {
+    const src = decisionSource(r.dir);
+    if (src.decisions.length === 0) return null;
+    return 100 * auditDecisions(src.decisions, { source: r.dir, benchmark: r.benchmark, system: r.system }, { resamples: 1 }).proposed_mutation_rate;
+  } catch {
+    return null;
+  }
 }

@@ -49,6 +49,19 @@ const weightsLabel = (w: RecallWeights) => `${w.cosine}/${w.entity}/${w.recency}
 
 export const agenticMemory: SystemDescriptor<ProviderSession, ModelEntry> = {
   name: 'agentic-memory',
+  // The paper's add-only control was run on Mem0; here it is this memory's own (--no-mutations).
+  paperRows: [
+    {
+      kind: 'ablation',
+      benchmark: 'locomo',
+      reader: 'gpt-4o-mini',
+      title: 'add-only memory (UPDATE proposals carried out as ADD) against the same memory with updates',
+      paper: 'Mem0: 67.36 -> 69.42 (+2.06), no category falling',
+      paperValue: 2.06,
+      sweep: '--mutations on,off',
+      variant: 'mutations=off',
+    },
+  ],
   description: 'LLM extraction at ingest, weighted recall of memory items',
   config: { key: MEMORY_SECTION, schema: MemorySchema },
   options: [

@@ -70,6 +70,18 @@ export function mem0Service(
 
 export const mem0: SystemDescriptor<ProviderSession, ModelEntry> = {
   name: 'mem0',
+  // The paper's motivation audit of Mem0's write decisions (its Claim and Diagnostics sections).
+  paperRows: [
+    {
+      kind: 'write-audit',
+      benchmark: 'locomo',
+      reader: 'gpt-4o-mini',
+      title: "Mem0's write decisions: proposed UPDATE+DELETE share (rawrag memory audit also gives effective mutations)",
+      paper: 'UPDATE+DELETE 4.39 % of 33,902 decisions (LongMemEval 2.46 % of 428,858); effective 1.90 % / 1.34 %',
+      paperValue: 4.39,
+      flags: '--mem0-url URL',
+    },
+  ],
   description: 'a running Mem0 service (open-source server or platform) through its REST API',
   config: { key: MEM0_SECTION, schema: Mem0Schema },
   options: [

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import type { RunConfig } from '../../config/schema.js';
-import type { EstimateInput, SweepKnob, SystemDescriptor, SystemEstimate, SystemOption } from '../../core/system.js';
+import type { EstimateInput, SweepKnob, SystemDescriptor, SystemEstimate, SystemOption, SystemPaperRow } from '../../core/system.js';
 import { batchesOf } from '../../ingest/batches.js';
 import { IngestLlm, segmentMessages } from '../../ingest/llm-step.js';
 import type { ModelEntry } from '../../providers/models.js';
@@ -57,6 +57,7 @@ export interface AugmentedSystemSpec<T> {
   schema: z.ZodType;
   options?: SystemOption[];
   sweep?: SweepKnob[];
+  paperRows?: readonly SystemPaperRow[];
   /** Assumed reply tokens per turn read (the dry run states it). */
   outputPerTurn: number;
   /** Units the variant adds to the index per batch, assumed for the embedding estimate. */
@@ -71,6 +72,7 @@ export function augmentedSystem<T>(spec: AugmentedSystemSpec<T>): SystemDescript
     config: { key: aug.section, schema: spec.schema },
     options: spec.options,
     sweep: spec.sweep,
+    paperRows: spec.paperRows,
     async create(cfg, session, opts) {
       const settings = aug.settings(cfg);
       const llm = new IngestLlm(session, settings.extractor ?? cfg.reader.model, { system: spec.name, flag: aug.modelFlag });
