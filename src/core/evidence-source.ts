@@ -63,6 +63,12 @@ export interface EvidenceSource {
   readonly ranker?: Retriever;
   /** What this source could not do and what it did instead (shown first, kept in the manifest). */
   readonly notes: string[];
+  /**
+   * Another system (as manifests name it) `rawrag stats` also pairs this run against when both are
+   * in one benchmark-setting, besides the baseline: a store oracle against the raw-evidence oracle
+   * of the same budget (manifest `pair_with`).
+   */
+  readonly pairWith?: string;
   /** Optional warm-up with every pending question before any episode is opened (batched query embeddings). */
   prefetch?(questions: Question[]): Promise<void>;
   /**

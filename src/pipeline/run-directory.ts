@@ -115,6 +115,8 @@ export function startManifest(fields: {
   config: Manifest['config'];
   policy: Record<string, unknown>;
   source: { name: string; notes: string[]; stand_in?: boolean };
+  /** The source's `pairWith`. */
+  pairWith?: string;
   skipped: string[];
   dataset: Manifest['dataset'];
   selected: number;
@@ -135,6 +137,7 @@ export function startManifest(fields: {
     // The paper's method: stats' default baseline and the paper's row beside it (read as data, never from the name).
     ...(systemOf(fields.config).reference ? { reference: true } : {}),
     ...(systemOf(fields.config).oracle ? { oracle: true } : {}),
+    ...(fields.pairWith ? { pair_with: fields.pairWith } : {}),
     benchmark: fields.benchmark,
     setting: fields.setting,
     status: 'running',

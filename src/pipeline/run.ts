@@ -133,6 +133,7 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
         config: cfg,
         policy: { ...inputs.policy },
         source: { name: source.name, notes: source.notes, ...(source.capabilities.standIn ? { stand_in: true } : {}) },
+        ...(source.pairWith ? { pairWith: source.pairWith } : {}),
         skipped: stages.skipped,
         dataset: { ...dataset.source, warnings: dataset.warnings },
         name: req.name,

@@ -24,6 +24,8 @@ export interface Manifest {
   reference?: boolean;
   /** The system chooses evidence with gold knowledge (its descriptor says so): `rawrag paper` reads its runs as oracle rows. */
   oracle?: boolean;
+  /** `rawrag stats` also pairs this run against that system's run in the same setting (the source says which). */
+  pair_with?: string;
   benchmark: string;
   /** What makes runs comparable: benchmark + reader, e.g. `locomo/gpt-4o-mini`. */
   setting: string;

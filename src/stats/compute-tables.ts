@@ -381,6 +381,11 @@ function analyseFamily(
   } else {
     for (let i = 0; i < ranked.length; i++) for (let j = i + 1; j < ranked.length; j++) pairs.push([ranked[i]!, ranked[j]!]);
   }
+  // Pairs a run asks for besides (a store oracle against the raw-evidence oracle of its budget).
+  for (const s of ranked) {
+    const other = s.run.pairWith ? ranked.find((o) => o !== s && o.run.system === s.run.pairWith) : undefined;
+    if (other && !pairs.some(([a, b]) => (a === s && b === other) || (a === other && b === s))) pairs.push([s, other]);
+  }
 
   const overallCol = columns.find((c) => c.name === 'overall')!;
   const pairwise: PairRow[] = [];

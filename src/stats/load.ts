@@ -16,6 +16,7 @@ const ManifestSchema = z.looseObject({
   system: z.string().min(1),
   /** rawrag runs of the paper's method (RAW-RAG): the default baseline. */
   reference: z.boolean().optional(),
+  pair_with: z.string().optional(),
   /** rawrag runs: the evidence source actually used (e.g. the retriever after any fallback). */
   retriever: z.looseObject({ name: z.string(), stand_in: z.boolean().optional() }).optional(),
   benchmark: z.string().min(1),
@@ -83,6 +84,8 @@ export interface LoadedRun {
   name?: string | null;
   /** The paper's method (manifest `reference`): the default baseline. */
   reference: boolean;
+  /** Also paired against this system's run in the same setting (manifest `pair_with`: a store oracle against the raw one). */
+  pairWith?: string | null;
   /** The evidence source the run used (manifest `retriever.name`), when recorded. */
   source: string | null;
   benchmark: string;
@@ -187,6 +190,7 @@ export function loadRun(dir: string): LoadedRun {
     system: m.system,
     name: m.name ?? null,
     reference: m.reference === true,
+    pairWith: m.pair_with ?? null,
     source: m.retriever?.name ?? null,
     benchmark: m.benchmark,
     setting: m.setting,

@@ -113,6 +113,8 @@ describe('store oracle', () => {
       'oracle-memory',
     );
     expect(r.manifest.system).toBe('store-oracle/agentic-memory/gpt-4o-mini cap=5000');
+    // rawrag stats pairs it against the raw-evidence oracle of the same budget, too.
+    expect(r.manifest.pair_with).toBe('store-oracle/raw cap=5000');
     const xs = items(r.dir);
     const withGold = xs.filter((i) => i.gold_evidence.length > 0);
     // The fake extractor writes one item per turn citing it: every gold turn has an item.

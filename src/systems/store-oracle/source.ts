@@ -46,6 +46,8 @@ export function storeOracleSource(store: LoadedStore, settings: OracleSettings):
     system: `store-oracle/${store.label} ${cap}`,
     name: `store-oracle:${store.label}@${store.digest} ${cap}`,
     notes: [],
+    // A store is measured against the raw evidence picked the same way under the same budget.
+    ...(store.byEpisode !== null && !settings.phaseVisible ? { pairWith: `store-oracle/raw ${cap}` } : {}),
     capabilities: {
       remote: false,
       llmAtIngest: false,
