@@ -399,7 +399,10 @@ function proposedMutationPercent(r: RunFacts): number | null {
   try {
     const src = decisionSource(r.dir);
     if (src.decisions.length === 0) return null;
-    return 100 * auditDecisions(src.decisions, { source: r.dir, benchmark: r.benchmark, system: r.system }, { resamples: 1 }).proposed_mutation_rate;
+    return (
+      100 *
+      auditDecisions(src.decisions, { source: r.dir, benchmark: r.benchmark, system: r.system }, { resamples: 1 }).proposed_mutation_rate
+    );
   } catch {
     return null;
   }

@@ -12,8 +12,7 @@ import { defaultTransport } from '../../providers/transport.js';
 import { Secrets, keyFrom } from '../../providers/secrets.js';
 import type { ProviderSession } from '../../providers/session.js';
 import { InputError } from '../../util/errors.js';
-import { positiveInt } from '../../util/flags.js';
-import { serviceSettingsShape } from '../memory-service/config.js';
+import { serviceOptions, serviceSettingsShape } from '../memory-service/config.js';
 import { estimateService } from '../memory-service/estimate.js';
 import { serviceSource } from '../memory-service/source.js';
 import { serviceStore } from '../memory-service/store.js';
@@ -34,10 +33,6 @@ export type ServiceConfig = z.infer<typeof ServiceSchema>;
 
 export function serviceConfig(cfg: RunConfig): ServiceConfig {
   return (cfg[SERVICE_SECTION] as ServiceConfig | undefined) ?? ServiceSchema.parse({});
-}
-
-function batch(value: string): 'session' | number {
-  return value.trim() === 'session' ? 'session' : positiveInt(value);
 }
 
 export function httpService(
@@ -72,33 +67,12 @@ export const http: SystemDescriptor<ProviderSession, ModelEntry> = {
       description: 'its name in manifests and stats (default memory-service)',
       config: [SERVICE_SECTION, 'name'],
     },
-    {
-      flags: '--memory-key <key>',
-      description: `the service's key, sent as a Bearer token (better: set ${KEY_ENV}); kept in memory only`,
-      parse: (value: string) => {
-        process.env[KEY_ENV] = value;
-        return KEY_ENV;
-      },
-      config: [SERVICE_SECTION, 'keyEnv'],
-    },
-    {
-      flags: '--memory-limit <n>',
-      description: 'memories a search returns (default 10)',
-      parse: positiveInt,
-      config: [SERVICE_SECTION, 'limit'],
-    },
-    {
-      flags: '--memory-add-batch <n>',
-      description: "turns per add call, or 'session' (default session)",
-      parse: batch,
-      config: [SERVICE_SECTION, 'batch'],
-    },
-    {
-      flags: '--memory-concurrency <n>',
-      description: 'requests to the service in flight at once (default 4)',
-      parse: positiveInt,
-      config: [SERVICE_SECTION, 'concurrency'],
-    },
+    ...serviceOptions('memory', SERVICE_SECTION, {
+      keyEnv: KEY_ENV,
+      keyHelp: "the service's key, sent as a Bearer token",
+      batchFlag: '--memory-add-batch',
+      batchHelp: "turns per add call, or 'session' (default session)",
+    }),
   ],
   async create(cfg, session, opts) {
     return serviceSource(httpService(cfg, session.transport.env, session.transport, session.secrets), serviceConfig(cfg), opts);

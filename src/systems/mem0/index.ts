@@ -14,8 +14,7 @@ import { defaultTransport } from '../../providers/transport.js';
 import { Secrets, keyFrom } from '../../providers/secrets.js';
 import type { ProviderSession } from '../../providers/session.js';
 import { InputError } from '../../util/errors.js';
-import { positiveInt } from '../../util/flags.js';
-import { serviceSettingsShape } from '../memory-service/config.js';
+import { serviceOptions, serviceSettingsShape } from '../memory-service/config.js';
 import { estimateService } from '../memory-service/estimate.js';
 import { serviceSource } from '../memory-service/source.js';
 import { serviceStore } from '../memory-service/store.js';
@@ -41,10 +40,6 @@ export function mem0Config(cfg: RunConfig): Mem0Config {
 function api(value: string): Mem0Api {
   if (value !== 'oss' && value !== 'platform') throw new InvalidArgumentError(`'${value}' is not one of oss, platform.`);
   return value;
-}
-
-function batch(value: string): 'session' | number {
-  return value.trim() === 'session' ? 'session' : positiveInt(value);
 }
 
 /** The service a config names; the key is read from the environment (never from a file). */
@@ -92,34 +87,12 @@ export const mem0: SystemDescriptor<ProviderSession, ModelEntry> = {
       parse: api,
       config: [MEM0_SECTION, 'api'],
     },
-    {
-      flags: '--mem0-key <key>',
-      description: `the service's key (better: set ${KEY_ENV}); kept in memory only, never written`,
-      // The key itself stays in this process's environment; the config records only where it is read from.
-      parse: (value: string) => {
-        process.env[KEY_ENV] = value;
-        return KEY_ENV;
-      },
-      config: [MEM0_SECTION, 'keyEnv'],
-    },
-    {
-      flags: '--mem0-limit <n>',
-      description: 'memories a search returns (default 10)',
-      parse: positiveInt,
-      config: [MEM0_SECTION, 'limit'],
-    },
-    {
-      flags: '--mem0-batch <n>',
-      description: "turns per add call, or 'session' (default 2, as Mem0's own evaluation)",
-      parse: batch,
-      config: [MEM0_SECTION, 'batch'],
-    },
-    {
-      flags: '--mem0-concurrency <n>',
-      description: 'requests to the service in flight at once (default 4)',
-      parse: positiveInt,
-      config: [MEM0_SECTION, 'concurrency'],
-    },
+    ...serviceOptions('mem0', MEM0_SECTION, {
+      keyEnv: KEY_ENV,
+      keyHelp: "the service's key",
+      batchFlag: '--mem0-batch',
+      batchHelp: "turns per add call, or 'session' (default 2, as Mem0's own evaluation)",
+    }),
   ],
   async create(cfg, session, opts) {
     return serviceSource(mem0Service(cfg, session.transport.env, session.transport, session.secrets), mem0Config(cfg), opts);

@@ -5,6 +5,8 @@
  * carries, and how many requests may be in flight at once.
  */
 import { z } from 'zod';
+import type { SystemOption } from '../../core/system.js';
+import { positiveInt } from '../../util/flags.js';
 
 export function serviceSettingsShape(defaults: { keyEnv: string; batch: 'session' | number }) {
   return {
@@ -27,4 +29,44 @@ export interface ServiceSettings {
   limit: number;
   batch: 'session' | number;
   concurrency: number;
+}
+
+function batchRule(value: string): 'session' | number {
+  return value.trim() === 'session' ? 'session' : positiveInt(value);
+}
+
+/**
+ * The flags every memory-service system has for the shared settings, `--<prefix>-key | -limit |
+ * -concurrency` and its batch flag. The key flag puts the key in this process's environment: the config
+ * records only the variable it is read from.
+ */
+export function serviceOptions(
+  prefix: string,
+  section: string,
+  o: { keyEnv: string; keyHelp: string; batchFlag: string; batchHelp: string },
+): SystemOption[] {
+  return [
+    {
+      flags: `--${prefix}-key <key>`,
+      description: `${o.keyHelp} (better: set ${o.keyEnv}); kept in memory only, never written`,
+      parse: (value: string) => {
+        process.env[o.keyEnv] = value;
+        return o.keyEnv;
+      },
+      config: [section, 'keyEnv'],
+    },
+    {
+      flags: `--${prefix}-limit <n>`,
+      description: 'memories a search returns (default 10)',
+      parse: positiveInt,
+      config: [section, 'limit'],
+    },
+    { flags: `${o.batchFlag} <n>`, description: o.batchHelp, parse: batchRule, config: [section, 'batch'] },
+    {
+      flags: `--${prefix}-concurrency <n>`,
+      description: 'requests to the service in flight at once (default 4)',
+      parse: positiveInt,
+      config: [section, 'concurrency'],
+    },
+  ];
 }
