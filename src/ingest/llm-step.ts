@@ -94,7 +94,11 @@ export function noFigures(): ProcessFigures {
 }
 
 /** Counts one reply into `into`: a cache hit costs nothing; a sent request adds its tokens and dollars (null once unknown). */
-export function countReply(into: ProcessFigures, r: { cached: boolean; prompt_tokens: number; completion_tokens: number }, cost: number | null): void {
+export function countReply(
+  into: ProcessFigures,
+  r: { cached: boolean; prompt_tokens: number; completion_tokens: number },
+  cost: number | null,
+): void {
   if (r.cached) {
     into.cache_hits++;
     return;

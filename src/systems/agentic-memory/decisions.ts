@@ -132,4 +132,3 @@ export function purgeDecisions(db: Database.Database, owner: string): number {
   ensure(db);
   return db.prepare('DELETE FROM write_decisions WHERE owner_id = ?').run(owner).changes;
 }
-

@@ -171,7 +171,14 @@ export function applyBatch(
             applied: 'NONE',
             reason: 'no-op',
           });
-        else decisions.add({ operation: 'NONE', memory_id: dup.memory_id, old_text: dup.content, new_text: item.content, reason: 'duplicate' });
+        else
+          decisions.add({
+            operation: 'NONE',
+            memory_id: dup.memory_id,
+            old_text: dup.content,
+            new_text: item.content,
+            reason: 'duplicate',
+          });
         out.merged++;
         return;
       }

@@ -63,7 +63,7 @@ export const rawRagFacts = augmentedSystem({
       kind: 'add-on',
       benchmark: 'memoryagentbench',
       reader: 'gpt-4o-mini',
-      title: 'atomic fact extraction on RAW-RAG\'s backbone (the three add-ons cost 21.6-109.3 M LLM tokens, 2.9-8.8 h)',
+      title: "atomic fact extraction on RAW-RAG's backbone (the three add-ons cost 21.6-109.3 M LLM tokens, 2.9-8.8 h)",
       paper: '-19.62 (48.32 -> 28.70; test-time learning 47.68 -> 15.37)',
     },
   ],

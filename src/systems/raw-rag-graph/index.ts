@@ -101,7 +101,7 @@ export const rawRagGraph = augmentedSystem({
       kind: 'add-on',
       benchmark: 'memoryagentbench',
       reader: 'gpt-4o-mini',
-      title: 'graph expansion on RAW-RAG\'s backbone (the three add-ons cost 21.6-109.3 M LLM tokens, 2.9-8.8 h)',
+      title: "graph expansion on RAW-RAG's backbone (the three add-ons cost 21.6-109.3 M LLM tokens, 2.9-8.8 h)",
       paper: '-5.78',
     },
   ],

@@ -39,7 +39,7 @@ export const rawRagSummaries = augmentedSystem({
       kind: 'add-on',
       benchmark: 'memoryagentbench',
       reader: 'gpt-4o-mini',
-      title: 'summary augmentation on RAW-RAG\'s backbone (the three add-ons cost 21.6-109.3 M LLM tokens, 2.9-8.8 h)',
+      title: "summary augmentation on RAW-RAG's backbone (the three add-ons cost 21.6-109.3 M LLM tokens, 2.9-8.8 h)",
       paper: '-5.81',
     },
   ],

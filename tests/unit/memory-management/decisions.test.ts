@@ -117,7 +117,12 @@ describe('agentic memory write-decision log', () => {
     expect(a.proposed_mutation_rate).toBeCloseTo(3 / 8, 10);
     expect(a.effective_mutation_rate).toBeCloseTo(1 / 8, 10);
     // Boston superseded by Denver; the restatements merged into Denver, which stays active with their turns.
-    expect(store.memories('o').filter((m) => m.status === 'superseded').map((m) => m.content)).toEqual(['Caroline lives in Boston.']);
+    expect(
+      store
+        .memories('o')
+        .filter((m) => m.status === 'superseded')
+        .map((m) => m.content),
+    ).toEqual(['Caroline lives in Boston.']);
     const denver = store.memories('o').find((m) => m.content === 'Caroline lives in Denver.')!;
     expect(denver).toMatchObject({ status: 'active', source_turns: ['D2:1', 'D3:1'] });
     const text = renderAudit(a);

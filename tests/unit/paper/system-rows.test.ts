@@ -30,7 +30,10 @@ function run(root: string, name: string, m: { system: string; label: string; ben
     scores.map((score, i) => JSON.stringify({ id: `q${i}`, type: 't', score, error: null })).join('\n') + '\n',
   );
   const mean = scores.reduce((a, b) => a + b, 0) / scores.length;
-  writeFileSync(join(dir, 'summary.json'), JSON.stringify({ overall: { accuracy: mean }, benchmark_summary: { overall: { score: 100 * mean } } }));
+  writeFileSync(
+    join(dir, 'summary.json'),
+    JSON.stringify({ overall: { accuracy: mean }, benchmark_summary: { overall: { score: 100 * mean } } }),
+  );
   return dir;
 }
 
@@ -38,13 +41,33 @@ describe('rawrag paper: the systems’ own rows', () => {
   it('pairs an add-on against RAW-RAG, reads a write audit from the decision log, and lists nothing as not in rawrag', () => {
     const root = tempDir('rawrag-paper-rows-');
     const n = 40;
-    run(root, 'raw', { system: 'raw-rag', label: 'RAW-RAG/openai', benchmark: 'memoryagentbench', reference: true }, Array.from({ length: n }, (_, i) => (i % 4 === 0 ? 0 : 1)));
-    run(root, 'facts', { system: 'raw-rag-facts', label: 'RAW-RAG+facts/openai', benchmark: 'memoryagentbench' }, Array.from({ length: n }, (_, i) => (i % 2 === 0 ? 0 : 1)));
+    run(
+      root,
+      'raw',
+      { system: 'raw-rag', label: 'RAW-RAG/openai', benchmark: 'memoryagentbench', reference: true },
+      Array.from({ length: n }, (_, i) => (i % 4 === 0 ? 0 : 1)),
+    );
+    run(
+      root,
+      'facts',
+      { system: 'raw-rag-facts', label: 'RAW-RAG+facts/openai', benchmark: 'memoryagentbench' },
+      Array.from({ length: n }, (_, i) => (i % 2 === 0 ? 0 : 1)),
+    );
     const mem0 = run(root, 'mem0', { system: 'mem0', label: 'mem0', benchmark: 'locomo' }, [1, 0, 1, 1]);
     const ops = ['ADD', 'ADD', 'ADD', 'UPDATE', 'NONE', 'NONE', 'NONE', 'DELETE', 'ADD', 'NONE'];
     writeFileSync(
       join(mem0, 'write-decisions.jsonl'),
-      ops.map((operation, i) => JSON.stringify({ episode: `e${i % 2}`, operation, memory_id: `m${i}`, old_text: operation === 'ADD' ? null : 'a', new_text: operation === 'DELETE' || operation === 'NONE' ? null : `b${i}` })).join('\n') + '\n',
+      ops
+        .map((operation, i) =>
+          JSON.stringify({
+            episode: `e${i % 2}`,
+            operation,
+            memory_id: `m${i}`,
+            old_text: operation === 'ADD' ? null : 'a',
+            new_text: operation === 'DELETE' || operation === 'NONE' ? null : `b${i}`,
+          }),
+        )
+        .join('\n') + '\n',
     );
 
     const map = buildPaperMap([root], { seed: 1 });
@@ -57,7 +80,8 @@ describe('rawrag paper: the systems’ own rows', () => {
     expect(facts.delta).toMatchObject({ n: n });
     expect(facts.delta!.delta).toBeCloseTo(-25, 6);
     expect(facts.delta!.ci_high).toBeLessThan(0);
-    for (const id of ['add-on/raw-rag-summaries', 'add-on/raw-rag-graph']) expect(map.entries.find((e) => e.id === id)!.status).toBe('runnable');
+    for (const id of ['add-on/raw-rag-summaries', 'add-on/raw-rag-graph'])
+      expect(map.entries.find((e) => e.id === id)!.status).toBe('runnable');
 
     const audit = map.entries.find((e) => e.id === 'audit/mem0')!;
     expect(audit.command).toMatch(/--system mem0 .*then: rawrag memory audit DIR/);

@@ -34,7 +34,9 @@ describe('efficiency table', () => {
     const root = tempDir('rawrag-efficiency-');
     const facts = efficiencyRow(runDir(root, 'facts', 'RAW-RAG+facts', { ingest_llm: { whole_index: { cost_usd: 0.25, calls: 3 } } }));
     expect(facts).toMatchObject({ questions: 4, add_s: 1, ingest_llm_tokens: 500, ingest_cost_usd: 0.25, search_ms_per_question: 10 });
-    const memory = efficiencyRow(runDir(root, 'memory', 'agentic-memory', { memory: { ingest: { cost_usd: 0.5 }, items: { stored: 42 } } }));
+    const memory = efficiencyRow(
+      runDir(root, 'memory', 'agentic-memory', { memory: { ingest: { cost_usd: 0.5 }, items: { stored: 42 } } }),
+    );
     expect(memory).toMatchObject({ ingest_cost_usd: 0.5, store_objects: 42 });
     expect(efficiencyRow(runDir(root, 'raw', 'RAW-RAG', {}))).toMatchObject({ ingest_cost_usd: null, store_objects: null });
   });
