@@ -13,9 +13,9 @@ import { ChatModel, type ChatRequest } from '../providers/chat.js';
 import type { ModelEntry } from '../providers/models.js';
 import type { ProviderSession } from '../providers/session.js';
 import { costOf } from '../providers/usage.js';
-import { serialiseTurn } from '../retrieval/serialise.js';
+
 import { InputError } from '../util/errors.js';
-import type { Batch } from './batches.js';
+import { SEGMENT_HEADER, segmentLine, type Batch } from './batches.js';
 
 /** What one kind of ingest call returns: a zod schema (the parser) and its name for the JSON Schema. */
 export interface JsonStep<T> {
@@ -63,10 +63,10 @@ export function parseStepReply<T>(step: JsonStep<T>, reply: string): T {
 
 /** The request of one batch: the step's instructions, then the segment with each turn's id. */
 export function segmentMessages(prompt: string, turns: readonly Turn[], batch: Batch): ChatMessage[] {
-  const lines = turns.slice(batch.first, batch.last + 1).map((t) => `(${t.id}) ${serialiseTurn(t, 'message')}`);
+  const lines = turns.slice(batch.first, batch.last + 1).map(segmentLine);
   return [
     { role: 'system', content: promptFile(prompt).replace(/\n$/, '') },
-    { role: 'user', content: `Conversation segment:\n${lines.join('\n')}` },
+    { role: 'user', content: `${SEGMENT_HEADER}${lines.join('\n')}` },
   ];
 }
 

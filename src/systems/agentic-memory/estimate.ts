@@ -12,7 +12,8 @@ import { costOf } from '../../providers/usage.js';
 import { countTokens } from '../../retrieval/tokenizer.js';
 import { sha256Hex } from '../../util/fsx.js';
 import { extractorModel, memoryConfig } from './config.js';
-import { EST_EXTRACT_OUTPUT_PER_TURN, MESSAGE_OVERHEAD, batchLimits, batchesOf, extractionMessages } from './extract.js';
+import { EST_EXTRACT_OUTPUT_PER_TURN, extractionLimits, extractionMessages } from './extract.js';
+import { MESSAGE_OVERHEAD, batchesOf, limitsNote } from '../../ingest/batches.js';
 
 export { EST_EXTRACT_OUTPUT_PER_TURN };
 
@@ -44,7 +45,7 @@ export function estimateExtraction(
   const model = extractorModel(cfg);
   const notes: string[] = [];
   const entry = model === null ? null : session.model(model, 'reader');
-  const limits = batchLimits(entry, mcfg);
+  const limits = extractionLimits(entry, mcfg);
   const episodes = new Map(data.episodes.map((e) => [e.id, e]));
   const horizons = new Map<string, { episode: Episode; visible: number }>();
   for (const q of data.questions) {
@@ -79,19 +80,7 @@ export function estimateExtraction(
       if (b.oversized) oversized++;
     }
   }
-  const contextNote = limits.contextKnown
-    ? `${model}'s ${limits.contextWindow.toLocaleString('en-US')}-token context`
-    : `an assumed ${limits.contextWindow.toLocaleString('en-US')}-token context (no contextWindow for '${model ?? 'no model'}' in the model registry)`;
-  notes.push(
-    `extraction batches cut by tokens to fit ${contextNote} and the ${mcfg.maxTokens}-token reply budget: at most ${limits.maxTurns} turns ` +
-      `(${EST_EXTRACT_OUTPUT_PER_TURN} reply tokens per turn) and ${limits.maxSegmentTokens.toLocaleString('en-US')} segment tokens per request` +
-      (cut > 0 ? `; ${cutSessions.size} sessions cut into ${cut} requests` : '; no session needed cutting') +
-      `; largest request ${maxPrompt.toLocaleString('en-US')} prompt tokens`,
-  );
-  if (oversized > 0)
-    notes.push(
-      `${oversized} single turns are longer than the segment budget on their own: sent whole, the provider may refuse them (their batches fail)`,
-    );
+  notes.push(...limitsNote('extraction', model, limits, { cut, sessionsCut: cutSessions.size, maxPrompt, oversized }));
   notes.push(
     `extraction replies assumed ${EST_EXTRACT_OUTPUT_PER_TURN} tokens per turn read (capped at ${mcfg.maxTokens} per batch); the items' embeddings are not counted`,
   );

@@ -8,126 +8,27 @@ import { z } from 'zod';
 import type { Turn } from '../../core/schema.js';
 import { promptFile } from '../../scoring/prompts.js';
 import type { ChatMessage } from '../../core/protocol.js';
-import { serialiseTurn } from '../../retrieval/serialise.js';
-import { countTokens } from '../../retrieval/tokenizer.js';
+import { batchLimits, instructionTokens, type Batch, type BatchLimits } from '../../ingest/batches.js';
+import { segmentMessages } from '../../ingest/llm-step.js';
 import type { MemoryConfig } from './config.js';
 
 export const EXTRACT_PROMPT = 'agentic-memory-extract';
 
-export interface Batch {
-  /** 0-based position in the episode's batch list. */
-  index: number;
-  /** Turn indices first..last inclusive. */
-  first: number;
-  last: number;
-  /** Stable key within an episode: `t<first>-<last>`. */
-  key: string;
-  /** Cut from a longer session (or run of N turns) to fit the extractor's context window and reply budget. */
-  cut?: true;
-  /** One turn longer than the segment budget on its own: sent as it is (the provider may refuse it). */
-  oversized?: true;
-}
-
 /** Assumed reply tokens per turn read (about one 45-token JSON item every two turns); the dry run's figure too. */
 export const EST_EXTRACT_OUTPUT_PER_TURN = 25;
-/** Context window assumed for a chat model whose registry entry gives none (models.yaml `contextWindow`). */
-export const DEFAULT_CONTEXT_WINDOW = 16_384;
-/** Chat format overhead per message (role, separators). */
-export const MESSAGE_OVERHEAD = 4;
 
-/** How much one extraction request may hold: turns (so the reply fits its budget) and segment tokens (so the prompt fits the context). */
-export interface BatchLimits {
-  maxTurns: number;
-  maxSegmentTokens: number;
-  /** The context window the limits were computed for, and whether the registry gave it. */
-  contextWindow: number;
-  contextKnown: boolean;
-  replyBudget: number;
-}
-
-/**
- * The limits for an extractor: a batch's expected reply (EST_EXTRACT_OUTPUT_PER_TURN per turn)
- * must fit `memory.maxTokens`, and its prompt (instructions + segment) plus that reply budget
- * must fit the model's context window.
- */
-export function batchLimits(model: { contextWindow?: number } | null, cfg: Pick<MemoryConfig, 'maxTokens'>): BatchLimits {
-  const contextWindow = model?.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
-  const instructions = countTokens(promptFile(EXTRACT_PROMPT)) + countTokens('Conversation segment:\n') + 2 * MESSAGE_OVERHEAD;
-  return {
-    maxTurns: Math.max(1, Math.floor(cfg.maxTokens / EST_EXTRACT_OUTPUT_PER_TURN)),
-    maxSegmentTokens: Math.max(1, contextWindow - cfg.maxTokens - instructions),
-    contextWindow,
-    contextKnown: model?.contextWindow !== undefined,
+/** The extractor's batch limits: its context window, `memory.maxTokens` of reply, the extraction instructions. */
+export function extractionLimits(model: { contextWindow?: number } | null, cfg: Pick<MemoryConfig, 'maxTokens'>): BatchLimits {
+  return batchLimits(model, {
     replyBudget: cfg.maxTokens,
-  };
-}
-
-/** A turn as the extractor reads it: its id, then the serialised turn. */
-export function segmentLine(t: Turn): string {
-  return `(${t.id}) ${serialiseTurn(t, 'message')}`;
-}
-
-/**
- * Batches over the first `visible` turns: consecutive turns of one session, or fixed runs of N
- * turns; each cut further (at turn boundaries) so no request exceeds `limits` — a 262k-token
- * MemoryAgentBench source is one "session", which no extractor could read or answer in one call.
- */
-export function batchesOf(turns: readonly Turn[], visible: number, rule: MemoryConfig['batch'], limits?: BatchLimits): Batch[] {
-  const out: Batch[] = [];
-  const push = (first: number, last: number, cut: boolean, oversized = false) =>
-    out.push({
-      index: out.length,
-      first,
-      last,
-      key: `t${first}-${last}`,
-      ...(cut ? { cut: true } : {}),
-      ...(oversized ? { oversized: true } : {}),
-    });
-  const emit = (first: number, last: number) => {
-    if (!limits) return push(first, last, false);
-    const lines = turns.slice(first, last + 1).map(segmentLine);
-    // A cl100k token is at least one character: a run whose characters fit needs no counting.
-    const chars = lines.reduce((s, l) => s + l.length + 1, 0);
-    if (last - first + 1 <= limits.maxTurns && chars <= limits.maxSegmentTokens) return push(first, last, false);
-    let start = first;
-    let tokens = 0;
-    for (let i = first; i <= last; i++) {
-      const n = countTokens(lines[i - first]! + '\n');
-      if (i > start && (i - start >= limits.maxTurns || tokens + n > limits.maxSegmentTokens)) {
-        push(start, i - 1, true);
-        start = i;
-        tokens = 0;
-      }
-      tokens += n;
-      if (i === start && n > limits.maxSegmentTokens) {
-        push(i, i, true, true);
-        start = i + 1;
-        tokens = 0;
-      }
-    }
-    if (start <= last) push(start, last, start !== first);
-  };
-  if (rule === 'session') {
-    let start = 0;
-    for (let i = 1; i <= visible; i++) {
-      if (i === visible || turns[i]!.session !== turns[start]!.session) {
-        emit(start, i - 1);
-        start = i;
-      }
-    }
-  } else {
-    for (let s = 0; s < visible; s += rule) emit(s, Math.min(s + rule, visible) - 1);
-  }
-  return out;
+    outputPerTurn: EST_EXTRACT_OUTPUT_PER_TURN,
+    instructionTokens: instructionTokens(promptFile(EXTRACT_PROMPT)),
+  });
 }
 
 /** One extractor request: the instructions, then the segment with each turn's id. */
 export function extractionMessages(turns: readonly Turn[], batch: Batch): ChatMessage[] {
-  const lines = turns.slice(batch.first, batch.last + 1).map(segmentLine);
-  return [
-    { role: 'system', content: promptFile(EXTRACT_PROMPT).replace(/\n$/, '') },
-    { role: 'user', content: `Conversation segment:\n${lines.join('\n')}` },
-  ];
+  return segmentMessages(EXTRACT_PROMPT, turns, batch);
 }
 
 /**

@@ -29,14 +29,13 @@ import { memoryEmbedder } from './embedder.js';
 import { EntityAligner, questionEntities } from './entities.js';
 import {
   EXTRACTION_JSON_SCHEMA,
-  batchLimits,
-  batchesOf,
+  extractionLimits,
   extractionMessages,
   isParsableExtraction,
   readExtraction,
-  type Batch,
   type ExtractedItem,
 } from './extract.js';
+import { batchesOf, type Batch } from '../../ingest/batches.js';
 import { injectionBlock, scoreMemories } from './recall.js';
 import { MEMORY_DB_FILE, MemoryStore, type MemoryRow } from './store.js';
 import { activeMemories, applyBatch, keptItems } from './validate.js';
@@ -88,7 +87,7 @@ export async function createAgenticMemorySource(
     throw new InputError(`agentic memory cannot extract: ${a.reason.replace('reader model', 'extractor model')}`, { place: '--extractor' });
   // Its own usage role: the reader's provider table counts answers only.
   const extractor = new ChatModel(session, 'extract', entry, a.endpoint);
-  const limits = batchLimits(entry, mcfg);
+  const limits = extractionLimits(entry, mcfg);
   const notes: string[] = [];
   const embedder = memoryEmbedder(cfg, session, notes);
   const dbPath = join(opts.runDir, MEMORY_DB_FILE);

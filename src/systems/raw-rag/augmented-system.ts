@@ -8,7 +8,8 @@
 import { z } from 'zod';
 import type { RunConfig } from '../../config/schema.js';
 import type { EstimateInput, SweepKnob, SystemDescriptor, SystemEstimate, SystemOption, SystemPaperRow } from '../../core/system.js';
-import { batchesOf } from '../../ingest/batches.js';
+import { MESSAGE_OVERHEAD, batchLimits, batchesOf, instructionTokens, limitsNote, type BatchLimits } from '../../ingest/batches.js';
+import { promptFile } from '../../scoring/prompts.js';
 import { IngestLlm, segmentMessages } from '../../ingest/llm-step.js';
 import type { ModelEntry } from '../../providers/models.js';
 import type { ProviderSession } from '../../providers/session.js';
@@ -29,9 +30,6 @@ export const ingestSettingsShape = {
   /** Completion budget of one reply. */
   maxTokens: z.number().int().positive().default(2048),
 };
-
-/** Chat format overhead per message (role, separators). */
-const MESSAGE_OVERHEAD = 4;
 
 function batchRule(value: string): 'session' | number {
   return value.trim() === 'session' ? 'session' : positiveInt(value);
@@ -64,6 +62,15 @@ export interface AugmentedSystemSpec<T> {
   unitsPerTurn: number;
 }
 
+/** How much one ingest request of the variant may hold in its model's context and reply budget. */
+function stepLimits<T>(spec: AugmentedSystemSpec<T>, model: { contextWindow?: number } | null, replyBudget: number): BatchLimits {
+  return batchLimits(model, {
+    replyBudget,
+    outputPerTurn: spec.outputPerTurn,
+    instructionTokens: instructionTokens(promptFile(spec.augmentation.step.prompt)),
+  });
+}
+
 export function augmentedSystem<T>(spec: AugmentedSystemSpec<T>): SystemDescriptor<ProviderSession, ModelEntry> {
   const aug = spec.augmentation;
   return {
@@ -76,7 +83,8 @@ export function augmentedSystem<T>(spec: AugmentedSystemSpec<T>): SystemDescript
     async create(cfg, session, opts) {
       const settings = aug.settings(cfg);
       const llm = new IngestLlm(session, settings.extractor ?? cfg.reader.model, { system: spec.name, flag: aug.modelFlag });
-      return augmentedSource(aug, cfg, await createRetriever(cfg, session), llm, opts.runDir);
+      const limits = stepLimits(spec, llm.entry, settings.maxTokens);
+      return augmentedSource(aug, cfg, await createRetriever(cfg, session), llm, opts.runDir, limits);
     },
     estimate: (input) => estimateAugmented(spec, input),
     summaryLines: ingestLlmLines,
@@ -89,24 +97,37 @@ function estimateAugmented<T>(spec: AugmentedSystemSpec<T>, input: EstimateInput
   const { cfg, groups, session } = input;
   const settings = aug.settings(cfg);
   const model = settings.extractor ?? cfg.reader.model;
+  const limits = stepLimits(spec, model === null ? null : session.model(model, 'reader'), settings.maxTokens);
   const seen = new Set<string>();
   let batches = 0;
   let prompt = 0;
   let completion = 0;
   let turnsRead = 0;
+  let maxPrompt = 0;
+  let oversized = 0;
+  const cutSessions = new Set<string>();
+  let cut = 0;
   for (const { ep } of groups) {
-    for (const b of batchesOf(ep.episode.turns, ep.visibleTurns, settings.batch)) {
+    for (const b of batchesOf(ep.episode.turns, ep.visibleTurns, settings.batch, limits)) {
       batches++;
       const messages = segmentMessages(aug.step.prompt, ep.episode.turns, b);
       const key = sha256Hex(messages.map((m) => m.content).join('\u0000'));
       if (seen.has(key)) continue;
       seen.add(key);
-      prompt += messages.reduce((s, m) => s + countTokens(m.content) + MESSAGE_OVERHEAD, 0);
+      const tokens = messages.reduce((s, m) => s + countTokens(m.content) + MESSAGE_OVERHEAD, 0);
+      prompt += tokens;
+      maxPrompt = Math.max(maxPrompt, tokens);
       completion += Math.min(settings.maxTokens, spec.outputPerTurn * (b.last - b.first + 1));
       turnsRead += b.last - b.first + 1;
+      if (b.cut) {
+        cut++;
+        cutSessions.add(`${ep.episode.id}\u0000${ep.episode.turns[b.first]!.session}`);
+      }
+      if (b.oversized) oversized++;
     }
   }
   const notes = [
+    ...limitsNote(`${spec.name}: ingest`, model, limits, { cut, sessionsCut: cutSessions.size, maxPrompt, oversized }),
     `${spec.name}: ingest replies assumed ${spec.outputPerTurn} tokens per turn read (capped at ${settings.maxTokens} per call); the embedding of about ${Math.round(turnsRead * spec.unitsPerTurn)} derived units is not counted`,
   ];
   let cost: number | null = null;

@@ -18,7 +18,7 @@ import type { Policy } from '../../core/policy.js';
 import type { Question } from '../../core/schema.js';
 import type { Retriever } from '../../core/retriever.js';
 import { coverage } from '../../core/coverage.js';
-import { batchesOf, type Batch, type BatchRule } from '../../ingest/batches.js';
+import { batchesOf, type Batch, type BatchLimits, type BatchRule } from '../../ingest/batches.js';
 import { IngestLlm, countReply, noFigures, segmentMessages, type JsonStep } from '../../ingest/llm-step.js';
 import { isDeferred } from '../../providers/batch/defer.js';
 import { INGEST_DB_FILE, StepStore } from '../../ingest/step-store.js';
@@ -72,6 +72,8 @@ export function augmentedSource<T>(
   retriever: Retriever,
   llm: IngestLlm,
   runDir: string,
+  /** What one request may hold (the model's context, the reply budget): longer sessions are cut. */
+  limits: BatchLimits,
 ): EvidenceSource {
   const settings = aug.settings(cfg);
   const dbPath = join(runDir, INGEST_DB_FILE);
@@ -94,7 +96,7 @@ export function augmentedSource<T>(
     const turns = ep.episode.turns;
     // This episode's own calls (episodes are built concurrently: the process totals would mix them).
     const mine = noFigures();
-    const batches = batchesOf(turns, ep.visibleTurns, settings.batch);
+    const batches = batchesOf(turns, ep.visibleTurns, settings.batch, limits);
     const replies: Array<{ batch: Batch; value: T } | null> = batches.map((b) => {
       const v = s.value(owner, aug.step.name, b.key);
       return v === undefined ? null : { batch: b, value: v as T };

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { RunConfigSchema } from '../../../src/systems/registry.js';
 import { MemorySchema } from '../../../src/systems/agentic-memory/config.js';
 import { EntityAligner, entityMatch, normaliseEntity, questionEntities } from '../../../src/systems/agentic-memory/entities.js';
+import { batchesOf } from '../../../src/ingest/batches.js';
 import {
-  batchesOf,
   extractionMessages,
   parseExtraction,
   readExtraction,
