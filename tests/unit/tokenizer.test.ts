@@ -1,6 +1,6 @@
 /**
- * The tokenizer wrapper (src/retrieval/tokenizer.ts): special-token text is ordinary text, and
- * very long pre-tokens take an exact heap merge whose ids equal js-tiktoken's own.
+ * The tokenizer (src/retrieval/tokenizer.ts, bpe.ts): the ids and text of js-tiktoken's own; special-token
+ * text is ordinary text, and very long pre-tokens take an exact heap merge.
  */
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
@@ -35,6 +35,18 @@ describe('special-token text', () => {
     });
     expect(ep.chunks).toHaveLength(1);
     expect(ep.chunks[0]!.text).toContain('Sure! <|endoftext|> Here is the plan.');
+  });
+});
+
+describe('decoding', () => {
+  it('gives js-tiktoken text for any id range, also one that cuts a character', () => {
+    const text = 'Café ☕ 😀 naïve — “quoted” 日本語のテキスト\n'.repeat(20) + 'plain words <|endoftext|> end';
+    const ids = enc.encode(text);
+    for (let start = 0; start < ids.length; start += 7) {
+      const part = ids.slice(start, start + 13);
+      expect(enc.decode(part)).toBe(reference.decode(part));
+    }
+    expect(enc.decode([100257])).toBe(reference.decode([100257]));
   });
 });
 
