@@ -22,8 +22,8 @@
 import type { IngestedEpisode } from '../../core/ingested-episode.js';
 import { compareHits } from '../rank.js';
 import type { Embedder, Reranker, Hit } from '../../core/retriever.js';
-import { isStopword, stem, words } from './text-analysis.js';
-import { Bm25Index, DEFAULT_BM25, bagOfTerms, bm25For, type Bm25Params } from './bm25.js';
+import { chunkContentWords, isStopword, stem, words } from './text-analysis.js';
+import { Bm25Index, DEFAULT_BM25, bm25For, type Bm25Params } from './bm25.js';
 import type { WordVectors } from './word-vectors.js';
 import { parseDay, questionSpan, saidAbout } from './dates.js';
 import { EMPTY_BLOCK, dot, queryVector, rowsAbove, vectorBlock, type VectorBlock } from './cosine-scan.js';
@@ -179,7 +179,7 @@ export class SoftReranker implements Reranker {
 
     const span = p.dateWeight > 0 ? questionSpan(query) : null;
     const named = namedSpeakers(query, st.speakerWords);
-    const lexical = st.bm25.scores(bagOfTerms(query));
+    const lexical = st.bm25.scoresOf(query);
     let maxLexical = 0;
     for (const h of candidates) maxLexical = Math.max(maxLexical, lexical[h.chunk]!);
     return candidates.map((h) => {
@@ -206,10 +206,9 @@ export class SoftReranker implements Reranker {
     if (st) return st;
     const vocab = new Map<string, number>();
     const stems: string[] = [];
-    const idsOf = (text: string): Int32Array => {
+    const idsOf = (contentWords: string[]): Int32Array => {
       const ids = new Set<number>();
-      for (const w of words(text)) {
-        if (isStopword(w)) continue;
+      for (const w of contentWords) {
         let id = vocab.get(w);
         if (id === undefined) {
           id = stems.length;
@@ -220,8 +219,8 @@ export class SoftReranker implements Reranker {
       }
       return Int32Array.from(ids);
     };
-    const chunkWords = ep.chunks.map((c) => idsOf(c.text));
-    const turnWords = ep.lines.map((l) => idsOf(l));
+    const chunkWords = chunkContentWords(ep).map(idsOf);
+    const turnWords = ep.lines.map((l) => idsOf(words(l).filter((w) => !isStopword(w))));
     const postings = (units: Int32Array[]): Int32Array[] => {
       const lists: number[][] = stems.map(() => []);
       units.forEach((u, i) => {
