@@ -6,7 +6,7 @@
  * of LoCoMo are one conversation of ten, and a reader of the results must be told.
  */
 import { readFileSync } from 'node:fs';
-import seedrandom from 'seedrandom';
+import { seedrandom } from '../util/lazy-packages.js';
 import { InputError } from '../util/errors.js';
 import type { Dataset, Question } from '../core/schema.js';
 
