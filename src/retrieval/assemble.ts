@@ -157,5 +157,7 @@ function turnsById(ep: IngestedEpisode): Map<string, number[]> {
 }
 
 function range(first: number, last: number): number[] {
-  return Array.from({ length: last - first + 1 }, (_, i) => first + i);
+  const out: number[] = [];
+  for (let t = first; t <= last; t++) out.push(t);
+  return out;
 }

@@ -97,6 +97,9 @@ interface EpisodeState {
   /** Zeroed work arrays of one value per chunk / turn (bestPerUnit leaves them zeroed). */
   chunkScratch: Float32Array;
   turnScratch: Float32Array;
+  /** A question's coverage of every chunk and turn (lexicalScores zeroes them first: no allocation per question). */
+  chunkCoverage: Float64Array;
+  turnCoverage: Float64Array;
   /** Day each turn was said (null when its date cannot be read). */
   turnDays: Array<number | null>;
   /** The episode's speakers and the words of each name (for questions that name one). */
@@ -169,8 +172,8 @@ export class SoftReranker implements Reranker {
     const weightSum = weights.reduce((s, x) => s + x, 0) || 1;
     // Coverage of every chunk and turn at once, from each word's best match per unit (cached:
     // questions on one episode share words). Units a word does not match add nothing.
-    const chunkCoverage = new Float64Array(ep.chunks.length);
-    const turnCoverage = new Float64Array(ep.lines.length);
+    const chunkCoverage = st.chunkCoverage.fill(0);
+    const turnCoverage = st.turnCoverage.fill(0);
     this.wordCoverage(st, qWords).forEach((cv, j) => {
       const wj = weights[j]! / weightSum;
       for (let k = 0; k < cv.chunks.length; k++) chunkCoverage[cv.chunks[k]!]! += wj * cv.chunkMatch[k]!;
@@ -206,16 +209,23 @@ export class SoftReranker implements Reranker {
     if (st) return st;
     const vocab = new Map<string, number>();
     const stems: string[] = [];
+    // A unit's distinct vocab ids in first-occurrence order; `lastUnit[id]` = the last unit that took id.
+    const lastUnit: number[] = [];
+    let unit = 0;
     const idsOf = (contentWords: string[]): Int32Array => {
-      const ids = new Set<number>();
+      unit++;
+      const ids: number[] = [];
       for (const w of contentWords) {
         let id = vocab.get(w);
         if (id === undefined) {
           id = stems.length;
           vocab.set(w, id);
           stems.push(stem(w));
+          lastUnit.push(0);
         }
-        ids.add(id);
+        if (lastUnit[id] === unit) continue;
+        lastUnit[id] = unit;
+        ids.push(id);
       }
       return Int32Array.from(ids);
     };
@@ -260,6 +270,8 @@ export class SoftReranker implements Reranker {
       coverage: new Map(),
       chunkScratch: new Float32Array(ep.chunks.length),
       turnScratch: new Float32Array(ep.lines.length),
+      chunkCoverage: new Float64Array(ep.chunks.length),
+      turnCoverage: new Float64Array(ep.lines.length),
       turnDays: dayCache(ep),
       speakerWords: new Map([...new Set(ep.episode.turns.map((t) => t.speaker).filter(Boolean))].map((sp) => [sp, words(sp)])),
       chunkVectors: new Array(ep.chunks.length),
