@@ -28,17 +28,22 @@ export class Bm25Index {
     this.docCount = docs.length;
     this.docLen = new Float32Array(docs.map((d) => d.length));
     this.avgLen = docs.reduce((s, d) => s + d.length, 0) / Math.max(1, docs.length) || 1;
-    const tmp = new Map<string, Map<number, number>>();
+    // Documents are read in order, so a term's postings grow at their end: its last entry is the
+    // current document's when the term occurred in it before.
+    const tmp = new Map<string, { doc: number[]; tf: number[] }>();
     docs.forEach((d, i) => {
       for (const t of d) {
-        let m = tmp.get(t);
-        if (!m) tmp.set(t, (m = new Map()));
-        m.set(i, (m.get(i) ?? 0) + 1);
+        let p = tmp.get(t);
+        if (!p) tmp.set(t, (p = { doc: [], tf: [] }));
+        const last = p.doc.length - 1;
+        if (p.doc[last] === i) p.tf[last]!++;
+        else {
+          p.doc.push(i);
+          p.tf.push(1);
+        }
       }
     });
-    for (const [t, m] of tmp) {
-      this.postings.set(t, { doc: Int32Array.from(m.keys()), tf: Float32Array.from(m.values()) });
-    }
+    for (const [t, p] of tmp) this.postings.set(t, { doc: Int32Array.from(p.doc), tf: Float32Array.from(p.tf) });
   }
 
   /** Number of documents holding `term`. */

@@ -46,8 +46,9 @@ export function vectorBlock(vectors: WordVectors, rowIds: number[]): VectorBlock
   const exact = new Float32Array(vectors.dims);
   const int8 = new Float64Array(vectors.dims);
   rowIds.forEach((r, i) => {
-    vectors.copyRow(r, exact, 0);
+    // What copyRow writes: each int8 component times the row's factor, rounded to float32.
     scale[i] = vectors.copyInt8Row(r, int8, 0);
+    for (let d = 0; d < vectors.dims; d++) exact[d] = int8[d]! * scale[i]!;
     data.set(i, exact, int8);
   });
   return { rows, data, scale };
