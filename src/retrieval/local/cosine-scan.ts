@@ -64,24 +64,26 @@ export function queryVector(vectors: WordVectors, row: number): QueryVector {
 
 /** Rows above the floor for one query, ascending, with their cosines. */
 export interface RowsAbove {
-  rows: number[];
-  cos: number[];
+  rows: Int32Array;
+  cos: Float64Array;
 }
 
 /** Rows of `block` whose cosine with `query` (dot of the float32 rows) exceeds `floor`. */
 export function rowsAbove(block: VectorBlock, query: QueryVector, floor: number): RowsAbove {
   const { rows, data, scale } = block;
-  const out: RowsAbove = { rows: [], cos: [] };
-  if (rows === 0) return out;
+  if (rows === 0) return { rows: new Int32Array(0), cos: new Float64Array(0) };
   const sums = data.intDots(query.int8);
   const list = data.list;
   let n = 0;
   for (let r = 0; r < rows; r++) if (!(sums[r]! * scale[r]! * query.scale <= floor - MARGIN)) list[n++] = r;
   const cos = data.floatDots(n, query.exact);
-  for (let k = 0; k < n; k++) {
+  let above = 0;
+  for (let k = 0; k < n; k++) if (cos[k]! > floor) above++;
+  const out: RowsAbove = { rows: new Int32Array(above), cos: new Float64Array(above) };
+  for (let k = 0, j = 0; k < n; k++) {
     if (cos[k]! > floor) {
-      out.rows.push(list[k]!);
-      out.cos.push(cos[k]!);
+      out.rows[j] = list[k]!;
+      out.cos[j++] = cos[k]!;
     }
   }
   return out;

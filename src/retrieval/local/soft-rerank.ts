@@ -94,9 +94,10 @@ interface EpisodeState {
   turnsOf: Int32Array[];
   /** Best match per chunk and turn per query word (questions on one episode share words). */
   coverage: Map<string, WordCoverage>;
-  /** Zeroed work arrays of one value per chunk / turn (bestPerUnit leaves them zeroed). */
+  /** Zeroed work arrays of one value per chunk / turn (bestPerUnit leaves them zeroed), and the units it touched. */
   chunkScratch: Float32Array;
   turnScratch: Float32Array;
+  touched: Int32Array;
   /** A question's coverage of every chunk and turn (lexicalScores zeroes them first: no allocation per question). */
   chunkCoverage: Float64Array;
   turnCoverage: Float64Array;
@@ -270,6 +271,7 @@ export class SoftReranker implements Reranker {
       coverage: new Map(),
       chunkScratch: new Float32Array(ep.chunks.length),
       turnScratch: new Float32Array(ep.lines.length),
+      touched: new Int32Array(Math.max(ep.chunks.length, ep.lines.length)),
       chunkCoverage: new Float64Array(ep.chunks.length),
       turnCoverage: new Float64Array(ep.lines.length),
       turnDays: dayCache(ep),
@@ -298,47 +300,47 @@ export class SoftReranker implements Reranker {
    */
   private matchesFor(st: EpisodeState, queryWord: string): SparseMatches {
     const exact = st.byStem.get(stem(queryWord)) ?? [];
-    const ids: number[] = [...exact];
-    const values: number[] = exact.map(() => 1);
     const vectors = this.vectors();
     // A question word already found in most windows (a speaker's name) discriminates little even
     // exactly; its neighbours (other names) would match everywhere: exact matches only.
     const common = st.bm25.docFreq(stem(queryWord)) > this.params.commonShare * st.bm25.docCount;
     const qRow = vectors && !common && !/\d/.test(queryWord) ? vectors.row(queryWord) : -1;
-    if (qRow >= 0) {
-      const { tau } = this.params;
-      const span = 1 - tau;
-      const { rows, cos } = rowsAbove(st.block, queryVector(vectors!, qRow), tau);
-      for (let k = 0; k < rows.length; k++) {
-        const id = st.softIds[rows[k]!]!;
-        // Same-stem words are already in at 1 and have cosine ~1 to themselves anyway.
-        if (!exact.includes(id)) {
-          ids.push(id);
-          values.push(Math.min(1, (cos[k]! - tau) / span));
-        }
-      }
+    const { tau } = this.params;
+    const soft = qRow >= 0 ? rowsAbove(st.block, queryVector(vectors!, qRow), tau) : null;
+    const ids = new Int32Array(exact.length + (soft?.rows.length ?? 0));
+    const values = new Float32Array(ids.length);
+    ids.set(exact);
+    values.fill(1, 0, exact.length);
+    let n = exact.length;
+    for (let k = 0; soft && k < soft.rows.length; k++) {
+      const id = st.softIds[soft.rows[k]!]!;
+      // Same-stem words are already in at 1 and have cosine ~1 to themselves anyway.
+      if (exact.includes(id)) continue;
+      ids[n] = id;
+      values[n++] = Math.min(1, (soft.cos[k]! - tau) / (1 - tau));
     }
-    return { ids: Int32Array.from(ids), values: Float32Array.from(values) };
+    return { ids: ids.subarray(0, n), values: values.subarray(0, n) };
   }
 }
 
 /** A word's best match value in each chunk and turn holding a matched word (values in (0, 1]). */
 function bestPerUnit(st: EpisodeState, { ids, values }: SparseMatches): WordCoverage {
+  const touched = st.touched;
   const best = (postings: Int32Array[], scratch: Float32Array): [Int32Array, Float32Array] => {
-    const touched: number[] = [];
+    let n = 0;
     for (let k = 0; k < ids.length; k++) {
       const v = values[k]!;
       const list = postings[ids[k]!]!;
       for (let i = 0; i < list.length; i++) {
         const u = list[i]!;
         if (v <= scratch[u]!) continue;
-        if (scratch[u] === 0) touched.push(u);
+        if (scratch[u] === 0) touched[n++] = u;
         scratch[u] = v;
       }
     }
-    const units = new Int32Array(touched.length);
-    const match = new Float32Array(touched.length);
-    for (let i = 0; i < touched.length; i++) {
+    const units = new Int32Array(n);
+    const match = new Float32Array(n);
+    for (let i = 0; i < n; i++) {
       const u = touched[i]!;
       units[i] = u;
       match[i] = scratch[u]!;
