@@ -34,7 +34,7 @@ export function assemble(ep: IngestedEpisode, selected: Hit[], policy: AssemblyP
   const turnIndices: number[] = [];
   const seen = new Set<number>();
   for (const c of chunks) {
-    for (const t of chunkTurns(c)) {
+    for (let t = c.firstTurn; t <= c.lastTurn; t++) {
       if (dedup && seen.has(t)) continue;
       seen.add(t);
       turnIndices.push(t);

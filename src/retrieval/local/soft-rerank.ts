@@ -90,8 +90,8 @@ interface EpisodeState {
   softIds: Int32Array;
   block: VectorBlock;
   /** Postings: for each vocab word, the chunks and the turns holding it (ascending). */
-  chunksOf: Int32Array[];
-  turnsOf: Int32Array[];
+  chunksOf: Postings;
+  turnsOf: Postings;
   /** Best match per chunk and turn per query word (questions on one episode share words). */
   coverage: Map<string, WordCoverage>;
   /** Zeroed work arrays of one value per chunk / turn (bestPerUnit leaves them zeroed), and the units it touched. */
@@ -109,6 +109,12 @@ interface EpisodeState {
   chunkVectors: Array<Float32Array | undefined>;
   /** Factor of each turn in the best-turn signal (assistantTurnWeight for an assistant's turns, else 1). */
   turnFactor: Float32Array;
+}
+
+/** The units (chunks or turns) holding each vocab word: unit[start[id] .. start[id + 1]), ascending. */
+interface Postings {
+  start: Int32Array;
+  unit: Int32Array;
 }
 
 /** Vocab words a query word matches, with match values in (0, 1]. */
@@ -232,12 +238,17 @@ export class SoftReranker implements Reranker {
     };
     const chunkWords = chunkContentWords(ep).map(idsOf);
     const turnWords = ep.lines.map((l) => idsOf(words(l).filter((w) => !isStopword(w))));
-    const postings = (units: Int32Array[]): Int32Array[] => {
-      const lists: number[][] = stems.map(() => []);
+    // Every word's units in one array, by word, ascending (a counting sort of the (unit, word) pairs).
+    const postings = (units: Int32Array[]): Postings => {
+      const start = new Int32Array(stems.length + 1);
+      for (const u of units) for (let j = 0; j < u.length; j++) start[u[j]! + 1]!++;
+      for (let id = 0; id < stems.length; id++) start[id + 1]! += start[id]!;
+      const unit = new Int32Array(start[stems.length]!);
+      const fill = start.slice(0, stems.length);
       units.forEach((u, i) => {
-        for (const id of u) lists[id]!.push(i);
+        for (let j = 0; j < u.length; j++) unit[fill[u[j]!]!++] = i;
       });
-      return lists.map((l) => Int32Array.from(l));
+      return { start, unit };
     };
     const byStem = new Map<string, number[]>();
     stems.forEach((s, id) => {
@@ -326,13 +337,12 @@ export class SoftReranker implements Reranker {
 /** A word's best match value in each chunk and turn holding a matched word (values in (0, 1]). */
 function bestPerUnit(st: EpisodeState, { ids, values }: SparseMatches): WordCoverage {
   const touched = st.touched;
-  const best = (postings: Int32Array[], scratch: Float32Array): [Int32Array, Float32Array] => {
+  const best = ({ start, unit }: Postings, scratch: Float32Array): [Int32Array, Float32Array] => {
     let n = 0;
     for (let k = 0; k < ids.length; k++) {
       const v = values[k]!;
-      const list = postings[ids[k]!]!;
-      for (let i = 0; i < list.length; i++) {
-        const u = list[i]!;
+      for (let i = start[ids[k]!]!, end = start[ids[k]! + 1]!; i < end; i++) {
+        const u = unit[i]!;
         if (v <= scratch[u]!) continue;
         if (scratch[u] === 0) touched[n++] = u;
         scratch[u] = v;
