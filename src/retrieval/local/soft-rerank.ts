@@ -335,32 +335,39 @@ export class SoftReranker implements Reranker {
 }
 
 /** A word's best match value in each chunk and turn holding a matched word (values in (0, 1]). */
-function bestPerUnit(st: EpisodeState, { ids, values }: SparseMatches): WordCoverage {
-  const touched = st.touched;
-  const best = ({ start, unit }: Postings, scratch: Float32Array): [Int32Array, Float32Array] => {
-    let n = 0;
-    for (let k = 0; k < ids.length; k++) {
-      const v = values[k]!;
-      for (let i = start[ids[k]!]!, end = start[ids[k]! + 1]!; i < end; i++) {
-        const u = unit[i]!;
-        if (v <= scratch[u]!) continue;
-        if (scratch[u] === 0) touched[n++] = u;
-        scratch[u] = v;
-      }
-    }
-    const units = new Int32Array(n);
-    const match = new Float32Array(n);
-    for (let i = 0; i < n; i++) {
-      const u = touched[i]!;
-      units[i] = u;
-      match[i] = scratch[u]!;
-      scratch[u] = 0;
-    }
-    return [units, match];
-  };
-  const [chunks, chunkMatch] = best(st.chunksOf, st.chunkScratch);
-  const [turns, turnMatch] = best(st.turnsOf, st.turnScratch);
+function bestPerUnit(st: EpisodeState, matches: SparseMatches): WordCoverage {
+  const [chunks, chunkMatch] = bestIn(st.chunksOf, matches, st.chunkScratch, st.touched);
+  const [turns, turnMatch] = bestIn(st.turnsOf, matches, st.turnScratch, st.touched);
   return { chunks, chunkMatch, turns, turnMatch };
+}
+
+/** The units holding a matched word, each with its best match value; `scratch` is left zeroed. */
+function bestIn(
+  { start, unit }: Postings,
+  { ids, values }: SparseMatches,
+  scratch: Float32Array,
+  touched: Int32Array,
+): [Int32Array, Float32Array] {
+  let n = 0;
+  for (let k = 0; k < ids.length; k++) {
+    const v = values[k]!;
+    const id = ids[k]!;
+    for (let i = start[id]!, end = start[id + 1]!; i < end; i++) {
+      const u = unit[i]!;
+      if (v <= scratch[u]!) continue;
+      if (scratch[u] === 0) touched[n++] = u;
+      scratch[u] = v;
+    }
+  }
+  const units = new Int32Array(n);
+  const match = new Float32Array(n);
+  for (let i = 0; i < n; i++) {
+    const u = touched[i]!;
+    units[i] = u;
+    match[i] = scratch[u]!;
+    scratch[u] = 0;
+  }
+  return [units, match];
 }
 
 /**
