@@ -4,17 +4,18 @@
  *
  * js-tiktoken keys its ranks by the decimal byte values joined with commas ("104,105"), so building
  * the table (base64-decode and join 100K tokens) took ~0.5 s per process and every pre-token is
- * UTF-8 encoded and joined again before its lookup. Here a byte sequence is a latin1 string (one
- * UTF-16 unit per byte): `atob` yields it straight from the table's base64, an ASCII pre-token (most
- * of English text) is its own key, and a range of a pre-token's bytes is a substring.
+ * UTF-8 encoded and joined again before its lookup. Here the table is flat arrays (rank-table.ts)
+ * looked up by byte range: each pre-token's bytes go into one reused buffer (an ASCII pre-token,
+ * most of English text, is copied as it is), and every merge step looks up a range of it.
  *
  * The merge is js-tiktoken's: repeatedly join the adjacent pair of parts with the lowest rank,
  * leftmost on ties. Pre-tokens longer than LONG_PRETOKEN bytes take a heap-based O(n log n) merge in
  * the same order (js-tiktoken's quadratic one takes minutes at 20k characters).
  */
+import { RankTable } from './rank-table.js';
 
 /** What js-tiktoken's `ranks/<encoding>` modules export. */
-export interface RankTable {
+export interface RankFile {
   pat_str: string;
   special_tokens: Record<string, number>;
   /** Lines `<label> <first rank> <base64 token> <base64 token> ...`, ranks consecutive. */
@@ -24,31 +25,20 @@ export interface RankTable {
 /** Pre-tokens longer than this (in bytes) take the heap-based merge; real prose never gets near. */
 export const LONG_PRETOKEN = 512;
 
-const NON_ASCII = /[^\x00-\x7f]/;
-
 export class BytePairEncoder {
-  /** Byte sequence (latin1 string) -> rank. */
-  private readonly ranks = new Map<string, number>();
-  /** Rank -> byte sequence, for decoding. */
-  private readonly bytesOf: string[] = [];
-  /** Special tokens' ids -> their text, decoded like js-tiktoken (encode never produces them). */
-  private readonly special = new Map<number, string>();
+  private readonly table: RankTable;
+  /** Special tokens' ids -> their UTF-8 bytes, decoded like js-tiktoken (encode never produces them). */
+  private readonly special = new Map<number, Uint8Array>();
   private readonly pattern: RegExp;
+  private readonly encoder = new TextEncoder();
   private readonly decoder = new TextDecoder('utf-8');
+  /** The current pre-token's bytes (a larger one gets a buffer of its own). */
+  private readonly scratch = new Uint8Array(4096);
 
-  constructor(table: RankTable) {
-    for (const line of table.bpe_ranks.split('\n')) {
-      if (!line) continue;
-      const fields = line.split(' ');
-      const first = Number.parseInt(fields[1]!, 10);
-      for (let i = 2; i < fields.length; i++) {
-        const bytes = atob(fields[i]!);
-        this.ranks.set(bytes, first + i - 2);
-        this.bytesOf[first + i - 2] = bytes;
-      }
-    }
-    for (const [text, id] of Object.entries(table.special_tokens)) this.special.set(id, latin1OfUtf8(text));
-    this.pattern = new RegExp(table.pat_str, 'uy');
+  constructor(file: RankFile) {
+    this.table = new RankTable(file.bpe_ranks);
+    for (const [text, id] of Object.entries(file.special_tokens)) this.special.set(id, this.encoder.encode(text));
+    this.pattern = new RegExp(file.pat_str, 'uy');
   }
 
   /**
@@ -63,32 +53,51 @@ export class BytePairEncoder {
     re.lastIndex = 0;
     for (let at = 0; at < text.length; at = re.lastIndex) {
       if (!re.test(text)) throw new Error(`no pre-token at offset ${at}`); // cannot happen: see above
-      const raw = text.slice(at, re.lastIndex);
-      const piece = NON_ASCII.test(raw) ? latin1OfUtf8(raw) : raw;
-      const rank = this.ranks.get(piece);
-      if (rank !== undefined) out.push(rank);
-      else if (piece.length > LONG_PRETOKEN) this.mergeLong(piece, out);
-      else this.merge(piece, out);
+      const [buf, n] = this.bytesOf(text, at, re.lastIndex);
+      const rank = this.table.rank(buf, 0, n);
+      if (rank >= 0) out.push(rank);
+      else if (n > LONG_PRETOKEN) this.mergeLong(buf, n, out);
+      else this.merge(buf, n, out);
     }
     return out;
   }
 
   decode(ids: number[]): string {
-    let bytes = '';
-    for (const id of ids) bytes += this.bytesOf[id] ?? this.special.get(id) ?? '';
-    return this.decoder.decode(Buffer.from(bytes, 'latin1'));
+    let length = 0;
+    for (const id of ids) length += this.table.length(id) || (this.special.get(id)?.length ?? 0);
+    const bytes = new Uint8Array(length);
+    let at = 0;
+    for (const id of ids) {
+      const special = this.table.length(id) === 0 ? this.special.get(id) : undefined;
+      if (special) {
+        bytes.set(special, at);
+        at += special.length;
+      } else at = this.table.copy(id, bytes, at);
+    }
+    return this.decoder.decode(bytes);
   }
 
-  /** js-tiktoken's merge: parts are [bounds[i], bounds[i + 1]). */
-  private merge(piece: string, out: number[]): void {
+  /** UTF-8 bytes of text[from, to) (lone surrogates as U+FFFD, as TextEncoder writes them) and their count. */
+  private bytesOf(text: string, from: number, to: number): [Uint8Array, number] {
+    const buf = (to - from) * 3 <= this.scratch.length ? this.scratch : new Uint8Array((to - from) * 3);
+    for (let i = from; i < to; i++) {
+      const c = text.charCodeAt(i);
+      if (c >= 0x80) return [buf, this.encoder.encodeInto(text.slice(from, to), buf).written];
+      buf[i - from] = c;
+    }
+    return [buf, to - from];
+  }
+
+  /** js-tiktoken's merge: parts are buf[bounds[i], bounds[i + 1]). */
+  private merge(buf: Uint8Array, n: number, out: number[]): void {
     const bounds: number[] = [];
-    for (let i = 0; i <= piece.length; i++) bounds.push(i);
+    for (let i = 0; i <= n; i++) bounds.push(i);
     while (bounds.length > 2) {
       let best = Infinity;
       let at = -1;
       for (let i = 0; i + 2 < bounds.length; i++) {
-        const rank = this.ranks.get(piece.slice(bounds[i], bounds[i + 2]));
-        if (rank !== undefined && rank < best) {
+        const rank = this.table.rank(buf, bounds[i]!, bounds[i + 2]!);
+        if (rank >= 0 && rank < best) {
           best = rank;
           at = i;
         }
@@ -96,7 +105,7 @@ export class BytePairEncoder {
       if (at < 0) break;
       bounds.splice(at + 1, 1);
     }
-    this.pushParts(piece, bounds, out);
+    this.pushParts(buf, bounds, out);
   }
 
   /**
@@ -104,8 +113,7 @@ export class BytePairEncoder {
    * rank * 2^32 + position (lowest rank first, leftmost on ties). A popped entry is current when
    * its part is alive and the pair starting there still has that rank; otherwise it is skipped.
    */
-  private mergeLong(piece: string, out: number[]): void {
-    const n = piece.length;
+  private mergeLong(buf: Uint8Array, n: number, out: number[]): void {
     const end = new Int32Array(n);
     const next = new Int32Array(n);
     const prev = new Int32Array(n);
@@ -118,7 +126,7 @@ export class BytePairEncoder {
     const heap = new KeyHeap(n);
     const rankAt = (left: number): number => {
       const right = next[left]!;
-      return right < 0 ? -1 : (this.ranks.get(piece.slice(left, end[right]!)) ?? -1);
+      return right < 0 ? -1 : this.table.rank(buf, left, end[right]!);
     };
     const pushPair = (left: number): void => {
       const r = rankAt(left);
@@ -140,21 +148,16 @@ export class BytePairEncoder {
     const bounds: number[] = [];
     for (let i = 0; i >= 0; i = next[i]!) bounds.push(i);
     bounds.push(n);
-    this.pushParts(piece, bounds, out);
+    this.pushParts(buf, bounds, out);
   }
 
   /** Ids of the parts; a part without a rank is left out, as js-tiktoken does. */
-  private pushParts(piece: string, bounds: number[], out: number[]): void {
+  private pushParts(buf: Uint8Array, bounds: number[], out: number[]): void {
     for (let i = 0; i + 1 < bounds.length; i++) {
-      const rank = this.ranks.get(piece.slice(bounds[i], bounds[i + 1]));
-      if (rank !== undefined) out.push(rank);
+      const rank = this.table.rank(buf, bounds[i]!, bounds[i + 1]!);
+      if (rank >= 0) out.push(rank);
     }
   }
-}
-
-/** UTF-8 bytes of `text` as a latin1 string (lone surrogates become U+FFFD, as TextEncoder does). */
-function latin1OfUtf8(text: string): string {
-  return Buffer.from(text, 'utf8').toString('latin1');
 }
 
 /** A binary min-heap of numeric keys in a growable Float64Array. */
