@@ -32,8 +32,9 @@ export class BytePairEncoder {
   private readonly pattern: RegExp;
   private readonly encoder = new TextEncoder();
   private readonly decoder = new TextDecoder('utf-8');
-  /** The current pre-token's bytes (a larger one gets a buffer of its own). */
+  /** The current pre-token's bytes: `scratch`, or a buffer of its own for a longer one. */
   private readonly scratch = new Uint8Array(4096);
+  private piece = this.scratch;
 
   constructor(file: RankFile) {
     this.table = new RankTable(file.bpe_ranks);
@@ -53,7 +54,8 @@ export class BytePairEncoder {
     re.lastIndex = 0;
     for (let at = 0; at < text.length; at = re.lastIndex) {
       if (!re.test(text)) throw new Error(`no pre-token at offset ${at}`); // cannot happen: see above
-      const [buf, n] = this.bytesOf(text, at, re.lastIndex);
+      const n = this.bytesOf(text, at, re.lastIndex);
+      const buf = this.piece;
       const rank = this.table.rank(buf, 0, n);
       if (rank >= 0) out.push(rank);
       else if (n > LONG_PRETOKEN) this.mergeLong(buf, n, out);
@@ -77,15 +79,15 @@ export class BytePairEncoder {
     return this.decoder.decode(bytes);
   }
 
-  /** UTF-8 bytes of text[from, to) (lone surrogates as U+FFFD, as TextEncoder writes them) and their count. */
-  private bytesOf(text: string, from: number, to: number): [Uint8Array, number] {
-    const buf = (to - from) * 3 <= this.scratch.length ? this.scratch : new Uint8Array((to - from) * 3);
+  /** Writes the UTF-8 bytes of text[from, to) into `piece` (lone surrogates as U+FFFD, as TextEncoder writes them); returns their count. */
+  private bytesOf(text: string, from: number, to: number): number {
+    const buf = (this.piece = (to - from) * 3 <= this.scratch.length ? this.scratch : new Uint8Array((to - from) * 3));
     for (let i = from; i < to; i++) {
       const c = text.charCodeAt(i);
-      if (c >= 0x80) return [buf, this.encoder.encodeInto(text.slice(from, to), buf).written];
+      if (c >= 0x80) return this.encoder.encodeInto(text.slice(from, to), buf).written;
       buf[i - from] = c;
     }
-    return [buf, to - from];
+    return to - from;
   }
 
   /** js-tiktoken's merge: parts are buf[bounds[i], bounds[i + 1]). */

@@ -45,12 +45,12 @@ export function vectorBlock(vectors: WordVectors, rowIds: number[]): VectorBlock
   const scale = new Float64Array(rows);
   const exact = new Float32Array(vectors.dims);
   const int8 = new Float64Array(vectors.dims);
-  rowIds.forEach((r, i) => {
+  for (let i = 0; i < rows; i++) {
     // What copyRow writes: each int8 component times the row's factor, rounded to float32.
-    scale[i] = vectors.copyInt8Row(r, int8, 0);
-    for (let d = 0; d < vectors.dims; d++) exact[d] = int8[d]! * scale[i]!;
+    const f = (scale[i] = vectors.copyInt8Row(rowIds[i]!, int8, 0));
+    for (let d = 0; d < vectors.dims; d++) exact[d] = int8[d]! * f;
     data.set(i, exact, int8);
-  });
+  }
   return { rows, data, scale };
 }
 
