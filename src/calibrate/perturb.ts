@@ -17,7 +17,7 @@
  *   topic-only   when the gold has none of these: "Something to do with <the question's topic word>".
  * A perturbation that leaves the answer equal to the gold (after normalising case and spaces) is dropped.
  */
-import seedrandom from 'seedrandom';
+import { seedrandom } from '../util/lazy-packages.js';
 import type { Episode, Question } from '../core/schema.js';
 
 export type PerturbationKind = 'specific' | 'vague';

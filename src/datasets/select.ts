@@ -6,7 +6,7 @@
  * of LoCoMo are one conversation of ten, and a reader of the results must be told.
  */
 import { readFileSync } from 'node:fs';
-import seedrandom from 'seedrandom';
+import { seedrandom } from '../util/lazy-packages.js';
 import { InputError } from '../util/errors.js';
 import type { Dataset, Question } from '../core/schema.js';
 
@@ -180,6 +180,7 @@ function count(qs: Question[], key: (q: Question) => string): number {
   return new Set(qs.map(key)).size;
 }
 
+/** 1,540: toLocaleString('en-US') for counts, without loading ICU's number formatting (~20 ms at the first call). */
 function fmt(n: number): string {
-  return n.toLocaleString('en-US');
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }

@@ -5,7 +5,7 @@
  * flight), and the totals are what building the index cost, resumed runs included. Systems may
  * keep their own tables here too (the entity graph of raw-rag-graph).
  */
-import Database from 'better-sqlite3';
+import { openDatabase, type Database, type Statement } from '../util/lazy-packages.js';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { CallFigures } from './llm-step.js';
@@ -34,13 +34,13 @@ export interface StepTotals {
 }
 
 export class StepStore {
-  readonly db: Database.Database;
-  private readonly insert: Database.Statement;
-  private readonly get: Database.Statement;
+  readonly db: Database;
+  private readonly insert: Statement;
+  private readonly get: Statement;
 
   constructor(path: string, opts: { readonly?: boolean } = {}) {
     if (!opts.readonly) mkdirSync(dirname(path), { recursive: true });
-    this.db = new Database(path, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
+    this.db = openDatabase(path, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
     if (!opts.readonly) {
       this.db.pragma('journal_mode = WAL');
       this.db.exec(`CREATE TABLE IF NOT EXISTS steps (
@@ -51,7 +51,7 @@ export class StepStore {
         PRIMARY KEY (owner_id, step, batch_key))`);
     }
     this.insert = opts.readonly
-      ? (null as unknown as Database.Statement)
+      ? (null as unknown as Statement)
       : this.db.prepare(
           `INSERT OR REPLACE INTO steps VALUES (@owner_id, @step, @batch_key, @first_turn, @last_turn, @model, @request_key,
            @cached, @prompt_tokens, @completion_tokens, @cost_usd, @ms, @value)`,

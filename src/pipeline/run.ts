@@ -11,7 +11,7 @@ import { ProviderSession } from '../providers/session.js';
 import type { TransportOptions } from '../providers/transport.js';
 import type { RunIdentity } from '../run/identity.js';
 import type { Manifest } from '../run/manifest.js';
-import { toolInfo } from '../run/manifest.js';
+import { gitInfoAsync, toolInfo } from '../run/manifest.js';
 import { hashOf } from '../util/hash.js';
 import { Interrupted } from '../util/interrupt.js';
 import type { EvidenceSource } from '../core/evidence-source.js';
@@ -105,6 +105,8 @@ export function runTimings(loadMs: number, stages: Record<string, number>, wallM
 export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunOutcome> {
   const t0 = performance.now();
   const { cfg } = req;
+  // The manifest's git fields come from two git processes, run while the data loads.
+  const git = gitInfoAsync();
   // Everything that can reject the input happens before the run directory is touched.
   const inputs = await loadRunInputs(cfg);
   const { benchmark, dataset } = inputs;
@@ -138,6 +140,7 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
         dataset: { ...dataset.source, warnings: dataset.warnings },
         name: req.name,
         cacheDir: session.cache.dir,
+        git: await git,
       },
     );
     const { opened, manifest } = run;

@@ -10,7 +10,7 @@ import type { Hit } from '../core/retriever.js';
 import type { Policy } from '../core/policy.js';
 import type { Evidence, EvidenceBlock } from '../core/ingested-episode.js';
 import { budgetOf, packGreedy } from './pack.js';
-import { coverage, type Coverage } from '../core/coverage.js';
+import type { Coverage } from '../core/coverage.js';
 
 type AssemblyPolicy = Pick<Policy, 'expandToTurns' | 'order' | 'dedupTurns' | 'maxEvidenceTokens'>;
 
@@ -34,7 +34,7 @@ export function assemble(ep: IngestedEpisode, selected: Hit[], policy: AssemblyP
   const turnIndices: number[] = [];
   const seen = new Set<number>();
   for (const c of chunks) {
-    for (const t of chunkTurns(c)) {
+    for (let t = c.firstTurn; t <= c.lastTurn; t++) {
       if (dedup && seen.has(t)) continue;
       seen.add(t);
       turnIndices.push(t);
@@ -92,19 +92,22 @@ function assembleUnits(ep: IngestedEpisode, chunks: Chunk[], policy: Pick<Policy
 /** The turns behind the evidence (raw turns shown, and the source turns of derived units), first appearance order: what coverage counts. */
 export function coveredTurnIds(ep: IngestedEpisode, evidence: Evidence): string[] {
   const seen = new Set<number>();
-  const out: number[] = [];
-  for (const t of [...evidence.turnIndices, ...evidence.blocks.flatMap((b) => b.turns)])
-    if (!seen.has(t)) {
-      seen.add(t);
-      out.push(t);
-    }
-  return out.map((t) => ep.episode.turns[t]!.id);
+  const out: string[] = [];
+  const add = (t: number): void => {
+    if (seen.has(t)) return;
+    seen.add(t);
+    out.push(ep.episode.turns[t]!.id);
+  };
+  for (const t of evidence.turnIndices) add(t);
+  for (const b of evidence.blocks) for (const t of b.turns) add(t);
+  return out;
 }
 
 /**
  * Coverage at each depth of one ranking: the turns of the top `k` windows, for every k in `ks`,
  * in one pass down the ranking (which turns are shown does not depend on their order, so there
- * is no need to assemble the evidence once per depth).
+ * is no need to assemble the evidence once per depth). Each gold turn is looked up once: the
+ * first rank whose window holds it decides at which depths it is shown.
  */
 export function coverageByDepth(
   ep: IngestedEpisode,
@@ -112,20 +115,49 @@ export function coverageByDepth(
   goldTurnIds: readonly string[],
   ks: number[],
 ): Map<number, Coverage | null> {
+  const byId = turnsById(ep);
+  const firstRank = goldTurnIds.map((id) => {
+    let first = Infinity;
+    for (const t of byId.get(id) ?? []) {
+      for (let r = 0; r < Math.min(first, ranked.length); r++) {
+        const c = ep.chunks[ranked[r]!.chunk]!;
+        if (c.firstTurn <= t && t <= c.lastTurn) first = r;
+      }
+    }
+    return first;
+  });
   const out = new Map<number, Coverage | null>();
-  const shown = new Set<string>();
-  let added = 0;
   // A depth beyond the ranking sees the whole ranking, as slice(0, k) would.
   for (const k of [...ks].sort((a, b) => a - b)) {
-    for (; added < Math.min(k, ranked.length); added++) {
-      const c = ep.chunks[ranked[added]!.chunk]!;
-      for (let t = c.firstTurn; t <= c.lastTurn; t++) shown.add(ep.episode.turns[t]!.id);
+    if (goldTurnIds.length === 0) {
+      out.set(k, null);
+      continue;
     }
-    out.set(k, coverage(shown, goldTurnIds));
+    const hit = firstRank.filter((r) => r < k).length;
+    out.set(k, { all: hit === goldTurnIds.length, any: hit > 0 });
   }
   return out;
 }
 
+const turnIndex = new WeakMap<IngestedEpisode, Map<string, number[]>>();
+
+/** The episode's turn indices by turn id (an id is meant to be unique; every turn bearing it counts). */
+function turnsById(ep: IngestedEpisode): Map<string, number[]> {
+  let map = turnIndex.get(ep);
+  if (!map) {
+    map = new Map();
+    ep.episode.turns.forEach((t, i) => {
+      const list = map!.get(t.id);
+      if (list) list.push(i);
+      else map!.set(t.id, [i]);
+    });
+    turnIndex.set(ep, map);
+  }
+  return map;
+}
+
 function range(first: number, last: number): number[] {
-  return Array.from({ length: last - first + 1 }, (_, i) => first + i);
+  const out: number[] = [];
+  for (let t = first; t <= last; t++) out.push(t);
+  return out;
 }

@@ -91,5 +91,7 @@ export function rankingDepth(cfg: RunConfig, retriever: Retriever, benchmark: Be
 }
 
 function range(first: number, last: number): number[] {
-  return Array.from({ length: last - first + 1 }, (_, i) => first + i);
+  const out: number[] = [];
+  for (let t = first; t <= last; t++) out.push(t);
+  return out;
 }

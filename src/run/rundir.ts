@@ -3,7 +3,7 @@
  * appended whole as each finishes) and `summary.json` (written atomically at the end).
  * A killed process loses at most the item in flight; a torn last line is cut off on resume.
  */
-import { splitJsonLines } from '../util/jsonl.js';
+import { splitJsonLines, type JsonLine } from '../util/jsonl.js';
 import { appendFileSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError } from '../util/errors.js';
@@ -16,6 +16,12 @@ export class RunDir {
   readonly itemsPath: string;
   readonly summaryPath: string;
   private fd: number | null = null;
+  /**
+   * items.jsonl's records as this object last read or wrote them; null until it has read a file
+   * without a torn last line. The lock makes its holder the file's only writer, so a run's end
+   * reads back what it appended from here instead of re-reading (and decoding) the whole file.
+   */
+  private lines: JsonLine[] | null = null;
 
   constructor(readonly dir: string) {
     this.manifestPath = join(dir, 'manifest.json');
@@ -60,9 +66,22 @@ export class RunDir {
    * removes it, and only a lock holder calls that.
    */
   readItems(): ItemRecord[] {
-    if (!existsSync(this.itemsPath)) return [];
+    if (this.lines === null) {
+      if (!existsSync(this.itemsPath)) {
+        this.lines = [];
+        return [];
+      }
+      const { lines, torn } = splitJsonLines(readFileSync(this.itemsPath, 'utf8'));
+      if (torn !== null) return this.parse(lines);
+      this.lines = lines;
+    }
+    return this.parse(this.lines);
+  }
+
+  /** Last record per id wins. */
+  private parse(lines: JsonLine[]): ItemRecord[] {
     const byId = new Map<string, ItemRecord>();
-    for (const { line, text } of splitJsonLines(readFileSync(this.itemsPath, 'utf8')).lines) {
+    for (const { line, text } of lines) {
       let item: ItemRecord;
       try {
         item = JSON.parse(text) as ItemRecord;
@@ -79,6 +98,7 @@ export class RunDir {
    * a complete last record that only lacks its newline gets it.
    */
   repairTail(): void {
+    this.lines = null;
     if (!existsSync(this.itemsPath)) return;
     const text = readFileSync(this.itemsPath, 'utf8');
     const end = text.lastIndexOf('\n') + 1;
@@ -89,7 +109,9 @@ export class RunDir {
 
   /** Rewrites items.jsonl keeping only `keep` (used before retrying failed items). */
   rewriteItems(keep: ItemRecord[]): void {
-    writeFileAtomic(this.itemsPath, keep.map((i) => JSON.stringify(i) + '\n').join(''));
+    const texts = keep.map((i) => JSON.stringify(i));
+    writeFileAtomic(this.itemsPath, texts.map((t) => t + '\n').join(''));
+    this.lines = texts.map((text, i) => ({ line: i + 1, text }));
   }
 
   /** Appends one item as a single write, so a line is either whole or (if torn) cut on resume. */
@@ -98,7 +120,9 @@ export class RunDir {
       mkdirSync(this.dir, { recursive: true });
       this.fd = openSync(this.itemsPath, 'a');
     }
-    writeSync(this.fd, JSON.stringify(item) + '\n');
+    const text = JSON.stringify(item);
+    writeSync(this.fd, text + '\n');
+    this.lines?.push({ line: (this.lines.at(-1)?.line ?? 0) + 1, text });
   }
 
   close(): void {

@@ -3,7 +3,7 @@
  * a xoshiro128** generator; the bootstrap then draws ~10^8 indices per comparison, which needs a
  * generator whose step is a handful of 32-bit integer operations.
  */
-import seedrandom from 'seedrandom';
+import { seedrandom } from '../util/lazy-packages.js';
 
 export class Xoshiro128 {
   s0: number;

@@ -6,7 +6,7 @@
  */
 import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import { openDatabase, type Database } from './lazy-packages.js';
 
 /** Files above this size skip the full `PRAGMA quick_check` on open (it reads every page); the first failing statement still catches them. */
 const QUICK_CHECK_MAX_BYTES = 256 * 1024 * 1024;
@@ -27,7 +27,7 @@ export function isCorruption(e: unknown): boolean {
 }
 
 export interface OpenedSqlite {
-  db: Database.Database;
+  db: Database;
   /** Set when the file was found corrupt and replaced: where the old one went. */
   movedAside?: string;
 }
@@ -40,7 +40,7 @@ const toStderr: NoteSink = (line) => process.stderr.write(line + '\n');
  * Opens (creating if needed) the SQLite cache at `path`, runs `setup` (pragmas, tables), and checks
  * it. A corrupt file is moved aside, the note is written, and a fresh file is opened in its place.
  */
-export function openSqliteCache(path: string, setup: (db: Database.Database) => void, note: NoteSink = toStderr): OpenedSqlite {
+export function openSqliteCache(path: string, setup: (db: Database) => void, note: NoteSink = toStderr): OpenedSqlite {
   mkdirSync(dirname(path), { recursive: true });
   try {
     return { db: openChecked(path, setup) };
@@ -51,8 +51,8 @@ export function openSqliteCache(path: string, setup: (db: Database.Database) => 
   }
 }
 
-function openChecked(path: string, setup: (db: Database.Database) => void): Database.Database {
-  const db = new Database(path);
+function openChecked(path: string, setup: (db: Database) => void): Database {
+  const db = openDatabase(path);
   try {
     setup(db);
     if (statSync(path).size <= QUICK_CHECK_MAX_BYTES) {

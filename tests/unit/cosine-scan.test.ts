@@ -43,7 +43,7 @@ function plainScan(v: WordVectors, block: number[], query: number, floor: number
       cos.push(c);
     }
   });
-  return { rows, cos };
+  return { rows: Int32Array.from(rows), cos: Float64Array.from(cos) };
 }
 
 describe('rowsAbove', () => {
@@ -79,6 +79,6 @@ describe('rowsAbove', () => {
 
   it('an empty block has no rows above any floor', () => {
     const v = int8Vectors([Int8Array.of(1, 2, 3, 4)], 4);
-    expect(rowsAbove(vectorBlock(v, []), queryVector(v, 0), -1)).toEqual({ rows: [], cos: [] });
+    expect(rowsAbove(vectorBlock(v, []), queryVector(v, 0), -1)).toEqual({ rows: new Int32Array(0), cos: new Float64Array(0) });
   });
 });

@@ -1,10 +1,11 @@
 /**
- * The tokenizer wrapper (src/retrieval/tokenizer.ts): special-token text is ordinary text, and
- * very long pre-tokens take an exact heap merge whose ids equal js-tiktoken's own.
+ * The tokenizer (src/retrieval/tokenizer.ts, bpe.ts): the ids and text of js-tiktoken's own; special-token
+ * text is ordinary text, and very long pre-tokens take an exact heap merge.
  */
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import seedrandom from 'seedrandom';
 import { Tiktoken } from 'js-tiktoken/lite';
 import cl100k from 'js-tiktoken/ranks/cl100k_base';
 import { countTokens, getTokenizer, LONG_PRETOKEN } from '../../src/retrieval/tokenizer.js';
@@ -35,6 +36,42 @@ describe('special-token text', () => {
     });
     expect(ep.chunks).toHaveLength(1);
     expect(ep.chunks[0]!.text).toContain('Sure! <|endoftext|> Here is the plan.');
+  });
+});
+
+describe('any text', () => {
+  it('gives js-tiktoken ids on odd characters and random code points (every character starts a pre-token)', () => {
+    const odd = 'a\u0000b\u0007\t\v\f\r\n\r\r\n \u00a0\u2028\u200b\ufeffe\u0301 \ud800 x\udc00 123456 ٣٤٥ ½ ² 日本 😀\u200d👍 ';
+    expect(enc.encode(odd)).toEqual(ordinary(odd));
+    const rng = seedrandom('any-text');
+    for (let i = 0; i < 200; i++) {
+      const text = Array.from({ length: 1 + Math.floor(rng() * 40) }, () => {
+        const r = rng();
+        // Mostly ASCII and Latin-1, then any BMP unit (lone surrogates included), then astral.
+        const cp =
+          r < 0.5
+            ? Math.floor(rng() * 0x80)
+            : r < 0.7
+              ? Math.floor(rng() * 0x100)
+              : r < 0.95
+                ? Math.floor(rng() * 0x10000)
+                : 0x10000 + Math.floor(rng() * 0x10000);
+        return cp >= 0xd800 && cp < 0xe000 ? String.fromCharCode(cp) : String.fromCodePoint(cp);
+      }).join('');
+      expect(enc.encode(text)).toEqual(ordinary(text));
+    }
+  });
+});
+
+describe('decoding', () => {
+  it('gives js-tiktoken text for any id range, also one that cuts a character', () => {
+    const text = 'Café ☕ 😀 naïve — “quoted” 日本語のテキスト\n'.repeat(20) + 'plain words <|endoftext|> end';
+    const ids = enc.encode(text);
+    for (let start = 0; start < ids.length; start += 7) {
+      const part = ids.slice(start, start + 13);
+      expect(enc.decode(part)).toBe(reference.decode(part));
+    }
+    expect(enc.decode([100257])).toBe(reference.decode([100257]));
   });
 });
 

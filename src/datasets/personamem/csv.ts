@@ -1,4 +1,4 @@
-import { parse } from 'csv-parse/sync';
+import { csvParse } from '../../util/lazy-packages.js';
 
 /**
  * RFC 4180 CSV, read by csv-parse: comma-separated fields; double-quoted fields may hold commas, quotes ("" inside)
@@ -28,7 +28,7 @@ export function parseCsv(text: string): CsvRecord[] {
   // later one; `inflation` takes those back out so lines match an editor's (and Python's).
   let inflation = 0;
   try {
-    parse(text, {
+    csvParse()(text, {
       bom: true,
       // Any of the three line ends, in any mix (the default detects one and holds to it).
       record_delimiter: ['\r\n', '\n', '\r'],

@@ -5,7 +5,7 @@
 import type { FirstStage, SearchIndex, Hit } from '../../core/retriever.js';
 import type { IngestedEpisode } from '../../core/ingested-episode.js';
 import { topK } from '../rank.js';
-import { terms } from './text-analysis.js';
+import { chunkContentWords, stem, terms } from './text-analysis.js';
 
 export interface Bm25Params {
   k1: number;
@@ -19,6 +19,7 @@ export class Bm25Index {
   private readonly postings = new Map<string, { doc: Int32Array; tf: Float32Array }>();
   private readonly docLen: Float32Array;
   private readonly avgLen: number;
+  private last: { text: string; scores: Float64Array } | null = null;
 
   constructor(
     docs: string[][],
@@ -27,17 +28,22 @@ export class Bm25Index {
     this.docCount = docs.length;
     this.docLen = new Float32Array(docs.map((d) => d.length));
     this.avgLen = docs.reduce((s, d) => s + d.length, 0) / Math.max(1, docs.length) || 1;
-    const tmp = new Map<string, Map<number, number>>();
+    // Documents are read in order, so a term's postings grow at their end: its last entry is the
+    // current document's when the term occurred in it before.
+    const tmp = new Map<string, { doc: number[]; tf: number[] }>();
     docs.forEach((d, i) => {
       for (const t of d) {
-        let m = tmp.get(t);
-        if (!m) tmp.set(t, (m = new Map()));
-        m.set(i, (m.get(i) ?? 0) + 1);
+        let p = tmp.get(t);
+        if (!p) tmp.set(t, (p = { doc: [], tf: [] }));
+        const last = p.doc.length - 1;
+        if (p.doc[last] === i) p.tf[last]!++;
+        else {
+          p.doc.push(i);
+          p.tf.push(1);
+        }
       }
     });
-    for (const [t, m] of tmp) {
-      this.postings.set(t, { doc: Int32Array.from(m.keys()), tf: Float32Array.from(m.values()) });
-    }
+    for (const [t, p] of tmp) this.postings.set(t, { doc: Int32Array.from(p.doc), tf: Float32Array.from(p.tf) });
   }
 
   /** Number of documents holding `term`. */
@@ -48,6 +54,15 @@ export class Bm25Index {
   idf(term: string): number {
     const df = this.postings.get(term)?.doc.length ?? 0;
     return Math.log(1 + (this.docCount - df + 0.5) / (df + 0.5));
+  }
+
+  /**
+   * Scores of every document for a question's text. The last question's are kept: the first
+   * stage and the reranker score the same question against the same index. Read-only.
+   */
+  scoresOf(text: string): Float64Array {
+    if (this.last?.text !== text) this.last = { text, scores: this.scores(bagOfTerms(text)) };
+    return this.last.scores;
   }
 
   /** Scores of every document for a bag of (possibly weighted) query terms. */
@@ -89,7 +104,7 @@ export function bm25For(ep: IngestedEpisode, params: Bm25Params = DEFAULT_BM25):
     byParams.set(
       key,
       (index = new Bm25Index(
-        ep.chunks.map((c) => terms(c.text)),
+        chunkContentWords(ep).map((ws) => ws.map(stem)),
         params,
       )),
     );
@@ -103,7 +118,7 @@ export class Bm25FirstStage implements FirstStage {
   async prepare(ep: IngestedEpisode): Promise<SearchIndex> {
     const index = bm25For(ep, this.params);
     return {
-      search: async (query: string, k: number): Promise<Hit[]> => topK(index.scores(bagOfTerms(query)), k),
+      search: async (query: string, k: number): Promise<Hit[]> => topK(index.scoresOf(query), k),
     };
   }
 }

@@ -3,42 +3,34 @@
  * floor for a query word. Nearly all of a LoCoMo run's reranking time was this scan, one float
  * dot product per (query word, episode word); most rows (~85 %) end below the floor.
  *
- * The rows are kept twice. The float32 rows give every cosine the reranker uses, summed exactly
- * as before (`dot`). Their int8 components (the GloVe cache stores them so) are packed two rows to
- * a double, which lets one integer dot product per pair of rows decide which rows can be above
- * the floor at all; only those get the float dot product. The integer sums are exact (below
- * 2^47), and the integer cosine is within 1.2e-7 of the float one (each float32 component is the
- * int8 value times the row's scale, rounded: a relative error of at most 2^-24 per factor, on a
- * sum of absolute products of at most 1), so a row whose integer cosine is more than `MARGIN`
- * below the floor is below it in floats too: the same rows, the same cosines, the same ranking.
+ * The rows are kept twice (dot-rows.ts, in WebAssembly memory). The float32 rows give every cosine
+ * the reranker uses, summed exactly as `dot` sums. Their int8 components (the GloVe cache stores
+ * them so) give one exact integer dot product per row, which decides which rows can be above the
+ * floor at all; only those get the float dot product. The integer cosine is within 1.2e-7 of the
+ * float one (each float32 component is the int8 value times the row's scale, rounded: a relative
+ * error of at most 2^-24 per factor, on a sum of absolute products of at most 1), so a row whose
+ * integer cosine is more than `MARGIN` below the floor is below it in floats too: the same rows,
+ * the same cosines, the same ranking.
  */
 import type { WordVectors } from './word-vectors.js';
+import { DotRows, dot } from './dot-rows.js';
+
+export { dot };
 
 /** Safety margin of the integer pre-filter, far above its worst-case error (1.2e-7). */
 const MARGIN = 1e-6;
-/** Lane width of a packed pair: |sum of 100 products of int8 values| < 1.7e6 < 2^25 fits half a lane. */
-const LANE = 2 ** 26;
 
 /** Unit vectors of some GloVe rows, in both forms. */
 export interface VectorBlock {
-  readonly dims: number;
   readonly rows: number;
-  /** Float32 rows (rows x dims), as WordVectors.copyRow writes them. */
-  readonly exact: Float32Array;
-  /** Row 2p + row (2p+1) * LANE, component by component (ceil(rows / 2) x dims). */
-  readonly packed: Float64Array;
+  /** The rows as float32 (as WordVectors.copyRow writes them) and as int8 components. */
+  readonly data: DotRows;
   /** Per row: the factor that makes its int8 components unit length. */
   readonly scale: Float64Array;
 }
 
 /** No rows (no word vectors: exact matches only). */
-export const EMPTY_BLOCK: VectorBlock = {
-  dims: 0,
-  rows: 0,
-  exact: new Float32Array(0),
-  packed: new Float64Array(0),
-  scale: new Float64Array(0),
-};
+export const EMPTY_BLOCK: VectorBlock = { rows: 0, data: new DotRows(0, 0), scale: new Float64Array(0) };
 
 /** A query word's vector in both forms. */
 export interface QueryVector {
@@ -48,20 +40,18 @@ export interface QueryVector {
 }
 
 export function vectorBlock(vectors: WordVectors, rowIds: number[]): VectorBlock {
-  const dims = vectors.dims;
   const rows = rowIds.length;
-  const exact = new Float32Array(rows * dims);
-  const packed = new Float64Array(Math.ceil(rows / 2) * dims);
+  const data = new DotRows(vectors.dims, rows);
   const scale = new Float64Array(rows);
-  const int8 = new Float64Array(dims);
-  rowIds.forEach((r, i) => {
-    vectors.copyRow(r, exact, i * dims);
-    scale[i] = vectors.copyInt8Row(r, int8, 0);
-    const off = (i >> 1) * dims;
-    const lane = i & 1 ? LANE : 1;
-    for (let d = 0; d < dims; d++) packed[off + d]! += int8[d]! * lane;
-  });
-  return { dims, rows, exact, packed, scale };
+  const exact = new Float32Array(vectors.dims);
+  const int8 = new Float64Array(vectors.dims);
+  for (let i = 0; i < rows; i++) {
+    // What copyRow writes: each int8 component times the row's factor, rounded to float32.
+    const f = (scale[i] = vectors.copyInt8Row(rowIds[i]!, int8, 0));
+    for (let d = 0; d < vectors.dims; d++) exact[d] = int8[d]! * f;
+    data.set(i, exact, int8);
+  }
+  return { rows, data, scale };
 }
 
 export function queryVector(vectors: WordVectors, row: number): QueryVector {
@@ -74,57 +64,27 @@ export function queryVector(vectors: WordVectors, row: number): QueryVector {
 
 /** Rows above the floor for one query, ascending, with their cosines. */
 export interface RowsAbove {
-  rows: number[];
-  cos: number[];
+  rows: Int32Array;
+  cos: Float64Array;
 }
 
 /** Rows of `block` whose cosine with `query` (dot of the float32 rows) exceeds `floor`. */
 export function rowsAbove(block: VectorBlock, query: QueryVector, floor: number): RowsAbove {
-  const { dims, rows, exact, packed, scale } = block;
-  const q = query.int8;
-  const out: RowsAbove = { rows: [], cos: [] };
-  const keep = (r: number, integerCos: number): void => {
-    if (integerCos <= floor - MARGIN) return;
-    const cos = dot(exact, r * dims, query.exact, dims);
-    if (cos > floor) {
-      out.rows.push(r);
-      out.cos.push(cos);
+  const { rows, data, scale } = block;
+  if (rows === 0) return { rows: new Int32Array(0), cos: new Float64Array(0) };
+  const sums = data.intDots(query.int8);
+  const list = data.list;
+  let n = 0;
+  for (let r = 0; r < rows; r++) if (!(sums[r]! * scale[r]! * query.scale <= floor - MARGIN)) list[n++] = r;
+  const cos = data.floatDots(n, query.exact);
+  let above = 0;
+  for (let k = 0; k < n; k++) if (cos[k]! > floor) above++;
+  const out: RowsAbove = { rows: new Int32Array(above), cos: new Float64Array(above) };
+  for (let k = 0, j = 0; k < n; k++) {
+    if (cos[k]! > floor) {
+      out.rows[j] = list[k]!;
+      out.cos[j++] = cos[k]!;
     }
-  };
-  for (let r = 0, off = 0; r < rows; r += 2, off += dims) {
-    let a = 0;
-    let b = 0;
-    let c = 0;
-    let d = 0;
-    let i = 0;
-    for (; i + 3 < dims; i += 4) {
-      a += packed[off + i]! * q[i]!;
-      b += packed[off + i + 1]! * q[i + 1]!;
-      c += packed[off + i + 2]! * q[i + 2]!;
-      d += packed[off + i + 3]! * q[i + 3]!;
-    }
-    for (; i < dims; i++) a += packed[off + i]! * q[i]!;
-    const sum = a + b + c + d;
-    const high = Math.round(sum / LANE);
-    keep(r, (sum - high * LANE) * scale[r]! * query.scale);
-    if (r + 1 < rows) keep(r + 1, high * scale[r + 1]! * query.scale);
   }
   return out;
-}
-
-/** Dot product of row `off` of `m` with `q` (four accumulators). */
-export function dot(m: Float32Array, off: number, q: Float32Array, n: number): number {
-  let a = 0;
-  let b = 0;
-  let c = 0;
-  let d = 0;
-  let i = 0;
-  for (; i + 3 < n; i += 4) {
-    a += m[off + i]! * q[i]!;
-    b += m[off + i + 1]! * q[i + 1]!;
-    c += m[off + i + 2]! * q[i + 2]!;
-    d += m[off + i + 3]! * q[i + 3]!;
-  }
-  for (; i < n; i++) a += m[off + i]! * q[i]!;
-  return a + b + c + d;
 }

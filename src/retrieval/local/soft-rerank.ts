@@ -22,8 +22,8 @@
 import type { IngestedEpisode } from '../../core/ingested-episode.js';
 import { compareHits } from '../rank.js';
 import type { Embedder, Reranker, Hit } from '../../core/retriever.js';
-import { isStopword, stem, words } from './text-analysis.js';
-import { Bm25Index, DEFAULT_BM25, bagOfTerms, bm25For, type Bm25Params } from './bm25.js';
+import { chunkContentWords, isStopword, stem, words } from './text-analysis.js';
+import { Bm25Index, DEFAULT_BM25, bm25For, type Bm25Params } from './bm25.js';
 import type { WordVectors } from './word-vectors.js';
 import { parseDay, questionSpan, saidAbout } from './dates.js';
 import { EMPTY_BLOCK, dot, queryVector, rowsAbove, vectorBlock, type VectorBlock } from './cosine-scan.js';
@@ -90,13 +90,17 @@ interface EpisodeState {
   softIds: Int32Array;
   block: VectorBlock;
   /** Postings: for each vocab word, the chunks and the turns holding it (ascending). */
-  chunksOf: Int32Array[];
-  turnsOf: Int32Array[];
+  chunksOf: Postings;
+  turnsOf: Postings;
   /** Best match per chunk and turn per query word (questions on one episode share words). */
   coverage: Map<string, WordCoverage>;
-  /** Zeroed work arrays of one value per chunk / turn (bestPerUnit leaves them zeroed). */
+  /** Zeroed work arrays of one value per chunk / turn (bestPerUnit leaves them zeroed), and the units it touched. */
   chunkScratch: Float32Array;
   turnScratch: Float32Array;
+  touched: Int32Array;
+  /** A question's coverage of every chunk and turn (lexicalScores zeroes them first: no allocation per question). */
+  chunkCoverage: Float64Array;
+  turnCoverage: Float64Array;
   /** Day each turn was said (null when its date cannot be read). */
   turnDays: Array<number | null>;
   /** The episode's speakers and the words of each name (for questions that name one). */
@@ -105,6 +109,12 @@ interface EpisodeState {
   chunkVectors: Array<Float32Array | undefined>;
   /** Factor of each turn in the best-turn signal (assistantTurnWeight for an assistant's turns, else 1). */
   turnFactor: Float32Array;
+}
+
+/** The units (chunks or turns) holding each vocab word: unit[start[id] .. start[id + 1]), ascending. */
+interface Postings {
+  start: Int32Array;
+  unit: Int32Array;
 }
 
 /** Vocab words a query word matches, with match values in (0, 1]. */
@@ -169,8 +179,8 @@ export class SoftReranker implements Reranker {
     const weightSum = weights.reduce((s, x) => s + x, 0) || 1;
     // Coverage of every chunk and turn at once, from each word's best match per unit (cached:
     // questions on one episode share words). Units a word does not match add nothing.
-    const chunkCoverage = new Float64Array(ep.chunks.length);
-    const turnCoverage = new Float64Array(ep.lines.length);
+    const chunkCoverage = st.chunkCoverage.fill(0);
+    const turnCoverage = st.turnCoverage.fill(0);
     this.wordCoverage(st, qWords).forEach((cv, j) => {
       const wj = weights[j]! / weightSum;
       for (let k = 0; k < cv.chunks.length; k++) chunkCoverage[cv.chunks[k]!]! += wj * cv.chunkMatch[k]!;
@@ -179,7 +189,7 @@ export class SoftReranker implements Reranker {
 
     const span = p.dateWeight > 0 ? questionSpan(query) : null;
     const named = namedSpeakers(query, st.speakerWords);
-    const lexical = st.bm25.scores(bagOfTerms(query));
+    const lexical = st.bm25.scoresOf(query);
     let maxLexical = 0;
     for (const h of candidates) maxLexical = Math.max(maxLexical, lexical[h.chunk]!);
     return candidates.map((h) => {
@@ -206,28 +216,39 @@ export class SoftReranker implements Reranker {
     if (st) return st;
     const vocab = new Map<string, number>();
     const stems: string[] = [];
-    const idsOf = (text: string): Int32Array => {
-      const ids = new Set<number>();
-      for (const w of words(text)) {
-        if (isStopword(w)) continue;
+    // A unit's distinct vocab ids in first-occurrence order; `lastUnit[id]` = the last unit that took id.
+    const lastUnit: number[] = [];
+    let unit = 0;
+    const idsOf = (contentWords: string[]): Int32Array => {
+      unit++;
+      const ids: number[] = [];
+      for (const w of contentWords) {
         let id = vocab.get(w);
         if (id === undefined) {
           id = stems.length;
           vocab.set(w, id);
           stems.push(stem(w));
+          lastUnit.push(0);
         }
-        ids.add(id);
+        if (lastUnit[id] === unit) continue;
+        lastUnit[id] = unit;
+        ids.push(id);
       }
       return Int32Array.from(ids);
     };
-    const chunkWords = ep.chunks.map((c) => idsOf(c.text));
-    const turnWords = ep.lines.map((l) => idsOf(l));
-    const postings = (units: Int32Array[]): Int32Array[] => {
-      const lists: number[][] = stems.map(() => []);
+    const chunkWords = chunkContentWords(ep).map(idsOf);
+    const turnWords = ep.lines.map((l) => idsOf(words(l).filter((w) => !isStopword(w))));
+    // Every word's units in one array, by word, ascending (a counting sort of the (unit, word) pairs).
+    const postings = (units: Int32Array[]): Postings => {
+      const start = new Int32Array(stems.length + 1);
+      for (const u of units) for (let j = 0; j < u.length; j++) start[u[j]! + 1]!++;
+      for (let id = 0; id < stems.length; id++) start[id + 1]! += start[id]!;
+      const unit = new Int32Array(start[stems.length]!);
+      const fill = start.slice(0, stems.length);
       units.forEach((u, i) => {
-        for (const id of u) lists[id]!.push(i);
+        for (let j = 0; j < u.length; j++) unit[fill[u[j]!]!++] = i;
       });
-      return lists.map((l) => Int32Array.from(l));
+      return { start, unit };
     };
     const byStem = new Map<string, number[]>();
     stems.forEach((s, id) => {
@@ -261,6 +282,9 @@ export class SoftReranker implements Reranker {
       coverage: new Map(),
       chunkScratch: new Float32Array(ep.chunks.length),
       turnScratch: new Float32Array(ep.lines.length),
+      touched: new Int32Array(Math.max(ep.chunks.length, ep.lines.length)),
+      chunkCoverage: new Float64Array(ep.chunks.length),
+      turnCoverage: new Float64Array(ep.lines.length),
       turnDays: dayCache(ep),
       speakerWords: new Map([...new Set(ep.episode.turns.map((t) => t.speaker).filter(Boolean))].map((sp) => [sp, words(sp)])),
       chunkVectors: new Array(ep.chunks.length),
@@ -287,57 +311,63 @@ export class SoftReranker implements Reranker {
    */
   private matchesFor(st: EpisodeState, queryWord: string): SparseMatches {
     const exact = st.byStem.get(stem(queryWord)) ?? [];
-    const ids: number[] = [...exact];
-    const values: number[] = exact.map(() => 1);
     const vectors = this.vectors();
     // A question word already found in most windows (a speaker's name) discriminates little even
     // exactly; its neighbours (other names) would match everywhere: exact matches only.
     const common = st.bm25.docFreq(stem(queryWord)) > this.params.commonShare * st.bm25.docCount;
     const qRow = vectors && !common && !/\d/.test(queryWord) ? vectors.row(queryWord) : -1;
-    if (qRow >= 0) {
-      const { tau } = this.params;
-      const span = 1 - tau;
-      const { rows, cos } = rowsAbove(st.block, queryVector(vectors!, qRow), tau);
-      for (let k = 0; k < rows.length; k++) {
-        const id = st.softIds[rows[k]!]!;
-        // Same-stem words are already in at 1 and have cosine ~1 to themselves anyway.
-        if (!exact.includes(id)) {
-          ids.push(id);
-          values.push(Math.min(1, (cos[k]! - tau) / span));
-        }
-      }
+    const { tau } = this.params;
+    const soft = qRow >= 0 ? rowsAbove(st.block, queryVector(vectors!, qRow), tau) : null;
+    const ids = new Int32Array(exact.length + (soft?.rows.length ?? 0));
+    const values = new Float32Array(ids.length);
+    ids.set(exact);
+    values.fill(1, 0, exact.length);
+    let n = exact.length;
+    for (let k = 0; soft && k < soft.rows.length; k++) {
+      const id = st.softIds[soft.rows[k]!]!;
+      // Same-stem words are already in at 1 and have cosine ~1 to themselves anyway.
+      if (exact.includes(id)) continue;
+      ids[n] = id;
+      values[n++] = Math.min(1, (soft.cos[k]! - tau) / (1 - tau));
     }
-    return { ids: Int32Array.from(ids), values: Float32Array.from(values) };
+    return { ids: ids.subarray(0, n), values: values.subarray(0, n) };
   }
 }
 
 /** A word's best match value in each chunk and turn holding a matched word (values in (0, 1]). */
-function bestPerUnit(st: EpisodeState, { ids, values }: SparseMatches): WordCoverage {
-  const best = (postings: Int32Array[], scratch: Float32Array): [Int32Array, Float32Array] => {
-    const touched: number[] = [];
-    for (let k = 0; k < ids.length; k++) {
-      const v = values[k]!;
-      const list = postings[ids[k]!]!;
-      for (let i = 0; i < list.length; i++) {
-        const u = list[i]!;
-        if (v <= scratch[u]!) continue;
-        if (scratch[u] === 0) touched.push(u);
-        scratch[u] = v;
-      }
-    }
-    const units = new Int32Array(touched.length);
-    const match = new Float32Array(touched.length);
-    for (let i = 0; i < touched.length; i++) {
-      const u = touched[i]!;
-      units[i] = u;
-      match[i] = scratch[u]!;
-      scratch[u] = 0;
-    }
-    return [units, match];
-  };
-  const [chunks, chunkMatch] = best(st.chunksOf, st.chunkScratch);
-  const [turns, turnMatch] = best(st.turnsOf, st.turnScratch);
+function bestPerUnit(st: EpisodeState, matches: SparseMatches): WordCoverage {
+  const [chunks, chunkMatch] = bestIn(st.chunksOf, matches, st.chunkScratch, st.touched);
+  const [turns, turnMatch] = bestIn(st.turnsOf, matches, st.turnScratch, st.touched);
   return { chunks, chunkMatch, turns, turnMatch };
+}
+
+/** The units holding a matched word, each with its best match value; `scratch` is left zeroed. */
+function bestIn(
+  { start, unit }: Postings,
+  { ids, values }: SparseMatches,
+  scratch: Float32Array,
+  touched: Int32Array,
+): [Int32Array, Float32Array] {
+  let n = 0;
+  for (let k = 0; k < ids.length; k++) {
+    const v = values[k]!;
+    const id = ids[k]!;
+    for (let i = start[id]!, end = start[id + 1]!; i < end; i++) {
+      const u = unit[i]!;
+      if (v <= scratch[u]!) continue;
+      if (scratch[u] === 0) touched[n++] = u;
+      scratch[u] = v;
+    }
+  }
+  const units = new Int32Array(n);
+  const match = new Float32Array(n);
+  for (let i = 0; i < n; i++) {
+    const u = touched[i]!;
+    units[i] = u;
+    match[i] = scratch[u]!;
+    scratch[u] = 0;
+  }
+  return [units, match];
 }
 
 /**

@@ -3,6 +3,7 @@
  * removed, Porter-stemmed. Cached per surface form because conversations repeat words a lot.
  */
 import { stemmer } from 'stemmer';
+import type { IngestedEpisode } from '../../core/ingested-episode.js';
 
 // A compact English stop list (function words only; content words are never dropped).
 const STOP = new Set(
@@ -44,5 +45,20 @@ export function isStopword(word: string): boolean {
 export function terms(text: string): string[] {
   const out: string[] = [];
   for (const w of words(text)) if (!STOP.has(w)) out.push(stem(w));
+  return out;
+}
+
+const chunkWords = new WeakMap<IngestedEpisode, string[][]>();
+
+/**
+ * Each chunk's content words (stop words removed, not stemmed), analysed once per episode: the
+ * BM25 index and the reranker both read them.
+ */
+export function chunkContentWords(ep: IngestedEpisode): string[][] {
+  let out = chunkWords.get(ep);
+  if (!out) {
+    out = ep.chunks.map((c) => words(c.text).filter((w) => !STOP.has(w)));
+    chunkWords.set(ep, out);
+  }
   return out;
 }

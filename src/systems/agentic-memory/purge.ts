@@ -8,7 +8,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openDatabase } from '../../util/lazy-packages.js';
 import { CACHE_FILE, resolveCacheDir } from '../../providers/cache.js';
 import { acquireRunLock } from '../../run/lock.js';
 import { InputError } from '../../util/errors.js';
@@ -82,7 +82,7 @@ interface CachePurge {
 function purgeCache(cacheDir: string, keys: string[], answers: Set<string>): CachePurge | null {
   const file = join(cacheDir, CACHE_FILE);
   if (!existsSync(file)) return null;
-  const db = new Database(file, { fileMustExist: true });
+  const db = openDatabase(file, { fileMustExist: true });
   try {
     db.pragma('busy_timeout = 5000');
     const texts: string[] = [];

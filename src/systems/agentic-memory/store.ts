@@ -8,7 +8,7 @@
  */
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import { openDatabase, type Database } from '../../util/lazy-packages.js';
 import { InputError } from '../../util/errors.js';
 import { isCorruption } from '../../util/sqlite.js';
 
@@ -23,7 +23,7 @@ function firstLine(e: unknown): string {
  * from the database file and its WAL. Another connection holding a read snapshot makes the
  * checkpoint stop short (SQLite says so only in its result row): that is an error here, never "vacuumed".
  */
-export function compactVerified(db: Database.Database, path: string): void {
+export function compactVerified(db: Database, path: string): void {
   const fail = (why: string) =>
     new PurgeIncompleteError(
       `${path}: ${why}: another process has this database open (a run, a reader, an sqlite3 shell with an open transaction); ` +
@@ -53,7 +53,7 @@ export class PurgeIncompleteError extends InputError {
   }
 }
 
-function addColumns(db: Database.Database, table: string, columns: Array<[string, string]>): void {
+function addColumns(db: Database, table: string, columns: Array<[string, string]>): void {
   const have = new Set((db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>).map((c) => c.name));
   for (const [name, type] of columns) if (!have.has(name)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${name} ${type}`);
 }
@@ -314,7 +314,7 @@ export function damagedStoreError(path: string, why: string): InputError {
 }
 
 export class MemoryStore {
-  readonly db: Database.Database;
+  readonly db: Database;
 
   /** `create` false: the file must exist (commands that read a run's store). */
   constructor(
@@ -327,7 +327,7 @@ export class MemoryStore {
       mkdirSync(dirname(path), { recursive: true });
     }
     try {
-      this.db = new Database(path, { readonly: Boolean(opts.readonly), fileMustExist: opts.create === false || Boolean(opts.readonly) });
+      this.db = openDatabase(path, { readonly: Boolean(opts.readonly), fileMustExist: opts.create === false || Boolean(opts.readonly) });
     } catch (e) {
       throw isCorruption(e) ? damagedStoreError(path, firstLine(e)) : e;
     }
