@@ -1,4 +1,4 @@
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
@@ -13,5 +13,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // Two test files at once even on a 2-core machine (vitest's default there is one): most of a
+    // file's time is waiting on loopback servers and child processes. Nothing is shared between
+    // files but the read-mostly cache above (word vectors written by atomic rename); every run
+    // directory, cache and server port is a file's own (temp dirs, port 0).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
   },
 });
