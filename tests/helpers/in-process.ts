@@ -4,8 +4,10 @@
  * before the command starts), for tests of what a command does rather than of how the process is
  * wired (exit status, signals, kill -9: those spawn bin/rawrag.js, tests/helpers/cli.ts). As in
  * a child, process.argv is the command line (retry hints and run locks read it) and NO_COLOR is
- * set; environment variables are set for the call and restored. Calls must not overlap (stdout,
- * argv and the environment are the process's): await one before starting the next.
+ * set; environment variables are set for the call, and the environment is put back as it was
+ * afterwards (what the command set, e.g. --mem0-key's variable, leaves with it, as with a child).
+ * Calls must not overlap (stdout, argv and the environment are the process's): await one before
+ * starting the next.
  */
 import { run } from '../../src/cli/main.js';
 import { BIN } from './cli.js';
@@ -21,9 +23,8 @@ let busy = false;
 export async function rawragInProcess(args: string[], env: Record<string, string | undefined> = {}): Promise<InProcessResult> {
   if (busy) throw new Error('rawragInProcess: a call is already running in this process (await it first)');
   busy = true;
-  const vars = { NO_COLOR: '1', ...env };
-  const saved = new Map(Object.keys(vars).map((k) => [k, process.env[k]]));
-  for (const [k, v] of Object.entries(vars)) {
+  const saved = { ...process.env };
+  for (const [k, v] of Object.entries({ NO_COLOR: '1', ...env })) {
     if (v === undefined) delete process.env[k];
     else process.env[k] = v;
   }
@@ -43,10 +44,8 @@ export async function rawragInProcess(args: string[], env: Record<string, string
     process.stdout.write = out;
     process.stderr.write = err;
     process.argv = argv;
-    for (const [k, v] of saved) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
+    for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
+    Object.assign(process.env, saved);
     busy = false;
   }
 }
