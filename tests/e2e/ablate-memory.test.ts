@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { rawragAsync, tempDir } from '../helpers/cli.js';
+import { tempDir } from '../helpers/cli.js';
+import { rawragInProcess } from '../helpers/in-process.js';
 import { FakeExtractor } from '../helpers/fake-extractor.js';
 
 const env = {
@@ -51,7 +52,7 @@ describe('rawrag ablate over memory.* values', () => {
 
   beforeAll(async () => {
     await fake.start();
-    res = await rawragAsync(
+    res = await rawragInProcess(
       args('--out', out, '--memory-items', '2,8', '--memory-tokens', '300', '--dedup-threshold', '0.5', '--recall-weights', '1/0/0/0'),
       env,
     );
@@ -126,7 +127,7 @@ describe('rawrag ablate over memory.* values', () => {
 
   it('a second identical ablation sends nothing', async () => {
     const before = fake.api.count();
-    const again = await rawragAsync(
+    const again = await rawragInProcess(
       args('--out', out, '--memory-items', '2,8', '--memory-tokens', '300', '--dedup-threshold', '0.5', '--recall-weights', '1/0/0/0'),
       env,
     );
@@ -135,7 +136,7 @@ describe('rawrag ablate over memory.* values', () => {
   }, 300_000);
 
   it('a memory sweep on a source that reads no memory config is refused (exit 2)', async () => {
-    const r = await rawragAsync(
+    const r = await rawragInProcess(
       ['ablate', 'locomo', '--retriever', 'local', '--memory-items', '3', '--out', join(tempDir('rawrag-abmem-x-'), 'a'), '--no-progress'],
       env,
     );
