@@ -6,8 +6,9 @@
  * a child, process.argv is the command line (retry hints and run locks read it) and NO_COLOR is
  * set; environment variables are set for the call, and the environment is put back as it was
  * afterwards (what the command set, e.g. --mem0-key's variable, leaves with it, as with a child).
- * Calls must not overlap (stdout, argv and the environment are the process's): await one before
- * starting the next.
+ * `cwd`, when given, is the working directory for the call (relative paths on the command line).
+ * Calls must not overlap (stdout, argv, the working directory and the environment are the
+ * process's): await one before starting the next.
  */
 import { run } from '../../src/cli/main.js';
 import { BIN } from './cli.js';
@@ -20,9 +21,15 @@ export interface InProcessResult {
 
 let busy = false;
 
-export async function rawragInProcess(args: string[], env: Record<string, string | undefined> = {}): Promise<InProcessResult> {
+export async function rawragInProcess(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  opts: { cwd?: string } = {},
+): Promise<InProcessResult> {
   if (busy) throw new Error('rawragInProcess: a call is already running in this process (await it first)');
   busy = true;
+  const cwd = process.cwd();
+  if (opts.cwd) process.chdir(opts.cwd);
   const saved = { ...process.env };
   for (const [k, v] of Object.entries({ NO_COLOR: '1', ...env })) {
     if (v === undefined) delete process.env[k];
@@ -44,6 +51,7 @@ export async function rawragInProcess(args: string[], env: Record<string, string
     process.stdout.write = out;
     process.stderr.write = err;
     process.argv = argv;
+    process.chdir(cwd);
     for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
     Object.assign(process.env, saved);
     busy = false;
