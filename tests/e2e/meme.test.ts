@@ -57,22 +57,10 @@ describe('rawrag run meme (offline, local retriever)', () => {
 describe('MEME phase protocol: a question block searches exactly the sessions fed so far', () => {
   const out = join(tempDir(), 'phase');
   // Rank every window (k = candidates = 128): whatever the index holds can come back.
+  const args = ['run', 'meme', '--data', FIXTURE, '--out', out, '--k', '128', '--candidates', '128', '--no-rerank', '--no-progress'];
   let r: CliResult;
   beforeAll(async () => {
-    r = await rawragInProcess([
-      'run',
-      'meme',
-      '--data',
-      FIXTURE,
-      '--out',
-      out,
-      '--k',
-      '128',
-      '--candidates',
-      '128',
-      '--no-rerank',
-      '--no-progress',
-    ]);
+    r = await rawragInProcess(args);
   });
 
   it('never retrieves a turn after position_after_session, and retrieves the whole visible prefix', async () => {
