@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FakeApi, endpointArgs } from '../helpers/fake-api.js';
+import { FakeApi } from '../helpers/fake-api.js';
 import { tempDir, type CliResult } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
 import { ingestKind, isIngestRequest, withIngest } from '../helpers/fake-ingest.js';
@@ -108,30 +108,16 @@ describe('RAW-RAG memory-management variants against a loopback ingest LLM', () 
   it('rawrag ablate --facts-mode replace,add: both variants from the stored extraction (no ingest request), paired table', async () => {
     api.requests.length = 0;
     const r = await rawragInProcess(
-      [
-        'ablate',
-        'locomo',
-        '--system',
-        'raw-rag-facts',
-        '--reader',
-        'gpt-4o-mini',
-        '--limit',
-        '20',
-        '--judge-runs',
-        '1',
-        '--facts-mode',
-        'replace,add',
-        '--resamples',
-        '200',
-        '--no-png',
-        '--no-report',
-        '--out',
-        join(root, 'ablate-facts'),
-        ...endpointArgs(api),
-        '--cache-dir',
+      locomoRunArgs({
+        command: 'ablate',
+        system: 'raw-rag-facts',
+        limit: 20,
+        judgeRuns: 1,
+        out: join(root, 'ablate-facts'),
+        peer: api,
         cache,
-        '--no-progress',
-      ],
+        extra: ['--facts-mode', 'replace,add', '--resamples', '200'],
+      }),
       env,
     );
     expect(r.code, r.stderr).toBe(0);

@@ -8,7 +8,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { endpointArgs } from '../helpers/fake-api.js';
 import { tempDir, type CliResult } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
 import { FakeExtractor, item } from '../helpers/fake-extractor.js';
@@ -71,32 +70,17 @@ describe('rawrag memory audit', () => {
   it('rawrag ablate --mutations on,off runs the pair (extraction answered by the cache) and prints the paired table', async () => {
     fake.api.requests.length = 0;
     const r = await rawragInProcess(
-      [
-        'ablate',
-        'locomo',
-        '--system',
-        'agentic-memory',
-        '--reader',
-        'gpt-4o-mini',
-        '--retriever',
-        'openai',
-        '--limit',
-        '20',
-        '--judge-runs',
-        '1',
-        '--mutations',
-        'on,off',
-        '--resamples',
-        '200',
-        '--no-png',
-        '--no-report',
-        '--out',
-        join(root, 'ablate'),
-        ...endpointArgs(fake),
-        '--cache-dir',
+      locomoRunArgs({
+        command: 'ablate',
+        system: 'agentic-memory',
+        retriever: 'openai',
+        limit: 20,
+        judgeRuns: 1,
+        out: join(root, 'ablate'),
+        peer: fake,
         cache,
-        '--no-progress',
-      ],
+        extra: ['--mutations', 'on,off', '--resamples', '200'],
+      }),
       env,
     );
     expect(r.code, r.stderr).toBe(0);

@@ -31,6 +31,8 @@ export function loopbackEnv(keys: { openai: string; cohere?: string }, extra: En
 }
 
 export interface LocomoRun {
+  /** `run` (default) or `ablate` (then without the PNG and the HTML report). */
+  command?: 'run' | 'ablate';
   /** --system (default: none, RAW-RAG). */
   system?: string;
   out: string;
@@ -42,16 +44,17 @@ export interface LocomoRun {
   retriever?: string;
   limit?: number;
   judgeRuns?: number;
-  /** --json (default true). */
+  /** --json (default: for `run`). */
   json?: boolean;
   extra?: string[];
 }
 
-/** `rawrag run locomo` with gpt-4o-mini reading, against the peer, with its own cache, no progress bar. */
+/** `rawrag run locomo` (or `ablate locomo`) with gpt-4o-mini reading, against the peer, with its own cache, no progress bar. */
 export function locomoRunArgs(r: LocomoRun): string[] {
   const peer = r.chatOnly ? endpointArgs(r.peer).slice(0, 4) : endpointArgs(r.peer);
+  const ablate = r.command === 'ablate';
   return [
-    'run',
+    ablate ? 'ablate' : 'run',
     'locomo',
     ...(r.system ? ['--system', r.system] : []),
     '--reader',
@@ -59,7 +62,8 @@ export function locomoRunArgs(r: LocomoRun): string[] {
     ...(r.retriever ? ['--retriever', r.retriever] : []),
     ...(r.limit ? ['--limit', String(r.limit)] : []),
     ...(r.judgeRuns ? ['--judge-runs', String(r.judgeRuns)] : []),
-    ...(r.json === false ? [] : ['--json']),
+    ...((r.json ?? !ablate) ? ['--json'] : []),
+    ...(ablate ? ['--no-png', '--no-report'] : []),
     '--out',
     r.out,
     ...peer,
