@@ -65,19 +65,19 @@ export class FakeApi extends LoopbackServer<Fault['kind']> {
           object: 'list',
           model: b.model,
           data: inputs.map((t, index) => ({ object: 'embedding', index, embedding: embedText(t, this.opts.dim ?? 64) })),
-          usage: { prompt_tokens: inputs.reduce((s, t) => s + words(t).length, 0), total_tokens: 0 },
+          usage: { prompt_tokens: inputs.reduce((s, t) => s + wordCount(t), 0), total_tokens: 0 },
         };
       }
       case '/v1/chat/completions': {
         const content = (this.opts.chat ?? defaultChat)(b);
-        const prompt = (b.messages as Array<{ content: string }>).reduce((s, m) => s + words(m.content).length, 0);
+        const prompt = (b.messages as Array<{ content: string }>).reduce((s, m) => s + wordCount(m.content), 0);
         return {
           id: 'chatcmpl-fake',
           object: 'chat.completion',
           created: 0,
           model: b.model,
           choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
-          usage: { prompt_tokens: prompt, completion_tokens: words(content).length, total_tokens: prompt + words(content).length },
+          usage: { prompt_tokens: prompt, completion_tokens: wordCount(content), total_tokens: prompt + wordCount(content) },
         };
       }
       case '/v2/rerank':
@@ -105,13 +105,35 @@ function words(s: string): string[] {
   return s.toLowerCase().match(/[a-z0-9]+/g) ?? [];
 }
 
+/** How many `words(s)` there are, without building them (usage counts of long prompts). */
+function wordCount(s: string): number {
+  const t = s.toLowerCase();
+  let n = 0;
+  let inWord = false;
+  for (let i = 0; i < t.length; i++) {
+    const c = t.charCodeAt(i);
+    const w = (c >= 97 && c <= 122) || (c >= 48 && c <= 57);
+    if (w && !inWord) n++;
+    inWord = w;
+  }
+  return n;
+}
+
+/** A word's hash (the first 32 bits of its MD5), computed once per word. */
+const wordHashes = new Map<string, number>();
+function wordHash(w: string): number {
+  let h = wordHashes.get(w);
+  if (h === undefined) {
+    h = createHash('md5').update(w).digest().readUInt32LE(0);
+    wordHashes.set(w, h);
+  }
+  return h;
+}
+
 /** Hashed bag of words, L2-normalised: texts sharing words get similar vectors. */
 export function embedText(text: string, dim: number): number[] {
   const v = new Array<number>(dim).fill(0);
-  for (const w of words(text)) {
-    const h = createHash('md5').update(w).digest();
-    v[h.readUInt32LE(0) % dim]! += 1;
-  }
+  for (const w of words(text)) v[wordHash(w) % dim]! += 1;
   const n = Math.sqrt(v.reduce((s, x) => s + x * x, 0)) || 1;
   return v.map((x) => x / n);
 }
