@@ -1,8 +1,19 @@
+import { createHash } from 'node:crypto';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
+// vitest's results cache (each file's duration: the slowest files start first) outside
+// node_modules: a checkout whose node_modules is hard-linked from another's must not write
+// through into the other's files. One folder per checkout.
+const checkout = createHash('sha1')
+  .update(import.meta.dirname)
+  .digest('hex')
+  .slice(0, 12);
+const RESULTS_CACHE = join(tmpdir(), `rawrag-vitest-${checkout}`);
+
 export default defineConfig({
+  cacheDir: RESULTS_CACHE,
   test: {
     include: ['tests/**/*.test.ts'],
     // CLI tests spawn bin/rawrag.js, which runs the compiled dist/: built once first if stale.
@@ -13,10 +24,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
-    // Two test files at once even on a 2-core machine (vitest's default there is one): most of a
-    // file's time is waiting on loopback servers and child processes. Nothing is shared between
-    // files but the read-mostly cache above (word vectors written by atomic rename); every run
-    // directory, cache and server port is a file's own (temp dirs, port 0).
+    // Two test files at once even on a 2-core machine (vitest's default there is one, cores - 1):
+    // one file at a time leaves a core idle. Nothing is shared between files but the read-mostly
+    // cache above (word vectors, written by atomic rename); every run directory, cache and server
+    // port is a file's own (temp dirs, port 0).
     maxWorkers: Math.max(2, availableParallelism() - 1),
   },
 });
