@@ -138,9 +138,21 @@ export function embedText(text: string, dim: number): number[] {
   return v.map((x) => x / n);
 }
 
+/** The words of a rerank document: the same windows come back in question after question. */
+const docWords = new Map<string, string[]>();
+function wordsOfDoc(doc: string): string[] {
+  let w = docWords.get(doc);
+  if (w === undefined) {
+    if (docWords.size >= 100_000) docWords.clear();
+    w = words(doc);
+    docWords.set(doc, w);
+  }
+  return w;
+}
+
 function overlap(query: string, doc: string): number {
   const q = new Set(words(query));
-  const d = words(doc);
+  const d = wordsOfDoc(doc);
   if (d.length === 0) return 0;
   return Math.round((d.filter((w) => q.has(w)).length / d.length) * 1e6) / 1e6;
 }
