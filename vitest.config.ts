@@ -34,7 +34,7 @@ export default defineConfig({
       { extends: true, test: { name: 'unit', include: ['tests/unit/**/*.test.ts'] } },
       // End-to-end and fuzz tests run the CLI in-process, many commands per file already: one process
       // per worker serves file after file, so the CLI's modules are loaded and compiled once, not
-      // per file (about a third of the suite's CPU). They leave no process state behind: the
+      // per file (roughly a quarter of the suite's CPU). They leave no process state behind: the
       // in-process runner restores env, argv, cwd and stdout; servers and dirs are their own.
       {
         extends: true,
