@@ -130,9 +130,10 @@ const MARKER = /<!-- example: ([a-z0-9-]+) -->\n```[a-z]*\n([\s\S]*?)```/g;
 /** The port shown for the loopback peer in documented commands and outputs (the real one is free-picked). */
 const SHOWN_PORT = 8765;
 
-function spawnCli(args, env) {
+/** bin/rawrag.js in a child process, with `vars` over this process's environment. */
+function spawnCli(args, vars) {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [join(ROOT, 'bin', 'rawrag.js'), ...args], { cwd: ROOT, env });
+    const child = spawn(process.execPath, [join(ROOT, 'bin', 'rawrag.js'), ...args], { cwd: ROOT, env: { ...process.env, ...vars } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -145,9 +146,11 @@ function spawnCli(args, env) {
  * Runs one example as a user would and returns its text, with machine-specific paths put back as
  * the user typed them. `loopback` examples talk to a loopback OpenAI/Cohere peer
  * (scripts/lib/loopback-api.mjs) through the base-URL flags shown in the command; `runs: 2` runs
- * the command twice against one cache (fresh run directories) and shows the second.
+ * the command twice against one cache (fresh run directories) and shows the second. `cli` runs
+ * the command (default: bin/rawrag.js in a child process, from the project folder, with `vars`
+ * over this process's environment) and returns its exit status, stdout and stderr.
  */
-export async function runExample(ex, { cacheDir } = {}) {
+export async function runExample(ex, { cacheDir, cli = spawnCli } = {}) {
   const scratch = mkdtempSync(join(tmpdir(), 'rawrag-docs-'));
   const api = ex.loopback ? await startLoopbackApi() : null;
   try {
@@ -165,8 +168,7 @@ export async function runExample(ex, { cacheDir } = {}) {
     // The cache holds the local retriever's word vectors (built once, ~15 s): the user's own unless
     // given; loopback replies never go to the user's cache.
     const cache = api ? join(scratch, 'cache') : cacheDir;
-    const env = {
-      ...process.env,
+    const vars = {
       NO_COLOR: '1',
       ...(cache ? { RAWRAG_CACHE_DIR: cache } : {}),
       OPENAI_API_KEY: api ? 'sk-docs-loopback' : '',
@@ -177,16 +179,17 @@ export async function runExample(ex, { cacheDir } = {}) {
     let shownOut;
     for (let i = 0; i < (ex.runs ?? 1); i++) {
       const args = [...ex.args, ...(api ? peer(api.url) : [])];
-      // Run directories go to a scratch folder (a stale results/ must not be resumed), then are named as the user would see them.
+      // Run directories go to a scratch folder (a stale results/ must not be resumed, and the
+      // project folder gets nothing written into it), then are named as the user would see them.
       const outAt = args.indexOf('--out');
       shownOut = outAt >= 0 ? args[outAt + 1] : null;
       out = join(scratch, `run${i}`);
+      if (outAt >= 0) args[outAt + 1] = out;
       if (args[0] === 'run' || args[0] === 'calibrate-judge') {
-        if (outAt >= 0) args[outAt + 1] = out;
-        else args.push('--out', out);
+        if (outAt < 0) args.push('--out', out);
         args.push('--no-progress');
       }
-      last = await spawnCli(args, env);
+      last = await cli(args, vars);
     }
     let shownDir = shownOut;
     if (!shownDir && existsSync(join(out, 'manifest.json')))

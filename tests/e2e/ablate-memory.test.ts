@@ -7,54 +7,25 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { rawragAsync, tempDir } from '../helpers/cli.js';
+import { tempDir } from '../helpers/cli.js';
+import { rawragInProcess } from '../helpers/in-process.js';
 import { FakeExtractor } from '../helpers/fake-extractor.js';
+import { locomoRunArgs, loopbackEnv } from '../helpers/loopback-run.js';
 
-const env = {
-  OPENAI_API_KEY: 'sk-test-ABLATEMEMORY0123456789',
-  COHERE_API_KEY: 'co-test-ABLATEMEMORY987654321',
-  RAWRAG_RETRY_BASE_MS: '5',
-  OPENAI_BASE_URL: undefined,
-  COHERE_BASE_URL: undefined,
-  RAWRAG_CACHE_DIR: undefined,
-};
+const env = loopbackEnv({ openai: 'sk-test-ABLATEMEMORY0123456789', cohere: 'co-test-ABLATEMEMORY987654321' });
 
 describe('rawrag ablate over memory.* values', () => {
   const fake = new FakeExtractor({});
   const cache = tempDir('rawrag-abmem-cache-');
   const out = join(tempDir('rawrag-abmem-'), 'ablation');
-  const args = (...extra: string[]) => [
-    'ablate',
-    'locomo',
-    '--system',
-    'agentic-memory',
-    '--reader',
-    'gpt-4o-mini',
-    '--retriever',
-    'openai',
-    '--limit',
-    '12',
-    '--reader-base-url',
-    `${fake.url}/v1`,
-    '--judge-base-url',
-    `${fake.url}/v1`,
-    '--embed-base-url',
-    `${fake.url}/v1`,
-    '--cache-dir',
-    cache,
-    '--no-progress',
-    '--no-png',
-    '--no-report',
-    ...extra,
-  ];
+  const args = (...extra: string[]) =>
+    locomoRunArgs({ command: 'ablate', system: 'agentic-memory', retriever: 'openai', limit: 12, out, peer: fake, cache, extra });
+  const sweep = ['--memory-items', '2,8', '--memory-tokens', '300', '--dedup-threshold', '0.5', '--recall-weights', '1/0/0/0'];
   let res: { code: number; stdout: string; stderr: string };
 
   beforeAll(async () => {
     await fake.start();
-    res = await rawragAsync(
-      args('--out', out, '--memory-items', '2,8', '--memory-tokens', '300', '--dedup-threshold', '0.5', '--recall-weights', '1/0/0/0'),
-      env,
-    );
+    res = await rawragInProcess(args(...sweep), env);
   }, 300_000);
   afterAll(() => fake.close());
 
@@ -126,16 +97,13 @@ describe('rawrag ablate over memory.* values', () => {
 
   it('a second identical ablation sends nothing', async () => {
     const before = fake.api.count();
-    const again = await rawragAsync(
-      args('--out', out, '--memory-items', '2,8', '--memory-tokens', '300', '--dedup-threshold', '0.5', '--recall-weights', '1/0/0/0'),
-      env,
-    );
+    const again = await rawragInProcess(args(...sweep), env);
     expect(again.code, again.stderr).toBe(0);
     expect(fake.api.count()).toBe(before);
   }, 300_000);
 
   it('a memory sweep on a source that reads no memory config is refused (exit 2)', async () => {
-    const r = await rawragAsync(
+    const r = await rawragInProcess(
       ['ablate', 'locomo', '--retriever', 'local', '--memory-items', '3', '--out', join(tempDir('rawrag-abmem-x-'), 'a'), '--no-progress'],
       env,
     );

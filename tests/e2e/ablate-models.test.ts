@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeApi, defaultChat, isJudgeRequest, readerQuestion, endpointArgs } from '../helpers/fake-api.js';
-import { ROOT, rawragAsync, tempDir, type CliResult } from '../helpers/cli.js';
+import { ROOT, tempDir, type CliResult } from '../helpers/cli.js';
+import { rawragInProcess } from '../helpers/in-process.js';
 import { locomo } from '../../src/datasets/locomo/index.js';
 import type { ItemRecord } from '../../src/core/item.js';
 
@@ -55,7 +56,7 @@ describe('rawrag ablate --retriever openai --reader gpt-4o-mini through a loopba
   beforeAll(async () => {
     await api.start();
     const common = ['--retriever', 'openai', '--reader', 'gpt-4o-mini', '--limit', String(LIMIT)];
-    abl = await rawragAsync(
+    abl = await rawragInProcess(
       [
         'ablate',
         'locomo',
@@ -74,7 +75,7 @@ describe('rawrag ablate --retriever openai --reader gpt-4o-mini through a loopba
       env,
     );
     ablRequests = [...api.requests];
-    run = await rawragAsync(['run', 'locomo', ...common, '--out', runOut, ...providerArgs(api, tempDir('rawrag-cache-'))], env);
+    run = await rawragInProcess(['run', 'locomo', ...common, '--out', runOut, ...providerArgs(api, tempDir('rawrag-cache-'))], env);
     runRequests = api.requests.slice(ablRequests.length);
   }, 180_000);
   afterAll(() => api.close());

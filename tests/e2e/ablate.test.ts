@@ -3,7 +3,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { rawrag, tempDir, type CliResult } from '../helpers/cli.js';
+import { tempDir, type CliResult } from '../helpers/cli.js';
+import { rawragInProcess } from '../helpers/in-process.js';
 import type { ItemRecord } from '../../src/core/item.js';
 
 const LIMIT = 40;
@@ -42,12 +43,12 @@ describe('rawrag ablate locomo --k 1,5,60 --window 128 (offline)', () => {
   let first: CliResult;
   let second: CliResult;
 
-  beforeAll(() => {
-    first = rawrag(args);
-    second = rawrag(args);
+  beforeAll(async () => {
+    first = await rawragInProcess(args);
+    second = await rawragInProcess(args);
   });
 
-  it('prints the paired coverage table with the reference first', () => {
+  it('prints the paired coverage table with the reference first', async () => {
     expect(first.stderr).not.toMatch(/error/i);
     expect(first.code).toBe(0);
     expect(first.stderr).toContain(`ablation: 8 variants: ${VARIANTS.join(' | ')}`);
@@ -62,7 +63,7 @@ describe('rawrag ablate locomo --k 1,5,60 --window 128 (offline)', () => {
     expect(first.stdout).toContain('shared work: 2 window size(s), 2 index builds, 80 first-stage searches');
   });
 
-  it('writes every variant as a run directory that rawrag run would write', () => {
+  it('writes every variant as a run directory that rawrag run would write', async () => {
     expect(readdirSync(out).sort()).toEqual(
       [...VARIANTS, 'ablation.csv', 'ablation.json', 'ablation.md', 'ablation.svg', 'report.html'].sort(),
     );
@@ -85,7 +86,7 @@ describe('rawrag ablate locomo --k 1,5,60 --window 128 (offline)', () => {
     });
   });
 
-  it('loses no coverage as k grows, within each window size', () => {
+  it('loses no coverage as k grows, within each window size', async () => {
     for (const family of [
       ['k=1', 'k=5', 'default', 'k=60'],
       ['window=128,k=1', 'window=128,k=5', 'window=128,k=15', 'window=128,k=60'],
@@ -99,7 +100,7 @@ describe('rawrag ablate locomo --k 1,5,60 --window 128 (offline)', () => {
     }
   });
 
-  it('writes the CSV, the ablation record and a labelled SVG plot', () => {
+  it('writes the CSV, the ablation record and a labelled SVG plot', async () => {
     const csv = readFileSync(join(out, 'ablation.csv'), 'utf8').trim().split('\n');
     expect(csv[0]).toMatch(
       /^variant,system,is_default,window,stride,candidates,k,rerank,expand,questions,errors,coverage,accuracy,metric,paired,delta,ci_low,ci_high,p,p_holm,evidence_tokens,work_s,wall_s,unchanged,compared,delta_unchanged,delta_micro,dir$/,
@@ -119,7 +120,7 @@ describe('rawrag ablate locomo --k 1,5,60 --window 128 (offline)', () => {
     expect(svg.match(/<polyline /g)).toHaveLength(2);
   });
 
-  it('resumes: the same command again retrieves nothing and reports the same table', () => {
+  it('resumes: the same command again retrieves nothing and reports the same table', async () => {
     expect(second.code).toBe(0);
     expect(second.stdout).toContain('shared work: 0 window size(s), 0 index builds, 0 first-stage searches');
     const table = (s: string) =>
@@ -130,28 +131,28 @@ describe('rawrag ablate locomo --k 1,5,60 --window 128 (offline)', () => {
     expect(table(second.stdout)).toEqual(table(first.stdout));
   });
 
-  it('is read by rawrag stats like any other runs', () => {
-    const r = rawrag(['stats', out, '--out', join(tempDir(), 'stats'), '--resamples', '2000']);
+  it('is read by rawrag stats like any other runs', async () => {
+    const r = await rawragInProcess(['stats', out, '--out', join(tempDir(), 'stats'), '--resamples', '2000']);
     expect(r.code).toBe(0);
     for (const v of VARIANTS.slice(1)) expect(r.stdout).toContain(`RAW-RAG/local ${v}`);
   });
 });
 
 describe('rawrag ablate: dry run and bad input', () => {
-  it('--dry-run lists per variant what it would add and writes nothing', () => {
+  it('--dry-run lists per variant what it would add and writes nothing', async () => {
     const out = join(tempDir(), 'dry');
-    const r = rawrag(['ablate', '--k', '5,30', '--limit', '20', '--out', out, '--dry-run']);
+    const r = await rawragInProcess(['ablate', '--k', '5,30', '--limit', '20', '--out', out, '--dry-run']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('dry run: ablation on locomo — 3 variants, 20 questions each');
     expect(r.stdout).toMatch(/\| k=30\s+\|\s+0 \|\s+0 \|\s+0 \|\s+0 \|\s+\$0\.0000 \|/);
     expect(existsSync(out)).toBe(false);
   });
 
-  it('rejects bad lists as usage errors and impossible variants as input errors', () => {
-    const zero = rawrag(['ablate', '--k', '1,0', '--limit', '5', '--out', join(tempDir(), 'x')]);
+  it('rejects bad lists as usage errors and impossible variants as input errors', async () => {
+    const zero = await rawragInProcess(['ablate', '--k', '1,0', '--limit', '5', '--out', join(tempDir(), 'x')]);
     expect(zero.code).toBe(1);
     expect(zero.stderr).toContain("'0' is not a positive whole number");
-    const deep = rawrag(['ablate', '--k', '200', '--limit', '5', '--out', join(tempDir(), 'y')]);
+    const deep = await rawragInProcess(['ablate', '--k', '200', '--limit', '5', '--out', join(tempDir(), 'y')]);
     expect(deep.code).toBe(2);
     expect(deep.stderr).toContain('variant k=200: k must not exceed candidates');
   });

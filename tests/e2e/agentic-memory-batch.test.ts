@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { FakeBatchApi } from '../helpers/fake-batch-api.js';
 import { FakeExtractor, isExtractionRequest } from '../helpers/fake-extractor.js';
-import { rawragAsync, tempDir } from '../helpers/cli.js';
+import { tempDir } from '../helpers/cli.js';
+import { rawragInProcess } from '../helpers/in-process.js';
 
 const env = {
   OPENAI_API_KEY: 'sk-test-BATCHMEM',
@@ -29,7 +30,7 @@ describe('rawrag run --system agentic-memory --batch', () => {
 
   beforeAll(async () => {
     await api.start();
-    r = await rawragAsync(
+    r = await rawragInProcess(
       [
         'run',
         'locomo',

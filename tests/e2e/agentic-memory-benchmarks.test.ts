@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cpSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { getBenchmark } from '../../src/datasets/registry.js';
-import { ROOT, rawragAsync, tempDir } from '../helpers/cli.js';
+import { ROOT, tempDir } from '../helpers/cli.js';
+import { rawragInProcess } from '../helpers/in-process.js';
 import { FakeExtractor } from '../helpers/fake-extractor.js';
 import { memoryBlock, turnBlocks } from '../helpers/evidence.js';
 
@@ -48,7 +49,7 @@ describe('agentic memory on every benchmark', () => {
     async ({ name, data, args, options }) => {
       const out = join(tempDir(), 'run');
       // No reader: extraction and recall only (coverage and pollution), with the extractor on the loopback.
-      const r = await rawragAsync(
+      const r = await rawragInProcess(
         [
           'run',
           name,

@@ -6,101 +6,35 @@
  * system beside RAW-RAG with coverage and pollution for each.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import { defaultChat } from '../helpers/fake-api.js';
-import { BIN, ROOT, rawragAsync, tempDir } from '../helpers/cli.js';
+import { ROOT, tempDir } from '../helpers/cli.js';
+import { rawragInProcess } from '../helpers/in-process.js';
 import { FakeExtractor, isExtractionRequest, segmentOf } from '../helpers/fake-extractor.js';
+import { evidenceReader, killMidRun, locomoRunArgs, loopbackEnv, readItems, sqliteKeys } from '../helpers/loopback-run.js';
 import { locomo } from '../../src/datasets/locomo/index.js';
 
 const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json'), options: {} });
-const goldOf = new Map(ds.questions.map((q) => [q.text, q.gold]));
 
-/** A reader that answers with the gold answer exactly when its context holds it; a containment judge. */
-function evidenceReader(body: any): string {
-  const user: string = (body.messages as Array<{ role: string; content: string }>).find((m) => m.role === 'user')?.content ?? '';
-  const m = /# Question: \n([\s\S]*?)\n\n# Context: \n([\s\S]*)$/.exec(user);
-  if (!m) return defaultChat(body);
-  const gold = goldOf.get(m[1]!) ?? '';
-  return gold.trim() !== '' && m[2]!.toLowerCase().includes(gold.toLowerCase()) ? gold : "I don't know";
-}
+const env = loopbackEnv({ openai: 'sk-test-MEMORYSECRET0123456789', cohere: 'co-test-COHERESECRET987654321' });
 
-const env = {
-  OPENAI_API_KEY: 'sk-test-MEMORYSECRET0123456789',
-  COHERE_API_KEY: 'co-test-COHERESECRET987654321',
-  RAWRAG_RETRY_BASE_MS: '5',
-  OPENAI_BASE_URL: undefined,
-  COHERE_BASE_URL: undefined,
-  RAWRAG_CACHE_DIR: undefined,
-};
-
-function providerArgs(url: string, cacheDir: string): string[] {
-  return [
-    '--reader-base-url',
-    `${url}/v1`,
-    '--judge-base-url',
-    `${url}/v1`,
-    '--embed-base-url',
-    `${url}/v1`,
-    '--rerank-base-url',
-    url,
-    '--cache-dir',
-    cacheDir,
-    '--no-progress',
-  ];
-}
-
-const readItems = (dir: string) =>
-  readFileSync(join(dir, 'items.jsonl'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l));
-
-function okBatches(dir: string): string[] {
-  const file = join(dir, 'memory.sqlite');
-  if (!existsSync(file)) return [];
-  try {
-    const db = new Database(file, { readonly: true, fileMustExist: true });
-    try {
-      return (
-        db.prepare("SELECT owner_id || ' ' || batch_key AS k FROM extractions WHERE status = 'ok'").all() as Array<{ k: string }>
-      ).map((r) => r.k);
-    } finally {
-      db.close();
-    }
-  } catch {
-    return [];
-  }
-}
+/** The extraction batches the run's store holds, as `<owner> <batch key>`. */
+const okBatches = (dir: string) =>
+  sqliteKeys(join(dir, 'memory.sqlite'), "SELECT owner_id || ' ' || batch_key AS k FROM extractions WHERE status = 'ok'");
 
 describe('rawrag run locomo --system agentic-memory against a loopback extractor', () => {
-  const fake = new FakeExtractor({ chat: evidenceReader });
+  const fake = new FakeExtractor({ chat: evidenceReader(ds.questions) });
   const cache = tempDir('rawrag-mem-cache-');
   const root = tempDir('rawrag-mem-runs-');
   const memOut = join(root, 'memory');
-  const args = (out: string, ...extra: string[]) => [
-    'run',
-    'locomo',
-    '--system',
-    'agentic-memory',
-    '--reader',
-    'gpt-4o-mini',
-    '--retriever',
-    'openai',
-    '--json',
-    '--out',
-    out,
-    ...providerArgs(fake.url, cache),
-    ...extra,
-  ];
+  const args = (out: string, ...extra: string[]) =>
+    locomoRunArgs({ system: 'agentic-memory', retriever: 'openai', out, peer: fake, cache, extra });
   let first: { code: number; stdout: string; stderr: string };
   let firstRequests = 0;
 
   beforeAll(async () => {
     await fake.start();
-    first = await rawragAsync(args(memOut), env);
+    first = await rawragInProcess(args(memOut), env);
     firstRequests = fake.api.count();
   }, 600_000);
   afterAll(() => fake.close());
@@ -141,7 +75,7 @@ describe('rawrag run locomo --system agentic-memory against a loopback extractor
 
   it('a second identical run (fresh run directory, same cache) sends no request at all', async () => {
     fake.api.requests.length = 0;
-    const again = await rawragAsync(args(join(root, 'memory-again')), env);
+    const again = await rawragInProcess(args(join(root, 'memory-again')), env);
     expect(again.code, again.stderr).toBe(0);
     expect(fake.api.count()).toBe(0);
     const s = JSON.parse(again.stdout);
@@ -159,7 +93,7 @@ describe('rawrag run locomo --system agentic-memory against a loopback extractor
     expect(byId(join(root, 'memory-again'))).toEqual(byId(memOut));
     expect(firstRequests).toBeGreaterThan(272);
     // Resuming the finished directory: nothing to do, and the summary still reports the store.
-    const resumed = await rawragAsync(
+    const resumed = await rawragInProcess(
       args(memOut).filter((a) => a !== '--json'),
       env,
     );
@@ -176,40 +110,22 @@ describe('rawrag run locomo --system agentic-memory against a loopback extractor
     // A fresh cache and slow extraction replies, one at a time, so the kill lands mid-ingest.
     const killCache = tempDir('rawrag-mem-kill-cache-');
     fake.api.inject({ kind: 'slow', delayMs: 250, times: Infinity, match: isExtractionRequest });
-    const cmd = [
-      'run',
-      'locomo',
-      '--system',
-      'agentic-memory',
-      '--reader',
-      'gpt-4o-mini',
-      '--retriever',
-      'openai',
-      '--json',
-      '--limit',
-      '152',
-      '--concurrency-chat',
-      '1',
-      '--out',
+    const cmd = locomoRunArgs({
+      system: 'agentic-memory',
+      retriever: 'openai',
+      limit: 152,
       out,
-      ...providerArgs(fake.url, killCache),
-    ];
-    const child = spawn(process.execPath, [BIN, ...cmd], {
-      cwd: ROOT,
-      env: { ...process.env, NO_COLOR: '1', ...env } as NodeJS.ProcessEnv,
-      stdio: 'ignore',
+      peer: fake,
+      cache: killCache,
+      extra: ['--concurrency-chat', '1'],
     });
-    const exited = new Promise<NodeJS.Signals | number | null>((r) => child.on('exit', (code, signal) => r(signal ?? code)));
-    const deadline = Date.now() + 60_000;
-    while (okBatches(out).length < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-    child.kill('SIGKILL');
-    expect(await exited).toBe('SIGKILL');
+    expect(await killMidRun(cmd, env, () => okBatches(out).length >= 4)).toBe('SIGKILL');
     const stored = new Set(okBatches(out));
     expect(stored.size).toBeGreaterThanOrEqual(4);
     expect(stored.size).toBeLessThan(19);
     fake.api.faults = [];
     fake.api.requests.length = 0;
-    const resumed = await rawragAsync(cmd, env);
+    const resumed = await rawragInProcess(cmd, env);
     expect(resumed.code, resumed.stderr).toBe(0);
     const turns = ds.episodes.find((e) => e.id === 'conv-26')!.turns;
     for (const r of fake.extractionRequests()) {
@@ -223,12 +139,9 @@ describe('rawrag run locomo --system agentic-memory against a loopback extractor
 
   it('rawrag stats: RAW-RAG and agentic memory side by side, paired, with coverage and pollution', async () => {
     const rawOut = join(root, 'raw-rag');
-    const raw = await rawragAsync(
-      ['run', 'locomo', '--reader', 'gpt-4o-mini', '--retriever', 'openai', '--json', '--out', rawOut, ...providerArgs(fake.url, cache)],
-      env,
-    );
+    const raw = await rawragInProcess(locomoRunArgs({ retriever: 'openai', out: rawOut, peer: fake, cache }), env);
     expect(raw.code, raw.stderr).toBe(0);
-    const stats = await rawragAsync(['stats', rawOut, memOut, '--resamples', '2000', '--out', join(root, 'stats')]);
+    const stats = await rawragInProcess(['stats', rawOut, memOut, '--resamples', '2000', '--out', join(root, 'stats')]);
     expect(stats.code, stats.stderr).toBe(0);
     expect(stats.stdout).toMatch(/\| +1 \| RAW-RAG\/openai:text-embedding-3-sm/);
     expect(stats.stdout).toMatch(/\| +\d \| agentic-memory\/gpt-4o-mini/);

@@ -13,7 +13,8 @@ import Database from 'better-sqlite3';
 import { createAgenticMemorySource } from '../../src/systems/agentic-memory/source.js';
 import { MemoryStore } from '../../src/systems/agentic-memory/store.js';
 import { CACHE_FILE } from '../../src/providers/cache.js';
-import { ROOT, rawragAsync, tempDir } from '../helpers/cli.js';
+import { ROOT, tempDir } from '../helpers/cli.js';
+import { rawragInProcess } from '../helpers/in-process.js';
 import { FakeExtractor, isExtractionRequest, segmentOf } from '../helpers/fake-extractor.js';
 import {
   BERLIN,
@@ -128,7 +129,7 @@ process.stdout.write('done\\n');
 
   it('rawrag memory show lists items, source events and version chains; purge deletes physically and verifies', async () => {
     await buildStore();
-    const show = await rawragAsync(['memory', 'show', runDir, '--owner', 'conv-m']);
+    const show = await rawragInProcess(['memory', 'show', runDir, '--owner', 'conv-m']);
     expect(show.code, show.stderr).toBe(0);
     expect(show.stdout).toContain('conv-m (history of 16 turns): 3 items, 2 active, 1 superseded or forgotten');
     expect(show.stdout).toMatch(/conv-m@16\/t0-1\/0 {2}active {2}\[1 May, 2023\] Caroline adopted a dog named Rex\./);
@@ -137,11 +138,11 @@ process.stdout.write('done\\n');
       `version chains:\n    "${PARIS}" [conv-m@16/t4-5/0, superseded, 15 May, 2023]\n      -> "${BERLIN}" [conv-m@16/t12-13/0, active, 12 June, 2023]`,
     );
 
-    const unknown = await rawragAsync(['memory', 'purge', '--run', runDir, '--owner', 'nobody']);
+    const unknown = await rawragInProcess(['memory', 'purge', '--run', runDir, '--owner', 'nobody']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/memory\.sqlite: --owner: owner 'nobody' has nothing in this store \(owners: conv-m\)/);
 
-    const purge = await rawragAsync(['memory', 'purge', runDir, '--owner', 'conv-m', '--cache-dir', cacheDir]);
+    const purge = await rawragInProcess(['memory', 'purge', runDir, '--owner', 'conv-m', '--cache-dir', cacheDir]);
     expect(purge.code, purge.stderr).toBe(0);
     expect(purge.stdout).toContain('purged owner conv-m from');
     expect(purge.stdout).toContain(
@@ -153,9 +154,9 @@ process.stdout.write('done\\n');
     const cache = new Database(join(cacheDir, CACHE_FILE), { readonly: true });
     expect(cache.prepare("SELECT COUNT(*) AS n FROM responses WHERE role IN ('reader', 'extract')").get()).toEqual({ n: 0 });
     cache.close();
-    const after = await rawragAsync(['memory', 'show', '--run', runDir, '--owner', 'conv-m']);
+    const after = await rawragInProcess(['memory', 'show', '--run', runDir, '--owner', 'conv-m']);
     expect(after.code).toBe(2);
-    const none = await rawragAsync(['memory', 'show', '--run', tempDir()]);
+    const none = await rawragInProcess(['memory', 'show', '--run', tempDir()]);
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/no memory store here/);
   });

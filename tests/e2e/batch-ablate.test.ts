@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeBatchApi } from '../helpers/fake-batch-api.js';
 import { defaultChat, readerQuestion, endpointArgs } from '../helpers/fake-api.js';
-import { ROOT, rawragAsync, tempDir, type CliResult } from '../helpers/cli.js';
+import { ROOT, tempDir, type CliResult } from '../helpers/cli.js';
+import { rawragInProcess } from '../helpers/in-process.js';
 import { locomo } from '../../src/datasets/locomo/index.js';
 
 const LIMIT = 12;
@@ -69,9 +70,9 @@ describe('rawrag ablate --batch', () => {
       '--no-progress',
       ...endpointArgs(api),
     ];
-    batch = await rawragAsync([...common(batchOut), '--cache-dir', tempDir('rawrag-cache-'), '--batch'], env);
+    batch = await rawragInProcess([...common(batchOut), '--cache-dir', tempDir('rawrag-cache-'), '--batch'], env);
     batches = api.batches.size;
-    live = await rawragAsync([...common(liveOut), '--cache-dir', tempDir('rawrag-cache-')], env);
+    live = await rawragInProcess([...common(liveOut), '--cache-dir', tempDir('rawrag-cache-')], env);
   }, 180_000);
   afterAll(() => api.close());
 

@@ -11,7 +11,8 @@ import { chatModel } from '../../src/providers/clients.js';
 import { DeferCollector } from '../../src/providers/batch/defer.js';
 import { BatchJobs } from '../../src/providers/batch/jobs.js';
 import { FakeBatchApi } from '../helpers/fake-batch-api.js';
-import { rawragAsync, tempDir } from '../helpers/cli.js';
+import { tempDir } from '../helpers/cli.js';
+import { rawragInProcess } from '../helpers/in-process.js';
 
 const KEY = 'sk-test-BATCHSECRET0123456789';
 const env = {
@@ -43,18 +44,18 @@ describe('rawrag batch status / collect', () => {
   afterAll(() => api.close());
 
   it('status asks the provider and prints one row per batch', async () => {
-    const r = await rawragAsync(['batch', 'status', runDir], env);
+    const r = await rawragInProcess(['batch', 'status', runDir], env);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/^batch batch_\d+ \(part 1, 12 requests, gpt-4o-mini\): validating\n$/);
     expect(r.stdout).toMatch(/\| part \| batch\s+\| model\s+\| requests\s+\| status/);
     expect(r.stdout).toMatch(/\|\s+1 \| batch_\d+\s+\| gpt-4o-mini \| 12 reader \| validating \|/);
-    const offline = await rawragAsync(['batch', 'status', runDir, '--offline'], env);
+    const offline = await rawragInProcess(['batch', 'status', runDir, '--offline'], env);
     expect(offline.stdout).toMatch(/validating/);
     expect(api.count('GET /v1/batches/id')).toBe(1);
   });
 
   it('collect --wait polls to the end and fills the run cache; costs are at batch prices; the key is sent, never written', async () => {
-    const r = await rawragAsync(['batch', 'collect', runDir, '--wait'], env);
+    const r = await rawragInProcess(['batch', 'collect', runDir, '--wait'], env);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/: in_progress 5\/12 done/);
     expect(r.stderr).toMatch(/: completed 12\/12 done/);
@@ -73,12 +74,12 @@ describe('rawrag batch status / collect', () => {
       .join('\n');
     expect(written).not.toContain(KEY);
     expect([...api.authorizations]).toEqual([`Bearer ${KEY}`]);
-    const again = await rawragAsync(['batch', 'collect', runDir], env);
+    const again = await rawragInProcess(['batch', 'collect', runDir], env);
     expect(again.stdout).toMatch(/collected 0 replies/);
   });
 
   it('a folder without batch jobs is bad input (exit 2, naming batches.json)', async () => {
-    const r = await rawragAsync(['batch', 'status', tempDir()], env);
+    const r = await rawragInProcess(['batch', 'status', tempDir()], env);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/batches\.json: no batch jobs here/);
   });
@@ -96,10 +97,10 @@ describe('rawrag batch and the run directory lock', () => {
       join(dir, '.rawrag.lock'),
       JSON.stringify({ pid: process.pid, host: hostname(), started_at: new Date().toISOString(), command: 'run locomo --batch' }) + '\n',
     );
-    const c = await rawragAsync(['batch', 'collect', dir], env);
+    const c = await rawragInProcess(['batch', 'collect', dir], env);
     expect(c.code).toBe(2);
     expect(c.stderr).toMatch(/this run directory is in use by pid \d+ .*run locomo --batch/);
-    const s = await rawragAsync(['batch', 'status', dir], env);
+    const s = await rawragInProcess(['batch', 'status', dir], env);
     expect(s.code).toBe(0);
     expect(s.stderr).toMatch(/note: .*in use by pid .*: showing the recorded state/);
   });

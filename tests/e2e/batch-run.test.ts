@@ -10,7 +10,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeBatchApi } from '../helpers/fake-batch-api.js';
 import { defaultChat, readerQuestion, endpointArgs } from '../helpers/fake-api.js';
-import { BIN, ROOT, rawragAsync, tempDir } from '../helpers/cli.js';
+import { BIN, ROOT, tempDir } from '../helpers/cli.js';
+import { rawragInProcess } from '../helpers/in-process.js';
 import { locomo } from '../../src/datasets/locomo/index.js';
 
 const LIMIT = 30;
@@ -91,10 +92,10 @@ describe('rawrag run --batch', () => {
   beforeAll(async () => {
     await api.start();
     api.scriptFor = () => ({ validatingPolls: 2, linesPerPoll: 40 });
-    batch = await rawragAsync(args(api, tempDir('rawrag-cache-'), batchOut, '--batch'), env);
+    batch = await rawragInProcess(args(api, tempDir('rawrag-cache-'), batchOut, '--batch'), env);
     batchesOfRun = api.batches.size;
     batchChats = api.chat.requests.filter((r) => r.path === '/v1/chat/completions').length;
-    live = await rawragAsync(args(api, tempDir('rawrag-cache-'), liveOut), env);
+    live = await rawragInProcess(args(api, tempDir('rawrag-cache-'), liveOut), env);
   }, 180_000);
   afterAll(() => api.close());
 
@@ -150,7 +151,7 @@ describe('rawrag run --batch', () => {
     const before = api.batches.size;
     api.scriptFor = () => ({ validatingPolls: 1 });
     // Another seed: another run id, so this run cannot adopt the batches of the run above.
-    const first = await rawragAsync(args(api, cache, out, '--batch', '--no-wait', '--seed', '1'), env);
+    const first = await rawragInProcess(args(api, cache, out, '--batch', '--no-wait', '--seed', '1'), env);
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(/1 batch jobs running/);
     expect(first.stdout).toMatch(/resume: rawrag run locomo .*--batch --no-wait/);
@@ -158,12 +159,12 @@ describe('rawrag run --batch', () => {
     expect(api.batches.size).toBe(before + 1);
     let last = first;
     for (let i = 0; i < 12 && !/questions, 0 errors/.test(last.stdout); i++)
-      last = await rawragAsync(args(api, cache, out, '--batch', '--no-wait', '--seed', '1'), env);
+      last = await rawragInProcess(args(api, cache, out, '--batch', '--no-wait', '--seed', '1'), env);
     expect(last.code).toBe(0);
     expect(last.stdout).toMatch(/30 questions, 0 errors/);
     expect(api.batches.size).toBe(before + 2);
     expect(byId(items(out))).toEqual(byId(items(liveOut)));
-    const status = await rawragAsync(['batch', 'status', out], env);
+    const status = await rawragInProcess(['batch', 'status', out], env);
     expect(status.stdout.match(/\| completed \| +\d+\/\d+ \|/g)).toHaveLength(2);
   });
 
@@ -183,7 +184,7 @@ describe('rawrag run --batch', () => {
     expect(await exited).toBe(-9);
     const state = JSON.parse(readFileSync(join(out, 'batches.json'), 'utf8'));
     expect(state.parts[0].batch_id).toBeNull();
-    const again = await rawragAsync(args(api, cache, out, '--batch', '--seed', '2'), env);
+    const again = await rawragInProcess(args(api, cache, out, '--batch', '--seed', '2'), env);
     expect(again.code).toBe(0);
     expect(again.stderr).toMatch(/found on the provider \(already submitted\), adopted/);
     expect(api.batches.size).toBe(before + 2); // the adopted reader batch + the judge batch
@@ -201,7 +202,7 @@ describe('rawrag run --batch', () => {
       times: 1,
       match: (r) => r.path === '/v1/chat/completions' && readerQuestion(r.body) === victim && Boolean(r.headers['x-fake-batch']),
     });
-    const first = await rawragAsync(args(api, cache, out, '--batch', '--seed', '3'), env);
+    const first = await rawragInProcess(args(api, cache, out, '--batch', '--seed', '3'), env);
     expect(first.code).toBe(4); // an item failed (--max-error-rate 0)
     expect(first.stdout).toMatch(/30 questions, 1 errors/);
     expect(first.stdout).toMatch(/1 requests failed inside batches \(item errors\); rawrag run .* --retry-errors sends them again/);
@@ -212,7 +213,7 @@ describe('rawrag run --batch', () => {
       message: expect.stringMatching(/reader request to gpt-4o-mini failed in a batch job: HTTP 400: injected 400/),
     });
     const before = api.batches.size;
-    const retry = await rawragAsync(args(api, cache, out, '--batch', '--seed', '3', '--retry-errors'), env);
+    const retry = await rawragInProcess(args(api, cache, out, '--batch', '--seed', '3', '--retry-errors'), env);
     expect(retry.code).toBe(0);
     expect(retry.stdout).toMatch(/30 questions, 0 errors/);
     expect(retry.stderr).toMatch(/pass 1: 1 requests go out as batch jobs \(1 reader\)/);
@@ -225,7 +226,7 @@ describe('rawrag run --batch', () => {
     const before = api.batches.size;
     const embedsBefore = api.chat.requests.filter((r) => r.path === '/v1/embeddings').length;
     api.scriptFor = () => ({});
-    const r = await rawragAsync(args(api, tempDir('rawrag-cache-'), out, '--batch-embeddings', '--seed', '4'), env);
+    const r = await rawragInProcess(args(api, tempDir('rawrag-cache-'), out, '--batch-embeddings', '--seed', '4'), env);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/30 questions, 0 errors/);
     const m = /pass 1: (\d+) requests go out as batch jobs \(\1 embed\)/.exec(r.stderr)!;
@@ -245,14 +246,14 @@ describe('rawrag run --batch', () => {
     const cache = tempDir('rawrag-cache-');
     api.scriptFor = () => ({});
     api.rejectCreate = 'Batch API is not available for this organization';
-    const r = await rawragAsync(args(api, cache, out, '--batch', '--seed', '5'), env);
+    const r = await rawragInProcess(args(api, cache, out, '--batch', '--seed', '5'), env);
     api.rejectCreate = null;
     expect(r.code).toBe(5);
     expect(r.stderr).toMatch(
       /rawrag: batch API: reader request to gpt-4o-mini \(batch API\) failed \(HTTP 400\): 400 Batch API is not available for this organization\nbatches.json keeps every submitted job: run the same command again to go on/,
     );
     expect(r.stderr).not.toMatch(/internal error/);
-    const again = await rawragAsync(args(api, cache, out, '--batch', '--seed', '5'), env);
+    const again = await rawragInProcess(args(api, cache, out, '--batch', '--seed', '5'), env);
     expect(again.code).toBe(0);
     expect(byId(items(out))).toEqual(byId(items(liveOut)));
   });
@@ -279,7 +280,7 @@ describe('rawrag run --batch', () => {
   });
 
   it('--dry-run --batch shows both prices', async () => {
-    const r = await rawragAsync(['run', 'locomo', '--retriever', 'openai', '--reader', 'gpt-4o-mini', '--dry-run', '--batch'], {
+    const r = await rawragInProcess(['run', 'locomo', '--retriever', 'openai', '--reader', 'gpt-4o-mini', '--dry-run', '--batch'], {
       ...env,
       OPENAI_API_KEY: undefined,
       COHERE_API_KEY: undefined,
@@ -292,7 +293,7 @@ describe('rawrag run --batch', () => {
 
   it('a reader without a batch API is refused before anything runs (exit 2)', async () => {
     const out = join(tempDir(), 'ds');
-    const r = await rawragAsync([...args(api, tempDir(), out, '--batch'), '--reader', 'deepseek-chat'], env);
+    const r = await rawragInProcess([...args(api, tempDir(), out, '--batch'), '--reader', 'deepseek-chat'], env);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/models\.yaml: models\.deepseek-chat: reader model 'deepseek-chat' has no batch API/);
     expect(existsSync(out)).toBe(false);

@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeApi, type RecordedRequest } from '../helpers/fake-api.js';
-import { ROOT, rawragAsync, tempDir } from '../helpers/cli.js';
+import { ROOT, tempDir } from '../helpers/cli.js';
+import { rawragInProcess } from '../helpers/in-process.js';
 import { orderingScore } from '../../src/datasets/beam/ordering.js';
 
 const CONV = join(ROOT, 'tests/fixtures/beam/100K/5');
@@ -50,7 +51,7 @@ describe('rawrag run beam with a reader and the 3x multi-request judge (loopback
     for (const variant of ['fixed', 'official'] as const) {
       const out = join(tempDir('rawrag-beam-judged-'), 'run');
       const before = api.requests.length;
-      const r = await rawragAsync(
+      const r = await rawragInProcess(
         [
           'run',
           'beam',

@@ -2,18 +2,19 @@
 import { describe, expect, it } from 'vitest';
 import { cpSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, rawrag, tempDir } from '../helpers/cli.js';
+import { ROOT, tempDir } from '../helpers/cli.js';
+import { rawragInProcess } from '../helpers/in-process.js';
 
 const CONV = join(ROOT, 'tests/fixtures/beam/100K/5');
 const json = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
 
 describe('rawrag run beam (offline)', () => {
-  it('ingests the conversation, retrieves for its 20 questions and prints per-ability and efficiency tables', () => {
+  it('ingests the conversation, retrieves for its 20 questions and prints per-ability and efficiency tables', async () => {
     const root = tempDir('rawrag-beam-e2e-');
     mkdirSync(join(root, 'chats', '100K', '5'), { recursive: true });
     cpSync(CONV, join(root, 'chats', '100K', '5'), { recursive: true });
     const out = join(root, 'run');
-    const r = rawrag(['run', 'beam', '--data', root, '--size', '100K', '--out', out, '--no-progress']);
+    const r = await rawragInProcess(['run', 'beam', '--data', root, '--size', '100K', '--out', out, '--no-progress']);
     expect(r.stderr).not.toMatch(/internal error/);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/BEAM 100K: per ability \(1 conversations\)/);
@@ -45,9 +46,9 @@ describe('rawrag run beam (offline)', () => {
     expect(eff.search_ms).toBeGreaterThan(0);
   });
 
-  it('names the corrected rubric in the summary when asked', () => {
+  it('names the corrected rubric in the summary when asked', async () => {
     const out = join(tempDir('rawrag-beam-e2e-'), 'run');
-    const r = rawrag([
+    const r = await rawragInProcess([
       'run',
       'beam',
       '--data',
@@ -65,7 +66,7 @@ describe('rawrag run beam (offline)', () => {
     const s = JSON.parse(r.stdout).benchmark_summary;
     expect(s.scoring.variant).toBe('corrected');
     expect(json(join(out, 'manifest.json')).config.options).toEqual({ beamRubric: 'corrected' });
-    const bad = rawrag([
+    const bad = await rawragInProcess([
       'run',
       'beam',
       '--data',
@@ -82,8 +83,8 @@ describe('rawrag run beam (offline)', () => {
     expect(bad.stderr).toMatch(/--beam-rubric: 'fixed' is not one of official, corrected/);
   });
 
-  it('rejects a size the data does not hold, with exit code 2', () => {
-    const r = rawrag(['run', 'beam', '--data', CONV, '--size', '1M', '--out', join(tempDir(), 'run'), '--no-progress']);
+  it('rejects a size the data does not hold, with exit code 2', async () => {
+    const r = await rawragInProcess(['run', 'beam', '--data', CONV, '--size', '1M', '--out', join(tempDir(), 'run'), '--no-progress']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/rawrag: error: .*100K\/5: --size: this conversation belongs to size 100K, not 1M/);
   });

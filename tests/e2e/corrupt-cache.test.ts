@@ -4,19 +4,20 @@
  * item errors and says, once, which file it moved aside.
  */
 import { describe, expect, it } from 'vitest';
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { rawrag, tempDir } from '../helpers/cli.js';
+import { tempDir } from '../helpers/cli.js';
+import { rawragInProcess } from '../helpers/in-process.js';
+import { cacheWithWordVectors } from '../helpers/test-cache.js';
 
 describe('corrupt sentence-vector store', () => {
-  it('rawrag run locomo --retriever local-dense --limit 20 completes with a one-line note naming the file', () => {
+  it('rawrag run locomo --retriever local-dense --limit 20 completes with a one-line note naming the file', async () => {
     const work = tempDir();
-    const cache = join(work, 'cache');
-    mkdirSync(cache);
+    const cache = cacheWithWordVectors(join(work, 'cache'));
     const file = join(cache, 'sentence-vectors.sqlite');
     writeFileSync(file, Buffer.concat([Buffer.from('SQLite format 3\0'), Buffer.alloc(8176, 0x5a)]));
     const out = join(work, 'run');
-    const r = rawrag(['run', 'locomo', '--retriever', 'local-dense', '--limit', '20', '--out', out, '--no-progress'], {
+    const r = await rawragInProcess(['run', 'locomo', '--retriever', 'local-dense', '--limit', '20', '--out', out, '--no-progress'], {
       RAWRAG_CACHE_DIR: cache,
     });
     expect(r.code).toBe(0);
@@ -29,9 +30,12 @@ describe('corrupt sentence-vector store', () => {
     expect(m.questions).toEqual({ selected: 20, done: 20, errors: 0 });
     expect(readdirSync(cache).filter((f) => f.startsWith('sentence-vectors.sqlite.corrupt-'))).toHaveLength(1);
     // The next run finds a healthy store: no note.
-    const again = rawrag(['run', 'locomo', '--retriever', 'local-dense', '--limit', '20', '--out', join(work, 'run2'), '--no-progress'], {
-      RAWRAG_CACHE_DIR: cache,
-    });
+    const again = await rawragInProcess(
+      ['run', 'locomo', '--retriever', 'local-dense', '--limit', '20', '--out', join(work, 'run2'), '--no-progress'],
+      {
+        RAWRAG_CACHE_DIR: cache,
+      },
+    );
     expect(again.code).toBe(0);
     expect(again.stderr).not.toContain('is corrupt');
   }, 120_000);

@@ -7,11 +7,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { rawrag, tempDir } from '../helpers/cli.js';
+import { tempDir } from '../helpers/cli.js';
+import { rawragInProcess } from '../helpers/in-process.js';
+import { cacheWithWordVectors } from '../helpers/test-cache.js';
 import { writeFileAtomic } from '../../src/util/fsx.js';
 
 const work = tempDir();
-const env = { RAWRAG_CACHE_DIR: join(work, 'cache') };
+const env = { RAWRAG_CACHE_DIR: cacheWithWordVectors(join(work, 'cache')) };
 const mounts: string[] = [];
 
 function tmpfs(options: string): string | null {
@@ -36,18 +38,22 @@ function expectOneLine(r: { code: number; stderr: string }, path: string, cause:
 }
 
 describe('--out that cannot be written', () => {
-  it('names a file: ENOTDIR, exit 2', () => {
+  it('names a file: ENOTDIR, exit 2', async () => {
     const file = join(work, 'a-file');
     writeFileSync(file, 'x');
-    expectOneLine(rawrag(['run', 'locomo', '--limit', '2', '--out', file, '--no-progress'], env), file, /\(ENOTDIR|\(EEXIST/);
     expectOneLine(
-      rawrag(['run', 'locomo', '--limit', '2', '--out', join(file, 'sub'), '--no-progress'], env),
+      await rawragInProcess(['run', 'locomo', '--limit', '2', '--out', file, '--no-progress'], env),
+      file,
+      /\(ENOTDIR|\(EEXIST/,
+    );
+    expectOneLine(
+      await rawragInProcess(['run', 'locomo', '--limit', '2', '--out', join(file, 'sub'), '--no-progress'], env),
       join(file, 'sub'),
       /not a folder \(ENOTDIR/,
     );
   });
 
-  it('read-only: EACCES / EROFS, exit 2', () => {
+  it('read-only: EACCES / EROFS, exit 2', async () => {
     let dir: string | null;
     if (process.getuid?.() === 0) dir = tmpfs('ro,size=64k');
     else {
@@ -57,17 +63,21 @@ describe('--out that cannot be written', () => {
     }
     if (!dir) return; // neither a non-root user nor allowed to mount: nothing to test here
     expectOneLine(
-      rawrag(['run', 'locomo', '--limit', '2', '--out', join(dir, 'run'), '--no-progress'], env),
+      await rawragInProcess(['run', 'locomo', '--limit', '2', '--out', join(dir, 'run'), '--no-progress'], env),
       join(dir, 'run'),
       /(permission denied|read-only file system|cannot create this folder) \((EACCES|EROFS|EPERM|ENOENT)/,
     );
   });
 
-  it('disk full mid-run: ENOSPC names the run folder, no temp files left', () => {
+  it('disk full mid-run: ENOSPC names the run folder, no temp files left', async () => {
     const dir = tmpfs('size=48k');
     if (!dir) return; // mounting needs privileges this machine does not give
     const out = join(dir, 'run');
-    expectOneLine(rawrag(['run', 'locomo', '--limit', '60', '--out', out, '--no-progress'], env), out, /no space left on device \(ENOSPC/);
+    expectOneLine(
+      await rawragInProcess(['run', 'locomo', '--limit', '60', '--out', out, '--no-progress'], env),
+      out,
+      /no space left on device \(ENOSPC/,
+    );
     expect(readdirSync(out).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 });

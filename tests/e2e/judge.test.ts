@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeApi, defaultChat, isJudgeRequest, readerQuestion } from '../helpers/fake-api.js';
-import { ROOT, rawragAsync, tempDir } from '../helpers/cli.js';
+import { ROOT, tempDir } from '../helpers/cli.js';
+import { rawragInProcess } from '../helpers/in-process.js';
 import { locomo } from '../../src/datasets/locomo/index.js';
 
 const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json'), options: {} });
@@ -77,7 +78,7 @@ describe('rawrag judge ANSWERS.jsonl --benchmark locomo', () => {
   afterAll(() => api.close());
 
   it('judges each answer 3x with the official judge, records coverage of the given evidence, and writes a stats-ready run', async () => {
-    const r = await rawragAsync(args('j', ['--name', 'mem v2']), env);
+    const r = await rawragInProcess(args('j', ['--name', 'mem v2']), env);
     expect(r.stderr).toContain(`selected the 6 questions listed in ${answers}`);
     expect(r.stdout).toMatch(/^my-memory \[mem v2\] on locomo — 6 questions/);
     expect(r.code).toBe(0);
@@ -107,12 +108,12 @@ describe('rawrag judge ANSWERS.jsonl --benchmark locomo', () => {
     expect(summary.judge).toMatchObject({ model: 'gpt-4o-mini', runs: 3 });
     expect(summary.provenance.by_role.judge.replies_fresh).toBe(21);
     expect(r.stdout).toMatch(/my-memory \[mem v2\] on locomo — 6 questions, 0 errors/);
-    const stats = await rawragAsync(['stats', join(dir, 'j'), '--out', join(dir, 'stats')], env);
+    const stats = await rawragInProcess(['stats', join(dir, 'j'), '--out', join(dir, 'stats')], env);
     expect(stats.code).toBe(0);
     expect(stats.stdout).toContain('my-memory');
 
     // Same command again: resumed, nothing sent.
-    const again = await rawragAsync(args('j'), env);
+    const again = await rawragInProcess(args('j'), env);
     expect(again.code).toBe(0);
     expect(again.stderr).toMatch(/resuming .*: 6 of 6 questions already done/);
     expect(api.count('/v1/chat/completions')).toBe(21);
@@ -120,7 +121,7 @@ describe('rawrag judge ANSWERS.jsonl --benchmark locomo', () => {
 
   it('sends the judge exactly what `rawrag run` sends for the same answer', async () => {
     const before = api.requests.length;
-    const r = await rawragAsync(
+    const r = await rawragInProcess(
       [
         'run',
         'locomo',
@@ -157,7 +158,7 @@ describe('rawrag judge ANSWERS.jsonl --benchmark locomo', () => {
   });
 
   it('--dry-run prices the real answers and writes nothing; unknown ids are an input error with lines', async () => {
-    const d = await rawragAsync(['judge', answers, '--benchmark', 'locomo', '--dry-run', '--out', join(dir, 'dry')], {
+    const d = await rawragInProcess(['judge', answers, '--benchmark', 'locomo', '--dry-run', '--out', join(dir, 'dry')], {
       ...env,
       OPENAI_API_KEY: undefined,
     });
@@ -167,11 +168,11 @@ describe('rawrag judge ANSWERS.jsonl --benchmark locomo', () => {
     expect(existsSync(join(dir, 'dry'))).toBe(false);
     const bad = join(dir, 'bad.jsonl');
     writeFileSync(bad, `${JSON.stringify({ id: picked[0]!.id, answer: 'x' })}\n${JSON.stringify({ id: 'conv-26:q9999', answer: 'y' })}\n`);
-    const b = await rawragAsync(['judge', bad, '--benchmark', 'locomo', '--out', join(dir, 'bad')], env);
+    const b = await rawragInProcess(['judge', bad, '--benchmark', 'locomo', '--out', join(dir, 'bad')], env);
     expect(b.code).toBe(2);
     expect(b.stderr).toContain(`${bad}: line 2: 1 id is not a question of locomo: 'conv-26:q9999' (line 2)`);
     writeFileSync(bad, `{"id": "${picked[0]!.id}"}\n`);
-    const c = await rawragAsync(['judge', bad, '--benchmark', 'locomo'], env);
+    const c = await rawragInProcess(['judge', bad, '--benchmark', 'locomo'], env);
     expect(c.code).toBe(2);
     expect(c.stderr).toContain(`${bad}: line 1: "answer" of '${picked[0]!.id}' must be a string`);
     expect(existsSync(join(dir, 'bad'))).toBe(false);
@@ -179,10 +180,10 @@ describe('rawrag judge ANSWERS.jsonl --benchmark locomo', () => {
 
   it('a failed judge request is an item error (exit 4 with the command to run); --retry-errors redoes it', async () => {
     api.inject({ kind: 'status', status: 400, times: 1, match: (x) => isJudgeRequest(x) });
-    const first = await rawragAsync(args('f', ['--cache-dir', tempDir()]), env);
+    const first = await rawragInProcess(args('f', ['--cache-dir', tempDir()]), env);
     expect(first.code).toBe(4);
     expect(first.stderr).toMatch(/1 of 6 items failed .*--retry-errors --out /s);
-    const retry = await rawragAsync(args('f', ['--cache-dir', tempDir(), '--retry-errors']), env);
+    const retry = await rawragInProcess(args('f', ['--cache-dir', tempDir(), '--retry-errors']), env);
     expect(retry.code).toBe(0);
     expect(items('f').filter((i) => i.error)).toHaveLength(0);
   });

@@ -123,7 +123,9 @@ describe('LoCoMo --gold audited and --categories 5', () => {
     );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/26 of 321 questions have a wrong original gold per the audit .*ceiling 91\.90 %/);
-    expect(JSON.parse(readFileSync(join(dir, 'offline', 'manifest.json'), 'utf8')).setting).toBe('locomo/categories=2/gold=audited/no-reader');
+    expect(JSON.parse(readFileSync(join(dir, 'offline', 'manifest.json'), 'utf8')).setting).toBe(
+      'locomo/categories=2/gold=audited/no-reader',
+    );
   });
 
   it('--categories 5: the official reader prompt and rule, a judge asked whether the answer declines, a row of its own', async () => {

@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { FakeApi } from '../helpers/fake-api.js';
-import { ROOT, rawragAsync, tempDir } from '../helpers/cli.js';
+import { ROOT, tempDir } from '../helpers/cli.js';
+import { rawragInProcess } from '../helpers/in-process.js';
 
 const ORACLE = resolve(ROOT, 'tests/fixtures/longmemeval/longmemeval_oracle.sample.json');
 const raw: Array<{ question_id: string; question: string; answer: string | number; question_date: string }> = JSON.parse(
@@ -45,7 +46,7 @@ describe('rawrag run longmemeval with a reader and the official judge (loopback 
   beforeAll(async () => {
     await api.start();
     out = join(tempDir('rawrag-lme-judged-'), 'run');
-    result = await rawragAsync(
+    result = await rawragInProcess(
       [
         'run',
         'longmemeval',
@@ -98,7 +99,7 @@ describe('rawrag run longmemeval with a reader and the official judge (loopback 
     const direct = new FakeApi();
     await direct.start();
     try {
-      const r = await rawragAsync(
+      const r = await rawragInProcess(
         [
           'run',
           'longmemeval',

@@ -2,15 +2,16 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ROOT, rawrag, tempDir } from '../helpers/cli.js';
+import { ROOT, tempDir } from '../helpers/cli.js';
+import { rawragInProcess } from '../helpers/in-process.js';
 
 const ORACLE = resolve(ROOT, 'tests/fixtures/longmemeval/longmemeval_oracle.sample.json');
 const readJson = (p: string) => JSON.parse(readFileSync(p, 'utf8'));
 
 describe('rawrag run longmemeval (offline)', () => {
-  it('scores retrieval with the official metrics and writes them to the summary', () => {
+  it('scores retrieval with the official metrics and writes them to the summary', async () => {
     const out = join(tempDir(), 'run');
-    const r = rawrag(['run', 'longmemeval', '--data', ORACLE, '--out', out, '--no-progress']);
+    const r = await rawragInProcess(['run', 'longmemeval', '--data', ORACLE, '--out', out, '--no-progress']);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(
       /warning: .*longmemeval_oracle\.sample\.json: file: 7 questions, not a full release \(500\): per-type count check skipped/,
@@ -54,19 +55,31 @@ describe('rawrag run longmemeval (offline)', () => {
     expect(bs.missing).toBe(7);
   });
 
-  it('lets --judge override the official judge model', () => {
+  it('lets --judge override the official judge model', async () => {
     const out = join(tempDir(), 'run');
-    const r = rawrag(['run', 'longmemeval', '--data', ORACLE, '--limit', '1', '--judge', 'gpt-4o-mini', '--out', out, '--no-progress']);
+    const r = await rawragInProcess([
+      'run',
+      'longmemeval',
+      '--data',
+      ORACLE,
+      '--limit',
+      '1',
+      '--judge',
+      'gpt-4o-mini',
+      '--out',
+      out,
+      '--no-progress',
+    ]);
     expect(r.code).toBe(0);
     expect(readJson(join(out, 'manifest.json')).config.judge.model).toBe('gpt-4o-mini');
   });
 
-  it('names the file and the place for bad input, and the fetch command for a missing release', () => {
-    const bad = rawrag(['run', 'longmemeval', '--data', ORACLE, '--reading', 'fast']);
+  it('names the file and the place for bad input, and the fetch command for a missing release', async () => {
+    const bad = await rawragInProcess(['run', 'longmemeval', '--data', ORACLE, '--reading', 'fast']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--reading: unknown reading method 'fast'/);
     const dir = tempDir();
-    const missing = rawrag(['run', 'longmemeval', '--data', dir, '--variant', 'm']);
+    const missing = await rawragInProcess(['run', 'longmemeval', '--data', dir, '--variant', 'm']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/no longmemeval_m\.json in this folder \(variant m\)/);
   });

@@ -7,41 +7,21 @@
  * coverage, `--cleanup` and `rawrag memory purge` delete on the service, `--dry-run` counts the adds.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FakeApi, defaultChat } from '../helpers/fake-api.js';
+import { FakeApi } from '../helpers/fake-api.js';
 import { FakeMem0 } from '../helpers/fake-mem0.js';
-import { BIN, ROOT, rawragAsync, tempDir } from '../helpers/cli.js';
+import { ROOT, tempDir, type CliResult } from '../helpers/cli.js';
+import { rawragInProcess } from '../helpers/in-process.js';
+import { evidenceReader, killMidRun, locomoRunArgs, loopbackEnv, readItems } from '../helpers/loopback-run.js';
 import { locomo } from '../../src/datasets/locomo/index.js';
 import { dryRun } from '../../src/pipeline/estimate.js';
 import { RunConfigSchema } from '../../src/systems/registry.js';
 
 const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json'), options: {} });
-const goldOf = new Map(ds.questions.map((q) => [q.text, q.gold]));
 
-/** Answers with the gold answer exactly when the memories shown hold it; a containment judge. */
-function evidenceReader(body: any): string {
-  const user: string = (body.messages as Array<{ role: string; content: string }>).find((m) => m.role === 'user')?.content ?? '';
-  const m = /# Question: \n([\s\S]*?)\n\n# Context: \n([\s\S]*)$/.exec(user);
-  if (!m) return defaultChat(body);
-  const gold = goldOf.get(m[1]!) ?? '';
-  return gold.trim() !== '' && m[2]!.toLowerCase().includes(gold.toLowerCase()) ? gold : "I don't know";
-}
+const env = loopbackEnv({ openai: 'sk-test-MEM0RUN0123456789' }, { MEM0_API_KEY: undefined });
 
-const env = {
-  OPENAI_API_KEY: 'sk-test-MEM0RUN0123456789',
-  RAWRAG_RETRY_BASE_MS: '5',
-  OPENAI_BASE_URL: undefined,
-  RAWRAG_CACHE_DIR: undefined,
-  MEM0_API_KEY: undefined,
-};
-
-const readItems = (dir: string) =>
-  readFileSync(join(dir, 'items.jsonl'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l));
 const ingestLog = (dir: string) =>
   existsSync(join(dir, 'service-ingest.jsonl'))
     ? readFileSync(join(dir, 'service-ingest.jsonl'), 'utf8')
@@ -57,64 +37,25 @@ const ingestLog = (dir: string) =>
     : [];
 
 describe('rawrag run locomo --system mem0 against a loopback Mem0 server', () => {
-  const api = new FakeApi({ chat: evidenceReader });
+  const api = new FakeApi({ chat: evidenceReader(ds.questions) });
   const server = new FakeMem0();
   const cache = tempDir('rawrag-mem0-cache-');
   const root = tempDir('rawrag-mem0-runs-');
   const out = join(root, 'mem0');
-  const args = (dir: string, ...extra: string[]) => [
-    'run',
-    'locomo',
-    '--system',
-    'mem0',
-    '--mem0-url',
-    server.url,
-    '--reader',
-    'gpt-4o-mini',
-    '--reader-base-url',
-    `${api.url}/v1`,
-    '--judge-base-url',
-    `${api.url}/v1`,
-    '--cache-dir',
-    cache,
-    '--no-progress',
-    '--json',
-    '--out',
-    dir,
-    ...extra,
-  ];
-  let first: { code: number; stdout: string; stderr: string };
+  // Mem0 keeps its own store: only the reader and judge talk to the OpenAI-compatible peer.
+  const args = (dir: string, ...extra: string[]) =>
+    locomoRunArgs({ system: 'mem0', out: dir, peer: api, chatOnly: true, cache, extra: ['--mem0-url', server.url, ...extra] });
+  let first: CliResult;
 
   const raw = join(root, 'raw-rag');
-  let rawRun: { code: number; stdout: string; stderr: string };
+  let rawRun: CliResult;
 
   beforeAll(async () => {
     await api.start();
     await server.start();
     // The first 60 questions (all of conversation conv-26) keep the suite fast; the full 1,540 run is the same code.
-    [first, rawRun] = await Promise.all([
-      rawragAsync(args(out, '--limit', '60'), env),
-      rawragAsync(
-        [
-          'run',
-          'locomo',
-          '--limit',
-          '60',
-          '--reader',
-          'gpt-4o-mini',
-          '--reader-base-url',
-          `${api.url}/v1`,
-          '--judge-base-url',
-          `${api.url}/v1`,
-          '--cache-dir',
-          cache,
-          '--no-progress',
-          '--out',
-          raw,
-        ],
-        env,
-      ),
-    ]);
+    first = await rawragInProcess(args(out, '--limit', '60'), env);
+    rawRun = await rawragInProcess(locomoRunArgs({ out: raw, peer: api, chatOnly: true, cache, limit: 60, json: false }), env);
   }, 600_000);
   afterAll(async () => {
     await api.close();
@@ -167,7 +108,7 @@ describe('rawrag run locomo --system mem0 against a loopback Mem0 server', () =>
 
   it('a second run sends no add: the finished directory resumed, and a fresh directory only searches a store of its own', async () => {
     const before = server.adds().length;
-    const resumed = await rawragAsync(
+    const resumed = await rawragInProcess(
       args(out, '--limit', '60').filter((a) => a !== '--json'),
       env,
     );
@@ -178,7 +119,7 @@ describe('rawrag run locomo --system mem0 against a loopback Mem0 server', () =>
 
   it('rawrag stats pairs Mem0 with RAW-RAG, coverage for each', async () => {
     expect(rawRun.code, rawRun.stderr).toBe(0);
-    const st = await rawragAsync(['stats', raw, out, '--out', join(root, 'stats')], env);
+    const st = await rawragInProcess(['stats', raw, out, '--out', join(root, 'stats')], env);
     expect(st.code, st.stderr).toBe(0);
     expect(st.stdout).toMatch(/mem0/);
     expect(st.stdout).toMatch(/RAW-RAG\/local/);
@@ -193,20 +134,11 @@ describe('rawrag run locomo --system mem0 against a loopback Mem0 server', () =>
     const dir = join(root, 'killed');
     server.inject({ kind: 'slow', delayMs: 40, times: Infinity, match: (r) => r.path === '/memories' && r.method === 'POST' });
     const cmd = [...args(dir, '--limit', '20', '--mem0-concurrency', '2')];
-    const child = spawn(process.execPath, [BIN, ...cmd], {
-      cwd: ROOT,
-      env: { ...process.env, NO_COLOR: '1', ...env } as NodeJS.ProcessEnv,
-      stdio: 'ignore',
-    });
-    const exited = new Promise((r) => child.on('exit', (code, signal) => r(signal ?? code)));
-    const deadline = Date.now() + 60_000;
-    while (ingestLog(dir).filter((l) => l.type === 'add').length < 30 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    child.kill('SIGKILL');
-    expect(await exited).toBe('SIGKILL');
+    expect(await killMidRun(cmd, env, () => ingestLog(dir).filter((l) => l.type === 'add').length >= 30, 20)).toBe('SIGKILL');
     const acknowledged = ingestLog(dir).filter((l) => l.type === 'add').length;
     expect(acknowledged).toBeGreaterThanOrEqual(30);
     server.faults = [];
-    const resumed = await rawragAsync(cmd, env);
+    const resumed = await rawragInProcess(cmd, env);
     expect(resumed.code, resumed.stderr).toBe(0);
     const owners = new Set(ingestLog(dir).map((l) => l.owner));
     // Every add the service did for this run's owner, exactly once, and each one acknowledged in the log.
@@ -222,14 +154,14 @@ describe('rawrag run locomo --system mem0 against a loopback Mem0 server', () =>
 
   it("--cleanup deletes the run's memories on the service at its end; memory show / purge read and delete", async () => {
     const dir = join(root, 'clean');
-    const r = await rawragAsync([...args(dir, '--limit', '20'), '--cleanup'], env);
+    const r = await rawragInProcess([...args(dir, '--limit', '20'), '--cleanup'], env);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(
       /cleanup: purged rawrag-clean-conv-26 \(episode conv-26\) on http:\/\/127\.0\.0\.1:\d+: verified, 0 memories left/,
     );
     expect(server.ownerMemories('rawrag-clean-conv-26')).toHaveLength(0);
     expect(server.ownerMemories('rawrag-mem0-conv-26').length).toBeGreaterThan(0);
-    const purged = await rawragAsync(['memory', 'purge', out, '--owner', 'conv-26'], env);
+    const purged = await rawragInProcess(['memory', 'purge', out, '--owner', 'conv-26'], env);
     expect(purged.code, purged.stderr).toBe(0);
     expect(purged.stdout).toMatch(/purged rawrag-mem0-conv-26 .*verified, 0 memories left/);
     expect(server.ownerMemories('rawrag-mem0-conv-26')).toHaveLength(0);

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeApi } from '../helpers/fake-api.js';
-import { ROOT, rawrag, rawragAsync, tempDir } from '../helpers/cli.js';
+import { ROOT, tempDir, type CliResult } from '../helpers/cli.js';
+import { rawragInProcess } from '../helpers/in-process.js';
 import type { ItemRecord } from '../../src/core/item.js';
 
 const FIXTURE = join(ROOT, 'tests/fixtures/meme/meme_fixture.json');
@@ -23,9 +24,12 @@ const sessionOf = (turnId: string) => Number(/^s(\d+):t\d+$/.exec(turnId)![1]);
 
 describe('rawrag run meme (offline, local retriever)', () => {
   const out = join(tempDir(), 'run');
-  const r = rawrag(['run', 'meme', '--data', FIXTURE, '--out', out, '--no-progress']);
+  let r: CliResult;
+  beforeAll(async () => {
+    r = await rawragInProcess(['run', 'meme', '--data', FIXTURE, '--out', out, '--no-progress']);
+  });
 
-  it('runs all 24 questions with coverage and result coverage, evidence in chronological order', () => {
+  it('runs all 24 questions with coverage and result coverage, evidence in chronological order', async () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('RAW-RAG/local on meme — 24 questions, 0 errors');
     expect(r.stdout).toContain('MEME six-task score');
@@ -53,9 +57,13 @@ describe('rawrag run meme (offline, local retriever)', () => {
 describe('MEME phase protocol: a question block searches exactly the sessions fed so far', () => {
   const out = join(tempDir(), 'phase');
   // Rank every window (k = candidates = 128): whatever the index holds can come back.
-  const r = rawrag(['run', 'meme', '--data', FIXTURE, '--out', out, '--k', '128', '--candidates', '128', '--no-rerank', '--no-progress']);
+  const args = ['run', 'meme', '--data', FIXTURE, '--out', out, '--k', '128', '--candidates', '128', '--no-rerank', '--no-progress'];
+  let r: CliResult;
+  beforeAll(async () => {
+    r = await rawragInProcess(args);
+  });
 
-  it('never retrieves a turn after position_after_session, and retrieves the whole visible prefix', () => {
+  it('never retrieves a turn after position_after_session, and retrieves the whole visible prefix', async () => {
     expect(r.code, r.stderr).toBe(0);
     const items = readItems(out);
     expect(items).toHaveLength(24);
@@ -126,7 +134,7 @@ describe('rawrag run meme --reader ... --judge ... through a loopback API', () =
 
   beforeAll(async () => {
     await api.start();
-    r = await rawragAsync(
+    r = await rawragInProcess(
       [
         'run',
         'meme',
@@ -172,11 +180,11 @@ describe('rawrag run meme --reader ... --judge ... through a loopback API', () =
       '--no-progress',
     ];
     const env = { OPENAI_API_KEY: 'sk-test-meme', OPENAI_BASE_URL: undefined, RAWRAG_CACHE_DIR: undefined, RAWRAG_RETRY_BASE_MS: '5' };
-    const a = await rawragAsync(['ablate', 'meme', ...common, '--k', '1', '--resamples', '2000', '--out', ab], env);
+    const a = await rawragInProcess(['ablate', 'meme', ...common, '--k', '1', '--resamples', '2000', '--out', ab], env);
     expect(a.code, a.stderr).toBe(0);
     const table = JSON.parse(readFileSync(join(ab, 'ablation.json'), 'utf8')).table;
     const k1 = table.find((r: { variant: string }) => r.variant === 'k=1');
-    const st = await rawragAsync(['stats', ab, '--resamples', '2000', '--json', '--out', join(tempDir(), 'stats')], env);
+    const st = await rawragInProcess(['stats', ab, '--resamples', '2000', '--json', '--out', join(tempDir(), 'stats')], env);
     expect(st.code, st.stderr).toBe(0);
     const fam = JSON.parse(st.stdout).families[0];
     expect(fam.aggregation.overall).toBe('macro');
@@ -191,7 +199,7 @@ describe('rawrag run meme --reader ... --judge ... through a loopback API', () =
     await api.close();
   }, 120_000);
 
-  it('judges 3x per non-ER answer and scores ER by substring, never judging ER', () => {
+  it('judges 3x per non-ER answer and scores ER by substring, never judging ER', async () => {
     expect(r.code, r.stderr).toBe(0);
     const items = readItems(out);
     const judged = items.filter((i) => i.meta!.task !== 'ER');
@@ -212,7 +220,7 @@ describe('rawrag run meme --reader ... --judge ... through a loopback API', () =
     expect(items.filter((i) => i.type === 'ER (before)').every((i) => i.score === null)).toBe(true);
   });
 
-  it('applies the before/after rule: trivial passes do not count; headline = mean of six task rates', () => {
+  it('applies the before/after rule: trivial passes do not count; headline = mean of six task rates', async () => {
     const s = JSON.parse(r.stdout).benchmark_summary;
     const acc = Object.fromEntries(s.tasks.map((t: { task: string; accuracy: number }) => [t.task, t.accuracy]));
     const raw = Object.fromEntries(s.tasks.map((t: { task: string; raw_accuracy: number }) => [t.task, t.raw_accuracy]));

@@ -9,7 +9,8 @@ import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { rawragAsync, tempDir } from '../helpers/cli.js';
+import { tempDir } from '../helpers/cli.js';
+import { rawragInProcess } from '../helpers/in-process.js';
 import { DOWNLOAD_FILES } from '../../src/datasets/memoryagentbench/index.js';
 
 const REV = '7ea066982b140a19337e17e60d45d4076e042faf';
@@ -46,7 +47,7 @@ describe('memoryagentbench downloads', () => {
 
   test('a file that does not match its pinned checksum is refused and removed', async () => {
     const root = tempDir();
-    const r = await rawragAsync(['data', 'pull', 'memoryagentbench', '--base-url', base, '--root', root]);
+    const r = await rawragInProcess(['data', 'pull', 'memoryagentbench', '--base-url', base, '--root', root]);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(
       /Accurate_Retrieval-00000-of-00001\.parquet: checksum mismatch: sha256 [0-9a-f]{64} does not match the pinned 56c3cd80/,

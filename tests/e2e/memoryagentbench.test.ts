@@ -8,7 +8,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { FakeApi } from '../helpers/fake-api.js';
-import { ROOT, rawrag, rawragAsync, tempDir } from '../helpers/cli.js';
+import { ROOT, tempDir } from '../helpers/cli.js';
+import { rawragInProcess } from '../helpers/in-process.js';
 
 const FIX = join(ROOT, 'tests', 'fixtures', 'memoryagentbench');
 const SAMPLE = join(FIX, 'Conflict_Resolution.sample.json');
@@ -22,9 +23,9 @@ const readJsonl = (f: string) =>
 const readJson = (f: string) => JSON.parse(readFileSync(f, 'utf8'));
 
 describe('rawrag run memoryagentbench, offline', () => {
-  test('the shared row: one chunk per numbered fact, answer-in-evidence per item and summarised', () => {
+  test('the shared row: one chunk per numbered fact, answer-in-evidence per item and summarised', async () => {
     const out = join(tempDir(), 'run');
-    const r = rawrag(['run', 'memoryagentbench', '--data', SAMPLE, '--subset', 'all', '--out', out, '--no-progress']);
+    const r = await rawragInProcess(['run', 'memoryagentbench', '--data', SAMPLE, '--subset', 'all', '--out', out, '--no-progress']);
     expect(r.stderr).toMatch(/partial Conflict_Resolution input/);
     expect(r.code).toBe(0);
     const items = readJsonl(join(out, 'items.jsonl'));
@@ -46,15 +47,15 @@ describe('rawrag run memoryagentbench, offline', () => {
     expect(manifest.policy).toMatchObject({ serialisation: 'plain', expandToTurns: false });
   });
 
-  test('the default paper subset on the 6k sample says how to select it', () => {
-    const r = rawrag(['run', 'memoryagentbench', '--data', SAMPLE, '--out', join(tempDir(), 'x'), '--no-progress']);
+  test('the default paper subset on the 6k sample says how to select it', async () => {
+    const r = await rawragInProcess(['run', 'memoryagentbench', '--data', SAMPLE, '--out', join(tempDir(), 'x'), '--no-progress']);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/no question selected .*--subset all or --sources/);
   });
 
-  test('constructed rows of every source: all four competencies and an Overall', () => {
+  test('constructed rows of every source: all four competencies and an Overall', async () => {
     const out = join(tempDir(), 'run');
-    const r = rawrag(['run', 'memoryagentbench', '--data', CONSTRUCTED, '--out', out, '--no-progress', '--json']);
+    const r = await rawragInProcess(['run', 'memoryagentbench', '--data', CONSTRUCTED, '--out', out, '--no-progress', '--json']);
     expect(r.code).toBe(0);
     const s = JSON.parse(r.stdout).benchmark_summary;
     expect(s.competencies.map((c: any) => c.competency)).toEqual(['AR', 'TTL', 'LRU', 'CR']);
@@ -103,7 +104,7 @@ describe('rawrag run memoryagentbench --reader through a loopback API', () => {
   let r: { code: number; stdout: string; stderr: string };
   beforeAll(async () => {
     await api.start();
-    r = await rawragAsync(
+    r = await rawragInProcess(
       [
         'run',
         'memoryagentbench',
@@ -153,7 +154,7 @@ describe('rawrag run memoryagentbench --reader through a loopback API', () => {
       '--judge-base-url',
       `${own.url}/v1`,
     ];
-    const a = await rawragAsync(
+    const a = await rawragInProcess(
       [
         'ablate',
         'memoryagentbench',
@@ -174,7 +175,7 @@ describe('rawrag run memoryagentbench --reader through a loopback API', () => {
     expect(a.code, a.stderr.slice(-2000)).toBe(0);
     const table = JSON.parse(readFileSync(join(ab, 'ablation.json'), 'utf8')).table;
     const k1 = table.find((row: { variant: string }) => row.variant === 'k=1');
-    const st = await rawragAsync(['stats', ab, '--resamples', '2000', '--json', '--no-report', '--out', join(tempDir(), 'stats')], env);
+    const st = await rawragInProcess(['stats', ab, '--resamples', '2000', '--json', '--no-report', '--out', join(tempDir(), 'stats')], env);
     expect(st.code, st.stderr).toBe(0);
     const fam = JSON.parse(st.stdout).families[0];
     expect(fam.aggregation.overall).toBe('macro');
@@ -189,7 +190,7 @@ describe('rawrag run memoryagentbench --reader through a loopback API', () => {
     await own.close();
   }, 120_000);
 
-  test('runs, with the official prompts on the wire', () => {
+  test('runs, with the official prompts on the wire', async () => {
     expect(r.code, r.stderr.slice(-2000)).toBe(0);
     expect(r.stderr).not.toMatch(/error:/);
     const chats = api.byPath('/v1/chat/completions').map((x) => x.body);
@@ -215,7 +216,7 @@ describe('rawrag run memoryagentbench --reader through a loopback API', () => {
     expect(chats.filter((b) => b.messages[0].content.startsWith('Please act as an impartial judge'))).toHaveLength(9);
   });
 
-  test('per-source official scores, task, competency and Overall', () => {
+  test('per-source official scores, task, competency and Overall', async () => {
     const s = JSON.parse(r.stdout).benchmark_summary;
     const score = Object.fromEntries(s.sources.map((x: any) => [x.source, x.score]));
     expect(score['ruler_qa1_197K']).toBe(50);
@@ -236,7 +237,7 @@ describe('rawrag run memoryagentbench --reader through a loopback API', () => {
     expect(s.overall.competencies_with_score).toBe(4);
   });
 
-  test('items keep the official metric and the judge votes', () => {
+  test('items keep the official metric and the judge votes', async () => {
     const items = readJsonl(join(out, 'items.jsonl'));
     // Items are written as they finish (episodes overlap): compare in id order.
     const icl = items.filter((i: any) => i.type === 'icl_banking77_5900shot_balance').sort((a: any, b: any) => a.id.localeCompare(b.id));

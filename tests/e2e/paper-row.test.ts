@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { FakeApi, defaultChat, readerQuestion, type RecordedRequest, endpointArgs } from '../helpers/fake-api.js';
-import { ROOT, rawragAsync, tempDir } from '../helpers/cli.js';
+import { ROOT, tempDir } from '../helpers/cli.js';
+import { rawragInProcess } from '../helpers/in-process.js';
 import { locomo } from '../../src/datasets/locomo/index.js';
 
 const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json'), options: {} });
@@ -39,7 +40,7 @@ describe('rawrag run --config configs/paper/locomo-gpt-4o-mini.yaml (loopback AP
       times: Infinity,
       match: (req: RecordedRequest) => req.path.endsWith('/chat/completions') && readerQuestion(req.body) === failing,
     });
-    r = await rawragAsync(
+    r = await rawragInProcess(
       [
         'run',
         '--config',

@@ -6,16 +6,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeApi } from '../helpers/fake-api.js';
-import { ROOT, rawrag, rawragAsync, tempDir } from '../helpers/cli.js';
+import { ROOT, tempDir, type CliResult } from '../helpers/cli.js';
+import { rawragInProcess } from '../helpers/in-process.js';
 
 const DATA = join(ROOT, 'tests/fixtures/personamem');
 const ENV = { OPENAI_API_KEY: 'sk-test-personamem', OPENAI_BASE_URL: undefined, RAWRAG_CACHE_DIR: undefined, RAWRAG_RETRY_BASE_MS: '5' };
 
 describe('rawrag run personamem (offline, local retriever)', () => {
   const out = join(tempDir(), 'run');
-  const r = rawrag(['run', 'personamem', '--data', DATA, '--out', out, '--no-progress']);
+  let r: CliResult;
+  beforeAll(async () => {
+    r = await rawragInProcess(['run', 'personamem', '--data', DATA, '--out', out, '--no-progress']);
+  });
 
-  it('runs the 8 rows over 2 persona histories with coverage per preference type', () => {
+  it('runs the 8 rows over 2 persona histories with coverage per preference type', async () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('RAW-RAG/local on personamem — 8 questions, 0 errors');
     const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
@@ -34,8 +38,16 @@ describe('rawrag run personamem (offline, local retriever)', () => {
     expect(manifest.dataset.version).toBe('HF bowen-upenn/PersonaMem-v2 benchmark/text/benchmark.csv; 32k histories; mcq protocol verl');
   });
 
-  it('fails loudly, naming the file, on a CSV path that does not exist', () => {
-    const bad = rawrag(['run', 'personamem', '--data', join(DATA, 'missing.csv'), '--out', join(tempDir(), 'x'), '--no-progress']);
+  it('fails loudly, naming the file, on a CSV path that does not exist', async () => {
+    const bad = await rawragInProcess([
+      'run',
+      'personamem',
+      '--data',
+      join(DATA, 'missing.csv'),
+      '--out',
+      join(tempDir(), 'x'),
+      '--no-progress',
+    ]);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain('missing.csv');
   });
@@ -71,8 +83,8 @@ describe('rawrag run personamem --reader through a loopback API', () => {
     await api.start();
     await frontierApi.start();
     const common = ['--data', DATA, '--reader', 'gpt-4o-mini', '--cache-dir', tempDir('rawrag-cache-'), '--no-progress', '--json'];
-    verl = await rawragAsync(['run', 'personamem', ...common, '--out', verlOut, '--reader-base-url', `${api.url}/v1`], ENV);
-    frontier = await rawragAsync(
+    verl = await rawragInProcess(['run', 'personamem', ...common, '--out', verlOut, '--reader-base-url', `${api.url}/v1`], ENV);
+    frontier = await rawragInProcess(
       ['run', 'personamem', ...common, '--out', frontierOut, '--mcq-protocol', 'frontier', '--reader-base-url', `${frontierApi.url}/v1`],
       ENV,
     );
@@ -82,7 +94,7 @@ describe('rawrag run personamem --reader through a loopback API', () => {
     await frontierApi.close();
   });
 
-  it('scores the letter read from each reply; accuracy overall and per preference type, no judge call', () => {
+  it('scores the letter read from each reply; accuracy overall and per preference type, no judge call', async () => {
     expect(verl.code, verl.stderr).toBe(0);
     const s = JSON.parse(verl.stdout);
     const b = s.benchmark_summary;
@@ -104,7 +116,7 @@ describe('rawrag run personamem --reader through a loopback API', () => {
     expect(api.count('/v1/chat/completions')).toBe(8); // readers only
   });
 
-  it('sends the verl layout: two system messages, history, then the query with (a)-(d) options', () => {
+  it('sends the verl layout: two system messages, history, then the query with (a)-(d) options', async () => {
     const req = api.byPath('/v1/chat/completions')[0]!.body;
     expect(req.temperature).toBe(0);
     // rag/inference_rag.py: max_tokens 1024 (the <think> reasoning must fit before the letter).
@@ -121,7 +133,7 @@ describe('rawrag run personamem --reader through a loopback API', () => {
     ).toBe(false);
   });
 
-  it('runs the frontier protocol when asked, and records it', () => {
+  it('runs the frontier protocol when asked, and records it', async () => {
     expect(frontier.code, frontier.stderr).toBe(0);
     const s = JSON.parse(frontier.stdout);
     expect(s.benchmark_summary.protocol).toBe('frontier');

@@ -10,6 +10,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { FakeApi } from '../helpers/fake-api.js';
 import { BIN, ROOT, rawrag, rawragAsync, tempDir } from '../helpers/cli.js';
+import { rawragInProcess } from '../helpers/in-process.js';
 
 const json = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
 const lines = (file: string) =>
@@ -57,11 +58,14 @@ describe('resume checks what really ran', () => {
     const api = await new FakeApi().start();
     try {
       const out = join(tempDir(), 'run');
-      const first = rawrag(['run', 'locomo', '--retriever', 'openai', '--limit', '3', '--out', out, '--no-progress'], NO_KEYS);
+      const first = await rawragInProcess(
+        ['run', 'locomo', '--retriever', 'openai', '--limit', '3', '--out', out, '--no-progress'],
+        NO_KEYS,
+      );
       expect(first.code, first.stderr).toBe(0);
       expect(first.stderr).toMatch(/fell back to the local retriever/);
       expect(json(join(out, 'manifest.json')).system).toBe('RAW-RAG/local');
-      const withKeys = await rawragAsync(
+      const withKeys = await rawragInProcess(
         [
           'run',
           'locomo',
@@ -96,17 +100,28 @@ describe('resume checks what really ran', () => {
     }
   });
 
-  it('refuses to resume after the data file changed, and --force-resume records both identities', () => {
+  it('refuses to resume after the data file changed, and --force-resume records both identities', async () => {
     const data = oneConversation();
     const out = join(tempDir(), 'run');
-    expect(rawrag(['run', 'locomo', '--data', data, '--limit', '3', '--out', out, '--no-progress']).code).toBe(0);
+    expect((await rawragInProcess(['run', 'locomo', '--data', data, '--limit', '3', '--out', out, '--no-progress'])).code).toBe(0);
     const d = json(data);
     d[0].qa[0].question = 'An edited question?';
     writeFileSync(data, JSON.stringify(d));
-    const r = rawrag(['run', 'locomo', '--data', data, '--limit', '3', '--out', out, '--no-progress']);
+    const r = await rawragInProcess(['run', 'locomo', '--data', data, '--limit', '3', '--out', out, '--no-progress']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/data file sha256: [0-9a-f]{10} \(now [0-9a-f]{10}\)/);
-    const forced = rawrag(['run', 'locomo', '--data', data, '--limit', '3', '--out', out, '--no-progress', '--force-resume']);
+    const forced = await rawragInProcess([
+      'run',
+      'locomo',
+      '--data',
+      data,
+      '--limit',
+      '3',
+      '--out',
+      out,
+      '--no-progress',
+      '--force-resume',
+    ]);
     expect(forced.code, forced.stderr).toBe(0);
     expect(forced.stderr).toMatch(/resuming a different run \(--force-resume\)/);
     const m = json(join(out, 'manifest.json'));
@@ -114,19 +129,19 @@ describe('resume checks what really ran', () => {
     expect(m.forced_from[0].data_sha256).not.toBe(m.identity.data_sha256);
   });
 
-  it('a manifest without config_hash is a clear input error, not a crash', () => {
+  it('a manifest without config_hash is a clear input error, not a crash', async () => {
     const out = tempDir();
     writeFileSync(join(out, 'manifest.json'), JSON.stringify({ format: 'rawrag.run/1' }));
-    const r = rawrag(['run', 'locomo', '--limit', '2', '--out', out, '--no-progress']);
+    const r = await rawragInProcess(['run', 'locomo', '--limit', '2', '--out', out, '--no-progress']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/manifest\.json: not a rawrag run manifest/);
   });
 });
 
 describe('one writer per run directory', () => {
-  it('refuses a directory locked by a live process and takes over a stale lock', () => {
+  it('refuses a directory locked by a live process and takes over a stale lock', async () => {
     const out = join(tempDir(), 'run');
-    expect(rawrag(['run', 'locomo', '--limit', '2', '--out', out, '--no-progress']).code).toBe(0);
+    expect((await rawragInProcess(['run', 'locomo', '--limit', '2', '--out', out, '--no-progress'])).code).toBe(0);
     expect(existsSync(join(out, '.rawrag.lock'))).toBe(false);
     writeFileSync(
       join(out, '.rawrag.lock'),
@@ -191,8 +206,8 @@ describe('usage across resumes', () => {
         tempDir(),
       ];
       const env = { ...NO_KEYS, OPENAI_API_KEY: 'sk-test-x' };
-      const first = JSON.parse((await rawragAsync(args, env)).stdout);
-      const again = JSON.parse((await rawragAsync(args, env)).stdout);
+      const first = JSON.parse((await rawragInProcess(args, env)).stdout);
+      const again = JSON.parse((await rawragInProcess(args, env)).stdout);
       expect(first.usage_cumulative.reader.requests).toBe(3);
       // 3 answers x 3 runs, and conv-26:q2 (its gold corrected by the LoCoMo errata) x 3 under the other gold.
       expect(first.usage_cumulative.judge.requests).toBe(12);
@@ -233,7 +248,7 @@ describe('signals', () => {
       expect(m.questions.done).toBe(done.length);
       expect(done.length).toBeLessThan(30);
       expect(existsSync(join(out, '.rawrag.lock'))).toBe(false);
-      const resumed = await rawragAsync(args, { ...NO_KEYS, OPENAI_API_KEY: 'sk-test-x' });
+      const resumed = await rawragInProcess(args, { ...NO_KEYS, OPENAI_API_KEY: 'sk-test-x' });
       expect(resumed.code, resumed.stderr).toBe(0);
       expect(json(join(out, 'manifest.json')).status).toBe('complete');
       expect(new Set(lines(join(out, 'items.jsonl')).map((i) => i.id)).size).toBe(30);
@@ -280,7 +295,7 @@ describe('scheduling across episodes', () => {
   it('--concurrency-chat 6 keeps several reader requests in flight on LongMemEval (one question per episode)', async () => {
     const api = await new FakeApi({ delayMs: 300 }).start();
     try {
-      const r = await rawragAsync(
+      const r = await rawragInProcess(
         [
           'run',
           'longmemeval',
@@ -318,13 +333,13 @@ describe('scheduling across episodes', () => {
 });
 
 describe('ablate composes the same pipeline', () => {
-  it('its reference variant writes the summary `rawrag run` writes (BEAM, with the corrected-rubric option)', () => {
+  it('its reference variant writes the summary `rawrag run` writes (BEAM, with the corrected-rubric option)', async () => {
     const conv = join(ROOT, 'tests/fixtures/beam/100K/5');
     const runOut = join(tempDir(), 'run');
     const abOut = join(tempDir(), 'ab');
     const common = ['beam', '--data', conv, '--beam-rubric', 'corrected', '--limit', '6', '--no-progress'];
-    expect(rawrag(['run', ...common, '--out', runOut]).code).toBe(0);
-    const ab = rawrag(['ablate', ...common, '--k', '5', '--out', abOut]);
+    expect((await rawragInProcess(['run', ...common, '--out', runOut])).code).toBe(0);
+    const ab = await rawragInProcess(['ablate', ...common, '--k', '5', '--out', abOut]);
     expect(ab.code, ab.stderr).toBe(0);
     const a = json(join(runOut, 'summary.json'));
     const b = json(join(abOut, 'default', 'summary.json'));
@@ -338,14 +353,14 @@ describe('ablate composes the same pipeline', () => {
     );
   });
 
-  it('its reference variant writes the items `rawrag run` writes (PersonaMem)', () => {
+  it('its reference variant writes the items `rawrag run` writes (PersonaMem)', async () => {
     const data = join(ROOT, 'tests/fixtures/personamem/benchmark/text/benchmark.csv');
     const runOut = join(tempDir(), 'run');
     const abOut = join(tempDir(), 'ab');
     const common = ['personamem', '--data', data, '--no-progress'];
-    const r = rawrag(['run', ...common, '--out', runOut]);
+    const r = await rawragInProcess(['run', ...common, '--out', runOut]);
     expect(r.code, r.stderr).toBe(0);
-    expect(rawrag(['ablate', ...common, '--k', '5', '--out', abOut]).code).toBe(0);
+    expect((await rawragInProcess(['ablate', ...common, '--k', '5', '--out', abOut])).code).toBe(0);
     const strip = (i: any) => ({ ...i, timings: {}, retrieved: i.retrieved.map((x: any) => x.chunk) });
     const byId = (f: string) =>
       lines(f)
@@ -362,7 +377,7 @@ describe('ablate composes the same pipeline', () => {
     try {
       api.inject({ kind: 'status', status: 400, times: Infinity, match: (x) => x.path === '/v1/embeddings' });
       const out = join(tempDir(), 'ab');
-      const r = await rawragAsync(
+      const r = await rawragInProcess(
         [
           'ablate',
           'locomo',
@@ -397,25 +412,25 @@ describe('ablate composes the same pipeline', () => {
     }
   });
 
-  it('--dry-run writes nothing, not even the repair of a torn last line', () => {
+  it('--dry-run writes nothing, not even the repair of a torn last line', async () => {
     const out = join(tempDir(), 'ab');
     const args = ['ablate', 'locomo', '--limit', '3', '--k', '5', '--out', out, '--no-progress'];
-    expect(rawrag(args).code).toBe(0);
+    expect((await rawragInProcess(args)).code).toBe(0);
     const file = join(out, 'default', 'items.jsonl');
     appendFileSync(file, '{"id": "torn');
     const before = readFileSync(file);
-    const r = rawrag([...args, '--dry-run']);
+    const r = await rawragInProcess([...args, '--dry-run']);
     expect(r.code, r.stderr).toBe(0);
     // Not silent while it ranks and counts: one line per variant's estimate.
     expect(r.stderr).toMatch(/estimating the calls of variant 2 of 2 \(k=5\)/);
     expect(readFileSync(file).equals(before)).toBe(true);
   });
 
-  it('refuses an --out folder that holds something else', () => {
+  it('refuses an --out folder that holds something else', async () => {
     const out = tempDir();
     mkdirSync(join(out, 'thesis'));
     writeFileSync(join(out, 'notes.txt'), 'mine');
-    const r = rawrag(['ablate', 'locomo', '--limit', '2', '--k', '5', '--out', out, '--no-progress']);
+    const r = await rawragInProcess(['ablate', 'locomo', '--limit', '2', '--k', '5', '--out', out, '--no-progress']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/holds other files/);
     cpSync(out, out + '-copy', { recursive: true });

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FingerprintedApi } from '../helpers/fake-provenance.js';
-import { rawragAsync, tempDir } from '../helpers/cli.js';
+import { tempDir } from '../helpers/cli.js';
+import { rawragInProcess } from '../helpers/in-process.js';
 
 const env = {
   OPENAI_API_KEY: undefined,
@@ -24,7 +25,7 @@ describe('rawrag run with --models and two endpoints', () => {
   const cache = join(dir, 'cache');
   const models = join(dir, 'models.yaml');
   const run = (api: FingerprintedApi, out: string, extra: string[] = []) =>
-    rawragAsync(
+    rawragInProcess(
       [
         'run',
         'locomo',

@@ -6,80 +6,36 @@
  * for none of it again, and `rawrag stats` pairs all four RAW-RAG variants.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import { FakeApi, endpointArgs } from '../helpers/fake-api.js';
-import { BIN, ROOT, rawragAsync, tempDir, type CliResult } from '../helpers/cli.js';
+import { FakeApi } from '../helpers/fake-api.js';
+import { tempDir, type CliResult } from '../helpers/cli.js';
+import { rawragInProcess } from '../helpers/in-process.js';
 import { ingestKind, isIngestRequest, withIngest } from '../helpers/fake-ingest.js';
 import { segmentOf } from '../helpers/fake-extractor.js';
+import { killMidRun, locomoRunArgs, loopbackEnv, readItems, sqliteKeys } from '../helpers/loopback-run.js';
 
-const env = {
-  OPENAI_API_KEY: 'sk-test-VARIANTSECRET0123456789',
-  COHERE_API_KEY: 'co-test-COHERESECRET987654321',
-  RAWRAG_RETRY_BASE_MS: '5',
-  OPENAI_BASE_URL: undefined,
-  COHERE_BASE_URL: undefined,
-  RAWRAG_CACHE_DIR: undefined,
-};
+const env = loopbackEnv({ openai: 'sk-test-VARIANTSECRET0123456789', cohere: 'co-test-COHERESECRET987654321' });
 const SYSTEMS = ['raw-rag-facts', 'raw-rag-summaries', 'raw-rag-graph'] as const;
 const SESSIONS = 19; // conv-26, the conversation of LoCoMo's first 20 questions
 
-function storedBatches(dir: string): string[] {
-  const file = join(dir, 'ingest.sqlite');
-  if (!existsSync(file)) return [];
-  try {
-    const db = new Database(file, { readonly: true, fileMustExist: true });
-    try {
-      return (db.prepare('SELECT batch_key AS k FROM steps').all() as Array<{ k: string }>).map((r) => r.k);
-    } finally {
-      db.close();
-    }
-  } catch {
-    return [];
-  }
-}
-
-const readItems = (dir: string) =>
-  readFileSync(join(dir, 'items.jsonl'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l));
+const storedBatches = (dir: string) => sqliteKeys(join(dir, 'ingest.sqlite'), 'SELECT batch_key AS k FROM steps');
 
 describe('RAW-RAG memory-management variants against a loopback ingest LLM', () => {
   const api = new FakeApi({ chat: withIngest() });
   const cache = tempDir('rawrag-variants-cache-');
   const root = tempDir('rawrag-variants-');
-  const args = (system: string, out: string, cacheDir = cache, ...extra: string[]) => [
-    'run',
-    'locomo',
-    '--system',
-    system,
-    '--reader',
-    'gpt-4o-mini',
-    '--limit',
-    '20',
-    '--judge-runs',
-    '1',
-    '--json',
-    '--out',
-    out,
-    ...endpointArgs(api),
-    '--cache-dir',
-    cacheDir,
-    '--no-progress',
-    ...extra,
-  ];
+  const args = (system: string, out: string, cacheDir = cache, ...extra: string[]) =>
+    locomoRunArgs({ system, out, peer: api, cache: cacheDir, limit: 20, judgeRuns: 1, extra });
   const first = new Map<string, CliResult>();
   const ingestRequests = new Map<string, number>();
 
   beforeAll(async () => {
     await api.start();
-    first.set('raw-rag', await rawragAsync(args('raw-rag', join(root, 'raw-rag')), env));
+    first.set('raw-rag', await rawragInProcess(args('raw-rag', join(root, 'raw-rag')), env));
     for (const s of SYSTEMS) {
       const before = api.requests.filter(isIngestRequest).length;
-      first.set(s, await rawragAsync(args(s, join(root, s)), env));
+      first.set(s, await rawragInProcess(args(s, join(root, s)), env));
       ingestRequests.set(s, api.requests.filter(isIngestRequest).length - before);
     }
   }, 300_000);
@@ -128,7 +84,7 @@ describe('RAW-RAG memory-management variants against a loopback ingest LLM', () 
   });
 
   it('prints the ingest LLM cost beside RAW-RAG in the summary', async () => {
-    const r = await rawragAsync(
+    const r = await rawragInProcess(
       args('raw-rag-facts', join(root, 'raw-rag-facts')).filter((a) => a !== '--json'),
       env,
     );
@@ -142,7 +98,7 @@ describe('RAW-RAG memory-management variants against a loopback ingest LLM', () 
   it('a second identical run (fresh run directory, same cache) sends nothing', async () => {
     for (const s of SYSTEMS) {
       api.requests.length = 0;
-      const again = await rawragAsync(args(s, join(root, `${s}-again`)), env);
+      const again = await rawragInProcess(args(s, join(root, `${s}-again`)), env);
       expect(again.code, again.stderr).toBe(0);
       expect(api.count(), s).toBe(0);
       expect(JSON.parse(again.stdout).ingest_llm.this_run.cache_hits).toBe(SESSIONS);
@@ -151,31 +107,17 @@ describe('RAW-RAG memory-management variants against a loopback ingest LLM', () 
 
   it('rawrag ablate --facts-mode replace,add: both variants from the stored extraction (no ingest request), paired table', async () => {
     api.requests.length = 0;
-    const r = await rawragAsync(
-      [
-        'ablate',
-        'locomo',
-        '--system',
-        'raw-rag-facts',
-        '--reader',
-        'gpt-4o-mini',
-        '--limit',
-        '20',
-        '--judge-runs',
-        '1',
-        '--facts-mode',
-        'replace,add',
-        '--resamples',
-        '200',
-        '--no-png',
-        '--no-report',
-        '--out',
-        join(root, 'ablate-facts'),
-        ...endpointArgs(api),
-        '--cache-dir',
+    const r = await rawragInProcess(
+      locomoRunArgs({
+        command: 'ablate',
+        system: 'raw-rag-facts',
+        limit: 20,
+        judgeRuns: 1,
+        out: join(root, 'ablate-facts'),
+        peer: api,
         cache,
-        '--no-progress',
-      ],
+        extra: ['--facts-mode', 'replace,add', '--resamples', '200'],
+      }),
       env,
     );
     expect(r.code, r.stderr).toBe(0);
@@ -189,22 +131,13 @@ describe('RAW-RAG memory-management variants against a loopback ingest LLM', () 
     const killCache = tempDir('rawrag-variants-kill-cache-');
     api.inject({ kind: 'slow', delayMs: 200, times: Infinity, match: isIngestRequest });
     const cmd = args('raw-rag-facts', out, killCache, '--concurrency-chat', '1');
-    const child = spawn(process.execPath, [BIN, ...cmd], {
-      cwd: ROOT,
-      env: { ...process.env, NO_COLOR: '1', ...env } as NodeJS.ProcessEnv,
-      stdio: 'ignore',
-    });
-    const exited = new Promise<NodeJS.Signals | number | null>((r) => child.on('exit', (code, signal) => r(signal ?? code)));
-    const deadline = Date.now() + 60_000;
-    while (storedBatches(out).length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-    child.kill('SIGKILL');
-    expect(await exited).toBe('SIGKILL');
+    expect(await killMidRun(cmd, env, () => storedBatches(out).length >= 3)).toBe('SIGKILL');
     const stored = new Set(storedBatches(out));
     expect(stored.size).toBeGreaterThanOrEqual(3);
     expect(stored.size).toBeLessThan(SESSIONS);
     api.faults = [];
     api.requests.length = 0;
-    const resumed = await rawragAsync(cmd, env);
+    const resumed = await rawragInProcess(cmd, env);
     expect(resumed.code, resumed.stderr).toBe(0);
     const asked = api.requests.filter(isIngestRequest).map((r) => segmentOf(r.body).turnIds[0]);
     expect(asked.length).toBe(SESSIONS - stored.size);
@@ -214,7 +147,7 @@ describe('RAW-RAG memory-management variants against a loopback ingest LLM', () 
 
   it('rawrag stats pairs all four RAW-RAG variants', async () => {
     const dirs = ['raw-rag', ...SYSTEMS].map((s) => join(root, s));
-    const stats = await rawragAsync(['stats', ...dirs, '--resamples', '500', '--out', join(root, 'stats')]);
+    const stats = await rawragInProcess(['stats', ...dirs, '--resamples', '500', '--out', join(root, 'stats')]);
     expect(stats.code, stats.stderr).toBe(0);
     const report = JSON.parse(readFileSync(join(root, 'stats', 'stats.json'), 'utf8'));
     const fam = report.families[0];

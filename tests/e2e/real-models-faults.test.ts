@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeApi, isJudgeRequest, readerQuestion, type RecordedRequest, endpointArgs } from '../helpers/fake-api.js';
-import { ROOT, rawragAsync, tempDir } from '../helpers/cli.js';
+import { ROOT, tempDir } from '../helpers/cli.js';
+import { rawragInProcess } from '../helpers/in-process.js';
 import { locomo } from '../../src/datasets/locomo/index.js';
 
 const KEY = 'sk-test-FAULTSECRET0123456789';
@@ -47,7 +48,7 @@ describe('transient faults are retried, never scored', () => {
     api.inject({ kind: 'malformed', match: chat });
     api.inject({ kind: 'reset', match: chat });
     api.inject({ kind: 'status', status: 429, headers: { 'retry-after': '0' }, match: isJudgeRequest, times: 3 });
-    r = await rawragAsync(
+    r = await rawragInProcess(
       args(api, ['--retriever', 'openai', '--limit', '6', '--timeout', '2', '--cache-dir', tempDir(), '--out', out]),
       env,
     );
@@ -124,14 +125,14 @@ describe('calls that finally fail are item errors, counted apart and redone by -
           },
         }),
     });
-    first = await rawragAsync(
+    first = await rawragInProcess(
       args(api, ['--retriever', 'openai', '--limit', '5', '--max-retries', '2', '--cache-dir', cache, '--out', out]),
       env,
     );
     firstItems = readFileSync(join(out, 'items.jsonl'), 'utf8');
     firstManifest = readFileSync(join(out, 'manifest.json'), 'utf8');
     api.faults = [];
-    retry = await rawragAsync(
+    retry = await rawragInProcess(
       args(api, ['--retriever', 'openai', '--limit', '5', '--max-retries', '2', '--cache-dir', cache, '--out', out, '--retry-errors']),
       env,
     );
@@ -196,7 +197,10 @@ describe('other retrievers through the loopback API', () => {
 
   it('full-context: the reader sees the whole conversation, in order, and nothing is retrieved', async () => {
     const out = join(tempDir(), 'fc');
-    const r = await rawragAsync(args(api, ['--retriever', 'full-context', '--limit', '2', '--cache-dir', tempDir(), '--out', out]), env);
+    const r = await rawragInProcess(
+      args(api, ['--retriever', 'full-context', '--limit', '2', '--cache-dir', tempDir(), '--out', out]),
+      env,
+    );
     expect(r.code).toBe(0);
     const conv = ds.episodes[0]!;
     const readers = api.byPath('/v1/chat/completions').filter((x) => readerQuestion(x.body) !== null);
@@ -228,7 +232,7 @@ describe('other retrievers through the loopback API', () => {
       join(tempDir(), 'q'),
     ]);
     qwenArgs[qwenArgs.indexOf('--rerank-base-url') + 1] = `${api.url}/v1`;
-    const r = await rawragAsync(qwenArgs, env);
+    const r = await rawragInProcess(qwenArgs, env);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).system).toBe('RAW-RAG/vllm:qwen3-embedding-4b+vllm:qwen3-reranker-4b');
     const fresh = api.requests.slice(before);
@@ -250,7 +254,7 @@ describe('other retrievers through the loopback API', () => {
 
   it('without keys or endpoints, openai falls back to local and says so', async () => {
     const out = join(tempDir(), 'fb');
-    const r = await rawragAsync(['run', 'locomo', '--retriever', 'openai', '--limit', '2', '--no-progress', '--out', out], {
+    const r = await rawragInProcess(['run', 'locomo', '--retriever', 'openai', '--limit', '2', '--no-progress', '--out', out], {
       OPENAI_API_KEY: undefined,
       COHERE_API_KEY: undefined,
       OPENAI_BASE_URL: undefined,
@@ -267,7 +271,7 @@ describe('other retrievers through the loopback API', () => {
 
   it('a reader without a key stops the run before anything is written', async () => {
     const out = join(tempDir(), 'nokey');
-    const r = await rawragAsync(['run', 'locomo', '--reader', 'gpt-4o-mini', '--limit', '2', '--no-progress', '--out', out], {
+    const r = await rawragInProcess(['run', 'locomo', '--reader', 'gpt-4o-mini', '--limit', '2', '--no-progress', '--out', out], {
       OPENAI_API_KEY: undefined,
       OPENAI_BASE_URL: undefined,
     });

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeApi, defaultChat, isJudgeRequest, readerQuestion, endpointArgs } from '../helpers/fake-api.js';
-import { ROOT, rawragAsync, tempDir } from '../helpers/cli.js';
+import { ROOT, tempDir } from '../helpers/cli.js';
+import { rawragInProcess } from '../helpers/in-process.js';
 import { locomo } from '../../src/datasets/locomo/index.js';
 
 const OPENAI_KEY = 'sk-test-OPENAISECRET0123456789';
@@ -72,9 +73,9 @@ describe('rawrag run locomo --retriever openai --reader gpt-4o-mini through a lo
       '--json',
       ...providerArgs(api, cache),
     ];
-    first = await rawragAsync([...args, '--out', outA], env);
+    first = await rawragInProcess([...args, '--out', outA], env);
     firstCount = api.count();
-    second = await rawragAsync([...args, '--out', outB], env);
+    second = await rawragInProcess([...args, '--out', outB], env);
   }, 120_000);
   afterAll(() => api.close());
 
@@ -181,7 +182,7 @@ describe('rawrag run locomo --retriever openai --reader gpt-4o-mini through a lo
   it('--dry-run prints calls and cost, sends nothing and writes no run directory', async () => {
     const before = api.count();
     const out = join(tempDir(), 'dry');
-    const r = await rawragAsync(
+    const r = await rawragInProcess(
       [
         'run',
         'locomo',

@@ -6,11 +6,11 @@
  * is saved under docs/report/ for the README. Without Chromium the browser tests skip, saying so.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { FakeApi, defaultChat, readerQuestion, endpointArgs } from '../helpers/fake-api.js';
-import { BIN, ROOT, rawrag, tempDir } from '../helpers/cli.js';
+import { ROOT, tempDir } from '../helpers/cli.js';
+import { rawragInProcess } from '../helpers/in-process.js';
 import { findChromium, launchChromium, openReport } from '../../scripts/lib/chromium.mjs';
 
 const LIMIT = 40;
@@ -22,19 +22,8 @@ if (!CHROMIUM) {
 }
 
 /** The CLI with the run folder as working directory, so the page's directory labels are short and stable. */
-function cli(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((res) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd,
-      env: { ...process.env, NO_COLOR: '1', OPENAI_API_KEY: 'sk-test-REPORT0123456789', OPENAI_BASE_URL: undefined },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => res({ code: code ?? -1, stdout, stderr }));
-  });
-}
+const cli = (args: string[], cwd: string) =>
+  rawragInProcess(args, { OPENAI_API_KEY: 'sk-test-REPORT0123456789', OPENAI_BASE_URL: undefined }, { cwd });
 
 /**
  * The reader answers with the gold when the prompt holds a gold evidence turn, except for one
@@ -90,10 +79,10 @@ describe('rawrag report', () => {
     };
     await api.start();
     const provider = ['--reader', 'gpt-4o-mini', ...endpointArgs(api), '--cache-dir', cache, '--no-progress'];
-    const runs = await Promise.all([
-      cli(['run', 'locomo', '--limit', String(LIMIT), '--out', dirs.offline, '--no-progress'], root),
-      cli(['run', 'locomo', '--limit', String(LIMIT), '--out', dirs.local, ...provider], root),
-    ]);
+    const runs = [
+      await cli(['run', 'locomo', '--limit', String(LIMIT), '--out', dirs.offline, '--no-progress'], root),
+      await cli(['run', 'locomo', '--limit', String(LIMIT), '--out', dirs.local, ...provider], root),
+    ];
     runs.push(await cli(['run', 'locomo', '--limit', String(LIMIT), '--retriever', 'openai', '--out', dirs.openai, ...provider], root));
     runs.push(
       await cli(
@@ -120,7 +109,7 @@ describe('rawrag report', () => {
   }, 300_000);
   afterAll(() => api.close());
 
-  it('writes one self-contained file: everything inline, a policy forbidding network requests', () => {
+  it('writes one self-contained file: everything inline, a policy forbidding network requests', async () => {
     expect(report.stderr).toBe('');
     expect(report.code).toBe(0);
     expect(report.stdout).toMatch(/^report: .*report\.html \(\d+ KiB; 8 runs, 2 benchmark-settings, 1 ablation\)/);
@@ -132,7 +121,7 @@ describe('rawrag report', () => {
     for (const lib of ['vega', 'vega-lite', 'vega-embed']) expect(html).toContain(`<script data-lib="${lib}">`);
   });
 
-  it('rawrag stats and rawrag ablate write report.html beside their outputs; --no-report does not', () => {
+  it('rawrag stats and rawrag ablate write report.html beside their outputs; --no-report does not', async () => {
     expect(stats.code, stats.stderr).toBe(0);
     expect(existsSync(join(root, 'stats', 'report.html'))).toBe(true);
     expect(readFileSync(out, 'utf8')).toContain('Statistics: stats/stats.json');
@@ -140,25 +129,25 @@ describe('rawrag report', () => {
     // The ablation plot's PNG is rendered in-process (@resvg/resvg-js), no external tool needed.
     expect(readFileSync(join(dirs.ablate, 'ablation.png')).subarray(1, 4).toString()).toBe('PNG');
     const noReport = join(tempDir(), 'stats');
-    const r = rawrag(['stats', dirs.offline, '--out', noReport, '--resamples', '1000', '--no-report']);
+    const r = await rawragInProcess(['stats', dirs.offline, '--out', noReport, '--resamples', '1000', '--no-report']);
     expect(r.code, r.stderr).toBe(0);
     expect(existsSync(join(noReport, 'stats.json'))).toBe(true);
     expect(existsSync(join(noReport, 'report.html'))).toBe(false);
   });
 
-  it('reports bad input with exit code 2 and writes nothing', () => {
+  it('reports bad input with exit code 2 and writes nothing', async () => {
     const empty = tempDir();
     const target = join(empty, 'r.html');
-    const r = rawrag(['report', empty, '--out', target]);
+    const r = await rawragInProcess(['report', empty, '--out', target]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('nothing to report');
     expect(existsSync(target)).toBe(false);
-    const missing = rawrag(['report', join(empty, 'nope'), '--out', target]);
+    const missing = await rawragInProcess(['report', join(empty, 'nope'), '--out', target]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('no such file or directory');
   });
 
-  it('without the benchmark data the report still works, says why the evidence text is missing', () => {
+  it('without the benchmark data the report still works, says why the evidence text is missing', async () => {
     const moved = join(tempDir(), 'moved-run');
     mkdirSync(moved);
     const m = JSON.parse(readFileSync(join(dirs.offline, 'manifest.json'), 'utf8'));
@@ -166,7 +155,7 @@ describe('rawrag report', () => {
     writeFileSync(join(moved, 'manifest.json'), JSON.stringify(m));
     writeFileSync(join(moved, 'items.jsonl'), readFileSync(join(dirs.offline, 'items.jsonl')));
     const target = join(moved, 'r.html');
-    const r = rawrag(['report', moved, '--out', target]);
+    const r = await rawragInProcess(['report', moved, '--out', target]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(
       /^note: .*moved-run: evidence text not shown \(benchmark data not readable here: .*no-such-data\.json: data file not found\)/,
@@ -175,7 +164,7 @@ describe('rawrag report', () => {
     expect(html).toContain('"evidence_text":false');
   });
 
-  it("states every cost the run printed: the --retriever openai run's embed and rerank beside reader and judge", () => {
+  it("states every cost the run printed: the --retriever openai run's embed and rerank beside reader and judge", async () => {
     const html = readFileSync(out, 'utf8');
     const summary = JSON.parse(readFileSync(join(dirs.openai, 'summary.json'), 'utf8'));
     const label = relative(root, dirs.openai);

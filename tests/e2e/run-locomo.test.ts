@@ -4,16 +4,17 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BIN, ROOT, rawrag, tempDir } from '../helpers/cli.js';
+import { rawragInProcess } from '../helpers/in-process.js';
 
 const readLines = (dir: string) => readFileSync(join(dir, 'items.jsonl'), 'utf8').split('\n').filter(Boolean);
 const manifestOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
 
 describe('rawrag --help', () => {
-  it('describes every command and option', () => {
-    const top = rawrag(['--help']);
+  it('describes every command and option', async () => {
+    const top = await rawragInProcess(['--help']);
     expect(top.code).toBe(0);
     expect(top.stdout).toMatch(/run \[options\] \[benchmark\]/);
-    const run = rawrag(['run', '--help']);
+    const run = await rawragInProcess(['run', '--help']);
     expect(run.code).toBe(0);
     for (const flag of [
       '--data',
@@ -38,6 +39,7 @@ describe('rawrag --help', () => {
 });
 
 describe('rawrag run locomo (offline)', () => {
+  // A child process, as a user runs it: the report on stdout, notes on stderr, exit 0.
   it('writes a complete run directory and prints coverage per category', () => {
     const out = join(tempDir(), 'run');
     const r = rawrag(['run', 'locomo', '--limit', '60', '--out', out, '--no-progress']);
@@ -84,12 +86,25 @@ describe('rawrag run locomo (offline)', () => {
     expect(summary.coverage_at_k['15'].all).toBeCloseTo(summary.overall.coverage.all, 10);
   });
 
-  it('flags override the config file; a window size alone keeps the 32-token overlap', () => {
+  it('flags override the config file; a window size alone keeps the 32-token overlap', async () => {
     const dir = tempDir();
     const cfgPath = join(dir, 'c.yaml');
     writeFileSync(cfgPath, 'retrieval:\n  k: 5\n  candidates: 64\nseed: 7\n');
     const out = join(dir, 'run');
-    const r = rawrag(['run', '--config', cfgPath, '--k', '7', '--window', '512', '--limit', '3', '--out', out, '--no-progress']);
+    const r = await rawragInProcess([
+      'run',
+      '--config',
+      cfgPath,
+      '--k',
+      '7',
+      '--window',
+      '512',
+      '--limit',
+      '3',
+      '--out',
+      out,
+      '--no-progress',
+    ]);
     expect(r.code).toBe(0);
     const m = manifestOf(out);
     expect(m.config.retrieval).toMatchObject({ k: 7, candidates: 64 });
@@ -98,13 +113,13 @@ describe('rawrag run locomo (offline)', () => {
     expect(JSON.parse(readLines(out)[0]!).retrieved).toHaveLength(7);
   });
 
-  it('re-running into the same directory resumes: finished items kept, nothing duplicated', () => {
+  it('re-running into the same directory resumes: finished items kept, nothing duplicated', async () => {
     const out = join(tempDir(), 'run');
-    expect(rawrag(['run', '--limit', '30', '--out', out, '--no-progress']).code).toBe(0);
+    expect((await rawragInProcess(['run', '--limit', '30', '--out', out, '--no-progress'])).code).toBe(0);
     const before = readLines(out);
     // Simulate a crash: drop the last 8 items and leave a torn line behind.
     writeFileSync(join(out, 'items.jsonl'), before.slice(0, 22).join('\n') + '\n' + before[22]!.slice(0, 40));
-    const again = rawrag(['run', '--limit', '30', '--out', out, '--no-progress']);
+    const again = await rawragInProcess(['run', '--limit', '30', '--out', out, '--no-progress']);
     expect(again.code).toBe(0);
     expect(again.stderr).toMatch(/resuming .*: 22 of 30 questions already done/);
     const after = readLines(out);
@@ -117,10 +132,10 @@ describe('rawrag run locomo (offline)', () => {
     expect(manifestOf(out).status).toBe('complete');
   });
 
-  it('refuses to resume a directory that holds a different configuration', () => {
+  it('refuses to resume a directory that holds a different configuration', async () => {
     const out = join(tempDir(), 'run');
-    expect(rawrag(['run', '--limit', '5', '--out', out, '--no-progress']).code).toBe(0);
-    const r = rawrag(['run', '--limit', '5', '--k', '5', '--out', out, '--no-progress']);
+    expect((await rawragInProcess(['run', '--limit', '5', '--out', out, '--no-progress'])).code).toBe(0);
+    const r = await rawragInProcess(['run', '--limit', '5', '--k', '5', '--out', out, '--no-progress']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/manifest\.json: this run directory holds a different run:\n  - configuration: retrieval\.k 15 \(now 5\)\n/);
     expect(manifestOf(out).config.retrieval.k).toBe(15);
@@ -157,7 +172,7 @@ describe('rawrag run locomo (offline)', () => {
     for (const line of whole) expect(() => JSON.parse(line)).not.toThrow();
     expect(whole.length).toBeGreaterThan(0);
     expect(whole.length).toBeLessThan(1540);
-    const r = rawrag(args);
+    const r = await rawragInProcess(args);
     expect(r.code).toBe(0);
     const ids = readLines(out).map((l) => JSON.parse(l).id);
     expect(ids).toHaveLength(1540);

@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { parquetReadObjects } from 'hyparquet';
 import { FakeApi, defaultChat, endpointArgs, isJudgeRequest } from '../helpers/fake-api.js';
-import { rawragAsync, tempDir, type CliResult } from '../helpers/cli.js';
+import { tempDir, type CliResult } from '../helpers/cli.js';
+import { rawragInProcess } from '../helpers/in-process.js';
 import { findItem, openItemLog, renderItemLog } from '../../src/pipeline/item-log.js';
 import { exportCsv, exportParquet, runItems } from '../../src/cli/commands/export.js';
 import { exportRows } from '../../src/run/export.js';
@@ -42,7 +43,7 @@ describe('a judged --retriever openai run through the loopback server', () => {
   beforeAll(async () => {
     await api.start();
     writeFileSync(template, 'Use the conversation below.\n\n{{evidence}}\n\nQ: {{question}}\nA:');
-    run = await rawragAsync(
+    run = await rawragInProcess(
       [
         'run',
         'locomo',
@@ -69,7 +70,7 @@ describe('a judged --retriever openai run through the loopback server', () => {
       ],
       env,
     );
-    protocol = await rawragAsync(['protocol', 'locomo', '--temperature', '0.3', '--reader-prompt', template]);
+    protocol = await rawragInProcess(['protocol', 'locomo', '--temperature', '0.3', '--reader-prompt', template]);
   }, 120_000);
   afterAll(() => api.close());
 

@@ -6,7 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, rawrag, tempDir } from '../helpers/cli.js';
+import { ROOT, tempDir } from '../helpers/cli.js';
+import { rawragInProcess } from '../helpers/in-process.js';
+import { cacheWithWordVectors } from '../helpers/test-cache.js';
 
 const work = tempDir();
 const data = join(work, 'longmemeval_s_special.json');
@@ -18,12 +20,15 @@ for (const inst of instances) {
   inst.haystack_sessions[1].push({ role: 'user', content: '<|endoftext|>' });
 }
 writeFileSync(data, JSON.stringify(instances));
-const env = { RAWRAG_CACHE_DIR: join(work, 'cache') };
+const env = { RAWRAG_CACHE_DIR: cacheWithWordVectors(join(work, 'cache')) };
 
 describe('special-token text in a LongMemEval-S haystack', () => {
-  it('runs end to end offline: every question has an item, no errors', () => {
+  it('runs end to end offline: every question has an item, no errors', async () => {
     const out = join(work, 'run');
-    const r = rawrag(['run', 'longmemeval', '--data', data, '--retriever', 'local-lexical', '--out', out, '--no-progress'], env);
+    const r = await rawragInProcess(
+      ['run', 'longmemeval', '--data', data, '--retriever', 'local-lexical', '--out', out, '--no-progress'],
+      env,
+    );
     expect(r.stderr).not.toMatch(/internal error|special token/);
     expect(r.code).toBe(0);
     const m = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
@@ -36,8 +41,8 @@ describe('special-token text in a LongMemEval-S haystack', () => {
     expect(items.map((i) => i.id).sort()).toEqual(instances.map((i: { question_id: string }) => i.question_id).sort());
   }, 120_000);
 
-  it('--dry-run with a reader estimates it (exit 0, nothing spent)', () => {
-    const r = rawrag(
+  it('--dry-run with a reader estimates it (exit 0, nothing spent)', async () => {
+    const r = await rawragInProcess(
       [
         'run',
         'longmemeval',

@@ -1,9 +1,10 @@
 // `rawrag stats` end to end through the real CLI: run directories in rawrag's format and in the
 // external minimal format, checked through the CSVs it writes.
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { rawrag, tempDir } from '../helpers/cli.js';
+import { tempDir, type CliResult } from '../helpers/cli.js';
+import { rawragInProcess } from '../helpers/in-process.js';
 import { mcnemarExact } from '../../src/stats/index.js';
 
 const SETTING = 'locomo/gpt-4o-mini';
@@ -85,10 +86,13 @@ function buildRuns(root: string) {
 describe('rawrag stats (CLI)', () => {
   const root = tempDir('rawrag-stats-e2e-');
   const raw = buildRuns(root);
-  const res = rawrag(['stats', root, '--resamples', '5000']);
   const out = join(root, 'stats');
+  let res: CliResult;
+  beforeAll(async () => {
+    res = await rawragInProcess(['stats', root, '--resamples', '5000']);
+  });
 
-  it('exits 0, prints the leaderboard and writes every table under <first DIR>/stats/', () => {
+  it('exits 0, prints the leaderboard and writes every table under <first DIR>/stats/', async () => {
     expect(res.stderr).toBe('');
     expect(res.code).toBe(0);
     for (const f of [
@@ -110,7 +114,7 @@ describe('rawrag stats (CLI)', () => {
     expect(res.stdout).toContain('RAW-RAG/local: 1 failed item(s), not scored and not counted as wrong: conv-1:q7');
   });
 
-  it('pairwise.csv: each system against RAW-RAG on the shared questions, with exact McNemar and Holm', () => {
+  it('pairwise.csv: each system against RAW-RAG on the shared questions, with exact McNemar and Holm', async () => {
     const rows = csv(join(out, 'pairwise.csv'));
     expect(Object.keys(rows[0]!)).toEqual(
       expect.arrayContaining([
@@ -149,7 +153,7 @@ describe('rawrag stats (CLI)', () => {
     for (const r of rows) expect(Number(r.p_holm)).toBeGreaterThanOrEqual(Number(r.p_mcnemar));
   });
 
-  it('omnibus.csv and coverage.csv', () => {
+  it('omnibus.csv and coverage.csv', async () => {
     const [omni] = csv(join(out, 'omnibus.csv'));
     expect(omni).toMatchObject({ benchmark: 'locomo', setting: SETTING, k: '3', n: '55', df: '2' });
     expect(Number(omni!.p)).toBeGreaterThan(0);
@@ -165,7 +169,7 @@ describe('rawrag stats (CLI)', () => {
     expect(Number(rr.utilization)).toBeCloseTo(covered.reduce((s, i) => s + raw[i]!.score, 0) / covered.length, 12);
   });
 
-  it('leaderboard.csv ranks systems by overall and keeps the failed/missing counts', () => {
+  it('leaderboard.csv ranks systems by overall and keeps the failed/missing counts', async () => {
     const rows = csv(join(out, 'leaderboard.csv')).filter((r) => r.column === 'overall');
     expect(rows.map((r) => Number(r.rank))).toEqual([1, 2, 3]);
     const acc = rows.map((r) => Number(r.accuracy));
@@ -180,24 +184,24 @@ describe('rawrag stats (CLI)', () => {
     ).toEqual(expect.arrayContaining(TYPES));
   });
 
-  it('is deterministic (same seed, same files) and --all-pairs / --out work', () => {
+  it('is deterministic (same seed, same files) and --all-pairs / --out work', async () => {
     const other = tempDir('rawrag-stats-out-');
-    const again = rawrag(['stats', root, '--resamples', '5000', '--out', other]);
+    const again = await rawragInProcess(['stats', root, '--resamples', '5000', '--out', other]);
     expect(again.code).toBe(0);
     expect(readFileSync(join(other, 'pairwise.csv'), 'utf8')).toBe(readFileSync(join(out, 'pairwise.csv'), 'utf8'));
-    const all = rawrag(['stats', root, '--resamples', '500', '--all-pairs', '--out', other]);
+    const all = await rawragInProcess(['stats', root, '--resamples', '500', '--all-pairs', '--out', other]);
     expect(all.code).toBe(0);
     expect(csv(join(other, 'pairwise.csv'))).toHaveLength(3);
   });
 
-  it('bad input: exit 2 naming the file and the line', () => {
+  it('bad input: exit 2 naming the file and the line', async () => {
     const bad = tempDir('rawrag-stats-bad-');
     writeFileSync(join(bad, 'manifest.json'), JSON.stringify({ system: 'X', benchmark: 'locomo', setting: SETTING }));
     writeFileSync(join(bad, 'items.jsonl'), '{"id":"a","score":1}\n{"id":"b","score":"yes"}\n');
-    const r = rawrag(['stats', bad]);
+    const r = await rawragInProcess(['stats', bad]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/items\.jsonl: line 2: score/);
-    expect(rawrag(['stats', join(bad, 'nope')]).code).toBe(2);
+    expect((await rawragInProcess(['stats', join(bad, 'nope')])).code).toBe(2);
   });
 });
 
@@ -209,7 +213,7 @@ describe('rawrag stats: damaged and contradictory input (CLI)', () => {
       return JSON.stringify({ id: `conv-1:q${i}`, score: votes.reduce((a, b) => a + b, 0) / 3, judge: votes });
     });
 
-  it('BOM, a last line without newline, and every skipped folder listed', () => {
+  it('BOM, a last line without newline, and every skipped folder listed', async () => {
     const root = tempDir('rawrag-stats-bom-');
     mkdirSync(join(root, 'raw'));
     writeFileSync(
@@ -228,7 +232,7 @@ describe('rawrag stats: damaged and contradictory input (CLI)', () => {
     mkdirSync(join(root, 'empty'));
     writeFileSync(join(root, 'empty', 'manifest.json'), manifest('Empty'));
     writeFileSync(join(root, 'empty', 'items.jsonl'), '');
-    const res = rawrag(['stats', root, '--resamples', '1000']);
+    const res = await rawragInProcess(['stats', root, '--resamples', '1000']);
     expect(res.stderr).toBe('');
     expect(res.code).toBe(0);
     const board = csv(join(root, 'stats', 'leaderboard.csv')).filter((r) => r.column === 'overall');
@@ -239,7 +243,7 @@ describe('rawrag stats: damaged and contradictory input (CLI)', () => {
     expect(res.stdout).toMatch(/## Folders skipped\n\n- \S*empty: items\.jsonl is empty\n- \S*orphan: items\.jsonl but no manifest\.json/);
   });
 
-  it('invalid UTF-8, a score contradicting its votes, an ambiguous --baseline: exit 2 with the place', () => {
+  it('invalid UTF-8, a score contradicting its votes, an ambiguous --baseline: exit 2 with the place', async () => {
     const root = tempDir('rawrag-stats-bad8-');
     mkdirSync(join(root, 'a'));
     writeFileSync(join(root, 'a', 'manifest.json'), manifest('Mem0'));
@@ -247,12 +251,12 @@ describe('rawrag stats: damaged and contradictory input (CLI)', () => {
       join(root, 'a', 'items.jsonl'),
       Buffer.concat([Buffer.from('{"id":"x","score":1}\n{"id":"caf'), Buffer.from([0xe9]), Buffer.from('","score":1}\n')]),
     );
-    const bad8 = rawrag(['stats', root]);
+    const bad8 = await rawragInProcess(['stats', root]);
     expect(bad8.code).toBe(2);
     expect(bad8.stderr).toMatch(/a\/items\.jsonl: line 2: invalid UTF-8 at byte offset 31/);
 
     writeFileSync(join(root, 'a', 'items.jsonl'), '{"id":"x","score":0,"judge":[1,1,1]}\n');
-    const votes = rawrag(['stats', root]);
+    const votes = await rawragInProcess(['stats', root]);
     expect(votes.code).toBe(2);
     expect(votes.stderr).toMatch(/a\/items\.jsonl: line 1: score 0 contradicts the judge votes \[1, 1, 1\]/);
 
@@ -260,24 +264,26 @@ describe('rawrag stats: damaged and contradictory input (CLI)', () => {
     mkdirSync(join(root, 'b'));
     writeFileSync(join(root, 'b', 'manifest.json'), manifest('Mem0'));
     writeFileSync(join(root, 'b', 'items.jsonl'), lines(10, 0.6, 2).join('\n') + '\n');
-    const amb = rawrag(['stats', root, '--baseline', 'Mem0', '--resamples', '200']);
+    const amb = await rawragInProcess(['stats', root, '--baseline', 'Mem0', '--resamples', '200']);
     expect(amb.code).toBe(2);
     expect(amb.stderr).toMatch(/--baseline 'Mem0' is ambiguous .*'Mem0 \[\S*a\]', 'Mem0 \[\S*b\]'/);
   });
 
-  it('one default resample count for stats and ablate', () => {
-    expect(rawrag(['stats', '--help']).stdout).toMatch(/--resamples <n>\s+bootstrap resamples \(default: 50000\)/);
-    expect(rawrag(['ablate', '--help']).stdout).toMatch(/--resamples <n>\s+paired-bootstrap resamples \(default\s+50000\)/);
+  it('one default resample count for stats and ablate', async () => {
+    expect((await rawragInProcess(['stats', '--help'])).stdout).toMatch(/--resamples <n>\s+bootstrap resamples \(default: 50000\)/);
+    expect((await rawragInProcess(['ablate', '--help'])).stdout).toMatch(
+      /--resamples <n>\s+paired-bootstrap resamples \(default\s+50000\)/,
+    );
   });
 });
 
 describe('rawrag stats on a real offline run (coverage only)', () => {
-  it('reads what `rawrag run` writes: coverage matches summary.json, unjudged items are reported', () => {
+  it('reads what `rawrag run` writes: coverage matches summary.json, unjudged items are reported', async () => {
     const root = tempDir('rawrag-stats-real-');
     const dir = join(root, 'run');
-    const run = rawrag(['run', 'locomo', '--limit', '12', '--out', dir, '--no-progress']);
+    const run = await rawragInProcess(['run', 'locomo', '--limit', '12', '--out', dir, '--no-progress']);
     expect(run.code).toBe(0);
-    const res = rawrag(['stats', root, '--resamples', '1000']);
+    const res = await rawragInProcess(['stats', root, '--resamples', '1000']);
     expect(res.code).toBe(0);
     const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
     const [cov] = csv(join(root, 'stats', 'coverage.csv'));

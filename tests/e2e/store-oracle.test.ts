@@ -61,7 +61,9 @@ describe('store oracle', () => {
     await fake.start();
   });
   afterAll(async () => {
-    process.env.OPENAI_API_KEY = saved;
+    // Unset again if it was unset (assigning undefined would store the string "undefined").
+    if (saved === undefined) delete process.env.OPENAI_API_KEY;
+    else process.env.OPENAI_API_KEY = saved;
     await fake.close();
   });
 

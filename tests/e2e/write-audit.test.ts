@@ -8,18 +8,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { endpointArgs } from '../helpers/fake-api.js';
-import { rawragAsync, tempDir, type CliResult } from '../helpers/cli.js';
+import { tempDir, type CliResult } from '../helpers/cli.js';
+import { rawragInProcess } from '../helpers/in-process.js';
 import { FakeExtractor, item } from '../helpers/fake-extractor.js';
+import { locomoRunArgs, loopbackEnv } from '../helpers/loopback-run.js';
 
-const env = {
-  OPENAI_API_KEY: 'sk-test-AUDITSECRET0123456789',
-  COHERE_API_KEY: 'co-test-COHERESECRET987654321',
-  RAWRAG_RETRY_BASE_MS: '5',
-  OPENAI_BASE_URL: undefined,
-  COHERE_BASE_URL: undefined,
-  RAWRAG_CACHE_DIR: undefined,
-};
+const env = loopbackEnv({ openai: 'sk-test-AUDITSECRET0123456789', cohere: 'co-test-COHERESECRET987654321' });
 
 const home = (city: string, turn: string, updates = false) =>
   JSON.stringify([item(`Caroline lives in ${city}.`, ['Caroline'], [turn], { attribute: 'caroline.home_city', updates })]);
@@ -30,41 +24,21 @@ describe('rawrag memory audit', () => {
   });
   const cache = tempDir('rawrag-audit-cache-');
   const root = tempDir('rawrag-audit-');
-  const args = (out: string, ...extra: string[]) => [
-    'run',
-    'locomo',
-    '--system',
-    'agentic-memory',
-    '--reader',
-    'gpt-4o-mini',
-    '--retriever',
-    'openai',
-    '--limit',
-    '20',
-    '--judge-runs',
-    '1',
-    '--json',
-    '--out',
-    out,
-    ...endpointArgs(fake),
-    '--cache-dir',
-    cache,
-    '--no-progress',
-    ...extra,
-  ];
+  const args = (out: string, ...extra: string[]) =>
+    locomoRunArgs({ system: 'agentic-memory', retriever: 'openai', limit: 20, judgeRuns: 1, out, peer: fake, cache, extra });
   let on: CliResult;
   let off: CliResult;
 
   beforeAll(async () => {
     await fake.start();
-    on = await rawragAsync(args(join(root, 'on')), env);
-    off = await rawragAsync(args(join(root, 'off'), '--no-mutations'), env);
+    on = await rawragInProcess(args(join(root, 'on')), env);
+    off = await rawragInProcess(args(join(root, 'off'), '--no-mutations'), env);
   }, 300_000);
   afterAll(() => fake.close());
 
   it('prints the decision table of an agentic memory run: the move is an effective UPDATE, the re-statement a duplicate', async () => {
     expect(on.code, on.stderr).toBe(0);
-    const r = await rawragAsync(['memory', 'audit', join(root, 'on'), '--json']);
+    const r = await rawragInProcess(['memory', 'audit', join(root, 'on'), '--json']);
     expect(r.code, r.stderr).toBe(0);
     const [a] = JSON.parse(r.stdout).audits;
     expect(a.benchmark).toBe('locomo');
@@ -75,7 +49,7 @@ describe('rawrag memory audit', () => {
     expect(a.classes).toEqual({ repeated: 0, malformed: 0, 'no-op': 0 });
     expect(a.decisions).toBeGreaterThan(300);
     expect(a.operations.ADD + a.operations.UPDATE + a.operations.NONE).toBe(a.decisions);
-    const text = await rawragAsync(['memory', 'audit', join(root, 'on')]);
+    const text = await rawragInProcess(['memory', 'audit', join(root, 'on')]);
     expect(text.stdout).toContain('Write-decision audit — agentic-memory/gpt-4o-mini on locomo');
     expect(text.stdout).toMatch(/\| Mem0 \(paper\) +\| +33902 \| +17\.13 \|/);
     expect(text.stdout).toMatch(/\| conv-26 +\| +\d+ \|/);
@@ -83,7 +57,7 @@ describe('rawrag memory audit', () => {
 
   it('--no-mutations: the same proposals, zero effective UPDATE/DELETE, nothing superseded; no request sent twice', async () => {
     expect(off.code, off.stderr).toBe(0);
-    const r = await rawragAsync(['memory', 'audit', join(root, 'off'), '--json']);
+    const r = await rawragInProcess(['memory', 'audit', join(root, 'off'), '--json']);
     const [a] = JSON.parse(r.stdout).audits;
     expect(a.operations.UPDATE).toBe(1);
     expect(a.effective_mutations).toEqual({ UPDATE: 0, DELETE: 0, total: 0 });
@@ -95,33 +69,18 @@ describe('rawrag memory audit', () => {
 
   it('rawrag ablate --mutations on,off runs the pair (extraction answered by the cache) and prints the paired table', async () => {
     fake.api.requests.length = 0;
-    const r = await rawragAsync(
-      [
-        'ablate',
-        'locomo',
-        '--system',
-        'agentic-memory',
-        '--reader',
-        'gpt-4o-mini',
-        '--retriever',
-        'openai',
-        '--limit',
-        '20',
-        '--judge-runs',
-        '1',
-        '--mutations',
-        'on,off',
-        '--resamples',
-        '200',
-        '--no-png',
-        '--no-report',
-        '--out',
-        join(root, 'ablate'),
-        ...endpointArgs(fake),
-        '--cache-dir',
+    const r = await rawragInProcess(
+      locomoRunArgs({
+        command: 'ablate',
+        system: 'agentic-memory',
+        retriever: 'openai',
+        limit: 20,
+        judgeRuns: 1,
+        out: join(root, 'ablate'),
+        peer: fake,
         cache,
-        '--no-progress',
-      ],
+        extra: ['--mutations', 'on,off', '--resamples', '200'],
+      }),
       env,
     );
     expect(r.code, r.stderr).toBe(0);
@@ -140,17 +99,17 @@ describe('rawrag memory audit', () => {
       { episode: 'conv-2', operation: 'DELETE', memory_id: 'b', old_text: 'owns a car', new_text: null },
     ];
     writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
-    const r = await rawragAsync(['memory', 'audit', file, '--benchmark', 'locomo', '--json']);
+    const r = await rawragInProcess(['memory', 'audit', file, '--benchmark', 'locomo', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const [a] = JSON.parse(r.stdout).audits;
     expect(a.decisions).toBe(5);
     expect(a.effective_mutations).toEqual({ UPDATE: 1, DELETE: 1, total: 2 });
     expect(a.classes.repeated).toBe(1);
     expect(a.per_episode.proposed.median.value).toBeCloseTo((2 / 3 + 1 / 2) / 2, 10);
-    const text = await rawragAsync(['memory', 'audit', file]);
+    const text = await rawragInProcess(['memory', 'audit', file]);
     expect(text.stdout).toMatch(/\| this log +\| +5 \| +20\.00 \| +40\.00 \| +20\.00 \| +20\.00 \| +60\.00 \| +40\.00 \|/);
     writeFileSync(file, JSON.stringify(lines[0]) + '\n{"episode": "x", "operation": "MERGE"}\n');
-    const bad = await rawragAsync(['memory', 'audit', file]);
+    const bad = await rawragInProcess(['memory', 'audit', file]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('mem0-events.jsonl: line 2');
   });

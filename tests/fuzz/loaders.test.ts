@@ -12,7 +12,9 @@ import { join } from 'node:path';
 import { getBenchmark } from '../../src/datasets/registry.js';
 import { InputError } from '../../src/util/errors.js';
 import { ingest } from '../../src/retrieval/chunk.js';
-import { ROOT, rawrag, tempDir } from '../helpers/cli.js';
+import { ROOT, tempDir } from '../helpers/cli.js';
+import { rawragInProcess } from '../helpers/in-process.js';
+import { cacheWithWordVectors } from '../helpers/test-cache.js';
 import { MUTATIONS, rngFor, type Mutation } from './mutations.js';
 
 const work = tempDir('rawrag-fuzz-');
@@ -154,16 +156,16 @@ describe('loaders under mutation (in-process)', () => {
   }
 });
 
-describe('loaders under mutation (CLI subset)', () => {
+describe('loaders under mutation (the CLI, in this process)', () => {
+  const env = { RAWRAG_CACHE_DIR: cacheWithWordVectors(join(work, 'cache')) };
   const byLabel = (label: string) => MUTATIONS.find((m) => m.label === label)!;
   for (const s of SUBJECTS) {
-    it(`${s.benchmark}: odd input (BOM + special tokens) runs complete; truncated input exits 2 with nothing written`, () => {
+    it(`${s.benchmark}: odd input (BOM + special tokens) runs complete; truncated input exits 2 with nothing written`, async () => {
       const target = s.targets[s.targets.length - 1]!;
       const odd = mutatedCopy(s, target, byLabel('special-token text in every string'), 0)!;
       writeFileSync(odd.file, byLabel('UTF-8 BOM').apply(readFileSync(odd.file), rngFor('bom')));
       const out = join(work, `out-${s.benchmark}-odd`);
-      const env = { RAWRAG_CACHE_DIR: join(work, 'cache') };
-      const r = rawrag(
+      const r = await rawragInProcess(
         ['run', s.benchmark, '--data', odd.data, '--retriever', 'local-lexical', ...s.cli, '--out', out, '--no-progress'],
         env,
       );
@@ -178,7 +180,7 @@ describe('loaders under mutation (CLI subset)', () => {
 
       const bad = mutatedCopy(s, target, byLabel('truncated at 50%'), 0)!;
       const badOut = join(work, `out-${s.benchmark}-bad`);
-      const b = rawrag(['run', s.benchmark, '--data', bad.data, ...s.cli, '--out', badOut, '--no-progress'], env);
+      const b = await rawragInProcess(['run', s.benchmark, '--data', bad.data, ...s.cli, '--out', badOut, '--no-progress'], env);
       expect(b.code).toBe(2);
       expect(b.stderr).toContain(target ? bad.file : bad.data);
       expect(b.stderr).not.toMatch(/internal error|\n\s+at /);

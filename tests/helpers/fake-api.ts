@@ -5,31 +5,14 @@
  * Retry-After headers, slow replies, malformed JSON, dropped connections). It is a protocol peer
  * with deterministic answers, not a mock of any client library.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHash } from 'node:crypto';
+import { LoopbackServer, type CommonFaultKind, type Fault as PeerFault, type RecordedRequest } from './loopback-server.js';
 
-export interface RecordedRequest {
-  path: string;
-  headers: Record<string, string | string[] | undefined>;
-  body: any;
-  /** Which fault (if any) was applied to this request. */
-  fault: string | null;
-}
+export type { RecordedRequest } from './loopback-server.js';
 
-export interface Fault {
-  /** Which requests it hits (default: all). */
-  match?(req: RecordedRequest): boolean;
-  /** How many matching requests it hits (default 1; Infinity = all). */
-  times?: number;
-  kind: 'status' | 'slow' | 'malformed' | 'reset';
-  status?: number;
-  headers?: Record<string, string>;
-  /** Reply body for `status` faults (default: an OpenAI-style error object). */
-  body?: string | ((req: RecordedRequest) => string);
-  /** Delay for `slow` faults, before a normal reply. */
-  delayMs?: number;
-}
+/** status (with Retry-After headers, ...), slow, reset (dropped connection), or malformed: a reply cut off mid-JSON. */
+export type Fault = PeerFault<CommonFaultKind | 'malformed'>;
 
 export interface FakeApiOptions {
   /** Reply text for a chat request (default: judge-like JSON for judge prompts, else "I don't know"). */
@@ -39,31 +22,9 @@ export interface FakeApiOptions {
   delayMs?: number;
 }
 
-export class FakeApi {
-  readonly requests: RecordedRequest[] = [];
-  faults: Array<Fault & { left: number }> = [];
-  /** Requests being answered right now, and the most there ever were at once. */
-  inFlight = 0;
-  maxInFlight = 0;
-  private server: Server | null = null;
-  url = '';
-
-  constructor(private readonly opts: FakeApiOptions = {}) {}
-
-  async start(): Promise<this> {
-    this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
-    this.url = `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}`;
-    return this;
-  }
-
-  async close(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise<void>((r) => this.server?.close(() => r()) ?? r());
-  }
-
-  inject(f: Fault): void {
-    this.faults.push({ ...f, left: f.times ?? 1 });
+export class FakeApi extends LoopbackServer<Fault['kind']> {
+  constructor(private readonly opts: FakeApiOptions = {}) {
+    super(opts.delayMs);
   }
 
   count(path?: string): number {
@@ -74,47 +35,15 @@ export class FakeApi {
     return this.requests.filter((r) => r.path === path);
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    let body: any = null;
-    try {
-      body = JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null');
-    } catch {
-      body = null;
-    }
-    const rec: RecordedRequest = { path: (req.url ?? '').split('?')[0]!, headers: req.headers, body, fault: null };
-    this.requests.push(rec);
-    this.inFlight++;
-    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
-    res.on('close', () => this.inFlight--);
-    if (this.opts.delayMs) await new Promise((r) => setTimeout(r, this.opts.delayMs));
-    const fault = this.faults.find((f) => f.left > 0 && (f.match?.(rec) ?? true));
-    if (fault) {
-      fault.left--;
-      rec.fault = fault.kind + (fault.status ? ` ${fault.status}` : '');
-      if (fault.kind === 'reset') {
-        req.socket.destroy();
-        return;
-      }
-      if (fault.kind === 'status') {
-        const text =
-          typeof fault.body === 'function'
-            ? fault.body(rec)
-            : (fault.body ?? JSON.stringify({ error: { message: `injected ${fault.status}`, type: 'server_error' } }));
-        res.writeHead(fault.status ?? 500, { 'content-type': 'application/json', ...fault.headers });
-        res.end(text);
-        return;
-      }
-      if (fault.kind === 'malformed') {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end('{"id": "x", "choices": [ {"message": ');
-        return;
-      }
-      if (fault.kind === 'slow') {
-        await new Promise((r) => setTimeout(r, fault.delayMs ?? 2000));
-        if (res.destroyed || req.socket.destroyed) return;
-      }
+  protected errorBody(status: number | undefined): unknown {
+    return { error: { message: `injected ${status}`, type: 'server_error' } };
+  }
+
+  protected respond(rec: RecordedRequest, _req: IncomingMessage, res: ServerResponse, fault: Fault | null): void {
+    if (fault?.kind === 'malformed') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"id": "x", "choices": [ {"message": ');
+      return;
     }
     const reply = this.answer(rec);
     if (reply === null) {
@@ -136,19 +65,19 @@ export class FakeApi {
           object: 'list',
           model: b.model,
           data: inputs.map((t, index) => ({ object: 'embedding', index, embedding: embedText(t, this.opts.dim ?? 64) })),
-          usage: { prompt_tokens: inputs.reduce((s, t) => s + words(t).length, 0), total_tokens: 0 },
+          usage: { prompt_tokens: inputs.reduce((s, t) => s + wordCount(t), 0), total_tokens: 0 },
         };
       }
       case '/v1/chat/completions': {
         const content = (this.opts.chat ?? defaultChat)(b);
-        const prompt = (b.messages as Array<{ content: string }>).reduce((s, m) => s + words(m.content).length, 0);
+        const prompt = (b.messages as Array<{ content: string }>).reduce((s, m) => s + wordCount(m.content), 0);
         return {
           id: 'chatcmpl-fake',
           object: 'chat.completion',
           created: 0,
           model: b.model,
           choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
-          usage: { prompt_tokens: prompt, completion_tokens: words(content).length, total_tokens: prompt + words(content).length },
+          usage: { prompt_tokens: prompt, completion_tokens: wordCount(content), total_tokens: prompt + wordCount(content) },
         };
       }
       case '/v2/rerank':
@@ -176,20 +105,54 @@ function words(s: string): string[] {
   return s.toLowerCase().match(/[a-z0-9]+/g) ?? [];
 }
 
+/** How many `words(s)` there are, without building them (usage counts of long prompts). */
+function wordCount(s: string): number {
+  const t = s.toLowerCase();
+  let n = 0;
+  let inWord = false;
+  for (let i = 0; i < t.length; i++) {
+    const c = t.charCodeAt(i);
+    const w = (c >= 97 && c <= 122) || (c >= 48 && c <= 57);
+    if (w && !inWord) n++;
+    inWord = w;
+  }
+  return n;
+}
+
+/** A word's hash (the first 32 bits of its MD5), computed once per word. */
+const wordHashes = new Map<string, number>();
+function wordHash(w: string): number {
+  let h = wordHashes.get(w);
+  if (h === undefined) {
+    h = createHash('md5').update(w).digest().readUInt32LE(0);
+    wordHashes.set(w, h);
+  }
+  return h;
+}
+
 /** Hashed bag of words, L2-normalised: texts sharing words get similar vectors. */
 export function embedText(text: string, dim: number): number[] {
   const v = new Array<number>(dim).fill(0);
-  for (const w of words(text)) {
-    const h = createHash('md5').update(w).digest();
-    v[h.readUInt32LE(0) % dim]! += 1;
-  }
+  for (const w of words(text)) v[wordHash(w) % dim]! += 1;
   const n = Math.sqrt(v.reduce((s, x) => s + x * x, 0)) || 1;
   return v.map((x) => x / n);
 }
 
+/** The words of a rerank document: the same windows come back in question after question. */
+const docWords = new Map<string, string[]>();
+function wordsOfDoc(doc: string): string[] {
+  let w = docWords.get(doc);
+  if (w === undefined) {
+    if (docWords.size >= 100_000) docWords.clear();
+    w = words(doc);
+    docWords.set(doc, w);
+  }
+  return w;
+}
+
 function overlap(query: string, doc: string): number {
   const q = new Set(words(query));
-  const d = words(doc);
+  const d = wordsOfDoc(doc);
   if (d.length === 0) return 0;
   return Math.round((d.filter((w) => q.has(w)).length / d.length) * 1e6) / 1e6;
 }

@@ -8,28 +8,14 @@
  * the same); "forget ..." DELETEs. Metadata is kept on each memory as Mem0 keeps it. Faults are
  * injected per request (status, slow, reset before or after the add was done).
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
+import { LoopbackServer, type CommonFaultKind, type Fault, type RecordedRequest } from './loopback-server.js';
 
-export interface Mem0Request {
-  method: string;
-  path: string;
-  query: Record<string, string>;
-  headers: Record<string, string | string[] | undefined>;
-  body: any;
-  fault: string | null;
-}
+export type Mem0Request = RecordedRequest;
 
-export interface Mem0Fault {
-  match?(req: Mem0Request): boolean;
-  times?: number;
-  /** status: reply with it; slow: wait delayMs first; reset: drop the connection before doing anything; reset-after: do the work, then drop it. */
-  kind: 'status' | 'slow' | 'reset' | 'reset-after';
-  status?: number;
-  headers?: Record<string, string>;
-  delayMs?: number;
-}
+/** status: reply with it; slow: wait delayMs first; reset: drop the connection before doing anything; reset-after: do the work, then drop it. */
+export type Mem0Fault = Fault<CommonFaultKind | 'reset-after'>;
 
 interface StoredMemory {
   id: string;
@@ -42,36 +28,16 @@ interface StoredMemory {
 
 const words = (s: string) => s.toLowerCase().match(/[a-z0-9]+/g) ?? [];
 
-export class FakeMem0 {
-  readonly requests: Mem0Request[] = [];
-  faults: Array<Mem0Fault & { left: number }> = [];
+export class FakeMem0 extends LoopbackServer<Mem0Fault['kind']> {
   readonly memories = new Map<string, StoredMemory>();
   private readonly events = new Map<string, { polls: number; results: unknown[] }>();
-  private server: Server | null = null;
-  url = '';
-  inFlight = 0;
-  maxInFlight = 0;
   /** Every add the service performed (after any fault that let it through), by rawrag's add key ... */
   readonly performed: string[] = [];
   /** ... and by owner and key (`<owner> <key>`). */
   readonly performedBy: string[] = [];
 
-  constructor(private readonly opts: { apiKey?: string; delayMs?: number } = {}) {}
-
-  async start(port = 0): Promise<this> {
-    this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((r) => this.server!.listen(port, '127.0.0.1', r));
-    this.url = `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}`;
-    return this;
-  }
-
-  async close(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise<void>((r) => this.server?.close(() => r()) ?? r());
-  }
-
-  inject(f: Mem0Fault): void {
-    this.faults.push({ ...f, left: f.times ?? 1 });
+  constructor(private readonly opts: { apiKey?: string; delayMs?: number } = {}) {
+    super(opts.delayMs);
   }
 
   adds(): Mem0Request[] {
@@ -82,43 +48,11 @@ export class FakeMem0 {
     return [...this.memories.values()].filter((m) => m.user_id === owner);
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    let body: any = null;
-    try {
-      body = JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null');
-    } catch {
-      body = null;
-    }
-    const u = new URL(req.url ?? '/', 'http://x');
-    const rec: Mem0Request = {
-      method: req.method ?? 'GET',
-      path: u.pathname,
-      query: Object.fromEntries(u.searchParams),
-      headers: req.headers,
-      body,
-      fault: null,
-    };
-    this.requests.push(rec);
-    this.inFlight++;
-    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
-    res.on('close', () => this.inFlight--);
-    if (this.opts.delayMs) await new Promise((r) => setTimeout(r, this.opts.delayMs));
-    const fault = this.faults.find((f) => f.left > 0 && (f.match?.(rec) ?? true));
-    if (fault) {
-      fault.left--;
-      rec.fault = fault.kind + (fault.status ? ` ${fault.status}` : '');
-      if (fault.kind === 'reset') return void req.socket.destroy();
-      if (fault.kind === 'status') {
-        res.writeHead(fault.status ?? 500, { 'content-type': 'application/json', ...fault.headers });
-        return void res.end(JSON.stringify({ detail: `injected ${fault.status}` }));
-      }
-      if (fault.kind === 'slow') {
-        await new Promise((r) => setTimeout(r, fault.delayMs ?? 2000));
-        if (res.destroyed || req.socket.destroyed) return;
-      }
-    }
+  protected errorBody(status: number | undefined): unknown {
+    return { detail: `injected ${status}` };
+  }
+
+  protected respond(rec: Mem0Request, req: IncomingMessage, res: ServerResponse, fault: Mem0Fault | null): void {
     const platform = rec.path.startsWith('/v1/') || rec.path.startsWith('/v3/');
     if (this.opts.apiKey) {
       const ok = platform ? rec.headers.authorization === `Token ${this.opts.apiKey}` : rec.headers['x-api-key'] === this.opts.apiKey;

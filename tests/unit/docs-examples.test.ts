@@ -1,15 +1,16 @@
 /**
  * The docs cannot go stale: every `<!-- example: NAME -->` block in README.md and docs/*.md is
  * the text of docs/examples/NAME.txt, every example the script knows has its file and is quoted,
- * and the quick examples, run again now, print exactly what their files hold
- * (`npm run docs:examples` regenerates them all).
+ * and the quick examples, run again now (the CLI in this process), print exactly what their files
+ * hold (`npm run docs:examples` regenerates them all, running bin/rawrag.js).
  */
 import { describe, expect, it } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 // @ts-expect-error a plain .mjs script without type declarations
 import { EXAMPLES, EXAMPLES_DIR, docFiles, quotedExamples, runExample } from '../../scripts/docs-examples.mjs';
-import { tempDir } from '../helpers/cli.js';
+import { rawragInProcess } from '../helpers/in-process.js';
+import { cacheWithWordVectors } from '../helpers/test-cache.js';
 
 type Example = { name: string; args: string[]; quick?: boolean };
 const examples = EXAMPLES as Example[];
@@ -40,9 +41,13 @@ describe('documented example outputs', () => {
   });
 
   it('the quick examples print today what their files hold', async () => {
-    const cacheDir = tempDir('rawrag-docs-cache-');
+    const cacheDir = cacheWithWordVectors();
+    const cli = async (args: string[], vars: Record<string, string>) => {
+      const r = await rawragInProcess(args, vars);
+      return { status: r.code, stdout: r.stdout, stderr: r.stderr };
+    };
     for (const ex of examples.filter((e) => e.quick)) {
-      expect(await runExample(ex, { cacheDir }), `docs/examples/${ex.name}.txt is stale (run npm run docs:examples)`).toBe(
+      expect(await runExample(ex, { cacheDir, cli }), `docs/examples/${ex.name}.txt is stale (run npm run docs:examples)`).toBe(
         readFileSync(join(EXAMPLES_DIR, `${ex.name}.txt`), 'utf8'),
       );
     }

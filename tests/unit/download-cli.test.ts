@@ -4,7 +4,8 @@ import { createServer, type Server } from 'node:http';
 import { existsSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
-import { ROOT, rawrag, rawragAsync, tempDir } from '../helpers/cli.js';
+import { ROOT, tempDir } from '../helpers/cli.js';
+import { rawragInProcess } from '../helpers/in-process.js';
 
 const ORACLE = readFileSync(resolve(ROOT, 'tests/fixtures/longmemeval/longmemeval_oracle.sample.json'));
 let server: Server;
@@ -25,7 +26,7 @@ afterAll(() => new Promise<void>((r) => server.close(() => r())));
 describe('rawrag data pull', () => {
   it('refuses an unpinned file without --allow-unpinned', async () => {
     const root = tempDir();
-    const r = await rawragAsync(['data', 'pull', 'longmemeval', '--variant', 'oracle', '--base-url', base, '--root', root]);
+    const r = await rawragInProcess(['data', 'pull', 'longmemeval', '--variant', 'oracle', '--base-url', base, '--root', root]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(
       /no published sha256 is pinned for http:\/\/127\.0\.0\.1:\d+\/lme\/longmemeval_oracle\.json: rerun with --allow-unpinned/,
@@ -35,7 +36,7 @@ describe('rawrag data pull', () => {
 
   it('downloads an unpinned file with --allow-unpinned (base URL from the environment) and prints its sha256', async () => {
     const root = tempDir();
-    const r = await rawragAsync(['data', 'pull', 'longmemeval', '--variant', 'oracle', '--allow-unpinned', '--root', root], {
+    const r = await rawragInProcess(['data', 'pull', 'longmemeval', '--variant', 'oracle', '--allow-unpinned', '--root', root], {
       RAWRAG_DATA_BASE_URL: base,
     });
     expect(r.code).toBe(0);
@@ -45,7 +46,7 @@ describe('rawrag data pull', () => {
     expect(r.stdout).toContain('sha256 efe292f4ed98a575978589813ac27f8405238554d20f43ae51f39691cdd82d8b');
     expect(readFileSync(join(root, 'datasets/longmemeval/longmemeval_oracle.json')).equals(ORACLE)).toBe(true);
     // The stored file is what `rawrag run longmemeval --data <folder> --variant oracle` reads.
-    const run = rawrag([
+    const run = await rawragInProcess([
       'run',
       'longmemeval',
       '--data',
@@ -64,7 +65,7 @@ describe('rawrag data pull', () => {
 
   it('refuses the pinned S file when the checksum does not match, and removes it', async () => {
     const root = tempDir();
-    const r = await rawragAsync(['data', 'pull', 'longmemeval', '--base-url', base, '--root', root]);
+    const r = await rawragInProcess(['data', 'pull', 'longmemeval', '--base-url', base, '--root', root]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(
       /longmemeval_s_cleaned\.json: checksum mismatch: sha256 efe292f4[0-9a-f]+ does not match the pinned d6f21ea9d60a0d56f34a05b609c79c88a451d2ae03597821ea3d5a9678c3a442; the downloaded file was removed|size 143178 bytes differs from the pinned 277383467/,
@@ -80,7 +81,7 @@ describe('rawrag data pull', () => {
     await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
     const port = (probe.address() as AddressInfo).port;
     await new Promise<void>((r) => probe.close(() => r()));
-    const r = await rawragAsync([
+    const r = await rawragInProcess([
       'data',
       'pull',
       'longmemeval',
@@ -99,16 +100,16 @@ describe('rawrag data pull', () => {
     expect(r.stderr).toContain(`download failed after 2 attempt(s): fetch failed: ECONNREFUSED 127.0.0.1:${port} (connection refused)`);
   });
 
-  it('rejects unknown variants and benchmarks without downloads', () => {
-    const v = rawrag(['data', 'pull', 'longmemeval', '--variant', 'xl']);
+  it('rejects unknown variants and benchmarks without downloads', async () => {
+    const v = await rawragInProcess(['data', 'pull', 'longmemeval', '--variant', 'xl']);
     expect(v.code).toBe(2);
     expect(v.stderr).toMatch(/--variant: longmemeval has no variant 'xl' \(known: s_cleaned, m_cleaned, oracle, s, m, oracle_original\)/);
-    const l = rawrag(['data', 'pull', 'locomo']);
+    const l = await rawragInProcess(['data', 'pull', 'locomo']);
     expect(l.code).toBe(2);
     expect(l.stderr).toMatch(
       /locomo has no files rawrag can download; its data is bundled with rawrag \(datasets\/locomo\/locomo10\.json\)/,
     );
-    const beam = rawrag(['data', 'pull', 'beam']);
+    const beam = await rawragInProcess(['data', 'pull', 'beam']);
     expect(beam.code).toBe(2);
     expect(beam.stderr).toMatch(/beam has no files rawrag can download; nothing of it is bundled: obtain it from its authors/);
     expect(beam.stderr).not.toMatch(/ships with/);
@@ -116,16 +117,16 @@ describe('rawrag data pull', () => {
 });
 
 describe('rawrag data list', () => {
-  it('lists every LongMemEval variant with its pin status, within 100 columns; URLs on request', () => {
-    const r = rawrag(['data', 'list', 'longmemeval', '--root', tempDir()]);
+  it('lists every LongMemEval variant with its pin status, within 100 columns; URLs on request', async () => {
+    const r = await rawragInProcess(['data', 'list', 'longmemeval', '--root', tempDir()]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('longmemeval (datasets/longmemeval/)');
     expect(r.stdout).toMatch(/\| s_cleaned \* +\| longmemeval_s_cleaned\.json +\| pinned +\| no +\|/);
     expect(r.stdout).toMatch(/\| oracle_original +\| original\/longmemeval_oracle\.json +\| no +\| no +\|/);
     expect(r.stdout.match(/\.json /g)).toHaveLength(6);
-    const all = rawrag(['data', 'list', '--root', tempDir()]);
+    const all = await rawragInProcess(['data', 'list', '--root', tempDir()]);
     expect(Math.max(...all.stdout.split('\n').map((l) => l.length))).toBeLessThanOrEqual(100);
-    const urls = rawrag(['data', 'list', 'longmemeval', '--urls', '--root', tempDir()]);
+    const urls = await rawragInProcess(['data', 'list', 'longmemeval', '--urls', '--root', tempDir()]);
     expect(urls.stdout).toContain('https://huggingface.co/datasets/xiaowu0162/longmemeval-cleaned/resolve/main/longmemeval_s_cleaned.json');
   });
 });

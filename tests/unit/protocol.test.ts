@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, rawrag } from '../helpers/cli.js';
+import { ROOT } from '../helpers/cli.js';
+import { rawragInProcess } from '../helpers/in-process.js';
 import { describeProtocol, renderProtocol, type RoleProtocol } from '../../src/cli/commands/protocol.js';
 import { withOfficialJudge } from '../../src/cli/options.js';
 import { resolveConfig } from '../../src/config/load.js';
@@ -91,7 +92,7 @@ describe('rawrag protocol agrees with the upstream call settings in the SOURCE n
     });
   }
 
-  it('pins the official values themselves (a changed SOURCE note cannot move them silently)', () => {
+  it('pins the official values themselves (a changed SOURCE note cannot move them silently)', async () => {
     expect(protocolOf('locomo').judge).toMatchObject({
       model: 'gpt-4o-mini',
       temperature: 0,
@@ -109,7 +110,7 @@ describe('rawrag protocol agrees with the upstream call settings in the SOURCE n
     expect(protocolOf('personamem').evidence).toBe('windows expanded to whole turns, chronological order');
   });
 
-  it('shows a config override instead of the official value', () => {
+  it('shows a config override instead of the official value', async () => {
     const cfg = withOfficialJudge(
       resolveConfig({ benchmark: 'beam', reader: { maxTokens: 512 }, judge: { model: 'gpt-4o-mini' } }, 'x', RunConfigSchema),
     );
@@ -139,7 +140,7 @@ describe('the reader budget a run sends, per question', () => {
   const budget = (name: string, question: Question, setting: number | 'none' | null = null) =>
     readerMaxTokens(setting, getBenchmark(name).scoring!.reader, question);
 
-  it('follows each upstream', () => {
+  it('follows each upstream', async () => {
     expect(budget('locomo', q({}))).toBeNull();
     expect(budget('beam', q({}))).toBeNull();
     expect(budget('meme', q({}))).toBe(500);
@@ -162,7 +163,7 @@ describe('the reader budget a run sends, per question', () => {
     for (const [source, n] of Object.entries(mab)) expect(budget('memoryagentbench', q({ source }), null), source).toBe(n);
   });
 
-  it('a config number or none overrides it', () => {
+  it('a config number or none overrides it', async () => {
     expect(budget('meme', q({}), 'none')).toBeNull();
     expect(budget('locomo', q({}), 300)).toBe(300);
     expect(budget('memoryagentbench', q({ source: 'detective_qa' }), 'none')).toBeNull();
@@ -170,19 +171,19 @@ describe('the reader budget a run sends, per question', () => {
 });
 
 describe('rawrag protocol on the command line', () => {
-  it('prints all six, one benchmark, and JSON', () => {
-    const all = rawrag(['protocol']);
+  it('prints all six, one benchmark, and JSON', async () => {
+    const all = await rawragInProcess(['protocol']);
     expect(all.code, all.stderr).toBe(0);
     for (const b of listBenchmarks()) expect(all.stdout).toContain(`${b.name} — `);
-    const one = rawrag(['protocol', 'longmemeval', '--json']);
+    const one = await rawragInProcess(['protocol', 'longmemeval', '--json']);
     expect(one.code).toBe(0);
     const [p] = JSON.parse(one.stdout);
     expect(p.judge.model).toBe('gpt-4o-2024-08-06');
-    expect(rawrag(['protocol', 'nope']).code).toBe(2);
+    expect((await rawragInProcess(['protocol', 'nope'])).code).toBe(2);
   });
 
-  it('with configs/paper.yaml, the official judges stay', () => {
-    const r = rawrag(['protocol', '--config', 'configs/paper.yaml', '--json']);
+  it('with configs/paper.yaml, the official judges stay', async () => {
+    const r = await rawragInProcess(['protocol', '--config', 'configs/paper.yaml', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const judges = Object.fromEntries(
       (JSON.parse(r.stdout) as Array<{ benchmark: string; judge: { model: string } | null }>).map((p) => [
