@@ -36,13 +36,15 @@ export async function ingestYielding(
   policy: Pick<Policy, 'chunking' | 'serialisation'>,
   cfg: ChunkingConfig,
   stop: () => boolean,
+  /** How long it may compute between two turns of the event loop (tests: 0, a turn at every step). */
+  yieldEveryMs = YIELD_EVERY_MS,
 ): Promise<IngestedEpisode | null> {
   const steps = ingestSteps(episode, visibleTurns, policy, cfg);
   let since = performance.now();
   for (;;) {
     const r = steps.next();
     if (r.done) return r.value;
-    if (performance.now() - since < YIELD_EVERY_MS) continue;
+    if (performance.now() - since < yieldEveryMs) continue;
     await yieldToEventLoop();
     if (stop()) return null;
     since = performance.now();

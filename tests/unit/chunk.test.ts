@@ -221,9 +221,10 @@ describe('ingest that yields (a signal is seen while a long history is tokenized
   });
 
   it('lets a timer run meanwhile, and stops when asked', async () => {
+    // A turn of the event loop at every step (the run's 50 ms would depend on this machine's speed).
     let fired = false;
     setTimeout(() => (fired = true), 0);
-    expect(await ingestYielding(episode(texts), texts.length, DEFAULT_POLICY, cfg, () => fired)).toBeNull();
+    expect(await ingestYielding(episode(texts), texts.length, DEFAULT_POLICY, cfg, () => fired, 0)).toBeNull();
     expect(fired).toBe(true);
   });
 });

@@ -47,7 +47,10 @@ describe('run report', () => {
     expect(report).not.toMatch(/Evidence recall from the same ranking/);
     expect(report).toMatch(/coverage of 100 question\(s\) without gold evidence turns is answer sufficiency/);
     // Answers judged without evidence text: nothing to check, no coverage columns of dashes.
-    const none = { ...outcome, summary: { ...outcome.summary, overall: { ...outcome.summary.overall, coverage: { n: 0, all: null, any: null } } } };
+    const none = {
+      ...outcome,
+      summary: { ...outcome.summary, overall: { ...outcome.summary.overall, coverage: { n: 0, all: null, any: null } } },
+    };
     expect(headerOf(renderRunReport(none))).not.toMatch(/coverage/);
     expect(renderRunReport(none)).toMatch(/no gold evidence turns in this data: coverage not computed/);
   }, 60_000);

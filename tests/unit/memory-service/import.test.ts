@@ -164,7 +164,14 @@ describe('rawrag import', () => {
     });
     expect(m.items.every((i) => i.score === 0.5 && i.answer === 'memos says')).toBe(true);
     expect(m.items[0]!.id).toBe('conv-26:q0');
-    const z = await importResults({ format: 'mem0-eval', file: join(dir, 'mem0.json'), cfg, system: 'mem0', setting: 's', out: join(dir, 'z') });
+    const z = await importResults({
+      format: 'mem0-eval',
+      file: join(dir, 'mem0.json'),
+      cfg,
+      system: 'mem0',
+      setting: 's',
+      out: join(dir, 'z'),
+    });
     expect(z.items.every((i) => i.score === 1 && (i.details.judge as { votes: number[] }).votes.length === 1)).toBe(true);
     // JSON lines without votes: imported unjudged, with the rawrag judge command to score them.
     writeFileSync(join(dir, 'a.jsonl'), `{"episode": "conv-26", "question": "${raw[0]!.qa[0]!.question}", "answer": "x"}\n`);
