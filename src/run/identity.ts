@@ -4,7 +4,6 @@
  * on a changed data file, or with another version of rawrag, and the items already written would
  * then be credited to what did not produce them.
  */
-import type { Manifest } from './manifest.js';
 
 export interface RunIdentity {
   config_hash: string;
@@ -24,8 +23,18 @@ const LABELS: Record<keyof RunIdentity, string> = {
   tool_version: 'rawrag version',
 };
 
+/** The manifest fields an identity is read from (src/run/manifest.ts). */
+interface IdentityFields {
+  identity?: RunIdentity;
+  config_hash?: string;
+  system?: string;
+  retriever?: { name: string };
+  dataset?: { sha256?: string };
+  tool?: { version?: string };
+}
+
 /** The identity a manifest records (older manifests: what can be read from their fields). */
-export function identityOf(m: Partial<Manifest>): Partial<RunIdentity> {
+export function identityOf(m: IdentityFields): Partial<RunIdentity> {
   if (m.identity) return m.identity;
   return {
     config_hash: m.config_hash,
