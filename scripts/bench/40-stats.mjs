@@ -99,7 +99,14 @@ function writeRuns(root, systems, n, types, benchmark) {
     mkdirSync(dir, { recursive: true });
     writeFileSync(
       join(dir, 'manifest.json'),
-      JSON.stringify({ system, benchmark, setting: `${benchmark}/gpt-4o-mini`, status: 'complete' }),
+      // The first system is the paper's method, as rawrag's own manifests say (`reference`): each other one is paired with it.
+      JSON.stringify({
+        system,
+        benchmark,
+        setting: `${benchmark}/gpt-4o-mini`,
+        status: 'complete',
+        ...(s === 0 ? { reference: true } : {}),
+      }),
     );
     const lines = Array.from({ length: n }, (_, i) => {
       const votes = [0, 1, 2].map(() => (rand() < 0.6 - 0.04 * s ? 1 : 0));

@@ -156,8 +156,9 @@ async function measure(data, size) {
   // The run's own timings exclude nothing: load, ingest and search all happen inside executeRun.
   const { executeRun } = await import(join(ROOT, 'dist/pipeline/run.js'));
   const { resolveConfig } = await import(join(ROOT, 'dist/config/load.js'));
+  const { RunConfigSchema } = await import(join(ROOT, 'dist/systems/registry.js'));
   const out = mkdtempSync(join(tmpdir(), 'rawrag-bench-beam-run-'));
-  const cfg = resolveConfig({ benchmark: 'beam', data, options: { size } }, 'bench');
+  const cfg = resolveConfig({ benchmark: 'beam', data, options: { size } }, 'bench', RunConfigSchema);
   const t0 = performance.now();
   const { manifest, summary } = await executeRun({ cfg, out: join(out, 'run') }, { log: () => {} });
   const seconds = (performance.now() - t0) / 1000;

@@ -14,6 +14,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const dist = (p) => join(ROOT, 'dist', p);
 const { executeRun } = await import(dist('pipeline/run.js'));
 const { resolveConfig } = await import(dist('config/load.js'));
+const { RunConfigSchema } = await import(dist('systems/registry.js'));
 
 const DELAY_MS = 300;
 const N = 500;
@@ -60,6 +61,7 @@ async function run(concurrency, limit) {
       retrieval: { retriever: 'local-lexical' },
     },
     'bench',
+    RunConfigSchema,
   );
   const transport = {
     cacheDir: join(work, `cache-${concurrency}`),

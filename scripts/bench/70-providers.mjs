@@ -15,6 +15,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const dist = (p) => join(ROOT, 'dist', p);
 const { executeRun } = await import(dist('pipeline/run.js'));
 const { resolveConfig } = await import(dist('config/load.js'));
+const { RunConfigSchema } = await import(dist('systems/registry.js'));
 const { locomoF1 } = await import(dist('datasets/locomo/metrics.js'));
 
 const TARGETS = { firstRunS: 40, cachedRunS: 10, f1PerS: 50_000 };
@@ -60,7 +61,11 @@ function vec(t) {
 }
 
 const work = mkdtempSync(join(tmpdir(), 'rawrag-bench-providers-'));
-const cfg = resolveConfig({ benchmark: 'locomo', retrieval: { retriever: 'openai' }, reader: { model: 'gpt-4o-mini' } }, 'bench');
+const cfg = resolveConfig(
+  { benchmark: 'locomo', retrieval: { retriever: 'openai' }, reader: { model: 'gpt-4o-mini' } },
+  'bench',
+  RunConfigSchema,
+);
 const env = { ...process.env, OPENAI_API_KEY: 'sk-bench-000000', COHERE_API_KEY: 'co-bench-000000' };
 const transport = {
   cacheDir: join(work, 'cache'),

@@ -46,10 +46,9 @@ export class BytePairEncoder {
    * Token ids of `text`; special-token text is split and merged as the ordinary text it is.
    * The pre-tokens tile the text (any character starts one: a letter, a digit, a space, or one
    * of the others), so each is read where the last ended, by a sticky `test` that builds no match
-   * array (~280K of them for LoCoMo).
+   * array (~280K of them for LoCoMo). `out`: appended to (a history's ids, turn after turn), and returned.
    */
-  encode(text: string): number[] {
-    const out: number[] = [];
+  encode(text: string, out: number[] = []): number[] {
     const re = this.pattern;
     re.lastIndex = 0;
     for (let at = 0; at < text.length; at = re.lastIndex) {
@@ -62,6 +61,11 @@ export class BytePairEncoder {
       else this.merge(buf, n, out);
     }
     return out;
+  }
+
+  /** UTF-8 bytes of token `id` (what `decode` concatenates). */
+  byteLength(id: number): number {
+    return this.table.length(id) || (this.special.get(id)?.length ?? 0);
   }
 
   decode(ids: number[]): string {

@@ -70,8 +70,7 @@ function* ingestSteps(
   const turnTokenStart: number[] = [];
   for (let l = 0; l < lines.length; l++) {
     turnTokenStart.push(tokens.length);
-    const ids = enc.encode(lines[l]! + '\n');
-    for (let i = 0; i < ids.length; i++) tokens.push(ids[i]!);
+    enc.encode(lines[l]! + '\n', tokens);
     if (l % STEP === STEP - 1) yield;
   }
   turnTokenStart.push(tokens.length);
@@ -90,12 +89,20 @@ function* ingestSteps(
       });
     });
   } else {
+    // A window's text is the UTF-8 decoding of its tokens' bytes: a slice of the history's bytes
+    // (the lines with their newlines), cut at the tokens' byte offsets — what decode(ids) gives.
+    const bytes = new TextEncoder().encode(lines.join('\n') + (lines.length ? '\n' : ''));
+    const byteAt = new Uint32Array(tokens.length + 1);
+    for (let i = 0; i < tokens.length; i++) byteAt[i + 1] = byteAt[i]! + enc.byteLength(tokens[i]!);
+    // The tokens' bytes are the text's bytes (byte-pair encoding is lossless); were they not, decode.
+    const sliced = byteAt[tokens.length] === bytes.length;
+    const utf8 = new TextDecoder('utf-8');
     for (const [start, end] of windowBounds(tokens.length, cfg.size, cfg.stride)) {
       const index = chunks.length;
       chunks.push({
         index,
         id: `${episode.id}#${index}`,
-        text: enc.decode(tokens.slice(start, end)),
+        text: sliced ? utf8.decode(bytes.subarray(byteAt[start], byteAt[end])) : enc.decode(tokens.slice(start, end)),
         firstTurn: turnAt(turnTokenStart, start),
         lastTurn: turnAt(turnTokenStart, end - 1),
         tokenStart: start,

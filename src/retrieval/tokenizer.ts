@@ -16,9 +16,11 @@ import { BytePairEncoder } from './bpe.js';
 export { LONG_PRETOKEN } from './bpe.js';
 
 export interface TextTokenizer {
-  /** Token ids of `text`, special-token strings included as plain text. */
-  encode(text: string): number[];
+  /** Token ids of `text`, special-token strings included as plain text; appended to `out` when given. */
+  encode(text: string, out?: number[]): number[];
   decode(ids: number[]): string;
+  /** UTF-8 bytes of one token: `decode` of a run of ids is the UTF-8 decoding of their bytes, concatenated. */
+  byteLength(id: number): number;
 }
 
 const cache = new Map<string, TextTokenizer>();

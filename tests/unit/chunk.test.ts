@@ -228,3 +228,21 @@ describe('ingest that yields (a signal is seen while a long history is tokenized
     expect(fired).toBe(true);
   });
 });
+
+describe("a window's text", () => {
+  it('is the decoding of its tokens, also where a window cuts a multi-byte character or holds a lone surrogate', () => {
+    const texts = [
+      'emoji 👩‍👩‍👧‍👦 and 🦄 repeated 🦄🦄🦄 '.repeat(6),
+      '漢字かな交じり文、ひらがなとカタカナ。'.repeat(8),
+      `a lone surrogate \ud800 here and \udc00 there `.repeat(5),
+      'Ünïcödé àccents ñ ß ø '.repeat(10),
+    ];
+    const enc = getTokenizer('cl100k_base');
+    for (const size of [7, 16, 33]) {
+      const ep = ingest(episode(texts), texts.length, DEFAULT_POLICY, { tokenizer: 'cl100k_base', size, stride: size - 3 });
+      const tokens = ep.lines.flatMap((l) => enc.encode(l + '\n'));
+      expect(ep.chunks.length).toBeGreaterThan(10);
+      for (const c of ep.chunks) expect(c.text, `${size}: ${c.id}`).toBe(enc.decode(tokens.slice(c.tokenStart, c.tokenEnd)));
+    }
+  });
+});
