@@ -53,7 +53,12 @@ export interface Strata {
  * types. Macro: each group at the coarsest level gets an equal share, split equally among its
  * children at the next level, and so on down to the types. Null when the column has no items.
  */
-export function columnStrata(agg: Aggregation, col: ColumnSpec, itemTypes: string[]): Strata | null {
+/**
+ * The strata of a column over items of these types: one for a micro average, one per type for a
+ * macro one, in `typeOrder` when given (the family's type order: a paired comparison then draws as
+ * each system's leaderboard interval did, and reuses those draws), else in order of appearance.
+ */
+export function columnStrata(agg: Aggregation, col: ColumnSpec, itemTypes: string[], typeOrder?: readonly string[]): Strata | null {
   const levelIndex = (agg.levels ?? []).findIndex((l) => l.name === agg.columnsFor);
   const idx = itemTypes
     .map((_, i) => i)
@@ -67,7 +72,8 @@ export function columnStrata(agg: Aggregation, col: ColumnSpec, itemTypes: strin
     if (!byType.has(t)) byType.set(t, []);
     byType.get(t)!.push(i);
   }
-  const labels = [...byType.keys()];
+  const rank = (t: string) => (typeOrder?.includes(t) ? typeOrder.indexOf(t) : Infinity);
+  const labels = [...byType.keys()].sort((a, b) => rank(a) - rank(b));
   const weights = macroWeights(labels.map((t) => pathOf(agg, t).reverse()));
   return { strata: labels.map((t) => byType.get(t)!), weights, labels };
 }

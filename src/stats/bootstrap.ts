@@ -83,6 +83,61 @@ export function designStatistic(x: ArrayLike<number>, design: Design): number {
  */
 export function resampleSums(columns: Float64Array[], design: Design, resamples: number, seed: number | string): Float64Array {
   checkResamples(resamples);
+  if (columns.length === 1) {
+    const key = stratified(columns[0]!, design);
+    const known = drawn.find(key, resamples, seed);
+    if (known) return known;
+    const sums = drawSums(columns, design, resamples, seed);
+    drawn.keep(key, resamples, seed, sums);
+    return sums;
+  }
+  return drawSums(columns, design, resamples, seed);
+}
+
+/**
+ * One column as a design orders it (each stratum's values in member order) with the strata sizes:
+ * what a draw's sums depend on besides the seed — draws depend only on the seed and the sizes.
+ */
+interface StratifiedColumn {
+  sizes: Int32Array;
+  values: Float64Array;
+}
+
+function stratified(x: ArrayLike<number>, design: Design): StratifiedColumn {
+  const sizes = Int32Array.from(design.strata, (m) => m.length);
+  const values = new Float64Array(sizes.reduce((a, b) => a + b, 0));
+  let at = 0;
+  for (const members of design.strata) for (let t = 0; t < members.length; t++) values[at++] = x[members[t]!]!;
+  return { sizes, values };
+}
+
+const sameArray = (a: ArrayLike<number>, b: ArrayLike<number>) => {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+};
+
+/**
+ * One-column sums already drawn in this process (a few, most recent first). `rawrag stats` draws
+ * each system's column for its leaderboard interval; a paired comparison over the same questions
+ * then needs no draws of its own: the sums of a − b are the sums of a minus those of b.
+ */
+const drawn = {
+  entries: [] as Array<StratifiedColumn & { resamples: number; seed: string; sums: Float64Array }>,
+  find(key: StratifiedColumn, resamples: number, seed: number | string): Float64Array | null {
+    const s = `${typeof seed}:${String(seed)}`;
+    const e = this.entries.find(
+      (x) => x.resamples === resamples && x.seed === s && sameArray(x.sizes, key.sizes) && sameArray(x.values, key.values),
+    );
+    return e ? e.sums : null;
+  },
+  keep(key: StratifiedColumn, resamples: number, seed: number | string, sums: Float64Array): void {
+    this.entries.unshift({ ...key, resamples, seed: `${typeof seed}:${String(seed)}`, sums });
+    if (this.entries.length > 16) this.entries.pop();
+  },
+};
+
+function drawSums(columns: Float64Array[], design: Design, resamples: number, seed: number | string): Float64Array {
   // The generator step is inlined on locals: ~10^8 draws per comparison, and a method call with
   // field stores per draw costs several times more.
   let [s0, s1, s2, s3] = seedState(seed);
@@ -219,7 +274,11 @@ function rotl(x: number, k: number): number {
 
 /** Bootstrap replicates of the design statistic of one column. */
 export function replicates(x: ArrayLike<number>, design: Design, resamples: number, seed: number | string): Float64Array {
-  const sums = resampleSums([Float64Array.from(x)], design, resamples, seed);
+  return statisticOf(resampleSums([Float64Array.from(x)], design, resamples, seed), design, resamples);
+}
+
+/** The design statistic of each replicate from its per-stratum sums. */
+function statisticOf(sums: Float64Array, design: Design, resamples: number): Float64Array {
   const S = design.strata.length;
   const out = new Float64Array(resamples);
   const scale = design.strata.map((m, s) => design.weights[s]! / m.length);
@@ -321,7 +380,17 @@ export function pairedBootstrapDesign(a: ArrayLike<number>, b: ArrayLike<number>
   const d = new Float64Array(a.length);
   for (let i = 0; i < a.length; i++) d[i] = a[i]! - b[i]!;
   const delta = designStatistic(d, design);
-  const reps = replicates(d, design, opts.resamples, opts.seed);
+  // Both columns already drawn alike (each system's leaderboard interval): Σ(a − b) = Σa − Σb, no new draws.
+  const sa = drawn.find(stratified(a, design), opts.resamples, opts.seed);
+  const sb = sa && drawn.find(stratified(b, design), opts.resamples, opts.seed);
+  const reps =
+    sa && sb
+      ? statisticOf(
+          sa.map((v, i) => v - sb[i]!),
+          design,
+          opts.resamples,
+        )
+      : replicates(d, design, opts.resamples, opts.seed);
   const test = pairedP(d, design, reps, delta);
   const ci = percentileInterval(reps, opts.confidence);
   return { delta, ciLow: ci.low, ciHigh: ci.high, ...test };

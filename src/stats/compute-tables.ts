@@ -392,7 +392,7 @@ function analyseFamily(
   const anyScored = systems.some((s) => [...s.byId.values()].some(isScored));
   if (!anyScored) notes.push('no run in this benchmark-setting has judged scores: accuracy tests skipped (coverage only)');
   for (const [a, b] of anyScored ? pairs : []) {
-    const row = comparePair(agg, overallCol, a, b, typeFor, boot);
+    const row = comparePair(agg, overallCol, a, b, typeFor, types, boot);
     if (row) pairwise.push(row);
     else notes.push(`${a.name} vs ${b.name}: no question scored in both; not compared`);
     work.add(opts.resamples * (row?.n ?? 0));
@@ -573,6 +573,7 @@ function comparePair(
   a: SystemRun,
   b: SystemRun,
   typeFor: (id: string) => string,
+  types: readonly string[],
   boot: { resamples: number; seed: number | string },
 ): PairRow | null {
   const counted = (it: StatItem) => isScored(it) && inHeadline(agg, typeFor(it.id));
@@ -583,7 +584,7 @@ function comparePair(
   if (common.length === 0) return null;
   const itemsA = common.map((id) => a.byId.get(id)!);
   const itemsB = common.map((id) => b.byId.get(id)!);
-  const strata = columnStrata(agg, overall, common.map(typeFor))!;
+  const strata = columnStrata(agg, overall, common.map(typeFor), types)!;
   const res = pairedBootstrapDesign(
     itemsA.map((i) => i.score!),
     itemsB.map((i) => i.score!),

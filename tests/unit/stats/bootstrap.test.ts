@@ -8,6 +8,7 @@ import {
   pairedBootstrapDesign,
   percentileSorted,
   replicates,
+  resampleSums,
   Xoshiro128,
 } from '../../../src/stats/index.js';
 
@@ -130,5 +131,40 @@ describe('Xoshiro128', () => {
     const counts = new Array(10).fill(0);
     for (let i = 0; i < 100_000; i++) counts[g.below(10)]++;
     for (const c of counts) expect(Math.abs(c - 10_000)).toBeLessThan(500);
+  });
+});
+
+describe('draws reused across a family', () => {
+  // Scores as the judge writes them (thirds), two systems over 600 items in three strata.
+  let state = 7;
+  const rand = () => (state = (state * 16807) % 2147483647) / 2147483647;
+  const thirds = (p: number) => Array.from({ length: 600 }, () => [0, 1, 2].reduce((s) => s + (rand() < p ? 1 : 0), 0) / 3);
+  const strata = [0, 1, 2].map((k) => Int32Array.from({ length: 200 }, (_, i) => 3 * i + k));
+  const design = { strata, weights: [0.5, 0.25, 0.25] };
+
+  it('a pair whose columns were already drawn alike gives what drawing the differences gives', () => {
+    const a = thirds(0.6);
+    const b = thirds(0.5);
+    const seed = 'reuse-test';
+    // Fresh: nothing of a or b drawn yet, the differences are drawn.
+    const fresh = pairedBootstrapDesign(a, b, design, { resamples: 4000, seed });
+    // Each system's interval first (as the leaderboard draws them), then the pair from their sums.
+    replicates(a, design, 4000, seed);
+    replicates(b, design, 4000, seed);
+    const reused = pairedBootstrapDesign(a, b, design, { resamples: 4000, seed });
+    expect(reused.delta).toBe(fresh.delta);
+    expect(reused.ciLow).toBeCloseTo(fresh.ciLow, 12);
+    expect(reused.ciHigh).toBeCloseTo(fresh.ciHigh, 12);
+    expect(reused.p).toBe(fresh.p);
+  });
+
+  it('the same column, design and seed give the same sums; another seed or column does not reuse them', () => {
+    const a = thirds(0.55);
+    const s1 = resampleSums([Float64Array.from(a)], design, 2000, 1);
+    expect(resampleSums([Float64Array.from(a)], design, 2000, 1)).toBe(s1);
+    expect(resampleSums([Float64Array.from(a)], design, 2000, 2)).not.toEqual(s1);
+    const changed = a.slice();
+    changed[5] = changed[5] === 1 ? 0 : 1;
+    expect(resampleSums([Float64Array.from(changed)], design, 2000, 1)).not.toEqual(s1);
   });
 });
