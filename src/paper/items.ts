@@ -71,7 +71,14 @@ const retrieverOf = (r: RunFacts) => r.config.retrieval.retriever;
 const readerOf = (r: RunFacts) => r.config.reader.model;
 const isRawRag = (r: RunFacts) => r.reference;
 const oracle = (r: RunFacts) => r.oracle;
-const oracleOf = (r: RunFacts) => (r.config.oracle ?? {}) as { store?: string; phaseVisible?: boolean };
+/** The system that picks evidence with gold knowledge (its descriptor says `oracle`), and its config section. */
+const ORACLE = listSystems().find((s) => s.oracle);
+const ORACLE_NAME = ORACLE?.name ?? 'oracle';
+const oracleOf = (r: RunFacts) =>
+  ((ORACLE?.config ? (r.config as Record<string, unknown>)[ORACLE.config.key] : undefined) ?? {}) as {
+    store?: string;
+    phaseVisible?: boolean;
+  };
 const budgetOf = (r: RunFacts) => r.config.assembly.maxEvidenceTokens;
 
 /** The headline of a run as the paper reports it (percent). */
@@ -278,7 +285,7 @@ export function paperItems(): PaperItem[] {
       title: 'raw-evidence oracle (gold-picked raw turns, 5,000-token budget)',
       paper: '61.60 % (the summary does not name the benchmark)',
       paperValue: 61.6,
-      command: 'rawrag run locomo --system store-oracle --store raw --reader gpt-4o-mini',
+      command: `rawrag run locomo --system ${ORACLE_NAME} --store raw --reader gpt-4o-mini`,
       match: (r) => oracle(r) && (oracleOf(r).store ?? 'raw') === 'raw' && !oracleOf(r).phaseVisible && (budgetOf(r) ?? 5000) === 5000,
       figure: headlinePercent,
     },
@@ -287,8 +294,7 @@ export function paperItems(): PaperItem[] {
       section: 'complete-store oracle',
       title: "a system's complete store, gold-picked, 5,000 tokens, against the raw-evidence oracle (paired)",
       paper: 'RAW-RAG 57.54, MemMachine 57.46, EverMemOS 51.59, EMem 48.36, MemOS 45.12, Mem0 32.26, MemU 31.07 (all below 61.60)',
-      command:
-        'rawrag run locomo --system store-oracle --store RUN_DIR --reader gpt-4o-mini   (RUN_DIR: e.g. an agentic-memory run; or --store STORE.jsonl)',
+      command: `rawrag run locomo --system ${ORACLE_NAME} --store RUN_DIR --reader gpt-4o-mini   (RUN_DIR: a run of a system that keeps a store; or --store STORE.jsonl)`,
       match: (r) => oracle(r) && (oracleOf(r).store ?? 'raw') !== 'raw' && (budgetOf(r) ?? 5000) === 5000,
       against: (raw, of) =>
         oracle(raw) &&
@@ -303,8 +309,7 @@ export function paperItems(): PaperItem[] {
       section: 'complete-store oracle',
       title: 'the same without the budget (--max-evidence-tokens 0)',
       paper: 'gaps 7.58-29.38 points, CIs excluding 0',
-      command:
-        'rawrag run locomo --system store-oracle --store RUN_DIR --max-evidence-tokens 0 --reader gpt-4o-mini   (and --store raw --max-evidence-tokens 0)',
+      command: `rawrag run locomo --system ${ORACLE_NAME} --store RUN_DIR --max-evidence-tokens 0 --reader gpt-4o-mini   (and --store raw --max-evidence-tokens 0)`,
       match: (r) => oracle(r) && (oracleOf(r).store ?? 'raw') !== 'raw' && budgetOf(r) === 0,
       against: (raw, of) =>
         oracle(raw) &&
@@ -324,7 +329,7 @@ export function paperItems(): PaperItem[] {
     title: `MEME phase-visible oracle (all gold-relevant evidence visible at the question, chronological), reader ${p.reader}`,
     paper: p.paper,
     paperValue: p.value,
-    command: `rawrag run meme --system store-oracle --phase-visible --reader ${p.reader}`,
+    command: `rawrag run meme --system ${ORACLE_NAME} --phase-visible --reader ${p.reader}`,
     match: (r: RunFacts) => oracle(r) && oracleOf(r).phaseVisible === true && r.benchmark === 'meme' && readerOf(r) === p.reader,
     figure: headlinePercent,
   }));
