@@ -11,6 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeApi } from '../helpers/fake-api.js';
 import { FakeMem0 } from '../helpers/fake-mem0.js';
+import { runTag } from '../../src/systems/memory-service/plan.js';
 import { ROOT, tempDir, type CliResult } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
 import { evidenceReader, killMidRun, locomoRunArgs, loopbackEnv, readItems } from '../helpers/loopback-run.js';
@@ -156,15 +157,18 @@ describe('rawrag run locomo --system mem0 against a loopback Mem0 server', () =>
     const dir = join(root, 'clean');
     const r = await rawragInProcess([...args(dir, '--limit', '20'), '--cleanup'], env);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(
-      /cleanup: purged rawrag-clean-conv-26 \(episode conv-26\) on http:\/\/127\.0\.0\.1:\d+: verified, 0 memories left/,
-    );
-    expect(server.ownerMemories('rawrag-clean-conv-26')).toHaveLength(0);
-    expect(server.ownerMemories('rawrag-mem0-conv-26').length).toBeGreaterThan(0);
+    // Owners are named after the run directory: its folder name and a hash of its path.
+    const cleanOwner = `rawrag-${runTag(dir)}-conv-26`;
+    const runOwner = `rawrag-${runTag(out)}-conv-26`;
+    expect(cleanOwner).toMatch(/^rawrag-clean-[0-9a-f]{8}-conv-26$/);
+    expect(r.stderr).toContain(`cleanup: purged ${cleanOwner} (episode conv-26) on http://127.0.0.1:`);
+    expect(server.ownerMemories(cleanOwner)).toHaveLength(0);
+    expect(server.ownerMemories(runOwner).length).toBeGreaterThan(0);
     const purged = await rawragInProcess(['memory', 'purge', out, '--owner', 'conv-26'], env);
     expect(purged.code, purged.stderr).toBe(0);
-    expect(purged.stdout).toMatch(/purged rawrag-mem0-conv-26 .*verified, 0 memories left/);
-    expect(server.ownerMemories('rawrag-mem0-conv-26')).toHaveLength(0);
+    expect(purged.stdout).toContain(`purged ${runOwner} (episode conv-26)`);
+    expect(purged.stdout).toMatch(/verified, 0 memories left/);
+    expect(server.ownerMemories(runOwner)).toHaveLength(0);
   }, 600_000);
 
   it('--dry-run says how many add calls and messages it would send, and sends nothing', async () => {

@@ -4,10 +4,22 @@
  * date. Deterministic, so a resumed run plans the very same calls and recognises those already
  * acknowledged by their keys.
  */
+import { basename, resolve } from 'node:path';
 import type { IngestedEpisode } from '../../core/ingested-episode.js';
+import { sha256Hex } from '../../util/fsx.js';
 import type { Turn } from '../../core/schema.js';
 import { parseDay } from '../../retrieval/local/dates.js';
 import type { AddCall, ServiceMessage } from './service.js';
+
+/**
+ * A run directory's tag in its owner ids: its folder name, and a hash of its absolute path, so two
+ * run directories of the same name in different folders (results/a/mem0, results/b/mem0) never
+ * add to the same owners on a service.
+ */
+export function runTag(runDir: string): string {
+  const dir = resolve(runDir);
+  return `${basename(dir)}-${sha256Hex(dir).slice(0, 8)}`;
+}
 
 /** The owner id on the service: unique per run directory, episode and horizon, so runs never share memories. */
 export function ownerOf(runId: string, ep: Pick<IngestedEpisode, 'episode' | 'visibleTurns'>): string {

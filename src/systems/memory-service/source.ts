@@ -7,7 +7,7 @@
  * Query: the question verbatim, the top `limit` memories, shown with their dates in place of the
  * raw history; the turns behind them give coverage.
  */
-import { basename } from 'node:path';
+
 import type { EpisodeEvidence, EvidenceSource } from '../../core/evidence-source.js';
 import type { IngestedEpisode } from '../../core/ingested-episode.js';
 import { coverage } from '../../core/coverage.js';
@@ -16,7 +16,7 @@ import { countTokens } from '../../retrieval/tokenizer.js';
 import { DecisionWriter } from './decisions.js';
 import { sleep } from './http.js';
 import { IngestLog } from './ingest-log.js';
-import { ownerOf, planAdds } from './plan.js';
+import { ownerOf, planAdds, runTag } from './plan.js';
 import type { AddCall, AddEvent, MemoryService, ServiceMemory } from './service.js';
 import type { ServiceSettings } from './config.js';
 
@@ -37,7 +37,7 @@ interface IngestFigures {
 }
 
 export function serviceSource(service: MemoryService, settings: ServiceSettings, opts: { runDir: string }): EvidenceSource {
-  const runId = basename(opts.runDir);
+  const runId = runTag(opts.runDir);
   let log: IngestLog | null = null;
   let decisions: DecisionWriter | null = null;
   // Opened at the first episode: the run directory exists by then, and a dry run never gets here.

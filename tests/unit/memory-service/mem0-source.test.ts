@@ -8,7 +8,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { FakeMem0 } from '../../helpers/fake-mem0.js';
 import { RunConfigSchema } from '../../../src/systems/registry.js';
 import { mem0 } from '../../../src/systems/mem0/index.js';
@@ -21,7 +21,7 @@ import { getBenchmark } from '../../../src/datasets/registry.js';
 import type { Episode, Question } from '../../../src/core/schema.js';
 import type { SourceContext } from '../../../src/core/evidence-source.js';
 import { INGEST_LOG_FILE } from '../../../src/systems/memory-service/ingest-log.js';
-import { ownerOf, planAdds, unixSeconds } from '../../../src/systems/memory-service/plan.js';
+import { ownerOf, planAdds, runTag, unixSeconds } from '../../../src/systems/memory-service/plan.js';
 
 function episode(id = 'conv-x'): Episode {
   const s = (n: number, date: string, a: string, b: string) => [
@@ -86,7 +86,7 @@ describe('mem0 (open-source server API)', () => {
     // 3 sessions of 2 turns, batch 2: 3 add calls, in order, one owner per episode.
     const adds = server.adds();
     expect(adds.map((a) => a.body.metadata.rawrag_add)).toEqual(['conv-x#0', 'conv-x#1', 'conv-x#2']);
-    expect(adds[0]!.body.user_id).toBe(`rawrag-${basename(runDir)}-conv-x`);
+    expect(adds[0]!.body.user_id).toBe(`rawrag-${runTag(runDir)}-conv-x`);
     expect(adds[0]!.body.messages).toEqual([
       { role: 'user', content: 'Caroline: I adopted a dog named Rex last week' },
       { role: 'assistant', content: 'Melanie: Rex sounds lovely [shared an image: a photo of a lake]' },
@@ -264,6 +264,15 @@ describe('mem0 (platform API)', () => {
 });
 
 describe('add plans', () => {
+  it('owners are per run directory: two folders of the same name elsewhere never share one', () => {
+    const a = runTag('/results/a/mem0');
+    const b = runTag('/results/b/mem0');
+    expect(a).toMatch(/^mem0-[0-9a-f]{8}$/);
+    expect(b).toMatch(/^mem0-[0-9a-f]{8}$/);
+    expect(a).not.toBe(b);
+    expect(runTag('/results/a/../a/mem0')).toBe(a);
+  });
+
   it('one call per batch of turns within a session; session batching; dates read as unix seconds', () => {
     const e = ep();
     expect(planAdds(e, 'o', 'session').map((c) => c.turnIds)).toEqual([
