@@ -8,6 +8,7 @@
 import type { Turn } from '../core/schema.js';
 import { serialiseTurn } from '../retrieval/serialise.js';
 import { countTokens } from '../retrieval/tokenizer.js';
+import type { BatchEstimate } from './estimate.js';
 
 /** `session`: consecutive turns of one session; a number: runs of that many turns. */
 export type BatchRule = 'session' | number;
@@ -134,7 +135,7 @@ export function limitsNote(
   what: string,
   model: string | null,
   limits: BatchLimits,
-  figures: { cut: number; sessionsCut: number; maxPrompt: number; oversized: number },
+  figures: Pick<BatchEstimate, 'cut' | 'sessionsCut' | 'maxPrompt' | 'oversized'>,
 ): string[] {
   const contextNote = limits.contextKnown
     ? `${model}'s ${limits.contextWindow.toLocaleString('en-US')}-token context`

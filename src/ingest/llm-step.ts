@@ -13,7 +13,6 @@ import { ChatModel, type ChatRequest } from '../providers/chat.js';
 import type { ModelEntry } from '../providers/models.js';
 import type { ProviderSession } from '../providers/session.js';
 import { costOf } from '../providers/usage.js';
-
 import { InputError } from '../util/errors.js';
 import { SEGMENT_HEADER, segmentLine, type Batch } from './batches.js';
 

@@ -9,11 +9,10 @@ import type { RunConfig } from '../../config/schema.js';
 import type { Episode, Question } from '../../core/schema.js';
 import { ProviderSession } from '../../providers/session.js';
 import { costOf } from '../../providers/usage.js';
-import { countTokens } from '../../retrieval/tokenizer.js';
-import { sha256Hex } from '../../util/fsx.js';
 import { extractorModel, memoryConfig } from './config.js';
 import { EST_EXTRACT_OUTPUT_PER_TURN, extractionLimits, extractionMessages } from './extract.js';
-import { MESSAGE_OVERHEAD, batchesOf, limitsNote } from '../../ingest/batches.js';
+import { limitsNote } from '../../ingest/batches.js';
+import { estimateBatches } from '../../ingest/estimate.js';
 
 export { EST_EXTRACT_OUTPUT_PER_TURN };
 
@@ -54,54 +53,34 @@ export function estimateExtraction(
     const visible = q.visibleTurns ?? episode.turns.length;
     horizons.set(`${episode.id}\u0000${visible}`, { episode, visible });
   }
-  const seen = new Set<string>();
-  let batches = 0;
-  let input = 0;
-  let output = 0;
-  let cut = 0;
-  let maxPrompt = 0;
-  let oversized = 0;
-  const cutSessions = new Set<string>();
-  for (const { episode, visible } of horizons.values()) {
-    for (const b of batchesOf(episode.turns, visible, mcfg.batch, limits)) {
-      batches++;
-      const messages = extractionMessages(episode.turns, b);
-      const key = sha256Hex(messages.map((m) => m.content).join('\u0000'));
-      if (seen.has(key)) continue;
-      seen.add(key);
-      const prompt = messages.reduce((s, m) => s + countTokens(m.content) + MESSAGE_OVERHEAD, 0);
-      input += prompt;
-      maxPrompt = Math.max(maxPrompt, prompt);
-      output += Math.min(mcfg.maxTokens, EST_EXTRACT_OUTPUT_PER_TURN * (b.last - b.first + 1));
-      if (b.cut) {
-        cut++;
-        cutSessions.add(`${episode.id}\u0000${episode.turns[b.first]!.session}`);
-      }
-      if (b.oversized) oversized++;
-    }
-  }
-  notes.push(...limitsNote('extraction', model, limits, { cut, sessionsCut: cutSessions.size, maxPrompt, oversized }));
+  const e = estimateBatches(
+    [...horizons.values()].map(({ episode, visible }) => ({ episodeId: episode.id, turns: episode.turns, visible })),
+    mcfg.batch,
+    limits,
+    extractionMessages,
+  );
+  notes.push(...limitsNote('extraction', model, limits, e));
   notes.push(
     `extraction replies assumed ${EST_EXTRACT_OUTPUT_PER_TURN} tokens per turn read (capped at ${mcfg.maxTokens} per batch); the items' embeddings are not counted`,
   );
   let cost: number | null = null;
   if (model === null || entry === null) notes.push('no extraction model: give --extractor MODEL (or --reader MODEL)');
   else {
-    cost = costOf({ prompt_tokens: input, completion_tokens: output, search_units: 0 }, entry.prices);
+    cost = costOf({ prompt_tokens: e.promptTokens, completion_tokens: e.completionTokens, search_units: 0 }, entry.prices);
     if (cost === null) notes.push(`no price for '${model}' in the model registry: extraction cost unknown`);
     const a = session.availability(entry, 'reader');
     if (!a.ok) notes.push(`${a.reason.replace('reader model', 'extractor model')}: a real run would stop before writing anything`);
   }
   return {
     model,
-    calls: seen.size,
-    batches,
-    input_tokens: input,
-    output_tokens: output,
+    calls: e.calls,
+    batches: e.batches,
+    input_tokens: e.promptTokens,
+    output_tokens: e.completionTokens,
     cost_usd: cost,
-    cut,
-    sessions_cut: cutSessions.size,
-    max_prompt_tokens: maxPrompt,
+    cut: e.cut,
+    sessions_cut: e.sessionsCut,
+    max_prompt_tokens: e.maxPrompt,
     limits: {
       max_turns: limits.maxTurns,
       max_segment_tokens: limits.maxSegmentTokens,

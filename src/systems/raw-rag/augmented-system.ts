@@ -8,16 +8,15 @@
 import { z } from 'zod';
 import type { RunConfig } from '../../config/schema.js';
 import type { EstimateInput, SweepKnob, SystemDescriptor, SystemEstimate, SystemOption, SystemPaperRow } from '../../core/system.js';
-import { MESSAGE_OVERHEAD, batchLimits, batchesOf, instructionTokens, limitsNote, type BatchLimits } from '../../ingest/batches.js';
+import { batchLimits, instructionTokens, limitsNote, type BatchLimits } from '../../ingest/batches.js';
+import { estimateBatches } from '../../ingest/estimate.js';
 import { promptFile } from '../../scoring/prompts.js';
 import { IngestLlm, segmentMessages } from '../../ingest/llm-step.js';
 import type { ModelEntry } from '../../providers/models.js';
 import type { ProviderSession } from '../../providers/session.js';
 import { costOf } from '../../providers/usage.js';
 import { createRetriever } from '../../retrieval/retrievers.js';
-import { countTokens } from '../../retrieval/tokenizer.js';
 import { positiveInt } from '../../util/flags.js';
-import { sha256Hex } from '../../util/fsx.js';
 import { augmentedSource, type Augmentation } from './augmented.js';
 import { estimateRawRag } from './estimate.js';
 
@@ -98,57 +97,44 @@ function estimateAugmented<T>(spec: AugmentedSystemSpec<T>, input: EstimateInput
   const settings = aug.settings(cfg);
   const model = settings.extractor ?? cfg.reader.model;
   const limits = stepLimits(spec, model === null ? null : session.model(model, 'reader'), settings.maxTokens);
-  const seen = new Set<string>();
-  let batches = 0;
-  let prompt = 0;
-  let completion = 0;
-  let turnsRead = 0;
-  let maxPrompt = 0;
-  let oversized = 0;
-  const cutSessions = new Set<string>();
-  let cut = 0;
-  for (const { ep } of groups) {
-    for (const b of batchesOf(ep.episode.turns, ep.visibleTurns, settings.batch, limits)) {
-      batches++;
-      const messages = segmentMessages(aug.step.prompt, ep.episode.turns, b);
-      const key = sha256Hex(messages.map((m) => m.content).join('\u0000'));
-      if (seen.has(key)) continue;
-      seen.add(key);
-      const tokens = messages.reduce((s, m) => s + countTokens(m.content) + MESSAGE_OVERHEAD, 0);
-      prompt += tokens;
-      maxPrompt = Math.max(maxPrompt, tokens);
-      completion += Math.min(settings.maxTokens, spec.outputPerTurn * (b.last - b.first + 1));
-      turnsRead += b.last - b.first + 1;
-      if (b.cut) {
-        cut++;
-        cutSessions.add(`${ep.episode.id}\u0000${ep.episode.turns[b.first]!.session}`);
-      }
-      if (b.oversized) oversized++;
-    }
-  }
+  const e = estimateBatches(
+    groups.map(({ ep }) => ({ episodeId: ep.episode.id, turns: ep.episode.turns, visible: ep.visibleTurns })),
+    settings.batch,
+    limits,
+    (turns, b) => segmentMessages(aug.step.prompt, turns, b),
+  );
   const notes = [
-    ...limitsNote(`${spec.name}: ingest`, model, limits, { cut, sessionsCut: cutSessions.size, maxPrompt, oversized }),
-    `${spec.name}: ingest replies assumed ${spec.outputPerTurn} tokens per turn read (capped at ${settings.maxTokens} per call); the embedding of about ${Math.round(turnsRead * spec.unitsPerTurn)} derived units is not counted`,
+    ...limitsNote(`${spec.name}: ingest`, model, limits, e),
+    `${spec.name}: ingest replies assumed ${spec.outputPerTurn} tokens per turn read (capped at ${settings.maxTokens} per call); the embedding of about ${Math.round(e.turnsRead * spec.unitsPerTurn)} derived units is not counted`,
   ];
   let cost: number | null = null;
   if (model === null) notes.push(`${spec.name}: no ingest model: give ${aug.modelFlag} MODEL (or --reader MODEL)`);
   else {
     const entry = session.model(model, 'reader');
-    cost = costOf({ prompt_tokens: prompt, completion_tokens: completion, search_units: 0 }, entry.prices);
+    cost = costOf({ prompt_tokens: e.promptTokens, completion_tokens: e.completionTokens, search_units: 0 }, entry.prices);
     if (cost === null) notes.push(`no price for '${model}' in the model registry: ingest cost unknown`);
     const a = session.availability(entry, 'reader');
     if (!a.ok) notes.push(`${a.reason.replace('reader model', 'ingest model')}: a real run would stop before writing anything`);
   }
   const costText = cost === null ? 'unknown' : `$${cost.toFixed(cost < 1 ? 4 : 2)}`;
   const line =
-    `${spec.name} ingest (${aug.step.name}, ${model ?? 'no model'}): ${seen.size} calls (${batches} batches, ${batches - seen.size} answered by the cache), ` +
-    `${prompt.toLocaleString('en-US')} prompt + ~${completion.toLocaleString('en-US')} completion tokens, ${costText} (RAW-RAG: no LLM at ingest)`;
+    `${spec.name} ingest (${aug.step.name}, ${model ?? 'no model'}): ${e.calls} calls (${e.batches} batches, ${e.batches - e.calls} answered by the cache), ` +
+    `${e.promptTokens.toLocaleString('en-US')} prompt + ~${e.completionTokens.toLocaleString('en-US')} completion tokens, ${costText} (RAW-RAG: no LLM at ingest)`;
   return {
     ...base,
     ingest: {
       cost_usd: cost,
       lines: [line, ...notes.map((n) => `note: ${n}`)],
-      data: { ingest_llm: { model, calls: seen.size, batches, input_tokens: prompt, output_tokens: completion, cost_usd: cost } },
+      data: {
+        ingest_llm: {
+          model,
+          calls: e.calls,
+          batches: e.batches,
+          input_tokens: e.promptTokens,
+          output_tokens: e.completionTokens,
+          cost_usd: cost,
+        },
+      },
     },
   };
 }
