@@ -17,7 +17,7 @@ type AssemblyPolicy = Pick<Policy, 'expandToTurns' | 'order' | 'dedupTurns' | 'm
 export function assemble(ep: IngestedEpisode, selected: Hit[], policy: AssemblyPolicy): Evidence {
   const dedup = policy.dedupTurns !== false;
   const turnTokens = (t: number) => ep.turnTokenStart[t + 1]! - ep.turnTokenStart[t]!;
-  const chunkTurns = (c: Chunk) => range(c.firstTurn, c.lastTurn);
+  const chunkTurns = (c: Chunk) => turnRange(c.firstTurn, c.lastTurn);
   const cost = (c: Chunk, kept: readonly Chunk[]): number => {
     // A derived unit (a fact, a summary) and an unexpanded window cost their own text.
     if (!policy.expandToTurns || c.sourceTurns) return c.tokenEnd - c.tokenStart;
@@ -82,7 +82,7 @@ function assembleUnits(ep: IngestedEpisode, chunks: Chunk[], policy: Pick<Policy
         tokens += ep.turnTokenStart[t + 1]! - ep.turnTokenStart[t]!;
       }
     } else {
-      blocks.push({ text: c.text, turns: range(c.firstTurn, c.lastTurn), kind: 'history' });
+      blocks.push({ text: c.text, turns: turnRange(c.firstTurn, c.lastTurn), kind: 'history' });
       tokens += c.tokenEnd - c.tokenStart;
     }
   }
@@ -156,7 +156,8 @@ function turnsById(ep: IngestedEpisode): Map<string, number[]> {
   return map;
 }
 
-function range(first: number, last: number): number[] {
+/** The turn indices first..last, inclusive (a window's turns). */
+export function turnRange(first: number, last: number): number[] {
   const out: number[] = [];
   for (let t = first; t <= last; t++) out.push(t);
   return out;

@@ -70,7 +70,7 @@ export class BytePairEncoder {
 
   decode(ids: number[]): string {
     let length = 0;
-    for (const id of ids) length += this.table.length(id) || (this.special.get(id)?.length ?? 0);
+    for (const id of ids) length += this.byteLength(id);
     const bytes = new Uint8Array(length);
     let at = 0;
     for (const id of ids) {

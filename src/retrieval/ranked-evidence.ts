@@ -13,7 +13,7 @@ import type { IngestedEpisode } from '../core/ingested-episode.js';
 import type { Retriever } from '../core/retriever.js';
 import { coverage } from '../core/coverage.js';
 import type { Ranking } from './retrieve.js';
-import { assemble, coverageByDepth, coveredTurnIds } from './assemble.js';
+import { assemble, coverageByDepth, coveredTurnIds, turnRange } from './assemble.js';
 import type { Evidence } from '../core/ingested-episode.js';
 
 /** The depths at which coverage is also recorded, from the same ranking (bench and ablation use them). */
@@ -53,7 +53,7 @@ export function recordRetrieval(
       score: h.score,
       first_stage_rank: at >= 0 ? at + 1 : -1,
       first_stage_score: at >= 0 ? ranking.candidates[at]!.score : Number.NaN,
-      turns: (c.sourceTurns ?? range(c.firstTurn, c.lastTurn)).map((t) => ep.episode.turns[t]!.id),
+      turns: (c.sourceTurns ?? turnRange(c.firstTurn, c.lastTurn)).map((t) => ep.episode.turns[t]!.id),
     };
   });
   item.evidence_turns = coveredTurnIds(ep, evidence);
@@ -88,10 +88,4 @@ export function recordRetrieval(
 /** How deep the final ranking goes: k, or deeper when that is free or the benchmark needs it. */
 export function rankingDepth(cfg: RunConfig, retriever: Retriever, benchmark: Benchmark): number {
   return Math.max(cfg.retrieval.k, benchmark.rankingDepth ?? 0, retriever.cheapDeepRanking ? Math.max(...COVERAGE_KS) : 0);
-}
-
-function range(first: number, last: number): number[] {
-  const out: number[] = [];
-  for (let t = first; t <= last; t++) out.push(t);
-  return out;
 }

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import seedrandom from 'seedrandom';
-import { dot, queryVector, rowsAbove, vectorBlock } from '../../src/retrieval/local/cosine-scan.js';
+import { queryVector, rowsAbove, vectorBlock } from '../../src/retrieval/local/cosine-scan.js';
+import { dot } from '../../src/retrieval/local/dot-rows.js';
 import type { WordVectors } from '../../src/retrieval/local/word-vectors.js';
 
 /** Int8 rows behind the WordVectors interface, as the GloVe cache decodes them. */

@@ -13,9 +13,7 @@
  * the same cosines, the same ranking.
  */
 import type { WordVectors } from './word-vectors.js';
-import { DotRows, dot } from './dot-rows.js';
-
-export { dot };
+import { DotRows } from './dot-rows.js';
 
 /** Safety margin of the integer pre-filter, far above its worst-case error (1.2e-7). */
 const MARGIN = 1e-6;
@@ -46,9 +44,8 @@ export function vectorBlock(vectors: WordVectors, rowIds: number[]): VectorBlock
   const exact = new Float32Array(vectors.dims);
   const int8 = new Float64Array(vectors.dims);
   for (let i = 0; i < rows; i++) {
-    // What copyRow writes: each int8 component times the row's factor, rounded to float32.
-    const f = (scale[i] = vectors.copyInt8Row(rowIds[i]!, int8, 0));
-    for (let d = 0; d < vectors.dims; d++) exact[d] = int8[d]! * f;
+    vectors.copyRow(rowIds[i]!, exact, 0);
+    scale[i] = vectors.copyInt8Row(rowIds[i]!, int8, 0);
     data.set(i, exact, int8);
   }
   return { rows, data, scale };

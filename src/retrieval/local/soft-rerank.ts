@@ -26,7 +26,8 @@ import { chunkContentWords, isStopword, stem, words } from './text-analysis.js';
 import { Bm25Index, DEFAULT_BM25, bm25For, type Bm25Params } from './bm25.js';
 import type { WordVectors } from './word-vectors.js';
 import { parseDay, questionSpan, saidAbout } from './dates.js';
-import { EMPTY_BLOCK, dot, queryVector, rowsAbove, vectorBlock, type VectorBlock } from './cosine-scan.js';
+import { EMPTY_BLOCK, queryVector, rowsAbove, vectorBlock, type VectorBlock } from './cosine-scan.js';
+import { dot } from './dot-rows.js';
 
 export interface SoftRerankParams {
   /** Cosine below which two different words do not match at all. */
