@@ -23,7 +23,6 @@ import { retrieve, type Ranking } from '../retrieval/retrieve.js';
 import type { Retriever, SearchIndex, Hit } from '../core/retriever.js';
 import { planStages, type StagePlan } from '../pipeline/stages.js';
 import { summarise } from '../eval/summary.js';
-import type { Manifest } from '../run/manifest.js';
 import { gitInfo } from '../run/manifest.js';
 import { InputError } from '../util/errors.js';
 import { ProviderSession } from '../providers/session.js';
@@ -114,6 +113,8 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
   for (const v of req.variants) openRunDir(join(dir, v.name), identityOf(v), questions, { dryRun: true, config: v.cfg });
 
   const states: VariantState[] = [];
+  // Read once for every variant's manifest: the checkout does not change meanwhile.
+  const git = await gitInfo();
   try {
     for (const v of req.variants) {
       const plan = dry ? DRY_PLAN : await planStages(v.cfg, benchmark, new ProviderSession(req.transport), source.capabilities);
@@ -133,7 +134,7 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
           source: { name: retriever.name, notes: retriever.notes, ...(retriever.standIn ? { stand_in: true } : {}) },
           skipped: plan.skipped,
           dataset: { ...dataset.source, warnings: dataset.warnings },
-          git: gitOnce(),
+          git,
           name: req.name,
           cacheDir: retrievalSession.cache.dir,
         },
@@ -459,12 +460,6 @@ function checkAblationFolder(dir: string, variantNames: string[]): void {
       { file: dir },
     );
   }
-}
-
-let gitCached: Manifest['git'] | null = null;
-/** Two git processes per variant add up over a large grid; the checkout does not change meanwhile. */
-function gitOnce(): Manifest['git'] {
-  return (gitCached ??= gitInfo());
 }
 
 /** The source's system (`RAW-RAG/local`) for the reference, with the variant's name (`RAW-RAG/local k=5`) for a variant. */

@@ -8,7 +8,7 @@ import type { Question } from '../core/schema.js';
 import type { ItemRecord } from '../core/item.js';
 import { identityDifferences, identityOf, type RunIdentity } from '../run/identity.js';
 import { acquireRunLock, type RunLock } from '../run/lock.js';
-import { gitInfo, toolInfo, type Manifest } from '../run/manifest.js';
+import { toolInfo, type Manifest } from '../run/manifest.js';
 import { RunDir } from '../run/rundir.js';
 import { InputError } from '../util/errors.js';
 import { protocolDeviations } from '../eval/reader-override.js';
@@ -122,7 +122,7 @@ export function startManifest(fields: {
   selected: number;
   done: number;
   opened: OpenedRunDir;
-  git?: Manifest['git'];
+  git: Manifest['git'];
   /** --name; absent = the label the directory already has, if any. */
   name?: string | null;
   /** The response cache folder (null: --no-cache). */
@@ -153,7 +153,7 @@ export function startManifest(fields: {
     dataset: fields.dataset,
     questions: { selected: fields.selected, done: fields.done, errors: 0 },
     tool: toolInfo(),
-    git: fields.git ?? gitInfo(),
+    git: fields.git,
     created_at: fields.opened.createdAt,
     updated_at: new Date().toISOString(),
     finished_at: null,

@@ -11,7 +11,7 @@ import { ProviderSession } from '../providers/session.js';
 import type { TransportOptions } from '../providers/transport.js';
 import type { RunIdentity } from '../run/identity.js';
 import type { Manifest } from '../run/manifest.js';
-import { gitInfoAsync, toolInfo } from '../run/manifest.js';
+import { gitInfo, toolInfo } from '../run/manifest.js';
 import { hashOf } from '../util/hash.js';
 import { Interrupted } from '../util/interrupt.js';
 import type { EvidenceSource } from '../core/evidence-source.js';
@@ -106,7 +106,7 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
   const t0 = performance.now();
   const { cfg } = req;
   // The manifest's git fields come from two git processes, run while the data loads.
-  const git = gitInfoAsync();
+  const git = gitInfo();
   // Everything that can reject the input happens before the run directory is touched.
   const inputs = await loadRunInputs(cfg);
   const { benchmark, dataset } = inputs;

@@ -1,5 +1,5 @@
 /** `manifest.json`: what was run, on what, with which code, and how far it got. */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { RunConfig } from '../config/schema.js';
 import type { DatasetSource, LoadWarning } from '../core/schema.js';
@@ -66,19 +66,8 @@ export function toolInfo(): Manifest['tool'] {
 const REV_PARSE = ['rev-parse', 'HEAD'];
 const STATUS = ['status', '--porcelain', '--untracked-files=no'];
 
-export function gitInfo(): Manifest['git'] {
-  try {
-    const opts = { cwd: projectRoot(), encoding: 'utf8' as const, stdio: ['ignore', 'pipe', 'ignore'] as ['ignore', 'pipe', 'ignore'] };
-    const commit = execFileSync('git', REV_PARSE, opts).trim();
-    const dirty = execFileSync('git', STATUS, opts).trim().length > 0;
-    return { commit, dirty };
-  } catch {
-    return { commit: null, dirty: null };
-  }
-}
-
-/** The same, both git commands at once and in the background: a run starts it first and loads its data meanwhile. */
-export async function gitInfoAsync(): Promise<Manifest['git']> {
+/** The checkout's commit and whether it is dirty, both git commands at once and in the background: a run starts it first and loads its data meanwhile. */
+export async function gitInfo(): Promise<Manifest['git']> {
   const git = (args: string[]) =>
     new Promise<string>((resolve, reject) =>
       execFile('git', args, { cwd: projectRoot(), encoding: 'utf8' }, (e, stdout) => (e ? reject(e) : resolve(stdout.trim()))),

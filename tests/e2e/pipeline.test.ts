@@ -3,7 +3,7 @@
  * identity (effective retriever, data, version), one writer at a time, signals end a run as
  * `interrupted`, questions overlap across episodes, and `ablate` writes what `run` writes.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';

@@ -66,10 +66,6 @@ function checkWindows(ep: IngestedEpisode, size: number, stride: number): void {
   expect(windowViolations(ep, size, stride)).toEqual([]);
 }
 
-function range(a: number, b: number): number[] {
-  return Array.from({ length: b - a + 1 }, (_, i) => a + i);
-}
-
 describe('windowBounds', () => {
   it('covers [0, total) with windows starting stride apart and ending at the last token', () => {
     expect(windowBounds(0, 256, 224)).toEqual([]);

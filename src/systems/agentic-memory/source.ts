@@ -358,7 +358,7 @@ class MemoryEvidence implements EpisodeEvidence {
   private readonly position: Map<string, number>;
 
   constructor(
-    private readonly ep: IngestedEpisode,
+    ep: IngestedEpisode,
     private readonly memories: MemoryRow[],
     private readonly embedder: Embedder,
     private readonly aligner: EntityAligner,

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { meme } from '../../../src/datasets/meme/index.js';
 import { erSubstring, fill, memeScoring, parseMemeJudge, pyStr, renderMemeJudge, truthy } from '../../../src/datasets/meme/scoring.js';
-import type { Question, Turn } from '../../../src/core/schema.js';
+import type { Question } from '../../../src/core/schema.js';
 import { ROOT } from '../../helpers/cli.js';
 import { historyBlocks } from '../../helpers/evidence.js';
 
@@ -66,7 +66,6 @@ describe('MEME judge prompts (judge.py, verbatim)', async () => {
 
   it('renders the reader prompt (base.py UNIFIED_ANSWER_PROMPT) with evidence lines in order', () => {
     const q = ds.questions.find((x) => x.id === 'pl_001:after:0')!;
-    const turns: Turn[] = [];
     const msgs = memeScoring.reader.render(q, historyBlocks(['[d1] user: a', '[d2] assistant: b']));
     expect(msgs).toEqual([
       {
