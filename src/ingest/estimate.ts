@@ -6,6 +6,8 @@
  * capped at the reply budget (the callers' notes say so).
  */
 import type { ChatMessage } from '../core/protocol.js';
+import type { ProviderSession } from '../providers/session.js';
+import { costOf } from '../providers/usage.js';
 import type { Turn } from '../core/schema.js';
 import { countTokens } from '../retrieval/tokenizer.js';
 import { sha256Hex } from '../util/fsx.js';
@@ -70,4 +72,24 @@ export function estimateBatches(
   e.calls = seen.size;
   e.sessionsCut = cutSessions.size;
   return e;
+}
+
+/**
+ * The estimate's dollars at the ingest model's prices, and what a real run would stop on: no model,
+ * no price, no key or endpoint. `what` names the step and its model in the notes (`extraction`, `extractor model`).
+ */
+export function ingestCost(
+  e: BatchEstimate,
+  model: string | null,
+  session: ProviderSession,
+  what: { step: string; modelWord: string; missingModel: string },
+): { cost: number | null; notes: string[] } {
+  if (model === null) return { cost: null, notes: [what.missingModel] };
+  const notes: string[] = [];
+  const entry = session.model(model, 'reader');
+  const cost = costOf({ prompt_tokens: e.promptTokens, completion_tokens: e.completionTokens, search_units: 0 }, entry.prices);
+  if (cost === null) notes.push(`no price for '${model}' in the model registry: ${what.step} cost unknown`);
+  const a = session.availability(entry, 'reader');
+  if (!a.ok) notes.push(`${a.reason.replace('reader model', what.modelWord)}: a real run would stop before writing anything`);
+  return { cost, notes };
 }

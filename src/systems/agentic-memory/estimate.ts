@@ -8,11 +8,10 @@
 import type { RunConfig } from '../../config/schema.js';
 import type { Episode, Question } from '../../core/schema.js';
 import { ProviderSession } from '../../providers/session.js';
-import { costOf } from '../../providers/usage.js';
 import { extractorModel, memoryConfig } from './config.js';
 import { EST_EXTRACT_OUTPUT_PER_TURN, extractionLimits, extractionMessages } from './extract.js';
 import { limitsNote } from '../../ingest/batches.js';
-import { estimateBatches } from '../../ingest/estimate.js';
+import { estimateBatches, ingestCost } from '../../ingest/estimate.js';
 
 export { EST_EXTRACT_OUTPUT_PER_TURN };
 
@@ -63,14 +62,12 @@ export function estimateExtraction(
   notes.push(
     `extraction replies assumed ${EST_EXTRACT_OUTPUT_PER_TURN} tokens per turn read (capped at ${mcfg.maxTokens} per batch); the items' embeddings are not counted`,
   );
-  let cost: number | null = null;
-  if (model === null || entry === null) notes.push('no extraction model: give --extractor MODEL (or --reader MODEL)');
-  else {
-    cost = costOf({ prompt_tokens: e.promptTokens, completion_tokens: e.completionTokens, search_units: 0 }, entry.prices);
-    if (cost === null) notes.push(`no price for '${model}' in the model registry: extraction cost unknown`);
-    const a = session.availability(entry, 'reader');
-    if (!a.ok) notes.push(`${a.reason.replace('reader model', 'extractor model')}: a real run would stop before writing anything`);
-  }
+  const { cost, notes: priceNotes } = ingestCost(e, model, session, {
+    step: 'extraction',
+    modelWord: 'extractor model',
+    missingModel: 'no extraction model: give --extractor MODEL (or --reader MODEL)',
+  });
+  notes.push(...priceNotes);
   return {
     model,
     calls: e.calls,

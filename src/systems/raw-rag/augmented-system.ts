@@ -9,12 +9,11 @@ import { z } from 'zod';
 import type { RunConfig } from '../../config/schema.js';
 import type { EstimateInput, SweepKnob, SystemDescriptor, SystemEstimate, SystemOption, SystemPaperRow } from '../../core/system.js';
 import { batchLimits, instructionTokens, limitsNote, type BatchLimits } from '../../ingest/batches.js';
-import { estimateBatches } from '../../ingest/estimate.js';
+import { estimateBatches, ingestCost } from '../../ingest/estimate.js';
 import { promptFile } from '../../scoring/prompts.js';
 import { IngestLlm, segmentMessages } from '../../ingest/llm-step.js';
 import type { ModelEntry } from '../../providers/models.js';
 import type { ProviderSession } from '../../providers/session.js';
-import { costOf } from '../../providers/usage.js';
 import { createRetriever } from '../../retrieval/retrievers.js';
 import { positiveInt } from '../../util/flags.js';
 import { augmentedSource, type Augmentation } from './augmented.js';
@@ -107,15 +106,13 @@ function estimateAugmented<T>(spec: AugmentedSystemSpec<T>, input: EstimateInput
     ...limitsNote(`${spec.name}: ingest`, model, limits, e),
     `${spec.name}: ingest replies assumed ${spec.outputPerTurn} tokens per turn read (capped at ${settings.maxTokens} per call); the embedding of about ${Math.round(e.turnsRead * spec.unitsPerTurn)} derived units is not counted`,
   ];
-  let cost: number | null = null;
-  if (model === null) notes.push(`${spec.name}: no ingest model: give ${aug.modelFlag} MODEL (or --reader MODEL)`);
-  else {
-    const entry = session.model(model, 'reader');
-    cost = costOf({ prompt_tokens: e.promptTokens, completion_tokens: e.completionTokens, search_units: 0 }, entry.prices);
-    if (cost === null) notes.push(`no price for '${model}' in the model registry: ingest cost unknown`);
-    const a = session.availability(entry, 'reader');
-    if (!a.ok) notes.push(`${a.reason.replace('reader model', 'ingest model')}: a real run would stop before writing anything`);
-  }
+  const priced = ingestCost(e, model, session, {
+    step: 'ingest',
+    modelWord: 'ingest model',
+    missingModel: `${spec.name}: no ingest model: give ${aug.modelFlag} MODEL (or --reader MODEL)`,
+  });
+  const cost = priced.cost;
+  notes.push(...priced.notes);
   const costText = cost === null ? 'unknown' : `$${cost.toFixed(cost < 1 ? 4 : 2)}`;
   const line =
     `${spec.name} ingest (${aug.step.name}, ${model ?? 'no model'}): ${e.calls} calls (${e.batches} batches, ${e.batches - e.calls} answered by the cache), ` +
