@@ -93,3 +93,26 @@ export function ingestCost(
   if (!a.ok) notes.push(`${a.reason.replace('reader model', what.modelWord)}: a real run would stop before writing anything`);
   return { cost, notes };
 }
+
+/** The dry run's sentence on how batches were cut to fit, and the largest request. */
+export function limitsNote(
+  what: string,
+  model: string | null,
+  limits: BatchLimits,
+  figures: Pick<BatchEstimate, 'cut' | 'sessionsCut' | 'maxPrompt' | 'oversized'>,
+): string[] {
+  const contextNote = limits.contextKnown
+    ? `${model}'s ${limits.contextWindow.toLocaleString('en-US')}-token context`
+    : `an assumed ${limits.contextWindow.toLocaleString('en-US')}-token context (no contextWindow for '${model ?? 'no model'}' in the model registry)`;
+  const out = [
+    `${what} batches cut by tokens to fit ${contextNote} and the ${limits.replyBudget}-token reply budget: at most ${limits.maxTurns} turns ` +
+      `(${limits.outputPerTurn} reply tokens per turn) and ${limits.maxSegmentTokens.toLocaleString('en-US')} segment tokens per request` +
+      (figures.cut > 0 ? `; ${figures.sessionsCut} sessions cut into ${figures.cut} requests` : '; no session needed cutting') +
+      `; largest request ${figures.maxPrompt.toLocaleString('en-US')} prompt tokens`,
+  ];
+  if (figures.oversized > 0)
+    out.push(
+      `${figures.oversized} single turns are longer than the segment budget on their own: sent whole, the provider may refuse them (their batches fail)`,
+    );
+  return out;
+}

@@ -10,8 +10,7 @@ import type { Episode, Question } from '../../core/schema.js';
 import { ProviderSession } from '../../providers/session.js';
 import { extractorModel, memoryConfig } from './config.js';
 import { EST_EXTRACT_OUTPUT_PER_TURN, extractionLimits, extractionMessages } from './extract.js';
-import { limitsNote } from '../../ingest/batches.js';
-import { estimateBatches, ingestCost } from '../../ingest/estimate.js';
+import { estimateBatches, ingestCost, limitsNote } from '../../ingest/estimate.js';
 
 export { EST_EXTRACT_OUTPUT_PER_TURN };
 

@@ -8,8 +8,8 @@
 import { z } from 'zod';
 import type { RunConfig } from '../../config/schema.js';
 import type { EstimateInput, SweepKnob, SystemDescriptor, SystemEstimate, SystemOption, SystemPaperRow } from '../../core/system.js';
-import { batchLimits, instructionTokens, limitsNote, type BatchLimits } from '../../ingest/batches.js';
-import { estimateBatches, ingestCost } from '../../ingest/estimate.js';
+import { batchLimits, instructionTokens, type BatchLimits } from '../../ingest/batches.js';
+import { estimateBatches, ingestCost, limitsNote } from '../../ingest/estimate.js';
 import { promptFile } from '../../scoring/prompts.js';
 import { IngestLlm, segmentMessages } from '../../ingest/llm-step.js';
 import type { ModelEntry } from '../../providers/models.js';
