@@ -138,6 +138,8 @@ export function startManifest(fields: {
     ...(systemOf(fields.config).reference ? { reference: true } : {}),
     ...(systemOf(fields.config).oracle ? { oracle: true } : {}),
     ...(fields.pairWith ? { pair_with: fields.pairWith } : {}),
+    // How the system's authors drive it, and where this run departs (a memory service's vendor protocol).
+    ...(systemOf(fields.config).about?.protocol ? { system_protocol: systemOf(fields.config).about!.protocol } : {}),
     benchmark: fields.benchmark,
     setting: fields.setting,
     status: 'running',
