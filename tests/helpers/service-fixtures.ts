@@ -11,6 +11,9 @@ import type { RecordedRequest } from './loopback-server.js';
 import type { ServiceFault } from './memory-service-fake.js';
 import { FakeMem0 } from './fake-mem0.js';
 import { FakeProtocolService } from './fake-protocol-service.js';
+import { FakeMemMachine } from './fake-memmachine.js';
+import { FakeMemos } from './fake-memos.js';
+import { isoUtc, unixSeconds } from '../../src/systems/memory-service/plan.js';
 
 /** What the suite needs of a service's loopback peer. */
 export interface ServicePeer {
@@ -84,4 +87,120 @@ export const SERVICE_FIXTURES: Record<string, ServiceFixture> = {
       expect(readies[readies.length - 1]![1]).toBeLessThan(firstSearch);
     },
   },
+  memmachine: {
+    // A small short-term memory, so searches also return its summary of evicted episodes.
+    start: () => new FakeMemMachine({ stmCapacity: 4000 }).start(),
+    options: (p) => [`url=${p.url}`],
+    checkProtocol: checkMemMachine,
+  },
+  memos: {
+    start: () => new FakeMemos().start(),
+    options: (p) => [`url=${p.url}`],
+    checkProtocol: checkMemos,
+  },
 };
+
+/** Turns by id, each with its position in its session. */
+function turnIndex(c: ProtocolCheck): Map<string, { turn: ReturnType<typeof turnsOf>[number]; index: number }> {
+  const out = new Map<string, { turn: ReturnType<typeof turnsOf>[number]; index: number }>();
+  let session: string | null = null;
+  let i = 0;
+  for (const turn of turnsOf(c)) {
+    i = turn.session === session ? i + 1 : 0;
+    session = turn.session;
+    out.set(turn.id, { turn, index: i });
+  }
+  return out;
+}
+
+/**
+ * MemMachine as restapiv2_locomo_ingest.py / restapiv2_locomo_search.py drive it: a project created
+ * before its first add; per session, calls of 10 episodic messages (the session's last call fewer);
+ * producer = speaker, timestamp = session time + i s, content = text + caption, string metadata;
+ * searches with top_k 50, no context expansion, episodic only; no wait of any kind.
+ */
+function checkMemMachine(peer: ServicePeer, c: ProtocolCheck): void {
+  const turns = turnIndex(c);
+  const adds = peer.requests.filter((r) => peer.isAdd(r) && r.fault === null);
+  const projects = new Set(adds.map((a) => `${a.body.org_id}/${a.body.project_id}`));
+  expect(projects.size).toBe(c.episodes.length);
+  for (const a of adds) expect(a.body.org_id).toBe('universal');
+  for (const key of projects) {
+    const created = peer.requests.findIndex((r) => r.path === '/api/v2/projects' && `${r.body.org_id}/${r.body.project_id}` === key);
+    const firstAdd = peer.requests.findIndex((r) => peer.isAdd(r) && `${r.body.org_id}/${r.body.project_id}` === key);
+    expect(created).toBeGreaterThanOrEqual(0);
+    expect(created).toBeLessThan(firstAdd);
+  }
+  let messages = 0;
+  for (const a of adds) {
+    expect(a.body.types).toEqual(['episodic']);
+    const sent = a.body.messages as Array<{ producer: string; timestamp: string; content: string; metadata: Record<string, string> }>;
+    expect(sent.length).toBeGreaterThanOrEqual(1);
+    expect(sent.length).toBeLessThanOrEqual(10);
+    const sessionTurns = new Set<string>();
+    for (const m of sent) {
+      for (const v of Object.values(m.metadata)) expect(typeof v).toBe('string');
+      const [id] = JSON.parse(m.metadata.turn_ids!) as string[];
+      const { turn, index } = turns.get(id!)!;
+      sessionTurns.add(turn.session);
+      expect(m.producer).toBe(turn.speaker);
+      expect(m.content).toBe(turn.text + turn.captions.map((x) => ` [Attached ${x}]`).join(''));
+      expect(m.timestamp).toBe(isoUtc(unixSeconds(turn.date)! + index));
+      expect(m.metadata).toMatchObject({ locomo_session_id: turn.session, source_timestamp: m.timestamp, source_speaker: turn.speaker });
+      // A call of fewer than 10 is a session's last.
+      if (sent.length < 10 && m === sent[sent.length - 1]) expect(turns.get(id!)!.index + 1).toBe(turnsOf(c).filter((t) => t.session === turn.session).length);
+    }
+    expect(sessionTurns.size).toBe(1);
+    messages += sent.length;
+  }
+  expect(messages).toBe(turnsOf(c).length);
+  const searches = peer.requests.filter((r) => r.path === '/api/v2/memories/search');
+  expect(searches.length).toBe(c.questions);
+  for (const s of searches) {
+    expect(s.body).toMatchObject({ top_k: 50, expand_context: 0, types: ['episodic'] });
+    expect(projects.has(`${s.body.org_id}/${s.body.project_id}`)).toBe(true);
+  }
+}
+
+/**
+ * MemOS as locomo_ingestion.py / utils/client.py / locomo_search.py drive it: each conversation
+ * twice, one owner per speaker (user_id = mem_cube_id), mirrored roles, "Speaker: text", chat_time
+ * = the session date in ISO UTC, 2 messages per call, then both owners searched with top_k 20 and
+ * mode fast — but synchronous adds (rawrag's deviation), so no search reaches an owner before its
+ * last add was written, and nothing waits on the scheduler.
+ */
+function checkMemos(peer: ServicePeer, c: ProtocolCheck): void {
+  const turns = turnIndex(c);
+  const adds = peer.requests.filter((r) => peer.isAdd(r) && r.fault === null);
+  const owners = new Set(adds.map((a) => a.body.user_id as string));
+  expect(owners.size).toBe(2 * c.episodes.length);
+  const perOwner = new Map<string, number>();
+  for (const a of adds) {
+    expect(a.body.mem_cube_id).toBe(a.body.user_id);
+    expect(a.body.async_mode).toBe('sync');
+    expect(typeof a.body.conversation_id).toBe('string');
+    const sent = a.body.messages as Array<{ role: string; content: string; chat_time: string }>;
+    expect(sent.length).toBeGreaterThanOrEqual(1);
+    expect(sent.length).toBeLessThanOrEqual(2);
+    const ids = a.body.info.turn_ids as string[];
+    expect(ids).toHaveLength(sent.length);
+    sent.forEach((m, i) => {
+      const { turn } = turns.get(ids[i]!)!;
+      const own = (a.body.user_id as string).endsWith(`~${turn.speaker.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`);
+      expect(m.role).toBe(own ? 'user' : 'assistant');
+      expect(m.content).toBe(`${turn.speaker}: ${turn.text}`);
+      expect(m.chat_time).toBe(isoUtc(unixSeconds(turn.date)!));
+    });
+    perOwner.set(a.body.user_id, (perOwner.get(a.body.user_id) ?? 0) + sent.length);
+  }
+  for (const n of perOwner.values()) expect(n).toBe(turnsOf(c).length);
+  const searches = peer.requests.map((r, i) => [r, i] as const).filter(([r]) => r.path === '/product/search');
+  expect(searches.length).toBe(2 * c.questions);
+  for (const [s, i] of searches) {
+    expect(s.body).toMatchObject({ top_k: 20, mode: 'fast', include_preference: true, pref_top_k: 6, mem_cube_id: s.body.user_id });
+    const lastAdd = peer.requests.reduce((last, r, j) => (peer.isAdd(r) && r.body.user_id === s.body.user_id ? j : last), -1);
+    expect(lastAdd).toBeLessThan(i);
+  }
+  expect(peer.requests.some((r) => r.path === '/product/scheduler/wait')).toBe(false);
+  expect((peer as unknown as FakeMemos).searchesBeforeReady).toBe(0);
+}

@@ -65,7 +65,8 @@ export class IngestLog {
   private readonly lines: IngestLine[] = [];
   /**
    * The turns behind each memory id, from rawrag's own record of the adds whose events named it:
-   * the add that created it, then each add that UPDATEd it. A service may replace a memory's
+   * the add that created it, then each add that UPDATEd it (an event's own turns when the reply
+   * says which message made the memory). A service may replace a memory's
    * metadata when it updates it (Mem0 before 2.0): this record keeps what the metadata loses.
    */
   private readonly memoryTurns = new Map<string, string[]>();
@@ -115,7 +116,8 @@ export class IngestLog {
       if (!e.id || (e.event !== 'ADD' && e.event !== 'UPDATE')) continue;
       const key = `${v.owner}\u0000${e.id}`;
       const known = this.memoryTurns.get(key);
-      this.memoryTurns.set(key, known ? [...new Set([...known, ...v.turns])] : [...v.turns]);
+      const turns = e.turns ?? v.turns;
+      this.memoryTurns.set(key, known ? [...new Set([...known, ...turns])] : [...turns]);
     }
   }
 

@@ -93,6 +93,14 @@ export function unixSeconds(date: string | null): number | null {
   return seconds;
 }
 
+/**
+ * Unix seconds as Python's `datetime.isoformat()` writes an aware UTC datetime
+ * (`2023-05-08T13:56:00+00:00`): how vendors' evaluation scripts write a session's time.
+ */
+export function isoUtc(seconds: number): string {
+  return new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, '+00:00');
+}
+
 /** The visible history as sessions: consecutive turns of one session id, in order. */
 function sessionsOf(turns: Turn[]): Turn[][] {
   const out: Turn[][] = [];

@@ -3,7 +3,8 @@
  * its episode (both speakers' stores under per-speaker owners), each owner's memories a block of
  * their own, labelled with whose store it is and dated. The turns behind each memory come from
  * rawrag's own record of the adds that wrote it (ingest-log.ts), else from the metadata the service
- * returned; they give coverage and the pollution rate. Search latency and empty searches are counted
+ * returned; they give coverage and the pollution rate. What a vendor's evaluation shows after the
+ * memories (a summary, a preference note: the reply's appendix) follows them in the block. Search latency and empty searches are counted
  * for the summary: a run whose searches mostly return nothing is warned about loudly.
  */
 import { coverage } from '../../core/coverage.js';
@@ -14,7 +15,7 @@ import { countTokens } from '../../retrieval/tokenizer.js';
 import type { ServiceSettings } from './config.js';
 import type { IngestLog } from './ingest-log.js';
 import type { EpisodePlan } from './plan.js';
-import type { MemoryService, ServiceMemory } from './service.js';
+import type { MemoryService, ServiceMemory, ServiceSearch } from './service.js';
 
 export function memoryHeader(system: string, speaker: string | null = null): string {
   return speaker
@@ -27,9 +28,15 @@ function memoryLine(h: ServiceMemory): string {
   return `- ${h.date ? `[${h.date}] ` : ''}${who}${h.memory}`;
 }
 
-export function memoriesBlock(system: string, hits: readonly ServiceMemory[], speaker: string | null = null): string {
+export function memoriesBlock(system: string, hits: readonly ServiceMemory[], speaker: string | null = null, appendix: string | null = null): string {
   const lines = hits.map(memoryLine);
-  return [memoryHeader(system, speaker), ...(lines.length ? lines : ['- (nothing recalled)'])].join('\n');
+  return [memoryHeader(system, speaker), ...(lines.length ? lines : ['- (nothing recalled)']), ...(appendix ? [appendix] : [])].join('\n');
+}
+
+/** A search reply as memories and appendix (a service may answer with memories alone). */
+export function searchReply(reply: ServiceMemory[] | ServiceSearch): { memories: ServiceMemory[]; appendix: string | null } {
+  if (Array.isArray(reply)) return { memories: reply, appendix: null };
+  return { memories: reply.memories, appendix: reply.appendix?.trim() ? reply.appendix : null };
 }
 
 /** Searches counted for the summary: how many, how many found nothing in any owner, and their latency. */
@@ -80,11 +87,11 @@ export async function evidenceOf(q: Question, item: ItemRecord, ctx: SearchConte
   const found = await Promise.all(
     plan.owners.map(async (o) => {
       const t0 = performance.now();
-      const hits = await service.search(o.owner, q.text, settings.top_k);
+      const { memories: hits, appendix } = searchReply(await service.search(o.owner, q.text, settings.top_k));
       const ms = performance.now() - t0;
       // rawrag's own record of the adds behind each memory wins over the service's (possibly replaced) metadata.
       const withTurns = hits.map((h) => ({ ...h, turnIds: log.turnsOfMemory(o.owner, h.id) ?? h.turnIds }));
-      return { owner: o, hits: withTurns, ms };
+      return { owner: o, hits: withTurns, appendix, ms };
     }),
   );
   ctx.searches.record(
@@ -93,7 +100,7 @@ export async function evidenceOf(q: Question, item: ItemRecord, ctx: SearchConte
   );
   const sorted = (ids: string[]) => [...new Set(ids.filter((t) => position.has(t)))].sort((a, b) => position.get(a)! - position.get(b)!);
   const blocks: EvidenceBlock[] = found.map((f) => ({
-    text: memoriesBlock(service.system, f.hits, f.owner.speaker),
+    text: memoriesBlock(service.system, f.hits, f.owner.speaker, f.appendix),
     turns: sorted(f.hits.flatMap((h) => h.turnIds)).map((t) => position.get(t)!),
     kind: 'memory',
   }));
@@ -118,6 +125,7 @@ export async function evidenceOf(q: Question, item: ItemRecord, ctx: SearchConte
       owner: f.owner.owner,
       speaker: f.owner.speaker,
       hits: f.hits.map((h) => ({ id: h.id, score: h.score, memory: h.memory, date: h.date, turns: h.turnIds })),
+      ...(f.appendix ? { appendix: f.appendix } : {}),
     })),
   };
   return { turnIndices: [], turnIds: [], blocks, tokens };

@@ -53,6 +53,11 @@ export interface AddEvent {
   event: ServiceEventKind;
   memory: string | null;
   previous: string | null;
+  /**
+   * The turns this memory came from, when the reply says it exactly (a service that keeps one
+   * memory per message and answers with their ids in order); absent: every turn of the add.
+   */
+  turns?: string[];
 }
 
 /**
@@ -79,6 +84,15 @@ export interface ServiceMemory {
   speaker?: string | null;
 }
 
+/**
+ * A search's reply: its memories, and text the vendor's own evaluation shows after them that is
+ * no memory of its own (a running summary, a preference note); shown in the evidence block as is.
+ */
+export interface ServiceSearch {
+  memories: ServiceMemory[];
+  appendix?: string | null;
+}
+
 /** What the service said about itself before the first add (`probe`). */
 export interface ServiceProbe {
   /** Its version, where it can be read. */
@@ -101,7 +115,7 @@ export interface MemoryService {
    * left nothing behind).
    */
   addOnce(call: AddCall): Promise<AddOutcome>;
-  search(owner: string, query: string, limit: number): Promise<ServiceMemory[]>;
+  search(owner: string, query: string, limit: number): Promise<ServiceMemory[] | ServiceSearch>;
   /** The owner's memories (retried, every page); null when the service cannot list. */
   list(owner: string): Promise<ServiceMemory[] | null>;
   /** Deletes every memory of the owner (retried). A queued delete returns before it is done: purge polls `list`. */

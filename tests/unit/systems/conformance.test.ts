@@ -13,6 +13,8 @@ import { FakeExtractor, isExtractionRequest } from '../../helpers/fake-extractor
 import { isIngestRequest, withIngest } from '../../helpers/fake-ingest.js';
 import type { RecordedRequest } from '../../helpers/fake-api.js';
 import { FakeMem0 } from '../../helpers/fake-mem0.js';
+import { FakeMemMachine } from '../../helpers/fake-memmachine.js';
+import { FakeMemos } from '../../helpers/fake-memos.js';
 // @ts-expect-error a plain .mjs example without type declarations
 import { startShim } from '../../../docs/examples/memory-shim.mjs';
 import { tempDir } from '../../helpers/cli.js';
@@ -26,6 +28,8 @@ import type { TransportOptions } from '../../../src/providers/transport.js';
 // The memory services run against their loopback peers: a Mem0 server, and the documented protocol shim.
 const mem0Server = await new FakeMem0().start();
 const shim: Server = await startShim(0);
+const memmachineServer = await new FakeMemMachine().start();
+const memosServer = await new FakeMemos().start();
 
 /** Per system: the config that runs it here (a system's own section, the retriever it embeds with). */
 const FIXTURES: Record<string, Record<string, unknown>> = {
@@ -36,6 +40,8 @@ const FIXTURES: Record<string, Record<string, unknown>> = {
   'raw-rag-graph': {},
   mem0: { mem0: { url: mem0Server.url } },
   http: { service: { url: `http://127.0.0.1:${(shim.address() as AddressInfo).port}` } },
+  memmachine: { memmachine: { url: memmachineServer.url } },
+  memos: { memos: { url: memosServer.url } },
   // Evidence chosen with gold knowledge from the raw history.
   'store-oracle': { oracle: { store: 'raw' } },
 };
@@ -64,6 +70,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await server.close();
   await mem0Server.close();
+  await memmachineServer.close();
+  await memosServer.close();
   shim.close();
 });
 

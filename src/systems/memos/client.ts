@@ -1,0 +1,216 @@
+/**
+ * MemOS's server API (`/product` routes, src/memos/api/routers/server_router.py) as a MemoryService,
+ * read from MemTensor/MemOS@be68e2fb:
+ * - add: `POST /product/add {user_id, mem_cube_id, conversation_id, messages, async_mode, info}`
+ *   (APIADDRequest, product_models.py L608-831: extra fields are ignored — `conversation_id`, which
+ *   the vendor's client sends, is not one of its fields; `mem_cube_id` becomes `writable_cube_ids`);
+ *   answered `{code, message: "Memory added successfully", data: [{memory, memory_id, memory_type,
+ *   cube_id}]}` (multi_mem_cube/single_cube.py L662-845). With `async_mode: "sync"` the memories are
+ *   extracted and written before the reply; with "async" (the default) raw "fast" memories are
+ *   written, and a background MEM_READ task replaces them with the extracted ones later;
+ * - readiness in async mode: `POST /product/scheduler/wait?user_name=&timeout_seconds=` answers
+ *   `{message: "idle" | "timeout"}` (scheduler_handler.py L375-445) from a Redis-backed task tracker;
+ * - search: `POST /product/search {query, user_id, mem_cube_id, top_k, mode, include_preference,
+ *   pref_top_k}` answered `data.text_mem[].memories[]` and, when preferences were found, `data.pref_string`;
+ * - list: `POST /product/get_memory {mem_cube_id, user_id, page, page_size}` (pages from 1,
+ *   `total_nodes`); delete: `POST /product/delete_memory {user_id, writable_cube_ids}`, answered
+ *   200 with `data.status` "success" or "failure".
+ * The key, when set, is sent as the vendor's client sends it: the bare `Authorization` header.
+ */
+import { BadReplyError } from '../../providers/errors.js';
+import type { RetryPolicy } from '../../providers/retry.js';
+import { JsonService, pollUntil, type ServiceTransport } from '../memory-service/http.js';
+import {
+  metadataOf,
+  type AddCall,
+  type AddEvent,
+  type AddOutcome,
+  type MemoryService,
+  type ServiceMemory,
+  type ServiceProbe,
+  type ServiceSearch,
+} from '../memory-service/service.js';
+import { conversationIdOf, isLive, messagesOf, nodeMemory } from './wire.js';
+
+export type ReadyMode = 'sync' | 'wait';
+
+export interface MemosOptions {
+  ready: ReadyMode;
+  mode: 'fast' | 'fine' | 'mixture';
+  includePreference: boolean;
+  prefTopK: number;
+}
+
+/** Nodes per listing page. */
+const PAGE = 100;
+
+interface Reply {
+  code?: unknown;
+  message?: unknown;
+  data?: unknown;
+}
+
+export class MemosService implements MemoryService {
+  readonly system = 'MemOS';
+  readonly api = 'memos-server-api';
+  private readonly http: JsonService;
+
+  constructor(
+    readonly url: string,
+    key: string | undefined,
+    private readonly transport: ServiceTransport,
+    private readonly opts: MemosOptions,
+  ) {
+    this.http = new JsonService(url, key ? { authorization: key } : {}, transport, 'memos');
+  }
+
+  get retry(): RetryPolicy {
+    return this.transport.retry;
+  }
+
+  /** The vendor's client checks each reply's message: anything else is a failure, whatever the status. */
+  private expect(reply: Reply | null, what: string, message: string): Reply {
+    if (!reply || reply.message !== message)
+      throw new BadReplyError(`${what} answered ${JSON.stringify(reply)?.slice(0, 300)} (expected message "${message}")`, false);
+    return reply;
+  }
+
+  async probe(): Promise<ServiceProbe> {
+    const h = (await this.http.request({ method: 'GET', path: '/health' })) as { version?: unknown } | null;
+    const notes =
+      this.opts.ready === 'wait'
+        ? [
+            "MemOS readiness by /product/scheduler/wait (-S ready=wait): its task tracker is Redis-backed (MEMSCHEDULER_USE_REDIS_QUEUE=true); without Redis the server answers 'idle' at once, and searches may see raw memories the background extraction has not replaced yet",
+          ]
+        : [];
+    return { version: typeof h?.version === 'string' ? h.version : null, notes };
+  }
+
+  async addOnce(call: AddCall): Promise<AddOutcome> {
+    const body = {
+      messages: messagesOf(call),
+      user_id: call.owner,
+      mem_cube_id: call.owner,
+      conversation_id: conversationIdOf(call),
+      ...(this.opts.ready === 'sync' ? { async_mode: 'sync' } : {}),
+      info: metadataOf(call),
+    };
+    const reply = this.expect(
+      (await this.http.once({ method: 'POST', path: '/product/add', body })) as Reply | null,
+      'add',
+      'Memory added successfully',
+    );
+    if (!Array.isArray(reply.data)) throw new BadReplyError(`add answered no memory list: ${JSON.stringify(reply).slice(0, 200)}`, false);
+    // Async adds answer with raw memories the background extraction deletes later: no event to keep.
+    if (this.opts.ready !== 'sync') return { events: null };
+    const events: AddEvent[] = [];
+    const unread: unknown[] = [];
+    for (const d of reply.data) {
+      const o = (d ?? {}) as { memory_id?: unknown; memory?: unknown };
+      if (typeof o.memory_id === 'string')
+        events.push({ id: o.memory_id, event: 'ADD', memory: typeof o.memory === 'string' ? o.memory : null, previous: null });
+      else unread.push(d);
+    }
+    return { events, ...(unread.length ? { unread } : {}) };
+  }
+
+  /** Async mode: until the scheduler says the owner's background tasks are done, bounded by `timeoutMs`. */
+  async awaitReady(owner: string, _calls: readonly AddCall[], timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    if (this.opts.ready !== 'wait') return;
+    const started = Date.now();
+    // Each wait blocks on the server: keep it well inside this process's own request timeout.
+    const perCall = Math.max(0.1, Math.min(60, this.transport.timeoutMs / 2000));
+    await pollUntil(
+      async (report) => {
+        const left = Math.max(0.1, (timeoutMs - (Date.now() - started)) / 1000);
+        const r = (await this.http.request({
+          method: 'POST',
+          path: '/product/scheduler/wait',
+          query: { user_name: owner, timeout_seconds: String(Math.min(perCall, left)) },
+        })) as { message?: unknown; data?: { running_tasks?: unknown } } | null;
+        if (r?.message === 'idle') return true;
+        report(`busy (${String(r?.data?.running_tasks ?? '?')} tasks running)`);
+        return undefined;
+      },
+      { what: `MemOS scheduler for '${owner}'`, timeoutMs, firstMs: 100, maxMs: 1000, signal },
+    );
+  }
+
+  async search(owner: string, query: string, limit: number): Promise<ServiceSearch> {
+    const body = {
+      query,
+      user_id: owner,
+      mem_cube_id: owner,
+      conversation_id: '',
+      top_k: limit,
+      mode: this.opts.mode,
+      include_preference: this.opts.includePreference,
+      pref_top_k: this.opts.prefTopK,
+    };
+    const reply = this.expect(
+      (await this.http.request({ method: 'POST', path: '/product/search', body })) as Reply | null,
+      'search',
+      'Search completed successfully',
+    );
+    const data = (reply.data ?? {}) as { text_mem?: unknown; pref_string?: unknown };
+    // One cube is searched: text_mem holds at most one group (none when nothing was found).
+    const groups = Array.isArray(data.text_mem) ? (data.text_mem as Array<{ memories?: unknown }>) : [];
+    const nodes = groups.flatMap((g) => (Array.isArray(g?.memories) ? g.memories : []));
+    return {
+      memories: nodes.map(nodeMemory).filter((m): m is ServiceMemory => m !== null),
+      appendix: typeof data.pref_string === 'string' ? data.pref_string : null,
+    };
+  }
+
+  async list(owner: string): Promise<ServiceMemory[]> {
+    const out: ServiceMemory[] = [];
+    for (let page = 1; ; page++) {
+      const reply = this.expect(
+        (await this.http.request({
+          method: 'POST',
+          path: '/product/get_memory',
+          body: { mem_cube_id: owner, user_id: owner, include_tool_memory: false, include_skill_memory: false, page, page_size: PAGE },
+        })) as Reply | null,
+        'get_memory',
+        'Memories retrieved successfully',
+      );
+      const data = (reply.data ?? {}) as Record<string, unknown>;
+      let seen = 0;
+      let total = 0;
+      for (const kind of ['text_mem', 'pref_mem']) {
+        const group = (Array.isArray(data[kind]) ? (data[kind] as unknown[])[0] : undefined) as
+          | { memories?: unknown; total_nodes?: unknown }
+          | undefined;
+        const nodes = Array.isArray(group?.memories) ? (group!.memories as unknown[]) : [];
+        seen = Math.max(seen, nodes.length);
+        total = Math.max(total, typeof group?.total_nodes === 'number' ? group.total_nodes : 0);
+        out.push(
+          ...nodes
+            .filter(isLive)
+            .map(nodeMemory)
+            .filter((m): m is ServiceMemory => m !== null),
+        );
+      }
+      if (seen < PAGE || page * PAGE >= total) return out;
+    }
+  }
+
+  async deleteOwner(owner: string): Promise<void> {
+    const reply = (await this.http.request({
+      method: 'POST',
+      path: '/product/delete_memory',
+      body: { user_id: owner, writable_cube_ids: [owner] },
+    })) as Reply | null;
+    const status = (reply?.data as { status?: unknown } | null)?.status;
+    if (status !== 'success')
+      throw new BadReplyError(`MemOS delete of '${owner}' answered ${JSON.stringify(reply)?.slice(0, 300)} (expected data.status "success")`, false);
+  }
+
+  addFailure(_call: AddCall, e: unknown): Error {
+    return this.http.failure({ method: 'POST', path: '/product/add' }, e);
+  }
+
+  report(): Record<string, unknown> {
+    return { sent: Object.fromEntries([...this.http.sent].sort()), retries: this.http.retries };
+  }
+}
