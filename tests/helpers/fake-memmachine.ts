@@ -26,12 +26,18 @@ import { z } from 'zod';
 import type { RecordedRequest } from './loopback-server.js';
 import { MemoryServiceFake } from './memory-service-fake.js';
 
-const SafeId = z.string().regex(/^[\p{L}\p{N}_:-]+$/u, 'ID can only contain letters, numbers, underscore, hyphen, colon, or Unicode characters');
+const SafeId = z
+  .string()
+  .regex(/^[\p{L}\p{N}_:-]+$/u, 'ID can only contain letters, numbers, underscore, hyphen, colon, or Unicode characters');
 const OrgProj = { org_id: SafeId.default('universal'), project_id: SafeId.default('universal') };
 const MemoryType = z.enum(['episodic', 'semantic']);
 
 /** MemoryMessage.parse_timestamp: None -> now, numbers as Unix seconds (ms above 1e12), strings by fromisoformat. */
-const Timestamp = z.union([z.null(), z.number(), z.string().regex(/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?)?(Z|[+-]\d{2}:?\d{2})?$/)]);
+const Timestamp = z.union([
+  z.null(),
+  z.number(),
+  z.string().regex(/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?)?(Z|[+-]\d{2}:?\d{2})?$/),
+]);
 
 const MemoryMessage = z.object({
   content: z.string(),
@@ -63,7 +69,10 @@ const ListMemoriesSpec = z.object({
   type: MemoryType.nullable().default(null),
 });
 const ProjectSpec = z.object({ org_id: SafeId, project_id: SafeId });
-const CreateProjectSpec = ProjectSpec.extend({ description: z.string().default(''), config: z.record(z.string(), z.unknown()).default({}) });
+const CreateProjectSpec = ProjectSpec.extend({
+  description: z.string().default(''),
+  config: z.record(z.string(), z.unknown()).default({}),
+});
 
 interface StoredEpisode {
   uid: string;
@@ -122,7 +131,9 @@ export class FakeMemMachine extends MemoryServiceFake {
 
   /** Episodes of one project (`org/project`), in created order. */
   projectEpisodes(key: string): StoredEpisode[] {
-    return [...this.episodes.values()].filter((e) => e.session_key === key).sort((a, b) => a.created_at.localeCompare(b.created_at) || a.seq - b.seq);
+    return [...this.episodes.values()]
+      .filter((e) => e.session_key === key)
+      .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.seq - b.seq);
   }
 
   protected override errorBody(status: number | undefined): unknown {
@@ -136,7 +147,8 @@ export class FakeMemMachine extends MemoryServiceFake {
   }
 
   protected route(r: RecordedRequest): [number, unknown] {
-    if (r.method === 'GET' && r.path === '/api/v2/health') return [200, { status: 'healthy', service: 'memmachine', version: '0.0.0-loopback' }];
+    if (r.method === 'GET' && r.path === '/api/v2/health')
+      return [200, { status: 'healthy', service: 'memmachine', version: '0.0.0-loopback' }];
     if (r.method !== 'POST') return [405, { detail: 'Method Not Allowed' }];
     switch (r.path) {
       case '/api/v2/projects':
@@ -161,9 +173,22 @@ export class FakeMemMachine extends MemoryServiceFake {
     if (!p.success) return this.invalid(p.error);
     const key = `${p.data.org_id}/${p.data.project_id}`;
     if (this.projects.has(key))
-      return [409, { detail: { code: 409, message: 'Project already exists', exception: 'SessionAlreadyExistsError', internal_error: key, trace: '' } }];
+      return [
+        409,
+        {
+          detail: { code: 409, message: 'Project already exists', exception: 'SessionAlreadyExistsError', internal_error: key, trace: '' },
+        },
+      ];
     this.projects.set(key, { status: 'active', description: p.data.description, stm: [], summary: '' });
-    const config = { backend: null, embedder: '', reranker: '', vector_graph_store: '', vector_store: '', segment_store: '', properties_schema: {} };
+    const config = {
+      backend: null,
+      embedder: '',
+      reranker: '',
+      vector_graph_store: '',
+      vector_store: '',
+      segment_store: '',
+      properties_schema: {},
+    };
     return [201, { org_id: p.data.org_id, project_id: p.data.project_id, description: p.data.description, config }];
   }
 
@@ -180,7 +205,11 @@ export class FakeMemMachine extends MemoryServiceFake {
     if (!p.success) return this.invalid(p.error);
     const key = `${p.data.org_id}/${p.data.project_id}`;
     const project = this.projects.get(key);
-    if (!project) return [404, { detail: { code: 404, message: 'Project does not exist', exception: 'SessionNotFoundError', internal_error: key, trace: '' } }];
+    if (!project)
+      return [
+        404,
+        { detail: { code: 404, message: 'Project does not exist', exception: 'SessionNotFoundError', internal_error: key, trace: '' } },
+      ];
     if (project.status === 'active') {
       project.status = 'deleted';
       // The deletion worker: episodes first (every one of the session, those added meanwhile too), then the session row.
@@ -302,7 +331,12 @@ export class FakeMemMachine extends MemoryServiceFake {
     const content: Record<string, unknown> = {};
     if (p.data.type === null || p.data.type === 'episodic') {
       const page = this.projectEpisodes(key).slice(p.data.page_size * p.data.page_num, p.data.page_size * (p.data.page_num + 1));
-      content.episodic_memory = page.map((e) => ({ ...this.serialise(e), session_key: e.session_key, sequence_num: 0, content_type: 'string' }));
+      content.episodic_memory = page.map((e) => ({
+        ...this.serialise(e),
+        session_key: e.session_key,
+        sequence_num: 0,
+        content_type: 'string',
+      }));
     }
     if (p.data.type === null || p.data.type === 'semantic') content.semantic_memory = [];
     return [200, { status: 0, content }];

@@ -46,7 +46,10 @@ const AddRequest = z.object({
   mode: z.enum(['fast', 'fine']).nullable().default(null),
   custom_tags: z.array(z.string()).nullable().default(null),
   info: z.record(z.string(), z.unknown()).nullable().default(null),
-  messages: z.union([z.string(), z.array(Message)]).nullable().default(null),
+  messages: z
+    .union([z.string(), z.array(Message)])
+    .nullable()
+    .default(null),
   mem_cube_id: z.string().nullable().default(null),
 });
 const SearchRequest = z.object({
@@ -257,7 +260,14 @@ export class FakeMemos extends MemoryServiceFake {
     return {
       id: m.id,
       memory: m.memory,
-      metadata: { ...m.metadata, embedding: [], usage: [], id: m.id, memory: m.memory, ...(relativity !== undefined ? { relativity } : {}) },
+      metadata: {
+        ...m.metadata,
+        embedding: [],
+        usage: [],
+        id: m.id,
+        memory: m.memory,
+        ...(relativity !== undefined ? { relativity } : {}),
+      },
       ref_id: `[${m.id.split('-')[0]}]`,
     };
   }
@@ -306,7 +316,10 @@ export class FakeMemos extends MemoryServiceFake {
     const b = p.data;
     const group = (types: string[]) => {
       const all = this.cubeMemories(b.mem_cube_id).filter((m) => types.includes(m.metadata.memory_type));
-      const page = b.page !== null && b.page_size !== null ? all.slice((Math.max(1, b.page) - 1) * b.page_size, Math.max(1, b.page) * b.page_size) : all;
+      const page =
+        b.page !== null && b.page_size !== null
+          ? all.slice((Math.max(1, b.page) - 1) * b.page_size, Math.max(1, b.page) * b.page_size)
+          : all;
       return [{ cube_id: b.mem_cube_id, memories: page.map((m) => this.node(m)), total_nodes: all.length }];
     };
     const data = {
@@ -327,7 +340,11 @@ export class FakeMemos extends MemoryServiceFake {
     if ([b.memory_ids !== null, byFilter].filter(Boolean).length !== 1)
       return [
         200,
-        { code: 200, message: 'Exactly one delete mode must be provided: memory_ids, file_ids, or filter/user_id/session_id.', data: { status: 'failure' } },
+        {
+          code: 200,
+          message: 'Exactly one delete mode must be provided: memory_ids, file_ids, or filter/user_id/session_id.',
+          data: { status: 'failure' },
+        },
       ];
     for (const m of [...this.memories.values()]) {
       const hit = b.memory_ids
@@ -344,7 +361,14 @@ export class FakeMemos extends MemoryServiceFake {
   private async wait(r: RecordedRequest): Promise<[number, unknown]> {
     const user = r.query.user_name;
     if (!user)
-      return [422, { code: 422, message: 'Parameter validation error on POST /product/scheduler/wait: [query -> user_name] Field required (type: missing)', data: null }];
+      return [
+        422,
+        {
+          code: 422,
+          message: 'Parameter validation error on POST /product/scheduler/wait: [query -> user_name] Field required (type: missing)',
+          data: null,
+        },
+      ];
     const timeout = Number(r.query.timeout_seconds ?? 120);
     const poll = Number(r.query.poll_interval ?? 0.5);
     if (!Number.isFinite(timeout) || !Number.isFinite(poll))
@@ -356,7 +380,10 @@ export class FakeMemos extends MemoryServiceFake {
     const waited = Math.round(Date.now() - started) / 1000;
     return [
       200,
-      { message: running ? 'timeout' : 'idle', data: { running_tasks: running, waited_seconds: waited, timed_out: running > 0, user_name: user } },
+      {
+        message: running ? 'timeout' : 'idle',
+        data: { running_tasks: running, waited_seconds: waited, timed_out: running > 0, user_name: user },
+      },
     ];
   }
 }

@@ -148,7 +148,8 @@ function checkMemMachine(peer: ServicePeer, c: ProtocolCheck): void {
       expect(m.timestamp).toBe(isoUtc(unixSeconds(turn.date)! + index));
       expect(m.metadata).toMatchObject({ locomo_session_id: turn.session, source_timestamp: m.timestamp, source_speaker: turn.speaker });
       // A call of fewer than 10 is a session's last.
-      if (sent.length < 10 && m === sent[sent.length - 1]) expect(turns.get(id!)!.index + 1).toBe(turnsOf(c).filter((t) => t.session === turn.session).length);
+      if (sent.length < 10 && m === sent[sent.length - 1])
+        expect(turns.get(id!)!.index + 1).toBe(turnsOf(c).filter((t) => t.session === turn.session).length);
     }
     expect(sessionTurns.size).toBe(1);
     messages += sent.length;

@@ -21,7 +21,15 @@ import { BadReplyError, HttpStatusError } from '../../providers/errors.js';
 import type { RetryPolicy } from '../../providers/retry.js';
 import { InputError } from '../../util/errors.js';
 import { JsonService, PollTimeout, pollUntil, type ServiceTransport } from '../memory-service/http.js';
-import type { AddCall, AddEvent, AddOutcome, MemoryService, ServiceMemory, ServiceProbe, ServiceSearch } from '../memory-service/service.js';
+import type {
+  AddCall,
+  AddEvent,
+  AddOutcome,
+  MemoryService,
+  ServiceMemory,
+  ServiceProbe,
+  ServiceSearch,
+} from '../memory-service/service.js';
 import { episodeMemory, messagesOf, projectIdOf } from './wire.js';
 
 export interface MemMachineOptions {
@@ -49,7 +57,12 @@ export class MemMachineService implements MemoryService {
     private readonly transport: ServiceTransport,
     private readonly opts: MemMachineOptions,
   ) {
-    this.http = new JsonService(url.replace(/\/+$/, '') + '/api/v2', key ? { authorization: `Bearer ${key}` } : {}, transport, 'memmachine');
+    this.http = new JsonService(
+      url.replace(/\/+$/, '') + '/api/v2',
+      key ? { authorization: `Bearer ${key}` } : {},
+      transport,
+      'memmachine',
+    );
   }
 
   get retry(): RetryPolicy {
@@ -101,9 +114,12 @@ export class MemMachineService implements MemoryService {
       );
     } catch (e) {
       if (e instanceof PollTimeout)
-        throw new InputError(`${e.message}: a delete of this project is still queued on the server (-S deleteTimeout=SECONDS waits longer)`, {
-          place: this.url,
-        });
+        throw new InputError(
+          `${e.message}: a delete of this project is still queued on the server (-S deleteTimeout=SECONDS waits longer)`,
+          {
+            place: this.url,
+          },
+        );
       throw e;
     }
   }
@@ -184,4 +200,3 @@ export class MemMachineService implements MemoryService {
     return { sent: Object.fromEntries([...this.http.sent].sort()), retries: this.http.retries };
   }
 }
-

@@ -27,7 +27,9 @@ export const MemMachineSchema = z
       .int()
       .min(0)
       .default(0)
-      .describe('episodes around each long-term match returned with it (0: the REST search script; its in-process script uses 3, with top_k=30)'),
+      .describe(
+        'episodes around each long-term match returned with it (0: the REST search script; its in-process script uses 3, with top_k=30)',
+      ),
   })
   .strict();
 export type MemMachineConfig = z.infer<typeof MemMachineSchema> & ServiceSettings;
@@ -60,15 +62,19 @@ export const memmachine = serviceSystem<MemMachineConfig>({
         'one project per conversation (and per visibility horizon), created with POST /api/v2/projects and deleted with /projects/delete: the script writes every conversation into the one default project, which mixes conversations in every search',
         'memory types ["episodic"] only: the scripts leave --mem-type unset (episodic and semantic); semantic memory ingests in the background with no completion API (the vendor helper guesses from Prometheus metrics), so searches could not be made to wait for it. The episodic variant is the one the search script reads with build_episodic_ctx',
         'search depth of the REST search script (top_k 50, no context expansion); its in-process locomo_search.py uses limit 30 with expand_context 3: -S top_k=30 -S expand_context=3',
-        'timestamps carry the session wall clock with a +00:00 offset: the script interprets the naive LoCoMo time in the machine\'s local zone (astimezone()), so its instants shift with the machine; the wall clock (and the date shown to the reader) is the same',
+        "timestamps carry the session wall clock with a +00:00 offset: the script interprets the naive LoCoMo time in the machine's local zone (astimezone()), so its instants shift with the machine; the wall clock (and the date shown to the reader) is the same",
         "image captions as ' [Attached <blip_caption>]': rawrag's LoCoMo turns keep the caption but not the image's search query, which the script appends as ' [Attached <caption>: <query>]' (888 of LoCoMo's 1,226 image turns)",
         'a session without a readable date is sent without timestamp or source_timestamp (the server stamps its own time); the script sends its own now()',
         "rawrag's own metadata (rawrag_add, turn_ids, session, date) travels beside the script's, so a lost reply is found on the service and each episode maps back to its turn (coverage)",
-        'the evidence is shown in the benchmark\'s own reader prompt, not the script\'s ANSWER_PROMPT; memories as "- [date] speaker: content" lines, the summary in the script\'s <WORKING MEMORY SUMMARY> tags',
+        "the evidence is shown in the benchmark's own reader prompt, not the script's ANSWER_PROMPT; memories as \"- [date] speaker: content\" lines, the summary in the script's <WORKING MEMORY SUMMARY> tags",
       ],
     },
   },
   schema: MemMachineSchema as unknown as z.ZodType<MemMachineConfig>,
   connect: (cfg, key, transport) =>
-    new MemMachineService(cfg.url!, key, transport, { org: cfg.org, expandContext: cfg.expand_context, deleteTimeoutMs: cfg.deleteTimeout * 1000 }),
+    new MemMachineService(cfg.url!, key, transport, {
+      org: cfg.org,
+      expandContext: cfg.expand_context,
+      deleteTimeoutMs: cfg.deleteTimeout * 1000,
+    }),
 });

@@ -28,7 +28,12 @@ function memoryLine(h: ServiceMemory): string {
   return `- ${h.date ? `[${h.date}] ` : ''}${who}${h.memory}`;
 }
 
-export function memoriesBlock(system: string, hits: readonly ServiceMemory[], speaker: string | null = null, appendix: string | null = null): string {
+export function memoriesBlock(
+  system: string,
+  hits: readonly ServiceMemory[],
+  speaker: string | null = null,
+  appendix: string | null = null,
+): string {
   const lines = hits.map(memoryLine);
   return [memoryHeader(system, speaker), ...(lines.length ? lines : ['- (nothing recalled)']), ...(appendix ? [appendix] : [])].join('\n');
 }

@@ -179,8 +179,7 @@ export class MemosService implements MemoryService {
       let total = 0;
       for (const kind of ['text_mem', 'pref_mem']) {
         const group = (Array.isArray(data[kind]) ? (data[kind] as unknown[])[0] : undefined) as
-          | { memories?: unknown; total_nodes?: unknown }
-          | undefined;
+          { memories?: unknown; total_nodes?: unknown } | undefined;
         const nodes = Array.isArray(group?.memories) ? (group!.memories as unknown[]) : [];
         seen = Math.max(seen, nodes.length);
         total = Math.max(total, typeof group?.total_nodes === 'number' ? group.total_nodes : 0);
@@ -203,7 +202,10 @@ export class MemosService implements MemoryService {
     })) as Reply | null;
     const status = (reply?.data as { status?: unknown } | null)?.status;
     if (status !== 'success')
-      throw new BadReplyError(`MemOS delete of '${owner}' answered ${JSON.stringify(reply)?.slice(0, 300)} (expected data.status "success")`, false);
+      throw new BadReplyError(
+        `MemOS delete of '${owner}' answered ${JSON.stringify(reply)?.slice(0, 300)} (expected data.status "success")`,
+        false,
+      );
   }
 
   addFailure(_call: AddCall, e: unknown): Error {

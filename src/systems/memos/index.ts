@@ -24,7 +24,10 @@ export const MemosSchema = z
         'sync: adds with async_mode "sync" (memories extracted and written before the reply); wait: the vendor\'s asynchronous adds, then POST /product/scheduler/wait per owner before any search (its task tracker needs Redis: MEMSCHEDULER_USE_REDIS_QUEUE=true)',
       ),
     mode: z.enum(['fast', 'fine', 'mixture']).default('fast').describe("search mode (the vendor's SEARCH_MODE, default fast)"),
-    include_preference: z.boolean().default(true).describe("search preference memories too (their pref_string follows the memories, as the vendor's script shows it)"),
+    include_preference: z
+      .boolean()
+      .default(true)
+      .describe("search preference memories too (their pref_string follows the memories, as the vendor's script shows it)"),
     pref_top_k: z.number().int().min(0).default(6).describe('preference memories a search returns'),
   })
   .strict();
@@ -57,9 +60,9 @@ export const memos = serviceSystem<MemosConfig>({
       deviations: [
         'adds are synchronous (async_mode "sync": the memories are extracted and written before the reply), so no search comes before an owner\'s memories exist; the script adds asynchronously and never waits, so its searches may have run against raw memories the background extraction had not replaced yet. -S ready=wait keeps the asynchronous adds and waits on /product/scheduler/wait per owner instead, which is reliable only with Redis (MEMSCHEDULER_USE_REDIS_QUEUE=true): without it the server answers "idle" at once',
         "each add carries rawrag's metadata in info {rawrag_add, turn_ids, session, date} (the script sends none): MemOS keeps it on every memory's metadata.info (it enters no prompt), so a lost reply is found on the service and each memory maps back to its turns (coverage)",
-        'owner ids are rawrag\'s (<run>-<conversation>~<speaker>) rather than locomo_exp_user_<i>_speaker_a_<version>, so runs never share memories',
-        'the evidence is shown in the benchmark\'s own reader prompt (not the script\'s TEMPLATE_MEMOS), one block per speaker\'s store, each memory dated by its session (the script shows the memory text alone)',
-        'a session date that cannot be read is sent as chat_time as given (the script\'s strptime would stop); a history without dates has no chat_time',
+        "owner ids are rawrag's (<run>-<conversation>~<speaker>) rather than locomo_exp_user_<i>_speaker_a_<version>, so runs never share memories",
+        "the evidence is shown in the benchmark's own reader prompt (not the script's TEMPLATE_MEMOS), one block per speaker's store, each memory dated by its session (the script shows the memory text alone)",
+        "a session date that cannot be read is sent as chat_time as given (the script's strptime would stop); a history without dates has no chat_time",
       ],
     },
   },
