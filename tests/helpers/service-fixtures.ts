@@ -100,17 +100,29 @@ export const SERVICE_FIXTURES: Record<string, ServiceFixture> = {
   },
 };
 
-/** Turns by id, each with its position in its session. */
-function turnIndex(c: ProtocolCheck): Map<string, { turn: ReturnType<typeof turnsOf>[number]; index: number }> {
-  const out = new Map<string, { turn: ReturnType<typeof turnsOf>[number]; index: number }>();
-  let session: string | null = null;
-  let i = 0;
-  for (const turn of turnsOf(c)) {
-    i = turn.session === session ? i + 1 : 0;
-    session = turn.session;
-    out.set(turn.id, { turn, index: i });
+type IndexedTurn = { turn: ReturnType<typeof turnsOf>[number]; index: number };
+
+/** The ingested episodes' turns by episode and turn id (ids repeat across episodes), each with its position in its session. */
+function turnIndex(c: ProtocolCheck): (addKey: string, turnId: string) => IndexedTurn {
+  const byEpisode = new Map<string, Map<string, IndexedTurn>>();
+  for (const e of c.dataset.episodes.filter((x) => c.episodes.includes(x.id))) {
+    const m = new Map<string, IndexedTurn>();
+    let session: string | null = null;
+    let i = 0;
+    for (const turn of e.turns) {
+      i = turn.session === session ? i + 1 : 0;
+      session = turn.session;
+      m.set(turn.id, { turn, index: i });
+    }
+    byEpisode.set(e.id, m);
   }
-  return out;
+  // An add's key is `<episode>[~speaker]#<n>`.
+  return (addKey, turnId) => {
+    const episode = addKey.slice(0, addKey.lastIndexOf('#')).replace(/~[^~]*$/, '');
+    const hit = byEpisode.get(episode)?.get(turnId);
+    if (!hit) throw new Error(`add ${addKey} names turn ${turnId}, not a turn of an ingested episode`);
+    return hit;
+  };
 }
 
 /**
@@ -141,7 +153,7 @@ function checkMemMachine(peer: ServicePeer, c: ProtocolCheck): void {
     for (const m of sent) {
       for (const v of Object.values(m.metadata)) expect(typeof v).toBe('string');
       const [id] = JSON.parse(m.metadata.turn_ids!) as string[];
-      const { turn, index } = turns.get(id!)!;
+      const { turn, index } = turns(m.metadata.rawrag_add!, id!);
       sessionTurns.add(turn.session);
       expect(m.producer).toBe(turn.speaker);
       expect(m.content).toBe(turn.text + turn.captions.map((x) => ` [Attached ${x}]`).join(''));
@@ -149,7 +161,9 @@ function checkMemMachine(peer: ServicePeer, c: ProtocolCheck): void {
       expect(m.metadata).toMatchObject({ locomo_session_id: turn.session, source_timestamp: m.timestamp, source_speaker: turn.speaker });
       // A call of fewer than 10 is a session's last.
       if (sent.length < 10 && m === sent[sent.length - 1])
-        expect(turns.get(id!)!.index + 1).toBe(turnsOf(c).filter((t) => t.session === turn.session).length);
+        expect(index + 1).toBe(
+          c.dataset.episodes.find((e) => e.turns.includes(turn))!.turns.filter((t) => t.session === turn.session).length,
+        );
     }
     expect(sessionTurns.size).toBe(1);
     messages += sent.length;
@@ -186,7 +200,7 @@ function checkMemos(peer: ServicePeer, c: ProtocolCheck): void {
     const ids = a.body.info.turn_ids as string[];
     expect(ids).toHaveLength(sent.length);
     sent.forEach((m, i) => {
-      const { turn } = turns.get(ids[i]!)!;
+      const { turn } = turns(a.body.info.rawrag_add, ids[i]!);
       const own = (a.body.user_id as string).endsWith(`~${turn.speaker.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`);
       expect(m.role).toBe(own ? 'user' : 'assistant');
       expect(m.content).toBe(`${turn.speaker}: ${turn.text}`);
@@ -194,7 +208,8 @@ function checkMemos(peer: ServicePeer, c: ProtocolCheck): void {
     });
     perOwner.set(a.body.user_id, (perOwner.get(a.body.user_id) ?? 0) + sent.length);
   }
-  for (const n of perOwner.values()) expect(n).toBe(turnsOf(c).length);
+  // Each owner holds its whole conversation: the episodes' turns, once per speaker.
+  expect([...perOwner.values()].reduce((a, b) => a + b, 0)).toBe(2 * turnsOf(c).length);
   const searches = peer.requests.map((r, i) => [r, i] as const).filter(([r]) => r.path === '/product/search');
   expect(searches.length).toBe(2 * c.questions);
   for (const [s, i] of searches) {
