@@ -261,6 +261,8 @@ describe('score credibility', () => {
         env,
       );
       expect(i.code, i.stderr).toBe(0);
+      // The file's votes are its own judge's: the import's manifest names no rawrag judge.
+      expect(json(join(imp, 'manifest.json')).config.judge.model).toBeNull();
       const out = join(dir, 'imported-rejudged');
       const r = await rawragInProcess(['judge', '--rejudge', imp, '--out', out, ...common()], env);
       expect(r.code, r.stderr).toBe(0);

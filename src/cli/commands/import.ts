@@ -9,7 +9,7 @@ import { fromRoot } from '../../util/paths.js';
 import { RunConfigSchema } from '../../systems/registry.js';
 import { sha256Hex } from '../../util/fsx.js';
 import { readFileSync } from 'node:fs';
-import { addBenchmarkOptions, withOfficialJudge } from '../options.js';
+import { addBenchmarkOptions } from '../options.js';
 
 function format(value: string): ImportFormat {
   if (!(IMPORT_FORMATS as readonly string[]).includes(value))
@@ -47,7 +47,8 @@ export function importCommand(): Command {
       const benchOpts: Record<string, string> = {};
       for (const b of listBenchmarks()) for (const o of b.options) if (given(o.key)) benchOpts[o.key] = String(opts[o.key]);
       if (Object.keys(benchOpts).length) flags.options = benchOpts;
-      const cfg = withOfficialJudge(resolveConfig(mergeLayers(flags), 'command line', RunConfigSchema));
+      // No judge is resolved: rawrag's judge scores nothing here (the file's votes are its own judge's), so the manifest names none.
+      const cfg = resolveConfig(mergeLayers(flags), 'command line', RunConfigSchema);
       const system = (opts.system as string | undefined) ?? DEFAULT_SYSTEM_OF[fmt];
       let sha = '';
       try {

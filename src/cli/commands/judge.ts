@@ -38,7 +38,7 @@ export function judgeCommand(): Command {
     )
     .option(
       '--rejudge <run-dir>',
-      "re-score an existing run's answers under another judge (--judge-model / --judge-prompt); nothing is re-read",
+      "re-score an existing run's answers under another judge (--judge-model / --judge-prompt) or gold (--gold), --categories narrowing them; nothing is re-read; a new run directory",
     )
     .option(
       '--benchmark <name>',
