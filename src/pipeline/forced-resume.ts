@@ -12,7 +12,10 @@ import { configDifferences } from '../run/identity.js';
 
 /** Human reasons the kept items' scores would be mislabelled; empty when the forced resume is safe. */
 export function mislabelledScores(prevConfig: unknown, config: unknown, previous: ItemRecord[], questions: Question[]): string[] {
-  const judged = previous.filter((i) => i.score !== null && i.details?.judge !== undefined);
+  // Scored by a judge model (not by a fallback metric, which no judge or gold change touches).
+  const judged = previous.filter(
+    (i) => i.score !== null && typeof (i.details?.judge as { model?: unknown } | undefined)?.model === 'string',
+  );
   if (judged.length === 0) return [];
   const judgeOf = (c: unknown) => (c && typeof c === 'object' ? (c as { judge?: unknown }).judge : undefined);
   // Without the new config at hand (a caller that does not pass it), only the gold can be compared.
