@@ -171,3 +171,39 @@ describe.each([
     expect(peer.totalHeld()).toBe(0);
   }, 600_000);
 });
+
+it('rawrag systems lists both with their options, environment, docker compose start commands and vendor protocol', async () => {
+  const r = await rawragInProcess(['systems', '--json'], {});
+  expect(r.code, r.stderr).toBe(0);
+  const { systems, paper_opponents } = JSON.parse(r.stdout) as {
+    systems: Array<{
+      name: string;
+      options: Array<{ key: string; default: unknown }>;
+      env: Array<{ name: string }>;
+      start: string[];
+      protocol: any;
+    }>;
+    paper_opponents: Array<{ name: string; system: string | null; available?: boolean }>;
+  };
+  const defaults = (name: string) => Object.fromEntries(systems.find((s) => s.name === name)!.options.map((o) => [o.key, o.default]));
+  expect(defaults('memmachine')).toMatchObject({ top_k: 50, batch: 10, expand_context: 0, owners: 'per-episode', org: 'universal' });
+  expect(defaults('memos')).toMatchObject({ top_k: 20, batch: 2, owners: 'per-speaker', ready: 'sync', mode: 'fast', pref_top_k: 6 });
+  for (const [name, env, sources] of [
+    ['memmachine', 'MEMMACHINE_API_KEY', /MemMachine\/MemMachine@18f12112 evaluation\/episodic_memory\/restapiv2_locomo_ingest\.py/],
+    ['memos', 'MEMOS_KEY', /MemTensor\/MemOS@be68e2fb evaluation\/scripts\/locomo\/locomo_ingestion\.py/],
+  ] as const) {
+    const s = systems.find((x) => x.name === name)!;
+    expect(s.env.map((e) => e.name)).toContain(env);
+    expect(s.start.join('\n')).toMatch(/docker compose up -d/);
+    expect(s.protocol.sources.join('\n')).toMatch(sources);
+    expect(s.protocol.deviations.length).toBeGreaterThanOrEqual(4);
+  }
+  expect(
+    paper_opponents
+      .filter((o) => o.system === 'memmachine' || o.system === 'memos')
+      .map((o) => o.name)
+      .sort(),
+  ).toEqual(['MemMachine', 'MemOS']);
+  const text = await rawragInProcess(['systems', 'memos'], {});
+  expect(text.stdout).toMatch(/ready +\| "sync" \\| "wait"/);
+});
