@@ -108,11 +108,14 @@ export class FakeMem0 extends MemoryServiceFake {
   failEvents = 0;
   /** Platform: an event's results also hold an entry that is no event (an unknown shape). */
   oddResult = false;
+  /** Platform: polls answered RUNNING before an event is processed (settable: the background work "finishes"). */
+  eventPolls: number;
   readonly flavour: Mem0Flavour;
 
   constructor(private readonly opts: FakeMem0Options = {}) {
     super(opts.delayMs);
     this.flavour = opts.flavour ?? '2.x';
+    this.eventPolls = opts.eventPolls ?? 1;
   }
 
   isAdd(r: Mem0Request): boolean {
@@ -283,7 +286,7 @@ export class FakeMem0 extends MemoryServiceFake {
     for (const d of [...this.deletes]) if (Date.now() >= d.at) this.finishDelete(d);
     for (const e of this.events.values()) {
       if (e.status === 'SUCCEEDED' || e.status === 'FAILED') continue;
-      if (e.polls < (this.opts.eventPolls ?? 1) + 1 && Date.now() - e.at < (this.opts.processMs ?? 2000)) continue;
+      if (e.polls < this.eventPolls + 1 && Date.now() - e.at < (this.opts.processMs ?? 2000)) continue;
       if (this.failEvents > 0) {
         this.failEvents--;
         e.status = 'FAILED';
