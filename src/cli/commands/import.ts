@@ -31,7 +31,11 @@ export function importCommand(): Command {
         .join(' | ')}`,
     )
     .option('--system <name>', 'the system in the manifest and in `rawrag stats` (default by format: Mem0, EverMemOS, MemOS, external)')
-    .option('--setting <name>', 'the benchmark-setting `rawrag stats` groups by (default <benchmark>/<system>; e.g. locomo/gpt-4o-mini)')
+    .option(
+      '--setting <name>',
+      "the benchmark-setting `rawrag stats` groups by (default <benchmark>/<the file's answering model>, e.g. locomo/gpt-4o-mini, so it pairs with RAW-RAG read by that model; <benchmark>/<system> when the file names none)",
+    )
+    .option('--keep-skipped', "keep the records the format's own scorer skips (mem0-eval: category 5, which Mem0's evals.py drops)")
     .option('--data <path>', "the benchmark's data file the questions are matched against (default: the bundled copy)");
   addBenchmarkOptions(cmd);
   cmd
@@ -55,8 +59,15 @@ export function importCommand(): Command {
       const out =
         (opts.out as string | undefined) ??
         fromRoot('results', `import-${cfg.benchmark}-${system}-${hashOf({ cfg, sha }, 10)}`.replace(/[^A-Za-z0-9._-]/g, '_'));
-      const setting = (opts.setting as string | undefined) ?? `${cfg.benchmark}/${system}`;
-      const r = await importResults({ format: fmt, file, cfg, system, setting, out });
+      const r = await importResults({
+        format: fmt,
+        file,
+        cfg,
+        system,
+        out,
+        keepSkipped: opts.keepSkipped === true,
+        ...(opts.setting ? { setting: opts.setting as string } : {}),
+      });
       process.stdout.write(r.text + '\n');
     });
   return cmd;
