@@ -57,7 +57,7 @@ export function mem0Content(m: ServiceMessage, captions: boolean): string {
 const OSS_NOTE =
   "Mem0's open-source server does not report its mem0ai version; mem0ai >= 2.0 (what a fresh server image installs: server/requirements.txt asks for mem0ai>=0.1.48) is add-only — it returns only ADD events and drops duplicates silently — so a write audit of this run can show 0 % mutations by construction. The paper's audit (UPDATE+DELETE 4.39 % of Mem0's proposals) needs a server with mem0ai < 2.0 and its proposal log (rawrag memory audit RUN --proposals FILE), or --system agentic-memory.";
 const PLATFORM_NOTE =
-  "Mem0's platform adds through its v3 pipeline, additive by its own description (docs/openapi.json, POST /v3/memories/add/: 'the V3 additive pipeline'): it returns only ADD events, so its write audit shows 0 % mutations by construction. Mem0's published LoCoMo figures came from the earlier add API (POST /v1/memories/ with version v2), which could UPDATE and DELETE.";
+  "Mem0's platform adds through its v3 pipeline, additive by its own description (docs/openapi.json, POST /v3/memories/add/: 'the V3 additive pipeline'): it returns only ADD events, so its write audit shows 0 % mutations by construction. Mem0's published LoCoMo figures came from the earlier add API (POST /v1/memories/ with version v2), which could UPDATE and DELETE. The paper's audit (UPDATE+DELETE 4.39 % of Mem0's proposals) needs a server with mem0ai < 2.0 and its proposal log (rawrag memory audit RUN --proposals FILE), or --system agentic-memory.";
 
 export class Mem0Service implements MemoryService {
   readonly system = 'Mem0';
