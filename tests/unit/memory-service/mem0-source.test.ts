@@ -118,7 +118,10 @@ describe('mem0 (open-source server API)', () => {
     expect(item.evidence_turns).toContain('D3:1');
     // The service replaced the memory's metadata with the updating add's (session 3): rawrag's own record
     // of the adds behind it keeps the creating add's turns too (its text is made from both).
-    expect(server.ownerMemories(adds[0]!.body.user_id).find((m) => m.memory.includes('Berlin'))!.metadata.turn_ids).toEqual(['D3:1', 'D3:2']);
+    expect(server.ownerMemories(adds[0]!.body.user_id).find((m) => m.memory.includes('Berlin'))!.metadata.turn_ids).toEqual([
+      'D3:1',
+      'D3:2',
+    ]);
     expect(item.evidence_turns).toEqual(expect.arrayContaining(['D2:1', 'D2:2', 'D3:1', 'D3:2']));
     expect(item.coverage).toEqual({ all: true, any: true });
     expect(item.evidence_tokens).toBeGreaterThan(10);
