@@ -40,6 +40,11 @@ export const WriteDecisionSchema = z
     seq: z.number().int().nonnegative().optional(),
     /** Why the system did something other than the proposal (duplicate, low-confidence, add-only, no-target, ...). */
     reason: z.string().optional(),
+    /**
+     * What the line records: `proposal` (what a write LLM proposed; the default) or `event` (what a
+     * service's reply said it did: Mem0's add events). The audit keeps the two apart (src/audit/layers.ts).
+     */
+    layer: z.enum(['proposal', 'event']).optional(),
   })
   .strict();
 export type WriteDecision = z.infer<typeof WriteDecisionSchema>;

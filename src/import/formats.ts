@@ -9,7 +9,9 @@
  * - `memos`: MemOS's evaluation, `<frame>_locomo_judged.json` (`locomo_exp_user_<i>`: [{question,
  *   answer, golden_answer, category, llm_judgments}]);
  * - `mem0-eval`: mem0's evaluation/, the JSON of evals.py (`"<i>"`: [{question, answer, response,
- *   category, llm_score}]) or of its search step (the same without `llm_score`: no votes);
+ *   category, llm_score}]) or of its search step (the same without `llm_score`: no votes, and the
+ *   category-5 rows evals.py skips, evaluation/evals.py@9315e3036^ L22-24: dropped here too unless
+ *   asked to keep them);
  * - `jsonl`: one object a line, {conversation | episode, question, answer, votes?}.
  */
 import { readFileSync } from 'node:fs';
@@ -29,6 +31,8 @@ export interface ImportedRecord {
   votes: number[] | null;
   /** Where in the file, for messages (`detailed_results.locomo_exp_user_3[12]`, `line 7`). */
   place: string;
+  /** The benchmark's category as the file gives it, where it does. */
+  category?: string | null;
 }
 
 export interface ImportedFile {
@@ -38,6 +42,10 @@ export interface ImportedFile {
   records: ImportedRecord[];
   /** The judge model the file names, when it does. */
   judge: string | null;
+  /** The model that wrote the answers, when the file names it (EverMemOS `metadata.answer_model`). */
+  answerModel: string | null;
+  /** What reading the file left out or assumed, said with the import. */
+  notes: string[];
   /** The file's own headline accuracy, when it states one (EverMemOS `accuracy`), to compare with. */
   claimed: number | null;
 }
@@ -96,10 +104,17 @@ function groupConversation(group: string, file: string, place: string): { index:
   return { index };
 }
 
-function readEverMemOS(data: unknown, file: string): Omit<ImportedFile, 'format' | 'file' | 'sha256'> {
+type Body = Omit<ImportedFile, 'format' | 'file' | 'sha256'>;
+
+export interface ReadOptions {
+  /** Keep the records the format's own scorer skips (mem0-eval: category 5). */
+  keepSkipped?: boolean;
+}
+
+function readEverMemOS(data: unknown, file: string): Body {
   const top = (data ?? {}) as {
     detailed_results?: unknown;
-    metadata?: { model?: unknown };
+    metadata?: { model?: unknown; judge_model?: unknown; answer_model?: unknown };
     accuracy?: unknown;
     overall_accuracy?: unknown;
   };
@@ -130,10 +145,12 @@ function readEverMemOS(data: unknown, file: string): Omit<ImportedFile, 'format'
     ? d.map((o, i) => read((o ?? {}) as Record<string, unknown>, `[${i}]`, null))
     : grouped(d, file, (o, place, group) => read(o, place, group));
   const claimed = typeof top.accuracy === 'number' ? top.accuracy : typeof top.overall_accuracy === 'number' ? top.overall_accuracy : null;
-  return { records, judge: str(top.metadata?.model), claimed };
+  // EverMemOS's judge writes `metadata.model`; the published result files name `judge_model` and `answer_model`.
+  const judge = str(top.metadata?.judge_model) ?? str(top.metadata?.model);
+  return { records, judge, answerModel: str(top.metadata?.answer_model), claimed, notes: [] };
 }
 
-function readMemOS(data: unknown, file: string): Omit<ImportedFile, 'format' | 'file' | 'sha256'> {
+function readMemOS(data: unknown, file: string): Body {
   const records = grouped(data, file, (o, place, group) => ({
     conversation: groupConversation(group, file, place),
     question: need(o, 'question', file, place),
@@ -142,11 +159,12 @@ function readMemOS(data: unknown, file: string): Omit<ImportedFile, 'format' | '
     votes: judgmentVotes(o.llm_judgments, place, file),
     place,
   }));
-  return { records, judge: null, claimed: null };
+  return { records, judge: null, answerModel: null, claimed: null, notes: [] };
 }
 
-function readMem0(data: unknown, file: string): Omit<ImportedFile, 'format' | 'file' | 'sha256'> {
-  const records = grouped(data, file, (o, place, group) => {
+function readMem0(data: unknown, file: string, opts: ReadOptions): Body {
+  let skipped = 0;
+  const all = grouped(data, file, (o, place, group) => {
     const score = o.llm_score;
     if (score !== undefined && !(typeof score === 'number' && score >= 0 && score <= 1))
       throw new InputError('"llm_score" must be 0 or 1', { file, place: `${place}.llm_score` });
@@ -157,12 +175,24 @@ function readMem0(data: unknown, file: string): Omit<ImportedFile, 'format' | 'f
       gold: str(o.answer),
       votes: typeof score === 'number' ? [score] : null,
       place,
+      category: str(o.category),
     };
   });
-  return { records, judge: null, claimed: null };
+  // Mem0's evals.py skips category 5 (adversarial) before judging; its search step still holds those rows.
+  const records = all.filter((r) => {
+    const skip = !opts.keepSkipped && r.category === '5';
+    if (skip) skipped++;
+    return !skip;
+  });
+  const notes = skipped
+    ? [
+        `${skipped} category-5 rows left out, as Mem0's evals.py skips them (evaluation/evals.py L22-24); --keep-skipped keeps them (then give the benchmark's categories to match them, e.g. --categories 1,2,3,4,5)`,
+      ]
+    : [];
+  return { records, judge: null, answerModel: null, claimed: null, notes };
 }
 
-function readJsonl(text: string, file: string): Omit<ImportedFile, 'format' | 'file' | 'sha256'> {
+function readJsonl(text: string, file: string): Body {
   const records: ImportedRecord[] = [];
   text.split(/\r?\n/).forEach((raw, i) => {
     if (raw.trim() === '') return;
@@ -201,10 +231,10 @@ function readJsonl(text: string, file: string): Omit<ImportedFile, 'format' | 'f
       place,
     });
   });
-  return { records, judge: null, claimed: null };
+  return { records, judge: null, answerModel: null, claimed: null, notes: [] };
 }
 
-export function readImportFile(format: ImportFormat, file: string): ImportedFile {
+export function readImportFile(format: ImportFormat, file: string, opts: ReadOptions = {}): ImportedFile {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -218,7 +248,7 @@ export function readImportFile(format: ImportFormat, file: string): ImportedFile
         ? readEverMemOS(parseJsonText(text, file), file)
         : format === 'memos'
           ? readMemOS(parseJsonText(text, file), file)
-          : readMem0(parseJsonText(text, file), file);
+          : readMem0(parseJsonText(text, file), file, opts);
   if (body.records.length === 0) throw new InputError('no questions in the file', { file });
   return { format, file, sha256: sha256Hex(text), ...body };
 }

@@ -34,9 +34,14 @@ export interface ImportRequest {
   /** benchmark, data, options (the selection the file is matched against). */
   cfg: RunConfig;
   system: string;
-  /** The setting asked for (--setting); default `<data>/<system>`. Either way its data half is the options' (`locomo/gold=audited/...`). */
+  /**
+   * The setting asked for (--setting); default `<data>/<the file's answering model>`, else `<data>/<system>`.
+   * Either way its data half is the options' (`locomo/gold=audited/...`).
+   */
   setting?: string;
   out: string;
+  /** Keep the records the format's own scorer skips (mem0-eval: category 5). */
+  keepSkipped?: boolean;
 }
 
 /**
@@ -73,13 +78,14 @@ const shown = (p: string) => (relative(process.cwd(), p).startsWith('..') ? p : 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 export async function importResults(req: ImportRequest): Promise<{ dir: string; text: string; items: ItemRecord[] }> {
-  const imported = readImportFile(req.format, req.file);
+  const imported = readImportFile(req.format, req.file, { keepSkipped: req.keepSkipped });
   const { benchmark, dataset, questions } = await loadRunInputs(req.cfg);
   const selected = { ...dataset, questions };
   const matched = matchRecords(imported, selected, benchmark.name);
   refuseVotesOnAnotherGold(matched, imported.file);
   // Another gold or question set is another setting, as for `run` and `judge`: never paired with the release's.
-  const setting = judgedSetting(dataSetting(benchmark, req.cfg.options, dataset), req.setting, req.system);
+  // The model that answered names it, as a rawrag run's reader does: the import pairs with RAW-RAG read by that model.
+  const setting = judgedSetting(dataSetting(benchmark, req.cfg.options, dataset), req.setting, imported.answerModel ?? req.system);
   const dir = resolve(req.out);
   const manifestPath = join(dir, 'manifest.json');
   if (existsSync(manifestPath)) {
@@ -110,12 +116,16 @@ export async function importResults(req: ImportRequest): Promise<{ dir: string; 
     setting,
     status: 'complete',
     ...(imported.judge ? { judge: imported.judge } : {}),
+    ...(imported.answerModel ? { reader: imported.answerModel } : {}),
     imported_from: {
       format: imported.format,
       file: resolve(req.file),
       sha256: imported.sha256,
       records: imported.records.length,
       claimed_accuracy: imported.claimed,
+      answer_model: imported.answerModel,
+      judge_model: imported.judge,
+      notes: imported.notes,
     },
     config: req.cfg,
     dataset: { ...dataset.source, warnings: [] },
@@ -154,8 +164,13 @@ export async function importResults(req: ImportRequest): Promise<{ dir: string; 
     .sort((a, b) => rank(a[0]) - rank(b[0]) || a[0].localeCompare(b[0]))
     .map(([t, s]) => [t, s.length, (mean(s) * 100).toFixed(2)]);
   if (voted.length) rows.push(['overall', voted.length, (mean(voted.map((i) => i.score!)) * 100).toFixed(2)]);
+  const models = [imported.answerModel && `answers by ${imported.answerModel}`, imported.judge && `judged by ${imported.judge}`].filter(
+    Boolean,
+  );
   const lines = [
     `imported ${items.length} answers of ${req.system} on ${benchmark.name} from ${req.file} (${imported.format}; ${items.length} of the ${questions.length} selected questions)`,
+    `setting: ${setting}${models.length ? ` (${models.join(', ')})` : ''}`,
+    ...imported.notes.map((n) => `NOTE: ${n}`),
     '',
     voted.length ? markdownTable(['type', 'n judged', 'mean judge score %'], rows) : 'no judge votes in the file',
   ];

@@ -161,7 +161,7 @@ describe.each([
 
   it("rawrag memory purge leaves the service empty for the run's owners", async () => {
     for (const dir of [out, join(root, 'killed')]) {
-      const episodes = [...new Set(ingestLog(dir).map((l) => l.episode as string))];
+      const episodes = [...new Set(ingestLog(dir).flatMap((l) => (l.episode ? [l.episode as string] : [])))];
       for (const ep of episodes) {
         const p = await rawragInProcess(['memory', 'purge', dir, '--owner', ep], env);
         expect(p.code, p.stderr).toBe(0);

@@ -157,7 +157,7 @@ describe.each(services.map((s) => s.name))('memory service %s', (name) => {
     expect(oracle.code, oracle.stderr).toBe(0);
     expect(JSON.parse(oracle.stdout).errors).toBe(0);
     for (const dir of ['main', 'faults', 'killed']) {
-      const episodes = [...new Set(ingestLog(join(root, dir)).map((l) => l.episode as string))];
+      const episodes = [...new Set(ingestLog(join(root, dir)).flatMap((l) => (typeof l.episode === 'string' ? [l.episode] : [])))];
       for (const ep of episodes) {
         const p = await rawragInProcess(['memory', 'purge', join(root, dir), '--owner', ep], env);
         expect(p.code, p.stderr).toBe(0);

@@ -6,6 +6,9 @@
  * MemoryServiceFake, or a fault-injecting proxy in front of a sidecar).
  */
 import { expect } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from './cli.js';
 import type { Dataset } from '../../src/core/schema.js';
 import type { RecordedRequest } from './loopback-server.js';
 import type { ServiceFault } from './memory-service-fake.js';
@@ -56,15 +59,43 @@ export const SERVICE_FIXTURES: Record<string, ServiceFixture> = {
     start: () => new FakeMem0().start(),
     options: (p) => [`url=${p.url}`],
     checkProtocol(peer, c) {
+      // Mem0's own LoCoMo evaluation (evaluation/src/memzero/add.py, search.py @9315e3036^): two owners
+      // per conversation, every message in both with mirrored roles, `Name: text` without captions, two
+      // messages per add within a session, the session's date as metadata `timestamp`, Mem0's custom
+      // instructions; each question searched in both owners with top_k 30.
       const adds = peer.requests.filter((r) => peer.isAdd(r) && r.fault === null);
-      // Every turn of the episode is added (once per owner), two messages per add, with rawrag's metadata.
-      const owners = new Set(adds.map((a) => a.body.user_id as string));
-      const messages = adds.reduce((n, a) => n + a.body.messages.length, 0);
-      expect(messages).toBe(turnsOf(c).length * owners.size);
-      for (const a of adds) expect(a.body.messages.length).toBeLessThanOrEqual(2);
-      expect(adds.every((a) => typeof a.body.metadata?.rawrag_add === 'string')).toBe(true);
-      const searches = peer.requests.filter((r) => r.path === '/search');
-      expect(searches.length).toBe(c.questions * owners.size);
+      const turns = new Map(turnsOf(c).map((t) => [t.id, t]));
+      const owners = [...new Set(adds.map((a) => a.body.user_id as string))];
+      expect(owners).toHaveLength(2 * c.episodes.length);
+      const instructions = readFileSync(join(ROOT, 'configs/prompts/mem0-custom-instructions.txt'), 'utf8');
+      const userSpeakers = new Map<string, Set<string>>();
+      for (const a of adds) {
+        const ids = a.body.metadata.turn_ids as string[];
+        expect(a.body.messages).toHaveLength(ids.length);
+        expect(ids.length).toBeLessThanOrEqual(2);
+        const sessionTurns = [...turns.values()].filter((t) => t.session === turns.get(ids[0]!)!.session);
+        if (ids.length === 1) expect(sessionTurns[sessionTurns.length - 1]!.id).toBe(ids[0]);
+        expect(a.body.metadata).toMatchObject({ rawrag_add: expect.any(String), timestamp: turns.get(ids[0]!)!.date });
+        expect(a.body.prompt).toBe(instructions);
+        a.body.messages.forEach((m: { role: string; content: string }, i: number) => {
+          const t = turns.get(ids[i]!)!;
+          expect(m.content).toBe(`${t.speaker}: ${t.text}`);
+          if (m.role === 'user') userSpeakers.set(a.body.user_id, (userSpeakers.get(a.body.user_id) ?? new Set()).add(t.speaker));
+          else expect(m.role).toBe('assistant');
+        });
+      }
+      // Each owner is one speaker's store (that speaker alone as `user`), and holds every turn.
+      for (const o of owners) {
+        expect(userSpeakers.get(o)?.size).toBe(1);
+        expect(adds.filter((a) => a.body.user_id === o).reduce((n, a) => n + a.body.messages.length, 0)).toBe(
+          turnsOf({ ...c, episodes: c.episodes.filter((e) => o.includes(`-${e}~`)) }).length,
+        );
+      }
+      expect(new Set(owners.map((o) => [...userSpeakers.get(o)!][0])).size).toBe(owners.length);
+      const searches = peer.requests.filter((r) => r.path === '/search' && r.fault === null);
+      expect(searches.length).toBe(c.questions * 2);
+      for (const q of searches) expect(q.body).toMatchObject({ top_k: 30, filters: { user_id: expect.any(String) } });
+      expect(new Set(searches.map((q) => q.body.filters.user_id))).toEqual(new Set(owners));
     },
   },
   http: {

@@ -33,8 +33,9 @@ export function importCommand(): Command {
     .option('--system <name>', 'the system in the manifest and in `rawrag stats` (default by format: Mem0, EverMemOS, MemOS, external)')
     .option(
       '--setting <name>',
-      'the benchmark-setting `rawrag stats` groups by (default <data>/<system>, the data half from the options: locomo/Mem0, locomo/gold=audited/Mem0; e.g. locomo/gpt-4o-mini)',
+      "the benchmark-setting `rawrag stats` groups by (default <data>/<the file's answering model>, so it pairs with RAW-RAG read by that model, else <data>/<system>; the data half from the options: locomo/gpt-4o-mini, locomo/gold=audited/gpt-4o-mini)",
     )
+    .option('--keep-skipped', "keep the records the format's own scorer skips (mem0-eval: category 5, which Mem0's evals.py drops)")
     .option('--data <path>', "the benchmark's data file the questions are matched against (default: the bundled copy)");
   addBenchmarkOptions(cmd);
   cmd
@@ -59,7 +60,15 @@ export function importCommand(): Command {
       const out =
         (opts.out as string | undefined) ??
         fromRoot('results', `import-${cfg.benchmark}-${system}-${hashOf({ cfg, sha }, 10)}`.replace(/[^A-Za-z0-9._-]/g, '_'));
-      const r = await importResults({ format: fmt, file, cfg, system, out, ...(opts.setting ? { setting: opts.setting as string } : {}) });
+      const r = await importResults({
+        format: fmt,
+        file,
+        cfg,
+        system,
+        out,
+        keepSkipped: opts.keepSkipped === true,
+        ...(opts.setting ? { setting: opts.setting as string } : {}),
+      });
       process.stdout.write(r.text + '\n');
     });
   return cmd;

@@ -2,7 +2,7 @@
  * `rawrag memory show | purge`: a run's memory store, through its system's `store` capability
  * (src/core/system.ts): what it holds, and deleting one owner's data physically.
  */
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { join } from 'node:path';
 import { RunConfigSchema, storeOfRun, type System } from '../../systems/registry.js';
 import type { RunConfig } from '../../config/schema.js';
@@ -11,7 +11,7 @@ import { readJsonFile } from '../../util/fsx.js';
 import { UsageError } from '../../util/errors.js';
 import { addSystemOptionFlag } from '../options.js';
 import { systemOptionLayer } from '../system-options.js';
-import { auditDecisions, renderAudit } from '../../audit/write-audit.js';
+import { auditLayers, renderLayers } from '../../audit/layers.js';
 import { decisionSource } from '../../audit/sources.js';
 import { positiveInt, integer } from '../../util/flags.js';
 
@@ -29,6 +29,11 @@ function configWithOptions(runDir: string, system: System, pairs: string[] | und
     throw new UsageError(`-S: ${issue.path.slice(1).join('.') || issue.path.join('.')}: ${issue.message}`);
   }
   return parsed.data;
+}
+
+function layerArg(value: string): 'proposals' | 'events' {
+  if (value !== 'proposals' && value !== 'events') throw new InvalidArgumentError(`'${value}' is not one of proposals, events.`);
+  return value;
 }
 
 export function memoryCommand(): Command {
@@ -62,24 +67,43 @@ export function memoryCommand(): Command {
   cmd
     .command('audit')
     .description(
-      'The write-decision table of runs (agentic memory) or imported decision logs (JSONL: episode, operation, memory_id, old_text, new_text): distribution, proposed vs effective mutations, repeated / malformed / no-op shares, per-episode rates with bootstrap CIs',
+      "The write audit of runs or decision logs in three layers, each over its own denominator: proposals (what the write LLM proposed, NONE included: the paper's audit), returned events (what a memory service said it did), effective changes (what changed in the store); an add-only service named as such",
     )
-    .argument('<runs...>', 'run directories or decision-log files')
+    .argument('<runs...>', 'run directories or decision-log files (JSONL: episode, operation, memory_id, old_text, new_text)')
     .option('--benchmark <name>', "the benchmark an imported log belongs to (prints the paper's figures for it)")
+    .option(
+      '--proposals <file>',
+      "a proposal log (the same JSONL format) to audit beside a run's returned events, e.g. the proposals mem0ai < 2.0 logs",
+    )
+    .option(
+      '--layer <layer>',
+      'what a decision-log file given directly records: proposals (default, unless its lines say layer "event") or events',
+      layerArg,
+    )
     .option('--no-episodes', 'leave out the per-episode table')
     .option('--resamples <n>', 'bootstrap resamples over episodes (default 2000)', positiveInt)
     .option('--seed <n>', 'bootstrap seed (default 0)', integer)
     .option('--json', 'print the audits as JSON')
-    .action((runs: string[], opts: { benchmark?: string; episodes?: boolean; resamples?: number; seed?: number; json?: boolean }) => {
-      const audits = runs.map((r) => {
-        const src = decisionSource(r, opts);
-        return auditDecisions(src.decisions, src, { resamples: opts.resamples, seed: opts.seed });
-      });
-      process.stdout.write(
-        opts.json
-          ? JSON.stringify({ audits }, null, 2) + '\n'
-          : audits.map((a) => renderAudit(a, { episodes: opts.episodes })).join('\n\n') + '\n',
-      );
-    });
+    .action(
+      (
+        runs: string[],
+        opts: {
+          benchmark?: string;
+          proposals?: string;
+          layer?: 'proposals' | 'events';
+          episodes?: boolean;
+          resamples?: number;
+          seed?: number;
+          json?: boolean;
+        },
+      ) => {
+        const audits = runs.map((r) => auditLayers(decisionSource(r, opts), { resamples: opts.resamples, seed: opts.seed }));
+        process.stdout.write(
+          opts.json
+            ? JSON.stringify({ audits }, null, 2) + '\n'
+            : audits.map((a) => renderLayers(a, { episodes: opts.episodes })).join('\n\n') + '\n',
+        );
+      },
+    );
   return cmd;
 }

@@ -1,89 +1,79 @@
 /**
  * Mem0's two REST APIs as a MemoryService (src/systems/memory-service/service.ts), read from
  * mem0ai/mem0:
- * - the open-source server (server/main.py): `POST /memories` {messages, user_id, metadata} ->
- *   {results: [{id, memory, event, previous_memory?}]}; `POST /search` {query, filters: {user_id},
- *   top_k}; `GET` / `DELETE /memories?user_id=`; key in `X-API-Key`;
- * - the hosted platform (mem0/client/main.py, docs/openapi.json): `POST /v3/memories/add/`
- *   {messages, user_id, metadata, timestamp} -> {event_id, status: PENDING}, polled at
- *   `GET /v1/event/{event_id}/` until SUCCEEDED (its `results` carry the events);
- *   `POST /v3/memories/search/` {query, filters: {user_id}, top_k}; `POST /v3/memories/` {filters}
- *   (paginated) to list; `DELETE /v1/memories/?user_id=`; key as `Authorization: Token <key>`.
- * The OSS server keeps the creation time of ingest, not of the conversation, so the turns' date
- * travels in metadata on both; the platform also gets it as `timestamp` (it backdates memories).
+ * - the open-source server (server/main.py): `POST /memories` {messages, user_id, metadata, prompt}
+ *   -> {results: [{id, memory, event, previous_memory?}]}; `POST /search` {query, filters: {user_id},
+ *   top_k}; `GET /memories?user_id=&top_k=` (at most 1000, and no `top_k` at all before 2026-06-24:
+ *   the library's default then, 100 before mem0ai 2.0 and 20 since); `DELETE /memories?user_id=`;
+ *   key in `X-API-Key`. It does not report its mem0ai version.
+ * - the hosted platform (mem0/client/main.py, docs/openapi.json): `GET /v1/ping/` (the SDK's key
+ *   check); `POST /v3/memories/add/` {messages, user_id, metadata, timestamp, custom_instructions}
+ *   -> {event_id, status: PENDING}, polled at `GET /v1/event/{event_id}/` until SUCCEEDED (its
+ *   `results` carry the events) or FAILED; `POST /v3/memories/search/` {query, filters, top_k};
+ *   `POST /v3/memories/?page=&page_size=` {filters} (paginated, `next`); `DELETE /v1/memories/?user_id=`
+ *   (queued: "Delete in progress"); key as `Authorization: Token <key>`.
+ * Messages are Mem0's own evaluation's (evaluation/src/memzero/add.py@9315e3036^ L105-113):
+ * `Name: text`, the owner's own speaker as `user`, no image captions; the session's date in metadata
+ * as `timestamp` (L83), beside rawrag's own metadata.
  */
 import { BadReplyError } from '../../providers/errors.js';
 import type { RetryPolicy } from '../../providers/retry.js';
-import { JsonService, sleep, type ServiceTransport } from '../memory-service/http.js';
+import { JsonService, pollUntil, PollTimeout, type ServiceTransport } from '../memory-service/http.js';
 import {
-  eventKind,
+  AcceptedAddFailed,
   metadataOf,
-  readMetadata,
   type AddCall,
-  type AddEvent,
+  type AddHooks,
   type AddOutcome,
   type MemoryService,
   type ServiceMemory,
+  type ServiceMessage,
+  type ServiceProbe,
 } from '../memory-service/service.js';
+import { memoriesOf, ossAddOutcome, outcomeOf } from './replies.js';
 
 export type Mem0Api = 'oss' | 'platform';
 
-function memoriesOf(reply: unknown): unknown[] {
-  if (Array.isArray(reply)) return reply;
-  const r = reply as { results?: unknown; memories?: unknown } | null;
-  if (r && Array.isArray(r.results)) return r.results;
-  if (r && Array.isArray(r.memories)) return r.memories;
-  throw new BadReplyError(`expected {"results": [...]}, got ${JSON.stringify(reply)?.slice(0, 200)}`, false);
+export interface Mem0Options {
+  api: Mem0Api;
+  /** Append image captions to the text (Mem0's evaluation sends the text alone). */
+  captions: boolean;
+  /** Extraction instructions sent with every add (Mem0's evaluation's custom instructions), or null. */
+  instructions: string | null;
+  /** How long to wait for one accepted add (the platform's event) before giving up for this run (ms). */
+  waitMs: number;
 }
 
-export function toMemory(m: unknown): ServiceMemory | null {
-  const o = (m ?? {}) as Record<string, unknown>;
-  const text =
-    typeof o.memory === 'string'
-      ? o.memory
-      : typeof (o.data as { memory?: unknown })?.memory === 'string'
-        ? String((o.data as { memory: string }).memory)
-        : null;
-  if (typeof o.id !== 'string' || text === null) return null;
-  const meta = readMetadata(o.metadata);
-  return {
-    id: o.id,
-    memory: text,
-    score: typeof o.score === 'number' ? o.score : null,
-    date: meta.date ?? (typeof o.created_at === 'string' ? o.created_at : null),
-    turnIds: meta.turnIds,
-    addKey: meta.addKey,
-  };
+/** The OSS server's listing cap, and the library defaults an older server (no `top_k` on GET /memories) lists at. */
+const OSS_LIST_MAX = 1000;
+const LIBRARY_LIST_DEFAULTS = [20, 100];
+
+/** A message as Mem0's evaluation wrote it: `Name: text` for a named speaker, the text alone for user / assistant. */
+export function mem0Content(m: ServiceMessage, captions: boolean): string {
+  if (captions) return m.content;
+  return m.content.startsWith(`${m.speaker}: `) ? `${m.speaker}: ${m.text}` : m.text;
 }
 
-/** Mem0's add results (`{id, memory, event, previous_memory}`, the platform's `data.memory` too) as events. */
-export function toEvents(results: unknown[]): AddEvent[] {
-  const out: AddEvent[] = [];
-  for (const r of results) {
-    const o = (r ?? {}) as Record<string, unknown>;
-    const event = eventKind(o.event);
-    if (!event) continue;
-    const data = (o.data ?? {}) as Record<string, unknown>;
-    const memory = typeof o.memory === 'string' ? o.memory : typeof data.memory === 'string' ? data.memory : null;
-    const previous = typeof o.previous_memory === 'string' ? o.previous_memory : typeof o.old_memory === 'string' ? o.old_memory : null;
-    out.push({ id: typeof o.id === 'string' ? o.id : null, event, memory, previous });
-  }
-  return out;
-}
+const OSS_NOTE =
+  "Mem0's open-source server does not report its mem0ai version; mem0ai >= 2.0 (what a fresh server image installs: server/requirements.txt asks for mem0ai>=0.1.48) is add-only — it returns only ADD events and drops duplicates silently — so a write audit of this run can show 0 % mutations by construction. The paper's audit (UPDATE+DELETE 4.39 % of Mem0's proposals) needs a server with mem0ai < 2.0 and its proposal log (rawrag memory audit RUN --proposals FILE), or --system agentic-memory.";
+const PLATFORM_NOTE =
+  "Mem0's platform adds through its v3 pipeline, additive by its own description (docs/openapi.json, POST /v3/memories/add/: 'the V3 additive pipeline'): it returns only ADD events, so its write audit shows 0 % mutations by construction. Mem0's published LoCoMo figures came from the earlier add API (POST /v1/memories/ with version v2), which could UPDATE and DELETE. The paper's audit (UPDATE+DELETE 4.39 % of Mem0's proposals) needs a server with mem0ai < 2.0 and its proposal log (rawrag memory audit RUN --proposals FILE), or --system agentic-memory.";
 
 export class Mem0Service implements MemoryService {
   readonly system = 'Mem0';
   readonly api: string;
   private readonly http: JsonService;
+  /** Listings that came back at a cap (the OSS server cannot page): a lost reply was looked for by a filtered search too. */
+  private cappedLists = 0;
 
   constructor(
     readonly url: string,
-    private readonly which: Mem0Api,
+    private readonly opts: Mem0Options,
     key: string | undefined,
     private readonly transport: ServiceTransport,
   ) {
-    this.api = `mem0-${which}`;
-    const headers: Record<string, string> = key ? (which === 'platform' ? { authorization: `Token ${key}` } : { 'x-api-key': key }) : {};
+    this.api = `mem0-${opts.api}`;
+    const headers: Record<string, string> = key ? (opts.api === 'platform' ? { authorization: `Token ${key}` } : { 'x-api-key': key }) : {};
     this.http = new JsonService(url, headers, transport, 'mem0');
   }
 
@@ -91,92 +81,152 @@ export class Mem0Service implements MemoryService {
     return this.transport.retry;
   }
 
-  async addOnce(call: AddCall): Promise<AddOutcome> {
-    return { events: await this.addEvents(call) };
+  async probe(): Promise<ServiceProbe> {
+    if (this.opts.api === 'oss') return { version: null, notes: [OSS_NOTE] };
+    // The SDK's own first call: a wrong key fails here, before any add.
+    await this.http.request({ method: 'GET', path: '/v1/ping/' });
+    return { version: 'platform v3 API', addOnly: true, notes: [PLATFORM_NOTE] };
   }
 
-  private async addEvents(call: AddCall): Promise<AddEvent[] | null> {
-    const messages = call.messages.map((m) => ({ role: m.role, content: m.content }));
-    const body = { messages, user_id: call.owner, metadata: metadataOf(call) };
-    if (this.which === 'oss') return toEvents(memoriesOf(await this.http.once({ method: 'POST', path: '/memories', body })));
-    const reply = (await this.http.once({
-      method: 'POST',
-      path: '/v3/memories/add/',
-      body: call.timestamp !== null ? { ...body, timestamp: call.timestamp } : body,
-    })) as { event_id?: unknown; status?: unknown; results?: unknown } | null;
-    if (reply && Array.isArray(reply.results)) return toEvents(reply.results);
+  private body(call: AddCall): Record<string, unknown> {
+    return {
+      messages: call.messages.map((m) => ({ role: m.role, content: mem0Content(m, this.opts.captions) })),
+      user_id: call.owner,
+      metadata: { ...metadataOf(call), timestamp: call.date },
+    };
+  }
+
+  async addOnce(call: AddCall, hooks?: AddHooks): Promise<AddOutcome> {
+    const instructions = this.opts.instructions;
+    if (this.opts.api === 'oss') {
+      const body = { ...this.body(call), ...(instructions ? { prompt: instructions } : {}) };
+      return ossAddOutcome(await this.http.once({ method: 'POST', path: '/memories', body }));
+    }
+    const body = {
+      ...this.body(call),
+      ...(call.timestamp !== null ? { timestamp: call.timestamp } : {}),
+      ...(instructions ? { custom_instructions: instructions } : {}),
+    };
+    const reply = (await this.http.once({ method: 'POST', path: '/v3/memories/add/', body })) as Record<string, unknown> | null;
+    // `infer: false` answers at once with the results; otherwise the add is queued as an event.
+    if (reply && Array.isArray(reply.results)) return outcomeOf(reply.results);
     if (!reply || typeof reply.event_id !== 'string')
       throw new BadReplyError(`add returned no event_id: ${JSON.stringify(reply)?.slice(0, 200)}`, false);
-    return this.awaitEvent(reply.event_id);
+    hooks?.accepted(reply.event_id);
+    return this.awaitEvent(call, reply.event_id);
   }
 
-  /** Polls the platform's event until it is done; its results are the add's events. */
-  private async awaitEvent(id: string): Promise<AddEvent[] | null> {
-    const deadline = Date.now() + this.transport.timeoutMs;
-    const step = Math.min(1000, Math.max(1, this.transport.retry.baseDelayMs));
-    for (;;) {
-      const ev = (await this.http.request({ method: 'GET', path: `/v1/event/${encodeURIComponent(id)}/` })) as {
-        status?: string;
-        results?: unknown;
-        error?: unknown;
-      };
-      if (ev?.status === 'SUCCEEDED') return Array.isArray(ev.results) ? toEvents(ev.results) : null;
-      if (ev?.status === 'FAILED')
-        throw new BadReplyError(`the platform's add event ${id} FAILED: ${String(ev.error ?? 'no reason given')}`, false);
-      if (Date.now() > deadline)
-        throw new BadReplyError(
-          `the platform's add event ${id} was still ${ev?.status ?? 'pending'} after ${this.transport.timeoutMs} ms`,
-          false,
-        );
-      await sleep(step);
+  awaitAccepted(call: AddCall, ticket: string, signal?: AbortSignal): Promise<AddOutcome> {
+    return this.awaitEvent(call, ticket, signal);
+  }
+
+  /** Polls the platform's event (backoff up to 5 s) until it is done; its results are the add's events. */
+  private async awaitEvent(call: AddCall, id: string, signal?: AbortSignal): Promise<AddOutcome> {
+    const what = `Mem0's add event ${id} (${call.key})`;
+    try {
+      return await pollUntil(
+        async (report) => {
+          const ev = await this.readEvent(call, id);
+          if ('outcome' in ev) return ev.outcome;
+          report(ev.status);
+          return undefined;
+        },
+        { what, timeoutMs: this.opts.waitMs, firstMs: Math.min(500, Math.max(1, this.transport.retry.baseDelayMs)), maxMs: 5000, signal },
+      );
+    } catch (e) {
+      if (!(e instanceof PollTimeout)) throw e;
+      throw new BadReplyError(
+        `${e.message}: the add was accepted and is recorded with its event; the next run (or --retry-errors) waits on it again rather than sending it twice (-S readyTimeout=SECONDS waits longer)`,
+        false,
+      );
     }
+  }
+
+  private async readEvent(call: AddCall, id: string): Promise<{ outcome: AddOutcome } | { status: string }> {
+    let ev: Record<string, unknown> | null;
+    try {
+      ev = await this.http.request({ method: 'GET', path: `/v1/event/${encodeURIComponent(id)}/` });
+    } catch (e) {
+      if ((e as { status?: number }).status !== 404) throw e;
+      // An event the platform no longer knows: the add's memories tell whether it was done.
+      const found = await this.findAdd(call);
+      if (found.length) return { outcome: { events: null, unread: [{ event_id: id, status: 'not found', memories_found: found }] } };
+      throw new AcceptedAddFailed(`Mem0's add event ${id} is unknown to the platform and no memory holds the add`);
+    }
+    const status = typeof ev?.status === 'string' ? ev.status : 'without a status';
+    if (status === 'SUCCEEDED') return { outcome: Array.isArray(ev!.results) ? outcomeOf(ev!.results) : { events: null, unread: [ev] } };
+    if (status === 'FAILED') throw new AcceptedAddFailed(`Mem0's add event ${id} FAILED: ${String(ev!.error ?? 'no reason given')}`);
+    return { status };
   }
 
   async search(owner: string, query: string, limit: number): Promise<ServiceMemory[]> {
-    const path = this.which === 'oss' ? '/search' : '/v3/memories/search/';
+    const path = this.opts.api === 'oss' ? '/search' : '/v3/memories/search/';
     const reply = await this.http.request({ method: 'POST', path, body: { query, filters: { user_id: owner }, top_k: limit } });
-    return memoriesOf(reply)
-      .map(toMemory)
-      .filter((m): m is ServiceMemory => m !== null)
-      .slice(0, limit);
+    return memoriesOf(reply).slice(0, limit);
   }
 
   async list(owner: string): Promise<ServiceMemory[]> {
-    if (this.which === 'oss') {
-      // Memory.get_all returns 20 by default; server/main.py allows at most 1000 (the most a lost reply can be looked for in).
-      const reply = await this.http.request({ method: 'GET', path: '/memories', query: { user_id: owner, top_k: '1000' } });
-      return memoriesOf(reply)
-        .map(toMemory)
-        .filter((m): m is ServiceMemory => m !== null);
+    return (await this.listing(owner)).memories;
+  }
+
+  /** Every memory of the owner, and whether the listing may have stopped at a cap (the OSS server has no pages). */
+  private async listing(owner: string): Promise<{ memories: ServiceMemory[]; capped: boolean }> {
+    if (this.opts.api === 'oss') {
+      const reply = await this.http.request({ method: 'GET', path: '/memories', query: { user_id: owner, top_k: String(OSS_LIST_MAX) } });
+      const memories = memoriesOf(reply);
+      const capped = memories.length === OSS_LIST_MAX || LIBRARY_LIST_DEFAULTS.includes(memories.length);
+      if (capped) this.cappedLists++;
+      return { memories, capped };
     }
-    const out: ServiceMemory[] = [];
-    for (let page = 1; page <= 1000; page++) {
+    const memories: ServiceMemory[] = [];
+    for (let page = 1; page <= 10_000; page++) {
       const reply = (await this.http.request({
         method: 'POST',
         path: '/v3/memories/',
         query: { page: String(page), page_size: '100' },
         body: { filters: { user_id: owner } },
-      })) as { next?: unknown };
-      out.push(
-        ...memoriesOf(reply)
-          .map(toMemory)
-          .filter((m): m is ServiceMemory => m !== null),
-      );
-      if (Array.isArray(reply) || !reply?.next) break;
+      })) as { next?: unknown } | unknown[];
+      const got = memoriesOf(reply);
+      memories.push(...got);
+      if (Array.isArray(reply) || !reply?.next || got.length === 0) break;
     }
-    return out;
+    return { memories, capped: false };
+  }
+
+  /**
+   * The memories holding `call`'s key. A listing that may have stopped at a cap cannot show an
+   * add's absence: a search filtered on rawrag's metadata (the server passes `filters` on to its
+   * vector store) looks further, with the add's first message as the query.
+   */
+  async findAdd(call: AddCall): Promise<string[]> {
+    const { memories, capped } = await this.listing(call.owner);
+    const found = memories.filter((m) => m.addKey === call.key).map((m) => m.id);
+    if (found.length || !capped || this.opts.api !== 'oss') return found;
+    const query = call.messages[0] ? mem0Content(call.messages[0], this.opts.captions) : call.key;
+    const reply = await this.http.request({
+      method: 'POST',
+      path: '/search',
+      body: { query, filters: { user_id: call.owner, rawrag_add: call.key }, top_k: 100, threshold: 0 },
+    });
+    return memoriesOf(reply)
+      .filter((m) => m.addKey === call.key)
+      .map((m) => m.id);
   }
 
   async deleteOwner(owner: string): Promise<void> {
-    const path = this.which === 'oss' ? '/memories' : '/v1/memories/';
+    const path = this.opts.api === 'oss' ? '/memories' : '/v1/memories/';
     await this.http.request({ method: 'DELETE', path, query: { user_id: owner } });
   }
 
   addFailure(call: AddCall, e: unknown): Error {
-    return this.http.failure({ method: 'POST', path: this.which === 'oss' ? '/memories' : '/v3/memories/add/' }, e);
+    return this.http.failure({ method: 'POST', path: this.opts.api === 'oss' ? '/memories' : '/v3/memories/add/' }, e);
   }
 
   report(): Record<string, unknown> {
-    return { sent: Object.fromEntries([...this.http.sent].sort()), retries: this.http.retries };
+    return {
+      sent: Object.fromEntries([...this.http.sent].sort()),
+      retries: this.http.retries,
+      ...(this.cappedLists ? { capped_listings: this.cappedLists } : {}),
+    };
   }
 }

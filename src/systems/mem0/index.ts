@@ -1,26 +1,39 @@
 /**
- * Mem0 under the same protocol as RAW-RAG (`--system mem0 -S url=URL`): a running Mem0 service —
- * the open-source REST server or the hosted platform — is fed each episode's history through its
- * add API and searched with each question; the memories it returns are the evidence the benchmark's
- * own reader is shown. Ingest is resumable and never adds twice (src/systems/memory-service/), and
- * Mem0's add events become the write-decision log.
+ * Mem0 as Mem0's own LoCoMo evaluation runs it (`--system mem0 -S url=URL`): a running Mem0
+ * service — the open-source REST server or the hosted platform — is fed each conversation through
+ * its add API, one store per speaker with every message in both (mirrored roles, `Name: text`, two
+ * messages per add, the session's date in metadata), and searched in both stores with the question
+ * (top 30 each); both speakers' memories, labelled, are the evidence the benchmark's own reader is
+ * shown. Every part is an option. Ingest is resumable and never adds twice
+ * (src/systems/memory-service/), and Mem0's add events become the write-decision log.
  */
 import { InvalidArgumentError } from 'commander';
 import { z } from 'zod';
+import { promptFile } from '../../scoring/prompts.js';
 import { aliasFlags, serviceSettingsShape, type ServiceSettings } from '../memory-service/config.js';
 import { serviceSystem } from '../memory-service/plugin.js';
 import { Mem0Service, type Mem0Api } from './client.js';
+import { MEM0_PROTOCOL } from './protocol.js';
 
 export const MEM0_SECTION = 'mem0';
 const KEY_ENV = 'MEM0_API_KEY';
+/** configs/prompts/ file of Mem0's evaluation's custom instructions (mem0-SOURCE.md). */
+export const MEM0_INSTRUCTIONS = 'mem0-custom-instructions';
 
 export const Mem0Schema = z
   .object({
-    ...serviceSettingsShape({ keyEnv: KEY_ENV, batch: 2, top_k: 10, owners: 'per-episode' }),
+    ...serviceSettingsShape({ keyEnv: KEY_ENV, batch: 2, top_k: 30, owners: 'per-speaker' }),
     api: z
       .enum(['oss', 'platform'])
       .default('oss')
       .describe("which of Mem0's APIs the URL serves: oss (the open-source server, server/main.py) or platform (the hosted API)"),
+    instructions: z
+      .enum(['mem0-eval', 'none'])
+      .default('mem0-eval')
+      .describe(
+        "extraction instructions sent with every add: mem0-eval (the custom instructions of Mem0's own LoCoMo evaluation, configs/prompts/mem0-custom-instructions.txt) or none (the service's own)",
+      ),
+    captions: z.boolean().default(false).describe("append image captions to a message's text (Mem0's evaluation sends the text alone)"),
   })
   .strict();
 export type Mem0Config = z.infer<typeof Mem0Schema> & ServiceSettings;
@@ -33,7 +46,7 @@ function api(value: string): Mem0Api {
 export const mem0 = serviceSystem<Mem0Config>({
   name: 'mem0',
   section: MEM0_SECTION,
-  description: 'a running Mem0 service (open-source server or platform) through its REST API',
+  description: "a running Mem0 service (open-source server or platform) through its REST API, under Mem0's own LoCoMo protocol",
   about: {
     label: 'Mem0',
     kind: 'service',
@@ -41,9 +54,21 @@ export const mem0 = serviceSystem<Mem0Config>({
       'open-source server: git clone https://github.com/mem0ai/mem0 && cd mem0/server && docker compose up -d   (listens on :8888)',
       'platform: -S api=platform -S url=https://api.mem0.ai with MEM0_API_KEY set',
     ],
+    protocol: MEM0_PROTOCOL,
   },
   schema: Mem0Schema as unknown as z.ZodType<Mem0Config>,
-  connect: (cfg, key, transport) => new Mem0Service(cfg.url!, cfg.api, key, transport),
+  connect: (cfg, key, transport) =>
+    new Mem0Service(
+      cfg.url!,
+      {
+        api: cfg.api,
+        captions: cfg.captions,
+        instructions: cfg.instructions === 'mem0-eval' ? promptFile(MEM0_INSTRUCTIONS) : null,
+        waitMs: cfg.readyTimeout * 1000,
+      },
+      key,
+      transport,
+    ),
   refuse: (cfg, key) => (!key && cfg.api === 'platform' ? `Mem0's platform API needs a key: set ${cfg.keyEnv}` : null),
   aliases: [
     { flags: '--mem0-url <url>', description: 'the same as -S url=URL', config: [MEM0_SECTION, 'url'] },

@@ -21,20 +21,23 @@ export interface DecisionLine {
   new_text: string | null;
   batch: string;
   seq: number;
+  /** The service's returned events, not its LLM's proposals (the audit's second layer). */
+  layer: 'event';
 }
 
 /** Mem0's event fields mapped onto a decision: what was stored before, what is proposed now. */
 export function decisionOf(e: AddEvent, episode: string, batch: string, seq: number): DecisionLine {
+  const at = { batch, seq, layer: 'event' as const };
   switch (e.event) {
     case 'ADD':
-      return { episode, operation: 'ADD', memory_id: e.id, old_text: null, new_text: e.memory, batch, seq };
+      return { episode, operation: 'ADD', memory_id: e.id, old_text: null, new_text: e.memory, ...at };
     case 'UPDATE':
-      return { episode, operation: 'UPDATE', memory_id: e.id, old_text: e.previous, new_text: e.memory, batch, seq };
+      return { episode, operation: 'UPDATE', memory_id: e.id, old_text: e.previous, new_text: e.memory, ...at };
     case 'DELETE':
       // Mem0 reports the deleted memory's text in `memory`.
-      return { episode, operation: 'DELETE', memory_id: e.id, old_text: e.previous ?? e.memory, new_text: null, batch, seq };
+      return { episode, operation: 'DELETE', memory_id: e.id, old_text: e.previous ?? e.memory, new_text: null, ...at };
     case 'NONE':
-      return { episode, operation: 'NONE', memory_id: e.id, old_text: e.memory, new_text: null, batch, seq };
+      return { episode, operation: 'NONE', memory_id: e.id, old_text: e.memory, new_text: null, ...at };
   }
 }
 

@@ -29,8 +29,17 @@ export type IngestLine =
       unread?: unknown[];
       /** The reply was lost (dropped connection, kill) but the service holds the add's memories: not sent again. */
       recovered?: true;
+      /** For a recovered add: the memories found holding its key (their turns are this add's). */
+      found?: string[];
       at: string;
     }
+  /**
+   * The service accepted the add and finishes it in the background (`ticket`: its event or task
+   * id); written before the wait, so a run that stops waiting resumes the wait rather than re-adding.
+   */
+  | { type: 'accepted'; owner: string; episode: string; scope: number; key: string; ticket: string; at: string }
+  /** What the service said about itself (its `probe`), once per process that ingested. */
+  | { type: 'probe'; version: string | null; add_only: boolean | null; notes: string[]; at: string }
   /** Written before an owner's first add is sent: a resume then knows the service may already hold something. */
   | { type: 'begin'; owner: string; episode: string; scope: number; at: string }
   | {
@@ -52,6 +61,8 @@ export interface OwnerState {
   scope: number;
   /** Acknowledged adds by key (since the last purge). */
   adds: Map<string, Extract<IngestLine, { type: 'add' }>>;
+  /** Adds the service accepted but whose result was never read, by key: their tickets. */
+  pending: Map<string, string>;
   complete: boolean;
   /** The complete line's timings, when it has them. */
   addMs: number | null;
@@ -70,6 +81,7 @@ export class IngestLog {
    * metadata when it updates it (Mem0 before 2.0): this record keeps what the metadata loses.
    */
   private readonly memoryTurns = new Map<string, string[]>();
+  private lastProbe: Extract<IngestLine, { type: 'probe' }> | null = null;
 
   constructor(runDir: string) {
     this.path = join(runDir, INGEST_LOG_FILE);
@@ -95,6 +107,10 @@ export class IngestLog {
 
   private apply(v: IngestLine): void {
     this.lines.push(v);
+    if (v.type === 'probe') {
+      this.lastProbe = v;
+      return;
+    }
     if (v.type === 'purged') {
       this.owners.delete(v.owner);
       for (const k of [...this.memoryTurns.keys()]) if (k.startsWith(`${v.owner}\u0000`)) this.memoryTurns.delete(k);
@@ -103,7 +119,10 @@ export class IngestLog {
     const s = this.stateOf(v.owner, v.episode, v.scope);
     if (v.type === 'add') {
       s.adds.set(v.key, v);
+      s.pending.delete(v.key);
       this.remember(v);
+    } else if (v.type === 'accepted') {
+      s.pending.set(v.key, v.ticket);
     } else if (v.type === 'complete') {
       s.complete = true;
       s.addMs = v.add_ms ?? null;
@@ -111,14 +130,29 @@ export class IngestLog {
     }
   }
 
+  /**
+   * The memories an add wrote — those its events ADDed or UPDATEd, or (recovered after a lost
+   * reply) those found holding its key — get its turns, beside the turns they had: a memory's
+   * text after an UPDATE is made from both adds, so both adds' turns are behind it.
+   */
   private remember(v: Extract<IngestLine, { type: 'add' }>): void {
-    for (const e of v.events ?? []) {
-      if (!e.id || (e.event !== 'ADD' && e.event !== 'UPDATE')) continue;
-      const key = `${v.owner}\u0000${e.id}`;
+    // An event that names its own turns (one memory per message) credits those; else the add's.
+    const written: Array<{ id: string; turns: string[] }> = [
+      ...(v.events ?? [])
+        .filter((e) => e.id && (e.event === 'ADD' || e.event === 'UPDATE'))
+        .map((e) => ({ id: e.id!, turns: e.turns ?? v.turns })),
+      ...(v.found ?? []).map((id) => ({ id, turns: v.turns })),
+    ];
+    for (const { id, turns } of written) {
+      const key = `${v.owner}\u0000${id}`;
       const known = this.memoryTurns.get(key);
-      const turns = e.turns ?? v.turns;
       this.memoryTurns.set(key, known ? [...new Set([...known, ...turns])] : [...turns]);
     }
+  }
+
+  /** The service's probe as last recorded (null: none recorded). */
+  probe(): { version: string | null; add_only: boolean | null; notes: string[] } | null {
+    return this.lastProbe ? { version: this.lastProbe.version, add_only: this.lastProbe.add_only, notes: this.lastProbe.notes } : null;
   }
 
   /** The turns of the adds that wrote memory `id` of `owner` (null: no event of this run named it). */
@@ -129,7 +163,7 @@ export class IngestLog {
   private stateOf(owner: string, episode: string, scope: number): OwnerState {
     let s = this.owners.get(owner);
     if (!s) {
-      s = { owner, episode, scope, adds: new Map(), complete: false, addMs: null, readyMs: null };
+      s = { owner, episode, scope, adds: new Map(), pending: new Map(), complete: false, addMs: null, readyMs: null };
       this.owners.set(owner, s);
     }
     return s;
@@ -160,20 +194,22 @@ export class IngestLog {
     return this.lines;
   }
 
-  /** Totals for summaries: acknowledged adds, recovered ones, owners complete, events by kind. */
-  totals(): { adds: number; recovered: number; owners: number; complete: number; events: Record<string, number> } {
+  /** Totals for summaries: acknowledged adds, recovered ones, those whose events the service reported, owners complete, events by kind. */
+  totals(): { adds: number; recovered: number; reported: number; owners: number; complete: number; events: Record<string, number> } {
     const events: Record<string, number> = { ADD: 0, UPDATE: 0, DELETE: 0, NONE: 0 };
     let adds = 0;
     let recovered = 0;
+    let reported = 0;
     let complete = 0;
     for (const s of this.owners.values()) {
       if (s.complete) complete++;
       for (const a of s.adds.values()) {
         adds++;
         if (a.recovered) recovered++;
+        if (a.events) reported++;
         for (const e of a.events ?? []) events[e.event] = (events[e.event] ?? 0) + 1;
       }
     }
-    return { adds, recovered, owners: this.owners.size, complete, events };
+    return { adds, recovered, reported, owners: this.owners.size, complete, events };
   }
 }

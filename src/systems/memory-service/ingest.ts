@@ -11,7 +11,7 @@ import { sleep } from './http.js';
 import type { IngestLog } from './ingest-log.js';
 import type { DecisionWriter } from './decisions.js';
 import type { OwnerPlan } from './plan.js';
-import type { AddCall, AddOutcome, MemoryService } from './service.js';
+import { AcceptedAddFailed, type AddCall, type AddHooks, type AddOutcome, type MemoryService } from './service.js';
 import { appendSnapshot } from './snapshot.js';
 
 export interface IngestFigures {
@@ -33,27 +33,74 @@ export interface OwnerContext {
   signal?: AbortSignal;
 }
 
-/** Whether the service already holds what `call` adds (its key is in a memory's metadata). */
-async function holds(service: MemoryService, call: AddCall): Promise<boolean> {
+/** The memories the service holds from `call` (its key in their metadata): the adapter's own look, else a listing. */
+async function heldFrom(service: MemoryService, call: AddCall): Promise<string[]> {
+  if (service.findAdd) return service.findAdd(call);
   const listed = await service.list(call.owner);
-  return listed !== null && listed.some((m) => m.addKey === call.key);
+  return (listed ?? []).filter((m) => m.addKey === call.key).map((m) => m.id);
 }
 
-/** One add: retried on 429 / 5xx / timeouts / resets / torn replies, but after a lost reply only when the service does not hold it. */
-async function addWithRecovery(service: MemoryService, call: AddCall): Promise<{ outcome: AddOutcome; recovered: boolean }> {
+type Done = { outcome: AddOutcome; recovered: boolean; found?: string[] };
+
+/**
+ * One add: retried on 429 / 5xx / timeouts / resets / torn replies, but after a lost reply only
+ * when the service does not hold it. Once the service has accepted the add for background work
+ * (`accepted`), it is never sent again here: a failed wait is the add's error, and the next run
+ * waits on its ticket; only a service that says the accepted add failed gets it again.
+ */
+async function addWithRecovery(service: MemoryService, call: AddCall, hooks: AddHooks): Promise<Done> {
   for (let attempt = 0; ; attempt++) {
+    let accepted = false;
     try {
-      return { outcome: await service.addOnce(call), recovered: false };
+      const outcome = await service.addOnce(call, {
+        accepted(ticket) {
+          accepted = true;
+          hooks.accepted(ticket);
+        },
+      });
+      return { outcome, recovered: false };
     } catch (e) {
       const info = classifyFailure(e);
-      if (!info.retryable || attempt >= service.retry.maxRetries)
+      const failedThere = e instanceof AcceptedAddFailed;
+      if ((accepted && !failedThere) || (!failedThere && !info.retryable) || attempt >= service.retry.maxRetries)
         throw service.addFailure(call, new RetriesExhausted(e, attempt + 1, info));
-      // A 429 was refused before any work; anything else may have been done with the reply lost.
-      if (info.status !== 429 && (await holds(service, call))) return { outcome: { events: null }, recovered: true };
+      // A 429 was refused before any work, a failed background add stored nothing; anything else may have been done with the reply lost.
+      if (info.status !== 429 && !failedThere) {
+        const found = await heldFrom(service, call);
+        if (found.length) return { outcome: { events: null }, recovered: true, found };
+      }
       await sleep(backoffMs(attempt, service.retry, info.retryAfterMs));
     }
   }
 }
+
+/** An add accepted by an earlier run: wait for its result; if the service says it failed, send it again. */
+async function resumeAccepted(
+  service: MemoryService,
+  call: AddCall,
+  ticket: string,
+  ctx: OwnerContext,
+  hooks: AddHooks,
+): Promise<Done | null> {
+  if (!service.awaitAccepted) return null;
+  try {
+    return { outcome: await service.awaitAccepted(call, ticket, ctx.signal), recovered: false };
+  } catch (e) {
+    if (e instanceof AcceptedAddFailed) return addWithRecovery(service, call, hooks).then(count(ctx, call));
+    throw service.addFailure(call, new RetriesExhausted(e, 1, { retryable: false }));
+  }
+}
+
+/** Counts an add sent by this process in the run's figures (not a recovered one). */
+const count =
+  (ctx: OwnerContext, call: AddCall) =>
+  (done: Done): Done => {
+    if (!done.recovered) {
+      ctx.figures.adds_sent++;
+      ctx.figures.messages_sent += call.messages.length;
+    }
+    return done;
+  };
 
 /** Sends the owner's adds not yet acknowledged, in order; returns when the last one is acknowledged. */
 async function sendAdds(plan: OwnerPlan, ctx: OwnerContext): Promise<void> {
@@ -71,15 +118,16 @@ async function sendAdds(plan: OwnerPlan, ctx: OwnerContext): Promise<void> {
       figures.adds_skipped++;
       continue;
     }
-    let done: { outcome: AddOutcome; recovered: boolean };
-    if (mayBeDone && (await holds(ctx.service, call))) done = { outcome: { events: null }, recovered: true };
-    else {
-      done = await addWithRecovery(ctx.service, call);
-      if (!done.recovered) {
-        figures.adds_sent++;
-        figures.messages_sent += call.messages.length;
-      }
+    const hooks: AddHooks = {
+      accepted: (ticket) => log.append({ type: 'accepted', ...meta, key: call.key, ticket, at: new Date().toISOString() }),
+    };
+    const ticket = state.pending.get(call.key);
+    let earlier: Done | null = ticket !== undefined ? await resumeAccepted(ctx.service, call, ticket, ctx, hooks) : null;
+    if (!earlier && mayBeDone) {
+      const found = await heldFrom(ctx.service, call);
+      if (found.length) earlier = { outcome: { events: null }, recovered: true, found };
     }
+    const done: Done = earlier ?? (await addWithRecovery(ctx.service, call, hooks).then(count(ctx, call)));
     mayBeDone = false;
     if (done.recovered) figures.adds_recovered++;
     const line = {
@@ -91,7 +139,7 @@ async function sendAdds(plan: OwnerPlan, ctx: OwnerContext): Promise<void> {
       turns: call.turnIds,
       events: done.outcome.events,
       ...(done.outcome.unread?.length ? { unread: done.outcome.unread } : {}),
-      ...(done.recovered ? { recovered: true as const } : {}),
+      ...(done.recovered ? { recovered: true as const, found: done.found ?? [] } : {}),
       at: new Date().toISOString(),
     };
     // Acknowledged first (durably), then its decisions: a kill between the two is repaired by the next rebuild.

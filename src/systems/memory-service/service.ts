@@ -58,6 +58,8 @@ export interface AddEvent {
    * memory per message and answers with their ids in order); absent: every turn of the add.
    */
   turns?: string[];
+  /** Fields of the event rawrag does not read (e.g. `actor_id`, `role`), kept as the service sent them. */
+  extra?: Record<string, unknown>;
 }
 
 /**
@@ -68,6 +70,24 @@ export interface AddEvent {
 export interface AddOutcome {
   events: AddEvent[] | null;
   unread?: unknown[];
+}
+
+/**
+ * What the shared layer gives an add while it runs: `accepted(ticket)` records, durably and before
+ * the adapter waits, that the service accepted the add and will finish it in the background (a
+ * platform event id, a task id). A later run that finds the ticket unanswered waits on it
+ * (`awaitAccepted`) instead of sending the add again.
+ */
+export interface AddHooks {
+  accepted(ticket: string): void;
+}
+
+/** Thrown by `awaitAccepted` (or `addOnce`) when the service says an accepted add failed: nothing was stored, so it is sent again. */
+export class AcceptedAddFailed extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AcceptedAddFailed';
+  }
 }
 
 /** A memory as a search (or a listing) returns it. */
@@ -114,7 +134,7 @@ export interface MemoryService {
    * Sends one add, a single attempt (the caller retries, after checking that a failed attempt
    * left nothing behind).
    */
-  addOnce(call: AddCall): Promise<AddOutcome>;
+  addOnce(call: AddCall, hooks?: AddHooks): Promise<AddOutcome>;
   search(owner: string, query: string, limit: number): Promise<ServiceMemory[] | ServiceSearch>;
   /** The owner's memories (retried, every page); null when the service cannot list. */
   list(owner: string): Promise<ServiceMemory[] | null>;
@@ -134,6 +154,17 @@ export interface MemoryService {
    * scheduler wait, task polling), bounded by `timeoutMs`. Absent = searchable once acknowledged.
    */
   awaitReady?(owner: string, calls: readonly AddCall[], timeoutMs: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * Optional: wait for an add the service accepted earlier (its ticket, given to `hooks.accepted`)
+   * to finish, as `addOnce` would have; throws AcceptedAddFailed when the service says it failed.
+   */
+  awaitAccepted?(call: AddCall, ticket: string, signal?: AbortSignal): Promise<AddOutcome>;
+  /**
+   * Optional: the ids of the memories the service holds from `call` (found by its `rawrag_add`
+   * metadata), to tell whether an add whose reply was lost was done; [] when none. Default: a
+   * listing of the owner. An adapter whose listing may be capped looks further (a filtered search).
+   */
+  findAdd?(call: AddCall): Promise<string[]>;
   /** Optional: stop what the adapter started (a sidecar process). */
   close?(): Promise<void>;
 }

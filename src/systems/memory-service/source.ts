@@ -43,7 +43,19 @@ export function serviceSource(service: MemoryService, settings: ServiceSettings,
   const planNotes = new Set<string>();
   const notes: string[] = opts.noCoverage ? [`coverage: ${opts.noCoverage}; coverage is absent for this system, not 0 %`] : [];
   let probed: Promise<ServiceProbe> | null = null;
-  const probe = (): Promise<ServiceProbe> => (probed ??= service.probe?.() ?? Promise.resolve({}));
+  // Asked once per process, and recorded in the ingest log: the audit and later summaries read what the service said.
+  const probe = (): Promise<ServiceProbe> =>
+    (probed ??= (service.probe?.() ?? Promise.resolve({} as ServiceProbe)).then((p) => {
+      if (service.probe)
+        logOf().append({
+          type: 'probe',
+          version: p.version ?? null,
+          add_only: p.addOnly ?? null,
+          notes: p.notes ?? [],
+          at: new Date().toISOString(),
+        });
+      return p;
+    }));
   const building = new Map<string, Promise<Record<string, number>>>();
 
   const ingest = async (ep: IngestedEpisode, plan: EpisodePlan): Promise<Record<string, number>> => {
@@ -141,6 +153,7 @@ export function serviceSource(service: MemoryService, settings: ServiceSettings,
           this_run: { ...figures, searches: searches.count },
           timing: { add_to_ready_ms: quantiles(ready), this_run_ready_ms: quantiles(readyMs), search_ms: searches.latency() },
           empty_searches: searches.empty,
+          ...(logOf().probe() ? { probe: logOf().probe() } : {}),
           ...(opts.noCoverage ? { coverage: null, no_coverage: opts.noCoverage } : {}),
           requests: service.report(),
         },

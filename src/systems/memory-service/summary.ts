@@ -1,13 +1,22 @@
 /** The lines a memory-service run adds to its printed summary (read from summary.json's `service`). */
+import { addOnlyVerdict } from '../../audit/add-only.js';
 
 interface ServiceSummary {
   system: string;
   url: string;
-  acknowledged: { adds: number; recovered: number; owners: number; complete: number; events: Record<string, number> } | null;
+  acknowledged: {
+    adds: number;
+    recovered: number;
+    reported?: number;
+    owners: number;
+    complete: number;
+    events: Record<string, number>;
+  } | null;
   this_run: { adds_sent: number; adds_skipped: number; adds_recovered: number; messages_sent: number; searches: number };
   timing?: { add_to_ready_ms: { n: number; p50: number; p95: number } | null; search_ms: { n: number; p50: number; p95: number } | null };
   empty_searches?: number;
   no_coverage?: string;
+  probe?: { version: string | null; add_only: boolean | null; notes: string[] };
 }
 
 /** Most searches returning nothing looks exactly like a weak system, but is usually a wrong owner, filter, version or URL. */
@@ -38,6 +47,10 @@ export function serviceSummaryLines(summary: Record<string, unknown>): string[] 
       `timing: ${r ? `first add to searchable per owner p50 ${(r.p50 / 1000).toFixed(1)} s, p95 ${(r.p95 / 1000).toFixed(1)} s (${r.n} owners)` : 'no owner ingested'}${q ? `; search p50 ${q.p50} ms, p95 ${q.p95} ms (${q.n} calls)` : ''}`,
     );
   if (s.no_coverage) out.push(`coverage: absent (${s.no_coverage})`);
+  const addOnly = a
+    ? addOnlyVerdict({ system: s.system, probe: s.probe ?? null, adds: a.reported ?? a.adds - a.recovered, events: a.events })
+    : null;
+  if (addOnly) out.push(`ADD-ONLY: ${addOnly.statement}; rawrag memory audit says what can be audited`);
   const warning = emptySearchWarning(s);
   if (warning) out.push(warning);
   return out;

@@ -81,9 +81,14 @@ describe('rawrag systems', () => {
     expect(mem0.kind).toBe('service');
     expect(mem0.options.find((o: any) => o.key === 'top_k')).toMatchObject({
       type: 'integer',
-      default: 10,
+      default: 30,
       description: expect.stringMatching(/search/),
     });
+    expect(mem0.options.find((o: any) => o.key === 'owners')).toMatchObject({ default: 'per-speaker' });
+    // Mem0's own LoCoMo protocol, with its upstream files and rawrag's deviations.
+    expect(mem0.protocol.summary).toMatch(/two owners per conversation, one per speaker/);
+    expect(mem0.protocol.sources.join('\n')).toMatch(/evaluation\/src\/memzero\/add\.py/);
+    expect(mem0.protocol.deviations.length).toBeGreaterThanOrEqual(4);
     expect(mem0.env.map((e: any) => e.name)).toContain('MEM0_API_KEY');
     expect(out.paper_opponents).toHaveLength(12);
     expect(out.paper_opponents.find((o: any) => o.name === 'Memora')).toMatchObject({ how: 'import', system: null, runnable: false });

@@ -185,4 +185,68 @@ describe('rawrag import', () => {
       /b\.jsonl: line 2: the question .* appears more often than in locomo \(first taken at line 1\)/,
     );
   });
+
+  it("mem0's search-step file: its category-5 rows dropped as evals.py does (with a note), or kept with keepSkipped and the categories that hold them", async () => {
+    const dir = tempDir('rawrag-import-');
+    // search.py's output: every question of the conversation with Mem0's answer, no llm_score (not judged yet).
+    const step = {
+      '0': raw[0]!.qa.map((q) => ({
+        question: q.question,
+        answer: String(q.answer ?? ''),
+        category: q.category,
+        response: 'mem0 says',
+        speaker_1_memories: [],
+      })),
+    };
+    const five = raw[0]!.qa.filter((q) => q.category === 5).length;
+    expect(five).toBeGreaterThan(0);
+    writeFileSync(join(dir, 'search.json'), JSON.stringify(step));
+    const r = await importResults({ format: 'mem0-eval', file: join(dir, 'search.json'), cfg, system: 'Mem0', out: join(dir, 'r') });
+    expect(r.items).toHaveLength(raw[0]!.qa.length - five);
+    expect(r.text).toContain(`NOTE: ${five} category-5 rows left out, as Mem0's evals.py skips them (evaluation/evals.py L22-24)`);
+    expect(r.text).toContain('setting: locomo/Mem0');
+    expect(JSON.parse(readFileSync(join(dir, 'r', 'manifest.json'), 'utf8')).imported_from.notes).toHaveLength(1);
+    const all = RunConfigSchema.parse({ benchmark: 'locomo', options: { categories: '1,2,3,4,5' } });
+    const k = await importResults({
+      format: 'mem0-eval',
+      file: join(dir, 'search.json'),
+      cfg: all,
+      system: 'Mem0',
+      out: join(dir, 'k'),
+      keepSkipped: true,
+    });
+    expect(k.items).toHaveLength(raw[0]!.qa.length);
+    expect(k.text).not.toContain('category-5 rows left out');
+  });
+
+  it('EverMemOS files name their judge as metadata.judge_model (the published files) or metadata.model (its judge writer), and the answering model names the setting', async () => {
+    const dir = tempDir('rawrag-import-');
+    const row = (j: number) => ({
+      question_id: `locomo_0_qa${j}`,
+      question: raw[0]!.qa[j]!.question,
+      golden_answer: String(raw[0]!.qa[j]!.answer),
+      generated_answer: 'x',
+      llm_judgments: { judgment_1: true },
+    });
+    writeFileSync(
+      join(dir, 'a.json'),
+      JSON.stringify({
+        detailed_results: { locomo_exp_user_0: [row(0)] },
+        metadata: { answer_model: 'gpt-4.1-mini', judge_model: 'gpt-4o-mini' },
+      }),
+    );
+    writeFileSync(
+      join(dir, 'b.json'),
+      JSON.stringify({ detailed_results: { locomo_exp_user_0: [row(0)] }, metadata: { model: 'gpt-4o-mini' } }),
+    );
+    const a = await importResults({ format: 'evermemos', file: join(dir, 'a.json'), cfg, system: 'full-context', out: join(dir, 'a') });
+    const ma = JSON.parse(readFileSync(join(dir, 'a', 'manifest.json'), 'utf8'));
+    expect(ma).toMatchObject({ setting: 'locomo/gpt-4.1-mini', judge: 'gpt-4o-mini', reader: 'gpt-4.1-mini' });
+    expect(ma.imported_from).toMatchObject({ answer_model: 'gpt-4.1-mini', judge_model: 'gpt-4o-mini' });
+    expect(a.text).toContain('setting: locomo/gpt-4.1-mini (answers by gpt-4.1-mini, judged by gpt-4o-mini)');
+    await importResults({ format: 'evermemos', file: join(dir, 'b.json'), cfg, system: 'EverMemOS', out: join(dir, 'b') });
+    const mb = JSON.parse(readFileSync(join(dir, 'b', 'manifest.json'), 'utf8'));
+    expect(mb).toMatchObject({ setting: 'locomo/EverMemOS', judge: 'gpt-4o-mini' });
+    expect(mb.reader).toBeUndefined();
+  });
 });

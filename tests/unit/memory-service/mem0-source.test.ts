@@ -22,6 +22,7 @@ import type { Episode, Question } from '../../../src/core/schema.js';
 import type { SourceContext } from '../../../src/core/evidence-source.js';
 import { INGEST_LOG_FILE } from '../../../src/systems/memory-service/ingest-log.js';
 import { ownerOf, planEpisode, runTag, spacedTimestamps, unixSeconds } from '../../../src/systems/memory-service/plan.js';
+import { ROOT } from '../../helpers/cli.js';
 
 const planAdds = (e: IngestedEpisode, batch: 'session' | number) =>
   planEpisode(e, 'run', { owners: 'per-episode', batch }).owners[0]!.calls;
@@ -67,13 +68,19 @@ const question = (text: string, evidence: string[]): Question => ({
 let server: FakeMem0;
 let runDir: string;
 beforeEach(async () => {
-  server = await new FakeMem0().start();
+  // mem0ai < 2.0: ADD / UPDATE / DELETE events, NONE only logged, an UPDATE takes the updating add's metadata.
+  server = await new FakeMem0({ flavour: '0.1.x' }).start();
   runDir = mkdtempSync(join(tmpdir(), 'rawrag-mem0-'));
 });
 afterEach(async () => server.close());
 
+/** The shared machinery's tests: one owner per episode, 10 memories (Mem0's own protocol is tested on its own below). */
 function config(extra: Record<string, unknown> = {}) {
-  return RunConfigSchema.parse({ benchmark: 'locomo', system: 'mem0', mem0: { url: server.url, ...extra } });
+  return RunConfigSchema.parse({
+    benchmark: 'locomo',
+    system: 'mem0',
+    mem0: { url: server.url, owners: 'per-episode', top_k: 10, ...extra },
+  });
 }
 
 const session = (env: Record<string, string> = {}) =>
@@ -92,9 +99,15 @@ describe('mem0 (open-source server API)', () => {
     expect(adds[0]!.body.user_id).toBe(`rawrag-${runTag(runDir)}-conv-x`);
     expect(adds[0]!.body.messages).toEqual([
       { role: 'user', content: 'Caroline: I adopted a dog named Rex last week' },
-      { role: 'assistant', content: 'Melanie: Rex sounds lovely [shared an image: a photo of a lake]' },
+      { role: 'assistant', content: 'Melanie: Rex sounds lovely' },
     ]);
-    expect(adds[1]!.body.metadata).toMatchObject({ turn_ids: ['D2:1', 'D2:2'], date: '2:00 pm on 15 May, 2023', session: '2' });
+    expect(adds[1]!.body.metadata).toMatchObject({
+      turn_ids: ['D2:1', 'D2:2'],
+      date: '2:00 pm on 15 May, 2023',
+      session: '2',
+      timestamp: '2:00 pm on 15 May, 2023',
+    });
+    expect(adds[0]!.body.prompt).toBe(readFileSync(join(ROOT, 'configs/prompts/mem0-custom-instructions.txt'), 'utf8'));
     const q = question('Where does Caroline live?', ['D3:1']);
     const item = baseItem(q, 'locomo');
     const evidence = await opened.evidenceFor(q, item, ctx(cfg));
@@ -103,6 +116,13 @@ describe('mem0 (open-source server API)', () => {
     // "I live in Berlin ..." updated "I live in Paris ..." (same first four words): its metadata is session 3's.
     expect(evidence.blocks[0]!.text).toContain('[9:10 am on 22 May, 2023] Caroline: I live in Berlin since my new job');
     expect(item.evidence_turns).toContain('D3:1');
+    // The service replaced the memory's metadata with the updating add's (session 3): rawrag's own record
+    // of the adds behind it keeps the creating add's turns too (its text is made from both).
+    expect(server.ownerMemories(adds[0]!.body.user_id).find((m) => m.memory.includes('Berlin'))!.metadata.turn_ids).toEqual([
+      'D3:1',
+      'D3:2',
+    ]);
+    expect(item.evidence_turns).toEqual(expect.arrayContaining(['D2:1', 'D2:2', 'D3:1', 'D3:2']));
     expect(item.coverage).toEqual({ all: true, any: true });
     expect(item.evidence_tokens).toBeGreaterThan(10);
     // The events became write decisions: 5 ADD and 1 UPDATE with the old text.
@@ -262,9 +282,11 @@ describe('mem0 (platform API)', () => {
     const cfg = config({ api: 'platform' });
     const source = await mem0.create(cfg, session({ MEM0_API_KEY: 'wrong-key-9876543210' }), { runDir });
     const err = await source.open(ep(), ctx(cfg)).catch((e: Error) => e);
-    expect(String(err)).toMatch(/HTTP 401/);
+    expect(String(err)).toMatch(/GET http:\/\/127\.0\.0\.1:\d+\/v1\/ping\/ failed \(HTTP 401\)/);
     expect(String(err)).not.toContain('wrong-key-9876543210');
-    expect(server.adds()).toHaveLength(1);
+    // The key is checked as the SDK does, before any add: nothing was sent.
+    expect(server.requests.map((r) => r.path)).toEqual(['/v1/ping/']);
+    expect(server.adds()).toHaveLength(0);
   });
 });
 
