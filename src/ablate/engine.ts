@@ -164,7 +164,7 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
   }
 
   for (const line of warningLines(dataset.source.path, dataset.warnings, req.verbose ?? false)) hooks.log(line);
-  for (const n of retriever.notes) hooks.log(`note: ${n}`);
+  for (const n of [...retriever.notes, ...states.flatMap((s) => s.run.opened.notes)]) hooks.log(`note: ${n}`);
   if (retriever.reranker === null && req.variants.some((v) => !v.rerank) && req.variants.some((v) => v.rerank)) {
     hooks.log(`note: retriever '${retriever.name}' has no second stage: each no-rerank variant equals its reranked twin`);
   }

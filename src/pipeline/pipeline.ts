@@ -111,7 +111,17 @@ export async function answerAll(
   const questionLimit = pLimit(Math.max(1, stages.concurrency));
   const episodeLimit = pLimit(Math.max(1, Math.min(16, stages.concurrency)));
   const out: ScheduleOutcome = { answered: 0, deferred: 0, timings: { warmup_ms: 0, ingest_ms: 0, retrieve_ms: 0, stages_ms: 0 } };
-  const stopped = () => hooks.signal?.aborted === true;
+  // An item that cannot be written (a full disk) stops the run: no new question starts after it.
+  let writeFailed = false;
+  const onItem = (item: ItemRecord) => {
+    try {
+      hooks.onItem(item);
+    } catch (e) {
+      writeFailed = true;
+      throw e;
+    }
+  };
+  const stopped = () => hooks.signal?.aborted === true || writeFailed;
   if (source.prefetch && pending.length > 0) {
     const tw = performance.now();
     // A failed warm-up costs nothing but batching: each question then fetches its own.
@@ -142,7 +152,7 @@ export async function answerAll(
           }
           // The episode could not be indexed (e.g. its embeddings failed): its questions are
           // errors, which --retry-errors redoes; the other episodes go on.
-          for (const item of failedItems(group.questions, benchmark.name, 'retrieve', (e as Error).message)) hooks.onItem(item);
+          for (const item of failedItems(group.questions, benchmark.name, 'retrieve', (e as Error).message)) onItem(item);
           out.answered += group.questions.length;
           return;
         }
@@ -169,7 +179,7 @@ export async function answerAll(
               out.timings.retrieve_ms += item.timings.retrieve_ms ?? 0;
               out.timings.stages_ms += item.timings.stages_ms ?? 0;
               out.answered++;
-              hooks.onItem(item);
+              onItem(item);
             }),
           ),
         );

@@ -4,7 +4,8 @@
  * collection) holds `.rawrag.lock`, created exclusively, naming its pid and host. A lock whose
  * process is gone (same host, pid not alive) is stale and taken over, with a note.
  */
-import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync } from 'node:fs';
+import { writeAllSync } from '../util/checked-write.js';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { InputError } from '../util/errors.js';
@@ -71,7 +72,14 @@ export function acquireRunLock(dir: string, command = process.argv.slice(2).join
       unlinkSync(path);
       continue;
     }
-    writeSync(fd, JSON.stringify(me) + '\n');
+    try {
+      writeAllSync(fd, JSON.stringify(me) + '\n', path);
+    } catch (e) {
+      // A half-written lock would read as another process's: none is left.
+      closeSync(fd);
+      unlinkSync(path);
+      throw e;
+    }
     closeSync(fd);
     let released = false;
     return {
