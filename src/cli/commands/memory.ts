@@ -7,6 +7,7 @@ import { storeOfRun } from '../../systems/registry.js';
 import { auditDecisions, renderAudit } from '../../audit/write-audit.js';
 import { decisionSource } from '../../audit/sources.js';
 import { positiveInt, integer } from '../../util/flags.js';
+import { onInterruptSay } from '../../util/interrupt.js';
 
 export function memoryCommand(): Command {
   const cmd = new Command('memory').description('Read, purge or audit the memory store of a run whose system keeps one');
@@ -31,7 +32,12 @@ export function memoryCommand(): Command {
     .option('--cache-dir <dir>', 'response cache folder holding the ingest replies (default as for rawrag run)')
     .action(async (dir: string | undefined, opts: { owner: string; run?: string; cacheDir?: string }) => {
       const { runDir, store } = storeOfRun(dir ?? opts.run);
-      process.stdout.write((await store.purge(runDir, opts.owner, opts)) + '\n');
+      const unsay = onInterruptSay(() => `what was deleted so far is recorded in ${runDir}; the same command deletes the rest`);
+      try {
+        process.stdout.write((await store.purge(runDir, opts.owner, opts)) + '\n');
+      } finally {
+        unsay();
+      }
     });
   cmd
     .command('audit')
