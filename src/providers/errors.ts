@@ -62,6 +62,11 @@ export function notJsonReply(body: string, contentType?: string | null): BadRepl
   );
 }
 
+/** A JSON parse error of a 2xx body (an SDK's), as `notJsonReply` names a malformed body: retried. */
+export function malformedJson(e: SyntaxError): BadReplyError {
+  return new BadReplyError(`malformed JSON (${e.message}) (truncated or garbled; if every retry gets one, is the base URL right?)`, true);
+}
+
 /** A 2xx body parsed as JSON, or the error `notJsonReply`'s rule gives (plain-fetch clients). */
 export function parseJsonReply<T>(body: string, contentType?: string | null): T {
   try {
@@ -84,6 +89,8 @@ export async function namingHost<T>(baseUrl: string, attempt: () => Promise<T>):
   try {
     return await attempt();
   } catch (e) {
+    // An SDK that parsed a JSON content type and choked: the same malformed reply as any other.
+    if (e instanceof SyntaxError) throw malformedJson(e);
     const err = e as { status?: unknown; statusCode?: unknown; message?: unknown };
     if (
       e instanceof Error &&
