@@ -139,7 +139,12 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
           cacheDir: retrievalSession.cache.dir,
         },
       );
-      run.start();
+      try {
+        run.start();
+      } catch (e) {
+        run.release(); // not in `states` yet: released here
+        throw e;
+      }
       const opened = run.opened;
       states.push({
         variant: v,

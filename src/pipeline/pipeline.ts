@@ -22,6 +22,7 @@ import { checkEvidence } from './evidence-checks.js';
 import { effectivePolicy, episodeOf, groupByIndex, type IndexGroup } from './plan.js';
 import { yieldToEventLoop } from '../util/yield.js';
 import { round } from '../util/num.js';
+import { isLocalFsFailure } from '../util/fsx.js';
 import { isDeferred } from '../providers/batch/defer.js';
 import { addCost } from '../providers/usage.js';
 
@@ -31,7 +32,7 @@ export async function runStages(item: ItemRecord, stages: ItemStage[], ctx: Para
     try {
       await stage.run(item, ctx);
     } catch (e) {
-      if (isDeferred(e)) throw e;
+      if (isDeferred(e) || isLocalFsFailure(e)) throw e;
       item.error = { stage: stage.name, message: (e as Error).message };
       return;
     }
@@ -51,7 +52,8 @@ export async function answerQuestion(q: Question, episode: EpisodeEvidence, ctx:
   try {
     evidence = checkEvidence(q, item, await episode.evidenceFor(q, item, ctx), ctx);
   } catch (e) {
-    if (isDeferred(e)) throw e;
+    // A full disk here (a memory service's ingest log) stops the run, naming the file.
+    if (isDeferred(e) || isLocalFsFailure(e)) throw e;
     item.error = { stage: 'retrieve', message: (e as Error).message };
     return item;
   }
@@ -149,6 +151,11 @@ export async function answerAll(
           if (isDeferred(e)) {
             out.deferred += group.questions.length;
             return;
+          }
+          // A full disk while indexing (a memory service's ingest log) stops the run, naming the file.
+          if (isLocalFsFailure(e)) {
+            writeFailed = true;
+            throw e;
           }
           // The episode could not be indexed (e.g. its embeddings failed): its questions are
           // errors, which --retry-errors redoes; the other episodes go on.

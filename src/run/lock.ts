@@ -26,6 +26,19 @@ export interface RunLock {
   release(): void;
 }
 
+/** Locks this process holds: released when it exits without releasing them (a signal's handler calls process.exit). */
+const held = new Set<RunLock>();
+let exitHooked = false;
+
+function holdUntilExit(lock: RunLock): void {
+  held.add(lock);
+  if (exitHooked) return;
+  exitHooked = true;
+  process.on('exit', () => {
+    for (const l of [...held]) l.release();
+  });
+}
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -82,12 +95,13 @@ export function acquireRunLock(dir: string, command = process.argv.slice(2).join
     }
     closeSync(fd);
     let released = false;
-    return {
+    const lock: RunLock = {
       path,
       tookOver,
       release() {
         if (released) return;
         released = true;
+        held.delete(lock);
         // Only our own lock is removed (a takeover by another process leaves theirs in place).
         if (readLock(path)?.pid === me.pid) {
           try {
@@ -98,6 +112,8 @@ export function acquireRunLock(dir: string, command = process.argv.slice(2).join
         }
       },
     };
+    holdUntilExit(lock);
+    return lock;
   }
   throw new Error('unreachable');
 }

@@ -43,6 +43,15 @@ const USER_FS_CODES: Record<string, string> = {
 };
 
 /**
+ * A filesystem failure of this machine (a full disk, a read-only folder) from a file operation:
+ * it stops the command (exit 2 naming the file); it is never one question's error.
+ */
+export function isLocalFsFailure(e: unknown): boolean {
+  const err = e as NodeJS.ErrnoException;
+  return Boolean(err && typeof err.code === 'string' && typeof err.syscall === 'string' && err.code in USER_FS_CODES);
+}
+
+/**
  * One line for a filesystem error caused by the user's situation (`/out: permission denied
  * (EACCES, mkdir)`), or null when `e` is not one (then it is a bug and keeps its stack trace).
  */

@@ -163,7 +163,12 @@ describe('memory services (JsonService)', () => {
     await new Promise<void>((r) => server.close(() => r()));
   });
   const service = () =>
-    new JsonService(url, {}, { timeoutMs: 5000, retry: { maxRetries: RETRIES, baseDelayMs: 1, maxDelayMs: 2 }, concurrency: 1, secrets: new Secrets() }, 'mem0');
+    new JsonService(
+      url,
+      {},
+      { timeoutMs: 5000, retry: { maxRetries: RETRIES, baseDelayMs: 1, maxDelayMs: 2 }, concurrency: 1, secrets: new Secrets() },
+      'mem0',
+    );
 
   it('a cut-off reply (any content type) is retried; every try cut off fails naming the call and the base URL', async () => {
     replies = [
@@ -184,7 +189,9 @@ describe('memory services (JsonService)', () => {
 
   it('an HTML page fails at once', async () => {
     replies = Array.from({ length: 10 }, () => ['text/html', HTML] as [string, string]);
-    await expect(service().request({ method: 'GET', path: '/memories' })).rejects.toThrow(/HTML page( \(content-type [^)]*\))? titled "Sign in"/);
+    await expect(service().request({ method: 'GET', path: '/memories' })).rejects.toThrow(
+      /HTML page( \(content-type [^)]*\))? titled "Sign in"/,
+    );
     expect(seen).toBe(1);
   });
 });
