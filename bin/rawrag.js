@@ -22,4 +22,9 @@ if (!existsSync(main)) {
 const { run } = await import(main);
 process.off('SIGINT', onInt);
 process.off('SIGTERM', onTerm);
-process.exitCode = await run(process.argv);
+const code = await run(process.argv);
+// Interrupted: what was done is written; requests still in flight (left after the grace period) must
+// not keep the process alive until they answer.
+if (code === 130 || code === 143) process.exit(code);
+// A failure reported on the way (stdout could not be written: exit 2) is not overwritten by success.
+if (code !== 0 || !process.exitCode) process.exitCode = code;

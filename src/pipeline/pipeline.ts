@@ -23,6 +23,7 @@ import { effectivePolicy, episodeOf, groupByIndex, type IndexGroup } from './pla
 import { yieldToEventLoop } from '../util/yield.js';
 import { round } from '../util/num.js';
 import { isLocalFsFailure } from '../util/fsx.js';
+import { finishWithin } from '../util/interrupt.js';
 import { isDeferred } from '../providers/batch/defer.js';
 import { addCost } from '../providers/usage.js';
 
@@ -115,7 +116,10 @@ export async function answerAll(
   const out: ScheduleOutcome = { answered: 0, deferred: 0, timings: { warmup_ms: 0, ingest_ms: 0, retrieve_ms: 0, stages_ms: 0 } };
   // An item that cannot be written (a full disk) stops the run: no new question starts after it.
   let writeFailed = false;
+  // Questions still in flight when a stop signal's grace ran out: their items are not written.
+  let left = false;
   const onItem = (item: ItemRecord) => {
+    if (left) return;
     try {
       hooks.onItem(item);
     } catch (e) {
@@ -130,7 +134,7 @@ export async function answerAll(
     await source.prefetch(pending).catch(() => undefined);
     out.timings.warmup_ms = performance.now() - tw;
   }
-  await Promise.all(
+  const all = Promise.all(
     groupByIndex(pending).map((group) =>
       episodeLimit(async () => {
         // Each CPU-bound step (chunking, indexing, ranking) ends with a turn of the event loop, so a
@@ -185,6 +189,7 @@ export async function answerAll(
               for (const [k, v] of Object.entries(opened.ingest ?? {})) item.timings[`ingest_${k}`] = round(v / group.questions.length, 2);
               out.timings.retrieve_ms += item.timings.retrieve_ms ?? 0;
               out.timings.stages_ms += item.timings.stages_ms ?? 0;
+              if (left) return;
               out.answered++;
               onItem(item);
             }),
@@ -193,6 +198,8 @@ export async function answerAll(
       }),
     ),
   );
+  // Stopped by a signal: questions in flight get STOP_GRACE_MS to finish, then are left for the resume.
+  if (!(await finishWithin(all, hooks.signal)).done) left = true;
   return out;
 }
 

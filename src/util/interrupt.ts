@@ -115,3 +115,38 @@ export function onInterruptSay(note: () => string | null): () => void {
   notes.add(note);
   return () => notes.delete(note);
 }
+
+/**
+ * How long questions in flight may go on after a stop signal: those that finish by then are
+ * written; the others are left (nothing of them is written; the same command asks them again), so
+ * a run stops within about this long even when every request takes longer (a slow model).
+ */
+export const STOP_GRACE_MS = 1200;
+
+/**
+ * `work`'s outcome, or — when `signal` aborts and `work` is still going STOP_GRACE_MS later —
+ * `{ done: false }` (the work goes on unobserved; its failure, if any, is ignored).
+ */
+export function finishWithin<T>(work: Promise<T>, signal?: AbortSignal): Promise<{ done: true; value: T } | { done: false }> {
+  if (!signal) return work.then((value) => ({ done: true as const, value }));
+  return new Promise((resolve, reject) => {
+    let timer: NodeJS.Timeout | null = null;
+    const onAbort = () => {
+      timer = setTimeout(() => {
+        work.catch(() => undefined);
+        resolve({ done: false });
+      }, STOP_GRACE_MS);
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    work
+      .then(
+        (value) => resolve({ done: true, value }),
+        (e) => reject(e),
+      )
+      .finally(() => {
+        signal.removeEventListener('abort', onAbort);
+        if (timer) clearTimeout(timer);
+      });
+  });
+}
