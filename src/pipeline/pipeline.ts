@@ -88,7 +88,7 @@ export function ingestGroup(
 export interface ScheduleHooks {
   /** Called once per finished item (written by the caller). */
   onItem(item: ItemRecord): void;
-  /** Stop taking new questions (SIGINT/SIGTERM); questions in flight finish. */
+  /** Stop taking new questions (SIGINT/SIGTERM); questions in flight get STOP_GRACE_MS to finish. */
   signal?: AbortSignal;
 }
 

@@ -1,7 +1,8 @@
 /**
  * SIGINT / SIGTERM while a run writes: the first signal asks the pipeline to stop taking new
- * questions; questions in flight finish and are written, the manifest records `interrupted` with
- * counts, and the CLI exits 130 (SIGINT) or 143 (SIGTERM). A second signal exits at once.
+ * questions; questions in flight get STOP_GRACE_MS to finish (those that do are written), the
+ * manifest records `interrupted` with counts, and the CLI exits 130 (SIGINT) or 143 (SIGTERM). A
+ * second signal exits at once.
  * Every other command (stats, report, export, import, ...) is stopped by the process-wide guard
  * (`installInterruptGuard`): outputs being staged are discarded, or — when the signal came during
  * their commit — kept whole (src/util/output-set.ts), and one line says which.
