@@ -363,7 +363,7 @@ function* analyseFamily(
     const scored = [...s.byId.values()].filter(isScored).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const scores = scored.map((i) => i.score);
     const itemTypes = scored.map((i) => typeFor(i.id));
-    const { by_type, cols } = leaderboardCells(agg, columns, types, scores, itemTypes, boot);
+    const { by_type, cols } = yield* leaderboardCells(agg, columns, types, scores, itemTypes, boot);
     work.add(2 * opts.resamples * scores.length);
     rows.push({
       rank: 0,
@@ -541,14 +541,15 @@ function toDesign(s: { strata: number[][]; weights: number[] }): Design {
  * type (a macro replicate is the weighted mean of the same per-type replicates); micro columns get
  * their own plain pass. Binary scores in a single stratum get the Wilson interval instead.
  */
-function leaderboardCells(
+/** A system's leaderboard cells; each `yield` ends a resampling pass (a signal is seen between them). */
+function* leaderboardCells(
   agg: Aggregation,
   columns: ColumnSpec[],
   types: string[],
   scores: number[],
   itemTypes: string[],
   boot: { resamples: number; seed: number | string },
-): { by_type: Record<string, Cell | null>; cols: Record<string, Cell | null> } {
+): Generator<void, { by_type: Record<string, Cell | null>; cols: Record<string, Cell | null> }> {
   const present = types.filter((t) => itemTypes.includes(t));
   const members = present.map((t) => itemTypes.map((x, i) => (x === t ? i : -1)).filter((i) => i >= 0));
   const slot = new Map(present.map((t, s) => [t, s]));
@@ -589,11 +590,15 @@ function leaderboardCells(
     return { n, accuracy, ci_low: ci.low, ci_high: ci.high, ci_method: 'bootstrap' };
   };
   const by_type: Record<string, Cell | null> = {};
-  for (const t of types) by_type[t] = slot.has(t) ? cell({ strata: [members[slot.get(t)!]!], weights: [1], labels: [t] }, true) : null;
+  for (const t of types) {
+    by_type[t] = slot.has(t) ? cell({ strata: [members[slot.get(t)!]!], weights: [1], labels: [t] }, true) : null;
+    yield;
+  }
   const cols: Record<string, Cell | null> = {};
   for (const c of columns) {
     const strata = columnStrata(agg, c, itemTypes);
     cols[c.name] = strata ? cell(strata, c.weighting === 'macro') : null;
+    yield;
   }
   return { by_type, cols };
 }

@@ -117,8 +117,8 @@ function syntheticRuns(root: string, benchmark: string, systems: number, n: numb
 }
 
 const runs = join(work, 'runs');
-syntheticRuns(runs, 'locomo', 4, 3000);
-syntheticRuns(runs, 'longmemeval', 3, 3000);
+syntheticRuns(runs, 'locomo', 4, 2000);
+syntheticRuns(runs, 'longmemeval', 3, 2000);
 
 describe('report: Ctrl-C leaves the old set of pages or the new one', () => {
   const out = join(work, 'pages', 'report.html');
