@@ -147,7 +147,7 @@ export function settleOutputsOnInterrupt(): string | null {
   if (staged.length > 0) {
     const old = staged.filter((s) => s.existed).map((s) => s.path);
     return old.length > 0
-      ? `before its outputs were written: the previous ${describeFiles(old)} kept as they were, nothing new written`
+      ? `before its outputs were written: the previous ${describeFiles(old)} kept as ${old.length === 1 ? 'it was' : 'they were'}, nothing new written`
       : `before its outputs were written: nothing written (${describeFiles(staged.map((s) => s.path))} not created)`;
   }
   if (committed.length > 0) return `after its outputs were written: the new ${describeFiles(committed)} kept`;

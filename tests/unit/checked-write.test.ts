@@ -167,7 +167,7 @@ describe('output sets', () => {
     set.stage(join(dir, 'report.html'), 'new');
     set.stage(join(dir, 'report.locomo.html'), 'new');
     expect(settleOutputsOnInterrupt()).toBe(
-      `before its outputs were written: the previous ${join(dir, 'report.html')} kept as they were, nothing new written`,
+      `before its outputs were written: the previous ${join(dir, 'report.html')} kept as it was, nothing new written`,
     );
     expect(files(dir)).toEqual(['report.html']);
     expect(readFileSync(join(dir, 'report.html'), 'utf8')).toBe('old');
