@@ -116,7 +116,7 @@ export const EXAMPLES = [
   },
   {
     name: 'mem0-dry-run',
-    args: ['run', 'locomo', '--system', 'mem0', '--mem0-url', 'http://localhost:8888', '--reader', 'gpt-4o-mini', '--dry-run'],
+    args: ['run', 'locomo', '--system', 'mem0', '-S', 'url=http://localhost:8888', '--reader', 'gpt-4o-mini', '--dry-run'],
   },
   {
     name: 'import-evermemos',

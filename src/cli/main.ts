@@ -29,6 +29,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   export: async () => (await import('./commands/export.js')).exportCommand(),
   paper: async () => (await import('./commands/paper.js')).paperCommand(),
   import: async () => (await import('./commands/import.js')).importCommand(),
+  systems: async () => (await import('./commands/systems.js')).systemsCommand(),
 };
 
 /**

@@ -4,7 +4,8 @@ import { integer, nonNegativeInteger, positiveInt, positiveNumber, unitInterval 
 export { integer, nonNegativeInteger, positiveInt, positiveNumber, unitInterval };
 import { mergeLayers, readConfigFile, resolveConfig, type PartialConfig } from '../config/load.js';
 import type { RunConfig } from '../config/schema.js';
-import { listSystems, RunConfigSchema, systemOptions } from '../systems/registry.js';
+import { DEFAULT_SYSTEM, getSystem, listSystems, RunConfigSchema, systemOptions } from '../systems/registry.js';
+import { collectSystemOption, declaredOptions, optionKeyAt, systemOptionLayer, type SystemOptionLayer } from './system-options.js';
 import { InputError, UsageError, formatPath } from '../util/errors.js';
 import { RETRIEVER_NAMES } from '../retrieval/retrievers.js';
 import { listBenchmarks } from '../datasets/registry.js';
@@ -49,12 +50,22 @@ export function addMethodOptions(cmd: Command): Command {
     .option('--sample <n>', 'ask a random sample of N questions, stratified by question type and episode (--seed)', positiveInt)
     .option('--ids <file>', 'ask only the questions listed in FILE (one id a line, as items.jsonl names them)')
     .option('--seed <n>', 'seed for every random choice (default 0)', integer);
+  addSystemOptionFlag(cmd);
   // Each system's own flags (src/systems/<name>/), labelled with the system they belong to.
   for (const { system, option } of systemOptions()) {
     if (option.parse) cmd.option(option.flags, `${system}: ${option.description}`, option.parse);
     else cmd.option(option.flags, `${system}: ${option.description}`);
   }
   return cmd;
+}
+
+/** `-S key=value`: the chosen system's own options (`rawrag systems NAME` lists them). */
+export function addSystemOptionFlag(cmd: Command): Command {
+  return cmd.option(
+    '-S, --system-option <key=value>',
+    "an option of the system under test, repeatable (e.g. -S url=http://127.0.0.1:8080 -S top_k=30); 'rawrag systems NAME' lists a system's options",
+    collectSystemOption,
+  );
 }
 
 /**
@@ -159,11 +170,18 @@ export function configFromFlags(cmd: Command, benchmark: string | undefined): Ru
   for (const b of listBenchmarks()) for (const o of b.options) if (given(o.key)) benchOpts[o.key] = String(opts[o.key]);
   if (Object.keys(benchOpts).length) flags.options = benchOpts;
   const file = opts.config ? readConfigFile(opts.config as string) : {};
+  // `-S` options belong to the system the flags or the file name (else the default one).
+  const systemName = (flags.system ?? file.system ?? DEFAULT_SYSTEM) as string;
+  const sOptions = systemOptionLayer(getSystem(systemName), (opts.systemOption as string[] | undefined) ?? []);
   // No benchmark named anywhere: the bundled LoCoMo.
-  const merged = mergeLayers({ benchmark: 'locomo' }, file, flags);
+  const merged = mergeLayers({ benchmark: 'locomo' }, file, sOptions.layer, flags);
   // Benchmark names are case-insensitive: `run LoCoMo` is the run `run locomo` makes (same id, hash, directory).
   if (typeof merged.benchmark === 'string') merged.benchmark = merged.benchmark.toLowerCase();
-  return withPromptHash(withOfficialJudge(checkedConfig(merged, { flags, file, configFile: (opts.config as string | undefined) ?? null })));
+  return withPromptHash(
+    withOfficialJudge(
+      checkedConfig(merged, { flags, file, configFile: (opts.config as string | undefined) ?? null, systemOptions: sOptions.paths }),
+    ),
+  );
 }
 
 /** Where each bad value came from: a flag (usage error, exit 1) or a config file key (input error, exit 2). */
@@ -171,6 +189,8 @@ interface Layers {
   flags: PartialConfig;
   file: PartialConfig;
   configFile: string | null;
+  /** What `-S` set: an error there is blamed on `-S key`. */
+  systemOptions?: SystemOptionLayer['paths'];
 }
 
 /** The flag that sets each config key (the benchmark comes from the positional argument). */
@@ -209,6 +229,8 @@ function has(layer: PartialConfig, path: ReadonlyArray<PropertyKey>): boolean {
 }
 
 function blame(layers: Layers, path: ReadonlyArray<PropertyKey>, message: string): Error {
+  const optionKey = optionKeyAt(layers.systemOptions ?? [], path);
+  if (optionKey !== null) return new UsageError(`-S ${optionKey}: ${message}`);
   const key = path.map(String).join('.');
   const keys = [key, PARTNER[key]].filter((k): k is string => Boolean(k));
   const flagKey = keys.find((k) => has(layers.flags, k.split('.')));
@@ -233,6 +255,16 @@ function checkedConfig(merged: PartialConfig, layers: Layers): RunConfig {
     const parsed = RunConfigSchema.safeParse(merged);
     const issue = parsed.success ? undefined : parsed.error.issues[0];
     if (!issue) throw e;
+    // An unknown key inside a system's section: blamed on the key itself, with the options it has.
+    if (issue.code === 'unrecognized_keys' && issue.path.length === 1) {
+      const owner = listSystems().find((s) => s.config?.key === issue.path[0]);
+      if (owner)
+        throw blame(
+          layers,
+          [...issue.path, issue.keys[0]!],
+          `'${issue.keys[0]}' is not an option of ${owner.name} (options: ${declaredOptions(owner).join(', ')}; rawrag systems ${owner.name})`,
+        );
+    }
     throw blame(layers, issue.path, issue.message);
   }
   const bench = listBenchmarks().find((b) => b.name === cfg.benchmark.toLowerCase());

@@ -40,6 +40,12 @@ export interface SourceCapabilities {
   configSections?: readonly string[];
   /** Stands in offline for the method the paper measured (the embedded retriever): never the default stats baseline when the real one is there. */
   standIn?: boolean;
+  /**
+   * Episodes open at once, at most (default: as many as the question concurrency allows, up to 16).
+   * A memory service that holds one owner at a time says 1: the pipeline then opens, answers and
+   * releases one episode after another.
+   */
+  episodesAtOnce?: number;
 }
 
 /** Everything a source may read when it opens an episode or answers a question. */
@@ -91,4 +97,6 @@ export interface EpisodeEvidence {
   evidenceFor(q: Question, item: ItemRecord, ctx: SourceContext): Promise<Evidence>;
   /** Ingest figures of this episode (ms, LLM calls, tokens), spread over its questions' items. */
   readonly ingest?: Record<string, number>;
+  /** Called once every question of the episode is answered (a service that holds one owner at a time clears it). */
+  release?(): Promise<void>;
 }

@@ -110,17 +110,54 @@ export interface CreateContext {
   systemOfRun?(dir: string): SystemDescriptor;
 }
 
+/**
+ * How the system's own authors drive it on a benchmark, and where rawrag departs from that: shown by
+ * `rawrag systems` and `rawrag protocol`, recorded in each run's manifest (`system_protocol`).
+ */
+export interface VendorProtocol {
+  /** What the vendor's own evaluation does (owners, roles, content, timestamps, batch size, search depth, waits). */
+  summary: string;
+  /** The upstream files it follows (`owner/repo@commit path Lx-y`). */
+  sources: readonly string[];
+  /** Each departure from the vendor's script, and why; every one is an option where it can be. */
+  deviations: readonly string[];
+}
+
+/** How `rawrag systems` presents a system: what it is, what it needs, how to start it. */
+export interface SystemAbout {
+  /** Its name in manifests, tables and reports (e.g. `MemMachine`); default: the `--system` value. */
+  label?: string;
+  /**
+   * `method`: the paper's method and its variants; `built-in`: a system implemented inside rawrag;
+   * `oracle`: evidence chosen with gold knowledge; `service`: a running REST service rawrag drives;
+   * `sidecar`: a Python library behind rawrag's memory protocol (a sidecar script in integrations/sidecars/).
+   */
+  kind: 'method' | 'built-in' | 'oracle' | 'service' | 'sidecar';
+  /** Environment variables it reads (keys are only ever read from the environment). */
+  env?: ReadonlyArray<{ name: string; description: string }>;
+  /** Commands that start what it needs (a service, a sidecar), in order. */
+  start?: readonly string[];
+  protocol?: VendorProtocol;
+}
+
 export interface SystemDescriptor<Session = unknown, Model = unknown> {
   /** The `--system` value. */
   name: string;
   /** One line for `--system`'s help. */
   description: string;
+  /** `rawrag systems`: label, kind, environment, start commands, vendor protocol. */
+  about?: SystemAbout;
   /** The paper's method: stats takes it as the default baseline and summaries print the paper's row beside it. */
   reference?: boolean;
   /** Chooses evidence with gold knowledge (an upper bound, not a system under comparison): its manifests say `"oracle": true`. */
   oracle?: boolean;
-  /** The system's own config section: `key` in the run config, validated by `schema`, absent = its defaults. */
+  /**
+   * The system's own config section: `key` in the run config, validated by `schema`, absent = its
+   * defaults. Its keys are the system's options: `-S key=value` on the command line (each key
+   * `.describe()`d: `rawrag systems` lists them with their types and defaults).
+   */
   config?: { key: string; schema: z.ZodType };
+  /** Flags of its own beyond `-S` (older systems' flags, kept as documented aliases). */
   options?: readonly SystemOption[];
   sweep?: readonly SweepKnob[];
   /** Builds the evidence source; checks what it needs (models, keys) and writes nothing before `open`. */
@@ -142,10 +179,13 @@ export interface MemoryStoreAccess {
   exists(runDir: string): boolean;
   /** The store's items as text (or JSON with `json`). */
   show(runDir: string, opts: { owner?: string; all?: boolean; json?: boolean }): string;
-  /** Deletes one owner's data physically wherever the system keeps it, verified; returns what was done. */
-  purge(runDir: string, owner: string, opts: { cacheDir?: string }): Promise<string>;
+  /**
+   * Deletes one owner's data physically wherever the system keeps it, verified; returns what was
+   * done. `config`: the run's config with the user's `-S` overrides (a service that moved), else the manifest's.
+   */
+  purge(runDir: string, owner: string, opts: { cacheDir?: string; config?: RunConfig }): Promise<string>;
   /** The write-decision log of the run's store (src/core/write-decisions.ts), for `rawrag memory audit`. */
   decisions?(runDir: string): WriteDecision[];
   /** Deletes everything the run stored (`rawrag run --cleanup`: a memory service's owners); absent = nothing outside the run directory. */
-  purgeAll?(runDir: string): Promise<string>;
+  purgeAll?(runDir: string, opts?: { config?: RunConfig }): Promise<string>;
 }

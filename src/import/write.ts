@@ -17,7 +17,10 @@ import { InputError } from '../util/errors.js';
 import { readJsonFile } from '../util/fsx.js';
 import { markdownTable } from '../util/table.js';
 import { readImportFile, type ImportFormat } from './formats.js';
-import { matchRecords } from './match.js';
+import { matchRecords, type MatchedRecord } from './match.js';
+import { dataSetting } from '../core/setting.js';
+import { judgedSetting } from '../pipeline/judge-answers.js';
+import { goldVersionOf } from '../scoring/gold-version.js';
 
 export const DEFAULT_SYSTEM_OF: Record<ImportFormat, string> = {
   'mem0-eval': 'Mem0',
@@ -32,9 +35,39 @@ export interface ImportRequest {
   /** benchmark, data, options (the selection the file is matched against). */
   cfg: RunConfig;
   system: string;
-  setting: string;
+  /** The setting asked for (--setting); default `<data>/<system>`. Either way its data half is the options' (`locomo/gold=audited/...`). */
+  setting?: string;
   out: string;
 }
+
+/**
+ * A file's votes were given by its own judge against the gold the benchmark's data file holds. A
+ * question whose gold this import replaces (`--gold audited`) would keep a verdict judged against
+ * another answer, so such a file is refused (unless the file's own gold is the replacement): import
+ * it with the data's gold, then re-judge its answers under the other one with `rawrag judge
+ * --rejudge DIR --gold ...`.
+ */
+function refuseVotesOnAnotherGold(matched: MatchedRecord[], file: string): void {
+  const stale = matched.filter(({ question: q, record: r }) => {
+    const g = goldVersionOf(q);
+    if (!r.votes?.length || g?.data_answer === undefined || g.data_answer === q.gold) return false;
+    return (r.gold ?? g.data_answer).trim() !== q.gold.trim();
+  });
+  if (stale.length === 0) return;
+  const { question: q, record: r } = stale[0]!;
+  throw new InputError(
+    `${stale.length} of the file's judged answers were judged against another gold than this import's (first: ${q.id}, judged against '${r.gold ?? goldVersionOf(q)!.data_answer}', gold here '${q.gold}'): ` +
+      'their votes do not hold under it. Import the file without the gold option, then re-judge the answers: rawrag judge --rejudge <that run directory> --gold ...',
+    { file, place: r.place },
+  );
+}
+
+/** The benchmark options as flags, for a command line the user may copy (` --gold audited`). */
+const optionFlags = (options: Record<string, string | undefined>) =>
+  Object.entries(options)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => ` --${k} ${v}`)
+    .join('');
 
 /** A path as the user would type it: relative below the working directory. */
 const shown = (p: string) => (relative(process.cwd(), p).startsWith('..') ? p : relative(process.cwd(), p));
@@ -45,6 +78,9 @@ export async function importResults(req: ImportRequest): Promise<{ dir: string; 
   const { benchmark, dataset, questions } = await loadRunInputs(req.cfg);
   const selected = { ...dataset, questions };
   const matched = matchRecords(imported, selected, benchmark.name);
+  refuseVotesOnAnotherGold(matched, imported.file);
+  // Another gold or question set is another setting, as for `run` and `judge`: never paired with the release's.
+  const setting = judgedSetting(dataSetting(benchmark, req.cfg.options, dataset), req.setting, req.system);
   const dir = resolve(req.out);
   const manifestPath = join(dir, 'manifest.json');
   if (existsSync(manifestPath)) {
@@ -72,7 +108,7 @@ export async function importResults(req: ImportRequest): Promise<{ dir: string; 
     run_id: runId,
     system: req.system,
     benchmark: benchmark.name,
-    setting: req.setting,
+    setting,
     status: 'complete',
     ...(imported.judge ? { judge: imported.judge } : {}),
     imported_from: {
@@ -94,7 +130,7 @@ export async function importResults(req: ImportRequest): Promise<{ dir: string; 
     run_id: runId,
     system: req.system,
     benchmark: benchmark.name,
-    setting: req.setting,
+    setting,
     ...summarise(items, benchmark.typeOrder),
   };
   // Everything into a sibling folder first; one rename makes it appear whole.
@@ -129,7 +165,7 @@ export async function importResults(req: ImportRequest): Promise<{ dir: string; 
   if (voted.length < items.length)
     lines.push(
       '',
-      `NOTE: ${items.length - voted.length} answers carry no judge votes; judge them as rawrag does with: rawrag judge ${shown(join(dir, 'answers.jsonl'))} --benchmark ${benchmark.name} --system ${req.system}`,
+      `NOTE: ${items.length - voted.length} answers carry no judge votes; judge them as rawrag does with: rawrag judge ${shown(join(dir, 'answers.jsonl'))} --benchmark ${benchmark.name} --system ${req.system}${optionFlags(req.cfg.options)}`,
     );
   lines.push(`run directory: ${shown(dir)}`);
   return { dir, text: lines.join('\n'), items };

@@ -113,27 +113,41 @@ export function answersSource(answers: AnswersFile, system: string): EvidenceSou
   };
 }
 
-/** Takes the reader's place: the given answer, read by the benchmark's own answer parser (e.g. an option letter). */
-export function answerStage(answers: AnswersFile, benchmark: Benchmark): ItemStage {
-  const parse = benchmark.scoring?.reader.parseAnswer;
+/**
+ * Takes the reader's place: the given answer as it stands (trimmed). The reader protocol's
+ * parseAnswer is not applied: it reads rawrag's own reader's reply (LoCoMo category 5 maps a
+ * one-letter reply to one of the two options rawrag showed), and another system never saw those
+ * options, so its "Max" is "Max", not an option text.
+ */
+export function answerStage(answers: AnswersFile): ItemStage {
   return {
     name: 'answer',
-    async run(item, ctx) {
+    async run(item) {
       const a = answers.byId.get(item.id)!;
-      item.answer = parse ? parse(a.answer, ctx.question) : a.answer.trim();
+      item.answer = externalAnswer(a.answer);
       item.details.answer = { file: answers.file, line: a.line, raw: a.answer };
     },
   };
 }
 
+/** An answer given from outside (an answers file, a run's items, a calibration probe): judged as written. */
+export const externalAnswer = (raw: string): string => raw.trim();
+
 /** The composition `rawrag judge` hands to executeRun: answers source, answer -> metrics -> judge. */
 export function judgeComposition(
   answers: AnswersFile,
-  opts: { system: string; setting: string | undefined; runId: string; questions?: RunComposition['questions'] },
+  opts: {
+    system: string;
+    /** The setting asked for, or how to derive it from the data half (re-judging: the source run's, with the new data half). */
+    setting: string | undefined | ((data: string) => string);
+    runId: string;
+    questions?: RunComposition['questions'];
+  },
 ): RunComposition {
+  const setting = opts.setting;
   return {
     runId: opts.runId,
-    setting: (data) => judgedSetting(data, opts.setting, opts.system),
+    setting: (data) => (typeof setting === 'function' ? setting(data) : judgedSetting(data, setting, opts.system)),
     ...(opts.questions ? { questions: opts.questions } : {}),
     source: async () => answersSource(answers, opts.system),
     stages: async (cfg, benchmark, session) => judgeStages(cfg, benchmark, session, answers),
@@ -166,7 +180,7 @@ export async function judgeStages(
   const scoring = benchmark.scoring;
   if (!scoring)
     throw new InputError(`${benchmark.name} has no scoring protocol: there is nothing to judge answers with`, { place: '--benchmark' });
-  const stages: ItemStage[] = [answerStage(answers, benchmark), metricsStage(scoring)];
+  const stages: ItemStage[] = [answerStage(answers), metricsStage(scoring)];
   const skipped: string[] = [];
   const { stage: scoreStage, judgeInfo } = scoringStage(cfg, benchmark, scoring, session, skipped);
   stages.push(scoreStage);
@@ -212,9 +226,7 @@ export async function estimateJudge(
     let calls = 0;
     let input = 0;
     for (const q of questions as Question[]) {
-      const raw = answers.byId.get(q.id)!.answer;
-      const answer = scoring.reader.parseAnswer ? scoring.reader.parseAnswer(raw, q) : raw.trim();
-      const msgs = protocol.render(q, answer);
+      const msgs = protocol.render(q, externalAnswer(answers.byId.get(q.id)!.answer));
       if (msgs === null) continue;
       const requests = (protocol.requestsPerRun?.(q) ?? 1) * (goldVersionOf(q)?.other ? 2 : 1);
       calls += requests * cfg.judge.runs;

@@ -112,7 +112,7 @@ export async function answerAll(
   const { cfg, benchmark, dataset, source, stages } = run;
   const episodes = new Map(dataset.episodes.map((e) => [e.id, e]));
   const questionLimit = pLimit(Math.max(1, stages.concurrency));
-  const episodeLimit = pLimit(Math.max(1, Math.min(16, stages.concurrency)));
+  const episodeLimit = pLimit(Math.max(1, Math.min(source.capabilities.episodesAtOnce ?? 16, stages.concurrency)));
   const out: ScheduleOutcome = { answered: 0, deferred: 0, timings: { warmup_ms: 0, ingest_ms: 0, retrieve_ms: 0, stages_ms: 0 } };
   // An item that cannot be written (a full disk) stops the run: no new question starts after it.
   let writeFailed = false;
@@ -195,6 +195,8 @@ export async function answerAll(
             }),
           ),
         );
+        // Not after a stop: the same command resumes with the episode's memory in place.
+        if (!stopped()) await opened.release?.();
       }),
     ),
   );

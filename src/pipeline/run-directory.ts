@@ -12,6 +12,7 @@ import { toolInfo, type Manifest } from '../run/manifest.js';
 import { RunDir } from '../run/rundir.js';
 import { InputError } from '../util/errors.js';
 import { protocolDeviations } from '../eval/reader-override.js';
+import { mislabelledScores } from './forced-resume.js';
 
 export interface OpenOptions {
   retryErrors?: boolean;
@@ -58,6 +59,14 @@ export function openRunDir(dir: string, identity: RunIdentity, questions: Questi
       throw new InputError(
         `this run directory holds a different run:\n  - ${diff.join('\n  - ')}\n` +
           'use another --out (or remove this folder) to start fresh, or add --force-resume to continue it anyway (the manifest then records both)',
+        { file: rundir.manifestPath },
+      );
+    }
+    const mislabelled = diff.length > 0 ? mislabelledScores(prev.config, opts.config, rundir.readItems(), questions) : [];
+    if (mislabelled.length > 0) {
+      throw new InputError(
+        `--force-resume cannot keep these items: their scores would be credited to a judge or gold that did not score them:\n  - ${mislabelled.join('\n  - ')}\n` +
+          "use another --out for the new judgement (rawrag judge --rejudge re-scores a run's answers without reading again)",
         { file: rundir.manifestPath },
       );
     }
@@ -139,6 +148,8 @@ export function startManifest(fields: {
     ...(systemOf(fields.config).reference ? { reference: true } : {}),
     ...(systemOf(fields.config).oracle ? { oracle: true } : {}),
     ...(fields.pairWith ? { pair_with: fields.pairWith } : {}),
+    // How the system's authors drive it, and where this run departs (a memory service's vendor protocol).
+    ...(systemOf(fields.config).about?.protocol ? { system_protocol: systemOf(fields.config).about!.protocol } : {}),
     benchmark: fields.benchmark,
     setting: fields.setting,
     status: 'running',

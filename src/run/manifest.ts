@@ -26,6 +26,8 @@ export interface Manifest {
   oracle?: boolean;
   /** `rawrag stats` also pairs this run against that system's run in the same setting (the source says which). */
   pair_with?: string;
+  /** The system's vendor protocol (its descriptor's `about.protocol`): what its authors' own evaluation does, and rawrag's deviations. */
+  system_protocol?: import('../core/system.js').VendorProtocol;
   benchmark: string;
   /** What makes runs comparable: benchmark + reader, e.g. `locomo/gpt-4o-mini`. */
   setting: string;

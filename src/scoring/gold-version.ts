@@ -5,6 +5,8 @@ export interface GoldVersionMeta {
   version: string;
   error_kind: string;
   other: { version: string; answer: string } | null;
+  /** The answer the data file itself holds (absent in items written before it was recorded). */
+  data_answer?: string;
 }
 
 export interface OtherGoldScore {

@@ -93,8 +93,11 @@ describe('rawrag calibrate-judge locomo', () => {
     const temporal = f.by_type.find((t: { type: string }) => t.type === 'temporal');
     expect(temporal.false_accept.vague.n).toBeGreaterThan(0);
     expect(f.labels).toMatchObject({ n: 4, agreement: 1, kappa: 1 });
-    expect(f.trust.worst_kind).toBe('vague');
-    expect(f.trust.trusted_to).toBeCloseTo(f.overall.false_accept.vague.ci95.high, 10);
+    // Without labels the margin comes from the probes (the worse wrong kind); with them, from the labelled answers.
+    expect(f.trust_probes).toMatchObject({ basis: 'probes', worst_kind: 'vague' });
+    expect(f.trust_probes.trusted_to).toBeCloseTo(f.overall.false_accept.vague.ci95.high, 10);
+    expect(f.trust.basis).toBe('labels');
+    expect(f.trust.trusted_to).toBeCloseTo(Math.max(f.labels.accepted_wrong.ci95.high, 1 - f.labels.accepted_correct.ci95.low), 10);
     // The judge exactly as run applies it: 3 requests per probe, json_object, temperature 0, the official prompt.
     const judged = api.byPath('/v1/chat/completions').filter(isJudgeRequest);
     const probes = readFileSync(join(out, 'items.jsonl'), 'utf8').trim().split('\n').length;

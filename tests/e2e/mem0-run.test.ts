@@ -69,7 +69,7 @@ describe('rawrag run locomo --system mem0 against a loopback Mem0 server', () =>
     expect(s.n).toBe(60);
     expect(s.errors).toBe(0);
     expect(s.overall.scored).toBe(60);
-    expect(s.system).toBe('mem0');
+    expect(s.system).toBe('Mem0');
     // conv-26's turns, 2 per add within each session.
     const adds = server.adds();
     expect(adds.length).toBe(s.service.acknowledged.adds);
@@ -83,18 +83,19 @@ describe('rawrag run locomo --system mem0 against a loopback Mem0 server', () =>
     expect(server.maxInFlight).toBeLessThanOrEqual(4);
     const items = readItems(out);
     const it0 = items.find((i: any) => i.id === 'conv-26:q0');
-    expect(it0.details.service.hits.length).toBeGreaterThan(0);
-    expect(it0.details.service.hits.length).toBeLessThanOrEqual(10);
+    expect(it0.details.service.owners).toHaveLength(1);
+    expect(it0.details.service.owners[0].hits.length).toBeGreaterThan(0);
+    expect(it0.details.service.owners[0].hits.length).toBeLessThanOrEqual(10);
     expect(items.filter((i: any) => i.coverage?.all).length).toBeGreaterThan(0);
     expect(items.filter((i: any) => i.score === 1).length).toBeGreaterThan(0);
     // The LoCoMo reader prompt shows Mem0's memories in place of the history (RAW-RAG's requests go to the same server).
     const reader = api.requests.find(
       (r) =>
         JSON.stringify(r.body?.messages ?? '').includes(it0.question) &&
-        JSON.stringify(r.body?.messages ?? '').includes('Memories recalled by mem0'),
+        JSON.stringify(r.body?.messages ?? '').includes('Memories recalled by Mem0'),
     );
     expect(reader!.body.messages[1].content).toContain(
-      '# Context: \nMemories recalled by mem0 (most relevant first; each dated by the conversation it came from):\n- [',
+      '# Context: \nMemories recalled by Mem0 (most relevant first; each dated by the conversation it came from):\n- [',
     );
     // Mem0's events, as the write-decision log.
     const decisions = readFileSync(join(out, 'write-decisions.jsonl'), 'utf8')
@@ -115,7 +116,7 @@ describe('rawrag run locomo --system mem0 against a loopback Mem0 server', () =>
     );
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(server.adds().length).toBe(before);
-    expect(resumed.stdout).toMatch(/mem0 at http:\/\/127\.0\.0\.1:\d+: \d+ adds acknowledged for 1 owners \(1 complete\); events ADD \d+/);
+    expect(resumed.stdout).toMatch(/Mem0 at http:\/\/127\.0\.0\.1:\d+: \d+ adds acknowledged for 1 owners \(1 complete\); events ADD \d+/);
   }, 600_000);
 
   it('rawrag stats pairs Mem0 with RAW-RAG, coverage for each', async () => {
@@ -126,9 +127,9 @@ describe('rawrag run locomo --system mem0 against a loopback Mem0 server', () =>
     expect(st.stdout).toMatch(/RAW-RAG\/local/);
     const json = JSON.parse(readFileSync(join(root, 'stats', 'stats.json'), 'utf8'));
     const text = JSON.stringify(json);
-    expect(text).toContain('"mem0"');
+    expect(text).toContain('"Mem0"');
     expect(text).toMatch(/coverage/);
-    expect(st.stdout).toMatch(/\| mem0 +\| +\d+ \| +\d+\.\d+ \| +[\d.–]+ W \| +\d+ \|/); // the coverage × utilization row
+    expect(st.stdout).toMatch(/\| Mem0 +\| +\d+ \| +\d+\.\d+ \| +[\d.–]+ W \| +\d+ \|/); // the coverage × utilization row
   }, 600_000);
 
   it('kill -9 during ingest, then the same command: no add is done twice', async () => {
@@ -182,7 +183,9 @@ describe('rawrag run locomo --system mem0 against a loopback Mem0 server', () =>
       calls += [...sessions.values()].reduce((n, len) => n + Math.ceil(len / 2), 0);
     }
     expect(calls).toBe(3011);
-    expect(text).toMatch(/mem0 ingest: 3011 add calls carrying 5882 messages for 10 owners \(batch 2\), then 1540 searches \(limit 10\)/);
+    expect(text).toMatch(
+      /Mem0 ingest: 3011 add calls carrying 5882 messages for 10 owners \(per-episode, batch 2\), then 1540 searches \(top 10 each\)/,
+    );
     expect(server.requests.length).toBe(n);
   });
 });

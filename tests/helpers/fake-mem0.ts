@@ -8,14 +8,14 @@
  * the same); "forget ..." DELETEs. Metadata is kept on each memory as Mem0 keeps it. Faults are
  * injected per request (status, slow, reset before or after the add was done).
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { LoopbackServer, type CommonFaultKind, type Fault, type RecordedRequest } from './loopback-server.js';
+import type { RecordedRequest } from './loopback-server.js';
+import { MemoryServiceFake, type ServiceFault } from './memory-service-fake.js';
 
 export type Mem0Request = RecordedRequest;
 
-/** status: reply with it; slow: wait delayMs first; reset: drop the connection before doing anything; reset-after: do the work, then drop it. */
-export type Mem0Fault = Fault<CommonFaultKind | 'reset-after'>;
+/** status: reply with it; slow: wait delayMs first; reset: drop the connection before doing anything; reset-after: do the work, then drop it; torn: do it, then a cut 200. */
+export type Mem0Fault = ServiceFault;
 
 interface StoredMemory {
   id: string;
@@ -28,7 +28,7 @@ interface StoredMemory {
 
 const words = (s: string) => s.toLowerCase().match(/[a-z0-9]+/g) ?? [];
 
-export class FakeMem0 extends LoopbackServer<Mem0Fault['kind']> {
+export class FakeMem0 extends MemoryServiceFake {
   readonly memories = new Map<string, StoredMemory>();
   private readonly events = new Map<string, { polls: number; results: unknown[] }>();
   /** Every add the service performed (after any fault that let it through), by rawrag's add key ... */
@@ -40,34 +40,33 @@ export class FakeMem0 extends LoopbackServer<Mem0Fault['kind']> {
     super(opts.delayMs);
   }
 
-  adds(): Mem0Request[] {
-    return this.requests.filter((r) => r.method === 'POST' && (r.path === '/memories' || r.path === '/v3/memories/add/'));
+  isAdd(r: Mem0Request): boolean {
+    return r.method === 'POST' && (r.path === '/memories' || r.path === '/v3/memories/add/');
+  }
+
+  /** Every add request, faulted ones included. */
+  override adds(): Mem0Request[] {
+    return this.requests.filter((r) => this.isAdd(r));
+  }
+
+  totalHeld(): number {
+    return this.memories.size;
   }
 
   ownerMemories(owner: string): StoredMemory[] {
     return [...this.memories.values()].filter((m) => m.user_id === owner);
   }
 
-  protected errorBody(status: number | undefined): unknown {
-    return { detail: `injected ${status}` };
-  }
-
-  protected respond(rec: Mem0Request, req: IncomingMessage, res: ServerResponse, fault: Mem0Fault | null): void {
-    const platform = rec.path.startsWith('/v1/') || rec.path.startsWith('/v3/');
+  protected route(r: Mem0Request): [number, unknown] {
+    const platform = r.path.startsWith('/v1/') || r.path.startsWith('/v3/');
     if (this.opts.apiKey) {
-      const ok = platform ? rec.headers.authorization === `Token ${this.opts.apiKey}` : rec.headers['x-api-key'] === this.opts.apiKey;
-      if (!ok) {
-        res.writeHead(401, { 'content-type': 'application/json' });
-        return void res.end(JSON.stringify({ detail: 'Authentication required. Provide a Bearer token or X-API-Key header.' }));
-      }
+      const ok = platform ? r.headers.authorization === `Token ${this.opts.apiKey}` : r.headers['x-api-key'] === this.opts.apiKey;
+      if (!ok) return [401, { detail: 'Authentication required. Provide a Bearer token or X-API-Key header.' }];
     }
-    const [status, reply] = this.route(rec);
-    if (fault?.kind === 'reset-after') return void req.socket.destroy();
-    res.writeHead(status, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(reply));
+    return this.routeApi(r);
   }
 
-  private route(r: Mem0Request): [number, unknown] {
+  private routeApi(r: Mem0Request): [number, unknown] {
     const b = r.body ?? {};
     const key = `${r.method} ${r.path}`;
     if (key === 'POST /memories' || key === 'POST /v3/memories/add/') {
@@ -95,6 +94,7 @@ export class FakeMem0 extends LoopbackServer<Mem0Fault['kind']> {
       if (typeof b.query !== 'string') return [422, { detail: 'query: field required' }];
       const owner = b.filters?.user_id ?? b.user_id;
       if (!owner) return [400, { detail: 'filters must contain at least one of: user_id, agent_id, run_id' }];
+      if (this.blindSearch) return [200, { results: [] }];
       const q = new Set(words(b.query));
       const scored = this.ownerMemories(owner)
         .map((m) => ({ m, score: words(m.memory).filter((w) => q.has(w)).length / Math.max(1, words(m.memory).length) }))
@@ -150,6 +150,7 @@ export class FakeMem0 extends LoopbackServer<Mem0Fault['kind']> {
       this.performed.push(metadata.rawrag_add);
       this.performedBy.push(`${owner} ${metadata.rawrag_add}`);
     }
+    this.applied.push(`${owner} ${typeof metadata.rawrag_add === 'string' ? metadata.rawrag_add : JSON.stringify(messages)}`);
     const now = timestamp ? new Date(timestamp * 1000).toISOString() : new Date().toISOString();
     const results: unknown[] = [];
     for (const msg of messages) {

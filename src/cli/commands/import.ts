@@ -9,7 +9,7 @@ import { fromRoot } from '../../util/paths.js';
 import { RunConfigSchema } from '../../systems/registry.js';
 import { sha256Hex } from '../../util/fsx.js';
 import { readFileSync } from 'node:fs';
-import { addBenchmarkOptions, withOfficialJudge } from '../options.js';
+import { addBenchmarkOptions } from '../options.js';
 
 function format(value: string): ImportFormat {
   if (!(IMPORT_FORMATS as readonly string[]).includes(value))
@@ -31,7 +31,10 @@ export function importCommand(): Command {
         .join(' | ')}`,
     )
     .option('--system <name>', 'the system in the manifest and in `rawrag stats` (default by format: Mem0, EverMemOS, MemOS, external)')
-    .option('--setting <name>', 'the benchmark-setting `rawrag stats` groups by (default <benchmark>/<system>; e.g. locomo/gpt-4o-mini)')
+    .option(
+      '--setting <name>',
+      'the benchmark-setting `rawrag stats` groups by (default <data>/<system>, the data half from the options: locomo/Mem0, locomo/gold=audited/Mem0; e.g. locomo/gpt-4o-mini)',
+    )
     .option('--data <path>', "the benchmark's data file the questions are matched against (default: the bundled copy)");
   addBenchmarkOptions(cmd);
   cmd
@@ -44,7 +47,8 @@ export function importCommand(): Command {
       const benchOpts: Record<string, string> = {};
       for (const b of listBenchmarks()) for (const o of b.options) if (given(o.key)) benchOpts[o.key] = String(opts[o.key]);
       if (Object.keys(benchOpts).length) flags.options = benchOpts;
-      const cfg = withOfficialJudge(resolveConfig(mergeLayers(flags), 'command line', RunConfigSchema));
+      // No judge is resolved: rawrag's judge scores nothing here (the file's votes are its own judge's), so the manifest names none.
+      const cfg = resolveConfig(mergeLayers(flags), 'command line', RunConfigSchema);
       const system = (opts.system as string | undefined) ?? DEFAULT_SYSTEM_OF[fmt];
       let sha = '';
       try {
@@ -55,8 +59,7 @@ export function importCommand(): Command {
       const out =
         (opts.out as string | undefined) ??
         fromRoot('results', `import-${cfg.benchmark}-${system}-${hashOf({ cfg, sha }, 10)}`.replace(/[^A-Za-z0-9._-]/g, '_'));
-      const setting = (opts.setting as string | undefined) ?? `${cfg.benchmark}/${system}`;
-      const r = await importResults({ format: fmt, file, cfg, system, setting, out });
+      const r = await importResults({ format: fmt, file, cfg, system, out, ...(opts.setting ? { setting: opts.setting as string } : {}) });
       process.stdout.write(r.text + '\n');
     });
   return cmd;

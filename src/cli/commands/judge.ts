@@ -5,7 +5,15 @@ import { InputError, UsageError } from '../../util/errors.js';
 import { loadRunInputs } from '../../pipeline/plan.js';
 import type { Question } from '../../core/schema.js';
 import type { AnswersFile } from '../../pipeline/judge-answers.js';
-import { answeredQuestions, readRunForRejudge, rejudgeConfig, rejudgeRunId } from '../../pipeline/rejudge.js';
+import {
+  changedOptions,
+  checkRejudgeOut,
+  readRunForRejudge,
+  rejudgeConfig,
+  rejudgeRunId,
+  rejudgeSelection,
+  rejudgeSetting,
+} from '../../pipeline/rejudge.js';
 import { resolveJudgePrompt } from '../../eval/judge-prompt.js';
 import { executeRun } from '../../pipeline/run.js';
 import { estimateJudge, judgeComposition, judgeRunId, readAnswers } from '../../pipeline/judge-answers.js';
@@ -30,7 +38,7 @@ export function judgeCommand(): Command {
     )
     .option(
       '--rejudge <run-dir>',
-      "re-score an existing run's answers under another judge (--judge-model / --judge-prompt); nothing is re-read",
+      "re-score an existing run's answers under another judge (--judge-model / --judge-prompt) or gold (--gold), --categories narrowing them; nothing is re-read; a new run directory",
     )
     .option(
       '--benchmark <name>',
@@ -68,9 +76,10 @@ export function judgeCommand(): Command {
     .option('--json', 'print summary.json instead of the table')
     .action(async (answersPath: string | undefined, _opts: unknown, command: Command) => {
       const opts = command.opts();
-      const job = opts.rejudge ? rejudgeJob(command, answersPath) : answersJob(command, answersPath);
+      const job = opts.rejudge ? await rejudgeJob(command, answersPath) : answersJob(command, answersPath);
       const { cfg, answers, system, runId, setting, questions } = job;
       const transport = transportFromFlags(command);
+      for (const note of job.notes ?? []) process.stderr.write(`note: ${note}\n`);
       if (job.source?.dataSha256) {
         const { dataset } = await loadRunInputs(cfg);
         if (dataset.source.sha256 !== job.source.dataSha256) {
@@ -87,6 +96,7 @@ export function judgeCommand(): Command {
         return;
       }
       const out = (opts.out as string | undefined) ?? fromRoot('results', runId);
+      job.checkOut?.(out);
       const bar = progressBar(`judge ${cfg.benchmark}`, opts.progress !== false);
       const interrupts = watchInterrupts(
         () => bar.stop(),
@@ -128,13 +138,17 @@ interface JudgeJob {
   cfg: RunConfig;
   answers: AnswersFile;
   system: string;
-  /** The setting asked for (--setting, or the re-judged run's); undefined = the data's own with the system. */
-  setting: string | undefined;
+  /** The setting asked for (--setting), or how re-judging derives it; undefined = the data's own with the system. */
+  setting: string | undefined | ((data: string) => string);
   runId: string;
   questions?: (qs: Question[]) => Question[];
   what?: string;
   /** Re-judging: the data file the source run read (a different file now is an input error). */
   source?: { dir: string; dataSha256: string };
+  /** Printed before anything runs (a torn last line skipped, answers left out by --categories). */
+  notes?: string[];
+  /** Refuses an output directory this job must not write (re-judging: the source run itself). */
+  checkOut?(out: string): void;
 }
 
 /** `rawrag judge ANSWERS.jsonl --benchmark B`: the answered questions are the selection, as --ids would select them. */
@@ -154,8 +168,12 @@ function answersJob(command: Command, answersPath: string | undefined): JudgeJob
   };
 }
 
-/** `rawrag judge --rejudge RUN_DIR`: the run's own benchmark, data, options, system and setting; another judge. */
-function rejudgeJob(command: Command, answersPath: string | undefined): JudgeJob {
+/**
+ * `rawrag judge --rejudge RUN_DIR`: the run's own benchmark, data, options, system and setting;
+ * another judge, or another gold (`--gold`) or fewer categories (`--categories`), which give the
+ * setting its new data half.
+ */
+async function rejudgeJob(command: Command, answersPath: string | undefined): Promise<JudgeJob> {
   const opts = command.opts();
   if (answersPath) throw new UsageError('--rejudge takes its answers from the run directory: give no answers file');
   for (const flag of ['benchmark', 'data', 'config'] as const) {
@@ -168,18 +186,40 @@ function rejudgeJob(command: Command, answersPath: string | undefined): JudgeJob
   if (model) judge.model = model;
   if (opts.judgeRuns !== undefined) judge.runs = opts.judgeRuns;
   if (opts.judgePrompt) judge.prompt = resolveJudgePrompt(opts.judgePrompt as string, src.config.benchmark);
-  const cfg = withOfficialJudge(rejudgeConfig(src, judge));
+  const cfg = withOfficialJudge(rejudgeConfig(src, judge, givenBenchmarkOptions(command)));
   const system = command.getOptionValueSource('system') === 'cli' ? (opts.system as string) : src.system;
+  const given = opts.setting as string | undefined;
+  const { questions, leftOut } = await rejudgeSelection(src, cfg);
+  const changed = changedOptions(src, cfg);
+  const judged = src.answers.byId.size - leftOut;
   return {
     cfg,
     answers: src.answers,
     system,
-    setting: (opts.setting as string | undefined) ?? src.setting,
+    setting: given ?? rejudgeSetting(src, cfg),
     runId: rejudgeRunId(src, cfg),
-    questions: answeredQuestions(src),
+    questions,
     source: { dir: src.dir, dataSha256: src.dataSha256 },
-    what: `re-judge ${src.answers.byId.size} answers of ${src.dir}${src.unanswered.length ? ` (${src.unanswered.length} items without an answer left out)` : ''}`,
+    notes: [
+      ...src.notes,
+      ...(leftOut
+        ? [
+            `${leftOut} of the run's ${src.answers.byId.size} answers are outside ${changed.map((k) => `--${k} ${cfg.options[k]}`).join(' ')}: left out`,
+          ]
+        : []),
+    ],
+    checkOut: (out) => checkRejudgeOut(src, out),
+    what: `re-judge ${judged} answers of ${src.dir}${src.unanswered.length ? ` (${src.unanswered.length} items without an answer left out)` : ''}`,
   };
+}
+
+/** The benchmark options typed on the command line (`--gold audited`), by key. */
+function givenBenchmarkOptions(cmd: Command): Record<string, string> {
+  const opts = cmd.opts();
+  const out: Record<string, string> = {};
+  for (const b of listBenchmarks())
+    for (const o of b.options) if (cmd.getOptionValueSource(o.key) === 'cli') out[o.key] = String(opts[o.key]);
+  return out;
 }
 
 /**
@@ -198,8 +238,7 @@ function judgeConfig(cmd: Command): RunConfig {
   if (given('judgePrompt')) judge.prompt = resolveJudgePrompt(opts.judgePrompt as string, String(opts.benchmark).toLowerCase());
   if (given('judgeRuns')) judge.runs = opts.judgeRuns;
   if (Object.keys(judge).length) flags.judge = judge;
-  const benchOpts: Record<string, string> = {};
-  for (const b of listBenchmarks()) for (const o of b.options) if (given(o.key)) benchOpts[o.key] = String(opts[o.key]);
+  const benchOpts = givenBenchmarkOptions(cmd);
   if (Object.keys(benchOpts).length) flags.options = benchOpts;
   const file = opts.config ? readConfigFile(opts.config as string) : {};
   return withOfficialJudge(

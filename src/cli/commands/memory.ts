@@ -3,11 +3,34 @@
  * (src/core/system.ts): what it holds, and deleting one owner's data physically.
  */
 import { Command } from 'commander';
-import { storeOfRun } from '../../systems/registry.js';
+import { join } from 'node:path';
+import { RunConfigSchema, storeOfRun, type System } from '../../systems/registry.js';
+import type { RunConfig } from '../../config/schema.js';
+import { mergeLayers, type PartialConfig } from '../../config/load.js';
+import { readJsonFile } from '../../util/fsx.js';
+import { UsageError } from '../../util/errors.js';
+import { addSystemOptionFlag } from '../options.js';
+import { systemOptionLayer } from '../system-options.js';
 import { auditDecisions, renderAudit } from '../../audit/write-audit.js';
 import { decisionSource } from '../../audit/sources.js';
 import { positiveInt, integer } from '../../util/flags.js';
 import { onInterruptSay } from '../../util/interrupt.js';
+
+/**
+ * The run's config with `-S` overrides (a service that moved to another URL since the run), or
+ * undefined when none were given: the store then reads the manifest's own.
+ */
+function configWithOptions(runDir: string, system: System, pairs: string[] | undefined): RunConfig | undefined {
+  if (!pairs?.length) return undefined;
+  const manifest = readJsonFile(join(runDir, 'manifest.json')) as { config?: PartialConfig } | null;
+  const merged = mergeLayers(manifest?.config ?? {}, systemOptionLayer(system, pairs).layer);
+  const parsed = RunConfigSchema.safeParse(merged);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new UsageError(`-S: ${issue.path.slice(1).join('.') || issue.path.join('.')}: ${issue.message}`);
+  }
+  return parsed.data;
+}
 
 export function memoryCommand(): Command {
   const cmd = new Command('memory').description('Read, purge or audit the memory store of a run whose system keeps one');
@@ -23,22 +46,25 @@ export function memoryCommand(): Command {
       const { runDir, store } = storeOfRun(dir ?? opts.run);
       process.stdout.write(store.show(runDir, opts) + '\n');
     });
-  cmd
+  const purge = cmd
     .command('purge')
     .description("Delete an owner's data physically from the run's memory store (and its cached ingest replies), verified by reading back")
     .argument('[dir]', 'run directory')
     .requiredOption('--owner <id>', 'the owner (episode id) to delete')
     .option('--run <dir>', 'run directory (same as the argument)')
-    .option('--cache-dir <dir>', 'response cache folder holding the ingest replies (default as for rawrag run)')
-    .action(async (dir: string | undefined, opts: { owner: string; run?: string; cacheDir?: string }) => {
-      const { runDir, store } = storeOfRun(dir ?? opts.run);
+    .option('--cache-dir <dir>', 'response cache folder holding the ingest replies (default as for rawrag run)');
+  addSystemOptionFlag(purge).action(
+    async (dir: string | undefined, opts: { owner: string; run?: string; cacheDir?: string; systemOption?: string[] }) => {
+      const { runDir, store, system } = storeOfRun(dir ?? opts.run);
+      const config = configWithOptions(runDir, system, opts.systemOption);
       const unsay = onInterruptSay(() => `what was deleted so far is recorded in ${runDir}; the same command deletes the rest`);
       try {
-        process.stdout.write((await store.purge(runDir, opts.owner, opts)) + '\n');
+        process.stdout.write((await store.purge(runDir, opts.owner, { cacheDir: opts.cacheDir, config })) + '\n');
       } finally {
         unsay();
       }
-    });
+    },
+  );
   cmd
     .command('audit')
     .description(

@@ -5,7 +5,9 @@
  * drift from what is sent. Diff it against the paper or the upstream code.
  */
 import { Command } from 'commander';
-import { RunConfigSchema } from '../../systems/registry.js';
+import { getSystem, RunConfigSchema, systemOf } from '../../systems/registry.js';
+import type { VendorProtocol } from '../../core/system.js';
+import { systemOptionLayer } from '../system-options.js';
 import { readConfigFile, resolveConfig, mergeLayers } from '../../config/load.js';
 import type { RunConfig } from '../../config/schema.js';
 import type { Benchmark } from '../../core/benchmark.js';
@@ -14,11 +16,12 @@ import { getBenchmark, listBenchmarks } from '../../datasets/registry.js';
 import type { Question } from '../../core/schema.js';
 import type { RoleCard } from '../../core/protocol.js';
 import { markdownTable } from '../../util/table.js';
-import { addReaderOptions, withOfficialJudge, withPromptHash } from '../options.js';
+import { addReaderOptions, addSystemOptionFlag, withOfficialJudge, withPromptHash } from '../options.js';
 import { protocolDeviations, readReaderTemplate } from '../../eval/reader-override.js';
 import type { PartialConfig } from '../../config/load.js';
 import { resolve } from 'node:path';
 import { displayPath } from '../../util/paths.js';
+import { UsageError } from '../../util/errors.js';
 
 export interface RoleProtocol {
   model: string;
@@ -42,6 +45,18 @@ export interface BenchmarkProtocol {
   headline: string;
   /** Where this config departs from the protocol (--temperature, --max-tokens, --reader-prompt, a config file); empty = none. */
   deviations: string[];
+  /** The system under test when it is not the paper's method: its effective options and its vendor's protocol. */
+  system?: { name: string; label: string; options: Record<string, unknown>; protocol: VendorProtocol | null };
+}
+
+/** The system a config runs, when it has options or a vendor protocol of its own. */
+export function describeSystem(cfg: RunConfig): BenchmarkProtocol['system'] {
+  const s = systemOf(cfg);
+  if (!s.config && !s.about?.protocol) return undefined;
+  const options = s.config
+    ? ((cfg[s.config.key] as Record<string, unknown> | undefined) ?? (s.config.schema.parse({}) as Record<string, unknown>))
+    : {};
+  return { name: s.name, label: s.about?.label ?? s.name, options, protocol: s.about?.protocol ?? null };
 }
 
 /** A stand-in question for protocols whose budget is the same for every question. */
@@ -119,7 +134,22 @@ export function describeProtocol(b: Benchmark, cfg: RunConfig): BenchmarkProtoco
     denominator: card.denominator,
     headline: card.headline,
     deviations: protocolDeviations(cfg),
+    ...(describeSystem(cfg) ? { system: describeSystem(cfg) } : {}),
   };
+}
+
+function renderSystem(s: NonNullable<BenchmarkProtocol['system']>): string[] {
+  const out = [
+    '',
+    `system: ${s.label} (--system ${s.name}); options: ${Object.entries(s.options)
+      .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+      .join(' ')}`,
+  ];
+  if (s.protocol) {
+    out.push(`vendor protocol: ${s.protocol.summary}`, ...s.protocol.sources.map((x) => `  follows ${x}`));
+    out.push(...(s.protocol.deviations.length ? s.protocol.deviations.map((d) => `VENDOR DEVIATION: ${d}`) : ['vendor deviations: none']));
+  }
+  return out;
 }
 
 export function renderProtocol(p: BenchmarkProtocol): string {
@@ -154,6 +184,7 @@ export function renderProtocol(p: BenchmarkProtocol): string {
     `denominator: ${p.denominator}`,
     `deliberate deviations from the upstream: docs/faithfulness.md#${p.benchmark}`,
     ...p.deviations.map((d) => `DEVIATION (this config): ${d}`),
+    ...(p.system ? renderSystem(p.system) : []),
   ].join('\n');
 }
 
@@ -169,15 +200,28 @@ export function protocolCommand(): Command {
         .join(' | ')} (default: all six)`,
     )
     .option('-c, --config <file>', 'show what a run with this config file would send')
+    .option('--system <name>', 'also the system under test: its options and its vendor protocol (see rawrag systems)')
     .option('--json', 'print JSON instead of tables');
   addReaderOptions(cmd);
+  addSystemOptionFlag(cmd);
   return cmd.action(
     (
       benchmark: string | undefined,
-      opts: { config?: string; json?: boolean; temperature?: number; maxTokens?: number | 'none'; readerPrompt?: string },
+      opts: {
+        config?: string;
+        json?: boolean;
+        temperature?: number;
+        maxTokens?: number | 'none';
+        readerPrompt?: string;
+        system?: string;
+        systemOption?: string[];
+      },
     ) => {
       const file = opts.config ? readConfigFile(opts.config) : {};
-      const flags: PartialConfig = {};
+      const flags: PartialConfig = opts.system ? { system: getSystem(opts.system).name } : {};
+      const systemName = (flags.system ?? file.system) as string | undefined;
+      if (opts.systemOption?.length && !systemName) throw new UsageError('-S needs --system NAME (or a config that names one)');
+      const sLayer = systemName ? systemOptionLayer(getSystem(systemName), opts.systemOption ?? []).layer : {};
       const reader: PartialConfig = {};
       if (opts.temperature !== undefined) reader.temperature = opts.temperature;
       if (opts.maxTokens !== undefined) reader.maxTokens = opts.maxTokens;
@@ -189,7 +233,9 @@ export function protocolCommand(): Command {
       const names = benchmark ? [getBenchmark(benchmark).name] : listBenchmarks().map((b) => b.name);
       const out = names.map((name) => {
         const cfg = withPromptHash(
-          withOfficialJudge(resolveConfig(mergeLayers(file, flags, { benchmark: name }), opts.config ?? 'defaults', RunConfigSchema)),
+          withOfficialJudge(
+            resolveConfig(mergeLayers(file, sLayer, flags, { benchmark: name }), opts.config ?? 'defaults', RunConfigSchema),
+          ),
         );
         return describeProtocol(getBenchmark(name), cfg);
       });

@@ -94,6 +94,8 @@ export function goldTables(g: GoldSummary): Table[] {
 export interface AdversarialSummary {
   n: number;
   failed: number;
+  /** Failed at judging: the answer exists, so the official rule still scores it (the judge column counts it 0). */
+  failed_at_judge: number;
   /** LoCoMo's rule (evaluation.py): the answer says "no information available" / "not mentioned"; over all n. */
   official_rule: number | null;
   /** The judge asked whether the answer correctly declines (rawrag's prompt); over all n; null when not judged. */
@@ -103,19 +105,31 @@ export interface AdversarialSummary {
 export function adversarialSummary(items: ItemRecord[]): AdversarialSummary | null {
   if (items.length === 0) return null;
   const ok = items.filter((i) => !i.error);
-  const rule = ok.map((i) => i.metrics.f1).filter((v): v is number => typeof v === 'number');
+  // The rule needs only the answer: its score (computed before the judge ran) stands when the judge failed.
+  const rule = items.map((i) => i.metrics.f1).filter((v): v is number => typeof v === 'number');
   const judged = ok.filter((i) => i.score !== null);
   return {
     n: items.length,
     failed: items.length - ok.length,
+    failed_at_judge: items.filter((i) => i.error?.stage === 'judge').length,
     official_rule: rule.length ? rule.reduce((a, b) => a + b, 0) / items.length : null,
     judge_declines: judged.length ? judged.reduce((s, i) => s + i.score!, 0) / items.length : null,
   };
 }
 
+function failedNote(a: AdversarialSummary): string {
+  if (!a.failed) return '';
+  const before = a.failed - a.failed_at_judge;
+  const parts = [
+    ...(before ? [`${before} failed before judging (count 0 in both columns)`] : []),
+    ...(a.failed_at_judge ? [`${a.failed_at_judge} failed at judging (count 0 for the judge; the official rule scores their answers)`] : []),
+  ];
+  return `, ${parts.join(', ')}`;
+}
+
 export function adversarialTable(a: AdversarialSummary): Table {
   return {
-    title: `Category 5 (adversarial): its own row, not in the headline — ${a.n} questions${a.failed ? `, ${a.failed} failed (count 0)` : ''}`,
+    title: `Category 5 (adversarial): its own row, not in the headline — ${a.n} questions${failedNote(a)}`,
     header: ['type', 'id', 'n', 'official rule %', 'judge: correctly declines %'],
     rows: [['adversarial', 5, a.n, pct(a.official_rule), pct(a.judge_declines)]],
   };

@@ -57,6 +57,8 @@ export interface GoldMeta {
   error_kind: string;
   /** The gold answer of the other version; null when the errata change only the evidence. */
   other: { version: GoldVersion; answer: string } | null;
+  /** The answer the data file itself holds: what other harnesses' judges saw (an import's votes were judged against it). */
+  data_answer: string;
 }
 
 export function loadErrata(path = fromRoot(DEFAULT_ERRATA)): ErrataFile {
@@ -100,6 +102,7 @@ export function applyGold(
       version,
       error_kind: e.error_kind,
       other: e.affects_answer ? { version: version === 'audited' ? 'original' : 'audited', answer: version === 'audited' ? e.original_answer : e.corrected_answer } : null,
+      data_answer: e.original_answer,
     };
     q.meta = { ...(q.meta ?? {}), gold: meta };
     if (version !== 'audited') continue;

@@ -63,6 +63,7 @@ export const agenticMemory: SystemDescriptor<ProviderSession, ModelEntry> = {
     },
   ],
   description: 'LLM extraction at ingest, weighted recall of memory items',
+  about: { kind: 'built-in' },
   config: { key: MEMORY_SECTION, schema: MemorySchema },
   options: [
     { flags: '--extractor <model>', description: 'the extraction model (default: the reader model)', config: ['memory', 'extractor'] },

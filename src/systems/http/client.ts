@@ -1,10 +1,10 @@
-/** rawrag's memory protocol (protocol.ts) as a MemoryService: four POSTs, replies checked against their schemas. */
+/** rawrag's memory protocol (protocol.ts) as a MemoryService: four POSTs (and an optional fifth), replies checked against their schemas. */
 import type { z } from 'zod';
 import { BadReplyError, HttpStatusError } from '../../providers/errors.js';
 import type { RetryPolicy } from '../../providers/retry.js';
-import { JsonService, type ServiceTransport } from '../memory-service/http.js';
-import type { AddCall, AddEvent, MemoryService, ServiceMemory } from '../memory-service/service.js';
-import { AddReply, ListReply, PROTOCOL_VERSION, SearchReply } from './protocol.js';
+import { JsonService, pollUntil, type ServiceTransport } from '../memory-service/http.js';
+import type { AddCall, AddOutcome, MemoryService, ServiceMemory } from '../memory-service/service.js';
+import { AddReply, DeleteReply, ListReply, PROTOCOL_VERSION, ReadyReply, SearchReply } from './protocol.js';
 
 function checked<T>(schema: z.ZodType<T>, reply: unknown, call: string): T {
   const r = schema.safeParse(reply ?? {});
@@ -22,10 +22,37 @@ function toMemory(m: z.infer<typeof SearchReply>['results'][number]): ServiceMem
   return { id: m.id, memory: m.memory, score: m.score ?? null, date: m.date ?? null, turnIds: m.turn_ids ?? [], addKey: m.add_id ?? null };
 }
 
+const notFound = (e: unknown) => (e as { status?: number }).status === 404 || (e instanceof HttpStatusError && e.status === 404);
+
+/** The body of one add: every field of the protocol's AddRequest. */
+export function addBody(call: AddCall): Record<string, unknown> {
+  return {
+    owner: call.owner,
+    add_id: call.key,
+    messages: call.messages.map((m) => ({
+      role: m.role,
+      content: m.content,
+      speaker: m.speaker,
+      text: m.text,
+      captions: m.captions,
+      turn_id: m.turnId,
+    })),
+    turn_ids: call.turnIds,
+    session: call.session,
+    date: call.date,
+    timestamp: call.timestamp,
+    owner_speaker: call.ownerSpeaker,
+  };
+}
+
 export class HttpMemoryService implements MemoryService {
   readonly system: string;
   readonly api = `http/${PROTOCOL_VERSION}`;
   private readonly http: JsonService;
+  /** Whether the service answers /ready (learnt at the first call; a 404 = searchable once acknowledged). */
+  private hasReady: boolean | null = null;
+  /** What the last delete said it removed, for rawrag memory purge. */
+  lastRemoved: string[] = [];
 
   constructor(
     readonly url: string,
@@ -45,20 +72,13 @@ export class HttpMemoryService implements MemoryService {
     return this.transport.retry;
   }
 
-  async addOnce(call: AddCall): Promise<AddEvent[] | null> {
-    const body = {
-      owner: call.owner,
-      add_id: call.key,
-      messages: call.messages,
-      turn_ids: call.turnIds,
-      session: call.session,
-      date: call.date,
-      timestamp: call.timestamp,
+  async addOnce(call: AddCall): Promise<AddOutcome> {
+    const reply = checked(AddReply, await this.http.once({ method: 'POST', path: '/add', body: addBody(call) }), 'add');
+    return {
+      events: reply.events
+        ? reply.events.map((e) => ({ id: e.id ?? null, event: e.event, memory: e.memory ?? null, previous: e.previous_memory ?? null }))
+        : null,
     };
-    const reply = checked(AddReply, await this.http.once({ method: 'POST', path: '/add', body }), 'add');
-    return reply.events
-      ? reply.events.map((e) => ({ id: e.id ?? null, event: e.event, memory: e.memory ?? null, previous: e.previous_memory ?? null }))
-      : null;
   }
 
   async search(owner: string, query: string, limit: number): Promise<ServiceMemory[]> {
@@ -76,13 +96,35 @@ export class HttpMemoryService implements MemoryService {
       return reply.memories.map(toMemory);
     } catch (e) {
       // /list is optional: a service without it cannot be asked what it holds.
-      if ((e as { status?: number }).status === 404 || (e instanceof HttpStatusError && e.status === 404)) return null;
+      if (notFound(e)) return null;
       throw e;
     }
   }
 
   async deleteOwner(owner: string): Promise<void> {
-    await this.http.request({ method: 'POST', path: '/delete', body: { owner } });
+    const reply = checked(DeleteReply, await this.http.request({ method: 'POST', path: '/delete', body: { owner } }), 'delete');
+    this.lastRemoved = reply.removed ?? [];
+  }
+
+  /** `/ready` until it says ready (a library that indexes at the end, a flush and a drain); a 404 = searchable once acknowledged. */
+  async awaitReady(owner: string, _calls: readonly AddCall[], timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    if (this.hasReady === false) return;
+    await pollUntil(
+      async (report) => {
+        try {
+          const r = checked(ReadyReply, await this.http.request({ method: 'POST', path: '/ready', body: { owner } }), 'ready');
+          this.hasReady = true;
+          if (r.ready) return true;
+          report(r.state ?? 'not ready');
+          return undefined;
+        } catch (e) {
+          if (!notFound(e) || this.hasReady) throw e;
+          this.hasReady = false;
+          return true;
+        }
+      },
+      { what: `${this.system} readiness of '${owner}'`, timeoutMs, firstMs: 200, maxMs: 5000, signal },
+    );
   }
 
   addFailure(_call: AddCall, e: unknown): Error {

@@ -7,6 +7,7 @@
  *   POST {url}/search  SearchRequest -> SearchReply   the owner's memories most relevant to a query
  *   POST {url}/list    OwnerRequest  -> ListReply     every memory of an owner (optional: 404 = cannot list)
  *   POST {url}/delete  OwnerRequest  -> DeleteReply   delete every memory of an owner
+ *   POST {url}/ready   OwnerRequest  -> ReadyReply    optional: the owner's last add was sent; searchable yet? (404 = always)
  *
  * A key, when set, travels as `Authorization: Bearer <key>`; every request carries
  * `x-rawrag-memory-protocol: 1`. A service should treat an `add_id` it has already done as done.
@@ -16,9 +17,18 @@ import { z } from 'zod';
 export const PROTOCOL_VERSION = 1;
 
 const Message = z
-  .object({ role: z.enum(['user', 'assistant']), content: z.string() })
+  .object({
+    role: z
+      .enum(['user', 'assistant'])
+      .describe("From the owner's point of view: the owner's own speaker (or the history's user) is `user`"),
+    content: z.string().describe('The turn as rawrag renders it: `Speaker: text`, image captions after the text'),
+    speaker: z.string().optional().describe("The turn's speaker as the benchmark names it"),
+    text: z.string().optional().describe("The turn's text alone (no speaker, no captions): format it as your system's own evaluation does"),
+    captions: z.array(z.string()).optional().describe("Captions of the turn's images"),
+    turn_id: z.string().optional().describe("The benchmark's id of this turn"),
+  })
   .strict()
-  .describe('One turn: its speaker is named in the content when the history has named speakers');
+  .describe('One turn');
 
 export const AddRequest = z
   .object({
@@ -29,6 +39,11 @@ export const AddRequest = z
     session: z.string(),
     date: z.string().nullable().describe('The date of these turns as the benchmark writes it'),
     timestamp: z.number().int().nullable().describe('That date in Unix seconds, when it can be read'),
+    owner_speaker: z
+      .string()
+      .nullable()
+      .optional()
+      .describe("Per-speaker owners: whose store this owner is (that speaker's turns are `user`); null: one store per episode"),
   })
   .strict();
 
@@ -66,7 +81,18 @@ const Memory = z
 export const SearchReply = z.object({ results: z.array(Memory).describe('Best first; at most `limit`') }).loose();
 export const OwnerRequest = z.object({ owner: z.string().min(1) }).strict();
 export const ListReply = z.object({ memories: z.array(Memory) }).loose();
-export const DeleteReply = z.object({ deleted: z.number().int().nonnegative().optional() }).loose();
+export const DeleteReply = z
+  .object({
+    deleted: z.number().int().nonnegative().optional(),
+    removed: z.array(z.string()).optional().describe('What was removed (files, collections), in words: printed by rawrag memory purge'),
+  })
+  .loose();
+export const ReadyReply = z
+  .object({
+    ready: z.boolean().describe('Whether everything added to the owner is searchable now (rawrag asks again until it is)'),
+    state: z.string().optional().describe('What it is doing, shown if rawrag gives up waiting'),
+  })
+  .loose();
 
 /** The protocol's calls, by file name in docs/memory-protocol/. */
 export const PROTOCOL_SCHEMAS: Record<string, z.ZodType> = {
@@ -78,6 +104,8 @@ export const PROTOCOL_SCHEMAS: Record<string, z.ZodType> = {
   'list.reply': ListReply,
   'delete.request': OwnerRequest,
   'delete.reply': DeleteReply,
+  'ready.request': OwnerRequest,
+  'ready.reply': ReadyReply,
 };
 
 /** A call's JSON Schema (the file docs/memory-protocol/<name>.schema.json holds). */

@@ -21,6 +21,7 @@ import {
   readMetadata,
   type AddCall,
   type AddEvent,
+  type AddOutcome,
   type MemoryService,
   type ServiceMemory,
 } from '../memory-service/service.js';
@@ -71,7 +72,7 @@ export function toEvents(results: unknown[]): AddEvent[] {
 }
 
 export class Mem0Service implements MemoryService {
-  readonly system = 'mem0';
+  readonly system = 'Mem0';
   readonly api: string;
   private readonly http: JsonService;
 
@@ -90,8 +91,13 @@ export class Mem0Service implements MemoryService {
     return this.transport.retry;
   }
 
-  async addOnce(call: AddCall): Promise<AddEvent[] | null> {
-    const body = { messages: call.messages, user_id: call.owner, metadata: metadataOf(call) };
+  async addOnce(call: AddCall): Promise<AddOutcome> {
+    return { events: await this.addEvents(call) };
+  }
+
+  private async addEvents(call: AddCall): Promise<AddEvent[] | null> {
+    const messages = call.messages.map((m) => ({ role: m.role, content: m.content }));
+    const body = { messages, user_id: call.owner, metadata: metadataOf(call) };
     if (this.which === 'oss') return toEvents(memoriesOf(await this.http.once({ method: 'POST', path: '/memories', body })));
     const reply = (await this.http.once({
       method: 'POST',

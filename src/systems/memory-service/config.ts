@@ -1,34 +1,71 @@
 /**
- * The settings every memory-service system shares (each system's config section extends them):
- * where the service is, which environment variable holds its key (the key itself never enters a
- * config, a manifest or a log), how many memories a search returns, how many turns one add
- * carries, and how many requests may be in flight at once.
+ * The settings every memory-service system shares (each system's config section extends them, and
+ * each key is an `-S key=value` option): where the service is, which environment variable holds its
+ * key (the key itself never enters a config, a manifest or a log), whose store each owner is, how
+ * many memories a search returns, how many turns one add carries, how many requests may be in
+ * flight, and how long to wait for a memory to become searchable or a delete to be done. Each
+ * system gives its own defaults: its vendor's protocol.
  */
 import { z } from 'zod';
 import type { SystemOption } from '../../core/system.js';
 import { positiveInt } from '../../util/flags.js';
 
-export function serviceSettingsShape(defaults: { keyEnv: string; batch: 'session' | number }) {
+export type OwnerScheme = 'per-episode' | 'per-speaker';
+
+export interface ServiceDefaults {
+  keyEnv: string;
+  batch: 'session' | number;
+  top_k: number;
+  owners: OwnerScheme;
+}
+
+export function serviceSettingsShape(d: ServiceDefaults) {
   return {
-    /** The service's base URL; null = not given (the run stops, naming the flag). */
-    url: z.string().url().nullable().default(null),
-    /** Environment variable read for the service's key (an unset one = no key: a local server without auth). */
-    keyEnv: z.string().min(1).default(defaults.keyEnv),
-    /** Memories a search returns, shown to the reader (Mem0's own evaluation uses 10). */
-    limit: z.number().int().positive().default(10),
-    /** Turns per add call: a number, or 'session' (one add per session). Mem0's evaluation adds 2 messages at a time. */
-    batch: z.union([z.literal('session'), z.number().int().positive()]).default(defaults.batch),
-    /** Requests to the service in flight at once (adds of different owners, searches). */
-    concurrency: z.number().int().positive().default(4),
+    url: z.string().url().nullable().default(null).describe("the service's base URL (required), e.g. http://127.0.0.1:8080"),
+    keyEnv: z
+      .string()
+      .min(1)
+      .default(d.keyEnv)
+      .describe("environment variable holding the service's key (unset = no key); the key is never written anywhere"),
+    owners: z
+      .enum(['per-episode', 'per-speaker'])
+      .default(d.owners)
+      .describe(
+        "per-speaker: one store per speaker of a two-person conversation, each turn added to both with mirrored roles, both searched (Mem0's and MemOS's own evaluations); per-episode: one store per episode",
+      ),
+    top_k: z.number().int().positive().default(d.top_k).describe('memories a search returns, per owner searched'),
+    batch: z
+      .union([z.literal('session'), z.number().int().positive()])
+      .default(d.batch)
+      .describe("turns per add call, or 'session' (one add per session)"),
+    concurrency: z
+      .number()
+      .int()
+      .positive()
+      .default(4)
+      .describe('requests to the service in flight at once (adds of different owners, searches)'),
+    readyTimeout: z
+      .number()
+      .positive()
+      .default(600)
+      .describe("seconds to wait after an owner's last add until its memories are searchable (flush, scheduler wait, task polling)"),
+    deleteTimeout: z
+      .number()
+      .positive()
+      .default(120)
+      .describe('seconds a purge waits for a queued delete to empty the owner (listing again with backoff)'),
   };
 }
 
 export interface ServiceSettings {
   url: string | null;
   keyEnv: string;
-  limit: number;
+  owners: OwnerScheme;
+  top_k: number;
   batch: 'session' | number;
   concurrency: number;
+  readyTimeout: number;
+  deleteTimeout: number;
 }
 
 function batchRule(value: string): 'session' | number {
@@ -36,11 +73,11 @@ function batchRule(value: string): 'session' | number {
 }
 
 /**
- * The flags every memory-service system has for the shared settings, `--<prefix>-key | -limit |
- * -concurrency` and its batch flag. The key flag puts the key in this process's environment: the config
- * records only the variable it is read from.
+ * The older flags of the first two services (`--mem0-url`, `--memory-limit`, ...), kept as
+ * documented aliases of their `-S` options. The key flag puts the key in this process's
+ * environment: the config records only the variable it is read from.
  */
-export function serviceOptions(
+export function aliasFlags(
   prefix: string,
   section: string,
   o: { keyEnv: string; keyHelp: string; batchFlag: string; batchHelp: string },
@@ -55,16 +92,11 @@ export function serviceOptions(
       },
       config: [section, 'keyEnv'],
     },
-    {
-      flags: `--${prefix}-limit <n>`,
-      description: 'memories a search returns (default 10)',
-      parse: positiveInt,
-      config: [section, 'limit'],
-    },
+    { flags: `--${prefix}-limit <n>`, description: 'the same as -S top_k=N', parse: positiveInt, config: [section, 'top_k'] },
     { flags: `${o.batchFlag} <n>`, description: o.batchHelp, parse: batchRule, config: [section, 'batch'] },
     {
       flags: `--${prefix}-concurrency <n>`,
-      description: 'requests to the service in flight at once (default 4)',
+      description: 'the same as -S concurrency=N',
       parse: positiveInt,
       config: [section, 'concurrency'],
     },

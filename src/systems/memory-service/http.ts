@@ -97,6 +97,47 @@ export class JsonService {
   }
 }
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** Raised when `pollUntil` gives up: the message says what was awaited, for how long, and the last state seen. */
+export class PollTimeout extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PollTimeout';
+  }
+}
+
+/**
+ * Asks `check` until it returns a value (not undefined), waiting between tries with backoff
+ * (`firstMs` doubling up to `maxMs`), for at most `timeoutMs`: the one place every readiness
+ * wait, event poll and queued-delete check goes through. `check` may throw (it is not retried
+ * here: its requests retry on their own). The error names `what` and the last state `check` reported.
+ */
+export async function pollUntil<T>(
+  check: (report: (state: string) => void) => Promise<T | undefined>,
+  o: { what: string; timeoutMs: number; firstMs?: number; maxMs?: number; signal?: AbortSignal },
+): Promise<T> {
+  const started = Date.now();
+  let wait = Math.max(1, o.firstMs ?? 250);
+  let state = 'no reply yet';
+  for (;;) {
+    const v = await check((s) => void (state = s));
+    if (v !== undefined) return v;
+    if (o.signal?.aborted) throw new PollTimeout(`${o.what}: stopped while waiting (${state})`);
+    const left = o.timeoutMs - (Date.now() - started);
+    if (left <= 0) throw new PollTimeout(`${o.what}: still ${state} after ${Math.round((Date.now() - started) / 1000)} s`);
+    await sleep(Math.min(wait, left), o.signal);
+    wait = Math.min(wait * 2, Math.max(1, o.maxMs ?? 5000));
+  }
 }

@@ -26,13 +26,25 @@ export type IngestLine =
       turns: string[];
       /** The service's events; null when it reports none, or when the add was recovered after a lost reply. */
       events: AddEvent[] | null;
+      /** Parts of the reply that could not be read as events (kept, not dropped). */
+      unread?: unknown[];
       /** The reply was lost (dropped connection, kill) but the service holds the add's memories: not sent again. */
       recovered?: true;
       at: string;
     }
   /** Written before an owner's first add is sent: a resume then knows the service may already hold something. */
   | { type: 'begin'; owner: string; episode: string; scope: number; at: string }
-  | { type: 'complete'; owner: string; episode: string; scope: number; adds: number; at: string }
+  | {
+      type: 'complete';
+      owner: string;
+      episode: string;
+      scope: number;
+      adds: number;
+      at: string;
+      /** This process's add time for the owner, and from its first add until the service said it was searchable (ms). */
+      add_ms?: number;
+      ready_ms?: number;
+    }
   | { type: 'purged'; owner: string; at: string };
 
 export interface OwnerState {
@@ -42,6 +54,9 @@ export interface OwnerState {
   /** Acknowledged adds by key (since the last purge). */
   adds: Map<string, Extract<IngestLine, { type: 'add' }>>;
   complete: boolean;
+  /** The complete line's timings, when it has them. */
+  addMs: number | null;
+  readyMs: number | null;
 }
 
 export class IngestLog {
@@ -49,6 +64,12 @@ export class IngestLog {
   private readonly owners = new Map<string, OwnerState>();
   /** Every line in order (purges included): the decision log is rebuilt from it. */
   private readonly lines: IngestLine[] = [];
+  /**
+   * The turns behind each memory id, from rawrag's own record of the adds whose events named it:
+   * the add that created it, then each add that UPDATEd it. A service may replace a memory's
+   * metadata when it updates it (Mem0 before 2.0): this record keeps what the metadata loses.
+   */
+  private readonly memoryTurns = new Map<string, string[]>();
 
   constructor(runDir: string) {
     this.path = join(runDir, INGEST_LOG_FILE);
@@ -76,17 +97,38 @@ export class IngestLog {
     this.lines.push(v);
     if (v.type === 'purged') {
       this.owners.delete(v.owner);
+      for (const k of [...this.memoryTurns.keys()]) if (k.startsWith(`${v.owner}\u0000`)) this.memoryTurns.delete(k);
       return;
     }
     const s = this.stateOf(v.owner, v.episode, v.scope);
-    if (v.type === 'add') s.adds.set(v.key, v);
-    else if (v.type === 'complete') s.complete = true;
+    if (v.type === 'add') {
+      s.adds.set(v.key, v);
+      this.remember(v);
+    } else if (v.type === 'complete') {
+      s.complete = true;
+      s.addMs = v.add_ms ?? null;
+      s.readyMs = v.ready_ms ?? null;
+    }
+  }
+
+  private remember(v: Extract<IngestLine, { type: 'add' }>): void {
+    for (const e of v.events ?? []) {
+      if (!e.id || (e.event !== 'ADD' && e.event !== 'UPDATE')) continue;
+      const key = `${v.owner}\u0000${e.id}`;
+      const known = this.memoryTurns.get(key);
+      this.memoryTurns.set(key, known ? [...new Set([...known, ...v.turns])] : [...v.turns]);
+    }
+  }
+
+  /** The turns of the adds that wrote memory `id` of `owner` (null: no event of this run named it). */
+  turnsOfMemory(owner: string, id: string): string[] | null {
+    return this.memoryTurns.get(`${owner}\u0000${id}`) ?? null;
   }
 
   private stateOf(owner: string, episode: string, scope: number): OwnerState {
     let s = this.owners.get(owner);
     if (!s) {
-      s = { owner, episode, scope, adds: new Map(), complete: false };
+      s = { owner, episode, scope, adds: new Map(), complete: false, addMs: null, readyMs: null };
       this.owners.set(owner, s);
     }
     return s;

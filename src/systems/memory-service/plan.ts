@@ -1,8 +1,11 @@
 /**
- * How an episode's visible history becomes add calls: one owner per (episode, visibility horizon),
- * sessions in order, each cut into calls of `batch` turns, every call carrying its turns' ids and
- * date. Deterministic, so a resumed run plans the very same calls and recognises those already
- * acknowledged by their keys.
+ * How an episode's visible history becomes owners and add calls. Owners: one per (episode,
+ * visibility horizon), or, per speaker, one store per speaker of a two-person conversation with
+ * every turn added to both under mirrored roles (Mem0's and MemOS's own LoCoMo evaluations).
+ * Calls: sessions in order, each cut into calls of `batch` turns, every call carrying its turns'
+ * ids and date and each message its raw fields (speaker, text, captions, position in the session),
+ * so an adapter can format it as its vendor does. Deterministic, so a resumed run plans the very
+ * same calls and recognises those already acknowledged by their keys.
  */
 import { basename, resolve } from 'node:path';
 import type { IngestedEpisode } from '../../core/ingested-episode.js';
@@ -10,6 +13,7 @@ import { sha256Hex } from '../../util/fsx.js';
 import type { Turn } from '../../core/schema.js';
 import { parseDay } from '../../retrieval/local/dates.js';
 import type { AddCall, ServiceMessage } from './service.js';
+import type { OwnerScheme } from './config.js';
 
 /**
  * A run directory's tag in its owner ids: its folder name, and a hash of its absolute path, so two
@@ -21,28 +25,57 @@ export function runTag(runDir: string): string {
   return `${basename(dir)}-${sha256Hex(dir).slice(0, 8)}`;
 }
 
-/** The owner id on the service: unique per run directory, episode and horizon, so runs never share memories. */
+/** The episode's owner id on the service: unique per run directory, episode and horizon, so runs never share memories. */
 export function ownerOf(runId: string, ep: Pick<IngestedEpisode, 'episode' | 'visibleTurns'>): string {
   const horizon = ep.visibleTurns < ep.episode.turns.length ? `@${ep.visibleTurns}` : '';
   return `rawrag-${runId}-${ep.episode.id}${horizon}`;
 }
 
-/**
- * Roles as a chat service expects them. Histories of a user and an assistant keep theirs; a
- * conversation between two named people (LoCoMo) has its first speaker as `user`, the other as
- * `assistant`, and every message names its speaker, as Mem0's own LoCoMo evaluation sends them.
- */
-function roleMapper(ep: IngestedEpisode): (t: Turn) => ServiceMessage {
+/** A speaker's name as an id part: lower case, letters and digits. */
+function slug(speaker: string): string {
+  return (
+    speaker
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '') || 'speaker'
+  );
+}
+
+export interface OwnerPlan {
+  owner: string;
+  /** Whose store it is (per-speaker owners), else null. */
+  speaker: string | null;
+  calls: AddCall[];
+}
+
+export interface EpisodePlan {
+  owners: OwnerPlan[];
+  /** Why the scheme asked for could not be followed for this episode (e.g. not a two-person conversation). */
+  note: string | null;
+}
+
+const isChatRole = (s: string) => s.toLowerCase() === 'user' || s.toLowerCase() === 'assistant';
+
+/** The two named speakers of a conversation (LoCoMo lists them in meta.speakers), or null. */
+function twoSpeakers(ep: IngestedEpisode): [string, string] | null {
   const listed = Array.isArray(ep.episode.meta?.speakers)
-    ? (ep.episode.meta!.speakers as unknown[]).filter((s) => typeof s === 'string')
+    ? (ep.episode.meta!.speakers as unknown[]).filter((s): s is string => typeof s === 'string')
     : [];
-  const first = (listed[0] as string | undefined) ?? ep.episode.turns[0]?.speaker ?? 'user';
-  return (t) => {
-    const text = t.text + t.captions.map((c) => ` [shared an image: ${c}]`).join('');
-    const s = t.speaker.toLowerCase();
-    if (s === 'user' || s === 'assistant') return { role: s, content: text };
-    return { role: t.speaker === first ? 'user' : 'assistant', content: `${t.speaker}: ${text}` };
-  };
+  const seen = listed.length ? listed : [...new Set(ep.episode.turns.slice(0, ep.visibleTurns).map((t) => t.speaker))];
+  if (seen.length !== 2 || seen.some(isChatRole)) return null;
+  return [seen[0]!, seen[1]!];
+}
+
+/** `Name: text [shared an image: caption]` for named speakers; a user/assistant history keeps its text. */
+function defaultContent(t: Turn): string {
+  const text = t.text + t.captions.map((c) => ` [shared an image: ${c}]`).join('');
+  return isChatRole(t.speaker) ? text : `${t.speaker}: ${text}`;
+}
+
+/** Roles from `self`'s point of view: its own turns are `user`; a user/assistant history keeps its roles. */
+function roleOf(t: Turn, self: string): 'user' | 'assistant' {
+  if (isChatRole(t.speaker)) return t.speaker.toLowerCase() as 'user' | 'assistant';
+  return t.speaker === self ? 'user' : 'assistant';
 }
 
 /** Unix seconds of a benchmark date ("1:56 pm on 8 May, 2023", "2023/05/20 (Sat) 02:21", ISO), or null. */
@@ -60,30 +93,95 @@ export function unixSeconds(date: string | null): number | null {
   return seconds;
 }
 
-export function planAdds(ep: IngestedEpisode, owner: string, batch: 'session' | number): AddCall[] {
-  const toMessage = roleMapper(ep);
-  const turns = ep.episode.turns.slice(0, ep.visibleTurns);
+/** The visible history as sessions: consecutive turns of one session id, in order. */
+function sessionsOf(turns: Turn[]): Turn[][] {
+  const out: Turn[][] = [];
+  for (const t of turns) {
+    const last = out[out.length - 1];
+    if (last && last[0]!.session === t.session) last.push(t);
+    else out.push([t]);
+  }
+  return out;
+}
+
+/** One owner's calls: each session cut into calls of `batch` turns, messages from `self`'s point of view. */
+function callsOf(
+  ep: IngestedEpisode,
+  owner: string,
+  self: { speaker: string | null; first: string; keyPart: string },
+  batch: 'session' | number,
+): AddCall[] {
+  const sessions = sessionsOf(ep.episode.turns.slice(0, ep.visibleTurns));
+  const stamps = sessions.map((s) => unixSeconds(s[0]!.date));
   const calls: AddCall[] = [];
-  let i = 0;
-  while (i < turns.length) {
-    const session = turns[i]!.session;
-    let end = i;
-    while (end < turns.length && turns[end]!.session === session) end++;
-    const size = batch === 'session' ? end - i : batch;
-    for (let s = i; s < end; s += size) {
-      const part = turns.slice(s, Math.min(end, s + size));
+  sessions.forEach((turns, si) => {
+    const size = batch === 'session' ? turns.length : batch;
+    for (let s = 0; s < turns.length; s += size) {
+      const part = turns.slice(s, s + size);
       const date = part[0]!.date;
+      const messages: ServiceMessage[] = part.map((t, i) => ({
+        role: roleOf(t, self.speaker ?? self.first),
+        content: defaultContent(t),
+        speaker: t.speaker,
+        text: t.text,
+        captions: t.captions,
+        turnId: t.id,
+        indexInSession: s + i,
+      }));
       calls.push({
         owner,
-        key: `${ep.episode.id}#${calls.length}`,
-        messages: part.map(toMessage),
+        ownerSpeaker: self.speaker,
+        key: `${ep.episode.id}${self.keyPart}#${calls.length}`,
+        messages,
         turnIds: part.map((t) => t.id),
-        session,
+        session: turns[0]!.session,
         date,
         timestamp: unixSeconds(date),
+        sessionTurns: turns.length,
+        nextSessionTimestamp: stamps[si + 1] ?? null,
       });
     }
-    i = end;
-  }
+  });
   return calls;
+}
+
+/** The owners of an episode under `scheme`, each with its calls. */
+export function planEpisode(ep: IngestedEpisode, runId: string, settings: { owners: OwnerScheme; batch: 'session' | number }): EpisodePlan {
+  const base = ownerOf(runId, ep);
+  const first = ep.episode.turns[0]?.speaker ?? 'user';
+  if (settings.owners === 'per-speaker') {
+    const pair = twoSpeakers(ep);
+    if (pair)
+      return {
+        owners: pair.map((speaker) => {
+          const owner = `${base}~${slug(speaker)}`;
+          return { owner, speaker, calls: callsOf(ep, owner, { speaker, first, keyPart: `~${slug(speaker)}` }, settings.batch) };
+        }),
+        note: null,
+      };
+    return {
+      owners: [{ owner: base, speaker: null, calls: callsOf(ep, base, { speaker: null, first, keyPart: '' }, settings.batch) }],
+      note: 'per-speaker owners need a conversation between two named people; other histories (user / assistant, several speakers) get one owner per episode',
+    };
+  }
+  return {
+    owners: [{ owner: base, speaker: null, calls: callsOf(ep, base, { speaker: null, first, keyPart: '' }, settings.batch) }],
+    note: null,
+  };
+}
+
+/**
+ * Per-message Unix timestamps for one call: the session's time plus `stepSeconds` per position in
+ * the session, squeezed (when `fitToGap` is set) so the session's last message stays within that
+ * share of the gap to the next session (EverMemOS's loader: 30 s apart, within 90 % of the gap).
+ * Null when the session has no readable date.
+ */
+export function spacedTimestamps(call: AddCall, stepSeconds: number, fitToGap?: number): Array<number | null> {
+  if (call.timestamp === null) return call.messages.map(() => null);
+  let step = stepSeconds;
+  if (fitToGap !== undefined && call.nextSessionTimestamp !== null && call.sessionTurns > 1) {
+    const room = (call.nextSessionTimestamp - call.timestamp) * fitToGap;
+    if (room > 0 && step * (call.sessionTurns - 1) > room) step = room / (call.sessionTurns - 1);
+  }
+  return call.messages.map((m) => call.timestamp! + m.indexInSession * step);
 }

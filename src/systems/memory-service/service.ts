@@ -1,21 +1,35 @@
 import type { RetryPolicy } from '../../providers/retry.js';
 
 /**
- * A memory service reached over HTTP (Mem0, or anything behind rawrag's small protocol): the
- * three things the harness asks of it, whatever its API looks like. An adapter maps its own
- * paths, auth and reply shapes onto this; the ingest, resume, search and clean-up machinery
- * (source.ts, ingest-log.ts, store.ts) is shared.
+ * A memory service reached over HTTP (Mem0, MemMachine, a sidecar behind rawrag's protocol, ...):
+ * the few things the harness asks of it, whatever its API looks like. An adapter (a plug-in folder's
+ * client.ts) maps its own paths, auth, body shapes and reply shapes onto this; the ingest, resume,
+ * readiness, search and clean-up machinery (source.ts, ingest-log.ts, store.ts) is shared.
  */
 
+/**
+ * One turn as a service receives it. `role` and `content` are the default rendering (the owner's
+ * perspective: its own speaker is `user`; `Name: text` for named speakers, captions after the
+ * text); the raw fields let an adapter format it as its vendor's own evaluation does.
+ */
 export interface ServiceMessage {
   role: 'user' | 'assistant';
   content: string;
+  speaker: string;
+  /** The turn's text alone: no speaker prefix, no captions. */
+  text: string;
+  captions: string[];
+  turnId: string;
+  /** The turn's position in its session (0-based): vendors space per-message timestamps by it. */
+  indexInSession: number;
 }
 
 /** One add call: a few consecutive turns of one owner's history, in order. */
 export interface AddCall {
   owner: string;
-  /** Stable id of this add (`<episode>#<index>`): sent along so a retried add can be recognised. */
+  /** The speaker whose store this owner is (per-speaker owners), else null. */
+  ownerSpeaker: string | null;
+  /** Stable id of this add (`<episode>#<index>`, `~<speaker>` for a speaker's owner): sent along so a retried add can be recognised. */
   key: string;
   messages: ServiceMessage[];
   /** The turns these messages carry, so search results map back to them (coverage). */
@@ -25,6 +39,9 @@ export interface AddCall {
   date: string | null;
   /** Unix seconds of that date when it can be read (platform APIs backdate memories with it). */
   timestamp: number | null;
+  /** Turns in this call's session, and the next session's Unix seconds (vendors fit spaced timestamps into the gap). */
+  sessionTurns: number;
+  nextSessionTimestamp: number | null;
 }
 
 export const EVENTS = ['ADD', 'UPDATE', 'DELETE', 'NONE'] as const;
@@ -38,6 +55,16 @@ export interface AddEvent {
   previous: string | null;
 }
 
+/**
+ * An add's reply as the adapter read it: the events (null when the service reports none), and any
+ * parts it could not read as events (kept in the ingest log, never dropped: an unknown shape is
+ * information about the service, not noise).
+ */
+export interface AddOutcome {
+  events: AddEvent[] | null;
+  unread?: unknown[];
+}
+
 /** A memory as a search (or a listing) returns it. */
 export interface ServiceMemory {
   id: string;
@@ -48,10 +75,22 @@ export interface ServiceMemory {
   turnIds: string[];
   /** The add that produced (or last changed) it, when the service kept rawrag's metadata. */
   addKey: string | null;
+  /** Who said it, when the service says (shown with the memory). */
+  speaker?: string | null;
+}
+
+/** What the service said about itself before the first add (`probe`). */
+export interface ServiceProbe {
+  /** Its version, where it can be read. */
+  version?: string | null;
+  /** Facts that change what its figures mean (e.g. an add-only version): printed first, kept in the manifest. */
+  notes?: string[];
+  /** It returns only ADD events (it cannot mutate a memory): the write audit says so. */
+  addOnly?: boolean;
 }
 
 export interface MemoryService {
-  /** The manifest's system prefix, e.g. `mem0`. */
+  /** The manifest's system name, e.g. `Mem0`. */
   readonly system: string;
   /** Which API (e.g. `mem0-oss`, `mem0-platform`, `http/1`), for the run's identity. */
   readonly api: string;
@@ -59,13 +98,13 @@ export interface MemoryService {
   readonly url: string;
   /**
    * Sends one add, a single attempt (the caller retries, after checking that a failed attempt
-   * left nothing behind). Returns the service's events, or null when it reports none.
+   * left nothing behind).
    */
-  addOnce(call: AddCall): Promise<AddEvent[] | null>;
+  addOnce(call: AddCall): Promise<AddOutcome>;
   search(owner: string, query: string, limit: number): Promise<ServiceMemory[]>;
-  /** The owner's memories (retried); null when the service cannot list. */
+  /** The owner's memories (retried, every page); null when the service cannot list. */
   list(owner: string): Promise<ServiceMemory[] | null>;
-  /** Deletes every memory of the owner (retried). */
+  /** Deletes every memory of the owner (retried). A queued delete returns before it is done: purge polls `list`. */
   deleteOwner(owner: string): Promise<void>;
   /** A failed add (after the caller's retries) as the error an item records: call, status, tries; no key. */
   addFailure(call: AddCall, e: unknown): Error;
@@ -73,9 +112,19 @@ export interface MemoryService {
   readonly retry: RetryPolicy;
   /** Requests sent and retries, for the run's summary. */
   report(): Record<string, unknown>;
+
+  /** Optional: before the first add, reachable, version, what it can do. */
+  probe?(): Promise<ServiceProbe>;
+  /**
+   * Optional: after an owner's last add, wait until what was added is searchable (a flush, a
+   * scheduler wait, task polling), bounded by `timeoutMs`. Absent = searchable once acknowledged.
+   */
+  awaitReady?(owner: string, calls: readonly AddCall[], timeoutMs: number, signal?: AbortSignal): Promise<void>;
+  /** Optional: stop what the adapter started (a sidecar process). */
+  close?(): Promise<void>;
 }
 
-/** The metadata rawrag attaches to every add, and reads back from search results. */
+/** The metadata rawrag attaches to every add (where the service keeps metadata), and reads back from search results. */
 export interface RawragMetadata {
   rawrag_add: string;
   turn_ids: string[];
@@ -90,12 +139,22 @@ export function metadataOf(call: AddCall): RawragMetadata {
 /** Reads rawrag's metadata back from a memory's metadata object (anything missing: empty). */
 export function readMetadata(meta: unknown): { turnIds: string[]; addKey: string | null; date: string | null } {
   const m = meta && typeof meta === 'object' ? (meta as Record<string, unknown>) : {};
-  const ids = Array.isArray(m.turn_ids) ? m.turn_ids.filter((t): t is string => typeof t === 'string') : [];
+  // Services whose metadata holds only strings (MemMachine: dict[str, str]) get the turn ids as JSON text.
+  const raw = typeof m.turn_ids === 'string' ? safeJsonArray(m.turn_ids) : m.turn_ids;
+  const ids = Array.isArray(raw) ? raw.filter((t): t is string => typeof t === 'string') : [];
   return {
     turnIds: ids,
     addKey: typeof m.rawrag_add === 'string' ? m.rawrag_add : null,
-    date: typeof m.date === 'string' ? m.date : null,
+    date: typeof m.date === 'string' && m.date !== '' ? m.date : null,
   };
+}
+
+function safeJsonArray(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
 }
 
 export function eventKind(value: unknown): ServiceEventKind | null {

@@ -1,42 +1,36 @@
 /**
  * A memory service as an evidence source (src/core/evidence-source.ts), shared by every service
- * adapter (Mem0, the HTTP protocol). Ingest: the owner's history is added call by call, in
- * order; each acknowledged add is recorded durably (ingest-log.ts) before the next is sent, so a
- * resumed run sends only what was never acknowledged, and an add whose reply was lost (a dropped
- * connection, a kill) is first looked for on the service — found, it is recorded, not re-sent.
- * Query: the question verbatim, the top `limit` memories, shown with their dates in place of the
- * raw history; the turns behind them give coverage.
+ * plug-in. Ingest: each owner of the episode (one, or one per speaker) gets its history added
+ * call by call, resumably (ingest.ts), then waits until the service says it is searchable. Query:
+ * the question verbatim, searched in every owner of the episode; the memories returned, labelled by
+ * whose store they are and dated, are the evidence block the benchmark's own reader prompt shows.
+ * The turns behind them (rawrag's own record of the adds, else the service's metadata) give coverage.
  */
-
 import type { EpisodeEvidence, EvidenceSource } from '../../core/evidence-source.js';
 import type { IngestedEpisode } from '../../core/ingested-episode.js';
-import { coverage } from '../../core/coverage.js';
-import { backoffMs, classifyFailure, RetriesExhausted } from '../../providers/retry.js';
-import { countTokens } from '../../retrieval/tokenizer.js';
 import { DecisionWriter } from './decisions.js';
-import { sleep } from './http.js';
 import { IngestLog } from './ingest-log.js';
-import { ownerOf, planAdds, runTag } from './plan.js';
-import type { AddCall, AddEvent, MemoryService, ServiceMemory } from './service.js';
+import { ingestOwner, type IngestFigures } from './ingest.js';
+import { planEpisode, runTag, type EpisodePlan } from './plan.js';
+import type { MemoryService, ServiceProbe } from './service.js';
 import type { ServiceSettings } from './config.js';
+import { evidenceOf, quantiles, SearchFigures } from './search.js';
+import { purgeOwner } from './purge.js';
 
-export function memoryHeader(system: string): string {
-  return `Memories recalled by ${system} (most relevant first; each dated by the conversation it came from):`;
+export { memoriesBlock, memoryHeader } from './search.js';
+
+export interface ServiceSourceOptions {
+  runDir: string;
+  /** The service cannot say which turns a memory came from: coverage is absent, for this reason. */
+  noCoverage?: string;
+  /**
+   * The service holds one owner at a time (its search takes no owner): episodes are ingested,
+   * answered and cleared one after another.
+   */
+  oneEpisodeAtATime?: boolean;
 }
 
-export function memoriesBlock(system: string, hits: readonly ServiceMemory[]): string {
-  const lines = hits.map((h) => `- ${h.date ? `[${h.date}] ` : ''}${h.memory}`);
-  return [memoryHeader(system), ...(lines.length ? lines : ['- (nothing recalled)'])].join('\n');
-}
-
-interface IngestFigures {
-  adds_sent: number;
-  adds_skipped: number;
-  adds_recovered: number;
-  messages_sent: number;
-}
-
-export function serviceSource(service: MemoryService, settings: ServiceSettings, opts: { runDir: string }): EvidenceSource {
+export function serviceSource(service: MemoryService, settings: ServiceSettings, opts: ServiceSourceOptions): EvidenceSource {
   const runId = runTag(opts.runDir);
   let log: IngestLog | null = null;
   let decisions: DecisionWriter | null = null;
@@ -44,146 +38,116 @@ export function serviceSource(service: MemoryService, settings: ServiceSettings,
   const logOf = (): IngestLog => (log ??= new IngestLog(opts.runDir));
   const decisionsOf = (): DecisionWriter => (decisions ??= new DecisionWriter(opts.runDir, logOf()));
   const figures: IngestFigures = { adds_sent: 0, adds_skipped: 0, adds_recovered: 0, messages_sent: 0 };
-  let searches = 0;
+  const searches = new SearchFigures();
+  const readyMs: number[] = [];
+  const planNotes = new Set<string>();
+  const notes: string[] = opts.noCoverage ? [`coverage: ${opts.noCoverage}; coverage is absent for this system, not 0 %`] : [];
+  let probed: Promise<ServiceProbe> | null = null;
+  const probe = (): Promise<ServiceProbe> => (probed ??= service.probe?.() ?? Promise.resolve({}));
   const building = new Map<string, Promise<Record<string, number>>>();
 
-  /** Whether the service already holds what `call` adds (its key is in a memory's metadata). */
-  const holds = async (call: AddCall): Promise<boolean> => {
-    const listed = await service.list(call.owner);
-    return listed !== null && listed.some((m) => m.addKey === call.key);
-  };
-
-  /** One add: retried on 429 / 5xx / timeouts / resets, but after a lost reply only when the service does not hold it. */
-  const addWithRecovery = async (call: AddCall): Promise<{ events: AddEvent[] | null; recovered: boolean }> => {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return { events: await service.addOnce(call), recovered: false };
-      } catch (e) {
-        const info = classifyFailure(e);
-        if (!info.retryable || attempt >= service.retry.maxRetries)
-          throw service.addFailure(call, new RetriesExhausted(e, attempt + 1, info));
-        // A 429 was refused before any work; anything else may have been done with the reply lost.
-        if (info.status !== 429 && (await holds(call))) return { events: null, recovered: true };
-        await sleep(backoffMs(attempt, service.retry, info.retryAfterMs));
-      }
-    }
-  };
-
-  const ingest = async (ep: IngestedEpisode): Promise<Record<string, number>> => {
-    const t0 = performance.now();
-    const l = logOf();
-    const d = decisionsOf();
-    const owner = ownerOf(runId, ep);
+  const ingest = async (ep: IngestedEpisode, plan: EpisodePlan): Promise<Record<string, number>> => {
+    const p = await probe();
+    for (const n of p.notes ?? []) if (!notes.includes(n)) notes.push(n);
+    if (opts.oneEpisodeAtATime) await clearOthers(plan);
     const before = { ...figures };
-    let state = l.owner(owner);
-    if (state?.complete) return { ms: 0, adds: 0 };
-    const plan = planAdds(ep, owner, settings.batch);
-    const meta = { owner, episode: ep.episode.id, scope: ep.visibleTurns };
-    // An owner begun before (a killed or failed run): the first add not acknowledged may have been done.
-    let mayBeDone = state !== undefined;
-    if (!state) {
-      l.append({ type: 'begin', ...meta, at: new Date().toISOString() });
-      state = l.owner(owner)!;
-    }
-    for (const [index, call] of plan.entries()) {
-      if (state.adds.has(call.key)) {
-        figures.adds_skipped++;
-        continue;
-      }
-      let done: { events: AddEvent[] | null; recovered: boolean };
-      if (mayBeDone && (await holds(call))) done = { events: null, recovered: true };
-      else {
-        done = await addWithRecovery(call);
-        if (!done.recovered) {
-          figures.adds_sent++;
-          figures.messages_sent += call.messages.length;
-        }
-      }
-      mayBeDone = false;
-      if (done.recovered) figures.adds_recovered++;
-      const line = {
-        type: 'add' as const,
-        ...meta,
-        key: call.key,
-        index,
-        messages: call.messages.length,
-        turns: call.turnIds,
-        events: done.events,
-        ...(done.recovered ? { recovered: true as const } : {}),
-        at: new Date().toISOString(),
-      };
-      // Acknowledged first (durably), then its decisions: a kill between the two is repaired by the next rebuild.
-      l.append(line);
-      d.append(line);
-    }
-    l.append({ type: 'complete', ...meta, adds: plan.length, at: new Date().toISOString() });
+    const t0 = performance.now();
+    const done = await Promise.all(
+      plan.owners.map((o) =>
+        ingestOwner(o, {
+          service,
+          log: logOf(),
+          decisions: decisionsOf(),
+          runDir: opts.runDir,
+          episode: ep.episode.id,
+          scope: ep.visibleTurns,
+          readyTimeoutMs: settings.readyTimeout * 1000,
+          figures,
+        }),
+      ),
+    );
+    const ready = done.filter((d) => d !== null);
+    if (ready.length) readyMs.push(Math.max(...ready.map((d) => d.readyMs)));
     return {
       ms: Math.round(performance.now() - t0),
       adds: figures.adds_sent - before.adds_sent,
       adds_recovered: figures.adds_recovered - before.adds_recovered,
       messages: figures.messages_sent - before.messages_sent,
+      ...(ready.length ? { ready_ms: Math.round(Math.max(...ready.map((d) => d.readyMs))) } : {}),
     };
+  };
+
+  /** A service that holds one owner at a time: whatever another episode left there (a killed run) goes first. */
+  const clearOthers = async (plan: EpisodePlan): Promise<void> => {
+    const mine = new Set(plan.owners.map((o) => o.owner));
+    for (const s of logOf().liveOwners())
+      if (!mine.has(s.owner)) await purgeOwner(service, logOf(), s.owner, settings.deleteTimeout * 1000, opts.runDir);
   };
 
   return {
     system: service.system,
     name: `${service.system}@${service.url}`,
-    capabilities: { remote: true, llmAtIngest: true, questionRole: 'chat', ranksWindows: false, cheapDeepRanking: false },
-    notes: [],
+    capabilities: {
+      remote: true,
+      llmAtIngest: true,
+      questionRole: 'chat',
+      ranksWindows: false,
+      cheapDeepRanking: false,
+      ...(opts.oneEpisodeAtATime ? { episodesAtOnce: 1 } : {}),
+    },
+    notes,
     async open(ep: IngestedEpisode): Promise<EpisodeEvidence> {
-      const owner = ownerOf(runId, ep);
-      let p = building.get(owner);
-      if (!p) {
-        p = ingest(ep);
-        building.set(owner, p);
-        p.catch(() => building.delete(owner));
+      const plan = planEpisode(ep, runId, settings);
+      if (plan.note && !planNotes.has(plan.note)) {
+        planNotes.add(plan.note);
+        notes.push(plan.note);
       }
-      const figuresOfEpisode = await p;
-      const position = new Map(ep.episode.turns.map((t, i) => [t.id, i]));
+      const key = plan.owners.map((o) => o.owner).join(' ');
+      let p = building.get(key);
+      if (!p) {
+        p = ingest(ep, plan);
+        building.set(key, p);
+        p.catch(() => building.delete(key));
+      }
+      const ingestFigures = await p;
       return {
-        ingest: figuresOfEpisode,
-        async evidenceFor(q, item) {
-          const hits = await service.search(owner, q.text, settings.limit);
-          searches++;
-          const text = memoriesBlock(service.system, hits);
-          const turns = [...new Set(hits.flatMap((h) => h.turnIds).filter((t) => position.has(t)))].sort(
-            (a, b) => position.get(a)! - position.get(b)!,
-          );
-          const gold = new Set(q.evidence);
-          const tokens = countTokens(text);
-          item.retrieved = [];
-          item.evidence_turns = turns;
-          item.evidence_tokens = tokens;
-          item.coverage = coverage(turns, q.evidence);
-          item.coverage_at_k = {};
-          // Pollution: shown memories none of whose source turns holds gold evidence (unknown without gold).
-          item.metrics.pollution =
-            gold.size === 0 || hits.length === 0 ? null : hits.filter((h) => !h.turnIds.some((t) => gold.has(t))).length / hits.length;
-          item.details.service = {
-            owner,
-            hits: hits.map((h) => ({ id: h.id, score: h.score, memory: h.memory, date: h.date, turns: h.turnIds })),
-          };
-          // One memory block: the labelled memories, with the turns they came from.
-          return { turnIndices: [], turnIds: [], blocks: [{ text, turns: turns.map((t) => position.get(t)!), kind: 'memory' }], tokens };
-        },
+        ingest: ingestFigures,
+        evidenceFor: (q, item) => evidenceOf(q, item, { service, settings, ep, plan, log: logOf(), searches, noCoverage: opts.noCoverage }),
+        ...(opts.oneEpisodeAtATime
+          ? {
+              release: async () => {
+                building.delete(key);
+                for (const o of plan.owners) await purgeOwner(service, logOf(), o.owner, settings.deleteTimeout * 1000, opts.runDir);
+              },
+            }
+          : {}),
       };
     },
     report() {
       // A resumed run that opened no episode still reports what the service acknowledged.
       const totals = logOf().totals();
+      const owners = logOf().liveOwners();
+      const ready = owners.map((s) => s.readyMs).filter((v): v is number => v !== null);
       return {
         service: {
           system: service.system,
           api: service.api,
           url: service.url,
-          limit: settings.limit,
+          owners: settings.owners,
+          top_k: settings.top_k,
           batch: settings.batch,
           ingest_log: logOf().path,
           acknowledged: totals,
-          this_run: { ...figures, searches },
+          this_run: { ...figures, searches: searches.count },
+          timing: { add_to_ready_ms: quantiles(ready), this_run_ready_ms: quantiles(readyMs), search_ms: searches.latency() },
+          empty_searches: searches.empty,
+          ...(opts.noCoverage ? { coverage: null, no_coverage: opts.noCoverage } : {}),
           requests: service.report(),
         },
       };
+    },
+    async close() {
+      await service.close?.();
     },
   };
 }

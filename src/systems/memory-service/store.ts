@@ -1,18 +1,22 @@
 /**
- * `rawrag memory show | purge` and `rawrag run --cleanup` for a memory service (the descriptor's
- * `store` capability): what the service acknowledged for a run (from its ingest log), and deleting
- * an owner's memories on the service, verified by listing them again. A purged owner is recorded,
- * so a later resume of the run adds its history again instead of trusting the old acknowledgements.
+ * `rawrag memory show | purge`, `rawrag run --cleanup` and the store oracle's export for a memory
+ * service (the descriptor's `store` and `exportStore` capabilities): what the service acknowledged
+ * for a run (from its ingest log), deleting an owner's memories on the service (verified by listing
+ * again, waiting for queued deletes), and the run's complete store as snapshotted when each owner
+ * was ready.
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { RunConfig } from '../../config/schema.js';
+import type { StoreRecord } from '../../core/store-record.js';
 import type { MemoryStoreAccess } from '../../core/system.js';
 import { InputError } from '../../util/errors.js';
 import { readJsonFile } from '../../util/fsx.js';
-import { writeDecisions } from './decisions.js';
 import { INGEST_LOG_FILE, IngestLog, type OwnerState } from './ingest-log.js';
+import { purgeOwner } from './purge.js';
 import type { MemoryService } from './service.js';
+import type { ServiceSettings } from './config.js';
+import { readSnapshots } from './snapshot.js';
 
 function logOf(runDir: string): IngestLog {
   const path = join(resolve(runDir), INGEST_LOG_FILE);
@@ -24,12 +28,12 @@ function configOf(runDir: string): RunConfig {
   return (readJsonFile(join(resolve(runDir), 'manifest.json')) as { config: RunConfig }).config;
 }
 
-/** The owners an `--owner` names: an owner id itself, or every owner (horizon) of an episode id. */
+/** The owners an `--owner` names: an owner id itself, or every owner (speaker, horizon) of an episode id. */
 function ownersNamed(log: IngestLog, name: string): OwnerState[] {
   const live = log.liveOwners();
   const hit = live.filter((s) => s.owner === name || s.episode === name);
   if (hit.length === 0) {
-    const list = live.slice(0, 8).map((s) => s.episode);
+    const list = [...new Set(live.map((s) => s.episode))].slice(0, 8);
     throw new InputError(
       `owner '${name}' holds nothing of this run on the service (episodes: ${list.join(', ') || 'none'}${live.length > 8 ? ', ...' : ''})`,
       {
@@ -47,26 +51,65 @@ function eventCounts(s: OwnerState): Record<string, number> {
   return c;
 }
 
+function showOwners(log: IngestLog, owners: OwnerState[], opts: { all?: boolean; json?: boolean }): string {
+  if (opts.json)
+    return JSON.stringify(
+      owners.map((s) => ({
+        owner: s.owner,
+        episode: s.episode,
+        scope: s.scope,
+        complete: s.complete,
+        ready_ms: s.readyMs,
+        adds: [...s.adds.values()].map((a) => ({
+          key: a.key,
+          turns: a.turns,
+          events: a.events,
+          recovered: a.recovered ?? false,
+          unread: a.unread ?? [],
+        })),
+      })),
+      null,
+      2,
+    );
+  const out = [`${owners.length} owner(s) on the service (acknowledged adds, from ${log.path}):`];
+  for (const s of owners) {
+    const c = eventCounts(s);
+    const recovered = [...s.adds.values()].filter((a) => a.recovered).length;
+    const ready = s.readyMs !== null ? `, searchable ${(s.readyMs / 1000).toFixed(1)} s after its first add` : '';
+    out.push(
+      `- ${s.owner} (episode ${s.episode}, ${s.scope} turns): ${s.adds.size} adds${s.complete ? '' : ' (incomplete)'}${recovered ? `, ${recovered} recovered` : ''}${ready}; events ADD ${c.ADD}, UPDATE ${c.UPDATE}, DELETE ${c.DELETE}, NONE ${c.NONE}`,
+    );
+    if (opts.all)
+      for (const a of s.adds.values())
+        for (const e of a.events ?? [])
+          out.push(`    ${a.key} ${e.event} ${e.id ?? '-'}: ${e.memory ?? ''}${e.previous ? ` (was: ${e.previous})` : ''}`);
+  }
+  return out.join('\n');
+}
+
 /**
  * The store capability of the memory-service system `system`. Reaching the service needs the run's
- * config (its URL), so only a run directory whose manifest names this system holds its store.
+ * config (its URL; `overrides` from `rawrag memory -S`), so only a run directory whose manifest
+ * names this system holds its store.
  */
-export function serviceStore(system: string, make: (cfg: RunConfig) => MemoryService): MemoryStoreAccess {
-  const purgeOwners = async (runDir: string, owners: OwnerState[]): Promise<string> => {
+export function serviceStore(
+  system: string,
+  make: (cfg: RunConfig) => { service: MemoryService; settings: ServiceSettings },
+): MemoryStoreAccess & { exportStore(runDir: string): StoreRecord[] } {
+  const purgeOwners = async (runDir: string, owners: OwnerState[], cfg: RunConfig): Promise<string> => {
     const log = logOf(runDir);
-    const service = make(configOf(runDir));
+    const { service, settings } = make(cfg);
     const lines: string[] = [];
-    for (const s of owners) {
-      await service.deleteOwner(s.owner);
-      const left = await service.list(s.owner);
-      if (left !== null && left.length > 0)
-        throw new InputError(`${service.system} still holds ${left.length} memories of '${s.owner}' after the delete`, {
-          place: service.url,
-        });
-      log.append({ type: 'purged', owner: s.owner, at: new Date().toISOString() });
-      lines.push(`purged ${s.owner} (episode ${s.episode}) on ${service.url}${left === null ? '' : ': verified, 0 memories left'}`);
+    try {
+      for (const s of owners) {
+        const { verified } = await purgeOwner(service, log, s.owner, settings.deleteTimeout * 1000, resolve(runDir));
+        lines.push(
+          `purged ${s.owner} (episode ${s.episode}) on ${service.url}${verified ? ': verified, 0 memories left' : ' (the service cannot list: not verified)'}`,
+        );
+      }
+    } finally {
+      await service.close?.();
     }
-    writeDecisions(resolve(runDir), log);
     return lines.join('\n') || 'nothing to purge';
   };
   return {
@@ -77,40 +120,18 @@ export function serviceStore(system: string, make: (cfg: RunConfig) => MemorySer
     },
     show(runDir, opts) {
       const log = logOf(runDir);
-      const owners = opts.owner ? ownersNamed(log, opts.owner) : log.liveOwners();
-      if (opts.json)
-        return JSON.stringify(
-          owners.map((s) => ({
-            owner: s.owner,
-            episode: s.episode,
-            scope: s.scope,
-            complete: s.complete,
-            adds: [...s.adds.values()].map((a) => ({ key: a.key, turns: a.turns, events: a.events, recovered: a.recovered ?? false })),
-          })),
-          null,
-          2,
-        );
-      const out = [`${owners.length} owner(s) on the service (acknowledged adds, from ${log.path}):`];
-      for (const s of owners) {
-        const c = eventCounts(s);
-        const recovered = [...s.adds.values()].filter((a) => a.recovered).length;
-        out.push(
-          `- ${s.owner} (episode ${s.episode}, ${s.scope} turns): ${s.adds.size} adds${s.complete ? '' : ' (incomplete)'}${recovered ? `, ${recovered} recovered` : ''}; events ADD ${c.ADD}, UPDATE ${c.UPDATE}, DELETE ${c.DELETE}, NONE ${c.NONE}`,
-        );
-        if (opts.all)
-          for (const a of s.adds.values())
-            for (const e of a.events ?? [])
-              out.push(`    ${a.key} ${e.event} ${e.id ?? '-'}: ${e.memory ?? ''}${e.previous ? ` (was: ${e.previous})` : ''}`);
-      }
-      return out.join('\n');
+      return showOwners(log, opts.owner ? ownersNamed(log, opts.owner) : log.liveOwners(), opts);
     },
-    async purge(runDir, owner) {
-      return purgeOwners(runDir, ownersNamed(logOf(runDir), owner));
+    async purge(runDir, owner, opts) {
+      return purgeOwners(runDir, ownersNamed(logOf(runDir), owner), opts.config ?? configOf(runDir));
     },
-    async purgeAll(runDir) {
+    async purgeAll(runDir, opts) {
       const path = join(resolve(runDir), INGEST_LOG_FILE);
       if (!existsSync(path)) return 'nothing to clean up (the run sent nothing to its memory service)';
-      return purgeOwners(runDir, logOf(runDir).liveOwners());
+      return purgeOwners(runDir, logOf(runDir).liveOwners(), opts?.config ?? configOf(runDir));
+    },
+    exportStore(runDir) {
+      return readSnapshots(resolve(runDir), logOf(runDir), system);
     },
   };
 }

@@ -74,6 +74,7 @@ export function augmentedSystem<T>(spec: AugmentedSystemSpec<T>): SystemDescript
   return {
     name: spec.name,
     description: spec.description,
+    about: { kind: 'method' },
     config: { key: aug.section, schema: spec.schema },
     options: spec.options,
     sweep: spec.sweep,

@@ -13,6 +13,7 @@ import { rawRagSource } from './source.js';
 export const rawRag: SystemDescriptor<ProviderSession, ModelEntry> = {
   name: 'raw-rag',
   description: "the paper's method: dense retrieval + reranking over the raw history (default)",
+  about: { label: 'RAW-RAG', kind: 'method' },
   reference: true,
   async create(cfg, session) {
     return rawRagSource(await createRetriever(cfg, session), cfg.retrieval.rerank);

@@ -18,6 +18,7 @@ import { loadStore } from './stores.js';
 export const storeOracle: SystemDescriptor<ProviderSession, ModelEntry> = {
   name: 'store-oracle',
   description: 'evidence chosen with gold knowledge from a complete store (--store raw | RUN_DIR | STORE.jsonl), packed to a budget',
+  about: { kind: 'oracle' },
   oracle: true,
   config: { key: ORACLE_SECTION, schema: OracleSchema },
   options: [

@@ -110,7 +110,7 @@ describe('rawrag import', () => {
     const path = join(dir, 'eval_results.json');
     writeFileSync(path, JSON.stringify(file));
     const out = join(dir, 'bad');
-    await expect(importResults({ format: 'evermemos', file: path, cfg, system: 'EverMemOS', setting: 's', out })).rejects.toThrow(
+    await expect(importResults({ format: 'evermemos', file: path, cfg, system: 'EverMemOS', out })).rejects.toThrow(
       /eval_results\.json: detailed_results\.locomo_exp_user_2\[3\]: the question "What is the capital of Atlantis\?" is not a selected locomo question of conversation 2 \(conv-41\); nearest there: conv-41:q\d+/,
     );
     expect(existsSync(out)).toBe(false);
@@ -125,7 +125,7 @@ describe('rawrag import', () => {
       for (const row of list as Array<{ question_id: string }>)
         row.question_id = row.question_id.replace(/^locomo_\d+/, `locomo_${/\d+$/.exec(g)![0]}`);
     writeFileSync(path, JSON.stringify(swapped));
-    await expect(importResults({ format: 'evermemos', file: path, cfg, system: 'E', setting: 's', out })).rejects.toThrow(
+    await expect(importResults({ format: 'evermemos', file: path, cfg, system: 'E', out })).rejects.toThrow(
       /is not a selected locomo question of conversation 0 \(conv-26\)/,
     );
   });
@@ -159,7 +159,6 @@ describe('rawrag import', () => {
       file: join(dir, 'memos.json'),
       cfg,
       system: 'MemOS',
-      setting: 's',
       out: join(dir, 'm'),
     });
     expect(m.items.every((i) => i.score === 0.5 && i.answer === 'memos says')).toBe(true);
@@ -169,13 +168,12 @@ describe('rawrag import', () => {
       file: join(dir, 'mem0.json'),
       cfg,
       system: 'mem0',
-      setting: 's',
       out: join(dir, 'z'),
     });
     expect(z.items.every((i) => i.score === 1 && (i.details.judge as { votes: number[] }).votes.length === 1)).toBe(true);
     // JSON lines without votes: imported unjudged, with the rawrag judge command to score them.
     writeFileSync(join(dir, 'a.jsonl'), `{"episode": "conv-26", "question": "${raw[0]!.qa[0]!.question}", "answer": "x"}\n`);
-    const j = await importResults({ format: 'jsonl', file: join(dir, 'a.jsonl'), cfg, system: 'mine', setting: 's', out: join(dir, 'j') });
+    const j = await importResults({ format: 'jsonl', file: join(dir, 'a.jsonl'), cfg, system: 'mine', out: join(dir, 'j') });
     expect(j.items[0]!.score).toBeNull();
     expect(j.text).toMatch(
       /1 answers carry no judge votes; judge them as rawrag does with: rawrag judge .*answers\.jsonl --benchmark locomo --system mine/,
@@ -183,8 +181,8 @@ describe('rawrag import', () => {
     expect(readFileSync(join(dir, 'j', 'answers.jsonl'), 'utf8')).toBe('{"id":"conv-26:q0","answer":"x"}\n');
     // A repeated question is refused.
     writeFileSync(join(dir, 'b.jsonl'), readFileSync(join(dir, 'a.jsonl'), 'utf8').repeat(2));
-    await expect(
-      importResults({ format: 'jsonl', file: join(dir, 'b.jsonl'), cfg, system: 'mine', setting: 's', out: join(dir, 'k') }),
-    ).rejects.toThrow(/b\.jsonl: line 2: the question .* appears more often than in locomo \(first taken at line 1\)/);
+    await expect(importResults({ format: 'jsonl', file: join(dir, 'b.jsonl'), cfg, system: 'mine', out: join(dir, 'k') })).rejects.toThrow(
+      /b\.jsonl: line 2: the question .* appears more often than in locomo \(first taken at line 1\)/,
+    );
   });
 });

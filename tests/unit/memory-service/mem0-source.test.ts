@@ -21,7 +21,10 @@ import { getBenchmark } from '../../../src/datasets/registry.js';
 import type { Episode, Question } from '../../../src/core/schema.js';
 import type { SourceContext } from '../../../src/core/evidence-source.js';
 import { INGEST_LOG_FILE } from '../../../src/systems/memory-service/ingest-log.js';
-import { ownerOf, planAdds, runTag, unixSeconds } from '../../../src/systems/memory-service/plan.js';
+import { ownerOf, planEpisode, runTag, spacedTimestamps, unixSeconds } from '../../../src/systems/memory-service/plan.js';
+
+const planAdds = (e: IngestedEpisode, batch: 'session' | number) =>
+  planEpisode(e, 'run', { owners: 'per-episode', batch }).owners[0]!.calls;
 
 function episode(id = 'conv-x'): Episode {
   const s = (n: number, date: string, a: string, b: string) => [
@@ -216,7 +219,9 @@ describe('mem0 (open-source server API)', () => {
     const cfg = config();
     await (await mem0.create(cfg, session(), { runDir })).open(ep(), ctx(cfg));
     (await import('node:fs')).writeFileSync(join(runDir, 'manifest.json'), JSON.stringify({ config: cfg }));
-    expect(mem0.store!.show(runDir, {})).toMatch(/conv-x.*3 adds; events ADD 5, UPDATE 1, DELETE 0, NONE 0/);
+    expect(mem0.store!.show(runDir, {})).toMatch(
+      /conv-x.*3 adds, searchable [\d.]+ s after its first add; events ADD 5, UPDATE 1, DELETE 0, NONE 0/,
+    );
     await expect(mem0.store!.purge(runDir, 'nope', {})).rejects.toThrow(/owner 'nope' holds nothing/);
     const out = await mem0.store!.purge(runDir, 'conv-x', {});
     expect(out).toMatch(/purged rawrag-.*-conv-x .* verified, 0 memories left/);
@@ -275,20 +280,67 @@ describe('add plans', () => {
 
   it('one call per batch of turns within a session; session batching; dates read as unix seconds', () => {
     const e = ep();
-    expect(planAdds(e, 'o', 'session').map((c) => c.turnIds)).toEqual([
+    expect(planAdds(e, 'session').map((c) => c.turnIds)).toEqual([
       ['D1:1', 'D1:2'],
       ['D2:1', 'D2:2'],
       ['D3:1', 'D3:2'],
     ]);
-    expect(planAdds(e, 'o', 1)).toHaveLength(6);
+    expect(planAdds(e, 1)).toHaveLength(6);
     expect(unixSeconds('2023/05/20 (Sat) 02:21')).toBe(Date.UTC(2023, 4, 20, 2, 21) / 1000);
     expect(unixSeconds('12:30 am on 1 June, 2023')).toBe(Date.UTC(2023, 5, 1, 0, 30) / 1000);
     expect(unixSeconds(null)).toBeNull();
     // A visibility horizon (MEME's phases) is an owner of its own.
     expect(ownerOf('run', { episode: episode(), visibleTurns: 4 })).toBe('rawrag-run-conv-x@4');
     expect(ownerOf('run', { episode: episode(), visibleTurns: 6 })).toBe('rawrag-run-conv-x');
-    expect(
-      planAdds(ingest(episode(), 4, { ...DEFAULT_POLICY }, { tokenizer: 'cl100k_base', size: 256, stride: 224 }), 'o', 2),
-    ).toHaveLength(2);
+    expect(planAdds(ingest(episode(), 4, { ...DEFAULT_POLICY }, { tokenizer: 'cl100k_base', size: 256, stride: 224 }), 2)).toHaveLength(2);
+  });
+
+  it("per-speaker owners: every turn added to both speakers' stores, roles mirrored, speaker-prefixed content", () => {
+    const plan = planEpisode(ep(), 'run', { owners: 'per-speaker', batch: 2 });
+    expect(plan.note).toBeNull();
+    expect(plan.owners.map((o) => [o.owner, o.speaker])).toEqual([
+      ['rawrag-run-conv-x~caroline', 'Caroline'],
+      ['rawrag-run-conv-x~melanie', 'Melanie'],
+    ]);
+    const [caroline, melanie] = plan.owners.map((o) => o.calls[0]!);
+    expect(caroline!.turnIds).toEqual(melanie!.turnIds);
+    expect(caroline!.messages.map((m) => [m.role, m.content])).toEqual([
+      ['user', 'Caroline: I adopted a dog named Rex last week'],
+      ['assistant', 'Melanie: Rex sounds lovely [shared an image: a photo of a lake]'],
+    ]);
+    expect(melanie!.messages.map((m) => m.role)).toEqual(['assistant', 'user']);
+    // Keys differ per owner, so each store's adds are recognised on their own.
+    expect(caroline!.key).toBe('conv-x~caroline#0');
+    expect(melanie!.key).toBe('conv-x~melanie#0');
+    expect(caroline!.messages[1]).toMatchObject({
+      speaker: 'Melanie',
+      text: 'Rex sounds lovely',
+      captions: ['a photo of a lake'],
+      indexInSession: 1,
+    });
+  });
+
+  it('per-speaker falls back to one owner, with a note, for a history that is not a two-person conversation', () => {
+    const e = episode();
+    const chat: Episode = { id: 'lme', turns: e.turns.map((t, i) => ({ ...t, speaker: i % 2 ? 'assistant' : 'user' })) };
+    const plan = planEpisode(ep(chat), 'run', { owners: 'per-speaker', batch: 2 });
+    expect(plan.owners).toHaveLength(1);
+    expect(plan.note).toMatch(/two named people/);
+    expect(plan.owners[0]!.calls[0]!.messages.map((m) => [m.role, m.content])).toEqual([
+      ['user', 'I adopted a dog named Rex last week'],
+      ['assistant', 'Rex sounds lovely [shared an image: a photo of a lake]'],
+    ]);
+  });
+
+  it('spaced timestamps: a step per position in the session, squeezed into a share of the gap to the next session', () => {
+    const calls = planAdds(ep(), 'session');
+    const t1 = unixSeconds('1:56 pm on 8 May, 2023')!;
+    expect(calls[0]!.nextSessionTimestamp).toBe(unixSeconds('2:00 pm on 15 May, 2023'));
+    expect(spacedTimestamps(calls[0]!, 1)).toEqual([t1, t1 + 1]);
+    // 30 s apart would fit easily in a week's gap ...
+    expect(spacedTimestamps(calls[0]!, 30, 0.9)).toEqual([t1, t1 + 30]);
+    // ... a step longer than the gap is squeezed to 90 % of it.
+    const gap = calls[0]!.nextSessionTimestamp! - t1;
+    expect(spacedTimestamps(calls[0]!, 10 * gap, 0.9)).toEqual([t1, t1 + 0.9 * gap]);
   });
 });

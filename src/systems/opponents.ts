@@ -1,0 +1,36 @@
+/**
+ * The twelve agentic memory systems the paper compares RAW-RAG with, and how each can be run here:
+ * `service` (a REST service rawrag drives through its plug-in), `sidecar` (a Python library behind
+ * rawrag's memory protocol, integrations/sidecars/), or `import` only (its own harness's result file,
+ * `rawrag import`). `rawrag systems` prints this beside the registry, so a system listed with a
+ * `system` that is not registered shows as missing rather than silently absent.
+ */
+export interface PaperOpponent {
+  /** As the paper names it. */
+  name: string;
+  /** The `--system` value that runs it, when rawrag can run it. */
+  system: string | null;
+  how: 'service' | 'sidecar' | 'import';
+  /** Where it comes from, or why it can only be imported. */
+  note: string;
+}
+
+export const PAPER_OPPONENTS: readonly PaperOpponent[] = [
+  { name: 'EverMemOS', system: 'evermemos', how: 'service', note: 'EverMind-AI/EverMemOS (EverCore REST API v1)' },
+  { name: 'MemOS', system: 'memos', how: 'service', note: 'MemTensor/MemOS (server_api, /product routes)' },
+  { name: 'EMem', system: 'emem', how: 'sidecar', note: 'KevinSRR/EMem (library; indexes a whole conversation at once)' },
+  { name: 'SimpleMem', system: 'simplemem', how: 'sidecar', note: 'aiming-lab/SimpleMem (library)' },
+  { name: 'MemU', system: 'memu', how: 'service', note: 'NevaMind-AI/memU-server, or memU cloud API v0' },
+  { name: 'MemMachine', system: 'memmachine', how: 'service', note: 'MemMachine/MemMachine (REST API v2)' },
+  { name: 'Mem0', system: 'mem0', how: 'service', note: 'mem0ai/mem0 (open-source server or platform)' },
+  {
+    name: 'Memora',
+    system: null,
+    how: 'import',
+    note: 'no public code (arXiv 2602.03315): only its own result files can enter, through rawrag import jsonl',
+  },
+  { name: 'Nemori', system: 'nemori', how: 'sidecar', note: 'nemori-ai/nemori (library)' },
+  { name: 'MemoryOS', system: 'memoryos', how: 'sidecar', note: 'BAI-LAB/MemoryOS (memoryos-pypi library)' },
+  { name: 'A-MEM', system: 'a-mem', how: 'sidecar', note: 'agiresearch/A-mem (library)' },
+  { name: 'RecMem', system: 'recmem', how: 'sidecar', note: 'CaiusDai/RecMem (library)' },
+];

@@ -1,0 +1,95 @@
+/**
+ * `-S key=value`: a system's own options, validated by the system's schema, errors naming `-S key`
+ * (exit 1); keys refused as options; the old flags still set the same values; `rawrag systems`
+ * lists every system's options from the same schema, and the paper's twelve opponents.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Command } from 'commander';
+import type { RunConfig } from '../../../src/config/schema.js';
+import { configFromFlags } from '../../../src/cli/options.js';
+import { runCommand } from '../../../src/cli/commands/run.js';
+import { rawragInProcess } from '../../helpers/in-process.js';
+import { listSystems } from '../../../src/systems/registry.js';
+
+async function configOf(args: string[]): Promise<RunConfig> {
+  let cfg: RunConfig | null = null;
+  const cmd = runCommand().exitOverride();
+  cmd.action((benchmark: string | undefined, _o: unknown, c: Command) => {
+    cfg = configFromFlags(c, benchmark);
+  });
+  await cmd.parseAsync(args, { from: 'user' });
+  return cfg!;
+}
+
+describe('-S key=value', () => {
+  it("sets the chosen system's section, values read as YAML scalars; the old flags are aliases of the same keys", async () => {
+    const cfg = await configOf([
+      'locomo',
+      '--system',
+      'mem0',
+      '-S',
+      'url=http://127.0.0.1:8888',
+      '-S',
+      'top_k=30',
+      '-S',
+      'owners=per-speaker',
+      '-S',
+      'batch=session',
+    ]);
+    expect(cfg.mem0).toMatchObject({ url: 'http://127.0.0.1:8888', top_k: 30, owners: 'per-speaker', batch: 'session' });
+    const old = await configOf(['locomo', '--system', 'mem0', '--mem0-url', 'http://127.0.0.1:8888', '--mem0-limit', '30']);
+    expect(old.mem0).toMatchObject({ url: 'http://127.0.0.1:8888', top_k: 30 });
+  });
+
+  it('a flag wins over -S, -S over the config file', async () => {
+    const cfg = await configOf(['locomo', '--system', 'mem0', '-S', 'top_k=30', '--mem0-limit', '7']);
+    expect((cfg.mem0 as { top_k: number }).top_k).toBe(7);
+  });
+
+  it('errors name -S and the key: a wrong type, an unknown option (with the options it has), a key, a system without options', async () => {
+    const bad = async (...args: string[]) => {
+      const r = await rawragInProcess(['run', 'locomo', '--dry-run', ...args]);
+      return { code: r.code, err: r.stderr };
+    };
+    let r = await bad('--system', 'mem0', '-S', 'top_k=many');
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/-S top_k: /);
+    r = await bad('--system', 'mem0', '-S', 'topk=3');
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/-S topk: 'topk' is not an option of mem0 \(options: url, keyEnv, owners, top_k, batch/);
+    r = await bad('--system', 'mem0', '-S', 'api_key=sk-secret-1234567890');
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/-S api_key: keys are never given as options .* set MEM0_API_KEY in the environment/);
+    expect(r.err).not.toContain('sk-secret-1234567890');
+    r = await bad('-S', 'top_k=3');
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/-S: system 'raw-rag' has no options/);
+    r = await bad('--system', 'mem0', '-S', 'nokeyvalue');
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/'nokeyvalue' is not key=value/);
+  });
+});
+
+describe('rawrag systems', () => {
+  it("lists every registered system with its options (type, default, description), and the paper's twelve opponents", async () => {
+    const r = await rawragInProcess(['systems', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as { systems: any[]; paper_opponents: any[] };
+    expect(out.systems.map((s) => s.name)).toEqual(listSystems().map((s) => s.name));
+    const mem0 = out.systems.find((s) => s.name === 'mem0');
+    expect(mem0.label).toBe('Mem0');
+    expect(mem0.kind).toBe('service');
+    expect(mem0.options.find((o: any) => o.key === 'top_k')).toMatchObject({
+      type: 'integer',
+      default: 10,
+      description: expect.stringMatching(/search/),
+    });
+    expect(mem0.env.map((e: any) => e.name)).toContain('MEM0_API_KEY');
+    expect(out.paper_opponents).toHaveLength(12);
+    expect(out.paper_opponents.find((o: any) => o.name === 'Memora')).toMatchObject({ how: 'import', system: null, runnable: false });
+    expect(out.paper_opponents.find((o: any) => o.name === 'Mem0')).toMatchObject({ how: 'service', runnable: true });
+    const one = await rawragInProcess(['systems', 'mem0']);
+    expect(one.stdout).toMatch(/Options \(-S key=value; config section 'mem0:'\)/);
+    expect(one.stdout).toMatch(/\| top_k +\| integer/);
+  });
+});
