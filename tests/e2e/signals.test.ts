@@ -139,7 +139,9 @@ describe('report: Ctrl-C leaves the old set of pages or the new one', () => {
   it('while pages are being staged: exit 130, the previous pages kept as they were, no temporary file', async () => {
     const r = await interrupt(['report', runs, '--out', out], () => readdirSync(pages).some((f) => f.endsWith('.tmp')));
     const line = expectInterrupted(r);
-    expect(line).toMatch(/before its outputs were written: the previous .*report\.\w*\.?html.* kept as (it was|they were), nothing new written/);
+    expect(line).toMatch(
+      /before its outputs were written: the previous .*report\.\w*\.?html.* kept as (it was|they were), nothing new written/,
+    );
     expect(files(pages)).toEqual(old);
   }, 60_000);
 
