@@ -34,7 +34,7 @@ import { rankingDepth, recordRetrieval } from '../retrieval/ranked-evidence.js';
 import { checkEvidence } from '../pipeline/evidence-checks.js';
 import { createEvidenceSource } from '../systems/registry.js';
 import { runIdentity } from '../pipeline/run.js';
-import { Interrupted } from '../util/interrupt.js';
+import { Interrupted, finishWithin } from '../util/interrupt.js';
 import { warningLines } from '../datasets/warnings.js';
 import { runConfigVariants } from './config-variants.js';
 import type { AblationDeps, AblationHooks, AblationOutcome, AblationRequest, AblationWork, VariantAdds, VariantOutcome } from './types.js';
@@ -139,7 +139,12 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
           cacheDir: retrievalSession.cache.dir,
         },
       );
-      run.start();
+      try {
+        run.start();
+      } catch (e) {
+        run.release(); // not in `states` yet: released here
+        throw e;
+      }
       const opened = run.opened;
       states.push({
         variant: v,
@@ -164,7 +169,7 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
   }
 
   for (const line of warningLines(dataset.source.path, dataset.warnings, req.verbose ?? false)) hooks.log(line);
-  for (const n of retriever.notes) hooks.log(`note: ${n}`);
+  for (const n of [...retriever.notes, ...states.flatMap((s) => s.run.opened.notes)]) hooks.log(`note: ${n}`);
   if (retriever.reranker === null && req.variants.some((v) => !v.rerank) && req.variants.some((v) => v.rerank)) {
     hooks.log(`note: retriever '${retriever.name}' has no second stage: each no-rerank variant equals its reranked twin`);
   }
@@ -189,6 +194,8 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
   const total = pendingPerWindow.reduce((s, p) => s + p.length, 0);
   const seenEvidence = new Map<string, Map<string, { from: string; delta: StageDelta }>>();
   let finished = 0;
+  // Questions still in flight when a stop signal's grace ran out: their items are not written.
+  let left = false;
   hooks.progress?.(finished, total);
 
   try {
@@ -235,7 +242,7 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
         // As in `rawrag run`: each question carries its share of building the index it searched.
         const ingestShare = Math.round((ingestMs / g.questions.length) * 100) / 100;
         const limit = pLimit(concurrency);
-        await Promise.all(
+        const all = Promise.all(
           g.questions.map((q) =>
             limit(async () => {
               await yieldToEventLoop();
@@ -246,6 +253,11 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
             }),
           ),
         );
+        // Stopped by a signal: questions in flight get STOP_GRACE_MS, then are left for the resume.
+        if (!(await finishWithin(all, hooks.signal)).done) {
+          left = true;
+          break;
+        }
       }
 
       async function ablateQuestion(
@@ -302,6 +314,7 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
               throw e;
             }
             item.timings.ingest_share_ms = ingestShare;
+            if (left) return;
             s.run.append(item);
             s.items.set(item.id, slim(item));
           }

@@ -4,7 +4,9 @@ import { InputError, UsageError } from '../util/errors.js';
 import { describeFsError } from '../util/fsx.js';
 import { BatchApiFailure } from '../providers/batch/loop.js';
 import { toolInfo } from '../run/manifest.js';
-import { Interrupted } from '../util/interrupt.js';
+import { Interrupted, installInterruptGuard } from '../util/interrupt.js';
+import { resetCommittedOutputs } from '../util/output-set.js';
+import { watchStdout } from '../util/stdout.js';
 import { ItemFailures } from './exit.js';
 
 /**
@@ -55,6 +57,13 @@ export async function buildProgram(argv: string[] = []): Promise<Command> {
  * batch API failed (--batch; the batch state is kept), 130/143 interrupted.
  */
 export async function run(argv: string[]): Promise<number> {
+  // Ctrl-C in any command: exit 130/143 with one line saying what was kept (src/util/interrupt.ts).
+  const unguard = installInterruptGuard();
+  resetCommittedOutputs();
+  watchStdout((e) => {
+    process.stderr.write(`rawrag: error: ${describeFsError(e, 'stdout') ?? `stdout: ${e.message}`}\n`);
+    process.exitCode = 2;
+  });
   const program = await buildProgram(argv);
   program.exitOverride();
   for (const c of program.commands) c.exitOverride();
@@ -62,28 +71,37 @@ export async function run(argv: string[]): Promise<number> {
     await program.parseAsync(argv);
     return 0;
   } catch (e) {
-    if (e instanceof CommanderError) return e.exitCode;
-    if (e instanceof Interrupted || e instanceof ItemFailures || e instanceof BatchApiFailure) {
-      process.stderr.write(`rawrag: ${e.message}\n`);
-      return e.exitCode;
-    }
-    if (e instanceof UsageError) {
-      process.stderr.write(`rawrag: error: ${e.message}\n(run with --help for usage)\n`);
-      return 1;
-    }
-    if (e instanceof InputError) {
-      process.stderr.write(`rawrag: error: ${e.message}\n`);
-      return 2;
-    }
-    // Read-only output, a file where --out wants a folder, a full disk: the user's situation, not a bug.
-    const fs = describeFsError(e, outOf(argv));
-    if (fs) {
-      process.stderr.write(`rawrag: error: ${fs}\n`);
-      return 2;
-    }
-    process.stderr.write(`rawrag: internal error: ${(e as Error).stack ?? String(e)}\n`);
-    return 3;
+    return report(e, argv);
+  } finally {
+    // A signal that arrived during the command's last synchronous step is handled first (the
+    // event loop polls signals before it runs `setImmediate` callbacks), then the guard goes.
+    setImmediate(unguard);
   }
+}
+
+/** The exit code for an error, with its message on stderr. */
+function report(e: unknown, argv: string[]): number {
+  if (e instanceof CommanderError) return e.exitCode;
+  if (e instanceof Interrupted || e instanceof ItemFailures || e instanceof BatchApiFailure) {
+    process.stderr.write(`rawrag: ${e.message}\n`);
+    return e.exitCode;
+  }
+  if (e instanceof UsageError) {
+    process.stderr.write(`rawrag: error: ${e.message}\n(run with --help for usage)\n`);
+    return 1;
+  }
+  if (e instanceof InputError) {
+    process.stderr.write(`rawrag: error: ${e.message}\n`);
+    return 2;
+  }
+  // Read-only output, a file where --out wants a folder, a full disk: the user's situation, not a bug.
+  const fs = describeFsError(e, outOf(argv));
+  if (fs) {
+    process.stderr.write(`rawrag: error: ${fs}\n`);
+    return 2;
+  }
+  process.stderr.write(`rawrag: internal error: ${(e as Error).stack ?? String(e)}\n`);
+  return 3;
 }
 
 /** The --out folder named on the command line: where a write without a path (ENOSPC on write) happened. */

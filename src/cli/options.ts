@@ -328,7 +328,7 @@ export function addTransportOptions(cmd: Command): Command {
     .option('--concurrency-embed <n>', 'embedding requests in flight at once (default 4)', positiveInt)
     .option('--concurrency-rerank <n>', 'rerank requests in flight at once (default 4)', positiveInt)
     .option('--timeout <seconds>', 'per-request timeout (default 120)', positiveNumber)
-    .option('--max-retries <n>', 'retries after a failed request: 429, 5xx, timeouts, resets (default 5)', nonNegativeInteger)
+    .option('--max-retries <n>', 'retries after a failed request: 429, 5xx, timeouts, resets, truncated replies (default 8)', nonNegativeInteger)
     .option('--models <file>', 'your own models (YAML, as configs/models.yaml) merged over the built-in table (default $RAWRAG_MODELS)')
     .option('--reader-base-url <url>', 'OpenAI-compatible endpoint for the reader (vLLM, Ollama, llama.cpp, DeepSeek ...)')
     .option('--judge-base-url <url>', 'OpenAI-compatible endpoint for the judge')

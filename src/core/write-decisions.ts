@@ -11,7 +11,8 @@
  * Which proposals were repeated, malformed or no-ops is decided by `classifyDecisions`, the same
  * way for every writer, so logs from different systems are audited alike.
  */
-import { appendFileSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { appendRecordsToFile } from '../util/checked-write.js';
 import { z } from 'zod';
 import { InputError } from '../util/errors.js';
 import { writeFileAtomic } from '../util/fsx.js';
@@ -54,9 +55,12 @@ export function writeDecisionLog(path: string, decisions: readonly WriteDecision
   writeFileAtomic(path, decisions.map((d) => JSON.stringify(WriteDecisionSchema.parse(d)) + '\n').join(''));
 }
 
-/** Appends decisions as they are made (a writer that streams; a torn last line is reported on read). */
+/** Appends decisions as they are made (a writer that streams): all of them or none; a torn tail is repaired first. */
 export function appendDecisions(path: string, decisions: readonly WriteDecision[]): void {
-  if (decisions.length) appendFileSync(path, decisions.map((d) => JSON.stringify(WriteDecisionSchema.parse(d)) + '\n').join(''));
+  appendRecordsToFile(
+    path,
+    decisions.map((d) => JSON.stringify(WriteDecisionSchema.parse(d))),
+  );
 }
 
 /** Reads and validates a decision log; a bad line is an InputError naming the file and the line. */

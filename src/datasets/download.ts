@@ -5,7 +5,8 @@
  * or it is deleted and refused. Files without a published checksum need `allowUnpinned`, and
  * their computed sha256 is reported so it can be pinned.
  */
-import { closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
+import { writeAllSync } from '../util/checked-write.js';
 import { basename, dirname, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import type { DownloadFile } from '../core/benchmark.js';
@@ -195,7 +196,7 @@ async function fetchInto(
   const fd = openSync(part, append ? 'a' : 'w');
   try {
     for await (const chunk of Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>)) {
-      writeSync(fd, chunk as Buffer);
+      writeAllSync(fd, chunk as Buffer, part);
       done += (chunk as Buffer).length;
       progress?.(done, total);
     }

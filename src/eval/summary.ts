@@ -107,7 +107,8 @@ function row(items: ItemRecord[], type: string): TypeRow {
     type_id: type === 'overall' || ids.length !== 1 ? null : ids[0]!,
     n: items.length,
     errors: items.length - ok.length,
-    coverage: rate(ok.map((i) => i.coverage)),
+    // Retrieval's figure: an item whose reading or judging failed was still retrieved (its coverage counts).
+    coverage: rate(items.map((i) => i.coverage)),
     accuracy: mean(scored.map((i) => i.score!)),
     accuracy_all_n: scored.length ? scored.reduce((s, i) => s + i.score!, 0) / items.length : null,
     scored: scored.length,

@@ -5,7 +5,8 @@
  * file has no votes. Written whole into a temporary folder and renamed, so a refused or failed
  * import leaves nothing behind.
  */
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { withPath, writeFileDurable } from '../util/checked-write.js';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import type { RunConfig } from '../config/schema.js';
 import { baseItem, type ItemRecord } from '../core/item.js';
@@ -147,15 +148,16 @@ export async function importResults(req: ImportRequest): Promise<{ dir: string; 
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
   try {
-    writeFileSync(join(tmp, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
-    writeFileSync(join(tmp, 'items.jsonl'), items.map((i) => JSON.stringify(i) + '\n').join(''));
-    writeFileSync(join(tmp, 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
-    writeFileSync(join(tmp, 'answers.jsonl'), items.map((i) => JSON.stringify({ id: i.id, answer: i.answer }) + '\n').join(''));
-    rmSync(dir, { recursive: true, force: true });
-    renameSync(tmp, dir);
+    writeFileDurable(join(tmp, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
+    writeFileDurable(join(tmp, 'items.jsonl'), items.map((i) => JSON.stringify(i) + '\n').join(''));
+    writeFileDurable(join(tmp, 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
+    writeFileDurable(join(tmp, 'answers.jsonl'), items.map((i) => JSON.stringify({ id: i.id, answer: i.answer }) + '\n').join(''));
+    replaceFolder(tmp, dir);
   } catch (e) {
     rmSync(tmp, { recursive: true, force: true });
-    throw e;
+    // Named by where it was going, not by the temporary folder.
+    const at = (e as NodeJS.ErrnoException).path;
+    throw withPath(e, at?.startsWith(tmp) ? join(dir, at.slice(tmp.length)) : dir, at);
   }
   const byType = new Map<string, number[]>();
   for (const i of voted) byType.set(i.type, [...(byType.get(i.type) ?? []), i.score!]);
@@ -182,4 +184,21 @@ export async function importResults(req: ImportRequest): Promise<{ dir: string; 
     );
   lines.push(`run directory: ${shown(dir)}`);
   return { dir, text: lines.join('\n'), items };
+}
+
+/** Puts the folder `from` at `to`: an old folder there is moved aside first and put back if the rename fails. */
+function replaceFolder(from: string, to: string): void {
+  const aside = join(dirname(to), `.${basename(to)}.old-${process.pid}`);
+  const had = existsSync(to);
+  if (had) {
+    rmSync(aside, { recursive: true, force: true });
+    renameSync(to, aside);
+  }
+  try {
+    renameSync(from, to);
+  } catch (e) {
+    if (had) renameSync(aside, to);
+    throw e;
+  }
+  if (had) rmSync(aside, { recursive: true, force: true });
 }

@@ -47,7 +47,9 @@ export class RunLifecycle {
     if (!this.dryRun) this.opened.rundir.writeManifest(this.manifest);
   }
 
+  /** Appends an item (throws when the write fails); after `release`, late items are not written (the lock is gone). */
   append(item: ItemRecord): void {
+    if (this.closed) return;
     if (!this.dryRun) this.opened.rundir.append(item);
   }
 
@@ -80,19 +82,35 @@ export class RunLifecycle {
     return { status, interrupted };
   }
 
-  /** The run itself failed (not single items): `failed` with the message. An interruption is not a failure. */
+  /**
+   * The run itself failed (not single items): `failed` with the message. An interruption is not a
+   * failure. Best effort: when the manifest cannot be written either (the disk that failed the run
+   * is full), it keeps saying `running` — a resume reads the items, not the status — and the
+   * caller reports the first error, not this one.
+   */
   fail(e: unknown): void {
-    this.opened.rundir.close();
+    try {
+      this.opened.rundir.close();
+    } catch {
+      // a full disk may fail the final fsync too: the items written are already whole
+    }
     if (this.dryRun || e instanceof Interrupted) return;
     Object.assign(this.manifest, { status: 'failed', updated_at: new Date().toISOString(), error: (e as Error).message });
-    this.opened.rundir.writeManifest(this.manifest);
+    try {
+      this.opened.rundir.writeManifest(this.manifest);
+    } catch {
+      // see above
+    }
   }
 
   /** Releases the lock (always, in a `finally`). */
   release(): void {
     if (this.closed) return;
     this.closed = true;
-    this.opened.rundir.close();
-    this.opened.lock?.release();
+    try {
+      this.opened.rundir.close();
+    } finally {
+      this.opened.lock?.release();
+    }
   }
 }

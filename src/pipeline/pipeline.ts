@@ -22,6 +22,8 @@ import { checkEvidence } from './evidence-checks.js';
 import { effectivePolicy, episodeOf, groupByIndex, type IndexGroup } from './plan.js';
 import { yieldToEventLoop } from '../util/yield.js';
 import { round } from '../util/num.js';
+import { isLocalFsFailure } from '../util/fsx.js';
+import { finishWithin } from '../util/interrupt.js';
 import { isDeferred } from '../providers/batch/defer.js';
 import { addCost } from '../providers/usage.js';
 
@@ -31,7 +33,7 @@ export async function runStages(item: ItemRecord, stages: ItemStage[], ctx: Para
     try {
       await stage.run(item, ctx);
     } catch (e) {
-      if (isDeferred(e)) throw e;
+      if (isDeferred(e) || isLocalFsFailure(e)) throw e;
       item.error = { stage: stage.name, message: (e as Error).message };
       return;
     }
@@ -51,7 +53,8 @@ export async function answerQuestion(q: Question, episode: EpisodeEvidence, ctx:
   try {
     evidence = checkEvidence(q, item, await episode.evidenceFor(q, item, ctx), ctx);
   } catch (e) {
-    if (isDeferred(e)) throw e;
+    // A full disk here (a memory service's ingest log) stops the run, naming the file.
+    if (isDeferred(e) || isLocalFsFailure(e)) throw e;
     item.error = { stage: 'retrieve', message: (e as Error).message };
     return item;
   }
@@ -85,7 +88,7 @@ export function ingestGroup(
 export interface ScheduleHooks {
   /** Called once per finished item (written by the caller). */
   onItem(item: ItemRecord): void;
-  /** Stop taking new questions (SIGINT/SIGTERM); questions in flight finish. */
+  /** Stop taking new questions (SIGINT/SIGTERM); questions in flight get STOP_GRACE_MS to finish. */
   signal?: AbortSignal;
 }
 
@@ -111,14 +114,27 @@ export async function answerAll(
   const questionLimit = pLimit(Math.max(1, stages.concurrency));
   const episodeLimit = pLimit(Math.max(1, Math.min(source.capabilities.episodesAtOnce ?? 16, stages.concurrency)));
   const out: ScheduleOutcome = { answered: 0, deferred: 0, timings: { warmup_ms: 0, ingest_ms: 0, retrieve_ms: 0, stages_ms: 0 } };
-  const stopped = () => hooks.signal?.aborted === true;
+  // An item that cannot be written (a full disk) stops the run: no new question starts after it.
+  let writeFailed = false;
+  // Questions still in flight when a stop signal's grace ran out: their items are not written.
+  let left = false;
+  const onItem = (item: ItemRecord) => {
+    if (left) return;
+    try {
+      hooks.onItem(item);
+    } catch (e) {
+      writeFailed = true;
+      throw e;
+    }
+  };
+  const stopped = () => hooks.signal?.aborted === true || writeFailed;
   if (source.prefetch && pending.length > 0) {
     const tw = performance.now();
     // A failed warm-up costs nothing but batching: each question then fetches its own.
     await source.prefetch(pending).catch(() => undefined);
     out.timings.warmup_ms = performance.now() - tw;
   }
-  await Promise.all(
+  const all = Promise.all(
     groupByIndex(pending).map((group) =>
       episodeLimit(async () => {
         // Each CPU-bound step (chunking, indexing, ranking) ends with a turn of the event loop, so a
@@ -140,9 +156,14 @@ export async function answerAll(
             out.deferred += group.questions.length;
             return;
           }
+          // A full disk while indexing (a memory service's ingest log) stops the run, naming the file.
+          if (isLocalFsFailure(e)) {
+            writeFailed = true;
+            throw e;
+          }
           // The episode could not be indexed (e.g. its embeddings failed): its questions are
           // errors, which --retry-errors redoes; the other episodes go on.
-          for (const item of failedItems(group.questions, benchmark.name, 'retrieve', (e as Error).message)) hooks.onItem(item);
+          for (const item of failedItems(group.questions, benchmark.name, 'retrieve', (e as Error).message)) onItem(item);
           out.answered += group.questions.length;
           return;
         }
@@ -168,8 +189,9 @@ export async function answerAll(
               for (const [k, v] of Object.entries(opened.ingest ?? {})) item.timings[`ingest_${k}`] = round(v / group.questions.length, 2);
               out.timings.retrieve_ms += item.timings.retrieve_ms ?? 0;
               out.timings.stages_ms += item.timings.stages_ms ?? 0;
+              if (left) return;
               out.answered++;
-              hooks.onItem(item);
+              onItem(item);
             }),
           ),
         );
@@ -178,6 +200,8 @@ export async function answerAll(
       }),
     ),
   );
+  // Stopped by a signal: questions in flight get STOP_GRACE_MS to finish, then are left for the resume.
+  if (!(await finishWithin(all, hooks.signal)).done) left = true;
   return out;
 }
 

@@ -88,7 +88,8 @@ export function openRunDir(dir: string, identity: RunIdentity, questions: Questi
     try {
       // The holder of a lock we waited out may have changed the directory meanwhile.
       checkIdentity();
-      rundir.repairTail();
+      const repaired = rundir.repairTail();
+      if (repaired) notes.push(repaired);
     } catch (e) {
       lock.release();
       if (created) {

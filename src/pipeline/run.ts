@@ -151,12 +151,12 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
     for (const n of [...source.notes, ...opened.notes]) hooks.log(`note: ${n}`);
     // Skipped stages are printed once, by the report (NOTE:), and kept in summary.json `skipped`.
     if (opened.done.size > 0) hooks.log(`resuming ${dir}: ${opened.done.size} of ${questions.length} questions already done`);
-    run.start();
-
     let finished = opened.done.size;
     let errors = opened.previous.filter((i) => i.error).length;
-    hooks.progress?.(finished, questions.length, progressInfo(session, errors));
     try {
+      // Inside the try: a manifest that cannot be written (a full disk) still releases the lock.
+      run.start();
+      hooks.progress?.(finished, questions.length, progressInfo(session, errors));
       const outcome = await answerAll(
         opened.pending,
         { cfg, benchmark, dataset, source, stages },

@@ -154,15 +154,20 @@ export class ChatModel {
   }
 
   private send(req: ChatRequest): Promise<StoredReply> {
-    return this.session.send(this.role, this.entry.name, async (timeoutMs) => {
-      const client = await this.sdk();
-      const res = await namingHost(this.endpoint.baseUrl, () =>
-        client.chat.completions.create(chatBody(this.wireModel, req), { timeout: timeoutMs, maxRetries: 0 }),
-      );
-      // The SDK hands back a non-JSON 200 body (a login or proxy page) as a bare string.
-      if (typeof res === 'string') throw notJsonReply(res);
-      return storedReply(res, endpointId(this.endpoint.baseUrl));
-    });
+    return this.session.send(
+      this.role,
+      this.entry.name,
+      async (timeoutMs) => {
+        const client = await this.sdk();
+        const res = await namingHost(this.endpoint.baseUrl, () =>
+          client.chat.completions.create(chatBody(this.wireModel, req), { timeout: timeoutMs, maxRetries: 0 }),
+        );
+        // The SDK hands back a non-JSON 200 body (a login or proxy page) as a bare string.
+        if (typeof res === 'string') throw notJsonReply(res);
+        return storedReply(res, endpointId(this.endpoint.baseUrl));
+      },
+      this.endpoint.baseUrl,
+    );
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import pLimit, { type LimitFunction } from 'p-limit';
 import { ResponseCache, resolveCacheDir } from './cache.js';
-import { ProviderError } from './errors.js';
+import { ProviderError, isBadReply } from './errors.js';
 import { loadRegistry, resolveModel, type ModelEntry, type ModelRegistry } from './models.js';
 import { RetriesExhausted, withRetry } from './retry.js';
 import { endpointId, ProvenanceLog } from './provenance.js';
@@ -114,7 +114,7 @@ export class ProviderSession {
    * Sends one request through the retry layer under the kind's concurrency limit. Slots are held
    * per attempt only, so a request waiting out a backoff does not block others.
    */
-  async send<T>(role: Role, model: string, attempt: (timeoutMs: number) => Promise<T>): Promise<T> {
+  async send<T>(role: Role, model: string, attempt: (timeoutMs: number) => Promise<T>, baseUrl?: string): Promise<T> {
     const limit = this.limits[KIND_OF[role]];
     try {
       return await withRetry(() => limit(() => attempt(this.transport.timeoutMs)), this.transport.retry, {
@@ -124,7 +124,10 @@ export class ProviderSession {
       const ex = e instanceof RetriesExhausted ? e : new RetriesExhausted(e, 1, { retryable: false });
       const status = ex.info.status !== undefined ? ` (HTTP ${ex.info.status})` : '';
       const tries = ex.attempts > 1 ? ` after ${ex.attempts} tries` : '';
-      const msg = `${role} request to ${model} failed${status}${tries}: ${describe(ex.last)}`;
+      // A reply the client cannot read names the endpoint it came from (and the flag that sets it).
+      const bad = baseUrl !== undefined && isBadReply(ex.last);
+      const where = bad ? ` at ${endpointId(baseUrl)} (--${OVERRIDE_FOR[role]}-base-url)` : '';
+      const msg = `${role} request to ${model}${where} failed${status}${tries}: ${describe(ex.last)}`;
       throw new ProviderError(this.secrets.scrub(msg), {
         role,
         model,

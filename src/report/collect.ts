@@ -11,11 +11,12 @@ import type { Dataset } from '../core/schema.js';
 import type { RunConfig } from '../config/schema.js';
 import { loadDataset } from '../pipeline/plan.js';
 import { readJsonLines } from '../stats/load.js';
-import { analyse, type StatsReport } from '../stats/compute-tables.js';
+import { analyseYielding, type StatsReport } from '../stats/compute-tables.js';
 import { findRunDirs, loadRun, type LoadedRun } from '../stats/load.js';
 import { InputError } from '../util/errors.js';
 import { calibrationLine, isCalibrationDir, readCalibration } from '../calibrate/collect.js';
 import { readJsonFile } from '../util/fsx.js';
+import { yieldToEventLoop } from '../util/yield.js';
 
 /** Bootstrap settings when the report computes the statistics itself (no stats.json given). */
 export const REPORT_RESAMPLES = 10_000;
@@ -50,6 +51,8 @@ export interface ReportInputs {
 export interface CollectOptions {
   /** Statistics already computed (by `rawrag stats`): used instead of reading or computing them. */
   stats?: { report: StatsReport; source: string };
+  /** Ablation outputs a command is writing now (`rawrag ablate`): used in place of the ablation.json in the same folder. */
+  ablations?: Array<{ dir: string; data: Record<string, unknown> }>;
 }
 
 export async function collectInputs(paths: string[], opts: CollectOptions = {}): Promise<ReportInputs> {
@@ -58,12 +61,16 @@ export async function collectInputs(paths: string[], opts: CollectOptions = {}):
   // Judge calibrations are not systems: a note each (its figures), not a leaderboard row.
   for (const d of allDirs.filter(isCalibrationDir)) notes.push(calibrationLine(readCalibration(d)));
   const runDirs = allDirs.filter((d) => !isCalibrationDir(d));
-  const runs = runDirs.map(readRun);
+  const runs: RunInput[] = [];
+  for (const d of runDirs) {
+    runs.push(readRun(d));
+    await yieldToEventLoop(); // Ctrl-C is seen between runs
+  }
   const statsFiles = findFiles(paths, 'stats.json');
-  const ablations = findFiles(paths, 'ablation.json')
-    .map((file) => {
-      const data = readJsonFile(file) as Record<string, unknown>;
-      const dir = join(file, '..');
+  const fresh = new Map((opts.ablations ?? []).map((a) => [resolve(a.dir), a.data]));
+  const ablations = [...new Set([...findFiles(paths, 'ablation.json').map((file) => resolve(join(file, '..'))), ...fresh.keys()])]
+    .map((dir) => {
+      const data = fresh.get(dir) ?? (readJsonFile(join(dir, 'ablation.json')) as Record<string, unknown>);
       return data && data.format === 'rawrag.ablation/1' ? { dir, label: relative(process.cwd(), dir) || '.', data } : null;
     })
     .filter((a): a is AblationInput => a !== null);
@@ -94,7 +101,7 @@ export async function collectInputs(paths: string[], opts: CollectOptions = {}):
     if (written.length > 1) notes.push(`${written.length} stats.json files found; the report uses ${statsSource}`);
   } else {
     const benchmarks = listBenchmarks();
-    stats = analyse(
+    stats = await analyseYielding(
       runs.map((r) => r.loaded),
       {
         resamples: REPORT_RESAMPLES,

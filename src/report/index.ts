@@ -8,9 +8,10 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { StatsReport } from '../stats/compute-tables.js';
 import { toolInfo } from '../run/manifest.js';
-import { writeFileAtomic } from '../util/fsx.js';
+import { OutputSet, writeOutputs } from '../util/output-set.js';
+import { yieldToEventLoop } from '../util/yield.js';
 import { chartLibraryVersions } from './assets.js';
-import { collectInputs, type ReportInputs } from './collect.js';
+import { collectInputs, type CollectOptions, type ReportInputs } from './collect.js';
 import { buildReportData } from './data.js';
 import { renderPage } from './html.js';
 import { benchmarksOf, inputsFor, pagePath, renderIndexPage, type PageSummary } from './pages.js';
@@ -42,9 +43,26 @@ export interface ReportOptions {
   stats?: { report: StatsReport; source: string };
   /** Characters of page data under which per-question detail is embedded (report/data.ts DEFAULT_DETAIL_BUDGET). */
   detailBudget?: number;
+  /**
+   * The command's output set: the pages are staged into it and land with the command's other
+   * outputs (`rawrag stats`). Without one, the pages land together on their own.
+   */
+  outputs?: OutputSet;
+  /** Ablation outputs being written by this command (not on disk yet): used in place of the ablation.json in their folder. */
+  ablations?: CollectOptions['ablations'];
 }
 
+/**
+ * Writes the report's pages — the index and one page per benchmark, or the one page — together or
+ * not at all: each page is staged as it is built, and all are renamed into place at the end, so an
+ * interrupted or failed report leaves the previous set of pages (src/util/output-set.ts).
+ */
 export async function writeReport(paths: string[], out: string, opts: ReportOptions = {}): Promise<ReportResult> {
+  if (opts.outputs) return stageReport(paths, out, opts, opts.outputs);
+  return (await writeOutputs((set) => stageReport(paths, out, opts, set))).value;
+}
+
+async function stageReport(paths: string[], out: string, opts: ReportOptions, set: OutputSet): Promise<ReportResult> {
   const inputs = await collectInputs(paths, opts);
   // The reproduction map of the paper (rawrag paper) on every page: which items these runs answer.
   const paper = buildPaperMap(paths);
@@ -55,18 +73,23 @@ export async function writeReport(paths: string[], out: string, opts: ReportOpti
   const page = (sub: ReportInputs, file: string, benchmark: string): PageSummary & { trimmed: number; items: number } => {
     const data = { ...buildReportData(sub, meta), paper };
     const html = renderPage(data);
-    writeFileAtomic(file, html);
+    set.stage(file, html);
     const items = data.runs.reduce((a, r) => a + r.rows.length, 0);
     return { benchmark, file, bytes: Buffer.byteLength(html), data, items, trimmed: items - data.runs.reduce((a, r) => a + r.detailed, 0) };
   };
-  const written =
-    benchmarks.length <= 1
-      ? [page(inputs, path, benchmarks[0] ?? '')]
-      : benchmarks.map((b) => page(inputsFor(inputs, b), pagePath(path, b), b));
+  const written: Array<ReturnType<typeof page>> = [];
+  if (benchmarks.length <= 1) written.push(page(inputs, path, benchmarks[0] ?? ''));
+  else {
+    for (const b of benchmarks) {
+      written.push(page(inputsFor(inputs, b), pagePath(path, b), b));
+      // A signal is seen between pages (each takes up to a second or two to build).
+      await yieldToEventLoop();
+    }
+  }
   let bytes = written[0]!.bytes;
   if (benchmarks.length > 1) {
     const html = renderIndexPage(written, { generated_at: written[0]!.data.generated_at, tool_version: meta.version, notes: inputs.notes });
-    writeFileAtomic(path, html);
+    set.stage(path, html);
     bytes = Buffer.byteLength(html);
   }
   return {

@@ -4,7 +4,8 @@
  * collection) holds `.rawrag.lock`, created exclusively, naming its pid and host. A lock whose
  * process is gone (same host, pid not alive) is stale and taken over, with a note.
  */
-import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync } from 'node:fs';
+import { writeAllSync } from '../util/checked-write.js';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { InputError } from '../util/errors.js';
@@ -23,6 +24,19 @@ export interface RunLock {
   /** Set when a stale lock was taken over: what it said. */
   readonly tookOver: string | null;
   release(): void;
+}
+
+/** Locks this process holds: released when it exits without releasing them (a signal's handler calls process.exit). */
+const held = new Set<RunLock>();
+let exitHooked = false;
+
+function holdUntilExit(lock: RunLock): void {
+  held.add(lock);
+  if (exitHooked) return;
+  exitHooked = true;
+  process.on('exit', () => {
+    for (const l of [...held]) l.release();
+  });
 }
 
 function alive(pid: number): boolean {
@@ -71,15 +85,23 @@ export function acquireRunLock(dir: string, command = process.argv.slice(2).join
       unlinkSync(path);
       continue;
     }
-    writeSync(fd, JSON.stringify(me) + '\n');
+    try {
+      writeAllSync(fd, JSON.stringify(me) + '\n', path);
+    } catch (e) {
+      // A half-written lock would read as another process's: none is left.
+      closeSync(fd);
+      unlinkSync(path);
+      throw e;
+    }
     closeSync(fd);
     let released = false;
-    return {
+    const lock: RunLock = {
       path,
       tookOver,
       release() {
         if (released) return;
         released = true;
+        held.delete(lock);
         // Only our own lock is removed (a takeover by another process leaves theirs in place).
         if (readLock(path)?.pid === me.pid) {
           try {
@@ -90,6 +112,8 @@ export function acquireRunLock(dir: string, command = process.argv.slice(2).join
         }
       },
     };
+    holdUntilExit(lock);
+    return lock;
   }
   throw new Error('unreachable');
 }

@@ -1,10 +1,13 @@
 /**
  * The run directory: `manifest.json` (written atomically), `items.jsonl` (one line per question,
  * appended whole as each finishes) and `summary.json` (written atomically at the end).
- * A killed process loses at most the item in flight; a torn last line is cut off on resume.
+ * An item's line is whole or absent: a write that fails (a full disk) is cut back off at once, and
+ * a line torn by a killed process is cut off on resume. A killed process loses at most the items
+ * in flight.
  */
 import { splitJsonLines, type JsonLine } from '../util/jsonl.js';
-import { appendFileSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { appendRecordsSync, repairTornTailOf } from '../util/checked-write.js';
 import { join } from 'node:path';
 import { InputError } from '../util/errors.js';
 import { writeFileAtomic, writeJsonAtomic } from '../util/fsx.js';
@@ -22,6 +25,8 @@ export class RunDir {
    * reads back what it appended from here instead of re-reading (and decoding) the whole file.
    */
   private lines: JsonLine[] | null = null;
+  /** The write that failed (a full disk): no item is appended after it, so none is written out of order or after the lock. */
+  private broken: unknown = null;
 
   constructor(readonly dir: string) {
     this.manifestPath = join(dir, 'manifest.json');
@@ -95,16 +100,12 @@ export class RunDir {
 
   /**
    * Makes the file end on a clean line before appending (writers only): a torn last line is cut;
-   * a complete last record that only lacks its newline gets it.
+   * a complete last record that only lacks its newline gets it (src/util/checked-write.ts). Returns
+   * what was done, for a note, or null.
    */
-  repairTail(): void {
+  repairTail(): string | null {
     this.lines = null;
-    if (!existsSync(this.itemsPath)) return;
-    const text = readFileSync(this.itemsPath, 'utf8');
-    const end = text.lastIndexOf('\n') + 1;
-    if (end === text.length) return;
-    if (splitJsonLines(text).torn) truncateSync(this.itemsPath, Buffer.byteLength(text.slice(0, end)));
-    else appendFileSync(this.itemsPath, '\n');
+    return repairTornTailOf(this.itemsPath);
   }
 
   /** Rewrites items.jsonl keeping only `keep` (used before retrying failed items). */
@@ -114,22 +115,35 @@ export class RunDir {
     this.lines = texts.map((text, i) => ({ line: i + 1, text }));
   }
 
-  /** Appends one item as a single write, so a line is either whole or (if torn) cut on resume. */
+  /**
+   * Appends one item's line whole or not at all: when the write fails (a full disk), the file is
+   * cut back to its size before it, the error is thrown, and every later append throws it again.
+   */
   append(item: ItemRecord): void {
+    if (this.broken !== null) throw this.broken;
     if (this.fd === null) {
       mkdirSync(this.dir, { recursive: true });
       this.fd = openSync(this.itemsPath, 'a');
     }
     const text = JSON.stringify(item);
-    writeSync(this.fd, text + '\n');
+    try {
+      appendRecordsSync(this.fd, [text], this.itemsPath);
+    } catch (e) {
+      this.broken = e;
+      throw e;
+    }
     this.lines?.push({ line: (this.lines.at(-1)?.line ?? 0) + 1, text });
   }
 
   close(): void {
     if (this.fd !== null) {
-      fsyncSync(this.fd);
-      closeSync(this.fd);
+      const fd = this.fd;
       this.fd = null;
+      try {
+        if (this.broken === null) fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
     }
   }
 }

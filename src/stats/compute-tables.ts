@@ -3,6 +3,7 @@
  * with Holm, Cochran's Q, coverage x utilization, judge agreement — and the list of every question
  * that could not be used and why. Pure: no file access, seeded randomness.
  */
+import { runSteps, runStepsYielding } from '../util/steps.js';
 import { MICRO_AGGREGATION, type Aggregation } from '../core/aggregation.js';
 import { columnStrata, headlineColumns, inHeadline, type ColumnSpec } from './aggregations.js';
 import { designStatistic, pairedBootstrapDesign, pairedP, percentileInterval, replicates, resampleSums, type Design } from './bootstrap.js';
@@ -191,11 +192,32 @@ export function binarise(item: StatItem): 0 | 1 {
   return (item.score ?? 0) >= 0.5 ? 1 : 0;
 }
 
+/**
+ * Coverage is a retrieval figure: an item that carries one was retrieved, whatever failed after
+ * (reading, judging), and counts in the coverage tables; utilization still needs a score.
+ */
+function coverageKnown(it: StatItem): boolean {
+  return it.coverage !== null;
+}
+
 function isScored(it: StatItem | undefined): it is StatItem & { score: number } {
   return it !== undefined && it.error === null && it.score !== null;
 }
 
 export function analyse(allRuns: LoadedRun[], opts: StatsOptions): StatsReport {
+  return runSteps(analyseSteps(allRuns, opts));
+}
+
+/**
+ * The same analysis (same draws, same figures), giving the event loop a turn between its resampling
+ * steps: a command computing statistics sees Ctrl-C within about a second.
+ */
+export function analyseYielding(allRuns: LoadedRun[], opts: StatsOptions): Promise<StatsReport> {
+  return runStepsYielding(analyseSteps(allRuns, opts));
+}
+
+/** The analysis as steps: each `yield` ends one resampling step (a system's leaderboard cells, a pair). */
+function* analyseSteps(allRuns: LoadedRun[], opts: StatsOptions): Generator<void, StatsReport> {
   const skipped: SkippedDir[] = [...(opts.skipped ?? [])];
   const withItems = allRuns.filter((r) => {
     if (r.items.length > 0) return true;
@@ -211,6 +233,8 @@ export function analyse(allRuns: LoadedRun[], opts: StatsOptions): StatsReport {
     families.reduce((a, f) => a + estimateFamilyDraws(f.runs, opts), 0),
     opts.onProgress,
   );
+  const reports: FamilyReport[] = [];
+  for (const f of families) reports.push(yield* analyseFamily(f.runs, f.judge, f.notes, opts, work));
   return {
     format: 'rawrag.stats/1',
     options: { resamples: opts.resamples, seed: opts.seed, baseline: opts.baseline ?? null, all_pairs: opts.allPairs, confidence: 0.95 },
@@ -224,7 +248,7 @@ export function analyse(allRuns: LoadedRun[], opts: StatsOptions): StatsReport {
       notes: r.notes,
     })),
     skipped: skipped.sort((a, b) => (a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0)),
-    families: families.map((f) => analyseFamily(f.runs, f.judge, f.notes, opts, work)),
+    families: reports,
   };
 }
 
@@ -267,13 +291,13 @@ interface SystemRun {
   byId: Map<string, StatItem>;
 }
 
-function analyseFamily(
+function* analyseFamily(
   familyRuns: LoadedRun[],
   judge: string | null,
   familyNotes: string[],
   opts: StatsOptions,
   work: WorkMeter,
-): FamilyReport {
+): Generator<void, FamilyReport> {
   const { benchmark, setting } = familyRuns[0]!;
   const agg = opts.aggregation?.(benchmark) ?? MICRO_AGGREGATION;
   const notes: string[] = [...familyNotes];
@@ -334,13 +358,14 @@ function analyseFamily(
   const boot = { resamples: opts.resamples, seed: opts.seed };
 
   // Leaderboard.
-  const rows: SystemRow[] = systems.map((s) => {
+  const rows: SystemRow[] = [];
+  for (const s of systems) {
     const scored = [...s.byId.values()].filter(isScored).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const scores = scored.map((i) => i.score);
     const itemTypes = scored.map((i) => typeFor(i.id));
-    const { by_type, cols } = leaderboardCells(agg, columns, types, scores, itemTypes, boot);
+    const { by_type, cols } = yield* leaderboardCells(agg, columns, types, scores, itemTypes, boot);
     work.add(2 * opts.resamples * scores.length);
-    return {
+    rows.push({
       rank: 0,
       system: s.name,
       dir: s.run.label,
@@ -354,12 +379,13 @@ function analyseFamily(
       missing: problems.missing[s.name]!.length,
       by_type,
       columns: cols,
-    };
-  });
+    });
+    yield;
+  }
   // By overall accuracy; offline runs (no scores) by coverage; then by name.
   const coverageOf = new Map(
     systems.map((s) => {
-      const known = [...s.byId.values()].filter((i) => i.error === null && i.coverage !== null && inHeadline(agg, typeFor(i.id)));
+      const known = [...s.byId.values()].filter((i) => coverageKnown(i) && inHeadline(agg, typeFor(i.id)));
       return [s.name, known.length ? known.filter((i) => i.coverage).length / known.length : -1];
     }),
   );
@@ -396,6 +422,7 @@ function analyseFamily(
     if (row) pairwise.push(row);
     else notes.push(`${a.name} vs ${b.name}: no question scored in both; not compared`);
     work.add(opts.resamples * (row?.n ?? 0));
+    yield;
   }
   const ph = holm(pairwise.map((p) => p.p_mcnemar));
   const phLog = holmLog10(pairwise.map((p) => p.log10_p_mcnemar));
@@ -411,9 +438,13 @@ function analyseFamily(
   });
 
   const headline = (id: string) => inHeadline(agg, typeFor(id));
-  const coverage = ranked.map((s) => coverageRow(s, headline, boot));
+  const coverage: CoverageRow[] = [];
+  for (const s of ranked) {
+    coverage.push(coverageRow(s, headline, boot));
+    yield;
+  }
   work.add(opts.resamples * coverage.reduce((a, c) => a + c.n, 0));
-  const coverage_pairwise = coveragePairs(pairs, headline, boot);
+  const coverage_pairwise = yield* coveragePairs(pairs, headline, boot);
   work.add(opts.resamples * pairs.length * (setSizes.reduce((a, b) => a + b, 0) / Math.max(1, setSizes.length)));
   // Agreement is about the judge's raw verdicts, before any cross-item rule.
   const agreement = ranked.map((s) => agreementRow(s.name, s.run.items));
@@ -510,14 +541,15 @@ function toDesign(s: { strata: number[][]; weights: number[] }): Design {
  * type (a macro replicate is the weighted mean of the same per-type replicates); micro columns get
  * their own plain pass. Binary scores in a single stratum get the Wilson interval instead.
  */
-function leaderboardCells(
+/** A system's leaderboard cells; each `yield` ends a resampling pass (a signal is seen between them). */
+function* leaderboardCells(
   agg: Aggregation,
   columns: ColumnSpec[],
   types: string[],
   scores: number[],
   itemTypes: string[],
   boot: { resamples: number; seed: number | string },
-): { by_type: Record<string, Cell | null>; cols: Record<string, Cell | null> } {
+): Generator<void, { by_type: Record<string, Cell | null>; cols: Record<string, Cell | null> }> {
   const present = types.filter((t) => itemTypes.includes(t));
   const members = present.map((t) => itemTypes.map((x, i) => (x === t ? i : -1)).filter((i) => i >= 0));
   const slot = new Map(present.map((t, s) => [t, s]));
@@ -558,11 +590,15 @@ function leaderboardCells(
     return { n, accuracy, ci_low: ci.low, ci_high: ci.high, ci_method: 'bootstrap' };
   };
   const by_type: Record<string, Cell | null> = {};
-  for (const t of types) by_type[t] = slot.has(t) ? cell({ strata: [members[slot.get(t)!]!], weights: [1], labels: [t] }, true) : null;
+  for (const t of types) {
+    by_type[t] = slot.has(t) ? cell({ strata: [members[slot.get(t)!]!], weights: [1], labels: [t] }, true) : null;
+    yield;
+  }
   const cols: Record<string, Cell | null> = {};
   for (const c of columns) {
     const strata = columnStrata(agg, c, itemTypes);
     cols[c.name] = strata ? cell(strata, c.weighting === 'macro') : null;
+    yield;
   }
   return { by_type, cols };
 }
@@ -640,9 +676,7 @@ function ratio(sums: Float64Array, base: number): number {
 }
 
 function coverageRow(s: SystemRun, headline: (id: string) => boolean, boot: { resamples: number; seed: number | string }): CoverageRow {
-  const known = [...s.byId.values()]
-    .filter((i) => i.error === null && i.coverage !== null && headline(i.id))
-    .sort((a, b) => (a.id < b.id ? -1 : 1));
+  const known = [...s.byId.values()].filter((i) => coverageKnown(i) && headline(i.id)).sort((a, b) => (a.id < b.id ? -1 : 1));
   const row: CoverageRow = {
     system: s.name,
     n: known.length,
@@ -667,7 +701,7 @@ function coverageRow(s: SystemRun, headline: (id: string) => boolean, boot: { re
   row.coverage_ci_high = ci.high;
   // Utilization = accuracy on the covered questions: an accuracy cell over them (Wilson when the
   // scores are 0/1, else the bootstrap of their mean).
-  const covScores = known.filter((i) => i.score !== null && i.coverage).map((i) => i.score!);
+  const covScores = known.filter((i) => isScored(i) && i.coverage).map((i) => i.score!);
   row.covered_scored = covScores.length;
   if (row.covered_scored === 0) return row;
   const sum = covScores.reduce((x, y) => x + y, 0);
@@ -697,11 +731,11 @@ function finite(x: Float64Array): Float64Array {
  * whose coverage is known in both: the same draws give the coverage difference and the
  * utilization difference (a ratio over the covered questions scored in both).
  */
-function coveragePairs(
+function* coveragePairs(
   pairs: Array<[SystemRun, SystemRun]>,
   headline: (id: string) => boolean,
   boot: { resamples: number; seed: number | string },
-): CoveragePairRow[] {
+): Generator<void, CoveragePairRow[]> {
   const cov: CoveragePairRow[] = [];
   const util: CoveragePairRow[] = [];
   const empty = (measure: 'coverage' | 'utilization', a: SystemRun, b: SystemRun, n: number): CoveragePairRow => ({
@@ -719,9 +753,10 @@ function coveragePairs(
   });
   const sum = (v: Float64Array) => v.reduce((p, q) => p + q, 0);
   for (const [a, b] of pairs) {
+    yield;
     const known = (s: SystemRun, id: string) => {
       const it = s.byId.get(id);
-      return it !== undefined && it.error === null && it.coverage !== null && headline(id);
+      return it !== undefined && coverageKnown(it) && headline(id);
     };
     const ids = [...a.byId.keys()].filter((id) => known(a, id) && known(b, id)).sort();
     if (ids.length === 0) {
@@ -731,7 +766,7 @@ function coveragePairs(
     }
     const ia = ids.map((id) => a.byId.get(id)!);
     const ib = ids.map((id) => b.byId.get(id)!);
-    const both = ids.map((_, i) => ia[i]!.score !== null && ib[i]!.score !== null);
+    const both = ids.map((_, i) => isScored(ia[i]) && isScored(ib[i]));
     const d = Float64Array.from(ids, (_, i) => (ia[i]!.coverage ? 1 : 0) - (ib[i]!.coverage ? 1 : 0));
     const columnsOf = (items: StatItem[]) => [
       Float64Array.from(items, (it, i) => (both[i] && it.coverage ? 1 : 0)),

@@ -1,29 +1,31 @@
 import { createHash } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync, createReadStream } from 'node:fs';
+import { renameSync, rmSync, createReadStream } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
 import { InputError } from './errors.js';
+import { withPath, writeFileDurable } from './checked-write.js';
 import { jsonErrorOffset } from './json-position.js';
 import { readTextFile } from './text.js';
 
-/** Writes a file so that readers see either the old or the new content, never a half-written one. */
-export function writeFileAtomic(path: string, data: string): void {
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+/**
+ * Writes a file so that readers see either the old or the new content, never a half-written one:
+ * every byte into a temporary file beside it (checked, fsynced), then one rename. On any failure
+ * the temporary file is removed and the old file is as it was.
+ */
+export function writeFileAtomic(path: string, data: string | Uint8Array): void {
+  const tmp = tempPathFor(path);
   try {
-    const fd = openSync(tmp, 'w');
-    try {
-      writeSync(fd, data);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
+    writeFileDurable(tmp, data);
     renameSync(tmp, path);
   } catch (e) {
     // A full disk or a vanished folder must not leave `.<name>.<pid>.tmp` behind.
     rmSync(tmp, { force: true });
-    const err = e as NodeJS.ErrnoException;
-    if (err && typeof err === 'object' && !err.path) err.path = path; // write(2) errors carry no path
-    throw e;
+    throw withPath(e, path, tmp);
   }
+}
+
+/** The temporary file a write of `path` goes through first: in the same folder (one rename, same filesystem), hidden, per process. */
+export function tempPathFor(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
 }
 
 /** errno codes that describe the user's filesystem (permissions, space, a file where a folder should be), not a bug. */
@@ -39,6 +41,15 @@ const USER_FS_CODES: Record<string, string> = {
   ENAMETOOLONG: 'name too long',
   EMFILE: 'too many open files',
 };
+
+/**
+ * A filesystem failure of this machine (a full disk, a read-only folder) from a file operation:
+ * it stops the command (exit 2 naming the file); it is never one question's error.
+ */
+export function isLocalFsFailure(e: unknown): boolean {
+  const err = e as NodeJS.ErrnoException;
+  return Boolean(err && typeof err.code === 'string' && typeof err.syscall === 'string' && err.code in USER_FS_CODES);
+}
 
 /**
  * One line for a filesystem error caused by the user's situation (`/out: permission denied

@@ -66,6 +66,8 @@ export class FakeBatchApi {
   readonly calls: string[] = [];
   /** When set, POST /v1/batches answers 400 with this message (a provider refusing batches). */
   rejectCreate: string | null = null;
+  /** The next N file downloads are cut off in the middle of a line (a transfer that ended early, still 200). */
+  cutDownloads = 0;
   /** Authorization headers seen on the Files/Batches routes. */
   readonly authorizations = new Set<string>();
   private server: Server | null = null;
@@ -154,6 +156,10 @@ export class FakeBatchApi {
       const f = this.files.get(m[1]!);
       if (!f) return this.reply(res, 404, { error: { message: `no file ${m[1]}` } });
       res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      if (this.cutDownloads > 0) {
+        this.cutDownloads--;
+        return void res.end(f.text.slice(0, Math.floor(f.text.length * 0.6)));
+      }
       res.end(f.text);
       return;
     }

@@ -6,6 +6,7 @@ import { estimateAblation, renderAblationEstimate } from '../../ablate/dry-run.j
 import { runAblation } from '../../ablate/engine.js';
 import type { AblationOutcome } from '../../ablate/types.js';
 import { writeAblation, type AblationFiles } from '../../ablate/output.js';
+import { writeOutputs } from '../../util/output-set.js';
 import { ablationMarkdown } from '../../ablate/report.js';
 import { planVariants, type SweepRequest } from '../../ablate/variants.js';
 import { parseNonNegativeList, parsePositiveList } from '../../util/lists.js';
@@ -198,9 +199,17 @@ export function ablateCommand(): Command {
         resamples: (opts.resamples as number | undefined) ?? DEFAULT_RESAMPLES,
         seed: base.seed,
       });
-      const files = writeAblation(outcome, table, { png: opts.png !== false });
+      // The ablation's files and its report land together or not at all (src/util/output-set.ts).
+      const { value: files } = await writeOutputs(async (set) => {
+        const staged = writeAblation(outcome, table, { png: opts.png !== false, set });
+        if (opts.report !== false)
+          await writeReport([outcome.dir], join(outcome.dir, 'report.html'), {
+            outputs: set,
+            ablations: [{ dir: outcome.dir, data: JSON.parse(readFileSync(set.stagedFile(staged.json)!, 'utf8')) }],
+          });
+        return staged;
+      });
       if (files.pngNote) log(`note: ${files.pngNote}`);
-      if (opts.report !== false) await writeReport([outcome.dir], join(outcome.dir, 'report.html'));
       if (opts.json) {
         process.stdout.write(readFileSync(files.json, 'utf8'));
         return;

@@ -124,7 +124,7 @@ export function batchCommand(): Command {
       .argument('<dir>', 'run directory')
       .option('--cache-dir <dir>', 'response cache to fill (default: the one the run used, recorded in batches.json)')
       .option('--timeout <seconds>', 'per-request timeout (default 120)', positiveNumber)
-      .option('--max-retries <n>', 'retries after a failed request (default 5)', nonNegativeInteger);
+      .option('--max-retries <n>', 'retries after a failed request (default 8)', nonNegativeInteger);
   cmd.addCommand(
     common(new Command('status'))
       .description('ask the provider for the state of every batch of the run and print it')

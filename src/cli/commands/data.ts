@@ -1,4 +1,5 @@
 /** `rawrag data list|pull`: the benchmarks' official data files, fetched and verified. */
+import { onInterruptSay } from '../../util/interrupt.js';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command } from 'commander';
@@ -115,6 +116,11 @@ export function dataCommand(): Command {
         for (const variant of variants) {
           for (const file of downloads[variant]!) {
             const progress = terminalProgress(file.path);
+            // Ctrl-C mid-download keeps what arrived (resumed by a Range request next time): say so.
+            const unsay = onInterruptSay(() => {
+              progress.clear();
+              return `the partial download of ${file.path} is kept; the same command resumes it`;
+            });
             try {
               const r = await pullFile(file, {
                 root,
@@ -134,6 +140,7 @@ export function dataCommand(): Command {
               const check = r.pinned ? 'sha256 verified' : 'NOT verified (no pinned sha256)';
               process.stdout.write(`${variant}: ${r.path}: ${how}, ${r.bytes} bytes, ${check}\n  sha256 ${r.sha256}\n`);
             } finally {
+              unsay();
               progress.clear();
             }
           }

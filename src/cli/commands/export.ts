@@ -2,7 +2,8 @@
  * `rawrag export RUN_DIR --format csv|parquet`: one row per question (src/run/export.ts). CSV goes to
  * stdout or --out; Parquet needs --out (or writes <run folder name>.parquet) and the hyparquet-writer package.
  */
-import { basename, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
+import { mkdirSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import { stringify } from 'csv-stringify/sync';
 import { EXPORT_COLUMNS, exportRows, type ExportRow } from '../../run/export.js';
@@ -10,7 +11,7 @@ import { readJsonLines } from '../../stats/load.js';
 import { loadRun } from '../../stats/load.js';
 import { InputError } from '../../util/errors.js';
 import { writeFileAtomic } from '../../util/fsx.js';
-import { writeFileSync, renameSync } from 'node:fs';
+import { writeStdout } from '../../util/stdout.js';
 
 export function exportCsv(rows: ExportRow[]): string {
   return stringify(rows, {
@@ -45,9 +46,12 @@ function format(value: string): 'csv' | 'parquet' {
   return value;
 }
 
-/** Items as items.jsonl holds them (last line per id), after rawrag stats' checks of the folder. */
-export function runItems(dir: string): Array<Record<string, unknown>> {
-  loadRun(dir);
+/**
+ * Items as items.jsonl holds them (last line per id), after rawrag stats' checks of the folder;
+ * `notes` gets what those checks found (a torn last line skipped, repeated ids), as stats reports them.
+ */
+export function runItems(dir: string, notes: string[] = []): Array<Record<string, unknown>> {
+  notes.push(...loadRun(dir).notes);
   const byId = new Map<string, Record<string, unknown>>();
   for (const { value } of readJsonLines(join(dir, 'items.jsonl'), [])) {
     const item = value as Record<string, unknown>;
@@ -65,22 +69,20 @@ export function exportCommand(): Command {
     .option('--format <format>', 'csv | parquet', format, 'csv')
     .option('--out <file>', 'the file to write (csv default: stdout; parquet default: <run folder name>.parquet)')
     .action(async (dir: string, opts: { format: 'csv' | 'parquet'; out?: string }) => {
-      const rows = exportRows(runItems(dir));
-      if (opts.format === 'csv') {
-        const csv = exportCsv(rows);
-        if (!opts.out) {
-          process.stdout.write(csv);
-          return;
-        }
-        writeFileAtomic(opts.out, csv);
-        process.stderr.write(`export: ${opts.out} (${rows.length} rows)\n`);
+      const notes: string[] = [];
+      const rows = exportRows(runItems(dir, notes));
+      // As rawrag stats says it: a torn last line or repeated ids are not dropped silently.
+      for (const n of notes) process.stderr.write(`warning: ${dir}: ${n}\n`);
+      const data = opts.format === 'csv' ? exportCsv(rows) : await exportParquet(rows);
+      if (opts.format === 'csv' && !opts.out) {
+        await writeStdout(data);
         return;
       }
       const out = opts.out ?? `${basename(resolve(dir))}.parquet`;
-      const bytes = await exportParquet(rows);
-      const tmp = `${out}.${process.pid}.tmp`;
-      writeFileSync(tmp, bytes);
-      renameSync(tmp, out);
-      process.stderr.write(`export: ${out} (${rows.length} rows, ${bytes.byteLength} bytes)\n`);
+      // A folder that does not exist yet is made (as stats and report do); the file lands whole or not at all.
+      mkdirSync(dirname(resolve(out)), { recursive: true });
+      writeFileAtomic(out, data);
+      const bytes = typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength;
+      process.stderr.write(`export: ${out} (${rows.length} rows${opts.format === 'parquet' ? `, ${bytes} bytes` : ''})\n`);
     });
 }

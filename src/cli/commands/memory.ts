@@ -14,6 +14,7 @@ import { systemOptionLayer } from '../system-options.js';
 import { auditLayers, renderLayers } from '../../audit/layers.js';
 import { decisionSource } from '../../audit/sources.js';
 import { positiveInt, integer } from '../../util/flags.js';
+import { onInterruptSay } from '../../util/interrupt.js';
 
 /**
  * The run's config with `-S` overrides (a service that moved to another URL since the run), or
@@ -61,7 +62,12 @@ export function memoryCommand(): Command {
     async (dir: string | undefined, opts: { owner: string; run?: string; cacheDir?: string; systemOption?: string[] }) => {
       const { runDir, store, system } = storeOfRun(dir ?? opts.run);
       const config = configWithOptions(runDir, system, opts.systemOption);
-      process.stdout.write((await store.purge(runDir, opts.owner, { cacheDir: opts.cacheDir, config })) + '\n');
+      const unsay = onInterruptSay(() => `what was deleted so far is recorded in ${runDir}; the same command deletes the rest`);
+      try {
+        process.stdout.write((await store.purge(runDir, opts.owner, { cacheDir: opts.cacheDir, config })) + '\n');
+      } finally {
+        unsay();
+      }
     },
   );
   cmd

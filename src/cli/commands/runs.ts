@@ -18,6 +18,11 @@ export interface RunLine {
   setting: string;
   system: string;
   status: string | null;
+  /**
+   * The status as the table shows it: the manifest's, with the failed items when there are any
+   * (`complete, 1386 of 1540 failed`) — a run whose items mostly failed is not shown as plain `complete`.
+   */
+  status_text: string;
   /** Questions with an item, of those selected (external runs: items, selection unknown). */
   n: number;
   selected: number | null;
@@ -51,6 +56,7 @@ function runLine(dir: string): RunLine {
     setting: str(m.setting) ?? '?',
     system: str(m.system) ?? '?',
     status: str(m.status),
+    status_text: '',
     n: q?.done ?? s?.n ?? 0,
     selected: q?.selected ?? null,
     errors: q?.errors ?? s?.errors ?? 0,
@@ -68,7 +74,14 @@ function runLine(dir: string): RunLine {
     if (scored.length) line.headline = { metric: 'mean score', value: scored.reduce((a, i) => a + i.score!, 0) / scored.length };
     line.errors = loaded.items.filter((i) => i.error !== null).length;
   }
+  line.status_text = statusText(line);
   return line;
+}
+
+/** `complete`, or `complete, 1386 of 1540 failed` when items failed (errors, never scored as wrong). */
+export function statusText(r: Pick<RunLine, 'status' | 'errors' | 'n'>): string {
+  const status = r.status ?? '—';
+  return r.errors > 0 ? `${status}, ${r.errors} of ${r.n} failed` : status;
 }
 
 export function renderRuns(runs: RunLine[]): string {
@@ -78,7 +91,7 @@ export function renderRuns(runs: RunLine[]): string {
     r.benchmark,
     r.setting,
     r.system,
-    r.status ?? '—',
+    r.status_text,
     r.selected !== null && r.selected !== r.n ? `${r.n}/${r.selected}` : String(r.n),
     r.headline ? `${r.headline.metric} ${(100 * r.headline.value).toFixed(2)} %` : '—',
     r.date ? r.date.slice(0, 16).replace('T', ' ') : '—',

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { findItem, openItemLog, renderItemLog } from '../../pipeline/item-log.js';
 import { UsageError } from '../../util/errors.js';
-import { writeFileAtomic } from '../../util/fsx.js';
+import { writeOutputs } from '../../util/output-set.js';
 
 /** An item id as a file name: `conv-26:q0` -> `conv-26_q0.log`. */
 export function logFileName(id: string): string {
@@ -31,7 +31,10 @@ export function showCommand(): Command {
         return;
       }
       mkdirSync(opts.out, { recursive: true });
-      for (const item of chosen) writeFileAtomic(join(opts.out, logFileName(String(item.id))), renderItemLog(item, ctx));
+      // The logs land together or not at all (src/util/output-set.ts).
+      await writeOutputs((set) => {
+        for (const item of chosen) set.stage(join(opts.out!, logFileName(String(item.id))), renderItemLog(item, ctx));
+      });
       process.stdout.write(`${chosen.length} item log${chosen.length === 1 ? '' : 's'} written to ${opts.out}\n`);
     });
 }

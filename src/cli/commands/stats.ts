@@ -3,8 +3,9 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { listBenchmarks } from '../../datasets/registry.js';
 import { DEFAULT_RESAMPLES } from '../../stats/bootstrap.js';
-import { analyse, estimateDraws } from '../../stats/compute-tables.js';
-import { loadRun, scanRunDirs } from '../../stats/load.js';
+import { analyseYielding, estimateDraws } from '../../stats/compute-tables.js';
+import { loadRun, scanRunDirs, type LoadedRun } from '../../stats/load.js';
+import { yieldToEventLoop } from '../../util/yield.js';
 import { efficiencyRow, renderEfficiency, type EfficiencyRow } from '../../stats/efficiency.js';
 import { statsProgress } from '../../stats/progress.js';
 import {
@@ -17,7 +18,7 @@ import {
   renderReport,
 } from '../../stats/render.js';
 import { InputError } from '../../util/errors.js';
-import { writeFileAtomic, writeJsonAtomic } from '../../util/fsx.js';
+import { writeOutputs } from '../../util/output-set.js';
 import { integer, positiveInt } from '../options.js';
 import { writeReport } from '../../report/index.js';
 import { compareJudges } from '../../stats/judge-comparison.js';
@@ -50,12 +51,16 @@ export function statsCommand(): Command {
         }
         // Judge calibrations (rawrag calibrate-judge) are shown as such, not as systems in a leaderboard.
         const calibrations = runDirs.filter(isCalibrationDir).map(readCalibration);
-        const runs = runDirs.filter((d) => !isCalibrationDir(d)).map(loadRun);
+        const runs: LoadedRun[] = [];
+        for (const d of runDirs.filter((x) => !isCalibrationDir(x))) {
+          runs.push(loadRun(d));
+          await yieldToEventLoop(); // Ctrl-C is seen between runs (each a file to read and check)
+        }
         const benchmarks = listBenchmarks();
         const progress = statsProgress(estimateDraws(runs, { resamples: opts.resamples, allPairs: Boolean(opts.allPairs) }));
         let report;
         try {
-          report = analyse(runs, {
+          report = await analyseYielding(runs, {
             resamples: opts.resamples,
             seed: opts.seed,
             baseline: opts.baseline,
@@ -87,21 +92,25 @@ export function statsCommand(): Command {
         ]
           .filter(Boolean)
           .join('\n\n');
-        writeFileAtomic(join(out, 'leaderboard.md'), markdown + '\n');
-        writeFileAtomic(join(out, 'leaderboard.csv'), leaderboardCsv(report));
-        writeFileAtomic(join(out, 'pairwise.csv'), pairwiseCsv(report));
-        writeFileAtomic(join(out, 'omnibus.csv'), omnibusCsv(report));
-        writeFileAtomic(join(out, 'coverage.csv'), coverageCsv(report));
-        writeFileAtomic(join(out, 'coverage-pairwise.csv'), coveragePairwiseCsv(report));
-        writeFileAtomic(join(out, 'agreement.csv'), agreementCsv(report));
-        if (judgeComparison.length) writeFileAtomic(join(out, 'judges.csv'), judgeComparisonCsv(judgeComparison));
         const extra = {
           ...(judgeComparison.length ? { judge_comparison: judgeComparison } : {}),
           ...(calibrations.length ? { judge_calibration: calibrations.map((c) => ({ dir: c.label, ...c.figures })) } : {}),
         };
         const json = { ...report, efficiency, ...extra };
-        writeJsonAtomic(join(out, 'stats.json'), json);
-        if (opts.report) await writeReport(dirs, join(out, 'report.html'), { stats: { report, source: join(out, 'stats.json') } });
+        // The tables, stats.json and report.html land together or not at all (src/util/output-set.ts).
+        await writeOutputs(async (set) => {
+          set.stage(join(out, 'leaderboard.md'), markdown + '\n');
+          set.stage(join(out, 'leaderboard.csv'), leaderboardCsv(report));
+          set.stage(join(out, 'pairwise.csv'), pairwiseCsv(report));
+          set.stage(join(out, 'omnibus.csv'), omnibusCsv(report));
+          set.stage(join(out, 'coverage.csv'), coverageCsv(report));
+          set.stage(join(out, 'coverage-pairwise.csv'), coveragePairwiseCsv(report));
+          set.stage(join(out, 'agreement.csv'), agreementCsv(report));
+          if (judgeComparison.length) set.stage(join(out, 'judges.csv'), judgeComparisonCsv(judgeComparison));
+          set.stage(join(out, 'stats.json'), JSON.stringify(json, null, 2) + '\n');
+          if (opts.report)
+            await writeReport(dirs, join(out, 'report.html'), { stats: { report, source: join(out, 'stats.json') }, outputs: set });
+        });
         process.stdout.write(opts.json ? JSON.stringify(json, null, 2) + '\n' : `${markdown}\nwritten: ${out}\n`);
       },
     );

@@ -59,7 +59,8 @@ function nestedMean(values: Array<{ group: string; value: number }>): number | n
 
 function abilityRow(ability: string, items: ItemRecord[]): AbilityRow {
   const ok = items.filter((i) => !i.error);
-  const cov = ok.map((i) => i.coverage).filter((c): c is NonNullable<typeof c> => c !== null);
+  // Retrieval's figure: an item whose judging failed was still retrieved, so its coverage counts.
+  const cov = items.map((i) => i.coverage).filter((c): c is NonNullable<typeof c> => c !== null);
   const scored = ok.filter((i) => typeof i.score === 'number');
   return {
     ability,

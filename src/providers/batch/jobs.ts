@@ -19,6 +19,7 @@ import { planParts, type BatchLimits, type PartPlan } from './parts.js';
 import { BatchStore, DEAD, TERMINAL, addBatchUsage, type BatchUsage, type BatchesState, type PartRecord } from './state.js';
 import { costOf } from '../usage.js';
 import { endpointId } from '../provenance.js';
+import { BadReplyError, parseJsonReply } from '../errors.js';
 
 export interface BatchJobsOptions {
   /** The run directory (batches.json and batches/ go there). */
@@ -155,7 +156,12 @@ export class BatchJobs {
 
   /** One provider call through the session's retry layer (errors scrubbed and named). */
   private call<T>(part: PartRecord, what: (client: OpenAI, timeoutMs: number) => Promise<T>): Promise<T> {
-    return this.opts.session.send(part.role, `${part.model} (batch API)`, async (timeoutMs) => what(await this.client(part), timeoutMs));
+    return this.opts.session.send(
+      part.role,
+      `${part.model} (batch API)`,
+      async (timeoutMs) => what(await this.client(part), timeoutMs),
+      part.base_url,
+    );
   }
 
   /**
@@ -334,8 +340,12 @@ export class BatchJobs {
       const entryOf = new Map<string, ReturnType<ProviderSession['model']>>();
       for (const fileId of [rec.output_file_id, rec.error_file_id]) {
         if (!fileId) continue;
+        // A file cut off in transfer (a line that does not parse) is downloaded again, like any malformed reply.
         const text = await this.call(rec, async (client, timeoutMs) =>
-          (await client.files.content(fileId, { timeout: Math.max(timeoutMs, UPLOAD_TIMEOUT_MS), maxRetries: 0 })).text(),
+          checkedOutputFile(
+            fileId,
+            await (await client.files.content(fileId, { timeout: Math.max(timeoutMs, UPLOAD_TIMEOUT_MS), maxRetries: 0 })).text(),
+          ),
         );
         for (const raw of text.split('\n')) {
           if (raw.trim() === '') continue;
@@ -451,6 +461,23 @@ interface OutputLine {
   custom_id: string;
   response?: { status_code?: number; body?: unknown } | null;
   error?: { code?: string; message?: string } | null;
+}
+
+/** A batch output (or error) file whose every line is JSON, or a retryable malformed-reply error naming the line. */
+function checkedOutputFile(fileId: string, text: string): string {
+  const lines = text.split('\n');
+  lines.forEach((raw, i) => {
+    if (raw.trim() === '') return;
+    try {
+      parseJsonReply(raw);
+    } catch (e) {
+      throw new BadReplyError(
+        `batch file ${fileId}, line ${i + 1} of ${lines.length}: ${(e as Error).message}`,
+        (e as BadReplyError).retryable,
+      );
+    }
+  });
+  return text;
 }
 
 function parseOutputLine(raw: string): OutputLine | null {

@@ -10,7 +10,8 @@
  * int8 vectors (count x dims, scaled by 127).
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { writeFileAtomic } from '../../util/fsx.js';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -104,9 +105,7 @@ export function loadWordVectors(opts: WordVectorOptions = {}): WordVectorLoad {
   const bytes = encodeCache(built.words, built.data, built.dims);
   try {
     mkdirSync(dirname(cachePath), { recursive: true });
-    const tmp = `${cachePath}.${process.pid}.tmp`;
-    writeFileSync(tmp, bytes);
-    renameSync(tmp, cachePath); // atomic: a concurrent reader never sees half a file
+    writeFileAtomic(cachePath, bytes); // a concurrent reader never sees half a file; a failure leaves no temporary file
   } catch {
     // An unwritable cache dir costs speed on the next run, not correctness.
   }

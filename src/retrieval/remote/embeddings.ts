@@ -146,22 +146,31 @@ export class RemoteEmbedder implements Embedder {
   }
 
   private async sendBatch(batch: Pending[]): Promise<void> {
-    const { vectors, promptTokens, servedModel } = await this.session.send('embed', this.entry.name, async (timeoutMs) => {
-      const body: OpenAI.EmbeddingCreateParams = { model: this.wireModel, input: batch.map((p) => p.input), encoding_format: 'float' };
-      if (this.entry.dimensions) body.dimensions = this.entry.dimensions;
-      const client = await (this.client ??= openaiClient(this.endpoint, this.session.transport.timeoutMs));
-      const res = await namingHost(this.endpoint.baseUrl, () => client.embeddings.create(body, { timeout: timeoutMs, maxRetries: 0 }));
-      const vectors = readVectors(res, batch.length);
-      // Checked before anything is stored: a wrong-sized or non-finite vector is an item error, and
-      // a retry asks again instead of replaying it from the cache.
-      this.dimension ??= vectors[0]!.length;
-      vectors.forEach((v, i) => {
-        if (v.length !== this.dimension)
-          throw new BadReplyError(`embedding ${i} has ${v.length} dimensions, expected ${this.dimension}`, false);
-        if (!this.usable(v)) throw new BadReplyError(`embedding ${i} has a component that is not a finite number`, false);
-      });
-      return { vectors, promptTokens: res.usage?.prompt_tokens ?? batch.reduce((s, p) => s + p.tokens, 0), servedModel: res.model ?? null };
-    });
+    const { vectors, promptTokens, servedModel } = await this.session.send(
+      'embed',
+      this.entry.name,
+      async (timeoutMs) => {
+        const body: OpenAI.EmbeddingCreateParams = { model: this.wireModel, input: batch.map((p) => p.input), encoding_format: 'float' };
+        if (this.entry.dimensions) body.dimensions = this.entry.dimensions;
+        const client = await (this.client ??= openaiClient(this.endpoint, this.session.transport.timeoutMs));
+        const res = await namingHost(this.endpoint.baseUrl, () => client.embeddings.create(body, { timeout: timeoutMs, maxRetries: 0 }));
+        const vectors = readVectors(res, batch.length);
+        // Checked before anything is stored: a wrong-sized or non-finite vector is an item error, and
+        // a retry asks again instead of replaying it from the cache.
+        this.dimension ??= vectors[0]!.length;
+        vectors.forEach((v, i) => {
+          if (v.length !== this.dimension)
+            throw new BadReplyError(`embedding ${i} has ${v.length} dimensions, expected ${this.dimension}`, false);
+          if (!this.usable(v)) throw new BadReplyError(`embedding ${i} has a component that is not a finite number`, false);
+        });
+        return {
+          vectors,
+          promptTokens: res.usage?.prompt_tokens ?? batch.reduce((s, p) => s + p.tokens, 0),
+          servedModel: res.model ?? null,
+        };
+      },
+      this.endpoint.baseUrl,
+    );
     this.session.usage.record(
       'embed',
       this.entry.name,

@@ -9,7 +9,7 @@ import { compareHits } from '../rank.js';
 import type { Reranker, Hit } from '../../core/retriever.js';
 import { cacheKey, jsonCodec } from '../../providers/cache.js';
 import { sha256Hex } from '../../util/fsx.js';
-import { BadReplyError, HttpStatusError, namingHost, notJsonReply } from '../../providers/errors.js';
+import { BadReplyError, HttpStatusError, namingHost, notJsonReply, parseJsonReply } from '../../providers/errors.js';
 import type { ModelEntry } from '../../providers/models.js';
 import type { Endpoint, ProviderSession } from '../../providers/session.js';
 import { endpointId, provenanceOf, type Origin } from '../../providers/provenance.js';
@@ -70,7 +70,11 @@ abstract class RemoteReranker implements Reranker {
       jsonCodec<Ranked>(),
       // Checked before it can be stored: an invalid reply is an item error that a retry asks again.
       async () => ({
-        ...checkRanked(await this.session.send('rerank', this.entry.name, (t) => this.call(query, documents, n, t)), documents.length, n),
+        ...checkRanked(
+          await this.session.send('rerank', this.entry.name, (t) => this.call(query, documents, n, t), this.endpoint.baseUrl),
+          documents.length,
+          n,
+        ),
         origin: this.origin,
       }),
       (r) => rankedProblem(r, documents.length, n) === null,
@@ -167,11 +171,10 @@ export class VllmReranker extends RemoteReranker {
     );
     const text = await res.text();
     if (!res.ok) throw new HttpStatusError(res.status, res.headers, text);
-    if (/^\s*</.test(text)) throw notJsonReply(text, res.headers.get('content-type'));
-    const body = JSON.parse(text) as {
+    const body = parseJsonReply<{
       results?: Array<{ index: number; relevance_score?: number; score?: number }>;
       usage?: { prompt_tokens?: number; total_tokens?: number };
-    };
+    }>(text, res.headers.get('content-type'));
     if (!Array.isArray(body.results)) throw new BadReplyError('rerank reply has no results array', true);
     return {
       results: body.results.map((r) => ({ index: r.index, score: r.relevance_score ?? r.score ?? Number.NaN })),

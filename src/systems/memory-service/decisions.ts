@@ -5,7 +5,7 @@
  * adds of the ingest log: rebuilt whole (atomically) when a process opens the run, then appended
  * add by add, so a kill never leaves the two apart and a resumed run never repeats a decision.
  */
-import { appendFileSync } from 'node:fs';
+import { appendRecordsToFile } from '../../util/checked-write.js';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../util/fsx.js';
 import type { IngestLine, IngestLog } from './ingest-log.js';
@@ -90,11 +90,9 @@ export class DecisionWriter {
 
   append(line: IngestLine): void {
     if (line.type !== 'add' || !line.events?.length) return;
-    appendFileSync(
+    appendRecordsToFile(
       this.path,
-      linesOf(line, this.seq)
-        .map((l) => JSON.stringify(l) + '\n')
-        .join(''),
+      linesOf(line, this.seq).map((l) => JSON.stringify(l)),
     );
   }
 }

@@ -4,7 +4,7 @@
  * concurrency limit per service, and error messages with the key blanked.
  */
 import pLimit, { type LimitFunction } from 'p-limit';
-import { HttpStatusError, notJsonReply } from '../../providers/errors.js';
+import { HttpStatusError, parseJsonReply } from '../../providers/errors.js';
 import { RetriesExhausted, withRetry, type RetryPolicy } from '../../providers/retry.js';
 import type { Secrets } from '../../providers/secrets.js';
 
@@ -69,12 +69,7 @@ export class JsonService {
       const text = await res.text();
       if (!res.ok) throw new HttpStatusError(res.status, res.headers, text);
       if (text.trim() === '') return null as T;
-      try {
-        return JSON.parse(text) as T;
-      } catch (e) {
-        if (/json/i.test(res.headers.get('content-type') ?? '')) throw e; // a truncated JSON body: retryable
-        throw notJsonReply(text, res.headers.get('content-type'));
-      }
+      return parseJsonReply<T>(text, res.headers.get('content-type')); // truncated JSON: retried; an HTML page: at once
     });
   }
 

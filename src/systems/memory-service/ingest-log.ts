@@ -5,7 +5,8 @@
  * most the add in flight, and a resumed run never sends an acknowledged add again. The
  * write-decision log (write-decisions.jsonl) is derived from this file.
  */
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { appendRecordsToFile } from '../../util/checked-write.js';
 import { join } from 'node:path';
 import { InputError } from '../../util/errors.js';
 import type { AddEvent } from './service.js';
@@ -171,13 +172,7 @@ export class IngestLog {
 
   /** Appends one line durably (fsync) and applies it. */
   append(v: IngestLine): void {
-    const fd = openSync(this.path, 'a');
-    try {
-      writeSync(fd, JSON.stringify(v) + '\n');
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
+    appendRecordsToFile(this.path, [JSON.stringify(v)], { fsync: true });
     this.apply(v);
   }
 

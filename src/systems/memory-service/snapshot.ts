@@ -5,7 +5,8 @@
  * listing: the final snapshot, as the paper defines the complete store). A service that cannot list
  * has no snapshot, and the oracle says so. A purged owner's snapshot no longer counts.
  */
-import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { appendRecordsToFile } from '../../util/checked-write.js';
 import { join } from 'node:path';
 import type { StoreRecord } from '../../core/store-record.js';
 import { InputError } from '../../util/errors.js';
@@ -33,7 +34,7 @@ export function appendSnapshot(
     at: new Date().toISOString(),
     memories: memories.map((m) => ({ id: m.id, text: m.memory, date: m.date, source_turns: turnsOf(m) })),
   };
-  appendFileSync(join(runDir, SNAPSHOT_FILE), JSON.stringify(line) + '\n');
+  appendRecordsToFile(join(runDir, SNAPSHOT_FILE), [JSON.stringify(line)]);
 }
 
 /** The store of the run's live owners (the last snapshot of each); an error when there is none. */
