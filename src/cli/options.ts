@@ -1,6 +1,6 @@
 /** Shared flag parsers and the mapping from run flags to config keys. */
 import { InvalidArgumentError, type Command } from 'commander';
-import { integer, nonNegativeInteger, positiveInt, positiveNumber, unitInterval } from '../util/flags.js';
+import { integer, limitOrRange, nonNegativeInteger, positiveInt, positiveNumber, unitInterval } from '../util/flags.js';
 export { integer, nonNegativeInteger, positiveInt, positiveNumber, unitInterval };
 import { mergeLayers, readConfigFile, resolveConfig, type PartialConfig } from '../config/load.js';
 import type { RunConfig } from '../config/schema.js';
@@ -42,10 +42,22 @@ export function addMethodOptions(cmd: Command): Command {
       nonNegativeInteger,
     )
     .option('--no-dedup', "show a turn shared by overlapping windows once per window (the paper's display); default: once")
-    .option('--reader <model>', 'reader model (none: retrieval and coverage only)')
-    .option('--judge <model>', "judge model (default: the benchmark's official judge, else gpt-4o-mini)")
+    .option('--reader <model>', 'reader model (none: retrieval and coverage only, also over a config file that names one)')
+    .option(
+      '--judge <model>',
+      "judge model (default: the benchmark's official judge, else gpt-4o-mini); none: answers without verdicts (rawrag judge --rejudge scores them later)",
+    )
     .option('--judge-runs <n>', 'judge runs per answer, averaged (default 3)', positiveInt)
-    .option('--limit <n>', 'ask only the first N selected questions (the run says which episodes and types they cover)', positiveInt)
+    .option(
+      '--epochs <n>',
+      "the reader answers each question N times (a cache key per epoch; the protocol's temperature unless --temperature), each answer judged, the item score their mean (default 1)",
+      positiveInt,
+    )
+    .option(
+      '--limit <n|a-b>',
+      'ask only the first N selected questions, or questions A to B (1-based, inclusive: 11-20); the run says which episodes and types they cover',
+      limitOrRange,
+    )
     .option('--sample <n>', 'ask a random sample of N questions, stratified by question type and episode (--seed)', positiveInt)
     .option('--ids <file>', 'ask only the questions listed in FILE (one id a line, as items.jsonl names them)')
     .option('--seed <n>', 'seed for every random choice (default 0)', integer);
@@ -138,6 +150,7 @@ export function configFromFlags(cmd: Command, benchmark: string | undefined): Ru
   set(['reader', 'model'], 'reader');
   set(['judge', 'model'], 'judge');
   set(['judge', 'runs'], 'judgeRuns');
+  set(['epochs'], 'epochs');
   set(['reader', 'temperature'], 'temperature');
   set(['reader', 'maxTokens'], 'maxTokens');
   if (given('readerPrompt')) {
@@ -191,6 +204,7 @@ const FLAG_OF: Record<string, string> = {
   'reader.model': '--reader',
   'judge.model': '--judge',
   'judge.runs': '--judge-runs',
+  epochs: '--epochs',
   'reader.temperature': '--temperature',
   'reader.maxTokens': '--max-tokens',
   limit: '--limit',

@@ -148,7 +148,7 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
 
     if (inputs.selection) hooks.log(`selected ${inputs.selection}`);
     for (const line of warningLines(dataset.source.path, dataset.warnings, req.verbose ?? false)) hooks.log(line);
-    for (const n of [...source.notes, ...opened.notes]) hooks.log(`note: ${n}`);
+    for (const n of [...source.notes, ...(stages.notes ?? []), ...opened.notes]) hooks.log(`note: ${n}`);
     // Skipped stages are printed once, by the report (NOTE:), and kept in summary.json `skipped`.
     if (opened.done.size > 0) hooks.log(`resuming ${dir}: ${opened.done.size} of ${questions.length} questions already done`);
     run.start();

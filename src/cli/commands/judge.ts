@@ -70,6 +70,8 @@ export function judgeCommand(): Command {
       const opts = command.opts();
       const job = opts.rejudge ? rejudgeJob(command, answersPath) : answersJob(command, answersPath);
       const { cfg, answers, system, runId, setting, questions } = job;
+      if (cfg.judge.model === 'none')
+        throw new UsageError('--judge none: rawrag judge is for verdicts; name a judge model (or leave it out for the official one)');
       const transport = transportFromFlags(command);
       if (job.source?.dataSha256) {
         const { dataset } = await loadRunInputs(cfg);
@@ -166,6 +168,8 @@ function rejudgeJob(command: Command, answersPath: string | undefined): JudgeJob
   const judge: PartialConfig = {};
   const model = (opts.judgeModel ?? opts.judge) as string | undefined;
   if (model) judge.model = model;
+  // A predict-only run (--judge none) is scored by the official judge unless another is named.
+  else if (src.config.judge.model === 'none') judge.model = null;
   if (opts.judgeRuns !== undefined) judge.runs = opts.judgeRuns;
   if (opts.judgePrompt) judge.prompt = resolveJudgePrompt(opts.judgePrompt as string, src.config.benchmark);
   const cfg = withOfficialJudge(rejudgeConfig(src, judge));
