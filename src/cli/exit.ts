@@ -39,3 +39,16 @@ export function retryCommand(argv: string[]): string {
   }
   return ['rawrag', ...kept].join(' ');
 }
+
+/**
+ * `--max-cost`: the run was refused before starting (its estimate is above what is left of the cap)
+ * or stopped before a request could cross the cap (it kept what it had; the same command with a
+ * higher cap resumes): exit 6.
+ */
+export class CostCapExceeded extends Error {
+  readonly exitCode = 6;
+  constructor(message: string) {
+    super(message);
+    this.name = 'CostCapExceeded';
+  }
+}

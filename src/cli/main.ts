@@ -5,7 +5,7 @@ import { describeFsError } from '../util/fsx.js';
 import { BatchApiFailure } from '../providers/batch/loop.js';
 import { toolInfo } from '../run/manifest.js';
 import { Interrupted } from '../util/interrupt.js';
-import { ItemFailures } from './exit.js';
+import { CostCapExceeded, ItemFailures } from './exit.js';
 
 /**
  * Each command's module, loaded on demand: a command's imports (statistics, the report's charts,
@@ -51,7 +51,8 @@ export async function buildProgram(argv: string[] = []): Promise<Command> {
 /**
  * Runs the CLI and returns the exit code: 0 ok, 1 usage error, 2 bad input or filesystem trouble,
  * 3 internal error, 4 finished with more failed items than --max-error-rate allows, 5 a provider's
- * batch API failed (--batch; the batch state is kept), 130/143 interrupted.
+ * batch API failed (--batch; the batch state is kept), 6 the --max-cost cap refused or stopped the
+ * run, 7 a grid finished with failed cells, 130/143 interrupted.
  */
 export async function run(argv: string[]): Promise<number> {
   const program = await buildProgram(argv);
@@ -62,7 +63,7 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode;
-    if (e instanceof Interrupted || e instanceof ItemFailures || e instanceof BatchApiFailure) {
+    if (e instanceof Interrupted || e instanceof ItemFailures || e instanceof BatchApiFailure || e instanceof CostCapExceeded) {
       process.stderr.write(`rawrag: ${e.message}\n`);
       return e.exitCode;
     }

@@ -309,6 +309,11 @@ export function addTransportOptions(cmd: Command): Command {
     .option('--concurrency-chat <n>', 'reader/judge requests in flight at once (default 8)', positiveInt)
     .option('--concurrency-embed <n>', 'embedding requests in flight at once (default 4)', positiveInt)
     .option('--concurrency-rerank <n>', 'rerank requests in flight at once (default 4)', positiveInt)
+    .option(
+      '--max-cost <usd>',
+      'spend at most USD on provider requests (the whole set for a grid): refused before starting when the estimate is above it, stopped before a request could cross it (exit 6); the same command with a higher cap resumes',
+      positiveNumber,
+    )
     .option('--timeout <seconds>', 'per-request timeout (default 120)', positiveNumber)
     .option('--max-retries <n>', 'retries after a failed request: 429, 5xx, timeouts, resets (default 5)', nonNegativeInteger)
     .option('--models <file>', 'your own models (YAML, as configs/models.yaml) merged over the built-in table (default $RAWRAG_MODELS)')

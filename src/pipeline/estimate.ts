@@ -42,8 +42,15 @@ export interface RunEstimate {
   ingest?: { cost_usd: number | null; lines: string[]; data: Record<string, unknown> };
 }
 
-export async function estimateRun(cfg: RunConfig, transport: Partial<TransportOptions> = {}): Promise<RunEstimate> {
-  const { benchmark, dataset, questions } = await loadRunInputs(cfg);
+export async function estimateRun(
+  cfg: RunConfig,
+  transport: Partial<TransportOptions> = {},
+  opts: { skip?: ReadonlySet<string> } = {},
+): Promise<RunEstimate> {
+  const inputs = await loadRunInputs(cfg);
+  const { benchmark, dataset } = inputs;
+  // A resumed run's estimate (--max-cost): only the questions its directory does not hold yet.
+  const questions = opts.skip ? inputs.questions.filter((q) => !opts.skip!.has(q.id)) : inputs.questions;
   const session = new ProviderSession({ ...transport, noCache: true });
   const notes: string[] = [];
   const roles: RoleEstimate[] = [];
@@ -153,9 +160,13 @@ export function renderEstimate(cfg: RunConfig, e: RunEstimate, batch?: ReturnTyp
   return lines.join('\n');
 }
 
-export async function dryRun(cfg: RunConfig, transport: Partial<TransportOptions>, opts: { batch?: boolean } = {}): Promise<string> {
+export async function dryRun(
+  cfg: RunConfig,
+  transport: Partial<TransportOptions>,
+  opts: { batch?: boolean; capLine?: (estimateUsd: number | null) => string } = {},
+): Promise<string> {
   const e = await estimateRun(cfg, transport);
-  if (!opts.batch) return renderEstimate(cfg, e);
+  if (!opts.batch) return renderEstimate(cfg, e) + (opts.capLine ? `\n${opts.capLine(e.cost_usd)}` : '');
   const session = new ProviderSession({ ...transport, noCache: true });
   return renderEstimate(
     cfg,

@@ -11,6 +11,8 @@ import { pricesFor, type ModelEntry } from './models.js';
 import { DeferredRequestError, type DeferSink } from './batch/defer.js';
 import type { Endpoint, ProviderSession } from './session.js';
 import { endpointId, provenanceOf, type Origin, type Provenance } from './provenance.js';
+import { REPLY_TOKENS_ASSUMED, promptTokensAtMost, type RequestCost } from './budget.js';
+import { costOf } from './usage.js';
 
 export interface ChatRequest {
   messages: ChatMessage[];
@@ -52,6 +54,8 @@ export const chatReplyCodec = jsonCodec<StoredReply>();
 export class ChatModel {
   private client: Promise<OpenAI> | null = null;
   readonly wireModel: string;
+  /** The longest reply seen (completion tokens): what --max-cost assumes of a request without max_tokens, at least. */
+  private longestReply = 0;
 
   constructor(
     private readonly session: ProviderSession,
@@ -153,8 +157,23 @@ export class ChatModel {
     throw new DeferredRequestError(key);
   }
 
+  /** What a request may cost (for --max-cost): its prompt and reply budget at the model's prices, then its real usage. */
+  private costOf(req: ChatRequest): RequestCost<StoredReply> {
+    const prices = pricesFor(this.entry, false);
+    const reply = req.maxTokens ?? Math.max(REPLY_TOKENS_ASSUMED, 2 * this.longestReply);
+    const prompt = promptTokensAtMost(req.messages.map((m) => m.content));
+    return {
+      estimate: costOf({ prompt_tokens: prompt, completion_tokens: reply, search_units: 0 }, prices),
+      actual: (r) => {
+        this.longestReply = Math.max(this.longestReply, r.completion_tokens);
+        return costOf({ prompt_tokens: r.prompt_tokens, completion_tokens: r.completion_tokens, search_units: 0 }, prices);
+      },
+    };
+  }
+
   private send(req: ChatRequest): Promise<StoredReply> {
-    return this.session.send(this.role, this.entry.name, async (timeoutMs) => {
+    const session = this.session.to({ endpoint: this.endpoint.baseUrl, cost: this.costOf(req) });
+    return session.send(this.role, this.entry.name, async (timeoutMs) => {
       const client = await this.sdk();
       const res = await namingHost(this.endpoint.baseUrl, () =>
         client.chat.completions.create(chatBody(this.wireModel, req), { timeout: timeoutMs, maxRetries: 0 }),

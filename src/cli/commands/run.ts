@@ -18,6 +18,7 @@ import { checkErrorRate, retryCommand } from '../exit.js';
 import { renderBatched } from './batch.js';
 import { runBatched } from '../../pipeline/batched.js';
 import { systemOfRun } from '../../systems/registry.js';
+import { capLine, capRun, checkCostCap, maxCostOf } from '../cost-cap.js';
 
 export function runCommand(): Command {
   const cmd = new Command('run')
@@ -54,11 +55,15 @@ export function runCommand(): Command {
     .action(async (benchmark: string | undefined, _opts: unknown, command: Command) => {
       const cfg = configFromFlags(command, benchmark);
       const opts = command.opts();
-      const transport = transportFromFlags(command);
+      const maxCost = maxCostOf(command);
+      let transport = transportFromFlags(command);
       if (opts.dryRun) {
-        process.stdout.write((await dryRun(cfg, transport, { batch: Boolean(opts.batch) })) + '\n');
+        const capped = maxCost === null ? {} : { capLine: (e: number | null) => capLine(maxCost, e) };
+        process.stdout.write((await dryRun(cfg, transport, { batch: Boolean(opts.batch), ...capped })) + '\n');
         return;
       }
+      const out = (opts.out as string | undefined) ?? null;
+      if (maxCost !== null) transport = await capRun(cfg, transport, { usd: maxCost, out, retryErrors: Boolean(opts.retryErrors) });
       const bar = progressBar(cfg.benchmark, opts.progress !== false);
       const interrupts = watchInterrupts(
         () => bar.stop(),
@@ -67,7 +72,7 @@ export function runCommand(): Command {
       try {
         const request = {
           cfg,
-          out: (opts.out as string | undefined) ?? null,
+          out,
           retryErrors: Boolean(opts.retryErrors),
           forceResume: Boolean(opts.forceResume),
           verbose: Boolean(opts.verbose),
@@ -100,6 +105,7 @@ export function runCommand(): Command {
           process.stdout.write((opts.json ? JSON.stringify(outcome.summary, null, 2) : renderRunReport(outcome)) + '\n');
         }
         if (opts.cleanup) process.stderr.write((await cleanUp(outcome.dir)) + '\n');
+        checkCostCap(outcome.manifest.status, transport, outcome.dir);
         checkErrorRate(outcome.summary, outcome.dir, opts.maxErrorRate as number | undefined);
       } finally {
         bar.stop();
