@@ -17,6 +17,8 @@ import { CostCapExceeded } from './exit.js';
 import type { RunConfig } from '../config/schema.js';
 import { estimateRun } from '../pipeline/estimate.js';
 import { runDirFor } from '../pipeline/plan.js';
+import { judgeEstimate, type AnswersFile } from '../pipeline/judge-answers.js';
+import type { Question } from '../core/schema.js';
 
 const usd = (x: number) => `$${x.toFixed(4)}`;
 
@@ -106,3 +108,21 @@ export function capLine(usd: number, estimateUsd: number | null): string {
     : `NOTE: --max-cost ${usd_(usd)}: the estimate is within the cap; a real run stops before a request could cross it`;
 }
 const usd_ = (x: number) => `$${x.toFixed(4)}`;
+
+/** `rawrag judge` / `calibrate-judge --max-cost`: the judge estimate of the answers its run directory has not judged yet. */
+export async function capJudge(
+  cfg: RunConfig,
+  answers: AnswersFile,
+  transport: Partial<TransportOptions>,
+  o: { usd: number; out: string; retryErrors: boolean; questions?: (qs: Question[]) => Question[] },
+): Promise<Partial<TransportOptions>> {
+  const skip = doneIds(o.out, o.retryErrors);
+  const left = (qs: Question[]) => (o.questions?.(qs) ?? qs).filter((q) => !skip.has(q.id));
+  const e = await judgeEstimate(cfg, answers, transport, { questions: left });
+  return capTransport(transport, {
+    usd: o.usd,
+    spentBefore: recordedSpend([o.out]),
+    estimateUsd: e.costUsd,
+    what: 'the answers still to judge',
+  });
+}

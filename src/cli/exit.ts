@@ -52,3 +52,12 @@ export class CostCapExceeded extends Error {
     this.name = 'CostCapExceeded';
   }
 }
+
+/** A grid finished, but some of its cells failed as a whole (bad data, a missing key, a crash): exit 7. */
+export class GridFailures extends Error {
+  readonly exitCode = 7;
+  constructor(message: string) {
+    super(message);
+    this.name = 'GridFailures';
+  }
+}

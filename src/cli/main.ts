@@ -5,7 +5,7 @@ import { describeFsError } from '../util/fsx.js';
 import { BatchApiFailure } from '../providers/batch/loop.js';
 import { toolInfo } from '../run/manifest.js';
 import { Interrupted } from '../util/interrupt.js';
-import { CostCapExceeded, ItemFailures } from './exit.js';
+import { CostCapExceeded, GridFailures, ItemFailures } from './exit.js';
 
 /**
  * Each command's module, loaded on demand: a command's imports (statistics, the report's charts,
@@ -63,7 +63,13 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode;
-    if (e instanceof Interrupted || e instanceof ItemFailures || e instanceof BatchApiFailure || e instanceof CostCapExceeded) {
+    if (
+      e instanceof Interrupted ||
+      e instanceof ItemFailures ||
+      e instanceof BatchApiFailure ||
+      e instanceof CostCapExceeded ||
+      e instanceof GridFailures
+    ) {
       process.stderr.write(`rawrag: ${e.message}\n`);
       return e.exitCode;
     }

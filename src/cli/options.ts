@@ -17,7 +17,11 @@ import { resolve } from 'node:path';
 /** The RAW-RAG method flags shared by `run` and `ablate`. */
 export function addMethodOptions(cmd: Command): Command {
   cmd
-    .option('-c, --config <file>', 'config file (JSON or YAML); flags override it')
+    .option(
+      '-c, --config <file>',
+      'config file (JSON or YAML); flags override it. Several (a.yaml,b.yaml or repeated) or a folder: a grid, one run per file',
+      (value: string, previous?: string) => (previous ? `${previous},${value}` : value),
+    )
     .option(
       '--system <name>',
       `system under test: ${listSystems()
@@ -125,7 +129,7 @@ export function addBenchmarkOptions(cmd: Command): Command {
 }
 
 /** Config layers from flags: only options the user actually typed override the file and defaults. */
-export function configFromFlags(cmd: Command, benchmark: string | undefined): RunConfig {
+export function configFromFlags(cmd: Command, benchmark: string | undefined, cell?: GridCell): RunConfig {
   const opts = cmd.opts();
   const given = (key: string) => cmd.getOptionValueSource(key) === 'cli';
   const flags: PartialConfig = benchmark ? { benchmark } : {};
@@ -171,12 +175,35 @@ export function configFromFlags(cmd: Command, benchmark: string | undefined): Ru
   const benchOpts: Record<string, string> = {};
   for (const b of listBenchmarks()) for (const o of b.options) if (given(o.key)) benchOpts[o.key] = String(opts[o.key]);
   if (Object.keys(benchOpts).length) flags.options = benchOpts;
-  const file = opts.config ? readConfigFile(opts.config as string) : {};
+  // A grid's cell: its config file and its reader/system/retriever, as if typed alone (src/cli/grid.ts).
+  const configPath = cell ? cell.config : ((opts.config as string | undefined) ?? null);
+  if (cell) withCell(flags, cell);
+  const file = configPath ? readConfigFile(configPath) : {};
   // No benchmark named anywhere: the bundled LoCoMo.
   const merged = mergeLayers({ benchmark: 'locomo' }, file, flags);
   // Benchmark names are case-insensitive: `run LoCoMo` is the run `run locomo` makes (same id, hash, directory).
   if (typeof merged.benchmark === 'string') merged.benchmark = merged.benchmark.toLowerCase();
-  return withPromptHash(withOfficialJudge(checkedConfig(merged, { flags, file, configFile: (opts.config as string | undefined) ?? null })));
+  return withPromptHash(withOfficialJudge(checkedConfig(merged, { flags, file, configFile: configPath })));
+}
+
+/** One cell of a grid (`rawrag run a,b --reader x,y ...`): the values of the listed flags it takes; absent = as typed. */
+export interface GridCell {
+  /** The cell's config file (null: none). */
+  config: string | null;
+  reader?: string;
+  system?: string;
+  retriever?: string;
+  /** The cell's data path (from `--data NAME=PATH`); null: the benchmark's default (a config file's, if it names one). */
+  data?: string | null;
+}
+
+function withCell(flags: PartialConfig, cell: GridCell): void {
+  const section = (key: string) => (flags[key] ??= {}) as PartialConfig;
+  if (cell.reader !== undefined) section('reader').model = cell.reader;
+  if (cell.system !== undefined) flags.system = cell.system;
+  if (cell.retriever !== undefined) section('retrieval').retriever = cell.retriever;
+  if (cell.data === null) delete flags.data;
+  else if (cell.data !== undefined) flags.data = cell.data;
 }
 
 /** Where each bad value came from: a flag (usage error, exit 1) or a config file key (input error, exit 2). */

@@ -28,6 +28,8 @@ export interface StagePlan {
   concurrency: number;
   /** Figures for summary.json (cache hits, token usage, cost). */
   report?(): Record<string, unknown>;
+  /** USD the stages' requests cost this process (manifest `spent_usd`); null when a price is unknown. */
+  spentUsd?(): number | null;
   close?(): Promise<void>;
 }
 
@@ -47,6 +49,7 @@ export async function planStages(
     // A source that calls a provider per question (remote rerank, LLM recall): let questions overlap.
     concurrency: source.questionRole ? session.transport.concurrency[source.questionRole] : 1,
     report: () => (source.remote || cfg.reader.model !== null ? session.report() : {}),
+    spentUsd: () => session.usage.total().cost_usd_spent,
     close: async () => session.close(),
   };
   if (cfg.reader.model === null) {

@@ -20,6 +20,7 @@ import type { RunConfig } from '../../config/schema.js';
 import { progressBar } from '../progress.js';
 import { renderRunReport } from '../report.js';
 import { rate } from './run.js';
+import { capJudge, checkCostCap, maxCostOf } from '../cost-cap.js';
 
 export function judgeCommand(): Command {
   const cmd = new Command('judge')
@@ -72,7 +73,8 @@ export function judgeCommand(): Command {
       const { cfg, answers, system, runId, setting, questions } = job;
       if (cfg.judge.model === 'none')
         throw new UsageError('--judge none: rawrag judge is for verdicts; name a judge model (or leave it out for the official one)');
-      const transport = transportFromFlags(command);
+      const maxCost = maxCostOf(command);
+      let transport = transportFromFlags(command);
       if (job.source?.dataSha256) {
         const { dataset } = await loadRunInputs(cfg);
         if (dataset.source.sha256 !== job.source.dataSha256) {
@@ -89,6 +91,8 @@ export function judgeCommand(): Command {
         return;
       }
       const out = (opts.out as string | undefined) ?? fromRoot('results', runId);
+      if (maxCost !== null)
+        transport = await capJudge(cfg, answers, transport, { usd: maxCost, out, retryErrors: Boolean(opts.retryErrors), questions });
       const bar = progressBar(`judge ${cfg.benchmark}`, opts.progress !== false);
       const interrupts = watchInterrupts(
         () => bar.stop(),
@@ -117,6 +121,7 @@ export function judgeCommand(): Command {
         );
         bar.stop();
         process.stdout.write((opts.json ? JSON.stringify(outcome.summary, null, 2) : renderRunReport(outcome)) + '\n');
+        checkCostCap(outcome.manifest.status, transport, outcome.dir);
         checkErrorRate(outcome.summary, outcome.dir, opts.maxErrorRate as number | undefined);
       } finally {
         bar.stop();

@@ -7,6 +7,7 @@ import {
   addNameOption,
   addTransportOptions,
   configFromFlags,
+  positiveInt,
   transportFromFlags,
 } from '../options.js';
 import { dryRun } from '../../pipeline/estimate.js';
@@ -19,6 +20,7 @@ import { renderBatched } from './batch.js';
 import { runBatched } from '../../pipeline/batched.js';
 import { systemOfRun } from '../../systems/registry.js';
 import { capLine, capRun, checkCostCap, maxCostOf } from '../cost-cap.js';
+import { isGrid, runGrid } from '../grid.js';
 
 export function runCommand(): Command {
   const cmd = new Command('run')
@@ -52,7 +54,14 @@ export function runCommand(): Command {
     .option('--batch', 'send reader and judge requests as Batch API jobs (half price, up to 24 h; see docs/models.md)')
     .option('--no-wait', 'with --batch: exit once the batch jobs are submitted; run the same command again to go on')
     .option('--batch-embeddings', 'with --batch: embed the windows and questions through batch jobs too (implies --batch)')
+    .option(
+      '--shard <i/n>',
+      'a grid: run only every N-th cell, starting with the I-th (machines sharing a grid; their set folders merge by copying)',
+    )
+    .option('--parallel-cells <n>', 'a grid: cells run at once (default 4); they share one concurrency budget per provider', positiveInt)
     .action(async (benchmark: string | undefined, _opts: unknown, command: Command) => {
+      // Comma lists (benchmarks, --reader, --system, --retriever) or several --config files: a grid of runs.
+      if (isGrid(command, benchmark)) return runGrid(command, benchmark);
       const cfg = configFromFlags(command, benchmark);
       const opts = command.opts();
       const maxCost = maxCostOf(command);
