@@ -5,8 +5,9 @@
  * requests in flight and its own estimate stay within the cap; otherwise it is held back
  * (CostCapReached, which the pipeline reads like a deferral: the question is not written and stays
  * pending) and the cap's signal stops new questions. Requests in flight finish and their real cost
- * is counted. A request's estimate errs high (prompt bytes / 3 tokens, the reply budget or 256
- * tokens), so a run stops before its real spend crosses the cap, not after.
+ * is counted; questions in flight go on while their requests fit. A request's estimate errs high: prompt bytes / 3 tokens, and its max_tokens or, when
+ * it sends none, twice the longest reply of its model so far (at least 256 tokens; the first
+ * request of a model goes alone, so that length is known before others are priced on it).
  */
 import { DeferredRequestError } from './batch/defer.js';
 
@@ -59,7 +60,9 @@ export class CostCap {
   async run<T>(what: string, cost: RequestCost<T> | undefined, send: () => Promise<T>): Promise<T> {
     if (!cost) return send();
     const estimate = cost.estimate;
-    if (this.reached || estimate === null || this.spent + this.reserved + estimate > this.capUsd) {
+    // Each request on its own: after the first refusal no new question starts (the signal), but the
+    // requests of questions in flight that still fit are sent, so those questions can finish.
+    if (estimate === null || this.spent + this.reserved + estimate > this.capUsd) {
       const why = estimate === null ? `${what} (no price in the model registry)` : what;
       this.stoppedAt ??= why;
       this.ctl.abort(COST_CAP_REASON);

@@ -56,6 +56,8 @@ export class ChatModel {
   readonly wireModel: string;
   /** The longest reply seen (completion tokens): what --max-cost assumes of a request without max_tokens, at least. */
   private longestReply = 0;
+  /** Under --max-cost: the first request without max_tokens, which the others wait for (its reply length prices them). */
+  private firstReply: Promise<StoredReply> | null = null;
 
   constructor(
     private readonly session: ProviderSession,
@@ -171,7 +173,17 @@ export class ChatModel {
     };
   }
 
-  private send(req: ChatRequest): Promise<StoredReply> {
+  private async send(req: ChatRequest): Promise<StoredReply> {
+    // Under --max-cost, a request without max_tokens is priced by the replies seen: until the first
+    // reply of this model is in, the others wait for it rather than go out priced on a guess.
+    if (this.session.transport.costCap && req.maxTokens === null) {
+      if (!this.firstReply) return (this.firstReply = this.sendPriced(req));
+      await this.firstReply.catch(() => undefined);
+    }
+    return this.sendPriced(req);
+  }
+
+  private sendPriced(req: ChatRequest): Promise<StoredReply> {
     const session = this.session.to({ endpoint: this.endpoint.baseUrl, cost: this.costOf(req) });
     return session.send(this.role, this.entry.name, async (timeoutMs) => {
       const client = await this.sdk();
