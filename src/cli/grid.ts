@@ -246,8 +246,9 @@ function statusTable(cells: Cell[], outcomes: CellOutcome[], shard: Shard | null
       ...(ran?.error ? { error: ran.error } : {}),
     };
   });
+  // The cell's name is its folder under the set folder (the line below the table).
   const text = markdownTable(
-    ['cell', 'setting', 'system', 'status', 'n', 'errors', 'headline', 'spent', 'directory'],
+    ['cell', 'setting', 'system', 'status', 'n', 'errors', 'headline', 'spent'],
     rows.map((r) => [
       r.cell,
       r.setting ?? '—',
@@ -257,12 +258,13 @@ function statusTable(cells: Cell[], outcomes: CellOutcome[], shard: Shard | null
       r.errors ?? '—',
       r.headline ?? '—',
       r.spent_usd === null ? '—' : `$${r.spent_usd.toFixed(4)}`,
-      r.directory,
     ]),
-    ['l', 'l', 'l', 'l', 'r', 'r', 'l', 'r', 'l'],
+    ['l', 'l', 'l', 'l', 'r', 'r', 'l', 'r'],
   );
   const failures = rows.filter((r) => r.error).map((r) => `FAILED ${r.cell}: ${r.error}`);
-  const tail = [`set folder: ${displayPath(setDir)} (set.json; rawrag stats ${displayPath(setDir)} compares the cells)`];
+  const tail = [
+    `set folder: ${displayPath(setDir)} (one run directory per cell, set.json; rawrag stats ${displayPath(setDir)} compares them)`,
+  ];
   return { text: [text, ...failures, ...tail].join('\n'), rows };
 }
 

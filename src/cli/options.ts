@@ -333,9 +333,21 @@ export function addTransportOptions(cmd: Command): Command {
       'share cached replies per endpoint (default) or per model name across endpoints (model: the run reports where cached replies came from)',
       cacheScope,
     )
-    .option('--concurrency-chat <n>', 'reader/judge requests in flight at once (default 8)', positiveInt)
-    .option('--concurrency-embed <n>', 'embedding requests in flight at once (default 4)', positiveInt)
-    .option('--concurrency-rerank <n>', 'rerank requests in flight at once (default 4)', positiveInt)
+    .option(
+      '--concurrency-chat <n>',
+      'reader/judge requests in flight at once per endpoint, shared by the cells of a grid (default 8)',
+      positiveInt,
+    )
+    .option(
+      '--concurrency-embed <n>',
+      'embedding requests in flight at once per endpoint, shared by the cells of a grid (default 4)',
+      positiveInt,
+    )
+    .option(
+      '--concurrency-rerank <n>',
+      'rerank requests in flight at once per endpoint, shared by the cells of a grid (default 4)',
+      positiveInt,
+    )
     .option(
       '--max-cost <usd>',
       'spend at most USD on provider requests (the whole set for a grid): refused before starting when the estimate is above it, stopped before a request could cross it (exit 6); the same command with a higher cap resumes',
