@@ -16,7 +16,7 @@ import { listBenchmarks } from '../datasets/registry.js';
 import { estimateRun } from '../pipeline/estimate.js';
 import { ConcurrencyPool } from '../providers/limits.js';
 import { defaultTransport, type TransportOptions } from '../providers/transport.js';
-import { gridCells, shardOf, splitList, type Cell, type Shard } from '../grid/cells.js';
+import { gridCells, shardOf, splitList, type Axis, type Cell, type Shard } from '../grid/cells.js';
 import { readSet, writeSet } from '../grid/set-manifest.js';
 import { runSet, type CellOutcome } from '../grid/run-set.js';
 import { InputError, UsageError } from '../util/errors.js';
@@ -104,12 +104,25 @@ function cellConfigs(cmd: Command, benchmark: string | undefined): Array<{ cfg: 
   return out;
 }
 
+/** The axes the command line lists (a cell read from a config file is named by the file and these). */
+function listedAxes(cmd: Command, benchmark: string | undefined): Set<Axis> {
+  const o = cmd.opts();
+  const axes = new Set<Axis>();
+  if (benchmark?.includes(',')) axes.add('benchmark');
+  for (const k of LIST_FLAGS) if (cmd.getOptionValueSource(k) === 'cli' && (o[k] as string).includes(',')) axes.add(k);
+  return axes;
+}
+
 export async function runGrid(cmd: Command, benchmark: string | undefined): Promise<void> {
   const o = cmd.opts();
   if (o.batch || o.batchEmbeddings) throw new UsageError('--batch runs one configuration: run the cells of a grid one by one with --batch');
   const shard = parseShard(o.shard as string | undefined);
   const maxCost = maxCostOf(cmd);
-  const { cells, setDir, repeats } = gridCells(cellConfigs(cmd, benchmark), (o.out as string | undefined) ?? null);
+  const { cells, setDir, repeats } = gridCells(
+    cellConfigs(cmd, benchmark),
+    (o.out as string | undefined) ?? null,
+    listedAxes(cmd, benchmark),
+  );
   const log = (line: string) => process.stderr.write(line + '\n');
   for (const r of repeats) log(`note: ${r}`);
   const mine = shardOf(cells, shard);
@@ -126,9 +139,18 @@ export async function runGrid(cmd: Command, benchmark: string | undefined): Prom
   // One concurrency budget per provider endpoint for every cell of this process.
   let transport: Partial<TransportOptions> = { ...base, pool: new ConcurrencyPool(base.concurrency ?? defaultTransport().concurrency) };
   if (maxCost !== null) {
-    const estimates = await Promise.all(mine.map((c) => estimateRun(c.cfg, base, { skip: doneIds(c.dir, Boolean(o.retryErrors)) })));
-    const unknown = estimates.some((e) => e.cost_usd === null);
-    const sum = unknown ? null : estimates.reduce((s, e) => s + e.cost_usd!, 0);
+    // A cell that cannot run (its data missing) fails on its own and costs nothing.
+    const estimate = (c: Cell) =>
+      estimateRun(c.cfg, base, { skip: doneIds(c.dir, Boolean(o.retryErrors)) }).then(
+        (e) => e.cost_usd,
+        (e: unknown) => {
+          if (e instanceof InputError) return 0;
+          throw e;
+        },
+      );
+    const costs: Array<number | null> = [];
+    for (const c of mine) costs.push(await estimate(c));
+    const sum = costs.some((x) => x === null) ? null : costs.reduce<number>((s, x) => s + x!, 0);
     const spentBefore = recordedSpend(mine.map((c) => c.dir));
     transport = capTransport(transport, {
       usd: maxCost,
@@ -306,8 +328,18 @@ async function gridEstimate(cells: Cell[], transport: Partial<TransportOptions>,
   const rows: Array<Array<string | number>> = [];
   const notes = new Set<string>();
   let total: number | null = 0;
+  const failed: string[] = [];
   for (const c of cells) {
-    const e = await estimateRun(c.cfg, transport);
+    let e: Awaited<ReturnType<typeof estimateRun>>;
+    try {
+      e = await estimateRun(c.cfg, transport);
+    } catch (err) {
+      // A cell that cannot run (its data missing) would fail alone; the others are still estimated.
+      if (!(err instanceof InputError)) throw err;
+      rows.push([c.name, '—', '—', 'cannot run']);
+      failed.push(`${c.name}: ${err.message}`);
+      continue;
+    }
     const calls = e.roles.reduce((s, r) => s + r.calls, 0);
     rows.push([c.name, e.questions, calls, e.cost_usd === null ? 'unknown' : `$${e.cost_usd.toFixed(4)}`]);
     total = total === null || e.cost_usd === null ? null : total + e.cost_usd;
@@ -321,6 +353,7 @@ async function gridEstimate(cells: Cell[], transport: Partial<TransportOptions>,
     '',
     `estimated total: ${usd} (before cache hits; evidence and reply lengths are estimates; rawrag run <one cell's flags> --dry-run details a cell)`,
     ...[...notes].map((n) => `NOTE: ${n}`),
+    ...failed.map((f) => `CANNOT RUN ${f}`),
     ...(maxCost === null ? [] : [capLine(maxCost, total)]),
     'nothing was sent and no run directory was written',
   ].join('\n');

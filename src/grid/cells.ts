@@ -35,14 +35,26 @@ export function splitList(value: string): string[] {
     .filter((v) => v !== '');
 }
 
-/** `<config>-<benchmark>-<system>-<retriever>-<reader>`, file-name safe (the config part only when the grid reads config files). */
-export function cellName(cfg: RunConfig, configFile: string | null): string {
-  const stem = configFile ? basename(configFile, extname(configFile)) : null;
-  const parts = [stem, cfg.benchmark, cfg.system, cfg.retrieval.retriever, cfg.reader.model ?? 'retrieval'];
-  return parts
-    .filter((p): p is string => p !== null)
-    .join('-')
-    .replace(/[^A-Za-z0-9._-]/g, '_');
+/** The axes a grid may list on the command line. */
+export type Axis = 'benchmark' | 'system' | 'retriever' | 'reader';
+const AXES: Axis[] = ['benchmark', 'system', 'retriever', 'reader'];
+
+/**
+ * A cell's name, file-name safe: `<benchmark>-<system>-<retriever>-<reader>`; a cell read from a
+ * config file is named by the file (`<config>`), followed by the values of the axes the command
+ * line lists (`<config>-<reader>` for `--config configs/paper/ --reader a,b`).
+ */
+export function cellName(cfg: RunConfig, configFile: string | null, listed: ReadonlySet<Axis> = new Set()): string {
+  const value: Record<Axis, string> = {
+    benchmark: cfg.benchmark,
+    system: cfg.system,
+    retriever: cfg.retrieval.retriever,
+    reader: cfg.reader.model ?? 'retrieval',
+  };
+  const parts = configFile
+    ? [basename(configFile, extname(configFile)), ...AXES.filter((a) => listed.has(a)).map((a) => value[a])]
+    : AXES.map((a) => value[a]);
+  return parts.join('-').replace(/[^A-Za-z0-9._-]/g, '_');
 }
 
 /**
@@ -52,13 +64,14 @@ export function cellName(cfg: RunConfig, configFile: string | null): string {
 export function gridCells(
   configs: Array<{ cfg: RunConfig; configFile: string | null }>,
   out: string | null,
+  listed: ReadonlySet<Axis> = new Set(),
 ): { cells: Cell[]; setDir: string; repeats: string[] } {
   const seen = new Map<string, string>();
   const repeats: string[] = [];
   const unique: Array<{ cfg: RunConfig; configFile: string | null; name: string }> = [];
   for (const c of configs) {
     const hash = hashOf(c.cfg);
-    const name = cellName(c.cfg, c.configFile);
+    const name = cellName(c.cfg, c.configFile, listed);
     const first = seen.get(hash);
     if (first !== undefined) {
       repeats.push(`${name} is the same run as ${first}: run once`);

@@ -9,7 +9,7 @@
  * cells; the single-run command keeps its own directory naming.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ROOT, tempDir } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
@@ -198,6 +198,26 @@ describe('a grid shares one provider budget, survives a failing cell, and shards
     expect(whole.code, whole.stderr).toBe(0);
     expect(api.count()).toBe(0);
     expect(whole.stdout.match(/\| complete /g)).toHaveLength(2);
+  }, 300_000);
+
+  it('--config with a folder runs one cell per config file, named by the file (and the listed axes)', async () => {
+    const configs = join(root, 'configs');
+    mkdirSync(configs);
+    writeFileSync(join(configs, 'k5.yaml'), 'benchmark: locomo\nretrieval:\n  k: 5\njudge:\n  runs: 1\n');
+    writeFileSync(join(configs, 'k15.json'), JSON.stringify({ benchmark: 'locomo', judge: { runs: 1 } }));
+    writeFileSync(join(configs, 'README.md'), 'not a config');
+    const out = join(root, 'from-configs');
+    const r = await rawragInProcess(
+      ['run', '--config', configs, '--reader', 'gpt-4o-mini,gpt-4.1-mini', '--limit', '4', '--out', out, '--no-progress'].concat(
+        endpointArgs(api).slice(0, 4),
+        ['--cache-dir', cache],
+      ),
+      env,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(readdirSync(out).sort()).toEqual(['k15-gpt-4.1-mini', 'k15-gpt-4o-mini', 'k5-gpt-4.1-mini', 'k5-gpt-4o-mini', 'set.json']);
+    expect(JSON.parse(readFileSync(join(out, 'k5-gpt-4o-mini', 'manifest.json'), 'utf8')).config.retrieval.k).toBe(5);
+    expect(JSON.parse(readFileSync(join(out, 'set.json'), 'utf8')).cells[0].config_file).toBe(join(configs, 'k15.json'));
   }, 300_000);
 
   it('a single benchmark, reader and system keeps the run directory naming of a single run', async () => {

@@ -11,8 +11,10 @@ const cfg = (over: Record<string, unknown>): RunConfig => RunConfigSchema.parse(
 describe('grid cells', () => {
   it('a cell is named by its config file, benchmark, system, retriever and reader', () => {
     expect(cellName(cfg({ reader: { model: 'gpt-4o-mini' } }), null)).toBe('locomo-raw-rag-local-gpt-4o-mini');
-    expect(cellName(cfg({ system: 'agentic-memory' }), 'configs/paper/locomo-gpt-4o-mini.yaml')).toBe(
-      'locomo-gpt-4o-mini-locomo-agentic-memory-local-retrieval',
+    // From a config file: the file's name, then the axes the command line lists.
+    expect(cellName(cfg({ system: 'agentic-memory' }), 'configs/paper/locomo-gpt-4o-mini.yaml')).toBe('locomo-gpt-4o-mini');
+    expect(cellName(cfg({ system: 'agentic-memory' }), 'configs/paper/locomo-gpt-4o-mini.yaml', new Set(['system', 'reader']))).toBe(
+      'locomo-gpt-4o-mini-agentic-memory-retrieval',
     );
     expect(splitList(' a, b,,c ')).toEqual(['a', 'b', 'c']);
   });
