@@ -34,7 +34,7 @@ export async function runConfigVariants(req: AblationRequest, hooks: AblationHoo
   // The reference runs first: it is the one that pays the shared ingest requests.
   const ordered = [...req.variants.filter((v) => v.isDefault), ...req.variants.filter((v) => !v.isDefault)];
   for (const v of ordered) {
-    if (hooks.signal?.aborted) break;
+    if (hooks.signal?.aborted || req.transport?.costCap?.reached) break;
     hooks.log(`variant ${v.name}: ${join(dir, v.name)}`);
     const run = await executeRun(
       {

@@ -198,6 +198,9 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
   let left = false;
   hooks.progress?.(finished, total);
 
+  // New questions stop on a signal, or once the cost cap held a request back (--max-cost).
+  const cap = req.transport?.costCap;
+  const stop = cap ? AbortSignal.any([cap.signal, ...(hooks.signal ? [hooks.signal] : [])]) : hooks.signal;
   try {
     for (const [wi, group] of byWindow.entries()) {
       const wKey = windowKey(group.window);
@@ -208,7 +211,7 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
       const maxCandidates = Math.max(...group.states.map((s) => s.variant.candidates));
       for (const g of groupByIndex(pending)) {
         await yieldToEventLoop(); // offline sweeps are CPU-bound: let a signal in (see util/yield.ts)
-        if (hooks.signal?.aborted) break;
+        if (stop?.aborted) break;
         const ti = performance.now();
         const episode = episodeOf(dataset, episodes, g);
         // Ingest reads only chunking and serialisation, which no variant changes (an episode may override them).
@@ -246,7 +249,7 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
           g.questions.map((q) =>
             limit(async () => {
               await yieldToEventLoop();
-              if (hooks.signal?.aborted) return;
+              if (stop?.aborted) return;
               await ablateQuestion(q, ep, index, maxCandidates, ingestShare);
               finished++;
               hooks.progress?.(finished, total);
@@ -368,6 +371,7 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
 
     const outcomes: VariantOutcome[] = [];
     const interrupted = hooks.signal?.aborted ? (String(hooks.signal.reason) === 'SIGTERM' ? 'SIGTERM' : 'SIGINT') : null;
+    const spentUsd = (s: VariantState) => (dry ? undefined : (s.plan.spentUsd?.() ?? 0));
     for (const s of states) {
       if (dry) {
         outcomes.push({
@@ -407,7 +411,8 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
       s.run.finish({
         items,
         summary,
-        signal: hooks.signal,
+        signal: stop,
+        spentUsd: spentUsd(s),
         // work_ms: that charged work; sweep_wall_ms: the wall time of the whole sweep so far (shared by every variant).
         timings: {
           ...roundAll(timings),

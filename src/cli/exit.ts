@@ -39,3 +39,25 @@ export function retryCommand(argv: string[]): string {
   }
   return ['rawrag', ...kept].join(' ');
 }
+
+/**
+ * `--max-cost`: the run was refused before starting (its estimate is above what is left of the cap)
+ * or stopped before a request could cross the cap (it kept what it had; the same command with a
+ * higher cap resumes): exit 6.
+ */
+export class CostCapExceeded extends Error {
+  readonly exitCode = 6;
+  constructor(message: string) {
+    super(message);
+    this.name = 'CostCapExceeded';
+  }
+}
+
+/** A grid finished, but some of its cells failed as a whole (bad data, a missing key, a crash): exit 7. */
+export class GridFailures extends Error {
+  readonly exitCode = 7;
+  constructor(message: string) {
+    super(message);
+    this.name = 'GridFailures';
+  }
+}

@@ -7,7 +7,7 @@ import { toolInfo } from '../run/manifest.js';
 import { Interrupted, installInterruptGuard } from '../util/interrupt.js';
 import { resetCommittedOutputs } from '../util/output-set.js';
 import { watchStdout } from '../util/stdout.js';
-import { ItemFailures } from './exit.js';
+import { CostCapExceeded, GridFailures, ItemFailures } from './exit.js';
 
 /**
  * Each command's module, loaded on demand: a command's imports (statistics, the report's charts,
@@ -54,7 +54,8 @@ export async function buildProgram(argv: string[] = []): Promise<Command> {
 /**
  * Runs the CLI and returns the exit code: 0 ok, 1 usage error, 2 bad input or filesystem trouble,
  * 3 internal error, 4 finished with more failed items than --max-error-rate allows, 5 a provider's
- * batch API failed (--batch; the batch state is kept), 130/143 interrupted.
+ * batch API failed (--batch; the batch state is kept), 6 the --max-cost cap refused or stopped the
+ * run, 7 a grid finished with failed cells, 130/143 interrupted.
  */
 export async function run(argv: string[]): Promise<number> {
   // Ctrl-C in any command: exit 130/143 with one line saying what was kept (src/util/interrupt.ts).
@@ -82,7 +83,13 @@ export async function run(argv: string[]): Promise<number> {
 /** The exit code for an error, with its message on stderr. */
 function report(e: unknown, argv: string[]): number {
   if (e instanceof CommanderError) return e.exitCode;
-  if (e instanceof Interrupted || e instanceof ItemFailures || e instanceof BatchApiFailure) {
+  if (
+    e instanceof Interrupted ||
+    e instanceof ItemFailures ||
+    e instanceof BatchApiFailure ||
+    e instanceof CostCapExceeded ||
+    e instanceof GridFailures
+  ) {
     process.stderr.write(`rawrag: ${e.message}\n`);
     return e.exitCode;
   }

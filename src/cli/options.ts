@@ -1,6 +1,6 @@
 /** Shared flag parsers and the mapping from run flags to config keys. */
 import { InvalidArgumentError, type Command } from 'commander';
-import { integer, nonNegativeInteger, positiveInt, positiveNumber, unitInterval } from '../util/flags.js';
+import { integer, limitOrRange, nonNegativeInteger, positiveInt, positiveNumber, unitInterval } from '../util/flags.js';
 export { integer, nonNegativeInteger, positiveInt, positiveNumber, unitInterval };
 import { mergeLayers, readConfigFile, resolveConfig, type PartialConfig } from '../config/load.js';
 import type { RunConfig } from '../config/schema.js';
@@ -18,7 +18,11 @@ import { resolve } from 'node:path';
 /** The RAW-RAG method flags shared by `run` and `ablate`. */
 export function addMethodOptions(cmd: Command): Command {
   cmd
-    .option('-c, --config <file>', 'config file (JSON or YAML); flags override it')
+    .option(
+      '-c, --config <file>',
+      'config file (JSON or YAML); flags override it. Several (a.yaml,b.yaml or repeated) or a folder: a grid, one run per file',
+      (value: string, previous?: string) => (previous ? `${previous},${value}` : value),
+    )
     .option(
       '--system <name>',
       `system under test: ${listSystems()
@@ -43,10 +47,22 @@ export function addMethodOptions(cmd: Command): Command {
       nonNegativeInteger,
     )
     .option('--no-dedup', "show a turn shared by overlapping windows once per window (the paper's display); default: once")
-    .option('--reader <model>', 'reader model (none: retrieval and coverage only)')
-    .option('--judge <model>', "judge model (default: the benchmark's official judge, else gpt-4o-mini)")
+    .option('--reader <model>', 'reader model (none: retrieval and coverage only, also over a config file that names one)')
+    .option(
+      '--judge <model>',
+      "judge model (default: the benchmark's official judge, else gpt-4o-mini); none: answers without verdicts (rawrag judge --rejudge scores them later)",
+    )
     .option('--judge-runs <n>', 'judge runs per answer, averaged (default 3)', positiveInt)
-    .option('--limit <n>', 'ask only the first N selected questions (the run says which episodes and types they cover)', positiveInt)
+    .option(
+      '--epochs <n>',
+      "the reader answers each question N times (a cache key per epoch; the protocol's temperature unless --temperature), each answer judged, the item score their mean (default 1)",
+      positiveInt,
+    )
+    .option(
+      '--limit <n|a-b>',
+      'ask only the first N selected questions, or questions A to B (1-based, inclusive: 11-20); the run says which episodes and types they cover',
+      limitOrRange,
+    )
     .option('--sample <n>', 'ask a random sample of N questions, stratified by question type and episode (--seed)', positiveInt)
     .option('--ids <file>', 'ask only the questions listed in FILE (one id a line, as items.jsonl names them)')
     .option('--seed <n>', 'seed for every random choice (default 0)', integer);
@@ -124,7 +140,7 @@ export function addBenchmarkOptions(cmd: Command): Command {
 }
 
 /** Config layers from flags: only options the user actually typed override the file and defaults. */
-export function configFromFlags(cmd: Command, benchmark: string | undefined): RunConfig {
+export function configFromFlags(cmd: Command, benchmark: string | undefined, cell?: GridCell): RunConfig {
   const opts = cmd.opts();
   const given = (key: string) => cmd.getOptionValueSource(key) === 'cli';
   const flags: PartialConfig = benchmark ? { benchmark } : {};
@@ -149,6 +165,7 @@ export function configFromFlags(cmd: Command, benchmark: string | undefined): Ru
   set(['reader', 'model'], 'reader');
   set(['judge', 'model'], 'judge');
   set(['judge', 'runs'], 'judgeRuns');
+  set(['epochs'], 'epochs');
   set(['reader', 'temperature'], 'temperature');
   set(['reader', 'maxTokens'], 'maxTokens');
   if (given('readerPrompt')) {
@@ -169,19 +186,41 @@ export function configFromFlags(cmd: Command, benchmark: string | undefined): Ru
   const benchOpts: Record<string, string> = {};
   for (const b of listBenchmarks()) for (const o of b.options) if (given(o.key)) benchOpts[o.key] = String(opts[o.key]);
   if (Object.keys(benchOpts).length) flags.options = benchOpts;
-  const file = opts.config ? readConfigFile(opts.config as string) : {};
-  // `-S` options belong to the system the flags or the file name (else the default one).
+  // A grid's cell: its config file and its reader/system/retriever, as if typed alone (src/cli/grid.ts).
+  const configPath = cell ? cell.config : ((opts.config as string | undefined) ?? null);
+  if (cell) withCell(flags, cell);
+  const file = configPath ? readConfigFile(configPath) : {};
+  // `-S` options belong to the system the flags or the file name (else the default one); in a grid,
+  // each cell takes the options its system declares (src/cli/grid.ts checks that each is someone's).
   const systemName = (flags.system ?? file.system ?? DEFAULT_SYSTEM) as string;
-  const sOptions = systemOptionLayer(getSystem(systemName), (opts.systemOption as string[] | undefined) ?? []);
+  const sOptions = systemOptionLayer(getSystem(systemName), (opts.systemOption as string[] | undefined) ?? [], {
+    onlyDeclared: cell !== undefined,
+  });
   // No benchmark named anywhere: the bundled LoCoMo.
   const merged = mergeLayers({ benchmark: 'locomo' }, file, sOptions.layer, flags);
   // Benchmark names are case-insensitive: `run LoCoMo` is the run `run locomo` makes (same id, hash, directory).
   if (typeof merged.benchmark === 'string') merged.benchmark = merged.benchmark.toLowerCase();
-  return withPromptHash(
-    withOfficialJudge(
-      checkedConfig(merged, { flags, file, configFile: (opts.config as string | undefined) ?? null, systemOptions: sOptions.paths }),
-    ),
-  );
+  return withPromptHash(withOfficialJudge(checkedConfig(merged, { flags, file, configFile: configPath, systemOptions: sOptions.paths })));
+}
+
+/** One cell of a grid (`rawrag run a,b --reader x,y ...`): the values of the listed flags it takes; absent = as typed. */
+export interface GridCell {
+  /** The cell's config file (null: none). */
+  config: string | null;
+  reader?: string;
+  system?: string;
+  retriever?: string;
+  /** The cell's data path (from `--data NAME=PATH`); null: the benchmark's default (a config file's, if it names one). */
+  data?: string | null;
+}
+
+function withCell(flags: PartialConfig, cell: GridCell): void {
+  const section = (key: string) => (flags[key] ??= {}) as PartialConfig;
+  if (cell.reader !== undefined) section('reader').model = cell.reader;
+  if (cell.system !== undefined) flags.system = cell.system;
+  if (cell.retriever !== undefined) section('retrieval').retriever = cell.retriever;
+  if (cell.data === null) delete flags.data;
+  else if (cell.data !== undefined) flags.data = cell.data;
 }
 
 /** Where each bad value came from: a flag (usage error, exit 1) or a config file key (input error, exit 2). */
@@ -211,6 +250,7 @@ const FLAG_OF: Record<string, string> = {
   'reader.model': '--reader',
   'judge.model': '--judge',
   'judge.runs': '--judge-runs',
+  epochs: '--epochs',
   'reader.temperature': '--temperature',
   'reader.maxTokens': '--max-tokens',
   limit: '--limit',
@@ -324,11 +364,32 @@ export function addTransportOptions(cmd: Command): Command {
       'share cached replies per endpoint (default) or per model name across endpoints (model: the run reports where cached replies came from)',
       cacheScope,
     )
-    .option('--concurrency-chat <n>', 'reader/judge requests in flight at once (default 8)', positiveInt)
-    .option('--concurrency-embed <n>', 'embedding requests in flight at once (default 4)', positiveInt)
-    .option('--concurrency-rerank <n>', 'rerank requests in flight at once (default 4)', positiveInt)
+    .option(
+      '--concurrency-chat <n>',
+      'reader/judge requests in flight at once per endpoint, shared by the cells of a grid (default 8)',
+      positiveInt,
+    )
+    .option(
+      '--concurrency-embed <n>',
+      'embedding requests in flight at once per endpoint, shared by the cells of a grid (default 4)',
+      positiveInt,
+    )
+    .option(
+      '--concurrency-rerank <n>',
+      'rerank requests in flight at once per endpoint, shared by the cells of a grid (default 4)',
+      positiveInt,
+    )
+    .option(
+      '--max-cost <usd>',
+      'spend at most USD on provider requests (the whole set for a grid): refused before starting when the estimate is above it, stopped before a request could cross it (exit 6); the same command with a higher cap resumes',
+      positiveNumber,
+    )
     .option('--timeout <seconds>', 'per-request timeout (default 120)', positiveNumber)
-    .option('--max-retries <n>', 'retries after a failed request: 429, 5xx, timeouts, resets, truncated replies (default 8)', nonNegativeInteger)
+    .option(
+      '--max-retries <n>',
+      'retries after a failed request: 429, 5xx, timeouts, resets, truncated replies (default 8)',
+      nonNegativeInteger,
+    )
     .option('--models <file>', 'your own models (YAML, as configs/models.yaml) merged over the built-in table (default $RAWRAG_MODELS)')
     .option('--reader-base-url <url>', 'OpenAI-compatible endpoint for the reader (vLLM, Ollama, llama.cpp, DeepSeek ...)')
     .option('--judge-base-url <url>', 'OpenAI-compatible endpoint for the judge')

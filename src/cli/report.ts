@@ -79,6 +79,13 @@ export function renderRunReport(outcome: RunOutcome): string {
       `judge runs (overall accuracy of each of the ${jr.runs} runs): ${runs} %; mean ${(100 * jr.mean).toFixed(2)} ± ${(100 * jr.sd).toFixed(2)} (sample SD over runs)`,
     );
   }
+  const ep = summary.overall.epochs;
+  if (ep) {
+    const each = ep.accuracy.map((a) => (100 * a).toFixed(2)).join(' / ');
+    lines.push(
+      `epochs (overall accuracy of each of the ${ep.runs} answers per question): ${each} %; mean ${(100 * ep.mean).toFixed(2)} ± ${(100 * ep.sd).toFixed(2)} (sample SD over epochs)`,
+    );
+  }
   lines.push(...usageLines(summary as Record<string, unknown>));
   lines.push(...cumulativeLines(summary as Record<string, unknown>));
   lines.push(...provenanceLines(summary as Record<string, unknown>));

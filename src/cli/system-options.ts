@@ -32,15 +32,25 @@ export interface SystemOptionLayer {
 }
 
 /** The config layer `-S` pairs give for `system`. */
-export function systemOptionLayer(system: SystemDescriptor, pairs: readonly string[]): SystemOptionLayer {
+export function systemOptionLayer(
+  system: SystemDescriptor,
+  pairs: readonly string[],
+  /** A grid's cell: only the options `system` declares apply to it (the others are other cells' systems'). */
+  o: { onlyDeclared?: boolean } = {},
+): SystemOptionLayer {
   const out: SystemOptionLayer = { layer: {}, paths: [] };
   if (pairs.length === 0) return out;
   const section = system.config?.key;
-  if (!section) throw new UsageError(`-S: system '${system.name}' has no options (rawrag systems ${system.name})`);
+  if (!section) {
+    if (o.onlyDeclared) return out;
+    throw new UsageError(`-S: system '${system.name}' has no options (rawrag systems ${system.name})`);
+  }
+  const declared = new Set(declaredOptions(system));
   const root: PartialConfig = {};
   for (const pair of pairs) {
     const eq = pair.indexOf('=');
     const key = pair.slice(0, eq).trim();
+    if (o.onlyDeclared && !declared.has(key.split('.')[0]!)) continue;
     if (SECRET_KEY.test(key)) {
       const env = system.about?.env?.map((e) => e.name).join(' or ');
       throw new UsageError(

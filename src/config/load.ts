@@ -63,5 +63,26 @@ export function resolveConfig(merged: PartialConfig, source: string, schema: z.Z
     const issue = parsed.error.issues[0]!;
     throw new InputError(issue.message, { file: source, place: formatPath(issue.path) });
   }
-  return parsed.data;
+  return withoutNoOps(parsed.data);
 }
+
+/**
+ * Values that mean "nothing": a reader named `none` is no reader (retrieval only; no request ever
+ * goes to a model called "none"), and one epoch is the default, so neither changes the config's
+ * hash or run id. A judge named `none` stays: it is a predict-only run, another configuration.
+ */
+function withoutNoOps(cfg: RunConfig): RunConfig {
+  let out = cfg;
+  if (typeof cfg.reader?.model === 'string' && cfg.reader.model.trim().toLowerCase() === NO_MODEL)
+    out = { ...out, reader: { ...out.reader, model: null } };
+  if (typeof out.judge?.model === 'string' && out.judge.model.trim().toLowerCase() === NO_MODEL)
+    out = { ...out, judge: { ...out.judge, model: NO_MODEL } };
+  if (out.epochs === 1) {
+    const { epochs: _one, ...rest } = out;
+    out = rest as RunConfig;
+  }
+  return out;
+}
+
+/** The model name that means "no model": `--reader none` (retrieval only), `--judge none` (answers, no verdicts). */
+export const NO_MODEL = 'none';

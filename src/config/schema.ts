@@ -72,7 +72,10 @@ export const ReaderSchema = z
 
 export const JudgeSchema = z
   .object({
-    /** null = the benchmark's official judge (gpt-4o-mini where the benchmark names none). */
+    /**
+     * null = the benchmark's official judge (gpt-4o-mini where the benchmark names none); `none` = no
+     * judge: answers are written without verdicts (`rawrag judge --rejudge` scores them later).
+     */
     model: z.string().nullable().default(null),
     runs: z.number().int().positive().default(3),
     temperature: z.number().min(0).max(2).default(0),
@@ -88,6 +91,12 @@ export const JudgeSchema = z
   })
   .strict();
 
+/** `--limit A-B`: questions A to B of the selection, 1-based and inclusive (inspect's `--limit 11-20`). */
+export const LimitRangeSchema = z
+  .string()
+  .regex(/^[1-9]\d*-[1-9]\d*$/, { message: "a limit range is 'A-B' with whole numbers 1 <= A <= B, e.g. 11-20" })
+  .refine((r) => Number(r.split('-')[0]) <= Number(r.split('-')[1]), { message: 'a limit range A-B needs A <= B' });
+
 /**
  * The config every system shares. A system's own section (e.g. `memory`) is added by the systems
  * registry (src/systems/registry.ts, `RunConfigSchema`), which also checks `system` against the
@@ -102,8 +111,8 @@ export const BaseRunConfigSchema = z
     data: z.string().nullable().default(null),
     /** The benchmark's own options (e.g. LoCoMo `categories`). */
     options: z.record(z.string(), z.string()).default({}),
-    /** Ask only the first N selected questions. */
-    limit: z.number().int().positive().nullable().default(null),
+    /** Ask only the first N selected questions, or a 1-based inclusive range of them ("11-20", as inspect's `--limit 11-20`). */
+    limit: z.union([z.number().int().positive(), LimitRangeSchema]).nullable().default(null),
     /**
      * A random sample of N questions, stratified by question type and episode (seeded by `seed`).
      * Optional without a default (like `ids`), so configs that do not use it keep their hash and run id.
@@ -112,6 +121,11 @@ export const BaseRunConfigSchema = z
     /** A file listing the question ids to ask, one a line (or JSON lines with an `id`). */
     ids: z.string().min(1).nullable().optional(),
     seed: z.number().int().default(0),
+    /**
+     * The reader answers each question this many times (`--epochs N`), each answer judged, the item
+     * score their mean. Optional without a default (1 is dropped), so configs without it keep their hash.
+     */
+    epochs: z.number().int().positive().optional(),
     chunking: ChunkingSchema.prefault({}),
     retrieval: RetrievalSchema.prefault({}),
     assembly: AssemblySchema.prefault({}),

@@ -1,9 +1,10 @@
 /**
  * Which questions a run asks: all of them, an explicit list (`--ids FILE`), a stratified random
  * sample (`--sample N --seed S`, strata = question type x episode), and/or the first N
- * (`--limit N`). Pure: the caller reads the ids file (readIdList) and gets back the questions in
- * dataset order plus one sentence saying what was selected, because "the first 100 questions"
- * of LoCoMo are one conversation of ten, and a reader of the results must be told.
+ * (`--limit N`) or a range of them (`--limit A-B`). Pure: the caller reads the ids file
+ * (readIdList) and gets back the questions in dataset order plus one sentence saying what was
+ * selected, because "the first 100 questions" of LoCoMo are one conversation of ten, and a reader
+ * of the results must be told.
  */
 import { readFileSync } from 'node:fs';
 import { seedrandom } from '../util/lazy-packages.js';
@@ -17,8 +18,8 @@ export interface IdList {
 }
 
 export interface Selection {
-  /** Keep only the first N questions (after the other selections). */
-  limit?: number | null;
+  /** Keep only the first N questions (after the other selections), or questions A to B ("A-B", 1-based, inclusive). */
+  limit?: number | string | null;
   /** A stratified random sample of N questions. */
   sample?: number | null;
   seed?: number;
@@ -53,7 +54,16 @@ export function selectQuestions(dataset: Dataset, sel: Selection): Selected {
     questions = stratifiedSample(questions, sel.sample, sel.seed ?? 0);
     phrase = `${fmt(questions.length)} questions drawn at random (seed ${sel.seed ?? 0}, stratified by question type and episode) from ${phrase}`;
   }
-  if (sel.limit != null && sel.limit < questions.length) {
+  if (typeof sel.limit === 'string') {
+    const [from, to] = sel.limit.split('-').map(Number) as [number, number];
+    if (from > questions.length)
+      throw new InputError(`range ${sel.limit} starts after the last question (${phrase}): give a range within 1-${fmt(questions.length)}`, {
+        place: '--limit',
+      });
+    const end = Math.min(to, questions.length);
+    questions = questions.slice(from - 1, end);
+    phrase = `questions ${fmt(from)}-${fmt(end)} of ${phrase}`;
+  } else if (sel.limit != null && sel.limit < questions.length) {
     questions = questions.slice(0, sel.limit);
     phrase = `first ${fmt(questions.length)} of ${phrase}`;
   }

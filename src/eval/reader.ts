@@ -21,7 +21,9 @@ export function readerStage(model: ChatModel, protocol: ReaderProtocol): ItemSta
       const messages = protocol.render(q, view);
       // The official budget per question (null = no max_tokens sent), unless the config overrides it.
       const maxTokens = readerMaxTokens(cfg.reader.maxTokens, protocol, q);
-      const reply = await model.complete({ messages, temperature: cfg.reader.temperature, maxTokens, jsonMode: false }, 0);
+      // Epoch e is replicate e-1 in the cache key: epoch 1 is the request a run without epochs sends.
+      const replicate = (ctx.epoch ?? 1) - 1;
+      const reply = await model.complete({ messages, temperature: cfg.reader.temperature, maxTokens, jsonMode: false }, replicate);
       item.answer = protocol.parseAnswer ? protocol.parseAnswer(reply.text, q) : reply.text.trim();
       const usage = { prompt_tokens: reply.prompt_tokens, completion_tokens: reply.completion_tokens, search_units: 0 };
       item.details.reader = {

@@ -12,6 +12,8 @@ export interface StageContext {
   ep: IngestedEpisode;
   cfg: RunConfig;
   benchmark: Benchmark;
+  /** `--epochs N`: which answer this is (1-based); absent = the only one. */
+  epoch?: number;
 }
 
 export interface ItemStage {

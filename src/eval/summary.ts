@@ -30,6 +30,8 @@ export interface TypeRow {
   scored: number;
   /** The judge's runs one by one (when it ran more than once): how much accuracy moves between runs. */
   judge_runs: JudgeRuns | null;
+  /** `--epochs N`: accuracy of each epoch's answers (same shape as judge_runs): how much it moves between answers. */
+  epochs?: JudgeRuns | null;
   metrics: Record<string, number | null>;
 }
 
@@ -113,6 +115,7 @@ function row(items: ItemRecord[], type: string): TypeRow {
     accuracy_all_n: scored.length ? scored.reduce((s, i) => s + i.score!, 0) / items.length : null,
     scored: scored.length,
     judge_runs: judgeRuns(scored),
+    ...epochFigures(scored),
     metrics,
   };
 }
@@ -127,6 +130,26 @@ function judgeRuns(scored: ItemRecord[]): JudgeRuns | null {
   const m = mean(accuracy)!;
   const sd = Math.sqrt(accuracy.reduce((s, a) => s + (a - m) ** 2, 0) / (runs - 1));
   return { runs, accuracy, mean: m, sd };
+}
+
+/** Accuracy of epoch e = the mean over scored items of their e-th answer's score (details.epochs); absent without epochs. */
+function epochFigures(scored: ItemRecord[]): { epochs?: JudgeRuns | null } {
+  const per = scored.map(epochScores);
+  if (!per.some((p) => p !== null)) return {};
+  const counts = new Set(per.map((p) => p?.length ?? 0));
+  const n = [...counts][0]!;
+  if (counts.size !== 1 || n < 2) return { epochs: null };
+  const accuracy = Array.from({ length: n }, (_, e) => mean(per.map((p) => p![e]!))!);
+  const m = mean(accuracy)!;
+  return { epochs: { runs: n, accuracy, mean: m, sd: Math.sqrt(accuracy.reduce((s, a) => s + (a - m) ** 2, 0) / (n - 1)) } };
+}
+
+/** An item's score per epoch, when every epoch was scored; null otherwise. */
+export function epochScores(item: ItemRecord): number[] | null {
+  const epochs = item.details?.epochs as Array<{ score?: unknown }> | undefined;
+  if (!Array.isArray(epochs) || epochs.length === 0) return null;
+  const scores = epochs.map((e) => e?.score);
+  return scores.every((x): x is number => typeof x === 'number') ? scores : null;
 }
 
 function rate(values: Array<{ all: boolean; any: boolean } | null>): CoverageRate {

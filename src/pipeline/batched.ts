@@ -146,6 +146,8 @@ export async function runBatched(
 /** The reader and judge models a config's batch jobs serve (none without a reader). */
 export function batchedModels(cfg: RunRequest['cfg']): Array<readonly ['reader' | 'judge', string]> {
   if (!cfg.reader.model) return [];
+  // --judge none: only the reader sends requests.
+  if (cfg.judge.model === 'none') return [['reader', cfg.reader.model]];
   return [
     ['reader', cfg.reader.model],
     ['judge', judgeModelFor(cfg.judge.model, getBenchmark(cfg.benchmark).defaultJudgeModel)],

@@ -17,6 +17,7 @@ import { batchCosts } from '../providers/batch/estimate.js';
 import { judgeModelFor, readerMaxTokens } from '../core/protocol.js';
 import { goldVersionOf } from '../scoring/gold-version.js';
 import { systemOf } from '../systems/registry.js';
+import { NO_MODEL } from '../config/load.js';
 
 /** Assumed reply lengths (tokens): a short answer, a one-sentence judgement with its JSON label. */
 export const EST_READER_OUTPUT = 30;
@@ -41,8 +42,15 @@ export interface RunEstimate {
   ingest?: { cost_usd: number | null; lines: string[]; data: Record<string, unknown> };
 }
 
-export async function estimateRun(cfg: RunConfig, transport: Partial<TransportOptions> = {}): Promise<RunEstimate> {
-  const { benchmark, dataset, questions } = await loadRunInputs(cfg);
+export async function estimateRun(
+  cfg: RunConfig,
+  transport: Partial<TransportOptions> = {},
+  opts: { skip?: ReadonlySet<string> } = {},
+): Promise<RunEstimate> {
+  const inputs = await loadRunInputs(cfg);
+  const { benchmark, dataset } = inputs;
+  // A resumed run's estimate (--max-cost): only the questions its directory does not hold yet.
+  const questions = opts.skip ? inputs.questions.filter((q) => !opts.skip!.has(q.id)) : inputs.questions;
   const session = new ProviderSession({ ...transport, noCache: true });
   const notes: string[] = [];
   const roles: RoleEstimate[] = [];
@@ -90,8 +98,13 @@ export async function estimateRun(cfg: RunConfig, transport: Partial<TransportOp
       const template = readerProtocol.render(q, { blocks: [] }).reduce((s, m) => s + countTokens(m.content), 0);
       input += template + (evidenceTokens.get(q.id) ?? 0);
     }
-    add('reader', reader, questions.length, input, output);
-    if (scoring.judge) {
+    // --epochs N: every question answered N times (and each answer judged: an upper bound, since an
+    // answer repeated word for word reuses its verdicts from the cache).
+    const epochs = cfg.epochs ?? 1;
+    add('reader', reader, questions.length * epochs, input * epochs, output * epochs);
+    if (epochs > 1) notes.push(`${epochs} epochs: reader and judge calls are ${epochs}x (the judge's fewer when answers repeat)`);
+    if (cfg.judge.model === NO_MODEL) notes.push('no judge (--judge none): answers only, no judge calls');
+    else if (scoring.judge) {
       const judge = session.model(judgeModelFor(cfg.judge.model, benchmark.defaultJudgeModel), 'judge');
       check(judge, 'judge');
       let jIn = 0;
@@ -105,7 +118,8 @@ export async function estimateRun(cfg: RunConfig, transport: Partial<TransportOp
         judged += requests;
         jIn += requests * msgs.reduce((s, m) => s + countTokens(m.content), 0);
       }
-      add('judge', judge, judged * cfg.judge.runs, jIn * cfg.judge.runs, judged * cfg.judge.runs * EST_JUDGE_OUTPUT);
+      const runs = cfg.judge.runs * epochs;
+      add('judge', judge, judged * runs, jIn * runs, judged * runs * EST_JUDGE_OUTPUT);
     }
   }
   for (const r of roles)
@@ -146,9 +160,13 @@ export function renderEstimate(cfg: RunConfig, e: RunEstimate, batch?: ReturnTyp
   return lines.join('\n');
 }
 
-export async function dryRun(cfg: RunConfig, transport: Partial<TransportOptions>, opts: { batch?: boolean } = {}): Promise<string> {
+export async function dryRun(
+  cfg: RunConfig,
+  transport: Partial<TransportOptions>,
+  opts: { batch?: boolean; capLine?: (estimateUsd: number | null) => string } = {},
+): Promise<string> {
   const e = await estimateRun(cfg, transport);
-  if (!opts.batch) return renderEstimate(cfg, e);
+  if (!opts.batch) return renderEstimate(cfg, e) + (opts.capLine ? `\n${opts.capLine(e.cost_usd)}` : '');
   const session = new ProviderSession({ ...transport, noCache: true });
   return renderEstimate(
     cfg,

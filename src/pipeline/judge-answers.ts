@@ -209,6 +209,16 @@ export async function estimateJudge(
   transport: Partial<TransportOptions>,
   opts: { questions?: (qs: Question[]) => Question[]; what?: string } = {},
 ): Promise<string> {
+  return (await judgeEstimate(cfg, answers, transport, opts)).text;
+}
+
+/** The judge dry run's text and its dollars (null: no price), e.g. for --max-cost. */
+export async function judgeEstimate(
+  cfg: RunConfig,
+  answers: AnswersFile,
+  transport: Partial<TransportOptions>,
+  opts: { questions?: (qs: Question[]) => Question[]; what?: string } = {},
+): Promise<{ text: string; costUsd: number | null }> {
   const { benchmark, questions: selected } = await loadRunInputs(cfg);
   const questions = opts.questions?.(selected) ?? selected;
   const scoring = benchmark.scoring;
@@ -239,7 +249,7 @@ export async function estimateJudge(
     rows.push(['judge', judge.name, calls, input, output, usd]);
   } else notes.push(`${benchmark.name} has no LLM judge: items are scored by ${scoring.fallbackMetric ?? 'nothing'} (no calls)`);
   const usd = cost === null ? 'unknown' : `$${cost.toFixed(cost < 1 ? 4 : 2)}`;
-  return [
+  const text = [
     `dry run: ${opts.what ?? `judge ${answers.file}`} on ${benchmark.name}, judge ${judgeModelFor(cfg.judge.model, benchmark.defaultJudgeModel)} x${cfg.judge.runs} — ${questions.length} answers`,
     '',
     rows.length ? markdownTable(['role', 'model', 'calls', 'input tokens', 'output tokens', 'est. cost'], rows) : 'no provider calls',
@@ -248,4 +258,5 @@ export async function estimateJudge(
     ...notes.map((n) => `NOTE: ${n}`),
     'nothing was sent and no run directory was written',
   ].join('\n');
+  return { text, costUsd: cost };
 }

@@ -10,6 +10,8 @@ import type { ItemRecord } from '../core/item.js';
 import type { RunIdentity } from '../run/identity.js';
 import type { Manifest, RunStatus } from '../run/manifest.js';
 import { Interrupted } from '../util/interrupt.js';
+import { COST_CAP_REASON } from '../providers/budget.js';
+import { addCost } from '../providers/usage.js';
 import { openRunDir, startManifest, type OpenedRunDir, type OpenOptions } from './run-directory.js';
 
 export type ManifestFields = Omit<Parameters<typeof startManifest>[0], 'opened' | 'done' | 'selected' | 'identity'>;
@@ -62,12 +64,18 @@ export class RunLifecycle {
     items: ItemRecord[];
     summary: Record<string, unknown> & { errors: number };
     timings: Record<string, number>;
+    /** Aborted by SIGINT/SIGTERM (reason: the signal's name) or by the cost cap (reason COST_CAP_REASON). */
     signal?: AbortSignal;
+    /** USD this process spent on the directory's requests (added to `spent_usd`); null when unknown. */
+    spentUsd?: number | null;
   }): { status: RunStatus; interrupted: 'SIGINT' | 'SIGTERM' | null } {
     const rundir = this.opened.rundir;
     rundir.close();
-    const interrupted = o.signal?.aborted ? (String(o.signal.reason) === 'SIGTERM' ? 'SIGTERM' : 'SIGINT') : null;
-    const status: RunStatus = interrupted ? 'interrupted' : o.items.length === this.questions.length ? 'complete' : 'incomplete';
+    const reason = o.signal?.aborted ? String(o.signal.reason) : null;
+    const capped = reason === COST_CAP_REASON;
+    const interrupted = reason === null || capped ? null : reason === 'SIGTERM' ? 'SIGTERM' : 'SIGINT';
+    const all = o.items.length === this.questions.length;
+    const status: RunStatus = interrupted ? 'interrupted' : all ? 'complete' : capped ? 'stopped-cost-cap' : 'incomplete';
     if (!this.dryRun) {
       rundir.writeSummary(o.summary);
       Object.assign(this.manifest, {
@@ -76,6 +84,7 @@ export class RunLifecycle {
         finished_at: status === 'complete' ? new Date().toISOString() : null,
         questions: { selected: this.questions.length, done: o.items.length, errors: o.summary.errors },
         timings: o.timings,
+        ...this.spent(o.spentUsd),
       });
       rundir.writeManifest(this.manifest);
     }
@@ -88,19 +97,30 @@ export class RunLifecycle {
    * is full), it keeps saying `running` — a resume reads the items, not the status — and the
    * caller reports the first error, not this one.
    */
-  fail(e: unknown): void {
+  fail(e: unknown, spentUsd?: number | null): void {
     try {
       this.opened.rundir.close();
     } catch {
       // a full disk may fail the final fsync too: the items written are already whole
     }
     if (this.dryRun || e instanceof Interrupted) return;
-    Object.assign(this.manifest, { status: 'failed', updated_at: new Date().toISOString(), error: (e as Error).message });
+    Object.assign(this.manifest, {
+      status: 'failed',
+      updated_at: new Date().toISOString(),
+      error: (e as Error).message,
+      ...this.spent(spentUsd),
+    });
     try {
       this.opened.rundir.writeManifest(this.manifest);
     } catch {
       // see above
     }
+  }
+
+  /** `spent_usd`: the earlier processes' spend plus this one's (unknown when either is). */
+  private spent(now: number | null | undefined): { spent_usd?: number | null } {
+    if (now === undefined) return {};
+    return { spent_usd: addCost(this.opened.spentBefore, now) };
   }
 
   /** Releases the lock (always, in a `finally`). */

@@ -35,6 +35,8 @@ export interface OpenedRunDir {
   forcedFrom: Array<Partial<RunIdentity>>;
   /** The label (`--name`) the directory already has; null when none. */
   name: string | null;
+  /** USD the directory's earlier processes spent (manifest `spent_usd`; 0 for a new directory, null when unknown). */
+  spentBefore: number | null;
   /** What the user should know (a stale lock taken over, a forced resume). */
   notes: string[];
 }
@@ -47,6 +49,7 @@ export function openRunDir(dir: string, identity: RunIdentity, questions: Questi
   let createdAt = new Date().toISOString();
   let forcedFrom: Array<Partial<RunIdentity>> = [];
   let name: string | null = null;
+  let spentBefore: number | null = 0;
   const checkIdentity = () => {
     if (!rundir.exists()) return;
     const prev = rundir.readManifest();
@@ -72,6 +75,7 @@ export function openRunDir(dir: string, identity: RunIdentity, questions: Questi
     }
     createdAt = prev.created_at;
     name = typeof prev.name === 'string' ? prev.name : null;
+    spentBefore = prev.spent_usd === undefined ? 0 : prev.spent_usd;
     forcedFrom = [...(prev.forced_from ?? []), ...(diff.length > 0 ? [identityOf(prev)] : [])];
     if (diff.length > 0) notes.push(`resuming a different run (--force-resume): ${diff.join('; ')}`);
   };
@@ -112,7 +116,18 @@ export function openRunDir(dir: string, identity: RunIdentity, questions: Questi
   const selected = new Set(questions.map((q) => q.id));
   previous = previous.filter((i) => selected.has(i.id));
   const done = new Set(previous.map((i) => i.id));
-  return { rundir, lock, previous, done, pending: questions.filter((q) => !done.has(q.id)), createdAt, forcedFrom, name, notes };
+  return {
+    rundir,
+    lock,
+    previous,
+    done,
+    pending: questions.filter((q) => !done.has(q.id)),
+    createdAt,
+    forcedFrom,
+    name,
+    spentBefore,
+    notes,
+  };
 }
 
 /** The manifest of a run that is starting (status `running`). */

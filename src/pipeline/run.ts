@@ -148,9 +148,13 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
 
     if (inputs.selection) hooks.log(`selected ${inputs.selection}`);
     for (const line of warningLines(dataset.source.path, dataset.warnings, req.verbose ?? false)) hooks.log(line);
-    for (const n of [...source.notes, ...opened.notes]) hooks.log(`note: ${n}`);
+    for (const n of [...source.notes, ...(stages.notes ?? []), ...opened.notes]) hooks.log(`note: ${n}`);
     // Skipped stages are printed once, by the report (NOTE:), and kept in summary.json `skipped`.
     if (opened.done.size > 0) hooks.log(`resuming ${dir}: ${opened.done.size} of ${questions.length} questions already done`);
+    // New questions stop on a signal, or once the cost cap held a request back (--max-cost).
+    const cap = req.transport?.costCap;
+    const stop = cap ? AbortSignal.any([cap.signal, ...(hooks.signal ? [hooks.signal] : [])]) : hooks.signal;
+    const spent = () => session.usage.total().cost_usd_spent;
     let finished = opened.done.size;
     let errors = opened.previous.filter((i) => i.error).length;
     try {
@@ -161,7 +165,7 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
         opened.pending,
         { cfg, benchmark, dataset, source, stages },
         {
-          signal: hooks.signal,
+          signal: stop,
           onItem(item) {
             run.append(item);
             finished++;
@@ -186,13 +190,14 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
       const { interrupted } = run.finish({
         items,
         summary,
-        signal: hooks.signal,
+        signal: stop,
         timings: runTimings(loadMs, outcome.timings, performance.now() - t0),
+        spentUsd: spent(),
       });
       if (interrupted) throw new Interrupted(interrupted, items.length, questions.length);
       return { dir, manifest, summary, deferred: outcome.deferred };
     } catch (e) {
-      run.fail(e);
+      run.fail(e, spent());
       throw e;
     } finally {
       run.release();

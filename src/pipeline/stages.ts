@@ -12,6 +12,8 @@ import { withOtherGold } from '../eval/other-gold.js';
 import { judgeProtocolFor } from '../eval/judge-prompt.js';
 import type { ItemStage, StageContext } from '../eval/stage.js';
 import { readerProtocolFor } from '../eval/reader-override.js';
+import { epochsStage } from '../eval/epochs.js';
+import { NO_MODEL } from '../config/load.js';
 
 export type { ItemStage, StageContext };
 import { judgeModelFor, type ReaderMaxTokensSetting, type Scoring } from '../core/protocol.js';
@@ -20,10 +22,14 @@ export interface StagePlan {
   stages: ItemStage[];
   /** Human sentences: what this run will not do, and why. */
   skipped: string[];
+  /** What the user should know before the run starts (printed as notes). */
+  notes?: string[];
   /** How many questions may be in flight at once (1 when everything is local and CPU-bound). */
   concurrency: number;
   /** Figures for summary.json (cache hits, token usage, cost). */
   report?(): Record<string, unknown>;
+  /** USD the stages' requests cost this process (manifest `spent_usd`); null when a price is unknown. */
+  spentUsd?(): number | null;
   close?(): Promise<void>;
 }
 
@@ -43,6 +49,7 @@ export async function planStages(
     // A source that calls a provider per question (remote rerank, LLM recall): let questions overlap.
     concurrency: source.questionRole ? session.transport.concurrency[source.questionRole] : 1,
     report: () => (source.remote || cfg.reader.model !== null ? session.report() : {}),
+    spentUsd: () => session.usage.total().cost_usd_spent,
     close: async () => session.close(),
   };
   if (cfg.reader.model === null) {
@@ -56,10 +63,19 @@ export async function planStages(
   }
   const reader = chatModel(session, 'reader', cfg.reader.model);
   const readerProtocol = readerProtocolFor(cfg, scoring);
-  const stages: ItemStage[] = [readerStage(reader, readerProtocol), metricsStage(scoring)];
   const { stage: scoreStage, judgeInfo } = scoringStage(cfg, benchmark, scoring, session, skipped);
-  stages.push(scoreStage);
+  const perAnswer: ItemStage[] = [readerStage(reader, readerProtocol), metricsStage(scoring), scoreStage];
+  // --epochs N: the reader answers N times (a cache key per epoch), each answer scored, the item the mean.
+  const epochs = cfg.epochs ?? 1;
+  const stages = epochs > 1 ? [epochsStage(perAnswer, epochs)] : perAnswer;
+  const notes =
+    epochs > 1 && cfg.reader.temperature === 0
+      ? [
+          `${epochs} epochs at reader temperature 0 (the protocol's): the epochs differ only by the provider's own nondeterminism (--temperature T to sample answers)`,
+        ]
+      : [];
   const readerInfo = {
+    ...(epochs > 1 ? { epochs } : {}),
     model: reader.entry.name,
     protocol: readerProtocol.id,
     source: readerProtocol.source,
@@ -70,10 +86,15 @@ export async function planStages(
     ...base,
     stages,
     skipped,
+    notes,
     concurrency: Math.max(base.concurrency, session.transport.concurrency.chat),
     report: () => ({ reader: readerInfo, judge: judgeInfo, ...session.report() }),
   };
 }
+
+/** The note of a predict-only run (`--judge none`): in the manifest's `skipped` and printed at the end. */
+export const NO_JUDGE_NOTE =
+  'no judge (--judge none): answers were written without verdicts and items are not scored; `rawrag judge --rejudge DIR` scores them';
 
 export function fallbackScoreStage(metric: string | undefined): ItemStage {
   return {
@@ -101,6 +122,11 @@ export function scoringStage(
   session: ProviderSession,
   skipped: string[],
 ): { stage: ItemStage; judgeInfo: Record<string, unknown> } {
+  if (cfg.judge.model === NO_MODEL) {
+    // Predict-only: answers (and offline metrics) are written, no verdict and no score.
+    skipped.push(NO_JUDGE_NOTE);
+    return { stage: { name: 'judge', run: async () => undefined }, judgeInfo: { model: null, runs: 0, predict_only: true } };
+  }
   if (!scoring.judge) {
     skipped.push(`${benchmark.name} has no LLM judge: items are scored by ${scoring.fallbackMetric ?? 'nothing'}`);
     return { stage: fallbackScoreStage(scoring.fallbackMetric), judgeInfo: { model: null, runs: 0 } };

@@ -48,6 +48,9 @@ export const vectorCodec: Codec<Float32Array> = {
   },
 };
 
+/** In-flight requests per cache file ('' = no cache), for every ResponseCache of the process. */
+const INFLIGHT = new Map<string, Map<string, Promise<unknown>>>();
+
 export interface CacheCounts {
   hits: number;
   misses: number;
@@ -57,14 +60,23 @@ export class ResponseCache {
   private db: Database.Database | null = null;
   private getStmt: Database.Statement | null = null;
   private putStmt: Database.Statement | null = null;
-  private readonly inflight = new Map<string, Promise<unknown>>();
+  /**
+   * Requests in flight, shared by every cache of the process on the same file: the cells of a grid
+   * (a session each) that ask the same thing at once send it once.
+   */
+  private readonly inflight: Map<string, Promise<unknown>>;
   readonly counts: Record<string, CacheCounts> = {};
 
   /** `dir` null = caching off (--no-cache): every request is sent, nothing is stored. */
   constructor(
     readonly dir: string | null,
     private readonly file: string = CACHE_FILE,
-  ) {}
+  ) {
+    const where = dir === null ? '' : join(dir, file);
+    let shared = INFLIGHT.get(where);
+    if (!shared) INFLIGHT.set(where, (shared = new Map()));
+    this.inflight = shared;
+  }
 
   get enabled(): boolean {
     return this.dir !== null;

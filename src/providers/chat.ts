@@ -11,6 +11,8 @@ import { pricesFor, type ModelEntry } from './models.js';
 import { DeferredRequestError, type DeferSink } from './batch/defer.js';
 import type { Endpoint, ProviderSession } from './session.js';
 import { endpointId, provenanceOf, type Origin, type Provenance } from './provenance.js';
+import { REPLY_TOKENS_ASSUMED, promptTokensAtMost, type RequestCost } from './budget.js';
+import { costOf } from './usage.js';
 
 export interface ChatRequest {
   messages: ChatMessage[];
@@ -52,6 +54,10 @@ export const chatReplyCodec = jsonCodec<StoredReply>();
 export class ChatModel {
   private client: Promise<OpenAI> | null = null;
   readonly wireModel: string;
+  /** The longest reply seen (completion tokens): what --max-cost assumes of a request without max_tokens, at least. */
+  private longestReply = 0;
+  /** Under --max-cost: the first request without max_tokens, which the others wait for (its reply length prices them). */
+  private firstReply: Promise<StoredReply> | null = null;
 
   constructor(
     private readonly session: ProviderSession,
@@ -153,21 +159,41 @@ export class ChatModel {
     throw new DeferredRequestError(key);
   }
 
-  private send(req: ChatRequest): Promise<StoredReply> {
-    return this.session.send(
-      this.role,
-      this.entry.name,
-      async (timeoutMs) => {
-        const client = await this.sdk();
-        const res = await namingHost(this.endpoint.baseUrl, () =>
-          client.chat.completions.create(chatBody(this.wireModel, req), { timeout: timeoutMs, maxRetries: 0 }),
-        );
-        // The SDK hands back a non-JSON 200 body (a login or proxy page) as a bare string.
-        if (typeof res === 'string') throw notJsonReply(res);
-        return storedReply(res, endpointId(this.endpoint.baseUrl));
+  /** What a request may cost (for --max-cost): its prompt and reply budget at the model's prices, then its real usage. */
+  private costOf(req: ChatRequest): RequestCost<StoredReply> {
+    const prices = pricesFor(this.entry, false);
+    const reply = req.maxTokens ?? Math.max(REPLY_TOKENS_ASSUMED, 2 * this.longestReply);
+    const prompt = promptTokensAtMost(req.messages.map((m) => m.content));
+    return {
+      estimate: costOf({ prompt_tokens: prompt, completion_tokens: reply, search_units: 0 }, prices),
+      actual: (r) => {
+        this.longestReply = Math.max(this.longestReply, r.completion_tokens);
+        return costOf({ prompt_tokens: r.prompt_tokens, completion_tokens: r.completion_tokens, search_units: 0 }, prices);
       },
-      this.endpoint.baseUrl,
-    );
+    };
+  }
+
+  private async send(req: ChatRequest): Promise<StoredReply> {
+    // Under --max-cost, a request without max_tokens is priced by the replies seen: until the first
+    // reply of this model is in, the others wait for it rather than go out priced on a guess.
+    if (this.session.transport.costCap && req.maxTokens === null) {
+      if (!this.firstReply) return (this.firstReply = this.sendPriced(req));
+      await this.firstReply.catch(() => undefined);
+    }
+    return this.sendPriced(req);
+  }
+
+  private sendPriced(req: ChatRequest): Promise<StoredReply> {
+    const session = this.session.to({ endpoint: this.endpoint.baseUrl, cost: this.costOf(req) });
+    return session.send(this.role, this.entry.name, async (timeoutMs) => {
+      const client = await this.sdk();
+      const res = await namingHost(this.endpoint.baseUrl, () =>
+        client.chat.completions.create(chatBody(this.wireModel, req), { timeout: timeoutMs, maxRetries: 0 }),
+      );
+      // The SDK hands back a non-JSON 200 body (a login or proxy page) as a bare string.
+      if (typeof res === 'string') throw notJsonReply(res);
+      return storedReply(res, endpointId(this.endpoint.baseUrl));
+    });
   }
 }
 

@@ -3,7 +3,6 @@
  * per-kind concurrency limits, the retry layer and usage metering. Retrievers and the reader and
  * judge stages get their clients from here.
  */
-import pLimit, { type LimitFunction } from 'p-limit';
 import { ResponseCache, resolveCacheDir } from './cache.js';
 import { ProviderError, isBadReply } from './errors.js';
 import { loadRegistry, resolveModel, type ModelEntry, type ModelRegistry } from './models.js';
@@ -12,6 +11,8 @@ import { endpointId, ProvenanceLog } from './provenance.js';
 import { Secrets, keyFrom } from './secrets.js';
 import { defaultTransport, type TransportOptions } from './transport.js';
 import { UsageMeter, type Role } from './usage.js';
+import { ConcurrencyPool } from './limits.js';
+import { CostCapReached, type RequestCost } from './budget.js';
 
 export interface Endpoint {
   baseUrl: string;
@@ -46,7 +47,7 @@ export class ProviderSession {
   readonly provenance = new ProvenanceLog();
   readonly cache: ResponseCache;
   private registryValue: ModelRegistry | null = null;
-  private readonly limits: Record<'chat' | 'embed' | 'rerank', LimitFunction>;
+  private readonly pool: ConcurrencyPool;
 
   constructor(transport: Partial<TransportOptions> = {}) {
     const base = defaultTransport(transport.env ?? process.env);
@@ -58,8 +59,7 @@ export class ProviderSession {
       baseUrls: { ...transport.baseUrls },
     };
     this.cache = new ResponseCache(this.transport.noCache ? null : resolveCacheDir(this.transport.cacheDir, this.transport.env));
-    const c = this.transport.concurrency;
-    this.limits = { chat: pLimit(c.chat), embed: pLimit(c.embed), rerank: pLimit(c.rerank) };
+    this.pool = this.transport.pool ?? new ConcurrencyPool(this.transport.concurrency);
     for (const name of ['OPENAI_API_KEY', 'COHERE_API_KEY', 'CO_API_KEY', 'DEEPSEEK_API_KEY']) this.secrets.add(this.transport.env[name]);
   }
 
@@ -111,22 +111,33 @@ export class ProviderSession {
   }
 
   /**
-   * Sends one request through the retry layer under the kind's concurrency limit. Slots are held
-   * per attempt only, so a request waiting out a backoff does not block others.
+   * Sends one request through the retry layer under the concurrency limit of its kind at its
+   * endpoint (shared with the other sessions of a grid). Slots are held per attempt only, so a
+   * request waiting out a backoff does not block others. Under `--max-cost`, a request whose
+   * `cost` estimate could cross the cap is not sent (CostCapReached).
    */
-  async send<T>(role: Role, model: string, attempt: (timeoutMs: number) => Promise<T>, baseUrl?: string): Promise<T> {
-    const limit = this.limits[KIND_OF[role]];
-    try {
-      return await withRetry(() => limit(() => attempt(this.transport.timeoutMs)), this.transport.retry, {
+  async send<T>(
+    role: Role,
+    model: string,
+    attempt: (timeoutMs: number) => Promise<T>,
+    opts: { endpoint?: string; cost?: RequestCost<T> } = {},
+  ): Promise<T> {
+    const limit = this.pool.limit(KIND_OF[role], opts.endpoint);
+    const go = () =>
+      withRetry(() => limit(() => attempt(this.transport.timeoutMs)), this.transport.retry, {
         onRetry: () => this.usage.retried(role),
       });
+    const cap = this.transport.costCap;
+    try {
+      return await (cap ? cap.run(`${role} request to ${model}`, opts.cost, go) : go());
     } catch (e) {
+      if (e instanceof CostCapReached) throw e;
       const ex = e instanceof RetriesExhausted ? e : new RetriesExhausted(e, 1, { retryable: false });
       const status = ex.info.status !== undefined ? ` (HTTP ${ex.info.status})` : '';
       const tries = ex.attempts > 1 ? ` after ${ex.attempts} tries` : '';
       // A reply the client cannot read names the endpoint it came from (and the flag that sets it).
-      const bad = baseUrl !== undefined && isBadReply(ex.last);
-      const where = bad ? ` at ${endpointId(baseUrl)} (--${OVERRIDE_FOR[role]}-base-url)` : '';
+      const bad = opts.endpoint !== undefined && isBadReply(ex.last);
+      const where = bad ? ` at ${endpointId(opts.endpoint!)} (--${OVERRIDE_FOR[role]}-base-url)` : '';
       const msg = `${role} request to ${model}${where} failed${status}${tries}: ${describe(ex.last)}`;
       throw new ProviderError(this.secrets.scrub(msg), {
         role,
@@ -136,6 +147,20 @@ export class ProviderSession {
         retryable: ex.info.retryable,
       });
     }
+  }
+
+  /**
+   * `send` for requests to one endpoint (their concurrency limit) with what each may cost (for
+   * --max-cost): `session.to({ endpoint, cost }).send(role, model, attempt)`.
+   */
+  to<C>(opts: { endpoint?: string; cost?: RequestCost<C> }): {
+    send<T extends C>(role: Role, model: string, attempt: (timeoutMs: number) => Promise<T>): Promise<T>;
+  } {
+    // A reply of type T (a C) is priced as a C: the cost fits every T the caller sends.
+    return {
+      send: <T extends C>(role: Role, model: string, attempt: (timeoutMs: number) => Promise<T>) =>
+        this.send(role, model, attempt, opts as { endpoint?: string; cost?: RequestCost<T> }),
+    };
   }
 
   /** Cache and usage figures for summary.json. */

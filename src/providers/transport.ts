@@ -5,6 +5,8 @@
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
 import type { DeferSink } from './batch/defer.js';
 import type { CacheScope } from './provenance.js';
+import type { ConcurrencyPool } from './limits.js';
+import type { CostCap } from './budget.js';
 
 export interface TransportOptions {
   /** --cache-dir (null: RAWRAG_CACHE_DIR, then $XDG_CACHE_HOME/rawrag, then ~/.cache/rawrag). */
@@ -28,6 +30,10 @@ export interface TransportOptions {
   env: NodeJS.ProcessEnv;
   /** Batch mode: chat requests that miss the cache are recorded here instead of sent (see batch/defer.ts). */
   defer?: DeferSink;
+  /** Limits shared by every session of the process (a grid's cells); absent = a session makes its own. */
+  pool?: ConcurrencyPool;
+  /** `--max-cost`: requests that could cross the cap are held back (budget.ts). */
+  costCap?: CostCap;
 }
 
 export function defaultTransport(env: NodeJS.ProcessEnv = process.env): TransportOptions {

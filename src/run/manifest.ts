@@ -8,10 +8,11 @@ import type { RunIdentity } from './identity.js';
 
 /**
  * `complete`: every selected question has an item. `incomplete`: the pass ended without some
- * (deferred to a batch, or a resume is needed). `interrupted`: stopped by a signal. `failed`:
- * the run itself failed (not single items: those are item errors).
+ * (deferred to a batch, or a resume is needed). `interrupted`: stopped by a signal.
+ * `stopped-cost-cap`: stopped before a request could cross `--max-cost` (the same command with a
+ * higher cap resumes). `failed`: the run itself failed (not single items: those are item errors).
  */
-export type RunStatus = 'running' | 'complete' | 'incomplete' | 'interrupted' | 'failed';
+export type RunStatus = 'running' | 'complete' | 'incomplete' | 'interrupted' | 'stopped-cost-cap' | 'failed';
 
 export interface Manifest {
   format: 'rawrag.run/1';
@@ -58,6 +59,11 @@ export interface Manifest {
   finished_at: string | null;
   timings: Record<string, number>;
   error: string | null;
+  /**
+   * USD spent on provider requests by the processes that wrote this directory (replies from the
+   * cache cost nothing; `--max-cost` counts from it); null when a price was unknown.
+   */
+  spent_usd?: number | null;
 }
 
 export function toolInfo(): Manifest['tool'] {

@@ -4,6 +4,7 @@
  * that could not be used and why. Pure: no file access, seeded randomness.
  */
 import { runSteps, runStepsYielding } from '../util/steps.js';
+import { epochRow, type EpochRow } from './epochs.js';
 import { MICRO_AGGREGATION, type Aggregation } from '../core/aggregation.js';
 import { columnStrata, headlineColumns, inHeadline, type ColumnSpec } from './aggregations.js';
 import { designStatistic, pairedBootstrapDesign, pairedP, percentileInterval, replicates, resampleSums, type Design } from './bootstrap.js';
@@ -172,6 +173,8 @@ export interface FamilyReport {
   coverage: CoverageRow[];
   coverage_pairwise: CoveragePairRow[];
   agreement: AgreementRow[];
+  /** `--epochs N` runs: accuracy between the reader's answers beside between the judge's runs (absent without epochs). */
+  epochs?: EpochRow[];
   problems: FamilyProblems;
 }
 
@@ -448,6 +451,7 @@ function* analyseFamily(
   work.add(opts.resamples * pairs.length * (setSizes.reduce((a, b) => a + b, 0) / Math.max(1, setSizes.length)));
   // Agreement is about the judge's raw verdicts, before any cross-item rule.
   const agreement = ranked.map((s) => agreementRow(s.name, s.run.items));
+  const epochs = ranked.map((s) => epochRow(s.name, s.run.items)).filter((r): r is EpochRow => r !== null);
 
   return {
     benchmark,
@@ -465,6 +469,7 @@ function* analyseFamily(
     coverage,
     coverage_pairwise,
     agreement,
+    ...(epochs.length ? { epochs } : {}),
     problems,
   };
 }

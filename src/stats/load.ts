@@ -73,6 +73,8 @@ export interface StatItem {
   error: string | null;
   /** Memory systems: share of injected items whose sources hold no gold evidence (metrics.pollution); null when unknown. */
   pollution?: number | null;
+  /** `--epochs N`: the score of each epoch's answer (details.epochs), when every epoch was scored. */
+  epochs?: number[];
 }
 
 export interface LoadedRun {
@@ -253,6 +255,14 @@ function promptTag(protocol: unknown): string {
   return at === -1 ? '' : ` [${protocol.slice(at + 1)}]`;
 }
 
+/** The scores of an item's epochs (`details.epochs[].score`), when it has two or more and all are numbers. */
+function epochScores(details: unknown): number[] | null {
+  const epochs = (details as { epochs?: unknown } | undefined)?.epochs;
+  if (!Array.isArray(epochs) || epochs.length < 2) return null;
+  const scores = epochs.map((e) => (e as { score?: unknown } | null)?.score);
+  return scores.every((x): x is number => typeof x === 'number' && x >= 0 && x <= 1) ? scores : null;
+}
+
 function readItems(path: string, notes: string[], judges: Set<string>): StatItem[] {
   if (!existsSync(path)) {
     notes.push('no items.jsonl: the run has no questions');
@@ -284,7 +294,12 @@ function readItems(path: string, notes: string[], judges: Set<string>): StatItem
     const judgeModel = it.details?.judge?.model;
     if (typeof judgeModel === 'string' && judgeModel) judges.add(judgeModel + promptTag(it.details?.judge?.protocol));
     const pollution = (it.metrics as { pollution?: unknown } | undefined)?.pollution;
-    byId.set(id, { ...toStatItem({ ...it, id, error, votes }), ...(typeof pollution === 'number' ? { pollution } : {}) });
+    const epochs = epochScores(it.details);
+    byId.set(id, {
+      ...toStatItem({ ...it, id, error, votes }),
+      ...(typeof pollution === 'number' ? { pollution } : {}),
+      ...(epochs ? { epochs } : {}),
+    });
   }
   if (byId.size === 0) notes.push('items.jsonl is empty');
   if (duplicates) notes.push(`items.jsonl: ${duplicates} repeated id(s); the last line of each id was used`);

@@ -219,6 +219,38 @@ export function renderFamily(f: FamilyReport, opts: { resamples: number; seed: n
     out.push('votes >= 0.5 count as correct per judge run; Q tests H0 that every judge run has the same accuracy on the same items.');
     out.push('');
   }
+  if (f.epochs?.length) {
+    out.push('### Between epochs (--epochs: the reader answered each question several times) beside between judge runs');
+    out.push(
+      markdownTable(
+        [
+          'system',
+          'items',
+          'epochs',
+          'accuracy per epoch %',
+          'SD over epochs (pts)',
+          'judge runs',
+          'SD over judge runs (pts)',
+          'item variance: epochs / judge runs',
+        ],
+        f.epochs.map((e) => [
+          label(e.system),
+          e.items,
+          e.epochs,
+          e.accuracy.map((a) => pct(a)).join('; '),
+          (100 * e.sd_epochs).toFixed(2),
+          e.judge_runs || '—',
+          e.sd_judge_runs === null ? '—' : (100 * e.sd_judge_runs).toFixed(2),
+          `${e.item_variance_epochs.toFixed(4)} / ${e.item_variance_judge_runs === null ? '—' : e.item_variance_judge_runs.toFixed(4)}`,
+        ]),
+        ['l', 'r', 'r', 'l', 'r', 'r', 'r', 'r'],
+      ),
+    );
+    out.push(
+      "SD = sample SD of the overall accuracy between the epochs' answers, and between the judge's runs (each run's verdicts averaged over the epochs), on the same items; item variance = mean over items of the variance of its score across epochs, and across judge runs. At the protocol's temperature 0 the epochs measure only the provider's nondeterminism.",
+    );
+    out.push('');
+  }
   if (legend.length) {
     out.push('Systems: ' + legend.join('; '));
     out.push('');

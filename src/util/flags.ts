@@ -33,3 +33,13 @@ export function nonNegativeInteger(value: string): number {
   if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n)) throw new InvalidArgumentError(`'${value}' is not a whole number >= 0.`);
   return n;
 }
+
+/** `--limit N` (the first N) or `--limit A-B` (questions A to B, 1-based and inclusive, as inspect's `--limit 11-20`). */
+export function limitOrRange(value: string): number | string {
+  const v = value.trim();
+  const range = /^(\d+)-(\d+)$/.exec(v);
+  if (!range) return positiveInt(value);
+  const [from, to] = [Number(range[1]), Number(range[2])];
+  if (from < 1 || from > to) throw new InvalidArgumentError(`'${value}' is not a range A-B with 1 <= A <= B.`);
+  return `${from}-${to}`;
+}

@@ -33,6 +33,7 @@ import { progressBar } from '../progress.js';
 import { batchedModels, withBatches } from '../../pipeline/batched.js';
 import { watchInterrupts } from '../../util/interrupt.js';
 import { writeReport } from '../../report/index.js';
+import { capLine, capTransport, checkCostCap, maxCostOf, recordedSpend } from '../cost-cap.js';
 
 /** Flags that name a sweep here, where `rawrag run` takes one value. */
 const SWEEP_KEYS = ['k', 'window', 'stride', 'candidates', 'rerank', 'expand', 'maxEvidenceTokens', 'dedup'];
@@ -102,7 +103,8 @@ export function ablateCommand(): Command {
       const sweep = sweepFromFlags(command);
       const base = configFromFlags(command, benchmarkArg);
       const opts = command.opts();
-      const transport = transportFromFlags(command);
+      const maxCost = maxCostOf(command);
+      let transport = transportFromFlags(command);
       const benchmark = getBenchmark(base.benchmark);
       const variants = planVariants(base, effectivePolicy(benchmark, base), sweep);
       const out = (opts.out as string | undefined) ?? fromRoot('results', `ablate-${base.benchmark}-${hashOf(base, 10)}`);
@@ -131,8 +133,21 @@ export function ablateCommand(): Command {
           },
         );
         dryBar.stop();
-        process.stdout.write(renderAblationEstimate(benchmark.name, estimate) + '\n');
+        process.stdout.write(
+          renderAblationEstimate(benchmark.name, estimate) + (maxCost === null ? '' : `\n${capLine(maxCost, estimate.cost_usd)}`) + '\n',
+        );
         return;
+      }
+      if (maxCost !== null) {
+        // The whole sweep's estimate (before cache hits) against the cap, less what its variants already spent.
+        const e = await estimateAblation({ base, variants, out, transport, verbose: false }, { log: () => undefined });
+        const spentBefore = recordedSpend(variants.map((v) => join(resolve(out), v.name)));
+        transport = capTransport(transport, {
+          usd: maxCost,
+          spentBefore,
+          estimateUsd: e.cost_usd,
+          what: `the ${variants.length}-variant sweep`,
+        });
       }
       const bar = progressBar(`${base.benchmark} ablation`, opts.progress !== false);
       const interrupts = watchInterrupts(
@@ -210,11 +225,10 @@ export function ablateCommand(): Command {
         return staged;
       });
       if (files.pngNote) log(`note: ${files.pngNote}`);
-      if (opts.json) {
-        process.stdout.write(readFileSync(files.json, 'utf8'));
-        return;
-      }
-      process.stdout.write(renderAblationReport(outcome, table, files) + '\n');
+      if (opts.json) process.stdout.write(readFileSync(files.json, 'utf8'));
+      else process.stdout.write(renderAblationReport(outcome, table, files) + '\n');
+      const capped = outcome.variants.find((v) => v.manifest.status === 'stopped-cost-cap');
+      if (capped) checkCostCap(capped.manifest.status, transport, outcome.dir);
     });
   return cmd;
 }

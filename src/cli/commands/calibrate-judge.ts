@@ -17,6 +17,7 @@ import { progressBar } from '../progress.js';
 import { rate } from './run.js';
 import { runBatched } from '../../pipeline/batched.js';
 import { renderBatched } from './batch.js';
+import { capJudge, checkCostCap, maxCostOf } from '../cost-cap.js';
 
 export function calibrateJudgeCommand(): Command {
   const cmd = new Command('calibrate-judge')
@@ -56,7 +57,8 @@ export function calibrateJudgeCommand(): Command {
       const opts = command.opts();
       const cfg = calibrateConfig(command, benchmark);
       const plan = await planCalibration(cfg, (opts.labels as string | undefined) ?? null);
-      const transport = transportFromFlags(command);
+      const maxCost = maxCostOf(command);
+      let transport = transportFromFlags(command);
       const left = plan.outsideHeadline ? ` (${plan.outsideHeadline} selected questions outside the headline left out)` : '';
       if (opts.dryRun) {
         const what = `calibrate the judge on ${plan.probes.length} probes${left}`;
@@ -64,6 +66,13 @@ export function calibrateJudgeCommand(): Command {
         return;
       }
       const out = (opts.out as string | undefined) ?? fromRoot('results', plan.compose.runId);
+      if (maxCost !== null)
+        transport = await capJudge(cfg, plan.answers, transport, {
+          usd: maxCost,
+          out,
+          retryErrors: Boolean(opts.retryErrors),
+          questions: plan.questions,
+        });
       const bar = progressBar(`calibrate ${cfg.benchmark}`, opts.progress !== false);
       const interrupts = watchInterrupts(
         () => bar.stop(),
@@ -104,6 +113,7 @@ export function calibrateJudgeCommand(): Command {
         process.stdout.write(
           (opts.json ? JSON.stringify(figures, null, 2) : `${renderCalibration(figures)}\nrun directory: ${outcome.dir}`) + '\n',
         );
+        checkCostCap(outcome.manifest.status, transport, outcome.dir);
         checkErrorRate(outcome.summary, outcome.dir, opts.maxErrorRate as number | undefined);
       } finally {
         bar.stop();

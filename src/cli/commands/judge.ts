@@ -28,6 +28,7 @@ import type { RunConfig } from '../../config/schema.js';
 import { progressBar } from '../progress.js';
 import { renderRunReport } from '../report.js';
 import { rate } from './run.js';
+import { capJudge, checkCostCap, maxCostOf } from '../cost-cap.js';
 
 export function judgeCommand(): Command {
   const cmd = new Command('judge')
@@ -78,7 +79,10 @@ export function judgeCommand(): Command {
       const opts = command.opts();
       const job = opts.rejudge ? await rejudgeJob(command, answersPath) : answersJob(command, answersPath);
       const { cfg, answers, system, runId, setting, questions } = job;
-      const transport = transportFromFlags(command);
+      if (cfg.judge.model === 'none')
+        throw new UsageError('--judge none: rawrag judge is for verdicts; name a judge model (or leave it out for the official one)');
+      const maxCost = maxCostOf(command);
+      let transport = transportFromFlags(command);
       for (const note of job.notes ?? []) process.stderr.write(`note: ${note}\n`);
       if (job.source?.dataSha256) {
         const { dataset } = await loadRunInputs(cfg);
@@ -97,6 +101,8 @@ export function judgeCommand(): Command {
       }
       const out = (opts.out as string | undefined) ?? fromRoot('results', runId);
       job.checkOut?.(out);
+      if (maxCost !== null)
+        transport = await capJudge(cfg, answers, transport, { usd: maxCost, out, retryErrors: Boolean(opts.retryErrors), questions });
       const bar = progressBar(`judge ${cfg.benchmark}`, opts.progress !== false);
       const interrupts = watchInterrupts(
         () => bar.stop(),
@@ -125,6 +131,7 @@ export function judgeCommand(): Command {
         );
         bar.stop();
         process.stdout.write((opts.json ? JSON.stringify(outcome.summary, null, 2) : renderRunReport(outcome)) + '\n');
+        checkCostCap(outcome.manifest.status, transport, outcome.dir);
         checkErrorRate(outcome.summary, outcome.dir, opts.maxErrorRate as number | undefined);
       } finally {
         bar.stop();
@@ -184,6 +191,8 @@ async function rejudgeJob(command: Command, answersPath: string | undefined): Pr
   const judge: PartialConfig = {};
   const model = (opts.judgeModel ?? opts.judge) as string | undefined;
   if (model) judge.model = model;
+  // A predict-only run (--judge none) is scored by the official judge unless another is named.
+  else if (src.config.judge.model === 'none') judge.model = null;
   if (opts.judgeRuns !== undefined) judge.runs = opts.judgeRuns;
   if (opts.judgePrompt) judge.prompt = resolveJudgePrompt(opts.judgePrompt as string, src.config.benchmark);
   const cfg = withOfficialJudge(rejudgeConfig(src, judge, givenBenchmarkOptions(command)));

@@ -7,6 +7,7 @@ import {
   addNameOption,
   addTransportOptions,
   configFromFlags,
+  positiveInt,
   transportFromFlags,
 } from '../options.js';
 import { dryRun } from '../../pipeline/estimate.js';
@@ -18,6 +19,8 @@ import { checkErrorRate, retryCommand } from '../exit.js';
 import { renderBatched } from './batch.js';
 import { runBatched } from '../../pipeline/batched.js';
 import { systemOfRun } from '../../systems/registry.js';
+import { capLine, capRun, checkCostCap, maxCostOf } from '../cost-cap.js';
+import { isGrid, runGrid } from '../grid.js';
 
 export function runCommand(): Command {
   const cmd = new Command('run')
@@ -51,14 +54,25 @@ export function runCommand(): Command {
     .option('--batch', 'send reader and judge requests as Batch API jobs (half price, up to 24 h; see docs/models.md)')
     .option('--no-wait', 'with --batch: exit once the batch jobs are submitted; run the same command again to go on')
     .option('--batch-embeddings', 'with --batch: embed the windows and questions through batch jobs too (implies --batch)')
+    .option(
+      '--shard <i/n>',
+      'a grid: run only every N-th cell, starting with the I-th (machines sharing a grid; their set folders merge by copying)',
+    )
+    .option('--parallel-cells <n>', 'a grid: cells run at once (default 4); they share one concurrency budget per provider', positiveInt)
     .action(async (benchmark: string | undefined, _opts: unknown, command: Command) => {
+      // Comma lists (benchmarks, --reader, --system, --retriever) or several --config files: a grid of runs.
+      if (isGrid(command, benchmark)) return runGrid(command, benchmark);
       const cfg = configFromFlags(command, benchmark);
       const opts = command.opts();
-      const transport = transportFromFlags(command);
+      const maxCost = maxCostOf(command);
+      let transport = transportFromFlags(command);
       if (opts.dryRun) {
-        process.stdout.write((await dryRun(cfg, transport, { batch: Boolean(opts.batch) })) + '\n');
+        const capped = maxCost === null ? {} : { capLine: (e: number | null) => capLine(maxCost, e) };
+        process.stdout.write((await dryRun(cfg, transport, { batch: Boolean(opts.batch), ...capped })) + '\n');
         return;
       }
+      const out = (opts.out as string | undefined) ?? null;
+      if (maxCost !== null) transport = await capRun(cfg, transport, { usd: maxCost, out, retryErrors: Boolean(opts.retryErrors) });
       const bar = progressBar(cfg.benchmark, opts.progress !== false);
       const interrupts = watchInterrupts(
         () => bar.stop(),
@@ -67,7 +81,7 @@ export function runCommand(): Command {
       try {
         const request = {
           cfg,
-          out: (opts.out as string | undefined) ?? null,
+          out,
           retryErrors: Boolean(opts.retryErrors),
           forceResume: Boolean(opts.forceResume),
           verbose: Boolean(opts.verbose),
@@ -100,6 +114,7 @@ export function runCommand(): Command {
           process.stdout.write((opts.json ? JSON.stringify(outcome.summary, null, 2) : renderRunReport(outcome)) + '\n');
         }
         if (opts.cleanup) process.stderr.write((await cleanUp(outcome.dir)) + '\n');
+        checkCostCap(outcome.manifest.status, transport, outcome.dir);
         checkErrorRate(outcome.summary, outcome.dir, opts.maxErrorRate as number | undefined);
       } finally {
         bar.stop();

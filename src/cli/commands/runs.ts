@@ -39,7 +39,7 @@ export function listRuns(paths: string[]): { runs: RunLine[]; skipped: Array<{ d
   return { runs, skipped };
 }
 
-function runLine(dir: string): RunLine {
+export function runLine(dir: string): RunLine {
   const m = (readJsonFile(join(dir, 'manifest.json')) ?? {}) as Record<string, unknown>;
   const summaryPath = join(dir, 'summary.json');
   const s = (existsSync(summaryPath) ? readJsonFile(summaryPath) : null) as {

@@ -156,12 +156,8 @@ export class BatchJobs {
 
   /** One provider call through the session's retry layer (errors scrubbed and named). */
   private call<T>(part: PartRecord, what: (client: OpenAI, timeoutMs: number) => Promise<T>): Promise<T> {
-    return this.opts.session.send(
-      part.role,
-      `${part.model} (batch API)`,
-      async (timeoutMs) => what(await this.client(part), timeoutMs),
-      part.base_url,
-    );
+    const session = this.opts.session.to<T>({ endpoint: part.base_url });
+    return session.send(part.role, `${part.model} (batch API)`, async (timeoutMs) => what(await this.client(part), timeoutMs));
   }
 
   /**

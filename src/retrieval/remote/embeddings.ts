@@ -17,6 +17,7 @@ import type { ModelEntry } from '../../providers/models.js';
 import type { Endpoint, ProviderSession } from '../../providers/session.js';
 import { DeferredRequestError, type DeferSink } from '../../providers/batch/defer.js';
 import { endpointId, provenanceOf } from '../../providers/provenance.js';
+import { costOf } from '../../providers/usage.js';
 import { readVectors } from '../../providers/embedding-reply.js';
 
 export { readVectors };
@@ -146,31 +147,29 @@ export class RemoteEmbedder implements Embedder {
   }
 
   private async sendBatch(batch: Pending[]): Promise<void> {
-    const { vectors, promptTokens, servedModel } = await this.session.send(
-      'embed',
-      this.entry.name,
-      async (timeoutMs) => {
-        const body: OpenAI.EmbeddingCreateParams = { model: this.wireModel, input: batch.map((p) => p.input), encoding_format: 'float' };
-        if (this.entry.dimensions) body.dimensions = this.entry.dimensions;
-        const client = await (this.client ??= openaiClient(this.endpoint, this.session.transport.timeoutMs));
-        const res = await namingHost(this.endpoint.baseUrl, () => client.embeddings.create(body, { timeout: timeoutMs, maxRetries: 0 }));
-        const vectors = readVectors(res, batch.length);
-        // Checked before anything is stored: a wrong-sized or non-finite vector is an item error, and
-        // a retry asks again instead of replaying it from the cache.
-        this.dimension ??= vectors[0]!.length;
-        vectors.forEach((v, i) => {
-          if (v.length !== this.dimension)
-            throw new BadReplyError(`embedding ${i} has ${v.length} dimensions, expected ${this.dimension}`, false);
-          if (!this.usable(v)) throw new BadReplyError(`embedding ${i} has a component that is not a finite number`, false);
-        });
-        return {
-          vectors,
-          promptTokens: res.usage?.prompt_tokens ?? batch.reduce((s, p) => s + p.tokens, 0),
-          servedModel: res.model ?? null,
-        };
-      },
-      this.endpoint.baseUrl,
-    );
+    // --max-cost: the texts' tokens (known before sending), then what the provider counted.
+    const priced = (tokens: number) => costOf({ prompt_tokens: tokens, completion_tokens: 0, search_units: 0 }, this.entry.prices);
+    const cost = {
+      estimate: priced(batch.reduce((s, p) => s + p.tokens, 0)),
+      actual: (r: { promptTokens: number }) => priced(r.promptTokens),
+    };
+    const session = this.session.to({ endpoint: this.endpoint.baseUrl, cost });
+    const { vectors, promptTokens, servedModel } = await session.send('embed', this.entry.name, async (timeoutMs) => {
+      const body: OpenAI.EmbeddingCreateParams = { model: this.wireModel, input: batch.map((p) => p.input), encoding_format: 'float' };
+      if (this.entry.dimensions) body.dimensions = this.entry.dimensions;
+      const client = await (this.client ??= openaiClient(this.endpoint, this.session.transport.timeoutMs));
+      const res = await namingHost(this.endpoint.baseUrl, () => client.embeddings.create(body, { timeout: timeoutMs, maxRetries: 0 }));
+      const vectors = readVectors(res, batch.length);
+      // Checked before anything is stored: a wrong-sized or non-finite vector is an item error, and
+      // a retry asks again instead of replaying it from the cache.
+      this.dimension ??= vectors[0]!.length;
+      vectors.forEach((v, i) => {
+        if (v.length !== this.dimension)
+          throw new BadReplyError(`embedding ${i} has ${v.length} dimensions, expected ${this.dimension}`, false);
+        if (!this.usable(v)) throw new BadReplyError(`embedding ${i} has a component that is not a finite number`, false);
+      });
+      return { vectors, promptTokens: res.usage?.prompt_tokens ?? batch.reduce((s, p) => s + p.tokens, 0), servedModel: res.model ?? null };
+    });
     this.session.usage.record(
       'embed',
       this.entry.name,

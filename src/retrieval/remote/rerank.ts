@@ -10,7 +10,9 @@ import type { Reranker, Hit } from '../../core/retriever.js';
 import { cacheKey, jsonCodec } from '../../providers/cache.js';
 import { sha256Hex } from '../../util/fsx.js';
 import { BadReplyError, HttpStatusError, namingHost, notJsonReply, parseJsonReply } from '../../providers/errors.js';
-import type { ModelEntry } from '../../providers/models.js';
+import type { ModelEntry, Prices } from '../../providers/models.js';
+import { promptTokensAtMost, type RequestCost } from '../../providers/budget.js';
+import { costOf } from '../../providers/usage.js';
 import type { Endpoint, ProviderSession } from '../../providers/session.js';
 import { endpointId, provenanceOf, type Origin } from '../../providers/provenance.js';
 
@@ -71,7 +73,9 @@ abstract class RemoteReranker implements Reranker {
       // Checked before it can be stored: an invalid reply is an item error that a retry asks again.
       async () => ({
         ...checkRanked(
-          await this.session.send('rerank', this.entry.name, (t) => this.call(query, documents, n, t), this.endpoint.baseUrl),
+          await this.session
+            .to({ endpoint: this.endpoint.baseUrl, cost: rerankCost(this.entry.prices, query, documents) })
+            .send('rerank', this.entry.name, (t) => this.call(query, documents, n, t)),
           documents.length,
           n,
         ),
@@ -90,6 +94,22 @@ abstract class RemoteReranker implements Reranker {
     const hits = value.results.map((r) => ({ chunk: candidates[r.index]!.chunk, score: r.score }));
     return hits.sort(compareHits).slice(0, n);
   }
+}
+
+/**
+ * What a rerank request may cost (for --max-cost): search units (Cohere: one per 100 documents) or
+ * tokens (vLLM, Jina), whichever the model is priced in; then what the reply says it used.
+ */
+function rerankCost(prices: Prices | undefined, query: string, documents: string[]): RequestCost<Ranked> {
+  const usage = (promptTokens: number, searchUnits: number) => ({
+    prompt_tokens: prices?.input === undefined ? 0 : promptTokens,
+    completion_tokens: 0,
+    search_units: prices?.perThousandSearches === undefined ? 0 : searchUnits,
+  });
+  return {
+    estimate: costOf(usage(promptTokensAtMost([query, ...documents]), Math.ceil(documents.length / 100)), prices),
+    actual: (r) => costOf(usage(r.prompt_tokens, r.search_units), prices),
+  };
 }
 
 /**

@@ -32,6 +32,18 @@ describe('selectQuestions', () => {
     expect(selectQuestions(toy(), {}).description).toBe('all 100 questions: 3 of 3 episodes, 2 of 2 question types');
   });
 
+  it('--limit A-B takes questions A to B (1-based, inclusive, as inspect), clamped at the end, after --sample', () => {
+    const ids = toy().questions.map((x) => x.id);
+    const s = selectQuestions(toy(), { limit: '11-20' });
+    expect(s.questions.map((x) => x.id)).toEqual(ids.slice(10, 20));
+    expect(s.description).toBe('questions 11-20 of all 100 questions: 1 of 3 episodes, 1 of 2 question types');
+    expect(selectQuestions(toy(), { limit: '95-120' }).questions.map((x) => x.id)).toEqual(ids.slice(94));
+    expect(selectQuestions(toy(), { limit: '95-120' }).description).toMatch(/^questions 95-100 of all 100 questions/);
+    const sampled = selectQuestions(toy(), { sample: 20, seed: 7 }).questions;
+    expect(selectQuestions(toy(), { sample: 20, seed: 7, limit: '5-6' }).questions).toEqual(sampled.slice(4, 6));
+    expect(() => selectQuestions(toy(), { limit: '101-120' })).toThrow(/--limit: range 101-120 starts after the last question \(all 100 questions\): give a range within 1-100/);
+  });
+
   it('--sample is stratified by type x episode, in proportion, deterministic per seed, in dataset order', () => {
     const ds = toy();
     const s = selectQuestions(ds, { sample: 20, seed: 7 });
