@@ -13,6 +13,7 @@ import {
   coverageAtKChart,
   coverageChart,
   coverageIntervalsChart,
+  distinctRunNames,
   leaderboardChart,
   perTypeChart,
   timeChart,
@@ -49,13 +50,15 @@ export function renderPage(data: ReportData): string {
     paperSection(data),
   ];
   // The page script needs only the explorer's data and the chart specs; tables are already HTML.
+  const names = distinctRunNames(data.runs);
   const explorer = {
     s: data.s,
     questions: data.questions,
     turns: data.turns,
-    runs: data.runs.map((r) => ({
+    runs: data.runs.map((r, i) => ({
       label: r.label,
-      system: r.name ? `${r.system} [${r.name}]` : r.system,
+      // The system with its --name label, and its setting where another run of the page reads the same.
+      system: names[i],
       benchmark: r.benchmark,
       evidence_text: r.evidence_text,
       detailed: r.detailed,
@@ -246,7 +249,7 @@ function costSection(data: ReportData, chart: ChartFn): string {
   const usd = (x: number | null) => (x === null ? 'unknown price' : `$${x.toFixed(4)}`);
   for (const r of data.runs) {
     const roles = Object.entries(r.usage);
-    const head = `<th scope="row">${esc(r.system)}${r.name ? ` <span class="run-name">[${esc(r.name)}]</span>` : ''}<div class="muted small">${esc(r.label)}</div></th>`;
+    const head = `<th scope="row">${esc(r.system)}${r.name ? ` <span class="run-name">[${esc(r.name)}]</span>` : ''}<div class="muted small">${esc(r.setting)} · ${esc(r.label)}</div></th>`;
     for (const [role, u] of roles) {
       usageRows.push(
         `<tr data-run="${esc(r.label)}" data-role="${esc(role)}">${head}<td>${esc(role)}</td><td>${int(u.prompt_tokens)}</td><td>${int(u.completion_tokens)}${u.search_units ? `<div class="muted small">${int(u.search_units)} search units</div>` : ''}</td><td>${usd(u.cost_usd)}</td><td>${int(u.requests)}</td><td>${int(u.cache_hits)}</td></tr>`,
@@ -279,7 +282,7 @@ function timeRow(r: RunView): string {
   const query = (r.timings.retrieve_ms ?? 0) + (r.timings.stages_ms ?? 0);
   const work = ['load_ms', 'warmup_ms', 'ingest_ms', 'retrieve_ms', 'stages_ms'].reduce((a, k) => a + (r.timings[k] ?? 0), 0);
   const wall = wallOf(r);
-  return `<tr data-run="${esc(r.label)}"><th scope="row">${esc(r.system)}${r.name ? ` <span class="run-name">[${esc(r.name)}]</span>` : ''}<div class="muted small">${esc(r.label)}</div></th><td>${n}</td><td data-col="wall">${sec(wall.ms)}${wall.sweep ? ' <span class="muted small">(sweep)</span>' : ''}</td><td data-col="work">${sec(r.timings.work_ms ?? (Object.keys(r.timings).length ? work : null))}</td><td>${s('load_ms')}</td><td>${s('ingest_ms')}</td><td>${s('retrieve_ms')}</td><td>${s('stages_ms')}</td><td>${n && r.timings.retrieve_ms !== undefined ? (query / n).toFixed(1) : '—'}</td></tr>`;
+  return `<tr data-run="${esc(r.label)}"><th scope="row">${esc(r.system)}${r.name ? ` <span class="run-name">[${esc(r.name)}]</span>` : ''}<div class="muted small">${esc(r.setting)} · ${esc(r.label)}</div></th><td>${n}</td><td data-col="wall">${sec(wall.ms)}${wall.sweep ? ' <span class="muted small">(sweep)</span>' : ''}</td><td data-col="work">${sec(r.timings.work_ms ?? (Object.keys(r.timings).length ? work : null))}</td><td>${s('load_ms')}</td><td>${s('ingest_ms')}</td><td>${s('retrieve_ms')}</td><td>${s('stages_ms')}</td><td>${n && r.timings.retrieve_ms !== undefined ? (query / n).toFixed(1) : '—'}</td></tr>`;
 }
 
 /** The reproduction map (`rawrag paper`) over the folders this page was built from. */
