@@ -27,6 +27,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   export: async () => (await import('./commands/export.js')).exportCommand(),
   paper: async () => (await import('./commands/paper.js')).paperCommand(),
   import: async () => (await import('./commands/import.js')).importCommand(),
+  view: async () => (await import('./commands/view.js')).viewCommand(),
 };
 
 /**

@@ -34,7 +34,28 @@ const pct = (x: number | null | undefined, d = 2) => (x === null || x === undefi
 const signed = (x: number | null) => (x === null || !Number.isFinite(x) ? '—' : (x >= 0 ? '+' : '−') + Math.abs(100 * x).toFixed(2));
 const int = (x: number | null | undefined) => (x === null || x === undefined ? '—' : Math.round(x).toLocaleString('en-US'));
 
-export function renderPage(data: ReportData): string {
+/** What a page is made of: `rawrag report` writes them as one file; `rawrag view` also sends them apart, to refresh a page in place. */
+export interface PageParts {
+  title: string;
+  /** The inside of `<header class="top">`: title, provenance, section links, notes. */
+  header: string;
+  /** The inside of `<main>`: the sections (static tables, chart placeholders, the explorer's frame). */
+  main: string;
+  /** The page script's data: the explorer's rows and the chart specs, as JSON safe inside a script element. */
+  blob: string;
+}
+
+/** What a page served live (`rawrag view`) adds: a wider policy (requests to its own server), markup before the header, a script. */
+export interface PageExtras {
+  /** Sources the page may request (`'self'`: the view server); none in a written report. */
+  connect?: string;
+  /** HTML before the header (the live progress panel). */
+  top?: string;
+  /** Script run after the page's own (inlined; plain browser JavaScript). */
+  script?: string;
+}
+
+export function renderPageParts(data: ReportData): PageParts {
   const charts: Record<string, unknown> = {};
   const chart = (id: string, spec: unknown, caption: string) => {
     if (!spec) return '';
@@ -67,17 +88,7 @@ export function renderPage(data: ReportData): string {
   };
   const blob = JSON.stringify({ ...explorer, charts }).replace(/</g, '\\u003c');
   const title = `rawrag report — ${[...new Set(data.families.map((f) => f.stats.benchmark).concat(data.runs.map((r) => r.benchmark)))].join(', ') || 'results'}`;
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${esc(CSP)}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${esc(title)}</title>
-<style>${PAGE_CSS}</style>
-</head>
-<body>
-<header class="top">
+  const header = `
   <h1>${esc(title)}</h1>
   <p class="muted">Generated ${esc(data.generated_at)} by rawrag ${esc(data.tool_version)} from ${data.runs.length} run director${data.runs.length === 1 ? 'y' : 'ies'}${data.ablations.length ? ` and ${data.ablations.length} ablation${data.ablations.length === 1 ? '' : 's'}` : ''}. Statistics: ${esc(data.stats_source)}. Charts: ${Object.entries(
     data.libraries,
@@ -86,14 +97,33 @@ export function renderPage(data: ReportData): string {
     .join(', ')} (inlined; this file needs no network).</p>
   <nav aria-label="sections"><a href="#leaderboard">Leaderboard</a> <a href="#coverage">Coverage × utilization</a> <a href="#ablations">Ablations</a> <a href="#explorer">Explorer</a> <a href="#cost">Cost and time</a> <a href="#paper">The paper</a></nav>
   ${data.notes.length ? `<ul class="notes">${data.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}
-</header>
-<main>
-${sections.join('\n')}
-</main>
-<script type="application/json" id="report-data">${blob}</script>
+`;
+  return { title, header, main: `\n${sections.join('\n')}\n`, blob };
+}
+
+export function renderPage(data: ReportData, extras: PageExtras = {}): string {
+  return pageHtml(renderPageParts(data), extras);
+}
+
+/** A page's parts as one self-contained document (the charting library and the page script inlined). */
+export function pageHtml(p: PageParts, extras: PageExtras = {}): string {
+  const csp = extras.connect ? `${CSP}; connect-src ${extras.connect}` : CSP;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${esc(csp)}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${esc(p.title)}</title>
+<style>${PAGE_CSS}</style>
+</head>
+<body>
+${extras.top ?? ''}<header class="top">${p.header}</header>
+<main>${p.main}</main>
+<script type="application/json" id="report-data">${p.blob}</script>
 ${chartLibraryScripts()}
 <script>${inlineSafe(CLIENT_JS)}</script>
-</body>
+${extras.script ? `<script>${inlineSafe(extras.script)}</script>\n` : ''}</body>
 </html>
 `;
 }
