@@ -192,6 +192,7 @@ describe('rawrag view', () => {
       );
       const during = await done();
       expect(during).toBeLessThan(LIMIT);
+      await page.evaluate(() => window.scrollTo(0, 0));
       await page.screenshot({ path: shot as `${string}.png` });
       expect(await page.$eval(`${row} [data-col=status]`, (td) => td.textContent)).toBe('running');
       expect(statSync(shot).size).toBeGreaterThan(20_000);
