@@ -177,7 +177,7 @@ describe('rawrag view', () => {
       const opened = await page.$eval('#x-detail h3', (h) => h.textContent);
       const seen = await refreshes();
       await until('another refresh', refreshes, (n) => n > seen);
-      expect(await page.$eval('#x-outcome', (s) => (s as HTMLSelectElement).value)).toBe('correct');
+      expect(await page.$eval('#x-outcome', (s) => (s as unknown as { value: string }).value)).toBe('correct');
       expect(await page.$eval('#x-detail h3', (h) => h.textContent)).toBe(opened);
       await page.select('#x-outcome', 'all');
 
@@ -192,7 +192,7 @@ describe('rawrag view', () => {
       );
       const during = await done();
       expect(during).toBeLessThan(LIMIT);
-      await page.evaluate(() => window.scrollTo(0, 0));
+      await page.evaluate('window.scrollTo(0, 0)');
       await page.screenshot({ path: shot as `${string}.png` });
       expect(await page.$eval(`${row} [data-col=status]`, (td) => td.textContent)).toBe('running');
       expect(statSync(shot).size).toBeGreaterThan(20_000);
