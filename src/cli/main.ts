@@ -30,6 +30,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   paper: async () => (await import('./commands/paper.js')).paperCommand(),
   import: async () => (await import('./commands/import.js')).importCommand(),
   systems: async () => (await import('./commands/systems.js')).systemsCommand(),
+  view: async () => (await import('./commands/view.js')).viewCommand(),
 };
 
 /**

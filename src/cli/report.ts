@@ -31,8 +31,10 @@ export function renderRunReport(outcome: RunOutcome): string {
   if (scored) header.push('accuracy %');
   // With failures, accuracy over all N (failed count 0) beside it: a run with errors never looks better.
   if (scored && summary.errors > 0) header.push('accuracy all N %');
-  // Offline metrics computed beside the judge (LoCoMo token F1, ...), one column each.
-  const metricNames = scored ? Object.keys(summary.overall.metrics) : [];
+  // Offline metrics computed beside the judge (LoCoMo token F1, ...), one column each; metrics cut at
+  // depths (`name@k`, LongMemEval's retrieval metrics: 36 of them) get their own table below instead.
+  const allMetrics = scored ? Object.keys(summary.overall.metrics) : [];
+  const metricNames = allMetrics.filter((m) => depthOf(m) === null);
   header.push(...metricNames.map((m) => `${m} %`));
   if (summary.errors > 0) header.push('errors');
   const rows = rowsAll.map((r) => {
@@ -60,6 +62,7 @@ export function renderRunReport(outcome: RunOutcome): string {
     `${manifest.system}${manifest.name ? ` [${manifest.name}]` : ''} on ${manifest.benchmark} — ${summary.n} questions, ${summary.errors} errors${errorStages(summary.errors_by_stage)}`,
     '',
     markdownTable(header, rows),
+    ...metricsAtDepth(rowsAll, allMetrics),
     '',
     // Nothing ranked (full context, judged outside answers): no recall table.
     ...(ks.length ? ['Evidence recall from the same ranking (turns of the top-k windows):', kTable, ''] : []),
@@ -104,6 +107,34 @@ export function renderRunReport(outcome: RunOutcome): string {
   for (const s of manifest.skipped) lines.push(`NOTE: ${s}`);
   lines.push(`run directory: ${outcome.dir}`);
   return lines.join('\n');
+}
+
+/** `session_recall_any@10` -> {name: 'session_recall_any', k: 10}; null for a metric without a depth. */
+function depthOf(metric: string): { name: string; k: number } | null {
+  const m = /^(.+)@(\d+)$/.exec(metric);
+  return m ? { name: m[1]!, k: Number(m[2]) } : null;
+}
+
+/**
+ * Metrics cut at several depths, per question type: one row per metric and type, one column per
+ * depth (as columns of the type table, LongMemEval's 6 metrics x 6 depths were 36 more columns).
+ * A type with no value for a metric (no gold sessions to rank, e.g. abstention) has no row.
+ */
+function metricsAtDepth(rows: Array<{ type: string; metrics: Record<string, number | null> }>, metrics: string[]): string[] {
+  const cut = metrics.map(depthOf).filter((d) => d !== null);
+  if (cut.length === 0) return [];
+  const names = [...new Set(cut.map((d) => d.name))];
+  const ks = [...new Set(cut.map((d) => d.k))].sort((a, b) => a - b);
+  const body = names.flatMap((name) =>
+    rows
+      .map((r) => ks.map((k) => r.metrics[`${name}@${k}`] ?? null))
+      .flatMap((values, i) => (values.some((v) => v !== null) ? [[name, rows[i]!.type, ...values.map((v) => pct(v))]] : [])),
+  );
+  return [
+    '',
+    'Metrics at depth k, per question type (%):',
+    markdownTable(['metric', 'type', ...ks.map((k) => `@${k}`)], body, ['l', 'l', ...ks.map(() => 'r' as const)]),
+  ];
 }
 
 /**

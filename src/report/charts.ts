@@ -27,6 +27,60 @@ const CONFIG = {
 };
 const SHAPES = ['circle', 'square', 'triangle-up', 'diamond', 'cross', 'triangle-down', 'wedge', 'stroke'];
 
+/** Characters per line of a wrapped axis label (12 px type: about 250 px), and of a legend label. */
+const AXIS_LINE = 36;
+const LEGEND_LINE = 56;
+
+/**
+ * A long name as lines of at most `width` characters, broken after `/ + : , ·` or a space, or
+ * before `[` (a `--name` label); a part longer than a line is cut into lines. Short names: one line.
+ */
+export function wrapLabel(s: string, width = AXIS_LINE): string[] {
+  if (s.length <= width) return [s];
+  const parts = s.split(/(?<=[/+:,·\s])|(?=\[)/);
+  const lines: string[] = [];
+  let line = '';
+  for (let part of parts) {
+    while (part.length > width) {
+      if (line) lines.push(line.trimEnd());
+      lines.push(part.slice(0, width));
+      part = part.slice(width);
+      line = '';
+    }
+    if (line && (line + part).trimEnd().length > width) {
+      lines.push(line.trimEnd());
+      line = '';
+    }
+    line += part;
+  }
+  if (line.trim()) lines.push(line.trimEnd());
+  return lines;
+}
+
+/** A band tall enough for the most lines any of these labels wraps to (at least `min` pixels). */
+function stepFor(values: string[], min: number): { step: number } {
+  return { step: Math.max(min, 14 * Math.max(1, ...values.map((v) => wrapLabel(v).length)) + 8) };
+}
+
+/** A legend of these labels, none cut off; one column when some are long. */
+function legendFor(values: string[]): Spec {
+  return { ...uncut(values, LEGEND_LINE), ...(values.some((v) => v.length > 40) ? { columns: 1 } : {}) };
+}
+
+/**
+ * Labels that are never cut off: no length limit, and each long value written on several lines
+ * (a Vega label expression that returns an array draws one line per element). For an axis or a
+ * legend whose labels are `values`.
+ */
+function uncut(values: Iterable<string>, width = AXIS_LINE): Spec {
+  const lines: Record<string, string[]> = {};
+  for (const v of values) {
+    const wrapped = wrapLabel(v, width);
+    if (wrapped.length > 1) lines[v] = wrapped;
+  }
+  return { labelLimit: 0, ...(Object.keys(lines).length ? { labelExpr: `(${JSON.stringify(lines)})[datum.value] || datum.label` } : {}) };
+}
+
 function base(title: string, description: string, extra: Spec): Spec {
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
@@ -90,10 +144,10 @@ export function leaderboardChart(f: FamilyView): Spec | null {
     `${st.benchmark} — ${st.setting}: ${scored ? 'accuracy' : 'coverage (no judged answers)'} with 95% CI`,
     `Leaderboard chart for ${st.setting}`,
     {
-      height: { step: 34 },
+      height: stepFor(order, 34),
       data: { values: points },
       encoding: {
-        y: { field: 'system', type: 'nominal', sort: order, title: null },
+        y: { field: 'system', type: 'nominal', sort: order, title: null, axis: uncut(order) },
         yOffset: { field: 'source', type: 'nominal', sort: ['this run', 'paper'] },
       },
       layer: [
@@ -153,8 +207,8 @@ export function perTypeChart(f: FamilyView): Spec | null {
         mark: { type: 'point', filled: true, size: 70 },
         encoding: {
           x: { field: 'value', type: 'quantitative' },
-          shape: { field: 'system', type: 'nominal', sort: systems, scale: { range: SHAPES }, title: 'system' },
-          color: { field: 'system', type: 'nominal', sort: systems, title: 'system' },
+          shape: { field: 'system', type: 'nominal', sort: systems, scale: { range: SHAPES }, title: 'system', legend: legendFor(systems) },
+          color: { field: 'system', type: 'nominal', sort: systems, title: 'system', legend: legendFor(systems) },
           tooltip: [{ field: 'system' }, { field: 'type' }, { field: 'value', title: 'accuracy %' }, { field: 'n' }],
         },
       },
@@ -204,9 +258,14 @@ export function coverageChart(f: FamilyView): Spec | null {
     `${f.stats.setting}: where answers are lost (questions with gold evidence)`,
     `Coverage by utilization for ${f.stats.setting}`,
     {
-      height: { step: 30 },
+      height: stepFor(
+        rows.map((r) => r.system),
+        30,
+      ),
       data: { values: parts },
-      encoding: { y: { field: 'system', type: 'nominal', title: null, sort: rows.map((r) => r.system) } },
+      encoding: {
+        y: { field: 'system', type: 'nominal', title: null, sort: rows.map((r) => r.system), axis: uncut(rows.map((r) => r.system)) },
+      },
       layer: [
         {
           mark: { type: 'bar', stroke: 'white', strokeWidth: 1 },
@@ -262,10 +321,19 @@ export function coverageIntervalsChart(f: FamilyView): Spec | null {
     `${f.stats.setting}: coverage and utilization (95% bootstrap CI)`,
     `Coverage and utilization intervals for ${f.stats.setting}`,
     {
-      height: { step: 30 },
+      height: stepFor(
+        f.stats.coverage.map((c) => c.system),
+        30,
+      ),
       data: { values: pts },
       encoding: {
-        y: { field: 'system', type: 'nominal', title: null, sort: f.stats.coverage.map((c) => c.system) },
+        y: {
+          field: 'system',
+          type: 'nominal',
+          title: null,
+          sort: f.stats.coverage.map((c) => c.system),
+          axis: uncut(f.stats.coverage.map((c) => c.system)),
+        },
         yOffset: { field: 'measure', type: 'nominal', sort: ['coverage', 'utilization'] },
       },
       layer: [
@@ -415,10 +483,10 @@ export function ablationChart(a: AblationView): Spec | null {
  */
 export function coverageAtKChart(setting: string, runs: RunView[]): Spec | null {
   const pts: Array<Record<string, unknown>> = [];
-  for (const r of runs) {
-    if (r.setting !== setting) continue;
-    for (const [k, c] of Object.entries(r.coverage_at_k))
-      if (c !== null) pts.push({ system: `${r.system} — ${r.label}`, k: Number(k), value: pct(c) });
+  const inSetting = runs.filter((r) => r.setting === setting);
+  const names = distinctRunNames(inSetting);
+  for (const [i, r] of inSetting.entries()) {
+    for (const [k, c] of Object.entries(r.coverage_at_k)) if (c !== null) pts.push({ system: names[i], k: Number(k), value: pct(c) });
   }
   if (pts.length === 0) return null;
   const systems = [...new Set(pts.map((p) => p.system as string))];
@@ -437,12 +505,15 @@ export function coverageAtKChart(setting: string, runs: RunView[]): Spec | null 
       y: { field: 'value', type: 'quantitative', title: 'coverage: all gold evidence shown (%)', scale: { domain: [0, 100] } },
     },
     layer: [
-      { mark: { type: 'line' }, encoding: { color: { field: 'system', type: 'nominal', sort: systems, title: 'run' } } },
+      {
+        mark: { type: 'line' },
+        encoding: { color: { field: 'system', type: 'nominal', sort: systems, title: 'run', legend: legendFor(systems) } },
+      },
       {
         mark: { type: 'point', filled: true, size: 60 },
         encoding: {
-          shape: { field: 'system', type: 'nominal', sort: systems, scale: { range: SHAPES }, title: 'run' },
-          color: { field: 'system', type: 'nominal', sort: systems, title: 'run' },
+          shape: { field: 'system', type: 'nominal', sort: systems, scale: { range: SHAPES }, title: 'run', legend: legendFor(systems) },
+          color: { field: 'system', type: 'nominal', sort: systems, title: 'run', legend: legendFor(systems) },
           tooltip: [{ field: 'system' }, { field: 'k' }, { field: 'value', title: 'coverage %' }],
         },
       },
@@ -474,24 +545,19 @@ export function timeChart(runs: RunView[]): Spec | null {
   ];
   const WALL = 'wall clock';
   const parts: Array<Record<string, unknown>> = [];
+  /** Each bar's total, written after its end (a short bar cannot hold it). */
+  const ends: Array<Record<string, unknown>> = [];
   const workOf = (r: RunView) => stages.reduce((s, [key]) => s + Math.max(0, r.timings[key] ?? 0), 0);
   // A segment is labelled when it is wide enough on the common axis (the longest bar sets it).
   const longest = Math.max(1, ...runs.map((r) => Math.max(workOf(r), wallOf(r).ms ?? 0)));
-  for (const r of runs) {
-    const name = runName(r);
+  const names = distinctRunNames(runs);
+  for (const [i, r] of runs.entries()) {
+    const run = names[i]!;
     const wall = wallOf(r);
     if (wall.ms !== null && wall.ms > 0) {
       const s = wall.ms / 1000;
-      parts.push({
-        run: name,
-        bar: `${name} · wall${wall.sweep ? ' (whole sweep)' : ''}`,
-        stage: WALL,
-        seconds: Math.round(s * 100) / 100,
-        start: 0,
-        end: s,
-        mid: s / 2,
-        label: `wall ${s.toFixed(1)} s`,
-      });
+      parts.push({ run, bar: 'wall', stage: WALL, seconds: Math.round(s * 100) / 100, start: 0, end: s, mid: s / 2, label: '' });
+      ends.push({ run, bar: 'wall', end: s, label: `wall${wall.sweep ? ' (whole sweep)' : ''} ${s.toFixed(1)} s` });
     }
     let start = 0;
     for (const [key, stage] of stages) {
@@ -499,8 +565,8 @@ export function timeChart(runs: RunView[]): Spec | null {
       if (typeof ms !== 'number' || ms <= 0) continue;
       const s = ms / 1000;
       parts.push({
-        run: name,
-        bar: `${name} · summed work`,
+        run,
+        bar: 'summed work',
         stage,
         seconds: Math.round(s * 100) / 100,
         start,
@@ -510,12 +576,17 @@ export function timeChart(runs: RunView[]): Spec | null {
       });
       start += s;
     }
+    if (start > 0) ends.push({ run, bar: 'summed work', end: start, label: `work ${start.toFixed(1)} s` });
   }
   if (parts.length === 0) return null;
+  // One band per run (its name, on as many lines as it needs), the wall bar above the summed-work bar.
   return base('Time per run: wall clock vs summed work', 'Wall-clock time, and the summed per-stage work (per-question times added up)', {
-    height: { step: 24 },
+    height: stepFor(names, 40),
     data: { values: parts },
-    encoding: { y: { field: 'bar', type: 'nominal', title: null, sort: null } },
+    encoding: {
+      y: { field: 'run', type: 'nominal', title: null, sort: names, axis: uncut(names) },
+      yOffset: { field: 'bar', type: 'nominal', sort: ['wall', 'summed work'] },
+    },
     layer: [
       {
         mark: { type: 'bar', stroke: 'white' },
@@ -538,13 +609,27 @@ export function timeChart(runs: RunView[]): Spec | null {
         mark: { type: 'text', fontSize: 10, color: 'white' },
         encoding: { x: { field: 'mid', type: 'quantitative' }, text: { field: 'label' } },
       },
+      {
+        data: { values: ends },
+        mark: { type: 'text', fontSize: 10, align: 'left', dx: 4 },
+        encoding: { x: { field: 'end', type: 'quantitative' }, text: { field: 'label' } },
+      },
     ],
   });
 }
 
-/** How a run is named wherever it is shown: its system, with its --name label when it has one. */
-export function runName(r: { system: string; name?: string | null; label: string }): string {
-  return r.name ? `${r.system} [${r.name}]` : `${r.system} — ${r.label}`;
+/**
+ * How runs are named side by side (the time chart, coverage at k, the explorer): the system with
+ * its `--name` label; where two runs would still read the same, their setting is added (two readers,
+ * a data variant), and where that is not enough either, the run directory.
+ */
+export function distinctRunNames(runs: Array<{ system: string; name?: string | null; setting: string; label: string }>): string[] {
+  const counts = (names: string[]) => names.reduce((m, n) => m.set(n, (m.get(n) ?? 0) + 1), new Map<string, number>());
+  const named = runs.map((r) => (r.name ? `${r.system} [${r.name}]` : r.system));
+  const byName = counts(named);
+  const withSetting = named.map((n, i) => (byName.get(n)! > 1 ? `${n} · ${runs[i]!.setting}` : n));
+  const bySetting = counts(withSetting);
+  return withSetting.map((n, i) => (bySetting.get(n)! > 1 ? `${n} · ${runs[i]!.label}` : n));
 }
 
 /**

@@ -1,14 +1,26 @@
 /**
  * The page's script (plain browser JavaScript, inlined as text): renders the Vega-Lite charts
  * with the bundled vega-embed and drives the per-question explorer. It reads one JSON blob
- * (#report-data) and never touches the network.
+ * (#report-data) and never touches the network. `window.rawragReport.refresh()` reads the blob and
+ * the page's sections again (rawrag view swaps in newer ones), keeping the explorer's choices.
  */
 export const CLIENT_JS = String.raw`
 (function () {
   'use strict';
-  var D = JSON.parse(document.getElementById('report-data').textContent);
-  var S = D.s;
+  var D, S, Q, runs, byQuestion;
   var PAGE = 25;
+
+  function load() {
+    D = JSON.parse(document.getElementById('report-data').textContent);
+    S = D.s;
+    Q = D.questions;
+    runs = D.runs;
+    byQuestion = runs.map(function (r) {
+      var m = new Map();
+      r.rows.forEach(function (row) { m.set(row[0], row); });
+      return m;
+    });
+  }
 
   function str(i) { return i === -1 || i === null || i === undefined ? null : S[i]; }
   function el(tag, attrs, children) {
@@ -40,14 +52,7 @@ export const CLIENT_JS = String.raw`
   }
 
   // ---- explorer -----------------------------------------------------------------------------
-  var Q = D.questions;
-  var runs = D.runs;
-  var byQuestion = runs.map(function (r) {
-    var m = new Map();
-    r.rows.forEach(function (row) { m.set(row[0], row); });
-    return m;
-  });
-  var state = { bench: '', a: -1, b: -1, type: '', outcome: 'all', text: '', page: 0, selected: -1 };
+  var state = { bench: '', a: -1, b: -1, type: '', outcome: 'all', text: '', rawText: '', page: 0, selected: -1 };
   var ui = {};
 
   function outcomeOf(row) {
@@ -242,12 +247,42 @@ export const CLIENT_JS = String.raw`
     on('type', 'type', false);
     on('outcome', 'outcome', false);
     on('text', 'text', false);
+    ui.text.addEventListener('input', function () { state.rawText = ui.text.value; });
+    ui.text.value = state.rawText;
     ui.prev.addEventListener('click', function () { state.page--; state.selected = -1; renderList(); });
     ui.next.addEventListener('click', function () { state.page++; state.selected = -1; renderList(); });
     renderList();
   }
 
-  initExplorer();
-  renderCharts().then(function () { document.body.setAttribute('data-ready', 'true'); });
+  /** The explorer's choices by name (run folders, question id), to find them again in newer data. */
+  function remember() {
+    if (!runs) return null;
+    var q = state.selected >= 0 ? Q[state.selected] : null;
+    return {
+      a: state.a >= 0 && runs[state.a] ? runs[state.a].label : null,
+      b: state.b >= 0 && runs[state.b] ? runs[state.b].label : null,
+      q: q ? S[q[0]] + '\u0000' + S[q[1]] : null,
+    };
+  }
+  function restore(kept) {
+    if (!kept) return;
+    var at = function (label) { for (var i = 0; i < runs.length; i++) if (runs[i].label === label) return i; return -1; };
+    state.a = at(kept.a);
+    state.b = kept.b === null ? -1 : at(kept.b);
+    state.selected = -1;
+    for (var i = 0; i < Q.length; i++) if (S[Q[i][0]] + '\u0000' + S[Q[i][1]] === kept.q) state.selected = i;
+  }
+
+  function start() {
+    var kept = remember();
+    load();
+    restore(kept);
+    document.body.removeAttribute('data-ready');
+    initExplorer();
+    return renderCharts().then(function () { document.body.setAttribute('data-ready', 'true'); });
+  }
+
+  window.rawragReport = { refresh: start };
+  start();
 })();
 `;

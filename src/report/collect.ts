@@ -53,6 +53,11 @@ export interface CollectOptions {
   stats?: { report: StatsReport; source: string };
   /** Ablation outputs a command is writing now (`rawrag ablate`): used in place of the ablation.json in the same folder. */
   ablations?: Array<{ dir: string; data: Record<string, unknown> }>;
+  /**
+   * Benchmark data loaded by an earlier call, kept by the caller (`rawrag view` collects the same
+   * folder again and again): key -> the data, or why it could not be read.
+   */
+  datasets?: Map<string, Promise<{ dataset: Dataset | null; error: string | null }>>;
 }
 
 export async function collectInputs(paths: string[], opts: CollectOptions = {}): Promise<ReportInputs> {
@@ -115,7 +120,8 @@ export async function collectInputs(paths: string[], opts: CollectOptions = {}):
   }
 
   const datasets = new Map<RunInput, Dataset | null>();
-  const byKey = new Map<string, Promise<Dataset | null>>();
+  const noted = new Set<string>();
+  const byKey = opts.datasets ?? new Map<string, Promise<{ dataset: Dataset | null; error: string | null }>>();
   for (const run of runs) {
     const cfg = run.manifest.config as RunConfig | undefined;
     if (!cfg || typeof cfg !== 'object' || typeof cfg.benchmark !== 'string') {
@@ -128,13 +134,17 @@ export async function collectInputs(paths: string[], opts: CollectOptions = {}):
         key,
         Promise.resolve()
           .then(() => loadDataset(getBenchmark(cfg.benchmark), cfg))
-          .catch((e: Error) => {
-            notes.push(`${run.label}: evidence text not shown (benchmark data not readable here: ${e.message})`);
-            return null;
-          }),
+          .then(
+            (dataset) => ({ dataset, error: null }),
+            (e: Error) => ({ dataset: null, error: e.message }),
+          ),
       );
     }
-    datasets.set(run, await byKey.get(key)!);
+    const { dataset, error } = await byKey.get(key)!;
+    // Said once per data source, on the first run made from it.
+    if (error !== null && !noted.has(key)) notes.push(`${run.label}: evidence text not shown (benchmark data not readable here: ${error})`);
+    noted.add(key);
+    datasets.set(run, dataset);
   }
   return { runs, stats, statsSource, ablations, datasets, notes };
 }

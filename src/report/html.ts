@@ -13,6 +13,7 @@ import {
   coverageAtKChart,
   coverageChart,
   coverageIntervalsChart,
+  distinctRunNames,
   leaderboardChart,
   perTypeChart,
   timeChart,
@@ -33,7 +34,28 @@ const pct = (x: number | null | undefined, d = 2) => (x === null || x === undefi
 const signed = (x: number | null) => (x === null || !Number.isFinite(x) ? '—' : (x >= 0 ? '+' : '−') + Math.abs(100 * x).toFixed(2));
 const int = (x: number | null | undefined) => (x === null || x === undefined ? '—' : Math.round(x).toLocaleString('en-US'));
 
-export function renderPage(data: ReportData): string {
+/** What a page is made of: `rawrag report` writes them as one file; `rawrag view` also sends them apart, to refresh a page in place. */
+export interface PageParts {
+  title: string;
+  /** The inside of `<header class="top">`: title, provenance, section links, notes. */
+  header: string;
+  /** The inside of `<main>`: the sections (static tables, chart placeholders, the explorer's frame). */
+  main: string;
+  /** The page script's data: the explorer's rows and the chart specs, as JSON safe inside a script element. */
+  blob: string;
+}
+
+/** What a page served live (`rawrag view`) adds: a wider policy (requests to its own server), markup before the header, a script. */
+export interface PageExtras {
+  /** Sources the page may request (`'self'`: the view server); none in a written report. */
+  connect?: string;
+  /** HTML before the header (the live progress panel). */
+  top?: string;
+  /** Script run after the page's own (inlined; plain browser JavaScript). */
+  script?: string;
+}
+
+export function renderPageParts(data: ReportData): PageParts {
   const charts: Record<string, unknown> = {};
   const chart = (id: string, spec: unknown, caption: string) => {
     if (!spec) return '';
@@ -49,13 +71,15 @@ export function renderPage(data: ReportData): string {
     paperSection(data),
   ];
   // The page script needs only the explorer's data and the chart specs; tables are already HTML.
+  const names = distinctRunNames(data.runs);
   const explorer = {
     s: data.s,
     questions: data.questions,
     turns: data.turns,
-    runs: data.runs.map((r) => ({
+    runs: data.runs.map((r, i) => ({
       label: r.label,
-      system: r.name ? `${r.system} [${r.name}]` : r.system,
+      // The system with its --name label, and its setting where another run of the page reads the same.
+      system: names[i],
       benchmark: r.benchmark,
       evidence_text: r.evidence_text,
       detailed: r.detailed,
@@ -64,17 +88,7 @@ export function renderPage(data: ReportData): string {
   };
   const blob = JSON.stringify({ ...explorer, charts }).replace(/</g, '\\u003c');
   const title = `rawrag report — ${[...new Set(data.families.map((f) => f.stats.benchmark).concat(data.runs.map((r) => r.benchmark)))].join(', ') || 'results'}`;
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${esc(CSP)}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${esc(title)}</title>
-<style>${PAGE_CSS}</style>
-</head>
-<body>
-<header class="top">
+  const header = `
   <h1>${esc(title)}</h1>
   <p class="muted">Generated ${esc(data.generated_at)} by rawrag ${esc(data.tool_version)} from ${data.runs.length} run director${data.runs.length === 1 ? 'y' : 'ies'}${data.ablations.length ? ` and ${data.ablations.length} ablation${data.ablations.length === 1 ? '' : 's'}` : ''}. Statistics: ${esc(data.stats_source)}. Charts: ${Object.entries(
     data.libraries,
@@ -83,14 +97,33 @@ export function renderPage(data: ReportData): string {
     .join(', ')} (inlined; this file needs no network).</p>
   <nav aria-label="sections"><a href="#leaderboard">Leaderboard</a> <a href="#coverage">Coverage × utilization</a> <a href="#ablations">Ablations</a> <a href="#explorer">Explorer</a> <a href="#cost">Cost and time</a> <a href="#paper">The paper</a></nav>
   ${data.notes.length ? `<ul class="notes">${data.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}
-</header>
-<main>
-${sections.join('\n')}
-</main>
-<script type="application/json" id="report-data">${blob}</script>
+`;
+  return { title, header, main: `\n${sections.join('\n')}\n`, blob };
+}
+
+export function renderPage(data: ReportData, extras: PageExtras = {}): string {
+  return pageHtml(renderPageParts(data), extras);
+}
+
+/** A page's parts as one self-contained document (the charting library and the page script inlined). */
+export function pageHtml(p: PageParts, extras: PageExtras = {}): string {
+  const csp = extras.connect ? `${CSP}; connect-src ${extras.connect}` : CSP;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${esc(csp)}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${esc(p.title)}</title>
+<style>${PAGE_CSS}</style>
+</head>
+<body>
+${extras.top ?? ''}<header class="top">${p.header}</header>
+<main>${p.main}</main>
+<script type="application/json" id="report-data">${p.blob}</script>
 ${chartLibraryScripts()}
 <script>${inlineSafe(CLIENT_JS)}</script>
-</body>
+${extras.script ? `<script>${inlineSafe(extras.script)}</script>\n` : ''}</body>
 </html>
 `;
 }
@@ -246,7 +279,7 @@ function costSection(data: ReportData, chart: ChartFn): string {
   const usd = (x: number | null) => (x === null ? 'unknown price' : `$${x.toFixed(4)}`);
   for (const r of data.runs) {
     const roles = Object.entries(r.usage);
-    const head = `<th scope="row">${esc(r.system)}${r.name ? ` <span class="run-name">[${esc(r.name)}]</span>` : ''}<div class="muted small">${esc(r.label)}</div></th>`;
+    const head = `<th scope="row">${esc(r.system)}${r.name ? ` <span class="run-name">[${esc(r.name)}]</span>` : ''}<div class="muted small">${esc(r.setting)} · ${esc(r.label)}</div></th>`;
     for (const [role, u] of roles) {
       usageRows.push(
         `<tr data-run="${esc(r.label)}" data-role="${esc(role)}">${head}<td>${esc(role)}</td><td>${int(u.prompt_tokens)}</td><td>${int(u.completion_tokens)}${u.search_units ? `<div class="muted small">${int(u.search_units)} search units</div>` : ''}</td><td>${usd(u.cost_usd)}</td><td>${int(u.requests)}</td><td>${int(u.cache_hits)}</td></tr>`,
@@ -279,7 +312,7 @@ function timeRow(r: RunView): string {
   const query = (r.timings.retrieve_ms ?? 0) + (r.timings.stages_ms ?? 0);
   const work = ['load_ms', 'warmup_ms', 'ingest_ms', 'retrieve_ms', 'stages_ms'].reduce((a, k) => a + (r.timings[k] ?? 0), 0);
   const wall = wallOf(r);
-  return `<tr data-run="${esc(r.label)}"><th scope="row">${esc(r.system)}${r.name ? ` <span class="run-name">[${esc(r.name)}]</span>` : ''}<div class="muted small">${esc(r.label)}</div></th><td>${n}</td><td data-col="wall">${sec(wall.ms)}${wall.sweep ? ' <span class="muted small">(sweep)</span>' : ''}</td><td data-col="work">${sec(r.timings.work_ms ?? (Object.keys(r.timings).length ? work : null))}</td><td>${s('load_ms')}</td><td>${s('ingest_ms')}</td><td>${s('retrieve_ms')}</td><td>${s('stages_ms')}</td><td>${n && r.timings.retrieve_ms !== undefined ? (query / n).toFixed(1) : '—'}</td></tr>`;
+  return `<tr data-run="${esc(r.label)}"><th scope="row">${esc(r.system)}${r.name ? ` <span class="run-name">[${esc(r.name)}]</span>` : ''}<div class="muted small">${esc(r.setting)} · ${esc(r.label)}</div></th><td>${n}</td><td data-col="wall">${sec(wall.ms)}${wall.sweep ? ' <span class="muted small">(sweep)</span>' : ''}</td><td data-col="work">${sec(r.timings.work_ms ?? (Object.keys(r.timings).length ? work : null))}</td><td>${s('load_ms')}</td><td>${s('ingest_ms')}</td><td>${s('retrieve_ms')}</td><td>${s('stages_ms')}</td><td>${n && r.timings.retrieve_ms !== undefined ? (query / n).toFixed(1) : '—'}</td></tr>`;
 }
 
 /** The reproduction map (`rawrag paper`) over the folders this page was built from. */

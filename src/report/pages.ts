@@ -6,7 +6,8 @@
 import { basename, dirname, extname, join } from 'node:path';
 import type { ReportInputs } from './collect.js';
 import type { ReportData } from './data.js';
-import { esc } from './html.js';
+import { inlineSafe } from './assets.js';
+import { esc, type PageExtras } from './html.js';
 import { PAGE_CSS } from './style.js';
 
 /** The benchmarks of the inputs, in the order they first appear (runs, then statistics, then ablations). */
@@ -55,7 +56,10 @@ export interface PageSummary {
 const CSP = "default-src 'none'; style-src 'unsafe-inline'";
 
 /** The index: one section per benchmark page, one line per run (system and label, setting, n, headline, status). */
-export function renderIndexPage(pages: PageSummary[], meta: { generated_at: string; tool_version: string; notes: string[] }): string {
+export function renderIndexParts(
+  pages: PageSummary[],
+  meta: { generated_at: string; tool_version: string; notes: string[] },
+): { title: string; header: string; main: string } {
   const pct = (x: number | null | undefined) => (x === null || x === undefined ? '—' : (100 * x).toFixed(2));
   const sections = pages.map((p) => {
     const rows = p.data.runs.map((r) => {
@@ -69,24 +73,39 @@ export function renderIndexPage(pages: PageSummary[], meta: { generated_at: stri
 <div class="table-wrap"><table><thead><tr><th scope="col">run</th><th scope="col">setting</th><th scope="col">questions</th><th scope="col">headline</th><th scope="col">status</th></tr></thead>
 <tbody>${rows.join('\n')}</tbody></table></div></section>`;
   });
+  const title = `rawrag report — ${pages.map((p) => p.benchmark).join(', ')}`;
+  const header = `<h1>rawrag report — ${pages.length} benchmarks</h1>
+<p class="muted">Generated ${esc(meta.generated_at)} by rawrag ${esc(meta.tool_version)}. One page per benchmark (leaderboards, coverage × utilization, ablations, explorer, cost and time), each beside this file and opening offline; the headline here is accuracy when judged, else coverage (all gold evidence shown).</p>
+${meta.notes.map((n) => `<p class="note">${esc(n)}</p>`).join('\n')}
+`;
+  return { title, header, main: `\n${sections.join('\n')}\n` };
+}
+
+export function renderIndexPage(
+  pages: PageSummary[],
+  meta: { generated_at: string; tool_version: string; notes: string[] },
+  extras: PageExtras = {},
+): string {
+  return indexHtml(renderIndexParts(pages, meta), extras);
+}
+
+/** The index's parts as one document. */
+export function indexHtml(p: { title: string; header: string; main: string }, extras: PageExtras = {}): string {
+  // A written index runs no script; one served live (rawrag view) runs its refresh script.
+  const csp = extras.script ? `${CSP}; script-src 'unsafe-inline'; connect-src ${extras.connect ?? "'none'"}` : CSP;
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${esc(CSP)}">
+<meta http-equiv="Content-Security-Policy" content="${esc(csp)}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>rawrag report — ${esc(pages.map((p) => p.benchmark).join(', '))}</title>
+<title>${esc(p.title)}</title>
 <style>${PAGE_CSS}</style>
 </head>
 <body>
-<header class="top"><h1>rawrag report — ${pages.length} benchmarks</h1>
-<p class="muted">Generated ${esc(meta.generated_at)} by rawrag ${esc(meta.tool_version)}. One page per benchmark (leaderboards, coverage × utilization, ablations, explorer, cost and time), each beside this file and opening offline; the headline here is accuracy when judged, else coverage (all gold evidence shown).</p>
-${meta.notes.map((n) => `<p class="note">${esc(n)}</p>`).join('\n')}
-</header>
-<main>
-${sections.join('\n')}
-</main>
-</body>
+${extras.top ?? ''}<header class="top">${p.header}</header>
+<main>${p.main}</main>
+${extras.script ? `<script>${inlineSafe(extras.script)}</script>\n` : ''}</body>
 </html>
 `;
 }

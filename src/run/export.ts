@@ -3,7 +3,10 @@
  * items.jsonl holds (rawrag runs, or an external system's minimal lines), flattened.
  */
 
-/** The columns, in order. votes: the judge's verdicts as JSON (`[1,1,0]`); coverage: all / any gold evidence shown. */
+/**
+ * The columns, in order. votes: the judge's verdicts, one per judge run (a list; CSV writes it as JSON
+ * text, `[1,1,0]`, Parquet as a list of doubles); coverage: all / any gold evidence shown.
+ */
 export const EXPORT_COLUMNS = [
   'id',
   'type',
@@ -21,7 +24,7 @@ export const EXPORT_COLUMNS = [
 ] as const;
 
 export type ExportColumn = (typeof EXPORT_COLUMNS)[number];
-export type ExportRow = Record<ExportColumn, string | number | boolean | null>;
+export type ExportRow = Record<Exclude<ExportColumn, 'votes'>, string | number | boolean | null> & { votes: number[] | null };
 
 export function exportRows(items: Array<Record<string, unknown>>): ExportRow[] {
   return items.map((item) => {
@@ -42,7 +45,7 @@ export function exportRows(items: Array<Record<string, unknown>>): ExportRow[] {
       answer: text(item.answer),
       gold: text(item.gold),
       score: typeof item.score === 'number' ? item.score : null,
-      votes: votes && votes.length ? JSON.stringify(votes) : null,
+      votes: votes && votes.length ? [...votes] : null,
       judge_runs: votes ? votes.length : 0,
       coverage_all: cov === null || cov === undefined ? null : typeof cov === 'boolean' ? cov : Boolean(cov.all),
       coverage_any: cov === null || cov === undefined ? null : typeof cov === 'boolean' ? cov : Boolean(cov.any),

@@ -150,8 +150,12 @@ export function scanRunDirs(paths: string[]): { dirs: string[]; skipped: Skipped
   };
 }
 
-/** Reads a file as strict UTF-8 (invalid bytes stop with their offset and line); a leading BOM is dropped. */
-export function readUtf8Strict(path: string): string {
+/**
+ * Reads a file as strict UTF-8 (invalid bytes stop with their offset and line); a leading BOM is
+ * dropped. `lines`: a JSON Lines file another process may be appending to, whose last write can stop
+ * inside a character — those last bytes are held back (a torn last line, which splitJsonLines finds).
+ */
+export function readUtf8Strict(path: string, lines = false): string {
   let buf: Buffer;
   try {
     buf = readFileSync(path);
@@ -160,7 +164,7 @@ export function readUtf8Strict(path: string): string {
   }
   try {
     // ignoreBOM: false = the decoder consumes a leading BOM.
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(buf);
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(buf, { stream: lines });
   } catch {
     const offset = firstInvalidUtf8(buf);
     let line = 1;
@@ -211,7 +215,7 @@ export function loadRun(dir: string): LoadedRun {
  * killed writer: it is skipped with a note; any other bad line is an input error naming it.
  */
 export function readJsonLines(path: string, notes: string[]): Array<{ line: number; value: unknown }> {
-  const { lines, torn } = splitJsonLines(readUtf8Strict(path));
+  const { lines, torn } = splitJsonLines(readUtf8Strict(path, true));
   const out: Array<{ line: number; value: unknown }> = [];
   for (const { line, text } of lines) {
     try {

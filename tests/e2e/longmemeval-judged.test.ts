@@ -155,4 +155,28 @@ describe('rawrag run longmemeval with a reader and the official judge (loopback 
     expect(result.stdout).toMatch(/LongMemEval accuracy \(official judge prompts; 7 judged\)/);
     expect(result.stdout).toMatch(/\| task-averaged +\| +6 types \| +83\.33 \|/);
   });
+
+  it('keeps the per-type table readable with a reader: metrics at depth k pivoted into their own table', () => {
+    const lines = result.stdout.split('\n');
+    const typeHeader = lines.find((l) => l.startsWith('| type '))!;
+    // type, n, (n with evidence,) coverage all/any, accuracy: no metric@k column (there were 36).
+    expect(typeHeader).not.toContain('@');
+    expect(typeHeader.split('|').length - 2).toBeLessThanOrEqual(7);
+    const at = lines.indexOf('Metrics at depth k, per question type (%):');
+    expect(at).toBeGreaterThan(0);
+    expect(lines[at + 1]).toMatch(/^\| metric +\| type +\| +@1 \| +@3 \| +@5 \| +@10 \| +@30 \| +@50 \|$/);
+    // Each row is one metric of one type, its values those of summary.json by_type.
+    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
+    const rows = lines.slice(at + 3).filter((l, i, all) => all.slice(0, i + 1).every((x) => x.startsWith('| ')));
+    expect(rows.length).toBeGreaterThan(6);
+    for (const row of rows) {
+      const [metric, type, ...cells] = row
+        .split('|')
+        .slice(1, -1)
+        .map((c) => c.trim());
+      const figures = type === 'overall' ? summary.overall : summary.by_type.find((t: { type: string }) => t.type === type);
+      const want = [1, 3, 5, 10, 30, 50].map((k) => figures.metrics[`${metric}@${k}`]);
+      expect(cells, `${metric} ${type}`).toEqual(want.map((v) => (v === null || v === undefined ? '—' : (100 * v).toFixed(2))));
+    }
+  });
 });

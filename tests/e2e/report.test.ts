@@ -210,6 +210,31 @@ describe('rawrag report', () => {
       for (const [id, rendered, svgs] of charts) expect([id, rendered, svgs]).toEqual([id, 'true', 1]);
     });
 
+    it('cuts off no chart label (long system names on several lines) and tells two runs of one system apart', async () => {
+      const texts = await opened.page.$$eval('[data-chart] svg text', (els) => els.map((e) => e.textContent ?? ''));
+      expect(texts.length).toBeGreaterThan(50);
+      expect(texts.filter((t) => t.endsWith('…'))).toEqual([]);
+      // The OpenAI-retriever run's system name, longer than a line, is on the leaderboard's axis whole.
+      const axis = await opened.page.$$eval('[data-chart^="lb-"] svg g[aria-roledescription="axis"] text', (els) =>
+        els.map((e) => [...e.querySelectorAll('tspan')].map((t) => t.textContent).join('') || e.textContent),
+      );
+      expect(axis.map((a) => a!.replace(/\s+/g, ''))).toContain('RAW-RAG/openai:text-embedding-3-small+cohere:rerank-v3.5');
+      // RAW-RAG/local ran with a reader and without one (and as the ablation's reference): its setting, then its folder, tell them apart.
+      const bars = await opened.page.$$eval('[data-chart="time"] svg g[aria-roledescription="axis"] text', (els) =>
+        els.map((e) => [...e.querySelectorAll('tspan')].map((t) => t.textContent).join('') || e.textContent),
+      );
+      // (Lines are joined without the space a line ends on.)
+      const oneLine = (s: string) => s.replace(/\s+/g, '');
+      expect(bars.map(oneLine)).toContain(oneLine('RAW-RAG/local · locomo/gpt-4o-mini'));
+      expect(bars.map(oneLine)).toContain(oneLine('RAW-RAG/local · locomo/no-reader · runs/offline'));
+      const names = bars.filter((b) => !/^\d+$|^seconds$/.test(b));
+      expect(names.length).toBe(7); // every run but the external Mem0, which records no time
+      expect(new Set(names).size).toBe(names.length);
+      const options = await opened.page.$$eval('#x-a option', (os) => os.map((o) => o.textContent));
+      expect(options).toContain('RAW-RAG/local · locomo/gpt-4o-mini \u2014 runs/judged-local');
+      expect(new Set(options).size).toBe(options.length);
+    });
+
     it("leaderboard figures equal each run's summary.json; the paper row sits beside the OpenAI-retriever run", async () => {
       // The offline run and the ablation's reference share a config hash: stats keeps one of the two
       // (saying so), so the offline figures are checked on whichever row represents them.

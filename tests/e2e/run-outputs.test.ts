@@ -158,7 +158,23 @@ describe('a judged --retriever openai run through the loopback server', () => {
     expect(back.map((r) => r.id)).toEqual(rows.map((r) => r.id));
     expect(back.map((r) => r.score)).toEqual(rows.map((r) => r.score));
     expect(back.map((r) => r.coverage_all)).toEqual(rows.map((r) => r.coverage_all));
-    expect(back.map((r) => r.votes)).toEqual(rows.map((r) => r.votes));
+    // Judge votes: a list column in Parquet (a list per row, as pandas reads it), JSON text in CSV.
+    expect(back.map((r) => r.votes)).toEqual(items.map((i) => (i.details as { judge: { votes: number[] } }).judge.votes));
+    expect(back.every((r) => Array.isArray(r.votes) && r.votes.length === 3)).toBe(true);
+    const { parquetMetadata } = await import('hyparquet');
+    const schema = parquetMetadata(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer).schema;
+    const at = schema.findIndex((e) => e.name === 'votes');
+    expect(schema.slice(at, at + 3).map((e) => [e.name, e.converted_type ?? e.type, e.repetition_type])).toEqual([
+      ['votes', 'LIST', 'OPTIONAL'],
+      ['list', undefined, 'REPEATED'],
+      ['element', 'DOUBLE', 'REQUIRED'],
+    ]);
+    // An item without votes (not judged) is a null list, not an empty one.
+    const unjudged = await exportParquet(exportRows([{ id: 'x:q0', score: null }]));
+    const [row] = await parquetReadObjects({
+      file: unjudged.buffer.slice(unjudged.byteOffset, unjudged.byteOffset + unjudged.byteLength) as ArrayBuffer,
+    });
+    expect(row).toMatchObject({ id: 'x:q0', votes: null, judge_runs: 0 });
   });
 
   it('rawrag runs lists the directory with its label, status, size and headline', () => {

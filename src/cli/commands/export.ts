@@ -17,28 +17,45 @@ export function exportCsv(rows: ExportRow[]): string {
   return stringify(rows, {
     header: true,
     columns: [...EXPORT_COLUMNS],
-    cast: { boolean: (b) => (b ? 'true' : 'false'), number: (n) => String(n) },
+    // votes (a list) as JSON text: `[1,1,0]`, one cell that pandas reads back with json.loads.
+    cast: { boolean: (b) => (b ? 'true' : 'false'), number: (n) => String(n), object: (o) => JSON.stringify(o) },
   });
 }
 
-const PARQUET_TYPES: Record<string, 'STRING' | 'DOUBLE' | 'INT32' | 'BOOLEAN'> = {
-  score: 'DOUBLE',
-  judge_runs: 'INT32',
-  evidence_tokens: 'INT32',
-  coverage_all: 'BOOLEAN',
-  coverage_any: 'BOOLEAN',
-};
+type ParquetElement = { name: string; type?: string; converted_type?: string; repetition_type?: string; num_children?: number };
+
+/** Typed columns (scalars may be null); votes is Parquet's standard three-level LIST of doubles, so pandas reads a list per row. */
+function parquetSchema(): ParquetElement[] {
+  const scalar: Record<string, Omit<ParquetElement, 'name' | 'repetition_type'>> = {
+    score: { type: 'DOUBLE' },
+    judge_runs: { type: 'INT32' },
+    evidence_tokens: { type: 'INT32' },
+    coverage_all: { type: 'BOOLEAN' },
+    coverage_any: { type: 'BOOLEAN' },
+  };
+  const schema: ParquetElement[] = [{ name: 'root', num_children: EXPORT_COLUMNS.length }];
+  for (const name of EXPORT_COLUMNS) {
+    if (name === 'votes')
+      schema.push(
+        { name, repetition_type: 'OPTIONAL', converted_type: 'LIST', num_children: 1 },
+        { name: 'list', repetition_type: 'REPEATED', num_children: 1 },
+        { name: 'element', type: 'DOUBLE', repetition_type: 'REQUIRED' },
+      );
+    else schema.push({ name, repetition_type: 'OPTIONAL', ...(scalar[name] ?? { type: 'BYTE_ARRAY', converted_type: 'UTF8' }) });
+  }
+  return schema;
+}
 
 /** Parquet bytes (hyparquet-writer, loaded only when asked for). */
 export async function exportParquet(rows: ExportRow[]): Promise<Uint8Array> {
-  let writer: { parquetWriteBuffer(o: { columnData: Array<{ name: string; data: unknown[]; type: string }> }): ArrayBuffer };
+  let writer: { parquetWriteBuffer(o: { columnData: Array<{ name: string; data: unknown[] }>; schema: ParquetElement[] }): ArrayBuffer };
   try {
     writer = (await import('hyparquet-writer')) as unknown as typeof writer;
   } catch {
     throw new InputError('Parquet needs the hyparquet-writer package, which is not installed here: use --format csv', {});
   }
-  const columnData = EXPORT_COLUMNS.map((name) => ({ name, data: rows.map((r) => r[name]), type: PARQUET_TYPES[name] ?? 'STRING' }));
-  return new Uint8Array(writer.parquetWriteBuffer({ columnData }));
+  const columnData = EXPORT_COLUMNS.map((name) => ({ name, data: rows.map((r) => r[name]) }));
+  return new Uint8Array(writer.parquetWriteBuffer({ columnData, schema: parquetSchema() }));
 }
 
 function format(value: string): 'csv' | 'parquet' {

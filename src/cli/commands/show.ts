@@ -1,12 +1,19 @@
 /**
  * `rawrag show RUN_DIR ID...`: an item's readable request/response log (src/pipeline/item-log.ts);
  * `--out FOLDER` writes one log file per item instead (every item when no ID is given).
+ * `rawrag show RUN_DIR --wrong`: the questions answered wrong, retrieval vs reading failures
+ * (src/run/wrong-answers.ts), as text or `--json`.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import { findItem, openItemLog, renderItemLog } from '../../pipeline/item-log.js';
-import { UsageError } from '../../util/errors.js';
+import { findItem, openItemLog, renderItemLog, type ItemLogContext } from '../../pipeline/item-log.js';
+import type { ItemRecord } from '../../core/item.js';
+import { RunDir } from '../../run/rundir.js';
+import { renderWrongAnswers, wrongAnswers, wrongSummaryLine, KIND_ORDER } from '../../run/wrong-answers.js';
+import { InputError, UsageError } from '../../util/errors.js';
+import { readJsonFile } from '../../util/fsx.js';
+import { nonNegativeInteger } from '../../util/flags.js';
 import { writeOutputs } from '../../util/output-set.js';
 
 /** An item id as a file name: `conv-26:q0` -> `conv-26_q0.log`. */
@@ -14,27 +21,91 @@ export function logFileName(id: string): string {
   return `${id.replace(/[^A-Za-z0-9._-]+/g, '_')}.log`;
 }
 
+interface ShowOptions {
+  out?: string;
+  wrong?: boolean;
+  json?: boolean;
+  limit?: number;
+}
+
+/** The default number of wrong answers listed (`--limit 0`: all). */
+export const WRONG_LIMIT = 20;
+
 export function showCommand(): Command {
   return new Command('show')
     .description(
-      "An item of a run as a readable log: question and gold, the ranked windows, the reader's request as sent and its reply, each judge run's request, reply and verdict, metrics, usage and timings",
+      "An item of a run as a readable log: question and gold, the ranked windows, the reader's request as sent and its reply, each judge run's request, reply and verdict, metrics, usage and timings; " +
+        'or (--wrong) the questions answered wrong, each a reading failure (all gold evidence shown) or a retrieval failure (some or none shown), reading failures first',
     )
     .argument('<dir>', 'a run directory')
     .argument('[ids...]', 'item ids as items.jsonl names them (e.g. conv-26:q0)')
-    .option('--out <folder>', 'write one <id>.log file per item into FOLDER (every item when no id is given)')
-    .action(async (dir: string, ids: string[], opts: { out?: string }) => {
-      if (ids.length === 0 && !opts.out) throw new UsageError('give an item id (or --out FOLDER for a log file per item)');
+    .option(
+      '--out <folder>',
+      'write one <id>.log file per item into FOLDER (every item when no id is given; with --wrong: the items listed)',
+    )
+    .option(
+      '--wrong',
+      'list the answers judged wrong (score < 0.5): reading failures (all gold evidence shown) first, then partial and full retrieval failures',
+    )
+    .option('--json', 'with --wrong: print JSON (counts and the listed items) instead of text')
+    .option('--limit <n>', `with --wrong: list at most N answers (default ${WRONG_LIMIT}; 0 = all)`, nonNegativeInteger)
+    .action(async (dir: string, ids: string[], opts: ShowOptions) => {
+      if (opts.wrong) return showWrong(dir, ids, opts);
+      if (opts.json || opts.limit !== undefined) throw new UsageError('--json and --limit go with --wrong');
+      if (ids.length === 0 && !opts.out) throw new UsageError('give an item id (or --out FOLDER for a log file per item, or --wrong)');
       const { ctx, items } = await openItemLog(dir);
       const chosen = ids.length ? ids.map((id) => findItem(items, id, dir)) : items;
       if (!opts.out) {
         process.stdout.write(chosen.map((i) => renderItemLog(i, ctx)).join('\n'));
         return;
       }
-      mkdirSync(opts.out, { recursive: true });
-      // The logs land together or not at all (src/util/output-set.ts).
-      await writeOutputs((set) => {
-        for (const item of chosen) set.stage(join(opts.out!, logFileName(String(item.id))), renderItemLog(item, ctx));
-      });
-      process.stdout.write(`${chosen.length} item log${chosen.length === 1 ? '' : 's'} written to ${opts.out}\n`);
+      await writeLogs(chosen, ctx, opts.out);
     });
+}
+
+/** The logs land together or not at all (src/util/output-set.ts). */
+async function writeLogs(items: ItemRecord[], ctx: ItemLogContext, out: string): Promise<void> {
+  mkdirSync(out, { recursive: true });
+  await writeOutputs((set) => {
+    for (const item of items) set.stage(join(out, logFileName(String(item.id))), renderItemLog(item, ctx));
+  });
+  process.stdout.write(`${items.length} item log${items.length === 1 ? '' : 's'} written to ${out}\n`);
+}
+
+async function showWrong(dir: string, ids: string[], opts: ShowOptions): Promise<void> {
+  if (ids.length) throw new UsageError('--wrong lists the wrong answers itself: give item ids or --wrong, not both');
+  const manifestPath = join(dir, 'manifest.json');
+  if (!existsSync(manifestPath)) throw new InputError('not a run directory (no manifest.json)', { file: dir });
+  const manifest = readJsonFile(manifestPath) as Record<string, unknown>;
+  const items = new RunDir(dir).readItems() as unknown as Array<Record<string, unknown>>;
+  const r = wrongAnswers(items);
+  if (r.judged === 0) {
+    throw new InputError(
+      `no judged answer in this run (${items.length} items${r.failed ? `, ${r.failed} failed` : ''}): --wrong needs a run with a reader and a judge`,
+      { file: join(dir, 'items.jsonl') },
+    );
+  }
+  const limit = opts.limit ?? WRONG_LIMIT;
+  const listed = limit > 0 ? r.wrong.slice(0, limit) : r.wrong;
+  const head = `${manifest.system}${typeof manifest.name === 'string' ? ` [${manifest.name}]` : ''} · ${manifest.setting} · ${dir}`;
+  if (opts.json) {
+    const { wrong, ...counts } = r;
+    const json = {
+      dir,
+      system: manifest.system,
+      name: manifest.name ?? null,
+      setting: manifest.setting,
+      ...counts,
+      wrong_total: wrong.length,
+    };
+    process.stdout.write(JSON.stringify({ ...json, order: KIND_ORDER, summary: wrongSummaryLine(r), wrong: listed }, null, 2) + '\n');
+  } else process.stdout.write(renderWrongAnswers(r, head, dir, limit));
+  if (opts.out) {
+    const { ctx, items: records } = await openItemLog(dir);
+    writeLogs(
+      listed.map((w) => findItem(records, w.id, dir)),
+      ctx,
+      opts.out,
+    );
+  }
 }

@@ -177,14 +177,19 @@ describe('report time', () => {
 
   it('draws wall clock and summed work as separate, labelled bars', () => {
     const data = buildReportData(inputsOf([run({ system: 'RAW-RAG/openai', n: 4, timings })]), { version: '0', libraries: {} });
-    const spec = timeChart(data.runs) as { data: { values: Array<Record<string, unknown>> } };
+    const spec = timeChart(data.runs) as {
+      data: { values: Array<Record<string, unknown>> };
+      layer: Array<{ data?: { values: Array<Record<string, unknown>> } }>;
+    };
     const wall = spec.data.values.filter((v) => v.stage === 'wall clock');
     expect(wall).toHaveLength(1);
-    expect(wall[0]).toMatchObject({ seconds: 3.1, label: 'wall 3.1 s' });
-    expect(wall[0]!.bar).toMatch(/· wall$/);
+    expect(wall[0]).toMatchObject({ run: 'RAW-RAG/openai', bar: 'wall', seconds: 3.1 });
     const work = spec.data.values.filter((v) => v.stage !== 'wall clock');
-    expect(work.every((v) => String(v.bar).endsWith('· summed work'))).toBe(true);
+    expect(work.every((v) => v.bar === 'summed work' && v.run === 'RAW-RAG/openai')).toBe(true);
     expect(Math.max(...work.map((v) => v.end as number))).toBeCloseTo(12, 9);
+    // Each bar's total after its end, however short the bar.
+    const ends = spec.layer.find((l) => l.data)!.data!.values;
+    expect(ends.map((e) => e.label)).toEqual(['wall 3.1 s', 'work 12.0 s']);
     const html = renderPage(data);
     expect(html).toMatch(/<td data-col="wall">3\.10<\/td><td data-col="work">12\.00<\/td>/);
   });

@@ -177,6 +177,13 @@ describe('4. strict input: UTF-8, BOM, final line, skipped folders', () => {
     expect(r.items.map((i) => i.id)).toEqual(['a']);
     expect(r.notes.join('\n')).toMatch(/last line 2 is incomplete/);
   });
+  it('a last line torn inside a character (a write in progress) is a torn line, not invalid UTF-8', () => {
+    const euro = Buffer.from('€'); // three bytes: the writer stopped after the first
+    write('torn8', Buffer.concat([Buffer.from('{"id":"a","score":1}\n{"id":"b","answer":"5 '), euro.subarray(0, 1)]));
+    const r = loadRun(join(root, 'torn8'));
+    expect(r.items.map((i) => i.id)).toEqual(['a']);
+    expect(r.notes.join('\n')).toMatch(/last line 2 is incomplete/);
+  });
   it('invalid UTF-8 stops with the file, line and byte offset (ids are never merged)', () => {
     const good = Buffer.from('{"id":"a","score":1}\n');
     write('bad8', Buffer.concat([good, Buffer.from('{"id":"caf'), Buffer.from([0xe9]), Buffer.from('","score":1}\n')]));

@@ -1,0 +1,213 @@
+/**
+ * A run directory's progress while another process writes it, read tolerantly and cheaply enough
+ * to poll every second or two: manifest.json (written atomically; a read that fails keeps the last
+ * one), items.jsonl read incrementally from where the last read stopped, whole lines only (a last
+ * line still being written, or torn by a killed writer, waits for its newline and is never
+ * counted), and the run's lock (is the writer still alive?).
+ */
+import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join, relative } from 'node:path';
+import { LOCK_FILE } from '../run/lock.js';
+
+/** What one items.jsonl line says, reduced to the progress figures. */
+interface ItemFacts {
+  scored: number | null;
+  failed: boolean;
+  /** coverage.all; null when the question has no gold evidence. */
+  covered: boolean | null;
+  cost: number | null;
+  requests: number;
+  cacheHits: number;
+}
+
+/** One run directory's figures so far (the live panel's row). */
+export interface RunProgress {
+  /** The folder, relative to the working directory (as the report names runs). */
+  label: string;
+  system: string;
+  name: string | null;
+  benchmark: string;
+  setting: string;
+  /** manifest.json `status` (`running`, `complete`, `incomplete`, `interrupted`, `failed`), or `stopped`: says running, but its process is gone. */
+  status: string;
+  /** Questions selected for the run (manifest `questions.selected`); null when the manifest does not say. */
+  selected: number | null;
+  /** Items written (one per question; a question written twice counts once). */
+  done: number;
+  failed: number;
+  /** Items with a score (judged, not failed), and their mean score. */
+  judged: number;
+  mean_score: number | null;
+  /** Share of items with gold evidence that had all of it shown. */
+  coverage: number | null;
+  /** Reader and judge cost summed over the items so far (cached replies priced as if sent; null: a price unknown). */
+  cost_usd: number | null;
+  requests: number;
+  cache_hits: number;
+  /** When items.jsonl (else manifest.json) last changed, ISO time. */
+  updated_at: string | null;
+  /** items.jsonl ends in a line still being written (or torn): not counted yet. */
+  partial_line: boolean;
+}
+
+/** Follows one run directory's files; `poll()` reads what was added since the last call. */
+export class RunWatch {
+  private manifest: Record<string, unknown> = {};
+  private manifestMtime = -1;
+  private itemsIno = -1;
+  private offset = 0;
+  private partial = false;
+  private readonly items = new Map<string, ItemFacts>();
+
+  constructor(readonly dir: string) {}
+
+  poll(): RunProgress {
+    this.readManifest();
+    const mtime = this.readItems();
+    return this.progress(mtime);
+  }
+
+  private readManifest(): void {
+    const path = join(this.dir, 'manifest.json');
+    let mtime: number;
+    try {
+      mtime = statSync(path).mtimeMs;
+    } catch {
+      return;
+    }
+    if (mtime === this.manifestMtime) return;
+    try {
+      const m = JSON.parse(readFileSync(path, 'utf8').replace(/^\uFEFF/, '')) as unknown;
+      if (m && typeof m === 'object') {
+        this.manifest = m as Record<string, unknown>;
+        this.manifestMtime = mtime;
+      }
+    } catch {
+      // Written atomically by rawrag; anything else being written now is read on the next poll.
+    }
+  }
+
+  /** Reads the whole lines appended since the last call; returns the file's mtime (null: no file). */
+  private readItems(): number | null {
+    const path = join(this.dir, 'items.jsonl');
+    let fd: number;
+    try {
+      fd = openSync(path, 'r');
+    } catch {
+      this.reset(-1);
+      return null;
+    }
+    try {
+      const st = fstatSync(fd);
+      // Rewritten (--retry-errors writes a new file) or cut shorter: read it again from the start.
+      if (st.ino !== this.itemsIno || st.size < this.offset) this.reset(st.ino);
+      const length = st.size - this.offset;
+      if (length > 0) {
+        const buf = Buffer.alloc(length);
+        const got = readSync(fd, buf, 0, length, this.offset);
+        const end = buf.subarray(0, got).lastIndexOf(0x0a) + 1;
+        for (const line of buf.subarray(0, end).toString('utf8').split('\n')) this.take(line);
+        this.offset += end;
+        this.partial = end < got;
+      }
+      return st.mtimeMs;
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  private reset(ino: number): void {
+    this.itemsIno = ino;
+    this.offset = 0;
+    this.partial = false;
+    this.items.clear();
+  }
+
+  /** One complete line; a line that is not an item (not JSON, no id) is left out here — `rawrag stats` reports it. */
+  private take(line: string): void {
+    const text = line.endsWith('\r') ? line.slice(0, -1) : line;
+    if (!text.trim()) return;
+    let item: Record<string, unknown>;
+    try {
+      item = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      return;
+    }
+    if (!item || typeof item !== 'object' || item.id === undefined || item.id === null) return;
+    const usage = (item.details as { usage?: Record<string, { cost_usd?: number | null; requests?: number; cache_hits?: number }> })?.usage;
+    let cost: number | null = 0;
+    let requests = 0;
+    let cacheHits = 0;
+    for (const u of Object.values(usage ?? {})) {
+      cost = cost === null || u.cost_usd === null || u.cost_usd === undefined ? null : cost + u.cost_usd;
+      requests += u.requests ?? 0;
+      cacheHits += u.cache_hits ?? 0;
+    }
+    const cov = item.coverage as { all?: boolean } | boolean | null | undefined;
+    const failed = item.error !== null && item.error !== undefined;
+    this.items.set(String(item.id), {
+      scored: !failed && typeof item.score === 'number' ? item.score : null,
+      failed,
+      covered: cov === null || cov === undefined ? null : typeof cov === 'boolean' ? cov : Boolean(cov.all),
+      cost: usage ? cost : 0,
+      requests,
+      cacheHits,
+    });
+  }
+
+  private progress(itemsMtime: number | null): RunProgress {
+    const m = this.manifest;
+    const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
+    const questions = m.questions as { selected?: unknown } | undefined;
+    const facts = [...this.items.values()];
+    const scored = facts.filter((f) => f.scored !== null);
+    const withGold = facts.filter((f) => f.covered !== null);
+    let cost: number | null = 0;
+    for (const f of facts) cost = cost === null || f.cost === null ? null : cost + f.cost;
+    const status = str(m.status) ?? 'unknown';
+    const mtime = itemsMtime ?? (this.manifestMtime >= 0 ? this.manifestMtime : null);
+    return {
+      label: relative(process.cwd(), this.dir) || '.',
+      system: str(m.system) ?? '?',
+      name: str(m.name),
+      benchmark: str(m.benchmark) ?? '?',
+      setting: str(m.setting) ?? '?',
+      status: status === 'running' && !writerAlive(this.dir) ? 'stopped' : status,
+      selected: typeof questions?.selected === 'number' ? questions.selected : null,
+      done: facts.length,
+      failed: facts.filter((f) => f.failed).length,
+      judged: scored.length,
+      mean_score: scored.length ? scored.reduce((a, f) => a + f.scored!, 0) / scored.length : null,
+      coverage: withGold.length ? withGold.filter((f) => f.covered).length / withGold.length : null,
+      cost_usd: cost,
+      requests: facts.reduce((a, f) => a + f.requests, 0),
+      cache_hits: facts.reduce((a, f) => a + f.cacheHits, 0),
+      updated_at: mtime === null ? null : new Date(mtime).toISOString(),
+      partial_line: this.partial,
+    };
+  }
+}
+
+/**
+ * Whether a process still holds the run's lock: a lock naming a process of this host that is gone
+ * (killed: `kill -9`, a crash) means a run that says `running` is not. A lock of another host is
+ * taken at its word.
+ */
+function writerAlive(dir: string): boolean {
+  let lock: { pid?: unknown; host?: unknown };
+  try {
+    lock = JSON.parse(readFileSync(join(dir, LOCK_FILE), 'utf8')) as typeof lock;
+  } catch (e) {
+    // A writer holds the lock from before it writes `running` until after it writes how the run ended:
+    // `running` without a lock is a run whose process is gone. An unreadable lock is taken as held.
+    return (e as NodeJS.ErrnoException).code !== 'ENOENT';
+  }
+  if (typeof lock.pid !== 'number' || lock.host !== hostname()) return true;
+  try {
+    process.kill(lock.pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
