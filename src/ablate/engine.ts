@@ -133,7 +133,7 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
           policy: { ...effectivePolicy(benchmark, v.cfg) },
           source: { name: retriever.name, notes: retriever.notes, ...(retriever.standIn ? { stand_in: true } : {}) },
           skipped: plan.skipped,
-          dataset: { ...dataset.source, warnings: dataset.warnings },
+          dataset: { ...dataset.source, warnings: dataset.warnings, questions: dataset.questions.length },
           git,
           name: req.name,
           cacheDir: retrievalSession.cache.dir,

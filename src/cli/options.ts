@@ -41,7 +41,8 @@ export function addMethodOptions(cmd: Command): Command {
       'evidence budget in cl100k tokens for every system, packed in rank order (default: no cap; 0 = no cap)',
       nonNegativeInteger,
     )
-    .option('--no-dedup', "show a turn shared by overlapping windows once per window (the paper's display); default: once")
+    .option('--dedup', "show a turn shared by overlapping windows once (default: once per window, the paper's display)")
+    .option('--no-dedup', "show a turn shared by overlapping windows once per window (the paper's display, the default)")
     .option('--reader <model>', 'reader model (none: retrieval and coverage only)')
     .option('--judge <model>', "judge model (default: the benchmark's official judge, else gpt-4o-mini)")
     .option('--judge-runs <n>', 'judge runs per answer, averaged (default 3)', positiveInt)
@@ -187,7 +188,7 @@ const FLAG_OF: Record<string, string> = {
   'assembly.expand': '--no-expand',
   'assembly.order': '--order',
   'assembly.maxEvidenceTokens': '--max-evidence-tokens',
-  'assembly.dedup': '--no-dedup',
+  'assembly.dedup': '--dedup',
   'reader.model': '--reader',
   'judge.model': '--judge',
   'judge.runs': '--judge-runs',

@@ -24,6 +24,7 @@ import { yieldToEventLoop } from '../util/yield.js';
 import { round } from '../util/num.js';
 import { isDeferred } from '../providers/batch/defer.js';
 import { addCost } from '../providers/usage.js';
+import { PhaseClock } from '../util/phase-clock.js';
 
 /** Runs the item's stages in order; the first failure is the item's error (a deferral propagates). */
 export async function runStages(item: ItemRecord, stages: ItemStage[], ctx: Parameters<ItemStage['run']>[1]): Promise<void> {
@@ -94,6 +95,12 @@ export interface ScheduleOutcome {
   deferred: number;
   /** warmup = one-time work before the first question (prefetch, loading models); not in any item's timings. */
   timings: { warmup_ms: number; ingest_ms: number; retrieve_ms: number; stages_ms: number };
+  /**
+   * Wall time of each phase in this process (src/pipeline/phase-clock.ts): adding histories to the
+   * index (`ingest`), finding evidence (`search`), and the time either ran (`add_search`), not the
+   * summed work of `timings`.
+   */
+  walls: { ingest_wall_ms: number; search_wall_ms: number; add_search_wall_ms: number };
 }
 
 /**
@@ -110,7 +117,14 @@ export async function answerAll(
   const episodes = new Map(dataset.episodes.map((e) => [e.id, e]));
   const questionLimit = pLimit(Math.max(1, stages.concurrency));
   const episodeLimit = pLimit(Math.max(1, Math.min(16, stages.concurrency)));
-  const out: ScheduleOutcome = { answered: 0, deferred: 0, timings: { warmup_ms: 0, ingest_ms: 0, retrieve_ms: 0, stages_ms: 0 } };
+  const out: ScheduleOutcome = {
+    answered: 0,
+    deferred: 0,
+    timings: { warmup_ms: 0, ingest_ms: 0, retrieve_ms: 0, stages_ms: 0 },
+    walls: { ingest_wall_ms: 0, search_wall_ms: 0, add_search_wall_ms: 0 },
+  };
+  const adding = new PhaseClock();
+  const searching = new PhaseClock();
   const stopped = () => hooks.signal?.aborted === true;
   if (source.prefetch && pending.length > 0) {
     const tw = performance.now();
@@ -148,6 +162,7 @@ export async function answerAll(
         }
         const ingestMs = performance.now() - ti;
         out.timings.ingest_ms += ingestMs;
+        adding.add(ti, ti + ingestMs);
         // Each question carries its share of building the index it searched, so per-episode add
         // time (BEAM's efficiency table) is a sum over items, also across resumed runs.
         const share = round(ingestMs / group.questions.length, 2);
@@ -157,8 +172,10 @@ export async function answerAll(
               await yieldToEventLoop();
               if (stopped()) return;
               let item: ItemRecord;
+              const tq = performance.now();
               try {
                 item = await answerQuestion(q, opened, ctx);
+                searching.add(tq, tq + (item.timings.retrieve_ms ?? 0));
               } catch (e) {
                 if (!isDeferred(e)) throw e;
                 out.deferred++;
@@ -176,6 +193,11 @@ export async function answerAll(
       }),
     ),
   );
+  out.walls = {
+    ingest_wall_ms: Math.round(adding.ms),
+    search_wall_ms: Math.round(searching.ms),
+    add_search_wall_ms: Math.round(PhaseClock.union(adding, searching)),
+  };
   return out;
 }
 

@@ -197,9 +197,10 @@ describe('store oracle', () => {
     expect(store.delta!.n).toBeGreaterThan(0);
     expect(store.delta!.ci_low).toBeLessThanOrEqual(store.delta!.delta);
     expect(store.delta!.ci_high).toBeGreaterThanOrEqual(store.delta!.delta);
-    // The efficiency table reads every run directory: add time from the items, the memory store's size.
+    // The efficiency table reads every run directory: add wall time from the manifest, summed add work from the items, the memory store's size.
     const mem = efficiencyRow(join(root, 'memory'))!;
-    expect(mem.add_s).toBeGreaterThan(0);
+    expect(mem.add_work_s).toBeGreaterThan(0);
+    expect(mem.add_wall_s).toBeGreaterThan(0);
     expect(mem.ingest_llm_tokens).toBeGreaterThan(0);
     expect(mem.store_objects).toBeGreaterThan(100);
     expect(renderEfficiency([mem])).toMatch(/Efficiency/);

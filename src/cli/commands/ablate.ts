@@ -70,11 +70,12 @@ export function ablateCommand(): Command {
     "evidence budgets in cl100k tokens, comma-separated, 0 = no cap, e.g. 5000,0 (the paper's 5k control)",
     parseNonNegativeList,
   );
-  describe(
-    cmd,
-    '--no-dedup',
-    "also run every variant with the other turn display: a shared turn once per window (the paper's display), or once where the config's reference already repeats it",
-  );
+  for (const flag of ['--dedup', '--no-dedup'])
+    describe(
+      cmd,
+      flag,
+      "also run every variant with the other turn display: a shared turn once where the reference repeats it (the paper's display, the default), or once per window where the config's reference shows it once",
+    );
   // Each system's sweepable knobs: a run flag of the same name becomes a list here, others are added.
   for (const { system, knob } of sweepKnobs()) {
     const long = longFlag(knob.flags);
@@ -223,7 +224,8 @@ function sweepFromFlags(cmd: Command): SweepRequest {
     noExpand: given('expand') && o.expand === false,
     // A knob's key may also be a run flag's (`--no-mutations` beside `--mutations on,off`): only a list is a sweep.
     maxEvidenceTokens: given('maxEvidenceTokens') ? (o.maxEvidenceTokens as number[]) : [],
-    noDedup: given('dedup') && o.dedup === false,
+    // Either flag asks for the other display beside the reference's (which the config decides).
+    noDedup: given('dedup'),
     config: sweepKnobs()
       .filter(({ knob }) => given(optionKey(knob.flags)) && Array.isArray(o[optionKey(knob.flags)]))
       .map(({ knob }) => ({ knob, values: o[optionKey(knob.flags)] as unknown[] })),

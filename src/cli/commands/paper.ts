@@ -1,6 +1,7 @@
 /** `rawrag paper [DIR...] [--json]`: the reproduction map (src/paper/map.ts). */
 import { Command } from 'commander';
-import { buildPaperMap, renderPaperMap } from '../../paper/map.js';
+import { buildPaperMap } from '../../paper/map.js';
+import { renderPaperMap } from '../../paper/render.js';
 import { fromRoot } from '../../util/paths.js';
 import { integer } from '../options.js';
 
