@@ -117,7 +117,17 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
   const git = await gitInfo();
   try {
     for (const v of req.variants) {
-      const plan = dry ? DRY_PLAN : await planStages(v.cfg, benchmark, new ProviderSession(req.transport), source.capabilities);
+      // Re-judging unchanged evidence: a variant's reader and judge requests bypass the response cache (else they would
+      // get the reference's replies back), so each question is read and judged anew, as an independent run would.
+      const again = req.rejudgeUnchanged === true && !v.isDefault;
+      const plan = dry
+        ? DRY_PLAN
+        : await planStages(
+            v.cfg,
+            benchmark,
+            new ProviderSession(again ? { ...req.transport, noCache: true } : req.transport),
+            source.capabilities,
+          );
       const run = RunLifecycle.open(
         join(dir, v.name),
         identityOf(v),
@@ -329,8 +339,9 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
         let seen = seenEvidence.get(q.id);
         if (!seen) seenEvidence.set(q.id, (seen = new Map()));
         const key = (deps.rankingsDiffer ? `${s.variant.rerank}|` : '') + evidenceKey(evidence, item, policy, windowKey(s.variant.window));
+        const again = req.rejudgeUnchanged === true && !s.variant.isDefault;
         const prior = seen.get(key);
-        if (!prior) {
+        if (!prior || again) {
           s.adds.newEvidenceSets++;
           s.adds.newEvidenceTokens += evidence.tokens;
         }
@@ -338,7 +349,7 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
           if (!prior) seen.set(key, { from: s.variant.name, delta: stageDelta(item, item) });
           return item;
         }
-        if (prior) {
+        if (prior && !again) {
           reuseStages(item, prior.delta, prior.from);
           work.reused++;
         } else {
@@ -413,6 +424,7 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
       system: source.system,
       name: req.name ?? null,
       retrievalReport,
+      ...(req.rejudgeUnchanged ? { rejudgedUnchanged: true } : {}),
       variants: outcomes,
       work,
       wallMs: performance.now() - t0,

@@ -342,12 +342,13 @@ function describeMeasure(item: PaperItem): { measure: string; unit: Unit } {
   return { measure: 'Δ accuracy (points)', unit: 'points' };
 }
 
-export function buildPaperMap(paths: string[], opts: { seed?: number } = {}): PaperMap {
+/** The map over the folders; `items` defaults to the paper's (src/paper/items.ts). */
+export function buildPaperMap(paths: string[], opts: { seed?: number; items?: PaperItem[] } = {}): PaperMap {
   const existing = paths.filter((p) => existsSync(p));
   const runs = (existing.length ? scanRunDirs(existing).dirs : []).map(runFacts).filter((r): r is RunFacts => r !== null);
   const folders = ablationDirs(existing);
   const ctx = new StatsContext(opts.seed ?? 0);
-  const entries = paperItems().map((item): PaperEntry => {
+  const entries = (opts.items ?? paperItems()).map((item): PaperEntry => {
     const none: Found = {
       status: item.command === null ? 'not in rawrag' : 'runnable',
       rawrag: null,

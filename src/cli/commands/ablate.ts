@@ -6,14 +6,15 @@ import { estimateAblation, renderAblationEstimate } from '../../ablate/dry-run.j
 import { runAblation } from '../../ablate/engine.js';
 import type { AblationOutcome } from '../../ablate/types.js';
 import { writeAblation, type AblationFiles } from '../../ablate/output.js';
-import { ablationMarkdown } from '../../ablate/report.js';
-import { planVariants, type SweepRequest } from '../../ablate/variants.js';
+import { ablationMarkdown, ablationNotes } from '../../ablate/report.js';
+import { planVariants, sweepsConfig, type SweepRequest, type Variant } from '../../ablate/variants.js';
+import type { RunConfig } from '../../config/schema.js';
 import { parseNonNegativeList, parsePositiveList } from '../../util/lists.js';
 import { sweepKnobs } from '../../systems/registry.js';
 import type { AblationTable } from '../../ablate/paired-table.js';
 import { getBenchmark, listBenchmarks } from '../../datasets/registry.js';
 import { effectivePolicy } from '../../pipeline/plan.js';
-import { InputError } from '../../util/errors.js';
+import { InputError, UsageError } from '../../util/errors.js';
 import { DEFAULT_RESAMPLES } from '../../stats/index.js';
 import { hashOf } from '../../util/hash.js';
 import { fromRoot } from '../../util/paths.js';
@@ -96,17 +97,21 @@ export function ablateCommand(): Command {
     .option('--no-progress', 'no progress bar')
     .option('--no-report', 'do not write report.html (the HTML report) in the ablation folder')
     .option('--json', 'print ablation.json instead of the table')
+    .option(
+      '--rejudge-unchanged',
+      "read and judge again, bypassing the response cache, the questions whose evidence a variant leaves unchanged (default: their answers are reused, so they move no delta): measures the judge noise in each delta, the paper's +0.281 caveat",
+    )
     .option('--batch', 'send reader and judge requests as Batch API jobs (half price, up to 24 h; see docs/models.md)')
     .option('--no-wait', 'with --batch: exit once the batch jobs are submitted; run the same command again to go on')
     .action(async (benchmarkArg: string | undefined, _opts: unknown, command: Command) => {
-      const sweep = sweepFromFlags(command);
-      const base = configFromFlags(command, benchmarkArg);
+      const { base, variants, out, name, rejudgeUnchanged } = ablationPlan(command, benchmarkArg);
       const opts = command.opts();
       const transport = transportFromFlags(command);
       const benchmark = getBenchmark(base.benchmark);
-      const variants = planVariants(base, effectivePolicy(benchmark, base), sweep);
-      const out = (opts.out as string | undefined) ?? fromRoot('results', `ablate-${base.benchmark}-${hashOf(base, 10)}`);
-      const name = (opts.name as string | undefined) ?? null;
+      if (rejudgeUnchanged && opts.batch)
+        throw new UsageError(
+          '--rejudge-unchanged sends reader and judge requests past the response cache; --batch answers them from it: use one',
+        );
       process.stderr.write(
         `ablation: ${variants.length} variant${variants.length === 1 ? '' : 's'}: ${variants.map((v) => v.name).join(' | ')}\n`,
       );
@@ -121,7 +126,7 @@ export function ablateCommand(): Command {
         // Ranking every question once per window size takes a while: say how far it got.
         const dryBar = progressBar(`${base.benchmark} ablation dry run`, opts.progress !== false);
         const estimate = await estimateAblation(
-          { base, variants, out, transport, verbose: Boolean(opts.verbose) },
+          { base, variants, out, transport, verbose: Boolean(opts.verbose), rejudgeUnchanged },
           {
             log: (line) => {
               dryBar.stop();
@@ -187,7 +192,16 @@ export function ablateCommand(): Command {
           outcome = b.last;
         } else {
           outcome = await runAblation(
-            { base, variants, out, transport, retryErrors: Boolean(opts.retryErrors), verbose: Boolean(opts.verbose), name },
+            {
+              base,
+              variants,
+              out,
+              transport,
+              retryErrors: Boolean(opts.retryErrors),
+              verbose: Boolean(opts.verbose),
+              name,
+              rejudgeUnchanged,
+            },
             hooks,
           );
         }
@@ -195,13 +209,13 @@ export function ablateCommand(): Command {
         bar.stop();
         interrupts.dispose();
       }
-      const table = analyseAblation(outcome.variants, {
-        resamples: (opts.resamples as number | undefined) ?? DEFAULT_RESAMPLES,
+      const { table, files } = await finishAblation(outcome, {
+        resamples: opts.resamples as number | undefined,
         seed: base.seed,
+        png: opts.png !== false,
+        report: opts.report !== false,
+        log,
       });
-      const files = writeAblation(outcome, table, { png: opts.png !== false });
-      if (files.pngNote) log(`note: ${files.pngNote}`);
-      if (opts.report !== false) await writeReport([outcome.dir], join(outcome.dir, 'report.html'));
       if (opts.json) {
         process.stdout.write(readFileSync(files.json, 'utf8'));
         return;
@@ -209,6 +223,51 @@ export function ablateCommand(): Command {
       process.stdout.write(renderAblationReport(outcome, table, files) + '\n');
     });
   return cmd;
+}
+
+/** What an `ablate` command line asks for: the base config, the variants, the folder, the label. */
+export interface AblationPlan {
+  base: RunConfig;
+  variants: Variant[];
+  out: string;
+  name: string | null;
+  rejudgeUnchanged: boolean;
+}
+
+/** The plan of a parsed `ablate` command (also `rawrag paper --run`, which parses each step's flags with this command). */
+export function ablationPlan(command: Command, benchmarkArg: string | undefined): AblationPlan {
+  const sweep = sweepFromFlags(command);
+  const base = configFromFlags(command, benchmarkArg);
+  const opts = command.opts();
+  const variants = planVariants(base, effectivePolicy(getBenchmark(base.benchmark), base), sweep);
+  const rejudgeUnchanged = Boolean(opts.rejudgeUnchanged);
+  if (rejudgeUnchanged && sweepsConfig(variants))
+    throw new UsageError(
+      "--rejudge-unchanged applies to sweeps that share one ranking (k, windows, candidates, reranking, expansion, budget, display); a system knob's variants are plain runs whose requests the response cache answers alike",
+    );
+  return {
+    base,
+    variants,
+    out: (opts.out as string | undefined) ?? fromRoot('results', `ablate-${base.benchmark}-${hashOf(base, 10)}`),
+    name: (opts.name as string | undefined) ?? null,
+    rejudgeUnchanged,
+  };
+}
+
+/** After the variants ran: the paired table (stats' computation), ablation.json/.md/.csv/.svg, the HTML report. */
+export async function finishAblation(
+  outcome: AblationOutcome,
+  opts: { resamples?: number; seed: number; png: boolean; report: boolean; log: (line: string) => void },
+): Promise<{ table: AblationTable; files: AblationFiles }> {
+  const table = analyseAblation(outcome.variants, {
+    resamples: opts.resamples ?? DEFAULT_RESAMPLES,
+    seed: opts.seed,
+    rejudged: outcome.rejudgedUnchanged === true,
+  });
+  const files = writeAblation(outcome, table, { png: opts.png });
+  if (files.pngNote) opts.log(`note: ${files.pngNote}`);
+  if (opts.report) await writeReport([outcome.dir], join(outcome.dir, 'report.html'));
+  return { table, files };
 }
 
 /** The sweep the flags ask for; the sweep flags are then hidden from the base config (they are lists here). */
@@ -302,6 +361,7 @@ function renderAblationReport(outcome: AblationOutcome, table: AblationTable, fi
       `wall time of the whole sweep: ${(outcome.wallMs / 1000).toFixed(2)} s`,
     );
   }
+  lines.push(...ablationNotes(table));
   for (const s of ref.manifest.skipped) lines.push(`NOTE: ${s}`);
   for (const n of ref.manifest.retriever.notes) lines.push(`NOTE: ${n}`);
   lines.push(
