@@ -164,7 +164,14 @@ export function configFromFlags(cmd: Command, benchmark: string | undefined): Ru
   const merged = mergeLayers({ benchmark: 'locomo' }, file, flags);
   // Benchmark names are case-insensitive: `run LoCoMo` is the run `run locomo` makes (same id, hash, directory).
   if (typeof merged.benchmark === 'string') merged.benchmark = merged.benchmark.toLowerCase();
-  return withPromptHash(withOfficialJudge(checkedConfig(merged, { flags, file, configFile: (opts.config as string | undefined) ?? null })));
+  const cfg = checkedConfig(merged, { flags, file, configFile: (opts.config as string | undefined) ?? null });
+  // A system's own flag does nothing for another system: refused rather than recorded and ignored.
+  for (const { system, option } of systemOptions())
+    if (given(optionKey(option.flags)) && system !== cfg.system)
+      throw new UsageError(
+        `${option.flags.split(' ')[0]} is an option of --system ${system}; this run's system is ${cfg.system}, which would ignore it`,
+      );
+  return withPromptHash(withOfficialJudge(cfg));
 }
 
 /** Where each bad value came from: a flag (usage error, exit 1) or a config file key (input error, exit 2). */

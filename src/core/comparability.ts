@@ -47,6 +47,8 @@ export interface RunSetting {
   reader: string | null;
   /** The retriever actually used: the configured one, or the offline stand-in a remote one fell back to. */
   retriever: string;
+  /** The evidence source's full name as the manifest records it (its identity: a store oracle's store and packing). */
+  source: string;
   judge: { model: string | null; runs: number; prompt: string | null };
   display: Display;
   /** Method values away from the paper's defaults, as `key=value` (k=10, window=512, budget=5000, temperature=0.7, ...). */
@@ -113,6 +115,7 @@ export function runSetting(m: ManifestView): RunSetting | null {
     reader: cfg.reader?.model ?? null,
     // A remote retriever that fell back to the offline stand-in ran the stand-in.
     retriever: standIn && !configured.startsWith('local') ? (m.retriever?.name ?? 'local') : configured,
+    source: m.retriever?.name ?? '',
     judge: { model: cfg.judge?.model ?? null, runs: cfg.judge?.runs ?? DEFAULTS.judge.runs, prompt: cfg.judge?.prompt?.file ?? null },
     display: displayOf(cfg),
     method: methodDifferences(cfg),
@@ -157,8 +160,8 @@ export interface SettingSpec {
   ignore?: string[];
   /** The question subset the item is measured on (`--limit 110`); default the whole set. */
   subset?: string | null;
-  /** Further values the item needs, as `label` and a test on the run's config (an oracle's store). */
-  extra?: Array<{ label: string; holds(cfg: Record<string, unknown>): boolean }>;
+  /** Further values the item needs, as `label` (what differs when it fails) and a test on the run's config and setting (an oracle's store). */
+  extra?: Array<{ label: string; holds(cfg: Record<string, unknown>, run: RunSetting): boolean }>;
 }
 
 /** How one run stands against an item's setting. */
@@ -215,7 +218,7 @@ export function judgeRun(spec: SettingSpec, r: RunSetting, cfg: Record<string, u
     for (const m of r.method) if (!want.has(m) && !ignored(m)) d.push(m);
     for (const m of want) if (!r.method.includes(m)) d.push(`without ${m}`);
   }
-  for (const e of spec.extra ?? []) if (!e.holds(cfg)) d.push(e.label);
+  for (const e of spec.extra ?? []) if (!e.holds(cfg, r)) d.push(e.label);
   const done = completeness(r, spec.subset ?? null);
   const sameSetting = d.length === 0;
   return {

@@ -138,6 +138,11 @@ export interface SystemDescriptor<Session = unknown, Model = unknown> {
   config?: { key: string; schema: z.ZodType };
   options?: readonly SystemOption[];
   sweep?: readonly SweepKnob[];
+  /**
+   * Refuses a config whose values would do nothing on these questions (e.g. a flag about phases on a
+   * benchmark without them): called with the selected questions before anything is written.
+   */
+  checkQuestions?(cfg: RunConfig, questions: readonly Question[]): void;
   /** Builds the evidence source; checks what it needs (models, keys) and writes nothing before `open`. */
   create(cfg: RunConfig, session: Session, opts: CreateContext): Promise<EvidenceSource>;
   /** `--dry-run`: the system's own calls and the evidence size per question. */

@@ -229,3 +229,34 @@ describe('problem 4: the items the map lacked', () => {
     expect(entry(map, 'audit/mem0/longmemeval').paper_value).toBe(2.46);
   });
 });
+
+describe('the complete-store oracle: a store paired against the raw evidence of the same budget and packing', () => {
+  it('pairs complete runs, and a run packed the old way (relevant objects only) is another setting', () => {
+    const root = tempDir('rawrag-paper-oracle-');
+    const oracle = (name: string, store: string, packing: string, wrongEvery: number) =>
+      writeRun(root, name, {
+        benchmark: 'locomo',
+        system: 'store-oracle',
+        label: `store-oracle/${store} cap=5000`,
+        oracle: true,
+        reader: 'gpt-4o-mini',
+        retriever: 'local',
+        config: { oracle: { store } },
+        used: { name: `store-oracle:${store}@abc cap=5000${packing}` },
+        items: locomoItems(1540, wrongEvery),
+        total: 1540,
+      });
+    oracle('raw', 'raw', ' packing=fill', 10);
+    oracle('store', 'results/mem', ' packing=fill', 5);
+    oracle('old-raw', 'raw', '', 20);
+    const map = buildPaperMap([root]);
+    const raw = entry(map, 'oracle/raw');
+    expect(raw.status).toBe('reproduced');
+    expect(raw.run).toMatch(/raw$/);
+    expect(raw.others.find((o) => o.run.endsWith('old-raw'))!.label).toBe('other setting (packing relevant objects only)');
+    const store = entry(map, 'oracle/store-vs-raw');
+    expect(store.status).toBe('reproduced');
+    expect(store.delta!.delta).toBeCloseTo(-10, 6);
+    expect(store.delta!.against).toMatch(/raw$/);
+  });
+});
