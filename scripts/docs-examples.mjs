@@ -119,6 +119,18 @@ export const EXAMPLES = [
     args: ['run', 'locomo', '--system', 'mem0', '--mem0-url', 'http://localhost:8888', '--reader', 'gpt-4o-mini', '--dry-run'],
   },
   {
+    name: 'oracle-raw',
+    args: ['run', 'locomo', '--system', 'store-oracle', '--store', 'raw'],
+    quick: true,
+    abridge: excerpt({ lines: [/^store-oracle/, /^\| overall/, /^mean evidence tokens/, /^store oracle:/] }),
+  },
+  {
+    // No keys and only the bundled data: every run is planned and priced, and skipped with why.
+    name: 'paper-run-dry-run',
+    args: ['paper', 'results/none-yet', '--run', '--dry-run', '--no-progress'],
+    quick: true,
+  },
+  {
     name: 'import-evermemos',
     args: ['import', 'evermemos', 'docs/examples/eval_results.json', '--benchmark', 'locomo', '--out', 'results/evermemos-import'],
     quick: true,

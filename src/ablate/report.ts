@@ -92,7 +92,7 @@ export function ablationNotes(table: AblationTable): string[] {
         `note: variant ${r.variant} showed exactly the evidence of ${r.identical_to === 'default' ? 'the reference' : r.identical_to} for every question: ` +
         'this sweep changes nothing here (e.g. a window size on data chunked one fact per chunk), so its delta is re-judging only',
     );
-  if (table.rows.some((r) => r.unchanged !== null) && !table.rejudged)
+  if (table.rows.some((r) => (r.unchanged ?? 0) > 0) && !table.rejudged)
     notes.push(
       'note: answers of questions whose evidence did not change were reused, so they move no delta here by construction; ' +
         'rawrag ablate --rejudge-unchanged reads and judges them again (bypassing the response cache) to measure that judge noise',

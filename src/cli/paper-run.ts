@@ -168,7 +168,8 @@ function pendingShare(dir: string): number {
 
 /** Why a step cannot run here, from what stopped its planning (data missing, a bad value), as a short reason. */
 function reasonOf(e: unknown): string {
-  const msg = (e as Error).message ?? String(e);
+  // Paths as the user types them: relative to the working directory.
+  const msg = ((e as Error).message ?? String(e)).split(`${process.cwd()}/`).join('');
   if (/data file not found|no such file|not found/i.test(msg)) return `data not present: ${msg}`;
   return msg;
 }
