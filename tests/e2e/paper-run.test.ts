@@ -131,6 +131,21 @@ describe('rawrag paper --run: resumable runs under a cost cap (loopback API)', (
       steps: [{ command: 'run', args: ['locomo', '--limit', '4'], out: 'paper/service', needs: 'a running test service (--url URL)' }],
     }),
     item('absent', 4, [], { steps: [{ command: 'run', args: ['personamem', '--reader', 'gpt-4o-mini'], out: 'paper/absent' }] }),
+    {
+      id: 'sweep',
+      section: 'ablations',
+      title: 'sweep',
+      paper: '—',
+      command: 'rawrag ablate locomo --reader gpt-4o-mini --limit 4 --k 5',
+      steps: [
+        {
+          command: 'ablate',
+          args: ['locomo', '--reader', 'gpt-4o-mini', '--limit', '4', '--k', '5', '--resamples', '200', '--no-png', '--no-report'],
+          out: 'paper/sweep',
+        },
+      ],
+      ablation: { spec: rawRagSpec('locomo', 'gpt-4o-mini', 'local', { subset: '--limit 4' }), variants: (n) => n === 'k=5' },
+    },
   ];
 
   it('runs what fits, skips the rest with why, subtracts what was spent; the same command resumes and rawrag paper fills in', async () => {
@@ -155,7 +170,7 @@ describe('rawrag paper --run: resumable runs under a cost cap (loopback API)', (
         () => {},
       );
       const text = lines.join('\n');
-      expect(text).toMatch(/== run 1 of 4: rawrag run locomo --reader gpt-4o-mini --limit 4 --out /);
+      expect(text).toMatch(/== run 1 of 5: rawrag run locomo --reader gpt-4o-mini --limit 4 --out /);
       expect(existsSync(join(root, 'paper', 'small', 'manifest.json'))).toBe(true);
       expect(existsSync(join(root, 'paper', 'large'))).toBe(false);
       expect(text).toMatch(/skipped: .*paper\/large \(large\): its estimate \$0\.\d+ exceeds the \$0\.\d+ left of --max-cost \$0\.0100/);
@@ -190,6 +205,11 @@ describe('rawrag paper --run: resumable runs under a cost cap (loopback API)', (
         () => {},
       );
       map = buildPaperMap([root], { items });
+      expect(existsSync(join(root, 'paper', 'sweep', 'ablation.json'))).toBe(true);
+      const sweep = map.entries.find((e) => e.id === 'sweep')!;
+      expect(sweep.status).toBe('reproduced');
+      expect(sweep.variants.map((v) => [v.variant, v.measure])).toEqual([['k=5', 'accuracy']]);
+      expect(sweep.delta).not.toBeNull();
       expect(map.entries.find((e) => e.id === 'large')!.status).toBe('reproduced');
       expect(map.entries.find((e) => e.id === 'large')!.rawrag).toBeGreaterThan(0);
     } finally {
