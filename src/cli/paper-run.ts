@@ -12,7 +12,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { fromRoot } from '../util/paths.js';
-import type { Command } from 'commander';
+import { CommanderError, type Command } from 'commander';
 import type { RunConfig } from '../config/schema.js';
 import { buildPaperMap } from '../paper/map.js';
 import { paperItems, type PaperItem, type PaperStep } from '../paper/items.js';
@@ -21,7 +21,7 @@ import { executeRun } from '../pipeline/run.js';
 import { runAblation } from '../ablate/engine.js';
 import type { TransportOptions } from '../providers/transport.js';
 import { addCost } from '../providers/usage.js';
-import { InputError } from '../util/errors.js';
+import { InputError, UsageError } from '../util/errors.js';
 import { Interrupted } from '../util/interrupt.js';
 import { markdownTable } from '../util/table.js';
 import { runCommand } from './commands/run.js';
@@ -193,7 +193,8 @@ async function prepareAll(runs: PlannedRun[], opts: PaperRunOptions, log: (line:
         cost_usd: estimate.cost_usd === null ? null : estimate.cost_usd * share,
       };
     } catch (e) {
-      if (!(e instanceof InputError) && !(e as { code?: string }).code?.startsWith?.('commander')) throw e;
+      // Bad input (data not present, a bad value) or a step's flags refused by its command: skipped with the reason.
+      if (!(e instanceof InputError) && !(e instanceof CommanderError) && !(e instanceof UsageError)) throw e;
       r.skip = reasonOf(e);
     }
   }
@@ -310,42 +311,56 @@ export async function paperRun(opts: PaperRunOptions, out: (s: string) => void, 
     out('nothing was sent and no run directory was written (drop --dry-run to run them; the same command resumes)');
     return;
   }
-  let spent = 0;
+  const spent = { usd: 0 };
   try {
-    for (const [i, r] of runs.entries()) {
-      if (r.skip) continue;
-      if (opts.maxCost !== null) {
-        const left = opts.maxCost - spent;
-        if (r.estimate?.cost_usd === null || r.estimate === null) {
-          r.skip = `its cost is unknown (a model without a price) and --max-cost is set`;
-          continue;
-        }
-        if (r.estimate.cost_usd > left) {
-          r.skip = `its estimate ${usd(r.estimate.cost_usd)} exceeds the ${usd(left)} left of --max-cost ${usd(opts.maxCost)}`;
-          continue;
-        }
-      }
-      out('');
-      out(`== run ${i + 1} of ${runs.length}: ${r.command}`);
-      try {
-        await executeStep(r, opts, out, log);
-      } catch (e) {
-        if (e instanceof Interrupted) throw e;
-        if (!(e instanceof InputError)) throw e;
-        r.skip = `stopped: ${(e as Error).message}`;
-        continue;
-      }
-      // What it really spent (an unknown price: its estimate stands in).
-      spent += r.spent ?? r.estimate?.cost_usd ?? 0;
-    }
+    for (const [i, r] of runs.entries()) await runWithinCap(r, `run ${i + 1} of ${runs.length}`, spent, opts, out, log);
   } finally {
-    out('');
-    out(`rawrag paper --run: ${runs.filter((r) => r.spent !== null).length} runs done, spent ${usd(spent)} in this process`);
-    out(planTable(runs));
-    const failed = runs.filter((r) => r.failed > 0);
-    for (const r of failed)
-      out(`${r.failed} items of ${relative(process.cwd(), r.dir)} failed: the same command with --retry-errors redoes them`);
-    for (const r of runs.filter((x) => x.skip)) out(`skipped: ${relative(process.cwd(), r.dir)} (${r.items.join(', ')}): ${r.skip}`);
-    out('then: rawrag paper (the items these runs reproduce fill in)');
+    report(runs, spent.usd, out);
   }
+}
+
+/** One planned run, unless it was skipped or its estimate exceeds what is left of the cap; what it spent is added to `spent`. */
+async function runWithinCap(
+  r: PlannedRun,
+  label: string,
+  spent: { usd: number },
+  opts: PaperRunOptions,
+  out: (s: string) => void,
+  log: (s: string) => void,
+): Promise<void> {
+  if (r.skip) return;
+  if (opts.maxCost !== null) {
+    const left = opts.maxCost - spent.usd;
+    if (r.estimate === null || r.estimate.cost_usd === null) {
+      r.skip = 'its cost is unknown (a model without a price) and --max-cost is set';
+      return;
+    }
+    if (r.estimate.cost_usd > left) {
+      r.skip = `its estimate ${usd(r.estimate.cost_usd)} exceeds the ${usd(left)} left of --max-cost ${usd(opts.maxCost)}`;
+      return;
+    }
+  }
+  out('');
+  out(`== ${label}: ${r.command}`);
+  try {
+    await executeStep(r, opts, out, log);
+  } catch (e) {
+    // An interruption or an internal error stops the whole command; bad input stops this run only.
+    if (e instanceof Interrupted || !(e instanceof InputError)) throw e;
+    r.skip = `stopped: ${e.message}`;
+    return;
+  }
+  // What it really spent (an unknown price: its estimate stands in).
+  spent.usd += r.spent ?? r.estimate?.cost_usd ?? 0;
+}
+
+/** What ran, what it spent, what failed and what was skipped and why. */
+function report(runs: PlannedRun[], spent: number, out: (s: string) => void): void {
+  out('');
+  out(`rawrag paper --run: ${runs.filter((r) => r.spent !== null).length} runs done, spent ${usd(spent)} in this process`);
+  out(planTable(runs));
+  for (const r of runs.filter((x) => x.failed > 0))
+    out(`${r.failed} items of ${relative(process.cwd(), r.dir)} failed: the same command with --retry-errors redoes them`);
+  for (const r of runs.filter((x) => x.skip)) out(`skipped: ${relative(process.cwd(), r.dir)} (${r.items.join(', ')}): ${r.skip}`);
+  out('then: rawrag paper (the items these runs reproduce fill in)');
 }

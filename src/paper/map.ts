@@ -17,6 +17,7 @@ import {
   rankRuns,
   runSetting,
   type ManifestView,
+  type RunSetting,
   type SettingSpec,
   type Verdict,
 } from '../core/comparability.js';
@@ -240,48 +241,61 @@ interface AblationFile {
   table?: AblationRow[];
 }
 
+interface AblationCandidate {
+  dir: string;
+  setting: RunSetting;
+  verdict: Verdict;
+  variants: VariantFigure[];
+  /** The reference variant's coverage, percent. */
+  refCoverage: number | null;
+}
+
+const pct = (x: number | null | undefined) => (typeof x === 'number' ? 100 * x : null);
+
+/** One ablation folder as a candidate for the item: the variants it covers, and how its reference stands against the item's setting. */
+function ablationCandidate(folder: string, spec: SettingSpec, wanted: (name: string) => boolean): AblationCandidate | null {
+  const a = safely(() => readJson(join(folder, 'ablation.json')) as AblationFile, {} as AblationFile);
+  if (a.benchmark !== spec.benchmark) return null;
+  const rows = a.table ?? [];
+  const matched = rows.filter((r) => !r.is_default && typeof r.variant === 'string' && wanted(r.variant));
+  const ref = rows.find((r) => r.is_default);
+  const refFacts = ref ? runFacts(join(folder, ref.dir ?? ref.variant)) : null;
+  if (matched.length === 0 || !refFacts) return null;
+  const measure = a.metric === 'coverage' ? 'coverage' : 'accuracy';
+  const variants: VariantFigure[] = matched.map((r) => ({
+    variant: r.variant,
+    measure,
+    delta: pct(r.delta),
+    ci_low: pct(r.ci_low),
+    ci_high: pct(r.ci_high),
+    n: r.paired ?? 0,
+    accuracy: pct(r.accuracy),
+    coverage: pct(r.coverage),
+    unchanged:
+      typeof r.unchanged === 'number' && typeof r.compared === 'number'
+        ? {
+            questions: r.unchanged,
+            of: r.compared,
+            delta: 100 * (r.delta_unchanged ?? 0),
+            delta_micro: 100 * (r.delta_micro ?? 0),
+            rejudged: a.rejudged_unchanged === true,
+          }
+        : null,
+    run: rel(join(folder, r.dir ?? r.variant)),
+  }));
+  let verdict: Verdict = judgeRun(spec, refFacts.setting, refFacts.config);
+  // Every variant the item shows must be complete as well.
+  const partial = matched
+    .map((r) => runFacts(join(folder, r.dir ?? r.variant)))
+    .map((f) => (f ? completeness(f.setting, refFacts.setting.questions.subset).label : 'missing'))
+    .find((l) => l !== null);
+  if (verdict.sameSetting && verdict.complete && partial) verdict = { ...verdict, complete: false, label: `a variant is ${partial}` };
+  return { dir: folder, setting: refFacts.setting, verdict, variants, refCoverage: pct(ref?.coverage) };
+}
+
 function ablationEntry(item: PaperItem, folders: string[]): Found {
   const { spec, variants: wanted, absolute } = item.ablation!;
-  const pct = (x: number | null | undefined) => (typeof x === 'number' ? 100 * x : null);
-  const candidates = folders.flatMap((folder) => {
-    const a = safely(() => readJson(join(folder, 'ablation.json')) as AblationFile, {} as AblationFile);
-    if (a.benchmark !== spec.benchmark) return [];
-    const rows = a.table ?? [];
-    const matched = rows.filter((r) => !r.is_default && typeof r.variant === 'string' && wanted(r.variant));
-    const ref = rows.find((r) => r.is_default);
-    const refFacts = ref ? runFacts(join(folder, ref.dir ?? ref.variant)) : null;
-    if (matched.length === 0 || !refFacts) return [];
-    const measure = a.metric === 'coverage' ? 'coverage' : 'accuracy';
-    const variants: VariantFigure[] = matched.map((r) => ({
-      variant: r.variant,
-      measure,
-      delta: pct(r.delta),
-      ci_low: pct(r.ci_low),
-      ci_high: pct(r.ci_high),
-      n: r.paired ?? 0,
-      accuracy: pct(r.accuracy),
-      coverage: pct(r.coverage),
-      unchanged:
-        typeof r.unchanged === 'number' && typeof r.compared === 'number'
-          ? {
-              questions: r.unchanged,
-              of: r.compared,
-              delta: 100 * (r.delta_unchanged ?? 0),
-              delta_micro: 100 * (r.delta_micro ?? 0),
-              rejudged: a.rejudged_unchanged === true,
-            }
-          : null,
-      run: rel(join(folder, r.dir ?? r.variant)),
-    }));
-    let verdict: Verdict = judgeRun(spec, refFacts.setting, refFacts.config);
-    // Every variant the item shows must be complete as well.
-    const partial = matched
-      .map((r) => runFacts(join(folder, r.dir ?? r.variant)))
-      .map((f) => (f ? completeness(f.setting, refFacts.setting.questions.subset).label : 'missing'))
-      .find((l) => l !== null);
-    if (verdict.sameSetting && verdict.complete && partial) verdict = { ...verdict, complete: false, label: `a variant is ${partial}` };
-    return [{ dir: folder, setting: refFacts.setting, verdict, variants, refCoverage: pct(ref?.coverage) }];
-  });
+  const candidates = folders.map((f) => ablationCandidate(f, spec, wanted)).filter((c): c is AblationCandidate => c !== null);
   const same = candidates.filter((c) => c.verdict.sameSetting).sort(byPreference);
   const best = same.find((c) => c.verdict.complete) ?? null;
   const shown = best ?? same[0] ?? candidates.sort(byPreference)[0] ?? null;
@@ -298,15 +312,26 @@ function ablationEntry(item: PaperItem, folders: string[]): Found {
     others: others.map((o) => ({ run: rel(o.dir), label: o.verdict.label!, rawrag: null, text: null })),
     runs: candidates.map((c) => rel(c.dir)),
   };
+  coverageOfVariant(found, shown);
+  if (best) accuracyOfVariants(found, absolute === true);
+  return found;
+}
+
+/** The coverage column of a one-variant item: its paired Δ coverage (an ablation without a reader), else the difference of levels. */
+function coverageOfVariant(found: Found, shown: AblationCandidate | null): void {
   const one = found.variants.length === 1 ? found.variants[0]! : null;
   if (one && one.measure === 'coverage') {
     found.coverage = one.delta;
     found.coverage_measure = 'Δ coverage (points; no reader, so no accuracy)';
-  } else if (one && one.coverage !== null && shown?.refCoverage !== null && shown?.refCoverage !== undefined) {
+  } else if (one && one.coverage !== null && shown && shown.refCoverage !== null) {
     found.coverage = one.coverage - shown.refCoverage;
     found.coverage_measure = 'Δ coverage (points, not paired)';
   }
-  if (!best) return found;
+}
+
+/** rawrag's figure of a reproduced ablation item: a variant's accuracy, its Δ with CI, or the largest |Δ| of a sweep; the unchanged-evidence share. */
+function accuracyOfVariants(found: Found, absolute: boolean): void {
+  const one = found.variants.length === 1 ? found.variants[0]! : null;
   if (absolute) {
     found.rawrag = one?.measure === 'accuracy' ? one.accuracy : null;
     found.measure = 'accuracy % of the variant';
@@ -329,11 +354,11 @@ function ablationEntry(item: PaperItem, folders: string[]): Found {
   }
   if (one?.unchanged) {
     const u = one.unchanged;
+    const n = (x: number) => x.toLocaleString('en-US');
     found.text = u.rejudged
-      ? `Δ from the ${u.questions.toLocaleString('en-US')} of ${u.of.toLocaleString('en-US')} questions whose evidence did not change (re-read and re-judged): ${u.delta.toFixed(3)} of ${u.delta_micro.toFixed(3)} (micro)`
-      : `${u.questions.toLocaleString('en-US')} of ${u.of.toLocaleString('en-US')} questions kept their evidence; their answers were reused, so their share of the delta is not measured (--rejudge-unchanged measures it)`;
+      ? `Δ from the ${n(u.questions)} of ${n(u.of)} questions whose evidence did not change (re-read and re-judged): ${u.delta.toFixed(3)} of ${u.delta_micro.toFixed(3)} (micro)`
+      : `${n(u.questions)} of ${n(u.of)} questions kept their evidence; their answers were reused, so their share of the delta is not measured (--rejudge-unchanged measures it)`;
   }
-  return found;
 }
 
 function describeMeasure(item: PaperItem): { measure: string; unit: Unit } {
