@@ -3,7 +3,8 @@
  * unchanged are reused, so their share of a delta is 0 by construction: the table says so instead
  * of reporting it as a measurement, and `--rejudge-unchanged` reads and judges them again past the
  * response cache, so a noisy judge shows in that share (the paper's +0.281 caveat). A variant whose
- * evidence equals the reference's for every question gets a note. Through the CLI, against a
+ * evidence equals the reference's for every question gets a note (also a window sweep on MemoryAgentBench's
+ * fact sources, chunked one fact per chunk). Through the CLI, against a
  * loopback API whose judge says WRONG to its first ten requests and CORRECT afterwards.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -91,5 +92,31 @@ describe('rawrag ablate: the share of a delta from unchanged evidence', () => {
     // The reference was judged by the noisy start; the variant, asked the same again, is judged CORRECT throughout.
     expect(big.delta_unchanged).toBeGreaterThan(0);
     expect(big.delta_unchanged).toBeCloseTo(big.delta_micro, 12);
+  }, 120_000);
+
+  it('a window sweep on MemoryAgentBench fact sources (one chunk per fact) is named as changing nothing', async () => {
+    const out = join(tempDir(), 'mab-window');
+    const r = await rawragInProcess([
+      'ablate',
+      'memoryagentbench',
+      '--data',
+      'tests/fixtures/memoryagentbench/Conflict_Resolution.sample.json',
+      '--subset',
+      'all',
+      '--window',
+      '512',
+      '--no-png',
+      '--no-report',
+      '--resamples',
+      '200',
+      '--out',
+      out,
+      '--no-progress',
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(
+      /note: variant window=512,k=15 showed exactly the evidence of the reference for every question: this sweep changes nothing here/,
+    );
+    expect(json(out).table.find((x: { variant: string }) => x.variant === 'window=512,k=15').identical_to).toBe('default');
   }, 120_000);
 });
