@@ -160,6 +160,18 @@ export const EXAMPLES = [
     abridge: excerpt({ lines: [/^note: 3 epochs/, /^RAW-RAG/, /^epochs/, /^judge runs/] }),
   },
   {
+    name: 'oracle-raw',
+    args: ['run', 'locomo', '--system', 'store-oracle', '--store', 'raw'],
+    quick: true,
+    abridge: excerpt({ lines: [/^store-oracle/, /^\| overall/, /^mean evidence tokens/, /^store oracle:/] }),
+  },
+  {
+    // No keys and only the bundled data: every run is planned and priced, and skipped with why.
+    name: 'paper-run-dry-run',
+    args: ['paper', 'results/none-yet', '--run', '--dry-run', '--no-progress'],
+    quick: true,
+  },
+  {
     name: 'import-evermemos',
     args: ['import', 'evermemos', 'docs/examples/eval_results.json', '--benchmark', 'locomo', '--out', 'results/evermemos-import'],
     quick: true,

@@ -32,7 +32,14 @@ export interface AblationEstimate {
 }
 
 export async function estimateAblation(
-  req: { base: RunConfig; variants: Variant[]; out: string; transport?: Partial<TransportOptions>; verbose?: boolean },
+  req: {
+    base: RunConfig;
+    variants: Variant[];
+    out: string;
+    transport?: Partial<TransportOptions>;
+    verbose?: boolean;
+    rejudgeUnchanged?: boolean;
+  },
   hooks: AblationHooks,
 ): Promise<AblationEstimate> {
   if (sweepsConfig(req.variants)) return estimateConfigVariants(req);

@@ -117,7 +117,17 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
   const git = await gitInfo();
   try {
     for (const v of req.variants) {
-      const plan = dry ? DRY_PLAN : await planStages(v.cfg, benchmark, new ProviderSession(req.transport), source.capabilities);
+      // Re-judging unchanged evidence: a variant's reader and judge requests bypass the response cache (else they would
+      // get the reference's replies back), so each question is read and judged anew, as an independent run would.
+      const again = req.rejudgeUnchanged === true && !v.isDefault;
+      const plan = dry
+        ? DRY_PLAN
+        : await planStages(
+            v.cfg,
+            benchmark,
+            new ProviderSession(again ? { ...req.transport, noCache: true } : req.transport),
+            source.capabilities,
+          );
       const run = RunLifecycle.open(
         join(dir, v.name),
         identityOf(v),
@@ -133,7 +143,7 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
           policy: { ...effectivePolicy(benchmark, v.cfg) },
           source: { name: retriever.name, notes: retriever.notes, ...(retriever.standIn ? { stand_in: true } : {}) },
           skipped: plan.skipped,
-          dataset: { ...dataset.source, warnings: dataset.warnings },
+          dataset: { ...dataset.source, warnings: dataset.warnings, questions: dataset.questions.length },
           git,
           name: req.name,
           cacheDir: retrievalSession.cache.dir,
@@ -345,8 +355,9 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
         let seen = seenEvidence.get(q.id);
         if (!seen) seenEvidence.set(q.id, (seen = new Map()));
         const key = (deps.rankingsDiffer ? `${s.variant.rerank}|` : '') + evidenceKey(evidence, item, policy, windowKey(s.variant.window));
+        const again = req.rejudgeUnchanged === true && !s.variant.isDefault;
         const prior = seen.get(key);
-        if (!prior) {
+        if (!prior || again) {
           s.adds.newEvidenceSets++;
           s.adds.newEvidenceTokens += evidence.tokens;
         }
@@ -354,7 +365,7 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
           if (!prior) seen.set(key, { from: s.variant.name, delta: stageDelta(item, item) });
           return item;
         }
-        if (prior) {
+        if (prior && !again) {
           reuseStages(item, prior.delta, prior.from);
           work.reused++;
         } else {
@@ -431,6 +442,7 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
       system: source.system,
       name: req.name ?? null,
       retrievalReport,
+      ...(req.rejudgeUnchanged ? { rejudgedUnchanged: true } : {}),
       variants: outcomes,
       work,
       wallMs: performance.now() - t0,

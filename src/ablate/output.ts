@@ -48,6 +48,8 @@ export function ablationJson(outcome: AblationOutcome, table: AblationTable): Re
     system: outcome.system,
     ...(outcome.name ? { name: outcome.name } : {}),
     metric: table.metric,
+    // Unchanged evidence re-read and re-judged (--rejudge-unchanged): its share of each delta is measured, not 0 by reuse.
+    rejudged_unchanged: outcome.rejudgedUnchanged === true,
     resamples: table.resamples,
     seed: table.seed,
     variants: outcome.variants.map((v) => ({

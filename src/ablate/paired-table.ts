@@ -60,16 +60,23 @@ export interface AblationRow {
   delta_unchanged: number | null;
   /** The micro-averaged delta over the same questions (the headline may be a macro), for scale. */
   delta_micro: number | null;
+  /**
+   * An earlier variant (or the reference) that showed exactly this variant's evidence for every
+   * question: the sweep changed nothing here (e.g. windows on data chunked one fact per chunk). null otherwise.
+   */
+  identical_to: string | null;
 }
 
 export interface AblationTable {
   metric: AblationMetric;
+  /** Unchanged evidence was read and judged again (`--rejudge-unchanged`): `delta_unchanged` measures judge noise, not a reuse. */
+  rejudged: boolean;
   resamples: number;
   seed: number;
   rows: AblationRow[];
 }
 
-export function analyseAblation(outcomes: VariantOutcome[], opts: { resamples: number; seed: number }): AblationTable {
+export function analyseAblation(outcomes: VariantOutcome[], opts: { resamples: number; seed: number; rejudged?: boolean }): AblationTable {
   const metric: AblationMetric = outcomes.some((o) => o.summary.overall.scored > 0) ? 'accuracy' : 'coverage';
   const ref = outcomes.find((o) => o.variant.isDefault);
   if (!ref) throw new Error('ablation without its reference variant');
@@ -107,6 +114,7 @@ export function analyseAblation(outcomes: VariantOutcome[], opts: { resamples: n
       compared: null,
       delta_unchanged: null,
       delta_micro: null,
+      identical_to: identicalTo(o, outcomes),
     };
     if (!v.isDefault && metric === 'accuracy') Object.assign(row, unchangedShare(o.items, ref.items));
     if (v.isDefault || !family) return row;
@@ -146,7 +154,24 @@ export function analyseAblation(outcomes: VariantOutcome[], opts: { resamples: n
     }
     return row;
   });
-  return { metric, resamples: opts.resamples, seed: opts.seed, rows };
+  return { metric, rejudged: opts.rejudged === true, resamples: opts.resamples, seed: opts.seed, rows };
+}
+
+/** The first variant before `o` (the reference first) whose evidence equals o's for every question; null when none or o is the reference. */
+function identicalTo(o: VariantOutcome, outcomes: VariantOutcome[]): string | null {
+  if (o.variant.isDefault || o.items.length === 0) return null;
+  const digests = (x: VariantOutcome) => new Map(x.items.filter((i) => !i.error).map((i) => [i.id, evidenceDigest(i)]));
+  const mine = digests(o);
+  const earlier = [
+    outcomes.find((x) => x.variant.isDefault)!,
+    ...outcomes.slice(0, outcomes.indexOf(o)).filter((x) => !x.variant.isDefault),
+  ];
+  for (const p of earlier) {
+    if (!p || p.items.length === 0) continue;
+    const theirs = digests(p);
+    if (theirs.size === mine.size && mine.size > 0 && [...mine].every(([id, d]) => theirs.get(id) === d)) return p.variant.name;
+  }
+  return null;
 }
 
 /**

@@ -9,9 +9,11 @@ export function ablationMarkdown(table: AblationTable): string {
   if (scored) header.push('accuracy %');
   const walls = table.rows.some((r) => r.wall_s !== null);
   header.push(`Δ ${table.metric} (pts)`, '95% CI', 'p (Holm)');
-  // Where answers were judged: how much of each delta the questions with unchanged evidence carry (judge noise).
+  // Where answers were judged: how many questions kept their evidence, and — when they were read and judged
+  // again (--rejudge-unchanged) — how much of each delta they carry (judge noise). Reused answers carry none by construction.
   const split = table.rows.some((r) => r.delta_unchanged !== null);
-  if (split) header.push('unchanged evidence', 'Δ from unchanged (pts, micro)');
+  if (split) header.push(table.rejudged ? 'unchanged evidence (re-judged)' : 'unchanged evidence (answers reused)');
+  if (split && table.rejudged) header.push('Δ from unchanged (pts, micro)');
   header.push('evidence tokens/q', 'work s');
   if (walls) header.push('wall s');
   const rows = table.rows.map((r) => {
@@ -22,11 +24,9 @@ export function ablationMarkdown(table: AblationTable): string {
       r.ci_low === null ? '—' : `[${signed(100 * r.ci_low)}, ${signed(100 * r.ci_high!)}]`,
       r.p_holm === null ? '—' : pValue(r.p_holm),
     );
-    if (split)
-      cells.push(
-        r.unchanged === null ? '—' : `${r.unchanged}/${r.compared}`,
-        r.delta_unchanged === null ? '—' : `${signed(100 * r.delta_unchanged)} of ${signed(100 * r.delta_micro!)}`,
-      );
+    if (split) cells.push(r.unchanged === null ? '—' : `${r.unchanged}/${r.compared}`);
+    if (split && table.rejudged)
+      cells.push(r.delta_unchanged === null ? '—' : `${signed(100 * r.delta_unchanged)} of ${signed(100 * r.delta_micro!)}`);
     cells.push(r.evidence_tokens === null ? '—' : r.evidence_tokens.toFixed(1), r.work_s.toFixed(2));
     if (walls) cells.push(r.wall_s === null ? '—' : r.wall_s.toFixed(2));
     return cells;
@@ -63,9 +63,10 @@ export function ablationCsv(table: AblationTable): string {
     'compared',
     'delta_unchanged',
     'delta_micro',
+    'identical_to',
     'dir',
   ];
-  const records = table.rows.map((r) => ({ ...r, metric: table.metric }));
+  const records = table.rows.map((r) => ({ ...r, metric: table.metric, identical_to: r.identical_to ?? '' }));
   return stringify(records, {
     header: true,
     columns,
@@ -80,4 +81,21 @@ function signed(x: number): string {
 
 function pValue(p: number): string {
   return p < 0.0001 ? '<0.0001' : p.toFixed(4);
+}
+
+/** Notes under the table: variants that changed nothing, and what the unchanged-evidence column means. */
+export function ablationNotes(table: AblationTable): string[] {
+  const notes = table.rows
+    .filter((r) => r.identical_to !== null)
+    .map(
+      (r) =>
+        `note: variant ${r.variant} showed exactly the evidence of ${r.identical_to === 'default' ? 'the reference' : r.identical_to} for every question: ` +
+        'this sweep changes nothing here (e.g. a window size on data chunked one fact per chunk), so its delta is re-judging only',
+    );
+  if (table.rows.some((r) => (r.unchanged ?? 0) > 0) && !table.rejudged)
+    notes.push(
+      'note: answers of questions whose evidence did not change were reused, so they move no delta here by construction; ' +
+        'rawrag ablate --rejudge-unchanged reads and judges them again (bypassing the response cache) to measure that judge noise',
+    );
+  return notes;
 }

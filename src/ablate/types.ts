@@ -22,6 +22,12 @@ export interface AblationRequest {
   verbose?: boolean;
   /** The sweep's label (`--name`): every variant's manifest carries it. */
   name?: string | null;
+  /**
+   * Read and judge again, bypassing the response cache, every question of a variant whose evidence
+   * equals an earlier variant's (otherwise their answers are reused, and their share of a delta is 0
+   * by construction): what re-judging unchanged evidence moves is then measured (judge noise).
+   */
+  rejudgeUnchanged?: boolean;
 }
 
 export interface AblationHooks {
@@ -91,6 +97,8 @@ export interface AblationOutcome {
   name?: string | null;
   /** Each variant ran as a plain run of the source (a `memory.*` sweep, config-variants.ts): no shared retrieval. */
   plainRuns?: boolean;
+  /** Unchanged evidence was read and judged again (`rejudgeUnchanged`), not reused. */
+  rejudgedUnchanged?: boolean;
   /** Provider usage of the shared retrieval (embeddings, reranking); each variant's summary has its own reader/judge usage. */
   retrievalReport: Record<string, unknown>;
   variants: VariantOutcome[];

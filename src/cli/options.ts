@@ -46,7 +46,8 @@ export function addMethodOptions(cmd: Command): Command {
       'evidence budget in cl100k tokens for every system, packed in rank order (default: no cap; 0 = no cap)',
       nonNegativeInteger,
     )
-    .option('--no-dedup', "show a turn shared by overlapping windows once per window (the paper's display); default: once")
+    .option('--dedup', "show a turn shared by overlapping windows once (default: once per window, the paper's display)")
+    .option('--no-dedup', "show a turn shared by overlapping windows once per window (the paper's display, the default)")
     .option('--reader <model>', 'reader model (none: retrieval and coverage only, also over a config file that names one)')
     .option(
       '--judge <model>',
@@ -200,7 +201,16 @@ export function configFromFlags(cmd: Command, benchmark: string | undefined, cel
   const merged = mergeLayers({ benchmark: 'locomo' }, file, sOptions.layer, flags);
   // Benchmark names are case-insensitive: `run LoCoMo` is the run `run locomo` makes (same id, hash, directory).
   if (typeof merged.benchmark === 'string') merged.benchmark = merged.benchmark.toLowerCase();
-  return withPromptHash(withOfficialJudge(checkedConfig(merged, { flags, file, configFile: configPath, systemOptions: sOptions.paths })));
+  const cfg = checkedConfig(merged, { flags, file, configFile: configPath, systemOptions: sOptions.paths });
+  // A system's own flag does nothing for another system: refused rather than recorded and ignored
+  // (in a grid, it is meant for the cells whose system has it).
+  if (!cell)
+    for (const { system, option } of systemOptions())
+      if (given(optionKey(option.flags)) && system !== cfg.system)
+        throw new UsageError(
+          `${option.flags.split(' ')[0]} is an option of --system ${system}; this run's system is ${cfg.system}, which would ignore it`,
+        );
+  return withPromptHash(withOfficialJudge(cfg));
 }
 
 /** One cell of a grid (`rawrag run a,b --reader x,y ...`): the values of the listed flags it takes; absent = as typed. */
@@ -246,7 +256,7 @@ const FLAG_OF: Record<string, string> = {
   'assembly.expand': '--no-expand',
   'assembly.order': '--order',
   'assembly.maxEvidenceTokens': '--max-evidence-tokens',
-  'assembly.dedup': '--no-dedup',
+  'assembly.dedup': '--dedup',
   'reader.model': '--reader',
   'judge.model': '--judge',
   'judge.runs': '--judge-runs',

@@ -2,6 +2,7 @@
 import type { RunOutcome } from '../pipeline/run.js';
 import { markdownTable, pct } from '../util/table.js';
 import { paperComparisonLine } from '../datasets/paper-rows.js';
+import { compareWithPaperRow } from '../paper/rows.js';
 import { systemOf } from '../systems/registry.js';
 
 export function renderRunReport(outcome: RunOutcome): string {
@@ -98,7 +99,9 @@ export function renderRunReport(outcome: RunOutcome): string {
   // A paper row, for the paper's method only: the paper's figure beside this run's (a retriever that fell back to local is not the paper's).
   if (system.reference) {
     const retrieverUsed = manifest.retriever.name.startsWith('local') ? manifest.retriever.name : manifest.config.retrieval.retriever;
-    const paper = paperComparisonLine(manifest.benchmark, manifest.config.reader.model, retrieverUsed, summary);
+    // A partial run, or one of another setting (gold, display, judge ...), is said to be so (src/core/comparability.ts).
+    const notComparable = compareWithPaperRow(manifest)?.notComparable ?? null;
+    const paper = paperComparisonLine(manifest.benchmark, manifest.config.reader.model, retrieverUsed, summary, notComparable);
     if (paper) lines.push('', paper);
   }
   // Printed here only (not also on stderr at the start): once. The retriever's notes were printed

@@ -42,8 +42,12 @@ export const AssemblySchema = z
      * configs that do not use them keep their hash. The store oracle's default is 5000.
      */
     maxEvidenceTokens: z.number().int().nonnegative().optional(),
-    /** false = a turn shared by overlapping windows is shown once per window (the paper's display); absent = once. */
-    dedup: z.boolean().optional(),
+    /**
+     * false (the default) = a turn shared by overlapping windows is shown once per window, the paper's
+     * display (docs/faithfulness.md); true = once. A manifest without the key was written when the
+     * default was once.
+     */
+    dedup: z.boolean().default(false),
   })
   .strict();
 

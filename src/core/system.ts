@@ -78,26 +78,41 @@ export interface SystemEstimate<Model> {
 
 /**
  * A figure the paper reports for this system (`rawrag paper` lists it beside the command that
- * regenerates it): an `add-on` is a memory-management operation on RAW-RAG's backbone, paired
- * against RAW-RAG's run of the same benchmark, reader and retriever; a `write-audit` is the
- * proposed mutation rate of the system's write-decision log (`rawrag memory audit`); an `ablation`
- * is one variant of `rawrag ablate` on this system (`sweep` its flags, `variant` the variant's name).
+ * regenerates it, and beside rawrag's figure from a complete run of the same setting:
+ * src/core/comparability.ts):
+ * - `leaderboard`: the system's own row in the paper's main tables (its accuracy on a benchmark with
+ *   a reader), beside rawrag's figure for a complete run of this system in that setting, paired
+ *   against RAW-RAG's run of the same benchmark and reader;
+ * - `add-on`: a memory-management operation on RAW-RAG's backbone, paired against RAW-RAG's run of
+ *   the same benchmark, reader and retriever, with its ingest cost (LLM tokens, wall time);
+ * - `write-audit`: the proposed mutation rate of the system's write-decision log (`rawrag memory audit`);
+ * - `ablation`: one variant of `rawrag ablate` on this system (`sweep` its flags, `variant` the variant's name).
  */
 export interface SystemPaperRow {
-  kind: 'add-on' | 'write-audit' | 'ablation';
+  kind: 'leaderboard' | 'add-on' | 'write-audit' | 'ablation';
   benchmark: string;
   reader: string;
   /** What the paper measured, in a few words. */
   title: string;
   /** The paper's figure(s), as text. */
   paper: string;
-  /** The paper's main figure in the unit rawrag prints beside it (add-ons: none, the paired delta is shown). */
+  /** The paper's main figure in the unit rawrag prints beside it (leaderboard: accuracy %; add-ons: none, the paired delta is shown). */
   paperValue?: number;
-  /** Flags the command needs besides `--system`, `--reader` and `--retriever openai` (e.g. a service URL). */
+  /** Flags the command needs besides `--system` and `--reader` (e.g. a service URL); add-ons also get `--retriever openai`. */
   flags?: string;
+  /**
+   * A service or input the run needs that rawrag cannot start itself (e.g. `a running Mem0 server: --mem0-url URL`):
+   * `rawrag paper --run` skips the row and says so until the flag is given.
+   */
+  needs?: string;
   /** An `ablation`'s sweep flags (e.g. `--mutations on,off`) and the variant that holds the figure (e.g. `mutations=off`). */
   sweep?: string;
   variant?: string;
+  /**
+   * Figures of one column or question type of the benchmark's aggregation the paper names for this row
+   * (e.g. MemoryAgentBench's `TTL` competency: RAW-RAG 47.68, this system 15.37), read with `rawrag stats`'s own computation.
+   */
+  breakdown?: ReadonlyArray<{ column: string; label: string; paperValue: number; referenceValue?: number }>;
 }
 
 /** What `create` is given besides the config and the provider session. */
@@ -160,6 +175,11 @@ export interface SystemDescriptor<Session = unknown, Model = unknown> {
   /** Flags of its own beyond `-S` (older systems' flags, kept as documented aliases). */
   options?: readonly SystemOption[];
   sweep?: readonly SweepKnob[];
+  /**
+   * Refuses a config whose values would do nothing on these questions (e.g. a flag about phases on a
+   * benchmark without them): called with the selected questions before anything is written.
+   */
+  checkQuestions?(cfg: RunConfig, questions: readonly Question[]): void;
   /** Builds the evidence source; checks what it needs (models, keys) and writes nothing before `open`. */
   create(cfg: RunConfig, session: Session, opts: CreateContext): Promise<EvidenceSource>;
   /** `--dry-run`: the system's own calls and the evidence size per question. */

@@ -105,7 +105,8 @@ const norm = (s: string | null) => (s ?? '').replace(/\s+/g, ' ').trim().toLower
  * Classifies each decision in log order, per episode:
  * - malformed: the writer says so, or an UPDATE / DELETE names no item, or an UPDATE / ADD has no text;
  * - repeated: the same operation on the same item with the same text was proposed before in the episode;
- * - no-op: an UPDATE whose text equals the stored one, a DELETE of an item with no stored text;
+ * - no-op: an UPDATE whose text equals the stored one; an UPDATE or a DELETE of an item with no stored
+ *   text (`old_text` null: never stored), which changes no stored text;
  * - an UPDATE / DELETE that is none of these, was applied as proposed and that the writer does not
  *   call ineffective is an effective mutation.
  */
@@ -128,7 +129,7 @@ export function classifyDecisions(decisions: readonly WriteDecision[]): Classifi
       else {
         keys.add(key);
         if (d.operation === 'UPDATE' && norm(d.old_text) === norm(d.new_text)) cls = 'no-op';
-        else if (d.operation === 'DELETE' && norm(d.old_text) === '') cls = 'no-op';
+        else if (mutation && norm(d.old_text) === '') cls = 'no-op';
       }
     }
     const effectiveMutation = mutation && cls === 'ok' && (d.applied ?? d.operation) === d.operation && d.effective !== false;

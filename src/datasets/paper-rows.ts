@@ -7,8 +7,13 @@ export interface PaperRow {
   benchmark: string;
   /** Reader model as rawrag's registry names it. */
   reader: string;
-  /** `openai` (text-embedding-3-small + Cohere rerank-v3.5) or `qwen3` (Qwen3-Embedding-4B + Qwen3-Reranker-4B). */
-  retriever: 'openai' | 'qwen3';
+  /**
+   * `openai` (text-embedding-3-small + Cohere rerank-v3.5), `qwen3` (Qwen3-Embedding-4B + Qwen3-Reranker-4B),
+   * or `full-context` (no retrieval: the whole history, the paper's Full-context row).
+   */
+  retriever: 'openai' | 'qwen3' | 'full-context';
+  /** Who the row is, when it is not RAW-RAG (`Full-context`). */
+  system?: string;
   /** The headline the paper reports (accuracy %, or the benchmark's macro). */
   accuracy: number;
   /** What the figure is (e.g. `six-task macro`), so nobody compares it with the wrong number. */
@@ -17,8 +22,8 @@ export interface PaperRow {
   strongestOther?: { system: string; accuracy: number };
 }
 
-// PersonaMem-v2 (49.62, third behind EverMemOS 53.25 and MemOS 50.72) is left out: the paper does
-// not say which reader produced it, so no run can be matched to it.
+// PersonaMem-v2 (49.62, third behind EverMemOS 53.25 and MemOS 50.72) is not a row here: the paper does
+// not say which reader produced it (`rawrag paper` lists it with any reader's run, naming the reader).
 export const PAPER_ROWS: readonly PaperRow[] = [
   { benchmark: 'locomo', reader: 'gpt-4o-mini', retriever: 'openai', accuracy: 89.07, headline: 'accuracy, 1,540 questions', strongestOther: { system: 'MemMachine', accuracy: 88.12 } },
   { benchmark: 'locomo', reader: 'gpt-4.1-mini', retriever: 'openai', accuracy: 93.7, headline: 'accuracy, 1,540 questions', strongestOther: { system: 'MemMachine', accuracy: 91.69 } },
@@ -28,8 +33,36 @@ export const PAPER_ROWS: readonly PaperRow[] = [
   { benchmark: 'longmemeval', reader: 'gpt-4.1-mini', retriever: 'qwen3', accuracy: 89.93, headline: 'accuracy, LongMemEval-S 500', strongestOther: { system: 'EverMemOS', accuracy: 83.0 } },
   { benchmark: 'meme', reader: 'gpt-4o-mini', retriever: 'openai', accuracy: 39.3, headline: 'six-task macro, 1,188 questions', strongestOther: { system: 'MemMachine', accuracy: 37.06 } },
   { benchmark: 'meme', reader: 'deepseek-v4-flash', retriever: 'openai', accuracy: 43.19, headline: 'six-task macro, 1,188 questions', strongestOther: { system: 'MemMachine', accuracy: 44.71 } },
+  { benchmark: 'meme', reader: 'deepseek-v4-flash', retriever: 'full-context', system: 'Full-context', accuracy: 63.17, headline: 'six-task macro, 1,188 questions, the whole history' },
   { benchmark: 'memoryagentbench', reader: 'gpt-4o-mini', retriever: 'openai', accuracy: 48.32, headline: 'four-competency macro, 2,071 questions', strongestOther: { system: 'Memora', accuracy: 43.84 } },
   { benchmark: 'memoryagentbench', reader: 'deepseek-v4-flash', retriever: 'openai', accuracy: 53.41, headline: 'four-competency macro, 2,071 questions', strongestOther: { system: 'Memora', accuracy: 47.88 } },
+];
+
+/**
+ * Figures the paper gives for one question type (or headline column) of a RAW-RAG row: its named
+ * weak spots. `column` is the type or column as rawrag's aggregation names it.
+ */
+export interface PaperBreakdown {
+  benchmark: string;
+  reader: string;
+  column: string;
+  label: string;
+  value: number;
+  note?: string;
+}
+
+export const PAPER_BREAKDOWNS: readonly PaperBreakdown[] = [
+  { benchmark: 'longmemeval', reader: 'gpt-4.1-mini', column: 'multi-session', label: 'multi-session accuracy', value: 77.69 },
+  ...[
+    { column: 'Del', label: 'deletion accuracy', value: 26.0 },
+    { column: 'Cas', label: 'cascade accuracy', value: 4.27 },
+    { column: 'Abs', label: 'invalidation (Absence) accuracy', value: 11.54 },
+  ].map((b) => ({
+    benchmark: 'meme',
+    reader: 'gpt-4o-mini',
+    ...b,
+    note: "the paper's summary names no reader for its MEME weak spots: rawrag reads them from the GPT-4o-mini row (Del, Cas and Abs count only real passes, MEME's before/after rule)",
+  })),
 ];
 
 /** The paper's row for a benchmark, reader and retriever, if the paper has one. */
@@ -47,6 +80,7 @@ export const RUN_HEADLINE: Readonly<Record<string, { path: readonly string[]; to
   longmemeval: { path: ['benchmark_summary', 'overall', 'accuracy'], toPercent: 100, allN: ['benchmark_summary', 'denominators', 'headline_all_n'] },
   meme: { path: ['benchmark_summary', 'overall'], toPercent: 100, allN: ['benchmark_summary', 'denominators', 'headline_all_n'] },
   memoryagentbench: { path: ['benchmark_summary', 'overall', 'score'], toPercent: 1, allN: ['benchmark_summary', 'denominators', 'headline_all_n'] },
+  personamem: { path: ['benchmark_summary', 'overall', 'accuracy'], toPercent: 100, allN: ['benchmark_summary', 'denominators', 'headline_all_n'] },
 };
 
 function at(obj: unknown, path: readonly string[]): number | null {
@@ -59,9 +93,17 @@ function at(obj: unknown, path: readonly string[]): number | null {
  * The line a run's printed summary ends with when the run is a paper row: the paper's figure
  * beside this run's (over scored items, and over all N when they differ). A run with the paper's
  * benchmark and reader but another retriever gets a line saying the figures are not comparable;
+ * so does a run of the row's retriever that is partial or of another setting (`notComparable`:
+ * the comparability rule's label, src/core/comparability.ts, e.g. `partial (10 of 1,540)`);
  * anything else gets none.
  */
-export function paperComparisonLine(benchmark: string, reader: string | null, retriever: string, summary: unknown): string | null {
+export function paperComparisonLine(
+  benchmark: string,
+  reader: string | null,
+  retriever: string,
+  summary: unknown,
+  notComparable: string | null = null,
+): string | null {
   const row = paperRow(benchmark, reader, retriever);
   if (!row) {
     const others = PAPER_ROWS.filter((r) => r.benchmark === benchmark && r.reader === reader);
@@ -75,5 +117,6 @@ export function paperComparisonLine(benchmark: string, reader: string | null, re
   const fmt = (x: number | null) => (x === null ? '—' : (x * where!.toPercent).toFixed(2));
   const allPart = all !== null && mine !== null && Math.abs(all - mine) > 1e-12 ? ` (over all questions, failed count 0: ${fmt(all)})` : '';
   const other = row.strongestOther ? `; strongest other system in the paper: ${row.strongestOther.system} ${row.strongestOther.accuracy.toFixed(2)}` : '';
-  return `paper (RAW-RAG, ${row.retriever} retriever, reader ${row.reader}): ${row.accuracy.toFixed(2)} — ${row.headline}; this run: ${fmt(mine)}${allPart}${other}`;
+  const caveat = notComparable ? `; this run is ${notComparable}: not comparable with the paper's figure` : '';
+  return `paper (${row.system ?? 'RAW-RAG'}, ${row.retriever} retriever, reader ${row.reader}): ${row.accuracy.toFixed(2)} — ${row.headline}; this run: ${fmt(mine)}${allPart}${caveat}${other}`;
 }

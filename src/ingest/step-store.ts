@@ -22,15 +22,39 @@ export interface StepRow extends CallFigures {
   value: unknown;
 }
 
+/** Calls of one kind (sent to the provider, or answered by the response cache) and what they amount to. */
+export interface CallGroup {
+  calls: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  /** Sent: dollars paid. Cached: what the replies would have cost (nothing was paid). null when a price was unknown. */
+  cost_usd: number | null;
+}
+
 export interface StepTotals {
+  /** Every stored reply (sent and from the cache), with the tokens and dollars of all of them ... */
   calls: number;
   cache_hits: number;
   prompt_tokens: number;
   completion_tokens: number;
   /** null when a price was unknown. */
   cost_usd: number | null;
-  /** Summed wall time of the calls (they overlap, so this is the sequential cost). */
+  /** ... and the same figures apart: the calls really sent and those the response cache answered. */
+  sent: CallGroup;
+  cached: CallGroup;
+  /** Summed latency of the calls (they overlap and cache hits count too: not the time ingest took). */
   ms: number;
+  /** Stored replies that hold nothing (every list empty, every text blank): no memory unit came of them. */
+  empty_replies: number;
+}
+
+/** A reply that holds nothing: null, a blank text, an empty list, or an object of such values only. */
+export function isEmptyReply(v: unknown): boolean {
+  if (v === null || v === undefined) return true;
+  if (typeof v === 'string') return v.trim() === '';
+  if (Array.isArray(v)) return v.length === 0;
+  if (typeof v === 'object') return Object.values(v as Record<string, unknown>).every(isEmptyReply);
+  return false;
 }
 
 export class StepStore {
@@ -70,28 +94,47 @@ export class StepStore {
   }
 
   totals(): StepTotals {
-    const r = this.db
+    const rows = this.db
       .prepare(
-        `SELECT COUNT(*) AS calls, COALESCE(SUM(cached), 0) AS cache_hits, COALESCE(SUM(prompt_tokens), 0) AS prompt_tokens,
+        `SELECT cached, COUNT(*) AS calls, COALESCE(SUM(prompt_tokens), 0) AS prompt_tokens,
          COALESCE(SUM(completion_tokens), 0) AS completion_tokens, COALESCE(SUM(cost_usd), 0) AS cost, SUM(cost_usd IS NULL) AS unpriced,
-         COALESCE(SUM(ms), 0) AS ms FROM steps`,
+         COALESCE(SUM(ms), 0) AS ms FROM steps GROUP BY cached`,
       )
-      .get() as {
+      .all() as Array<{
+      cached: number;
       calls: number;
-      cache_hits: number;
       prompt_tokens: number;
       completion_tokens: number;
       cost: number;
       unpriced: number | null;
       ms: number;
+    }>;
+    const group = (cached: number): CallGroup => {
+      const r = rows.find((x) => x.cached === cached);
+      return r
+        ? {
+            calls: r.calls,
+            prompt_tokens: r.prompt_tokens,
+            completion_tokens: r.completion_tokens,
+            cost_usd: (r.unpriced ?? 0) > 0 ? null : r.cost,
+          }
+        : { calls: 0, prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 };
     };
+    const sent = group(0);
+    const cached = group(1);
+    let empty = 0;
+    for (const row of this.db.prepare('SELECT value FROM steps').iterate() as Iterable<{ value: string }>)
+      if (isEmptyReply(JSON.parse(row.value))) empty++;
     return {
-      calls: r.calls,
-      cache_hits: r.cache_hits,
-      prompt_tokens: r.prompt_tokens,
-      completion_tokens: r.completion_tokens,
-      cost_usd: (r.unpriced ?? 0) > 0 ? null : r.cost,
-      ms: r.ms,
+      calls: sent.calls + cached.calls,
+      cache_hits: cached.calls,
+      prompt_tokens: sent.prompt_tokens + cached.prompt_tokens,
+      completion_tokens: sent.completion_tokens + cached.completion_tokens,
+      cost_usd: sent.cost_usd === null || cached.cost_usd === null ? null : sent.cost_usd + cached.cost_usd,
+      sent,
+      cached,
+      ms: rows.reduce((a, r) => a + r.ms, 0),
+      empty_replies: empty,
     };
   }
 

@@ -1,17 +1,59 @@
 /**
  * `rawrag paper`: the reproduction map. For every item of the paper (src/paper/items.ts): the
  * command that regenerates it, the run directories under the given folders (default results/)
- * that hold it, and rawrag's figure beside the paper's — with a paired bootstrap CI where the item
- * is a difference (a store against the raw-evidence oracle; an ablation variant against its
- * reference, read from ablation.json).
+ * that hold it, and rawrag's figure beside the paper's — only from a complete run of the item's
+ * setting (the comparability rule, src/core/comparability.ts). Partial runs and runs of other
+ * settings are listed beside it with their label, never in its place. Differences are `rawrag
+ * stats`'s paired bootstrap with the benchmark's aggregation (src/paper/stats-context.ts); every
+ * variant of a swept ablation is shown, accuracy and coverage each under its own name.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type { RunConfig } from '../config/schema.js';
-import { pairedBootstrap } from '../stats/bootstrap.js';
+import {
+  byPreference,
+  completeness,
+  judgeRun,
+  rankRuns,
+  runSetting,
+  type ManifestView,
+  type RunSetting,
+  type SettingSpec,
+  type Verdict,
+} from '../core/comparability.js';
 import { scanRunDirs } from '../stats/load.js';
-import { markdownTable } from '../util/table.js';
-import { paperItems, type PaperItem, type RunFacts } from './items.js';
+import { paperItems, type PaperItem } from './items.js';
+import type { RunFacts, Unit } from './figures.js';
+import { StatsContext } from './stats-context.js';
+
+export type PaperStatus = 'reproduced' | 'partial' | 'other setting' | 'runnable' | 'not in rawrag';
+
+/** A run (or ablation folder) related to an item that does not reproduce it, with its label. */
+export interface OtherRun {
+  run: string;
+  /** `partial (200 of 1,540)`, `other setting (gold=audited)`, `incomplete (interrupted: 120 of 1,540 done)`. */
+  label: string;
+  rawrag: number | null;
+  text: string | null;
+}
+
+/** One variant of a swept item (an ablation folder's row), in points. */
+export interface VariantFigure {
+  variant: string;
+  /** What the ablation compared: judged accuracy, or coverage when no reader was set. Never mixed. */
+  measure: 'accuracy' | 'coverage';
+  /** Variant minus reference, points (the ablation's paired bootstrap, `rawrag stats`'s computation). */
+  delta: number | null;
+  ci_low: number | null;
+  ci_high: number | null;
+  n: number;
+  /** The variant's own accuracy and coverage, percent. */
+  accuracy: number | null;
+  coverage: number | null;
+  /** Questions whose evidence equals the reference's and the delta they carry (micro, points), and whether they were re-judged. */
+  unchanged: { questions: number; of: number; delta: number; delta_micro: number; rejudged: boolean } | null;
+  run: string;
+}
 
 export interface PaperEntry {
   id: string;
@@ -19,20 +61,48 @@ export interface PaperEntry {
   title: string;
   paper: string;
   paper_value: number | null;
+  /** What rawrag's figure is (`accuracy % (six-task macro)`, `Δ accuracy (points)`, `add + search (wall time)`). */
+  measure: string;
+  unit: Unit;
   command: string | null;
   note: string | null;
-  /** Run directories (or ablation folders) holding it, relative to the working directory. */
-  runs: string[];
-  /** rawrag's figure from the first matching run (the paper's unit), null when none. */
+  status: PaperStatus;
+  /** rawrag's figure from the run that reproduces the item; null unless `status` is `reproduced`. */
   rawrag: number | null;
-  /** For differences: the paired delta (points, micro over questions scored in both) and its 95% CI. */
+  /** Words beside the figure (each judge run's accuracy, the reader used, RAW-RAG's figure beside an add-on's). */
+  text: string | null;
+  /** The run directory (or ablation folder) that reproduces it. */
+  run: string | null;
+  /** For differences: the paired delta (points, the benchmark's aggregation) and its 95% CI. */
   delta: { against: string; n: number; delta: number; ci_low: number; ci_high: number } | null;
-  status: 'reproduced' | 'runnable' | 'not in rawrag';
+  /** Coverage beside the figure, in its own column: the run's coverage all %, or an ablation variant's Δ coverage (points). */
+  coverage: number | null;
+  coverage_measure: string | null;
+  /** Ablation items: every variant the item covers. */
+  variants: VariantFigure[];
+  /** Related runs that do not reproduce it (partial, other settings), best first. */
+  others: OtherRun[];
+  /** Every related run directory or ablation folder found. */
+  runs: string[];
 }
 
 export interface PaperMap {
   searched: string[];
   entries: PaperEntry[];
+}
+
+interface Found {
+  status: PaperStatus;
+  measure?: string;
+  rawrag: number | null;
+  text: string | null;
+  run: string | null;
+  delta: PaperEntry['delta'];
+  coverage: number | null;
+  coverage_measure: string | null;
+  variants: VariantFigure[];
+  others: OtherRun[];
+  runs: string[];
 }
 
 const readJson = (file: string): unknown => JSON.parse(readFileSync(file, 'utf8').replace(/^\uFEFF/, ''));
@@ -46,30 +116,23 @@ function safely<T>(fn: () => T, fallback: T): T {
   }
 }
 
-function runFacts(dir: string): RunFacts | null {
-  try {
-    const m = readJson(join(dir, 'manifest.json')) as {
-      benchmark: string;
-      system: string;
-      setting: string;
-      reference?: boolean;
-      oracle?: boolean;
-      config: RunConfig;
-    };
+/** A run directory as the map reads it (null: not a run it can read). */
+export function runFacts(dir: string): RunFacts | null {
+  return safely(() => {
+    const manifest = readJson(join(dir, 'manifest.json')) as ManifestView & Record<string, unknown>;
+    const setting = runSetting(manifest);
+    if (!setting || !manifest.config) return null;
     const summaryFile = join(dir, 'summary.json');
     return {
       dir,
-      benchmark: m.benchmark,
-      system: m.system,
-      setting: m.setting,
-      reference: m.reference === true,
-      oracle: m.oracle === true,
-      config: m.config,
+      benchmark: setting.benchmark,
+      system: String(manifest.system),
+      manifest,
+      setting,
+      config: manifest.config as RunConfig,
       summary: existsSync(summaryFile) ? (readJson(summaryFile) as Record<string, unknown>) : null,
     };
-  } catch {
-    return null;
-  }
+  }, null);
 }
 
 /** Ablation folders (holding ablation.json) at or below the paths. */
@@ -78,143 +141,274 @@ function ablationDirs(paths: string[]): string[] {
   const walk = (d: string, depth: number) => {
     if (existsSync(join(d, 'ablation.json'))) out.push(d);
     if (depth === 0) return;
-    for (const name of readdirSync(d).sort()) {
+    for (const name of safely(() => readdirSync(d).sort(), [] as string[])) {
       const child = join(d, name);
-      if (!name.startsWith('.') && statSync(child).isDirectory()) walk(child, depth - 1);
+      if (!name.startsWith('.') && safely(() => statSync(child).isDirectory(), false)) walk(child, depth - 1);
     }
   };
   for (const p of paths) if (existsSync(p) && statSync(p).isDirectory()) walk(resolve(p), 3);
   return out;
 }
 
-/** Scores by question id (items that were scored and did not fail). */
-function scores(dir: string): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const line of readFileSync(join(dir, 'items.jsonl'), 'utf8').split('\n')) {
-    if (!line.trim()) continue;
-    try {
-      const i = JSON.parse(line) as { id: string; score: number | null; error: unknown };
-      if (i.error === null && typeof i.score === 'number') out.set(i.id, i.score);
-    } catch {
-      // a torn last line: the run's own resume repairs it
+/** A run the item could be about: its benchmark and system (and reader, where the item names one). */
+function related(spec: SettingSpec, r: RunFacts): boolean {
+  if (r.benchmark !== spec.benchmark) return false;
+  const s = spec.system;
+  const system = 'reference' in s ? r.setting.reference : 'oracle' in s ? r.setting.oracle : r.setting.system === s.name;
+  return system && (spec.reader === 'any' || spec.reader === null || r.setting.reader === spec.reader);
+}
+
+const rel = (d: string) => relative(process.cwd(), d) || '.';
+
+function runEntry(item: PaperItem, runs: RunFacts[], ctx: StatsContext): Found {
+  const { spec, figure, against, againstFigure } = item.run!;
+  const candidates = runs.filter((r) => related(spec, r)).map((r) => ({ setting: r.setting, dir: r.dir, cfg: r.config, facts: r }));
+  const { reproducing, others } = rankRuns(spec, candidates);
+  const read = (r: RunFacts) => safely(() => figure.read(r, ctx), null);
+  const words = (r: RunFacts) => safely(() => figure.text?.(r, ctx) ?? null, null);
+  const found: Found = {
+    status: reproducing
+      ? 'reproduced'
+      : others.some((o) => o.verdict.sameSetting)
+        ? 'partial'
+        : others.length
+          ? 'other setting'
+          : 'runnable',
+    rawrag: reproducing ? read(reproducing.facts) : null,
+    text: reproducing ? words(reproducing.facts) : null,
+    run: reproducing ? rel(reproducing.dir) : null,
+    delta: null,
+    coverage: reproducing ? safely(() => coverageOf(reproducing.facts), null) : null,
+    coverage_measure: reproducing ? 'coverage all %' : null,
+    variants: [],
+    others: others.map((o) => ({ run: rel(o.dir), label: o.verdict.label!, rawrag: read(o.facts), text: words(o.facts) })),
+    runs: candidates.map((c) => rel(c.dir)),
+  };
+  if (reproducing && against) {
+    const base = rankRuns(
+      against,
+      runs
+        .filter((r) => r !== reproducing.facts && related(against, r))
+        .map((r) => ({ setting: r.setting, dir: r.dir, cfg: r.config, facts: r })),
+    ).reproducing;
+    if (!base) found.text = join2(found.text, 'no complete run of the setting to pair it against');
+    else {
+      const pair = ctx.pair(reproducing.facts, base.facts);
+      if (pair)
+        found.delta = {
+          against: rel(base.dir),
+          n: pair.n,
+          delta: 100 * pair.delta,
+          ci_low: 100 * pair.ci_low,
+          ci_high: 100 * pair.ci_high,
+        };
+      if (againstFigure) {
+        const v = read(base.facts);
+        found.text = join2(found.text, `${base.facts.system}: ${v === null ? '—' : v.toFixed(2)}`);
+      }
     }
   }
-  return out;
+  return found;
 }
 
-function pairedDelta(a: RunFacts, b: RunFacts, seed: number): PaperEntry['delta'] {
-  const sa = scores(a.dir);
-  const sb = scores(b.dir);
-  const ids = [...sa.keys()].filter((id) => sb.has(id)).sort();
-  if (ids.length === 0) return null;
-  const r = pairedBootstrap(
-    ids.map((id) => sa.get(id)!),
-    ids.map((id) => sb.get(id)!),
-    { resamples: 2000, seed },
-  );
-  return { against: b.dir, n: ids.length, delta: 100 * r.delta, ci_low: 100 * r.ciLow, ci_high: 100 * r.ciHigh };
+const join2 = (a: string | null, b: string) => (a ? `${a}; ${b}` : b);
+
+function coverageOf(r: RunFacts): number | null {
+  const v = (r.summary?.overall as { coverage?: { all?: unknown } } | undefined)?.coverage?.all;
+  return typeof v === 'number' ? 100 * v : null;
 }
 
-function ablationEntry(item: PaperItem, folders: string[]): Pick<PaperEntry, 'runs' | 'rawrag' | 'delta'> {
-  for (const f of folders) {
-    const a = safely(() => readJson(join(f, 'ablation.json')), {}) as { benchmark?: string; table?: Array<Record<string, unknown>> };
-    if (a.benchmark !== item.ablation!.benchmark) continue;
-    const row = (a.table ?? []).find((r) => typeof r.variant === 'string' && item.ablation!.variant(r.variant));
-    if (!row) continue;
-    const d = typeof row.delta === 'number' ? 100 * row.delta : null;
-    return {
-      runs: [f],
-      rawrag: d,
-      delta:
-        d === null
-          ? null
-          : {
-              against: 'the reference variant',
-              n: Number(row.paired ?? 0),
-              delta: d,
-              ci_low: 100 * Number(row.ci_low),
-              ci_high: 100 * Number(row.ci_high),
-            },
-    };
+interface AblationRow {
+  variant: string;
+  is_default?: boolean;
+  dir?: string;
+  delta: number | null;
+  ci_low: number | null;
+  ci_high: number | null;
+  paired?: number;
+  accuracy?: number | null;
+  coverage?: number | null;
+  unchanged?: number | null;
+  compared?: number | null;
+  delta_unchanged?: number | null;
+  delta_micro?: number | null;
+}
+
+interface AblationFile {
+  benchmark?: string;
+  metric?: 'accuracy' | 'coverage';
+  rejudged_unchanged?: boolean;
+  table?: AblationRow[];
+}
+
+interface AblationCandidate {
+  dir: string;
+  setting: RunSetting;
+  verdict: Verdict;
+  variants: VariantFigure[];
+  /** The reference variant's coverage, percent. */
+  refCoverage: number | null;
+}
+
+const pct = (x: number | null | undefined) => (typeof x === 'number' ? 100 * x : null);
+
+/** One ablation folder as a candidate for the item: the variants it covers, and how its reference stands against the item's setting. */
+function ablationCandidate(folder: string, spec: SettingSpec, wanted: (name: string) => boolean): AblationCandidate | null {
+  const a = safely(() => readJson(join(folder, 'ablation.json')) as AblationFile, {} as AblationFile);
+  if (a.benchmark !== spec.benchmark) return null;
+  const rows = a.table ?? [];
+  const matched = rows.filter((r) => !r.is_default && typeof r.variant === 'string' && wanted(r.variant));
+  const ref = rows.find((r) => r.is_default);
+  const refFacts = ref ? runFacts(join(folder, ref.dir ?? ref.variant)) : null;
+  if (matched.length === 0 || !refFacts) return null;
+  const measure = a.metric === 'coverage' ? 'coverage' : 'accuracy';
+  const variants: VariantFigure[] = matched.map((r) => ({
+    variant: r.variant,
+    measure,
+    delta: pct(r.delta),
+    ci_low: pct(r.ci_low),
+    ci_high: pct(r.ci_high),
+    n: r.paired ?? 0,
+    accuracy: pct(r.accuracy),
+    coverage: pct(r.coverage),
+    unchanged:
+      typeof r.unchanged === 'number' && typeof r.compared === 'number'
+        ? {
+            questions: r.unchanged,
+            of: r.compared,
+            delta: 100 * (r.delta_unchanged ?? 0),
+            delta_micro: 100 * (r.delta_micro ?? 0),
+            rejudged: a.rejudged_unchanged === true,
+          }
+        : null,
+    run: rel(join(folder, r.dir ?? r.variant)),
+  }));
+  let verdict: Verdict = judgeRun(spec, refFacts.setting, refFacts.config);
+  // Every variant the item shows must be complete as well.
+  const partial = matched
+    .map((r) => runFacts(join(folder, r.dir ?? r.variant)))
+    .map((f) => (f ? completeness(f.setting, refFacts.setting.questions.subset).label : 'missing'))
+    .find((l) => l !== null);
+  if (verdict.sameSetting && verdict.complete && partial) verdict = { ...verdict, complete: false, label: `a variant is ${partial}` };
+  return { dir: folder, setting: refFacts.setting, verdict, variants, refCoverage: pct(ref?.coverage) };
+}
+
+function ablationEntry(item: PaperItem, folders: string[]): Found {
+  const { spec, variants: wanted, absolute } = item.ablation!;
+  const candidates = folders.map((f) => ablationCandidate(f, spec, wanted)).filter((c): c is AblationCandidate => c !== null);
+  const same = candidates.filter((c) => c.verdict.sameSetting).sort(byPreference);
+  const best = same.find((c) => c.verdict.complete) ?? null;
+  const shown = best ?? same[0] ?? candidates.sort(byPreference)[0] ?? null;
+  const others = [...same.filter((c) => c !== best), ...candidates.filter((c) => !c.verdict.sameSetting).sort(byPreference)];
+  const found: Found = {
+    status: best ? 'reproduced' : same.length ? 'partial' : candidates.length ? 'other setting' : 'runnable',
+    rawrag: null,
+    text: null,
+    run: best ? rel(best.dir) : null,
+    delta: null,
+    coverage: null,
+    coverage_measure: null,
+    variants: shown?.variants ?? [],
+    others: others.map((o) => ({ run: rel(o.dir), label: o.verdict.label!, rawrag: null, text: null })),
+    runs: candidates.map((c) => rel(c.dir)),
+  };
+  coverageOfVariant(found, shown);
+  if (best) accuracyOfVariants(found, absolute === true);
+  return found;
+}
+
+/** The coverage column of a one-variant item: its paired Δ coverage (an ablation without a reader), else the difference of levels. */
+function coverageOfVariant(found: Found, shown: AblationCandidate | null): void {
+  const one = found.variants.length === 1 ? found.variants[0]! : null;
+  if (one && one.measure === 'coverage') {
+    found.coverage = one.delta;
+    found.coverage_measure = 'Δ coverage (points; no reader, so no accuracy)';
+  } else if (one && one.coverage !== null && shown && shown.refCoverage !== null) {
+    found.coverage = one.coverage - shown.refCoverage;
+    found.coverage_measure = 'Δ coverage (points, not paired)';
   }
-  return { runs: [], rawrag: null, delta: null };
 }
 
-export function buildPaperMap(paths: string[], opts: { seed?: number } = {}): PaperMap {
+/** rawrag's figure of a reproduced ablation item: a variant's accuracy, its Δ with CI, or the largest |Δ| of a sweep; the unchanged-evidence share. */
+function accuracyOfVariants(found: Found, absolute: boolean): void {
+  const one = found.variants.length === 1 ? found.variants[0]! : null;
+  if (absolute) {
+    found.rawrag = one?.measure === 'accuracy' ? one.accuracy : null;
+    found.measure = 'accuracy % of the variant';
+  } else if (one) {
+    if (one.measure === 'accuracy' && one.delta !== null) {
+      found.rawrag = one.delta;
+      found.delta = {
+        against: 'the reference variant',
+        n: one.n,
+        delta: one.delta,
+        ci_low: one.ci_low ?? NaN,
+        ci_high: one.ci_high ?? NaN,
+      };
+    }
+    found.measure = 'Δ accuracy (points)';
+  } else {
+    const deltas = found.variants.filter((v) => v.measure === 'accuracy' && v.delta !== null).map((v) => Math.abs(v.delta!));
+    found.rawrag = deltas.length ? Math.max(...deltas) : null;
+    found.measure = 'largest |Δ accuracy| over the variants (points)';
+  }
+  if (one?.unchanged) {
+    const u = one.unchanged;
+    const n = (x: number) => x.toLocaleString('en-US');
+    found.text = u.rejudged
+      ? `Δ from the ${n(u.questions)} of ${n(u.of)} questions whose evidence did not change (re-read and re-judged): ${u.delta.toFixed(3)} of ${u.delta_micro.toFixed(3)} (micro)`
+      : `${n(u.questions)} of ${n(u.of)} questions kept their evidence; their answers were reused, so their share of the delta is not measured (--rejudge-unchanged measures it)`;
+  }
+}
+
+function describeMeasure(item: PaperItem): { measure: string; unit: Unit } {
+  if (item.run) return { measure: item.run.figure.measure, unit: item.run.figure.unit };
+  if (item.ablation?.absolute) return { measure: 'accuracy % of the variant', unit: 'percent' };
+  return { measure: 'Δ accuracy (points)', unit: 'points' };
+}
+
+/** The map over the folders; `items` defaults to the paper's (src/paper/items.ts). */
+export function buildPaperMap(paths: string[], opts: { seed?: number; items?: PaperItem[] } = {}): PaperMap {
   const existing = paths.filter((p) => existsSync(p));
   const runs = (existing.length ? scanRunDirs(existing).dirs : []).map(runFacts).filter((r): r is RunFacts => r !== null);
   const folders = ablationDirs(existing);
-  const rel = (d: string) => relative(process.cwd(), d) || '.';
-  const entries = paperItems().map((item): PaperEntry => {
-    let found: Pick<PaperEntry, 'runs' | 'rawrag' | 'delta'> = { runs: [], rawrag: null, delta: null };
-    if (item.ablation) found = ablationEntry(item, folders);
-    else if (item.match) {
-      const matching = runs.filter((r) => safely(() => item.match!(r), false));
-      // The first run that has the figure (a run without a reader has no accuracy), and the first pair that has scores.
-      const figures = matching.map((r) => (item.figure ? safely(() => item.figure!(r), null) : null));
-      const firstFigure = figures.find((f) => f !== null) ?? null;
-      let delta: PaperEntry['delta'] = null;
-      for (const r of item.against ? matching : []) {
-        const base = runs.find((b) => b !== r && safely(() => item.against!(b, r), false) && scores(b.dir).size > 0);
-        if (base) delta = pairedDelta(r, base, opts.seed ?? 0);
-        if (delta) break;
-      }
-      found = { runs: matching.map((r) => r.dir), rawrag: firstFigure, delta };
-    }
+  const ctx = new StatsContext(opts.seed ?? 0);
+  const entries = (opts.items ?? paperItems()).map((item): PaperEntry => {
+    const none: Found = {
+      status: item.command === null ? 'not in rawrag' : 'runnable',
+      rawrag: null,
+      text: null,
+      run: null,
+      delta: null,
+      coverage: null,
+      coverage_measure: null,
+      variants: [],
+      others: [],
+      runs: [],
+    };
+    const found = item.ablation ? ablationEntry(item, folders) : item.run ? runEntry(item, runs, ctx) : none;
+    const { measure, unit } = describeMeasure(item);
     return {
       id: item.id,
       section: item.section,
       title: item.title,
       paper: item.paper,
       paper_value: item.paperValue ?? null,
+      measure: found.measure ?? measure,
+      unit,
       command: item.command,
       note: item.note ?? null,
-      runs: found.runs.map(rel),
+      status: found.status,
       rawrag: found.rawrag,
-      delta: found.delta
-        ? { ...found.delta, against: found.delta.against.startsWith('/') ? rel(found.delta.against) : found.delta.against }
-        : null,
-      status: item.command === null ? 'not in rawrag' : found.runs.length ? 'reproduced' : 'runnable',
+      text: found.text,
+      run: found.run,
+      delta: found.delta,
+      coverage: found.coverage,
+      coverage_measure: found.coverage_measure,
+      variants: found.variants,
+      others: found.others,
+      runs: found.runs,
     };
   });
   return { searched: existing.map(rel), entries };
-}
-
-export function renderPaperMap(map: PaperMap): string {
-  const out: string[] = ['# The paper, item by item: how rawrag regenerates each', ''];
-  out.push(
-    map.searched.length
-      ? `Run directories searched: ${map.searched.join(', ')}.`
-      : 'No results folder found: every item lists its command; run them, then `rawrag paper` again.',
-    '',
-  );
-  for (const section of [...new Set(map.entries.map((e) => e.section))]) {
-    out.push(`## ${section}`, '');
-    const es = map.entries.filter((e) => e.section === section);
-    out.push(
-      markdownTable(
-        ['item', 'paper', 'rawrag', 'paired Δ [95% CI]', 'runs', 'command'],
-        es.map((e) => [
-          e.title,
-          e.paper,
-          e.rawrag === null ? '—' : e.rawrag.toFixed(2),
-          e.delta ? `${e.delta.delta.toFixed(2)} [${e.delta.ci_low.toFixed(2)}, ${e.delta.ci_high.toFixed(2)}] (n ${e.delta.n})` : '—',
-          e.runs.length
-            ? e.runs.slice(0, 2).join(', ') + (e.runs.length > 2 ? ` (+${e.runs.length - 2})` : '')
-            : e.status === 'not in rawrag'
-              ? 'not in rawrag'
-              : 'none yet',
-          e.command === null ? `— ${e.note ?? ''}` : `\`${e.command}\`${e.note ? ` (${e.note})` : ''}`,
-        ]),
-        ['l', 'l', 'r', 'l', 'l', 'l'],
-      ),
-      '',
-    );
-  }
-  const counts = { reproduced: 0, runnable: 0, 'not in rawrag': 0 };
-  for (const e of map.entries) counts[e.status]++;
-  out.push(
-    `${map.entries.length} items: ${counts.reproduced} with run directories here, ${counts.runnable} runnable, ${counts['not in rawrag']} not in rawrag.`,
-  );
-  return out.join('\n');
 }

@@ -38,6 +38,8 @@ export interface RunEstimate {
   roles: RoleEstimate[];
   cost_usd: number | null;
   notes: string[];
+  /** What a real run would lack (a key, an endpoint), one reason per model; empty when everything can run here. */
+  missing: string[];
   /** The system's paid LLM work at ingest (extraction, summaries), when it has any: rendered as its own section. */
   ingest?: { cost_usd: number | null; lines: string[]; data: Record<string, unknown> };
 }
@@ -53,6 +55,7 @@ export async function estimateRun(
   const questions = opts.skip ? inputs.questions.filter((q) => !opts.skip!.has(q.id)) : inputs.questions;
   const session = new ProviderSession({ ...transport, noCache: true });
   const notes: string[] = [];
+  const missing: string[] = [];
   const roles: RoleEstimate[] = [];
   const add = (role: Role, m: ModelEntry, calls: number, input: number, output: number, searchUnits = 0) => {
     roles.push({
@@ -67,8 +70,10 @@ export async function estimateRun(
   };
   const check = (m: ModelEntry, role: Role) => {
     const a = session.availability(m, role);
-    if (!a.ok)
+    if (!a.ok) {
       notes.push(`${a.reason}: a real run would ${role === 'reader' || role === 'judge' ? 'stop' : 'fall back to the local retriever'}`);
+      if (!missing.includes(a.reason)) missing.push(a.reason);
+    }
   };
 
   // The system's own calls (embedding, reranking, ingest LLM work) and the evidence it would show.
@@ -126,7 +131,7 @@ export async function estimateRun(
     if (r.cost_usd === null) notes.push(`no price for ${r.role} model '${r.model}' in the registry: its cost is unknown`);
   const ingest = own.ingest;
   const cost = roles.reduce<number | null>((s, r) => addCost(s, r.cost_usd), ingest ? ingest.cost_usd : 0);
-  return { questions: questions.length, roles, cost_usd: cost, notes, ...(ingest ? { ingest } : {}) };
+  return { questions: questions.length, roles, cost_usd: cost, notes, missing, ...(ingest ? { ingest } : {}) };
 }
 
 export function renderEstimate(cfg: RunConfig, e: RunEstimate, batch?: ReturnType<typeof batchCosts>): string {

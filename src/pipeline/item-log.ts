@@ -14,6 +14,7 @@ import { getBenchmark } from '../datasets/registry.js';
 import { readerMaxTokens } from '../core/protocol.js';
 import { readerProtocolFor } from '../eval/reader-override.js';
 import { ingest } from '../retrieval/chunk.js';
+import { assemble } from '../retrieval/assemble.js';
 import { serialiseTurn } from '../retrieval/serialise.js';
 import { RunDir } from '../run/rundir.js';
 import { InputError } from '../util/errors.js';
@@ -214,8 +215,10 @@ function renderReaderRequest(item: ItemRecord, ctx: ItemLogContext): { messages:
   const byId = new Map(episode.turns.map((t) => [t.id, t]));
   const turns = (item.evidence_turns ?? []).map((id) => byId.get(id)).filter((t) => t !== undefined);
   let blocks: ShownBlock[];
+  const again = reassembled(item, q, episode, policy, ctx);
   // As src/retrieval/assemble.ts builds them: whole turns, or the windows themselves with the turns they touch.
-  if (policy.expandToTurns || !item.retrieved?.length)
+  if (again) blocks = again;
+  else if (policy.expandToTurns || !item.retrieved?.length)
     blocks = turns.map((t) => ({ text: serialiseTurn(t, policy.serialisation), turns: [t], kind: 'history' }));
   else {
     // The windows themselves: cut the history again with the run's chunking and take the ranked windows' text.
@@ -231,6 +234,31 @@ function renderReaderRequest(item: ItemRecord, ctx: ItemLogContext): { messages:
     messages: protocol.render(q, view),
     note: `re-rendered from the benchmark data and ${protocol.id}; max_tokens ${budget ?? 'not sent'}`,
   };
+}
+
+/**
+ * The evidence assembled again from the item's ranked windows with the run's policy (the display —
+ * a shared turn repeated per window or once —, the budget, the order), exactly as the reader saw it;
+ * null where the ranked units are not the history's windows (derived facts, summaries).
+ */
+function reassembled(
+  item: ItemRecord,
+  q: Question,
+  episode: Episode,
+  policy: ReturnType<typeof effectivePolicy>,
+  ctx: ItemLogContext,
+): ShownBlock[] | null {
+  if (!item.retrieved?.length || !ctx.cfg) return null;
+  const ingested = ingest(episode, q.visibleTurns ?? episode.turns.length, policy, ctx.cfg.chunking);
+  const byChunk = new Map(ingested.chunks.map((c) => [c.id, c]));
+  const chunks = item.retrieved.map((r) => byChunk.get(r.chunk));
+  if (chunks.some((c) => c === undefined)) return null;
+  const evidence = assemble(
+    ingested,
+    chunks.map((c) => ({ chunk: c!.index, score: 0 })),
+    policy,
+  );
+  return evidence.blocks.map((b) => ({ text: b.text, turns: b.turns.map((t) => episode.turns[t]!), kind: 'history' }));
 }
 
 function renderJudgeRequest(item: ItemRecord, ctx: ItemLogContext): { messages: ChatMessage[] | null; note: string | null } {

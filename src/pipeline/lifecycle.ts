@@ -19,6 +19,8 @@ export type ManifestFields = Omit<Parameters<typeof startManifest>[0], 'opened' 
 export class RunLifecycle {
   readonly manifest: Manifest;
   private closed = false;
+  /** The phase wall times of the processes that wrote this directory before (a resume adds its own). */
+  private readonly earlierWalls: Manifest['phase_wall_ms'];
 
   private constructor(
     readonly opened: OpenedRunDir,
@@ -27,6 +29,9 @@ export class RunLifecycle {
     fields: ManifestFields & { identity: RunIdentity },
   ) {
     this.manifest = startManifest({ ...fields, selected: questions.length, done: opened.done.size, opened });
+    this.earlierWalls = opened.done.size > 0 ? earlierWalls(opened) : undefined;
+    // Kept while this process runs, so a process killed before it finishes loses only its own.
+    if (this.earlierWalls) this.manifest.phase_wall_ms = this.earlierWalls;
   }
 
   /** Opens (or resumes) `dir` for these questions; throws before anything is written when it must not be resumed. */
@@ -65,6 +70,8 @@ export class RunLifecycle {
     summary: Record<string, unknown> & { errors: number };
     timings: Record<string, number>;
     /** Aborted by SIGINT/SIGTERM (reason: the signal's name) or by the cost cap (reason COST_CAP_REASON). */
+    /** This process's phase wall times (pipeline `walls`), added to the earlier processes' in `phase_wall_ms`. */
+    walls?: { ingest_wall_ms: number; search_wall_ms: number; add_search_wall_ms: number };
     signal?: AbortSignal;
     /** USD this process spent on the directory's requests (added to `spent_usd`); null when unknown. */
     spentUsd?: number | null;
@@ -83,7 +90,8 @@ export class RunLifecycle {
         updated_at: new Date().toISOString(),
         finished_at: status === 'complete' ? new Date().toISOString() : null,
         questions: { selected: this.questions.length, done: o.items.length, errors: o.summary.errors },
-        timings: o.timings,
+        timings: { ...o.timings, ...o.walls },
+        ...(o.walls ? { phase_wall_ms: addWalls(this.earlierWalls, o.walls) } : {}),
         ...this.spent(o.spentUsd),
       });
       rundir.writeManifest(this.manifest);
@@ -133,4 +141,25 @@ export class RunLifecycle {
       this.opened.lock?.release();
     }
   }
+}
+
+/** The phase walls an earlier process recorded (none when the manifest holds none or cannot be read). */
+function earlierWalls(opened: OpenedRunDir): Manifest['phase_wall_ms'] {
+  try {
+    return opened.rundir.exists() ? opened.rundir.readManifest().phase_wall_ms : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function addWalls(
+  earlier: Manifest['phase_wall_ms'],
+  now: { ingest_wall_ms: number; search_wall_ms: number; add_search_wall_ms: number },
+): NonNullable<Manifest['phase_wall_ms']> {
+  return {
+    ingest: (earlier?.ingest ?? 0) + now.ingest_wall_ms,
+    search: (earlier?.search ?? 0) + now.search_wall_ms,
+    add_search: (earlier?.add_search ?? 0) + now.add_search_wall_ms,
+    processes: (earlier?.processes ?? 0) + 1,
+  };
 }

@@ -26,6 +26,7 @@ import { isLocalFsFailure } from '../util/fsx.js';
 import { finishWithin } from '../util/interrupt.js';
 import { isDeferred } from '../providers/batch/defer.js';
 import { addCost } from '../providers/usage.js';
+import { PhaseClock } from '../util/phase-clock.js';
 
 /** Runs the item's stages in order; the first failure is the item's error (a deferral propagates). */
 export async function runStages(item: ItemRecord, stages: ItemStage[], ctx: Parameters<ItemStage['run']>[1]): Promise<void> {
@@ -97,6 +98,12 @@ export interface ScheduleOutcome {
   deferred: number;
   /** warmup = one-time work before the first question (prefetch, loading models); not in any item's timings. */
   timings: { warmup_ms: number; ingest_ms: number; retrieve_ms: number; stages_ms: number };
+  /**
+   * Wall time of each phase in this process (src/pipeline/phase-clock.ts): adding histories to the
+   * index (`ingest`), finding evidence (`search`), and the time either ran (`add_search`), not the
+   * summed work of `timings`.
+   */
+  walls: { ingest_wall_ms: number; search_wall_ms: number; add_search_wall_ms: number };
 }
 
 /**
@@ -113,7 +120,14 @@ export async function answerAll(
   const episodes = new Map(dataset.episodes.map((e) => [e.id, e]));
   const questionLimit = pLimit(Math.max(1, stages.concurrency));
   const episodeLimit = pLimit(Math.max(1, Math.min(source.capabilities.episodesAtOnce ?? 16, stages.concurrency)));
-  const out: ScheduleOutcome = { answered: 0, deferred: 0, timings: { warmup_ms: 0, ingest_ms: 0, retrieve_ms: 0, stages_ms: 0 } };
+  const out: ScheduleOutcome = {
+    answered: 0,
+    deferred: 0,
+    timings: { warmup_ms: 0, ingest_ms: 0, retrieve_ms: 0, stages_ms: 0 },
+    walls: { ingest_wall_ms: 0, search_wall_ms: 0, add_search_wall_ms: 0 },
+  };
+  const adding = new PhaseClock();
+  const searching = new PhaseClock();
   // An item that cannot be written (a full disk) stops the run: no new question starts after it.
   let writeFailed = false;
   // Questions still in flight when a stop signal's grace ran out: their items are not written.
@@ -169,6 +183,7 @@ export async function answerAll(
         }
         const ingestMs = performance.now() - ti;
         out.timings.ingest_ms += ingestMs;
+        adding.add(ti, ti + ingestMs);
         // Each question carries its share of building the index it searched, so per-episode add
         // time (BEAM's efficiency table) is a sum over items, also across resumed runs.
         const share = round(ingestMs / group.questions.length, 2);
@@ -178,8 +193,10 @@ export async function answerAll(
               await yieldToEventLoop();
               if (stopped()) return;
               let item: ItemRecord;
+              const tq = performance.now();
               try {
                 item = await answerQuestion(q, opened, ctx);
+                searching.add(tq, tq + (item.timings.retrieve_ms ?? 0));
               } catch (e) {
                 if (!isDeferred(e)) throw e;
                 out.deferred++;
@@ -202,6 +219,11 @@ export async function answerAll(
   );
   // Stopped by a signal: questions in flight get STOP_GRACE_MS to finish, then are left for the resume.
   if (!(await finishWithin(all, hooks.signal)).done) left = true;
+  out.walls = {
+    ingest_wall_ms: Math.round(adding.ms),
+    search_wall_ms: Math.round(searching.ms),
+    add_search_wall_ms: Math.round(PhaseClock.union(adding, searching)),
+  };
   return out;
 }
 

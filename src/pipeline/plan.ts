@@ -35,6 +35,8 @@ export async function loadRunInputs(cfg: RunConfig): Promise<RunInputs> {
   const benchmark = getBenchmark(cfg.benchmark);
   const dataset = await loadDataset(benchmark, cfg);
   const { questions, selection } = selectQuestions(dataset, cfg);
+  // A system may refuse values that would do nothing on these questions, before anything is written.
+  systemOf(cfg).checkQuestions?.(cfg, questions);
   return { cfg, benchmark, dataset, questions, selection, policy: effectivePolicy(benchmark, cfg), loadMs: performance.now() - t0 };
 }
 

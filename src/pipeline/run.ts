@@ -137,7 +137,7 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
         source: { name: source.name, notes: source.notes, ...(source.capabilities.standIn ? { stand_in: true } : {}) },
         ...(source.pairWith ? { pairWith: source.pairWith } : {}),
         skipped: stages.skipped,
-        dataset: { ...dataset.source, warnings: dataset.warnings },
+        dataset: { ...dataset.source, warnings: dataset.warnings, questions: dataset.questions.length },
         name: req.name,
         cacheDir: session.cache.dir,
         git: await git,
@@ -193,6 +193,7 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
         signal: stop,
         timings: runTimings(loadMs, outcome.timings, performance.now() - t0),
         spentUsd: spent(),
+        walls: outcome.walls,
       });
       if (interrupted) throw new Interrupted(interrupted, items.length, questions.length);
       return { dir, manifest, summary, deferred: outcome.deferred };

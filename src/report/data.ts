@@ -6,6 +6,9 @@
 import { serialiseTurn } from '../retrieval/serialise.js';
 import type { Dataset } from '../core/schema.js';
 import { paperRow, type PaperRow } from '../datasets/paper-rows.js';
+import { compareWithPaperRow } from '../paper/rows.js';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { PaperMap } from '../paper/map.js';
 import type { FamilyReport, StatsReport } from '../stats/compute-tables.js';
 import type { AblationInput, ReportInputs, RunInput } from './collect.js';
@@ -66,8 +69,10 @@ export type QuestionRow = [number, number, number, number, number, number[]];
 
 export interface FamilyView {
   stats: FamilyReport;
-  /** Per leaderboard system: the paper's figure when the run is a paper row. */
+  /** Per leaderboard system: the paper's figure when the run is a complete run of a paper row's setting. */
   paper: Record<string, PaperRow>;
+  /** Per leaderboard system that is a paper row's run but not comparable with it: why (`partial (200 of 1,540)`). */
+  notComparable: Record<string, string>;
 }
 
 export interface AblationView {
@@ -398,12 +403,17 @@ function familyViews(stats: StatsReport): FamilyView[] {
   return stats.families.map((f) => {
     const reader = f.setting.includes('/') ? f.setting.slice(f.setting.indexOf('/') + 1) : null;
     const paper: Record<string, PaperRow> = {};
+    const notComparable: Record<string, string> = {};
     for (const row of f.leaderboard) {
       if (!row.reference || !row.source) continue;
       const p = paperRow(f.benchmark, reader, row.source);
-      if (p) paper[row.system] = p;
+      if (!p) continue;
+      // The paper's figure stands beside a complete run of the row's setting only (src/core/comparability.ts).
+      const label = comparisonOf(row.dir);
+      if (label === null) paper[row.system] = p;
+      else notComparable[row.system] = label;
     }
-    return { stats: f, paper };
+    return { stats: f, paper, notComparable };
   });
 }
 
@@ -429,4 +439,15 @@ function ablationView(a: AblationInput): AblationView {
     wall_ms: typeof d.wall_ms === 'number' ? d.wall_ms : null,
     rows: d.table ?? [],
   };
+}
+
+/** A run directory against its paper row: null when comparable (or unreadable: then no row is claimed), else the label. */
+function comparisonOf(dir: string): string | null {
+  const file = join(dir, 'manifest.json');
+  if (!existsSync(file)) return null;
+  try {
+    return compareWithPaperRow(JSON.parse(readFileSync(file, 'utf8')))?.notComparable ?? null;
+  } catch {
+    return null;
+  }
 }

@@ -152,7 +152,7 @@ function leaderboardTable(f: FamilyView): string {
   const pairOf = new Map(st.pairwise.filter((p) => p.system_b === st.baseline).map((p) => [p.system_a, p]));
   const coverageOf = new Map(st.coverage.map((c) => [c.system, c]));
   const extraCols = st.aggregation.columns.filter((c) => c !== 'overall');
-  const hasPaper = Object.keys(f.paper).length > 0;
+  const hasPaper = Object.keys(f.paper).length > 0 || Object.keys(f.notComparable ?? {}).length > 0;
   const head = [
     '#',
     'system',
@@ -181,7 +181,7 @@ function leaderboardTable(f: FamilyView): string {
       sig = above.length ? `above ${above.join(', ')}` : '';
     }
     const cov = coverageOf.get(r.system);
-    return `<tr data-system="${esc(r.system)}" data-dir="${esc(r.dir)}"><td>${r.rank}</td><th scope="row">${esc(r.system)}<div class="muted small">${esc(r.dir)}</div></th><td>${r.scored}</td>${st.types.map((t) => `<td data-col="type:${esc(t)}">${pct(r.by_type[t]?.accuracy)}</td>`).join('')}${extraCols.map((c) => `<td data-col="${esc(c)}">${pct(r.columns[c]?.accuracy)}</td>`).join('')}<td data-col="overall" class="strong">${pct(o?.accuracy)}</td><td>${o ? `${pct(o.ci_low)}–${pct(o.ci_high)} ${o.ci_method === 'wilson' ? 'W' : 'B'}` : '—'}</td>${hasPaper ? `<td data-col="paper">${paper ? paper.accuracy.toFixed(2) : '—'}</td><td>${paper && o ? signed(o.accuracy - paper.accuracy / 100) : '—'}</td>` : ''}<td data-col="coverage">${pct(cov?.coverage)}</td><td data-col="sig">${sig}</td></tr>`;
+    return `<tr data-system="${esc(r.system)}" data-dir="${esc(r.dir)}"><td>${r.rank}</td><th scope="row">${esc(r.system)}<div class="muted small">${esc(r.dir)}</div></th><td>${r.scored}</td>${st.types.map((t) => `<td data-col="type:${esc(t)}">${pct(r.by_type[t]?.accuracy)}</td>`).join('')}${extraCols.map((c) => `<td data-col="${esc(c)}">${pct(r.columns[c]?.accuracy)}</td>`).join('')}<td data-col="overall" class="strong">${pct(o?.accuracy)}</td><td>${o ? `${pct(o.ci_low)}–${pct(o.ci_high)} ${o.ci_method === 'wilson' ? 'W' : 'B'}` : '—'}</td>${hasPaper ? `<td data-col="paper">${paper ? paper.accuracy.toFixed(2) : f.notComparable?.[r.system] ? `<span class="muted small" title="${esc(f.notComparable[r.system]!)}">not comparable: ${esc(f.notComparable[r.system]!)}</span>` : '—'}</td><td>${paper && o ? signed(o.accuracy - paper.accuracy / 100) : '—'}</td>` : ''}<td data-col="coverage">${pct(cov?.coverage)}</td><td data-col="sig">${sig}</td></tr>`;
   });
   return `<div class="table-wrap"><table class="leaderboard">
 <caption>Leaderboard: ${esc(st.aggregation.note)}. 95% CI: W = Wilson, B = bootstrap. Coverage = share of questions whose gold evidence turns were all shown. Significance: Holm-adjusted exact McNemar on majority-vote outcomes; * p&lt;0.05, ** p&lt;0.01, *** p&lt;0.001; ▲/▼ = significantly better/worse than the baseline.${Object.values(f.paper).length ? ` Paper: ${esc([...new Set(Object.values(f.paper).map((p) => p.headline))].join('; '))}.` : ''}</caption>
@@ -320,18 +320,20 @@ function paperSection(data: ReportData): string {
   const map = data.paper;
   if (!map) return '';
   const num = (x: number | null) => (x === null ? '—' : x.toFixed(2));
+  const others = (e: NonNullable<ReportData['paper']>['entries'][number]) =>
+    e.others.length ? esc(e.others.map((o) => `${o.rawrag === null ? '' : `${num(o.rawrag)} `}${o.label}: ${o.run}`).join('; ')) : '—';
   const rows = map.entries.map(
     (e) =>
-      `<tr><td>${esc(e.section)}</td><td>${esc(e.title)}</td><td>${esc(e.paper)}</td><td class="num">${num(e.rawrag)}</td><td>${
+      `<tr data-status="${esc(e.status)}"><td>${esc(e.section)}</td><td>${esc(e.title)}</td><td>${esc(e.paper)}</td><td class="num">${num(e.rawrag)}${e.text ? ` <span class="muted small">${esc(e.text)}</span>` : ''}</td><td>${esc(e.measure)}</td><td>${
         e.delta ? `${num(e.delta.delta)} [${num(e.delta.ci_low)}, ${num(e.delta.ci_high)}] (n ${e.delta.n})` : '—'
-      }</td><td>${e.runs.length ? esc(e.runs.join(', ')) : esc(e.status === 'not in rawrag' ? 'not in rawrag' : 'none yet')}</td><td>${
+      }</td><td>${e.run ? esc(e.run) : esc(e.status === 'not in rawrag' ? 'not in rawrag' : e.status === 'runnable' ? 'none yet' : e.status)}</td><td>${others(e)}</td><td>${
         e.command === null
           ? esc(e.note ?? '')
           : `<code>${esc(e.command)}</code>${e.note ? ` <span class="muted">${esc(e.note)}</span>` : ''}`
       }</td></tr>`,
   );
   return `<section id="paper" aria-labelledby="h-paper"><h2 id="h-paper">6. The paper, item by item</h2>
-<p class="muted">Every table, figure and diagnostic of the paper, the command that regenerates it, the run directories here that hold it and rawrag's figure beside the paper's (paired bootstrap Δ with 95% CI where the item is a difference). The same map as <code>rawrag paper</code>.</p>
-<div class="table-wrap"><table><thead><tr><th>section</th><th>item</th><th>paper</th><th>rawrag</th><th>paired Δ [95% CI]</th><th>runs</th><th>command</th></tr></thead>
+<p class="muted">Every table, figure and diagnostic of the paper, the command that regenerates it, and rawrag's figure beside the paper's — only from a complete run of the item's setting (paired bootstrap Δ with 95% CI where the item is a difference); partial runs and runs of other settings are listed apart with what differs. The same map as <code>rawrag paper</code>.</p>
+<div class="table-wrap"><table class="paper"><thead><tr><th>section</th><th>item</th><th>paper</th><th>rawrag (reproduced)</th><th>measure</th><th>paired Δ [95% CI]</th><th>run</th><th>not comparable</th><th>command</th></tr></thead>
 <tbody>${rows.join('\n')}</tbody></table></div></section>`;
 }

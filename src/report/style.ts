@@ -60,6 +60,7 @@ li.turn .turn-id { font-family: ui-monospace, monospace; font-size: 11px; color:
 li.turn.gold { background: var(--gold-bg); border-left: 4px solid #b38600; padding-left: 4px; font-weight: 600; }
 li.turn.gold .turn-id { color: #6b5000; }
 .cov.miss { color: var(--bad); font-weight: 600; }
+table.paper td { text-align: left; overflow-wrap: anywhere; min-width: 4em; }
 @media (max-width: 1100px) { .explorer-grid { grid-template-columns: 1fr; } .list { max-height: 360px; } }
 @media print {
   header.top { position: static; }
@@ -76,5 +77,7 @@ li.turn.gold .turn-id { color: #6b5000; }
   .table-wrap { overflow: visible; }
   table { font-size: 10px; }
   th, td { padding: 2px 4px; }
+  table.paper { table-layout: fixed; width: 100%; }
+  td, th { overflow-wrap: anywhere; }
 }
 `;

@@ -50,7 +50,8 @@ export interface Manifest {
   skipped: string[];
   /** Where the config departs from the benchmark's protocol (reader temperature, max_tokens, prompt); empty = none. */
   deviations?: string[];
-  dataset: DatasetSource & { warnings: LoadWarning[] };
+  /** `questions`: how many the data holds under the run's options, before --limit, --sample or --ids (the whole question set). */
+  dataset: DatasetSource & { warnings: LoadWarning[]; questions?: number };
   questions: { selected: number; done: number; errors: number };
   tool: { name: 'rawrag'; version: string; node: string };
   git: { commit: string | null; dirty: boolean | null };
@@ -58,6 +59,11 @@ export interface Manifest {
   updated_at: string;
   finished_at: string | null;
   timings: Record<string, number>;
+  /**
+   * Wall time of each phase summed over the processes that wrote the items (a resume adds its own):
+   * adding histories to the index, finding evidence, and the time either ran. Milliseconds.
+   */
+  phase_wall_ms?: { ingest: number; search: number; add_search: number; processes: number };
   error: string | null;
   /**
    * USD spent on provider requests by the processes that wrote this directory (replies from the

@@ -512,7 +512,8 @@ function chooseBaseline(ranked: SystemRun[], opts: StatsOptions, notes: string[]
     return found[0] ?? null;
   }
   // Default: a scored RAW-RAG run. Among several, the paper's retriever before an offline stand-in
-  // (the embedded one, which the paper did not measure); then the default configuration: the plain system
+  // (the embedded one, which the paper did not measure); then a complete run (every question of its set
+  // answered: src/core/comparability.ts) before a partial one; then the default configuration: the plain system
   // name (ablation variants append theirs), chosen on the run's own name before duplicates get
   // their directory appended; then the most questions scored; then the directory.
   const scoredCount = (s: SystemRun) => [...s.byId.values()].filter(isScored).length;
@@ -522,6 +523,7 @@ function chooseBaseline(ranked: SystemRun[], opts: StatsOptions, notes: string[]
     .sort(
       (a, b) =>
         Number(a.run.standIn === true) - Number(b.run.standIn === true) ||
+        Number(b.run.complete === true) - Number(a.run.complete === true) ||
         a.run.system.length - b.run.system.length ||
         a.run.system.localeCompare(b.run.system) ||
         scoredCount(b) - scoredCount(a) ||

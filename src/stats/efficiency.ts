@@ -1,8 +1,12 @@
 /**
- * The efficiency table, one row per run directory (benchmark x system): add (ingest) time, search
- * time per question, LLM tokens and dollars spent at ingest, and the store's size where the system
- * reports one — read from the items (each carries its share of building the index it searched, so
- * resumed runs add up) and summary.json. The paper's efficiency figures are printed beside.
+ * The efficiency table, one row per run directory (benchmark x system): the wall time of each phase
+ * (adding the histories to the index, finding evidence, and the time either ran), the mean search
+ * latency per question, the LLM work at ingest — tokens and dollars from the same calls, the calls
+ * really sent and those the response cache answered apart — and the store's size where the system
+ * reports one. Read from manifest.json (`phase_wall_ms`, summed over the processes that wrote the
+ * run), the items (search latency, summed add work) and summary.json (each system's own section).
+ * Rows name no system: whatever a system reports in that shape is read. The paper's efficiency
+ * figures are printed beside.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,16 +18,24 @@ export interface EfficiencyRow {
   setting: string;
   dir: string;
   questions: number;
-  /** Σ items' share of building their index, seconds. */
-  add_s: number;
-  /** Mean search (evidence) time per question, ms. */
+  /** Wall time of adding histories to the index, of finding evidence, and of either (seconds); null when the run did not record them. */
+  add_wall_s: number | null;
+  search_wall_s: number | null;
+  add_search_wall_s: number | null;
+  /** Processes whose wall times are summed (a resumed run has several). */
+  processes: number | null;
+  /** Σ items' share of building their index, seconds: summed work (overlapping builds count twice), not time. */
+  add_work_s: number;
+  /** Mean search (evidence) latency per question, ms. */
   search_ms_per_question: number | null;
-  /** add + Σ search, seconds (the paper's "add + search"). */
-  add_plus_search_s: number;
-  /** LLM tokens spent at ingest (extraction, summaries), from the items' ingest figures. */
+  /** LLM tokens at ingest of the calls really sent, and of the calls the response cache answered. */
   ingest_llm_tokens: number;
-  /** Dollars at ingest as the system reports them (null = unknown or none reported). */
+  ingest_llm_tokens_cached: number;
+  /** Dollars paid for the calls sent, and what the cached replies would have cost (not paid); null = unknown. */
   ingest_cost_usd: number | null;
+  ingest_cost_usd_cached: number | null;
+  /** Summed latency of the ingest calls (they overlap; cache hits included): its own figure, never a time. */
+  ingest_call_latency_s: number | null;
   /** Objects in the system's store, where it reports them (memory items, oracle objects). */
   store_objects: number | null;
 }
@@ -50,13 +62,17 @@ function readEfficiency(dir: string): EfficiencyRow | null {
   const manifestFile = join(dir, 'manifest.json');
   const itemsFile = join(dir, 'items.jsonl');
   if (!existsSync(manifestFile) || !existsSync(itemsFile)) return null;
-  const manifest = parse(manifestFile) as { benchmark: string; system: string; setting: string };
+  const manifest = parse(manifestFile) as {
+    benchmark: string;
+    system: string;
+    setting: string;
+    phase_wall_ms?: { ingest?: number; search?: number; add_search?: number; processes?: number };
+  };
   const summaryFile = join(dir, 'summary.json');
   const summary = existsSync(summaryFile) ? (parse(summaryFile) as Record<string, unknown>) : {};
   let add = 0;
   let search = 0;
   let searched = 0;
-  let tokens = 0;
   let n = 0;
   for (const line of readFileSync(itemsFile, 'utf8').split('\n')) {
     if (!line.trim()) continue;
@@ -73,69 +89,142 @@ function readEfficiency(dir: string): EfficiencyRow | null {
       search += t.retrieve_ms;
       searched++;
     }
-    for (const [k, v] of Object.entries(t)) if (/^ingest_.*_tokens$/.test(k) && typeof v === 'number') tokens += v;
   }
-  const { cost, objects } = reportedIngest(summary);
+  const walls = manifest.phase_wall_ms;
+  const s = (ms: number | undefined) => (typeof ms === 'number' ? ms / 1000 : null);
+  const ingest = reportedIngest(summary);
   return {
     benchmark: manifest.benchmark,
     system: manifest.system,
     setting: manifest.setting,
     dir,
     questions: n,
-    add_s: add / 1000,
+    add_wall_s: s(walls?.ingest),
+    search_wall_s: s(walls?.search),
+    add_search_wall_s: s(walls?.add_search),
+    processes: walls?.processes ?? null,
+    add_work_s: add / 1000,
     search_ms_per_question: searched ? search / searched : null,
-    add_plus_search_s: (add + search) / 1000,
-    ingest_llm_tokens: Math.round(tokens),
-    ingest_cost_usd: cost,
-    store_objects: objects,
+    ...ingest,
   };
 }
 
+interface CallGroup {
+  calls?: number;
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  cost_usd?: number | null;
+}
+
+const tokensOf = (g: CallGroup) => (g.prompt_tokens ?? 0) + (g.completion_tokens ?? 0);
+const sumCost = (a: number | null, b: number | null | undefined) => (a === null || b === null || b === undefined ? null : a + b);
+
 /**
- * A system's own summary section (`memory`, `oracle`, `ingest_llm`, ...): the dollars spent at ingest
- * (`ingest.cost_usd`, or over the whole index however many runs built it, `whole_index.cost_usd`),
- * and a store size (`items.stored` or `objects`).
+ * A system's own summary section (`memory`, `oracle`, `ingest_llm`, ...): its ingest LLM work in
+ * `ingest` or, over the whole index however many runs built it, `whole_index`. With `sent` and
+ * `cached` groups ({calls, prompt_tokens, completion_tokens, cost_usd}) both halves are read; a
+ * section without them reports the calls it sent (its tokens and dollars together). A store size
+ * is `items.stored` or `objects`.
  */
-function reportedIngest(summary: Record<string, unknown>): { cost: number | null; objects: number | null } {
-  let cost: number | null = null;
-  let objects: number | null = null;
+function reportedIngest(
+  summary: Record<string, unknown>,
+): Pick<
+  EfficiencyRow,
+  | 'ingest_llm_tokens'
+  | 'ingest_llm_tokens_cached'
+  | 'ingest_cost_usd'
+  | 'ingest_cost_usd_cached'
+  | 'ingest_call_latency_s'
+  | 'store_objects'
+> {
+  const out = {
+    ingest_llm_tokens: 0,
+    ingest_llm_tokens_cached: 0,
+    ingest_cost_usd: null as number | null,
+    ingest_cost_usd_cached: null as number | null,
+    ingest_call_latency_s: null as number | null,
+    store_objects: null as number | null,
+  };
+  let reported = false;
   for (const section of Object.values(summary)) {
     if (!section || typeof section !== 'object' || Array.isArray(section)) continue;
-    const s = section as Record<string, unknown>;
-    const ingest = (s.ingest ?? s.whole_index) as Record<string, unknown> | undefined;
-    if (ingest && typeof ingest.cost_usd === 'number') cost = (cost ?? 0) + ingest.cost_usd;
-    const items = s.items as Record<string, unknown> | undefined;
-    if (items && typeof items.stored === 'number') objects = items.stored;
-    else if (typeof s.objects === 'number' && s.objects > 0) objects = s.objects;
+    const sec = section as Record<string, unknown>;
+    const ingest = (sec.ingest ?? sec.whole_index) as (CallGroup & { sent?: CallGroup; cached?: CallGroup; ms?: number }) | undefined;
+    if (ingest && typeof ingest === 'object' && (typeof ingest.cost_usd === 'number' || ingest.cost_usd === null || ingest.sent)) {
+      const sent = ingest.sent ?? ingest;
+      const cached = ingest.cached ?? { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 };
+      out.ingest_llm_tokens += tokensOf(sent);
+      out.ingest_llm_tokens_cached += tokensOf(cached);
+      out.ingest_cost_usd = sumCost(reported ? out.ingest_cost_usd : 0, sent.cost_usd);
+      out.ingest_cost_usd_cached = sumCost(reported ? out.ingest_cost_usd_cached : 0, cached.cost_usd);
+      if (typeof ingest.ms === 'number') out.ingest_call_latency_s = (out.ingest_call_latency_s ?? 0) + ingest.ms / 1000;
+      reported = true;
+    }
+    const items = sec.items as Record<string, unknown> | undefined;
+    if (items && typeof items.stored === 'number') out.store_objects = items.stored;
+    else if (typeof sec.objects === 'number' && sec.objects > 0) out.store_objects = sec.objects;
   }
-  return { cost, objects };
+  return out;
 }
+
+/** Seconds in the unit that fits: `0.42 s`, `12.3 min`, `3.10 h`. */
+export function fitSeconds(s: number | null): string {
+  if (s === null) return '—';
+  if (s < 120) return `${s.toFixed(s < 10 ? 2 : 1)} s`;
+  if (s < 7200) return `${(s / 60).toFixed(1)} min`;
+  return `${(s / 3600).toFixed(2)} h`;
+}
+
+const usd = (x: number | null) => (x === null ? '—' : `$${x.toFixed(4)}`);
 
 export function renderEfficiency(rows: EfficiencyRow[]): string {
   if (rows.length === 0) return '';
   const out = ['## Efficiency (per benchmark and system)', ''];
   out.push(
     markdownTable(
-      ['benchmark', 'system', 'n', 'add s', 'search ms/q', 'add + search s', 'ingest LLM tokens', 'ingest $', 'store objects'],
+      [
+        'benchmark',
+        'system',
+        'n',
+        'add (wall)',
+        'search (wall)',
+        'add + search (wall)',
+        'search ms/q (mean)',
+        'ingest LLM tokens sent',
+        'ingest $ paid',
+        'tokens from cache',
+        '$ of cached replies (not paid)',
+        'store objects',
+      ],
       rows.map((r) => [
         r.benchmark,
         r.system,
         r.questions,
-        r.add_s.toFixed(2),
+        fitSeconds(r.add_wall_s),
+        fitSeconds(r.search_wall_s),
+        fitSeconds(r.add_search_wall_s),
         r.search_ms_per_question === null ? '—' : r.search_ms_per_question.toFixed(1),
-        r.add_plus_search_s.toFixed(2),
         r.ingest_llm_tokens,
-        r.ingest_cost_usd === null ? '—' : r.ingest_cost_usd.toFixed(4),
+        usd(r.ingest_cost_usd),
+        r.ingest_llm_tokens_cached,
+        usd(r.ingest_cost_usd_cached),
         r.store_objects ?? '—',
       ]),
-      ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+      ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
     ),
   );
   out.push(
     '',
-    "add = Σ of each question's share of building the index it searched (whole histories added at once per question horizon; resumed runs included); " +
-      "search = finding one question's evidence (retrieval, recall or oracle selection), without reading or judging; one-time warm-up excluded.",
+    'add, search = the wall time each phase ran (adding histories to the index; finding evidence: retrieval, recall or oracle selection, ' +
+      "without reading or judging), summed over the processes that wrote the run; add + search = the time either ran. '—': a run written " +
+      'before phase times were recorded. One-time warm-up excluded. Ingest tokens and dollars come from the same calls: those sent to the ' +
+      'provider, and apart those the response cache answered (their tokens, and what they would have cost; nothing was paid for them).',
   );
+  const latency = rows.filter((r) => r.ingest_call_latency_s !== null);
+  if (latency.length)
+    out.push(
+      `summed ingest call latency (calls overlap and cache hits count: not a time): ${latency.map((r) => `${r.system} ${fitSeconds(r.ingest_call_latency_s)}`).join('; ')}`,
+    );
   for (const b of [...new Set(rows.map((r) => r.benchmark))]) if (PAPER_EFFICIENCY[b]) out.push(`- ${PAPER_EFFICIENCY[b]}`);
   out.push('');
   return out.join('\n');

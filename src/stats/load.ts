@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { splitJsonLines } from '../util/jsonl.js';
 import { InputError, formatPath } from '../util/errors.js';
 import { parseJsonText } from '../util/fsx.js';
+import { completeness, runSetting, type ManifestView } from '../core/comparability.js';
 
 const ManifestSchema = z.looseObject({
   system: z.string().min(1),
@@ -102,6 +103,8 @@ export interface LoadedRun {
   configHash?: string | null;
   /** The run used an offline stand-in for the paper's retriever (manifest retriever.stand_in). */
   standIn?: boolean;
+  /** Every question of its set answered, none failed, status complete (src/core/comparability.ts); false when unknown. */
+  complete?: boolean;
 }
 
 /** A folder that looked like a run but was not used, and why. */
@@ -206,7 +209,14 @@ export function loadRun(dir: string): LoadedRun {
     judge,
     configHash: m.config_hash ?? null,
     standIn: m.retriever?.stand_in === true,
+    complete: isComplete(m),
   };
+}
+
+/** The comparability rule's completeness (src/core/comparability.ts) of a manifest, read loosely. */
+function isComplete(m: unknown): boolean {
+  const s = runSetting(m as ManifestView);
+  return s !== null && completeness(s).complete;
 }
 
 /**

@@ -103,7 +103,7 @@ describe('rawrag ablate locomo --k 1,5,60 --window 128 (offline)', () => {
   it('writes the CSV, the ablation record and a labelled SVG plot', async () => {
     const csv = readFileSync(join(out, 'ablation.csv'), 'utf8').trim().split('\n');
     expect(csv[0]).toMatch(
-      /^variant,system,is_default,window,stride,candidates,k,rerank,expand,questions,errors,coverage,accuracy,metric,paired,delta,ci_low,ci_high,p,p_holm,evidence_tokens,work_s,wall_s,unchanged,compared,delta_unchanged,delta_micro,dir$/,
+      /^variant,system,is_default,window,stride,candidates,k,rerank,expand,questions,errors,coverage,accuracy,metric,paired,delta,ci_low,ci_high,p,p_holm,evidence_tokens,work_s,wall_s,unchanged,compared,delta_unchanged,delta_micro,identical_to,dir$/,
     );
     expect(csv).toHaveLength(1 + VARIANTS.length);
     expect(csv[1]).toMatch(/^default,RAW-RAG\/local,true,256,224,128,15,true,true,40,0,/);

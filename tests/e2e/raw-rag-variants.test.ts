@@ -14,6 +14,7 @@ import { rawragInProcess } from '../helpers/in-process.js';
 import { ingestKind, isIngestRequest, withIngest } from '../helpers/fake-ingest.js';
 import { segmentOf } from '../helpers/fake-extractor.js';
 import { killMidRun, locomoRunArgs, loopbackEnv, readItems, sqliteKeys } from '../helpers/loopback-run.js';
+import { efficiencyRow } from '../../src/stats/efficiency.js';
 
 const env = loopbackEnv({ openai: 'sk-test-VARIANTSECRET0123456789', cohere: 'co-test-COHERESECRET987654321' });
 const SYSTEMS = ['raw-rag-facts', 'raw-rag-summaries', 'raw-rag-graph'] as const;
@@ -89,9 +90,15 @@ describe('RAW-RAG memory-management variants against a loopback ingest LLM', () 
       env,
     );
     expect(r.code, r.stderr).toBe(0);
+    // Issue 34, problem 6: tokens and dollars of the same calls, sent and cache-answered apart; the time is
+    // the wall time of building indexes, the summed call latency named as such.
     expect(r.stdout).toMatch(
-      /Ingest LLM \(atomic_facts, gpt-4o-mini, structured outputs; whole index\): 19 calls, \d+ tokens \(\d+ prompt \+ \d+ completion\), \$\d\.\d{4}, \d+\.\d s of calls/,
+      /Ingest LLM \(atomic_facts, gpt-4o-mini, structured outputs; whole index\): 19 calls sent: \d+ tokens \(\d+ prompt \+ \d+ completion\), \$\d\.\d{4} paid; 0 answered by the cache: 0 tokens \(0 prompt \+ 0 completion\), \$0\.0000 not paid/,
     );
+    expect(r.stdout).toMatch(
+      /ingest time: \d+\.\d s wall time building indexes in this process; summed call latency \d+\.\d s \(calls overlap, cache hits included: not a time\)/,
+    );
+    expect(r.stdout).not.toMatch(/s of calls/);
     expect(r.stdout).toContain('RAW-RAG ingest: 0 LLM calls, 0 tokens, $0 (embedding only)');
   });
 
@@ -102,6 +109,44 @@ describe('RAW-RAG memory-management variants against a loopback ingest LLM', () 
       expect(again.code, again.stderr).toBe(0);
       expect(api.count(), s).toBe(0);
       expect(JSON.parse(again.stdout).ingest_llm.this_run.cache_hits).toBe(SESSIONS);
+      // Issue 34, problem 6: the efficiency table's tokens and dollars come from the same calls. Every call here was
+      // answered by the cache: nothing sent, nothing paid; the cached tokens and what they would have cost apart.
+      const row = efficiencyRow(join(root, `${s}-again`))!;
+      const whole = JSON.parse(again.stdout).ingest_llm.whole_index;
+      expect(row.ingest_llm_tokens, s).toBe(0);
+      expect(row.ingest_cost_usd, s).toBe(0);
+      expect(row.ingest_llm_tokens_cached, s).toBe(whole.prompt_tokens + whole.completion_tokens);
+      expect(row.ingest_cost_usd_cached, s).toBeCloseTo(whole.cost_usd, 9);
+      const paid = efficiencyRow(join(root, s))!;
+      expect(paid.ingest_llm_tokens, s).toBe(whole.prompt_tokens + whole.completion_tokens);
+      expect(paid.ingest_cost_usd, s).toBeCloseTo(whole.cost_usd, 9);
+      expect(paid.add_wall_s, s).toBeGreaterThan(0);
+    }
+  }, 120_000);
+
+  // Issue 34, problem 7: an ingest LLM that returns nothing builds an empty index without any error; the run says so, loudly.
+  it('a loud warning when the ingest LLM returns nothing for most batches', async () => {
+    const empty = new FakeApi({ chat: (b) => (ingestKind(b) === 'facts' ? JSON.stringify({ facts: [] }) : withIngest()(b)) });
+    await empty.start();
+    try {
+      const r = await rawragInProcess(
+        locomoRunArgs({
+          system: 'raw-rag-facts',
+          out: join(root, 'empty'),
+          peer: empty,
+          cache: tempDir('rawrag-empty-cache-'),
+          limit: 20,
+          judgeRuns: 1,
+          json: false,
+        }),
+        env,
+      );
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(
+        /WARNING: RAW-RAG\+facts: 19 of 19 atomic_facts replies \(100\.0 %\) held nothing: the index has no derived units, so coverage and accuracy measure an empty memory/,
+      );
+    } finally {
+      await empty.close();
     }
   }, 120_000);
 

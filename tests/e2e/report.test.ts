@@ -235,7 +235,7 @@ describe('rawrag report', () => {
       expect(new Set(options).size).toBe(options.length);
     });
 
-    it("leaderboard figures equal each run's summary.json; the paper row sits beside the OpenAI-retriever run", async () => {
+    it("leaderboard figures equal each run's summary.json; the paper row meets the OpenAI-retriever run, which is partial", async () => {
       // The offline run and the ablation's reference share a config hash: stats keeps one of the two
       // (saying so), so the offline figures are checked on whichever row represents them.
       const offline = JSON.parse(readFileSync(join(dirs.offline, 'summary.json'), 'utf8'));
@@ -253,7 +253,8 @@ describe('rawrag report', () => {
         }));
         expect(cells.coverage).toBe((100 * s.overall.coverage.all).toFixed(2));
         expect(cells.overall).toBe(s.overall.accuracy === null ? '—' : (100 * s.overall.accuracy).toFixed(2));
-        if (dir === dirs.openai) expect(cells.paper).toBe('89.07');
+        // 40 of 1,540 questions: the paper's figure is not set beside it as a comparable one (src/core/comparability.ts).
+        if (dir === dirs.openai) expect(cells.paper).toMatch(/^not comparable: partial \(\d+ of 1,540\)$/);
         if (dir === dirs.local) expect(cells.paper).toBe('—');
       }
       const kappa = await opened.page.$$eval('#leaderboard table.agreement tbody tr', (trs) => trs.length);

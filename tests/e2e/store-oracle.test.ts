@@ -67,18 +67,25 @@ describe('store oracle', () => {
     await fake.close();
   });
 
-  it('on the raw history: the gold turns, read and judged, each item within 5,000 tokens', async () => {
+  // Issue 34, problem 7: the paper packs the oracle's evidence to 5,000 tokens; packing only the objects with
+  // gold evidence showed ~100 tokens a LoCoMo question, and "without the cap" changed nothing.
+  it('on the raw history: the gold turns first, the budget filled (the paper’s packing), read and judged', async () => {
     const r = await run({ benchmark: 'locomo', data, system: 'store-oracle', limit: 40, ...judged }, 'raw');
     expect(r.manifest.system).toBe('store-oracle/raw cap=5000');
+    expect(r.manifest.retriever.name).toMatch(/packing=fill$/);
     const xs = items(r.dir);
     expect(xs).toHaveLength(40);
     for (const it of xs) {
       expect(it.error).toBeNull();
       expect(it.evidence_tokens).toBeLessThanOrEqual(5000);
+      // conv-26 is ~20k tokens long: the budget is filled to within one turn.
+      expect(it.evidence_tokens).toBeGreaterThan(4800);
       if (it.gold_evidence.length) {
         expect(it.details.oracle.rule).toBe('gold-turns');
-        // The raw oracle shows exactly the gold turns (in rank = overlap order, ties in time order).
-        expect([...it.evidence_turns].sort()).toEqual([...new Set(it.gold_evidence as string[])].sort());
+        // Every gold turn is shown (first in rank order), then the turns closest to the question and its answer.
+        const shown = new Set(it.evidence_turns as string[]);
+        for (const g of it.gold_evidence as string[]) expect(shown.has(g)).toBe(true);
+        expect(it.details.oracle.filled).toBeGreaterThan(0);
         expect(it.coverage).toEqual({ all: true, any: true });
       }
       expect(typeof it.score).toBe('number');
@@ -86,7 +93,21 @@ describe('store oracle', () => {
     const q = xs.find((i) => i.gold_evidence.length > 0)!;
     const reader = fake.api.requests.find((x) => !isExtractionRequest(x) && JSON.stringify(x.body.messages).includes(q.question));
     expect(reader).toBeDefined();
-    expect(r.summary.oracle).toMatchObject({ store: 'raw', questions: 40, budget: 5000 });
+    expect(r.summary.oracle).toMatchObject({ store: 'raw', questions: 40, budget: 5000, packing: 'fill' });
+  });
+
+  it('--oracle-packing relevant (the other reading): exactly the gold turns; without the cap, fill shows the whole history', async () => {
+    const r = await run({ benchmark: 'locomo', data, system: 'store-oracle', limit: 40, oracle: { packing: 'relevant' } }, 'raw-relevant');
+    expect(r.manifest.system).toBe('store-oracle/raw cap=5000 relevant-only');
+    for (const it of items(r.dir).filter((i) => i.gold_evidence.length))
+      expect([...it.evidence_turns].sort()).toEqual([...new Set(it.gold_evidence as string[])].sort());
+    const whole = await run(
+      { benchmark: 'locomo', data, system: 'store-oracle', limit: 5, assembly: { maxEvidenceTokens: 0 } },
+      'raw-nocap',
+    );
+    const history = items(whole.dir)[0]!;
+    expect(history.evidence_tokens).toBeGreaterThan(15000);
+    expect(history.details.oracle.kept).toBe(history.details.oracle.candidates);
   });
 
   it('a budget smaller than the gold turns packs what fits, best first', async () => {
@@ -191,15 +212,16 @@ describe('store oracle', () => {
     for (const e of map.entries) expect(e.command !== null || e.note !== null).toBe(true);
     const raw = map.entries.find((e) => e.id === 'oracle/raw')!;
     expect(raw.runs.length).toBeGreaterThan(0);
+    // 40 questions of one conversation, judged once: found, and shown as what they are, never as the paper's item.
     const store = map.entries.find((e) => e.id === 'oracle/store-vs-raw')!;
-    expect(store.status).toBe('reproduced');
-    expect(store.delta).not.toBeNull();
-    expect(store.delta!.n).toBeGreaterThan(0);
-    expect(store.delta!.ci_low).toBeLessThanOrEqual(store.delta!.delta);
-    expect(store.delta!.ci_high).toBeGreaterThanOrEqual(store.delta!.delta);
-    // The efficiency table reads every run directory: add time from the items, the memory store's size.
+    expect(store.status).toBe('other setting');
+    expect(store.rawrag).toBeNull();
+    expect(store.delta).toBeNull();
+    expect(store.others.find((o) => o.run.endsWith('oracle-memory'))!.label).toMatch(/other setting \(judge runs 1\)/);
+    // The efficiency table reads every run directory: add wall time from the manifest, summed add work from the items, the memory store's size.
     const mem = efficiencyRow(join(root, 'memory'))!;
-    expect(mem.add_s).toBeGreaterThan(0);
+    expect(mem.add_work_s).toBeGreaterThan(0);
+    expect(mem.add_wall_s).toBeGreaterThan(0);
     expect(mem.ingest_llm_tokens).toBeGreaterThan(0);
     expect(mem.store_objects).toBeGreaterThan(100);
     expect(renderEfficiency([mem])).toMatch(/Efficiency/);

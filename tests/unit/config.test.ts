@@ -94,6 +94,19 @@ describe('run configuration', () => {
     expect([...matched].sort((a, b) => PAPER_ROWS.indexOf(a) - PAPER_ROWS.indexOf(b))).toEqual([...PAPER_ROWS]);
   });
 
+  // Issue 34, problem 5: the paper's display (a turn shared by overlapping windows repeated) is the
+  // default and every paper config's; dedup is an option and a control.
+  it("the paper's display is the default and every paper config's (assembly.dedup false)", () => {
+    expect(resolveWith({ benchmark: 'locomo' }, 'x').assembly.dedup).toBe(false);
+    expect(resolveWith(readConfigFile(join(ROOT, 'configs/paper.yaml')), 'configs/paper.yaml').assembly.dedup).toBe(false);
+    for (const f of readdirSync(join(ROOT, 'configs/paper')).filter((x) => x.endsWith('.yaml'))) {
+      const file = readConfigFile(join(ROOT, 'configs/paper', f)) as { assembly?: { dedup?: boolean } };
+      expect(file.assembly?.dedup, f).toBe(false);
+      expect(resolveWith(file, f).assembly.dedup, f).toBe(false);
+    }
+    expect(resolveWith({ benchmark: 'locomo', assembly: { dedup: true } }, 'x').assembly.dedup).toBe(true);
+  });
+
   it('later layers win, objects merge key by key', () => {
     const merged = mergeLayers({ benchmark: 'locomo', retrieval: { k: 5, candidates: 64 } }, { retrieval: { k: 10 } });
     expect(resolveWith(merged, 'x').retrieval).toMatchObject({ k: 10, candidates: 64 });

@@ -7,14 +7,15 @@ import { runAblation } from '../../ablate/engine.js';
 import type { AblationOutcome } from '../../ablate/types.js';
 import { writeAblation, type AblationFiles } from '../../ablate/output.js';
 import { writeOutputs } from '../../util/output-set.js';
-import { ablationMarkdown } from '../../ablate/report.js';
-import { planVariants, type SweepRequest } from '../../ablate/variants.js';
+import { ablationMarkdown, ablationNotes } from '../../ablate/report.js';
+import { planVariants, sweepsConfig, type SweepRequest, type Variant } from '../../ablate/variants.js';
+import type { RunConfig } from '../../config/schema.js';
 import { parseNonNegativeList, parsePositiveList } from '../../util/lists.js';
 import { sweepKnobs } from '../../systems/registry.js';
 import type { AblationTable } from '../../ablate/paired-table.js';
 import { getBenchmark, listBenchmarks } from '../../datasets/registry.js';
 import { effectivePolicy } from '../../pipeline/plan.js';
-import { InputError } from '../../util/errors.js';
+import { InputError, UsageError } from '../../util/errors.js';
 import { DEFAULT_RESAMPLES } from '../../stats/index.js';
 import { hashOf } from '../../util/hash.js';
 import { fromRoot } from '../../util/paths.js';
@@ -72,11 +73,12 @@ export function ablateCommand(): Command {
     "evidence budgets in cl100k tokens, comma-separated, 0 = no cap, e.g. 5000,0 (the paper's 5k control)",
     parseNonNegativeList,
   );
-  describe(
-    cmd,
-    '--no-dedup',
-    "also run every variant with the other turn display: a shared turn once per window (the paper's display), or once where the config's reference already repeats it",
-  );
+  for (const flag of ['--dedup', '--no-dedup'])
+    describe(
+      cmd,
+      flag,
+      "also run every variant with the other turn display: a shared turn once where the reference repeats it (the paper's display, the default), or once per window where the config's reference shows it once",
+    );
   // Each system's sweepable knobs: a run flag of the same name becomes a list here, others are added.
   for (const { system, knob } of sweepKnobs()) {
     const long = longFlag(knob.flags);
@@ -97,18 +99,22 @@ export function ablateCommand(): Command {
     .option('--no-progress', 'no progress bar')
     .option('--no-report', 'do not write report.html (the HTML report) in the ablation folder')
     .option('--json', 'print ablation.json instead of the table')
+    .option(
+      '--rejudge-unchanged',
+      "read and judge again, bypassing the response cache, the questions whose evidence a variant leaves unchanged (default: their answers are reused, so they move no delta): measures the judge noise in each delta, the paper's +0.281 caveat",
+    )
     .option('--batch', 'send reader and judge requests as Batch API jobs (half price, up to 24 h; see docs/models.md)')
     .option('--no-wait', 'with --batch: exit once the batch jobs are submitted; run the same command again to go on')
     .action(async (benchmarkArg: string | undefined, _opts: unknown, command: Command) => {
-      const sweep = sweepFromFlags(command);
-      const base = configFromFlags(command, benchmarkArg);
+      const { base, variants, out, name, rejudgeUnchanged } = ablationPlan(command, benchmarkArg);
       const opts = command.opts();
       const maxCost = maxCostOf(command);
       let transport = transportFromFlags(command);
       const benchmark = getBenchmark(base.benchmark);
-      const variants = planVariants(base, effectivePolicy(benchmark, base), sweep);
-      const out = (opts.out as string | undefined) ?? fromRoot('results', `ablate-${base.benchmark}-${hashOf(base, 10)}`);
-      const name = (opts.name as string | undefined) ?? null;
+      if (rejudgeUnchanged && opts.batch)
+        throw new UsageError(
+          '--rejudge-unchanged sends reader and judge requests past the response cache; --batch answers them from it: use one',
+        );
       process.stderr.write(
         `ablation: ${variants.length} variant${variants.length === 1 ? '' : 's'}: ${variants.map((v) => v.name).join(' | ')}\n`,
       );
@@ -123,7 +129,7 @@ export function ablateCommand(): Command {
         // Ranking every question once per window size takes a while: say how far it got.
         const dryBar = progressBar(`${base.benchmark} ablation dry run`, opts.progress !== false);
         const estimate = await estimateAblation(
-          { base, variants, out, transport, verbose: Boolean(opts.verbose) },
+          { base, variants, out, transport, verbose: Boolean(opts.verbose), rejudgeUnchanged },
           {
             log: (line) => {
               dryBar.stop();
@@ -202,7 +208,16 @@ export function ablateCommand(): Command {
           outcome = b.last;
         } else {
           outcome = await runAblation(
-            { base, variants, out, transport, retryErrors: Boolean(opts.retryErrors), verbose: Boolean(opts.verbose), name },
+            {
+              base,
+              variants,
+              out,
+              transport,
+              retryErrors: Boolean(opts.retryErrors),
+              verbose: Boolean(opts.verbose),
+              name,
+              rejudgeUnchanged,
+            },
             hooks,
           );
         }
@@ -210,27 +225,72 @@ export function ablateCommand(): Command {
         bar.stop();
         interrupts.dispose();
       }
-      const table = analyseAblation(outcome.variants, {
-        resamples: (opts.resamples as number | undefined) ?? DEFAULT_RESAMPLES,
+      const { table, files } = await finishAblation(outcome, {
+        resamples: opts.resamples as number | undefined,
         seed: base.seed,
+        png: opts.png !== false,
+        report: opts.report !== false,
+        log,
       });
-      // The ablation's files and its report land together or not at all (src/util/output-set.ts).
-      const { value: files } = await writeOutputs(async (set) => {
-        const staged = writeAblation(outcome, table, { png: opts.png !== false, set });
-        if (opts.report !== false)
-          await writeReport([outcome.dir], join(outcome.dir, 'report.html'), {
-            outputs: set,
-            ablations: [{ dir: outcome.dir, data: JSON.parse(readFileSync(set.stagedFile(staged.json)!, 'utf8')) }],
-          });
-        return staged;
-      });
-      if (files.pngNote) log(`note: ${files.pngNote}`);
       if (opts.json) process.stdout.write(readFileSync(files.json, 'utf8'));
       else process.stdout.write(renderAblationReport(outcome, table, files) + '\n');
       const capped = outcome.variants.find((v) => v.manifest.status === 'stopped-cost-cap');
       if (capped) checkCostCap(capped.manifest.status, transport, outcome.dir);
     });
   return cmd;
+}
+
+/** What an `ablate` command line asks for: the base config, the variants, the folder, the label. */
+export interface AblationPlan {
+  base: RunConfig;
+  variants: Variant[];
+  out: string;
+  name: string | null;
+  rejudgeUnchanged: boolean;
+}
+
+/** The plan of a parsed `ablate` command (also `rawrag paper --run`, which parses each step's flags with this command). */
+export function ablationPlan(command: Command, benchmarkArg: string | undefined): AblationPlan {
+  const sweep = sweepFromFlags(command);
+  const base = configFromFlags(command, benchmarkArg);
+  const opts = command.opts();
+  const variants = planVariants(base, effectivePolicy(getBenchmark(base.benchmark), base), sweep);
+  const rejudgeUnchanged = Boolean(opts.rejudgeUnchanged);
+  if (rejudgeUnchanged && sweepsConfig(variants))
+    throw new UsageError(
+      "--rejudge-unchanged applies to sweeps that share one ranking (k, windows, candidates, reranking, expansion, budget, display); a system knob's variants are plain runs whose requests the response cache answers alike",
+    );
+  return {
+    base,
+    variants,
+    out: (opts.out as string | undefined) ?? fromRoot('results', `ablate-${base.benchmark}-${hashOf(base, 10)}`),
+    name: (opts.name as string | undefined) ?? null,
+    rejudgeUnchanged,
+  };
+}
+
+/** After the variants ran: the paired table (stats' computation), ablation.json/.md/.csv/.svg, the HTML report. */
+export async function finishAblation(
+  outcome: AblationOutcome,
+  opts: { resamples?: number; seed: number; png: boolean; report: boolean; log: (line: string) => void },
+): Promise<{ table: AblationTable; files: AblationFiles }> {
+  const table = analyseAblation(outcome.variants, {
+    resamples: opts.resamples ?? DEFAULT_RESAMPLES,
+    seed: opts.seed,
+    rejudged: outcome.rejudgedUnchanged === true,
+  });
+  // The ablation's files and its report land together or not at all (src/util/output-set.ts).
+  const { value: files } = await writeOutputs(async (set) => {
+    const staged = writeAblation(outcome, table, { png: opts.png, set });
+    if (opts.report)
+      await writeReport([outcome.dir], join(outcome.dir, 'report.html'), {
+        outputs: set,
+        ablations: [{ dir: outcome.dir, data: JSON.parse(readFileSync(set.stagedFile(staged.json)!, 'utf8')) }],
+      });
+    return staged;
+  });
+  if (files.pngNote) opts.log(`note: ${files.pngNote}`);
+  return { table, files };
 }
 
 /** The sweep the flags ask for; the sweep flags are then hidden from the base config (they are lists here). */
@@ -246,7 +306,8 @@ function sweepFromFlags(cmd: Command): SweepRequest {
     noExpand: given('expand') && o.expand === false,
     // A knob's key may also be a run flag's (`--no-mutations` beside `--mutations on,off`): only a list is a sweep.
     maxEvidenceTokens: given('maxEvidenceTokens') ? (o.maxEvidenceTokens as number[]) : [],
-    noDedup: given('dedup') && o.dedup === false,
+    // Either flag asks for the other display beside the reference's (which the config decides).
+    noDedup: given('dedup'),
     config: sweepKnobs()
       .filter(({ knob }) => given(optionKey(knob.flags)) && Array.isArray(o[optionKey(knob.flags)]))
       .map(({ knob }) => ({ knob, values: o[optionKey(knob.flags)] as unknown[] })),
@@ -323,6 +384,7 @@ function renderAblationReport(outcome: AblationOutcome, table: AblationTable, fi
       `wall time of the whole sweep: ${(outcome.wallMs / 1000).toFixed(2)} s`,
     );
   }
+  lines.push(...ablationNotes(table));
   for (const s of ref.manifest.skipped) lines.push(`NOTE: ${s}`);
   for (const n of ref.manifest.retriever.notes) lines.push(`NOTE: ${n}`);
   lines.push(

@@ -90,6 +90,17 @@ export const mem0 = serviceSystem<Mem0Config>({
       paper: 'UPDATE+DELETE 4.39 % of 33,902 decisions (LongMemEval 2.46 % of 428,858); effective 1.90 % / 1.34 %',
       paperValue: 4.39,
       flags: '-S url=URL',
+      needs: 'a running Mem0 server (-S url=URL)',
+    },
+    {
+      kind: 'write-audit',
+      benchmark: 'longmemeval',
+      reader: 'gpt-4.1-mini',
+      title: "Mem0's write decisions: proposed UPDATE+DELETE share (rawrag memory audit also gives effective mutations)",
+      paper: 'UPDATE+DELETE 2.46 % of 428,858 decisions; effective 1.34 % (NONE 73.04 %, ADD 24.51 %)',
+      paperValue: 2.46,
+      flags: '-S url=URL',
+      needs: 'a running Mem0 server (-S url=URL)',
     },
   ],
 });

@@ -65,6 +65,8 @@ export const rawRagFacts = augmentedSystem({
       reader: 'gpt-4o-mini',
       title: "atomic fact extraction on RAW-RAG's backbone (the three add-ons cost 21.6-109.3 M LLM tokens, 2.9-8.8 h)",
       paper: '-19.62 (48.32 -> 28.70; test-time learning 47.68 -> 15.37)',
+      paperValue: -19.62,
+      breakdown: [{ column: 'TTL', label: 'test-time learning (TTL competency)', paperValue: 15.37, referenceValue: 47.68 }],
     },
   ],
   description: 'RAW-RAG over LLM-extracted atomic facts (each keeps its source turns); --facts-mode replace | add',

@@ -103,6 +103,7 @@ export const rawRagGraph = augmentedSystem({
       reader: 'gpt-4o-mini',
       title: "graph expansion on RAW-RAG's backbone (the three add-ons cost 21.6-109.3 M LLM tokens, 2.9-8.8 h)",
       paper: '-5.78',
+      paperValue: -5.78,
     },
   ],
   description: "RAW-RAG whose reranked evidence is expanded with the turns of its entities' neighbours (LLM-built entity graph)",

@@ -41,6 +41,7 @@ export const rawRagSummaries = augmentedSystem({
       reader: 'gpt-4o-mini',
       title: "summary augmentation on RAW-RAG's backbone (the three add-ons cost 21.6-109.3 M LLM tokens, 2.9-8.8 h)",
       paper: '-5.81',
+      paperValue: -5.81,
     },
   ],
   description: 'RAW-RAG with an LLM summary of each session added to the index (shown with its date)',

@@ -137,16 +137,26 @@ function estimateAugmented<T>(spec: AugmentedSystemSpec<T>, input: EstimateInput
   };
 }
 
-interface IngestFigures {
+interface CallGroup {
   calls: number;
-  cache_hits: number;
   prompt_tokens: number;
   completion_tokens: number;
   cost_usd: number | null;
+}
+
+interface IngestFigures extends CallGroup {
+  cache_hits: number;
+  /** Absent in runs written before they were split. */
+  sent?: CallGroup;
+  cached?: CallGroup;
   ms: number;
 }
 
-/** The run summary's ingest line: the LLM work that built the index, beside RAW-RAG's (none). */
+/**
+ * The run summary's ingest lines: the LLM work that built the index, beside RAW-RAG's (none). Tokens
+ * and dollars come from the same calls, sent and cache-answered apart; time is the wall time this
+ * process spent building indexes, and the summed call latency is named as such.
+ */
 export function ingestLlmLines(summary: Record<string, unknown>): string[] {
   const m = summary.ingest_llm as
     | {
@@ -156,22 +166,32 @@ export function ingestLlmLines(summary: Record<string, unknown>): string[] {
         structured_outputs: boolean;
         store: string;
         whole_index: IngestFigures | null;
+        this_run?: { ingest_wall_ms?: number };
+        warnings?: string[];
         units?: Record<string, number>;
       }
     | undefined;
   if (!m) return [];
   const w = m.whole_index ?? { calls: 0, cache_hits: 0, prompt_tokens: 0, completion_tokens: 0, cost_usd: 0, ms: 0 };
-  const cost = w.cost_usd === null ? 'cost unknown' : `$${w.cost_usd.toFixed(4)}`;
+  const usd = (x: number | null) => (x === null ? 'cost unknown' : `$${x.toFixed(4)}`);
+  const tokens = (g: CallGroup) =>
+    `${g.prompt_tokens + g.completion_tokens} tokens (${g.prompt_tokens} prompt + ${g.completion_tokens} completion)`;
   const units = m.units
     ? `; ${Object.entries(m.units)
         .map(([k, v]) => `${v} ${k}`)
         .join(', ')}`
     : '';
+  const calls =
+    w.sent && w.cached
+      ? `${w.sent.calls} calls sent: ${tokens(w.sent)}, ${usd(w.sent.cost_usd)} paid; ${w.cached.calls} answered by the cache: ${tokens(w.cached)}, ${usd(w.cached.cost_usd)} not paid`
+      : `${w.calls} calls (${w.cache_hits} answered by the cache): ${tokens(w)}, ${usd(w.cost_usd)}`;
+  const wall = m.this_run?.ingest_wall_ms;
   return [
     '',
-    `Ingest LLM (${m.step}, ${m.model}, ${m.structured_outputs ? 'structured outputs' : 'plain JSON'}; whole index): ${w.calls} calls, ` +
-      `${w.prompt_tokens + w.completion_tokens} tokens (${w.prompt_tokens} prompt + ${w.completion_tokens} completion), ${cost}, ${(w.ms / 1000).toFixed(1)} s of calls${units}`,
+    `Ingest LLM (${m.step}, ${m.model}, ${m.structured_outputs ? 'structured outputs' : 'plain JSON'}; whole index): ${calls}${units}`,
+    `ingest time: ${wall === undefined ? 'not recorded' : `${(wall / 1000).toFixed(1)} s wall time building indexes in this process`}; summed call latency ${(w.ms / 1000).toFixed(1)} s (calls overlap, cache hits included: not a time)`,
     `RAW-RAG ingest: 0 LLM calls, 0 tokens, $0 (embedding only)`,
+    ...(m.warnings ?? []).map((x) => `WARNING: ${x}`),
     `ingest store: ${m.store}`,
   ];
 }

@@ -21,7 +21,8 @@ import { coverage } from '../../core/coverage.js';
 import { batchesOf, type Batch, type BatchLimits, type BatchRule } from '../../ingest/batches.js';
 import { IngestLlm, countReply, noFigures, segmentMessages, type JsonStep } from '../../ingest/llm-step.js';
 import { isDeferred } from '../../providers/batch/defer.js';
-import { INGEST_DB_FILE, StepStore } from '../../ingest/step-store.js';
+import { INGEST_DB_FILE, StepStore, type StepTotals } from '../../ingest/step-store.js';
+import { PhaseClock } from '../../util/phase-clock.js';
 import { retrieve } from '../../retrieval/retrieve.js';
 import { effectiveRetrieval, rankingDepth, recordRetrieval } from '../../retrieval/ranked-evidence.js';
 import { countTokens } from '../../retrieval/tokenizer.js';
@@ -81,6 +82,8 @@ export function augmentedSource<T>(
   const openStore = () => (store ??= new StepStore(dbPath));
   const building = new Map<string, Promise<Built>>();
   const rerank = cfg.retrieval.rerank;
+  // The wall time this process spent building indexes (episodes are built concurrently).
+  const buildClock = new PhaseClock();
 
   interface Built {
     ep: IngestedEpisode;
@@ -141,6 +144,7 @@ export function augmentedSource<T>(
     );
     const derived = withUnits(ep, plan, aug.tag);
     const index = await retriever.firstStage.prepare(derived);
+    buildClock.add(t0, performance.now());
     return {
       ep: derived,
       plan,
@@ -223,10 +227,11 @@ export function augmentedSource<T>(
             structured_outputs: llm.structured,
             batch: settings.batch,
             store: dbPath,
-            // What building the whole index cost (every stored reply, resumed runs included) ...
+            // What building the whole index cost (every stored reply, resumed runs included; sent and cached apart) ...
             whole_index: totals,
-            // ... and what this process sent (cache hits cost nothing).
-            this_run: { ...llm.stats },
+            // ... and what this process sent (cache hits cost nothing), and the wall time it spent building indexes.
+            this_run: { ...llm.stats, ingest_wall_ms: Math.round(buildClock.ms) },
+            ...(totals ? { warnings: emptyIngestWarnings(aug, totals) } : {}),
             ...(s && aug.report ? aug.report(s) : {}),
           },
         };
@@ -239,6 +244,20 @@ export function augmentedSource<T>(
       store = null;
     },
   };
+}
+
+/**
+ * A loud warning when the ingest LLM returned nothing for most batches: the index then holds few or
+ * no derived units (an add-on over an empty index scores 0 % coverage without any error).
+ */
+export function emptyIngestWarnings(aug: Pick<Augmentation<unknown>, 'system' | 'step'>, totals: StepTotals): string[] {
+  if (totals.calls === 0 || totals.empty_replies * 2 <= totals.calls) return [];
+  const pct = ((100 * totals.empty_replies) / totals.calls).toFixed(1);
+  return [
+    `${aug.system}: ${totals.empty_replies} of ${totals.calls} ${aug.step.name} replies (${pct} %) held nothing: the index has ` +
+      `${totals.empty_replies === totals.calls ? 'no' : 'few'} derived units, so coverage and accuracy measure an empty memory, not the operation. ` +
+      "Check the ingest model and its replies (the run directory's ingest.sqlite) before reading this run",
+  ];
 }
 
 /** The episode as the variant indexes it: the raw windows (unless replaced), then the derived units. */

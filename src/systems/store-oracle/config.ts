@@ -16,11 +16,22 @@ export const OracleSchema = z
      * in the order it happened, no budget (the raw store only).
      */
     phaseVisible: z.boolean().default(false),
+    /**
+     * How the budget is packed. `fill` (the paper's "packed to 5,000 tokens"): the objects with gold
+     * evidence first, then the rest by how much of the question and its answer they share, until the
+     * budget is full (no budget: the whole store, in that order). `relevant`: the objects with gold
+     * evidence only (the budget an upper limit). The phase-visible oracle shows the relevant turns only.
+     */
+    packing: z.enum(['fill', 'relevant']).default('fill'),
   })
   .strict()
   .refine((o) => !o.phaseVisible || o.store === 'raw', {
     message: 'the phase-visible oracle reads the raw history: use --store raw',
     path: ['store'],
+  })
+  .refine((o) => !o.phaseVisible || o.packing === 'fill', {
+    message: 'the phase-visible oracle shows every gold-relevant turn and nothing else: --oracle-packing does not apply',
+    path: ['packing'],
   });
 
 export type OracleConfig = z.infer<typeof OracleSchema>;

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import type { SystemDescriptor } from '../../core/system.js';
 import type { ModelEntry } from '../../providers/models.js';
 import type { ProviderSession } from '../../providers/session.js';
-import { InputError } from '../../util/errors.js';
+import { InputError, UsageError } from '../../util/errors.js';
+import { InvalidArgumentError } from 'commander';
 import { ORACLE_SECTION, OracleSchema, oracleBudget, oracleConfig } from './config.js';
 import { storeOracleSource } from './source.js';
 import { loadStore } from './stores.js';
@@ -29,10 +30,27 @@ export const storeOracle: SystemDescriptor<ProviderSession, ModelEntry> = {
     },
     {
       flags: '--phase-visible',
-      description: "MEME's phase-visible oracle: every gold-relevant raw turn visible at the question, chronological, no budget",
+      description:
+        "MEME's phase-visible oracle: every gold-relevant raw turn visible at the question, chronological, no budget (refused where questions have no phases)",
       config: ['oracle', 'phaseVisible'],
     },
+    {
+      flags: '--oracle-packing <rule>',
+      description:
+        "fill (default: gold-evidence objects first, then the rest by overlap with the question and its answer, until the budget is full; the paper's packing) | relevant (gold-evidence objects only)",
+      parse: packingRule,
+      config: ['oracle', 'packing'],
+    },
   ],
+  checkQuestions(cfg, questions) {
+    // Phases are visibility horizons (a question sees the history fed so far): without them the flag would change nothing.
+    if (oracleConfig(cfg).phaseVisible && questions.length > 0 && questions.every((q) => q.visibleTurns === null))
+      throw new UsageError(
+        `--phase-visible: the questions of ${cfg.benchmark} have no phases (each sees the whole history), so it would change nothing; ` +
+          'it is the phase-visible oracle of a benchmark whose questions see the history fed so far (MEME). ' +
+          'The whole raw history, gold first, is --store raw --max-evidence-tokens 0',
+      );
+  },
   async create(cfg, _session, ctx) {
     const o = oracleConfig(cfg);
     const store = loadStore(o.store, (runDir) => {
@@ -41,7 +59,11 @@ export const storeOracle: SystemDescriptor<ProviderSession, ModelEntry> = {
       if (!ctx.systemOfRun) throw new Error('store oracle: created without a way to read run directories');
       return ctx.systemOfRun(runDir);
     });
-    return storeOracleSource(store, { budget: oracleBudget(cfg, o), phaseVisible: o.phaseVisible });
+    return storeOracleSource(store, {
+      budget: oracleBudget(cfg, o),
+      phaseVisible: o.phaseVisible,
+      packing: o.phaseVisible ? 'relevant' : o.packing,
+    });
   },
   estimate({ cfg, groups }) {
     // No provider calls; the evidence shown is at most the budget (for the raw store: the gold turns).
@@ -54,21 +76,35 @@ export const storeOracle: SystemDescriptor<ProviderSession, ModelEntry> = {
         const gold = q.evidence.map((id) => index.get(id)).filter((t): t is number => t !== undefined && t < ep.visibleTurns);
         const goldTokens = gold.reduce((s, t) => s + ep.turnTokenStart[t + 1]! - ep.turnTokenStart[t]!, 0);
         const history = ep.turnTokenStart[ep.turnTokenStart.length - 1]!;
-        evidenceTokens.set(q.id, Math.min(o.store === 'raw' && gold.length ? goldTokens : history, budget));
+        // Packing `fill` fills the budget (the history, where shorter); `relevant` shows the gold turns.
+        const relevantOnly = o.phaseVisible || o.packing === 'relevant';
+        evidenceTokens.set(q.id, Math.min(o.store === 'raw' && gold.length && relevantOnly ? goldTokens : history, budget));
       }
     }
     return {
       rows: [],
       evidenceTokens,
-      notes: ['store oracle: no provider calls; evidence tokens are an upper bound (the budget) except for raw gold turns'],
+      notes: [
+        o.packing === 'fill' && !o.phaseVisible
+          ? 'store oracle: no provider calls; evidence fills the budget (the history where shorter)'
+          : 'store oracle: no provider calls; evidence tokens are an upper bound (the budget) except for raw gold turns',
+      ],
     };
   },
   summaryLines(summary) {
     const o = summary.oracle as Record<string, number | string | boolean | null> | undefined;
     if (!o) return [];
     return [
-      `store oracle: store ${String(o.store)}${o.objects ? ` (${o.objects} objects)` : ''}, budget ${o.budget === null ? 'none' : `${o.budget} tokens`}; ` +
-        `${o.kept} objects shown over ${o.questions} questions; ${o.without_relevant} questions with no relevant object; ${o.cut_by_budget} cut by the budget`,
+      `store oracle: store ${String(o.store)}${o.objects ? ` (${o.objects} objects)` : ''}, budget ${o.budget === null ? 'none' : `${o.budget} tokens`}, ` +
+        `packing ${o.packing === 'relevant' ? 'relevant objects only' : o.packing === 'fill' ? 'filled to the budget' : 'relevant objects only (a run written before packing was a choice)'}; ` +
+        `${o.kept} objects shown over ${o.questions} questions (${o.filled ?? 0} of them filling the budget after the relevant ones); ` +
+        `${o.without_relevant} questions with no relevant object; ${o.cut_by_budget} with relevant objects cut by the budget`,
     ];
   },
 };
+
+function packingRule(value: string): 'fill' | 'relevant' {
+  const v = value.trim();
+  if (v !== 'fill' && v !== 'relevant') throw new InvalidArgumentError(`'${v}' is not a packing rule (fill | relevant).`);
+  return v;
+}

@@ -4,8 +4,11 @@
  * - every object gets a score s(m): the number of the question's gold turns among the object's
  *   source turns where both are known, else 1 when the object's text contains the answer (the
  *   benchmark's answer-sufficiency rule) and 0 when not;
- * - objects with s > 0, best first (ties: earlier first), are packed greedily into the budget
- *   (src/retrieval/pack.ts), then shown in the benchmark's order (rank, or chronological: MEME);
+ * - objects are ranked by s, best first; packing `fill` (the paper's "packed to 5,000 tokens", the
+ *   default) ranks the objects with s = 0 after them by how much of the question and its gold answer
+ *   their text shares (then earlier first) and packs greedily until the budget is full (no budget:
+ *   every object); packing `relevant` packs the objects with s > 0 only (ties: earlier first). Then
+ *   shown in the benchmark's order (rank, or chronological: MEME); src/retrieval/pack.ts packs;
  * - only what exists at the question's time is a candidate (the episode's visible turns; a store's
  *   objects of the matching visibility horizon, and no object built from a turn not yet visible).
  * The raw store's objects are the history's turns, or its windows where the benchmark shows
@@ -32,19 +35,26 @@ interface Unit {
   turnIndices: number[];
   /** Time order: the position in the history or in the store. */
   position: number;
+  /** Its words, once computed (packing `fill`). */
+  words?: Set<string>;
 }
 
 export interface OracleSettings {
   budget: number | null;
   phaseVisible: boolean;
+  /** `fill`: rank every object and fill the budget; `relevant`: objects with gold evidence only (the phase-visible oracle's). */
+  packing: 'fill' | 'relevant';
 }
 
 export function storeOracleSource(store: LoadedStore, settings: OracleSettings): EvidenceSource {
-  const cap = settings.phaseVisible ? 'phase-visible' : settings.budget === null ? 'cap=none' : `cap=${settings.budget}`;
-  const counts = { questions: 0, without_relevant: 0, kept: 0, relevant: 0, cut_by_budget: 0 };
+  const cap =
+    (settings.phaseVisible ? 'phase-visible' : settings.budget === null ? 'cap=none' : `cap=${settings.budget}`) +
+    (settings.packing === 'relevant' && !settings.phaseVisible ? ' relevant-only' : '');
+  const counts = { questions: 0, without_relevant: 0, kept: 0, relevant: 0, filled: 0, cut_by_budget: 0 };
   return {
     system: `store-oracle/${store.label} ${cap}`,
-    name: `store-oracle:${store.label}@${store.digest} ${cap}`,
+    // The packing rule is part of the source's identity: a run packed the other way is another run.
+    name: `store-oracle:${store.label}@${store.digest} ${cap}${settings.phaseVisible ? '' : ` packing=${settings.packing}`}`,
     notes: [],
     // A store is measured against the raw evidence picked the same way under the same budget.
     ...(store.byEpisode !== null && !settings.phaseVisible ? { pairWith: `store-oracle/raw ${cap}` } : {}),
@@ -69,21 +79,36 @@ export function storeOracleSource(store: LoadedStore, settings: OracleSettings):
             if (gold.size > 0 && u.turns.length > 0) return u.turns.filter((t) => gold.has(t)).length;
             return gold.size > 0 && asTurns ? 0 : (sufficient(q, [u.text]) ?? 0);
           };
-          const scored = units.map((u) => ({ u, s: score(u) })).filter((x) => x.s > 0);
-          scored.sort((a, b) => b.s - a.s || a.u.position - b.u.position);
+          const all = units.map((u) => ({ u, s: score(u), near: 0 }));
+          const scored = all.filter((x) => x.s > 0);
+          // Filling the budget: the rest follow by how much of the question and its answer they share.
+          const rest = settings.packing === 'fill' ? all.filter((x) => x.s === 0) : [];
+          if (rest.length) {
+            const words = wordsOf(`${q.text} ${q.gold}`);
+            for (const x of rest) x.near = overlap(words, (x.u.words ??= wordsOf(x.u.text)));
+          }
+          const ranked = [...scored, ...rest].sort((a, b) => b.s - a.s || b.near - a.near || a.u.position - b.u.position);
           const kept = packGreedy(
-            scored.map((x) => x.u),
+            ranked.map((x) => x.u),
             settings.budget,
             (u) => u.tokens,
           );
+          const keptRelevant = kept.filter((u) => scored.some((x) => x.u === u)).length;
           const order = settings.phaseVisible ? 'chronological' : qctx.policy.order;
           if (order === 'chronological') kept.sort((a, b) => a.position - b.position);
           counts.questions++;
           counts.relevant += scored.length;
           counts.kept += kept.length;
+          counts.filled += kept.length - keptRelevant;
           if (scored.length === 0) counts.without_relevant++;
-          if (kept.length < scored.length) counts.cut_by_budget++;
-          const { evidence, turnIds } = asTurns ? { evidence: turnEvidence(ep, kept), turnIds: [] as string[] } : storeEvidence(ep, kept);
+          if (keptRelevant < scored.length) counts.cut_by_budget++;
+          // The block's own token count may exceed the units' sum by a merge at a line boundary: drop from the end until it fits.
+          let shown = asTurns ? { evidence: turnEvidence(ep, kept), turnIds: [] as string[] } : storeEvidence(ep, kept);
+          while (!asTurns && settings.budget !== null && shown.evidence.tokens > settings.budget && kept.length > 0) {
+            kept.pop();
+            shown = storeEvidence(ep, kept);
+          }
+          const { evidence, turnIds } = shown;
           const shownIds = asTurns ? evidence.turnIds : turnIds;
           item.evidence_turns = shownIds;
           item.evidence_tokens = evidence.tokens;
@@ -94,6 +119,8 @@ export function storeOracleSource(store: LoadedStore, settings: OracleSettings):
             candidates: units.length,
             relevant: scored.length,
             kept: kept.length,
+            filled: kept.length - keptRelevant,
+            packing: settings.packing,
             budget: settings.budget,
           };
           return evidence;
@@ -107,6 +134,7 @@ export function storeOracleSource(store: LoadedStore, settings: OracleSettings):
         objects: store.objects,
         budget: settings.budget,
         phase_visible: settings.phaseVisible,
+        packing: settings.packing,
         ...counts,
       },
     }),
@@ -144,7 +172,8 @@ function storeUnits(ep: IngestedEpisode, byEpisode: Map<string, StoreRecord[]>):
     (r.scope === undefined || r.scope === horizon) && (r.source_turns ?? []).every((t) => (position.get(t) ?? 0) < ep.visibleTurns);
   return all.filter(visible).map((r, i) => {
     const text = r.date ? `[${r.date}] ${r.text}` : r.text;
-    return { text, tokens: countTokens(text), turns: r.source_turns ?? [], turnIndices: [], position: i };
+    // Its cost in the memory block it is shown in: a `- ` line and its newline.
+    return { text, tokens: countTokens(`- ${text}\n`), turns: r.source_turns ?? [], turnIndices: [], position: i };
   });
 }
 
@@ -166,4 +195,17 @@ function storeEvidence(ep: IngestedEpisode, kept: Unit[]): { evidence: Evidence;
   const turns = turnIds.map((id) => index.get(id)).filter((t): t is number => t !== undefined);
   const blocks = text ? [{ text, turns, kind: 'memory' as const }] : [];
   return { evidence: { turnIndices: [], turnIds: [], blocks, tokens: text ? countTokens(text) : 0 }, turnIds };
+}
+
+/** The distinct words (3+ letters or digits, lower case) of the question and its gold answer. */
+function wordsOf(text: string): Set<string> {
+  return new Set((text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length >= 3 || /\d/.test(w)));
+}
+
+/** The share of those words an object's words contain. */
+function overlap(words: Set<string>, have: Set<string>): number {
+  if (words.size === 0) return 0;
+  let n = 0;
+  for (const w of words) if (have.has(w)) n++;
+  return n / words.size;
 }

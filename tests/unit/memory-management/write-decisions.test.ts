@@ -49,4 +49,15 @@ describe('write-decision log', () => {
     expect(c.map((x) => x.class)).toEqual(['ok', 'ok', 'repeated', 'no-op', 'malformed', 'no-op', 'ok', 'ok', 'ok']);
     expect(c.map((x) => x.effectiveMutation)).toEqual([false, true, false, false, false, false, true, false, true]);
   });
+
+  // Issue 34, problem 7: an UPDATE of an item never stored changed no stored text, as a DELETE of one does not.
+  it('an UPDATE of an item never stored is a no-op, as a DELETE of one is', () => {
+    const c = classifyDecisions([
+      d({ operation: 'UPDATE', memory_id: 'ghost', old_text: null, new_text: 'likes tea' }),
+      d({ operation: 'UPDATE', memory_id: 'ghost2', old_text: '  ', new_text: 'likes tea' }),
+      d({ operation: 'DELETE', memory_id: 'ghost3', old_text: null }),
+    ]);
+    expect(c.map((x) => x.class)).toEqual(['no-op', 'no-op', 'no-op']);
+    expect(c.map((x) => x.effectiveMutation)).toEqual([false, false, false]);
+  });
 });

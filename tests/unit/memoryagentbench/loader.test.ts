@@ -65,7 +65,7 @@ describe('the shared real row (factconsolidation_sh_6k)', () => {
   test('one chunk per fact, keeping its number (the chunk count equals the fact count)', () => {
     const ep = ds.episodes[0]!;
     const policy = effectivePolicy(memoryagentbench, cfg, ep);
-    expect(policy).toEqual({ chunking: 'turn', serialisation: 'plain', expandToTurns: false, order: 'rank' });
+    expect(policy).toEqual({ chunking: 'turn', serialisation: 'plain', expandToTurns: false, order: 'rank', dedupTurns: false });
     const ing = ingest(ep, ep.turns.length, policy, cfg.chunking);
     expect(ing.chunks).toHaveLength(455);
     expect(ing.chunks[259]!.text).toBe(ep.turns[259]!.text);

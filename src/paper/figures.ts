@@ -1,0 +1,182 @@
+/**
+ * What `rawrag paper` reads from a run directory, per item: the run as the map sees it, and the
+ * figures (headline, a question type's or column's accuracy, coverage, evidence length, efficiency,
+ * the write audit, judge variance), each with the measure it is and its unit. Accuracies of types
+ * and columns and every paired difference come from `rawrag stats`'s own computation
+ * (src/stats/compute-tables.ts, the benchmark's aggregation), supplied by the map as `FigureContext`.
+ */
+import type { RunConfig } from '../config/schema.js';
+import type { ManifestView, RunSetting } from '../core/comparability.js';
+import { RUN_HEADLINE } from '../datasets/paper-rows.js';
+import type { AgreementRow, SystemRow } from '../stats/compute-tables.js';
+import { fitSeconds, type EfficiencyRow } from '../stats/efficiency.js';
+import { decisionSource } from '../audit/sources.js';
+import { auditDecisions } from '../audit/write-audit.js';
+
+/** What a manifest says about a run, as the map reads it. */
+export interface RunFacts {
+  dir: string;
+  benchmark: string;
+  /** The manifest's system label (`RAW-RAG/openai:...`). */
+  system: string;
+  manifest: ManifestView & Record<string, unknown>;
+  setting: RunSetting;
+  config: RunConfig;
+  summary: Record<string, unknown> | null;
+}
+
+/** `rawrag stats`'s computation over run directories, as the figures need it. */
+export interface FigureContext {
+  /** The run's leaderboard row (its headline, per-type and per-column accuracies with the benchmark's aggregation). */
+  leaderboard(r: RunFacts): SystemRow | null;
+  /** The run's judge agreement and judge-variance row. */
+  agreement(r: RunFacts): AgreementRow | null;
+  efficiency(r: RunFacts): EfficiencyRow | null;
+}
+
+/** The unit of a figure: percent, points, tokens, seconds (printed in s, min or h, whichever fits), a p-value. */
+export type Unit = 'percent' | 'points' | 'tokens' | 'million tokens' | 'seconds';
+
+export interface Figure {
+  /** What the number is, e.g. `accuracy % (four-competency macro)`. */
+  measure: string;
+  unit: Unit;
+  read(r: RunFacts, ctx: FigureContext): number | null;
+  /** A few words beside it (each judge run's accuracy, the effective rate, the reader used). */
+  text?(r: RunFacts, ctx: FigureContext): string | null;
+}
+
+export const at = (obj: unknown, path: readonly string[]): number | null => {
+  let v: unknown = obj;
+  for (const p of path) v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[p] : undefined;
+  return typeof v === 'number' ? v : null;
+};
+
+/** The headline of a run as the paper reports it (percent): the summary's, else the stats leaderboard's overall. */
+export function headlinePercent(r: RunFacts, ctx?: FigureContext): number | null {
+  const where = RUN_HEADLINE[r.benchmark];
+  const v = where ? at(r.summary, where.path) : null;
+  if (v !== null) return v * where!.toPercent;
+  const overall = ctx?.leaderboard(r)?.columns.overall?.accuracy;
+  return typeof overall === 'number' ? 100 * overall : null;
+}
+
+export const headline = (what: string): Figure => ({ measure: `accuracy % (${what})`, unit: 'percent', read: headlinePercent });
+
+/** A question type's or a headline column's accuracy (stats: the benchmark's aggregation and cross-item rules). */
+export const columnFigure = (column: string, label: string): Figure => ({
+  measure: `accuracy % (${label})`,
+  unit: 'percent',
+  read: (r, ctx) => {
+    const row = ctx.leaderboard(r);
+    const cell = row?.by_type[column] ?? row?.columns[column] ?? null;
+    return cell ? 100 * cell.accuracy : null;
+  },
+});
+
+export const coverageFigure: Figure = {
+  measure: 'coverage all %',
+  unit: 'percent',
+  read: (r) => {
+    const v = at(r.summary, ['overall', 'coverage', 'all']);
+    return v === null ? null : 100 * v;
+  },
+};
+
+export const evidenceTokensFigure: Figure = {
+  measure: 'mean evidence tokens per question',
+  unit: 'tokens',
+  read: (r) => at(r.summary, ['evidence_tokens_mean']),
+};
+
+/** Wall time of add (ingest) + search, or of add alone; the summed per-question work is never shown as time here. */
+export const wallFigure = (phase: 'add' | 'add + search'): Figure => ({
+  measure: `${phase} (wall time)`,
+  unit: 'seconds',
+  read: (r, ctx) => {
+    const e = ctx.efficiency(r);
+    return (phase === 'add' ? e?.add_wall_s : e?.add_search_wall_s) ?? null;
+  },
+  text: (r, ctx) => {
+    const e = ctx.efficiency(r);
+    if (!e) return null;
+    if (e.add_wall_s === null) return 'no phase wall time recorded (a run written before it was)';
+    return `ingest LLM tokens ${e.ingest_llm_tokens + e.ingest_llm_tokens_cached}`;
+  },
+});
+
+/** The ingest LLM work of an add-on: every call that built the index (sent and answered by the cache alike), and its wall time. */
+export const ingestCostFigure: Figure = {
+  measure: 'ingest LLM tokens (millions, every call)',
+  unit: 'million tokens',
+  read: (r, ctx) => {
+    const e = ctx.efficiency(r);
+    return e ? (e.ingest_llm_tokens + e.ingest_llm_tokens_cached) / 1e6 : null;
+  },
+  text: (r, ctx) => {
+    const e = ctx.efficiency(r);
+    if (!e) return null;
+    const m = (x: number) => `${(x / 1e6).toFixed(2)} M`;
+    return `${m(e.ingest_llm_tokens)} sent, ${m(e.ingest_llm_tokens_cached)} from the cache; ingest wall time ${e.add_wall_s === null ? 'not recorded' : fitSeconds(e.add_wall_s)}`;
+  },
+};
+
+/** The proposed UPDATE+DELETE share of a run's write-decision log, in percent, with the effective rate beside it. */
+export const auditFigure: Figure = {
+  measure: 'proposed UPDATE+DELETE % of write decisions',
+  unit: 'percent',
+  read: (r) => audit(r)?.proposed ?? null,
+  text: (r) => {
+    const a = audit(r);
+    return a ? `effective ${a.effective.toFixed(2)} % of ${a.n.toLocaleString('en-US')} decisions` : null;
+  },
+};
+
+function audit(r: RunFacts): { proposed: number; effective: number; n: number } | null {
+  try {
+    const src = decisionSource(r.dir);
+    if (src.decisions.length === 0) return null;
+    const t = auditDecisions(src.decisions, { source: r.dir, benchmark: r.benchmark, system: r.system }, { resamples: 1 });
+    return { proposed: 100 * t.proposed_mutation_rate, effective: 100 * t.effective_mutation_rate, n: src.decisions.length };
+  } catch {
+    return null;
+  }
+}
+
+/** The spread of the judge runs' accuracies (points), with each run's accuracy and Cochran's Q beside it. */
+export const judgeVarianceFigure: Figure = {
+  measure: 'spread of the judge runs’ accuracies (points; Cochran’s Q beside)',
+  unit: 'points',
+  read: (r, ctx) => {
+    const a = ctx.agreement(r);
+    if (!a || a.replicates.length < 2) return null;
+    const acc = a.replicates.map((x) => 100 * x.accuracy);
+    return Math.max(...acc) - Math.min(...acc);
+  },
+  text: (r, ctx) => {
+    const a = ctx.agreement(r);
+    if (!a || a.replicates.length < 2) return null;
+    const q = a.replicate_q;
+    return (
+      `judge runs ${a.replicates.map((x) => (100 * x.accuracy).toFixed(2)).join(' / ')} %` +
+      (q ? `; Cochran's Q ${q.q.toFixed(2)} (df ${q.df}), p ${q.p.toFixed(4)}` : '; Cochran’s Q undefined (the runs never disagree)')
+    );
+  },
+};
+
+/** A figure in its unit, for tables. */
+export function formatFigure(v: number | null, unit: Unit): string {
+  if (v === null) return '—';
+  switch (unit) {
+    case 'seconds':
+      return fitSeconds(v);
+    case 'tokens':
+      return v.toLocaleString('en-US', { maximumFractionDigits: 1 });
+    case 'million tokens':
+      return `${v.toFixed(2)} M`;
+    case 'points':
+      return `${v > 0 ? '+' : ''}${v.toFixed(2)}`;
+    default:
+      return v.toFixed(2);
+  }
+}
