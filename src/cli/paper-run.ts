@@ -21,6 +21,7 @@ import { executeRun } from '../pipeline/run.js';
 import { runAblation } from '../ablate/engine.js';
 import type { TransportOptions } from '../providers/transport.js';
 import { addCost } from '../providers/usage.js';
+import { CostCap } from '../providers/budget.js';
 import { InputError, UsageError } from '../util/errors.js';
 import { Interrupted } from '../util/interrupt.js';
 import { markdownTable } from '../util/table.js';
@@ -312,8 +313,15 @@ export async function paperRun(opts: PaperRunOptions, out: (s: string) => void, 
     return;
   }
   const spent = { usd: 0 };
+  // Under --max-cost every request of every run is checked against one cap as replies come in: a run
+  // whose estimate fitted still stops before a request could cross it (its manifest says stopped-cost-cap).
+  const capped: PaperRunOptions =
+    opts.maxCost === null ? opts : { ...opts, transport: { ...opts.transport, costCap: new CostCap(opts.maxCost) } };
   try {
-    for (const [i, r] of runs.entries()) await runWithinCap(r, `run ${i + 1} of ${runs.length}`, spent, opts, out, log);
+    for (const [i, r] of runs.entries()) {
+      if (capped.transport.costCap?.reached) r.skip ??= `--max-cost ${usd(opts.maxCost!)} was reached by an earlier run`;
+      await runWithinCap(r, `run ${i + 1} of ${runs.length}`, spent, capped, out, log);
+    }
   } finally {
     report(runs, spent.usd, out);
   }

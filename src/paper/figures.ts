@@ -134,10 +134,12 @@ export const auditFigure: Figure = {
 
 function audit(r: RunFacts): { proposed: number; effective: number; n: number } | null {
   try {
-    const src = decisionSource(r.dir);
-    if (src.decisions.length === 0) return null;
-    const t = auditDecisions(src.decisions, { source: r.dir, benchmark: r.benchmark, system: r.system }, { resamples: 1 });
-    return { proposed: 100 * t.proposed_mutation_rate, effective: 100 * t.effective_mutation_rate, n: src.decisions.length };
+    // The paper's figure is a share of *proposals*: a service's returned events (no NONE, or only
+    // ADD from an add-only version) are another layer and never stand in for it.
+    const proposals = decisionSource(r.dir).proposals?.decisions ?? [];
+    if (proposals.length === 0) return null;
+    const t = auditDecisions(proposals, { source: r.dir, benchmark: r.benchmark, system: r.system }, { resamples: 1 });
+    return { proposed: 100 * t.proposed_mutation_rate, effective: 100 * t.effective_mutation_rate, n: proposals.length };
   } catch {
     return null;
   }

@@ -149,6 +149,8 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
     if (inputs.selection) hooks.log(`selected ${inputs.selection}`);
     for (const line of warningLines(dataset.source.path, dataset.warnings, req.verbose ?? false)) hooks.log(line);
     for (const n of [...source.notes, ...(stages.notes ?? []), ...opened.notes]) hooks.log(`note: ${n}`);
+    // A source may learn things while it works (a service's version, an owner scheme it could not follow): printed at the end.
+    const notesPrinted = source.notes.length;
     // Skipped stages are printed once, by the report (NOTE:), and kept in summary.json `skipped`.
     if (opened.done.size > 0) hooks.log(`resuming ${dir}: ${opened.done.size} of ${questions.length} questions already done`);
     // New questions stop on a signal, or once the cost cap held a request back (--max-cost).
@@ -195,6 +197,7 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
         spentUsd: spent(),
         walls: outcome.walls,
       });
+      for (const n of source.notes.slice(notesPrinted)) hooks.log(`note: ${n}`);
       if (interrupted) throw new Interrupted(interrupted, items.length, questions.length);
       return { dir, manifest, summary, deferred: outcome.deferred };
     } catch (e) {

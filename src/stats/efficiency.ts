@@ -26,8 +26,15 @@ export interface EfficiencyRow {
   processes: number | null;
   /** Σ items' share of building their index, seconds: summed work (overlapping builds count twice), not time. */
   add_work_s: number;
-  /** Mean search (evidence) latency per question, ms. */
+  /** Mean search (evidence) latency per question, ms; and its p50 / p95 over the questions. */
   search_ms_per_question: number | null;
+  search_ms_p50: number | null;
+  search_ms_p95: number | null;
+  /**
+   * A memory service's time from an owner's first add until the service said it was searchable
+   * (per owner, seconds: p50, p95, owners), where the system reports one (`timing.add_to_ready_ms`).
+   */
+  add_to_ready: { p50_s: number; p95_s: number; owners: number } | null;
   /** LLM tokens at ingest of the calls really sent, and of the calls the response cache answered. */
   ingest_llm_tokens: number;
   ingest_llm_tokens_cached: number;
@@ -71,8 +78,7 @@ function readEfficiency(dir: string): EfficiencyRow | null {
   const summaryFile = join(dir, 'summary.json');
   const summary = existsSync(summaryFile) ? (parse(summaryFile) as Record<string, unknown>) : {};
   let add = 0;
-  let search = 0;
-  let searched = 0;
+  const searches: number[] = [];
   let n = 0;
   for (const line of readFileSync(itemsFile, 'utf8').split('\n')) {
     if (!line.trim()) continue;
@@ -85,10 +91,7 @@ function readEfficiency(dir: string): EfficiencyRow | null {
     n++;
     const t = item.timings ?? {};
     add += t.ingest_share_ms ?? 0;
-    if (typeof t.retrieve_ms === 'number') {
-      search += t.retrieve_ms;
-      searched++;
-    }
+    if (typeof t.retrieve_ms === 'number') searches.push(t.retrieve_ms);
   }
   const walls = manifest.phase_wall_ms;
   const s = (ms: number | undefined) => (typeof ms === 'number' ? ms / 1000 : null);
@@ -104,9 +107,29 @@ function readEfficiency(dir: string): EfficiencyRow | null {
     add_search_wall_s: s(walls?.add_search),
     processes: walls?.processes ?? null,
     add_work_s: add / 1000,
-    search_ms_per_question: searched ? search / searched : null,
+    search_ms_per_question: searches.length ? searches.reduce((a, b) => a + b, 0) / searches.length : null,
+    search_ms_p50: nearestRank(searches, 0.5),
+    search_ms_p95: nearestRank(searches, 0.95),
+    add_to_ready: addToReady(summary),
     ...ingest,
   };
+}
+
+/** The q-quantile by nearest rank (null for none). */
+function nearestRank(xs: number[], q: number): number | null {
+  if (xs.length === 0) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]!;
+}
+
+/** A section's `timing.add_to_ready_ms` ({n, p50, p95} in ms), as a memory service reports it. */
+function addToReady(summary: Record<string, unknown>): EfficiencyRow['add_to_ready'] {
+  for (const section of Object.values(summary)) {
+    const t = (section as { timing?: { add_to_ready_ms?: { n?: number; p50?: number; p95?: number } | null } } | null)?.timing
+      ?.add_to_ready_ms;
+    if (t && typeof t.p50 === 'number' && typeof t.p95 === 'number') return { p50_s: t.p50 / 1000, p95_s: t.p95 / 1000, owners: t.n ?? 0 };
+  }
+  return null;
 }
 
 interface CallGroup {
@@ -189,7 +212,8 @@ export function renderEfficiency(rows: EfficiencyRow[]): string {
         'add (wall)',
         'search (wall)',
         'add + search (wall)',
-        'search ms/q (mean)',
+        'search ms/q (mean; p50 / p95)',
+        'first add → searchable (p50 / p95)',
         'ingest LLM tokens sent',
         'ingest $ paid',
         'tokens from cache',
@@ -203,21 +227,28 @@ export function renderEfficiency(rows: EfficiencyRow[]): string {
         fitSeconds(r.add_wall_s),
         fitSeconds(r.search_wall_s),
         fitSeconds(r.add_search_wall_s),
-        r.search_ms_per_question === null ? '—' : r.search_ms_per_question.toFixed(1),
+        r.search_ms_per_question === null
+          ? '—'
+          : `${r.search_ms_per_question.toFixed(1)}; ${r.search_ms_p50!.toFixed(0)} / ${r.search_ms_p95!.toFixed(0)}`,
+        r.add_to_ready
+          ? `${fitSeconds(r.add_to_ready.p50_s)} / ${fitSeconds(r.add_to_ready.p95_s)} (${r.add_to_ready.owners} owners)`
+          : '—',
         r.ingest_llm_tokens,
         usd(r.ingest_cost_usd),
         r.ingest_llm_tokens_cached,
         usd(r.ingest_cost_usd_cached),
         r.store_objects ?? '—',
       ]),
-      ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+      ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
     ),
   );
   out.push(
     '',
     'add, search = the wall time each phase ran (adding histories to the index; finding evidence: retrieval, recall or oracle selection, ' +
       "without reading or judging), summed over the processes that wrote the run; add + search = the time either ran. '—': a run written " +
-      'before phase times were recorded. One-time warm-up excluded. Ingest tokens and dollars come from the same calls: those sent to the ' +
+      "before phase times were recorded. One-time warm-up excluded. First add → searchable: a memory service's time per owner from its first " +
+      'add until the service said its memories were searchable (a flush, a scheduler wait, task polling). ' +
+      'Ingest tokens and dollars come from the same calls: those sent to the ' +
       'provider, and apart those the response cache answered (their tokens, and what they would have cost; nothing was paid for them).',
   );
   const latency = rows.filter((r) => r.ingest_call_latency_s !== null);

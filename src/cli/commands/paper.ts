@@ -9,7 +9,7 @@ import { PAPER_SECTIONS } from '../../paper/items.js';
 import { fromRoot } from '../../util/paths.js';
 import { UsageError } from '../../util/errors.js';
 import { watchInterrupts } from '../../util/interrupt.js';
-import { addTransportOptions, integer, positiveNumber, transportFromFlags } from '../options.js';
+import { addTransportOptions, integer, transportFromFlags } from '../options.js';
 
 export function paperCommand(): Command {
   const cmd = new Command('paper')
@@ -23,11 +23,6 @@ export function paperCommand(): Command {
     .option(
       '--run',
       'plan every item not reproduced yet (calls, tokens and dollars per run and in total), then run them into <dir>/paper/ (the same command resumes)',
-    )
-    .option(
-      '--max-cost <usd>',
-      'with --run: stop before this many dollars (a run whose estimate exceeds what is left is skipped)',
-      positiveNumber,
     )
     .option('--retry-errors', 'with --run: redo the items that failed in the runs it resumes')
     .option('--no-progress', 'with --run: no progress bar');

@@ -77,4 +77,17 @@ export const memmachine = serviceSystem<MemMachineConfig>({
       expandContext: cfg.expand_context,
       deleteTimeoutMs: cfg.deleteTimeout * 1000,
     }),
+  // The paper's main table: MemMachine is the strongest rival on LoCoMo and MEME.
+  paperRows: [
+    { reader: 'gpt-4o-mini', benchmark: 'locomo', paper: '88.12 (RAW-RAG 89.07)', paperValue: 88.12 },
+    { reader: 'gpt-4.1-mini', benchmark: 'locomo', paper: '91.69 (RAW-RAG 93.70)', paperValue: 91.69 },
+    { reader: 'gpt-4o-mini', benchmark: 'meme', paper: '37.06, six-task macro (RAW-RAG 39.30)', paperValue: 37.06 },
+    { reader: 'deepseek-v4-flash', benchmark: 'meme', paper: '44.71, six-task macro (RAW-RAG 43.19)', paperValue: 44.71 },
+  ].map((r) => ({
+    kind: 'leaderboard' as const,
+    title: `MemMachine on ${r.benchmark === 'locomo' ? 'LoCoMo' : 'MEME'}, read by ${r.reader} (its own row of the paper's main table)`,
+    flags: '-S url=URL',
+    needs: 'a running MemMachine server (-S url=URL)',
+    ...r,
+  })),
 });

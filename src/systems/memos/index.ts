@@ -74,4 +74,17 @@ export const memos = serviceSystem<MemosConfig>({
       includePreference: cfg.include_preference,
       prefTopK: cfg.pref_top_k,
     }),
+  // The paper's PersonaMem-v2 check, where MemOS is second (the paper names no reader: any reader's complete run shows).
+  paperRows: [
+    {
+      kind: 'leaderboard',
+      benchmark: 'personamem',
+      reader: 'gpt-4o-mini',
+      title: 'MemOS on PersonaMem-v2 (multiple-choice accuracy; the paper names no reader)',
+      paper: '50.72 (RAW-RAG 49.62, EverMemOS 53.25)',
+      paperValue: 50.72,
+      flags: '-S url=URL',
+      needs: 'a running MemOS server (-S url=URL)',
+    },
+  ],
 });

@@ -98,6 +98,17 @@ describe('efficiency table', () => {
     expect(fitSeconds(0.33 * 3600 * 10)).toBe('3.30 h');
   });
 
+  it("a memory service's first add → searchable per owner (p50 / p95) and every system's search latency p50 / p95", () => {
+    const root = tempDir('rawrag-efficiency-service-');
+    const dir = runDir(root, 'svc', 'MemOS', {
+      service: { timing: { add_to_ready_ms: { n: 4, total: 40_000, p50: 7_000, p95: 15_500 }, search_ms: { n: 8, p50: 128, p95: 254 } } },
+    });
+    const row = efficiencyRow(dir)!;
+    expect(row).toMatchObject({ add_to_ready: { p50_s: 7, p95_s: 15.5, owners: 4 }, search_ms_p50: 10, search_ms_p95: 10 });
+    expect(efficiencyRow(runDir(root, 'raw', 'RAW-RAG', {}))!.add_to_ready).toBeNull();
+    expect(renderEfficiency([row])).toMatch(/\| +10\.0; 10 \/ 10 \| +7\.00 s \/ 15\.5 s \(4 owners\) \|/);
+  });
+
   it('rawrag stats: a duplicate run directory is one row, as in the leaderboard', async () => {
     const root = tempDir('rawrag-efficiency-dup-');
     runDir(root, 'a', 'RAW-RAG+facts', { ingest_llm: { whole_index: { cost_usd: 0.25, prompt_tokens: 10, completion_tokens: 5 } } });
