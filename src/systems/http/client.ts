@@ -42,6 +42,7 @@ export function addBody(call: AddCall): Record<string, unknown> {
     date: call.date,
     timestamp: call.timestamp,
     owner_speaker: call.ownerSpeaker,
+    ...(call.speakers?.length ? { speakers: call.speakers } : {}),
   };
 }
 

@@ -42,6 +42,12 @@ export interface AddCall {
   /** Turns in this call's session, and the next session's Unix seconds (vendors fit spaced timestamps into the gap). */
   sessionTurns: number;
   nextSessionTimestamp: number | null;
+  /**
+   * The episode's named speakers as the benchmark lists them (LoCoMo: speaker_a, speaker_b), for
+   * vendors whose own script keys on them (which speaker is `user`, whose name an owner takes); the
+   * first turn's speaker is not always the first listed. Absent or empty: the benchmark names none.
+   */
+  speakers?: string[];
 }
 
 export const EVENTS = ['ADD', 'UPDATE', 'DELETE', 'NONE'] as const;
