@@ -11,6 +11,7 @@ import type { RecordedRequest } from './loopback-server.js';
 import type { ServiceFault } from './memory-service-fake.js';
 import { FakeMem0 } from './fake-mem0.js';
 import { FakeProtocolService } from './fake-protocol-service.js';
+import { SIDECAR_FIXTURES } from './sidecar-fixtures.js';
 
 /** What the suite needs of a service's loopback peer. */
 export interface ServicePeer {
@@ -84,4 +85,6 @@ export const SERVICE_FIXTURES: Record<string, ServiceFixture> = {
       expect(readies[readies.length - 1]![1]).toBeLessThan(firstSearch);
     },
   },
+  // The paper's library-only opponents, each a sidecar in front of its library's stand-in (tests/helpers/sidecar-fixtures.ts).
+  ...SIDECAR_FIXTURES,
 };

@@ -1,0 +1,52 @@
+/**
+ * The conformance suite's fixtures of the six sidecar systems (tests/helpers/service-fixtures.ts
+ * spreads them in): each starts its sidecar in front of its library's stand-in, behind the
+ * fault-injecting proxy (sidecar-peer.ts), and checks from the stand-in's call log that the sidecar
+ * drove the library as the authors' LoCoMo script does.
+ */
+import { expect } from 'vitest';
+import type { Turn } from '../../src/core/schema.js';
+import type { ProtocolCheck, ServiceFixture, ServicePeer } from './service-fixtures.js';
+import { SidecarPeer, type StandinCall } from './sidecar-peer.js';
+
+const turnsOf = (c: ProtocolCheck): Turn[] => c.dataset.episodes.filter((e) => c.episodes.includes(e.id)).flatMap((e) => e.turns);
+const callsOf = (peer: ServicePeer): StandinCall[] => (peer as SidecarPeer).calls();
+const questionsOf = (c: ProtocolCheck): Set<string> => new Set(c.dataset.questions.map((q) => q.text));
+
+/** The index of the first call matching `pred`, failing when there is none. */
+function indexOf(calls: StandinCall[], pred: (c: StandinCall) => boolean, what: string): number {
+  const i = calls.findIndex(pred);
+  expect(i, `no ${what} in the call log`).toBeGreaterThanOrEqual(0);
+  return i;
+}
+
+function sidecar(system: string, check: ServiceFixture['checkProtocol'], args: string[] = []): ServiceFixture {
+  return {
+    start: () => new SidecarPeer(system, args).start(),
+    options: (p) => [`url=${p.url}`],
+    checkProtocol: check,
+  };
+}
+
+export const SIDECAR_FIXTURES: Record<string, ServiceFixture> = {
+  simplemem: sidecar('simplemem', (peer, c) => {
+    const calls = callsOf(peer);
+    const turns = turnsOf(c);
+    // test_locomo10.py: one Dialogue per turn, numbered from 1, '[Image: caption] text', the session's date string; one add_dialogues.
+    const adds = calls.filter((x) => x.call === 'add_dialogues');
+    expect(adds).toHaveLength(1);
+    const content = (t: Turn) => t.captions.reduce((text, cap) => (text ? `[Image: ${cap}] ${text}` : `[Image: ${cap}]`), t.text);
+    expect(adds[0]!.adds).toEqual(turns.map((t) => `${t.speaker}: ${content(t)}`));
+    expect(adds[0]!.ids).toEqual(turns.map((_, i) => i + 1));
+    expect(adds[0]!.timestamps).toEqual(turns.map((t) => t.date));
+    expect(turns.some((t) => t.captions.length > 0)).toBe(true);
+    // finalize() after the dialogues and before the first question; each question retrieved verbatim.
+    const scope = adds[0]!.scope;
+    const fin = indexOf(calls, (x) => x.call === 'finalize' && x.scope === scope, 'finalize');
+    expect(fin).toBeGreaterThan(calls.indexOf(adds[0]!));
+    const retrieves = calls.filter((x) => x.call === 'hybrid_retriever.retrieve');
+    expect(retrieves).toHaveLength(c.questions);
+    expect(calls.indexOf(retrieves[0]!)).toBeGreaterThan(fin);
+    for (const r of retrieves) expect(questionsOf(c).has(r.query as string)).toBe(true);
+  }),
+};
