@@ -48,6 +48,16 @@ export function appliedOf(calls: readonly StandinCall[]): string[] {
   return out;
 }
 
+/** `applied` entries of each scope's current epoch: what the library should hold now, had nothing been deleted. */
+export function liveAppliedOf(calls: readonly StandinCall[]): string[] {
+  const last = new Map<string, number>();
+  for (const c of calls) if (c.reset) last.set(c.scope, (last.get(c.scope) ?? 0) + 1);
+  return appliedOf(calls).filter((a) => {
+    const m = /^(.*)#(\d+) /.exec(a)!;
+    return Number(m[2]) === (last.get(m[1]!) ?? 0);
+  });
+}
+
 function standinFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir).flatMap((name) => {
