@@ -24,7 +24,10 @@ import { getSystem } from '../../src/systems/registry.js';
 
 const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json'), options: {} });
 /** Each sidecar system with its label and the sidecar flags its tests use. */
-const SIDECARS: Array<[string, string, string[]]> = [['simplemem', 'SimpleMem', []]];
+const SIDECARS: Array<[string, string, string[]]> = [
+  ['simplemem', 'SimpleMem', []],
+  ['a-mem', 'A-MEM', []],
+];
 
 requirePython();
 

@@ -49,4 +49,26 @@ export const SIDECAR_FIXTURES: Record<string, ServiceFixture> = {
     expect(calls.indexOf(retrieves[0]!)).toBeGreaterThan(fin);
     for (const r of retrieves) expect(questionsOf(c).has(r.query as string)).toBe(true);
   }),
+  'a-mem': sidecar('a-mem', (peer, c) => {
+    const calls = callsOf(peer);
+    const turns = turnsOf(c);
+    // test_advanced.py: a fresh system per conversation, one add_note per turn, 'Speaker <name>says : <text>', time = the session date.
+    const notes = calls.filter((x) => x.call === 'add_note');
+    const text = (t: Turn) => t.captions.reduce((s, cap) => (s ? `[Image: ${cap}] ${s}` : `[Image: ${cap}]`), t.text);
+    expect(notes.map((n) => n.adds![0])).toEqual(turns.map((t) => `Speaker ${t.speaker}says : ${text(t)}`));
+    expect(notes.map((n) => n.time)).toEqual(turns.map((t) => t.date));
+    const fresh = indexOf(calls, (x) => x.call === 'AgenticMemorySystem', 'a new system');
+    expect(fresh).toBeLessThan(calls.indexOf(notes[0]!));
+    // Each question: the script's keyword prompt, then find_related_memories_raw(keywords, k=10), after every note.
+    const asks = calls.filter((x) => x.call === 'llm.get_completion');
+    const finds = calls.filter((x) => x.call === 'find_related_memories_raw');
+    expect(asks).toHaveLength(c.questions);
+    expect(finds).toHaveLength(c.questions);
+    expect(asks[0]!.prompt).toMatch(
+      /^Given the following question, generate several keywords, using 'cosmos' as the separator\.\n\n {16}Question: /,
+    );
+    expect(asks[0]!.prompt).toMatch(/\{"keywords": "keyword1, keyword2, keyword3"\}$/);
+    for (const f of finds) expect(f.k).toBe(10);
+    expect(calls.indexOf(finds[0]!)).toBeGreaterThan(calls.indexOf(notes[notes.length - 1]!));
+  }),
 };
