@@ -25,6 +25,7 @@ import { http } from './http/index.js';
 // The paper's library-only opponents, each behind its sidecar (integrations/sidecars/).
 import { simplemem } from './simplemem/index.js';
 import { aMem } from './a-mem/index.js';
+import { recmem } from './recmem/index.js';
 
 export type System = SystemDescriptor<ProviderSession, ModelEntry>;
 
@@ -50,7 +51,7 @@ export function unregisterSystem(name: string): void {
 }
 
 for (const s of [rawRag, agenticMemory, rawRagFacts, rawRagSummaries, rawRagGraph, storeOracle, mem0, http]) registerSystem(s);
-for (const s of [simplemem, aMem]) registerSystem(s);
+for (const s of [simplemem, aMem, recmem]) registerSystem(s);
 
 export function listSystems(): System[] {
   return [...SYSTEMS.values()];

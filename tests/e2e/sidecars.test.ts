@@ -27,6 +27,7 @@ const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json')
 const SIDECARS: Array<[string, string, string[]]> = [
   ['simplemem', 'SimpleMem', []],
   ['a-mem', 'A-MEM', []],
+  ['recmem', 'RecMem', []],
 ];
 
 requirePython();

@@ -6,11 +6,14 @@
  */
 import { expect } from 'vitest';
 import type { Turn } from '../../src/core/schema.js';
+import { unixSeconds } from '../../src/systems/memory-service/plan.js';
 import type { ProtocolCheck, ServiceFixture, ServicePeer } from './service-fixtures.js';
 import { SidecarPeer, type StandinCall } from './sidecar-peer.js';
 
 const turnsOf = (c: ProtocolCheck): Turn[] => c.dataset.episodes.filter((e) => c.episodes.includes(e.id)).flatMap((e) => e.turns);
 const callsOf = (peer: ServicePeer): StandinCall[] => (peer as SidecarPeer).calls();
+/** A session date as the naive ISO time the sidecars give ISO-timed libraries. */
+const isoOf = (date: string | null) => new Date(unixSeconds(date)! * 1000).toISOString().slice(0, 19);
 const questionsOf = (c: ProtocolCheck): Set<string> => new Set(c.dataset.questions.map((q) => q.text));
 
 /** The index of the first call matching `pred`, failing when there is none. */
@@ -70,5 +73,37 @@ export const SIDECAR_FIXTURES: Record<string, ServiceFixture> = {
     expect(asks[0]!.prompt).toMatch(/\{"keywords": "keyword1, keyword2, keyword3"\}$/);
     for (const f of finds) expect(f.k).toBe(10);
     expect(calls.indexOf(finds[0]!)).toBeGreaterThan(calls.indexOf(notes[notes.length - 1]!));
+  }),
+  recmem: sidecar('recmem', (peer, c) => {
+    const calls = callsOf(peer);
+    const turns = turnsOf(c);
+    // run_experiments.py: reset(conv_id), then each session's turns in pairs by position, '[A]: text\n[B]: text', the session's ISO time.
+    const line = (t: Turn) => `[${t.speaker}]: ${t.text}` + t.captions.map((cap) => ` [Showing Image]: ${cap}`).join('');
+    const expected: Array<[string, string]> = [];
+    const sessions = [...new Set(turns.map((t) => t.session))];
+    for (const s of sessions) {
+      const ts = turns.filter((t) => t.session === s);
+      for (let i = 0; i < ts.length; i += 2)
+        expected.push([
+          ts
+            .slice(i, i + 2)
+            .map(line)
+            .join('\n'),
+          isoOf(ts[0]!.date),
+        ]);
+    }
+    const adds = calls.filter((x) => x.call === 'add_memory');
+    expect(adds.map((a) => [a.adds![0], a.timestamp])).toEqual(expected);
+    expect(new Set(adds.map((a) => a.scope)).size).toBe(1);
+    const reset = indexOf(calls, (x) => x.call === 'reset' && x.scope === adds[0]!.scope, 'reset(conv_id)');
+    expect(reset).toBeLessThan(calls.indexOf(adds[0]!));
+    const searches = calls.filter((x) => x.call === 'search_memories');
+    expect(searches).toHaveLength(c.questions);
+    for (const q of searches) expect(questionsOf(c).has(q.question as string)).toBe(true);
+    expect(calls.indexOf(searches[0]!)).toBeGreaterThan(calls.indexOf(adds[adds.length - 1]!));
+    expect(calls.find((x) => x.call === 'RecMem')).toMatchObject({
+      model: 'gpt-4.1-mini',
+      config: { min_consolidation_cnt: 6, retrieve_raw_topk: 10 },
+    });
   }),
 };
