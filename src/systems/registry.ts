@@ -26,6 +26,7 @@ import { http } from './http/index.js';
 import { simplemem } from './simplemem/index.js';
 import { aMem } from './a-mem/index.js';
 import { recmem } from './recmem/index.js';
+import { memoryos } from './memoryos/index.js';
 
 export type System = SystemDescriptor<ProviderSession, ModelEntry>;
 
@@ -51,7 +52,7 @@ export function unregisterSystem(name: string): void {
 }
 
 for (const s of [rawRag, agenticMemory, rawRagFacts, rawRagSummaries, rawRagGraph, storeOracle, mem0, http]) registerSystem(s);
-for (const s of [simplemem, aMem, recmem]) registerSystem(s);
+for (const s of [simplemem, aMem, recmem, memoryos]) registerSystem(s);
 
 export function listSystems(): System[] {
   return [...SYSTEMS.values()];

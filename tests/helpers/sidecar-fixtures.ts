@@ -106,4 +106,34 @@ export const SIDECAR_FIXTURES: Record<string, ServiceFixture> = {
       config: { min_consolidation_cnt: 6, retrieve_raw_topk: 10 },
     });
   }),
+  memoryos: sidecar('memoryos', (peer, c) => {
+    const calls = callsOf(peer);
+    const turns = turnsOf(c);
+    const ep = c.dataset.episodes.find((e) => c.episodes.includes(e.id))!;
+    const a = (ep.meta!.speakers as string[])[0]!;
+    // main_loco_parse.py: speaker_a opens a pair, the other speaker's turns answer it (the last wins), captions as '(image description: ...)'.
+    const pairs: Array<{ u: string; r: string; ts: string | null }> = [];
+    for (const t of turns) {
+      const text = t.text + t.captions.map((cap) => ` (image description: ${cap})`).join('');
+      if (t.speaker === a) pairs.push({ u: text, r: '', ts: t.date });
+      else if (pairs.length) pairs[pairs.length - 1]!.r = text;
+      else pairs.push({ u: '', r: text, ts: t.date });
+    }
+    const adds = calls.filter((x) => x.call === 'add_memory');
+    expect(adds.map((x) => [x.adds![0], x.timestamp])).toEqual(pairs.map((p) => [`${p.u} | ${p.r}`, p.ts]));
+    expect(calls.find((x) => x.call === 'Memoryos')).toMatchObject({
+      short_term_capacity: 1,
+      mid_term_capacity: 2000,
+      retrieval_queue_capacity: 10,
+      mid_term_similarity_threshold: 0.6,
+      llm_model: 'gpt-4o-mini',
+    });
+    const retrievals = calls.filter((x) => x.call === 'retriever.retrieve_context');
+    expect(retrievals).toHaveLength(c.questions);
+    for (const r of retrievals) {
+      expect(questionsOf(c).has(r.user_query as string)).toBe(true);
+      expect(r.thresholds).toEqual([0.1, 0.1, 0.1]);
+    }
+    expect(calls.indexOf(retrievals[0]!)).toBeGreaterThan(calls.indexOf(adds[adds.length - 1]!));
+  }),
 };
