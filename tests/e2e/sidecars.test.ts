@@ -29,6 +29,7 @@ const SIDECARS: Array<[string, string, string[]]> = [
   ['a-mem', 'A-MEM', []],
   ['recmem', 'RecMem', []],
   ['memoryos', 'MemoryOS', []],
+  ['nemori', 'Nemori', []],
 ];
 
 requirePython();

@@ -136,4 +136,32 @@ export const SIDECAR_FIXTURES: Record<string, ServiceFixture> = {
     }
     expect(calls.indexOf(retrievals[0]!)).toBeGreaterThan(calls.indexOf(adds[adds.length - 1]!));
   }),
+  nemori: sidecar('nemori', (peer, c) => {
+    const calls = callsOf(peer);
+    const turns = turnsOf(c);
+    // add.py: one message per turn (batch size 1), role = the speaker's name, text then '[Image: caption]', the session's ISO time.
+    const adds = calls.filter((x) => x.call === 'add_messages');
+    expect(adds.every((x) => x.adds!.length === 1)).toBe(true);
+    const content = (t: Turn) => [t.text, ...t.captions.map((cap) => `[Image: ${cap}]`)].join(' ');
+    expect(adds.map((x) => x.adds![0])).toEqual(turns.map((t) => `${t.speaker}: ${content(t)}`));
+    expect(adds.map((x) => (x.timestamps as string[])[0])).toEqual(turns.map((t) => isoOf(t.date)));
+    expect((adds[0]!.metadata as any[])[0]).toMatchObject({
+      original_speaker: turns[0]!.speaker,
+      dataset_timestamp: turns[0]!.date,
+      rawrag_turn_id: turns[0]!.id,
+    });
+    // flush(user), then drain(), before the first question; search.py's settings.
+    const user = adds[0]!.scope;
+    const flush = indexOf(calls, (x) => x.call === 'flush' && x.scope === user, 'flush');
+    expect(flush).toBeGreaterThan(calls.indexOf(adds[adds.length - 1]!));
+    const drain = calls.findIndex((x, i) => i > flush && x.call === 'drain');
+    expect(drain).toBeGreaterThan(flush);
+    const searches = calls.filter((x) => x.call === 'search');
+    expect(searches).toHaveLength(c.questions);
+    expect(calls.indexOf(searches[0]!)).toBeGreaterThan(drain);
+    for (const s of searches) expect(s).toMatchObject({ scope: user, top_k_episodes: 10, top_k_semantic: 20, search_method: 'vector' });
+    expect(calls.find((x) => x.call === 'NemoriMemory')).toMatchObject({
+      config: { buffer_size_min: 1, episode_max_messages: 20, llm_model: 'openai/gpt-4.1-mini' },
+    });
+  }),
 };
