@@ -28,6 +28,7 @@ import { aMem } from './a-mem/index.js';
 import { recmem } from './recmem/index.js';
 import { memoryos } from './memoryos/index.js';
 import { nemori } from './nemori/index.js';
+import { emem } from './emem/index.js';
 
 export type System = SystemDescriptor<ProviderSession, ModelEntry>;
 
@@ -53,7 +54,7 @@ export function unregisterSystem(name: string): void {
 }
 
 for (const s of [rawRag, agenticMemory, rawRagFacts, rawRagSummaries, rawRagGraph, storeOracle, mem0, http]) registerSystem(s);
-for (const s of [simplemem, aMem, recmem, memoryos, nemori]) registerSystem(s);
+for (const s of [simplemem, aMem, recmem, memoryos, nemori, emem]) registerSystem(s);
 
 export function listSystems(): System[] {
   return [...SYSTEMS.values()];

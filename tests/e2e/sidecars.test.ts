@@ -30,6 +30,7 @@ const SIDECARS: Array<[string, string, string[]]> = [
   ['recmem', 'RecMem', []],
   ['memoryos', 'MemoryOS', []],
   ['nemori', 'Nemori', []],
+  ['emem', 'EMem', []],
 ];
 
 requirePython();

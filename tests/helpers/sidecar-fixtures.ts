@@ -164,4 +164,25 @@ export const SIDECAR_FIXTURES: Record<string, ServiceFixture> = {
       config: { buffer_size_min: 1, episode_max_messages: 20, llm_model: 'openai/gpt-4.1-mini' },
     });
   }),
+  emem: sidecar('emem', (peer, c) => {
+    const calls = callsOf(peer);
+    const turns = turnsOf(c);
+    const ep = c.dataset.episodes.find((e) => c.episodes.includes(e.id))!;
+    // run_emem_locomo_cached.py: the whole conversation indexed once, as a LoCoMoSample ('[Image: caption] text', dia_ids, session dates).
+    const indexes = calls.filter((x) => x.call === 'index_conversation');
+    expect(indexes).toHaveLength(1);
+    const text = (t: Turn) => t.captions.reduce((s, cap) => (s ? `[Image: ${cap}] ${s}` : `[Image: ${cap}]`), t.text);
+    expect(indexes[0]!.adds).toEqual(turns.map((t) => `${t.speaker}: ${text(t)}`));
+    expect(indexes[0]!.dia_ids).toEqual(turns.map((t) => t.id));
+    expect(indexes[0]!.speakers).toEqual(ep.meta!.speakers);
+    expect(Object.values(indexes[0]!.sessions as Record<string, string>)).toEqual([...new Set(turns.map((t) => t.date))]);
+    expect(calls.find((x) => x.call === 'EMem')).toMatchObject({
+      config: { openie_mode: 'edu_based_contextual_ee_online', qa_top_k: 10, linking_top_k: 30, skip_retrieval_ppr: false, seed: 42 },
+      llm_model_name: 'gpt-4o-mini',
+    });
+    const retrievals = calls.filter((x) => x.call === 'retrieve_structuring_conversation_enhanced_v2');
+    expect(retrievals).toHaveLength(c.questions);
+    for (const r of retrievals) expect(questionsOf(c).has((r.queries as string[])[0]!)).toBe(true);
+    expect(calls.indexOf(retrievals[0]!)).toBeGreaterThan(calls.indexOf(indexes[0]!));
+  }),
 };
