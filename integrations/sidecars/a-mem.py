@@ -22,8 +22,7 @@ Notes map to turns one to one, so every memory carries its turn (coverage). The 
 process-wide (a new system resets it), so the sidecar holds one conversation's notes in the library at
 a time and keeps each conversation's notes in its state folder, reloading them with
 `consolidate_memories()` when a call switches to another conversation or the sidecar restarts (the
-script reloads its pickled notes the same way, L268-285). A switch re-embeds that conversation's notes:
-run A-MEM with `-S concurrency=1` to keep switches to one per episode.
+script reloads its pickled notes the same way, L268-285). A switch re-embeds that conversation's notes.
 
 The LLM is the library's: `OPENAI_API_KEY` and `OPENAI_BASE_URL` (any OpenAI-compatible endpoint, read
 by the openai client the library makes); the embedding model is local (sentence-transformers).
