@@ -80,6 +80,8 @@ describe.each(SIDECARS)('sidecar %s', (system, label, args, unit) => {
         const p = await rawragInProcess(['memory', 'purge', out, '--owner', ep], env);
         expect(p.code, p.stderr).toBe(0);
         expect(p.stdout).toMatch(/purged/);
+        // The sidecar says what it removed: the library's data and its own journal.
+        expect(p.stdout).toMatch(/removed: .*journal of \d+ accepted adds/);
       }
       expect(peer.totalHeld()).toBe(0);
       expect(existsSync(peer.state) ? readdirSync(join(peer.state, 'owners')) : []).toEqual([]);

@@ -110,8 +110,11 @@ export interface MemoryService {
   search(owner: string, query: string, limit: number): Promise<ServiceMemory[]>;
   /** The owner's memories (retried, every page); null when the service cannot list. */
   list(owner: string): Promise<ServiceMemory[] | null>;
-  /** Deletes every memory of the owner (retried). A queued delete returns before it is done: purge polls `list`. */
-  deleteOwner(owner: string): Promise<void>;
+  /**
+   * Deletes every memory of the owner (retried). A queued delete returns before it is done: purge polls `list`.
+   * A service that says what it removed (files, collections, in words) returns it: `rawrag memory purge` prints it.
+   */
+  deleteOwner(owner: string): Promise<void | string[]>;
   /** A failed add (after the caller's retries) as the error an item records: call, status, tries; no key. */
   addFailure(call: AddCall, e: unknown): Error;
   /** Transport settings the caller's add retries follow. */
