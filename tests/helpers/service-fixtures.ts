@@ -17,6 +17,7 @@ import { FakeProtocolService } from './fake-protocol-service.js';
 import { FakeMemMachine } from './fake-memmachine.js';
 import { FakeMemos } from './fake-memos.js';
 import { isoUtc, unixSeconds } from '../../src/systems/memory-service/plan.js';
+import { SIDECAR_FIXTURES } from './sidecar-fixtures.js';
 
 /** What the suite needs of a service's loopback peer. */
 export interface ServicePeer {
@@ -129,6 +130,8 @@ export const SERVICE_FIXTURES: Record<string, ServiceFixture> = {
     options: (p) => [`url=${p.url}`],
     checkProtocol: checkMemos,
   },
+  // The paper's library-only opponents, each a sidecar in front of its library's stand-in (tests/helpers/sidecar-fixtures.ts).
+  ...SIDECAR_FIXTURES,
 };
 
 type IndexedTurn = { turn: ReturnType<typeof turnsOf>[number]; index: number };

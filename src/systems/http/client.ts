@@ -42,6 +42,7 @@ export function addBody(call: AddCall): Record<string, unknown> {
     date: call.date,
     timestamp: call.timestamp,
     owner_speaker: call.ownerSpeaker,
+    ...(call.speakers?.length ? { speakers: call.speakers } : {}),
   };
 }
 
@@ -101,9 +102,10 @@ export class HttpMemoryService implements MemoryService {
     }
   }
 
-  async deleteOwner(owner: string): Promise<void> {
+  async deleteOwner(owner: string): Promise<string[]> {
     const reply = checked(DeleteReply, await this.http.request({ method: 'POST', path: '/delete', body: { owner } }), 'delete');
     this.lastRemoved = reply.removed ?? [];
+    return this.lastRemoved;
   }
 
   /** `/ready` until it says ready (a library that indexes at the end, a flush and a drain); a 404 = searchable once acknowledged. */

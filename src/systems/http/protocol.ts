@@ -44,6 +44,10 @@ export const AddRequest = z
       .nullable()
       .optional()
       .describe("Per-speaker owners: whose store this owner is (that speaker's turns are `user`); null: one store per episode"),
+    speakers: z
+      .array(z.string())
+      .optional()
+      .describe("The episode's named speakers as the benchmark lists them (LoCoMo: speaker_a, speaker_b); absent or empty: none named"),
   })
   .strict();
 

@@ -56,11 +56,16 @@ export interface EpisodePlan {
 
 const isChatRole = (s: string) => s.toLowerCase() === 'user' || s.toLowerCase() === 'assistant';
 
-/** The two named speakers of a conversation (LoCoMo lists them in meta.speakers), or null. */
-function twoSpeakers(ep: IngestedEpisode): [string, string] | null {
-  const listed = Array.isArray(ep.episode.meta?.speakers)
+/** The speakers the benchmark lists for the episode (LoCoMo: meta.speakers, speaker_a first); empty when it lists none. */
+function listedSpeakers(ep: IngestedEpisode): string[] {
+  return Array.isArray(ep.episode.meta?.speakers)
     ? (ep.episode.meta!.speakers as unknown[]).filter((s): s is string => typeof s === 'string')
     : [];
+}
+
+/** The two named speakers of a conversation (LoCoMo lists them in meta.speakers), or null. */
+function twoSpeakers(ep: IngestedEpisode): [string, string] | null {
+  const listed = listedSpeakers(ep);
   const seen = listed.length ? listed : [...new Set(ep.episode.turns.slice(0, ep.visibleTurns).map((t) => t.speaker))];
   if (seen.length !== 2 || seen.some(isChatRole)) return null;
   return [seen[0]!, seen[1]!];
@@ -120,6 +125,7 @@ function callsOf(
   batch: 'session' | number,
 ): AddCall[] {
   const sessions = sessionsOf(ep.episode.turns.slice(0, ep.visibleTurns));
+  const speakers = listedSpeakers(ep);
   const stamps = sessions.map((s) => unixSeconds(s[0]!.date));
   const calls: AddCall[] = [];
   sessions.forEach((turns, si) => {
@@ -147,6 +153,7 @@ function callsOf(
         timestamp: unixSeconds(date),
         sessionTurns: turns.length,
         nextSessionTimestamp: stamps[si + 1] ?? null,
+        speakers,
       });
     }
   });

@@ -18,8 +18,8 @@ export async function purgeOwner(
   owner: string,
   timeoutMs: number,
   runDir: string,
-): Promise<{ verified: boolean }> {
-  await service.deleteOwner(owner);
+): Promise<{ verified: boolean; removed: string[] }> {
+  const removed = (await service.deleteOwner(owner)) ?? [];
   let verified = false;
   try {
     await pollUntil(
@@ -42,5 +42,5 @@ export async function purgeOwner(
   }
   log.append({ type: 'purged', owner, at: new Date().toISOString() });
   writeDecisions(runDir, log);
-  return { verified };
+  return { verified, removed };
 }

@@ -42,6 +42,12 @@ export interface AddCall {
   /** Turns in this call's session, and the next session's Unix seconds (vendors fit spaced timestamps into the gap). */
   sessionTurns: number;
   nextSessionTimestamp: number | null;
+  /**
+   * The episode's named speakers as the benchmark lists them (LoCoMo: speaker_a, speaker_b), for
+   * vendors whose own script keys on them (which speaker is `user`, whose name an owner takes); the
+   * first turn's speaker is not always the first listed. Absent or empty: the benchmark names none.
+   */
+  speakers?: string[];
 }
 
 export const EVENTS = ['ADD', 'UPDATE', 'DELETE', 'NONE'] as const;
@@ -138,8 +144,11 @@ export interface MemoryService {
   search(owner: string, query: string, limit: number): Promise<ServiceMemory[] | ServiceSearch>;
   /** The owner's memories (retried, every page); null when the service cannot list. */
   list(owner: string): Promise<ServiceMemory[] | null>;
-  /** Deletes every memory of the owner (retried). A queued delete returns before it is done: purge polls `list`. */
-  deleteOwner(owner: string): Promise<void>;
+  /**
+   * Deletes every memory of the owner (retried). A queued delete returns before it is done: purge polls `list`.
+   * A service that says what it removed (files, collections, in words) returns it: `rawrag memory purge` prints it.
+   */
+  deleteOwner(owner: string): Promise<void | string[]>;
   /** A failed add (after the caller's retries) as the error an item records: call, status, tries; no key. */
   addFailure(call: AddCall, e: unknown): Error;
   /** Transport settings the caller's add retries follow. */

@@ -102,9 +102,10 @@ export function serviceStore(
     const lines: string[] = [];
     try {
       for (const s of owners) {
-        const { verified } = await purgeOwner(service, log, s.owner, settings.deleteTimeout * 1000, resolve(runDir));
+        const { verified, removed } = await purgeOwner(service, log, s.owner, settings.deleteTimeout * 1000, resolve(runDir));
         lines.push(
           `purged ${s.owner} (episode ${s.episode}) on ${service.url}${verified ? ': verified, 0 memories left' : ' (the service cannot list: not verified)'}`,
+          ...removed.map((r) => `  removed: ${r}`),
         );
       }
     } finally {

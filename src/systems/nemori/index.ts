@@ -1,0 +1,47 @@
+/** Nemori (nemori-ai/nemori, a library) through its sidecar, integrations/sidecars/nemori.py. */
+import { sidecarSystem } from '../http/sidecar.js';
+
+const REPO = 'nemori-ai/nemori@d2a6dff6';
+
+export const nemori = sidecarSystem({
+  name: 'nemori',
+  label: 'Nemori',
+  description: 'Nemori (a Python library on PostgreSQL and Qdrant) behind its sidecar, driven as its authors drive LoCoMo',
+  script: 'integrations/sidecars/nemori.py',
+  setup: [
+    'pip install "git+https://github.com/nemori-ai/nemori@d2a6dff6"',
+    'git clone https://github.com/nemori-ai/nemori && cd nemori && git checkout d2a6dff6 && docker compose up -d   (PostgreSQL 16 on :5432, Qdrant on :6333)',
+  ],
+  flags: '[--config evaluation/locomo/config.json]',
+  env: [
+    {
+      name: 'LLM_BASE_URL',
+      description:
+        "the library's OpenAI-compatible LLM endpoint (the script's config names OpenRouter models); LLM_API_KEY or OPENAI_API_KEY its key",
+    },
+    {
+      name: 'EMBEDDING_BASE_URL',
+      description: "the library's OpenAI-compatible embedding endpoint; EMBEDDING_API_KEY or OPENAI_API_KEY its key",
+    },
+    {
+      name: 'DATABASE_URL',
+      description: 'PostgreSQL (default postgresql://nemori:nemori@localhost:5432/nemori); QDRANT_URL / QDRANT_PORT for Qdrant',
+    },
+  ],
+  top_k: 30,
+  protocol: {
+    summary:
+      "one NemoriMemory with the script's config.json (openai/gpt-4.1-mini, google/gemini-embedding-001, buffer 1-20, episodes 1-20, semantic memory on, top-k 10 / 20); one user per conversation; one message per turn (role = the speaker's name, content = text then ' [Image: caption]', timestamp = the session's ISO time, metadata original_speaker / dataset_timestamp / blip_caption), add_messages one at a time, then flush(user) and drain() before any question; each question search(user, question, top_k_episodes 10, top_k_semantic 20, vector): episodes (the top 2 with their source messages) then semantic memories",
+    sources: [
+      `${REPO} evaluation/locomo/add.py L27-163 (config, messages, batches, flush), evaluation/locomo/config.json`,
+      `${REPO} evaluation/locomo/search.py L77-118 (memories as shown), L176-221 (search settings)`,
+      `${REPO} nemori/api/facade.py L20-187 (NemoriMemory; __aexit__ drains, L70-72)`,
+    ],
+    deviations: [
+      "the library is fed when rawrag says the owner's last add was sent (/ready): the same calls, in the same order, as the script",
+      "the user id is the owner id, not '<speaker_a>_<index>'; each message's metadata also carries rawrag_turn_id and rawrag_add_id (never shown to the LLM) so episodes map to turns",
+      "LoCoMo's image search query ('[Search: query]') is not in rawrag's turns and is left out",
+      'sidecar flags: --config, --batch-size, --top-k-episodes, --top-k-semantic, --search-method',
+    ],
+  },
+});
