@@ -77,12 +77,11 @@ export function addMethodOptions(cmd: Command): Command {
 }
 
 /** `-S key=value`: the chosen system's own options (`rawrag systems NAME` lists them). */
-export function addSystemOptionFlag(cmd: Command): Command {
-  return cmd.option(
-    '-S, --system-option <key=value>',
-    "an option of the system under test, repeatable (e.g. -S url=http://127.0.0.1:8080 -S top_k=30); 'rawrag systems NAME' lists a system's options",
-    collectSystemOption,
-  );
+export function addSystemOptionFlag(
+  cmd: Command,
+  description = "an option of the system under test, repeatable (e.g. -S url=http://127.0.0.1:8080 -S top_k=30); 'rawrag systems NAME' lists a system's options",
+): Command {
+  return cmd.option('-S, --system-option <key=value>', description, collectSystemOption);
 }
 
 /**

@@ -8,7 +8,7 @@
  * variable the system names.
  */
 import { InvalidArgumentError } from 'commander';
-import type { PartialConfig } from '../config/load.js';
+import { mergeLayers, type PartialConfig } from '../config/load.js';
 import type { SystemDescriptor } from '../core/system.js';
 import { UsageError } from '../util/errors.js';
 import { parseYaml } from '../util/yaml.js';
@@ -97,4 +97,41 @@ export function optionKeyAt(paths: SystemOptionLayer['paths'], path: ReadonlyArr
 export function declaredOptions(system: SystemDescriptor): string[] {
   const shape = (system.config?.schema as unknown as { shape?: Record<string, unknown> } | undefined)?.shape;
   return shape ? Object.keys(shape) : [];
+}
+
+/**
+ * `rawrag judge --rejudge RUN -S key=value`: a judge runs no system, so `-S` cannot change one; it is
+ * a check that the run was made with these options (scripts pass one `-S` list to every command).
+ * An option the run did not record, or recorded otherwise, is refused rather than silently ignored.
+ */
+export function checkRecordedSystemOptions(
+  system: SystemDescriptor,
+  recorded: PartialConfig,
+  pairs: readonly string[],
+  runDir: string,
+): void {
+  if (pairs.length === 0) return;
+  const { layer, paths } = systemOptionLayer(system, pairs); // refuses a system without options
+  const section = system.config!.key;
+  const declared = new Set(declaredOptions(system));
+  const schema = system.config!.schema;
+  const before = schema.safeParse(recorded[section] ?? {});
+  const after = schema.safeParse(mergeLayers({ [section]: recorded[section] ?? {} }, layer)[section]);
+  for (const { path, key } of paths) {
+    if (!declared.has(path[1]!))
+      throw new UsageError(`-S ${key}: '${system.name}' has no such option (its options: ${[...declared].join(', ')})`);
+    if (!after.success) throw new UsageError(`-S ${key}: ${after.error.issues[0]?.message ?? 'not a valid value'}`);
+    const was = before.success ? valueAt(before.data, path.slice(1)) : valueAt(recorded[section], path.slice(1));
+    const now = valueAt(after.data, path.slice(1));
+    if (JSON.stringify(was) !== JSON.stringify(now))
+      throw new UsageError(
+        `-S ${key}: ${runDir} ran ${system.name} with ${key}=${JSON.stringify(was) ?? 'unset'}; a judge re-scores its answers and cannot change how the system ran (rawrag run ... -S ${key}=... makes a new run)`,
+      );
+  }
+}
+
+function valueAt(node: unknown, path: readonly string[]): unknown {
+  let v = node;
+  for (const p of path) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[p] : undefined;
+  return v;
 }

@@ -34,6 +34,9 @@ const ingestLog = (dir: string): any[] =>
         })
     : [];
 
+/** The search depth each vendor's own LoCoMo script uses (the systems' defaults). */
+const SERVICE_TOP_K: Record<string, number> = { memmachine: 50, memos: 20 };
+
 describe.each([
   { name: 'memmachine', label: 'MemMachine', ownersPerEpisode: 1 },
   { name: 'memos', label: 'MemOS', ownersPerEpisode: 2 },
@@ -101,6 +104,20 @@ describe.each([
     expect(JSON.parse(again.stdout)).toMatchObject({ errors: 0, service: { this_run: { adds_sent: 0 } } });
     expect(peer.requests.filter((r) => peer.isAdd(r)).length).toBe(before);
   }, 600_000);
+
+  it('rawrag judge --rejudge -S checks the options against what the run recorded (a judge changes no system option)', async () => {
+    const topK = SERVICE_TOP_K[name]!;
+    let r = await rawragInProcess(['judge', '--rejudge', out, '--dry-run', '--cache-dir', cache, '-S', `top_k=${topK + 1}`], env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`-S top_k: ${out} ran ${name} with top_k=${topK};`);
+    r = await rawragInProcess(['judge', '--rejudge', out, '--dry-run', '--cache-dir', cache, '-S', 'depth=3'], env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/-S depth: .* no such option|-S depth: 'depth' is not an option/);
+    // The options it ran with pass the check (another judge: a repeat of the run's own is refused).
+    const again = ['judge', '--rejudge', out, '--dry-run', '--judge-runs', '1', '--cache-dir', cache, '-S', `top_k=${topK}`];
+    r = await rawragInProcess(again, env);
+    expect(r.code, r.stderr).toBe(0);
+  });
 
   it('rawrag stats pairs it with RAW-RAG over the same questions', async () => {
     const raw = join(root, 'raw-rag');

@@ -70,6 +70,16 @@ describe('-S key=value', () => {
   });
 });
 
+describe('-S on rawrag judge', () => {
+  it('an answers file: refused (no system rawrag ran made those answers), exit 1, the help saying what -S checks', async () => {
+    const r = await rawragInProcess(['judge', 'docs/examples/my-answers.jsonl', '--benchmark', 'locomo', '--dry-run', '-S', 'top_k=3']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/-S: an answers file brings its own answers.*--rejudge RUN_DIR/);
+    const help = await rawragInProcess(['judge', '--help']);
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain("-S, --system-option <key=value> with --rejudge: the re-judged run's system options, checked");
+  });
+});
+
 describe('rawrag systems', () => {
   it("lists every registered system with its options (type, default, description), and the paper's twelve opponents", async () => {
     const r = await rawragInProcess(['systems', '--json']);
