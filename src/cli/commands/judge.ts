@@ -21,7 +21,15 @@ import { listBenchmarks } from '../../datasets/registry.js';
 import { fromRoot } from '../../util/paths.js';
 import { watchInterrupts } from '../../util/interrupt.js';
 import { checkErrorRate } from '../exit.js';
-import { addBenchmarkOptions, addNameOption, addSystemOptionFlag, addTransportOptions, positiveInt, withOfficialJudge, transportFromFlags } from '../options.js';
+import {
+  addBenchmarkOptions,
+  addNameOption,
+  addSystemOptionFlag,
+  addTransportOptions,
+  positiveInt,
+  withOfficialJudge,
+  transportFromFlags,
+} from '../options.js';
 import { RunConfigSchema, systemOf } from '../../systems/registry.js';
 import { checkRecordedSystemOptions } from '../system-options.js';
 import { mergeLayers, readConfigFile, resolveConfig, type PartialConfig } from '../../config/load.js';
@@ -62,7 +70,10 @@ export function judgeCommand(): Command {
       "another judge prompt ({question}, {gold_answer}, {generated_answer} slots; reply parsed as the official judge's), or `strict` for rawrag's strict prompt (configs/prompts/<benchmark>-judge-strict.txt)",
     )
     .option('--judge-runs <n>', 'judge runs per answer, averaged (default 3)', positiveInt);
-  addSystemOptionFlag(cmd, "with --rejudge: the re-judged run's system options, checked against what the run recorded (a judge changes no system option)");
+  addSystemOptionFlag(
+    cmd,
+    "with --rejudge: the re-judged run's system options, checked against what the run recorded (a judge changes no system option)",
+  );
   addBenchmarkOptions(cmd);
   addTransportOptions(cmd);
   addNameOption(cmd, 'judgement');
@@ -166,7 +177,9 @@ function answersJob(command: Command, answersPath: string | undefined): JudgeJob
   if (!answersPath) throw new UsageError('give an answers file (or --rejudge RUN_DIR)');
   if (!opts.benchmark) throw new UsageError("required option '--benchmark <name>' not specified");
   if ((opts.systemOption as string[] | undefined)?.length)
-    throw new UsageError('-S: an answers file brings its own answers, made by no system rawrag ran; -S checks a re-judged run (--rejudge RUN_DIR)');
+    throw new UsageError(
+      '-S: an answers file brings its own answers, made by no system rawrag ran; -S checks a re-judged run (--rejudge RUN_DIR)',
+    );
   const answers = readAnswers(answersPath);
   const cfg = { ...judgeConfig(command), ids: resolve(answersPath) };
   const system = opts.system as string;

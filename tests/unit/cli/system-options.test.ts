@@ -76,7 +76,9 @@ describe('-S on rawrag judge', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/-S: an answers file brings its own answers.*--rejudge RUN_DIR/);
     const help = await rawragInProcess(['judge', '--help']);
-    expect(help.stdout.replace(/\s+/g, ' ')).toContain("-S, --system-option <key=value> with --rejudge: the re-judged run's system options, checked");
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain(
+      "-S, --system-option <key=value> with --rejudge: the re-judged run's system options, checked",
+    );
   });
 });
 
