@@ -85,6 +85,8 @@ export const evermemos = serviceSystem<EverMemosConfig>({
     },
   },
   schema: EverMemosSchema as unknown as z.ZodType<EverMemosConfig>,
+  // GroupAddRequest.messages: 1-500 per call.
+  refuse: (cfg) => (typeof cfg.batch === 'number' && cfg.batch > 500 ? '-S batch: EverMemOS takes at most 500 messages per add' : null),
   noCoverage: () => NO_COVERAGE,
   connect: (cfg, key, transport) =>
     new EverMemosService(cfg.url!, key, transport, {
