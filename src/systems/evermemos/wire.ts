@@ -54,20 +54,31 @@ export function timestampsMs(call: AddCall, stepSeconds: number, fitToGap: numbe
 }
 
 /**
+ * A user / assistant history (LongMemEval) as the vendor's converter names it: speaker
+ * `<role>_<question id>` (longmemeval_converter.py L84-97), its text cut at 8,000 characters
+ * (config/datasets/longmemeval.yaml L20: max_content_length).
+ */
+const CHAT_CONTENT_LIMIT = 8000;
+
+/**
  * One v1 MessageItem per turn. LoCoMo's two named speakers are both people of one group stream:
  * each is `user` (the v1 API takes only user / assistant); a user / assistant history keeps its roles.
  */
 export function messagesOf(call: AddCall, o: { stepSeconds: number; fitToGap: number }): Array<Record<string, unknown>> {
   const conversation = conversationOf(call);
   const stamps = timestampsMs(call, o.stepSeconds, o.fitToGap);
-  return call.messages.map((m, i) => ({
-    message_id: m.turnId,
-    sender_id: senderIdOf(m.speaker, conversation),
-    sender_name: m.speaker,
-    role: isChatRole(m.speaker) ? m.speaker.toLowerCase() : 'user',
-    timestamp: stamps[i]!,
-    content: contentOf(m),
-  }));
+  return call.messages.map((m, i) => {
+    const chat = isChatRole(m.speaker);
+    const name = chat ? `${m.speaker.toLowerCase()}_${conversation}` : m.speaker;
+    return {
+      message_id: m.turnId,
+      sender_id: senderIdOf(name, conversation),
+      sender_name: name,
+      role: chat ? m.speaker.toLowerCase() : 'user',
+      timestamp: stamps[i]!,
+      content: chat ? contentOf(m).slice(0, CHAT_CONTENT_LIMIT) : contentOf(m),
+    };
+  });
 }
 
 /** An episode as a memory (`<subject>: <episode>`, the in-process adapter's evidence line); null for an unreadable one. */

@@ -81,10 +81,13 @@ describe('wire formats', () => {
       timestamp: t0 + 30_000,
       content: 'turn 1 about hiking',
     });
-    // A user/assistant history keeps its roles.
-    expect(messagesOf(call({ messages: [msg(0, { speaker: 'assistant' })] }), { stepSeconds: 30, fitToGap: 0.9 })[0]!.role).toBe(
-      'assistant',
-    );
+    // A user/assistant history keeps its roles, named as the vendor's LongMemEval converter names them, cut at 8,000 characters.
+    const [chat] = messagesOf(call({ messages: [msg(0, { speaker: 'assistant', text: 'x'.repeat(9000) })] }), {
+      stepSeconds: 30,
+      fitToGap: 0.9,
+    });
+    expect(chat).toMatchObject({ role: 'assistant', sender_name: 'assistant_conv-x', sender_id: 'assistant_conv-x_conv-x' });
+    expect(chat!.content).toHaveLength(8000);
   });
 
   it("reads an episode as the in-process adapter shows it: '<subject>: <episode>', dated, with no turns", () => {
