@@ -19,6 +19,7 @@ import { evidenceReader, killMidRun, locomoRunArgs, loopbackEnv, readItems } fro
 import { SERVICE_FIXTURES } from '../helpers/service-fixtures.js';
 import type { FakeEverMemos } from '../helpers/fake-evermemos.js';
 import { locomo } from '../../src/datasets/locomo/index.js';
+import { runTag } from '../../src/systems/memory-service/plan.js';
 
 const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json'), options: {} });
 const LIMIT = 200;
@@ -153,6 +154,22 @@ describe('rawrag run locomo --system evermemos --limit 200 against its loopback 
     const acknowledged = ingestLog(dir).filter((l) => l.type === 'add');
     expect(new Set(acknowledged.map((l) => `${l.owner} ${l.key}`)).size).toBe(acknowledged.length);
     expect(peer.applied.length - before).toBe(acknowledged.length);
+  }, 600_000);
+
+  it("--cleanup flushes and deletes the run's group at its end, and only it; memory show reads what was acknowledged", async () => {
+    const dir = join(root, 'clean');
+    const live = (group: string) => peer.episodes.filter((e) => e.group_id === group && !e.deleted).length;
+    const r = await rawragInProcess([...args(dir), '--limit', '20', '--cleanup'], env);
+    expect(r.code, r.stderr).toBe(0);
+    const group = `rawrag-${runTag(dir)}-conv-26`;
+    expect(r.stderr).toContain(`cleanup: purged ${group} (episode conv-26) on http://127.0.0.1:`);
+    expect(peer.episodes.some((e) => e.group_id === group)).toBe(true);
+    expect(live(group)).toBe(0);
+    expect(peer.windows.get(group)).toEqual([]);
+    expect(live(`rawrag-${runTag(out)}-conv-26`)).toBeGreaterThan(0);
+    const shown = await rawragInProcess(['memory', 'show', out, '--owner', 'conv-26'], env);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain(`rawrag-${runTag(out)}-conv-26`);
   }, 600_000);
 
   it("rawrag memory purge leaves the service empty for the run's groups, a killed ingest's accumulated messages included", async () => {
