@@ -106,7 +106,9 @@ export class EverMemosService implements MemoryService {
    * Whether an add whose reply was lost was done: its messages are still pending in the group (a
    * raw-message search lists them with their message ids), or a boundary already folded them into
    * a MemCell — whose episodes are stamped with the MemCell's last message's time
-   * (conv_memcell_extractor.py L228-240), so one stamped within the call's span holds some of them.
+   * (conv_memcell_extractor.py L228-240, every MemCell is made there; episode_memory_extractor.py
+   * L234, L328), so one stamped within the call's span holds some of them. `/get` filters on
+   * `timestamp` with gte / lte in epoch ms (memory_get_controller.py L58-68).
    */
   async findAdd(call: AddCall): Promise<string[]> {
     const ids = new Set(call.messages.map((m) => m.turnId));
