@@ -16,6 +16,7 @@ import { FakeMem0 } from './fake-mem0.js';
 import { FakeProtocolService } from './fake-protocol-service.js';
 import { FakeMemMachine } from './fake-memmachine.js';
 import { FakeMemos } from './fake-memos.js';
+import { FakeEverMemos } from './fake-evermemos.js';
 import { isoUtc, unixSeconds } from '../../src/systems/memory-service/plan.js';
 import { SIDECAR_FIXTURES } from './sidecar-fixtures.js';
 
@@ -129,6 +130,11 @@ export const SERVICE_FIXTURES: Record<string, ServiceFixture> = {
     start: () => new FakeMemos().start(),
     options: (p) => [`url=${p.url}`],
     checkProtocol: checkMemos,
+  },
+  evermemos: {
+    start: () => new FakeEverMemos().start(),
+    options: (p) => [`url=${p.url}`],
+    checkProtocol: checkEverMemos,
   },
   // The paper's library-only opponents, each a sidecar in front of its library's stand-in (tests/helpers/sidecar-fixtures.ts).
   ...SIDECAR_FIXTURES,
@@ -253,4 +259,63 @@ function checkMemos(peer: ServicePeer, c: ProtocolCheck): void {
   }
   expect(peer.requests.some((r) => r.path === '/product/scheduler/wait')).toBe(false);
   expect((peer as unknown as FakeMemos).searchesBeforeReady).toBe(0);
+}
+
+/**
+ * EverMemOS as its loader (evaluation/src/core/loaders.py L127-265) builds a conversation and its
+ * HTTP adapter sends it, mapped to v1: one group per conversation, one message per add in order,
+ * message_id = the turn id, sender_id `<speaker lower, _>_<conversation>`, role user, the caption
+ * before the text, timestamps 30 s apart squeezed into 90 % of the gap to the next session (in
+ * unix ms); the group flushed after its last add and before its first search; searches agentic,
+ * top_k 10, episodic memories of the group.
+ */
+function checkEverMemos(peer: ServicePeer, c: ProtocolCheck): void {
+  const adds = peer.requests.filter((r) => peer.isAdd(r) && r.fault === null);
+  const groups = [...new Set(adds.map((a) => a.body.group_id as string))];
+  expect(groups).toHaveLength(c.episodes.length);
+  for (const group of groups) {
+    const ep = c.dataset.episodes.find((e) => c.episodes.includes(e.id) && group.endsWith(`-${e.id}`))!;
+    expect(ep).toBeDefined();
+    // The loader's clock, computed here from the dataset: session start + 30 s x position, within 90 % of the gap.
+    const sessions = [...new Set(ep.turns.map((t) => t.session))];
+    const starts = sessions.map((s) => unixSeconds(ep.turns.find((t) => t.session === s)!.date)!);
+    const expected = new Map<string, number>();
+    sessions.forEach((s, si) => {
+      const turns = ep.turns.filter((t) => t.session === s);
+      const gap = si + 1 < starts.length ? starts[si + 1]! - starts[si]! : Infinity;
+      const step = turns.length > 1 && gap > 0 && 30 * (turns.length - 1) > 0.9 * gap ? (0.9 * gap) / (turns.length - 1) : 30;
+      turns.forEach((t, i) => expected.set(t.id, Math.round((starts[si]! + i * step) * 1000)));
+    });
+    const mine = adds.filter((a) => a.body.group_id === group);
+    const sent = mine.flatMap((a) => a.body.messages as Array<Record<string, any>>);
+    for (const a of mine) expect(a.body.messages).toHaveLength(1);
+    expect(sent.map((m) => m.message_id)).toEqual(ep.turns.map((t) => t.id));
+    sent.forEach((m, i) => {
+      const t = ep.turns[i]!;
+      expect(m).toEqual({
+        message_id: t.id,
+        sender_id: `${t.speaker.toLowerCase().replace(/ /g, '_')}_${ep.id}`,
+        sender_name: t.speaker,
+        role: 'user',
+        timestamp: expected.get(t.id),
+        content: t.captions.map((x) => `[${t.speaker} shared an image: ${x}] `).join('') + t.text,
+      });
+    });
+    const at = (pred: (r: RecordedRequest) => boolean) => peer.requests.findIndex(pred);
+    const lastAdd = peer.requests.reduce((last, r, j) => (peer.isAdd(r) && r.body?.group_id === group ? j : last), -1);
+    const flush = at((r) => r.path === '/api/v1/memories/group/flush' && r.body?.group_id === group && r.fault === null);
+    const firstSearch = at(
+      (r) =>
+        r.path === '/api/v1/memories/search' && r.body?.filters?.group_id === group && r.body?.memory_types?.includes('episodic_memory'),
+    );
+    expect(flush).toBeGreaterThan(lastAdd);
+    expect(flush).toBeLessThan(firstSearch);
+  }
+  const searches = peer.requests.filter((r) => r.path === '/api/v1/memories/search' && r.body?.memory_types?.includes('episodic_memory'));
+  expect(searches).toHaveLength(c.questions);
+  for (const s of searches) {
+    expect(s.body).toMatchObject({ method: 'agentic', memory_types: ['episodic_memory'], top_k: 10 });
+    expect(groups).toContain(s.body.filters.group_id);
+  }
+  expect((peer as unknown as FakeEverMemos).searchesBeforeReady).toBe(0);
 }
