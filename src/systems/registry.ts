@@ -24,6 +24,7 @@ import { mem0 } from './mem0/index.js';
 import { http } from './http/index.js';
 import { memmachine } from './memmachine/index.js';
 import { memos } from './memos/index.js';
+import { memu } from './memu/index.js';
 // The paper's library-only opponents, each behind its sidecar (integrations/sidecars/).
 import { simplemem } from './simplemem/index.js';
 import { aMem } from './a-mem/index.js';
@@ -57,6 +58,7 @@ export function unregisterSystem(name: string): void {
 
 for (const s of [rawRag, agenticMemory, rawRagFacts, rawRagSummaries, rawRagGraph, storeOracle, mem0, http]) registerSystem(s);
 for (const s of [memmachine, memos]) registerSystem(s);
+registerSystem(memu);
 for (const s of [simplemem, aMem, recmem, memoryos, nemori, emem]) registerSystem(s);
 
 export function listSystems(): System[] {
