@@ -16,6 +16,7 @@ import { FakeMem0 } from './fake-mem0.js';
 import { FakeProtocolService } from './fake-protocol-service.js';
 import { FakeMemMachine } from './fake-memmachine.js';
 import { FakeMemos } from './fake-memos.js';
+import { FakeMemuCloud } from './fake-memu.js';
 import { isoUtc, unixSeconds } from '../../src/systems/memory-service/plan.js';
 import { SIDECAR_FIXTURES } from './sidecar-fixtures.js';
 
@@ -129,6 +130,14 @@ export const SERVICE_FIXTURES: Record<string, ServiceFixture> = {
     start: () => new FakeMemos().start(),
     options: (p) => [`url=${p.url}`],
     checkProtocol: checkMemos,
+  },
+  // MemU's hosted API as MemOS's client drives it (a memorize per session and speaker: many adds for the
+  // fault cases); EverMemOS's protocol and memU-server are run in tests/e2e/memu-run.test.ts.
+  memu: {
+    start: () => new FakeMemuCloud({ key: 'memu-suite-key' }).start(),
+    options: (p) => [`url=${p.url}`, 'protocol=memos', 'poll_interval=0.02', 'lost_wait=1'],
+    env: { MEMU_API_KEY: 'memu-suite-key' },
+    checkProtocol: checkMemuMemos,
   },
   // The paper's library-only opponents, each a sidecar in front of its library's stand-in (tests/helpers/sidecar-fixtures.ts).
   ...SIDECAR_FIXTURES,
@@ -253,4 +262,78 @@ function checkMemos(peer: ServicePeer, c: ProtocolCheck): void {
   }
   expect(peer.requests.some((r) => r.path === '/product/scheduler/wait')).toBe(false);
   expect((peer as unknown as FakeMemos).searchesBeforeReady).toBe(0);
+}
+
+/** The requests `peer` saw whose path ends with `tail` (no fault). */
+const seen = (peer: ServicePeer, tail: string) => peer.requests.filter((r) => r.fault === null && r.path.endsWith(tail));
+
+/** Each owner's memorized messages in order must be its episode's turns, each as `render` writes it. */
+function expectWholeHistory(adds: RecordedRequest[], c: ProtocolCheck, render: (t: ReturnType<typeof turnsOf>[number]) => string): void {
+  const owners = [...new Set(adds.map((a) => a.body.user_id as string))];
+  expect(owners).toHaveLength(2 * c.episodes.length);
+  for (const o of owners) {
+    const ep = c.dataset.episodes.find((e) => c.episodes.includes(e.id) && o.includes(`-${e.id}~`))!;
+    const sent = adds.filter((a) => a.body.user_id === o).flatMap((a) => a.body.conversation as Array<{ role: string; content: string }>);
+    expect(sent.map((m) => m.content)).toEqual(ep.turns.map(render));
+    // The store's own speaker is `user`, the other `assistant` (mirrored between the two stores).
+    const own = new Set(ep.turns.filter((_, i) => sent[i]!.role === 'user').map((t) => t.speaker));
+    expect(own.size).toBe(1);
+    expect(o.endsWith(`~${[...own][0]!.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`)).toBe(true);
+    for (const m of sent) expect(['user', 'assistant']).toContain(m.role);
+  }
+}
+
+/** Every memorize's task polled to success before any search of its owner; searches never met a running task. */
+function expectPolledBeforeSearch(peer: ServicePeer, statusOk: string): void {
+  const adds = peer.requests.filter((r) => peer.isAdd(r) && r.fault === null);
+  const polls = peer.requests.filter((r) => r.method === 'GET' && r.path.includes('/memorize/status/') && r.fault === null);
+  expect(polls.length).toBeGreaterThanOrEqual(adds.length);
+  expect((peer as unknown as { searchesBeforeReady: number }).searchesBeforeReady).toBe(0);
+  expect(statusOk).toMatch(/SUCCESS|COMPLETED/);
+}
+
+/**
+ * MemU's hosted API as MemOS's utils/client.py drives it through the memu-py SDK (/api/v2/memory):
+ * per session and speaker one memorize {conversation_text: null, conversation [{role, "Speaker: text",
+ * time: null}], user_name = user_id, agent assistant_001, session_date = the session's ISO UTC time},
+ * Bearer key; each task polled to SUCCESS before the owner's next memorize and before any search;
+ * both owners searched with top_k 20 and min_similarity 0.1.
+ */
+function checkMemuMemos(peer: ServicePeer, c: ProtocolCheck): void {
+  const adds = peer.requests.filter((r) => peer.isAdd(r) && r.fault === null);
+  for (const a of adds) {
+    expect(a.path).toBe('/api/v2/memory/memorize');
+    expect(a.headers.authorization).toBe('Bearer memu-suite-key');
+    expect(a.body).toMatchObject({
+      conversation_text: null,
+      agent_id: 'assistant_001',
+      agent_name: 'assistant_001',
+      user_name: a.body.user_id,
+    });
+    for (const m of a.body.conversation) expect(m.time).toBeNull();
+  }
+  expectWholeHistory(adds, c, (t) => `${t.speaker}: ${t.text}`);
+  // One memorize per session and owner, dated by its session (the owner's adds walk its episode's turns in order).
+  for (const o of new Set(adds.map((a) => a.body.user_id as string))) {
+    const ep = c.dataset.episodes.find((e) => c.episodes.includes(e.id) && o.includes(`-${e.id}~`))!;
+    let at = 0;
+    for (const a of adds.filter((x) => x.body.user_id === o)) {
+      const first = ep.turns[at]!;
+      expect(a.body.conversation).toHaveLength(ep.turns.filter((t) => t.session === first.session).length);
+      expect(a.body.session_date).toBe(isoUtc(unixSeconds(first.date)!));
+      at += a.body.conversation.length;
+    }
+  }
+  expectPolledBeforeSearch(peer, 'SUCCESS');
+  const searches = seen(peer, '/retrieve/related-memory-items');
+  expect(searches).toHaveLength(2 * c.questions);
+  for (const s of searches)
+    expect(s.body).toMatchObject({
+      agent_id: 'assistant_001',
+      top_k: 20,
+      min_similarity: 0.1,
+      include_categories: null,
+      query: expect.any(String),
+    });
+  expect(new Set(searches.map((s) => s.body.user_id))).toEqual(new Set(adds.map((a) => a.body.user_id)));
 }
