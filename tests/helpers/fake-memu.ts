@@ -315,11 +315,9 @@ const blankToNull = z
   .nullable()
   .optional()
   .transform((s) => (typeof s === 'string' && s.trim() ? s.trim() : null));
-const ServerClear = z
-  .object({ user_id: blankToNull, agent_id: blankToNull })
-  .refine((b) => b.user_id !== null || b.agent_id !== null, {
-    message: 'Value error, At least one of user_id or agent_id must be provided',
-  });
+const ServerClear = z.object({ user_id: blankToNull, agent_id: blankToNull }).refine((b) => b.user_id !== null || b.agent_id !== null, {
+  message: 'Value error, At least one of user_id or agent_id must be provided',
+});
 const ServerCategories = z.object({
   user_id: z
     .string()

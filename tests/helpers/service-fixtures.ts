@@ -16,7 +16,7 @@ import { FakeMem0 } from './fake-mem0.js';
 import { FakeProtocolService } from './fake-protocol-service.js';
 import { FakeMemMachine } from './fake-memmachine.js';
 import { FakeMemos } from './fake-memos.js';
-import { FakeMemuCloud } from './fake-memu.js';
+import { FakeMemuCloud, FakeMemuServer } from './fake-memu.js';
 import { isoUtc, unixSeconds } from '../../src/systems/memory-service/plan.js';
 import { SIDECAR_FIXTURES } from './sidecar-fixtures.js';
 
@@ -337,3 +337,118 @@ function checkMemuMemos(peer: ServicePeer, c: ProtocolCheck): void {
     });
   expect(new Set(searches.map((s) => s.body.user_id))).toEqual(new Set(adds.map((a) => a.body.user_id)));
 }
+
+type LocomoTurn = ReturnType<typeof turnsOf>[number];
+
+/** EverMemOS's content: the image caption before the text (its loader), then "Speaker: " (its adapter). */
+const evermemosText = (t: LocomoTurn) =>
+  `${t.speaker}: ${t.captions.map((x) => `[${t.speaker} shared an image: ${x}] `).join('')}${t.text}`;
+
+/** Unix seconds EverMemOS's loader gives each turn of `turns`: the session's time + 30 s per turn, within 90 % of the gap to the next. */
+function evermemosSeconds(turns: LocomoTurn[]): number[] {
+  const sessions: LocomoTurn[][] = [];
+  for (const t of turns) {
+    const last = sessions[sessions.length - 1];
+    if (last && last[0]!.session === t.session) last.push(t);
+    else sessions.push([t]);
+  }
+  return sessions.flatMap((s, i) => {
+    const start = unixSeconds(s[0]!.date)!;
+    const next = i + 1 < sessions.length ? unixSeconds(sessions[i + 1]![0]!.date) : null;
+    const n = s.length;
+    const gap = next === null ? null : next - start;
+    const step = n <= 1 ? 0 : gap === null || gap <= 0 || 30 * (n - 1) <= gap * 0.9 ? 30 : (gap * 0.9) / (n - 1);
+    return s.map((_, k) => start + k * step);
+  });
+}
+
+/**
+ * MemU's hosted API as EverMemOS's memu_adapter.py drives it (/api/v0/memory, Bearer): one memorize
+ * per speaker's store holding the whole conversation {role mirrored, content "Speaker: [caption] text",
+ * name, time = loader time + "Z"}, user_name the store's speaker, agent evaluation_agent_04 /
+ * "Memory Evaluation Assistant", session_date the first day; each task polled to SUCCESS before any
+ * search; both stores searched with top_k 20 and min_similarity 0.3, each followed by its category overview.
+ */
+function checkMemuEvermemos(peer: ServicePeer, c: ProtocolCheck): void {
+  const adds = peer.requests.filter((r) => peer.isAdd(r) && r.fault === null);
+  expect(adds).toHaveLength(2 * c.episodes.length);
+  expectWholeHistory(adds, c, evermemosText);
+  for (const a of adds) {
+    expect(a.path).toBe('/api/v0/memory/memorize');
+    expect(a.headers.authorization).toBe('Bearer memu-suite-key');
+    expect(a.body).toMatchObject({ agent_id: 'evaluation_agent_04', agent_name: 'Memory Evaluation Assistant' });
+    const ep = c.dataset.episodes.find((e) => c.episodes.includes(e.id) && (a.body.user_id as string).includes(`-${e.id}~`))!;
+    const sent = a.body.conversation as Array<{ role: string; name: string; time: string }>;
+    const seconds = evermemosSeconds(ep.turns);
+    sent.forEach((m, i) => {
+      expect(m.name).toBe(ep.turns[i]!.speaker);
+      expect(m.time.endsWith('Z')).toBe(true);
+      expect(Math.abs(Date.parse(m.time) / 1000 - seconds[i]!)).toBeLessThan(0.01);
+    });
+    expect(a.body.user_name).toBe(ep.turns[sent.findIndex((m) => m.role === 'user')]!.speaker);
+    expect(a.body.session_date).toBe(new Date(seconds[0]! * 1000).toISOString().slice(0, 10));
+  }
+  expectPolledBeforeSearch(peer, 'SUCCESS');
+  const searches = seen(peer, '/retrieve/related-memory-items');
+  expect(searches).toHaveLength(2 * c.questions);
+  for (const s of searches) {
+    expect(s.body).toMatchObject({ agent_id: 'evaluation_agent_04', top_k: 20, min_similarity: 0.3, query: expect.any(String) });
+    expect('include_categories' in s.body).toBe(false);
+  }
+  const overviews = seen(peer, '/retrieve/default-categories').filter((r) => r.body.want_memory_items === true);
+  expect(overviews.length).toBeGreaterThanOrEqual(2 * c.questions);
+}
+
+/**
+ * memU-server (fixed): one owner per conversation, its whole history in one POST /memorize
+ * {conversation [{role, content {text}, created_at "YYYY-MM-DD HH:MM:SS"}], user_id, agent_id}, the
+ * task polled to COMPLETED; POST /retrieve {query} only, while the server holds that one owner; the
+ * owner cleared (POST /clear {user_id}) after its questions and before the next conversation's memorize.
+ */
+function checkMemuServer(peer: ServicePeer, c: ProtocolCheck): void {
+  const adds = peer.requests.filter((r) => peer.isAdd(r) && r.fault === null);
+  expect(adds).toHaveLength(c.episodes.length);
+  for (const a of adds) {
+    const ep = c.dataset.episodes.find((e) => c.episodes.includes(e.id) && (a.body.user_id as string).endsWith(`-${e.id}`))!;
+    const sent = a.body.conversation as Array<{ role: string; content: { text: string }; created_at: string }>;
+    expect(sent.map((m) => m.content.text)).toEqual(ep.turns.map(evermemosText));
+    const seconds = evermemosSeconds(ep.turns);
+    sent.forEach((m, i) => {
+      expect(m.created_at).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{6})?$/);
+      expect(Math.abs(Date.parse(`${m.created_at.replace(' ', 'T')}Z`) / 1000 - seconds[i]!)).toBeLessThan(0.01);
+    });
+    expect(a.body.agent_id).toBe('evaluation_agent_04');
+  }
+  expectPolledBeforeSearch(peer, 'COMPLETED');
+  const retrieves = seen(peer, '/retrieve');
+  expect(retrieves).toHaveLength(c.questions);
+  for (const r of retrieves) expect(Object.keys(r.body)).toEqual(['query']);
+  expect(new Set((peer as unknown as FakeMemuServer).usersAtRetrieve)).toEqual(new Set([1]));
+  // Each owner cleared before the next conversation is memorized.
+  const at = (pred: (r: RecordedRequest) => boolean) => peer.requests.findIndex(pred);
+  for (let i = 0; i + 1 < adds.length; i++) {
+    const cleared = at((r) => r.path === '/clear' && r.body?.user_id === adds[i]!.body.user_id);
+    expect(cleared).toBeGreaterThan(peer.requests.indexOf(adds[i]!));
+    expect(cleared).toBeLessThan(peer.requests.indexOf(adds[i + 1]!));
+  }
+}
+
+/** MemU's other variants (tests/e2e/memu-run.test.ts): the hosted API as EverMemOS drives it (the default), memU-server as upstream ships it, and fixed. */
+export const MEMU_VARIANTS: Record<'evermemos' | 'server' | 'serverFixed', ServiceFixture> = {
+  evermemos: {
+    start: () => new FakeMemuCloud({ key: 'memu-suite-key' }).start(),
+    options: (p) => [`url=${p.url}`, 'poll_interval=0.02', 'lost_wait=1'],
+    env: { MEMU_API_KEY: 'memu-suite-key' },
+    checkProtocol: checkMemuEvermemos,
+  },
+  server: {
+    start: () => new FakeMemuServer().start(),
+    options: (p) => [`url=${p.url}`, 'api=server', 'poll_interval=0.02', 'lost_wait=1'],
+    checkProtocol: checkMemuServer,
+  },
+  serverFixed: {
+    start: () => new FakeMemuServer({ fixed: true }).start(),
+    options: (p) => [`url=${p.url}`, 'api=server', 'poll_interval=0.02', 'lost_wait=1'],
+    checkProtocol: checkMemuServer,
+  },
+};

@@ -14,7 +14,7 @@
  *   (memU-server lists no memory items); delete: `POST /clear {user_id}` (main.py L212-228).
  * The server has no authentication: no key is sent.
  */
-import { BadReplyError } from '../../providers/errors.js';
+import { BadReplyError, HttpStatusError } from '../../providers/errors.js';
 import type { RetryPolicy } from '../../providers/retry.js';
 import { JsonService, ServiceError, type ServiceTransport } from '../memory-service/http.js';
 import type {
@@ -56,6 +56,13 @@ export class MemuServerService implements MemoryService {
   readonly system = 'MemU';
   readonly api = 'memu-server';
   private readonly http: JsonService;
+  /**
+   * /retrieve with at most two retries: its 500s are almost always the upstream bug, and questions are
+   * searched concurrently, so the transport's full retries would only multiply them.
+   */
+  private readonly retrieveHttp: JsonService;
+  /** /retrieve has answered 500 after memorize: the upstream bug, named in every later failure. */
+  private retrieveBug = false;
 
   constructor(
     readonly url: string,
@@ -63,6 +70,8 @@ export class MemuServerService implements MemoryService {
     private readonly opts: MemuServerOptions,
   ) {
     this.http = new JsonService(url, {}, transport, 'memu-server');
+    const retry = { ...transport.retry, maxRetries: Math.min(2, transport.retry.maxRetries) };
+    this.retrieveHttp = new JsonService(url, {}, { ...transport, retry }, 'memu-server');
   }
 
   get retry(): RetryPolicy {
@@ -75,7 +84,7 @@ export class MemuServerService implements MemoryService {
     return {
       notes: [
         "memU-server's /retrieve takes no owner: MemU holds one episode at a time (ingested, answered, cleared one after another)",
-        "memU-server's /retrieve fails with 500 whenever it finds memories (upstream: app/main.py L203-209 returns datetimes in a plain JSONResponse); a fixed server is needed for answers",
+        "memU-server@17071716's /retrieve answers 500 whenever it finds memories (an upstream bug: app/main.py L203-209 puts memu-py's datetimes in a plain JSONResponse); unless this server is patched, every question fails with that error, named",
       ],
     };
   }
@@ -115,13 +124,20 @@ export class MemuServerService implements MemoryService {
   }
 
   async search(_owner: string, query: string, limit: number): Promise<ServiceSearch> {
+    const spec = { method: 'POST' as const, path: '/retrieve', body: { query } };
     let reply: { result?: { items?: unknown; categories?: unknown } } | null;
     try {
-      reply = await this.http.request({ method: 'POST', path: '/retrieve', body: { query } });
+      // Once the bug has shown, one attempt per question: the usual retries cannot help.
+      reply = this.retrieveBug ? await this.retrieveHttp.once(spec) : await this.retrieveHttp.request(spec);
     } catch (e) {
       // Searches come only after the episode's memorize tasks completed: a 500 (after the usual retries)
-      // is the upstream serialisation bug, named rather than left as "Internal server error".
-      if (e instanceof ServiceError && e.status === 500) throw new ServiceError(`${RETRIEVE_BUG} (${e.message})`, 500);
+      // is the upstream serialisation bug, named, and not retried again, rather than left as "Internal server error".
+      const status = e instanceof ServiceError ? e.status : e instanceof HttpStatusError ? e.status : undefined;
+      if (status === 500) {
+        this.retrieveBug = true;
+        throw new BadReplyError(`${RETRIEVE_BUG} (${this.http.transport.secrets.scrub(String((e as Error).message))})`, false);
+      }
+      if (this.retrieveBug && !(e instanceof ServiceError)) throw this.retrieveHttp.failure(spec, e);
       throw e;
     }
     const items = Array.isArray(reply?.result?.items) ? (reply.result.items as unknown[]) : [];
@@ -153,6 +169,7 @@ export class MemuServerService implements MemoryService {
   }
 
   report(): Record<string, unknown> {
-    return { sent: Object.fromEntries([...this.http.sent].sort()), retries: this.http.retries };
+    const sent = new Map([...this.http.sent, ...this.retrieveHttp.sent]);
+    return { sent: Object.fromEntries([...sent].sort()), retries: this.http.retries + this.retrieveHttp.retries };
   }
 }
