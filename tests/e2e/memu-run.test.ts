@@ -101,6 +101,14 @@ describe('the hosted API as EverMemOS drives it: rawrag run locomo --system memu
     expect(items.filter((i) => i.score === 1).length).toBeGreaterThan(0);
   });
 
+  it('rawrag memory show lists what the service acknowledged for the run', async () => {
+    const r = await rawragInProcess(['memory', 'show', out], h.env);
+    expect(r.code, r.stderr).toBe(0);
+    // One memorize per speaker's store, each searchable once its task succeeded.
+    expect(r.stdout).toMatch(/^4 owner\(s\) on the service/);
+    expect(r.stdout.match(/~[a-z]+ \(episode conv-\d+, \d+ turns\): 1 adds, searchable [\d.]+ s after its first add/g)).toHaveLength(4);
+  }, 600_000);
+
   it('a second run sends no add', async () => {
     const before = h.peer.requests.filter((q) => h.peer.isAdd(q)).length;
     const again = await rawragInProcess(h.args(out, LIMIT), h.env);
@@ -271,6 +279,31 @@ it('rawrag systems memu lists its options, environment, start commands for both 
   expect(s.protocol.sources.join('\n')).toMatch(/EverMind-AI\/EverMemOS@e37205f5 .*memu_adapter\.py/);
   expect(s.protocol.sources.join('\n')).toMatch(/NevaMind-AI\/memU-server@17071716 app\/main\.py/);
   expect(s.protocol.deviations.length).toBeGreaterThanOrEqual(6);
+  // The hosted API needs its key (from the environment only): refused before anything is sent.
+  const keyless = await rawragInProcess(
+    [
+      'run',
+      'locomo',
+      '--system',
+      'memu',
+      '-S',
+      'url=http://127.0.0.1:9',
+      '--reader',
+      'gpt-4o-mini',
+      '--limit',
+      '1',
+      '--out',
+      join(tempDir('rawrag-memu-keyless-'), 'o'),
+    ],
+    { OPENAI_API_KEY: 'sk-test-MEMU0123456789', MEMU_API_KEY: undefined },
+  );
+  expect(keyless.code).not.toBe(0);
+  expect(keyless.stderr).toMatch(/memU's hosted API needs a key: set MEMU_API_KEY/);
+  // rawrag protocol prints the vendor protocol and its deviations.
+  const proto = await rawragInProcess(['protocol', 'locomo', '--system', 'memu', '-S', 'api=server'], {});
+  expect(proto.code, proto.stderr).toBe(0);
+  expect(proto.stdout).toMatch(/vendor protocol: api=cloud, protocol=evermemos/);
+  expect(proto.stdout).toMatch(/VENDOR DEVIATION: protocol=memos polls every memorize/);
   const text = await rawragInProcess(['systems', 'memu'], {});
   expect(text.code, text.stderr).toBe(0);
   expect(text.stdout).toMatch(/api +\| "cloud" \\| "server"/);
