@@ -13,7 +13,7 @@ import { sha256Hex } from '../../util/fsx.js';
 import type { Turn } from '../../core/schema.js';
 import { parseDay } from '../../retrieval/local/dates.js';
 import type { AddCall, ServiceMessage } from './service.js';
-import type { OwnerScheme } from './config.js';
+import type { ServiceSettings } from './config.js';
 
 /**
  * A run directory's tag in its owner ids: its folder name, and a hash of its absolute path, so two
@@ -122,7 +122,7 @@ function callsOf(
   ep: IngestedEpisode,
   owner: string,
   self: { speaker: string | null; first: string; keyPart: string },
-  batch: 'session' | 'episode' | number,
+  batch: ServiceSettings['batch'],
 ): AddCall[] {
   const sessions = sessionsOf(ep.episode.turns.slice(0, ep.visibleTurns));
   const speakers = listedSpeakers(ep);
@@ -199,11 +199,7 @@ function wholeCall(
 }
 
 /** The owners of an episode under `scheme`, each with its calls. */
-export function planEpisode(
-  ep: IngestedEpisode,
-  runId: string,
-  settings: { owners: OwnerScheme; batch: 'session' | 'episode' | number },
-): EpisodePlan {
+export function planEpisode(ep: IngestedEpisode, runId: string, settings: Pick<ServiceSettings, 'owners' | 'batch'>): EpisodePlan {
   const base = ownerOf(runId, ep);
   const first = ep.episode.turns[0]?.speaker ?? 'user';
   if (settings.owners === 'per-speaker') {
