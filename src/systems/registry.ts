@@ -25,6 +25,7 @@ import { http } from './http/index.js';
 import { memmachine } from './memmachine/index.js';
 import { memos } from './memos/index.js';
 import { evermemos } from './evermemos/index.js';
+import { memu } from './memu/index.js';
 // The paper's library-only opponents, each behind its sidecar (integrations/sidecars/).
 import { simplemem } from './simplemem/index.js';
 import { aMem } from './a-mem/index.js';
@@ -59,6 +60,7 @@ export function unregisterSystem(name: string): void {
 for (const s of [rawRag, agenticMemory, rawRagFacts, rawRagSummaries, rawRagGraph, storeOracle, mem0, http]) registerSystem(s);
 for (const s of [memmachine, memos]) registerSystem(s);
 registerSystem(evermemos);
+registerSystem(memu);
 for (const s of [simplemem, aMem, recmem, memoryos, nemori, emem]) registerSystem(s);
 
 export function listSystems(): System[] {

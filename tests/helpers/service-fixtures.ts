@@ -17,6 +17,7 @@ import { FakeProtocolService } from './fake-protocol-service.js';
 import { FakeMemMachine } from './fake-memmachine.js';
 import { FakeMemos } from './fake-memos.js';
 import { FakeEverMemos } from './fake-evermemos.js';
+import { FakeMemuCloud, FakeMemuServer } from './fake-memu.js';
 import { isoUtc, unixSeconds } from '../../src/systems/memory-service/plan.js';
 import { SIDECAR_FIXTURES } from './sidecar-fixtures.js';
 
@@ -135,6 +136,14 @@ export const SERVICE_FIXTURES: Record<string, ServiceFixture> = {
     start: () => new FakeEverMemos().start(),
     options: (p) => [`url=${p.url}`],
     checkProtocol: checkEverMemos,
+  },
+  // MemU's hosted API as MemOS's client drives it (a memorize per session and speaker: many adds for the
+  // fault cases); EverMemOS's protocol and memU-server are run in tests/e2e/memu-run.test.ts.
+  memu: {
+    start: () => new FakeMemuCloud({ key: 'memu-suite-key' }).start(),
+    options: (p) => [`url=${p.url}`, 'protocol=memos', 'poll_interval=0.02', 'lost_wait=1'],
+    env: { MEMU_API_KEY: 'memu-suite-key' },
+    checkProtocol: checkMemuMemos,
   },
   // The paper's library-only opponents, each a sidecar in front of its library's stand-in (tests/helpers/sidecar-fixtures.ts).
   ...SIDECAR_FIXTURES,
@@ -319,3 +328,192 @@ function checkEverMemos(peer: ServicePeer, c: ProtocolCheck): void {
   }
   expect((peer as unknown as FakeEverMemos).searchesBeforeReady).toBe(0);
 }
+
+/** The requests `peer` saw whose path ends with `tail` (no fault). */
+const seen = (peer: ServicePeer, tail: string) => peer.requests.filter((r) => r.fault === null && r.path.endsWith(tail));
+
+/** Each owner's memorized messages in order must be its episode's turns, each as `render` writes it. */
+function expectWholeHistory(adds: RecordedRequest[], c: ProtocolCheck, render: (t: ReturnType<typeof turnsOf>[number]) => string): void {
+  const owners = [...new Set(adds.map((a) => a.body.user_id as string))];
+  expect(owners).toHaveLength(2 * c.episodes.length);
+  for (const o of owners) {
+    const ep = c.dataset.episodes.find((e) => c.episodes.includes(e.id) && o.includes(`-${e.id}~`))!;
+    const sent = adds.filter((a) => a.body.user_id === o).flatMap((a) => a.body.conversation as Array<{ role: string; content: string }>);
+    expect(sent.map((m) => m.content)).toEqual(ep.turns.map(render));
+    // The store's own speaker is `user`, the other `assistant` (mirrored between the two stores).
+    const own = new Set(ep.turns.filter((_, i) => sent[i]!.role === 'user').map((t) => t.speaker));
+    expect(own.size).toBe(1);
+    expect(o.endsWith(`~${[...own][0]!.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`)).toBe(true);
+    for (const m of sent) expect(['user', 'assistant']).toContain(m.role);
+  }
+}
+
+/** Every memorize's task polled to success before any search of its owner; searches never met a running task. */
+function expectPolledBeforeSearch(peer: ServicePeer, statusOk: string): void {
+  const adds = peer.requests.filter((r) => peer.isAdd(r) && r.fault === null);
+  const polls = peer.requests.filter((r) => r.method === 'GET' && r.path.includes('/memorize/status/') && r.fault === null);
+  expect(polls.length).toBeGreaterThanOrEqual(adds.length);
+  expect((peer as unknown as { searchesBeforeReady: number }).searchesBeforeReady).toBe(0);
+  expect(statusOk).toMatch(/SUCCESS|COMPLETED/);
+}
+
+/**
+ * MemU's hosted API as MemOS's utils/client.py drives it through the memu-py SDK (/api/v2/memory):
+ * per session and speaker one memorize {conversation_text: null, conversation [{role, "Speaker: text",
+ * time: null}], user_name = user_id, agent assistant_001, session_date = the session's ISO UTC time},
+ * Bearer key; each task polled to SUCCESS before the owner's next memorize and before any search;
+ * both owners searched with top_k 20 and min_similarity 0.1.
+ */
+function checkMemuMemos(peer: ServicePeer, c: ProtocolCheck): void {
+  const adds = peer.requests.filter((r) => peer.isAdd(r) && r.fault === null);
+  for (const a of adds) {
+    expect(a.path).toBe('/api/v2/memory/memorize');
+    expect(a.headers.authorization).toBe('Bearer memu-suite-key');
+    expect(a.body).toMatchObject({
+      conversation_text: null,
+      agent_id: 'assistant_001',
+      agent_name: 'assistant_001',
+      user_name: a.body.user_id,
+    });
+    for (const m of a.body.conversation) expect(m.time).toBeNull();
+  }
+  expectWholeHistory(adds, c, (t) => `${t.speaker}: ${t.text}`);
+  // One memorize per session and owner, dated by its session (the owner's adds walk its episode's turns in order).
+  for (const o of new Set(adds.map((a) => a.body.user_id as string))) {
+    const ep = c.dataset.episodes.find((e) => c.episodes.includes(e.id) && o.includes(`-${e.id}~`))!;
+    let at = 0;
+    for (const a of adds.filter((x) => x.body.user_id === o)) {
+      const first = ep.turns[at]!;
+      expect(a.body.conversation).toHaveLength(ep.turns.filter((t) => t.session === first.session).length);
+      expect(a.body.session_date).toBe(isoUtc(unixSeconds(first.date)!));
+      at += a.body.conversation.length;
+    }
+  }
+  expectPolledBeforeSearch(peer, 'SUCCESS');
+  const searches = seen(peer, '/retrieve/related-memory-items');
+  expect(searches).toHaveLength(2 * c.questions);
+  for (const s of searches)
+    expect(s.body).toMatchObject({
+      agent_id: 'assistant_001',
+      top_k: 20,
+      min_similarity: 0.1,
+      include_categories: null,
+      query: expect.any(String),
+    });
+  expect(new Set(searches.map((s) => s.body.user_id))).toEqual(new Set(adds.map((a) => a.body.user_id)));
+}
+
+type LocomoTurn = ReturnType<typeof turnsOf>[number];
+
+/** EverMemOS's content: the image caption before the text (its loader), then "Speaker: " (its adapter). */
+const evermemosText = (t: LocomoTurn) =>
+  `${t.speaker}: ${t.captions.map((x) => `[${t.speaker} shared an image: ${x}] `).join('')}${t.text}`;
+
+/** Unix seconds EverMemOS's loader gives each turn of `turns`: the session's time + 30 s per turn, within 90 % of the gap to the next. */
+function evermemosSeconds(turns: LocomoTurn[]): number[] {
+  const sessions: LocomoTurn[][] = [];
+  for (const t of turns) {
+    const last = sessions[sessions.length - 1];
+    if (last && last[0]!.session === t.session) last.push(t);
+    else sessions.push([t]);
+  }
+  return sessions.flatMap((s, i) => {
+    const start = unixSeconds(s[0]!.date)!;
+    const next = i + 1 < sessions.length ? unixSeconds(sessions[i + 1]![0]!.date) : null;
+    const n = s.length;
+    const gap = next === null ? null : next - start;
+    const step = n <= 1 ? 0 : gap === null || gap <= 0 || 30 * (n - 1) <= gap * 0.9 ? 30 : (gap * 0.9) / (n - 1);
+    return s.map((_, k) => start + k * step);
+  });
+}
+
+/**
+ * MemU's hosted API as EverMemOS's memu_adapter.py drives it (/api/v0/memory, Bearer): one memorize
+ * per speaker's store holding the whole conversation {role mirrored, content "Speaker: [caption] text",
+ * name, time = loader time + "Z"}, user_name the store's speaker, agent evaluation_agent_04 /
+ * "Memory Evaluation Assistant", session_date the first day; each task polled to SUCCESS before any
+ * search; both stores searched with top_k 20 and min_similarity 0.3, each followed by its category overview.
+ */
+function checkMemuEvermemos(peer: ServicePeer, c: ProtocolCheck): void {
+  const adds = peer.requests.filter((r) => peer.isAdd(r) && r.fault === null);
+  expect(adds).toHaveLength(2 * c.episodes.length);
+  expectWholeHistory(adds, c, evermemosText);
+  for (const a of adds) {
+    expect(a.path).toBe('/api/v0/memory/memorize');
+    expect(a.headers.authorization).toBe('Bearer memu-suite-key');
+    expect(a.body).toMatchObject({ agent_id: 'evaluation_agent_04', agent_name: 'Memory Evaluation Assistant' });
+    const ep = c.dataset.episodes.find((e) => c.episodes.includes(e.id) && (a.body.user_id as string).includes(`-${e.id}~`))!;
+    const sent = a.body.conversation as Array<{ role: string; name: string; time: string }>;
+    const seconds = evermemosSeconds(ep.turns);
+    sent.forEach((m, i) => {
+      expect(m.name).toBe(ep.turns[i]!.speaker);
+      expect(m.time.endsWith('Z')).toBe(true);
+      expect(Math.abs(Date.parse(m.time) / 1000 - seconds[i]!)).toBeLessThan(0.01);
+    });
+    expect(a.body.user_name).toBe(ep.turns[sent.findIndex((m) => m.role === 'user')]!.speaker);
+    expect(a.body.session_date).toBe(new Date(seconds[0]! * 1000).toISOString().slice(0, 10));
+  }
+  expectPolledBeforeSearch(peer, 'SUCCESS');
+  const searches = seen(peer, '/retrieve/related-memory-items');
+  expect(searches).toHaveLength(2 * c.questions);
+  for (const s of searches) {
+    expect(s.body).toMatchObject({ agent_id: 'evaluation_agent_04', top_k: 20, min_similarity: 0.3, query: expect.any(String) });
+    expect('include_categories' in s.body).toBe(false);
+  }
+  const overviews = seen(peer, '/retrieve/default-categories').filter((r) => r.body.want_memory_items === true);
+  expect(overviews.length).toBeGreaterThanOrEqual(2 * c.questions);
+}
+
+/**
+ * memU-server (fixed): one owner per conversation, its whole history in one POST /memorize
+ * {conversation [{role, content {text}, created_at "YYYY-MM-DD HH:MM:SS"}], user_id, agent_id}, the
+ * task polled to COMPLETED; POST /retrieve {query} only, while the server holds that one owner; the
+ * owner cleared (POST /clear {user_id}) after its questions and before the next conversation's memorize.
+ */
+function checkMemuServer(peer: ServicePeer, c: ProtocolCheck): void {
+  const adds = peer.requests.filter((r) => peer.isAdd(r) && r.fault === null);
+  expect(adds).toHaveLength(c.episodes.length);
+  for (const a of adds) {
+    const ep = c.dataset.episodes.find((e) => c.episodes.includes(e.id) && (a.body.user_id as string).endsWith(`-${e.id}`))!;
+    const sent = a.body.conversation as Array<{ role: string; content: { text: string }; created_at: string }>;
+    expect(sent.map((m) => m.content.text)).toEqual(ep.turns.map(evermemosText));
+    const seconds = evermemosSeconds(ep.turns);
+    sent.forEach((m, i) => {
+      expect(m.created_at).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{6})?$/);
+      expect(Math.abs(Date.parse(`${m.created_at.replace(' ', 'T')}Z`) / 1000 - seconds[i]!)).toBeLessThan(0.01);
+    });
+    expect(a.body.agent_id).toBe('evaluation_agent_04');
+  }
+  expectPolledBeforeSearch(peer, 'COMPLETED');
+  const retrieves = seen(peer, '/retrieve');
+  expect(retrieves).toHaveLength(c.questions);
+  for (const r of retrieves) expect(Object.keys(r.body)).toEqual(['query']);
+  expect(new Set((peer as unknown as FakeMemuServer).usersAtRetrieve)).toEqual(new Set([1]));
+  // Each owner cleared before the next conversation is memorized.
+  const at = (pred: (r: RecordedRequest) => boolean) => peer.requests.findIndex(pred);
+  for (let i = 0; i + 1 < adds.length; i++) {
+    const cleared = at((r) => r.path === '/clear' && r.body?.user_id === adds[i]!.body.user_id);
+    expect(cleared).toBeGreaterThan(peer.requests.indexOf(adds[i]!));
+    expect(cleared).toBeLessThan(peer.requests.indexOf(adds[i + 1]!));
+  }
+}
+
+/** MemU's other variants (tests/e2e/memu-run.test.ts): the hosted API as EverMemOS drives it (the default), memU-server as upstream ships it, and fixed. */
+export const MEMU_VARIANTS: Record<'evermemos' | 'server' | 'serverFixed', ServiceFixture> = {
+  evermemos: {
+    start: () => new FakeMemuCloud({ key: 'memu-suite-key' }).start(),
+    options: (p) => [`url=${p.url}`, 'poll_interval=0.02', 'lost_wait=1'],
+    env: { MEMU_API_KEY: 'memu-suite-key' },
+    checkProtocol: checkMemuEvermemos,
+  },
+  server: {
+    start: () => new FakeMemuServer().start(),
+    options: (p) => [`url=${p.url}`, 'api=server', 'poll_interval=0.02', 'lost_wait=1'],
+    checkProtocol: checkMemuServer,
+  },
+  serverFixed: {
+    start: () => new FakeMemuServer({ fixed: true }).start(),
+    options: (p) => [`url=${p.url}`, 'api=server', 'poll_interval=0.02', 'lost_wait=1'],
+    checkProtocol: checkMemuServer,
+  },
+};

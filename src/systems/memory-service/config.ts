@@ -14,7 +14,7 @@ export type OwnerScheme = 'per-episode' | 'per-speaker';
 
 export interface ServiceDefaults {
   keyEnv: string;
-  batch: 'session' | number;
+  batch: 'session' | 'episode' | number;
   top_k: number;
   owners: OwnerScheme;
 }
@@ -35,9 +35,9 @@ export function serviceSettingsShape(d: ServiceDefaults) {
       ),
     top_k: z.number().int().positive().default(d.top_k).describe('memories a search returns, per owner searched'),
     batch: z
-      .union([z.literal('session'), z.number().int().positive()])
+      .union([z.literal('session'), z.literal('episode'), z.number().int().positive()])
       .default(d.batch)
-      .describe("turns per add call, or 'session' (one add per session)"),
+      .describe("turns per add call, or 'session' (one add per session), or 'episode' (the whole visible history in one add)"),
     concurrency: z
       .number()
       .int()
@@ -62,14 +62,15 @@ export interface ServiceSettings {
   keyEnv: string;
   owners: OwnerScheme;
   top_k: number;
-  batch: 'session' | number;
+  batch: 'session' | 'episode' | number;
   concurrency: number;
   readyTimeout: number;
   deleteTimeout: number;
 }
 
-function batchRule(value: string): 'session' | number {
-  return value.trim() === 'session' ? 'session' : positiveInt(value);
+function batchRule(value: string): 'session' | 'episode' | number {
+  const v = value.trim();
+  return v === 'session' || v === 'episode' ? v : positiveInt(value);
 }
 
 /**

@@ -13,7 +13,7 @@ import { sha256Hex } from '../../util/fsx.js';
 import type { Turn } from '../../core/schema.js';
 import { parseDay } from '../../retrieval/local/dates.js';
 import type { AddCall, ServiceMessage } from './service.js';
-import type { OwnerScheme } from './config.js';
+import type { ServiceSettings } from './config.js';
 
 /**
  * A run directory's tag in its owner ids: its folder name, and a hash of its absolute path, so two
@@ -122,26 +122,19 @@ function callsOf(
   ep: IngestedEpisode,
   owner: string,
   self: { speaker: string | null; first: string; keyPart: string },
-  batch: 'session' | number,
+  batch: ServiceSettings['batch'],
 ): AddCall[] {
   const sessions = sessionsOf(ep.episode.turns.slice(0, ep.visibleTurns));
   const speakers = listedSpeakers(ep);
   const stamps = sessions.map((s) => unixSeconds(s[0]!.date));
+  if (batch === 'episode') return sessions.length ? [wholeCall(ep, owner, self, sessions, stamps, speakers)] : [];
   const calls: AddCall[] = [];
   sessions.forEach((turns, si) => {
     const size = batch === 'session' ? turns.length : batch;
     for (let s = 0; s < turns.length; s += size) {
       const part = turns.slice(s, s + size);
       const date = part[0]!.date;
-      const messages: ServiceMessage[] = part.map((t, i) => ({
-        role: roleOf(t, self.speaker ?? self.first),
-        content: defaultContent(t),
-        speaker: t.speaker,
-        text: t.text,
-        captions: t.captions,
-        turnId: t.id,
-        indexInSession: s + i,
-      }));
+      const messages: ServiceMessage[] = part.map((t, i) => messageOf(t, self.speaker ?? self.first, s + i));
       calls.push({
         owner,
         ownerSpeaker: self.speaker,
@@ -160,8 +153,53 @@ function callsOf(
   return calls;
 }
 
+/** One turn as a message from `self`'s point of view, with its raw fields. */
+function messageOf(t: Turn, self: string, indexInSession: number): ServiceMessage {
+  return {
+    role: roleOf(t, self),
+    content: defaultContent(t),
+    speaker: t.speaker,
+    text: t.text,
+    captions: t.captions,
+    turnId: t.id,
+    indexInSession,
+    session: t.session,
+    date: t.date,
+  };
+}
+
+/**
+ * `batch: 'episode'`: the whole visible history in one call (memU's evaluators memorize a whole
+ * conversation at once). The call's session and date are the first session's; each message keeps
+ * its own session and date, so an adapter can date every message as its vendor does.
+ */
+function wholeCall(
+  ep: IngestedEpisode,
+  owner: string,
+  self: { speaker: string | null; first: string; keyPart: string },
+  sessions: Turn[][],
+  stamps: Array<number | null>,
+  speakers: string[],
+): AddCall {
+  const first = sessions[0]!;
+  const messages = sessions.flatMap((turns) => turns.map((t, i) => messageOf(t, self.speaker ?? self.first, i)));
+  return {
+    owner,
+    ownerSpeaker: self.speaker,
+    key: `${ep.episode.id}${self.keyPart}#0`,
+    messages,
+    turnIds: messages.map((m) => m.turnId),
+    session: first[0]!.session,
+    date: first[0]!.date,
+    timestamp: stamps[0] ?? null,
+    sessionTurns: first.length,
+    nextSessionTimestamp: stamps[1] ?? null,
+    speakers,
+  };
+}
+
 /** The owners of an episode under `scheme`, each with its calls. */
-export function planEpisode(ep: IngestedEpisode, runId: string, settings: { owners: OwnerScheme; batch: 'session' | number }): EpisodePlan {
+export function planEpisode(ep: IngestedEpisode, runId: string, settings: Pick<ServiceSettings, 'owners' | 'batch'>): EpisodePlan {
   const base = ownerOf(runId, ep);
   const first = ep.episode.turns[0]?.speaker ?? 'user';
   if (settings.owners === 'per-speaker') {

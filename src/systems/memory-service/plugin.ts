@@ -42,6 +42,11 @@ export interface ServicePlugin<C extends ServiceSettings> {
   oneEpisodeAtATime?(cfg: C): boolean;
   /** Its name in manifests and tables when the settings choose it (a generic protocol's `name`); default: `about.label`. */
   labelOf?(cfg: C): string;
+  /**
+   * Settings whose defaults depend on other settings (MemU: the batch and owners follow `api` and
+   * `protocol`), filled in after validation; every use of the settings (run, dry run, store) sees the result.
+   */
+  resolve?(cfg: C): C;
   /** Older flags kept as documented aliases of `-S` options. */
   aliases?: readonly SystemOption[];
   paperRows?: readonly SystemPaperRow[];
@@ -50,7 +55,8 @@ export interface ServicePlugin<C extends ServiceSettings> {
 /** The system descriptor of a service plug-in. */
 export function serviceSystem<C extends ServiceSettings>(p: ServicePlugin<C>): SystemDescriptor<ProviderSession, ModelEntry> {
   const section = p.section ?? p.name;
-  const settingsOf = (cfg: RunConfig): C => (cfg[section] as C | undefined) ?? p.schema.parse({});
+  const parsed = (cfg: RunConfig): C => (cfg[section] as C | undefined) ?? p.schema.parse({});
+  const settingsOf = (cfg: RunConfig): C => (p.resolve ? p.resolve(parsed(cfg)) : parsed(cfg));
 
   /** The adapter a config names; the key is read from the environment (never from a file). */
   const connect = (cfg: RunConfig, env: NodeJS.ProcessEnv, transport = defaultTransport(env), secrets = new Secrets()) => {

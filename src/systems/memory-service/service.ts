@@ -22,6 +22,9 @@ export interface ServiceMessage {
   turnId: string;
   /** The turn's position in its session (0-based): vendors space per-message timestamps by it. */
   indexInSession: number;
+  /** The turn's session and date (a call of `batch: 'episode'` spans sessions); absent where a caller builds messages by hand. */
+  session?: string;
+  date?: string | null;
 }
 
 /** One add call: a few consecutive turns of one owner's history, in order. */

@@ -17,6 +17,7 @@ import { FakeMem0 } from '../../helpers/fake-mem0.js';
 import { FakeMemMachine } from '../../helpers/fake-memmachine.js';
 import { FakeMemos } from '../../helpers/fake-memos.js';
 import { FakeEverMemos } from '../../helpers/fake-evermemos.js';
+import { FakeMemuCloud } from '../../helpers/fake-memu.js';
 // @ts-expect-error a plain .mjs example without type declarations
 import { startShim } from '../../../docs/examples/memory-shim.mjs';
 import { tempDir } from '../../helpers/cli.js';
@@ -35,6 +36,7 @@ const shim: Server = await startShim(0);
 const memmachineServer = await new FakeMemMachine().start();
 const memosServer = await new FakeMemos().start();
 const evermemosServer = await new FakeEverMemos().start();
+const memuServer = await new FakeMemuCloud({ key: 'memu-test-conformance' }).start();
 // The sidecar systems run against their sidecars in front of their libraries' stand-ins (tests/helpers/sidecar-peer.ts).
 const sidecars = await Promise.all(SIDECAR_SYSTEMS.map((name) => new SidecarPeer(name).start()));
 
@@ -50,6 +52,8 @@ const FIXTURES: Record<string, Record<string, unknown>> = {
   memmachine: { memmachine: { url: memmachineServer.url } },
   memos: { memos: { url: memosServer.url } },
   evermemos: { evermemos: { url: evermemosServer.url } },
+  // MemU's hosted API (its key from MEMU_API_KEY below), its tasks polled every 10 ms here.
+  memu: { memu: { url: memuServer.url, poll_interval: 0.01, lost_wait: 1 } },
   // Evidence chosen with gold knowledge from the raw history.
   'store-oracle': { oracle: { store: 'raw' } },
   ...Object.fromEntries(SIDECAR_SYSTEMS.map((name, i) => [name, { [name]: { url: sidecars[i]!.url } }])),
@@ -73,6 +77,7 @@ beforeAll(async () => {
       COHERE_API_KEY: 'co-test',
       COHERE_BASE_URL: server.url,
       RAWRAG_RETRY_BASE_MS: '1',
+      MEMU_API_KEY: 'memu-test-conformance',
     },
   };
 });
@@ -82,6 +87,7 @@ afterAll(async () => {
   await memmachineServer.close();
   await memosServer.close();
   await evermemosServer.close();
+  await memuServer.close();
   await Promise.all(sidecars.map((p) => p.close()));
   shim.close();
 });

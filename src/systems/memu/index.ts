@@ -1,0 +1,205 @@
+/**
+ * MemU under the same protocol as RAW-RAG (`--system memu`), through either of its two APIs:
+ * - `-S api=cloud` (default): memU's hosted API, as the third parties' LoCoMo evaluations drive it —
+ *   `-S protocol=evermemos` (default) as EverMemOS's memu_adapter.py (each speaker's store gets the
+ *   whole conversation in one memorize, messages dated 30 s apart, `session_date` the first day; the
+ *   task polled every 15 s; both stores searched with top_k 20, min_similarity 0.3, with the
+ *   category overview), `-S protocol=memos` as MemOS's utils/client.py (one memorize per session
+ *   and speaker, `session_date` the session's ISO time, polled every 2 s; top_k 20, min_similarity 0.1);
+ * - `-S api=server`: a self-hosted memU-server, whose retrieve takes no owner: one store per
+ *   conversation, held one at a time (ingested, answered and cleared one after another).
+ * memU returns memories it extracted with an LLM, with no message ids or metadata: coverage is absent.
+ */
+import { z } from 'zod';
+import { serviceSettingsShape, type OwnerScheme, type ServiceSettings } from '../memory-service/config.js';
+import type { ServiceTransport } from '../memory-service/http.js';
+import { serviceSystem } from '../memory-service/plugin.js';
+import type { MemoryService } from '../memory-service/service.js';
+import { MemuCloudService } from './cloud.js';
+import { MemuServerService } from './server.js';
+
+const KEY_ENV = 'MEMU_API_KEY';
+const EVERMEMOS = 'EverMind-AI/EverMemOS@e37205f5 methods/EverCore/evaluation';
+const MEMOS = 'MemTensor/MemOS@be68e2fb evaluation/scripts';
+const SERVER = 'NevaMind-AI/memU-server@17071716';
+const MEMU = 'NevaMind-AI/memU';
+
+const base = serviceSettingsShape({ keyEnv: KEY_ENV, batch: 'episode', top_k: 20, owners: 'per-speaker' });
+
+export const MemuSchema = z
+  .object({
+    ...base,
+    api: z
+      .enum(['cloud', 'server'])
+      .default('cloud')
+      .describe(
+        "cloud: memU's hosted API (api.memu.so; Bearer key from MEMU_API_KEY) as its evaluators drive it; server: a self-hosted memU-server (its retrieve takes no owner: one episode at a time)",
+      ),
+    protocol: z
+      .enum(['evermemos', 'memos'])
+      .default('evermemos')
+      .describe(
+        "api=cloud: whose LoCoMo evaluation to follow — evermemos: EverMemOS's memu_adapter.py (whole conversation per speaker, /api/v0); memos: MemOS's utils/client.py (one memorize per session and speaker, /api/v2 through the memu-py SDK)",
+      ),
+    owners: z
+      .enum(['per-episode', 'per-speaker'])
+      .nullable()
+      .default(null)
+      .describe(`${base.owners.description} (default: per-speaker for api=cloud, per-episode for api=server)`),
+    batch: z
+      .union([z.literal('session'), z.literal('episode'), z.number().int().positive()])
+      .nullable()
+      .default(null)
+      .describe(
+        "turns per memorize: 'episode' (the whole conversation: protocol=evermemos and api=server) or 'session' (protocol=memos), or a number",
+      ),
+    readyTimeout: z
+      .number()
+      .positive()
+      .default(4800)
+      .describe("seconds to poll one memorize task before giving up (EverMemOS's task_timeout 4800; MemOS never stops)"),
+    prefix: z
+      .string()
+      .regex(/^\//, 'a path, e.g. /api/v0/memory')
+      .nullable()
+      .default(null)
+      .describe('api=cloud: the API path prefix (default /api/v0/memory for protocol=evermemos, /api/v2/memory for protocol=memos)'),
+    agent_id: z
+      .string()
+      .min(1)
+      .nullable()
+      .default(null)
+      .describe(
+        "the agent_id sent (default evaluation_agent_04 for protocol=evermemos, assistant_001 for protocol=memos, and EverMemOS's for api=server)",
+      ),
+    agent_name: z
+      .string()
+      .min(1)
+      .nullable()
+      .default(null)
+      .describe(
+        'api=cloud: the agent_name sent (default "Memory Evaluation Assistant" for protocol=evermemos, assistant_001 for protocol=memos)',
+      ),
+    min_similarity: z
+      .number()
+      .min(0)
+      .max(1)
+      .nullable()
+      .default(null)
+      .describe('api=cloud: the search threshold (default 0.3 for protocol=evermemos, 0.1 for protocol=memos)'),
+    categories: z
+      .boolean()
+      .nullable()
+      .default(null)
+      .describe(
+        "api=cloud: show each store's category overview after its memories (default: true for protocol=evermemos, as its adapter does; false for memos)",
+      ),
+    poll_interval: z
+      .number()
+      .positive()
+      .nullable()
+      .default(null)
+      .describe('seconds between task polls (default 15 for protocol=evermemos, 2 for protocol=memos and api=server)'),
+    lost_wait: z
+      .number()
+      .min(0)
+      .default(120)
+      .describe(
+        "seconds to look for the memories of a memorize whose reply was lost (its task may still run) before sending it again; nothing on the service carries rawrag's key",
+      ),
+  })
+  .strict();
+
+export type MemuConfig = Omit<z.infer<typeof MemuSchema>, 'owners' | 'batch'> & ServiceSettings;
+
+const isMemos = (c: MemuConfig) => c.api === 'cloud' && c.protocol === 'memos';
+
+/** The defaults that follow `api` and `protocol`, filled in. */
+export function resolveMemu(c: MemuConfig): MemuConfig {
+  const memos = isMemos(c);
+  return {
+    ...c,
+    owners: (c.owners as OwnerScheme | null) ?? (c.api === 'server' ? 'per-episode' : 'per-speaker'),
+    batch: (c.batch as ServiceSettings['batch'] | null) ?? (memos ? 'session' : 'episode'),
+    prefix: c.prefix ?? (memos ? '/api/v2/memory' : '/api/v0/memory'),
+    agent_id: c.agent_id ?? (memos ? 'assistant_001' : 'evaluation_agent_04'),
+    agent_name: c.agent_name ?? (memos ? 'assistant_001' : 'Memory Evaluation Assistant'),
+    min_similarity: c.min_similarity ?? (memos ? 0.1 : 0.3),
+    categories: c.categories ?? (c.api === 'cloud' && !memos),
+    poll_interval: c.poll_interval ?? (c.api === 'cloud' && !memos ? 15 : 2),
+  };
+}
+
+function connectMemu(c: MemuConfig, key: string | undefined, transport: ServiceTransport): MemoryService {
+  const common = { pollMs: c.poll_interval! * 1000, taskTimeoutMs: c.readyTimeout * 1000, lostWaitMs: c.lost_wait * 1000 };
+  if (c.api === 'server') return new MemuServerService(c.url!, transport, { agentId: c.agent_id!, ...common });
+  return new MemuCloudService(c.url!, key, transport, {
+    protocol: c.protocol,
+    prefix: c.prefix!,
+    agentId: c.agent_id!,
+    agentName: c.agent_name!,
+    minSimilarity: c.min_similarity!,
+    categories: c.categories!,
+    ...common,
+  });
+}
+
+export const memu = serviceSystem<MemuConfig>({
+  name: 'memu',
+  description:
+    "memU, through its hosted API as EverMemOS's or MemOS's evaluation drives it (-S api=cloud), or a self-hosted memU-server (-S api=server)",
+  about: {
+    label: 'MemU',
+    kind: 'service',
+    start: [
+      'hosted API (-S api=cloud, default): export MEMU_API_KEY=... (an api.memu.so key), then rawrag run locomo --system memu -S url=https://api.memu.so --reader gpt-4o-mini',
+      'self-hosted (-S api=server): git clone https://github.com/NevaMind-AI/memU-server && cd memU-server',
+      '  docker compose up -d   (PostgreSQL/pgvector :5432, Temporal :7233, Temporal UI :8088)',
+      '  export OPENAI_API_KEY=...; uv sync; uv run fastapi dev   (the API on :8000)   and, in a second terminal, uv run python -m app.workers.worker',
+      '  (or: docker run --network memu-network -e OPENAI_API_KEY -e POSTGRES_HOST=postgres -e TEMPORAL_HOST=temporal -p 8000:8000 nevamindai/memu-server:latest, and the same image with `uv run python -m app.workers.worker` for the worker)',
+      '  rawrag run locomo --system memu -S api=server -S url=http://localhost:8000 --reader gpt-4o-mini',
+    ],
+    protocol: {
+      summary:
+        'api=cloud, protocol=evermemos (default; EverMemOS\'s memu_adapter.py): each conversation is ingested once per speaker (owner <run>-<conversation>~<speaker>, user_name the speaker), the whole conversation in one POST /api/v0/memory/memorize {conversation, user_id, user_name, agent_id evaluation_agent_04, agent_name "Memory Evaluation Assistant", session_date = the first message\'s day}: messages {role (the store\'s speaker user, the other assistant), content "Speaker: [Speaker shared an image: caption] text", name, time = the session time + 30 s per message (within 90 % of the gap to the next session), ISO + "Z"}; the task id is recorded, then polled every 15 s (GET .../memorize/status/{id}) until SUCCESS, at most readyTimeout 4800 s. Each question is searched verbatim in both stores (POST .../retrieve/related-memory-items {user_id, agent_id, query, top_k 20, min_similarity 0.3}), each store\'s memories shown with their day and category, then its category overview (POST .../retrieve/default-categories {want_memory_items: true}). ' +
+        'api=cloud, protocol=memos (MemOS\'s utils/client.py through the memu-py SDK): one memorize per session and speaker (POST /api/v2/memory/memorize, messages {role, content "Speaker: text", time null}, conversation_text null, user_name = user_id, agent assistant_001, session_date = the session\'s ISO UTC time), polled every 2 s; searched with top_k 20, min_similarity 0.1, memories only. ' +
+        'api=server (memU-server, no vendor evaluation): one owner per conversation, the whole conversation in one POST /memorize {conversation [{role, content {text}, created_at}], user_id, agent_id}, GET /memorize/status/{task_id} every 2 s until COMPLETED; POST /retrieve {query} takes no owner, so episodes are held one at a time (ingested, answered, then POST /clear {user_id}). Its /retrieve answers 500 whenever it finds memories (an upstream bug, named in the error).',
+      sources: [
+        `${EVERMEMOS}/src/adapters/memu_adapter.py L94-177 (one memorize per speaker perspective, sequential, each waited), L179-288 (the memorize body, session_date, Bearer), L352-444 (status polling: SUCCESS/COMPLETED, FAILED/FAILURE), L446-514 (related-memory-items: top_k, min_similarity 0.3), L655-811 (memories with date and category; the category overview)`,
+        `${EVERMEMOS}/config/systems/memu.yaml L13-50 (agent evaluation_agent_04, "Memory Evaluation Assistant", task_check_interval 15, task_timeout 4800, min_similarity 0.3, top_k 20)`,
+        `${EVERMEMOS}/src/adapters/online_base.py L601-757 (messages {role, "Speaker: text", name, time isoformat()+"Z"}; mirrored roles; user_id {conversation}_{Speaker})`,
+        `${EVERMEMOS}/src/core/loaders.py L155-265 (message times 30 s apart within 90 % of the gap; the image caption before the text)`,
+        `${MEMOS}/utils/client.py L319-355 (MemuClient: memorize_conversation, user_name = user_id, agent assistant_001, min_similarity 0.1, poll every 2 s)`,
+        `${MEMOS}/locomo/locomo_ingestion.py L22-46, L74-76, L91-147 (per session, per speaker, "Speaker: text", mirrored roles, session_date ISO UTC); locomo/locomo_search.py L147-164, L236-244 and run_locomo_eval.sh L7 (both users searched, top_k 20)`,
+        `${MEMU}@e19c9a1 memu/sdk/python/client.py L96, L240-564 and models.py L13-221 (the SDK MemOS's client used: /api/v2/memory paths, Bearer, request models and their model_dump(), delete)`,
+        `${SERVER} app/main.py L90-254 (memorize, status, retrieve without owner, clear, categories); app/schemas/memory.py L7-109 (request models); README.md L72-135 (start), L190-200 (conversation format)`,
+        `${MEMU}@357aefc8 (memu-py 1.5.1) src/memu/app/retrieve.py L42-85, L426-452, L943-952; src/memu/app/service.py L375-377; src/memu/database/models.py L35-93 (the retrieve result: datetimes the server's JSONResponse cannot serialise)`,
+      ],
+      deviations: [
+        "owner ids are rawrag's (<run>-<conversation>~<speaker>) rather than EverMemOS's <conversation>_<Speaker> or MemOS's locomo_exp_user_<i>_speaker_a_<version>, so runs never share memories",
+        'a memorize task that does not finish within readyTimeout is an error for its episode (the next run waits on the recorded task again, never re-sending it); EverMemOS goes on to search after its timeout, MemOS polls forever. A task that FAILED (FAILURE, REVOKED) is sent again; both scripts go on without it',
+        "protocol=memos polls every memorize as MemOS's client means to: as written, client.py L338 reads response.item_id, which the SDK's MemorizeResponse does not have (it has task_id), so the AttributeError is caught at L339 and the script never waits; rawrag waits, so no question is searched before its memories exist",
+        "the evidence is shown in the benchmark's own reader prompt, one block per speaker's store (EverMemOS's online_api template and MemOS's TEMPLATE_MEM0 are not used); protocol=evermemos shows the category overview after the memories where EverMemOS puts it before them",
+        "a memorize whose reply was lost is looked for on the service before it is sent again: nothing memU stores carries rawrag's key, so the owner's listed memory items stand in (any item for a whole-conversation memorize; items that happened on the session's day for a session's memorize), waited for up to -S lost_wait seconds; a session sharing its day with another can be taken for done",
+        'coverage is absent: memU returns LLM-extracted memories with no message ids or metadata, so no memory maps back to its turns',
+        'the two stores of a conversation (and different conversations) are memorized concurrently, where EverMemOS memorizes one store after the other with one worker (memU runs each task on its own store; -S concurrency=1 serialises requests)',
+        'a session without a readable date is sent without time / session_date (EverMemOS invents 2024-01-01 plus an hour per session; MemOS stops)',
+        'api=server has no vendor evaluation: it is fed as protocol=evermemos feeds the hosted API (the whole conversation in one memorize, the same contents and times as created_at), with one owner per conversation because its retrieve cannot tell owners apart; the store oracle reads its category summaries, since memU-server lists no memory items',
+      ],
+    },
+  },
+  schema: MemuSchema as unknown as z.ZodType<MemuConfig>,
+  resolve: resolveMemu,
+  refuse: (c, key) => {
+    if (c.api === 'server' && c.owners === 'per-speaker')
+      return "memU-server's /retrieve takes no owner: per-speaker stores cannot be searched apart (-S api=server uses one owner per conversation)";
+    if (c.api === 'cloud' && !key)
+      return `memU's hosted API needs a key: set ${c.keyEnv} (or -S api=server -S url=... for a self-hosted memU-server)`;
+    return null;
+  },
+  connect: connectMemu,
+  noCoverage: () =>
+    'memU returns memories it extracted with an LLM, with no message ids or metadata: no memory maps back to the turns it came from',
+  oneEpisodeAtATime: (c) => c.api === 'server',
+  labelOf: () => 'MemU',
+});
