@@ -10,12 +10,11 @@
  * run's groups, messages a killed ingest left accumulated included.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeApi } from '../helpers/fake-api.js';
 import { ROOT, tempDir, type CliResult } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
-import { evidenceReader, killMidRun, locomoRunArgs, loopbackEnv, readItems } from '../helpers/loopback-run.js';
+import { evidenceReader, ingestLog, killMidRun, locomoRunArgs, loopbackEnv, readItems, statsPairs } from '../helpers/loopback-run.js';
 import { SERVICE_FIXTURES } from '../helpers/service-fixtures.js';
 import type { FakeEverMemos } from '../helpers/fake-evermemos.js';
 import { locomo } from '../../src/datasets/locomo/index.js';
@@ -23,20 +22,6 @@ import { runTag } from '../../src/systems/memory-service/plan.js';
 
 const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json'), options: {} });
 const LIMIT = 200;
-
-const ingestLog = (dir: string): any[] =>
-  existsSync(join(dir, 'service-ingest.jsonl'))
-    ? readFileSync(join(dir, 'service-ingest.jsonl'), 'utf8')
-        .split('\n')
-        .filter((l) => l.trim())
-        .flatMap((l) => {
-          try {
-            return [JSON.parse(l)];
-          } catch {
-            return [];
-          }
-        })
-    : [];
 
 describe('rawrag run locomo --system evermemos --limit 200 against its loopback server', () => {
   const fixture = SERVICE_FIXTURES.evermemos!;
@@ -106,15 +91,7 @@ describe('rawrag run locomo --system evermemos --limit 200 against its loopback 
     expect(r.code, r.stderr).toBe(0);
     const st = await rawragInProcess(['stats', raw, out, '--out', join(root, 'stats')], env);
     expect(st.code, st.stderr).toBe(0);
-    const pairs: Array<Record<string, unknown>> = [];
-    const walk = (v: unknown): void => {
-      if (Array.isArray(v)) v.forEach(walk);
-      else if (v && typeof v === 'object') {
-        if ('system_a' in v) pairs.push(v as Record<string, unknown>);
-        Object.values(v).forEach(walk);
-      }
-    };
-    walk(JSON.parse(readFileSync(join(root, 'stats', 'stats.json'), 'utf8')));
+    const pairs = statsPairs(join(root, 'stats', 'stats.json'));
     expect(pairs.find((p) => p.system_a === 'EverMemOS' && p.system_b === 'RAW-RAG/local')).toMatchObject({ n: LIMIT, excluded: 0 });
     expect(st.stdout).toMatch(new RegExp(`\\| EverMemOS +\\| RAW-RAG/local +\\| +${LIMIT} \\| +0 \\|`));
   }, 600_000);

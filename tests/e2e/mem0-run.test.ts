@@ -7,14 +7,14 @@
  * coverage, `--cleanup` and `rawrag memory purge` delete on the service, `--dry-run` counts the adds.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeApi } from '../helpers/fake-api.js';
 import { FakeMem0 } from '../helpers/fake-mem0.js';
 import { runTag } from '../../src/systems/memory-service/plan.js';
 import { ROOT, tempDir, type CliResult } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
-import { evidenceReader, killMidRun, locomoRunArgs, loopbackEnv, readItems } from '../helpers/loopback-run.js';
+import { evidenceReader, ingestLog, killMidRun, locomoRunArgs, loopbackEnv, readItems } from '../helpers/loopback-run.js';
 import { locomo } from '../../src/datasets/locomo/index.js';
 import { dryRun } from '../../src/pipeline/estimate.js';
 import { RunConfigSchema } from '../../src/systems/registry.js';
@@ -22,20 +22,6 @@ import { RunConfigSchema } from '../../src/systems/registry.js';
 const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json'), options: {} });
 
 const env = loopbackEnv({ openai: 'sk-test-MEM0RUN0123456789' }, { MEM0_API_KEY: undefined });
-
-const ingestLog = (dir: string) =>
-  existsSync(join(dir, 'service-ingest.jsonl'))
-    ? readFileSync(join(dir, 'service-ingest.jsonl'), 'utf8')
-        .split('\n')
-        .filter((l) => l.trim())
-        .flatMap((l) => {
-          try {
-            return [JSON.parse(l)];
-          } catch {
-            return [];
-          }
-        })
-    : [];
 
 describe('rawrag run locomo --system mem0 against a loopback Mem0 server', () => {
   const api = new FakeApi({ chat: evidenceReader(ds.questions) });

@@ -8,31 +8,16 @@
  * reads its exported store; `rawrag memory purge` leaves the service empty for the run's owners.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeApi } from '../helpers/fake-api.js';
 import { ROOT, tempDir, type CliResult } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
-import { evidenceReader, killMidRun, locomoRunArgs, loopbackEnv, readItems } from '../helpers/loopback-run.js';
+import { evidenceReader, ingestLog, killMidRun, locomoRunArgs, loopbackEnv, readItems, statsPairs } from '../helpers/loopback-run.js';
 import { SERVICE_FIXTURES, type ServicePeer } from '../helpers/service-fixtures.js';
 import { locomo } from '../../src/datasets/locomo/index.js';
 
 const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json'), options: {} });
 const LIMIT = 200;
-
-const ingestLog = (dir: string): any[] =>
-  existsSync(join(dir, 'service-ingest.jsonl'))
-    ? readFileSync(join(dir, 'service-ingest.jsonl'), 'utf8')
-        .split('\n')
-        .filter((l) => l.trim())
-        .flatMap((l) => {
-          try {
-            return [JSON.parse(l)];
-          } catch {
-            return [];
-          }
-        })
-    : [];
 
 /** The search depth each vendor's own LoCoMo script uses (the systems' defaults). */
 const SERVICE_TOP_K: Record<string, number> = { memmachine: 50, memos: 20 };
@@ -126,15 +111,7 @@ describe.each([
     const st = await rawragInProcess(['stats', raw, out, '--out', join(root, 'stats')], env);
     expect(st.code, st.stderr).toBe(0);
     // The pairwise row: the system against RAW-RAG on the same 200 questions, none left out.
-    const pairs: Array<Record<string, unknown>> = [];
-    const walk = (v: unknown): void => {
-      if (Array.isArray(v)) v.forEach(walk);
-      else if (v && typeof v === 'object') {
-        if ('system_a' in v) pairs.push(v as Record<string, unknown>);
-        Object.values(v).forEach(walk);
-      }
-    };
-    walk(JSON.parse(readFileSync(join(root, 'stats', 'stats.json'), 'utf8')));
+    const pairs = statsPairs(join(root, 'stats', 'stats.json'));
     expect(pairs.find((p) => p.system_a === label && p.system_b === 'RAW-RAG/local')).toMatchObject({ n: LIMIT, excluded: 0 });
     expect(st.stdout).toMatch(new RegExp(`\\| ${label} +\\| RAW-RAG/local +\\| +${LIMIT} \\| +0 \\|`));
   }, 600_000);

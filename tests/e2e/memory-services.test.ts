@@ -12,12 +12,11 @@
  *   run's exported store; a run whose searches all return nothing warns loudly.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeApi } from '../helpers/fake-api.js';
 import { ROOT, tempDir } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
-import { evidenceReader, killMidRun, locomoRunArgs, loopbackEnv, readItems } from '../helpers/loopback-run.js';
+import { evidenceReader, ingestLog, killMidRun, locomoRunArgs, loopbackEnv, readItems } from '../helpers/loopback-run.js';
 import { SERVICE_FIXTURES, type ServicePeer } from '../helpers/service-fixtures.js';
 import { locomo } from '../../src/datasets/locomo/index.js';
 import { listSystems } from '../../src/systems/registry.js';
@@ -26,20 +25,6 @@ const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json')
 const services = listSystems().filter((s) => s.about?.kind === 'service' || s.about?.kind === 'sidecar');
 /** conv-26's first questions: one episode, ingested whole. */
 const LIMIT = 12;
-
-const ingestLog = (dir: string): any[] =>
-  existsSync(join(dir, 'service-ingest.jsonl'))
-    ? readFileSync(join(dir, 'service-ingest.jsonl'), 'utf8')
-        .split('\n')
-        .filter((l) => l.trim())
-        .flatMap((l) => {
-          try {
-            return [JSON.parse(l)];
-          } catch {
-            return [];
-          }
-        })
-    : [];
 
 it('every memory-service system has a conformance fixture', () => {
   expect(services.map((s) => s.name).filter((n) => !(n in SERVICE_FIXTURES))).toEqual([]);

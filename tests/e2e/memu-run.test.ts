@@ -11,12 +11,12 @@
  * (MemOS's protocol, -S protocol=memos, is the conformance suite's fixture: tests/e2e/memory-services.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeApi } from '../helpers/fake-api.js';
 import { ROOT, tempDir, type CliResult } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
-import { evidenceReader, killMidRun, locomoRunArgs, loopbackEnv, readItems } from '../helpers/loopback-run.js';
+import { evidenceReader, ingestLog, killMidRun, locomoRunArgs, loopbackEnv, readItems } from '../helpers/loopback-run.js';
 import { MEMU_VARIANTS, type ServiceFixture, type ServicePeer } from '../helpers/service-fixtures.js';
 import type { FakeMemuServer } from '../helpers/fake-memu.js';
 import { locomo } from '../../src/datasets/locomo/index.js';
@@ -24,20 +24,6 @@ import { locomo } from '../../src/datasets/locomo/index.js';
 const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json'), options: {} });
 const LIMIT = 200;
 const NO_COVERAGE = /coverage: memU returns memories it extracted with an LLM/g;
-
-const ingestLog = (dir: string): any[] =>
-  existsSync(join(dir, 'service-ingest.jsonl'))
-    ? readFileSync(join(dir, 'service-ingest.jsonl'), 'utf8')
-        .split('\n')
-        .filter((l) => l.trim())
-        .flatMap((l) => {
-          try {
-            return [JSON.parse(l)];
-          } catch {
-            return [];
-          }
-        })
-    : [];
 
 /** A loopback reader/judge, the variant's peer, and the run arguments against both. */
 function harness(fixture: ServiceFixture, tag: string) {

@@ -100,6 +100,39 @@ export function readItems(dir: string): any[] {
     .map((l) => JSON.parse(l));
 }
 
+/**
+ * A memory-service run's ingest log (service-ingest.jsonl), parsed; [] while absent. A torn last
+ * line (a run killed mid-write) is skipped, as the shared layer's reader skips it.
+ */
+export function ingestLog(dir: string): any[] {
+  const file = join(dir, 'service-ingest.jsonl');
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .flatMap((l) => {
+      try {
+        return [JSON.parse(l)];
+      } catch {
+        return [];
+      }
+    });
+}
+
+/** The pairwise comparisons (rows with system_a / system_b) anywhere in a stats.json. */
+export function statsPairs(statsJson: string): Array<Record<string, unknown>> {
+  const pairs: Array<Record<string, unknown>> = [];
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === 'object') {
+      if ('system_a' in v) pairs.push(v as Record<string, unknown>);
+      Object.values(v).forEach(walk);
+    }
+  };
+  walk(JSON.parse(readFileSync(statsJson, 'utf8')));
+  return pairs;
+}
+
 /** The `k` column of a query on a SQLite file another process may be writing: [] while it is absent or unreadable. */
 export function sqliteKeys(file: string, sql: string): string[] {
   if (!existsSync(file)) return [];
