@@ -141,10 +141,11 @@ export class SidecarPeer extends MemoryServiceFake {
 
   calls(): StandinCall[] {
     if (!existsSync(this.log)) return [];
-    return readFileSync(this.log, 'utf8')
-      .split('\n')
-      .filter((l) => l.trim())
-      .map((l) => JSON.parse(l) as StandinCall);
+    // The stand-in may be appending while we read (a reply we gave up on, a kill):
+    // only newline-terminated lines are finished records; the tail is dropped.
+    const lines = readFileSync(this.log, 'utf8').split('\n');
+    lines.pop();
+    return lines.filter((l) => l.trim()).map((l) => JSON.parse(l) as StandinCall);
   }
 
   isAdd(r: RecordedRequest): boolean {
