@@ -14,7 +14,16 @@ import { join } from 'node:path';
 import { FakeApi } from '../helpers/fake-api.js';
 import { ROOT, tempDir, type CliResult } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
-import { evidenceReader, ingestLog, killMidRun, locomoRunArgs, loopbackEnv, readItems, statsPairs } from '../helpers/loopback-run.js';
+import {
+  evidenceReader,
+  ingestLog,
+  killMidRun,
+  locomoRunArgs,
+  loopbackEnv,
+  readItems,
+  statsPairs,
+  systemsJson,
+} from '../helpers/loopback-run.js';
 import { SERVICE_FIXTURES } from '../helpers/service-fixtures.js';
 import type { FakeEverMemos } from '../helpers/fake-evermemos.js';
 import { locomo } from '../../src/datasets/locomo/index.js';
@@ -170,18 +179,7 @@ describe('rawrag run locomo --system evermemos --limit 200 against its loopback 
 });
 
 it('rawrag systems evermemos shows its options, environment, start commands and vendor protocol; rawrag paper shows its rows', async () => {
-  const r = await rawragInProcess(['systems', '--json'], {});
-  expect(r.code, r.stderr).toBe(0);
-  const { systems, paper_opponents } = JSON.parse(r.stdout) as {
-    systems: Array<{
-      name: string;
-      options: Array<{ key: string; default: unknown }>;
-      env: Array<{ name: string }>;
-      start: string[];
-      protocol: any;
-    }>;
-    paper_opponents: Array<{ name: string; system: string | null }>;
-  };
+  const { systems, paper_opponents } = await systemsJson();
   const s = systems.find((x) => x.name === 'evermemos')!;
   expect(Object.fromEntries(s.options.map((o) => [o.key, o.default]))).toMatchObject({
     top_k: 10,

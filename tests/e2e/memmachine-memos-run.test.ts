@@ -12,7 +12,16 @@ import { join } from 'node:path';
 import { FakeApi } from '../helpers/fake-api.js';
 import { ROOT, tempDir, type CliResult } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
-import { evidenceReader, ingestLog, killMidRun, locomoRunArgs, loopbackEnv, readItems, statsPairs } from '../helpers/loopback-run.js';
+import {
+  evidenceReader,
+  ingestLog,
+  killMidRun,
+  locomoRunArgs,
+  loopbackEnv,
+  readItems,
+  statsPairs,
+  systemsJson,
+} from '../helpers/loopback-run.js';
 import { SERVICE_FIXTURES, type ServicePeer } from '../helpers/service-fixtures.js';
 import { locomo } from '../../src/datasets/locomo/index.js';
 
@@ -167,18 +176,7 @@ describe.each([
 });
 
 it('rawrag systems lists both with their options, environment, docker compose start commands and vendor protocol', async () => {
-  const r = await rawragInProcess(['systems', '--json'], {});
-  expect(r.code, r.stderr).toBe(0);
-  const { systems, paper_opponents } = JSON.parse(r.stdout) as {
-    systems: Array<{
-      name: string;
-      options: Array<{ key: string; default: unknown }>;
-      env: Array<{ name: string }>;
-      start: string[];
-      protocol: any;
-    }>;
-    paper_opponents: Array<{ name: string; system: string | null; available?: boolean }>;
-  };
+  const { systems, paper_opponents } = await systemsJson();
   const defaults = (name: string) => Object.fromEntries(systems.find((s) => s.name === name)!.options.map((o) => [o.key, o.default]));
   expect(defaults('memmachine')).toMatchObject({ top_k: 50, batch: 10, expand_context: 0, owners: 'per-episode', org: 'universal' });
   expect(defaults('memos')).toMatchObject({ top_k: 20, batch: 2, owners: 'per-speaker', ready: 'sync', mode: 'fast', pref_top_k: 6 });

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { FakeApi } from '../helpers/fake-api.js';
 import { ROOT, tempDir, type CliResult } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
-import { evidenceReader, ingestLog, killMidRun, locomoRunArgs, loopbackEnv, readItems } from '../helpers/loopback-run.js';
+import { evidenceReader, ingestLog, killMidRun, locomoRunArgs, loopbackEnv, readItems, systemsJson } from '../helpers/loopback-run.js';
 import { MEMU_VARIANTS, type ServiceFixture, type ServicePeer } from '../helpers/service-fixtures.js';
 import type { FakeMemuServer } from '../helpers/fake-memu.js';
 import { locomo } from '../../src/datasets/locomo/index.js';
@@ -240,17 +240,7 @@ describe('memU-server (-S api=server): one episode at a time', () => {
 });
 
 it('rawrag systems memu lists its options, environment, start commands for both APIs and the vendor protocol', async () => {
-  const r = await rawragInProcess(['systems', '--json'], {});
-  expect(r.code, r.stderr).toBe(0);
-  const { systems } = JSON.parse(r.stdout) as {
-    systems: Array<{
-      name: string;
-      options: Array<{ key: string; default: unknown }>;
-      env: Array<{ name: string }>;
-      start: string[];
-      protocol: any;
-    }>;
-  };
+  const { systems } = await systemsJson();
   const s = systems.find((x) => x.name === 'memu')!;
   expect(Object.fromEntries(s.options.map((o) => [o.key, o.default]))).toMatchObject({
     api: 'cloud',

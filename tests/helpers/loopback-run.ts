@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { defaultChat, endpointArgs } from './fake-api.js';
 import { BIN, ROOT } from './cli.js';
+import { rawragInProcess } from './in-process.js';
 
 export type Env = Record<string, string | undefined>;
 
@@ -163,4 +164,23 @@ export async function killMidRun(args: string[], env: Env, ready: () => boolean,
   while (!ready() && Date.now() < deadline) await new Promise((r) => setTimeout(r, pollMs));
   child.kill('SIGKILL');
   return exited;
+}
+
+/** What `rawrag systems --json` prints: each system's declared options, environment, start commands and protocol. */
+export interface SystemsListing {
+  systems: Array<{
+    name: string;
+    options: Array<{ key: string; default: unknown }>;
+    env: Array<{ name: string }>;
+    start: string[];
+    protocol: any;
+  }>;
+  paper_opponents: Array<{ name: string; system: string | null; available?: boolean }>;
+}
+
+/** Runs `rawrag systems --json` in this process; fails the test on a non-zero exit. */
+export async function systemsJson(): Promise<SystemsListing> {
+  const r = await rawragInProcess(['systems', '--json'], {});
+  if (r.code !== 0) throw new Error(`rawrag systems --json exited ${r.code}: ${r.stderr}`);
+  return JSON.parse(r.stdout) as SystemsListing;
 }
