@@ -18,9 +18,9 @@
  * No authentication upstream (default_auth "none"); a key, when set, goes as a Bearer token (a
  * proxy in front of it), as the vendor's HTTP adapter sends its api_key.
  */
-import { BadReplyError, HttpStatusError } from '../../providers/errors.js';
+import { BadReplyError } from '../../providers/errors.js';
 import type { RetryPolicy } from '../../providers/retry.js';
-import { JsonService, type ServiceTransport } from '../memory-service/http.js';
+import { JsonService, statusOf, type ServiceTransport } from '../memory-service/http.js';
 import type { AddCall, AddOutcome, MemoryService, ServiceMemory, ServiceProbe, ServiceSearch } from '../memory-service/service.js';
 import { episodeMemory, messagesOf, timestampsMs } from './wire.js';
 
@@ -41,8 +41,6 @@ const PENDING = 100;
 interface Envelope {
   data?: unknown;
 }
-
-const statusOf = (e: unknown): number | undefined => (e instanceof HttpStatusError ? e.status : (e as { status?: number })?.status);
 
 export class EverMemosService implements MemoryService {
   readonly system = 'EverMemOS';

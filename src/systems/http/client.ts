@@ -1,8 +1,8 @@
 /** rawrag's memory protocol (protocol.ts) as a MemoryService: four POSTs (and an optional fifth), replies checked against their schemas. */
 import type { z } from 'zod';
-import { BadReplyError, HttpStatusError } from '../../providers/errors.js';
+import { BadReplyError } from '../../providers/errors.js';
 import type { RetryPolicy } from '../../providers/retry.js';
-import { JsonService, pollUntil, type ServiceTransport } from '../memory-service/http.js';
+import { JsonService, pollUntil, statusOf, type ServiceTransport } from '../memory-service/http.js';
 import type { AddCall, AddOutcome, MemoryService, ServiceMemory } from '../memory-service/service.js';
 import { AddReply, DeleteReply, ListReply, PROTOCOL_VERSION, ReadyReply, SearchReply } from './protocol.js';
 
@@ -22,7 +22,7 @@ function toMemory(m: z.infer<typeof SearchReply>['results'][number]): ServiceMem
   return { id: m.id, memory: m.memory, score: m.score ?? null, date: m.date ?? null, turnIds: m.turn_ids ?? [], addKey: m.add_id ?? null };
 }
 
-const notFound = (e: unknown) => (e as { status?: number }).status === 404 || (e instanceof HttpStatusError && e.status === 404);
+const notFound = (e: unknown) => statusOf(e) === 404;
 
 /** The body of one add: every field of the protocol's AddRequest. */
 export function addBody(call: AddCall): Record<string, unknown> {

@@ -17,10 +17,10 @@
  *   ordered by created_at: episode_sqlalchemy_store.py get_episode_messages).
  * No authentication upstream; a key, when set, goes as a Bearer token (a proxy in front of it).
  */
-import { BadReplyError, HttpStatusError } from '../../providers/errors.js';
+import { BadReplyError } from '../../providers/errors.js';
 import type { RetryPolicy } from '../../providers/retry.js';
 import { InputError } from '../../util/errors.js';
-import { JsonService, PollTimeout, pollUntil, type ServiceTransport } from '../memory-service/http.js';
+import { JsonService, statusOf, PollTimeout, pollUntil, type ServiceTransport } from '../memory-service/http.js';
 import type {
   AddCall,
   AddEvent,
@@ -41,8 +41,6 @@ export interface MemMachineOptions {
 
 /** Episodes per listing page (the server's default is 100). */
 const PAGE = 100;
-
-const statusOf = (e: unknown): number | undefined => (e instanceof HttpStatusError ? e.status : (e as { status?: number })?.status);
 
 export class MemMachineService implements MemoryService {
   readonly system = 'MemMachine';

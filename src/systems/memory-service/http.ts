@@ -33,6 +33,11 @@ export class ServiceError extends Error {
   }
 }
 
+/** The HTTP status a failed service request carries (a ServiceError's or the provider layer's), if any. */
+export function statusOf(e: unknown): number | undefined {
+  return e instanceof HttpStatusError ? e.status : ((e as { status?: unknown } | null)?.status as number | undefined);
+}
+
 export class JsonService {
   private readonly limit: LimitFunction;
   /** Requests actually sent (attempts), per path: the run's summary reports them. */

@@ -14,9 +14,9 @@
  *   (memU-server lists no memory items); delete: `POST /clear {user_id}` (main.py L212-228).
  * The server has no authentication: no key is sent.
  */
-import { BadReplyError, HttpStatusError } from '../../providers/errors.js';
+import { BadReplyError } from '../../providers/errors.js';
 import type { RetryPolicy } from '../../providers/retry.js';
-import { JsonService, ServiceError, type ServiceTransport } from '../memory-service/http.js';
+import { JsonService, ServiceError, statusOf, type ServiceTransport } from '../memory-service/http.js';
 import type {
   AddCall,
   AddHooks,
@@ -132,7 +132,7 @@ export class MemuServerService implements MemoryService {
     } catch (e) {
       // Searches come only after the episode's memorize tasks completed: a 500 (after the usual retries)
       // is the upstream serialisation bug, named, and not retried again, rather than left as "Internal server error".
-      const status = e instanceof ServiceError ? e.status : e instanceof HttpStatusError ? e.status : undefined;
+      const status = statusOf(e);
       if (status === 500) {
         this.retrieveBug = true;
         throw new BadReplyError(`${RETRIEVE_BUG} (${this.http.transport.secrets.scrub(String((e as Error).message))})`, false);
