@@ -117,10 +117,15 @@ export function checkRecordedSystemOptions(
   const schema = system.config!.schema;
   const before = schema.safeParse(recorded[section] ?? {});
   const after = schema.safeParse(mergeLayers({ [section]: recorded[section] ?? {} }, layer)[section]);
-  for (const { path, key } of paths) {
+  for (const { path, key } of paths)
     if (!declared.has(path[1]!))
       throw new UsageError(`-S ${key}: '${system.name}' has no such option (its options: ${[...declared].join(', ')})`);
-    if (!after.success) throw new UsageError(`-S ${key}: ${after.error.issues[0]?.message ?? 'not a valid value'}`);
+  if (!after.success) {
+    const issue = after.error.issues[0];
+    const key = optionKeyAt(paths, [section, ...(issue?.path ?? [])]) ?? paths[0]!.key;
+    throw new UsageError(`-S ${key}: ${issue?.message ?? 'not a valid value'}`);
+  }
+  for (const { path, key } of paths) {
     const was = before.success ? valueAt(before.data, path.slice(1)) : valueAt(recorded[section], path.slice(1));
     const now = valueAt(after.data, path.slice(1));
     if (JSON.stringify(was) !== JSON.stringify(now))

@@ -205,8 +205,7 @@ async function rejudgeJob(command: Command, answersPath: string | undefined): Pr
       throw new UsageError(`--rejudge uses the run's own ${flag === 'config' ? 'config' : flag}: drop --${flag}`);
   }
   const src = readRunForRejudge(opts.rejudge as string);
-  const pairs = (opts.systemOption as string[] | undefined) ?? [];
-  if (pairs.length) checkRecordedSystemOptions(systemOf(src.config), src.config as PartialConfig, pairs, src.dir);
+  checkRecordedSystemOptions(systemOf(src.config), src.config as PartialConfig, (opts.systemOption as string[] | undefined) ?? [], src.dir);
   const judge: PartialConfig = {};
   const model = (opts.judgeModel ?? opts.judge) as string | undefined;
   if (model) judge.model = model;

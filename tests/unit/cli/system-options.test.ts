@@ -9,7 +9,8 @@ import type { RunConfig } from '../../../src/config/schema.js';
 import { configFromFlags } from '../../../src/cli/options.js';
 import { runCommand } from '../../../src/cli/commands/run.js';
 import { rawragInProcess } from '../../helpers/in-process.js';
-import { listSystems } from '../../../src/systems/registry.js';
+import { getSystem, listSystems } from '../../../src/systems/registry.js';
+import { checkRecordedSystemOptions } from '../../../src/cli/system-options.js';
 
 async function configOf(args: string[]): Promise<RunConfig> {
   let cfg: RunConfig | null = null;
@@ -79,6 +80,31 @@ describe('-S on rawrag judge', () => {
     expect(help.stdout.replace(/\s+/g, ' ')).toContain(
       "-S, --system-option <key=value> with --rejudge: the re-judged run's system options, checked",
     );
+  });
+});
+
+describe('checkRecordedSystemOptions (rawrag judge --rejudge RUN -S ...)', () => {
+  const mem0 = getSystem('mem0');
+  const recorded = { mem0: { url: 'http://127.0.0.1:8888', top_k: 30 } };
+  const check =
+    (...pairs: string[]) =>
+    () =>
+      checkRecordedSystemOptions(mem0, recorded, pairs, 'RUN');
+
+  it('passes the options the run recorded, its defaults included', () => {
+    expect(check('top_k=30', 'url=http://127.0.0.1:8888', 'batch=2')).not.toThrow();
+  });
+
+  it('refuses another value, naming the recorded one', () => {
+    expect(check('top_k=10')).toThrow(/-S top_k: RUN ran mem0 with top_k=30; a judge re-scores/);
+  });
+
+  it('blames an invalid value on its own -S key, not on the first one given', () => {
+    expect(check('url=http://127.0.0.1:8888', 'top_k=-3')).toThrow(/^-S top_k: /);
+  });
+
+  it('refuses an option the system does not declare', () => {
+    expect(check('depth=3')).toThrow(/-S depth: 'mem0' has no such option/);
   });
 });
 
