@@ -1,0 +1,38 @@
+/**
+ * How a memory system's own code is installed here: a virtual environment per system under
+ * RAWRAG_SYSTEMS_DIR (default: rawrag's cache), the library at the version the plug-in pins, from
+ * the package index or from a source checkout installed as its authors install it. A plug-in
+ * declares this as data; `rawrag systems install NAME` carries it out, and a run that starts the
+ * system for you records `library` (and where it came from) in its manifest.
+ */
+export interface InstallSpec {
+  /** PEP 440 specifier the interpreter must satisfy, e.g. '>=3.11' ('>=3.12' says why 3.11 cannot). */
+  python: string;
+  /** pip requirement lines from the package index, pinned ('mem0ai==2.2.1'), installed first. */
+  packages?: readonly string[];
+  /** A checkout the user passes with `--source DIR` (or found in RAWRAG_SOURCES/<folder>). */
+  source?: {
+    /** 'owner/name' of the repository. */
+    repo: string;
+    /** The pinned commit (checked when DIR is a git checkout). */
+    commit: string;
+    /** The folder name under RAWRAG_SOURCES (default: the repository's name). */
+    folder?: string;
+    /**
+     * pip argument lists run in the environment from inside DIR, as its authors install it, e.g.
+     * [['install', '-r', 'requirements.txt']]. Lines its authors' file cannot install here (a conda
+     * package, a GPU wheel) are replaced through `replace`, each with the reason.
+     */
+    steps: ReadonlyArray<readonly string[]>;
+    /** Requirement lines of the checkout's requirements file swapped before installing: from → to (empty: dropped). */
+    replace?: ReadonlyArray<{ from: string; to: string; why: string }>;
+  };
+  /** The environment the sidecar or server gets (offline switches, telemetry off, model paths). */
+  env?: Readonly<Record<string, string>>;
+  /** What a run records: the library's name and pinned version (or commit). */
+  library: { name: string; version: string };
+  /** Set when the install is heavy (PyTorch, several GB): CI's real-library tier skips it, saying this. */
+  heavy?: string;
+  /** Set when it cannot be installed on this kind of machine: why (shown by `rawrag systems`). */
+  unavailable?: string;
+}
