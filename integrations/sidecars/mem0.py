@@ -37,6 +37,10 @@ from importlib.metadata import version as package_version
 from typing import Any, Optional
 from urllib.parse import parse_qs, urlparse
 
+# This file is named like the library: its own folder must not shadow the `mem0` package.
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]
+
 OFF = [
     "BM25 keyword search off (mem0ai installed without [extras]: no fastembed)",
     "entity boosts off (mem0ai installed without [nlp]: no spaCy)",
