@@ -221,4 +221,24 @@ describe('started for you, systems install / check, reachability', () => {
     expect(dead.stdout).toMatch(/^FAIL reach the service .*is it running\? start it with:/m);
     expect(dead.stdout).toMatch(/verdict: started-standin FAILED/);
   }, 120_000);
+
+  it('rawrag systems (and --json) say per opponent what it was checked against', async () => {
+    const json = await rawragInProcess(['systems', '--json'], env);
+    const info = JSON.parse(json.stdout) as { systems: any[]; paper_opponents: any[] };
+    const mem0 = info.systems.find((s) => s.name === 'mem0');
+    expect(mem0.checked).toMatch(/^real library mem0ai at version 2\.2\.1, 2026-12-07 /);
+    expect(mem0.install).toMatchObject({ library: 'mem0ai', version: '2.2.1', python: '>=3.10', from: 'package index (mem0ai==2.2.1)' });
+    expect(info.systems.find((s) => s.name === STANDIN).checked).toMatch(
+      /^stand-in only: recmem-standin 0\.0\.1 is declared .* no real-library run is recorded/,
+    );
+    expect(info.systems.find((s) => s.name === 'unavailable-standin').checked).toMatch(
+      /^stand-in only: its library cannot be installed here/,
+    );
+    expect(info.paper_opponents.find((o) => o.name === 'Mem0').checked).toBe(mem0.checked);
+    const detail = await rawragInProcess(['systems', 'mem0'], env);
+    expect(detail.stdout).toMatch(/^Checked against: real library mem0ai at version 2\.2\.1/m);
+    expect(detail.stdout).toMatch(/^Install \(rawrag systems install mem0\): mem0ai 2\.2\.1 from the package index/m);
+    const table = await rawragInProcess(['systems'], env);
+    expect(table.stdout).toMatch(/\| Mem0 .*\| real library mem0ai at version 2\.2\.1/);
+  });
 });

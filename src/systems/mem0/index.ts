@@ -88,6 +88,14 @@ export const mem0 = serviceSystem<Mem0Config>({
       transport,
     ),
   install: MEM0_INSTALL,
+  // What `npm run test:real` ran (tests/real/mem0.test.ts), against the loopback OpenAI-compatible API.
+  checked: {
+    kind: 'real',
+    library: 'mem0ai',
+    version: '2.2.1',
+    date: '2026-12-07',
+    how: 'npm run test:real: rawrag run locomo --system mem0 --reader gpt-4o-mini --limit 20 through its sidecar, 0 errors, then purged',
+  },
   // The hosted platform is never started here.
   startable: (cfg) => cfg.api === 'oss',
   refuse: (cfg, key) => (!key && cfg.api === 'platform' ? `Mem0's platform API needs a key: set ${cfg.keyEnv}` : null),
