@@ -30,8 +30,6 @@ export interface SystemInfo {
   env: Array<{ name: string; description: string }>;
   start: string[];
   protocol: { summary: string; sources: string[]; deviations: string[] } | null;
-  /** Older flags that set the same options. */
-  flags: Array<{ flags: string; description: string }>;
 }
 
 type JsonSchemaNode = {
@@ -80,7 +78,6 @@ export function systemInfo(system: SystemDescriptor): SystemInfo {
     protocol: a?.protocol
       ? { summary: a.protocol.summary, sources: [...a.protocol.sources], deviations: [...a.protocol.deviations] }
       : null,
-    flags: (system.options ?? []).map((o) => ({ flags: o.flags, description: o.description })),
   };
 }
 
@@ -130,7 +127,6 @@ function detail(s: SystemInfo): string {
       '',
     );
   } else out.push('No options of its own.', '');
-  if (s.flags.length) out.push('Older flags, kept as aliases:', ...s.flags.map((f) => `  ${f.flags}  ${f.description}`), '');
   if (s.env.length) out.push('Environment:', ...s.env.map((e) => `  ${e.name}  ${e.description}`), '');
   if (s.start.length) out.push('Start it:', ...s.start.map((c) => `  ${c}`), '');
   if (s.protocol) {

@@ -77,14 +77,16 @@ export async function createAgenticMemorySource(
   const extractorName = extractorModel(cfg);
   if (!extractorName) {
     throw new InputError(
-      'agentic memory needs an LLM to extract memories: give --extractor MODEL (or --reader MODEL, which it then uses)',
-      { place: '--extractor' },
+      'agentic memory needs an LLM to extract memories: give -S extractor=MODEL (or --reader MODEL, which it then uses)',
+      { place: '-S extractor' },
     );
   }
   const entry = session.model(extractorName, 'reader');
   const a = session.availability(entry, 'reader');
   if (!a.ok)
-    throw new InputError(`agentic memory cannot extract: ${a.reason.replace('reader model', 'extractor model')}`, { place: '--extractor' });
+    throw new InputError(`agentic memory cannot extract: ${a.reason.replace('reader model', 'extractor model')}`, {
+      place: '-S extractor',
+    });
   // Its own usage role: the reader's provider table counts answers only.
   const extractor = new ChatModel(session, 'extract', entry, a.endpoint);
   const limits = extractionLimits(entry, mcfg);

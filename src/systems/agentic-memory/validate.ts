@@ -184,7 +184,7 @@ export function applyBatch(
         return;
       }
       const proposed = decisions.proposals(memoryId(owner, scope, batch, i), item, replaced, cfg.mutations !== false);
-      // Add-only memory (--no-mutations): the new version is stored beside the old, which stays active.
+      // Add-only memory (-S mutations=false): the new version is stored beside the old, which stays active.
       if (cfg.mutations === false) replaced = [];
       const window = fcfg.enabled ? writeWindow(createdDay, fcfg) : null;
       // Over the write cap: recorded (forgotten, reason write-cap), neither recalled nor superseding anything.

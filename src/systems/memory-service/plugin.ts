@@ -8,7 +8,7 @@
  */
 import type { z } from 'zod';
 import type { RunConfig } from '../../config/schema.js';
-import type { SystemAbout, SystemDescriptor, SystemOption, SystemPaperRow } from '../../core/system.js';
+import type { SystemAbout, SystemDescriptor, SystemPaperRow } from '../../core/system.js';
 import type { ModelEntry } from '../../providers/models.js';
 import { Secrets, keyFrom } from '../../providers/secrets.js';
 import type { ProviderSession } from '../../providers/session.js';
@@ -47,8 +47,6 @@ export interface ServicePlugin<C extends ServiceSettings> {
    * `protocol`), filled in after validation; every use of the settings (run, dry run, store) sees the result.
    */
   resolve?(cfg: C): C;
-  /** Older flags kept as documented aliases of `-S` options. */
-  aliases?: readonly SystemOption[];
   paperRows?: readonly SystemPaperRow[];
 }
 
@@ -83,7 +81,6 @@ export function serviceSystem<C extends ServiceSettings>(p: ServicePlugin<C>): S
       env: [{ name: schemaKeyEnv(p), description: `${p.about.label}'s key, when the service needs one` }, ...(p.about.env ?? [])],
     },
     config: { key: section, schema: p.schema },
-    ...(p.aliases ? { options: p.aliases } : {}),
     ...(p.paperRows ? { paperRows: p.paperRows } : {}),
     async create(cfg, session, opts) {
       const { service, settings } = connect(cfg, session.transport.env, session.transport, session.secrets);
