@@ -31,7 +31,7 @@ describe('BEAM -B skip-incomplete=true', () => {
     const ds = await beam.load({ path: partialCheckout(), options: { skipIncomplete: 'true' } });
     expect(ds.episodes.map((e) => e.id)).toEqual(['100K/1']);
     expect(ds.questions).toHaveLength(20);
-    const w = ds.warnings.filter((x) => x.place === '-B', 'skip-incomplete=true');
+    const w = ds.warnings.filter((x) => x.place === '-B skip-incomplete');
     expect(w).toHaveLength(1);
     expect(w[0]!.message).toMatch(
       /^2 of 3 conversation folders skipped as incomplete: 100K\/2 \(no chat_trunecated\.json.*\), 100K\/3 \(no probing_questions\/probing_questions\.json\)$/,

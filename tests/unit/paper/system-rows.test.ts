@@ -28,7 +28,7 @@ const opponent: ReturnType<typeof getSystem> = {
       title: 'the opponent’s own LoCoMo row',
       paper: '88.12',
       paperValue: 88.12,
-      flags: '--memory-url URL',
+      flags: '-S url=URL',
       needs: 'a running service (-S url=URL)',
     },
   ],
