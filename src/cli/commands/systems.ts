@@ -32,8 +32,6 @@ export interface SystemInfo {
   env: Array<{ name: string; description: string }>;
   start: string[];
   protocol: { summary: string; sources: string[]; deviations: string[] } | null;
-  /** Older flags that set the same options. */
-  flags: Array<{ flags: string; description: string }>;
   /** Its own library's install (`rawrag systems install NAME`), when it declares one. */
   install: { library: string; version: string; python: string; from: string; heavy?: string; unavailable?: string } | null;
   /** What it was checked against: "real library X at version V, date" or "stand-in only: why" (services and sidecars). */
@@ -86,7 +84,6 @@ export function systemInfo(system: SystemDescriptor): SystemInfo {
     protocol: a?.protocol
       ? { summary: a.protocol.summary, sources: [...a.protocol.sources], deviations: [...a.protocol.deviations] }
       : null,
-    flags: (system.options ?? []).map((o) => ({ flags: o.flags, description: o.description })),
     install: installOf(a?.install),
     checked: checkedOf(system),
   };
@@ -172,7 +169,6 @@ function detail(s: SystemInfo): string {
       '',
     );
   } else out.push('No options of its own.', '');
-  if (s.flags.length) out.push('Older flags, kept as aliases:', ...s.flags.map((f) => `  ${f.flags}  ${f.description}`), '');
   if (s.env.length) out.push('Environment:', ...s.env.map((e) => `  ${e.name}  ${e.description}`), '');
   if (s.install)
     out.push(
