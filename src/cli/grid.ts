@@ -28,6 +28,7 @@ import { getSystem } from '../systems/registry.js';
 import { capLine, capTransport, doneIds, maxCostOf, recordedSpend } from './cost-cap.js';
 import { CostCapExceeded, GridFailures, ItemFailures, retryCommand } from './exit.js';
 import { progressBar, type ProgressInfo } from './progress.js';
+import { firstTime } from './notes-once.js';
 import { runLine } from './commands/runs.js';
 
 /** Flags whose comma list makes a grid (the benchmark argument too). */
@@ -212,7 +213,7 @@ async function runCells(
       },
       {
         log: (cell, line) => {
-          if (/^(warning|note): /.test(line) && said.has(line)) return;
+          if ((/^(warning|note): /.test(line) && said.has(line)) || !firstTime(line)) return;
           said.add(line);
           bar.stop();
           process.stderr.write(`[${cell.name}] ${line}\n`);
