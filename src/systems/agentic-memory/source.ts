@@ -94,7 +94,9 @@ function openExtractor(cfg: RunConfig, session: ProviderSession): { entry: Model
   const entry = session.model(extractorName, 'reader');
   const a = session.availability(entry, 'reader');
   if (!a.ok)
-    throw new InputError(`agentic memory cannot extract: ${a.reason.replace('reader model', 'extractor model')}`, { place: '-S extractor' });
+    throw new InputError(`agentic memory cannot extract: ${a.reason.replace('reader model', 'extractor model')}`, {
+      place: '-S extractor',
+    });
   // Its own usage role: the reader's provider table counts answers only.
   return { entry, extractor: new ChatModel(session, 'extract', entry, a.endpoint) };
 }
