@@ -27,7 +27,10 @@ import { declaredOptions } from './system-options.js';
 import { getSystem } from '../systems/registry.js';
 import { capLine, capTransport, doneIds, maxCostOf, recordedSpend } from './cost-cap.js';
 import { CostCapExceeded, GridFailures, ItemFailures, retryCommand } from './exit.js';
-import { progressBar, type ProgressInfo } from './progress.js';
+import { progressBar } from './progress.js';
+import { firstTime } from './notes-once.js';
+import { GridProgress } from './grid-progress.js';
+import { loadRunInputs } from '../pipeline/plan.js';
 import { runLine } from './commands/runs.js';
 
 /** Flags whose comma list makes a grid (the benchmark argument too). */
@@ -196,7 +199,8 @@ async function runCells(
     () => bar.stop(),
     () => bar.stop(),
   );
-  const each = new Map<string, { done: number; total: number; info: ProgressInfo }>();
+  // Every cell's selection counted before the first starts: the bar's total never grows.
+  const progress = new GridProgress(await plannedQuestions(cells));
   // A warning or note every cell of a benchmark would repeat (data warnings, the retriever's note) is printed once.
   const said = new Set<string>();
   try {
@@ -212,25 +216,14 @@ async function runCells(
       },
       {
         log: (cell, line) => {
-          if (/^(warning|note): /.test(line) && said.has(line)) return;
+          if ((/^(warning|note): /.test(line) && said.has(line)) || !firstTime(line)) return;
           said.add(line);
           bar.stop();
           process.stderr.write(`[${cell.name}] ${line}\n`);
         },
         progress: (cell, done, total, info = {}) => {
-          each.set(cell.name, { done, total, info });
-          const all = [...each.values()];
-          const costs = all.map((p) => p.info.costUsd);
-          bar.update(
-            all.reduce((s, p) => s + p.done, 0),
-            all.reduce((s, p) => s + p.total, 0),
-            {
-              errors: all.reduce((s, p) => s + (p.info.errors ?? 0), 0),
-              ...(costs.some((c) => c !== undefined)
-                ? { costUsd: costs.some((c) => c === null) ? null : costs.reduce<number>((s, c) => s + (c ?? 0), 0) }
-                : {}),
-            },
-          );
+          const g = progress.update(cell.name, done, total, info);
+          bar.update(g.done, g.total, g.info);
         },
         signal: interrupts.signal,
       },
@@ -375,4 +368,17 @@ async function gridEstimate(cells: Cell[], transport: Partial<TransportOptions>,
     ...(maxCost === null ? [] : [capLine(maxCost, total)]),
     'nothing was sent and no run directory was written',
   ].join('\n');
+}
+
+/** Each cell's question count (null where its inputs cannot be read: the cell will fail and say why). */
+async function plannedQuestions(cells: Cell[]): Promise<Map<string, number | null>> {
+  const out = new Map<string, number | null>();
+  for (const c of cells) {
+    try {
+      out.set(c.name, (await loadRunInputs(c.cfg)).questions.length);
+    } catch {
+      out.set(c.name, null);
+    }
+  }
+  return out;
 }
