@@ -288,7 +288,7 @@ function statusTable(cells: Cell[], outcomes: CellOutcome[], shard: Shard | null
   });
   // The cell's name is its folder under the set folder (the line below the table).
   const text = markdownTable(
-    ['cell', 'setting', 'system', 'status', 'n', 'errors', 'headline', 'spent'],
+    ['cell', 'setting', 'system', 'status', 'n', 'errors', 'headline', 'paid'],
     rows.map((r) => [
       r.cell,
       r.setting ?? '—',
@@ -325,7 +325,7 @@ function exitFor(
   if (cap?.reached) {
     const stopped = outcomes.filter((x) => x.status === 'stopped-cost-cap' || x.status === 'not started').length;
     throw new CostCapExceeded(
-      `stopped before crossing --max-cost $${cap.capUsd.toFixed(4)}: spent $${cap.spent.toFixed(4)} in all; ${stopped} of ${outcomes.length} cells not finished (held back: ${cap.stoppedAt ?? 'a request'}); ` +
+      `stopped before crossing --max-cost $${cap.capUsd.toFixed(4)}: paid $${cap.spent.toFixed(4)} in all; ${stopped} of ${outcomes.length} cells not finished (held back: ${cap.stoppedAt ?? 'a request'}); ` +
         'the same command with a higher --max-cost resumes the set',
     );
   }

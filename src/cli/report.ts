@@ -4,6 +4,7 @@ import { markdownTable, pct } from '../util/table.js';
 import { paperComparisonLine } from '../datasets/paper-rows.js';
 import { compareWithPaperRow } from '../paper/rows.js';
 import { systemOf } from '../systems/registry.js';
+import { costLine, runCost } from '../run/cost.js';
 
 export function renderRunReport(outcome: RunOutcome): string {
   const { summary, manifest } = outcome;
@@ -92,6 +93,7 @@ export function renderRunReport(outcome: RunOutcome): string {
   }
   lines.push(...usageLines(summary as Record<string, unknown>));
   lines.push(...cumulativeLines(summary as Record<string, unknown>));
+  lines.push(...costLines(outcome.dir));
   lines.push(...provenanceLines(summary as Record<string, unknown>));
   const system = systemOf(manifest.config);
   lines.push(...(system.summaryLines?.(summary as Record<string, unknown>) ?? []));
@@ -231,4 +233,17 @@ export function provenanceLines(summary: Record<string, unknown>): string[] {
 function errorStages(byStage: Record<string, number> | undefined): string {
   const parts = Object.entries(byStage ?? {}).map(([s, c]) => `${s} ${c}`);
   return parts.length ? ` (${parts.join(', ')})` : '';
+}
+
+/**
+ * The run directory's cost by the one definition (src/run/cost.ts), the same figures `rawrag view`,
+ * the report and `--max-cost` use; nothing when no provider was called.
+ */
+export function costLines(dir: string): string[] {
+  const c = runCost(dir);
+  if (c.paid_usd === 0 && c.list_usd === 0) return [];
+  return [
+    '',
+    `Cost of this run directory: ${costLine(c)} (paid: billed over every process, cache hits cost nothing; list-price equivalent: every reply priced, cached or not; both cover ingest, retrieval, answers and judge)`,
+  ];
 }

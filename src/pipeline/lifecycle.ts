@@ -14,6 +14,9 @@ import { COST_CAP_REASON } from '../providers/budget.js';
 import { addCost } from '../providers/usage.js';
 import { openRunDir, startManifest, type OpenedRunDir, type OpenOptions } from './run-directory.js';
 
+/** How often a running run rewrites its manifest's `spent_usd` (a manifest write per item would cost more than it tells). */
+const SPEND_EVERY_MS = 1000;
+
 export type ManifestFields = Omit<Parameters<typeof startManifest>[0], 'opened' | 'done' | 'selected' | 'identity'>;
 
 export class RunLifecycle {
@@ -49,15 +52,34 @@ export class RunLifecycle {
     return this.opened.rundir.dir;
   }
 
-  /** The manifest as `running`. */
+  /** The manifest as `running`, with what earlier processes paid (`spent_usd`, kept current by `append`). */
   start(): void {
+    if (this.opened.spentBefore !== undefined) this.manifest.spent_usd = this.opened.spentBefore;
     if (!this.dryRun) this.opened.rundir.writeManifest(this.manifest);
   }
+
+  /**
+   * What this process has paid so far (its session's sent requests): `append` writes it into the
+   * manifest's `spent_usd` at most every SPEND_EVERY_MS, so `rawrag view`, `rawrag runs` and a
+   * later `--max-cost` see the money of a run still running, or killed before it could finish.
+   */
+  trackSpend(now: () => number | null): void {
+    this.spendNow = now;
+  }
+
+  private spendNow: (() => number | null) | null = null;
+  private spendWrittenAt = 0;
 
   /** Appends an item (throws when the write fails); after `release`, late items are not written (the lock is gone). */
   append(item: ItemRecord): void {
     if (this.closed) return;
-    if (!this.dryRun) this.opened.rundir.append(item);
+    if (this.dryRun) return;
+    this.opened.rundir.append(item);
+    if (this.spendNow && Date.now() - this.spendWrittenAt >= SPEND_EVERY_MS) {
+      this.spendWrittenAt = Date.now();
+      Object.assign(this.manifest, { ...this.spent(this.spendNow()), updated_at: new Date().toISOString() });
+      this.opened.rundir.writeManifest(this.manifest);
+    }
   }
 
   /**
