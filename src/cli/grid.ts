@@ -7,6 +7,7 @@
  * and one `--max-cost`; a status table at the end. Exit codes: those of a run, and 7 when a cell
  * failed as a whole (the others still ran).
  */
+import { mergeFailureGroups, type FailureGroup } from '../run/failures.js';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { displayPath } from '../util/paths.js';
@@ -338,7 +339,11 @@ function exitFor(
   const errors = summaries.reduce((s, x) => s + x.errors, 0);
   const n = summaries.reduce((s, x) => s + x.n, 0);
   const over = summaries.some((x) => x.errors > 0 && x.errors / Math.max(1, x.n) > maxRate);
-  if (over) throw new ItemFailures(errors, n, maxRate, `${retryCommand(process.argv)} --retry-errors --out ${setDir}`);
+  if (over) {
+    // The reasons over every cell, grouped as one run's are (a cell's groups merged by stage and reason).
+    const reasons = mergeFailureGroups(summaries.map((x) => (x as { failures?: FailureGroup[] }).failures ?? []));
+    throw new ItemFailures(errors, n, maxRate, `${retryCommand(process.argv)} --retry-errors --out ${setDir}`, reasons);
+  }
 }
 
 /** `--dry-run` of a grid: each cell's calls and cost, and the total. */

@@ -5,6 +5,8 @@ import { paperComparisonLine } from '../datasets/paper-rows.js';
 import { compareWithPaperRow } from '../paper/rows.js';
 import { systemOf } from '../systems/registry.js';
 import { costLine, runCost } from '../run/cost.js';
+import { statusLabel } from '../run/status.js';
+import { renderFailures, type FailureGroup } from '../run/failures.js';
 
 export function renderRunReport(outcome: RunOutcome): string {
   const { summary, manifest } = outcome;
@@ -62,6 +64,8 @@ export function renderRunReport(outcome: RunOutcome): string {
   );
   const lines = [
     `${manifest.system}${manifest.name ? ` [${manifest.name}]` : ''} on ${manifest.benchmark} — ${summary.n} questions, ${summary.errors} errors${errorStages(summary.errors_by_stage)}`,
+    `status: ${statusLabel({ status: manifest.status, failed: summary.errors })}`,
+    ...failureLines(summary as Record<string, unknown>, outcome.dir),
     '',
     markdownTable(header, rows),
     ...metricsAtDepth(rowsAll, allMetrics),
@@ -246,4 +250,11 @@ export function costLines(dir: string): string[] {
     '',
     `Cost of this run directory: ${costLine(c)} (paid: billed over every process, cache hits cost nothing; list-price equivalent: every reply priced, cached or not; both cover ingest, retrieval, answers and judge)`,
   ];
+}
+
+/** Why items failed, grouped with counts and a fix hint (summary.json `failures`), and where to see them all. */
+export function failureLines(summary: Record<string, unknown>, dir: string): string[] {
+  const groups = summary.failures as FailureGroup[] | undefined;
+  if (!Array.isArray(groups) || groups.length === 0) return [];
+  return ['why they failed (grouped; every failed item: `rawrag show ' + dir + ' --failures`):', ...renderFailures(groups)];
 }

@@ -1,7 +1,8 @@
 /**
  * One run directory's lifecycle, the same for `rawrag run`, every `rawrag ablate` variant and
  * `rawrag judge`: open or resume (identity checked, lock taken), start (the manifest says
- * `running`), append items, then exactly one of finish (summary, then `complete`, `incomplete`
+ * `running`), append items, then exactly one of finish (summary, then `complete` (every question
+ * answered, none failed), `incomplete`
  * or `interrupted` with exact counts), fail (`failed` with the error) — and release the lock.
  * A dry run opens read-only and writes nothing at any step.
  */
@@ -12,6 +13,7 @@ import type { Manifest, RunStatus } from '../run/manifest.js';
 import { Interrupted } from '../util/interrupt.js';
 import { COST_CAP_REASON } from '../providers/budget.js';
 import { addCost } from '../providers/usage.js';
+import { groupFailures } from '../run/failures.js';
 import { openRunDir, startManifest, type OpenedRunDir, type OpenOptions } from './run-directory.js';
 
 /** How often a running run rewrites its manifest's `spent_usd` (a manifest write per item would cost more than it tells). */
@@ -104,8 +106,17 @@ export class RunLifecycle {
     const capped = reason === COST_CAP_REASON;
     const interrupted = reason === null || capped ? null : reason === 'SIGTERM' ? 'SIGTERM' : 'SIGINT';
     const all = o.items.length === this.questions.length;
-    const status: RunStatus = interrupted ? 'interrupted' : all ? 'complete' : capped ? 'stopped-cost-cap' : 'incomplete';
+    // Complete means every selected question answered without a failure: failed items make a run incomplete.
+    const status: RunStatus = interrupted
+      ? 'interrupted'
+      : all && o.summary.errors === 0
+        ? 'complete'
+        : capped
+          ? 'stopped-cost-cap'
+          : 'incomplete';
     if (!this.dryRun) {
+      // The summary says it too (status, failed count, the reasons grouped), for readers of summary.json alone.
+      Object.assign(o.summary, { status, failed: o.summary.errors, failures: groupFailures(o.items) });
       rundir.writeSummary(o.summary);
       Object.assign(this.manifest, {
         status,

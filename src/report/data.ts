@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { PaperMap } from '../paper/map.js';
 import type { FamilyReport, StatsReport } from '../stats/compute-tables.js';
 import type { AblationInput, ReportInputs, RunInput } from './collect.js';
+import { statusFacts, statusLabel } from '../run/status.js';
 import { listPriceByRole, paidOf, sumRoles, type RoleUsage } from '../run/cost.js';
 
 export type { RoleUsage };
@@ -235,7 +236,8 @@ export function buildReportData(inputs: ReportInputs, meta: BuildOptions): Repor
       system: run.loaded.system,
       benchmark: run.loaded.benchmark,
       setting: run.loaded.setting,
-      status: run.loaded.status,
+      // `incomplete (39 failed)`: a run with failed items is never shown as complete (src/run/status.ts).
+      status: statusLabel(statusFacts(run.manifest, run.summary)),
       reader: configValue(run, 'reader'),
       judge: run.items.some((i) => judgeOf(i) !== null) ? configValue(run, 'judge') : null,
       summary: summaryView(run),

@@ -26,7 +26,7 @@ const LIVE_CSS = `
 #live .status { font-weight: 600; }
 #live .status.running { color: var(--accent); }
 #live .status.complete { color: var(--good); }
-#live .status.failed, #live .status.stopped, #live .status.interrupted { color: var(--bad); }
+#live .status.failed, #live .status.stopped, #live .status.interrupted, #live .status.incomplete { color: var(--bad); }
 #live progress { width: 140px; vertical-align: middle; margin-right: 6px; }
 #live .offline { color: var(--bad); font-weight: 600; }
 @media print { #live { display: none; } }
@@ -63,7 +63,7 @@ export function liveScript(intervalMs: number): string {
     head.appendChild(document.createTextNode(r.system + (r.name ? ' [' + r.name + ']' : '')));
     head.appendChild(text('div', r.setting + ' \u00b7 ' + r.label, { class: 'muted small' }));
     tr.appendChild(head);
-    tr.appendChild(text('td', r.status === 'stopped' ? 'stopped (its process is gone)' : r.status, { class: 'status ' + r.status, 'data-col': 'status' }));
+    tr.appendChild(text('td', r.status === 'stopped' ? 'stopped (its process is gone)' : r.status_label || r.status, { class: 'status ' + r.status, 'data-col': 'status' }));
     var done = document.createElement('td');
     done.setAttribute('data-col', 'done');
     done.setAttribute('data-done', String(r.done));

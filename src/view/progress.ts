@@ -9,6 +9,7 @@ import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync } from
 import { hostname } from 'node:os';
 import { join, relative } from 'node:path';
 import { LOCK_FILE } from '../run/lock.js';
+import { effectiveStatus, statusLabel } from '../run/status.js';
 import { itemUsage, listPriceByRole, paidOf, sumRoles, type RoleUsage } from '../run/cost.js';
 import { addCost } from '../providers/usage.js';
 
@@ -33,6 +34,8 @@ export interface RunProgress {
   setting: string;
   /** manifest.json `status` (`running`, `complete`, `incomplete`, `interrupted`, `failed`), or `stopped`: says running, but its process is gone. */
   status: string;
+  /** The status as shown: `incomplete (3 failed)` when items failed. */
+  status_label: string;
   /** Questions selected for the run (manifest `questions.selected`); null when the manifest does not say. */
   selected: number | null;
   /** Items written (one per question; a question written twice counts once). */
@@ -200,7 +203,10 @@ export class RunWatch {
     for (const f of facts) cost = addCost(cost, f.cost);
     // The roles not recorded per item (embedding, reranking, ingest) come from the last finished process's summary.
     cost = addCost(cost, sumRoles(perRunRoles(this.summary())));
-    const status = str(m.status) ?? 'unknown';
+    // A finished run with failed items is `incomplete`, never `complete` (src/run/status.ts).
+    const failed = facts.filter((f) => f.failed).length;
+    const raw = str(m.status) ?? 'unknown';
+    const live = raw === 'running' && !writerAlive(this.dir) ? 'stopped' : (effectiveStatus({ status: raw, failed }) ?? raw);
     const mtime = itemsMtime ?? (this.manifestMtime >= 0 ? this.manifestMtime : null);
     return {
       label: relative(process.cwd(), this.dir) || '.',
@@ -208,10 +214,11 @@ export class RunWatch {
       name: str(m.name),
       benchmark: str(m.benchmark) ?? '?',
       setting: str(m.setting) ?? '?',
-      status: status === 'running' && !writerAlive(this.dir) ? 'stopped' : status,
+      status: live,
+      status_label: live === 'running' || live === 'stopped' ? live : statusLabel({ status: live, failed }),
       selected: typeof questions?.selected === 'number' ? questions.selected : null,
       done: facts.length,
-      failed: facts.filter((f) => f.failed).length,
+      failed,
       judged: scored.length,
       mean_score: scored.length ? scored.reduce((a, f) => a + f.scored!, 0) / scored.length : null,
       coverage: withGold.length ? withGold.filter((f) => f.covered).length / withGold.length : null,
