@@ -64,7 +64,10 @@ export function renderRunReport(outcome: RunOutcome): string {
   );
   const lines = [
     `${manifest.system}${manifest.name ? ` [${manifest.name}]` : ''} on ${manifest.benchmark} — ${summary.n} questions, ${summary.errors} errors${errorStages(summary.errors_by_stage)}`,
-    `status: ${statusLabel({ status: manifest.status, failed: summary.errors })}`,
+    // Said when the run is not complete (failed items, questions left): a complete run needs no line.
+    ...(manifest.status !== 'complete' || summary.errors > 0
+      ? [`status: ${statusLabel({ status: manifest.status, failed: summary.errors })}`]
+      : []),
     ...failureLines(summary as Record<string, unknown>, outcome.dir),
     '',
     markdownTable(header, rows),
