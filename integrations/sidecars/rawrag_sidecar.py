@@ -547,6 +547,22 @@ def _handler(sidecar: Sidecar, key: Optional[str]):
     return Handler
 
 
+def rawrag_cache_dir(env: Optional[dict] = None) -> str:
+    """rawrag's cache folder, found as rawrag finds it (src/providers/cache.ts resolveCacheDir)."""
+    env = os.environ if env is None else env
+    if env.get("RAWRAG_CACHE_DIR"):
+        return os.path.abspath(env["RAWRAG_CACHE_DIR"])
+    if env.get("XDG_CACHE_HOME"):
+        return os.path.join(os.path.abspath(env["XDG_CACHE_HOME"]), "rawrag")
+    return os.path.join(os.path.expanduser("~"), ".cache", "rawrag")
+
+
+def default_state_dir(system: str, env: Optional[dict] = None) -> str:
+    """Where a sidecar keeps its state when no --state is given: under rawrag's cache, the folder a
+    sidecar rawrag starts for you uses (`<cache>/sidecars/<system>`), never the current folder."""
+    return os.path.join(rawrag_cache_dir(env), "sidecars", system.lower())
+
+
 def main(adapter_class: type[Adapter], argv: Optional[list[str]] = None) -> None:
     parser = argparse.ArgumentParser(
         prog=f"{adapter_class.system.lower()}.py",
@@ -557,14 +573,15 @@ def main(adapter_class: type[Adapter], argv: Optional[list[str]] = None) -> None
     parser.add_argument(
         "--state",
         default=None,
-        help="folder of the sidecar's state and the library's data (default ./rawrag-sidecar-<system>); "
+        help="folder of the sidecar's state and the library's data (default: <rawrag's cache>/sidecars/<system>, "
+        "the cache being RAWRAG_CACHE_DIR, else $XDG_CACHE_HOME/rawrag, else ~/.cache/rawrag); "
         "a restarted sidecar on the same folder keeps every add it acknowledged",
     )
     parser.add_argument("--key-env", default="RAWRAG_SIDECAR_KEY", help="environment variable of the Bearer key rawrag sends (unset: none needed)")
     parser.add_argument("--search-wait", type=float, default=3600.0, help="seconds a search waits for its owner to be fed to the library")
     adapter_class.add_arguments(parser)
     args = parser.parse_args(argv)
-    state_dir = os.path.abspath(args.state or f"rawrag-sidecar-{adapter_class.system.lower()}")
+    state_dir = os.path.abspath(args.state) if args.state else default_state_dir(adapter_class.system)
     os.makedirs(os.path.join(state_dir, "owners"), exist_ok=True)
     stdout = sys.stdout
     # The libraries print freely; stdout's first line is the sidecar's address, for whoever started it.

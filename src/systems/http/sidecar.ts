@@ -24,7 +24,7 @@ export interface SidecarPlugin {
   script: string;
   /** Commands before the sidecar starts: the library's install at the pinned commit, its stores. */
   setup: readonly string[];
-  /** The sidecar's own flags worth showing in its start command (after --port and --state). */
+  /** The sidecar's own flags worth showing in its start command (after --port). */
   flags?: string;
   /** What the library reads from the environment (its LLM and embedding endpoints). */
   env: ReadonlyArray<{ name: string; description: string }>;
@@ -57,7 +57,11 @@ export function sidecarSystem(p: SidecarPlugin): SystemDescriptor<ProviderSessio
     about: {
       label: p.label,
       kind: 'sidecar',
-      start: [...p.setup, `python3 ${p.script} --port 8787 --state rawrag-sidecar-${p.name}${p.flags ? ` ${p.flags}` : ''}`],
+      // No --state: the sidecar keeps its state under rawrag's cache (<cache>/sidecars/<name>), never in the current folder.
+      start: [
+        ...p.setup,
+        `python3 ${p.script} --port 8787${p.flags ? ` ${p.flags}` : ''}   (state: <rawrag cache>/sidecars/${p.name}; --state DIR to choose)`,
+      ],
       env: p.env,
       protocol: p.protocol,
     },
