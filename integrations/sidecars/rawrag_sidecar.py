@@ -547,6 +547,24 @@ def _handler(sidecar: Sidecar, key: Optional[str]):
     return Handler
 
 
+def installed_checkout() -> Optional[str]:
+    """The source checkout `rawrag systems install NAME --source DIR` installed this sidecar's library
+    from, read from the install record beside the environment the sidecar runs in
+    (<systems dir>/<system>/installed.json, the venv being <systems dir>/<system>/venv); None if none."""
+    record = os.path.join(os.path.dirname(sys.prefix), "installed.json")
+    source = read_json(record, {}).get("source", {}) if os.path.exists(record) else {}
+    return source.get("dir") if isinstance(source, dict) and source.get("kind") == "checkout" else None
+
+
+def import_from_checkout(source: Optional[str]) -> Optional[str]:
+    """Puts a library's checkout first on sys.path (a library its authors run from the checkout, not
+    installed as a package): `--source DIR`, else the checkout it was installed from. Returns it."""
+    source = source or installed_checkout()
+    if source:
+        sys.path.insert(0, os.path.abspath(source))
+    return source
+
+
 def rawrag_cache_dir(env: Optional[dict] = None) -> str:
     """rawrag's cache folder, found as rawrag finds it (src/providers/cache.ts resolveCacheDir)."""
     env = os.environ if env is None else env

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import type { SystemDescriptor, VendorProtocol } from '../../core/system.js';
+import type { InstallSpec } from '../memory-service/install.js';
 import type { ModelEntry } from '../../providers/models.js';
 import type { ProviderSession } from '../../providers/session.js';
 import { serviceSettingsShape, type ServiceSettings } from '../memory-service/config.js';
@@ -35,6 +36,8 @@ export interface SidecarPlugin {
   noCoverage?: string;
   /** The library keeps one process-wide store: episodes are ingested, answered and cleared one after another. */
   oneEpisodeAtATime?: boolean;
+  /** Its library's install (`rawrag systems install NAME`): version, source, environment. */
+  install?: InstallSpec;
 }
 
 export type SidecarConfig = ServiceSettings;
