@@ -40,6 +40,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import sys
 import threading
 import time
@@ -320,6 +321,9 @@ class Adapter:
         """Removes the owner's library data; returns what was removed, in words."""
         raise NotImplementedError
 
+    def close(self) -> None:
+        """The sidecar stops (SIGTERM, Ctrl-C): stop what the adapter started (a private database server)."""
+
     def turns_by_key(self, owner: Owner, key: Callable[[dict], Any]) -> dict:
         """turn records grouped by a key (the text a library stores), for mapping memories back to turns."""
         out: dict = {}
@@ -581,6 +585,10 @@ def default_state_dir(system: str, env: Optional[dict] = None) -> str:
     return os.path.join(rawrag_cache_dir(env), "sidecars", system.lower())
 
 
+def _interrupt(*_: Any) -> None:
+    raise KeyboardInterrupt
+
+
 def main(adapter_class: type[Adapter], argv: Optional[list[str]] = None) -> None:
     parser = argparse.ArgumentParser(
         prog=f"{adapter_class.system.lower()}.py",
@@ -612,9 +620,12 @@ def main(adapter_class: type[Adapter], argv: Optional[list[str]] = None) -> None
     stdout.write(f"rawrag sidecar {adapter_class.system} listening on http://{args.host}:{port} (state {state_dir})\n")
     stdout.flush()
     sys.stdout = sys.stderr
+    # SIGTERM ends the sidecar as Ctrl-C does, so the adapter's close() runs (Python's default would skip it).
+    signal.signal(signal.SIGTERM, _interrupt)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
         pass
     finally:
         server.server_close()
+        adapter.close()

@@ -145,10 +145,11 @@ export const SIDECAR_FIXTURES: Record<string, ServiceFixture> = {
     const content = (t: Turn) => [t.text, ...t.captions.map((cap) => `[Image: ${cap}]`)].join(' ');
     expect(adds.map((x) => x.adds![0])).toEqual(turns.map((t) => `${t.speaker}: ${content(t)}`));
     expect(adds.map((x) => (x.timestamps as string[])[0])).toEqual(turns.map((t) => isoOf(t.date)));
-    expect((adds[0]!.metadata as any[])[0]).toMatchObject({
+    expect((adds[0]!.metadata as any[])[0]).toEqual({
       original_speaker: turns[0]!.speaker,
       dataset_timestamp: turns[0]!.date,
-      rawrag_turn_id: turns[0]!.id,
+      blip_caption: turns[0]!.captions[0] ?? null,
+      search_query: null,
     });
     // flush(user), then drain(), before the first question; search.py's settings.
     const user = adds[0]!.scope;

@@ -8,7 +8,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -71,10 +71,16 @@ export function offlineEnv(apiUrl: string, tiktokenDir: string, extra: Record<st
   };
 }
 
+/** A temporary folder others may traverse: under root, a sidecar's private PostgreSQL runs as the `postgres` user. */
+function openDir(dir: string): string {
+  chmodSync(dir, 0o755);
+  return dir;
+}
+
 export class RealSidecar {
   url = '';
   stderr = '';
-  readonly state = join(tempDir('rawrag-real-'), 'state');
+  readonly state = join(openDir(tempDir('rawrag-real-')), 'state');
   private child: ChildProcess | null = null;
 
   constructor(
