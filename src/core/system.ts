@@ -153,7 +153,15 @@ export interface SystemAbout {
   /** Commands that start what it needs (a service, a sidecar), in order. */
   start?: readonly string[];
   protocol?: VendorProtocol;
+  /**
+   * Which image captions it is fed, as its vendor's benchmark loader feeds them: `all` (default;
+   * RAW-RAG, as the paper) or `with-image` (a caption only where the image itself is in the data,
+   * LoCoMo `img_url`: the loaders of EverMemOS, memU's evaluators, SimpleMem, A-MEM and EMem).
+   */
+  captions?: CaptionPolicy;
 }
+
+export type CaptionPolicy = 'all' | 'with-image';
 
 export interface SystemDescriptor<Session = unknown, Model = unknown> {
   /** The `--system` value. */

@@ -50,6 +50,8 @@ export const evermemos = serviceSystem<EverMemosConfig>({
   about: {
     label: 'EverMemOS',
     kind: 'service',
+    // evaluation/src/core/loaders.py inlines a caption only for a turn with img_url.
+    captions: 'with-image',
     start: [
       'git clone https://github.com/EverMind-AI/EverMemOS && cd EverMemOS/methods/EverCore',
       'cp env.template .env   (LLM_BASE_URL and key; VECTORIZE_BASE_URL (Qwen3-Embedding-4B) and RERANK_BASE_URL (Qwen3-Reranker-4B), OpenAI-compatible)',

@@ -5,7 +5,7 @@
  * the protocol's own (HttpMemoryService); each system folder only declares its data.
  */
 import { z } from 'zod';
-import type { SystemDescriptor, VendorProtocol } from '../../core/system.js';
+import type { CaptionPolicy, SystemDescriptor, VendorProtocol } from '../../core/system.js';
 import type { InstallSpec } from '../memory-service/install.js';
 import type { ModelEntry } from '../../providers/models.js';
 import type { ProviderSession } from '../../providers/session.js';
@@ -38,6 +38,8 @@ export interface SidecarPlugin {
   oneEpisodeAtATime?: boolean;
   /** Its library's install (`rawrag systems install NAME`): version, source, environment. */
   install?: InstallSpec;
+  /** Which image captions its authors' benchmark loader feeds the library (default all): see SystemAbout.captions. */
+  captions?: CaptionPolicy;
 }
 
 export type SidecarConfig = ServiceSettings;
@@ -67,6 +69,7 @@ export function sidecarSystem(p: SidecarPlugin): SystemDescriptor<ProviderSessio
       ],
       env: p.env,
       protocol: p.protocol,
+      ...(p.captions ? { captions: p.captions } : {}),
     },
     schema: schema as unknown as z.ZodType<SidecarConfig>,
     connect: (cfg, key, transport) => new HttpMemoryService(cfg.url!, p.label, key, transport),

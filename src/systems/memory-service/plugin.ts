@@ -91,11 +91,12 @@ export function serviceSystem<C extends ServiceSettings>(p: ServicePlugin<C>): S
         runDir: opts.runDir,
         noCoverage: p.noCoverage?.(settings),
         oneEpisodeAtATime: p.oneEpisodeAtATime?.(settings) ?? false,
+        captions: p.about.captions ?? 'all',
       });
     },
     estimate: (input) => {
       const settings = settingsOf(input.cfg);
-      return estimateService(p.labelOf?.(settings) ?? p.about.label, settings, input);
+      return estimateService(p.labelOf?.(settings) ?? p.about.label, settings, input, p.about.captions ?? 'all');
     },
     summaryLines: serviceSummaryLines,
     store,

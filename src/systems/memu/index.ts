@@ -151,6 +151,8 @@ export const memu = serviceSystem<MemuConfig>({
   about: {
     label: 'MemU',
     kind: 'service',
+    // Its evaluators (EverMemOS's memu_adapter, on EverMemOS's loader) caption only a turn with img_url.
+    captions: 'with-image',
     start: [
       'hosted API (-S api=cloud, default): export MEMU_API_KEY=... (an api.memu.so key), then rawrag run locomo --system memu -S url=https://api.memu.so --reader gpt-4o-mini',
       'self-hosted (-S api=server): git clone https://github.com/NevaMind-AI/memU-server && cd memU-server',
