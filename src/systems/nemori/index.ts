@@ -14,6 +14,13 @@ export const nemori = sidecarSystem({
     'apt-get install postgresql-15   (or any PostgreSQL >= 15 with initdb/pg_ctl; the sidecar runs its own cluster under its state folder unless DATABASE_URL is set)',
     'rawrag systems install nemori --source nemori   (pip install -e ., as its README says)',
   ],
+  checked: {
+    kind: 'real',
+    library: 'nemori (nemori-ai/nemori checkout)',
+    version: '0.2.0 (d2a6dff6)',
+    date: '2026-12-07',
+    how: "tests/real/nemori.test.ts: rawrag run locomo --system nemori --limit 20 on a private PostgreSQL 15 and Qdrant local mode, against the loopback API answering Nemori's own prompts; 0 errors; episodes and semantic memories stored, searched and purged",
+  },
   install: {
     python: '>=3.10',
     source: {

@@ -12,6 +12,13 @@ export const recmem = sidecarSystem({
     'git clone https://github.com/CaiusDai/RecMem && git -C RecMem checkout a84252f6',
     "rawrag systems install recmem --source RecMem   (as its authors install it: pip install -r requirements.txt, run from the checkout; Qdrant is embedded under the sidecar's state folder)",
   ],
+  checked: {
+    kind: 'real',
+    library: 'RecMem (CaiusDai/RecMem checkout)',
+    version: 'a84252f6',
+    date: '2026-12-07',
+    how: "tests/real/recmem.test.ts: rawrag run locomo --system recmem --limit 20 against the loopback API answering RecMem's own prompts; 0 errors; raw, episodic and semantic memories stored, searched and purged",
+  },
   install: {
     // .python-version says 3.9; its code and requirements ran here on 3.11.7.
     python: '>=3.9',
