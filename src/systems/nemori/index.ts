@@ -29,6 +29,8 @@ export const nemori = sidecarSystem({
       steps: [['install', '-e', '.']],
     },
     library: { name: 'nemori', version: '0.2.0 (d2a6dff6)' },
+    // nemori/utils/token_counter.py: tiktoken.encoding_for_model (gpt-4.1-mini: o200k_base), cl100k_base otherwise.
+    tiktoken: ['cl100k_base', 'o200k_base'],
   },
   flags: '[--config evaluation/locomo/config.json]',
   env: [

@@ -30,6 +30,8 @@ export const recmem = sidecarSystem({
       steps: [['install', '-r', 'requirements.txt']],
     },
     library: { name: 'RecMem', version: 'a84252f6' },
+    // recmem/embedding/openai.py truncates what it embeds with tiktoken's cl100k_base.
+    tiktoken: ['cl100k_base'],
   },
   env: [
     { name: 'OPENAI_API_KEY', description: "the library's LLM and embedding key (read by the sidecar's library, not by rawrag)" },

@@ -11,6 +11,8 @@
  * - MERGE_CONTENT_PROMPT -> {"title", "content", "timestamp"}
  * Deterministic: the answer is a function of the prompt. null: not one of Nemori's prompts.
  */
+import type { LlmRequest, Responder } from './types.js';
+
 function section(text: string, from: string, to: string): string {
   const i = text.indexOf(from);
   if (i < 0) return '';
@@ -67,3 +69,9 @@ export function nemoriResponder(body: any): string | null {
   }
   return null;
 }
+
+export const responder: Responder = {
+  library: 'nemori',
+  matches: (r: LlmRequest) => r.path === '/v1/chat/completions' && nemoriResponder(r.body) !== null,
+  answer: (r: LlmRequest) => nemoriResponder(r.body)!,
+};

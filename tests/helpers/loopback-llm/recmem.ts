@@ -7,6 +7,8 @@
  * - SEMANTIC_EXTRACTION_PROMPT(_ABLATION) ("Semantic Memory Extractor") -> {"facts": [one per message, at most 3]}
  * Deterministic: the answer is a function of the prompt. null: not one of RecMem's prompts.
  */
+import type { LlmRequest, Responder } from './types.js';
+
 const MESSAGE = /\[Message\]: ([\s\S]*?)(?=\n- \[Message Timestamp\]|\n*$)/g;
 
 /** The chat turns quoted in a prompt section ("[Speaker]: text" lines), in order. */
@@ -41,3 +43,9 @@ export function recmemResponder(body: any): string | null {
   }
   return null;
 }
+
+export const responder: Responder = {
+  library: 'recmem',
+  matches: (r: LlmRequest) => r.path === '/v1/chat/completions' && recmemResponder(r.body) !== null,
+  answer: (r: LlmRequest) => recmemResponder(r.body)!,
+};
