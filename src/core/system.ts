@@ -146,11 +146,19 @@ export interface SystemAbout {
   /** Commands that start what it needs (a service, a sidecar), in order. */
   start?: readonly string[];
   protocol?: VendorProtocol;
+  /**
+   * Which image captions it is fed, as its vendor's benchmark loader feeds them: `all` (default;
+   * RAW-RAG, as the paper) or `with-image` (a caption only where the image itself is in the data,
+   * LoCoMo `img_url`: the loaders of EverMemOS, memU's evaluators, SimpleMem, A-MEM and EMem).
+   */
+  captions?: CaptionPolicy;
   /** Its own library's install (`rawrag systems install NAME`), and what a run then starts for you. */
   install?: InstallSpec;
   /** What rawrag checked it against: its real library (which version, when) or only a stand-in, and why. */
   checked?: CheckedAgainst;
 }
+
+export type CaptionPolicy = 'all' | 'with-image';
 
 /**
  * What an opponent was checked against, as data in its plug-in (set from what was actually run):
