@@ -44,7 +44,12 @@ export interface Figure {
   read(r: RunFacts, ctx: FigureContext): number | null;
   /** A few words beside it (each judge run's accuracy, the effective rate, the reader used). */
   text?(r: RunFacts, ctx: FigureContext): string | null;
+  /** Its 95 % interval in the same unit (`rawrag stats`'s, the benchmark's aggregation); absent where none applies (the item's tolerance does). */
+  interval?(r: RunFacts, ctx: FigureContext): [number, number] | null;
 }
+
+const cellInterval = (cell: { ci_low: number; ci_high: number } | null | undefined): [number, number] | null =>
+  cell && Number.isFinite(cell.ci_low) && Number.isFinite(cell.ci_high) ? [100 * cell.ci_low, 100 * cell.ci_high] : null;
 
 export const at = (obj: unknown, path: readonly string[]): number | null => {
   let v: unknown = obj;
@@ -61,7 +66,12 @@ export function headlinePercent(r: RunFacts, ctx?: FigureContext): number | null
   return typeof overall === 'number' ? 100 * overall : null;
 }
 
-export const headline = (what: string): Figure => ({ measure: `accuracy % (${what})`, unit: 'percent', read: headlinePercent });
+export const headline = (what: string): Figure => ({
+  measure: `accuracy % (${what})`,
+  unit: 'percent',
+  read: headlinePercent,
+  interval: (r, ctx) => cellInterval(ctx.leaderboard(r)?.columns.overall),
+});
 
 /** A question type's or a headline column's accuracy (stats: the benchmark's aggregation and cross-item rules). */
 export const columnFigure = (column: string, label: string): Figure => ({
@@ -71,6 +81,10 @@ export const columnFigure = (column: string, label: string): Figure => ({
     const row = ctx.leaderboard(r);
     const cell = row?.by_type[column] ?? row?.columns[column] ?? null;
     return cell ? 100 * cell.accuracy : null;
+  },
+  interval: (r, ctx) => {
+    const row = ctx.leaderboard(r);
+    return cellInterval(row?.by_type[column] ?? row?.columns[column] ?? null);
   },
 });
 

@@ -81,6 +81,13 @@ export interface PaperItem {
   paper: string;
   /** The paper's main figure in the item's unit, for the side-by-side. */
   paperValue?: number;
+  /**
+   * How close rawrag's figure must come where no 95 % interval applies (a wall time, a token count,
+   * a share without per-question outcomes): `abs` in the item's unit, or `rel` a fraction of the paper's figure.
+   */
+  tolerance?: { abs?: number; rel?: number };
+  /** The paper's figure is a bound, not a point (`all within 1.3 points`): rawrag's must not exceed it. */
+  bound?: 'at most';
   /** The command (or config) that regenerates it, as shown; null = rawrag cannot (said in `note`). */
   command: string | null;
   note?: string;
@@ -94,6 +101,8 @@ export interface PaperItem {
     against?: SettingSpec;
     /** The figure is shown beside the same figure of the `against` run (e.g. RAW-RAG's TTL beside an add-on's). */
     againstFigure?: boolean;
+    /** The paper's figure is the paired difference against `against` (an add-on's -19.62), not the run's own level. */
+    compare?: 'delta';
   };
   /** Variants of an ablation folder (ablation.json): the reference variant's setting, and which variants hold the item. */
   ablation?: {
@@ -101,6 +110,8 @@ export interface PaperItem {
     variants: (name: string) => boolean;
     /** The item is the variant's own accuracy (a prior baseline's 30.20), not its difference from the reference. */
     absolute?: boolean;
+    /** The item measures the delta of questions whose evidence did not change: their answers must be re-read and re-judged (--rejudge-unchanged). */
+    rejudgeUnchanged?: boolean;
   };
 }
 
