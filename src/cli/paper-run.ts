@@ -76,13 +76,15 @@ function pendingRuns(opts: PaperRunOptions): { runs: PlannedRun[]; unplannable: 
   const items = opts.items ?? paperItems();
   const map = buildPaperMap(opts.searched, { items });
   const status = new Map(map.entries.map((e) => [e.id, e.status]));
+  // An item whose run is there (its figure differs, or the paper does not name its data): running again changes nothing.
+  const hasRun = new Set(map.entries.filter((e) => e.run !== null).map((e) => e.id));
   const root = resolve(opts.searched[0]!);
   const runs = new Map<string, PlannedRun>();
   const unplannable: Array<{ item: string; why: string }> = [];
   for (const item of items) {
     if (opts.only && !opts.only.includes(item.section)) continue;
     const s = status.get(item.id);
-    if (s === 'reproduced' || s === 'not in rawrag') continue;
+    if (s === 'reproduced' || s === 'not in rawrag' || hasRun.has(item.id)) continue;
     if (!item.steps?.length) {
       unplannable.push({ item: item.id, why: item.note ?? 'nothing rawrag can run on its own' });
       continue;

@@ -35,6 +35,8 @@ export interface ManifestView {
     version?: string;
     warnings?: Array<{ place?: string; message?: string; important?: boolean }>;
   };
+  /** Set by `rawrag import`: the run holds another tool's answers. */
+  imported_from?: unknown;
   finished_at?: string | null;
   updated_at?: string;
   created_at?: string;
@@ -50,6 +52,8 @@ export interface RunSetting {
   data: string;
   /** The registered system (`config.system`). */
   system: string;
+  /** An imported run (`rawrag import`): another tool's answers, named by the manifest's system label (`Memora`). */
+  imported: string | null;
   reference: boolean;
   oracle: boolean;
   reader: string | null;
@@ -121,7 +125,8 @@ export function runSetting(m: ManifestView): RunSetting | null {
   return {
     benchmark: m.benchmark,
     data: dataOf(m.setting, m.benchmark),
-    system: typeof cfg.system === 'string' ? cfg.system : m.system,
+    system: m.imported_from ? m.system : typeof cfg.system === 'string' ? cfg.system : m.system,
+    imported: m.imported_from ? m.system : null,
     reference: m.reference === true,
     oracle: m.oracle === true,
     reader: cfg.reader?.model ?? null,
@@ -141,7 +146,9 @@ export function runSetting(m: ManifestView): RunSetting | null {
     },
     dataset: {
       sha256: typeof m.dataset?.sha256 === 'string' ? m.dataset.sha256 : null,
-      warnings: (m.dataset?.warnings ?? []).filter((w) => w?.important === true).map((w) => `${w.place ? `${w.place}: ` : ''}${w.message ?? ''}`),
+      warnings: (m.dataset?.warnings ?? [])
+        .filter((w) => w?.important === true)
+        .map((w) => `${w.place ? `${w.place}: ` : ''}${w.message ?? ''}`),
     },
     options: Object.fromEntries(
       Object.entries((cfg.options ?? {}) as Record<string, unknown>)
@@ -165,8 +172,8 @@ export interface SettingSpec {
   benchmark: string;
   /** The data half of the setting; default the benchmark's default release (its bare name). */
   data?: string;
-  /** Which system: the paper's method (`reference`), a system by name, or any oracle. */
-  system: { reference: true } | { name: string } | { oracle: true };
+  /** Which system: the paper's method (`reference`), a system by name, any oracle, or an imported run's system label (any case). */
+  system: { reference: true } | { name: string } | { oracle: true } | { imported: string };
   /** The reader; `any` where the publication does not name it (the figure is then labelled with the run's). */
   reader: string | null | 'any';
   /** The retriever actually used; `any` for systems that retrieve on their own. */
@@ -285,10 +292,18 @@ function settingDifferences(spec: SettingSpec, r: RunSetting, cfg: Record<string
   return d;
 }
 
+/** Whether a run is of the item's system. */
+export function systemMatches(sys: SettingSpec['system'], r: RunSetting): boolean {
+  if ('reference' in sys) return r.reference;
+  if ('oracle' in sys) return r.oracle;
+  if ('imported' in sys) return r.imported !== null && r.imported.toLowerCase() === sys.imported.toLowerCase();
+  return r.imported === null && r.system === sys.name;
+}
+
 /** The rule: how a run stands against an item's setting. */
 export function judgeRun(spec: SettingSpec, r: RunSetting, cfg: Record<string, unknown> = {}): Verdict {
   const sys = spec.system;
-  const system = ('reference' in sys ? !r.reference : 'oracle' in sys ? !r.oracle : r.system !== sys.name) ? [r.system] : [];
+  const system = systemMatches(sys, r) ? [] : [r.system];
   const groups: Array<[Condition, string, string[]]> = [
     ['data', 'other data', dataDifferences(spec, r)],
     ['system', 'other system', system],

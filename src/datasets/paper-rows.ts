@@ -76,7 +76,7 @@ export const PAPER_BREAKDOWNS: readonly PaperBreakdown[] = [
     benchmark: 'meme',
     reader: 'gpt-4o-mini',
     ...b,
-    note: "the paper's summary names no reader for its MEME weak spots: rawrag reads them from the GPT-4o-mini row (Del, Cas and Abs count only real passes, MEME's before/after rule)",
+    note: "the paper's weaknesses section names GPT-4o-mini as the reader of its MEME weak spots (cascade 4.27): rawrag reads them from the GPT-4o-mini row (Del, Cas and Abs count only real passes, MEME's before/after rule)",
   })),
 ];
 

@@ -16,6 +16,7 @@ import {
   judgeRun,
   rankRuns,
   runSetting,
+  systemMatches,
   type Condition,
   type ManifestView,
   type RunSetting,
@@ -36,14 +37,7 @@ import { fitSeconds } from '../stats/efficiency.js';
  * names the first condition that fails.
  */
 export type PaperStatus =
-  | 'reproduced'
-  | 'figure differs'
-  | 'other data'
-  | 'other system'
-  | 'other setting'
-  | 'partial'
-  | 'runnable'
-  | 'not in rawrag';
+  'reproduced' | 'figure differs' | 'other data' | 'other system' | 'other setting' | 'partial' | 'runnable' | 'not in rawrag';
 
 /** The comparability condition an item fails (null: reproduced, or nothing run). */
 export type PaperCondition = Condition | 'figure';
@@ -109,7 +103,7 @@ export interface PaperEntry {
   why: string | null;
   /** The shown run's figure against the paper's: the difference, rawrag's interval, the rule. */
   figure: FigureCheck | null;
-  /** rawrag's figure from the run of the item's setting (reproduced, or its figure differs); null otherwise. */
+  /** rawrag's figure from the item's run (a complete run of its setting: reproduced, its figure differs, or the paper names no data); null otherwise. */
   rawrag: number | null;
   /** Words beside the figure (each judge run's accuracy, the reader used, RAW-RAG's figure beside an add-on's). */
   text: string | null;
@@ -198,9 +192,7 @@ function ablationDirs(paths: string[]): string[] {
 /** A run the item could be about: its benchmark and system (and reader, where the item names one). */
 function related(spec: SettingSpec, r: RunFacts): boolean {
   if (r.benchmark !== spec.benchmark) return false;
-  const s = spec.system;
-  const system = 'reference' in s ? r.setting.reference : 'oracle' in s ? r.setting.oracle : r.setting.system === s.name;
-  return system && (spec.reader === 'any' || spec.reader === null || r.setting.reader === spec.reader);
+  return systemMatches(spec.system, r.setting) && (spec.reader === 'any' || spec.reader === null || r.setting.reader === spec.reader);
 }
 
 const rel = (d: string) => relative(process.cwd(), d) || '.';
@@ -227,11 +219,20 @@ const fmt = (v: number, unit: Unit) => formatFigure(v, unit);
  * within the item's tolerance; a bound (`all within 1.3`) is met when rawrag's does not exceed it.
  */
 export function checkFigure(item: PaperItem, rawrag: number | null, interval: [number, number] | null): FigureCheck | null {
+  if (rawrag === null || !Number.isFinite(rawrag)) return null;
+  if (item.range) {
+    // A range: the difference is the distance outside it (0 inside).
+    const [lo, hi] = item.range;
+    const paper = Math.min(hi, Math.max(lo, rawrag));
+    const within = lo <= rawrag && rawrag <= hi;
+    return { paper, rawrag, difference: rawrag - paper, ci_low: null, ci_high: null, rule: `inside the paper's range ${lo}-${hi}`, within };
+  }
   const paper = item.paperValue;
-  if (paper === undefined || rawrag === null || !Number.isFinite(rawrag)) return null;
+  if (paper === undefined) return null;
   const base = { paper, rawrag, difference: rawrag - paper, ci_low: interval?.[0] ?? null, ci_high: interval?.[1] ?? null };
   if (item.bound === 'at most') return { ...base, rule: `at most the paper's bound ${paper}`, within: Math.abs(rawrag) <= paper };
-  if (interval) return { ...base, rule: "the paper's figure inside rawrag's 95 % CI", within: interval[0] <= paper && paper <= interval[1] };
+  if (interval)
+    return { ...base, rule: "the paper's figure inside rawrag's 95 % CI", within: interval[0] <= paper && paper <= interval[1] };
   const t = item.tolerance;
   if (t?.abs !== undefined || t?.rel !== undefined) {
     const tol = t.abs ?? Math.abs(paper) * t.rel!;
@@ -258,10 +259,28 @@ function applyFigure(found: Found, item: PaperItem, check: FigureCheck | null, u
   }
 }
 
+/**
+ * An item whose data the paper does not name: the run of its setting is found and shown as usual
+ * (figure, interval, pairing), but no run can be the paper's data, so it is never reproduced.
+ */
+function unnamedData(spec: SettingSpec): { spec: SettingSpec; unnamed: string | null } {
+  const unnamed = spec.release?.unnamed ?? null;
+  if (!unnamed) return { spec, unnamed };
+  const { unnamed: _drop, ...release } = spec.release!;
+  return { spec: { ...spec, release }, unnamed };
+}
+
+function markUnnamed(found: Found, unnamed: string | null): void {
+  if (!unnamed || (found.status !== 'reproduced' && found.status !== 'figure differs')) return;
+  found.status = 'other data';
+  found.condition = 'data';
+  found.why = `other data (${unnamed})${found.why ? `; ${found.why}` : ''}`;
+}
+
 function runEntry(item: PaperItem, runs: RunFacts[], ctx: StatsContext): Found {
   const { figure, againstFigure, compare } = item.run!;
-  const spec = paperSpec(item.run!.spec);
-  const against = item.run!.against ? paperSpec(item.run!.against) : undefined;
+  const { spec, unnamed } = unnamedData(paperSpec(item.run!.spec));
+  const against = item.run!.against ? unnamedData(paperSpec(item.run!.against)).spec : undefined;
   const candidates = runs.filter((r) => related(spec, r)).map((r) => ({ setting: r.setting, dir: r.dir, cfg: r.config, facts: r }));
   const { reproducing, others } = rankRuns(spec, candidates);
   const read = (r: RunFacts) => safely(() => figure.read(r, ctx), null);
@@ -298,6 +317,7 @@ function runEntry(item: PaperItem, runs: RunFacts[], ctx: StatsContext): Found {
         : checkFigure(item, found.rawrag, interval(reproducing.facts));
     applyFigure(found, item, check, compare === 'delta' ? 'points' : figure.unit);
   }
+  markUnnamed(found, unnamed);
   return found;
 }
 
@@ -435,7 +455,7 @@ function ablationCandidate(
 
 function ablationEntry(item: PaperItem, folders: string[]): Found {
   const { variants: wanted, absolute, rejudgeUnchanged } = item.ablation!;
-  const spec = paperSpec(item.ablation!.spec);
+  const { spec, unnamed } = unnamedData(paperSpec(item.ablation!.spec));
   const candidates = folders
     .map((f) => ablationCandidate(f, spec, wanted, rejudgeUnchanged === true))
     .filter((c): c is AblationCandidate => c !== null);
@@ -464,6 +484,7 @@ function ablationEntry(item: PaperItem, folders: string[]): Found {
       !absolute && one && one.ci_low !== null && one.ci_high !== null ? [one.ci_low, one.ci_high] : null;
     applyFigure(found, item, checkFigure(item, found.rawrag, interval), absolute ? 'percent' : 'points');
   }
+  markUnnamed(found, unnamed);
   return found;
 }
 

@@ -11,9 +11,9 @@ function variantText(v: VariantFigure): string {
   return `${v.variant}: ${v.delta === null ? '—' : signed(v.delta)}${ci(v.ci_low, v.ci_high)}`;
 }
 
-/** rawrag's figure: only from a run of the item's setting (reproduced, or its figure differs), with its interval and difference. */
+/** rawrag's figure: only from the item's run (a complete run of its setting; its status may still say the figure or the data differs), with its interval and difference. */
 function reproducedCell(e: PaperEntry): string {
-  if (e.status !== 'reproduced' && e.status !== 'figure differs') return '—';
+  if (e.run === null) return '—';
   const accuracyVariants = e.variants.filter((v) => v.measure === 'accuracy');
   const head = e.rawrag === null ? '—' : formatFigure(e.rawrag, e.unit);
   const shown = `${head}${checkText(e)}`;
