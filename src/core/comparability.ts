@@ -245,8 +245,7 @@ export function completeness(r: RunSetting, subset: string | null = null): { com
 /** The data condition: the release's file (sha256), all of it (question count), loaded without an important warning. */
 function dataDifferences(spec: SettingSpec, r: RunSetting): string[] {
   const d: string[] = [];
-  const rel = spec.release;
-  if (!rel) return d;
+  const rel = spec.release ?? {};
   if (rel.unnamed) d.push(rel.unnamed);
   // Another data variant (gold, split, size) is already another setting: the release describes the default one.
   if (r.data !== (spec.data ?? spec.benchmark)) return d;

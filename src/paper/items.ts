@@ -290,13 +290,14 @@ function auditBreakdown(sys: string, r: SystemPaperRow, command: string, steps: 
   const shares = (['NONE', 'ADD', 'UPDATE', 'DELETE'] as const).flatMap((op): PaperItem[] => {
     const share = paper.operations[op];
     if (share === undefined) return [];
-    const count = Math.round(share * paper.decisions);
+    const count = paper.counts?.[op];
+    const of = count === undefined ? `about ${n(Math.round(share * paper.decisions))}` : n(count);
     return [
       {
         id: `audit/${sys}/${r.benchmark}/${op}`,
         section: 'motivation audit',
         title: `${r.benchmark}: ${sys}'s proposed ${op} share of its write decisions (with its count)`,
-        paper: `${(100 * share).toFixed(2)} % (about ${n(count)} of ${n(paper.decisions)})`,
+        paper: `${(100 * share).toFixed(2)} % (${of} of ${n(paper.decisions)})`,
         paperValue: 100 * share,
         tolerance: { abs: 0.5 },
         command,

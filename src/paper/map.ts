@@ -252,6 +252,13 @@ function differsText(c: FigureCheck, unit: Unit): string {
 /** A reproducing run whose figure is outside the paper's uncertainty: its figure stays shown, the status says it differs. */
 function applyFigure(found: Found, item: PaperItem, check: FigureCheck | null, unit: Unit): void {
   found.figure = check;
+  if (found.status === 'reproduced' && !check && (item.paperValue !== undefined || item.range)) {
+    // The paper has a figure and the run records none to set beside it: nothing was compared.
+    found.status = 'figure differs';
+    found.condition = 'figure';
+    found.why = `figure differs: the run records no ${describeMeasure(item).measure} to compare with the paper's ${item.paper}`;
+    return;
+  }
   if (found.status === 'reproduced' && check && !check.within) {
     found.status = 'figure differs';
     found.condition = 'figure';
