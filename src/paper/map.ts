@@ -51,7 +51,7 @@ export interface FigureCheck {
   /** rawrag's 95 % interval (null where none applies: the tolerance decides). */
   ci_low: number | null;
   ci_high: number | null;
-  /** How the two were compared: `the paper's figure inside rawrag's 95 % CI`, `within the item's tolerance ±5 %`, `at most the paper's bound`. */
+  /** How the two were compared: `needs the paper's figure inside rawrag's 95 % CI`, `needs rawrag's figure within the item's tolerance ±5 % of the paper's`, a bound or a range. */
   rule: string;
   within: boolean;
 }
@@ -225,19 +225,19 @@ export function checkFigure(item: PaperItem, rawrag: number | null, interval: [n
     const [lo, hi] = item.range;
     const paper = Math.min(hi, Math.max(lo, rawrag));
     const within = lo <= rawrag && rawrag <= hi;
-    return { paper, rawrag, difference: rawrag - paper, ci_low: null, ci_high: null, rule: `inside the paper's range ${lo}-${hi}`, within };
+    return { paper, rawrag, difference: rawrag - paper, ci_low: null, ci_high: null, rule: `needs rawrag's figure inside the paper's range ${lo}-${hi}`, within };
   }
   const paper = item.paperValue;
   if (paper === undefined) return null;
   const base = { paper, rawrag, difference: rawrag - paper, ci_low: interval?.[0] ?? null, ci_high: interval?.[1] ?? null };
-  if (item.bound === 'at most') return { ...base, rule: `at most the paper's bound ${paper}`, within: Math.abs(rawrag) <= paper };
+  if (item.bound === 'at most') return { ...base, rule: `needs rawrag's figure at most the paper's bound ${paper}`, within: Math.abs(rawrag) <= paper };
   if (interval)
-    return { ...base, rule: "the paper's figure inside rawrag's 95 % CI", within: interval[0] <= paper && paper <= interval[1] };
+    return { ...base, rule: "needs the paper's figure inside rawrag's 95 % CI", within: interval[0] <= paper && paper <= interval[1] };
   const t = item.tolerance;
   if (t?.abs !== undefined || t?.rel !== undefined) {
     const tol = t.abs ?? Math.abs(paper) * t.rel!;
     const what = t.abs !== undefined ? `±${t.abs}` : `±${(100 * t.rel!).toFixed(0)} % of the paper's`;
-    return { ...base, rule: `within the item's tolerance ${what}`, within: Math.abs(rawrag - paper) <= tol + 1e-9 };
+    return { ...base, rule: `needs rawrag's figure within the item's tolerance ${what}`, within: Math.abs(rawrag - paper) <= tol + 1e-9 };
   }
   return { ...base, rule: 'no interval and no tolerance: not compared', within: false };
 }
