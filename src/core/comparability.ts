@@ -198,8 +198,8 @@ export interface SettingSpec {
   release?: { sha256?: string | null; questions?: number | null; unnamed?: string };
   /**
    * The benchmark's protocol options (not part of the data: the reader template, the multiple-choice
-   * protocol) with the publication's values, by option key; `null`: the option's default. A run
-   * that set another value is another setting (`--reading direct`).
+   * protocol) with the publication's values, by option key (`flag`: how the user gives it, `-B reading`);
+   * `null`: any value. A run that set another value is another setting (`-B reading=direct`).
    */
   protocol?: Record<string, { flag: string; value: string | null }>;
 }
@@ -285,7 +285,7 @@ function settingDifferences(spec: SettingSpec, r: RunSetting, cfg: Record<string
   }
   for (const [key, p] of Object.entries(spec.protocol ?? {})) {
     const v = r.options[key];
-    if (v !== undefined && v !== (p.value ?? v)) d.push(`${p.flag} ${v}`);
+    if (v !== undefined && v !== (p.value ?? v)) d.push(`${p.flag}=${v}`);
   }
   for (const e of spec.extra ?? []) if (!e.holds(cfg, r)) d.push(e.label);
   return d;

@@ -225,12 +225,21 @@ export function checkFigure(item: PaperItem, rawrag: number | null, interval: [n
     const [lo, hi] = item.range;
     const paper = Math.min(hi, Math.max(lo, rawrag));
     const within = lo <= rawrag && rawrag <= hi;
-    return { paper, rawrag, difference: rawrag - paper, ci_low: null, ci_high: null, rule: `needs rawrag's figure inside the paper's range ${lo}-${hi}`, within };
+    return {
+      paper,
+      rawrag,
+      difference: rawrag - paper,
+      ci_low: null,
+      ci_high: null,
+      rule: `needs rawrag's figure inside the paper's range ${lo}-${hi}`,
+      within,
+    };
   }
   const paper = item.paperValue;
   if (paper === undefined) return null;
   const base = { paper, rawrag, difference: rawrag - paper, ci_low: interval?.[0] ?? null, ci_high: interval?.[1] ?? null };
-  if (item.bound === 'at most') return { ...base, rule: `needs rawrag's figure at most the paper's bound ${paper}`, within: Math.abs(rawrag) <= paper };
+  if (item.bound === 'at most')
+    return { ...base, rule: `needs rawrag's figure at most the paper's bound ${paper}`, within: Math.abs(rawrag) <= paper };
   if (interval)
     return { ...base, rule: "needs the paper's figure inside rawrag's 95 % CI", within: interval[0] <= paper && paper <= interval[1] };
   const t = item.tolerance;

@@ -29,7 +29,7 @@ export function paperSpec(spec: SettingSpec): SettingSpec {
     protocol = Object.fromEntries(
       (b?.options ?? [])
         .filter((o) => !o.definesSetting && o.defaultValue !== undefined)
-        .map((o) => [o.key, { flag: o.flags.split(/[\s,]/)[0]!, value: o.defaultValue! }]),
+        .map((o) => [o.key, { flag: `-B ${o.key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, value: o.defaultValue! }]),
     );
   }
   return { ...spec, ...(release ? { release } : {}), protocol };

@@ -72,7 +72,7 @@ describe('item 3: the 24-question MEME fixture is not the 1,188-question release
   });
 });
 
-describe('item 4: BEAM-1M with --skip-incomplete, and one conversation against a split', () => {
+describe('item 4: BEAM-1M with -B skip-incomplete, and one conversation against a split', () => {
   it('a run that skipped conversations is other data; the figure is per conversation', () => {
     const root = tempDir('rawrag-paper-beam-');
     const dir = writeRun(root, 'beam-skip', {
@@ -80,11 +80,11 @@ describe('item 4: BEAM-1M with --skip-incomplete, and one conversation against a
       reader: 'gpt-4o-mini',
       options: { size: '1M' },
       items: [...scored(10, 5, 'temporal', 'c1:q'), ...scored(10, 5, 'temporal', 'c2:q')],
-      warnings: [{ place: '--skip-incomplete', important: true, message: '26 of 35 conversation folders skipped as incomplete: 3, 4' }],
+      warnings: [{ place: '-B skip-incomplete', important: true, message: '26 of 35 conversation folders skipped as incomplete: 3, 4' }],
     });
     const beam = entry(buildPaperMap([root]), 'efficiency/beam-1m');
     expect(beam.status).toBe('other data');
-    expect(beam.why).toMatch(/the data warned: --skip-incomplete: 26 of 35 conversation folders skipped/);
+    expect(beam.why).toMatch(/the data warned: -B skip-incomplete: 26 of 35 conversation folders skipped/);
     expect(beam.measure).toMatch(/per conversation/);
 
     // The whole checkout: the run's add wall time (87.8 s) over its 2 conversations, never the sum set beside one conversation's.
@@ -226,7 +226,7 @@ describe('item 7: items whose benchmark the paper does not name are never reprod
 });
 
 describe('item 8: another reader template or multiple-choice protocol is another setting, not partial', () => {
-  it('LongMemEval --reading direct and PersonaMem --mcq-protocol', () => {
+  it('LongMemEval -B reading=direct and PersonaMem -B mcq-protocol', () => {
     const root = tempDir('rawrag-paper-protocol-');
     writeRun(root, 'lme-direct', {
       benchmark: 'longmemeval',
@@ -245,10 +245,10 @@ describe('item 8: another reader template or multiple-choice protocol is another
     const map = buildPaperMap([root]);
     const lme = entry(map, 'main/longmemeval/gpt-4.1-mini/openai');
     expect(lme.status).toBe('other setting');
-    expect(lme.why).toBe('other setting (--reading direct)');
+    expect(lme.why).toBe('other setting (-B reading=direct)');
     const pm = entry(map, 'main/personamem');
     expect(pm.status).toBe('other setting');
-    expect(pm.why).toBe(`other setting (--mcq-protocol ${other})`);
+    expect(pm.why).toBe(`other setting (-B mcq-protocol=${other})`);
   });
 });
 
