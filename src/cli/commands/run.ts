@@ -20,6 +20,7 @@ import { runBatched } from '../../pipeline/batched.js';
 import { systemOfRun } from '../../systems/registry.js';
 import { capLine, capRun, checkCostCap, maxCostOf } from '../cost-cap.js';
 import { isGrid, runGrid } from '../grid.js';
+import { firstTime } from '../notes-once.js';
 
 export function runCommand(): Command {
   const cmd = new Command('run')
@@ -92,6 +93,7 @@ export function runCommand(): Command {
       };
       const hooks: RunHooks = {
         log: (line: string) => {
+          if (!firstTime(line)) return;
           bar.stop();
           process.stderr.write(line + '\n');
         },
