@@ -7,6 +7,7 @@
  * and one `--max-cost`; a status table at the end. Exit codes: those of a run, and 7 when a cell
  * failed as a whole (the others still ran).
  */
+import { mergeFailureGroups, type FailureGroup } from '../run/failures.js';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { displayPath } from '../util/paths.js';
@@ -281,7 +282,7 @@ function statusTable(cells: Cell[], outcomes: CellOutcome[], shard: Shard | null
   });
   // The cell's name is its folder under the set folder (the line below the table).
   const text = markdownTable(
-    ['cell', 'setting', 'system', 'status', 'n', 'errors', 'headline', 'spent'],
+    ['cell', 'setting', 'system', 'status', 'n', 'errors', 'headline', 'paid'],
     rows.map((r) => [
       r.cell,
       r.setting ?? '—',
@@ -318,7 +319,7 @@ function exitFor(
   if (cap?.reached) {
     const stopped = outcomes.filter((x) => x.status === 'stopped-cost-cap' || x.status === 'not started').length;
     throw new CostCapExceeded(
-      `stopped before crossing --max-cost $${cap.capUsd.toFixed(4)}: spent $${cap.spent.toFixed(4)} in all; ${stopped} of ${outcomes.length} cells not finished (held back: ${cap.stoppedAt ?? 'a request'}); ` +
+      `stopped before crossing --max-cost $${cap.capUsd.toFixed(4)}: paid $${cap.spent.toFixed(4)} in all; ${stopped} of ${outcomes.length} cells not finished (held back: ${cap.stoppedAt ?? 'a request'}); ` +
         'the same command with a higher --max-cost resumes the set',
     );
   }
@@ -331,7 +332,11 @@ function exitFor(
   const errors = summaries.reduce((s, x) => s + x.errors, 0);
   const n = summaries.reduce((s, x) => s + x.n, 0);
   const over = summaries.some((x) => x.errors > 0 && x.errors / Math.max(1, x.n) > maxRate);
-  if (over) throw new ItemFailures(errors, n, maxRate, `${retryCommand(process.argv)} --retry-errors --out ${setDir}`);
+  if (over) {
+    // The reasons over every cell, grouped as one run's are (a cell's groups merged by stage and reason).
+    const reasons = mergeFailureGroups(summaries.map((x) => (x as { failures?: FailureGroup[] }).failures ?? []));
+    throw new ItemFailures(errors, n, maxRate, `${retryCommand(process.argv)} --retry-errors --out ${setDir}`, reasons);
+  }
 }
 
 /** `--dry-run` of a grid: each cell's calls and cost, and the total. */

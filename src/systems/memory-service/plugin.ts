@@ -121,11 +121,12 @@ export function serviceSystem<C extends ServiceSettings>(p: ServicePlugin<C>): S
         ...(started ? { started } : {}),
         noCoverage: p.noCoverage?.(settings),
         oneEpisodeAtATime: p.oneEpisodeAtATime?.(settings) ?? false,
+        captions: p.about.captions ?? 'all',
       });
     },
     estimate: (input) => {
       const settings = settingsOf(input.cfg);
-      return estimateService(p.labelOf?.(settings) ?? p.about.label, settings, input);
+      return estimateService(p.labelOf?.(settings) ?? p.about.label, settings, input, p.about.captions ?? 'all');
     },
     summaryLines: serviceSummaryLines,
     async check(cfg, env, log) {
