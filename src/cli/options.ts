@@ -271,7 +271,7 @@ const PARTNER: Record<string, string> = { 'chunking.stride': 'chunking.size', 'r
 function has(layer: PartialConfig, path: ReadonlyArray<PropertyKey>): boolean {
   let node: unknown = layer;
   for (const p of path) {
-    if (!node || typeof node !== 'object' || !(String(p) in (node as object))) return false;
+    if (!node || typeof node !== 'object' || !Object.hasOwn(node, String(p))) return false;
     node = (node as Record<string, unknown>)[String(p)];
   }
   return true;
@@ -281,12 +281,14 @@ function blame(layers: Layers, path: ReadonlyArray<PropertyKey>, message: string
   const optionKey = optionKeyAt(layers.systemOptions ?? [], path);
   if (optionKey !== null) return new UsageError(`-S ${optionKey}: ${message}`);
   const key = path.map(String).join('.');
-  const keys = [key, PARTNER[key]].filter((k): k is string => Boolean(k));
+  const keys = [key, Object.hasOwn(PARTNER, key) ? PARTNER[key] : undefined].filter((k): k is string => Boolean(k));
   const flagKey = keys.find((k) => has(layers.flags, k.split('.')));
   if (flagKey) {
     const flag = key.startsWith('options.')
       ? `--${key.slice('options.'.length).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
-      : (FLAG_OF[flagKey] ?? flagKey);
+      : Object.hasOwn(FLAG_OF, flagKey)
+        ? FLAG_OF[flagKey]!
+        : flagKey;
     return new UsageError(`${flag}: ${message}`);
   }
   if (layers.configFile && keys.some((k) => has(layers.file, k.split('.'))))
@@ -314,6 +316,20 @@ function checkedConfig(merged: PartialConfig, layers: Layers): RunConfig {
           `'${issue.keys[0]}' is not an option of ${owner.name} (options: ${declaredOptions(owner).join(', ')}; rawrag systems ${owner.name})`,
         );
     }
+    // An unknown key is blamed on the key itself, so the file (or flag) that set it is named.
+    if (issue.code === 'unrecognized_keys')
+      throw blame(
+        layers,
+        [...issue.path, issue.keys[0]!],
+        `unknown key '${issue.keys[0]}'${
+          issue.keys.length > 1
+            ? ` (and ${issue.keys
+                .slice(1)
+                .map((k) => `'${k}'`)
+                .join(', ')})`
+            : ''
+        }`,
+      );
     throw blame(layers, issue.path, issue.message);
   }
   const bench = listBenchmarks().find((b) => b.name === cfg.benchmark.toLowerCase());
