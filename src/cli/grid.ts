@@ -7,6 +7,7 @@
  * and one `--max-cost`; a status table at the end. Exit codes: those of a run, and 7 when a cell
  * failed as a whole (the others still ran).
  */
+import { printOut } from '../util/stdout.js';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { displayPath } from '../util/paths.js';
@@ -146,7 +147,7 @@ export async function runGrid(cmd: Command, benchmark: string | undefined): Prom
   const mine = shardOf(cells, shard);
   const base = transportFromFlags(cmd);
   if (o.dryRun) {
-    process.stdout.write((await gridEstimate(mine, base, maxCost)) + '\n');
+    printOut((await gridEstimate(mine, base, maxCost)) + '\n');
     return;
   }
   const previous = readSet(setDir);
@@ -179,8 +180,8 @@ export async function runGrid(cmd: Command, benchmark: string | undefined): Prom
   }
   const { outcomes, signal } = await runCells(cmd, mine, transport);
   const table = statusTable(cells, outcomes, shard, setDir);
-  if (o.json) process.stdout.write(JSON.stringify({ set: setDir, cells: table.rows }, null, 2) + '\n');
-  else process.stdout.write(table.text + '\n');
+  if (o.json) printOut(JSON.stringify({ set: setDir, cells: table.rows }, null, 2) + '\n');
+  else printOut(table.text + '\n');
   exitFor(outcomes, { transport, setDir, signal, maxRate: o.maxErrorRate as number | undefined });
 }
 

@@ -1,4 +1,5 @@
 /** `rawrag judge ANSWERS.jsonl --benchmark B`: another system's answers, judged exactly as `rawrag run` judges. */
+import { printOut } from '../../util/stdout.js';
 import { join, resolve } from 'node:path';
 import { Command } from 'commander';
 import { InputError, UsageError } from '../../util/errors.js';
@@ -109,7 +110,7 @@ export function judgeCommand(): Command {
         }
       }
       if (opts.dryRun) {
-        process.stdout.write((await estimateJudge(cfg, answers, transport, { questions, what: job.what })) + '\n');
+        printOut((await estimateJudge(cfg, answers, transport, { questions, what: job.what })) + '\n');
         return;
       }
       const out = (opts.out as string | undefined) ?? fromRoot('results', runId);
@@ -143,7 +144,7 @@ export function judgeCommand(): Command {
           },
         );
         bar.stop();
-        process.stdout.write((opts.json ? JSON.stringify(outcome.summary, null, 2) : renderRunReport(outcome)) + '\n');
+        printOut((opts.json ? JSON.stringify(outcome.summary, null, 2) : renderRunReport(outcome)) + '\n');
         checkCostCap(outcome.manifest.status, transport, outcome.dir);
         checkErrorRate(outcome.summary, outcome.dir, opts.maxErrorRate as number | undefined);
       } finally {

@@ -4,6 +4,7 @@
  * read from the same protocol objects and config resolution a run uses, so the printout cannot
  * drift from what is sent. Diff it against the paper or the upstream code.
  */
+import { printOut } from '../../util/stdout.js';
 import { Command } from 'commander';
 import { getSystem, RunConfigSchema, systemOf } from '../../systems/registry.js';
 import type { VendorProtocol } from '../../core/system.js';
@@ -239,7 +240,7 @@ export function protocolCommand(): Command {
         );
         return describeProtocol(getBenchmark(name), cfg);
       });
-      process.stdout.write((opts.json ? JSON.stringify(out, null, 2) : out.map(renderProtocol).join('\n\n')) + '\n');
+      printOut((opts.json ? JSON.stringify(out, null, 2) : out.map(renderProtocol).join('\n\n')) + '\n');
     },
   );
 }

@@ -1,3 +1,4 @@
+import { printOut } from '../../util/stdout.js';
 import { Command } from 'commander';
 import { writeReport, type ReportResult } from '../../report/index.js';
 import { positiveNumber } from '../options.js';
@@ -23,7 +24,7 @@ export function reportCommand(): Command {
     .action(async (dirs: string[], opts: { out: string; explorerMb?: number }) => {
       const r = await writeReport(dirs, opts.out, opts.explorerMb ? { detailBudget: Math.round(opts.explorerMb * 1e6) } : {});
       for (const n of r.notes) process.stderr.write(`note: ${n}\n`);
-      process.stdout.write(reportLines(r).join('\n') + '\n');
+      printOut(reportLines(r).join('\n') + '\n');
     });
 }
 

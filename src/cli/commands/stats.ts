@@ -1,3 +1,4 @@
+import { printOut } from '../../util/stdout.js';
 import { Command, Option } from 'commander';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -111,7 +112,7 @@ export function statsCommand(): Command {
           if (opts.report)
             await writeReport(dirs, join(out, 'report.html'), { stats: { report, source: join(out, 'stats.json') }, outputs: set });
         });
-        process.stdout.write(opts.json ? JSON.stringify(json, null, 2) + '\n' : `${markdown}\nwritten: ${out}\n`);
+        printOut(opts.json ? JSON.stringify(json, null, 2) + '\n' : `${markdown}\nwritten: ${out}\n`);
       },
     );
 }
