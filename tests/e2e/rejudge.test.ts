@@ -118,6 +118,24 @@ describe('rawrag judge --rejudge, and judge vs judge in rawrag stats', () => {
     expect(s.stdout).toMatch(/judged by different models/);
   });
 
+  it('a later complete stats or report into the same folder leaves no older judges.csv or per-benchmark page beside its outputs (issue 42, item 8)', async () => {
+    const out = join(dir, 'stats');
+    expect(existsSync(join(out, 'judges.csv'))).toBe(true);
+    // An older report's page of another benchmark, as a two-benchmark report left it.
+    writeFileSync(join(out, 'report.longmemeval.html'), '<html>older</html>');
+    const s = await rawragInProcess(['stats', join(dir, 'official'), '--out', out, '--resamples', '200'], env);
+    expect(s.code, s.stderr).toBe(0);
+    expect(s.stdout).not.toContain('## Judge vs judge');
+    expect(existsSync(join(out, 'judges.csv'))).toBe(false);
+    expect(existsSync(join(out, 'report.longmemeval.html'))).toBe(false);
+    expect(existsSync(join(out, 'report.html'))).toBe(true);
+    writeFileSync(join(dir, 'pages.locomo.html'), '<html>older</html>');
+    const r = await rawragInProcess(['report', join(dir, 'official'), '--out', join(dir, 'pages.html')], env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(existsSync(join(dir, 'pages.locomo.html'))).toBe(false);
+    expect(existsSync(join(dir, 'pages.html'))).toBe(true);
+  });
+
   it('refuses to re-judge with the very same judge, and a directory that is not a run', async () => {
     const same = await rawragInProcess(['judge', '--rejudge', join(dir, 'official', 'precise'), ...common()], env);
     expect(same.code).toBe(2);

@@ -108,6 +108,7 @@ export function statsCommand(): Command {
           set.stage(join(out, 'coverage-pairwise.csv'), coveragePairwiseCsv(report));
           set.stage(join(out, 'agreement.csv'), agreementCsv(report));
           if (judgeComparison.length) set.stage(join(out, 'judges.csv'), judgeComparisonCsv(judgeComparison));
+          else set.retire(join(out, 'judges.csv')); // an older comparison must not stand beside these tables
           set.stage(join(out, 'stats.json'), JSON.stringify(json, null, 2) + '\n');
           if (opts.report)
             await writeReport(dirs, join(out, 'report.html'), { stats: { report, source: join(out, 'stats.json') }, outputs: set });
