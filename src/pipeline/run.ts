@@ -126,7 +126,13 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
       dir,
       identity,
       questions,
-      { retryErrors: req.retryErrors, forceResume: req.forceResume, config: cfg },
+      {
+        retryErrors: req.retryErrors,
+        forceResume: req.forceResume,
+        config: cfg,
+        // (a composition's own questions, e.g. calibration probes, are this run's too)
+        benchmarkIds: new Set([...dataset.questions, ...questions].map((q) => q.id)),
+      },
       {
         runId,
         system: source.system,
