@@ -24,6 +24,8 @@ export interface OpenOptions {
   config?: unknown;
   /** Every question id of the benchmark data: an item of another id makes the folder another run's (refused). */
   benchmarkIds?: ReadonlySet<string>;
+  /** Why the run is not whole even when every question is done (a re-judge of an incomplete run), or null. */
+  incompleteBecause?: string | null;
 }
 
 export interface OpenedRunDir {

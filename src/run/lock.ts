@@ -59,6 +59,17 @@ function readLock(path: string): LockInfo | null {
   }
 }
 
+/**
+ * The process writing `dir` now (its lock names a live process, or one on another host), else null:
+ * a reader that must not take a half-written run for a whole one (`judge --rejudge`) asks this.
+ */
+export function liveLockHolder(dir: string): string | null {
+  const held = readLock(join(dir, LOCK_FILE));
+  if (held === null) return null;
+  if (held.host === hostname() && !alive(held.pid)) return null;
+  return `pid ${held.pid} on ${held.host} since ${held.started_at} (${held.command || 'rawrag'})`;
+}
+
 /** Takes the directory's lock or throws an InputError naming the process that holds it. */
 export function acquireRunLock(dir: string, command = process.argv.slice(2).join(' ')): RunLock {
   mkdirSync(dir, { recursive: true });

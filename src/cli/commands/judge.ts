@@ -132,7 +132,7 @@ export function judgeCommand(): Command {
             verbose: Boolean(opts.verbose),
             transport,
             name: (opts.name as string | undefined) ?? null,
-            compose: judgeComposition(answers, { system, setting, runId, questions }),
+            compose: judgeComposition(answers, { system, setting, runId, questions, incompleteBecause: job.incompleteBecause }),
           },
           {
             log: (line) => {
@@ -170,6 +170,8 @@ interface JudgeJob {
   notes?: string[];
   /** Refuses an output directory this job must not write (re-judging: the source run itself). */
   checkOut?(out: string): void;
+  /** Re-judging a run that is not whole: why the new run is not whole either. */
+  incompleteBecause?: string | null;
 }
 
 /** `rawrag judge ANSWERS.jsonl --benchmark B`: the answered questions are the selection, as --ids would select them. */
@@ -230,6 +232,7 @@ async function rejudgeJob(command: Command, answersPath: string | undefined): Pr
     source: { dir: src.dir, dataSha256: src.dataSha256 },
     notes: [
       ...src.notes,
+      ...(src.incomplete ? [`${src.incomplete}: this re-judge is incomplete too (never listed or ranked as a whole run)`] : []),
       ...(leftOut
         ? [
             `${leftOut} of the run's ${src.answers.byId.size} answers are outside ${changed.map((k) => `--${k} ${cfg.options[k]}`).join(' ')}: left out`,
@@ -237,6 +240,7 @@ async function rejudgeJob(command: Command, answersPath: string | undefined): Pr
         : []),
     ],
     checkOut: (out) => checkRejudgeOut(src, out),
+    incompleteBecause: src.incomplete,
     what: `re-judge ${judged} answers of ${src.dir}${src.unanswered.length ? ` (${src.unanswered.length} items without an answer left out)` : ''}`,
   };
 }
