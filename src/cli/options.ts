@@ -348,6 +348,8 @@ function checkedConfig(merged: PartialConfig, layers: Layers): RunConfig {
       `unknown retriever '${cfg.retrieval.retriever}' (known: ${RETRIEVER_NAMES.join(', ')})`,
     );
   }
+  const secret = urlCredentialsIn(cfg);
+  if (secret) throw blame(layers, secret, CREDENTIALS_IN_URL);
   for (const o of bench.options) {
     const value = cfg.options?.[o.key];
     if (value === undefined || !o.validate) continue;
@@ -444,6 +446,7 @@ export function transportFromFlags(cmd: Command): Partial<TransportOptions> {
   t.baseUrls = {};
   for (const role of ['reader', 'judge', 'embed', 'rerank'] as const) {
     const v = o[`${role}BaseUrl`] as string | undefined;
+    if (v && hasUrlCredentials(v)) throw new UsageError(`--${role}-base-url: ${CREDENTIALS_IN_URL}`);
     if (v) t.baseUrls[role] = v;
   }
   return t;
@@ -463,4 +466,30 @@ export function runLabel(value: string): string {
   if (v === '' || v.length > 80 || /[\u0000-\u001f\u007f\[\]]/.test(v))
     throw new InvalidArgumentError(`'${value}' is not a label: 1-80 characters, no control characters or brackets.`);
   return v;
+}
+
+/**
+ * A URL's user name and password (`http://user:PASSWORD@host`) would be recorded wherever the URL
+ * is (manifest.json, summary.json, each failed item's error, the report, the progress line), and
+ * the HTTP client refuses them anyway: such a URL is refused before anything is written.
+ */
+const CREDENTIALS_IN_URL =
+  "a URL with a user name or password is refused: it would be written to the run's files and logs (and the HTTP client does not send it); " +
+  "give the URL without it and the key through the system's or provider's key variable (rawrag systems NAME lists them)";
+
+/** Whether `text` is a URL carrying userinfo (`scheme://user[:password]@host`). */
+export function hasUrlCredentials(text: string): boolean {
+  const m = /^\s*[a-z][a-z0-9+.-]*:\/\/([^/?#\s]*)@/i.exec(text);
+  return m !== null;
+}
+
+/** The config path of the first string value that is a URL with credentials, or null. */
+function urlCredentialsIn(node: unknown, path: string[] = []): string[] | null {
+  if (typeof node === 'string') return hasUrlCredentials(node) ? path : null;
+  if (node && typeof node === 'object')
+    for (const [k, v] of Object.entries(node)) {
+      const found = urlCredentialsIn(v, [...path, k]);
+      if (found) return found;
+    }
+  return null;
 }

@@ -99,6 +99,34 @@ describe('bad input', () => {
     await expectRejected(['run', 'locomo', '--system', 'mem0', '-S', 'owners.constructor=1'], 1, /'constructor' is not an option name/);
   });
 
+  it('a service or provider URL with a password is refused before anything is written, the password nowhere (issue 42, item 6)', async () => {
+    for (const system of ['http', 'mem0', 'memos', 'evermemos', 'memmachine']) {
+      const r = await rawragInProcess([
+        'run',
+        'locomo',
+        '--system',
+        system,
+        '-S',
+        'url=http://user:PASSWORD@127.0.0.1:9',
+        '--out',
+        out,
+        '--no-progress',
+      ]);
+      expect(r.code, `${system}: ${r.stderr}`).toBe(1);
+      expect(r.stderr).toMatch(/-S url: a URL with a user name or password is refused/);
+      expect(r.stderr + r.stdout).not.toContain('PASSWORD');
+      expect(existsSync(out)).toBe(false);
+    }
+    const yml = join(dir, 'secret.yaml');
+    writeFileSync(yml, 'system: mem0\nmem0:\n  url: http://u:PASSWORD@127.0.0.1:9\n');
+    await expectRejected(['run', 'locomo', '--config', yml], 2, /secret\.yaml: mem0\.url: a URL with a user name or password is refused/);
+    await expectRejected(
+      ['run', 'locomo', '--reader', 'gpt-4o-mini', '--reader-base-url', 'http://a:PASSWORD@127.0.0.1:9/v1'],
+      1,
+      /--reader-base-url: a URL with a user name or password is refused/,
+    );
+  });
+
   it('an --ids entry outside --categories is reported as such, not as unknown (issue 42, item 13)', async () => {
     const ids = join(dir, 'ids.txt');
     writeFileSync(ids, 'conv-26:q0\n');
