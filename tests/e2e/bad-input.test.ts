@@ -42,15 +42,15 @@ describe('bad input', () => {
   });
 
   it('an unknown category', async () => {
-    await expectRejected(['run', 'locomo', '--categories', '1,9'], 1, /--categories: unknown LoCoMo category '9'/);
+    await expectRejected(['run', 'locomo', '-B', 'categories=1,9'], 1, /-B categories: unknown LoCoMo category '9'/);
   });
 
   it('a MemoryAgentBench source the release does not have is a bad flag value (1); --sample beyond the population is refused', async () => {
     const cr = join(ROOT, 'tests/fixtures/memoryagentbench/Conflict_Resolution.sample.json');
     await expectRejected(
-      ['run', 'memoryagentbench', '--data', cr, '--sources', 'foo'],
+      ['run', 'memoryagentbench', '--data', cr, '-B', 'sources=foo'],
       1,
-      /--sources: unknown source\(s\) foo \(the release's: /,
+      /-B sources: unknown source\(s\) foo \(the release's: /,
     );
     await expectRejected(
       ['run', 'locomo', '--sample', '5000'],
@@ -127,13 +127,13 @@ describe('bad input', () => {
     );
   });
 
-  it('an --ids entry outside --categories is reported as such, not as unknown (issue 42, item 13)', async () => {
+  it('an --ids entry outside -B categories is reported as such, not as unknown (issue 42, item 13)', async () => {
     const ids = join(dir, 'ids.txt');
     writeFileSync(ids, 'conv-26:q0\n');
     await expectRejected(
-      ['run', 'locomo', '--categories', '1', '--ids', ids],
+      ['run', 'locomo', '-B', 'categories=1', '--ids', ids],
       2,
-      /ids\.txt: line 1: 1 id is a question of locomo outside the selected ones: 'conv-26:q0' \(line 1: category 2 \(temporal\), outside --categories 1\)/,
+      /ids\.txt: line 1: 1 id is a question of locomo outside the selected ones: 'conv-26:q0' \(line 1: category 2 \(temporal\), outside -B categories=1\)/,
     );
   });
 
