@@ -7,6 +7,7 @@
  */
 import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
 import { withPath, writeFileDurable } from '../util/checked-write.js';
+import { tempPathFor } from '../util/fsx.js';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { InputError } from '../util/errors.js';
@@ -133,7 +134,7 @@ function inUse(dir: string, held: LockInfo | null): InputError {
  * False when a lock is there.
  */
 function createLock(path: string, me: LockInfo): boolean {
-  const tmp = `${path}.${me.pid}.tmp`;
+  const tmp = tempPathFor(path);
   try {
     writeFileDurable(tmp, JSON.stringify(me) + '\n');
     linkSync(tmp, path);
