@@ -2,16 +2,41 @@
  * The exit codes, one table: docs/runs.md ("Exit codes and errors") prints the same rows (a test
  * keeps them equal) and `rawrag --help` ends with it. A new outcome adds a row here and there.
  */
-export const EXIT_CODES: ReadonlyArray<{ code: string; meaning: string }> = [
-  { code: '0', meaning: 'success' },
-  { code: '1', meaning: 'usage error: an unknown command or flag, a bad flag value (the flag or `-S`/`-B` key named)' },
-  { code: '2', meaning: 'bad input: a missing or invalid data or config file (file and place named), filesystem trouble' },
-  { code: '3', meaning: 'internal error (a bug: please report it with the stack printed)' },
-  { code: '4', meaning: 'the run finished, but more items failed than `--max-error-rate` allows (the retry command printed)' },
-  { code: '5', meaning: "a provider's batch API failed (`--batch`; the batch state is kept)" },
-  { code: '6', meaning: 'the `--max-cost` cap refused the run or stopped it before crossing it (a higher cap resumes)' },
-  { code: '7', meaning: 'a grid finished with cells that failed as a whole (the others ran; the table names them)' },
-  { code: '130/143', meaning: 'interrupted (SIGINT / SIGTERM); what was kept is said' },
+export const EXIT_CODES: ReadonlyArray<{ code: string; meaning: string; commands: string }> = [
+  { code: '0', meaning: 'success', commands: 'every command' },
+  {
+    code: '1',
+    meaning: 'usage error: an unknown command or flag, a bad flag value (the flag or `-S`/`-B` key named)',
+    commands: 'every command',
+  },
+  {
+    code: '2',
+    meaning:
+      'bad input: a missing or invalid data or config file (file and place named), filesystem trouble (a full disk, also under a redirected stdout; a read-only folder: the path named), a service that does not answer',
+    commands: 'every command',
+  },
+  { code: '3', meaning: 'internal error (a bug: please report it with the stack printed)', commands: 'every command' },
+  {
+    code: '4',
+    meaning: 'the run finished, but more items failed than `--max-error-rate` allows (the retry command printed)',
+    commands: '`run` (also a grid), `judge`, `calibrate-judge`',
+  },
+  {
+    code: '5',
+    meaning: "a provider's batch API failed (`--batch`; the batch state is kept)",
+    commands: 'the `--batch` forms of `run`, `ablate`, `judge`, and `batch`',
+  },
+  {
+    code: '6',
+    meaning: 'the `--max-cost` cap refused the run or stopped it before crossing it (a higher cap resumes)',
+    commands: '`run` (also a grid), `ablate`, `judge`, `calibrate-judge`, `paper --run`',
+  },
+  {
+    code: '7',
+    meaning: 'a grid finished with cells that failed as a whole (the others ran; the table names them)',
+    commands: '`run` with comma lists or several `--config` files',
+  },
+  { code: '130/143', meaning: 'interrupted (SIGINT / SIGTERM); what was kept is said', commands: 'every command' },
 ];
 
 /** The table as `rawrag --help` ends with it. */

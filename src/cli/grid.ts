@@ -8,6 +8,7 @@
  * failed as a whole (the others still ran).
  */
 import { mergeFailureGroups, type FailureGroup } from '../run/failures.js';
+import { printOut } from '../util/stdout.js';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { displayPath } from '../util/paths.js';
@@ -150,7 +151,7 @@ export async function runGrid(cmd: Command, benchmark: string | undefined): Prom
   const mine = shardOf(cells, shard);
   const base = transportFromFlags(cmd);
   if (o.dryRun) {
-    process.stdout.write((await gridEstimate(mine, base, maxCost)) + '\n');
+    printOut((await gridEstimate(mine, base, maxCost)) + '\n');
     return;
   }
   const previous = readSet(setDir);
@@ -183,8 +184,8 @@ export async function runGrid(cmd: Command, benchmark: string | undefined): Prom
   }
   const { outcomes, signal } = await runCells(cmd, mine, transport);
   const table = statusTable(cells, outcomes, shard, setDir);
-  if (o.json) process.stdout.write(JSON.stringify({ set: setDir, cells: table.rows }, null, 2) + '\n');
-  else process.stdout.write(table.text + '\n');
+  if (o.json) printOut(JSON.stringify({ set: setDir, cells: table.rows }, null, 2) + '\n');
+  else printOut(table.text + '\n');
   exitFor(outcomes, { transport, setDir, signal, maxRate: o.maxErrorRate as number | undefined });
 }
 

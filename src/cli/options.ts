@@ -254,7 +254,7 @@ const PARTNER: Record<string, string> = { 'chunking.stride': 'chunking.size', 'r
 function has(layer: PartialConfig, path: ReadonlyArray<PropertyKey>): boolean {
   let node: unknown = layer;
   for (const p of path) {
-    if (!node || typeof node !== 'object' || !(String(p) in (node as object))) return false;
+    if (!node || typeof node !== 'object' || !Object.hasOwn(node, String(p))) return false;
     node = (node as Record<string, unknown>)[String(p)];
   }
   return true;
@@ -264,12 +264,14 @@ function blame(layers: Layers, path: ReadonlyArray<PropertyKey>, message: string
   const optionKey = optionKeyAt(layers.systemOptions ?? [], path);
   if (optionKey !== null) return new UsageError(`-S ${optionKey}: ${message}`);
   const key = path.map(String).join('.');
-  const keys = [key, PARTNER[key]].filter((k): k is string => Boolean(k));
+  const keys = [key, Object.hasOwn(PARTNER, key) ? PARTNER[key] : undefined].filter((k): k is string => Boolean(k));
   const flagKey = keys.find((k) => has(layers.flags, k.split('.')));
   if (flagKey) {
     const flag = key.startsWith('options.')
       ? `-B ${key.slice('options.'.length).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
-      : (FLAG_OF[flagKey] ?? flagKey);
+      : Object.hasOwn(FLAG_OF, flagKey)
+        ? FLAG_OF[flagKey]!
+        : flagKey;
     return new UsageError(`${flag}: ${message}`);
   }
   if (layers.configFile && keys.some((k) => has(layers.file, k.split('.'))))
@@ -297,6 +299,20 @@ function checkedConfig(merged: PartialConfig, layers: Layers): RunConfig {
           `'${issue.keys[0]}' is not an option of ${owner.name} (options: ${declaredOptions(owner).join(', ')}; rawrag systems ${owner.name})`,
         );
     }
+    // An unknown key is blamed on the key itself, so the file (or flag) that set it is named.
+    if (issue.code === 'unrecognized_keys')
+      throw blame(
+        layers,
+        [...issue.path, issue.keys[0]!],
+        `unknown key '${issue.keys[0]}'${
+          issue.keys.length > 1
+            ? ` (and ${issue.keys
+                .slice(1)
+                .map((k) => `'${k}'`)
+                .join(', ')})`
+            : ''
+        }`,
+      );
     throw blame(layers, issue.path, issue.message);
   }
   const bench = listBenchmarks().find((b) => b.name === cfg.benchmark.toLowerCase());
@@ -315,6 +331,8 @@ function checkedConfig(merged: PartialConfig, layers: Layers): RunConfig {
       `unknown retriever '${cfg.retrieval.retriever}' (known: ${RETRIEVER_NAMES.join(', ')})`,
     );
   }
+  const secret = urlCredentialsIn(cfg);
+  if (secret) throw blame(layers, secret, CREDENTIALS_IN_URL);
   for (const o of bench.options) {
     const value = cfg.options?.[o.key];
     if (value === undefined || !o.validate) continue;
@@ -412,6 +430,7 @@ export function transportFromFlags(cmd: Command): Partial<TransportOptions> {
   t.baseUrls = {};
   for (const role of ['reader', 'judge', 'embed', 'rerank'] as const) {
     const v = o[`${role}BaseUrl`] as string | undefined;
+    if (v && hasUrlCredentials(v)) throw new UsageError(`--${role}-base-url: ${CREDENTIALS_IN_URL}`);
     if (v) t.baseUrls[role] = v;
   }
   return t;
@@ -432,4 +451,30 @@ export function runLabel(value: string): string {
   if (v === '' || v.length > 80 || /[\u0000-\u001f\u007f\[\]]/.test(v))
     throw new InvalidArgumentError(`'${value}' is not a label: 1-80 characters, no control characters or brackets.`);
   return v;
+}
+
+/**
+ * A URL's user name and password (`http://user:PASSWORD@host`) would be recorded wherever the URL
+ * is (manifest.json, summary.json, each failed item's error, the report, the progress line), and
+ * the HTTP client refuses them anyway: such a URL is refused before anything is written.
+ */
+const CREDENTIALS_IN_URL =
+  "a URL with a user name or password is refused: it would be written to the run's files and logs (and the HTTP client does not send it); " +
+  "give the URL without it and the key through the system's or provider's key variable (rawrag systems NAME lists them)";
+
+/** Whether `text` is a URL carrying userinfo (`scheme://user[:password]@host`). */
+export function hasUrlCredentials(text: string): boolean {
+  const m = /^\s*[a-z][a-z0-9+.-]*:\/\/([^/?#\s]*)@/i.exec(text);
+  return m !== null;
+}
+
+/** The config path of the first string value that is a URL with credentials, or null. */
+function urlCredentialsIn(node: unknown, path: string[] = []): string[] | null {
+  if (typeof node === 'string') return hasUrlCredentials(node) ? path : null;
+  if (node && typeof node === 'object')
+    for (const [k, v] of Object.entries(node)) {
+      const found = urlCredentialsIn(v, [...path, k]);
+      if (found) return found;
+    }
+  return null;
 }

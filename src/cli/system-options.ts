@@ -18,7 +18,18 @@ export function collectSystemOption(value: string, previous: string[] = []): str
   const eq = value.indexOf('=');
   if (eq <= 0 || !/^[A-Za-z_][\w-]*(\.[A-Za-z_][\w-]*)*$/.test(value.slice(0, eq).trim()))
     throw new InvalidArgumentError(`'${value}' is not key=value (e.g. -S url=http://127.0.0.1:8080).`);
+  const reserved = objectMachineryIn(value.slice(0, eq).trim());
+  if (reserved)
+    throw new InvalidArgumentError(`'${reserved}' is not an option name (it would reach past the options into the config object).`);
   return [...previous, value];
+}
+
+/**
+ * `__proto__`, `constructor`, `prototype`: names that, set on a plain object, change its prototype
+ * (`-S '__proto__={"items":50}'` would set an inherited `items` the unknown-key check never sees).
+ */
+function objectMachineryIn(key: string): string | null {
+  return key.split('.').find((p) => p === '__proto__' || p === 'constructor' || p === 'prototype') ?? null;
 }
 
 /** Option names that look like a secret: refused, with the environment variable to use instead. */
@@ -57,6 +68,8 @@ export function systemOptionLayer(
         `-S ${key}: keys are never given as options (they would land in the manifest); set ${env ?? "the system's key variable"} in the environment`,
       );
     }
+    const reserved = objectMachineryIn(key);
+    if (reserved) throw new UsageError(`-S ${key}: '${reserved}' is not an option name`);
     const path = key.split('.');
     let node = root;
     for (const p of path.slice(0, -1)) {

@@ -38,11 +38,14 @@ export function mergeLayers(...layers: PartialConfig[]): PartialConfig {
   for (const layer of layers) {
     for (const [k, v] of Object.entries(layer)) {
       if (v === undefined) continue;
-      const prev = out[k];
-      out[k] =
+      const prev = Object.hasOwn(out, k) ? out[k] : undefined;
+      const value =
         v && typeof v === 'object' && !Array.isArray(v) && prev && typeof prev === 'object' && !Array.isArray(prev)
           ? mergeLayers(prev as PartialConfig, v as PartialConfig)
           : v;
+      // Defined, not assigned: a `__proto__` key stays an own (unknown, refused) key instead of
+      // becoming the object's prototype, whose values the schema would read as if they were set.
+      Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
     }
   }
   return out;

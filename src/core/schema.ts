@@ -102,4 +102,9 @@ export interface Dataset {
    * variant from the file name, BEAM's size from the folder), normalised otherwise.
    */
   variant?: Record<string, string>;
+  /**
+   * Questions of the file that the adapter's own options left out (LoCoMo's `--categories`), each
+   * with why: an id listed in `--ids` is then reported as outside the selection, not as unknown.
+   */
+  leftOut?: Map<string, string>;
 }

@@ -76,11 +76,23 @@ function byIds(dataset: Dataset, list: IdList): Question[] {
   const known = new Map(dataset.questions.map((q) => [q.id, q]));
   const seen = new Map<string, number>();
   const unknown: Array<{ id: string; line: number }> = [];
+  const leftOut: Array<{ id: string; line: number; why: string }> = [];
   for (const e of list.entries) {
     const first = seen.get(e.id);
     if (first !== undefined) throw new InputError(`id '${e.id}' is listed twice (first on line ${first})`, { file: list.file, place: `line ${e.line}` });
     seen.set(e.id, e.line);
-    if (!known.has(e.id)) unknown.push(e);
+    const why = dataset.leftOut?.get(e.id);
+    if (why !== undefined) leftOut.push({ ...e, why });
+    else if (!known.has(e.id)) unknown.push(e);
+  }
+  // A question of the file that the benchmark's own options left out is named as such, not as unknown.
+  if (leftOut.length > 0 && unknown.length === 0) {
+    const shown = leftOut.slice(0, LISTED).map((u) => `'${u.id}' (line ${u.line}: ${u.why})`).join(', ');
+    const more = leftOut.length > LISTED ? ` and ${leftOut.length - LISTED} more` : '';
+    throw new InputError(
+      `${leftOut.length} ${leftOut.length === 1 ? 'id is a question' : 'ids are questions'} of ${dataset.benchmark} outside the selected ones: ${shown}${more}`,
+      { file: list.file, place: `line ${leftOut[0]!.line}` },
+    );
   }
   if (unknown.length > 0) {
     const shown = unknown.slice(0, LISTED).map((u) => `'${u.id}' (line ${u.line})`).join(', ');

@@ -142,6 +142,7 @@ export function judgeComposition(
     setting: string | undefined | ((data: string) => string);
     runId: string;
     questions?: RunComposition['questions'];
+    incompleteBecause?: string | null;
   },
 ): RunComposition {
   const setting = opts.setting;
@@ -149,6 +150,7 @@ export function judgeComposition(
     runId: opts.runId,
     setting: (data) => (typeof setting === 'function' ? setting(data) : judgedSetting(data, setting, opts.system)),
     ...(opts.questions ? { questions: opts.questions } : {}),
+    ...(opts.incompleteBecause ? { incompleteBecause: opts.incompleteBecause } : {}),
     source: async () => answersSource(answers, opts.system),
     stages: async (cfg, benchmark, session) => judgeStages(cfg, benchmark, session, answers),
   };

@@ -24,6 +24,8 @@ export type ManifestFields = Omit<Parameters<typeof startManifest>[0], 'opened' 
 export class RunLifecycle {
   readonly manifest: Manifest;
   private closed = false;
+  /** Set for a re-judge of an incomplete run: never `complete`. */
+  private incompleteBecause: string | null = null;
   /** The phase wall times of the processes that wrote this directory before (a resume adds its own). */
   private readonly earlierWalls: Manifest['phase_wall_ms'];
 
@@ -43,7 +45,12 @@ export class RunLifecycle {
   static open(dir: string, identity: RunIdentity, questions: Question[], opts: OpenOptions, fields: ManifestFields): RunLifecycle {
     const opened = openRunDir(dir, identity, questions, opts);
     try {
-      return new RunLifecycle(opened, questions, Boolean(opts.dryRun), { ...fields, identity });
+      const run = new RunLifecycle(opened, questions, Boolean(opts.dryRun), { ...fields, identity });
+      if (opts.incompleteBecause) {
+        run.incompleteBecause = opts.incompleteBecause;
+        run.manifest.incomplete_because = opts.incompleteBecause;
+      }
+      return run;
     } catch (e) {
       opened.lock?.release();
       throw e;
@@ -105,7 +112,7 @@ export class RunLifecycle {
     const reason = o.signal?.aborted ? String(o.signal.reason) : null;
     const capped = reason === COST_CAP_REASON;
     const interrupted = reason === null || capped ? null : reason === 'SIGTERM' ? 'SIGTERM' : 'SIGINT';
-    const all = o.items.length === this.questions.length;
+    const all = o.items.length === this.questions.length && this.incompleteBecause === null;
     // Complete means every selected question answered without a failure: failed items make a run incomplete.
     const status: RunStatus = interrupted
       ? 'interrupted'

@@ -15,6 +15,7 @@ import type { RunConfig } from '../config/schema.js';
 import { mergeLayers, resolveConfig, type PartialConfig } from '../config/load.js';
 import type { Question } from '../core/schema.js';
 import { getBenchmark } from '../datasets/registry.js';
+import { liveLockHolder } from '../run/lock.js';
 import { RunDir } from '../run/rundir.js';
 import { InputError, UsageError } from '../util/errors.js';
 import { hashOf } from '../util/hash.js';
@@ -40,6 +41,8 @@ export interface RejudgeSource {
   judgedBy: 'rawrag' | 'imported';
   /** What the reading noticed and the user should hear (a torn last line of items.jsonl). */
   notes: string[];
+  /** Why the source is not whole (interrupted, questions not done), or null: its re-judge is then not whole either. */
+  incomplete: string | null;
 }
 
 interface ManifestView {
@@ -48,6 +51,8 @@ interface ManifestView {
   config: RunConfig;
   dataset?: { sha256?: string };
   imported_from?: unknown;
+  status?: string;
+  questions?: { selected?: number; done?: number };
 }
 
 export function readRunForRejudge(dir: string): RejudgeSource {
@@ -62,6 +67,12 @@ export function readRunForRejudge(dir: string): RejudgeSource {
   if (!m || typeof m.system !== 'string' || typeof m.setting !== 'string' || !m.config || typeof m.config.benchmark !== 'string') {
     throw new InputError('a rawrag run manifest needs system, setting and config.benchmark', { file: manifestPath });
   }
+  // A run still being written: its items are a moment of it, and a re-judge would pass for a whole run.
+  const holder = liveLockHolder(dir);
+  if (holder)
+    throw new InputError(`the run is still running (${holder}, status ${m.status ?? 'unknown'}); re-judge it when it has finished`, {
+      file: dir,
+    });
   const items = new RunDir(dir).readItems();
   const file = join(dir, 'items.jsonl');
   const notes = tornTailNotes(file);
@@ -92,7 +103,17 @@ export function readRunForRejudge(dir: string): RejudgeSource {
     unanswered,
     judgedBy: m.imported_from !== undefined ? 'imported' : 'rawrag',
     notes,
+    incomplete: sourceIncomplete(m, items.length),
   };
+}
+
+/** Why a source run is not whole (its status, or questions left undone), or null when it is complete. */
+function sourceIncomplete(m: ManifestView, items: number): string | null {
+  const selected = m.questions?.selected;
+  const done = typeof selected === 'number' ? `${Math.min(items, selected)} of ${selected} questions done` : `${items} items`;
+  if (m.status !== undefined && m.status !== 'complete') return `the source run is ${m.status} (${done})`;
+  if (typeof selected === 'number' && items < selected) return `the source run has ${done}`;
+  return null;
 }
 
 /**

@@ -22,6 +22,10 @@ export interface OpenOptions {
   dryRun?: boolean;
   /** The run's config: a refused resume then names the config keys that differ, not their hashes. */
   config?: unknown;
+  /** Every question id of the benchmark data: an item of another id makes the folder another run's (refused). */
+  benchmarkIds?: ReadonlySet<string>;
+  /** Why the run is not whole even when every question is done (a re-judge of an incomplete run), or null. */
+  incompleteBecause?: string | null;
 }
 
 export interface OpenedRunDir {
@@ -107,7 +111,14 @@ export function openRunDir(dir: string, identity: RunIdentity, questions: Questi
     }
   }
 
-  let previous = rundir.readItems();
+  let previous: ItemRecord[];
+  try {
+    previous = rundir.readItems();
+    if (opts.benchmarkIds) refuseForeignItems(previous, opts.benchmarkIds, rundir.itemsPath);
+  } catch (e) {
+    lock?.release();
+    throw e;
+  }
   if (opts.retryErrors) {
     const kept = previous.filter((i) => !i.error);
     if (kept.length !== previous.length && !opts.dryRun) rundir.rewriteItems(kept);
@@ -128,6 +139,25 @@ export function openRunDir(dir: string, identity: RunIdentity, questions: Questi
     spentBefore,
     notes,
   };
+}
+
+/**
+ * Items whose id is no question of the benchmark data (another benchmark's, an edited file): a
+ * resume would skip them and call the run complete, while stats, export and report refuse the
+ * folder, so the resume refuses it too.
+ */
+function refuseForeignItems(items: ItemRecord[], ids: ReadonlySet<string>, file: string): void {
+  const foreign = items.filter((i) => typeof i.id !== 'string' || !ids.has(i.id));
+  if (foreign.length === 0) return;
+  const shown = foreign
+    .slice(0, 3)
+    .map((i) => `'${String(i.id)}'`)
+    .join(', ');
+  throw new InputError(
+    `${foreign.length} item${foreign.length === 1 ? ' is' : 's are'} no question of this run's benchmark data (${shown}${foreign.length > 3 ? ', ...' : ''}): ` +
+      'the folder holds items of another run or was edited; use another --out to start fresh',
+    { file },
+  );
 }
 
 /** The manifest of a run that is starting (status `running`). */

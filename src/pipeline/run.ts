@@ -78,6 +78,8 @@ export interface RunComposition {
   setting(data: string): string;
   /** The questions this composition asks, from the selected ones (default: those). */
   questions?(selected: Question[]): Question[];
+  /** Why the run cannot be whole even with every question done (a re-judge of an incomplete run): its status stays `incomplete`. */
+  incompleteBecause?: string | null;
 }
 
 /** What must match for a directory to be resumed. */
@@ -126,7 +128,14 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
       dir,
       identity,
       questions,
-      { retryErrors: req.retryErrors, forceResume: req.forceResume, config: cfg },
+      {
+        retryErrors: req.retryErrors,
+        forceResume: req.forceResume,
+        config: cfg,
+        // (a composition's own questions, e.g. calibration probes, are this run's too)
+        benchmarkIds: new Set([...dataset.questions, ...questions].map((q) => q.id)),
+        incompleteBecause: req.compose?.incompleteBecause ?? null,
+      },
       {
         runId,
         system: source.system,

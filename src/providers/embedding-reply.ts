@@ -7,14 +7,14 @@ export function readVectors(res: OpenAI.CreateEmbeddingResponse, n: number): Flo
   const out: Array<Float32Array | undefined> = new Array(n);
   if (typeof res === 'string') throw notJsonReply(res);
   if (!Array.isArray(res?.data)) throw new BadReplyError('embeddings reply has no data array', true);
-  if (res.data.length !== n) throw new BadReplyError(`${res.data.length} embeddings returned for ${n} inputs`, false);
+  // A 200 that breaks the protocol is retried like a 5xx (issue 42); a server that always does fails after the retries.
+  if (res.data.length !== n) throw new BadReplyError(`${res.data.length} embeddings returned for ${n} inputs`, true);
   for (const d of res.data) {
     if (!Array.isArray(d.embedding) || d.embedding.length === 0 || d.embedding.some((x) => typeof x !== 'number')) {
       throw new BadReplyError('embedding is not a float array (does the server honour encoding_format "float"?)', false);
     }
-    if (!Number.isInteger(d.index) || d.index < 0 || d.index >= n)
-      throw new BadReplyError(`embedding index ${d.index} out of range`, false);
-    if (out[d.index] !== undefined) throw new BadReplyError(`embedding index ${d.index} returned twice`, false);
+    if (!Number.isInteger(d.index) || d.index < 0 || d.index >= n) throw new BadReplyError(`embedding index ${d.index} out of range`, true);
+    if (out[d.index] !== undefined) throw new BadReplyError(`embedding index ${d.index} returned twice`, true);
     out[d.index] = Float32Array.from(d.embedding);
   }
   const missing = out.findIndex((v) => v === undefined);

@@ -4,8 +4,8 @@
  * benchmark beside an index page at `out`. Also called by `rawrag stats` and `rawrag ablate`
  * after their outputs are written.
  */
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { mkdirSync, readdirSync } from 'node:fs';
+import { basename, dirname, extname, join, resolve } from 'node:path';
 import type { StatsReport } from '../stats/compute-tables.js';
 import { toolInfo } from '../run/manifest.js';
 import { OutputSet, writeOutputs } from '../util/output-set.js';
@@ -86,6 +86,8 @@ async function stageReport(paths: string[], out: string, opts: ReportOptions, se
       await yieldToEventLoop();
     }
   }
+  // Per-benchmark pages of an earlier report into the same file that this one does not write.
+  for (const stale of benchmarkPagesBeside(path)) set.retire(stale);
   let bytes = written[0]!.bytes;
   if (benchmarks.length > 1) {
     const html = renderIndexPage(written, { generated_at: written[0]!.data.generated_at, tool_version: meta.version, notes: inputs.notes });
@@ -108,4 +110,19 @@ async function stageReport(paths: string[], out: string, opts: ReportOptions, se
     })),
     notes: inputs.notes,
   };
+}
+
+/** The files beside `out` named as its per-benchmark pages are (`report.<benchmark>.html`: pagePath). */
+function benchmarkPagesBeside(out: string): string[] {
+  const ext = extname(out) || '.html';
+  const stem = basename(out, extname(out));
+  let names: string[];
+  try {
+    names = readdirSync(dirname(out));
+  } catch {
+    return [];
+  }
+  const escape = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const page = new RegExp(`^${escape(stem)}\\.[a-z0-9_-]+${escape(ext)}$`);
+  return names.filter((n) => page.test(n)).map((n) => join(dirname(out), n));
 }

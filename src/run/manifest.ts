@@ -34,6 +34,8 @@ export interface Manifest {
   /** What makes runs comparable: benchmark + reader, e.g. `locomo/gpt-4o-mini`. */
   setting: string;
   status: RunStatus;
+  /** A re-judge of a run that was not whole: why this one is `incomplete` although every answer it had was judged. */
+  incomplete_because?: string;
   /** Hash of the semantic config; a run directory only ever resumes the same config. */
   config_hash: string;
   /** What a resume must match: config hash, effective system and source, data sha256, tool version. */

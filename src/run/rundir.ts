@@ -10,6 +10,7 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync } f
 import { appendRecordsSync, repairTornTailOf } from '../util/checked-write.js';
 import { join } from 'node:path';
 import { InputError } from '../util/errors.js';
+import { decodeUtf8Lines } from '../util/text.js';
 import { writeFileAtomic, writeJsonAtomic } from '../util/fsx.js';
 import type { ItemRecord } from '../core/item.js';
 import type { Manifest } from './manifest.js';
@@ -76,7 +77,8 @@ export class RunDir {
         this.lines = [];
         return [];
       }
-      const { lines, torn } = splitJsonLines(readFileSync(this.itemsPath, 'utf8'));
+      // Strict UTF-8, as stats, export and report read it: a resume must not call complete what they refuse.
+      const { lines, torn } = splitJsonLines(decodeUtf8Lines(readFileSync(this.itemsPath), this.itemsPath));
       if (torn !== null) return this.parse(lines);
       this.lines = lines;
     }

@@ -24,6 +24,8 @@ let committed: string[] = [];
 
 export class OutputSet {
   private readonly staged = new Map<string, Staged>();
+  /** Files of an earlier run of the command that this set replaces by nothing: removed at the commit. */
+  private readonly retired = new Set<string>();
   private state: 'open' | 'committed' | 'discarded' = 'open';
 
   constructor() {
@@ -44,6 +46,16 @@ export class OutputSet {
       throw withPath(e, final, tmp);
     }
     this.staged.set(final, { path: final, tmp, existed });
+  }
+
+  /**
+   * An older output of this command that the new set has no counterpart for (a judges.csv with no
+   * judge comparison now, the page of a benchmark no longer in the report): it goes at the commit,
+   * in the same synchronous step as the renames, so the folder never mixes two sets.
+   */
+  retire(path: string): void {
+    if (this.state !== 'open') throw new Error(`output set already ${this.state}`);
+    this.retired.add(resolve(path));
   }
 
   /** The temporary file holding what is staged for `path` (a renderer that reads a staged file), or null. */
@@ -90,6 +102,7 @@ export class OutputSet {
       throw withPath(e, current, this.staged.get(current)?.tmp);
     }
     for (const d of done) if (d.backup) rmSync(d.backup, { force: true });
+    for (const path of this.retired) if (!this.staged.has(path)) rmSync(path, { force: true });
     this.state = 'committed';
     active.delete(this);
     const paths = done.map((d) => d.path);

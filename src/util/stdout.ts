@@ -4,7 +4,7 @@
  * and what was written of this output is cut back off); into a pipe whose reader has gone (`| head`),
  * the command ends quietly, as a pipeline expects.
  */
-import { fstatSync, ftruncateSync } from 'node:fs';
+import { fstatSync, ftruncateSync, readlinkSync } from 'node:fs';
 import { writeAllSync } from './checked-write.js';
 
 let closed = false;
@@ -34,25 +34,44 @@ export function watchStdout(report: (e: NodeJS.ErrnoException) => void): void {
   });
 }
 
+/**
+ * Every command's output to stdout goes through here (or writeStdout, which also waits for a pipe
+ * to drain). Into a regular file every byte is written or the command stops (exit 2 naming the
+ * file, what this call wrote cut back off): Node's own stream for a file ignores a short write,
+ * so a full disk would leave a truncated file and exit 0. Into a pipe or terminal the stream
+ * writes, and its errors are reported by watchStdout (a closed pipe is no error).
+ */
+export function printOut(data: string | Uint8Array): boolean {
+  if (closed) return true;
+  const file = regularFileStdout();
+  if (file === null) return process.stdout.write(data);
+  try {
+    writeAllSync(1, data, stdoutName());
+  } catch (e) {
+    // No partial output: the file is cut back to what it held before this write.
+    try {
+      ftruncateSync(1, file);
+    } catch {
+      // a file that cannot be cut keeps its bytes; the error says what happened
+    }
+    throw e;
+  }
+  return true;
+}
+
+/** `stdout (/the/file)` where the system says which file stdout is, else `stdout`. */
+function stdoutName(): string {
+  try {
+    return `stdout (${readlinkSync('/proc/self/fd/1')})`;
+  } catch {
+    return 'stdout';
+  }
+}
+
 /** Writes `data` to stdout; resolves when it is written (or the reader has gone), throws on a write failure. */
 export async function writeStdout(data: string | Uint8Array): Promise<void> {
   if (closed) return;
-  const file = regularFileStdout();
-  if (file !== null) {
-    try {
-      writeAllSync(1, data, 'stdout');
-    } catch (e) {
-      // No partial output: the file is cut back to what it held before this write.
-      try {
-        ftruncateSync(1, file);
-      } catch {
-        // a file that cannot be cut keeps its bytes; the error says what happened
-      }
-      throw e;
-    }
-    return;
-  }
-  if (!process.stdout.write(data)) {
+  if (!printOut(data)) {
     await new Promise<void>((resolve) => {
       const done = () => {
         process.stdout.off('drain', done);

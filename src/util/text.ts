@@ -35,6 +35,28 @@ export function decodeUtf8(bytes: Uint8Array, file: string, baseOffset = 0): str
   }
 }
 
+/**
+ * Decodes a JSON Lines file strictly (a BOM dropped) that another process may be appending to: a
+ * character cut by a killed writer at the very end is held back (a torn last line, found by
+ * splitJsonLines); any other byte that is not UTF-8 is an input error naming its line and offset.
+ */
+export function decodeUtf8Lines(bytes: Uint8Array, file: string): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes, { stream: true });
+  } catch {
+    const at = firstInvalidUtf8(bytes);
+    let line = 1;
+    for (let i = 0; i < at; i++) if (bytes[i] === 0x0a) line++;
+    throw new InputError(
+      `not valid UTF-8: byte ${at} (0x${bytes[at]?.toString(16).padStart(2, '0') ?? '??'}) cannot start or continue a UTF-8 character`,
+      {
+        file,
+        place: `line ${line}`,
+      },
+    );
+  }
+}
+
 /** Reads a whole text file (strict UTF-8, BOM dropped); read failures are input errors naming the file. */
 export function readTextFile(path: string): string {
   let bytes: Buffer;

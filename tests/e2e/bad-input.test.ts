@@ -78,11 +78,63 @@ describe('bad input', () => {
   it('a config file with an unknown key or a bad value names the file and key', async () => {
     const yml = join(dir, 'cfg.yaml');
     writeFileSync(yml, 'retrieval:\n  kk: 3\n');
-    await expectRejected(['run', 'locomo', '--config', yml], 2, /cfg\.yaml: retrieval: Unrecognized key: "kk"/);
+    await expectRejected(['run', 'locomo', '--config', yml], 2, /cfg\.yaml: retrieval\.kk: unknown key 'kk'/);
     const json = join(dir, 'cfg.json');
     writeFileSync(json, '{"chunking": {"size": -4}}');
     await expectRejected(['run', 'locomo', '--config', json], 2, /cfg\.json: chunking\.size/);
     await expectRejected(['run', 'locomo', '--config', join(dir, 'absent.yaml')], 2, /absent\.yaml: cannot read config file/);
+  });
+
+  it('an unknown key at the top of a config file names the file and the key (issue 42, item 11)', async () => {
+    const yml = join(dir, 'top.yaml');
+    writeFileSync(yml, 'bogus: 1\n');
+    await expectRejected(['run', 'locomo', '--config', yml], 2, /top\.yaml: bogus: unknown key 'bogus'/);
+    const json = join(dir, 'top.json');
+    writeFileSync(json, '{"__proto__": {"limit": 3}}');
+    await expectRejected(['run', 'locomo', '--config', json], 2, /top\.json: __proto__: unknown key '__proto__'/);
+  });
+
+  it("-S '__proto__=...' is refused, not read as the options' prototype (issue 42, item 12)", async () => {
+    await expectRejected(['run', 'locomo', '--system', 'mem0', '-S', '__proto__={"items":50}'], 1, /'__proto__' is not an option name/);
+    await expectRejected(['run', 'locomo', '--system', 'mem0', '-S', 'owners.constructor=1'], 1, /'constructor' is not an option name/);
+  });
+
+  it('a service or provider URL with a password is refused before anything is written, the password nowhere (issue 42, item 6)', async () => {
+    for (const system of ['http', 'mem0', 'memos', 'evermemos', 'memmachine']) {
+      const r = await rawragInProcess([
+        'run',
+        'locomo',
+        '--system',
+        system,
+        '-S',
+        'url=http://user:PASSWORD@127.0.0.1:9',
+        '--out',
+        out,
+        '--no-progress',
+      ]);
+      expect(r.code, `${system}: ${r.stderr}`).toBe(1);
+      expect(r.stderr).toMatch(/-S url: a URL with a user name or password is refused/);
+      expect(r.stderr + r.stdout).not.toContain('PASSWORD');
+      expect(existsSync(out)).toBe(false);
+    }
+    const yml = join(dir, 'secret.yaml');
+    writeFileSync(yml, 'system: mem0\nmem0:\n  url: http://u:PASSWORD@127.0.0.1:9\n');
+    await expectRejected(['run', 'locomo', '--config', yml], 2, /secret\.yaml: mem0\.url: a URL with a user name or password is refused/);
+    await expectRejected(
+      ['run', 'locomo', '--reader', 'gpt-4o-mini', '--reader-base-url', 'http://a:PASSWORD@127.0.0.1:9/v1'],
+      1,
+      /--reader-base-url: a URL with a user name or password is refused/,
+    );
+  });
+
+  it('an --ids entry outside -B categories is reported as such, not as unknown (issue 42, item 13)', async () => {
+    const ids = join(dir, 'ids.txt');
+    writeFileSync(ids, 'conv-26:q0\n');
+    await expectRejected(
+      ['run', 'locomo', '-B', 'categories=1', '--ids', ids],
+      2,
+      /ids\.txt: line 1: 1 id is a question of locomo outside the selected ones: 'conv-26:q0' \(line 1: category 2 \(temporal\), outside -B categories=1\)/,
+    );
   });
 
   it('the same bad values from a config file are reported as its keys (exit 2), not as flags', async () => {

@@ -63,8 +63,12 @@ describe('noise', () => {
   it('one exit-code table: docs/runs.md, src/cli/exit-codes.ts and rawrag --help agree, and every exit code thrown has a row', async () => {
     const docs = readFileSync(join(ROOT, 'docs/runs.md'), 'utf8');
     const section = docs.slice(docs.indexOf('## Exit codes and errors'));
-    const rows = [...section.matchAll(/^\| ([0-9/]+) \| (.+) \|$/gm)].map((m) => ({ code: m[1]!, meaning: m[2]! }));
-    expect(rows).toEqual(EXIT_CODES.map((e) => ({ code: e.code, meaning: e.meaning })));
+    const rows = [...section.matchAll(/^\| ([0-9/]+) \| (.+) \| (.+) \|$/gm)].map((m) => ({
+      code: m[1]!,
+      meaning: m[2]!,
+      commands: m[3]!,
+    }));
+    expect(rows).toEqual(EXIT_CODES.map((e) => ({ code: e.code, meaning: e.meaning, commands: e.commands })));
     const help = await rawragInProcess(['--help']);
     expect(help.stdout).toMatch(/^Exit codes:$/m);
     for (const e of EXIT_CODES) expect(help.stdout).toContain(`${e.code}`);

@@ -6,7 +6,8 @@
  * and strict under the strict one. In-process.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeApi } from '../helpers/fake-api.js';
 import { ROOT, tempDir } from '../helpers/cli.js';
@@ -116,6 +117,85 @@ describe('rawrag judge --rejudge, and judge vs judge in rawrag stats', () => {
     expect(existsSync(join(dir, 'stats', 'judges.csv'))).toBe(true);
     // Each judge is its own family in the leaderboards.
     expect(s.stdout).toMatch(/judged by different models/);
+  });
+
+  it('a later complete stats or report into the same folder leaves no older judges.csv or per-benchmark page beside its outputs (issue 42, item 8)', async () => {
+    const out = join(dir, 'stats');
+    expect(existsSync(join(out, 'judges.csv'))).toBe(true);
+    // An older report's page of another benchmark, as a two-benchmark report left it.
+    writeFileSync(join(out, 'report.longmemeval.html'), '<html>older</html>');
+    const s = await rawragInProcess(['stats', join(dir, 'official'), '--out', out, '--resamples', '200'], env);
+    expect(s.code, s.stderr).toBe(0);
+    expect(s.stdout).not.toContain('## Judge vs judge');
+    expect(existsSync(join(out, 'judges.csv'))).toBe(false);
+    expect(existsSync(join(out, 'report.longmemeval.html'))).toBe(false);
+    expect(existsSync(join(out, 'report.html'))).toBe(true);
+    writeFileSync(join(dir, 'pages.locomo.html'), '<html>older</html>');
+    const r = await rawragInProcess(['report', join(dir, 'official'), '--out', join(dir, 'pages.html')], env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(existsSync(join(dir, 'pages.locomo.html'))).toBe(false);
+    expect(existsSync(join(dir, 'pages.html'))).toBe(true);
+  });
+
+  it('refuses a source still being written by a live process; a re-judge of an interrupted source is incomplete, not ranked as whole (issue 42, item 4)', async () => {
+    // 16 of the 20 items, as a run stopped (or still going) at that point leaves them.
+    const partial = join(dir, 'partial');
+    cpSync(join(dir, 'official', 'precise'), partial, { recursive: true });
+    const lines = readFileSync(join(partial, 'items.jsonl'), 'utf8').split('\n').filter(Boolean);
+    writeFileSync(join(partial, 'items.jsonl'), lines.slice(0, 16).join('\n') + '\n');
+    const manifest = JSON.parse(readFileSync(join(partial, 'manifest.json'), 'utf8'));
+    writeFileSync(
+      join(partial, 'manifest.json'),
+      JSON.stringify({ ...manifest, status: 'running', finished_at: null, questions: { ...manifest.questions, done: 16 } }),
+    );
+    // A real writer holds the run's lock meanwhile.
+    const holder = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const { acquireRunLock } = await import(${JSON.stringify(join(ROOT, 'dist', 'run', 'lock.js'))}); acquireRunLock(process.argv[1], 'run locomo'); process.stdout.write('locked\\n'); setTimeout(() => {}, 60000);`,
+        partial,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      await new Promise<void>((res) => holder.stdout!.once('data', () => res()));
+      const refused = await rawragInProcess(
+        ['judge', '--rejudge', partial, '--judge-prompt', 'strict', '--out', join(dir, 'rj-running'), ...common()],
+        env,
+      );
+      expect(refused.code, refused.stderr).toBe(2);
+      expect(refused.stderr).toMatch(
+        new RegExp(`partial: the run is still running \\(pid ${holder.pid} on .*status running\\); re-judge it when it has finished`),
+      );
+      expect(existsSync(join(dir, 'rj-running'))).toBe(false);
+    } finally {
+      holder.kill('SIGKILL');
+      await new Promise((res) => holder.once('close', res));
+    }
+    // The writer was killed: the run is interrupted at 16 of 20.
+    writeFileSync(
+      join(partial, 'manifest.json'),
+      JSON.stringify({ ...manifest, status: 'interrupted', finished_at: null, questions: { ...manifest.questions, done: 16 } }),
+    );
+    const out = join(dir, 'rj-partial', 'run');
+    const r = await rawragInProcess(['judge', '--rejudge', partial, '--judge-prompt', 'strict', '--out', out, ...common()], env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('the source run is interrupted (16 of 20 questions done): this re-judge is incomplete too');
+    const m = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
+    expect(m.status).toBe('incomplete');
+    expect(m.incomplete_because).toBe('the source run is interrupted (16 of 20 questions done)');
+    const runs = await rawragInProcess(['runs', join(dir, 'rj-partial'), '--json'], env);
+    expect(JSON.parse(runs.stdout)[0].status).toBe('incomplete');
+    const s = await rawragInProcess(
+      ['stats', join(dir, 'rj-partial'), '--out', join(dir, 'rj-stats'), '--no-report', '--resamples', '200', '--json'],
+      env,
+    );
+    expect(s.code, s.stderr).toBe(0);
+    const row = JSON.parse(s.stdout).families[0].leaderboard[0];
+    expect(row).toMatchObject({ system: 'precise', status: 'incomplete', items: 16 });
+    expect(readFileSync(join(dir, 'rj-stats', 'leaderboard.md'), 'utf8')).toContain("- precise: run status is 'incomplete'");
   });
 
   it('refuses to re-judge with the very same judge, and a directory that is not a run', async () => {

@@ -18,8 +18,12 @@ import { exampleOf } from './loopback-llm/schema-json.js';
 
 export type { RecordedRequest } from './loopback-server.js';
 
-/** status (with Retry-After headers, ...), slow, reset (dropped connection), or malformed: a reply cut off mid-JSON. */
-export type Fault = PeerFault<CommonFaultKind | 'malformed'>;
+/**
+ * status (with Retry-After headers, ...), slow, reset (dropped connection), malformed (a reply cut off
+ * mid-JSON), or a 200 that breaks the API's promise: empty (no body), null (`null`), invalid (the
+ * right shape with a wrong content: a rerank index out of range, an embeddings list one short).
+ */
+export type Fault = PeerFault<CommonFaultKind | 'malformed' | 'empty' | 'null' | 'invalid'>;
 
 export interface FakeApiOptions {
   /** Reply text for a chat request (default: judge-like JSON for judge prompts, else "I don't know"). */
@@ -68,7 +72,14 @@ export class FakeApi extends LoopbackServer<Fault['kind']> {
       res.end('{"id": "x", "choices": [ {"message": ');
       return;
     }
+    if (fault?.kind === 'empty' || fault?.kind === 'null') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(fault.kind === 'empty' ? '' : 'null');
+      return;
+    }
     const reply = this.answer(rec);
+    if (fault?.kind === 'invalid')
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(spoiled(reply)));
     if (reply === null) {
       res.writeHead(404, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { message: `no route ${rec.path}` } }));
@@ -369,4 +380,12 @@ export function endpointArgs(api: { url: string }): string[] {
     '--rerank-base-url',
     api.url,
   ];
+}
+
+/** A reply of the right shape whose content the API never gives: an index out of range, one vector short. */
+function spoiled(reply: unknown): unknown {
+  const r = reply as { results?: Array<{ index: number }>; data?: unknown[] } | null;
+  if (r?.results?.length) return { ...r, results: r.results.map((x, i) => (i === 0 ? { ...x, index: 10_000 } : x)) };
+  if (r?.data?.length) return { ...r, data: r.data.slice(1) };
+  return reply;
 }

@@ -1,3 +1,4 @@
+import { printOut } from '../../util/stdout.js';
 import { Command, InvalidArgumentError, type Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
@@ -135,7 +136,7 @@ export function ablateCommand(): Command {
         },
       );
       dryBar.stop();
-      process.stdout.write(
+      printOut(
         renderAblationEstimate(benchmark.name, estimate) + (maxCost === null ? '' : `\n${capLine(maxCost, estimate.cost_usd)}`) + '\n',
       );
       return;
@@ -193,7 +194,7 @@ export function ablateCommand(): Command {
         });
         bar.stop();
         if (!b.last) {
-          process.stdout.write(
+          printOut(
             `${b.jobs.live().length} batch jobs running; nothing is lost if this machine stops.\nresume: the same command again (or: rawrag batch status ${resolve(out)})\n`,
           );
           return;
@@ -228,8 +229,8 @@ export function ablateCommand(): Command {
       report: opts.report !== false,
       log,
     });
-    if (opts.json) process.stdout.write(readFileSync(files.json, 'utf8'));
-    else process.stdout.write(renderAblationReport(outcome, table, files) + '\n');
+    if (opts.json) printOut(readFileSync(files.json, 'utf8'));
+    else printOut(renderAblationReport(outcome, table, files) + '\n');
     const capped = outcome.variants.find((v) => v.manifest.status === 'stopped-cost-cap');
     if (capped) checkCostCap(capped.manifest.status, transport, outcome.dir);
   });

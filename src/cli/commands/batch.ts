@@ -1,4 +1,5 @@
 /** `rawrag batch status|collect DIR`: the batch jobs of a run directory (see docs/models.md, Batch). */
+import { printOut } from '../../util/stdout.js';
 import { Command } from 'commander';
 import { resolve } from 'node:path';
 import { BatchJobs, type CollectReport } from '../../providers/batch/jobs.js';
@@ -134,7 +135,7 @@ export function batchCommand(): Command {
         try {
           if (!offline) await batchApi(() => jobs.refresh());
           const failures = jobs.failures().size;
-          process.stdout.write(`${table(jobs)}\n${failures > 0 ? `${failures} requests recorded as failed\n` : ''}`);
+          printOut(`${table(jobs)}\n${failures > 0 ? `${failures} requests recorded as failed\n` : ''}`);
         } finally {
           release();
         }
@@ -149,7 +150,7 @@ export function batchCommand(): Command {
         try {
           await batchApi(() => jobs.refresh());
           const r = await batchApi(() => (flags.wait ? jobs.wait() : jobs.collect()));
-          process.stdout.write(
+          printOut(
             `${table(jobs)}\n\n${summary(dir, jobs, r)}\n${cost('cost of this collection', r.usage)}\n${cost('cost of all batch replies of the run', jobs.usage())}\n`,
           );
         } finally {

@@ -1,4 +1,5 @@
 /** `rawrag calibrate-judge BENCHMARK`: how lenient the benchmark's judge is, on answers whose truth is known. */
+import { printOut } from '../../util/stdout.js';
 import { RunConfigSchema } from '../../systems/registry.js';
 import { Command } from 'commander';
 import { listBenchmarks } from '../../datasets/registry.js';
@@ -63,7 +64,7 @@ export function calibrateJudgeCommand(): Command {
       const left = plan.outsideHeadline ? ` (${plan.outsideHeadline} selected questions outside the headline left out)` : '';
       if (opts.dryRun) {
         const what = `calibrate the judge on ${plan.probes.length} probes${left}`;
-        process.stdout.write((await estimateJudge(cfg, plan.answers, transport, { questions: plan.questions, what })) + '\n');
+        printOut((await estimateJudge(cfg, plan.answers, transport, { questions: plan.questions, what })) + '\n');
         return;
       }
       const out = (opts.out as string | undefined) ?? fromRoot('results', plan.compose.runId);
@@ -104,16 +105,14 @@ export function calibrateJudgeCommand(): Command {
           const b = await runBatched(request, hooks, { wait: opts.wait !== false, models: [['judge', cfg.judge.model!]] });
           bar.stop();
           if (!b.outcome) {
-            process.stdout.write(renderBatched(b, `${retryCommand(process.argv)} --out ${b.dir}`) + '\n');
+            printOut(renderBatched(b, `${retryCommand(process.argv)} --out ${b.dir}`) + '\n');
             return;
           }
           outcome = b.outcome;
         } else outcome = await executeRun(request, hooks);
         bar.stop();
         const figures = finishCalibration(outcome.dir, cfg, plan, outcome.summary);
-        process.stdout.write(
-          (opts.json ? JSON.stringify(figures, null, 2) : `${renderCalibration(figures)}\nrun directory: ${outcome.dir}`) + '\n',
-        );
+        printOut((opts.json ? JSON.stringify(figures, null, 2) : `${renderCalibration(figures)}\nrun directory: ${outcome.dir}`) + '\n');
         checkCostCap(outcome.manifest.status, transport, outcome.dir);
         checkErrorRate(outcome.summary, outcome.dir, opts.maxErrorRate as number | undefined);
       } finally {

@@ -1,4 +1,5 @@
 /** `rawrag data list|pull`: the benchmarks' official data files, fetched and verified. */
+import { printOut } from '../../util/stdout.js';
 import { onInterruptSay } from '../../util/interrupt.js';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -75,14 +76,14 @@ export function dataCommand(): Command {
         );
       }
       out.push("* default variant; --urls adds each file's source URL");
-      process.stdout.write(out.join('\n') + '\n');
+      printOut(out.join('\n') + '\n');
     });
   data
     .command('options')
     .description("List each benchmark's own options: -B key=value on run, ablate and judge, or a config file's options: section")
     .argument('[benchmark]', 'only this benchmark')
     .action((name: string | undefined) => {
-      process.stdout.write(benchmarkOptionsText(name ? [getBenchmark(name)] : listBenchmarks()) + '\n');
+      printOut(benchmarkOptionsText(name ? [getBenchmark(name)] : listBenchmarks()) + '\n');
     });
   data
     .command('pull')
@@ -146,7 +147,7 @@ export function dataCommand(): Command {
               results.push({ variant, r });
               const how = r.status === 'present' ? 'already present' : `downloaded from ${r.url}`;
               const check = r.pinned ? 'sha256 verified' : 'NOT verified (no pinned sha256)';
-              process.stdout.write(`${variant}: ${r.path}: ${how}, ${r.bytes} bytes, ${check}\n  sha256 ${r.sha256}\n`);
+              printOut(`${variant}: ${r.path}: ${how}, ${r.bytes} bytes, ${check}\n  sha256 ${r.sha256}\n`);
             } finally {
               unsay();
               progress.clear();

@@ -1,4 +1,5 @@
 /** `rawrag import FORMAT FILE --benchmark B`: other harnesses' result files as stats-ready run directories. */
+import { printOut } from '../../util/stdout.js';
 import { Command, InvalidArgumentError } from 'commander';
 import { mergeLayers, resolveConfig, type PartialConfig } from '../../config/load.js';
 import { listBenchmarks } from '../../datasets/registry.js';
@@ -73,7 +74,7 @@ export function importCommand(): Command {
         keepSkipped: opts.keepSkipped === true,
         ...(opts.setting ? { setting: opts.setting as string } : {}),
       });
-      process.stdout.write(r.text + '\n');
+      printOut(r.text + '\n');
     });
   return cmd;
 }

@@ -2,6 +2,7 @@
 import { basename, join, resolve } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { renderSweep, summariseSweep } from '../../pipeline/judge-sweep.js';
+import { printOut } from '../../util/stdout.js';
 import { Command } from 'commander';
 import { InputError, UsageError } from '../../util/errors.js';
 import { loadRunInputs } from '../../pipeline/plan.js';
@@ -141,7 +142,7 @@ async function judgeSweep(command: Command, answersPath: string | undefined, nam
   }
   const sweep = summariseSweep(dirs, { seed: 0 });
   writeFileSync(join(base, 'judge-sweep.json'), JSON.stringify(sweep, null, 2) + '\n');
-  process.stdout.write((opts.json ? JSON.stringify(sweep, null, 2) : renderSweep(sweep, base)) + '\n');
+  printOut((opts.json ? JSON.stringify(sweep, null, 2) : renderSweep(sweep, base)) + '\n');
 }
 
 /** Runs one judgement into `out`: the cap, the progress bar, the summary, the exit checks. */
@@ -167,7 +168,7 @@ async function runJudgeJob(command: Command, job: JudgeJob, out: string, o: { qu
         }
       }
       if (opts.dryRun) {
-        process.stdout.write((await estimateJudge(cfg, answers, transport, { questions, what: job.what })) + '\n');
+        printOut((await estimateJudge(cfg, answers, transport, { questions, what: job.what })) + '\n');
         return;
       }
       job.checkOut?.(out);
@@ -188,7 +189,7 @@ async function runJudgeJob(command: Command, job: JudgeJob, out: string, o: { qu
             verbose: Boolean(opts.verbose),
             transport,
             name: (opts.name as string | undefined) ?? null,
-            compose: judgeComposition(answers, { system, setting, runId, questions }),
+            compose: judgeComposition(answers, { system, setting, runId, questions, incompleteBecause: job.incompleteBecause }),
           },
           {
             log: (line) => {
@@ -200,7 +201,7 @@ async function runJudgeJob(command: Command, job: JudgeJob, out: string, o: { qu
           },
         );
         bar.stop();
-        if (!o.quiet) process.stdout.write((opts.json ? JSON.stringify(outcome.summary, null, 2) : renderRunReport(outcome)) + '\n');
+        if (!o.quiet) printOut((opts.json ? JSON.stringify(outcome.summary, null, 2) : renderRunReport(outcome)) + '\n');
         checkCostCap(outcome.manifest.status, transport, outcome.dir);
         checkErrorRate(outcome.summary, outcome.dir, opts.maxErrorRate as number | undefined);
       } finally {
@@ -226,6 +227,8 @@ interface JudgeJob {
   notes?: string[];
   /** Refuses an output directory this job must not write (re-judging: the source run itself). */
   checkOut?(out: string): void;
+  /** Re-judging a run that is not whole: why the new run is not whole either. */
+  incompleteBecause?: string | null;
 }
 
 /** `rawrag judge ANSWERS.jsonl --benchmark B`: the answered questions are the selection, as --ids would select them. */
@@ -280,7 +283,9 @@ async function rejudgeJob(
     // The official protocol named: the run's own prompt replaced by none (a run judged with another prompt goes back to the official one).
     else if (src.config.judge.prompt) judge.prompt = undefined;
   }
-  const cfg = withOfficialJudge(rejudgeConfig(src, judge, benchmarkOptionsOf(command, src.config.benchmark), { allowSameJudge: Boolean(sweep) }));
+  const cfg = withOfficialJudge(
+    rejudgeConfig(src, judge, benchmarkOptionsOf(command, src.config.benchmark), { allowSameJudge: Boolean(sweep) }),
+  );
   const system = command.getOptionValueSource('system') === 'cli' ? (opts.system as string) : src.system;
   const given = opts.setting as string | undefined;
   const { questions, leftOut } = await rejudgeSelection(src, cfg);
@@ -296,6 +301,7 @@ async function rejudgeJob(
     source: { dir: src.dir, dataSha256: src.dataSha256 },
     notes: [
       ...src.notes,
+      ...(src.incomplete ? [`${src.incomplete}: this re-judge is incomplete too (never listed or ranked as a whole run)`] : []),
       ...(leftOut
         ? [
             `${leftOut} of the run's ${src.answers.byId.size} answers are outside ${changed.map((k) => `-B ${kebab(k)}=${cfg.options[k]}`).join(' ')}: left out`,
@@ -303,6 +309,7 @@ async function rejudgeJob(
         : []),
     ],
     checkOut: (out) => checkRejudgeOut(src, out),
+    incompleteBecause: src.incomplete,
     what: `re-judge ${judged} answers of ${src.dir}${src.unanswered.length ? ` (${src.unanswered.length} items without an answer left out)` : ''}`,
   };
 }

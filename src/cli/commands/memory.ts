@@ -2,6 +2,7 @@
  * `rawrag memory show | purge`: a run's memory store, through its system's `store` capability
  * (src/core/system.ts): what it holds, and deleting one owner's data physically.
  */
+import { printOut } from '../../util/stdout.js';
 import { Command, InvalidArgumentError } from 'commander';
 import { join } from 'node:path';
 import { RunConfigSchema, storeOfRun, type System } from '../../systems/registry.js';
@@ -49,7 +50,7 @@ export function memoryCommand(): Command {
     .option('--json', 'print the items as JSON')
     .action((dir: string | undefined, opts: { run?: string; owner?: string; all?: boolean; json?: boolean }) => {
       const { runDir, store } = storeOfRun(dir ?? opts.run);
-      process.stdout.write(store.show(runDir, opts) + '\n');
+      printOut(store.show(runDir, opts) + '\n');
     });
   const purge = cmd
     .command('purge')
@@ -64,7 +65,7 @@ export function memoryCommand(): Command {
       const config = configWithOptions(runDir, system, opts.systemOption);
       const unsay = onInterruptSay(() => `what was deleted so far is recorded in ${runDir}; the same command deletes the rest`);
       try {
-        process.stdout.write((await store.purge(runDir, opts.owner, { cacheDir: opts.cacheDir, config })) + '\n');
+        printOut((await store.purge(runDir, opts.owner, { cacheDir: opts.cacheDir, config })) + '\n');
       } finally {
         unsay();
       }
@@ -104,7 +105,7 @@ export function memoryCommand(): Command {
         },
       ) => {
         const audits = runs.map((r) => auditLayers(decisionSource(r, opts), { resamples: opts.resamples, seed: opts.seed }));
-        process.stdout.write(
+        printOut(
           opts.json
             ? JSON.stringify({ audits }, null, 2) + '\n'
             : audits.map((a) => renderLayers(a, { episodes: opts.episodes })).join('\n\n') + '\n',

@@ -2,6 +2,7 @@
  * `rawrag paper [DIR...] [--json]`: the reproduction map (src/paper/map.ts); with `--run`, the
  * runs every item not yet reproduced needs, planned, priced and run resumably (src/cli/paper-run.ts).
  */
+import { printOut } from '../../util/stdout.js';
 import { Command } from 'commander';
 import { buildPaperMap } from '../../paper/map.js';
 import { renderPaperMap } from '../../paper/render.js';
@@ -37,7 +38,7 @@ export function paperCommand(): Command {
     if (!opts.run) {
       const map = buildPaperMap(searched, { seed: opts.seed as number | undefined });
       const shown = only ? { ...map, entries: map.entries.filter((e) => only.includes(e.section)) } : map;
-      process.stdout.write(opts.json ? JSON.stringify(shown, null, 2) + '\n' : renderPaperMap(shown) + '\n');
+      printOut(opts.json ? JSON.stringify(shown, null, 2) + '\n' : renderPaperMap(shown) + '\n');
       return;
     }
     // The planner and runner load the pipeline: only when asked to run.
@@ -55,7 +56,7 @@ export function paperCommand(): Command {
           transport: transportFromFlags(command),
           signal: interrupts.signal,
         },
-        (s) => process.stdout.write(s + '\n'),
+        (s) => printOut(s + '\n'),
         (s) => process.stderr.write(s + '\n'),
       );
     } finally {

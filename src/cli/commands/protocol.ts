@@ -5,6 +5,7 @@
  * drift from what is sent. Diff it against the paper or the upstream code.
  */
 import { namedProtocols, protocolFiles } from '../../eval/judge-protocols.js';
+import { printOut } from '../../util/stdout.js';
 import { Command } from 'commander';
 import { getSystem, RunConfigSchema, systemOf } from '../../systems/registry.js';
 import type { VendorProtocol } from '../../core/system.js';
@@ -291,7 +292,7 @@ export function protocolCommand(): Command {
         );
         return withJudgeProtocols(describeProtocol(getBenchmark(name), cfg));
       });
-      process.stdout.write((opts.json ? JSON.stringify(out, null, 2) : out.map(renderProtocol).join('\n\n')) + '\n');
+      printOut((opts.json ? JSON.stringify(out, null, 2) : out.map(renderProtocol).join('\n\n')) + '\n');
     },
   );
 }

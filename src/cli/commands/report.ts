@@ -1,3 +1,4 @@
+import { printOut } from '../../util/stdout.js';
 import { Command } from 'commander';
 import { join } from 'node:path';
 import { writeReport, type ReportResult } from '../../report/index.js';
@@ -25,7 +26,7 @@ export function reportCommand(): Command {
       const out = opts.out ?? join(dirs[0]!, 'report', 'report.html');
       const r = await writeReport(dirs, out, opts.explorerMb ? { detailBudget: Math.round(opts.explorerMb * 1e6) } : {});
       for (const n of r.notes) process.stderr.write(`note: ${n}\n`);
-      process.stdout.write(reportLines(r).join('\n') + '\n');
+      printOut(reportLines(r).join('\n') + '\n');
     });
 }
 

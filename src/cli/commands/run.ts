@@ -1,3 +1,4 @@
+import { printOut } from '../../util/stdout.js';
 import { Command, InvalidArgumentError } from 'commander';
 import { executeRun, type RunHooks } from '../../pipeline/run.js';
 import {
@@ -71,7 +72,7 @@ export function runCommand(): Command {
     let transport = transportFromFlags(command);
     if (opts.dryRun) {
       const capped = maxCost === null ? {} : { capLine: (e: number | null) => capLine(maxCost, e) };
-      process.stdout.write((await dryRun(cfg, transport, { batch: Boolean(opts.batch), ...capped })) + '\n');
+      printOut((await dryRun(cfg, transport, { batch: Boolean(opts.batch), ...capped })) + '\n');
       return;
     }
     const out = (opts.out as string | undefined) ?? null;
@@ -105,7 +106,7 @@ export function runCommand(): Command {
         const b = await runBatched(request, hooks, { wait: opts.wait !== false, embeddings: Boolean(opts.batchEmbeddings) });
         bar.stop();
         const report = b.outcome && !opts.json ? renderRunReport(b.outcome) : b.outcome ? JSON.stringify(b.outcome.summary, null, 2) : '';
-        process.stdout.write(
+        printOut(
           report +
             (opts.json && b.outcome ? '' : `${report ? '\n' : ''}${renderBatched(b, retryCommand(process.argv) + ` --out ${b.dir}`)}`) +
             '\n',
@@ -115,7 +116,7 @@ export function runCommand(): Command {
       } else {
         outcome = await executeRun(request, hooks);
         bar.stop();
-        process.stdout.write((opts.json ? JSON.stringify(outcome.summary, null, 2) : renderRunReport(outcome)) + '\n');
+        printOut((opts.json ? JSON.stringify(outcome.summary, null, 2) : renderRunReport(outcome)) + '\n');
       }
       if (opts.cleanup) process.stderr.write((await cleanUp(outcome.dir)) + '\n');
       checkCostCap(outcome.manifest.status, transport, outcome.dir);

@@ -3,6 +3,7 @@
  * results/): label, benchmark, setting, system, status, questions, headline, date. Read-only.
  */
 import { effectiveStatus, statusLabel } from '../../run/status.js';
+import { printOut } from '../../util/stdout.js';
 import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { Command } from 'commander';
@@ -121,15 +122,15 @@ export function runsCommand(): Command {
     .action((dirs: string[], opts: { json?: boolean }) => {
       const paths = dirs.length ? dirs : [relative(process.cwd(), fromRoot('results')) || '.'];
       if (dirs.length === 0 && !existsSync(paths[0]!)) {
-        process.stdout.write(opts.json ? '[]\n' : `no run directories found (no ${paths[0]} folder)\n`);
+        printOut(opts.json ? '[]\n' : `no run directories found (no ${paths[0]} folder)\n`);
         return;
       }
       const { runs, skipped } = listRuns(paths);
       if (opts.json) {
-        process.stdout.write(JSON.stringify(runs, null, 2) + '\n');
+        printOut(JSON.stringify(runs, null, 2) + '\n');
         return;
       }
       for (const s of skipped) process.stderr.write(`note: ${s.dir} skipped: ${s.reason}\n`);
-      process.stdout.write(renderRuns(runs) + '\n');
+      printOut(renderRuns(runs) + '\n');
     });
 }

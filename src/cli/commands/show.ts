@@ -4,6 +4,7 @@
  * `rawrag show RUN_DIR --wrong`: the questions answered wrong, retrieval vs reading failures
  * (src/run/wrong-answers.ts), as text or `--json`.
  */
+import { printOut } from '../../util/stdout.js';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
@@ -65,7 +66,7 @@ export function showCommand(): Command {
       const { ctx, items } = await openItemLog(dir);
       const chosen = ids.length ? ids.map((id) => findItem(items, id, dir)) : items;
       if (!opts.out) {
-        process.stdout.write(chosen.map((i) => renderItemLog(i, ctx)).join('\n'));
+        printOut(chosen.map((i) => renderItemLog(i, ctx)).join('\n'));
         return;
       }
       await writeLogs(chosen, ctx, opts.out);
@@ -78,7 +79,7 @@ async function writeLogs(items: ItemRecord[], ctx: ItemLogContext, out: string):
   await writeOutputs((set) => {
     for (const item of items) set.stage(join(out, logFileName(String(item.id))), renderItemLog(item, ctx));
   });
-  process.stdout.write(`${items.length} item log${items.length === 1 ? '' : 's'} written to ${out}\n`);
+  printOut(`${items.length} item log${items.length === 1 ? '' : 's'} written to ${out}\n`);
 }
 
 async function showWrong(dir: string, ids: string[], opts: ShowOptions): Promise<void> {
@@ -107,8 +108,8 @@ async function showWrong(dir: string, ids: string[], opts: ShowOptions): Promise
       ...counts,
       wrong_total: wrong.length,
     };
-    process.stdout.write(JSON.stringify({ ...json, order: KIND_ORDER, summary: wrongSummaryLine(r), wrong: listed }, null, 2) + '\n');
-  } else process.stdout.write(renderWrongAnswers(r, head, dir, limit));
+    printOut(JSON.stringify({ ...json, order: KIND_ORDER, summary: wrongSummaryLine(r), wrong: listed }, null, 2) + '\n');
+  } else printOut(renderWrongAnswers(r, head, dir, limit));
   if (opts.out) {
     const { ctx, items: records } = await openItemLog(dir);
     writeLogs(
@@ -131,7 +132,7 @@ function showFailures(dir: string, ids: string[], opts: ShowOptions): void {
   const status = statusLabel(statusFacts(manifest));
   const listed = opts.limit ? failed.slice(0, opts.limit) : failed;
   if (opts.json) {
-    process.stdout.write(
+    printOut(
       JSON.stringify(
         { dir, status, items: items.length, failed: failed.length, groups, failures: listed.map((i) => ({ id: i.id, ...i.error })) },
         null,
@@ -142,7 +143,7 @@ function showFailures(dir: string, ids: string[], opts: ShowOptions): void {
   }
   const head = `${String(manifest.system)}${typeof manifest.name === 'string' ? ` [${manifest.name}]` : ''} · ${String(manifest.setting)} · ${dir}: ${status}`;
   if (failed.length === 0) {
-    process.stdout.write(`${head}\nno failed items (${items.length} items)\n`);
+    printOut(`${head}\nno failed items (${items.length} items)\n`);
     return;
   }
   const lines = [
@@ -155,5 +156,5 @@ function showFailures(dir: string, ids: string[], opts: ShowOptions): void {
     '',
     `redo them: the run's command with --retry-errors --out ${dir}; one item's log: rawrag show ${dir} ID`,
   ];
-  process.stdout.write(lines.join('\n') + '\n');
+  printOut(lines.join('\n') + '\n');
 }

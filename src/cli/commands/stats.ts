@@ -1,3 +1,4 @@
+import { printOut } from '../../util/stdout.js';
 import { Command, Option } from 'commander';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -108,12 +109,13 @@ export function statsCommand(): Command {
           set.stage(join(out, 'coverage-pairwise.csv'), coveragePairwiseCsv(report));
           set.stage(join(out, 'agreement.csv'), agreementCsv(report));
           if (judgeComparison.length) set.stage(join(out, 'judges.csv'), judgeComparisonCsv(judgeComparison));
+          else set.retire(join(out, 'judges.csv')); // an older comparison must not stand beside these tables
           set.stage(join(out, 'stats.json'), JSON.stringify(json, null, 2) + '\n');
           if (opts.report)
             await writeReport(dirs, join(out, 'report.html'), { stats: { report, source: join(out, 'stats.json') }, outputs: set });
         });
         // On the terminal the prose is wrapped at 160 columns; leaderboard.md keeps each paragraph one line.
-        process.stdout.write(opts.json ? JSON.stringify(json, null, 2) + '\n' : `${wrapProse(markdown)}\nwritten: ${out}\n`);
+        printOut(opts.json ? JSON.stringify(json, null, 2) + '\n' : `${wrapProse(markdown)}\nwritten: ${out}\n`);
       },
     );
 }

@@ -3,6 +3,7 @@
  * installed as its plug-in declares (src/systems/memory-service/installer.ts), and a pre-flight of
  * the system (installed and started for you, or at `-S url=`) that a run would reach.
  */
+import { printOut } from '../../util/stdout.js';
 import { Command } from 'commander';
 import { InputError, UsageError } from '../../util/errors.js';
 import { getSystem, RunConfigSchema } from '../../systems/registry.js';
@@ -46,7 +47,7 @@ function installCommand(): Command {
         `  by hand: ${paths.python} ${spec.script ?? '(its script)'} --port 8787 --state DIR   (then -S url=http://127.0.0.1:8787)`,
         `check it: rawrag systems check ${name}`,
       ];
-      process.stdout.write(out.join('\n') + '\n');
+      printOut(out.join('\n') + '\n');
     });
 }
 
@@ -66,7 +67,7 @@ function checkCommand(): Command {
       const env = opts.cacheDir ? { ...process.env, RAWRAG_CACHE_DIR: opts.cacheDir } : process.env;
       const t0 = performance.now();
       const line = (s: { step: string; ok: boolean; ms: number; detail: string }) =>
-        process.stdout.write(`${s.ok ? 'ok  ' : 'FAIL'} ${s.step.padEnd(44)} ${(s.ms / 1000).toFixed(2).padStart(7)} s  ${s.detail}\n`);
+        printOut(`${s.ok ? 'ok  ' : 'FAIL'} ${s.step.padEnd(44)} ${(s.ms / 1000).toFixed(2).padStart(7)} s  ${s.detail}\n`);
       let ok = false;
       try {
         ok = await system.check(cfg, env, line);
@@ -74,7 +75,7 @@ function checkCommand(): Command {
         line({ step: 'reach the service', ok: false, ms: Math.round(performance.now() - t0), detail: (e as Error).message });
       }
       const total = ((performance.now() - t0) / 1000).toFixed(1);
-      process.stdout.write(ok ? `verdict: ${name} works (${total} s)\n` : `verdict: ${name} FAILED (${total} s)\n`);
+      printOut(ok ? `verdict: ${name} works (${total} s)\n` : `verdict: ${name} FAILED (${total} s)\n`);
       if (!ok) throw new InputError(`${name} failed the check (the FAIL line says where)`);
     });
 }

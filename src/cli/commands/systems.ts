@@ -5,6 +5,7 @@
  * rawrag's deviations; then the paper's twelve opponents and how each can be run here. Generated
  * from the descriptors, so it cannot drift from what `-S` accepts.
  */
+import { printOut } from '../../util/stdout.js';
 import { Command } from 'commander';
 import { z } from 'zod';
 import type { SystemDescriptor } from '../../core/system.js';
@@ -195,11 +196,10 @@ export function systemsCommand(): Command {
     .action((name: string | undefined, opts: { json?: boolean }) => {
       if (name) {
         const info = systemInfo(getSystem(name));
-        process.stdout.write((opts.json ? JSON.stringify(info, null, 2) : detail(info)) + '\n');
+        printOut((opts.json ? JSON.stringify(info, null, 2) : detail(info)) + '\n');
         return;
       }
-      if (opts.json)
-        process.stdout.write(JSON.stringify({ systems: listSystems().map(systemInfo), paper_opponents: opponentRows() }, null, 2) + '\n');
-      else process.stdout.write(overview() + '\n');
+      if (opts.json) printOut(JSON.stringify({ systems: listSystems().map(systemInfo), paper_opponents: opponentRows() }, null, 2) + '\n');
+      else printOut(overview() + '\n');
     });
 }

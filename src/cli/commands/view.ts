@@ -3,6 +3,7 @@
  * refreshed while runs write (src/view/). Read-only; runs until Ctrl-C (exit 130) or SIGTERM (143),
  * then closes the server and every connection.
  */
+import { printOut } from '../../util/stdout.js';
 import { relative } from 'node:path';
 import { Command } from 'commander';
 import { Interrupted, watchInterrupts } from '../../util/interrupt.js';
@@ -45,7 +46,7 @@ export function viewCommand(): Command {
       const interrupts = watchInterrupts();
       try {
         const server = await startViewServer(site, { port: opts.port ?? DEFAULT_VIEW_PORT, intervalMs });
-        process.stdout.write(
+        printOut(
           `rawrag view: ${server.url} (${paths.join(', ')}; the pages refresh every ${intervalMs / 1000} s while runs write; Ctrl-C stops)\n`,
         );
         // Built before the first browser asks, so the first page opens at once.

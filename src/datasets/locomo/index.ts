@@ -89,6 +89,8 @@ async function loadLocomo({ path, options }: LoadOptions): Promise<Dataset> {
   const episodes: Episode[] = [];
   const questions: Question[] = [];
   const seen = new Set<string>();
+  const leftOut = new Map<string, string>();
+  const chosen = [...categories].sort((a, b) => a - b).join(',');
   parsed.data.forEach((sample, si) => {
     if (seen.has(sample.sample_id)) {
       throw new InputError(`sample_id '${sample.sample_id}' appears twice`, { file: path, place: `[${si}].sample_id` });
@@ -102,7 +104,10 @@ async function loadLocomo({ path, options }: LoadOptions): Promise<Dataset> {
       if (!(qa.category in CATEGORY_NAMES)) {
         throw new InputError(`unknown category ${qa.category}`, { file: path, place: `${place}.category` });
       }
-      if (!categories.has(qa.category)) return;
+      if (!categories.has(qa.category)) {
+        leftOut.set(`${sample.sample_id}:q${qi}`, `category ${qa.category} (${CATEGORY_NAMES[qa.category]}), outside -B categories=${chosen}`);
+        return;
+      }
       const answer = qa.category === 5 ? (qa.adversarial_answer ?? qa.answer) : qa.answer;
       if (answer === undefined) {
         throw new InputError('question has no answer', { file: path, place: `${place}.answer` });
@@ -148,7 +153,8 @@ async function loadLocomo({ path, options }: LoadOptions): Promise<Dataset> {
     source: { path, sha256, bytes: statSync(path).size, version: `${version}${goldVersion === 'audited' ? ' + gold errata (audited)' : ''}` },
     warnings,
     // Normalised (sorted, deduplicated): `-B categories=4,3,2,1` is the default setting.
-    variant: { categories: [...categories].sort((a, b) => a - b).join(',') },
+    variant: { categories: chosen },
+    leftOut,
   };
 }
 

@@ -71,14 +71,11 @@ abstract class RemoteReranker implements Reranker {
       key,
       jsonCodec<Ranked>(),
       // Checked before it can be stored: an invalid reply is an item error that a retry asks again.
+      // Checked inside the request's retries: an invalid 200 is asked again like a 5xx.
       async () => ({
-        ...checkRanked(
-          await this.session
-            .to({ endpoint: this.endpoint.baseUrl, cost: rerankCost(this.entry.prices, query, documents) })
-            .send('rerank', this.entry.name, (t) => this.call(query, documents, n, t)),
-          documents.length,
-          n,
-        ),
+        ...(await this.session
+          .to({ endpoint: this.endpoint.baseUrl, cost: rerankCost(this.entry.prices, query, documents) })
+          .send('rerank', this.entry.name, async (t) => checkRanked(await this.call(query, documents, n, t), documents.length, n))),
         origin: this.origin,
       }),
       (r) => rankedProblem(r, documents.length, n) === null,
@@ -134,8 +131,9 @@ export function rankedProblem(r: Ranked, documents: number, topN: number): strin
 
 function checkRanked(r: Ranked, documents: number, topN: number): Ranked {
   const problem = rankedProblem(r, documents, topN);
-  // Not retried at once: a server that answers this way usually does so again (--retry-errors asks later).
-  if (problem) throw new BadReplyError(`invalid rerank reply: ${problem}`, false);
+  // Retried like a 5xx (issue 42): a 200 that breaks the protocol is a fault of that reply, and one
+  // such reply must not fail the item; a server that always answers so still fails after the retries.
+  if (problem) throw new BadReplyError(`invalid rerank reply: ${problem}`, true);
   return r;
 }
 
@@ -157,7 +155,14 @@ export class CohereReranker extends RemoteReranker {
   protected async call(query: string, documents: string[], topN: number, timeoutMs: number): Promise<Ranked> {
     const client = await (this.client ??= this.sdk());
     const res = await namingHost(this.endpoint.baseUrl, () =>
-      client.rerank({ model: this.wireModel, query, documents, topN }, { maxRetries: 0, timeoutInSeconds: timeoutMs / 1000 }),
+      client
+        .rerank({ model: this.wireModel, query, documents, topN }, { maxRetries: 0, timeoutInSeconds: timeoutMs / 1000 })
+        .catch((e: unknown) => {
+          // The SDK's own check of the reply's shape (an empty or `null` body: "response: Expected object.
+          // Received null") is a reply that breaks the protocol, retried like a 5xx.
+          if (e instanceof Error && /^response(\.|:)/.test(e.message)) throw new BadReplyError(`invalid rerank reply: ${e.message}`, true);
+          throw e;
+        }),
     );
     // A non-JSON 200 body (a login or proxy page) comes back as `{ ok: false, error: { reason: 'non-json', rawBody } }`.
     const nonJson = (res as unknown as { error?: { reason?: string; rawBody?: unknown } })?.error;
