@@ -29,6 +29,7 @@ import { capLine, capTransport, doneIds, maxCostOf, recordedSpend } from './cost
 import { CostCapExceeded, GridFailures, ItemFailures, retryCommand } from './exit.js';
 import { progressBar, type ProgressInfo } from './progress.js';
 import { runLine } from './commands/runs.js';
+import { runPreflight, withPreflightFlags } from './preflight.js';
 
 /** Flags whose comma list makes a grid (the benchmark argument too). */
 const LIST_FLAGS = ['reader', 'system', 'retriever'] as const;
@@ -144,12 +145,19 @@ export async function runGrid(cmd: Command, benchmark: string | undefined): Prom
   const log = (line: string) => process.stderr.write(line + '\n');
   for (const r of repeats) log(`note: ${r}`);
   const mine = shardOf(cells, shard);
-  const base = transportFromFlags(cmd);
+  const base = withPreflightFlags(cmd, transportFromFlags(cmd));
   if (o.dryRun) {
     process.stdout.write((await gridEstimate(mine, base, maxCost)) + '\n');
     return;
   }
   const previous = readSet(setDir);
+  // Every cell's data, models, keys and endpoints, before the first cell starts.
+  await runPreflight(
+    cmd,
+    mine.map((c) => ({ cfg: c.cfg, label: c.name })),
+    base,
+    log,
+  );
   log(
     `grid: ${cells.length} cells${shard ? `, this machine runs ${mine.length} (shard ${shard.index}/${shard.count})` : ''} in ${displayPath(setDir)}`,
   );

@@ -7,7 +7,9 @@ import { toolInfo } from '../run/manifest.js';
 import { Interrupted, installInterruptGuard } from '../util/interrupt.js';
 import { resetCommittedOutputs } from '../util/output-set.js';
 import { watchStdout } from '../util/stdout.js';
+import { loadDotEnv } from '../util/dotenv.js';
 import { CostCapExceeded, GridFailures, ItemFailures } from './exit.js';
+import { RepeatedFailures } from '../pipeline/failure-streak.js';
 
 /**
  * Each command's module, loaded on demand: a command's imports (statistics, the report's charts,
@@ -62,6 +64,8 @@ export async function run(argv: string[]): Promise<number> {
   // Ctrl-C in any command: exit 130/143 with one line saying what was kept (src/util/interrupt.ts).
   const unguard = installInterruptGuard();
   resetCommittedOutputs();
+  // Keys (and endpoints) may come from a `.env` file in the working folder; the environment wins.
+  loadDotEnv(process.cwd());
   watchStdout((e) => {
     process.stderr.write(`rawrag: error: ${describeFsError(e, 'stdout') ?? `stdout: ${e.message}`}\n`);
     process.exitCode = 2;
@@ -89,7 +93,8 @@ function report(e: unknown, argv: string[]): number {
     e instanceof ItemFailures ||
     e instanceof BatchApiFailure ||
     e instanceof CostCapExceeded ||
-    e instanceof GridFailures
+    e instanceof GridFailures ||
+    e instanceof RepeatedFailures
   ) {
     process.stderr.write(`rawrag: ${e.message}\n`);
     return e.exitCode;

@@ -12,6 +12,7 @@ import type { RunStatus } from '../run/manifest.js';
 import { InputError, UsageError } from '../util/errors.js';
 import { Interrupted } from '../util/interrupt.js';
 import type { Cell } from './cells.js';
+import { RepeatedFailures } from '../pipeline/failure-streak.js';
 
 export interface CellOutcome {
   cell: Cell;
@@ -68,7 +69,7 @@ export async function runSet(req: SetRequest, hooks: SetHooks): Promise<CellOutc
           return { cell, status: outcome.manifest.status, outcome };
         } catch (e) {
           if (e instanceof Interrupted) return { cell, status: 'interrupted' };
-          const known = e instanceof InputError || e instanceof UsageError;
+          const known = e instanceof InputError || e instanceof UsageError || e instanceof RepeatedFailures;
           // A bug is still a bug: its stack goes to the log, the other cells go on.
           if (!known) hooks.log(cell, `internal error: ${(e as Error).stack ?? String(e)}`);
           return { cell, status: 'failed', error: (e as Error).message.split('\n')[0] };

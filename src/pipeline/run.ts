@@ -21,6 +21,7 @@ import { RunLifecycle } from './lifecycle.js';
 import { createEvidenceSource } from '../systems/registry.js';
 import { warningLines } from '../datasets/warnings.js';
 import { dataSetting } from '../core/setting.js';
+import { FAILURE_LIMIT_REASON, FailureStreak, RepeatedFailures } from './failure-streak.js';
 
 /** Failed items so far, retries and money spent by this run (the progress bar shows them). */
 function progressInfo(session: ProviderSession, errors: number): ProgressInfo {
@@ -153,9 +154,12 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
     const notesPrinted = source.notes.length;
     // Skipped stages are printed once, by the report (NOTE:), and kept in summary.json `skipped`.
     if (opened.done.size > 0) hooks.log(`resuming ${dir}: ${opened.done.size} of ${questions.length} questions already done`);
-    // New questions stop on a signal, or once the cost cap held a request back (--max-cost).
+    // New questions stop on a signal, once the cost cap held a request back (--max-cost), or
+    // once the same error failed --max-failures items in a row.
     const cap = req.transport?.costCap;
-    const stop = cap ? AbortSignal.any([cap.signal, ...(hooks.signal ? [hooks.signal] : [])]) : hooks.signal;
+    const streak = new FailureStreak(req.transport?.maxFailures, questions.length);
+    const failing = new AbortController();
+    const stop = AbortSignal.any([failing.signal, ...(cap ? [cap.signal] : []), ...(hooks.signal ? [hooks.signal] : [])]);
     const spent = () => session.usage.total().cost_usd_spent;
     let finished = opened.done.size;
     let errors = opened.previous.filter((i) => i.error).length;
@@ -172,6 +176,8 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
             run.append(item);
             finished++;
             if (item.error) errors++;
+            const error = item.error ? `${item.error.stage}: ${item.error.message}` : null;
+            if (streak.add(error) && !failing.signal.aborted) failing.abort(FAILURE_LIMIT_REASON);
             hooks.progress?.(finished, questions.length, progressInfo(session, errors));
           },
         },
@@ -199,6 +205,7 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
       });
       for (const n of source.notes.slice(notesPrinted)) hooks.log(`note: ${n}`);
       if (interrupted) throw new Interrupted(interrupted, items.length, questions.length);
+      if (failing.signal.aborted && items.length < questions.length) throw new RepeatedFailures(streak.limit!, streak.error!, dir);
       return { dir, manifest, summary, deferred: outcome.deferred };
     } catch (e) {
       run.fail(e, spent());

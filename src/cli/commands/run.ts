@@ -21,6 +21,7 @@ import { runBatched } from '../../pipeline/batched.js';
 import { systemOfRun } from '../../systems/registry.js';
 import { capLine, capRun, checkCostCap, maxCostOf } from '../cost-cap.js';
 import { isGrid, runGrid } from '../grid.js';
+import { addPreflightOptions, runPreflight, withPreflightFlags } from '../preflight.js';
 
 export function runCommand(): Command {
   const cmd = new Command('run')
@@ -36,6 +37,7 @@ export function runCommand(): Command {
   addBenchmarkOptions(cmd);
   addTransportOptions(cmd);
   addNameOption(cmd);
+  addPreflightOptions(cmd);
   cmd
     .option('--out <dir>', 'run directory (default results/<run-id>); an existing one is resumed')
     .option('--retry-errors', 'in an existing run directory, redo the items that failed')
@@ -65,13 +67,15 @@ export function runCommand(): Command {
       const cfg = configFromFlags(command, benchmark);
       const opts = command.opts();
       const maxCost = maxCostOf(command);
-      let transport = transportFromFlags(command);
+      let transport = withPreflightFlags(command, transportFromFlags(command));
       if (opts.dryRun) {
         const capped = maxCost === null ? {} : { capLine: (e: number | null) => capLine(maxCost, e) };
         process.stdout.write((await dryRun(cfg, transport, { batch: Boolean(opts.batch), ...capped })) + '\n');
         return;
       }
       const out = (opts.out as string | undefined) ?? null;
+      // Names, keys, endpoints and data, before the first paid request (src/preflight/).
+      await runPreflight(command, [{ cfg, label: null }], transport, (line) => process.stderr.write(line + '\n'));
       if (maxCost !== null) transport = await capRun(cfg, transport, { usd: maxCost, out, retryErrors: Boolean(opts.retryErrors) });
       const bar = progressBar(cfg.benchmark, opts.progress !== false);
       const interrupts = watchInterrupts(
