@@ -38,8 +38,7 @@ export function maxFailuresValue(value: string): TransportOptions['maxFailures']
 /** The transport with what these options set. */
 export function withPreflightFlags(cmd: Command, transport: Partial<TransportOptions>): Partial<TransportOptions> {
   const o = cmd.opts();
-  const maxFailures =
-    o.maxFailures === undefined ? { count: DEFAULT_MAX_FAILURES } : (o.maxFailures as TransportOptions['maxFailures']);
+  const maxFailures = o.maxFailures === undefined ? { count: DEFAULT_MAX_FAILURES } : (o.maxFailures as TransportOptions['maxFailures']);
   return { ...transport, fallback: (o.fallback as 'local' | undefined) ?? null, maxFailures };
 }
 

@@ -77,7 +77,9 @@ export async function estimateRun(
     if (!a.ok) {
       const retrieval = role === 'embed' || role === 'rerank';
       const fallback = retrieval && transport.fallback === 'local';
-      notes.push(`${a.reason}: a real run would ${fallback ? 'fall back to the local retriever (--fallback local)' : 'stop before sending anything'}`);
+      notes.push(
+        `${a.reason}: a real run would ${fallback ? 'fall back to the local retriever (--fallback local)' : 'stop before sending anything'}`,
+      );
       if (!missing.includes(a.reason)) missing.push(a.reason);
     }
   };

@@ -124,7 +124,9 @@ async function reachAll(
   for (const r of reachable) if (!byKey.has(endpointKey(r.use.entry, r.endpoint))) byKey.set(endpointKey(r.use.entry, r.endpoint), r);
   const timeout = Math.min(session.transport.timeoutMs, 15_000);
   const results = await Promise.all(
-    [...byKey.entries()].map(async ([key, r]) => [key, await reachEndpoint(r.use.entry.protocol, r.endpoint, r.use.entry.keyEnv, timeout)] as const),
+    [...byKey.entries()].map(
+      async ([key, r]) => [key, await reachEndpoint(r.use.entry.protocol, r.endpoint, r.use.entry.keyEnv, timeout)] as const,
+    ),
   );
   for (const [key, res] of results) {
     if (!res.problem) continue;

@@ -35,7 +35,10 @@ export function checkName(reg: ModelRegistry, role: Role, entry: ModelEntry, lis
   if (!entry.unlisted) return { problem: null, note: null };
   const wire = wireName(entry);
   const what = `${role} model '${entry.name}'`;
-  const unpriced = { problem: null, note: `${what} is not in rawrag's model table: its cost is unknown (add it with --models FILE to price it)` };
+  const unpriced = {
+    problem: null,
+    note: `${what} is not in rawrag's model table: its cost is unknown (add it with --models FILE to price it)`,
+  };
   if (listed?.includes(wire)) return unpriced;
   const provider = reg.providers[entry.provider];
   if (!provider?.anyModel) {

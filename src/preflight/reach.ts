@@ -22,7 +22,8 @@ function listRequest(protocol: ModelEntry['protocol'], ep: Endpoint): { url: str
   if (protocol === 'anthropic')
     return {
       url: `${ep.baseUrl}/v1/models`,
-      headers: { 'anthropic-version': '2023-06-01', ...(keyed ? { 'x-api-key': ep.apiKey } : {}) },
+      // The API takes the key as `x-api-key`; newer SDKs send it as a bearer token: both, to the same host.
+      headers: { 'anthropic-version': '2023-06-01', ...(keyed ? { 'x-api-key': ep.apiKey, authorization: `Bearer ${ep.apiKey}` } : {}) },
     };
   const url = protocol === 'cohere' ? `${ep.baseUrl}/v1/models` : `${ep.baseUrl}/models`;
   return { url, headers: keyed ? { authorization: `Bearer ${ep.apiKey}` } : {} };
@@ -53,7 +54,10 @@ export async function reachEndpoint(
     res = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
   } catch (e) {
     const err = e as { name?: string; message?: string; cause?: { code?: string; message?: string } };
-    const why = err.name === 'TimeoutError' ? `no answer within ${Math.round(timeoutMs / 1000)} s` : (err.cause?.code ?? err.cause?.message ?? err.message);
+    const why =
+      err.name === 'TimeoutError'
+        ? `no answer within ${Math.round(timeoutMs / 1000)} s`
+        : (err.cause?.code ?? err.cause?.message ?? err.message);
     return { problem: `cannot reach ${where} (${why})`, models: null };
   }
   if (res.status === 401 || res.status === 403) {

@@ -1,6 +1,7 @@
 /**
  * A loopback HTTP server (127.0.0.1, port 0) that speaks the provider protocols rawrag uses:
- * OpenAI POST /v1/embeddings and /v1/chat/completions, Cohere POST /v2/rerank and vLLM/Jina
+ * OpenAI POST /v1/embeddings and /v1/chat/completions, Anthropic POST /v1/messages, GET /v1/models
+ * (when given a list), Cohere POST /v2/rerank and vLLM/Jina
  * POST /v1/rerank. It records every request and can inject faults (status codes with
  * Retry-After headers, slow replies, malformed JSON, dropped connections). It is a protocol peer
  * with deterministic answers, not a mock of any client library.
@@ -20,6 +21,8 @@ export interface FakeApiOptions {
   dim?: number;
   /** Delay before every reply (a slow provider): concurrency shows as requests in flight at once. */
   delayMs?: number;
+  /** The model ids `GET /v1/models` lists, as OpenAI and Anthropic do (default: no such route, 404). */
+  models?: string[];
 }
 
 export class FakeApi extends LoopbackServer<Fault['kind']> {
@@ -58,6 +61,23 @@ export class FakeApi extends LoopbackServer<Fault['kind']> {
   private answer(rec: RecordedRequest): unknown {
     const b = rec.body ?? {};
     switch (rec.path) {
+      case '/v1/models':
+        return this.opts.models ? { object: 'list', data: this.opts.models.map((id) => ({ id, object: 'model' })) } : null;
+      case '/v1/messages': {
+        // Anthropic's Messages API: `system` apart, `content` blocks, `input_tokens`/`output_tokens`.
+        const messages = [...(b.system ? [{ role: 'system', content: b.system }] : []), ...(b.messages as any[])];
+        const text = (this.opts.chat ?? defaultChat)({ ...b, messages });
+        const prompt = messages.reduce((s: number, m: { content: string }) => s + wordCount(m.content), 0);
+        return {
+          id: 'msg_fake',
+          type: 'message',
+          role: 'assistant',
+          model: b.model,
+          content: [{ type: 'text', text }],
+          stop_reason: 'end_turn',
+          usage: { input_tokens: prompt, output_tokens: wordCount(text) },
+        };
+      }
       case '/v1/embeddings': {
         const inputs: string[] = Array.isArray(b.input) ? b.input : [b.input];
         // A float-only server: it answers floats whatever encoding_format asked for.
