@@ -17,6 +17,8 @@ import { RepeatedFailures } from '../pipeline/failure-streak.js';
  */
 const COMMANDS: Record<string, () => Promise<Command>> = {
   run: async () => (await import('./commands/run.js')).runCommand(),
+  resume: async () => (await import('./commands/resume.js')).resumeCommand(),
+  merge: async () => (await import('./commands/merge.js')).mergeCommand(),
   data: async () => (await import('./commands/data.js')).dataCommand(),
   stats: async () => (await import('./commands/stats.js')).statsCommand(),
   ablate: async () => (await import('./commands/ablate.js')).ablateCommand(),

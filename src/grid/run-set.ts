@@ -32,6 +32,8 @@ export interface SetRequest {
   forceResume?: boolean;
   verbose?: boolean;
   name?: string | null;
+  /** The grid command's options (recorded in each cell's manifest, so a cell folder resumes alone too). */
+  invocation?: import('../resume/invocation.js').Invocation;
 }
 
 export interface SetHooks {
@@ -63,6 +65,7 @@ export async function runSet(req: SetRequest, hooks: SetHooks): Promise<CellOutc
               verbose: req.verbose,
               transport: req.transport,
               name: req.name ?? null,
+              ...(req.invocation ? { invocation: req.invocation } : {}),
             },
             cellHooks,
           );

@@ -152,6 +152,8 @@ export function startManifest(fields: {
   name?: string | null;
   /** The response cache folder (null: --no-cache). */
   cacheDir?: string | null;
+  /** What the command was given besides the config (src/resume/invocation.ts): what `rawrag resume` reads. */
+  invocation?: Manifest['invocation'];
 }): Manifest {
   const name = fields.name ?? fields.opened.name;
   return {
@@ -175,6 +177,7 @@ export function startManifest(fields: {
     policy: fields.policy,
     retriever: fields.source,
     ...(fields.cacheDir !== undefined ? { cache_dir: fields.cacheDir } : {}),
+    ...(fields.invocation ? { invocation: fields.invocation } : {}),
     skipped: fields.skipped,
     deviations: protocolDeviations(fields.config),
     dataset: fields.dataset,

@@ -67,6 +67,8 @@ export interface RunRequest {
   transport?: Partial<TransportOptions>;
   /** The run's label (`--name`): kept in the manifest and summary, shown beside the system. */
   name?: string | null;
+  /** What the command was given besides the config (recorded in the manifest for `rawrag resume`). */
+  invocation?: import('../resume/invocation.js').Invocation;
   /** Another composition of the same pipeline (`rawrag judge`): its own evidence source, stages and names. */
   compose?: RunComposition;
 }
@@ -141,6 +143,7 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
         dataset: { ...dataset.source, warnings: dataset.warnings, questions: dataset.questions.length },
         name: req.name,
         cacheDir: session.cache.dir,
+        ...(req.invocation ? { invocation: req.invocation } : {}),
         git: await git,
       },
     );

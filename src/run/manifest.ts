@@ -44,6 +44,8 @@ export interface Manifest {
   policy: Record<string, unknown>;
   /** `stand_in`: an offline stand-in for the paper's retriever (src/retrieval/retriever.ts). */
   retriever: { name: string; notes: string[]; stand_in?: boolean };
+  /** The options the command was given besides the config, without secrets: `rawrag resume DIR` goes on with them. */
+  invocation?: import('../resume/invocation.js').Invocation;
   /** The response cache folder the run used (null: --no-cache), so `rawrag memory purge` finds the replies to delete. */
   cache_dir?: string | null;
   /** What was not done in this run and why (no reader, no keys, ...). */

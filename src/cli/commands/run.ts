@@ -22,6 +22,9 @@ import { systemOfRun } from '../../systems/registry.js';
 import { capLine, capRun, checkCostCap, maxCostOf } from '../cost-cap.js';
 import { isGrid, runGrid } from '../grid.js';
 import { addPreflightOptions, runPreflight, withPreflightFlags } from '../preflight.js';
+import { recordedInvocation, resumeTargetOf } from '../../resume/target.js';
+import { enterResume } from '../../resume/enter.js';
+import { invocationFor } from '../../resume/invocation.js';
 
 export function runCommand(): Command {
   const cmd = new Command('run')
@@ -62,9 +65,12 @@ export function runCommand(): Command {
     )
     .option('--parallel-cells <n>', 'a grid: cells run at once (default 4); they share one concurrency budget per provider', positiveInt)
     .action(async (benchmark: string | undefined, _opts: unknown, command: Command) => {
+      // `--out DIR` alone on a run or set folder: go on with what it recorded (as `rawrag resume DIR`).
+      const resumed = resumeTargetOf(command, benchmark);
+      if (resumed) process.stderr.write(enterResume(command, resumed) + '\n');
       // Comma lists (benchmarks, --reader, --system, --retriever) or several --config files: a grid of runs.
-      if (isGrid(command, benchmark)) return runGrid(command, benchmark);
-      const cfg = configFromFlags(command, benchmark);
+      if (resumed?.kind === 'grid' || (!resumed && isGrid(command, benchmark))) return runGrid(command, benchmark, resumed ?? null);
+      const cfg = resumed?.kind === 'run' ? resumed.manifest.config : configFromFlags(command, benchmark);
       const opts = command.opts();
       const maxCost = maxCostOf(command);
       let transport = withPreflightFlags(command, transportFromFlags(command));
@@ -91,6 +97,7 @@ export function runCommand(): Command {
           verbose: Boolean(opts.verbose),
           transport,
           name: (opts.name as string | undefined) ?? null,
+          invocation: invocationFor(command, resumed ? recordedInvocation(resumed) : undefined),
         };
         const hooks: RunHooks = {
           log: (line: string) => {
