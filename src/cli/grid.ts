@@ -138,7 +138,13 @@ function listedAxes(cmd: Command, benchmark: string | undefined): Set<Axis> {
 function recordedCells(t: Extract<ResumeTarget, { kind: 'grid' }>): { cells: Cell[]; setDir: string; repeats: string[] } {
   requireCellConfigs(t);
   const setDir = resolve(t.dir);
-  const cells = t.set.cells.map((c, i) => ({ name: c.name, cfg: c.config!, configFile: c.config_file, dir: join(setDir, c.name), index: i + 1 }));
+  const cells = t.set.cells.map((c, i) => ({
+    name: c.name,
+    cfg: c.config!,
+    configFile: c.config_file,
+    dir: join(setDir, c.name),
+    index: i + 1,
+  }));
   return { cells, setDir, repeats: [] };
 }
 

@@ -154,6 +154,7 @@ export function startManifest(fields: {
   cacheDir?: string | null;
   /** What the command was given besides the config (src/resume/invocation.ts): what `rawrag resume` reads. */
   invocation?: Manifest['invocation'];
+  shard?: Manifest['shard'];
 }): Manifest {
   const name = fields.name ?? fields.opened.name;
   return {
@@ -178,6 +179,7 @@ export function startManifest(fields: {
     retriever: fields.source,
     ...(fields.cacheDir !== undefined ? { cache_dir: fields.cacheDir } : {}),
     ...(fields.invocation ? { invocation: fields.invocation } : {}),
+    ...(fields.shard ? { shard: fields.shard } : {}),
     skipped: fields.skipped,
     deviations: protocolDeviations(fields.config),
     dataset: fields.dataset,

@@ -22,6 +22,7 @@ import { createEvidenceSource } from '../systems/registry.js';
 import { warningLines } from '../datasets/warnings.js';
 import { dataSetting } from '../core/setting.js';
 import { FAILURE_LIMIT_REASON, FailureStreak, RepeatedFailures } from './failure-streak.js';
+import { checkShardOfDir, shardQuestions, type RunShard } from './shard.js';
 
 /** Failed items so far, retries and money spent by this run (the progress bar shows them). */
 function progressInfo(session: ProviderSession, errors: number): ProgressInfo {
@@ -67,6 +68,8 @@ export interface RunRequest {
   transport?: Partial<TransportOptions>;
   /** The run's label (`--name`): kept in the manifest and summary, shown beside the system. */
   name?: string | null;
+  /** `--shard I/N`: only every N-th conversation's questions (src/pipeline/shard.ts); recorded in the manifest. */
+  shard?: RunShard | null;
   /** What the command was given besides the config (recorded in the manifest for `rawrag resume`). */
   invocation?: import('../resume/invocation.js').Invocation;
   /** Another composition of the same pipeline (`rawrag judge`): its own evidence source, stages and names. */
@@ -114,10 +117,12 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
   const inputs = await loadRunInputs(cfg);
   const { benchmark, dataset } = inputs;
   // A composition may ask other questions of the same data (re-judging: the answered ones; calibration: one per probe).
-  const questions = req.compose?.questions?.(inputs.questions) ?? inputs.questions;
+  const asked = req.compose?.questions?.(inputs.questions) ?? inputs.questions;
+  const questions = req.shard ? shardQuestions(asked, req.shard) : asked;
   const data = dataSetting(benchmark, cfg.options, dataset);
   const setting = req.compose ? req.compose.setting(data) : `${data}/${cfg.reader.model ?? 'no-reader'}`;
   const dir = runDirFor(cfg, req.out);
+  checkShardOfDir(dir, req.shard ?? null);
   const session = new ProviderSession(req.transport);
   let source: EvidenceSource | null = null;
   try {
@@ -144,6 +149,7 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
         name: req.name,
         cacheDir: session.cache.dir,
         ...(req.invocation ? { invocation: req.invocation } : {}),
+        ...(req.shard ? { shard: req.shard } : {}),
         git: await git,
       },
     );

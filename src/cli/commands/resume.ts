@@ -31,6 +31,8 @@ export function resumeCommand(): Command {
         throw new UsageError(
           `resume goes on with the recorded run: ${[...refused.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`), ...run.args].join(', ')} would define another run (start one with rawrag run)`,
         );
-      await runCommand().exitOverride().parseAsync(['--out', dir, ...rest], { from: 'user' });
+      await runCommand()
+        .exitOverride()
+        .parseAsync(['--out', dir, ...rest], { from: 'user' });
     });
 }

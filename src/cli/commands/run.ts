@@ -11,6 +11,8 @@ import {
   transportFromFlags,
 } from '../options.js';
 import { dryRun } from '../../pipeline/estimate.js';
+import { runIdFor } from '../../pipeline/plan.js';
+import { fromRoot } from '../../util/paths.js';
 import { progressBar } from '../progress.js';
 import { renderRunReport } from '../report.js';
 import { listBenchmarks } from '../../datasets/registry.js';
@@ -20,7 +22,7 @@ import { renderBatched } from './batch.js';
 import { runBatched } from '../../pipeline/batched.js';
 import { systemOfRun } from '../../systems/registry.js';
 import { capLine, capRun, checkCostCap, maxCostOf } from '../cost-cap.js';
-import { isGrid, runGrid } from '../grid.js';
+import { isGrid, parseShard, runGrid } from '../grid.js';
 import { addPreflightOptions, runPreflight, withPreflightFlags } from '../preflight.js';
 import { recordedInvocation, resumeTargetOf } from '../../resume/target.js';
 import { enterResume } from '../../resume/enter.js';
@@ -61,7 +63,7 @@ export function runCommand(): Command {
     .option('--batch-embeddings', 'with --batch: embed the windows and questions through batch jobs too (implies --batch)')
     .option(
       '--shard <i/n>',
-      'a grid: run only every N-th cell, starting with the I-th (machines sharing a grid; their set folders merge by copying)',
+      "run only every N-th conversation (a grid: every N-th cell), starting with the I-th: one shard per machine, joined by rawrag merge (a grid's set folders merge by copying)",
     )
     .option('--parallel-cells <n>', 'a grid: cells run at once (default 4); they share one concurrency budget per provider', positiveInt)
     .action(async (benchmark: string | undefined, _opts: unknown, command: Command) => {
@@ -79,7 +81,9 @@ export function runCommand(): Command {
         process.stdout.write((await dryRun(cfg, transport, { batch: Boolean(opts.batch), ...capped })) + '\n');
         return;
       }
-      const out = (opts.out as string | undefined) ?? null;
+      // --shard I/N on a single run: every N-th conversation (a default folder of its own per shard).
+      const shard = parseShard(opts.shard as string | undefined);
+      const out = (opts.out as string | undefined) ?? (shard ? shardDir(cfg, shard) : null);
       // Names, keys, endpoints and data, before the first paid request (src/preflight/).
       await runPreflight(command, [{ cfg, label: null }], transport, (line) => process.stderr.write(line + '\n'));
       if (maxCost !== null) transport = await capRun(cfg, transport, { usd: maxCost, out, retryErrors: Boolean(opts.retryErrors) });
@@ -97,6 +101,7 @@ export function runCommand(): Command {
           verbose: Boolean(opts.verbose),
           transport,
           name: (opts.name as string | undefined) ?? null,
+          shard,
           invocation: invocationFor(command, resumed ? recordedInvocation(resumed) : undefined),
         };
         const hooks: RunHooks = {
@@ -133,6 +138,11 @@ export function runCommand(): Command {
       }
     });
   return cmd;
+}
+
+/** The default folder of a single run's shard: results/<run-id>-shard-I-of-N. */
+function shardDir(cfg: Parameters<typeof runIdFor>[0], shard: { index: number; count: number }): string {
+  return fromRoot('results', `${runIdFor(cfg)}-shard-${shard.index}-of-${shard.count}`);
 }
 
 /** `--cleanup`: the system's own clean-up (its store capability), or a line saying there is nothing to clean. */
