@@ -65,7 +65,10 @@ export function addMethodOptions(cmd: Command): Command {
       limitOrRange,
     )
     .option('--sample <n>', 'ask a random sample of N questions, stratified by question type and episode (--seed)', positiveInt)
-    .option('--ids <file|a,b,c>', 'ask only these questions: a FILE (one id a line, as items.jsonl names them) or ids inline, comma-separated')
+    .option(
+      '--ids <file|a,b,c>',
+      'ask only these questions: a FILE (one id a line, as items.jsonl names them) or ids inline, comma-separated',
+    )
     .option('--seed <n>', 'seed for every random choice (default 0)', integer);
   addSystemOptionFlag(cmd);
   // Each system's own flags (src/systems/<name>/), labelled with the system they belong to.
