@@ -32,6 +32,8 @@ export const RESUME_OPTIONS = new Set([
   'rerankBaseUrl',
   'models',
   'cacheDir',
+  'cache',
+  'shard',
   'timeout',
   'maxRetries',
   'concurrencyChat',
