@@ -93,13 +93,41 @@ describe('rawrag resume DIR finishes an interrupted grid with no flag restated',
     expect(readFileSync(join(set, 'set.json'), 'utf8')).not.toContain(KEY);
   }, 120_000);
 
-  it('show and export take the grid folder too', async () => {
+  it('show, export and judge --rejudge take the grid folder too', async () => {
     const show = await rawragInProcess(['show', set], env);
     expect(show.code, show.stderr).toBe(0);
     expect(show.stdout).toContain('locomo-raw-rag-local-gpt-4o-mini');
     expect(show.stdout).toContain('locomo-raw-rag-local-gpt-4.1-mini');
-    const exp = await rawragInProcess(['export', set, '--out', join(tempDir(), 'export.csv')], env);
+    const csv = join(tempDir(), 'export.csv');
+    const exp = await rawragInProcess(['export', set, '--out', csv], env);
     expect(exp.code, exp.stderr).toBe(0);
+    const rows = readFileSync(csv, 'utf8').trim().split('\n');
+    expect(rows[0]).toMatch(/^run,id,type,/);
+    expect(rows).toHaveLength(1 + 8);
+    const wrong = await rawragInProcess(['show', set, '--wrong', '--json'], env);
+    expect(wrong.code, wrong.stderr).toBe(0);
+    expect(JSON.parse(wrong.stdout)).toHaveLength(2);
+    const rejudged = join(tempDir(), 'strict');
+    const judge = await rawragInProcess(
+      [
+        'judge',
+        '--rejudge',
+        set,
+        '--judge-prompt',
+        'strict',
+        '--out',
+        rejudged,
+        '--judge-base-url',
+        `${api.url}/v1`,
+        '--cache-dir',
+        cache,
+        '--no-progress',
+      ],
+      env,
+    );
+    expect(judge.code, judge.stderr).toBe(0);
+    for (const cell of ['locomo-raw-rag-local-gpt-4o-mini', 'locomo-raw-rag-local-gpt-4.1-mini'])
+      expect(manifest(join(rejudged, cell)).status).toBe('complete');
   }, 120_000);
 });
 

@@ -1,5 +1,6 @@
 /** `rawrag judge ANSWERS.jsonl --benchmark B`: another system's answers, judged exactly as `rawrag run` judges. */
 import { join, resolve } from 'node:path';
+import { judgeGrid } from '../judge-grid.js';
 import { Command } from 'commander';
 import { InputError, UsageError } from '../../util/errors.js';
 import { loadRunInputs } from '../../pipeline/plan.js';
@@ -90,6 +91,8 @@ export function judgeCommand(): Command {
     .option('--json', 'print summary.json instead of the table')
     .action(async (answersPath: string | undefined, _opts: unknown, command: Command) => {
       const opts = command.opts();
+      // A grid's set folder: each run re-judged in turn (src/cli/judge-grid.ts).
+      if (await judgeGrid(command, judgeCommand)) return;
       const job = opts.rejudge ? await rejudgeJob(command, answersPath) : answersJob(command, answersPath);
       const { cfg, answers, system, runId, setting, questions } = job;
       if (cfg.judge.model === 'none')
