@@ -43,7 +43,8 @@ export interface Manifest {
   /** The benchmark policy after config overrides (chunking, expansion, ordering). */
   policy: Record<string, unknown>;
   /** `stand_in`: an offline stand-in for the paper's retriever (src/retrieval/retriever.ts). */
-  retriever: { name: string; notes: string[]; stand_in?: boolean };
+  /** `library`: the memory system's own library a run started for you (name, version, where it came from). */
+  retriever: { name: string; notes: string[]; stand_in?: boolean; library?: Record<string, unknown> };
   /** The options the command was given besides the config, without secrets: `rawrag resume DIR` goes on with them. */
   invocation?: import('../resume/invocation.js').Invocation;
   /** `--shard I/N`: this directory holds every N-th conversation's questions from the I-th (`rawrag merge` joins the shards). */

@@ -62,8 +62,8 @@ describe('rawrag resume DIR finishes an interrupted grid with no flag restated',
       '4',
       '--parallel-cells',
       '1',
-      '--concurrency-chat',
-      '1',
+      '--concurrency',
+      'chat=1',
     ];
     first = await interrupted(
       [...args, '--out', set, '--cache-dir', cache, '--no-progress', ...endpointArgs(api)],

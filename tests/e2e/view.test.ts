@@ -152,7 +152,7 @@ describe('rawrag view', () => {
       // The run starts writing into the watched folder; it is not awaited: the page is watched meanwhile.
       // The provider is slow (every reply waits 200 ms) until the screenshot is taken, so items arrive one by one.
       api.inject({ kind: 'slow', delayMs: 200, times: Infinity });
-      const args = ['run', 'locomo', '--limit', String(LIMIT), '--reader', 'gpt-4o-mini', '--concurrency-chat', '1', '--out', runDir];
+      const args = ['run', 'locomo', '--limit', String(LIMIT), '--reader', 'gpt-4o-mini', '--concurrency', 'chat=1', '--out', runDir];
       const env = { OPENAI_API_KEY: 'sk-test-VIEW0123456789', OPENAI_BASE_URL: undefined, RAWRAG_RETRY_BASE_MS: '5' };
       const run = rawragInProcess([...args, ...endpointArgs(api).slice(0, 4), '--cache-dir', tempDir(), '--no-progress'], env, {
         cwd: root,

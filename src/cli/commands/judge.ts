@@ -23,7 +23,7 @@ import { fromRoot } from '../../util/paths.js';
 import { watchInterrupts } from '../../util/interrupt.js';
 import { checkErrorRate } from '../exit.js';
 import {
-  addBenchmarkOptions,
+  addBenchmarkOptionFlag,
   addNameOption,
   addSystemOptionFlag,
   addTransportOptions,
@@ -33,6 +33,7 @@ import {
 } from '../options.js';
 import { RunConfigSchema, systemOf } from '../../systems/registry.js';
 import { checkRecordedSystemOptions } from '../system-options.js';
+import { givenBenchmarkOptions, kebab } from '../benchmark-options.js';
 import { mergeLayers, readConfigFile, resolveConfig, type PartialConfig } from '../../config/load.js';
 import type { RunConfig } from '../../config/schema.js';
 import { progressBar } from '../progress.js';
@@ -47,9 +48,10 @@ export function judgeCommand(): Command {
       '[answers]',
       'JSON lines {"id", "answer", "evidence"?}: ids as rawrag names questions (items.jsonl), evidence = turn ids shown to your reader (for coverage)',
     )
+    .optionsGroup('Input:')
     .option(
       '--rejudge <run-dir>',
-      "re-score an existing run's answers under another judge (--judge-model / --judge-prompt) or gold (--gold), --categories narrowing them; nothing is re-read; a new run directory",
+      "re-score an existing run's answers under another judge (--judge-model / --judge-prompt) or gold (-B gold), -B categories narrowing them; nothing is re-read; a new run directory",
     )
     .option(
       '--benchmark <name>',
@@ -63,7 +65,14 @@ export function judgeCommand(): Command {
       'the benchmark-setting `rawrag stats` groups by (default <benchmark>/<system>; e.g. locomo/gpt-4o-mini to sit beside RAW-RAG read by gpt-4o-mini; a data variant is part of it: longmemeval/variant=oracle/gpt-4o)',
     )
     .option('-c, --config <file>', 'config file (JSON or YAML): data, options, judge; flags override it')
-    .option('--data <path>', "data file or folder in the benchmark's official format (default: the bundled copy)")
+    .option('--data <path>', "data file or folder in the benchmark's official format (default: the bundled copy)");
+  addSystemOptionFlag(
+    cmd,
+    "with --rejudge: the re-judged run's system options, checked against what the run recorded (a judge changes no system option)",
+  );
+  addBenchmarkOptionFlag(cmd);
+  cmd
+    .optionsGroup('Judge:')
     .option('--judge <model>', "judge model (default: the benchmark's official judge, else gpt-4o-mini)")
     .option('--judge-model <model>', 'the same as --judge')
     .option(
@@ -71,11 +80,6 @@ export function judgeCommand(): Command {
       "another judge prompt ({question}, {gold_answer}, {generated_answer} slots; reply parsed as the official judge's), or `strict` for rawrag's strict prompt (configs/prompts/<benchmark>-judge-strict.txt)",
     )
     .option('--judge-runs <n>', 'judge runs per answer, averaged (default 3)', positiveInt);
-  addSystemOptionFlag(
-    cmd,
-    "with --rejudge: the re-judged run's system options, checked against what the run recorded (a judge changes no system option)",
-  );
-  addBenchmarkOptions(cmd);
   addTransportOptions(cmd);
   addNameOption(cmd, 'judgement');
   cmd
@@ -168,7 +172,7 @@ interface JudgeJob {
   what?: string;
   /** Re-judging: the data file the source run read (a different file now is an input error). */
   source?: { dir: string; dataSha256: string };
-  /** Printed before anything runs (a torn last line skipped, answers left out by --categories). */
+  /** Printed before anything runs (a torn last line skipped, answers left out by -B categories). */
   notes?: string[];
   /** Refuses an output directory this job must not write (re-judging: the source run itself). */
   checkOut?(out: string): void;
@@ -197,7 +201,7 @@ function answersJob(command: Command, answersPath: string | undefined): JudgeJob
 
 /**
  * `rawrag judge --rejudge RUN_DIR`: the run's own benchmark, data, options, system and setting;
- * another judge, or another gold (`--gold`) or fewer categories (`--categories`), which give the
+ * another judge, or another gold (`-B gold`) or fewer categories (`-B categories`), which give the
  * setting its new data half.
  */
 async function rejudgeJob(command: Command, answersPath: string | undefined): Promise<JudgeJob> {
@@ -216,7 +220,7 @@ async function rejudgeJob(command: Command, answersPath: string | undefined): Pr
   else if (src.config.judge.model === 'none') judge.model = null;
   if (opts.judgeRuns !== undefined) judge.runs = opts.judgeRuns;
   if (opts.judgePrompt) judge.prompt = resolveJudgePrompt(opts.judgePrompt as string, src.config.benchmark);
-  const cfg = withOfficialJudge(rejudgeConfig(src, judge, givenBenchmarkOptions(command)));
+  const cfg = withOfficialJudge(rejudgeConfig(src, judge, benchmarkOptionsOf(command, src.config.benchmark)));
   const system = command.getOptionValueSource('system') === 'cli' ? (opts.system as string) : src.system;
   const given = opts.setting as string | undefined;
   const { questions, leftOut } = await rejudgeSelection(src, cfg);
@@ -234,7 +238,7 @@ async function rejudgeJob(command: Command, answersPath: string | undefined): Pr
       ...src.notes,
       ...(leftOut
         ? [
-            `${leftOut} of the run's ${src.answers.byId.size} answers are outside ${changed.map((k) => `--${k} ${cfg.options[k]}`).join(' ')}: left out`,
+            `${leftOut} of the run's ${src.answers.byId.size} answers are outside ${changed.map((k) => `-B ${kebab(k)}=${cfg.options[k]}`).join(' ')}: left out`,
           ]
         : []),
     ],
@@ -243,13 +247,10 @@ async function rejudgeJob(command: Command, answersPath: string | undefined): Pr
   };
 }
 
-/** The benchmark options typed on the command line (`--gold audited`), by key. */
-function givenBenchmarkOptions(cmd: Command): Record<string, string> {
-  const opts = cmd.opts();
-  const out: Record<string, string> = {};
-  for (const b of listBenchmarks())
-    for (const o of b.options) if (cmd.getOptionValueSource(o.key) === 'cli') out[o.key] = String(opts[o.key]);
-  return out;
+/** The benchmark options typed on the command line (`-B gold=audited`), by key. */
+function benchmarkOptionsOf(cmd: Command, benchmark: string | undefined): Record<string, string> {
+  const named = benchmark === undefined ? undefined : listBenchmarks().find((b) => b.name === benchmark.toLowerCase());
+  return givenBenchmarkOptions((cmd.opts().benchmarkOption as string[] | undefined) ?? [], named, listBenchmarks());
 }
 
 /**
@@ -268,7 +269,7 @@ function judgeConfig(cmd: Command): RunConfig {
   if (given('judgePrompt')) judge.prompt = resolveJudgePrompt(opts.judgePrompt as string, String(opts.benchmark).toLowerCase());
   if (given('judgeRuns')) judge.runs = opts.judgeRuns;
   if (Object.keys(judge).length) flags.judge = judge;
-  const benchOpts = givenBenchmarkOptions(cmd);
+  const benchOpts = benchmarkOptionsOf(cmd, String(opts.benchmark));
   if (Object.keys(benchOpts).length) flags.options = benchOpts;
   const file = opts.config ? readConfigFile(opts.config as string) : {};
   return withOfficialJudge(

@@ -13,7 +13,7 @@ export function resumeCommand(): Command {
   return new Command('resume')
     .description(
       'go on with a run directory or a grid set folder from what it recorded (no flag restated); ' +
-        'endpoints (--reader-base-url ...), --models, --timeout, --concurrency-*, --max-cost, --max-failures, --retry-errors may be given again',
+        'endpoints (--reader-base-url ...), --models, --timeout, --concurrency, --max-cost, --max-failures, --retry-errors may be given again',
     )
     .argument('<dir>', 'a run directory (manifest.json) or a grid set folder (set.json)')
     .allowUnknownOption()

@@ -1,7 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { executeRun, type RunHooks } from '../../pipeline/run.js';
 import {
-  addBenchmarkOptions,
   addMethodOptions,
   addReaderOptions,
   addNameOption,
@@ -11,8 +10,6 @@ import {
   transportFromFlags,
 } from '../options.js';
 import { dryRun } from '../../pipeline/estimate.js';
-import { runIdFor } from '../../pipeline/plan.js';
-import { fromRoot } from '../../util/paths.js';
 import { progressBar } from '../progress.js';
 import { renderRunReport } from '../report.js';
 import { listBenchmarks } from '../../datasets/registry.js';
@@ -27,6 +24,8 @@ import { addPreflightOptions, runPreflight, withPreflightFlags } from '../prefli
 import { recordedInvocation, resumeTargetOf } from '../../resume/target.js';
 import { enterResume } from '../../resume/enter.js';
 import { invocationFor } from '../../resume/invocation.js';
+import { runIdFor } from '../../pipeline/plan.js';
+import { fromRoot } from '../../util/paths.js';
 
 export function runCommand(): Command {
   const cmd = new Command('run')
@@ -39,7 +38,6 @@ export function runCommand(): Command {
     );
   addMethodOptions(cmd);
   addReaderOptions(cmd);
-  addBenchmarkOptions(cmd);
   addTransportOptions(cmd);
   addNameOption(cmd);
   addPreflightOptions(cmd);
@@ -57,86 +55,90 @@ export function runCommand(): Command {
     )
     .option('--no-progress', 'no progress bar (default: a bar on a terminal, a line every ~10 s otherwise)')
     .option('--verbose', 'print every data warning (default: one summary line)')
-    .option('--json', 'print summary.json instead of the table')
+    .option('--json', 'print summary.json instead of the table');
+  cmd.optionsGroup('Batch API:');
+  cmd
     .option('--batch', 'send reader and judge requests as Batch API jobs (half price, up to 24 h; see docs/models.md)')
     .option('--no-wait', 'with --batch: exit once the batch jobs are submitted; run the same command again to go on')
-    .option('--batch-embeddings', 'with --batch: embed the windows and questions through batch jobs too (implies --batch)')
+    .option('--batch-embeddings', 'with --batch: embed the windows and questions through batch jobs too (implies --batch)');
+  cmd.optionsGroup('Grid (comma lists in the benchmark, --system, --retriever, --reader, or several --config):');
+  cmd
     .option(
       '--shard <i/n>',
       "run only every N-th conversation (a grid: every N-th cell), starting with the I-th: one shard per machine, joined by rawrag merge (a grid's set folders merge by copying)",
     )
-    .option('--parallel-cells <n>', 'a grid: cells run at once (default 4); they share one concurrency budget per provider', positiveInt)
-    .action(async (benchmark: string | undefined, _opts: unknown, command: Command) => {
-      // `--out DIR` alone on a run or set folder: go on with what it recorded (as `rawrag resume DIR`).
-      const resumed = resumeTargetOf(command, benchmark);
-      if (resumed) process.stderr.write(enterResume(command, resumed) + '\n');
-      // Comma lists (benchmarks, --reader, --system, --retriever) or several --config files: a grid of runs.
-      if (resumed?.kind === 'grid' || (!resumed && isGrid(command, benchmark))) return runGrid(command, benchmark, resumed ?? null);
-      const cfg = resumed?.kind === 'run' ? resumed.manifest.config : configFromFlags(command, benchmark);
-      const opts = command.opts();
-      const maxCost = maxCostOf(command);
-      let transport = withPreflightFlags(command, transportFromFlags(command));
-      if (opts.dryRun) {
-        const capped = maxCost === null ? {} : { capLine: (e: number | null) => capLine(maxCost, e) };
-        process.stdout.write((await dryRun(cfg, transport, { batch: Boolean(opts.batch), ...capped })) + '\n');
-        return;
-      }
-      // --shard I/N on a single run: every N-th conversation (a default folder of its own per shard).
-      const shard = parseShard(opts.shard as string | undefined);
-      const out = (opts.out as string | undefined) ?? (shard ? shardDir(cfg, shard) : null);
-      // Names, keys, endpoints and data, before the first paid request (src/preflight/).
-      await runPreflight(command, [{ cfg, label: null }], transport, (line) => process.stderr.write(line + '\n'));
-      if (maxCost !== null) transport = await capRun(cfg, transport, { usd: maxCost, out, retryErrors: Boolean(opts.retryErrors) });
-      const bar = progressBar(cfg.benchmark, opts.progress !== false);
-      const interrupts = watchInterrupts(
-        () => bar.stop(),
-        () => bar.stop(),
-      );
-      try {
-        const request = {
-          cfg,
-          out,
-          retryErrors: Boolean(opts.retryErrors),
-          forceResume: Boolean(opts.forceResume),
-          verbose: Boolean(opts.verbose),
-          transport,
-          name: (opts.name as string | undefined) ?? null,
-          shard,
-          invocation: invocationFor(command, resumed ? recordedInvocation(resumed) : undefined),
-        };
-        const hooks: RunHooks = {
-          log: (line: string) => {
-            bar.stop();
-            process.stderr.write(line + '\n');
-          },
-          progress: (done, total, info) => bar.update(done, total, info),
-          signal: interrupts.signal,
-        };
-        let outcome: Awaited<ReturnType<typeof executeRun>>;
-        if (opts.batch || opts.batchEmbeddings) {
-          const b = await runBatched(request, hooks, { wait: opts.wait !== false, embeddings: Boolean(opts.batchEmbeddings) });
+    .option('--parallel-cells <n>', 'a grid: cells run at once (default 4); they share one concurrency budget per provider', positiveInt);
+  cmd.action(async (benchmark: string | undefined, _opts: unknown, command: Command) => {
+    // `--out DIR` alone on a run or set folder: go on with what it recorded (as `rawrag resume DIR`).
+    const resumed = resumeTargetOf(command, benchmark);
+    if (resumed) process.stderr.write(enterResume(command, resumed) + '\n');
+    // Comma lists (benchmarks, --reader, --system, --retriever) or several --config files: a grid of runs.
+    if (resumed?.kind === 'grid' || (!resumed && isGrid(command, benchmark))) return runGrid(command, benchmark, resumed ?? null);
+    const cfg = resumed?.kind === 'run' ? resumed.manifest.config : configFromFlags(command, benchmark);
+    const opts = command.opts();
+    const maxCost = maxCostOf(command);
+    let transport = withPreflightFlags(command, transportFromFlags(command));
+    if (opts.dryRun) {
+      const capped = maxCost === null ? {} : { capLine: (e: number | null) => capLine(maxCost, e) };
+      process.stdout.write((await dryRun(cfg, transport, { batch: Boolean(opts.batch), ...capped })) + '\n');
+      return;
+    }
+    // --shard I/N on a single run: every N-th conversation (a default folder of its own per shard).
+    const shard = parseShard(opts.shard as string | undefined);
+    const out = (opts.out as string | undefined) ?? (shard ? shardDir(cfg, shard) : null);
+    // Names, keys, endpoints and data, before the first paid request (src/preflight/).
+    await runPreflight(command, [{ cfg, label: null }], transport, (line) => process.stderr.write(line + '\n'));
+    if (maxCost !== null) transport = await capRun(cfg, transport, { usd: maxCost, out, retryErrors: Boolean(opts.retryErrors) });
+    const bar = progressBar(cfg.benchmark, opts.progress !== false);
+    const interrupts = watchInterrupts(
+      () => bar.stop(),
+      () => bar.stop(),
+    );
+    try {
+      const request = {
+        cfg,
+        out,
+        retryErrors: Boolean(opts.retryErrors),
+        forceResume: Boolean(opts.forceResume),
+        verbose: Boolean(opts.verbose),
+        transport,
+        name: (opts.name as string | undefined) ?? null,
+        shard,
+        invocation: invocationFor(command, resumed ? recordedInvocation(resumed) : undefined),
+      };
+      const hooks: RunHooks = {
+        log: (line: string) => {
           bar.stop();
-          const report = b.outcome && !opts.json ? renderRunReport(b.outcome) : b.outcome ? JSON.stringify(b.outcome.summary, null, 2) : '';
-          process.stdout.write(
-            report +
-              (opts.json && b.outcome ? '' : `${report ? '\n' : ''}${renderBatched(b, retryCommand(process.argv) + ` --out ${b.dir}`)}`) +
-              '\n',
-          );
-          if (!b.outcome) return;
-          outcome = b.outcome;
-        } else {
-          outcome = await executeRun(request, hooks);
-          bar.stop();
-          process.stdout.write((opts.json ? JSON.stringify(outcome.summary, null, 2) : renderRunReport(outcome)) + '\n');
-        }
-        if (opts.cleanup) process.stderr.write((await cleanUp(outcome.dir)) + '\n');
-        checkCostCap(outcome.manifest.status, transport, outcome.dir);
-        checkErrorRate(outcome.summary, outcome.dir, opts.maxErrorRate as number | undefined);
-      } finally {
+          process.stderr.write(line + '\n');
+        },
+        progress: (done, total, info) => bar.update(done, total, info),
+        signal: interrupts.signal,
+      };
+      let outcome: Awaited<ReturnType<typeof executeRun>>;
+      if (opts.batch || opts.batchEmbeddings) {
+        const b = await runBatched(request, hooks, { wait: opts.wait !== false, embeddings: Boolean(opts.batchEmbeddings) });
         bar.stop();
-        interrupts.dispose();
+        const report = b.outcome && !opts.json ? renderRunReport(b.outcome) : b.outcome ? JSON.stringify(b.outcome.summary, null, 2) : '';
+        process.stdout.write(
+          report +
+            (opts.json && b.outcome ? '' : `${report ? '\n' : ''}${renderBatched(b, retryCommand(process.argv) + ` --out ${b.dir}`)}`) +
+            '\n',
+        );
+        if (!b.outcome) return;
+        outcome = b.outcome;
+      } else {
+        outcome = await executeRun(request, hooks);
+        bar.stop();
+        process.stdout.write((opts.json ? JSON.stringify(outcome.summary, null, 2) : renderRunReport(outcome)) + '\n');
       }
-    });
+      if (opts.cleanup) process.stderr.write((await cleanUp(outcome.dir)) + '\n');
+      checkCostCap(outcome.manifest.status, transport, outcome.dir);
+      checkErrorRate(outcome.summary, outcome.dir, opts.maxErrorRate as number | undefined);
+    } finally {
+      bar.stop();
+      interrupts.dispose();
+    }
+  });
   return cmd;
 }
 

@@ -11,6 +11,7 @@ import type { SystemDescriptor } from '../../core/system.js';
 import { PAPER_OPPONENTS } from '../../systems/opponents.js';
 import { getSystem, listSystems } from '../../systems/registry.js';
 import { markdownTable } from '../../util/table.js';
+import { systemsSubcommands } from './systems-manage.js';
 
 export interface SystemOptionInfo {
   key: string;
@@ -30,8 +31,6 @@ export interface SystemInfo {
   env: Array<{ name: string; description: string }>;
   start: string[];
   protocol: { summary: string; sources: string[]; deviations: string[] } | null;
-  /** Older flags that set the same options. */
-  flags: Array<{ flags: string; description: string }>;
 }
 
 type JsonSchemaNode = {
@@ -80,7 +79,6 @@ export function systemInfo(system: SystemDescriptor): SystemInfo {
     protocol: a?.protocol
       ? { summary: a.protocol.summary, sources: [...a.protocol.sources], deviations: [...a.protocol.deviations] }
       : null,
-    flags: (system.options ?? []).map((o) => ({ flags: o.flags, description: o.description })),
   };
 }
 
@@ -130,7 +128,6 @@ function detail(s: SystemInfo): string {
       '',
     );
   } else out.push('No options of its own.', '');
-  if (s.flags.length) out.push('Older flags, kept as aliases:', ...s.flags.map((f) => `  ${f.flags}  ${f.description}`), '');
   if (s.env.length) out.push('Environment:', ...s.env.map((e) => `  ${e.name}  ${e.description}`), '');
   if (s.start.length) out.push('Start it:', ...s.start.map((c) => `  ${c}`), '');
   if (s.protocol) {
@@ -141,7 +138,9 @@ function detail(s: SystemInfo): string {
 }
 
 export function systemsCommand(): Command {
-  return new Command('systems')
+  const cmd = new Command('systems');
+  for (const sub of systemsSubcommands()) cmd.addCommand(sub);
+  return cmd
     .description("the systems under test: options (-S key=value), environment, how to start each, vendor protocol; the paper's opponents")
     .argument('[name]', 'one system in detail')
     .option('--json', 'print as JSON')

@@ -64,12 +64,12 @@ export const locomo: Benchmark = {
 export function parseCategories(value: string | undefined): number[] {
   const text = value ?? DEFAULT_CATEGORIES;
   const cats = text.split(',').map((s) => s.trim()).filter(Boolean);
-  if (cats.length === 0) throw new InputError('no category given', { place: '--categories' });
+  if (cats.length === 0) throw new InputError('no category given', { place: '-B categories' });
   const out: number[] = [];
   for (const c of cats) {
     const n = Number(c);
     if (!Number.isInteger(n) || !(n in CATEGORY_NAMES)) {
-      throw new InputError(`unknown LoCoMo category '${c}' (known: 1-5)`, { place: '--categories' });
+      throw new InputError(`unknown LoCoMo category '${c}' (known: 1-5)`, { place: '-B categories' });
     }
     if (!out.includes(n)) out.push(n);
   }
@@ -147,7 +147,7 @@ async function loadLocomo({ path, options }: LoadOptions): Promise<Dataset> {
     questions,
     source: { path, sha256, bytes: statSync(path).size, version: `${version}${goldVersion === 'audited' ? ' + gold errata (audited)' : ''}` },
     warnings,
-    // Normalised (sorted, deduplicated): `--categories 4,3,2,1` is the default setting.
+    // Normalised (sorted, deduplicated): `-B categories=4,3,2,1` is the default setting.
     variant: { categories: [...categories].sort((a, b) => a - b).join(',') },
   };
 }

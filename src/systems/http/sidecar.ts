@@ -5,7 +5,8 @@
  * the protocol's own (HttpMemoryService); each system folder only declares its data.
  */
 import { z } from 'zod';
-import type { SystemDescriptor, VendorProtocol } from '../../core/system.js';
+import type { CheckedAgainst, SystemDescriptor, VendorProtocol } from '../../core/system.js';
+import type { InstallSpec } from '../memory-service/install.js';
 import type { ModelEntry } from '../../providers/models.js';
 import type { ProviderSession } from '../../providers/session.js';
 import { serviceSettingsShape, type ServiceSettings } from '../memory-service/config.js';
@@ -35,6 +36,10 @@ export interface SidecarPlugin {
   noCoverage?: string;
   /** The library keeps one process-wide store: episodes are ingested, answered and cleared one after another. */
   oneEpisodeAtATime?: boolean;
+  /** Its library's install (`rawrag systems install NAME`): then a run without `-S url=` starts this sidecar for you. */
+  install?: InstallSpec;
+  /** What it was checked against: its real library (version, date) or a stand-in only, and why. */
+  checked?: CheckedAgainst;
 }
 
 export type SidecarConfig = ServiceSettings;
@@ -65,5 +70,7 @@ export function sidecarSystem(p: SidecarPlugin): SystemDescriptor<ProviderSessio
     connect: (cfg, key, transport) => new HttpMemoryService(cfg.url!, p.label, key, transport),
     ...(p.noCoverage ? { noCoverage: () => p.noCoverage } : {}),
     ...(p.oneEpisodeAtATime ? { oneEpisodeAtATime: () => true } : {}),
+    ...(p.install ? { install: { ...p.install, script: p.install.script ?? p.script } } : {}),
+    ...(p.checked ? { checked: p.checked } : {}),
   });
 }
