@@ -77,9 +77,12 @@ export async function estimateRun(
     if (!a.ok) {
       const retrieval = role === 'embed' || role === 'rerank';
       const fallback = retrieval && transport.fallback === 'local';
-      notes.push(
-        `${a.reason}: a real run would ${fallback ? 'fall back to the local retriever (--fallback local)' : 'stop before sending anything'}`,
-      );
+      const then = !retrieval
+        ? 'stop'
+        : fallback
+          ? 'fall back to the local retriever (--fallback local)'
+          : 'stop (--fallback local: the local retriever instead)';
+      notes.push(`${a.reason}: a real run would ${then}`);
       if (!missing.includes(a.reason)) missing.push(a.reason);
     }
   };

@@ -70,7 +70,8 @@ export async function preflight(
         uses.set(key, u);
       }
     } catch (e) {
-      if (!(e instanceof InputError)) throw e;
+      // A single run's bad input is reported as it always was (its file and place); a grid's names the cell.
+      if (!(e instanceof InputError) || c.label === null) throw e;
       problems.push(tag(c, e.message));
     }
   }
