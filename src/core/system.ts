@@ -82,7 +82,7 @@ export interface SystemEstimate<Model> {
  * - `ablation`: one variant of `rawrag ablate` on this system (`sweep` its flags, `variant` the variant's name).
  */
 export interface SystemPaperRow {
-  kind: 'leaderboard' | 'add-on' | 'write-audit' | 'ablation';
+  kind: 'leaderboard' | 'add-on' | 'write-audit' | 'ablation' | 'coverage';
   benchmark: string;
   reader: string;
   /** What the paper measured, in a few words. */
@@ -98,6 +98,8 @@ export interface SystemPaperRow {
    * `rawrag paper --run` skips the row and says so until the flag is given.
    */
   needs?: string;
+  /** The system the paper measured the figure on, when it is not this one (the add-only control: Mem0's figure, this system's sweep): its runs are another system beside it. */
+  paperSystem?: string;
   /** An `ablation`'s sweep flags (e.g. `-S mutations=on,off`) and the variant that holds the figure (e.g. `mutations=off`). */
   sweep?: string;
   variant?: string;
@@ -146,11 +148,19 @@ export interface SystemAbout {
   /** Commands that start what it needs (a service, a sidecar), in order. */
   start?: readonly string[];
   protocol?: VendorProtocol;
+  /**
+   * Which image captions it is fed, as its vendor's benchmark loader feeds them: `all` (default;
+   * RAW-RAG, as the paper) or `with-image` (a caption only where the image itself is in the data,
+   * LoCoMo `img_url`: the loaders of EverMemOS, memU's evaluators, SimpleMem, A-MEM and EMem).
+   */
+  captions?: CaptionPolicy;
   /** Its own library's install (`rawrag systems install NAME`), and what a run then starts for you. */
   install?: InstallSpec;
   /** What rawrag checked it against: its real library (which version, when) or only a stand-in, and why. */
   checked?: CheckedAgainst;
 }
+
+export type CaptionPolicy = 'all' | 'with-image';
 
 /**
  * What an opponent was checked against, as data in its plug-in (set from what was actually run):

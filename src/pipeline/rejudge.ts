@@ -114,7 +114,12 @@ function tornTailNotes(file: string): string[] {
  * selection flags: the questions are the answered ones. Refused when nothing would differ from the
  * judgement the run already has (rawrag's own judge, the same gold).
  */
-export function rejudgeConfig(src: RejudgeSource, judge: PartialConfig, options: Record<string, string> = {}): RunConfig {
+export function rejudgeConfig(
+  src: RejudgeSource,
+  judge: PartialConfig,
+  options: Record<string, string> = {},
+  o: { allowSameJudge?: boolean } = {},
+): RunConfig {
   const c = src.config;
   const benchmark = getBenchmark(c.benchmark);
   for (const key of Object.keys(options)) {
@@ -129,7 +134,8 @@ export function rejudgeConfig(src: RejudgeSource, judge: PartialConfig, options:
   };
   const cfg = resolveConfig(mergeLayers(layer), join(src.dir, 'manifest.json'), RunConfigSchema);
   const sameJudge = judgePrompt(cfg) === judgePrompt(c) && cfg.judge.model === c.judge.model && cfg.judge.runs === c.judge.runs;
-  if (src.judgedBy === 'rawrag' && sameJudge && changedOptions(src, cfg).length === 0) {
+  // A sweep re-judges under every protocol named, the run's own too: its folder is one of the sweep's (cache hits cost nothing).
+  if (src.judgedBy === 'rawrag' && sameJudge && changedOptions(src, cfg).length === 0 && !o.allowSameJudge) {
     throw new InputError(
       're-judging with the same judge model, prompt and runs, and the same benchmark options, as the run itself: name another --judge-model, --judge-prompt or -B gold',
       { place: '--rejudge' },
@@ -231,7 +237,7 @@ export function checkRejudgeOut(src: RejudgeSource, out: string): void {
 
 /** Default directory name: the source run's and the judge's. */
 export function rejudgeRunId(src: RejudgeSource, cfg: RunConfig): string {
-  const judge = `${cfg.judge.model ?? 'official'}${cfg.judge.prompt ? '-prompt' : ''}`;
+  const judge = `${cfg.judge.model ?? 'official'}${cfg.judge.prompt ? `-${cfg.judge.prompt.protocol ?? 'prompt'}` : ''}`;
   const base = src.dir.replace(/\/+$/, '').split('/').pop() ?? 'run';
   return `${base}-rejudge-${judge}-${hashOf({ cfg, answers: src.answers.sha256 }, 8)}`.replace(/[^A-Za-z0-9._-]/g, '_');
 }

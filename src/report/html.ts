@@ -285,9 +285,10 @@ function costSection(data: ReportData, chart: ChartFn): string {
         `<tr data-run="${esc(r.label)}" data-role="${esc(role)}">${head}<td>${esc(role)}</td><td>${int(u.prompt_tokens)}</td><td>${int(u.completion_tokens)}${u.search_units ? `<div class="muted small">${int(u.search_units)} search units</div>` : ''}</td><td>${usd(u.cost_usd)}</td><td>${int(u.requests)}</td><td>${int(u.cache_hits)}</td></tr>`,
       );
     }
-    if (roles.length > 1)
+    if (roles.length > 0)
       usageRows.push(
-        `<tr data-run="${esc(r.label)}" data-role="total" class="total">${head}<td>total</td><td></td><td></td><td>${usd(totalCost(r.usage))}</td><td></td><td></td></tr>`,
+        `<tr data-run="${esc(r.label)}" data-role="total" class="total">${head}<td>list-price equivalent (all roles)</td><td></td><td></td><td>${usd(totalCost(r.usage))}</td><td></td><td></td></tr>`,
+        `<tr data-run="${esc(r.label)}" data-role="paid" class="total">${head}<td>paid (all roles, every process)</td><td></td><td></td><td>${usd(r.paid_usd)}</td><td></td><td></td></tr>`,
       );
     if (roles.length === 0)
       usageRows.push(
@@ -296,7 +297,7 @@ function costSection(data: ReportData, chart: ChartFn): string {
   }
   const timeRows = data.runs.map((r) => timeRow(r));
   return `<section id="cost" aria-labelledby="h-cost"><h2 id="h-cost">5. Cost and time</h2>
-<div class="table-wrap"><table class="usage"><caption>Tokens, dollars, requests and cache hits per role, at what the run costs from scratch (cached replies priced as if sent): reader and judge summed over the run's items (across resumes); embed and rerank from summary.json (the run's last process); agentic memory extraction from its ingest report.</caption>
+<div class="table-wrap"><table class="usage"><caption>Tokens, dollars, requests and cache hits per role at the <b>list-price equivalent</b> (every reply priced, cached or not): reader and judge summed over the run's items (across resumes); embed and rerank from summary.json (the run's last process); the system's ingest extraction from its ingest report. <b>Paid</b> is what was billed over every process of the run directory (cache hits cost nothing): what <code>--max-cost</code> caps (docs/runs.md).</caption>
 <thead><tr><th scope="col">run</th><th scope="col">role</th><th scope="col">prompt tokens</th><th scope="col">completion tokens</th><th scope="col">cost</th><th scope="col">requests</th><th scope="col">cache hits</th></tr></thead>
 <tbody>${usageRows.join('\n')}</tbody></table></div>
 ${chart('time', timeChart(data.runs), 'Per run: the wall-clock time (dark bar), and the summed work split into load, ingest (index building) and query (retrieval, reading and judging). Per-question times add up over questions answered concurrently, so summed work can exceed the wall time')}
@@ -322,9 +323,16 @@ function paperSection(data: ReportData): string {
   const num = (x: number | null) => (x === null ? '—' : x.toFixed(2));
   const others = (e: NonNullable<ReportData['paper']>['entries'][number]) =>
     e.others.length ? esc(e.others.map((o) => `${o.rawrag === null ? '' : `${num(o.rawrag)} `}${o.label}: ${o.run}`).join('; ')) : '—';
+  // rawrag's figure with its interval and the difference from the paper's (src/paper/map.ts FigureCheck).
+  const check = (e: NonNullable<ReportData['paper']>['entries'][number]) => {
+    const c = e.figure;
+    if (!c) return '';
+    const ci = c.ci_low === null || c.ci_high === null ? '' : ` [${num(c.ci_low)}, ${num(c.ci_high)}]`;
+    return ` <span class="muted small">${esc(`${ci}; ${c.difference > 0 ? '+' : ''}${c.difference.toFixed(2)} vs the paper`)}</span>`;
+  };
   const rows = map.entries.map(
     (e) =>
-      `<tr data-status="${esc(e.status)}"><td>${esc(e.section)}</td><td>${esc(e.title)}</td><td>${esc(e.paper)}</td><td class="num">${num(e.rawrag)}${e.text ? ` <span class="muted small">${esc(e.text)}</span>` : ''}</td><td>${esc(e.measure)}</td><td>${
+      `<tr data-status="${esc(e.status)}"><td>${esc(e.section)}</td><td>${esc(e.title)}</td><td>${esc(e.paper)}</td><td>${esc(e.status)}${e.why ? ` <span class="muted small">${esc(e.why)}</span>` : ''}</td><td class="num">${num(e.rawrag)}${e.run ? check(e) : ''}${e.text ? ` <span class="muted small">${esc(e.text)}</span>` : ''}</td><td>${esc(e.measure)}</td><td>${
         e.delta ? `${num(e.delta.delta)} [${num(e.delta.ci_low)}, ${num(e.delta.ci_high)}] (n ${e.delta.n})` : '—'
       }</td><td>${e.run ? esc(e.run) : esc(e.status === 'not in rawrag' ? 'not in rawrag' : e.status === 'runnable' ? 'none yet' : e.status)}</td><td>${others(e)}</td><td>${
         e.command === null
@@ -333,7 +341,7 @@ function paperSection(data: ReportData): string {
       }</td></tr>`,
   );
   return `<section id="paper" aria-labelledby="h-paper"><h2 id="h-paper">6. The paper, item by item</h2>
-<p class="muted">Every table, figure and diagnostic of the paper, the command that regenerates it, and rawrag's figure beside the paper's — only from a complete run of the item's setting (paired bootstrap Δ with 95% CI where the item is a difference); partial runs and runs of other settings are listed apart with what differs. The same map as <code>rawrag paper</code>.</p>
-<div class="table-wrap"><table class="paper"><thead><tr><th>section</th><th>item</th><th>paper</th><th>rawrag (reproduced)</th><th>measure</th><th>paired Δ [95% CI]</th><th>run</th><th>not comparable</th><th>command</th></tr></thead>
+<p class="muted">Every table, figure and diagnostic of the paper, the command that regenerates it, and rawrag's figure beside the paper's with its 95% interval and the difference. An item is reproduced only when a run has the same data (release sha256, all its questions), the whole split, the same system and setting, and the paper's figure lies inside rawrag's 95% interval (or within the item's stated tolerance); otherwise its status names the condition that fails, and other runs are listed apart with what differs. The same map as <code>rawrag paper</code>.</p>
+<div class="table-wrap"><table class="paper"><thead><tr><th>section</th><th>item</th><th>paper</th><th>status</th><th>rawrag [95% CI]; Δ vs paper</th><th>measure</th><th>paired Δ [95% CI]</th><th>run</th><th>not comparable</th><th>command</th></tr></thead>
 <tbody>${rows.join('\n')}</tbody></table></div></section>`;
 }

@@ -102,12 +102,12 @@ describe('rawrag ablate over memory.* values', () => {
     expect(fake.api.count()).toBe(before);
   }, 300_000);
 
-  it('a memory sweep on a source that reads no memory config is refused (exit 2)', async () => {
+  it('a memory sweep on a system without those options is refused (exit 1, a usage error like any bad -S)', async () => {
     const r = await rawragInProcess(
       ['ablate', 'locomo', '--retriever', 'local', '-S', 'items=3', '--out', join(tempDir('rawrag-abmem-x-'), 'a'), '--no-progress'],
       env,
     );
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/reads no memory config/);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/-S: system 'raw-rag' has no options/);
   });
 });

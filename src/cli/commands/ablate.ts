@@ -13,6 +13,7 @@ import type { RunConfig } from '../../config/schema.js';
 import { parseNonNegativeList, parsePositiveList } from '../../util/lists.js';
 import { sweepKnobs, systemOf } from '../../systems/registry.js';
 import { splitSweepPairs } from '../sweep-options.js';
+import { firstTime } from '../notes-once.js';
 import type { AblationTable } from '../../ablate/paired-table.js';
 import { getBenchmark, listBenchmarks } from '../../datasets/registry.js';
 import { effectivePolicy } from '../../pipeline/plan.js';
@@ -117,7 +118,9 @@ export function ablateCommand(): Command {
       process.stderr.write(
         'note: no sweep given (--k, --window, --candidates, --no-rerank, --no-expand, -S key=a,b): only the reference runs\n',
       );
-    const log = (line: string) => process.stderr.write(line + '\n');
+    const log = (line: string) => {
+      if (firstTime(line)) process.stderr.write(line + '\n');
+    };
     if (opts.dryRun) {
       // Ranking every question once per window size takes a while: say how far it got.
       const dryBar = progressBar(`${base.benchmark} ablation dry run`, opts.progress !== false);
@@ -379,7 +382,7 @@ function renderAblationReport(outcome: AblationOutcome, table: AblationTable, fi
   }
   lines.push(...ablationNotes(table));
   for (const s of ref.manifest.skipped) lines.push(`NOTE: ${s}`);
-  for (const n of ref.manifest.retriever.notes) lines.push(`NOTE: ${n}`);
+  // The retriever's notes were printed on stderr when the sweep started (and are in each manifest).
   lines.push(
     `ablation folder: ${outcome.dir}`,
     `  table: ${rel(outcome.dir, files.markdown)}, ${rel(outcome.dir, files.csv)}; plot: ${rel(outcome.dir, files.svg)}${files.png ? `, ${rel(outcome.dir, files.png)}` : ''}; details: ${rel(outcome.dir, files.json)}`,

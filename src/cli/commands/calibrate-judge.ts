@@ -136,7 +136,10 @@ function calibrateConfig(cmd: Command, benchmark: string): RunConfig {
   const judge: PartialConfig = {};
   if (given('judgeModel')) judge.model = opts.judgeModel;
   if (given('judgeRuns')) judge.runs = opts.judgeRuns;
-  if (given('judgePrompt')) judge.prompt = resolveJudgePrompt(opts.judgePrompt as string, name);
+  if (given('judgePrompt')) {
+    const prompt = resolveJudgePrompt(opts.judgePrompt as string, name);
+    if (prompt) judge.prompt = prompt;
+  }
   if (Object.keys(judge).length) flags.judge = judge;
   const benchOpts = givenBenchmarkOptions(
     (opts.benchmarkOption as string[] | undefined) ?? [],

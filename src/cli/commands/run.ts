@@ -20,6 +20,7 @@ import { runBatched } from '../../pipeline/batched.js';
 import { systemOfRun } from '../../systems/registry.js';
 import { capLine, capRun, checkCostCap, maxCostOf } from '../cost-cap.js';
 import { isGrid, parseShard, runGrid } from '../grid.js';
+import { firstTime } from '../notes-once.js';
 import { addPreflightOptions, runPreflight, withPreflightFlags } from '../preflight.js';
 import { recordedInvocation, resumeTargetOf } from '../../resume/target.js';
 import { enterResume } from '../../resume/enter.js';
@@ -108,6 +109,7 @@ export function runCommand(): Command {
       };
       const hooks: RunHooks = {
         log: (line: string) => {
+          if (!firstTime(line)) return;
           bar.stop();
           process.stderr.write(line + '\n');
         },

@@ -191,7 +191,17 @@ function toEpisode(sample: RawSampleT, si: number, file: string): Episode {
       if (ids.has(id)) throw new InputError(`dia_id '${id}' appears twice`, { file, place: `${place}[${ti}].dia_id` });
       ids.add(id);
       const caption = typeof turn.blip_caption === 'string' && turn.blip_caption.trim() ? [turn.blip_caption] : [];
-      turns.push({ id, session: `session_${n}`, date, speaker: turn.speaker as string, text: turn.text as string, captions: caption });
+      // A caption without `img_url` (316 turns): kept, and marked for systems whose loaders skip it.
+      const withoutImage = caption.length > 0 && !('img_url' in turn);
+      turns.push({
+        id,
+        session: `session_${n}`,
+        date,
+        speaker: turn.speaker as string,
+        text: turn.text as string,
+        captions: caption,
+        ...(withoutImage ? { captionWithoutImage: true } : {}),
+      });
     });
   }
   const speakers = [conv.speaker_a, conv.speaker_b].filter((s): s is string => typeof s === 'string');

@@ -7,6 +7,8 @@ const EVAL = 'WujiangXu/AgenticMemory@7f716dc5';
 export const aMem = sidecarSystem({
   name: 'a-mem',
   label: 'A-MEM',
+  // load_dataset.py L65-66: a caption ('[Image: caption]') only `if "img_url" in turn and "blip_caption" in turn`.
+  captions: 'with-image',
   description: "A-MEM (a Python library) behind its sidecar, driven as the paper's LoCoMo script drives it",
   script: 'integrations/sidecars/a-mem.py',
   setup: ['pip install "git+https://github.com/agiresearch/A-mem@ceffb860"   (ChromaDB in memory: no store to start)'],

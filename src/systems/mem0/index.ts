@@ -82,6 +82,14 @@ export const mem0 = serviceSystem<Mem0Config>({
       transport,
     ),
   install: MEM0_INSTALL,
+  // What `npm run test:real` ran (tests/real/mem0.test.ts), against the loopback OpenAI-compatible API.
+  checked: {
+    kind: 'real',
+    library: 'mem0ai',
+    version: '2.2.1',
+    date: '2026-12-07',
+    how: 'npm run test:real: rawrag run locomo --system mem0 --reader gpt-4o-mini --limit 20 through its sidecar, 0 errors, then purged',
+  },
   // The hosted platform is never started here.
   startable: (cfg) => cfg.api === 'oss',
   refuse: (cfg, key) => (!key && cfg.api === 'platform' ? `Mem0's platform API needs a key: set ${cfg.keyEnv}` : null),
@@ -104,6 +112,16 @@ export const mem0 = serviceSystem<Mem0Config>({
       title: "Mem0's write decisions: proposed UPDATE+DELETE share (rawrag memory audit also gives effective mutations)",
       paper: 'UPDATE+DELETE 2.46 % of 428,858 decisions; effective 1.34 % (NONE 73.04 %, ADD 24.51 %)',
       paperValue: 2.46,
+      flags: '-S url=URL',
+      needs: 'a running Mem0 server (-S url=URL)',
+    },
+    {
+      kind: 'coverage',
+      benchmark: 'memoryagentbench',
+      reader: 'gpt-4o-mini',
+      title: "Mem0's evidence coverage (share of questions whose retrieved memories suffice)",
+      paper: 'coverage 40.03 % (RAW-RAG 45.29)',
+      paperValue: 40.03,
       flags: '-S url=URL',
       needs: 'a running Mem0 server (-S url=URL)',
     },
