@@ -18,7 +18,8 @@ export const EXIT_CODES: ReadonlyArray<{ code: string; meaning: string; commands
   { code: '3', meaning: 'internal error (a bug: please report it with the stack printed)', commands: 'every command' },
   {
     code: '4',
-    meaning: 'the run finished, but more items failed than `--max-error-rate` allows (the retry command printed)',
+    meaning:
+      'the run finished, but more items failed than `--max-error-rate` allows, or the same error failed `--max-failures` items in a row (the retry command printed)',
     commands: '`run` (also a grid), `judge`, `calibrate-judge`',
   },
   {

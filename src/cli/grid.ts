@@ -10,7 +10,7 @@
 import { mergeFailureGroups, type FailureGroup } from '../run/failures.js';
 import { printOut } from '../util/stdout.js';
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { extname, join } from 'node:path';
+import { extname, join, resolve } from 'node:path';
 import { displayPath } from '../util/paths.js';
 import type { Command } from 'commander';
 import type { RunConfig } from '../config/schema.js';
@@ -34,6 +34,9 @@ import { firstTime } from './notes-once.js';
 import { GridProgress } from './grid-progress.js';
 import { loadRunInputs } from '../pipeline/plan.js';
 import { runLine } from './commands/runs.js';
+import { runPreflight, withPreflightFlags } from './preflight.js';
+import { requireCellConfigs, type ResumeTarget } from '../resume/target.js';
+import { invocationFor, withoutShard } from '../resume/invocation.js';
 
 /** Flags whose comma list makes a grid (the benchmark argument too). */
 const LIST_FLAGS = ['reader', 'system', 'retriever'] as const;
@@ -136,29 +139,50 @@ function listedAxes(cmd: Command, benchmark: string | undefined): Set<Axis> {
   return axes;
 }
 
-export async function runGrid(cmd: Command, benchmark: string | undefined): Promise<void> {
+/** The cells of a set folder being resumed, from its set.json. */
+function recordedCells(t: Extract<ResumeTarget, { kind: 'grid' }>): { cells: Cell[]; setDir: string; repeats: string[] } {
+  requireCellConfigs(t);
+  const setDir = resolve(t.dir);
+  const cells = t.set.cells.map((c, i) => ({
+    name: c.name,
+    cfg: c.config!,
+    configFile: c.config_file,
+    dir: join(setDir, c.name),
+    index: i + 1,
+  }));
+  return { cells, setDir, repeats: [] };
+}
+
+export async function runGrid(cmd: Command, benchmark: string | undefined, resumed: ResumeTarget | null = null): Promise<void> {
   const o = cmd.opts();
   if (o.batch || o.batchEmbeddings) throw new UsageError('--batch runs one configuration: run the cells of a grid one by one with --batch');
   const shard = parseShard(o.shard as string | undefined);
   const maxCost = maxCostOf(cmd);
-  const { cells, setDir, repeats } = gridCells(
-    cellConfigs(cmd, benchmark),
-    (o.out as string | undefined) ?? null,
-    listedAxes(cmd, benchmark),
-  );
+  const { cells, setDir, repeats } =
+    resumed?.kind === 'grid'
+      ? recordedCells(resumed)
+      : gridCells(cellConfigs(cmd, benchmark), (o.out as string | undefined) ?? null, listedAxes(cmd, benchmark));
   const log = (line: string) => process.stderr.write(line + '\n');
   for (const r of repeats) log(`note: ${r}`);
   const mine = shardOf(cells, shard);
-  const base = transportFromFlags(cmd);
+  const base = withPreflightFlags(cmd, transportFromFlags(cmd));
   if (o.dryRun) {
     printOut((await gridEstimate(mine, base, maxCost)) + '\n');
     return;
   }
   const previous = readSet(setDir);
+  // Every cell's data, models, keys and endpoints, before the first cell starts.
+  await runPreflight(
+    cmd,
+    mine.map((c) => ({ cfg: c.cfg, label: c.name })),
+    base,
+    log,
+  );
   log(
     `grid: ${cells.length} cells${shard ? `, this machine runs ${mine.length} (shard ${shard.index}/${shard.count})` : ''} in ${displayPath(setDir)}`,
   );
-  writeSet(setDir, cells, previous);
+  const invocation = invocationFor(cmd, previous?.invocation);
+  writeSet(setDir, cells, previous, withoutShard(invocation));
   // One concurrency budget per provider endpoint for every cell of this process.
   let transport: Partial<TransportOptions> = { ...base, pool: new ConcurrencyPool(base.concurrency ?? defaultTransport().concurrency) };
   if (maxCost !== null) {
@@ -182,7 +206,7 @@ export async function runGrid(cmd: Command, benchmark: string | undefined): Prom
       what: `the questions still to do in ${mine.length} cells`,
     });
   }
-  const { outcomes, signal } = await runCells(cmd, mine, transport);
+  const { outcomes, signal } = await runCells(cmd, mine, transport, invocation);
   const table = statusTable(cells, outcomes, shard, setDir);
   if (o.json) printOut(JSON.stringify({ set: setDir, cells: table.rows }, null, 2) + '\n');
   else printOut(table.text + '\n');
@@ -194,6 +218,7 @@ async function runCells(
   cmd: Command,
   cells: Cell[],
   transport: Partial<TransportOptions>,
+  invocation: import('../resume/invocation.js').Invocation,
 ): Promise<{ outcomes: CellOutcome[]; signal: 'SIGINT' | 'SIGTERM' | null }> {
   const o = cmd.opts();
   const bar = progressBar(`grid (${cells.length} cells)`, o.progress !== false);
@@ -215,6 +240,7 @@ async function runCells(
         forceResume: Boolean(o.forceResume),
         verbose: Boolean(o.verbose),
         name: (o.name as string | undefined) ?? null,
+        invocation,
       },
       {
         log: (cell, line) => {

@@ -8,8 +8,10 @@ import { Interrupted, installInterruptGuard } from '../util/interrupt.js';
 import { resetCommittedOutputs } from '../util/output-set.js';
 import { resetNotes } from './notes-once.js';
 import { watchStdout } from '../util/stdout.js';
+import { loadDotEnv } from '../util/dotenv.js';
 import { runCommandEnd } from '../util/command-end.js';
 import { CostCapExceeded, GridFailures, ItemFailures } from './exit.js';
+import { RepeatedFailures } from '../pipeline/failure-streak.js';
 import { exitCodesHelp } from './exit-codes.js';
 
 /**
@@ -18,6 +20,8 @@ import { exitCodesHelp } from './exit-codes.js';
  */
 const COMMANDS: Record<string, () => Promise<Command>> = {
   run: async () => (await import('./commands/run.js')).runCommand(),
+  resume: async () => (await import('./commands/resume.js')).resumeCommand(),
+  merge: async () => (await import('./commands/merge.js')).mergeCommand(),
   data: async () => (await import('./commands/data.js')).dataCommand(),
   stats: async () => (await import('./commands/stats.js')).statsCommand(),
   ablate: async () => (await import('./commands/ablate.js')).ablateCommand(),
@@ -61,6 +65,8 @@ export async function run(argv: string[]): Promise<number> {
   // Ctrl-C in any command: exit 130/143 with one line saying what was kept (src/util/interrupt.ts).
   const unguard = installInterruptGuard();
   resetCommittedOutputs();
+  // Keys (and endpoints) may come from a `.env` file in the working folder; the environment wins.
+  loadDotEnv(process.cwd());
   resetNotes();
   watchStdout((e) => {
     process.stderr.write(`rawrag: error: ${describeFsError(e, 'stdout') ?? `stdout: ${e.message}`}\n`);
@@ -91,7 +97,8 @@ function report(e: unknown, argv: string[]): number {
     e instanceof ItemFailures ||
     e instanceof BatchApiFailure ||
     e instanceof CostCapExceeded ||
-    e instanceof GridFailures
+    e instanceof GridFailures ||
+    e instanceof RepeatedFailures
   ) {
     process.stderr.write(`rawrag: ${e.message}\n`);
     return e.exitCode;

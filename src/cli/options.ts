@@ -75,7 +75,10 @@ export function addMethodOptions(cmd: Command): Command {
       limitOrRange,
     )
     .option('--sample <n>', 'ask a random sample of N questions, stratified by question type and episode (--seed)', positiveInt)
-    .option('--ids <file>', 'ask only the questions listed in FILE (one id a line, as items.jsonl names them)')
+    .option(
+      '--ids <file|a,b,c>',
+      'ask only these questions: a FILE (one id a line, as items.jsonl names them) or ids inline, comma-separated',
+    )
     .option('--seed <n>', 'seed for every random choice (default 0)', integer);
   return cmd;
 }

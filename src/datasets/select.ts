@@ -6,7 +6,7 @@
  * selected, because "the first 100 questions" of LoCoMo are one conversation of ten, and a reader
  * of the results must be told.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { seedrandom } from '../util/lazy-packages.js';
 import { InputError } from '../util/errors.js';
 import type { Dataset, Question } from '../core/schema.js';
@@ -188,7 +188,17 @@ export function parseIdList(text: string, file: string): IdList {
   return { file, entries };
 }
 
+/**
+ * `--ids`: a file (one id a line), or the ids themselves, comma-separated (`--ids a,b,c`; one id
+ * alone when no file of that name exists and it does not look like a path). Inline ids are
+ * reported as `--ids`, entry N.
+ */
 export function readIdList(file: string): IdList {
+  const looksLikePath = /[\\/]|\.(txt|jsonl?|csv)$/i.test(file);
+  if (!existsSync(file) && (file.includes(',') || !looksLikePath)) {
+    const ids = file.split(',').map((s) => s.trim());
+    return { file: '--ids', entries: ids.flatMap((id, i) => (id === '' ? [] : [{ id, line: i + 1 }])) };
+  }
   let text: string;
   try {
     text = readFileSync(file, 'utf8');

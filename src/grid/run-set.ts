@@ -12,6 +12,7 @@ import type { RunStatus } from '../run/manifest.js';
 import { InputError, UsageError } from '../util/errors.js';
 import { Interrupted } from '../util/interrupt.js';
 import type { Cell } from './cells.js';
+import { RepeatedFailures } from '../pipeline/failure-streak.js';
 
 export interface CellOutcome {
   cell: Cell;
@@ -31,6 +32,8 @@ export interface SetRequest {
   forceResume?: boolean;
   verbose?: boolean;
   name?: string | null;
+  /** The grid command's options (recorded in each cell's manifest, so a cell folder resumes alone too). */
+  invocation?: import('../resume/invocation.js').Invocation;
 }
 
 export interface SetHooks {
@@ -62,13 +65,14 @@ export async function runSet(req: SetRequest, hooks: SetHooks): Promise<CellOutc
               verbose: req.verbose,
               transport: req.transport,
               name: req.name ?? null,
+              ...(req.invocation ? { invocation: req.invocation } : {}),
             },
             cellHooks,
           );
           return { cell, status: outcome.manifest.status, outcome };
         } catch (e) {
           if (e instanceof Interrupted) return { cell, status: 'interrupted' };
-          const known = e instanceof InputError || e instanceof UsageError;
+          const known = e instanceof InputError || e instanceof UsageError || e instanceof RepeatedFailures;
           // A bug is still a bug: its stack goes to the log, the other cells go on.
           if (!known) hooks.log(cell, `internal error: ${(e as Error).stack ?? String(e)}`);
           return { cell, status: 'failed', error: (e as Error).message.split('\n')[0] };

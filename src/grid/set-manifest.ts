@@ -10,6 +10,8 @@ import { InputError } from '../util/errors.js';
 import { readJsonFile, writeJsonAtomic } from '../util/fsx.js';
 import { hashOf } from '../util/hash.js';
 import type { Cell } from './cells.js';
+import type { RunConfig } from '../config/schema.js';
+import type { Invocation } from '../resume/invocation.js';
 
 export const SET_FILE = 'set.json';
 
@@ -21,12 +23,16 @@ export interface SetCell {
   reader: string | null;
   config_file: string | null;
   config_hash: string;
+  /** The cell's whole config: `rawrag resume` runs a cell that never started from it (absent in older set folders). */
+  config?: RunConfig;
 }
 
 export interface SetManifest {
   format: 'rawrag.set/1';
   /** Cells in grid order (a later command's cells are added; a name's latest config wins). */
   cells: SetCell[];
+  /** The grid command's options besides the configs, without secrets (`rawrag resume` goes on with them). */
+  invocation?: Invocation;
   created_at: string;
   updated_at: string;
 }
@@ -40,6 +46,7 @@ function setCell(c: Cell): SetCell {
     reader: c.cfg.reader.model,
     config_file: c.configFile,
     config_hash: hashOf(c.cfg),
+    config: c.cfg,
   };
 }
 
@@ -60,13 +67,14 @@ export function readSet(dir: string): SetManifest | null {
 }
 
 /** Writes set.json with this grid's cells (and those an earlier command of the folder had), before any cell runs. */
-export function writeSet(dir: string, cells: Cell[], previous: SetManifest | null): SetManifest {
+export function writeSet(dir: string, cells: Cell[], previous: SetManifest | null, invocation?: Invocation): SetManifest {
   const now = new Date().toISOString();
   const mine = cells.map(setCell);
   const names = new Set(mine.map((c) => c.name));
   const m: SetManifest = {
     format: 'rawrag.set/1',
     cells: [...(previous?.cells ?? []).filter((c) => !names.has(c.name)), ...mine],
+    ...((invocation ?? previous?.invocation) ? { invocation: invocation ?? previous!.invocation } : {}),
     created_at: previous?.created_at ?? now,
     updated_at: now,
   };

@@ -40,6 +40,8 @@ export interface RunEstimate {
   notes: string[];
   /** What a real run would lack (a key, an endpoint), one reason per model; empty when everything can run here. */
   missing: string[];
+  /** Every model the run would call, by role (what the pre-flight checks: src/preflight/). */
+  models: Array<{ role: Role; entry: ModelEntry }>;
   /** The system's paid LLM work at ingest (extraction, summaries), when it has any: rendered as its own section. */
   ingest?: { cost_usd: number | null; lines: string[]; data: Record<string, unknown> };
 }
@@ -57,6 +59,7 @@ export async function estimateRun(
   const notes: string[] = [];
   const missing: string[] = [];
   const roles: RoleEstimate[] = [];
+  const models: RunEstimate['models'] = [];
   const add = (role: Role, m: ModelEntry, calls: number, input: number, output: number, searchUnits = 0) => {
     roles.push({
       role,
@@ -69,9 +72,17 @@ export async function estimateRun(
     });
   };
   const check = (m: ModelEntry, role: Role) => {
+    if (!models.some((x) => x.role === role && x.entry.name === m.name)) models.push({ role, entry: m });
     const a = session.availability(m, role);
     if (!a.ok) {
-      notes.push(`${a.reason}: a real run would ${role === 'reader' || role === 'judge' ? 'stop' : 'fall back to the local retriever'}`);
+      const retrieval = role === 'embed' || role === 'rerank';
+      const fallback = retrieval && transport.fallback === 'local';
+      const then = !retrieval
+        ? 'stop'
+        : fallback
+          ? 'fall back to the local retriever (--fallback local)'
+          : 'stop (--fallback local: the local retriever instead)';
+      notes.push(`${a.reason}: a real run would ${then}`);
       if (!missing.includes(a.reason)) missing.push(a.reason);
     }
   };
@@ -131,7 +142,7 @@ export async function estimateRun(
     if (r.cost_usd === null) notes.push(`no price for ${r.role} model '${r.model}' in the registry: its cost is unknown`);
   const ingest = own.ingest;
   const cost = roles.reduce<number | null>((s, r) => addCost(s, r.cost_usd), ingest ? ingest.cost_usd : 0);
-  return { questions: questions.length, roles, cost_usd: cost, notes, missing, ...(ingest ? { ingest } : {}) };
+  return { questions: questions.length, roles, cost_usd: cost, notes, missing, models, ...(ingest ? { ingest } : {}) };
 }
 
 export function renderEstimate(cfg: RunConfig, e: RunEstimate, batch?: ReturnType<typeof batchCosts>): string {

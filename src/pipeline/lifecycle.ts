@@ -12,6 +12,7 @@ import type { RunIdentity } from '../run/identity.js';
 import type { Manifest, RunStatus } from '../run/manifest.js';
 import { Interrupted } from '../util/interrupt.js';
 import { COST_CAP_REASON } from '../providers/budget.js';
+import { FAILURE_LIMIT_REASON, RepeatedFailures } from './failure-streak.js';
 import { addCost } from '../providers/usage.js';
 import { groupFailures } from '../run/failures.js';
 import { openRunDir, startManifest, type OpenedRunDir, type OpenOptions } from './run-directory.js';
@@ -111,7 +112,8 @@ export class RunLifecycle {
     rundir.close();
     const reason = o.signal?.aborted ? String(o.signal.reason) : null;
     const capped = reason === COST_CAP_REASON;
-    const interrupted = reason === null || capped ? null : reason === 'SIGTERM' ? 'SIGTERM' : 'SIGINT';
+    // Stopped by --max-failures: `incomplete` (a resume goes on), not interrupted.
+    const interrupted = reason === null || capped || reason === FAILURE_LIMIT_REASON ? null : reason === 'SIGTERM' ? 'SIGTERM' : 'SIGINT';
     const all = o.items.length === this.questions.length && this.incompleteBecause === null;
     // Complete means every selected question answered without a failure: failed items make a run incomplete.
     const status: RunStatus = interrupted
@@ -151,7 +153,8 @@ export class RunLifecycle {
     } catch {
       // a full disk may fail the final fsync too: the items written are already whole
     }
-    if (this.dryRun || e instanceof Interrupted) return;
+    // Interrupted and stopped by --max-failures: finish() already wrote the status.
+    if (this.dryRun || e instanceof Interrupted || e instanceof RepeatedFailures) return;
     Object.assign(this.manifest, {
       status: 'failed',
       updated_at: new Date().toISOString(),

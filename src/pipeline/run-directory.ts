@@ -182,6 +182,9 @@ export function startManifest(fields: {
   name?: string | null;
   /** The response cache folder (null: --no-cache). */
   cacheDir?: string | null;
+  /** What the command was given besides the config (src/resume/invocation.ts): what `rawrag resume` reads. */
+  invocation?: Manifest['invocation'];
+  shard?: Manifest['shard'];
 }): Manifest {
   const name = fields.name ?? fields.opened.name;
   return {
@@ -205,6 +208,8 @@ export function startManifest(fields: {
     policy: fields.policy,
     retriever: fields.source,
     ...(fields.cacheDir !== undefined ? { cache_dir: fields.cacheDir } : {}),
+    ...(fields.invocation ? { invocation: fields.invocation } : {}),
+    ...(fields.shard ? { shard: fields.shard } : {}),
     skipped: fields.skipped,
     deviations: protocolDeviations(fields.config),
     dataset: fields.dataset,

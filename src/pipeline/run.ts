@@ -21,6 +21,8 @@ import { RunLifecycle } from './lifecycle.js';
 import { createEvidenceSource } from '../systems/registry.js';
 import { warningLines } from '../datasets/warnings.js';
 import { dataSetting } from '../core/setting.js';
+import { FAILURE_LIMIT_REASON, FailureStreak, RepeatedFailures } from './failure-streak.js';
+import { checkShardOfDir, shardQuestions, type RunShard } from './shard.js';
 
 /** Failed items so far, retries and money spent by this run (the progress bar shows them). */
 function progressInfo(session: ProviderSession, errors: number): ProgressInfo {
@@ -66,6 +68,10 @@ export interface RunRequest {
   transport?: Partial<TransportOptions>;
   /** The run's label (`--name`): kept in the manifest and summary, shown beside the system. */
   name?: string | null;
+  /** `--shard I/N`: only every N-th conversation's questions (src/pipeline/shard.ts); recorded in the manifest. */
+  shard?: RunShard | null;
+  /** What the command was given besides the config (recorded in the manifest for `rawrag resume`). */
+  invocation?: import('../resume/invocation.js').Invocation;
   /** Another composition of the same pipeline (`rawrag judge`): its own evidence source, stages and names. */
   compose?: RunComposition;
 }
@@ -113,10 +119,12 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
   const inputs = await loadRunInputs(cfg);
   const { benchmark, dataset } = inputs;
   // A composition may ask other questions of the same data (re-judging: the answered ones; calibration: one per probe).
-  const questions = req.compose?.questions?.(inputs.questions) ?? inputs.questions;
+  const asked = req.compose?.questions?.(inputs.questions) ?? inputs.questions;
+  const questions = req.shard ? shardQuestions(asked, req.shard) : asked;
   const data = dataSetting(benchmark, cfg.options, dataset);
   const setting = req.compose ? req.compose.setting(data) : `${data}/${cfg.reader.model ?? 'no-reader'}`;
   const dir = runDirFor(cfg, req.out);
+  checkShardOfDir(dir, req.shard ?? null);
   const session = new ProviderSession(req.transport);
   let source: EvidenceSource | null = null;
   try {
@@ -154,6 +162,8 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
         dataset: { ...dataset.source, warnings: dataset.warnings, questions: dataset.questions.length },
         name: req.name,
         cacheDir: session.cache.dir,
+        ...(req.invocation ? { invocation: req.invocation } : {}),
+        ...(req.shard ? { shard: req.shard } : {}),
         git: await git,
       },
     );
@@ -167,9 +177,12 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
     const notesPrinted = source.notes.length;
     // Skipped stages are printed once, by the report (NOTE:), and kept in summary.json `skipped`.
     if (opened.done.size > 0) hooks.log(`resuming ${dir}: ${opened.done.size} of ${questions.length} questions already done`);
-    // New questions stop on a signal, or once the cost cap held a request back (--max-cost).
+    // New questions stop on a signal, once the cost cap held a request back (--max-cost), or
+    // once the same error failed --max-failures items in a row.
     const cap = req.transport?.costCap;
-    const stop = cap ? AbortSignal.any([cap.signal, ...(hooks.signal ? [hooks.signal] : [])]) : hooks.signal;
+    const streak = new FailureStreak(req.transport?.maxFailures, questions.length);
+    const failing = new AbortController();
+    const stop = AbortSignal.any([failing.signal, ...(cap ? [cap.signal] : []), ...(hooks.signal ? [hooks.signal] : [])]);
     const spent = () => session.usage.total().cost_usd_spent;
     let finished = opened.done.size;
     let errors = opened.previous.filter((i) => i.error).length;
@@ -187,6 +200,8 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
             run.append(item);
             finished++;
             if (item.error) errors++;
+            const error = item.error ? `${item.error.stage}: ${item.error.message}` : null;
+            if (streak.add(error) && !failing.signal.aborted) failing.abort(FAILURE_LIMIT_REASON);
             hooks.progress?.(finished, questions.length, progressInfo(session, errors));
           },
         },
@@ -214,6 +229,7 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
       });
       for (const n of source.notes.slice(notesPrinted)) hooks.log(`note: ${n}`);
       if (interrupted) throw new Interrupted(interrupted, items.length, questions.length);
+      if (failing.signal.aborted && items.length < questions.length) throw new RepeatedFailures(streak.limit!, streak.error!, dir);
       return { dir, manifest, summary, deferred: outcome.deferred };
     } catch (e) {
       run.fail(e, spent());

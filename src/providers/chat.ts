@@ -1,8 +1,11 @@
 /**
- * Chat completions over any OpenAI-compatible endpoint (OpenAI, DeepSeek, vLLM, Ollama,
- * llama.cpp server) through the `openai` SDK, with its own retries off: ours are the only layer.
+ * Chat completions over any OpenAI-compatible endpoint (OpenAI, Gemini, DeepSeek, OpenRouter,
+ * Together, vLLM, Ollama, llama.cpp server) through the `openai` SDK, and over Anthropic's Messages
+ * API (anthropic.ts), with the SDKs' own retries off: ours are the only layer.
  */
 import type OpenAI from 'openai';
+import type Anthropic from '@anthropic-ai/sdk';
+import { anthropicBody, anthropicClient, storedAnthropicReply } from './anthropic.js';
 import type { ChatMessage } from '../core/protocol.js';
 import type { Role } from './usage.js';
 import { cacheKey, jsonCodec } from './cache.js';
@@ -53,6 +56,7 @@ export const chatReplyCodec = jsonCodec<StoredReply>();
 
 export class ChatModel {
   private client: Promise<OpenAI> | null = null;
+  private anthropic: Promise<Anthropic> | null = null;
   readonly wireModel: string;
   /** The longest reply seen (completion tokens): what --max-cost assumes of a request without max_tokens, at least. */
   private longestReply = 0;
@@ -185,6 +189,15 @@ export class ChatModel {
 
   private sendPriced(req: ChatRequest): Promise<StoredReply> {
     const session = this.session.to({ endpoint: this.endpoint.baseUrl, cost: this.costOf(req) });
+    if (this.entry.protocol === 'anthropic')
+      return session.send(this.role, this.entry.name, async (timeoutMs) => {
+        const client = await (this.anthropic ??= anthropicClient(this.endpoint, this.session.transport.timeoutMs));
+        const res = await namingHost(this.endpoint.baseUrl, () =>
+          client.messages.create(anthropicBody(this.wireModel, req), { timeout: timeoutMs, maxRetries: 0 }),
+        );
+        if (typeof res === 'string') throw notJsonReply(res);
+        return storedAnthropicReply(res, endpointId(this.endpoint.baseUrl));
+      });
     return session.send(this.role, this.entry.name, async (timeoutMs) => {
       const client = await this.sdk();
       const res = await namingHost(this.endpoint.baseUrl, () =>

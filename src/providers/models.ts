@@ -24,8 +24,11 @@ export type Prices = z.infer<typeof PricesSchema>;
 export const ModelEntrySchema = z
   .object({
     kind: z.enum(['chat', 'embed', 'rerank']),
-    /** `openai`: OpenAI-compatible chat/embeddings; `cohere`: Cohere v2 rerank; `vllm-rerank`: vLLM/Jina /rerank. */
-    protocol: z.enum(['openai', 'cohere', 'vllm-rerank']),
+    /**
+     * `openai`: OpenAI-compatible chat/embeddings; `anthropic`: Anthropic Messages API (chat);
+     * `cohere`: Cohere v2 rerank; `vllm-rerank`: vLLM/Jina /rerank.
+     */
+    protocol: z.enum(['openai', 'anthropic', 'cohere', 'vllm-rerank']),
     /** Who serves it (part of the cache key: the same model name from two providers is two models). */
     provider: z.string().min(1),
     /** The model id sent on the wire, when it differs from the registry name. */
@@ -61,10 +64,31 @@ export const ModelEntrySchema = z
       .optional(),
   })
   .strict();
-export type ModelEntry = z.infer<typeof ModelEntrySchema> & { name: string };
+/**
+ * A registry entry by name. `unlisted`: the name is not in the registry; the entry was made from
+ * its provider's defaults (a `provider/` prefix, a known name prefix, else the OpenAI protocol),
+ * so its prices are unknown and the pre-flight checks the name (src/preflight/models.ts).
+ */
+export type ModelEntry = z.infer<typeof ModelEntrySchema> & { name: string; unlisted?: boolean };
+
+/** A provider: where its models are served, its key variable, and how its names are recognised. */
+export const ProviderSchema = z
+  .object({
+    protocol: z.enum(['openai', 'anthropic']),
+    keyEnv: z.string().min(1).nullable().default(null),
+    baseUrlEnv: z.string().min(1).nullable().default(null),
+    baseUrl: z.string().url().nullable().default(null),
+    /** Model names with these prefixes are this provider's (`claude-` is Anthropic's) without a `provider/` prefix. */
+    namePrefixes: z.array(z.string().min(1)).default([]),
+    /** The provider serves more models than the registry can list (OpenRouter, Together): names are not checked against the registry. */
+    anyModel: z.boolean().default(false),
+  })
+  .strict();
+export type Provider = z.infer<typeof ProviderSchema> & { name: string };
 
 const RegistrySchema = z
   .object({
+    providers: z.record(z.string(), ProviderSchema).default({}),
     models: z.record(z.string(), ModelEntrySchema),
     retrievers: z.record(z.string(), z.object({ embed: z.string(), rerank: z.string() }).strict()).default({}),
   })
@@ -72,6 +96,7 @@ const RegistrySchema = z
 
 export interface ModelRegistry {
   file: string;
+  providers: Record<string, Provider>;
   models: Record<string, ModelEntry>;
   retrievers: Record<string, { embed: string; rerank: string }>;
 }
@@ -85,11 +110,13 @@ export const DEFAULT_REGISTRY_FILE = 'configs/models.yaml';
  */
 export function loadRegistry(file: string = fromRoot(DEFAULT_REGISTRY_FILE), overlay?: string | null): ModelRegistry {
   const files = overlay ? [file, resolve(overlay)] : [file];
+  const providers: Record<string, Provider> = {};
   const models: Record<string, ModelEntry> = {};
   const retrievers: Record<string, { embed: string; rerank: string }> = {};
   const definedIn: Record<string, string> = {};
   for (const f of files) {
     const layer = readRegistryFile(f, f !== file);
+    for (const [name, p] of Object.entries(layer.providers)) providers[name] = { ...p, name };
     for (const [name, m] of Object.entries(layer.models)) models[name] = { ...m, name };
     for (const [r, pair] of Object.entries(layer.retrievers)) {
       retrievers[r] = pair;
@@ -107,7 +134,7 @@ export function loadRegistry(file: string = fromRoot(DEFAULT_REGISTRY_FILE), ove
       }
     }
   }
-  return { file: files.join(' + '), models, retrievers };
+  return { file: files.join(' + '), providers, models, retrievers };
 }
 
 /** One registry file, schema-checked; a user's file may hold only `models` or only `retrievers`. */
@@ -134,8 +161,11 @@ function readRegistryFile(file: string, partial: boolean): z.infer<typeof Regist
 }
 
 /**
- * The entry for a model. Unknown chat models are assumed OpenAI-compatible (served at
- * OPENAI_BASE_URL or the base URL given), with unknown prices.
+ * The entry for a model name. A registry name is itself. Other chat names are made from their
+ * provider's defaults, marked `unlisted` (unknown prices): `provider/model` when `provider` is a
+ * known provider (`anthropic/claude-x`; an id like `Qwen/Qwen3-4B` is not split), else a known name
+ * prefix (`claude-`, `gemini-`, `deepseek-`), else an OpenAI-compatible model at OPENAI_BASE_URL
+ * or the base URL given.
  */
 export function resolveModel(reg: ModelRegistry, name: string, kind: ModelEntry['kind']): ModelEntry {
   const m = reg.models[name];
@@ -147,6 +177,17 @@ export function resolveModel(reg: ModelRegistry, name: string, kind: ModelEntry[
   if (kind !== 'chat') {
     throw new InputError(`unknown ${kind} model '${name}' (add it to the model registry)`, { file: reg.file, place: 'models' });
   }
+  const split = splitProvider(reg, name);
+  if (split) {
+    // `anthropic/claude-haiku-4-5` is the registry's `claude-haiku-4-5` when that is Anthropic's.
+    const listed = reg.models[split.model];
+    if (listed && listed.kind === 'chat' && listed.provider === split.provider.name) return { ...listed, name };
+    return fromProvider(split.provider, name, split.model);
+  }
+  const byPrefix = Object.values(reg.providers).find((p) => p.namePrefixes.some((pre) => name.startsWith(pre)));
+  if (byPrefix) return fromProvider(byPrefix, name, name);
+  const openai = reg.providers.openai;
+  if (openai) return { ...fromProvider(openai, name, name), provider: 'openai-compatible' };
   const entry = ModelEntrySchema.parse({
     kind: 'chat',
     protocol: 'openai',
@@ -155,7 +196,29 @@ export function resolveModel(reg: ModelRegistry, name: string, kind: ModelEntry[
     baseUrlEnv: 'OPENAI_BASE_URL',
     baseUrl: 'https://api.openai.com/v1',
   });
-  return { ...entry, name };
+  return { ...entry, name, unlisted: true };
+}
+
+/** `provider/model` when the part before the first `/` names a known provider; null otherwise. */
+export function splitProvider(reg: ModelRegistry, name: string): { provider: Provider; model: string } | null {
+  const slash = name.indexOf('/');
+  if (slash <= 0 || slash === name.length - 1) return null;
+  const provider = reg.providers[name.slice(0, slash)];
+  return provider ? { provider, model: name.slice(slash + 1) } : null;
+}
+
+/** A chat entry for a name the registry does not list, from its provider's defaults. */
+function fromProvider(p: Provider, name: string, wire: string): ModelEntry {
+  const entry = ModelEntrySchema.parse({
+    kind: 'chat',
+    protocol: p.protocol,
+    provider: p.name,
+    keyEnv: p.keyEnv,
+    baseUrlEnv: p.baseUrlEnv,
+    baseUrl: p.baseUrl,
+    ...(wire !== name ? { apiModel: wire } : {}),
+  });
+  return { ...entry, name, unlisted: true };
 }
 
 /** OpenAI's published per-batch limits: 50,000 requests and a 200 MB input file. */

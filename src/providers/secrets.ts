@@ -2,7 +2,7 @@
  * API keys stay in memory. Every message that leaves the provider layer (item errors, logs,
  * manifest) passes through `scrub`, which blanks the keys in use and anything shaped like a key.
  */
-const KEY_SHAPES = [/\bsk-[A-Za-z0-9_\-*]{8,}/g, /\bBearer\s+[A-Za-z0-9._\-]{8,}/gi];
+const KEY_SHAPES = [/\bsk-[A-Za-z0-9_\-*]{8,}/g, /\bAIza[0-9A-Za-z_\-]{20,}/g, /\bBearer\s+[A-Za-z0-9._\-]{8,}/gi];
 
 export class Secrets {
   private readonly values = new Set<string>();

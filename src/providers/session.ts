@@ -39,6 +39,18 @@ const KIND_OF: Record<Role, 'chat' | 'embed' | 'rerank'> = {
   extract: 'chat',
 };
 
+/** Key variables blanked from messages before the registry is read (the registry's own are added when it is). */
+const KNOWN_KEY_VARIABLES = [
+  'OPENAI_API_KEY',
+  'COHERE_API_KEY',
+  'CO_API_KEY',
+  'DEEPSEEK_API_KEY',
+  'ANTHROPIC_API_KEY',
+  'GEMINI_API_KEY',
+  'OPENROUTER_API_KEY',
+  'TOGETHER_API_KEY',
+];
+
 export class ProviderSession {
   readonly transport: TransportOptions;
   readonly secrets = new Secrets();
@@ -60,7 +72,7 @@ export class ProviderSession {
     };
     this.cache = new ResponseCache(this.transport.noCache ? null : resolveCacheDir(this.transport.cacheDir, this.transport.env));
     this.pool = this.transport.pool ?? new ConcurrencyPool(this.transport.concurrency);
-    for (const name of ['OPENAI_API_KEY', 'COHERE_API_KEY', 'CO_API_KEY', 'DEEPSEEK_API_KEY']) this.secrets.add(this.transport.env[name]);
+    for (const name of KNOWN_KEY_VARIABLES) this.secrets.add(this.transport.env[name]);
   }
 
   get registry(): ModelRegistry {
@@ -70,7 +82,8 @@ export class ProviderSession {
         this.transport.modelsFile ?? (this.transport.env.RAWRAG_MODELS || null),
       );
       // Every key the environment holds for a registry model is blanked from messages, used or not.
-      for (const m of Object.values(this.registryValue.models)) if (m.keyEnv) this.secrets.add(this.transport.env[m.keyEnv]);
+      for (const m of [...Object.values(this.registryValue.models), ...Object.values(this.registryValue.providers)])
+        if (m.keyEnv) this.secrets.add(this.transport.env[m.keyEnv]);
     }
     return this.registryValue;
   }

@@ -34,6 +34,17 @@ export interface TransportOptions {
   pool?: ConcurrencyPool;
   /** `--max-cost`: requests that could cross the cap are held back (budget.ts). */
   costCap?: CostCap;
+  /**
+   * `--fallback local`: a remote retriever without its keys or endpoints runs the local retriever
+   * instead (and says so). Without it, a missing key is an error before anything is sent.
+   */
+  fallback?: 'local' | null;
+  /**
+   * `--max-failures`: the run stops once this many items in a row failed with the same error
+   * (`percent`: that share of the selected questions). Run policy that travels with the requests'
+   * settings; like them, not part of the config hash.
+   */
+  maxFailures?: { count: number } | { percent: number } | null;
 }
 
 export function defaultTransport(env: NodeJS.ProcessEnv = process.env): TransportOptions {

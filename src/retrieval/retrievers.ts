@@ -14,7 +14,8 @@ export { RETRIEVER_NAMES };
 /**
  * `openai` = text-embedding-3-small + Cohere rerank-v3.5, `qwen3` = Qwen3-Embedding-4B +
  * Qwen3-Reranker-4B (models as configs/models.yaml names them). Without keys or endpoints for
- * them the run falls back to `local` and says so in the retriever's notes.
+ * them the run stops before anything is sent, or, under `--fallback local`, runs `local` and says
+ * so in the retriever's notes (a reproduction must not report another retriever's numbers silently).
  */
 export async function createRetriever(cfg: RunConfig, session: ProviderSession = new ProviderSession()): Promise<Retriever> {
   const name = cfg.retrieval.retriever;
@@ -29,11 +30,19 @@ export async function createRetriever(cfg: RunConfig, session: ProviderSession =
     case 'qwen3': {
       const stages = remoteStages(session, name);
       if (!stages.ok) {
+        if (session.transport.fallback !== 'local')
+          throw new InputError(
+            `retriever '${name}' cannot run here: ${stages.reasons.join('; ')} (or add --fallback local to run the local retriever instead)`,
+            { place: '--retriever' },
+          );
         const local = createLocalRetriever();
         // The fallback first: it is what the user most needs to know about this run.
         return {
           ...local,
-          notes: [`retriever '${name}' unavailable (${stages.reasons.join('; ')}): fell back to the local retriever`, ...local.notes],
+          notes: [
+            `retriever '${name}' unavailable (${stages.reasons.join('; ')}): fell back to the local retriever (--fallback local)`,
+            ...local.notes,
+          ],
         };
       }
       return {

@@ -48,6 +48,12 @@ export interface Manifest {
   /** `stand_in`: an offline stand-in for the paper's retriever (src/retrieval/retriever.ts). */
   /** `library`: the memory system's own library a run started for you (name, version, where it came from). */
   retriever: { name: string; notes: string[]; stand_in?: boolean; library?: Record<string, unknown> };
+  /** The options the command was given besides the config, without secrets: `rawrag resume DIR` goes on with them. */
+  invocation?: import('../resume/invocation.js').Invocation;
+  /** `--shard I/N`: this directory holds every N-th conversation's questions from the I-th (`rawrag merge` joins the shards). */
+  shard?: { index: number; count: number };
+  /** Set on a run joined from shards by `rawrag merge`: where its items came from. */
+  merged_from?: Array<{ dir: string; run_id: string; shard: { index: number; count: number } | null; items: number }>;
   /** The response cache folder the run used (null: --no-cache), so `rawrag memory purge` finds the replies to delete. */
   cache_dir?: string | null;
   /** What was not done in this run and why (no reader, no keys, ...). */

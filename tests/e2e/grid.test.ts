@@ -166,17 +166,17 @@ describe('a grid shares one provider budget, survives a failing cell, and shards
     expect(api.maxInFlight).toBe(3);
   }, 300_000);
 
-  it('a cell that cannot run is reported (exit 7) and the other cells still run', async () => {
+  it('a cell whose data is missing stops the grid in the pre-flight, before any cell starts (exit 2)', async () => {
     const out = join(root, 'one-fails');
     const r = await rawragInProcess(
       ['run', 'locomo,longmemeval', '--limit', '5', '--out', out, '--no-progress', '--data', 'longmemeval=/nonexistent/lme.json'],
       env,
     );
-    expect(r.code).toBe(7);
-    expect(r.stderr).toMatch(/1 of 2 cells failed \(longmemeval-raw-rag-local-retrieval\); the others ran/);
-    expect(r.stdout).toMatch(/FAILED longmemeval-raw-rag-local-retrieval: .*data file not found/);
-    expect(r.stdout).toMatch(/\| locomo-raw-rag-local-retrieval +\|[^\n]*\| complete /);
-    expect(JSON.parse(readFileSync(join(out, 'locomo-raw-rag-local-retrieval', 'manifest.json'), 'utf8')).status).toBe('complete');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /pre-flight: a problem before anything was sent:\n  - longmemeval-raw-rag-local-retrieval: .*data file not found/,
+    );
+    expect(existsSync(join(out, 'locomo-raw-rag-local-retrieval'))).toBe(false);
   }, 300_000);
 
   it('--shard 1/2 and 2/2 each run half of the cells; their set folders merge by copying into the whole grid', async () => {

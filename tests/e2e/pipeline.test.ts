@@ -59,7 +59,7 @@ describe('resume checks what really ran', () => {
     try {
       const out = join(tempDir(), 'run');
       const first = await rawragInProcess(
-        ['run', 'locomo', '--retriever', 'openai', '--limit', '3', '--out', out, '--no-progress'],
+        ['run', 'locomo', '--retriever', 'openai', '--limit', '3', '--out', out, '--no-progress', '--fallback', 'local'],
         NO_KEYS,
       );
       expect(first.code, first.stderr).toBe(0);

@@ -252,14 +252,17 @@ describe('other retrievers through the loopback API', () => {
     expect(new Set(reranks.map((x) => x.body.query))).toEqual(new Set(ds.questions.slice(0, 3).map((x) => x.text)));
   });
 
-  it('without keys or endpoints, openai falls back to local and says so', async () => {
+  it('without keys or endpoints, openai falls back to local under --fallback local, and says so', async () => {
     const out = join(tempDir(), 'fb');
-    const r = await rawragInProcess(['run', 'locomo', '--retriever', 'openai', '--limit', '2', '--no-progress', '--out', out], {
-      OPENAI_API_KEY: undefined,
-      COHERE_API_KEY: undefined,
-      OPENAI_BASE_URL: undefined,
-      COHERE_BASE_URL: undefined,
-    });
+    const r = await rawragInProcess(
+      ['run', 'locomo', '--retriever', 'openai', '--limit', '2', '--no-progress', '--out', out, '--fallback', 'local'],
+      {
+        OPENAI_API_KEY: undefined,
+        COHERE_API_KEY: undefined,
+        OPENAI_BASE_URL: undefined,
+        COHERE_BASE_URL: undefined,
+      },
+    );
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(
       /note: retriever 'openai' unavailable \(.*OPENAI_API_KEY.*COHERE_API_KEY.*\): fell back to the local retriever/,

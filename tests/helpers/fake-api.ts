@@ -3,7 +3,8 @@
  * opponents' own libraries use: OpenAI POST /v1/embeddings (honouring `dimensions`), POST
  * /v1/chat/completions (plain text, `response_format` json_object and json_schema, tool calls,
  * logprobs / top_logprobs), POST /v1/responses (incl. `responses.parse`'s json_schema), Cohere POST
- * /v2/rerank and vLLM/Jina POST /v1/rerank. A library's own prompts are answered by its responder
+ * /v2/rerank and vLLM/Jina POST /v1/rerank, Anthropic POST /v1/messages, GET /v1/models (when given
+ * a list; the pre-flight's probe). A library's own prompts are answered by its responder
  * (tests/helpers/loopback-llm/<system>.ts) in the form that library parses; each request records
  * which responder answered it. It records every request and can inject faults (status codes with
  * Retry-After headers, slow replies, malformed JSON, dropped connections). It is a protocol peer
@@ -31,6 +32,8 @@ export interface FakeApiOptions {
   dim?: number;
   /** Delay before every reply (a slow provider): concurrency shows as requests in flight at once. */
   delayMs?: number;
+  /** The model ids `GET /v1/models` lists, as OpenAI and Anthropic do (default: no such route, 404). */
+  models?: string[];
   /** Per-library answering of the libraries' own prompts (loopbackResponders() loads them all). */
   responders?: Responder[];
   /** Without `dimensions`, answer a known embedding model at its real size (text-embedding-3-small: 1536) instead of `dim`. */
@@ -193,6 +196,23 @@ export class FakeApi extends LoopbackServer<Fault['kind']> {
   private answer(rec: RecordedRequest): unknown {
     const b = rec.body ?? {};
     switch (rec.path) {
+      case '/v1/models':
+        return this.opts.models ? { object: 'list', data: this.opts.models.map((id) => ({ id, object: 'model' })) } : null;
+      case '/v1/messages': {
+        // Anthropic's Messages API: `system` apart, `content` blocks, `input_tokens`/`output_tokens`.
+        const messages = [...(b.system ? [{ role: 'system', content: b.system }] : []), ...(b.messages as any[])];
+        const text = (this.opts.chat ?? defaultChat)({ ...b, messages });
+        const prompt = messages.reduce((s: number, m: { content: string }) => s + wordCount(m.content), 0);
+        return {
+          id: 'msg_fake',
+          type: 'message',
+          role: 'assistant',
+          model: b.model,
+          content: [{ type: 'text', text }],
+          stop_reason: 'end_turn',
+          usage: { input_tokens: prompt, output_tokens: wordCount(text) },
+        };
+      }
       case '/v1/embeddings': {
         const inputs: string[] = (Array.isArray(b.input) ? b.input : [b.input]).map((t: unknown) =>
           typeof t === 'string' ? t : JSON.stringify(t),

@@ -37,6 +37,11 @@ export type CommonFaultKind = 'status' | 'slow' | 'reset';
 
 export abstract class LoopbackServer<Kind extends string> {
   readonly requests: RecordedRequest[] = [];
+  /**
+   * The pre-flight's `GET .../models` (src/preflight/reach.ts): free calls that reach the endpoint
+   * once before a run, kept apart from `requests` (what the run asked) and never hit by faults.
+   */
+  readonly probes: RecordedRequest[] = [];
   faults: Array<Fault<Kind> & { left: number }> = [];
   /** Requests being answered right now, and the most there ever were at once. */
   inFlight = 0;
@@ -92,6 +97,10 @@ export abstract class LoopbackServer<Kind extends string> {
       body,
       fault: null,
     };
+    if (rec.method === 'GET' && rec.path.endsWith('/models')) {
+      this.probes.push(rec);
+      return void (await this.respond(rec, req, res, null));
+    }
     this.requests.push(rec);
     this.inFlight++;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);

@@ -12,11 +12,15 @@ import { loadRun } from '../../stats/load.js';
 import { InputError } from '../../util/errors.js';
 import { writeFileAtomic } from '../../util/fsx.js';
 import { writeStdout } from '../../util/stdout.js';
+import { setRuns } from '../../grid/set-runs.js';
 
-export function exportCsv(rows: ExportRow[]): string {
+/** A grid's rows: each run's, with the cell's name first (`run`). */
+type Row = ExportRow & { run?: string };
+
+export function exportCsv(rows: Row[], columns: readonly string[] = EXPORT_COLUMNS): string {
   return stringify(rows, {
     header: true,
-    columns: [...EXPORT_COLUMNS],
+    columns: [...columns],
     // votes (a list) as JSON text: `[1,1,0]`, one cell that pandas reads back with json.loads.
     cast: { boolean: (b) => (b ? 'true' : 'false'), number: (n) => String(n), object: (o) => JSON.stringify(o) },
   });
@@ -25,7 +29,7 @@ export function exportCsv(rows: ExportRow[]): string {
 type ParquetElement = { name: string; type?: string; converted_type?: string; repetition_type?: string; num_children?: number };
 
 /** Typed columns (scalars may be null); votes is Parquet's standard three-level LIST of doubles, so pandas reads a list per row. */
-function parquetSchema(): ParquetElement[] {
+function parquetSchema(columns: readonly string[]): ParquetElement[] {
   const scalar: Record<string, Omit<ParquetElement, 'name' | 'repetition_type'>> = {
     score: { type: 'DOUBLE' },
     judge_runs: { type: 'INT32' },
@@ -33,8 +37,8 @@ function parquetSchema(): ParquetElement[] {
     coverage_all: { type: 'BOOLEAN' },
     coverage_any: { type: 'BOOLEAN' },
   };
-  const schema: ParquetElement[] = [{ name: 'root', num_children: EXPORT_COLUMNS.length }];
-  for (const name of EXPORT_COLUMNS) {
+  const schema: ParquetElement[] = [{ name: 'root', num_children: columns.length }];
+  for (const name of columns) {
     if (name === 'votes')
       schema.push(
         { name, repetition_type: 'OPTIONAL', converted_type: 'LIST', num_children: 1 },
@@ -47,15 +51,15 @@ function parquetSchema(): ParquetElement[] {
 }
 
 /** Parquet bytes (hyparquet-writer, loaded only when asked for). */
-export async function exportParquet(rows: ExportRow[]): Promise<Uint8Array> {
+export async function exportParquet(rows: Row[], columns: readonly string[] = EXPORT_COLUMNS): Promise<Uint8Array> {
   let writer: { parquetWriteBuffer(o: { columnData: Array<{ name: string; data: unknown[] }>; schema: ParquetElement[] }): ArrayBuffer };
   try {
     writer = (await import('hyparquet-writer')) as unknown as typeof writer;
   } catch {
     throw new InputError('Parquet needs the hyparquet-writer package, which is not installed here: use --format csv', {});
   }
-  const columnData = EXPORT_COLUMNS.map((name) => ({ name, data: rows.map((r) => r[name]) }));
-  return new Uint8Array(writer.parquetWriteBuffer({ columnData, schema: parquetSchema() }));
+  const columnData = columns.map((name) => ({ name, data: rows.map((r) => (r as Record<string, unknown>)[name]) }));
+  return new Uint8Array(writer.parquetWriteBuffer({ columnData, schema: parquetSchema(columns) }));
 }
 
 function format(value: string): 'csv' | 'parquet' {
@@ -82,15 +86,20 @@ export function exportCommand(): Command {
     .description(
       'A run as one row per question for pandas or R: id, type, episode, question, answer, gold, score, votes, judge_runs, coverage_all, coverage_any, evidence_tokens, error',
     )
-    .argument('<dir>', 'a run directory')
+    .argument('<dir>', 'a run directory, or a grid set folder (one row per question of every run, its cell in a first column `run`)')
     .option('--format <format>', 'csv | parquet', format, 'csv')
     .option('--out <file>', 'the file to write (csv default: stdout; parquet default: <run folder name>.parquet)')
     .action(async (dir: string, opts: { format: 'csv' | 'parquet'; out?: string }) => {
-      const notes: string[] = [];
-      const rows = exportRows(runItems(dir, notes));
-      // As rawrag stats says it: a torn last line or repeated ids are not dropped silently.
-      for (const n of notes) process.stderr.write(`warning: ${dir}: ${n}\n`);
-      const data = opts.format === 'csv' ? exportCsv(rows) : await exportParquet(rows);
+      const runs = setRuns(dir);
+      const rows: Row[] = [];
+      for (const r of runs ?? [{ name: null, dir }]) {
+        const notes: string[] = [];
+        for (const row of exportRows(runItems(r.dir, notes))) rows.push(r.name === null ? row : { run: r.name, ...row });
+        // As rawrag stats says it: a torn last line or repeated ids are not dropped silently.
+        for (const n of notes) process.stderr.write(`warning: ${r.dir}: ${n}\n`);
+      }
+      const columns = runs ? ['run', ...EXPORT_COLUMNS] : EXPORT_COLUMNS;
+      const data = opts.format === 'csv' ? exportCsv(rows, columns) : await exportParquet(rows, columns);
       if (opts.format === 'csv' && !opts.out) {
         await writeStdout(data);
         return;

@@ -1,5 +1,6 @@
 /** `rawrag judge ANSWERS.jsonl --benchmark B`: another system's answers, judged exactly as `rawrag run` judges. */
 import { basename, join, resolve } from 'node:path';
+import { judgeGrid } from '../judge-grid.js';
 import { writeFileSync } from 'node:fs';
 import { renderSweep, summariseSweep } from '../../pipeline/judge-sweep.js';
 import { printOut } from '../../util/stdout.js';
@@ -97,6 +98,8 @@ export function judgeCommand(): Command {
     .option('--json', 'print summary.json instead of the table')
     .action(async (answersPath: string | undefined, _opts: unknown, command: Command) => {
       const opts = command.opts();
+      // A grid's set folder: each run re-judged in turn (src/cli/judge-grid.ts).
+      if (await judgeGrid(command, judgeCommand)) return;
       const sweep = sweepNames(opts.judgePrompt as string | undefined);
       if (sweep) {
         if (!opts.rejudge) throw new UsageError('--judge-prompt A,B,...: a sweep re-judges a run: give --rejudge RUN_DIR');

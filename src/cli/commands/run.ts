@@ -20,8 +20,14 @@ import { renderBatched } from './batch.js';
 import { runBatched } from '../../pipeline/batched.js';
 import { systemOfRun } from '../../systems/registry.js';
 import { capLine, capRun, checkCostCap, maxCostOf } from '../cost-cap.js';
-import { isGrid, runGrid } from '../grid.js';
+import { isGrid, parseShard, runGrid } from '../grid.js';
 import { firstTime } from '../notes-once.js';
+import { addPreflightOptions, runPreflight, withPreflightFlags } from '../preflight.js';
+import { recordedInvocation, resumeTargetOf } from '../../resume/target.js';
+import { enterResume } from '../../resume/enter.js';
+import { invocationFor } from '../../resume/invocation.js';
+import { runIdFor } from '../../pipeline/plan.js';
+import { fromRoot } from '../../util/paths.js';
 
 export function runCommand(): Command {
   const cmd = new Command('run')
@@ -36,6 +42,7 @@ export function runCommand(): Command {
   addReaderOptions(cmd);
   addTransportOptions(cmd);
   addNameOption(cmd);
+  addPreflightOptions(cmd);
   cmd
     .option('--out <dir>', 'run directory (default results/<run-id>); an existing one is resumed')
     .option('--retry-errors', 'in an existing run directory, redo the items that failed')
@@ -60,22 +67,29 @@ export function runCommand(): Command {
   cmd
     .option(
       '--shard <i/n>',
-      'a grid: run only every N-th cell, starting with the I-th (machines sharing a grid; their set folders merge by copying)',
+      "run only every N-th conversation (a grid: every N-th cell), starting with the I-th: one shard per machine, joined by rawrag merge (a grid's set folders merge by copying)",
     )
     .option('--parallel-cells <n>', 'a grid: cells run at once (default 4); they share one concurrency budget per provider', positiveInt);
   cmd.action(async (benchmark: string | undefined, _opts: unknown, command: Command) => {
+    // `--out DIR` alone on a run or set folder: go on with what it recorded (as `rawrag resume DIR`).
+    const resumed = resumeTargetOf(command, benchmark);
+    if (resumed) process.stderr.write(enterResume(command, resumed) + '\n');
     // Comma lists (benchmarks, --reader, --system, --retriever) or several --config files: a grid of runs.
-    if (isGrid(command, benchmark)) return runGrid(command, benchmark);
-    const cfg = configFromFlags(command, benchmark);
+    if (resumed?.kind === 'grid' || (!resumed && isGrid(command, benchmark))) return runGrid(command, benchmark, resumed ?? null);
+    const cfg = resumed?.kind === 'run' ? resumed.manifest.config : configFromFlags(command, benchmark);
     const opts = command.opts();
     const maxCost = maxCostOf(command);
-    let transport = transportFromFlags(command);
+    let transport = withPreflightFlags(command, transportFromFlags(command));
     if (opts.dryRun) {
       const capped = maxCost === null ? {} : { capLine: (e: number | null) => capLine(maxCost, e) };
       printOut((await dryRun(cfg, transport, { batch: Boolean(opts.batch), ...capped })) + '\n');
       return;
     }
-    const out = (opts.out as string | undefined) ?? null;
+    // --shard I/N on a single run: every N-th conversation (a default folder of its own per shard).
+    const shard = parseShard(opts.shard as string | undefined);
+    const out = (opts.out as string | undefined) ?? (shard ? shardDir(cfg, shard) : null);
+    // Names, keys, endpoints and data, before the first paid request (src/preflight/).
+    await runPreflight(command, [{ cfg, label: null }], transport, (line) => process.stderr.write(line + '\n'));
     if (maxCost !== null) transport = await capRun(cfg, transport, { usd: maxCost, out, retryErrors: Boolean(opts.retryErrors) });
     const bar = progressBar(cfg.benchmark, opts.progress !== false);
     const interrupts = watchInterrupts(
@@ -91,6 +105,8 @@ export function runCommand(): Command {
         verbose: Boolean(opts.verbose),
         transport,
         name: (opts.name as string | undefined) ?? null,
+        shard,
+        invocation: invocationFor(command, resumed ? recordedInvocation(resumed) : undefined),
       };
       const hooks: RunHooks = {
         log: (line: string) => {
@@ -127,6 +143,11 @@ export function runCommand(): Command {
     }
   });
   return cmd;
+}
+
+/** The default folder of a single run's shard: results/<run-id>-shard-I-of-N. */
+function shardDir(cfg: Parameters<typeof runIdFor>[0], shard: { index: number; count: number }): string {
+  return fromRoot('results', `${runIdFor(cfg)}-shard-${shard.index}-of-${shard.count}`);
 }
 
 /** `--cleanup`: the system's own clean-up (its store capability), or a line saying there is nothing to clean. */

@@ -16,6 +16,7 @@ import { InputError, UsageError } from '../../util/errors.js';
 import { readJsonFile } from '../../util/fsx.js';
 import { nonNegativeInteger } from '../../util/flags.js';
 import { writeOutputs } from '../../util/output-set.js';
+import { setRuns } from '../../grid/set-runs.js';
 import { groupFailures, renderFailures } from '../../run/failures.js';
 import { statusFacts, statusLabel } from '../../run/status.js';
 
@@ -41,7 +42,7 @@ export function showCommand(): Command {
       "An item of a run as a readable log: question and gold, the ranked windows, the reader's request as sent and its reply, each judge run's request, reply and verdict, metrics, usage and timings; " +
         'or (--wrong) the questions answered wrong, each a reading failure (all gold evidence shown) or a retrieval failure (some or none shown), reading failures first',
     )
-    .argument('<dir>', 'a run directory')
+    .argument('<dir>', 'a run directory, or a grid set folder (each of its runs in turn; no id: a line per run)')
     .argument('[ids...]', 'item ids as items.jsonl names them (e.g. conv-26:q0)')
     .option(
       '--out <folder>',
@@ -58,6 +59,8 @@ export function showCommand(): Command {
     .option('--json', 'with --wrong or --failures: print JSON instead of text')
     .option('--limit <n>', `with --wrong: list at most N answers (default ${WRONG_LIMIT}; 0 = all)`, nonNegativeInteger)
     .action(async (dir: string, ids: string[], opts: ShowOptions) => {
+      const runs = setRuns(dir);
+      if (runs) return showGrid(dir, runs, ids, opts);
       if (opts.wrong && opts.failures) throw new UsageError('--wrong lists wrong answers, --failures failed items: give one');
       if (opts.wrong) return showWrong(dir, ids, opts);
       if (opts.failures) return showFailures(dir, ids, opts);
@@ -73,6 +76,46 @@ export function showCommand(): Command {
     });
 }
 
+/**
+ * A grid's set folder: each run under its cell's name. No id: one line per run (status, n,
+ * headline); ids: each run's log of them; --wrong: each judged run's wrong answers (`--json`: one
+ * object per run), `--out`: a sub-folder per cell.
+ */
+async function showGrid(dir: string, runs: Array<{ name: string; dir: string }>, ids: string[], opts: ShowOptions): Promise<void> {
+  if (!opts.wrong && ids.length === 0 && !opts.out) {
+    const { runLine } = await import('./runs.js');
+    const lines = runs.map((r) => {
+      const l = runLine(r.dir);
+      const head = l.headline ? `${l.headline.metric} ${(100 * l.headline.value).toFixed(2)} %` : '—';
+      return `${r.name}: ${l.status}, ${l.n}${l.selected !== null && l.selected !== l.n ? `/${l.selected}` : ''} questions, ${head}`;
+    });
+    printOut(`${dir}: ${runs.length} runs (rawrag show ${dir} ID, or --wrong)\n${lines.join('\n')}\n`);
+    return;
+  }
+  const json: unknown[] = [];
+  for (const r of runs) {
+    const sub = opts.out ? { ...opts, out: join(opts.out, r.name) } : opts;
+    if (opts.wrong) {
+      const shown = await wrongOf(r.dir, ids, sub).catch((e: unknown) => skipUnjudged(e, r.name));
+      if (opts.json) json.push(...(shown.trim() ? [JSON.parse(shown)] : []));
+      else printOut(`== ${r.name}\n${shown}\n`);
+      continue;
+    }
+    const { ctx, items } = await openItemLog(r.dir);
+    const chosen = ids.length ? ids.flatMap((id) => items.filter((i) => i.id === id)) : items;
+    if (sub.out) await writeLogs(chosen, ctx, sub.out);
+    else printOut(`== ${r.name}\n${chosen.map((i) => renderItemLog(i, ctx)).join('\n')}\n`);
+  }
+  if (opts.json) printOut(JSON.stringify(json, null, 2) + '\n');
+}
+
+/** A run without a judge in a grid: said, not an error of the whole command. */
+function skipUnjudged(e: unknown, name: string): string {
+  if (!(e instanceof InputError)) throw e;
+  process.stderr.write(`note: ${name}: ${e.message.split('\n')[0]}\n`);
+  return '';
+}
+
 /** The logs land together or not at all (src/util/output-set.ts). */
 async function writeLogs(items: ItemRecord[], ctx: ItemLogContext, out: string): Promise<void> {
   mkdirSync(out, { recursive: true });
@@ -83,6 +126,11 @@ async function writeLogs(items: ItemRecord[], ctx: ItemLogContext, out: string):
 }
 
 async function showWrong(dir: string, ids: string[], opts: ShowOptions): Promise<void> {
+  printOut(await wrongOf(dir, ids, opts));
+}
+
+/** What `show --wrong` prints for one run (text or JSON); with `--out`, the listed items' logs are written too. */
+async function wrongOf(dir: string, ids: string[], opts: ShowOptions): Promise<string> {
   if (ids.length) throw new UsageError('--wrong lists the wrong answers itself: give item ids or --wrong, not both');
   const manifestPath = join(dir, 'manifest.json');
   if (!existsSync(manifestPath)) throw new InputError('not a run directory (no manifest.json)', { file: dir });
@@ -97,6 +145,7 @@ async function showWrong(dir: string, ids: string[], opts: ShowOptions): Promise
   }
   const limit = opts.limit ?? WRONG_LIMIT;
   const listed = limit > 0 ? r.wrong.slice(0, limit) : r.wrong;
+  let text: string;
   const head = `${manifest.system}${typeof manifest.name === 'string' ? ` [${manifest.name}]` : ''} · ${manifest.setting} · ${dir}`;
   if (opts.json) {
     const { wrong, ...counts } = r;
@@ -108,16 +157,17 @@ async function showWrong(dir: string, ids: string[], opts: ShowOptions): Promise
       ...counts,
       wrong_total: wrong.length,
     };
-    printOut(JSON.stringify({ ...json, order: KIND_ORDER, summary: wrongSummaryLine(r), wrong: listed }, null, 2) + '\n');
-  } else printOut(renderWrongAnswers(r, head, dir, limit));
+    text = JSON.stringify({ ...json, order: KIND_ORDER, summary: wrongSummaryLine(r), wrong: listed }, null, 2) + '\n';
+  } else text = renderWrongAnswers(r, head, dir, limit);
   if (opts.out) {
     const { ctx, items: records } = await openItemLog(dir);
-    writeLogs(
+    await writeLogs(
       listed.map((w) => findItem(records, w.id, dir)),
       ctx,
       opts.out,
     );
   }
+  return text;
 }
 
 /** `--failures`: why the run's items failed, grouped with counts and a fix hint, then each failed item (`--limit`, default all). */

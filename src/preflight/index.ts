@@ -1,0 +1,145 @@
+/**
+ * The pre-flight: everything a run (or every cell of a grid) needs, checked before the first paid
+ * request, so that a typo, a missing key, a dead endpoint or a missing data file costs nothing.
+ *
+ * 1. data: each cell's data file loads and its questions select (what `--dry-run` reads);
+ * 2. models: every model each cell calls (reader, judge, retriever, a system's own LLM) is named
+ *    as its provider knows it (models.ts: "did you mean gpt-4o-mini?");
+ * 3. keys: each has its key, or an endpoint of the user's; a remote retriever without them is an
+ *    error unless `--fallback local`;
+ * 4. endpoints: each distinct endpoint is reached once (reach.ts; `--no-reach` skips it);
+ * 5. services: the checks plugged in below (SERVICE_CHECKS), for memory services a system talks to.
+ *
+ * All problems are collected and reported together (an InputError, exit 2); nothing is written.
+ */
+import type { RunConfig } from '../config/schema.js';
+import { estimateRun } from '../pipeline/estimate.js';
+import type { ModelEntry } from '../providers/models.js';
+import { ProviderSession, type Endpoint } from '../providers/session.js';
+import type { TransportOptions } from '../providers/transport.js';
+import type { Role } from '../providers/usage.js';
+import { InputError } from '../util/errors.js';
+import { checkName } from './models.js';
+import { reachEndpoint, type ReachResult } from './reach.js';
+
+/** One cell to check: its config and the name problems are reported under (null: a single run). */
+export interface PreflightCell {
+  cfg: RunConfig;
+  label: string | null;
+}
+
+/**
+ * A check of the memory services a cell's system talks to (reachability, version): the problems
+ * it finds, one line each. Plug-ins are registered here by the module that owns them; the
+ * pre-flight runs each once per cell, after the model checks.
+ */
+export type ServiceCheck = (cfg: RunConfig, transport: Partial<TransportOptions>) => Promise<string[]>;
+export const SERVICE_CHECKS: ServiceCheck[] = [];
+
+export interface PreflightOptions {
+  /** Reach each endpoint once (default true; `--no-reach`). */
+  reach?: boolean;
+}
+
+export interface PreflightResult {
+  /** What the user should know but that does not stop the run (unknown prices, a fallback taken). */
+  notes: string[];
+}
+
+interface Use {
+  role: Role;
+  entry: ModelEntry;
+  cells: string[];
+}
+
+export async function preflight(
+  cells: PreflightCell[],
+  transport: Partial<TransportOptions>,
+  opts: PreflightOptions = {},
+): Promise<PreflightResult> {
+  const problems: string[] = [];
+  const uses = new Map<string, Use>();
+  const tag = (c: PreflightCell, line: string) => (c.label ? `${c.label}: ${line}` : line);
+  for (const c of cells) {
+    try {
+      const e = await estimateRun(c.cfg, transport);
+      for (const m of e.models) {
+        const key = `${m.role}\u0000${m.entry.name}`;
+        const u = uses.get(key) ?? { role: m.role, entry: m.entry, cells: [] };
+        u.cells.push(c.label ?? '');
+        uses.set(key, u);
+      }
+    } catch (e) {
+      // A single run's bad input is reported as it always was (its file and place); a grid's names the cell.
+      if (!(e instanceof InputError) || c.label === null) throw e;
+      problems.push(tag(c, e.message));
+    }
+  }
+  const session = new ProviderSession({ ...transport, noCache: true });
+  try {
+    const notes: string[] = [];
+    const reachable = checkKeys([...uses.values()], session, problems, notes);
+    const lists = opts.reach === false ? new Map<string, ReachResult>() : await reachAll(reachable, session, problems);
+    for (const u of uses.values()) {
+      const a = reachable.find((r) => r.use === u);
+      const listed = a ? (lists.get(endpointKey(u.entry, a.endpoint))?.models ?? null) : null;
+      const check = checkName(session.registry, u.role, u.entry, listed);
+      if (check.problem) problems.push(check.problem);
+      if (check.note) notes.push(check.note);
+    }
+    for (const c of cells) for (const check of SERVICE_CHECKS) for (const p of await check(c.cfg, transport)) problems.push(tag(c, p));
+    if (problems.length > 0) throw preflightError(problems);
+    return { notes: [...new Set(notes)] };
+  } finally {
+    session.close();
+  }
+}
+
+/** Keys and endpoints: a model without them is a problem (a retriever's only without `--fallback local`). */
+function checkKeys(uses: Use[], session: ProviderSession, problems: string[], notes: string[]): Array<{ use: Use; endpoint: Endpoint }> {
+  const out: Array<{ use: Use; endpoint: Endpoint }> = [];
+  for (const u of uses) {
+    const a = session.availability(u.entry, u.role);
+    if (a.ok) {
+      out.push({ use: u, endpoint: a.endpoint });
+      continue;
+    }
+    const retrieval = u.role === 'embed' || u.role === 'rerank';
+    if (retrieval && session.transport.fallback === 'local') notes.push(`${a.reason}: the local retriever runs instead (--fallback local)`);
+    else problems.push(retrieval ? `${a.reason} (or add --fallback local to run the local retriever instead)` : a.reason);
+  }
+  return out;
+}
+
+function endpointKey(entry: ModelEntry, ep: Endpoint): string {
+  return `${entry.protocol}\u0000${ep.baseUrl}\u0000${ep.apiKey}`;
+}
+
+/** Each distinct endpoint (protocol, base URL, key) reached once, all at once. */
+async function reachAll(
+  reachable: Array<{ use: Use; endpoint: Endpoint }>,
+  session: ProviderSession,
+  problems: string[],
+): Promise<Map<string, ReachResult>> {
+  const byKey = new Map<string, { use: Use; endpoint: Endpoint }>();
+  for (const r of reachable) if (!byKey.has(endpointKey(r.use.entry, r.endpoint))) byKey.set(endpointKey(r.use.entry, r.endpoint), r);
+  const timeout = Math.min(session.transport.timeoutMs, 15_000);
+  const results = await Promise.all(
+    [...byKey.entries()].map(
+      async ([key, r]) => [key, await reachEndpoint(r.use.entry.protocol, r.endpoint, r.use.entry.keyEnv, timeout)] as const,
+    ),
+  );
+  for (const [key, res] of results) {
+    if (!res.problem) continue;
+    const r = byKey.get(key)!;
+    problems.push(session.secrets.scrub(`${r.use.role} model '${r.use.entry.name}': ${res.problem}`));
+  }
+  return new Map(results);
+}
+
+function preflightError(problems: string[]): InputError {
+  const unique = [...new Set(problems)];
+  return new InputError(
+    `pre-flight: ${unique.length === 1 ? 'a problem' : `${unique.length} problems`} before anything was sent:\n  - ${unique.join('\n  - ')}`,
+  );
+}
