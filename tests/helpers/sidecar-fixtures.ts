@@ -179,6 +179,9 @@ export const SIDECAR_FIXTURES: Record<string, ServiceFixture> = {
     expect(calls.find((x) => x.call === 'EMem')).toMatchObject({
       config: { openie_mode: 'edu_based_contextual_ee_online', qa_top_k: 10, linking_top_k: 30, skip_retrieval_ppr: false, seed: 42 },
       llm_model_name: 'gpt-4o-mini',
+      // run_emem_locomo.sh: --embedding_model text-embedding-3-small, SUPPORT_JSON_SCHEMA=true.
+      embedding_model_name: 'text-embedding-3-small',
+      support_json_schema: true,
     });
     const retrievals = calls.filter((x) => x.call === 'retrieve_structuring_conversation_enhanced_v2');
     expect(retrievals).toHaveLength(c.questions);
