@@ -10,6 +10,7 @@ import type { ModelEntry } from '../../providers/models.js';
 import type { ProviderSession } from '../../providers/session.js';
 import { serviceSettingsShape, type ServiceSettings } from '../memory-service/config.js';
 import { serviceSystem } from '../memory-service/plugin.js';
+import type { InstallSpec } from '../memory-service/install.js';
 import { HttpMemoryService } from './client.js';
 
 export const SIDECAR_KEY_ENV = 'RAWRAG_SIDECAR_KEY';
@@ -35,9 +36,17 @@ export interface SidecarPlugin {
   noCoverage?: string;
   /** The library keeps one process-wide store: episodes are ingested, answered and cleared one after another. */
   oneEpisodeAtATime?: boolean;
+  /** The library's install (`rawrag systems install NAME`): version, source, environment. */
+  install?: InstallSpec;
+  /** The plug-in's own `-S` keys (each `.describe()`d), beside the shared service settings. */
+  options?: z.ZodRawShape;
+  /** The sidecar flags those keys stand for (a sidecar started for you gets them; one you start yourself needs them too). */
+  flagsOf?(cfg: SidecarConfig): string[];
+  /** Its name in manifests and tables when the keys choose another library; default: `label`. */
+  labelOf?(cfg: SidecarConfig): string;
 }
 
-export type SidecarConfig = ServiceSettings;
+export type SidecarConfig = ServiceSettings & Record<string, unknown>;
 
 export function sidecarSystem(p: SidecarPlugin): SystemDescriptor<ProviderSession, ModelEntry> {
   const schema = z
@@ -49,6 +58,7 @@ export function sidecarSystem(p: SidecarPlugin): SystemDescriptor<ProviderSessio
         .positive()
         .default(14_400)
         .describe("seconds to wait after an owner's last add while the sidecar feeds the history to the library (LLM work per turn)"),
+      ...p.options,
     })
     .strict();
   return serviceSystem<SidecarConfig>({
@@ -60,10 +70,13 @@ export function sidecarSystem(p: SidecarPlugin): SystemDescriptor<ProviderSessio
       start: [...p.setup, `python3 ${p.script} --port 8787 --state rawrag-sidecar-${p.name}${p.flags ? ` ${p.flags}` : ''}`],
       env: p.env,
       protocol: p.protocol,
+      // `install` becomes SystemAbout's own field with `rawrag systems install` (the descriptor carries it for that command).
+      ...(p.install ? { install: p.install } : {}),
     },
     schema: schema as unknown as z.ZodType<SidecarConfig>,
-    connect: (cfg, key, transport) => new HttpMemoryService(cfg.url!, p.label, key, transport),
+    connect: (cfg, key, transport) => new HttpMemoryService(cfg.url!, p.labelOf?.(cfg) ?? p.label, key, transport),
     ...(p.noCoverage ? { noCoverage: () => p.noCoverage } : {}),
     ...(p.oneEpisodeAtATime ? { oneEpisodeAtATime: () => true } : {}),
+    ...(p.labelOf ? { labelOf: p.labelOf } : {}),
   });
 }
