@@ -148,9 +148,26 @@ function simplememResponder(b: Body): string | null {
   return null;
 }
 
+// ---------------------------------------------------------------- EMem (KevinSRR/EMem@f83c0b9a information_extraction/structuring_openai.py)
+
+/** conversation_edu_extraction_v1 (L740-830, ConversationEDUExtractionV1): one EDU per turn of the session text, with its turn id. */
+function ememEdus(b: Body): string | null {
+  const props = b.response_format?.json_schema?.schema?.properties;
+  if (!props?.edus) return null;
+  const edus = [...textOf(b).matchAll(/Turn (\d+):\n([^\n]+)/g)].map((m) => ({ edu_text: m[2]!.trim(), source_turn_ids: [Number(m[1])] }));
+  return JSON.stringify({ edus });
+}
+
 // ---------------------------------------------------------------- the chain
 
-const RESPONDERS: Array<(b: Body) => string | null> = [aMemAnalysis, aMemEvolution, aMemKeywords, memoryosResponder, simplememResponder];
+const RESPONDERS: Array<(b: Body) => string | null> = [
+  aMemAnalysis,
+  aMemEvolution,
+  aMemKeywords,
+  memoryosResponder,
+  simplememResponder,
+  ememEdus,
+];
 
 /**
  * A chat responder for the libraries' prompts, falling back to `fallback` (the benchmark's reader
