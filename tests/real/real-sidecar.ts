@@ -127,3 +127,48 @@ export function probeAdds(owner: string) {
     },
   ];
 }
+
+/**
+ * `rawrag run locomo --system NAME --reader gpt-4o-mini --limit 20 -S url=<real sidecar>` through the
+ * CLI: asserts 0 errors and 20 items, hands each owner's /list (what the library holds) to `stored`,
+ * then purges every owner and checks the library holds nothing.
+ */
+export async function locomoThroughRealSidecar(o: {
+  system: string;
+  real: RealSidecar;
+  api: { url: string };
+  key: string;
+  extra?: string[];
+  stored: (memories: Array<{ memory: string; turn_ids: string[] }>) => void;
+}): Promise<{ out: string; items: any[] }> {
+  const { rawragInProcess } = await import('../helpers/in-process.js');
+  const { locomoRunArgs, loopbackEnv, readItems } = await import('../helpers/loopback-run.js');
+  const { tempDir } = await import('../helpers/cli.js');
+  const root = tempDir(`rawrag-real-${o.system}-`);
+  const out = join(root, 'run');
+  const env = loopbackEnv({ openai: o.key });
+  const args = locomoRunArgs({
+    system: o.system,
+    out,
+    peer: o.api,
+    chatOnly: true,
+    cache: join(root, 'cache'),
+    limit: 20,
+    extra: ['-S', `url=${o.real.url}`, ...(o.extra ?? [])],
+  });
+  const r = await rawragInProcess(args, env);
+  if (r.code !== 0) throw new Error(`rawrag run failed (${r.code}):\n${r.stderr}\n${o.real.stderr.slice(-4000)}`);
+  const summary = JSON.parse(r.stdout);
+  if (summary.errors !== 0 || summary.n !== 20)
+    throw new Error(`${summary.errors} errors in ${summary.n} items:\n${o.real.stderr.slice(-4000)}`);
+  const items = readItems(out);
+  const owners = [...new Set(items.map((i) => i.episode as string))];
+  for (const owner of owners) o.stored((await o.real.post('/list', { owner })).memories);
+  for (const owner of owners) {
+    const p = await rawragInProcess(['memory', 'purge', out, '--owner', owner], env);
+    if (p.code !== 0) throw new Error(`purge ${owner}: ${p.stderr}`);
+    const left = (await o.real.post('/list', { owner })).memories;
+    if (left.length) throw new Error(`${owner}: ${left.length} memories left after the purge`);
+  }
+  return { out, items };
+}
