@@ -40,8 +40,6 @@ export default defineConfig({
         extends: true,
         test: { name: 'e2e', include: ['tests/e2e/**/*.test.ts', 'tests/fuzz/**/*.test.ts'], isolate: false },
       },
-      // The real-library tier (tests/real/): the opponents' own libraries, installed; on demand only (RAWRAG_REAL=1).
-      ...(process.env.RAWRAG_REAL ? [{ extends: true as const, test: { name: 'real', include: ['tests/real/**/*.test.ts'] } }] : []),
     ],
   },
 });

@@ -16,7 +16,7 @@
  */
 import { classifyDecisions, OPERATIONS, type Operation, type WriteDecision } from '../core/write-decisions.js';
 import { markdownTable, pct } from '../util/table.js';
-import { addOnlyVerdict, type AddOnlyVerdict } from './add-only.js';
+import { addOnlyVerdict, type AddOnlyVerdict } from '../core/add-only.js';
 import type { DecisionSource } from './sources.js';
 import { auditDecisions, PAPER_AUDITS, renderAudit, type Interval, type WriteAudit } from './write-audit.js';
 

@@ -7,6 +7,7 @@ import { toolInfo } from '../run/manifest.js';
 import { Interrupted, installInterruptGuard } from '../util/interrupt.js';
 import { resetCommittedOutputs } from '../util/output-set.js';
 import { watchStdout } from '../util/stdout.js';
+import { runCommandEnd } from '../util/command-end.js';
 import { CostCapExceeded, GridFailures, ItemFailures } from './exit.js';
 
 /**
@@ -75,6 +76,8 @@ export async function run(argv: string[]): Promise<number> {
   } catch (e) {
     return report(e, argv);
   } finally {
+    // Processes the command started (a memory system's sidecar) stop with it, whatever the outcome.
+    await runCommandEnd();
     // A signal that arrived during the command's last synchronous step is handled first (the
     // event loop polls signals before it runs `setImmediate` callbacks), then the guard goes.
     setImmediate(unguard);

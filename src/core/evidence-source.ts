@@ -75,6 +75,8 @@ export interface EvidenceSource {
    * of the same budget (manifest `pair_with`).
    */
   readonly pairWith?: string;
+  /** The system's own library behind this source, when rawrag started it (name, version, where it came from): kept in the manifest. */
+  readonly library?: Record<string, unknown>;
   /** Optional warm-up with every pending question before any episode is opened (batched query embeddings). */
   prefetch?(questions: Question[]): Promise<void>;
   /**

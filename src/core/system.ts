@@ -13,6 +13,7 @@ import type { Benchmark } from './benchmark.js';
 import type { IngestedEpisode } from './ingested-episode.js';
 import type { Policy } from './policy.js';
 import type { WriteDecision } from './write-decisions.js';
+import type { InstallSpec } from '../systems/memory-service/install.js';
 
 /** A `rawrag run` flag of the system's own; its value lands at `config` in the run config. */
 export interface SystemOption {
@@ -153,7 +154,19 @@ export interface SystemAbout {
   /** Commands that start what it needs (a service, a sidecar), in order. */
   start?: readonly string[];
   protocol?: VendorProtocol;
+  /** Its own library's install (`rawrag systems install NAME`), and what a run then starts for you. */
+  install?: InstallSpec;
+  /** What rawrag checked it against: its real library (which version, when) or only a stand-in, and why. */
+  checked?: CheckedAgainst;
 }
+
+/**
+ * What an opponent was checked against, as data in its plug-in (set from what was actually run):
+ * `real` = its own library ran end to end here (the real-library tier, `npm run test:real`),
+ * `stand-in` = only rawrag's imitation of it did, with the reason.
+ */
+export type CheckedAgainst =
+  { kind: 'real'; library: string; version: string; date: string; how: string } | { kind: 'stand-in'; why: string };
 
 export interface SystemDescriptor<Session = unknown, Model = unknown> {
   /** The `--system` value. */
@@ -190,6 +203,15 @@ export interface SystemDescriptor<Session = unknown, Model = unknown> {
   store?: MemoryStoreAccess;
   /** The paper's figures for this system (`rawrag paper`). */
   paperRows?: readonly SystemPaperRow[];
+  /**
+   * `rawrag systems check NAME`: a pre-flight of the system as `cfg` names it (a probe conversation
+   * written, waited for, searched, deleted), each step printed through `log`; true when all passed.
+   */
+  check?(
+    cfg: RunConfig,
+    env: NodeJS.ProcessEnv,
+    log: (step: { step: string; ok: boolean; ms: number; detail: string }) => void,
+  ): Promise<boolean>;
   /** The whole persisted store of one of this system's run directories, for `--system store-oracle --store RUN_DIR`. */
   exportStore?(runDir: string): import('./store-record.js').StoreRecord[];
 }

@@ -139,7 +139,7 @@ export function startManifest(fields: {
   setting: string;
   config: Manifest['config'];
   policy: Record<string, unknown>;
-  source: { name: string; notes: string[]; stand_in?: boolean };
+  source: { name: string; notes: string[]; stand_in?: boolean; library?: Record<string, unknown> };
   /** The source's `pairWith`. */
   pairWith?: string;
   skipped: string[];

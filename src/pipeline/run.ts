@@ -134,7 +134,12 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
         setting,
         config: cfg,
         policy: { ...inputs.policy },
-        source: { name: source.name, notes: source.notes, ...(source.capabilities.standIn ? { stand_in: true } : {}) },
+        source: {
+          name: source.name,
+          notes: source.notes,
+          ...(source.capabilities.standIn ? { stand_in: true } : {}),
+          ...(source.library ? { library: source.library } : {}),
+        },
         ...(source.pairWith ? { pairWith: source.pairWith } : {}),
         skipped: stages.skipped,
         dataset: { ...dataset.source, warnings: dataset.warnings, questions: dataset.questions.length },

@@ -43,7 +43,8 @@ export interface Manifest {
   /** The benchmark policy after config overrides (chunking, expansion, ordering). */
   policy: Record<string, unknown>;
   /** `stand_in`: an offline stand-in for the paper's retriever (src/retrieval/retriever.ts). */
-  retriever: { name: string; notes: string[]; stand_in?: boolean };
+  /** `library`: the memory system's own library a run started for you (name, version, where it came from). */
+  retriever: { name: string; notes: string[]; stand_in?: boolean; library?: Record<string, unknown> };
   /** The response cache folder the run used (null: --no-cache), so `rawrag memory purge` finds the replies to delete. */
   cache_dir?: string | null;
   /** What was not done in this run and why (no reader, no keys, ...). */

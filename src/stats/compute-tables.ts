@@ -312,9 +312,63 @@ function* analyseFamily(
       if (r.note) notes.push(`${s.name}: ${r.note}`);
     }
   }
+  const u = questionUniverse(systems, benchmark, opts);
+  const columns = headlineColumns(agg, u.types);
+  const problems = familyProblems(systems, u, notes);
+  const boot = { resamples: opts.resamples, seed: opts.seed };
+  const rows = yield* leaderboardRows(systems, agg, columns, u, problems, boot, work);
+  const byName = new Map(systems.map((s) => [s.name, s]));
+  const ranked = rows.map((r) => byName.get(r.system)!);
+  const baseline = chooseBaseline(ranked, opts, notes, `${benchmark} — ${setting}`);
+  const pairs = choosePairs(ranked, baseline, opts);
+  const overallCol = columns.find((c) => c.name === 'overall')!;
+  const pairwise = yield* pairwiseRows(systems, pairs, agg, overallCol, u, boot, notes, work);
+  const headline = (id: string) => inHeadline(agg, u.typeFor(id));
+  const coverage: CoverageRow[] = [];
+  for (const s of ranked) {
+    coverage.push(coverageRow(s, headline, boot));
+    yield;
+  }
+  work.add(opts.resamples * coverage.reduce((a, c) => a + c.n, 0));
+  const coverage_pairwise = yield* coveragePairs(pairs, headline, boot);
+  const setSizes = systems.map((s) => s.run.items.length);
+  work.add(opts.resamples * pairs.length * (setSizes.reduce((a, b) => a + b, 0) / Math.max(1, setSizes.length)));
+  // Agreement is about the judge's raw verdicts, before any cross-item rule.
+  const agreement = ranked.map((s) => agreementRow(s.name, s.run.items));
+  const epochs = ranked.map((s) => epochRow(s.name, s.run.items)).filter((r): r is EpochRow => r !== null);
 
-  // Question universe and types: a question's type comes from the first run that states one,
-  // reference (paper-method) runs first, so external files without types still get per-type columns.
+  return {
+    benchmark,
+    setting,
+    judge,
+    aggregation: { overall: agg.overall, note: agg.note, columns: columns.map((c) => c.name) },
+    questions: u.ids.length,
+    headline_questions: u.ids.filter(headline).length,
+    types: u.types,
+    baseline: baseline?.name ?? null,
+    mode: baseline && !opts.allPairs ? 'baseline' : 'all-pairs',
+    leaderboard: rows,
+    pairwise,
+    omnibus: omnibus(ranked, headline),
+    coverage,
+    coverage_pairwise,
+    agreement,
+    ...(epochs.length ? { epochs } : {}),
+    problems,
+  };
+}
+
+/** The family's questions, each with one type, and the types in the benchmark's order. */
+interface QuestionUniverse {
+  ids: string[];
+  types: string[];
+  typeFor(id: string): string;
+  conflicts: Set<string>;
+}
+
+function questionUniverse(systems: SystemRun[], benchmark: string, opts: StatsOptions): QuestionUniverse {
+  // A question's type comes from the first run that states one, reference (paper-method) runs
+  // first, so external files without types still get per-type columns.
   const ordered = [...systems].sort((a, b) => Number(!a.run.reference) - Number(!b.run.reference) || a.name.localeCompare(b.name));
   const typeOf = new Map<string, string>();
   const conflicts = new Set<string>();
@@ -332,9 +386,12 @@ function* analyseFamily(
   const order = opts.typeOrder?.(benchmark) ?? [];
   const rankOf = (t: string) => (order.indexOf(t) === -1 ? order.length : order.indexOf(t));
   const types = [...new Set(ids.map((id) => typeOf.get(id) ?? UNTYPED))].sort((a, b) => rankOf(a) - rankOf(b) || a.localeCompare(b));
-  const typeFor = (id: string) => typeOf.get(id) ?? UNTYPED;
-  const columns = headlineColumns(agg, types);
+  return { ids, types, typeFor: (id) => typeOf.get(id) ?? UNTYPED, conflicts };
+}
 
+/** Per system: questions missing, failed and unscored; notes on runs that are not whole or do not cover the same questions. */
+function familyProblems(systems: SystemRun[], u: QuestionUniverse, notes: string[]): FamilyProblems {
+  const { ids, conflicts } = u;
   const problems: FamilyProblems = { missing: {}, failed: {}, unscored: {}, type_conflicts: [...conflicts].sort(), notes };
   for (const s of systems) {
     problems.missing[s.name] = ids.filter((id) => !s.byId.has(id));
@@ -350,24 +407,32 @@ function* analyseFamily(
     if (s.run.status && s.run.status !== 'complete') notes.push(`${s.name}: run status is '${s.run.status}'`);
   }
   if (conflicts.size) notes.push(`${conflicts.size} question(s) have different types in different runs; the first run's type is used`);
-  const setSizes = systems.map((s) => s.run.items.length);
   if (systems.some((s) => ids.some((id) => !s.byId.has(id)))) {
     notes.push(
-      `warning: the runs do not cover the same questions (${systems.map((s, i) => `${s.name}: ${setSizes[i]}`).join(', ')}; ` +
+      `warning: the runs do not cover the same questions (${systems.map((s) => `${s.name}: ${s.run.items.length}`).join(', ')}; ` +
         `${ids.length} in all): each comparison uses only the questions both scored`,
     );
   }
+  return problems;
+}
 
-  const boot = { resamples: opts.resamples, seed: opts.seed };
-
-  // Leaderboard.
+/** One leaderboard row per system, ranked by overall accuracy; offline runs (no scores) by coverage; then by name. */
+function* leaderboardRows(
+  systems: SystemRun[],
+  agg: Aggregation,
+  columns: ReturnType<typeof headlineColumns>,
+  u: QuestionUniverse,
+  problems: FamilyProblems,
+  boot: { resamples: number; seed: StatsOptions['seed'] },
+  work: WorkMeter,
+): Generator<void, SystemRow[]> {
   const rows: SystemRow[] = [];
   for (const s of systems) {
     const scored = [...s.byId.values()].filter(isScored).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const scores = scored.map((i) => i.score);
-    const itemTypes = scored.map((i) => typeFor(i.id));
-    const { by_type, cols } = yield* leaderboardCells(agg, columns, types, scores, itemTypes, boot);
-    work.add(2 * opts.resamples * scores.length);
+    const itemTypes = scored.map((i) => u.typeFor(i.id));
+    const { by_type, cols } = yield* leaderboardCells(agg, columns, u.types, scores, itemTypes, boot);
+    work.add(2 * boot.resamples * scores.length);
     rows.push({
       rank: 0,
       system: s.name,
@@ -385,10 +450,9 @@ function* analyseFamily(
     });
     yield;
   }
-  // By overall accuracy; offline runs (no scores) by coverage; then by name.
   const coverageOf = new Map(
     systems.map((s) => {
-      const known = [...s.byId.values()].filter((i) => coverageKnown(i) && inHeadline(agg, typeFor(i.id)));
+      const known = [...s.byId.values()].filter((i) => coverageKnown(i) && inHeadline(agg, u.typeFor(i.id)));
       return [s.name, known.length ? known.filter((i) => i.coverage).length / known.length : -1];
     }),
   );
@@ -399,11 +463,11 @@ function* analyseFamily(
       a.system.localeCompare(b.system),
   );
   rows.forEach((r, i) => (r.rank = i + 1));
-  const byName = new Map(systems.map((s) => [s.name, s]));
-  const ranked = rows.map((r) => byName.get(r.system)!);
+  return rows;
+}
 
-  // Which pairs: each system against the baseline, or every pair (higher-ranked first).
-  const baseline = chooseBaseline(ranked, opts, notes, `${benchmark} — ${setting}`);
+/** Each system against the baseline, or every pair (higher-ranked first); plus the pairs a run asks for. */
+function choosePairs(ranked: SystemRun[], baseline: SystemRun | null | undefined, opts: StatsOptions): Array<[SystemRun, SystemRun]> {
   const pairs: Array<[SystemRun, SystemRun]> = [];
   if (baseline && !opts.allPairs) {
     for (const s of ranked) if (s !== baseline) pairs.push([s, baseline]);
@@ -415,16 +479,28 @@ function* analyseFamily(
     const other = s.run.pairWith ? ranked.find((o) => o !== s && o.run.system === s.run.pairWith) : undefined;
     if (other && !pairs.some(([a, b]) => (a === s && b === other) || (a === other && b === s))) pairs.push([s, other]);
   }
+  return pairs;
+}
 
-  const overallCol = columns.find((c) => c.name === 'overall')!;
+/** The paired accuracy tests, Holm-adjusted across the family. */
+function* pairwiseRows(
+  systems: SystemRun[],
+  pairs: Array<[SystemRun, SystemRun]>,
+  agg: Aggregation,
+  overallCol: ReturnType<typeof headlineColumns>[number],
+  u: QuestionUniverse,
+  boot: { resamples: number; seed: StatsOptions['seed'] },
+  notes: string[],
+  work: WorkMeter,
+): Generator<void, PairRow[]> {
   const pairwise: PairRow[] = [];
   const anyScored = systems.some((s) => [...s.byId.values()].some(isScored));
   if (!anyScored) notes.push('no run in this benchmark-setting has judged scores: accuracy tests skipped (coverage only)');
   for (const [a, b] of anyScored ? pairs : []) {
-    const row = comparePair(agg, overallCol, a, b, typeFor, types, boot);
+    const row = comparePair(agg, overallCol, a, b, u.typeFor, u.types, boot);
     if (row) pairwise.push(row);
     else notes.push(`${a.name} vs ${b.name}: no question scored in both; not compared`);
-    work.add(opts.resamples * (row?.n ?? 0));
+    work.add(boot.resamples * (row?.n ?? 0));
     yield;
   }
   const ph = holm(pairwise.map((p) => p.p_mcnemar));
@@ -439,39 +515,7 @@ function* analyseFamily(
     p.p_bootstrap_holm = pbh.adjusted[i]!;
     p.p_bootstrap_holm_bound = pbh.bound[i]!;
   });
-
-  const headline = (id: string) => inHeadline(agg, typeFor(id));
-  const coverage: CoverageRow[] = [];
-  for (const s of ranked) {
-    coverage.push(coverageRow(s, headline, boot));
-    yield;
-  }
-  work.add(opts.resamples * coverage.reduce((a, c) => a + c.n, 0));
-  const coverage_pairwise = yield* coveragePairs(pairs, headline, boot);
-  work.add(opts.resamples * pairs.length * (setSizes.reduce((a, b) => a + b, 0) / Math.max(1, setSizes.length)));
-  // Agreement is about the judge's raw verdicts, before any cross-item rule.
-  const agreement = ranked.map((s) => agreementRow(s.name, s.run.items));
-  const epochs = ranked.map((s) => epochRow(s.name, s.run.items)).filter((r): r is EpochRow => r !== null);
-
-  return {
-    benchmark,
-    setting,
-    judge,
-    aggregation: { overall: agg.overall, note: agg.note, columns: columns.map((c) => c.name) },
-    questions: ids.length,
-    headline_questions: ids.filter(headline).length,
-    types,
-    baseline: baseline?.name ?? null,
-    mode: baseline && !opts.allPairs ? 'baseline' : 'all-pairs',
-    leaderboard: rows,
-    pairwise,
-    omnibus: omnibus(ranked, (id) => inHeadline(agg, typeFor(id))),
-    coverage,
-    coverage_pairwise,
-    agreement,
-    ...(epochs.length ? { epochs } : {}),
-    problems,
-  };
+  return pairwise;
 }
 
 /**

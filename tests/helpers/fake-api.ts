@@ -1,13 +1,20 @@
 /**
- * A loopback HTTP server (127.0.0.1, port 0) that speaks the provider protocols rawrag uses:
- * OpenAI POST /v1/embeddings and /v1/chat/completions, Cohere POST /v2/rerank and vLLM/Jina
- * POST /v1/rerank. It records every request and can inject faults (status codes with
+ * A loopback HTTP server (127.0.0.1, port 0) that speaks the provider protocols rawrag and the
+ * opponents' own libraries use: OpenAI POST /v1/embeddings (honouring `dimensions`), POST
+ * /v1/chat/completions (plain text, `response_format` json_object and json_schema, tool calls,
+ * logprobs / top_logprobs), POST /v1/responses (incl. `responses.parse`'s json_schema), Cohere POST
+ * /v2/rerank and vLLM/Jina POST /v1/rerank. A library's own prompts are answered by its responder
+ * (tests/helpers/loopback-llm/<system>.ts) in the form that library parses; each request records
+ * which responder answered it. It records every request and can inject faults (status codes with
  * Retry-After headers, slow replies, malformed JSON, dropped connections). It is a protocol peer
- * with deterministic answers, not a mock of any client library.
+ * with deterministic answers, not a mock of any client library. `scripts/loopback-openai.mjs` runs
+ * it as a process of its own.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHash } from 'node:crypto';
 import { LoopbackServer, type CommonFaultKind, type Fault as PeerFault, type RecordedRequest } from './loopback-server.js';
+import type { LlmAnswer, LlmRequest, Responder } from './loopback-llm/types.js';
+import { exampleOf } from './loopback-llm/schema-json.js';
 
 export type { RecordedRequest } from './loopback-server.js';
 
@@ -20,7 +27,18 @@ export interface FakeApiOptions {
   dim?: number;
   /** Delay before every reply (a slow provider): concurrency shows as requests in flight at once. */
   delayMs?: number;
+  /** Per-library answering of the libraries' own prompts (loopbackResponders() loads them all). */
+  responders?: Responder[];
+  /** Without `dimensions`, answer a known embedding model at its real size (text-embedding-3-small: 1536) instead of `dim`. */
+  nativeDims?: boolean;
 }
+
+/** The real output sizes of OpenAI's embedding models (what a library sizes its vector store by). */
+const MODEL_DIMS: Record<string, number> = {
+  'text-embedding-3-small': 1536,
+  'text-embedding-3-large': 3072,
+  'text-embedding-ada-002': 1536,
+};
 
 export class FakeApi extends LoopbackServer<Fault['kind']> {
   constructor(private readonly opts: FakeApiOptions = {}) {
@@ -33,6 +51,11 @@ export class FakeApi extends LoopbackServer<Fault['kind']> {
 
   byPath(path: string): RecordedRequest[] {
     return this.requests.filter((r) => r.path === path);
+  }
+
+  /** Requests a library's responder answered (its own prompts), by library. */
+  answeredBy(library: string): RecordedRequest[] {
+    return this.requests.filter((r) => (r as RecordedRequest & { responder?: string }).responder === library);
   }
 
   protected errorBody(status: number | undefined): unknown {
@@ -56,31 +79,127 @@ export class FakeApi extends LoopbackServer<Fault['kind']> {
     res.end(JSON.stringify(reply));
   }
 
+  /** The reply to a chat or Responses request: a responder's, the test's own `chat`, or the default; then shaped as asked (JSON, schema, tools). */
+  private reply(rec: RecordedRequest, b: any): LlmAnswer {
+    const req = llmRequest(rec.path, b);
+    const responder = this.opts.responders?.find((r) => r.matches(req));
+    let answer: LlmAnswer;
+    if (responder) {
+      (rec as RecordedRequest & { responder?: string }).responder = responder.library;
+      const a = responder.answer(req);
+      answer = typeof a === 'string' ? { content: a } : a;
+    } else
+      answer = { content: rec.path === '/v1/responses' ? defaultChat({ messages: req.messages }) : (this.opts.chat ?? defaultChat)(b) };
+    // Shaping (JSON as asked, required tool calls) is for the libraries' mode; rawrag's own tests keep the reply they set.
+    if (!this.opts.responders) return answer;
+    const schema = schemaOf(rec.path, b);
+    if (!answer.tool_calls && answer.content !== undefined && wantsJson(rec.path, b) && !isJson(answer.content))
+      answer = { content: JSON.stringify(schema ? exampleOf(schema) : { answer: answer.content }) };
+    // A tool the request requires (tool_choice 'required' or a named function) is called, with arguments from its schema.
+    const tools: any[] = b.tools ?? [];
+    const choice = b.tool_choice;
+    if (!answer.tool_calls && tools.length && (choice === 'required' || choice?.function?.name || choice?.name)) {
+      const name = choice?.function?.name ?? choice?.name ?? tools[0].function?.name ?? tools[0].name;
+      const tool = tools.find((t) => (t.function?.name ?? t.name) === name) ?? tools[0];
+      answer = { tool_calls: [{ name, arguments: exampleOf(tool.function?.parameters ?? tool.parameters ?? {}) }] };
+    }
+    return answer;
+  }
+
+  private chatCompletion(rec: RecordedRequest, b: any): unknown {
+    const a = this.reply(rec, b);
+    const content = a.content ?? null;
+    const prompt = (b.messages as Array<{ content: unknown }>).reduce((s, m) => s + wordCount(textOf(m.content)), 0);
+    const done = wordCount(content ?? JSON.stringify(a.tool_calls ?? ''));
+    const message: Record<string, unknown> = { role: 'assistant', content };
+    if (a.tool_calls)
+      message.tool_calls = a.tool_calls.map((t, i) => ({
+        id: `call_${i}`,
+        type: 'function',
+        function: { name: t.name, arguments: typeof t.arguments === 'string' ? t.arguments : JSON.stringify(t.arguments) },
+      }));
+    return {
+      id: 'chatcmpl-fake',
+      object: 'chat.completion',
+      created: 0,
+      model: b.model,
+      choices: [
+        {
+          index: 0,
+          finish_reason: a.tool_calls ? 'tool_calls' : 'stop',
+          message,
+          ...(b.logprobs ? { logprobs: logprobsOf(content ?? '', b.top_logprobs ?? 0) } : {}),
+        },
+      ],
+      usage: { prompt_tokens: prompt, completion_tokens: done, total_tokens: prompt + done },
+    };
+  }
+
+  /** POST /v1/responses: one output message (or function calls); `output_text` as the SDK builds it. */
+  private response(rec: RecordedRequest, b: any): unknown {
+    const a = this.reply(rec, b);
+    const req = llmRequest(rec.path, b);
+    const input = req.messages.reduce((s, m) => s + wordCount(m.content), 0);
+    const output: unknown[] = a.tool_calls
+      ? a.tool_calls.map((t, i) => ({
+          type: 'function_call',
+          id: `fc_${i}`,
+          call_id: `call_${i}`,
+          name: t.name,
+          arguments: typeof t.arguments === 'string' ? t.arguments : JSON.stringify(t.arguments),
+          status: 'completed',
+        }))
+      : [
+          {
+            type: 'message',
+            id: 'msg_fake',
+            role: 'assistant',
+            status: 'completed',
+            content: [{ type: 'output_text', text: a.content ?? '', annotations: [] }],
+          },
+        ];
+    const out = wordCount(a.content ?? '');
+    return {
+      id: 'resp_fake',
+      object: 'response',
+      created_at: 0,
+      status: 'completed',
+      model: b.model,
+      output,
+      output_text: a.content ?? '',
+      parallel_tool_calls: true,
+      tool_choice: b.tool_choice ?? 'auto',
+      tools: b.tools ?? [],
+      usage: {
+        input_tokens: input,
+        output_tokens: out,
+        total_tokens: input + out,
+        input_tokens_details: { cached_tokens: 0 },
+        output_tokens_details: { reasoning_tokens: 0 },
+      },
+    };
+  }
+
   private answer(rec: RecordedRequest): unknown {
     const b = rec.body ?? {};
     switch (rec.path) {
       case '/v1/embeddings': {
-        const inputs: string[] = Array.isArray(b.input) ? b.input : [b.input];
-        // A float-only server: it answers floats whatever encoding_format asked for.
+        const inputs: string[] = (Array.isArray(b.input) ? b.input : [b.input]).map((t: unknown) =>
+          typeof t === 'string' ? t : JSON.stringify(t),
+        );
+        const dim = b.dimensions ?? (this.opts.nativeDims ? MODEL_DIMS[b.model] : undefined) ?? this.opts.dim ?? 64;
+        // A float-only server: it answers floats whatever encoding_format asked for (the SDKs read both).
         return {
           object: 'list',
           model: b.model,
-          data: inputs.map((t, index) => ({ object: 'embedding', index, embedding: embedText(t, this.opts.dim ?? 64) })),
+          data: inputs.map((t, index) => ({ object: 'embedding', index, embedding: embedText(t, dim) })),
           usage: { prompt_tokens: inputs.reduce((s, t) => s + wordCount(t), 0), total_tokens: 0 },
         };
       }
-      case '/v1/chat/completions': {
-        const content = (this.opts.chat ?? defaultChat)(b);
-        const prompt = (b.messages as Array<{ content: string }>).reduce((s, m) => s + wordCount(m.content), 0);
-        return {
-          id: 'chatcmpl-fake',
-          object: 'chat.completion',
-          created: 0,
-          model: b.model,
-          choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
-          usage: { prompt_tokens: prompt, completion_tokens: wordCount(content), total_tokens: prompt + wordCount(content) },
-        };
-      }
+      case '/v1/chat/completions':
+        return this.chatCompletion(rec, b);
+      case '/v1/responses':
+        return this.response(rec, b);
       case '/v2/rerank':
       case '/v1/rerank': {
         const docs: string[] = b.documents;
@@ -113,6 +232,65 @@ function streamChat(res: ServerResponse, reply: ChatReply): void {
   res.write(chunk({ content: reply.choices[0]!.message.content }, null));
   res.write(chunk({}, 'stop'));
   res.end('data: [DONE]\n\n');
+}
+
+/** A message's text: a string, or its content parts' text joined. */
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) return content.map((p) => (typeof p === 'string' ? p : (p?.text ?? p?.content ?? ''))).join('\n');
+  return content === null || content === undefined ? '' : JSON.stringify(content);
+}
+
+/** A chat or Responses request as a responder sees it. */
+function llmRequest(path: string, b: any): LlmRequest {
+  const raw: any[] =
+    path === '/v1/responses' ? (typeof b.input === 'string' ? [{ role: 'user', content: b.input }] : (b.input ?? [])) : (b.messages ?? []);
+  const messages = raw.filter((m) => m && m.role).map((m) => ({ role: String(m.role), content: textOf(m.content) }));
+  if (path === '/v1/responses' && b.instructions) messages.unshift({ role: 'system', content: String(b.instructions) });
+  const system = messages
+    .filter((m) => m.role === 'system' || m.role === 'developer')
+    .map((m) => m.content)
+    .join('\n');
+  const user = [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+  return { path, model: String(b.model ?? ''), messages, system, user, body: b };
+}
+
+/** The JSON Schema a request asks the reply to follow (chat `response_format` or Responses `text.format`), if any. */
+function schemaOf(path: string, b: any): Record<string, any> | null {
+  const f = path === '/v1/responses' ? b.text?.format : b.response_format;
+  if (f?.type !== 'json_schema') return null;
+  return f.json_schema?.schema ?? f.schema ?? {};
+}
+
+function wantsJson(path: string, b: any): boolean {
+  const f = path === '/v1/responses' ? b.text?.format : b.response_format;
+  return f?.type === 'json_object' || f?.type === 'json_schema';
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Token-level logprobs of a reply (each word a token, every alternative less likely). */
+function logprobsOf(content: string, top: number): unknown {
+  const tokens = content.match(/\S+\s*/g) ?? [];
+  return {
+    content: tokens.map((token) => ({
+      token,
+      logprob: -0.01,
+      bytes: [...Buffer.from(token)],
+      top_logprobs: [
+        { token, logprob: -0.01, bytes: [...Buffer.from(token)] },
+        ...Array.from({ length: Math.max(0, top - 1) }, (_, i) => ({ token: `alt${i}`, logprob: -5 - i, bytes: [] })),
+      ].slice(0, Math.max(top, 0)),
+    })),
+    refusal: null,
+  };
 }
 
 function words(s: string): string[] {

@@ -2,9 +2,10 @@
  * Answers the memory libraries' own LLM prompts in the form each library parses, so that their
  * parsing and storage code runs against the loopback API (the real-library tier, tests/real/):
  * deterministic, derived from the prompt's own text (a note's keywords are its words, an extracted
- * memory restates its dialogue line), never a canned memory. A request with a `json_schema`
- * response format that no responder knows gets a value of that schema built from the prompt's
- * words. Each responder names the library source whose prompt and parser it answers.
+ * memory restates its dialogue line), never a canned memory; null when the prompt is not theirs.
+ * Each names the library source whose prompt and parser it answers; tests/helpers/loopback-llm/
+ * <system>.ts makes them the loopback API's responders (what none claims gets the API's generic,
+ * schema-valid answer).
  */
 
 type Body = { messages?: Array<{ role: string; content: string }>; response_format?: any };
@@ -27,37 +28,10 @@ export function contentWords(text: string, n = 6): string[] {
   return out;
 }
 
-/** A value of a JSON schema, its strings and arrays filled from `words`. */
-export function valueOfSchema(schema: any, words: string[], defs: Record<string, any> = {}): unknown {
-  if (!schema || typeof schema !== 'object') return null;
-  if (schema.$ref) return valueOfSchema(defs[String(schema.$ref).split('/').pop()!], words, defs);
-  if (schema.anyOf) return valueOfSchema(schema.anyOf.find((s: any) => s.type !== 'null') ?? schema.anyOf[0], words, defs);
-  if (schema.enum) return schema.enum[0];
-  const type = Array.isArray(schema.type) ? schema.type.find((t: string) => t !== 'null') : schema.type;
-  switch (type) {
-    case 'object': {
-      const o: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(schema.properties ?? {})) o[k] = valueOfSchema(v, words, defs);
-      return o;
-    }
-    case 'array':
-      return words.length ? [valueOfSchema(schema.items, words, defs)].filter((x) => x !== null) : [];
-    case 'string':
-      return words.join(' ');
-    case 'integer':
-    case 'number':
-      return 0;
-    case 'boolean':
-      return false;
-    default:
-      return null;
-  }
-}
-
 // ---------------------------------------------------------------- A-MEM (WujiangXu/AgenticMemory@7f716dc5 memory_layer.py)
 
 /** analyze_content (L160-215): keywords, context and tags of the note's content. */
-function aMemAnalysis(b: Body): string | null {
+export function aMemAnalysis(b: Body): string | null {
   const text = textOf(b);
   const i = text.lastIndexOf('Content for analysis:');
   if (!text.startsWith('You must respond with a JSON object.') || i < 0) return null;
@@ -71,7 +45,7 @@ function aMemAnalysis(b: Body): string | null {
 }
 
 /** process_memory (L560-640): evolve by linking the note to its nearest neighbour (`memory index:N`), when it has one. */
-function aMemEvolution(b: Body): string | null {
+export function aMemEvolution(b: Body): string | null {
   const text = textOf(b);
   if (!text.includes('You are an AI memory evolution agent')) return null;
   const first = /memory index:(\d+)/.exec(text);
@@ -87,14 +61,14 @@ function aMemEvolution(b: Body): string | null {
 }
 
 /** test_advanced.py generate_query_llm (L87-117): the question's keywords. */
-function aMemKeywords(b: Body): string | null {
+export function aMemKeywords(b: Body): string | null {
   const m = /generate several keywords, using 'cosmos' as the separator\.\s+Question: (.*)/.exec(textOf(b));
   return m ? JSON.stringify({ keywords: contentWords(m[1]!, 8).join(', ') }) : null;
 }
 
 // ---------------------------------------------------------------- MemoryOS (memoryos-pro 0.1.0 memoryos/utils.py, prompts.py)
 
-function memoryosResponder(b: Body): string | null {
+export function memoryosResponder(b: Body): string | null {
   const sys = systemOf(b);
   const text = textOf(b);
   if (sys.startsWith('You are an expert in analyzing dialogue topics')) {
@@ -105,16 +79,20 @@ function memoryosResponder(b: Body): string | null {
       { theme: words.slice(0, 2).join(' ') || 'chat', keywords: words.slice(0, 4), content: conv.trim().slice(0, 200) },
     ]);
   }
-  if (/continuity|continuous/i.test(sys) && text.includes('Previous')) return 'true'; // check_conversation_continuity
-  if (/keyword/i.test(sys) && !/JSON/.test(sys)) return contentWords(text.split('\n').slice(1).join(' '), 5).join(', '); // llm_extract_keywords
-  if (text.includes('【User Private Data】') || /knowledge extraction|private data/i.test(sys))
-    return `【User Private Data】\n- ${contentWords(text, 5).join(', ')}\n【Assistant Knowledge】\n- None`;
+  if (sys.startsWith('You are a conversation continuity detector')) return 'true'; // check_conversation_continuity
+  if (sys.startsWith('You are an expert in keyword extraction')) {
+    // llm_extract_keywords: a comma-separated list.
+    const body = text.slice(text.indexOf('concise:') + 8, text.lastIndexOf('Keywords:'));
+    return contentWords(body, 5).join(', ');
+  }
+  if (sys.startsWith('You are a knowledge extraction assistant'))
+    return `【User Private Data】\n- ${contentWords(text.slice(text.indexOf('User:')), 5).join(', ')}\n【Assistant Knowledge】\n- None`;
   return null;
 }
 
 // ---------------------------------------------------------------- SimpleMem (simplemem 0.1.0 core/memory_builder.py, core/hybrid_retriever.py)
 
-function simplememResponder(b: Body): string | null {
+export function simplememResponder(b: Body): string | null {
   const text = textOf(b);
   const window = /\[Current Window Dialogues\]\n([\s\S]*?)\n\n\[Requirements\]/.exec(text);
   if (window) {
@@ -151,39 +129,9 @@ function simplememResponder(b: Body): string | null {
 // ---------------------------------------------------------------- EMem (KevinSRR/EMem@f83c0b9a information_extraction/structuring_openai.py)
 
 /** conversation_edu_extraction_v1 (L740-830, ConversationEDUExtractionV1): one EDU per turn of the session text, with its turn id. */
-function ememEdus(b: Body): string | null {
+export function ememEdus(b: Body): string | null {
   const props = b.response_format?.json_schema?.schema?.properties;
   if (!props?.edus) return null;
   const edus = [...textOf(b).matchAll(/Turn (\d+):\n([^\n]+)/g)].map((m) => ({ edu_text: m[2]!.trim(), source_turn_ids: [Number(m[1])] }));
   return JSON.stringify({ edus });
-}
-
-// ---------------------------------------------------------------- the chain
-
-const RESPONDERS: Array<(b: Body) => string | null> = [
-  aMemAnalysis,
-  aMemEvolution,
-  aMemKeywords,
-  memoryosResponder,
-  simplememResponder,
-  ememEdus,
-];
-
-/**
- * A chat responder for the libraries' prompts, falling back to `fallback` (the benchmark's reader
- * and judge) for everything else; a json_schema request nobody knows gets a value of its schema.
- */
-export function libraryChat(fallback: (body: any) => string): (body: any) => string {
-  return (body: Body) => {
-    for (const r of RESPONDERS) {
-      const out = r(body);
-      if (out !== null) return out;
-    }
-    const rf = body.response_format;
-    if (rf?.type === 'json_schema' && rf.json_schema?.schema) {
-      const schema = rf.json_schema.schema;
-      return JSON.stringify(valueOfSchema(schema, contentWords(textOf(body), 4), schema.$defs ?? schema.definitions ?? {}));
-    }
-    return fallback(body);
-  };
 }

@@ -8,14 +8,14 @@
  *   returned memory_layer's lines, and a purge leaves nothing;
  * - the stand-in (tests/fixtures/sidecars/memory_layer.py) answers the same calls in the same form:
  *   the same notes, the same line layout.
- * Heavy (PyTorch): runs on demand, `RAWRAG_REAL=1 RAWRAG_SYSTEMS_DIR=... RAWRAG_SOURCES=... npx vitest run tests/real/a-mem.test.ts`.
+ * Heavy (PyTorch): runs on demand, `RAWRAG_REAL_HEAVY=1 RAWRAG_SYSTEMS_DIR=... RAWRAG_SOURCES=... npm run test:real -- tests/real/a-mem.test.ts`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { FakeApi } from '../helpers/fake-api.js';
 import { ROOT, tempDir } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
-import { libraryChat } from '../helpers/library-responders.js';
+import { loopbackResponders } from '../helpers/loopback-llm/index.js';
 import { evidenceReader, locomoRunArgs, loopbackEnv, readItems } from '../helpers/loopback-run.js';
 import { STANDINS } from '../helpers/sidecar-peer.js';
 import { locomo } from '../../src/datasets/locomo/index.js';
@@ -30,7 +30,7 @@ describe.skipIf(skip !== null)(`A-MEM, the real memory_layer.py${skip ? ` (not r
   let real: RealSidecar;
   beforeAll(async () => {
     const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json'), options: {} });
-    api = new FakeApi({ chat: libraryChat(evidenceReader(ds.questions)) });
+    api = new FakeApi({ chat: evidenceReader(ds.questions), responders: await loopbackResponders(), nativeDims: true });
     await api.start();
     real = await new RealSidecar('a-mem', ['--source', join(SOURCES!, 'AgenticMemory')], {
       OPENAI_API_KEY: KEY,

@@ -6,13 +6,13 @@
  * `rawrag run locomo --system emem --limit 20` ends with 0 errors, /list right after indexing shows
  * the EDUs EMem saved (before its first retrieval creates structuring_results_dict), and a purge
  * leaves nothing.
- * Heavy (PyTorch): `RAWRAG_REAL=1 RAWRAG_SYSTEMS_DIR=... RAWRAG_SOURCES=... npx vitest run tests/real/emem.test.ts`.
+ * Heavy (PyTorch): `RAWRAG_REAL_HEAVY=1 RAWRAG_SYSTEMS_DIR=... RAWRAG_SOURCES=... npm run test:real -- tests/real/emem.test.ts`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { FakeApi } from '../helpers/fake-api.js';
 import { ROOT } from '../helpers/cli.js';
-import { libraryChat } from '../helpers/library-responders.js';
+import { loopbackResponders } from '../helpers/loopback-llm/index.js';
 import { evidenceReader } from '../helpers/loopback-run.js';
 import { locomo } from '../../src/datasets/locomo/index.js';
 import { locomoThroughRealSidecar, probeAdds, RealSidecar, whyNotRun } from './real-sidecar.js';
@@ -25,10 +25,10 @@ describe.skipIf(skip !== null)(`EMem, the real library${skip ? ` (not run: ${ski
   let real: RealSidecar;
   beforeAll(async () => {
     const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json'), options: {} });
-    api = new FakeApi({ chat: libraryChat(evidenceReader(ds.questions)), dim: 1536 });
+    api = new FakeApi({ chat: evidenceReader(ds.questions), responders: await loopbackResponders(), nativeDims: true });
     await api.start();
     // SUPPORT_JSON_SCHEMA left unset: the sidecar sets it as the authors' script does.
-    real = await new RealSidecar('emem', [], { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: `${api.url}/v1`}).start();
+    real = await new RealSidecar('emem', [], { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: `${api.url}/v1` }).start();
   }, 600_000);
   afterAll(async () => {
     await real?.close();

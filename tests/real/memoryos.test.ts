@@ -6,13 +6,13 @@
  * `rawrag run locomo --system memoryos --limit 20` ends with 0 errors, the library holds the
  * conversation's QA pairs as pages mapped to their turns, and a purge leaves nothing; the stand-in
  * stores the same pairs for the same calls.
- * Heavy (PyTorch): `RAWRAG_REAL=1 RAWRAG_SYSTEMS_DIR=... npx vitest run tests/real/memoryos.test.ts`.
+ * Heavy (PyTorch): `RAWRAG_REAL_HEAVY=1 RAWRAG_SYSTEMS_DIR=... npm run test:real -- tests/real/memoryos.test.ts`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { FakeApi } from '../helpers/fake-api.js';
 import { ROOT } from '../helpers/cli.js';
-import { libraryChat } from '../helpers/library-responders.js';
+import { loopbackResponders } from '../helpers/loopback-llm/index.js';
 import { evidenceReader } from '../helpers/loopback-run.js';
 import { STANDINS } from '../helpers/sidecar-peer.js';
 import { locomo } from '../../src/datasets/locomo/index.js';
@@ -26,7 +26,7 @@ describe.skipIf(skip !== null)(`MemoryOS, the real memoryos-pro 0.1.0${skip ? ` 
   let real: RealSidecar;
   beforeAll(async () => {
     const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json'), options: {} });
-    api = new FakeApi({ chat: libraryChat(evidenceReader(ds.questions)) });
+    api = new FakeApi({ chat: evidenceReader(ds.questions), responders: await loopbackResponders(), nativeDims: true });
     await api.start();
     real = await new RealSidecar('memoryos', [], { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: `${api.url}/v1` }).start();
   }, 600_000);

@@ -3,8 +3,8 @@
  * system's installed environment (RAWRAG_SYSTEMS_DIR/<system>/venv, made by `rawrag systems
  * install`), in front of the real library, its LLM and embedding calls sent to the loopback API.
  * `whyNotRun` says why a system cannot run here (no environment, no checkout), so the tier reports
- * it as "not run" with the reason instead of failing or passing silently. Heavy (PyTorch) systems
- * run on demand: `RAWRAG_REAL=1 npx vitest run tests/real/<system>.test.ts`.
+ * it as "not run" with the reason (tests/real/report.ts) instead of failing or passing silently.
+ * Heavy (PyTorch) systems run on demand: `RAWRAG_REAL_HEAVY=1 npm run test:real -- tests/real/<system>.test.ts`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
@@ -12,15 +12,22 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ROOT } from '../helpers/cli.js';
+import { report } from './real-library.js';
 
-export const SYSTEMS_DIR = resolve(process.env.RAWRAG_SYSTEMS_DIR ?? join(process.env.HOME ?? tmpdir(), '.cache', 'rawrag', 'systems'));
+export const SYSTEMS_DIR = resolve(process.env.RAWRAG_SYSTEMS_DIR ?? join(process.env.HOME ?? tmpdir(), '.cache', 'rawrag-systems'));
 export const SOURCES = process.env.RAWRAG_SOURCES ? resolve(process.env.RAWRAG_SOURCES) : null;
 
 export const venvPython = (system: string) => join(SYSTEMS_DIR, system, 'venv', 'bin', 'python');
 
-/** Why `system` cannot run in this tier here, or null. */
+/** Why `system` cannot run in this tier here (reported as not run), or null. */
 export function whyNotRun(system: string, checkout?: string): string | null {
-  if (!process.env.RAWRAG_REAL) return 'the real-library tier runs on demand (RAWRAG_REAL=1)';
+  const why = whyNot(system, checkout);
+  report(system, why === null, why ?? `its environment ${venvPython(system)}`);
+  return why;
+}
+
+function whyNot(system: string, checkout?: string): string | null {
+  if (!process.env.RAWRAG_REAL_HEAVY) return 'heavy (PyTorch, several GB): RAWRAG_REAL_HEAVY=1 runs it';
   if (!existsSync(venvPython(system))) return `not installed: no ${venvPython(system)} (rawrag systems install ${system})`;
   if (checkout && !(SOURCES && existsSync(join(SOURCES, checkout)))) return `no checkout ${checkout} under RAWRAG_SOURCES`;
   return null;

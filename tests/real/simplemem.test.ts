@@ -6,14 +6,14 @@
  * parsers read, streamed as the library asks: `rawrag run locomo --system simplemem --limit 20` ends
  * with 0 errors, the library holds entries restating the dialogues, and a purge leaves nothing; the
  * stand-in answers the same calls.
- * Heavy (PyTorch): `RAWRAG_REAL=1 RAWRAG_SYSTEMS_DIR=... npx vitest run tests/real/simplemem.test.ts`.
+ * Heavy (PyTorch): `RAWRAG_REAL_HEAVY=1 RAWRAG_SYSTEMS_DIR=... npm run test:real -- tests/real/simplemem.test.ts`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeApi } from '../helpers/fake-api.js';
 import { ROOT } from '../helpers/cli.js';
-import { libraryChat } from '../helpers/library-responders.js';
+import { loopbackResponders } from '../helpers/loopback-llm/index.js';
 import { evidenceReader } from '../helpers/loopback-run.js';
 import { STANDINS } from '../helpers/sidecar-peer.js';
 import { locomo } from '../../src/datasets/locomo/index.js';
@@ -27,7 +27,7 @@ describe.skipIf(skip !== null)(`SimpleMem, the real simplemem 0.1.0 (MiniLM subs
   let real: RealSidecar;
   beforeAll(async () => {
     const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json'), options: {} });
-    api = new FakeApi({ chat: libraryChat(evidenceReader(ds.questions)) });
+    api = new FakeApi({ chat: evidenceReader(ds.questions), responders: await loopbackResponders(), nativeDims: true });
     await api.start();
     real = await new RealSidecar('simplemem', [], {
       OPENAI_API_KEY: KEY,

@@ -11,6 +11,7 @@ import type { SystemDescriptor } from '../../core/system.js';
 import { PAPER_OPPONENTS } from '../../systems/opponents.js';
 import { getSystem, listSystems } from '../../systems/registry.js';
 import { markdownTable } from '../../util/table.js';
+import { systemsSubcommands } from './systems-manage.js';
 
 export interface SystemOptionInfo {
   key: string;
@@ -141,7 +142,9 @@ function detail(s: SystemInfo): string {
 }
 
 export function systemsCommand(): Command {
-  return new Command('systems')
+  const cmd = new Command('systems');
+  for (const sub of systemsSubcommands()) cmd.addCommand(sub);
+  return cmd
     .description("the systems under test: options (-S key=value), environment, how to start each, vendor protocol; the paper's opponents")
     .argument('[name]', 'one system in detail')
     .option('--json', 'print as JSON')

@@ -95,70 +95,103 @@ export function summariseBeam(items: ItemRecord[], ctx?: SummariseContext): Reco
   // Options are parsed by the same function the loader uses (one parse, one default).
   const official = marked.length ? marked.some(Boolean) : officialRubric(ctx?.options ?? {});
   const sizes = SIZES.filter((s) => items.some((i) => sizeOf(i.episode) === s));
-  const episodesMeta = new Map((ctx?.dataset.episodes ?? []).map((e) => [e.id, e.meta ?? {}]));
-  const bySize: Record<string, unknown> = {};
-  const tables: Array<{ title: string; header: string[]; rows: Array<Array<string | number>> }> = [];
-  const conversations: Array<Record<string, unknown>> = [];
-
+  const bySize: Record<string, SizeSummary> = {};
+  const tables: Table[] = [];
   for (const size of sizes) {
-    const sized = items.filter((i) => sizeOf(i.episode) === size);
-    const rows = ABILITIES.map((a) => abilityRow(a, sized.filter((i) => i.type === a))).filter((r) => r.n > 0);
-    const scores = rows.map((r) => r.score).filter((x): x is number => x !== null);
-    const complete = rows.length === ABILITIES.length && scores.length === ABILITIES.length;
-    const headline = scores.length === rows.length ? mean(scores) : null;
-    const coverageAll = mean(rows.map((r) => r.coverage_all).filter((x): x is number => x !== null));
-    // Both rubric variants, from the same judge replies (rubric abilities; event ordering has one score).
-    const variantOf = (a: string, field: string) =>
-      nestedMean(
-        sized
-          .filter((i) => i.type === a && !i.error)
-          .map((i) => ({ group: i.episode, value: a === 'event_ordering' ? i.score : runDetailMean(i, field) }))
-          .filter((x): x is { group: string; value: number } => typeof x.value === 'number'),
-      );
-    const variantMean = (field: string) => {
-      const vals = rows.map((r) => variantOf(r.ability, field));
-      return vals.every((x) => x !== null) && vals.length ? mean(vals as number[]) : null;
-    };
-    const officialVariant = variantMean('score_official_int');
-    const correctedVariant = variantMean('score_float');
-    const d = denominators(sized, sizeHeadline, 'scored');
-    bySize[size] = {
-      conversations: new Set(sized.map((i) => i.episode)).size,
-      questions: sized.length,
-      abilities: rows,
-      headline,
-      headline_rubric: official ? 'official' : 'corrected',
-      headline_complete: complete,
-      coverage_all_mean: coverageAll,
-      /** The official rubric (int() truncates 0.5 to 0), from the run's judge replies. */
-      headline_official_rubric: officialVariant,
-      /** The corrected rubric (0.5 kept), from the same replies. */
-      headline_corrected_rubric: correctedVariant,
-      denominators: d,
-    };
-    const judged = scores.length > 0;
-    const officialHead = `official rubric %${official ? ' (headline)' : ''}`;
-    const correctedHead = `corrected rubric, 0.5 kept %${official ? '' : ' (headline)'}`;
-    const header = ['ability', 'n', 'coverage all %', 'coverage any %', ...(judged ? [officialHead, correctedHead] : [])];
-    const tableRows = rows.map((r) => [
-      r.ability,
-      r.n,
-      pct(r.coverage_all),
-      pct(r.coverage_any),
-      ...(judged ? [pct(variantOf(r.ability, 'score_official_int')), pct(variantOf(r.ability, 'score_float'))] : []),
-    ]);
-    tableRows.push([
-      `mean over ${rows.length} abilities`,
-      sized.length,
-      pct(coverageAll),
-      pct(mean(rows.map((r) => r.coverage_any).filter((x): x is number => x !== null))),
-      ...(judged ? [pct(officialVariant), pct(correctedVariant)] : []),
-    ]);
-    tables.push({ title: `BEAM ${size}: per ability (${new Set(sized.map((i) => i.episode)).size} conversations)`, header, rows: tableRows });
-    if (judged) tables.push(denominatorTable(d, `BEAM ${size} headline (${official ? 'official' : 'corrected'} rubric) %`));
+    const sized = sizeSummary(
+      size,
+      items.filter((i) => sizeOf(i.episode) === size),
+      official,
+    );
+    bySize[size] = sized.summary;
+    tables.push(...sized.tables);
   }
+  const conversations = conversationEfficiency(items, new Map((ctx?.dataset.episodes ?? []).map((e) => [e.id, e.meta ?? {}])));
+  tables.push(efficiencyTable(conversations));
+  return {
+    scoring: scoringNote(official),
+    sizes: bySize,
+    headline: Object.fromEntries(sizes.map((s) => [s, bySize[s]!.headline])),
+    efficiency: {
+      conversations,
+      by_size: Object.fromEntries(
+        sizes.map((s) => {
+          const cs = conversations.filter((c) => c.size === s);
+          const num = (k: string) => cs.map((c) => c[k]).filter((x): x is number => typeof x === 'number');
+          return [s, { conversations: cs.length, add_ms_mean: mean(num('add_ms')), search_ms_mean: mean(num('search_ms')) }];
+        }),
+      ),
+    },
+    tables,
+  };
+}
 
-  // Efficiency: add = the ingest work shared out to the questions; search = their retrieval time.
+type Table = { title: string; header: string[]; rows: Array<Array<string | number>> };
+type SizeSummary = Record<string, unknown> & { headline: number | null };
+
+/** One size's per-ability rows, headline (both rubric variants from the same judge replies) and its tables. */
+function sizeSummary(size: string, sized: ItemRecord[], official: boolean): { summary: SizeSummary; tables: Table[] } {
+  const rows = ABILITIES.map((a) => abilityRow(a, sized.filter((i) => i.type === a))).filter((r) => r.n > 0);
+  const scores = rows.map((r) => r.score).filter((x): x is number => x !== null);
+  const complete = rows.length === ABILITIES.length && scores.length === ABILITIES.length;
+  const headline = scores.length === rows.length ? mean(scores) : null;
+  const coverageAll = mean(rows.map((r) => r.coverage_all).filter((x): x is number => x !== null));
+  // Both rubric variants, from the same judge replies (rubric abilities; event ordering has one score).
+  const variantOf = (a: string, field: string) =>
+    nestedMean(
+      sized
+        .filter((i) => i.type === a && !i.error)
+        .map((i) => ({ group: i.episode, value: a === 'event_ordering' ? i.score : runDetailMean(i, field) }))
+        .filter((x): x is { group: string; value: number } => typeof x.value === 'number'),
+    );
+  const variantMean = (field: string) => {
+    const vals = rows.map((r) => variantOf(r.ability, field));
+    return vals.every((x) => x !== null) && vals.length ? mean(vals as number[]) : null;
+  };
+  const officialVariant = variantMean('score_official_int');
+  const correctedVariant = variantMean('score_float');
+  const d = denominators(sized, sizeHeadline, 'scored');
+  const conversationCount = new Set(sized.map((i) => i.episode)).size;
+  const summary: SizeSummary = {
+    conversations: conversationCount,
+    questions: sized.length,
+    abilities: rows,
+    headline,
+    headline_rubric: official ? 'official' : 'corrected',
+    headline_complete: complete,
+    coverage_all_mean: coverageAll,
+    /** The official rubric (int() truncates 0.5 to 0), from the run's judge replies. */
+    headline_official_rubric: officialVariant,
+    /** The corrected rubric (0.5 kept), from the same replies. */
+    headline_corrected_rubric: correctedVariant,
+    denominators: d,
+  };
+  const judged = scores.length > 0;
+  const officialHead = `official rubric %${official ? ' (headline)' : ''}`;
+  const correctedHead = `corrected rubric, 0.5 kept %${official ? '' : ' (headline)'}`;
+  const header = ['ability', 'n', 'coverage all %', 'coverage any %', ...(judged ? [officialHead, correctedHead] : [])];
+  const tableRows = rows.map((r) => [
+    r.ability,
+    r.n,
+    pct(r.coverage_all),
+    pct(r.coverage_any),
+    ...(judged ? [pct(variantOf(r.ability, 'score_official_int')), pct(variantOf(r.ability, 'score_float'))] : []),
+  ]);
+  tableRows.push([
+    `mean over ${rows.length} abilities`,
+    sized.length,
+    pct(coverageAll),
+    pct(mean(rows.map((r) => r.coverage_any).filter((x): x is number => x !== null))),
+    ...(judged ? [pct(officialVariant), pct(correctedVariant)] : []),
+  ]);
+  const tables: Table[] = [{ title: `BEAM ${size}: per ability (${conversationCount} conversations)`, header, rows: tableRows }];
+  if (judged) tables.push(denominatorTable(d, `BEAM ${size} headline (${official ? 'official' : 'corrected'} rubric) %`));
+  return { summary, tables };
+}
+
+/** Efficiency per conversation: add = the ingest work shared out to its questions; search = their retrieval time. */
+function conversationEfficiency(items: ItemRecord[], episodesMeta: Map<string, Record<string, unknown>>): Array<Record<string, unknown>> {
+  const conversations: Array<Record<string, unknown>> = [];
   for (const episode of [...new Set(items.map((i) => i.episode))]) {
     const own = items.filter((i) => i.episode === episode);
     const shares = own.map((i) => i.timings.ingest_share_ms).filter((x): x is number => typeof x === 'number');
@@ -178,7 +211,11 @@ export function summariseBeam(items: ItemRecord[], ctx?: SummariseContext): Reco
       search_ms_per_question: mean(searches),
     });
   }
-  tables.push({
+  return conversations;
+}
+
+function efficiencyTable(conversations: Array<Record<string, unknown>>): Table {
+  return {
     title: 'Efficiency per conversation (add = ingest: serialise, window, index; search = retrieval per question, summed)',
     header: ['conversation', 'messages', 'questions', 'add ms', 'add ms / message', 'search ms', 'search ms / question'],
     rows: conversations.map((c) => [
@@ -190,29 +227,16 @@ export function summariseBeam(items: ItemRecord[], ctx?: SummariseContext): Reco
       ms(c.search_ms as number | null),
       ms(c.search_ms_per_question as number | null),
     ]),
-  });
+  };
+}
 
+function scoringNote(official: boolean): Record<string, string> {
   return {
-    scoring: {
-      variant: official ? 'official' : 'corrected',
-      flag: '--beam-rubric',
-      description: official
-        ? "official rubric (default, as upstream compute_metrics.py): int() truncates 0.5 to 0 (a string score fails the item), the judge sees the literal <question>, a NaN tau fails the item; the corrected rubric (0.5 kept) from the same replies is printed beside it"
-        : "corrected rubric (--beam-rubric corrected): rubric scores keep 0.5, the judge prompt's <question> is filled, an undefined tau counts 1 for identical single-item orderings else 0.5; the official int() variant from the same replies is printed beside it",
-      event_ordering: 'tau_norm = (Kendall tau-b + 1) / 2 over LLM-aligned answer lines (the official report uses tau_norm only)',
-    },
-    sizes: bySize,
-    headline: Object.fromEntries(sizes.map((s) => [s, (bySize[s] as { headline: number | null }).headline])),
-    efficiency: {
-      conversations,
-      by_size: Object.fromEntries(
-        sizes.map((s) => {
-          const cs = conversations.filter((c) => c.size === s);
-          const num = (k: string) => cs.map((c) => c[k]).filter((x): x is number => typeof x === 'number');
-          return [s, { conversations: cs.length, add_ms_mean: mean(num('add_ms')), search_ms_mean: mean(num('search_ms')) }];
-        }),
-      ),
-    },
-    tables,
+    variant: official ? 'official' : 'corrected',
+    flag: '--beam-rubric',
+    description: official
+      ? "official rubric (default, as upstream compute_metrics.py): int() truncates 0.5 to 0 (a string score fails the item), the judge sees the literal <question>, a NaN tau fails the item; the corrected rubric (0.5 kept) from the same replies is printed beside it"
+      : "corrected rubric (--beam-rubric corrected): rubric scores keep 0.5, the judge prompt's <question> is filled, an undefined tau counts 1 for identical single-item orderings else 0.5; the official int() variant from the same replies is printed beside it",
+    event_ordering: 'tau_norm = (Kendall tau-b + 1) / 2 over LLM-aligned answer lines (the official report uses tau_norm only)',
   };
 }

@@ -57,6 +57,20 @@ export function keptItems(items: ExtractedItem[], cfg: MemoryConfig): Array<{ it
   return items.map((item, i) => ({ item, i })).filter(({ item }) => item.confidence >= cfg.minConfidence);
 }
 
+/** The extraction-log row of a batch, less what applying it counts. */
+export type BatchLog = Omit<
+  ExtractionRow,
+  | 'items_returned'
+  | 'items_stored'
+  | 'items_merged'
+  | 'items_superseding'
+  | 'items_dropped'
+  | 'items_miscited'
+  | 'citations_dropped'
+  | 'status'
+  | 'error'
+>;
+
 /**
  * Writes the batch: its turns to the event log, its kept items through de-duplication and
  * conflict detection to the index, and the extraction row — all or nothing.
@@ -69,47 +83,65 @@ export function applyBatch(
   batch: Batch,
   items: ExtractedItem[],
   vectors: Float32Array[],
-  log: Omit<
-    ExtractionRow,
-    | 'items_returned'
-    | 'items_stored'
-    | 'items_merged'
-    | 'items_superseding'
-    | 'items_dropped'
-    | 'items_miscited'
-    | 'citations_dropped'
-    | 'status'
-    | 'error'
-  >,
+  log: BatchLog,
   active: MemoryRow[] = activeMemories(store, ctx.owner, ctx.scope),
 ): BatchOutcome {
-  const { owner, scope, turns, aligner, cfg } = ctx;
-  const batchTurns = turns.slice(batch.first, batch.last + 1);
-  const position = new Map(batchTurns.map((t, j) => [t.id, batch.first + j]));
-  const kept = keptItems(items, cfg);
-  const out: BatchOutcome = {
-    stored: 0,
-    merged: 0,
-    superseding: 0,
-    dropped: items.length - kept.length,
-    capped: 0,
-    forgotten: 0,
-    miscited: 0,
-    citationsDropped: 0,
-  };
-  const fcfg = cfg.forgetting;
-  const decisions = new DecisionRecorder(owner, scope, batch.key);
+  const kept = keptItems(items, ctx.cfg);
+  const writer = new BatchWriter(store, ctx, batch, active, items.length - kept.length);
   const keptIndex = new Set(kept.map((k) => k.i));
   items.forEach((item, i) => {
     if (!keptIndex.has(i))
-      decisions.add({ operation: 'NONE', memory_id: null, old_text: null, new_text: item.content, reason: 'low-confidence' });
+      writer.decisions.add({ operation: 'NONE', memory_id: null, old_text: null, new_text: item.content, reason: 'low-confidence' });
   });
   store.transaction(() => {
-    batchTurns.forEach((t, j) =>
-      store.appendEvent({
+    writer.appendEvents();
+    kept.forEach(({ item, i }, j) => writer.write(item, i, vectors[j]!));
+    writer.finish(log, items.length);
+  });
+  return writer.out;
+}
+
+/** One cited, kept item on its way into the index. */
+interface Candidate {
+  item: ExtractedItem;
+  i: number;
+  vector: Float32Array;
+  entities: string[];
+  attribute: string | null;
+  /** Its cited turns inside the segment, in history order. */
+  sources: string[];
+  lastSource: Turn;
+  createdDay: number | null;
+}
+
+/** Applies one batch's items in order inside the caller's transaction, counting what each became. */
+class BatchWriter {
+  readonly decisions: DecisionRecorder;
+  readonly out: BatchOutcome;
+  private readonly position: Map<string, number>;
+  private seq: number;
+
+  constructor(
+    private readonly store: MemoryStore,
+    private readonly ctx: BatchContext,
+    private readonly batch: Batch,
+    private readonly active: MemoryRow[],
+    dropped: number,
+  ) {
+    const batchTurns = ctx.turns.slice(batch.first, batch.last + 1);
+    this.position = new Map(batchTurns.map((t, j) => [t.id, batch.first + j]));
+    this.decisions = new DecisionRecorder(ctx.owner, ctx.scope, batch.key);
+    this.out = { stored: 0, merged: 0, superseding: 0, dropped, capped: 0, forgotten: 0, miscited: 0, citationsDropped: 0 };
+    this.seq = 0;
+  }
+
+  appendEvents(): void {
+    const { owner, turns } = this.ctx;
+    turns.slice(this.batch.first, this.batch.last + 1).forEach((t, j) =>
+      this.store.appendEvent({
         event_id: eventId(owner, t.id),
         owner_id: owner,
-        seq: batch.first + j,
+        seq: this.batch.first + j,
         timestamp: t.date,
         participants: [t.speaker],
         event_type: 'message',
@@ -117,153 +149,190 @@ export function applyBatch(
         turn_ids: [t.id],
       }),
     );
-    let seq = store.nextSeq(owner, scope);
-    kept.forEach(({ item, i }, j) => {
-      const vector = vectors[j]!;
-      const entities = aligner.alignAll(item.entities);
-      // Cited turns outside the segment (or that do not exist) are the extractor's mistake: dropped and counted;
-      // an item left citing nothing of its segment is dropped (never credited to turns it did not come from).
-      const cited = [...new Set(item.source_turns)];
-      const sources = cited.filter((id) => position.has(id)).sort((a, b) => position.get(a)! - position.get(b)!);
-      out.citationsDropped += cited.length - sources.length;
-      if (sources.length === 0) {
-        out.miscited++;
-        decisions.add({ operation: 'NONE', memory_id: null, old_text: null, new_text: item.content, reason: 'miscited' });
-        return;
-      }
-      const lastSource = turns[position.get(sources[sources.length - 1]!)!]!;
-      const createdDay = parseDay(lastSource.date);
-      // Conflict detection before de-duplication: a new value of a fact is a new version even when
-      // it reads like the old one ("lives in Paris" / "lives in Berlin" at cosine 0.91).
-      const attribute = item.attribute ? item.attribute.trim().toLowerCase() : null;
-      let replaced = attribute ? active.filter((m) => m.attribute === attribute && shareEntity(m.entities, entities)) : [];
-      // The same value restated under the same key is a duplicate, not a change.
-      const restated = replaced.find((m) => sameStatement(m.content, item.content));
-      if (restated) replaced = [];
-      if (replaced.length === 0 && item.updates && !restated) {
-        const best = active
-          .filter((m) => shareEntity(m.entities, entities))
-          .map((m) => ({ m, cos: cosine(m.embedding, vector) }))
-          .filter((x) => x.cos >= cfg.conflictThreshold)
-          .sort((a, b) => b.cos - a.cos || a.m.seq - b.m.seq)[0];
-        if (best) replaced = [best.m];
-      }
-      const dup =
-        replaced.length > 0
-          ? undefined
-          : (restated ?? active.find((m) => sameSet(m.entities, entities) && cosine(m.embedding, vector) >= cfg.dedupThreshold));
-      if (dup) {
-        dup.source_turns = [...new Set([...dup.source_turns, ...sources])];
-        // The restatement is an access: recency and decay count from it.
-        const access = { at: lastSource.date, day: createdDay };
-        store.mergeInto(dup.memory_id, dup.source_turns, item.importance, item.confidence, access);
-        if (createdDay !== null && (dup.last_access_day === null || createdDay > dup.last_access_day)) {
-          dup.last_access_day = createdDay;
-          dup.last_access_at = lastSource.date;
-        }
-        dup.importance = Math.max(dup.importance, item.importance);
-        // The extractor proposed an update that restates the stored text: a no-op UPDATE (the audit's class), merged like a duplicate.
-        if (item.updates && dup === restated)
-          decisions.add({
-            operation: 'UPDATE',
-            memory_id: dup.memory_id,
-            old_text: dup.content,
-            new_text: item.content.trim(),
-            applied: 'NONE',
-            reason: 'no-op',
-          });
-        else
-          decisions.add({
-            operation: 'NONE',
-            memory_id: dup.memory_id,
-            old_text: dup.content,
-            new_text: item.content,
-            reason: 'duplicate',
-          });
-        out.merged++;
-        return;
-      }
-      const proposed = decisions.proposals(memoryId(owner, scope, batch, i), item, replaced, cfg.mutations !== false);
-      // Add-only memory (--no-mutations): the new version is stored beside the old, which stays active.
-      if (cfg.mutations === false) replaced = [];
-      const window = fcfg.enabled ? writeWindow(createdDay, fcfg) : null;
-      // Over the write cap: recorded (forgotten, reason write-cap), neither recalled nor superseding anything.
-      const capped = window !== null && store.writtenIn(owner, scope, window.from, window.to) >= fcfg.writeCap;
-      const row: MemoryRow = {
-        memory_id: memoryId(owner, scope, batch, i),
-        owner_id: owner,
-        scope,
-        seq: seq++,
-        memory_type: item.memory_type,
-        content: item.content.trim(),
-        embedding: vector,
-        entities,
-        attribute,
-        importance: item.importance,
-        confidence: item.confidence,
-        source_event_id: eventId(owner, sources[0]!),
-        source_turns: sources,
-        batch_key: batch.key,
-        status: 'active',
-        superseded_by: null,
-        merged_count: 0,
-        created_at: lastSource.date,
-        created_day: createdDay,
-        // A replayed history has no accesses: last access = creation (the design note's mapping).
-        last_access_at: lastSource.date,
-        last_access_day: createdDay,
-        access_count: 0,
-        ...forgettingFields({ memory_type: item.memory_type, attribute }, fcfg),
-        forgotten_reason: null,
-        forgotten_note: null,
-        forgotten_at: null,
-      };
-      if (capped) {
-        row.status = 'forgotten';
-        row.forgotten_reason = 'write-cap';
-        row.forgotten_note = `write cap ${fcfg.writeCap} items per ${fcfg.writeWindowDays} day(s) reached`;
-        row.forgotten_at = lastSource.date;
-        store.insertMemory(row);
-        proposed.apply('NONE', 'write-cap');
-        out.capped++;
-        return;
-      }
-      // Versions follow the history, whatever order batches were applied in (a store rebuilt after a
-      // partial purge or a lost batch): an item from earlier turns never supersedes a later one; it is
-      // recorded as the older version instead.
-      const later = replaced.find((old) => batchFirst(old.batch_key) > batch.first);
-      if (later) {
-        row.status = 'superseded';
-        row.superseded_by = later.memory_id;
-        store.insertMemory(row);
-        proposed.apply('NONE', 'older-version');
-        out.stored++;
-        return;
-      }
-      store.insertMemory(row);
-      proposed.apply();
-      out.stored++;
-      for (const old of replaced) {
-        store.supersede(old.memory_id, row.memory_id);
-        active.splice(active.indexOf(old), 1);
-      }
-      if (replaced.length > 0) out.superseding++;
-      active.push(row);
-    });
+    this.seq = this.store.nextSeq(owner, this.ctx.scope);
+  }
+
+  write(item: ExtractedItem, i: number, vector: Float32Array): void {
+    const c = this.cited(item, i, vector);
+    if (!c) return;
+    // Conflict detection before de-duplication: a new value of a fact is a new version even when
+    // it reads like the old one ("lives in Paris" / "lives in Berlin" at cosine 0.91).
+    let replaced = c.attribute ? this.active.filter((m) => m.attribute === c.attribute && shareEntity(m.entities, c.entities)) : [];
+    // The same value restated under the same key is a duplicate, not a change.
+    const restated = replaced.find((m) => sameStatement(m.content, item.content));
+    if (restated) replaced = [];
+    if (replaced.length === 0 && item.updates && !restated) replaced = this.updated(c);
+    const dup =
+      replaced.length > 0
+        ? undefined
+        : (restated ??
+          this.active.find((m) => sameSet(m.entities, c.entities) && cosine(m.embedding, vector) >= this.ctx.cfg.dedupThreshold));
+    if (dup) this.merge(c, dup, dup === restated);
+    else this.storeNew(c, replaced);
+  }
+
+  /** The item with its citations checked, or null (dropped and counted) when it cites nothing of its segment. */
+  private cited(item: ExtractedItem, i: number, vector: Float32Array): Candidate | null {
+    // Cited turns outside the segment (or that do not exist) are the extractor's mistake: dropped and counted;
+    // an item left citing nothing of its segment is dropped (never credited to turns it did not come from).
+    const cited = [...new Set(item.source_turns)];
+    const position = this.position;
+    const sources = cited.filter((id) => position.has(id)).sort((a, b) => position.get(a)! - position.get(b)!);
+    this.out.citationsDropped += cited.length - sources.length;
+    if (sources.length === 0) {
+      this.out.miscited++;
+      this.decisions.add({ operation: 'NONE', memory_id: null, old_text: null, new_text: item.content, reason: 'miscited' });
+      return null;
+    }
+    const lastSource = this.ctx.turns[position.get(sources[sources.length - 1]!)!]!;
+    return {
+      item,
+      i,
+      vector,
+      entities: this.ctx.aligner.alignAll(item.entities),
+      attribute: item.attribute ? item.attribute.trim().toLowerCase() : null,
+      sources,
+      lastSource,
+      createdDay: parseDay(lastSource.date),
+    };
+  }
+
+  /** An item the extractor flags as an update replaces the most similar active item sharing an entity, above the conflict threshold. */
+  private updated(c: Candidate): MemoryRow[] {
+    const best = this.active
+      .filter((m) => shareEntity(m.entities, c.entities))
+      .map((m) => ({ m, cos: cosine(m.embedding, c.vector) }))
+      .filter((x) => x.cos >= this.ctx.cfg.conflictThreshold)
+      .sort((a, b) => b.cos - a.cos || a.m.seq - b.m.seq)[0];
+    return best ? [best.m] : [];
+  }
+
+  /** A duplicate (or a restatement) merged into the older item, whose last access moves to it. */
+  private merge(c: Candidate, dup: MemoryRow, restated: boolean): void {
+    const { item, createdDay, lastSource } = c;
+    dup.source_turns = [...new Set([...dup.source_turns, ...c.sources])];
+    // The restatement is an access: recency and decay count from it.
+    const access = { at: lastSource.date, day: createdDay };
+    this.store.mergeInto(dup.memory_id, dup.source_turns, item.importance, item.confidence, access);
+    if (createdDay !== null && (dup.last_access_day === null || createdDay > dup.last_access_day)) {
+      dup.last_access_day = createdDay;
+      dup.last_access_at = lastSource.date;
+    }
+    dup.importance = Math.max(dup.importance, item.importance);
+    // The extractor proposed an update that restates the stored text: a no-op UPDATE (the audit's class), merged like a duplicate.
+    if (item.updates && restated)
+      this.decisions.add({
+        operation: 'UPDATE',
+        memory_id: dup.memory_id,
+        old_text: dup.content,
+        new_text: item.content.trim(),
+        applied: 'NONE',
+        reason: 'no-op',
+      });
+    else
+      this.decisions.add({
+        operation: 'NONE',
+        memory_id: dup.memory_id,
+        old_text: dup.content,
+        new_text: item.content,
+        reason: 'duplicate',
+      });
+    this.out.merged++;
+  }
+
+  /** A new item: stored active (superseding what it replaces), or recorded forgotten over the write cap, or as an older version. */
+  private storeNew(c: Candidate, replaced: MemoryRow[]): void {
+    const { owner, scope, cfg } = this.ctx;
+    const fcfg = cfg.forgetting;
+    const id = memoryId(owner, scope, this.batch, c.i);
+    const proposed = this.decisions.proposals(id, c.item, replaced, cfg.mutations !== false);
+    // Add-only memory (--no-mutations): the new version is stored beside the old, which stays active.
+    if (cfg.mutations === false) replaced = [];
+    const window = fcfg.enabled ? writeWindow(c.createdDay, fcfg) : null;
+    // Over the write cap: recorded (forgotten, reason write-cap), neither recalled nor superseding anything.
+    const capped = window !== null && this.store.writtenIn(owner, scope, window.from, window.to) >= fcfg.writeCap;
+    const row = this.newRow(c, id);
+    if (capped) {
+      row.status = 'forgotten';
+      row.forgotten_reason = 'write-cap';
+      row.forgotten_note = `write cap ${fcfg.writeCap} items per ${fcfg.writeWindowDays} day(s) reached`;
+      row.forgotten_at = c.lastSource.date;
+      this.store.insertMemory(row);
+      proposed.apply('NONE', 'write-cap');
+      this.out.capped++;
+      return;
+    }
+    // Versions follow the history, whatever order batches were applied in (a store rebuilt after a
+    // partial purge or a lost batch): an item from earlier turns never supersedes a later one; it is
+    // recorded as the older version instead.
+    const later = replaced.find((old) => batchFirst(old.batch_key) > this.batch.first);
+    if (later) {
+      row.status = 'superseded';
+      row.superseded_by = later.memory_id;
+      this.store.insertMemory(row);
+      proposed.apply('NONE', 'older-version');
+      this.out.stored++;
+      return;
+    }
+    this.store.insertMemory(row);
+    proposed.apply();
+    this.out.stored++;
+    for (const old of replaced) {
+      this.store.supersede(old.memory_id, row.memory_id);
+      this.active.splice(this.active.indexOf(old), 1);
+    }
+    if (replaced.length > 0) this.out.superseding++;
+    this.active.push(row);
+  }
+
+  private newRow(c: Candidate, id: string): MemoryRow {
+    const { owner, scope, cfg } = this.ctx;
+    const { item, lastSource, createdDay, attribute } = c;
+    return {
+      memory_id: id,
+      owner_id: owner,
+      scope,
+      seq: this.seq++,
+      memory_type: item.memory_type,
+      content: item.content.trim(),
+      embedding: c.vector,
+      entities: c.entities,
+      attribute,
+      importance: item.importance,
+      confidence: item.confidence,
+      source_event_id: eventId(owner, c.sources[0]!),
+      source_turns: c.sources,
+      batch_key: this.batch.key,
+      status: 'active',
+      superseded_by: null,
+      merged_count: 0,
+      created_at: lastSource.date,
+      created_day: createdDay,
+      // A replayed history has no accesses: last access = creation (the design note's mapping).
+      last_access_at: lastSource.date,
+      last_access_day: createdDay,
+      access_count: 0,
+      ...forgettingFields({ memory_type: item.memory_type, attribute }, cfg.forgetting),
+      forgotten_reason: null,
+      forgotten_note: null,
+      forgotten_at: null,
+    };
+  }
+
+  /** Forgetting at the batch's last turn, the decisions and the extraction row. */
+  finish(log: BatchLog, returned: number): void {
+    const { turns } = this.ctx;
+    const out = this.out;
     // "Now" at ingest = the batch's last turn: items whose importance decayed away by then are forgotten, then capacity is enforced.
-    const lastTurn = turns[batch.last];
-    out.forgotten = forgetExpiredAndEvict(
-      store,
-      active,
-      { day: parseDay(lastTurn?.date ?? null), at: lastTurn?.date ?? null },
-      fcfg,
-    ).length;
-    decisions.flush(store.db);
-    store.recordExtraction({
+    const lastTurn = turns[this.batch.last];
+    const now = { day: parseDay(lastTurn?.date ?? null), at: lastTurn?.date ?? null };
+    out.forgotten = forgetExpiredAndEvict(this.store, this.active, now, this.ctx.cfg.forgetting).length;
+    this.decisions.flush(this.store.db);
+    this.store.recordExtraction({
       ...log,
       status: 'ok',
       error: null,
-      items_returned: items.length,
+      items_returned: returned,
       items_stored: out.stored,
       items_merged: out.merged,
       items_superseding: out.superseding,
@@ -271,8 +340,7 @@ export function applyBatch(
       items_miscited: out.miscited,
       citations_dropped: out.citationsDropped,
     });
-  });
-  return out;
+  }
 }
 
 export function activeMemories(store: MemoryStore, owner: string, scope: number): MemoryRow[] {

@@ -5,12 +5,12 @@
  * the protocol's own (HttpMemoryService); each system folder only declares its data.
  */
 import { z } from 'zod';
-import type { SystemDescriptor, VendorProtocol } from '../../core/system.js';
+import type { CheckedAgainst, SystemDescriptor, VendorProtocol } from '../../core/system.js';
+import type { InstallSpec } from '../memory-service/install.js';
 import type { ModelEntry } from '../../providers/models.js';
 import type { ProviderSession } from '../../providers/session.js';
 import { serviceSettingsShape, type ServiceSettings } from '../memory-service/config.js';
 import { serviceSystem } from '../memory-service/plugin.js';
-import type { InstallSpec } from '../memory-service/install.js';
 import { HttpMemoryService } from './client.js';
 
 export const SIDECAR_KEY_ENV = 'RAWRAG_SIDECAR_KEY';
@@ -36,8 +36,10 @@ export interface SidecarPlugin {
   noCoverage?: string;
   /** The library keeps one process-wide store: episodes are ingested, answered and cleared one after another. */
   oneEpisodeAtATime?: boolean;
-  /** The library's install (`rawrag systems install NAME`): version, source, environment. */
+  /** Its library's install (`rawrag systems install NAME`): then a run without `-S url=` starts this sidecar for you. */
   install?: InstallSpec;
+  /** What it was checked against: its real library (version, date) or a stand-in only, and why. */
+  checked?: CheckedAgainst;
   /** The plug-in's own `-S` keys (each `.describe()`d), beside the shared service settings. */
   options?: z.ZodRawShape;
   /** The sidecar flags those keys stand for (a sidecar started for you gets them; one you start yourself needs them too). */
@@ -70,13 +72,13 @@ export function sidecarSystem(p: SidecarPlugin): SystemDescriptor<ProviderSessio
       start: [...p.setup, `python3 ${p.script} --port 8787 --state rawrag-sidecar-${p.name}${p.flags ? ` ${p.flags}` : ''}`],
       env: p.env,
       protocol: p.protocol,
-      // `install` becomes SystemAbout's own field with `rawrag systems install` (the descriptor carries it for that command).
-      ...(p.install ? { install: p.install } : {}),
     },
     schema: schema as unknown as z.ZodType<SidecarConfig>,
     connect: (cfg, key, transport) => new HttpMemoryService(cfg.url!, p.labelOf?.(cfg) ?? p.label, key, transport),
     ...(p.noCoverage ? { noCoverage: () => p.noCoverage } : {}),
     ...(p.oneEpisodeAtATime ? { oneEpisodeAtATime: () => true } : {}),
     ...(p.labelOf ? { labelOf: p.labelOf } : {}),
+    ...(p.install ? { install: { ...p.install, script: p.install.script ?? p.script } } : {}),
+    ...(p.checked ? { checked: p.checked } : {}),
   });
 }

@@ -12,10 +12,26 @@ import { z } from 'zod';
 import { promptFile } from '../../scoring/prompts.js';
 import { aliasFlags, serviceSettingsShape, type ServiceSettings } from '../memory-service/config.js';
 import { serviceSystem } from '../memory-service/plugin.js';
+import type { InstallSpec } from '../memory-service/install.js';
 import { Mem0Service, type Mem0Api } from './client.js';
 import { MEM0_PROTOCOL } from './protocol.js';
 
 export const MEM0_SECTION = 'mem0';
+
+/**
+ * Mem0's own library, `mem0ai` from the package index, without its [nlp] and [extras] extras (their
+ * spaCy model and fastembed's BM25 model would be downloaded at first use): the REST routes of
+ * Mem0's server (not in the package) are served over `mem0.Memory` by integrations/sidecars/mem0.py.
+ */
+export const MEM0_INSTALL: InstallSpec = {
+  python: '>=3.10',
+  packages: ['mem0ai==2.2.1'],
+  library: { name: 'mem0ai', version: '2.2.1' },
+  script: 'integrations/sidecars/mem0.py',
+  notes: [
+    "mem0ai is installed without [nlp] and [extras]: its v3 search scores memories semantically only (BM25 keyword search needs fastembed's Qdrant/bm25 model, entity boosts need spaCy's en_core_web_sm; both would be downloaded at first use)",
+  ],
+};
 const KEY_ENV = 'MEM0_API_KEY';
 /** configs/prompts/ file of Mem0's evaluation's custom instructions (mem0-SOURCE.md). */
 export const MEM0_INSTRUCTIONS = 'mem0-custom-instructions';
@@ -51,7 +67,9 @@ export const mem0 = serviceSystem<Mem0Config>({
     label: 'Mem0',
     kind: 'service',
     start: [
-      'open-source server: git clone https://github.com/mem0ai/mem0 && cd mem0/server && docker compose up -d   (listens on :8888)',
+      "started for you: 'rawrag systems install mem0' once, then a run without -S url= starts Mem0's library behind its REST routes (integrations/sidecars/mem0.py) and stops it at the end",
+      'by hand: <systems dir>/mem0/venv/bin/python integrations/sidecars/mem0.py --port 8888 --state DIR, then -S url=http://127.0.0.1:8888',
+      "Mem0's own server: git clone https://github.com/mem0ai/mem0 && cd mem0/server && docker compose up -d   (listens on :8888)",
       'platform: -S api=platform -S url=https://api.mem0.ai with MEM0_API_KEY set',
     ],
     protocol: MEM0_PROTOCOL,
@@ -69,6 +87,9 @@ export const mem0 = serviceSystem<Mem0Config>({
       key,
       transport,
     ),
+  install: MEM0_INSTALL,
+  // The hosted platform is never started here.
+  startable: (cfg) => cfg.api === 'oss',
   refuse: (cfg, key) => (!key && cfg.api === 'platform' ? `Mem0's platform API needs a key: set ${cfg.keyEnv}` : null),
   aliases: [
     { flags: '--mem0-url <url>', description: 'the same as -S url=URL', config: [MEM0_SECTION, 'url'] },

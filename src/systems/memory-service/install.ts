@@ -41,4 +41,15 @@ export interface InstallSpec {
   heavy?: string;
   /** Set when it cannot be installed on this kind of machine: why (shown by `rawrag systems`). */
   unavailable?: string;
+  /**
+   * The script started for you (relative to rawrag's folder), when the plug-in has none of its own
+   * (a service plug-in whose server is a sidecar of rawrag's, e.g. a REST server the package lacks);
+   * a sidecar plug-in's own `script` otherwise. It takes `--port 0 --state DIR` and prints
+   * `... listening on http://127.0.0.1:PORT` as its first line.
+   */
+  script?: string;
+  /** What this install leaves off, in words (extras not installed, features that then stay off): printed and recorded. */
+  notes?: readonly string[];
+  /** tiktoken encodings the library loads (`cl100k_base`, `o200k_base`): seeded into TIKTOKEN_CACHE_DIR, no download. */
+  tiktoken?: readonly string[];
 }

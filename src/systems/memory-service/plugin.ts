@@ -8,7 +8,7 @@
  */
 import type { z } from 'zod';
 import type { RunConfig } from '../../config/schema.js';
-import type { SystemAbout, SystemDescriptor, SystemOption, SystemPaperRow } from '../../core/system.js';
+import type { CheckedAgainst, SystemAbout, SystemDescriptor, SystemOption, SystemPaperRow } from '../../core/system.js';
 import type { ModelEntry } from '../../providers/models.js';
 import { Secrets, keyFrom } from '../../providers/secrets.js';
 import type { ProviderSession } from '../../providers/session.js';
@@ -21,6 +21,10 @@ import type { MemoryService } from './service.js';
 import { serviceSource } from './source.js';
 import { serviceStore } from './store.js';
 import { serviceSummaryLines } from './summary.js';
+import type { InstallSpec } from './install.js';
+import { ensureStarted, type StartedService } from './launcher.js';
+import { checkReachable } from './reachable.js';
+import { checkService } from './check.js';
 
 export interface ServicePlugin<C extends ServiceSettings> {
   /** The `--system` value. */
@@ -50,6 +54,15 @@ export interface ServicePlugin<C extends ServiceSettings> {
   /** Older flags kept as documented aliases of `-S` options. */
   aliases?: readonly SystemOption[];
   paperRows?: readonly SystemPaperRow[];
+  /**
+   * Its own library's install (`rawrag systems install NAME`); then a run without `-S url=` starts
+   * it for you (install.script, or the sidecar's script).
+   */
+  install?: InstallSpec;
+  /** Whether these settings name something rawrag may start (default: yes); a hosted API (a platform) never is. */
+  startable?(cfg: C): boolean;
+  /** What it was checked against: its real library (version, date) or a stand-in only, and why. */
+  checked?: CheckedAgainst;
 }
 
 /** The system descriptor of a service plug-in. */
@@ -58,20 +71,37 @@ export function serviceSystem<C extends ServiceSettings>(p: ServicePlugin<C>): S
   const parsed = (cfg: RunConfig): C => (cfg[section] as C | undefined) ?? p.schema.parse({});
   const settingsOf = (cfg: RunConfig): C => (p.resolve ? p.resolve(parsed(cfg)) : parsed(cfg));
 
-  /** The adapter a config names; the key is read from the environment (never from a file). */
-  const connect = (cfg: RunConfig, env: NodeJS.ProcessEnv, transport = defaultTransport(env), secrets = new Secrets()) => {
+  /**
+   * The adapter a config names; the key is read from the environment (never from a file). Without
+   * `-S url=`, an installed system is started for you (launcher.ts); a given URL is checked to
+   * answer at all before anything is sent (reachable.ts): a dead URL fails in seconds, not retries.
+   */
+  const connect = async (cfg: RunConfig, env: NodeJS.ProcessEnv, transport = defaultTransport(env), secrets = new Secrets()) => {
     const settings = settingsOf(cfg);
-    if (!settings.url) throw new InputError(`--system ${p.name} needs the service: give -S url=URL`, { place: '-S url' });
     const key = secrets.add(keyFrom(env, settings.keyEnv));
     const refused = p.refuse?.(settings, key);
     if (refused) throw new InputError(refused, { place: `--system ${p.name}` });
-    const service = p.connect(settings, key, {
+    let started: StartedService | null = null;
+    if (!settings.url) {
+      if (!p.install || !(p.startable?.(settings) ?? true))
+        throw new InputError(`--system ${p.name} needs the service: give -S url=URL`, { place: '-S url' });
+      started = await ensureStarted({
+        system: p.name,
+        spec: p.install,
+        script: p.install.script!,
+        env,
+        cacheDir: transport.cacheDir,
+        readerBaseUrl: transport.baseUrls.reader,
+      });
+    } else await checkReachable(settings.url, { label: p.about.label, startHint: startHint(p) });
+    const effective = { ...settings, url: started?.url ?? settings.url };
+    const service = p.connect(effective, key, {
       timeoutMs: transport.timeoutMs,
       retry: transport.retry,
       concurrency: settings.concurrency,
       secrets,
     });
-    return { service, settings };
+    return { service, settings: effective, started };
   };
   const store = serviceStore(p.name, (cfg) => connect(cfg, process.env));
 
@@ -81,14 +111,17 @@ export function serviceSystem<C extends ServiceSettings>(p: ServicePlugin<C>): S
     about: {
       ...p.about,
       env: [{ name: schemaKeyEnv(p), description: `${p.about.label}'s key, when the service needs one` }, ...(p.about.env ?? [])],
+      ...(p.install ? { install: p.install } : {}),
+      ...(p.checked ? { checked: p.checked } : {}),
     },
     config: { key: section, schema: p.schema },
     ...(p.aliases ? { options: p.aliases } : {}),
     ...(p.paperRows ? { paperRows: p.paperRows } : {}),
     async create(cfg, session, opts) {
-      const { service, settings } = connect(cfg, session.transport.env, session.transport, session.secrets);
+      const { service, settings, started } = await connect(cfg, session.transport.env, session.transport, session.secrets);
       return serviceSource(service, settings, {
         runDir: opts.runDir,
+        ...(started ? { started } : {}),
         noCoverage: p.noCoverage?.(settings),
         oneEpisodeAtATime: p.oneEpisodeAtATime?.(settings) ?? false,
       });
@@ -98,9 +131,25 @@ export function serviceSystem<C extends ServiceSettings>(p: ServicePlugin<C>): S
       return estimateService(p.labelOf?.(settings) ?? p.about.label, settings, input);
     },
     summaryLines: serviceSummaryLines,
+    async check(cfg, env, log) {
+      const { service } = await connect(cfg, env);
+      try {
+        const steps = await checkService(service, settingsOf(cfg), log);
+        return steps.length > 0 && steps.every((s) => s.ok) && steps.some((s) => s.step === 'delete');
+      } finally {
+        await service.close?.();
+      }
+    },
     store,
     exportStore: (runDir) => store.exportStore(runDir),
   };
+}
+
+/** How to start a plug-in's service, for the message of a URL that does not answer. */
+export function startHint<C extends ServiceSettings>(p: Pick<ServicePlugin<C>, 'name' | 'about' | 'install'>): string {
+  const own = (p.about.start ?? []).join('; then ');
+  if (!p.install || p.install.unavailable) return own || `the ${p.about.label} service`;
+  return `'rawrag systems install ${p.name}' and leave out -S url= (rawrag starts it for you)${own ? `, or: ${own}` : ''}`;
 }
 
 /** The environment variable a plug-in reads its key from by default. */

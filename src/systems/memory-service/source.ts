@@ -16,6 +16,7 @@ import type { MemoryService, ServiceProbe } from './service.js';
 import type { ServiceSettings } from './config.js';
 import { evidenceOf, quantiles, SearchFigures } from './search.js';
 import { purgeOwner } from './purge.js';
+import type { StartedService } from './launcher.js';
 
 export { memoriesBlock, memoryHeader } from './search.js';
 
@@ -28,6 +29,8 @@ export interface ServiceSourceOptions {
    * answered and cleared one after another.
    */
   oneEpisodeAtATime?: boolean;
+  /** The system's own library, started for this command (launcher.ts): named in the source and the manifest. */
+  started?: StartedService;
 }
 
 export function serviceSource(service: MemoryService, settings: ServiceSettings, opts: ServiceSourceOptions): EvidenceSource {
@@ -42,6 +45,12 @@ export function serviceSource(service: MemoryService, settings: ServiceSettings,
   const readyMs: number[] = [];
   const planNotes = new Set<string>();
   const notes: string[] = opts.noCoverage ? [`coverage: ${opts.noCoverage}; coverage is absent for this system, not 0 %`] : [];
+  const lib = opts.started?.library;
+  if (lib)
+    notes.push(
+      `started for you: ${lib.name} ${lib.version} from the ${lib.source}, Python ${lib.python}, ${lib.script} on ${opts.started!.url}${opts.started!.shared ? ' (already running for another command)' : ''}`,
+      ...lib.notes,
+    );
   let probed: Promise<ServiceProbe> | null = null;
   // Asked once per process, and recorded in the ingest log: the audit and later summaries read what the service said.
   const probe = (): Promise<ServiceProbe> =>
@@ -98,7 +107,9 @@ export function serviceSource(service: MemoryService, settings: ServiceSettings,
 
   return {
     system: service.system,
-    name: `${service.system}@${service.url}`,
+    // A started library's port changes from command to command: its name and version say which service it is.
+    name: lib ? `${service.system}@${lib.name}==${lib.version}` : `${service.system}@${service.url}`,
+    ...(lib ? { library: { ...lib, url: opts.started!.url, state: opts.started!.state } } : {}),
     capabilities: {
       remote: true,
       llmAtIngest: true,

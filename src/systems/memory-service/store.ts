@@ -94,11 +94,11 @@ function showOwners(log: IngestLog, owners: OwnerState[], opts: { all?: boolean;
  */
 export function serviceStore(
   system: string,
-  make: (cfg: RunConfig) => { service: MemoryService; settings: ServiceSettings },
+  make: (cfg: RunConfig) => Promise<{ service: MemoryService; settings: ServiceSettings }>,
 ): MemoryStoreAccess & { exportStore(runDir: string): StoreRecord[] } {
   const purgeOwners = async (runDir: string, owners: OwnerState[], cfg: RunConfig): Promise<string> => {
     const log = logOf(runDir);
-    const { service, settings } = make(cfg);
+    const { service, settings } = await make(cfg);
     const lines: string[] = [];
     try {
       for (const s of owners) {

@@ -1,5 +1,5 @@
 /** The lines a memory-service run adds to its printed summary (read from summary.json's `service`). */
-import { addOnlyVerdict } from '../../audit/add-only.js';
+import { addOnlyVerdict } from '../../core/add-only.js';
 
 interface ServiceSummary {
   system: string;

@@ -76,91 +76,7 @@ export function augmentedSource<T>(
   /** What one request may hold (the model's context, the reply budget): longer sessions are cut. */
   limits: BatchLimits,
 ): EvidenceSource {
-  const settings = aug.settings(cfg);
-  const dbPath = join(runDir, INGEST_DB_FILE);
-  let store: StepStore | null = null;
-  const openStore = () => (store ??= new StepStore(dbPath));
-  const building = new Map<string, Promise<Built>>();
-  const rerank = cfg.retrieval.rerank;
-  // The wall time this process spent building indexes (episodes are built concurrently).
-  const buildClock = new PhaseClock();
-
-  interface Built {
-    ep: IngestedEpisode;
-    plan: AugmentPlan;
-    index: Awaited<ReturnType<Retriever['firstStage']['prepare']>>;
-    ingest: Record<string, number>;
-  }
-
-  const build = async (ep: IngestedEpisode): Promise<Built> => {
-    const t0 = performance.now();
-    const s = openStore();
-    const owner = ep.episode.id;
-    const turns = ep.episode.turns;
-    // This episode's own calls (episodes are built concurrently: the process totals would mix them).
-    const mine = noFigures();
-    const batches = batchesOf(turns, ep.visibleTurns, settings.batch, limits);
-    const replies: Array<{ batch: Batch; value: T } | null> = batches.map((b) => {
-      const v = s.value(owner, aug.step.name, b.key);
-      return v === undefined ? null : { batch: b, value: v as T };
-    });
-    let deferred: Error | null = null;
-    const failures: Array<{ batch: Batch; error: string }> = [];
-    // Requests go out together (the session bounds concurrency); each reply is stored as it arrives.
-    await Promise.all(
-      batches.map(async (b, i) => {
-        if (replies[i]) return;
-        try {
-          const { value, figures } = await llm.call(aug.step, segmentMessages(aug.step.prompt, turns, b), settings.maxTokens);
-          countReply(mine, figures, figures.cost_usd);
-          s.record({
-            owner_id: owner,
-            step: aug.step.name,
-            batch_key: b.key,
-            first_turn: turns[b.first]!.id,
-            last_turn: turns[b.last]!.id,
-            model: llm.entry.name,
-            value,
-            ...figures,
-          });
-          replies[i] = { batch: b, value };
-        } catch (e) {
-          if (isDeferred(e)) deferred ??= e;
-          else failures.push({ batch: b, error: (e as Error).message });
-        }
-      }),
-    );
-    if (deferred) throw deferred;
-    if (failures.length) {
-      const f = failures.sort((a, b) => a.batch.index - b.batch.index)[0]!;
-      throw new Error(
-        `${aug.system}: ${aug.step.name} failed for ${failures.length} of ${batches.length} batches of ${owner} (first: turns ${turns[f.batch.first]!.id}..${turns[f.batch.last]!.id}: ${f.error}); stored batches are kept, --retry-errors asks for the rest`,
-      );
-    }
-    const plan = aug.plan(
-      ep,
-      replies.map((r) => r!),
-      { cfg, store: s },
-    );
-    const derived = withUnits(ep, plan, aug.tag);
-    const index = await retriever.firstStage.prepare(derived);
-    buildClock.add(t0, performance.now());
-    return {
-      ep: derived,
-      plan,
-      index,
-      ingest: {
-        ms: Math.round(performance.now() - t0),
-        llm_batches: batches.length,
-        llm_requests: mine.requests,
-        llm_cache_hits: mine.cache_hits,
-        llm_prompt_tokens: mine.prompt_tokens,
-        llm_completion_tokens: mine.completion_tokens,
-        index_units: derived.chunks.length,
-      },
-    };
-  };
-
+  const builder = new AugmentedBuilder(aug, cfg, retriever, llm, join(runDir, INGEST_DB_FILE), limits);
   const system = `${aug.system}/${retriever.name}`;
   return {
     system,
@@ -177,73 +93,178 @@ export function augmentedSource<T>(
       configSections: [aug.section],
     },
     async prefetch(qs: Question[]) {
-      if (rerank) await retriever.warmUp?.();
+      if (cfg.retrieval.rerank) await retriever.warmUp?.();
       await retriever.firstStage.prefetch?.(qs.map((q) => q.text));
     },
     async open(ep: IngestedEpisode): Promise<EpisodeEvidence> {
-      const key = `${ep.episode.id}\u0000${ep.visibleTurns}`;
-      let p = building.get(key);
-      if (!p) {
-        p = build(ep);
-        building.set(key, p);
-        p.catch(() => building.delete(key));
-      }
-      const built = await p;
-      return {
-        ingest: built.ingest,
-        async evidenceFor(q: Question, item: ItemRecord, ctx: SourceContext): Promise<Evidence> {
-          const rcfg = effectiveRetrieval(ctx.cfg, retriever);
-          const ranking = await retrieve(
-            q.text,
-            built.index,
-            retriever.reranker,
-            built.ep,
-            rcfg.retrieval,
-            rankingDepth(rcfg, retriever, ctx.benchmark),
-          );
-          const evidence = recordRetrieval(item, q, built.ep, ranking, ctx.policy, rcfg, ctx.benchmark);
-          if (retriever.selectsAll) item.coverage_at_k = {};
-          if (!built.plan.expand) return evidence;
-          const extra = built.plan.expand(evidence.turnIndices, q, built.ep);
-          item.details.expansion = { ...extra.details, added_turns: extra.turns.map((t) => built.ep.episode.turns[t]!.id) };
-          if (extra.turns.length === 0) return evidence;
-          const expanded = withTurns(built.ep, evidence, extra.turns, ctx.policy);
-          item.evidence_turns = coveredTurnIds(built.ep, expanded);
-          item.evidence_tokens = expanded.tokens;
-          item.coverage = coverage(item.evidence_turns, q.evidence);
-          return expanded;
-        },
-      };
+      const built = await builder.built(ep);
+      return { ingest: built.ingest, evidenceFor: (q, item, ctx) => augmentedEvidence(retriever, built, q, item, ctx) };
     },
-    report() {
-      const s = store ?? (existsSync(dbPath) ? new StepStore(dbPath, { readonly: true }) : null);
-      try {
-        const totals = s?.totals() ?? null;
-        return {
-          ingest_llm: {
-            system: aug.system,
-            step: aug.step.name,
-            model: llm.entry.name,
-            structured_outputs: llm.structured,
-            batch: settings.batch,
-            store: dbPath,
-            // What building the whole index cost (every stored reply, resumed runs included; sent and cached apart) ...
-            whole_index: totals,
-            // ... and what this process sent (cache hits cost nothing), and the wall time it spent building indexes.
-            this_run: { ...llm.stats, ingest_wall_ms: Math.round(buildClock.ms) },
-            ...(totals ? { warnings: emptyIngestWarnings(aug, totals) } : {}),
-            ...(s && aug.report ? aug.report(s) : {}),
-          },
-        };
-      } finally {
-        if (s && s !== store) s.close();
-      }
-    },
+    report: () => builder.report(),
     async close() {
-      store?.close();
-      store = null;
+      builder.close();
     },
   };
+}
+
+interface Built {
+  ep: IngestedEpisode;
+  plan: AugmentPlan;
+  index: Awaited<ReturnType<Retriever['firstStage']['prepare']>>;
+  ingest: Record<string, number>;
+}
+
+/** The question's ranking over the derived index, then the variant's expansion after reranking (if any). */
+async function augmentedEvidence(retriever: Retriever, built: Built, q: Question, item: ItemRecord, ctx: SourceContext): Promise<Evidence> {
+  const rcfg = effectiveRetrieval(ctx.cfg, retriever);
+  const depth = rankingDepth(rcfg, retriever, ctx.benchmark);
+  const ranking = await retrieve(q.text, built.index, retriever.reranker, built.ep, rcfg.retrieval, depth);
+  const evidence = recordRetrieval(item, q, built.ep, ranking, ctx.policy, rcfg, ctx.benchmark);
+  if (retriever.selectsAll) item.coverage_at_k = {};
+  if (!built.plan.expand) return evidence;
+  const extra = built.plan.expand(evidence.turnIndices, q, built.ep);
+  item.details.expansion = { ...extra.details, added_turns: extra.turns.map((t) => built.ep.episode.turns[t]!.id) };
+  if (extra.turns.length === 0) return evidence;
+  const expanded = withTurns(built.ep, evidence, extra.turns, ctx.policy);
+  item.evidence_turns = coveredTurnIds(built.ep, expanded);
+  item.evidence_tokens = expanded.tokens;
+  item.coverage = coverage(item.evidence_turns, q.evidence);
+  return expanded;
+}
+
+/** Builds each (episode, horizon)'s derived index once: the stored replies, the missing ones asked for, the units indexed. */
+class AugmentedBuilder<T> {
+  private store: StepStore | null = null;
+  private readonly building = new Map<string, Promise<Built>>();
+  private readonly settings: IngestSettings;
+  // The wall time this process spent building indexes (episodes are built concurrently).
+  private readonly buildClock = new PhaseClock();
+
+  constructor(
+    private readonly aug: Augmentation<T>,
+    private readonly cfg: RunConfig,
+    private readonly retriever: Retriever,
+    private readonly llm: IngestLlm,
+    private readonly dbPath: string,
+    private readonly limits: BatchLimits,
+  ) {
+    this.settings = aug.settings(cfg);
+  }
+
+  private openStore(): StepStore {
+    return (this.store ??= new StepStore(this.dbPath));
+  }
+
+  built(ep: IngestedEpisode): Promise<Built> {
+    const key = `${ep.episode.id}\u0000${ep.visibleTurns}`;
+    let p = this.building.get(key);
+    if (!p) {
+      p = this.build(ep);
+      this.building.set(key, p);
+      p.catch(() => this.building.delete(key));
+    }
+    return p;
+  }
+
+  private async build(ep: IngestedEpisode): Promise<Built> {
+    const t0 = performance.now();
+    // This episode's own calls (episodes are built concurrently: the process totals would mix them).
+    const mine = noFigures();
+    const batches = batchesOf(ep.episode.turns, ep.visibleTurns, this.settings.batch, this.limits);
+    const replies = await this.replies(ep, batches, mine);
+    const plan = this.aug.plan(ep, replies, { cfg: this.cfg, store: this.openStore() });
+    const derived = withUnits(ep, plan, this.aug.tag);
+    const index = await this.retriever.firstStage.prepare(derived);
+    this.buildClock.add(t0, performance.now());
+    const ingest = {
+      ms: Math.round(performance.now() - t0),
+      llm_batches: batches.length,
+      llm_requests: mine.requests,
+      llm_cache_hits: mine.cache_hits,
+      llm_prompt_tokens: mine.prompt_tokens,
+      llm_completion_tokens: mine.completion_tokens,
+      index_units: derived.chunks.length,
+    };
+    return { ep: derived, plan, index, ingest };
+  }
+
+  /** Every batch's reply: stored ones read back, the others asked for together (the session bounds concurrency) and stored as they arrive. */
+  private async replies(
+    ep: IngestedEpisode,
+    batches: Batch[],
+    mine: ReturnType<typeof noFigures>,
+  ): Promise<Array<{ batch: Batch; value: T }>> {
+    const { aug, llm } = this;
+    const s = this.openStore();
+    const owner = ep.episode.id;
+    const turns = ep.episode.turns;
+    const replies: Array<{ batch: Batch; value: T } | null> = batches.map((b) => {
+      const v = s.value(owner, aug.step.name, b.key);
+      return v === undefined ? null : { batch: b, value: v as T };
+    });
+    let deferred: Error | null = null;
+    const failures: Array<{ batch: Batch; error: string }> = [];
+    await Promise.all(
+      batches.map(async (b, i) => {
+        if (replies[i]) return;
+        try {
+          const { value, figures } = await llm.call(aug.step, segmentMessages(aug.step.prompt, turns, b), this.settings.maxTokens);
+          countReply(mine, figures, figures.cost_usd);
+          const where = {
+            owner_id: owner,
+            step: aug.step.name,
+            batch_key: b.key,
+            first_turn: turns[b.first]!.id,
+            last_turn: turns[b.last]!.id,
+          };
+          s.record({ ...where, model: llm.entry.name, value, ...figures });
+          replies[i] = { batch: b, value };
+        } catch (e) {
+          if (isDeferred(e)) deferred ??= e;
+          else failures.push({ batch: b, error: (e as Error).message });
+        }
+      }),
+    );
+    if (deferred) throw deferred;
+    if (failures.length) {
+      const f = failures.sort((a, b) => a.batch.index - b.batch.index)[0]!;
+      throw new Error(
+        `${aug.system}: ${aug.step.name} failed for ${failures.length} of ${batches.length} batches of ${owner} (first: turns ${turns[f.batch.first]!.id}..${turns[f.batch.last]!.id}: ${f.error}); stored batches are kept, --retry-errors asks for the rest`,
+      );
+    }
+    return replies.map((r) => r!);
+  }
+
+  report(): Record<string, unknown> {
+    const { aug, llm } = this;
+    const s = this.store ?? (existsSync(this.dbPath) ? new StepStore(this.dbPath, { readonly: true }) : null);
+    try {
+      const totals = s?.totals() ?? null;
+      return {
+        ingest_llm: {
+          system: aug.system,
+          step: aug.step.name,
+          model: llm.entry.name,
+          structured_outputs: llm.structured,
+          batch: this.settings.batch,
+          store: this.dbPath,
+          // What building the whole index cost (every stored reply, resumed runs included; sent and cached apart) ...
+          whole_index: totals,
+          // ... and what this process sent (cache hits cost nothing), and the wall time it spent building indexes.
+          this_run: { ...llm.stats, ingest_wall_ms: Math.round(this.buildClock.ms) },
+          ...(totals ? { warnings: emptyIngestWarnings(aug, totals) } : {}),
+          ...(s && aug.report ? aug.report(s) : {}),
+        },
+      };
+    } finally {
+      if (s && s !== this.store) s.close();
+    }
+  }
+
+  close(): void {
+    this.store?.close();
+    this.store = null;
+  }
 }
 
 /**

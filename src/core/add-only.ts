@@ -5,7 +5,7 @@
  * saying so would read as a measurement. The service's own word (its probe: version, add-only)
  * comes first; without it, the events tell: only ADD returned in N adds.
  */
-import type { Operation } from '../core/write-decisions.js';
+import type { Operation } from './write-decisions.js';
 
 export interface AddOnlyEvidence {
   system: string;

@@ -1,0 +1,224 @@
+/**
+ * Issue 40's machinery, in process: `rawrag systems install` refusals, started for you (a run
+ * without `-S url=` starts the installed sidecar on a free loopback port, records its library,
+ * stops it at the end), `rawrag systems check`, and the reachability check a run makes before it
+ * sends anything (a dead URL fails at once with the start command; one probe, before the first add).
+ * The started sidecar is a real one (integrations/sidecars/recmem.py) over its library's stand-in,
+ * from an environment whose python is this machine's.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { rawragInProcess } from '../helpers/in-process.js';
+import { tempDir } from '../helpers/cli.js';
+import { FakeMem0 } from '../helpers/fake-mem0.js';
+import { STANDINS, requirePython } from '../helpers/sidecar-peer.js';
+import { registerSystem, unregisterSystem } from '../../src/systems/registry.js';
+import { sidecarSystem } from '../../src/systems/http/sidecar.js';
+import type { InstallSpec } from '../../src/systems/memory-service/install.js';
+import { recmem } from '../../src/systems/recmem/index.js';
+
+const STANDIN = 'started-standin';
+const spec = (extra: Partial<InstallSpec> = {}): InstallSpec => ({
+  python: '>=3.8',
+  packages: [],
+  library: { name: 'recmem-standin', version: '0.0.1' },
+  ...extra,
+});
+const plugin = (name: string, install: InstallSpec) =>
+  sidecarSystem({
+    name,
+    label: 'Started stand-in',
+    description: 'the RecMem sidecar over its stand-in library, installed in a test environment',
+    script: 'integrations/sidecars/recmem.py',
+    setup: [],
+    env: [],
+    top_k: 5,
+    protocol: recmem.about!.protocol!,
+    install,
+  });
+
+/** A free port nobody listens on (bound, then released). */
+async function deadPort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as { port: number }).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+/** A systems folder where `name` looks installed: its venv's python is this machine's python3. */
+function fakeInstall(dir: string, name: string, s: InstallSpec): void {
+  const bin = join(dir, name, 'venv', 'bin');
+  mkdirSync(bin, { recursive: true });
+  const python = spawnSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).stdout.trim();
+  symlinkSync(python, join(bin, 'python'));
+  writeFileSync(
+    join(dir, name, 'installed.json'),
+    JSON.stringify({
+      system: name,
+      library: s.library,
+      source: { kind: 'index', packages: ['recmem-standin==0.0.1'] },
+      python: { path: 'python3', version: '3.11' },
+      date: '2026-12-07T00:00:00.000Z',
+      freeze_sha256: 'x',
+      freeze_library: [],
+      notes: ['a test environment'],
+    }),
+  );
+}
+
+describe('started for you, systems install / check, reachability', () => {
+  const root = tempDir('rawrag-started-');
+  const systems = join(root, 'systems');
+  const cache = join(root, 'cache');
+  const env = {
+    RAWRAG_SYSTEMS_DIR: systems,
+    RAWRAG_CACHE_DIR: cache,
+    PYTHONPATH: STANDINS,
+    RAWRAG_STANDIN_LOG: join(root, 'calls.jsonl'),
+    RAWRAG_STANDIN_DIR: join(root, 'standin'),
+    OPENAI_API_KEY: undefined,
+    RAWRAG_SIDECAR_KEY: undefined,
+  };
+
+  beforeAll(() => {
+    requirePython();
+    registerSystem(plugin(STANDIN, spec()));
+    registerSystem(plugin('unavailable-standin', spec({ unavailable: 'needs Python 3.13 (none here)' })));
+    registerSystem(plugin('newer-python-standin', spec({ python: '>=3.99' })));
+    registerSystem(
+      plugin(
+        'checkout-standin',
+        spec({ source: { repo: 'someone/SomeLib', commit: 'a84252f6', steps: [['install', '-r', 'requirements.txt']] } }),
+      ),
+    );
+    fakeInstall(systems, STANDIN, spec());
+  });
+  afterAll(() => {
+    for (const n of [STANDIN, 'unavailable-standin', 'newer-python-standin', 'checkout-standin']) unregisterSystem(n);
+  });
+
+  it('a run against a dead -S url fails at once, naming how to start it, and writes nothing', async () => {
+    const port = await deadPort();
+    const out = join(root, 'dead');
+    const t0 = performance.now();
+    const r = await rawragInProcess(
+      ['run', 'locomo', '--system', 'mem0', '-S', `url=http://127.0.0.1:${port}`, '--limit', '5', '--out', out],
+      env,
+    );
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /Mem0 at http:\/\/127\.0\.0\.1:\d+ does not answer \(ECONNREFUSED\): is it running\? start it with: 'rawrag systems install mem0'/,
+    );
+    // No retry loop on a refused connection: well under the retry policy's first backoff sum.
+    expect(performance.now() - t0).toBeLessThan(20_000);
+    expect(existsSync(join(out, 'items.jsonl'))).toBe(false);
+  });
+
+  it('sends one reachability probe, before the first add', async () => {
+    const server = await new FakeMem0().start();
+    try {
+      const r = await rawragInProcess(
+        ['run', 'locomo', '--system', 'mem0', '-S', `url=${server.url}`, '--limit', '2', '--out', join(root, 'probe')],
+        {
+          ...env,
+          MEM0_API_KEY: undefined,
+        },
+      );
+      expect(r.code, r.stderr).toBe(0);
+      const probes = server.requests.filter((q) => q.method === 'GET' && q.path === '/');
+      expect(probes).toHaveLength(1);
+      expect(server.requests[0]).toBe(probes[0]);
+      expect(server.requests.some((q) => q.method === 'POST' && q.path === '/memories')).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('not installed and no -S url: the error names rawrag systems install NAME and -S url=', async () => {
+    const r = await rawragInProcess(['run', 'locomo', '--system', 'mem0', '--limit', '2', '--out', join(root, 'none')], env);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--system mem0 is not installed here .*run 'rawrag systems install mem0'.*or give -S url=URL/);
+  });
+
+  it('a hosted API is never started: the platform needs -S url=', async () => {
+    const r = await rawragInProcess(
+      ['run', 'locomo', '--system', 'mem0', '-S', 'api=platform', '--limit', '2', '--out', join(root, 'hosted')],
+      {
+        ...env,
+        MEM0_API_KEY: 'k-test',
+      },
+    );
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--system mem0 needs the service: give -S url=URL/);
+    expect(existsSync(join(cache, 'sidecars', 'mem0'))).toBe(false);
+  });
+
+  it('systems install refuses what cannot be installed, saying why', async () => {
+    const unavailable = await rawragInProcess(['systems', 'install', 'unavailable-standin'], env);
+    expect(unavailable.code).toBe(2);
+    expect(unavailable.stderr).toMatch(/unavailable-standin cannot be installed here: needs Python 3\.13 \(none here\)/);
+    const newer = await rawragInProcess(['systems', 'install', 'newer-python-standin'], env);
+    expect(newer.stderr).toMatch(
+      /newer-python-standin needs Python >=3\.99; 'python3' is 3\.\d+\.\d+ \(give another interpreter with --python PATH\)/,
+    );
+    // --python names the interpreter checked.
+    const fake = join(root, 'python3.9');
+    writeFileSync(fake, '#!/bin/sh\necho 3.9.18\n');
+    chmodSync(fake, 0o755);
+    const old = await rawragInProcess(['systems', 'install', STANDIN, '--python', fake, '--force'], env);
+    expect(old.stderr).toMatch(new RegExp(`${STANDIN}: cannot run|needs Python >=3\\.8; '.*python3\\.9' is 3\\.9\\.18|installed`));
+    const checkout = await rawragInProcess(['systems', 'install', 'checkout-standin'], { ...env, RAWRAG_SOURCES: undefined });
+    expect(checkout.stderr).toMatch(/installs from a checkout of someone\/SomeLib at a84252f6: give it with --source DIR/);
+    const missing = await rawragInProcess(['systems', 'install', 'checkout-standin'], { ...env, RAWRAG_SOURCES: join(root, 'sources') });
+    expect(missing.stderr).toMatch(/no checkout at .*sources\/SomeLib/);
+    // Nothing was made for a refused install.
+    expect(existsSync(join(systems, 'unavailable-standin'))).toBe(false);
+  });
+
+  it('a run without -S url= starts the installed sidecar, records its library, and stops it at the end', async () => {
+    const out = join(root, 'started');
+    const r = await rawragInProcess(['run', 'locomo', '--system', STANDIN, '--limit', '3', '--out', out, '--no-progress'], env, {
+      cwd: root,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/started for you: recmem-standin 0\.0\.1 from the package index/);
+    const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
+    expect(manifest.questions).toMatchObject({ done: 3, errors: 0 });
+    expect(manifest.retriever.name).toBe('Started stand-in@recmem-standin==0.0.1');
+    expect(manifest.retriever.library).toMatchObject({
+      name: 'recmem-standin',
+      version: '0.0.1',
+      script: 'integrations/sidecars/recmem.py',
+    });
+    // State under rawrag's cache, not the working directory; the process is gone after the command.
+    const state = join(cache, 'sidecars', STANDIN);
+    expect(manifest.retriever.library.state).toBe(state);
+    expect(existsSync(join(state, 'owners'))).toBe(true);
+    expect(existsSync(join(root, `rawrag-sidecar-${STANDIN}`))).toBe(false);
+    expect(existsSync(join(state, 'started.json'))).toBe(false);
+    const url = manifest.retriever.library.url as string;
+    await expect(fetch(url, { signal: AbortSignal.timeout(2000) })).rejects.toThrow();
+    // The same command again resumes (the identity does not carry the port).
+    const again = await rawragInProcess(['run', 'locomo', '--system', STANDIN, '--limit', '3', '--out', out, '--no-progress'], env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/3 of 3 questions already done/);
+  });
+
+  it('systems check: the probe conversation written, searched and deleted, each step timed; a dead URL fails', async () => {
+    const ok = await rawragInProcess(['systems', 'check', STANDIN], env);
+    expect(ok.code, ok.stdout + ok.stderr).toBe(0);
+    expect(ok.stdout).toMatch(/^ok +add \(2 turns\) +\d+\.\d\d s/m);
+    expect(ok.stdout).toMatch(/^ok +search "What is the name of Ada's dog\?"/m);
+    expect(ok.stdout).toMatch(/^ok +delete +\d+\.\d\d s +deleted, 0 memories left/m);
+    expect(ok.stdout).toMatch(/verdict: started-standin works/);
+    const port = await deadPort();
+    const dead = await rawragInProcess(['systems', 'check', STANDIN, '-S', `url=http://127.0.0.1:${port}`], env);
+    expect(dead.code).toBe(2);
+    expect(dead.stdout).toMatch(/^FAIL reach the service .*is it running\? start it with:/m);
+    expect(dead.stdout).toMatch(/verdict: started-standin FAILED/);
+  });
+});
