@@ -77,8 +77,8 @@ export const EXAMPLES = [
       'memoryagentbench',
       '--data',
       'tests/fixtures/memoryagentbench/Conflict_Resolution.sample.json',
-      '--subset',
-      'all',
+      '-B',
+      'subset=all',
       '--out',
       'results/mab',
     ],
@@ -110,7 +110,7 @@ export const EXAMPLES = [
   },
   {
     name: 'gold-audited',
-    args: ['run', 'locomo', '--gold', 'audited'],
+    args: ['run', 'locomo', '-B', 'gold=audited'],
     stderr: true,
     abridge: excerpt({ lines: [/^RAW-RAG/], blocks: [/^Gold: /] }),
   },
@@ -161,7 +161,7 @@ export const EXAMPLES = [
   },
   {
     name: 'oracle-raw',
-    args: ['run', 'locomo', '--system', 'store-oracle', '--store', 'raw'],
+    args: ['run', 'locomo', '--system', 'store-oracle', '-S', 'store=raw'],
     quick: true,
     abridge: excerpt({ lines: [/^store-oracle/, /^\| overall/, /^mean evidence tokens/, /^store oracle:/] }),
   },

@@ -1,4 +1,4 @@
-// A memory service for `rawrag run --system http --memory-url http://127.0.0.1:8787`: rawrag's
+// A memory service for `rawrag run --system http -S url=http://127.0.0.1:8787`: rawrag's
 // memory protocol v1 (docs/memory-services.md) over a toy in-memory store, one memory per turn,
 // word-overlap search. Replace the four handlers' bodies with calls to your own memory system.
 import { createServer } from 'node:http';

@@ -40,6 +40,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import sys
 import threading
 import time
@@ -320,6 +321,9 @@ class Adapter:
         """Removes the owner's library data; returns what was removed, in words."""
         raise NotImplementedError
 
+    def close(self) -> None:
+        """The sidecar stops (SIGTERM, Ctrl-C): stop what the adapter started (a private database server)."""
+
     def turns_by_key(self, owner: Owner, key: Callable[[dict], Any]) -> dict:
         """turn records grouped by a key (the text a library stores), for mapping memories back to turns."""
         out: dict = {}
@@ -547,6 +551,44 @@ def _handler(sidecar: Sidecar, key: Optional[str]):
     return Handler
 
 
+def installed_checkout() -> Optional[str]:
+    """The source checkout `rawrag systems install NAME --source DIR` installed this sidecar's library
+    from, read from the install record beside the environment the sidecar runs in
+    (<systems dir>/<system>/installed.json, the venv being <systems dir>/<system>/venv); None if none."""
+    record = os.path.join(os.path.dirname(sys.prefix), "installed.json")
+    source = read_json(record, {}).get("source", {}) if os.path.exists(record) else {}
+    return source.get("dir") if isinstance(source, dict) and source.get("kind") == "checkout" else None
+
+
+def import_from_checkout(source: Optional[str]) -> Optional[str]:
+    """Puts a library's checkout first on sys.path (a library its authors run from the checkout, not
+    installed as a package): `--source DIR`, else the checkout it was installed from. Returns it."""
+    source = source or installed_checkout()
+    if source:
+        sys.path.insert(0, os.path.abspath(source))
+    return source
+
+
+def rawrag_cache_dir(env: Optional[dict] = None) -> str:
+    """rawrag's cache folder, found as rawrag finds it (src/providers/cache.ts resolveCacheDir)."""
+    env = os.environ if env is None else env
+    if env.get("RAWRAG_CACHE_DIR"):
+        return os.path.abspath(env["RAWRAG_CACHE_DIR"])
+    if env.get("XDG_CACHE_HOME"):
+        return os.path.join(os.path.abspath(env["XDG_CACHE_HOME"]), "rawrag")
+    return os.path.join(os.path.expanduser("~"), ".cache", "rawrag")
+
+
+def default_state_dir(system: str, env: Optional[dict] = None) -> str:
+    """Where a sidecar keeps its state when no --state is given: under rawrag's cache, the folder a
+    sidecar rawrag starts for you uses (`<cache>/sidecars/<system>`), never the current folder."""
+    return os.path.join(rawrag_cache_dir(env), "sidecars", system.lower())
+
+
+def _interrupt(*_: Any) -> None:
+    raise KeyboardInterrupt
+
+
 def main(adapter_class: type[Adapter], argv: Optional[list[str]] = None) -> None:
     parser = argparse.ArgumentParser(
         prog=f"{adapter_class.system.lower()}.py",
@@ -557,14 +599,15 @@ def main(adapter_class: type[Adapter], argv: Optional[list[str]] = None) -> None
     parser.add_argument(
         "--state",
         default=None,
-        help="folder of the sidecar's state and the library's data (default ./rawrag-sidecar-<system>); "
+        help="folder of the sidecar's state and the library's data (default: <rawrag's cache>/sidecars/<system>, "
+        "the cache being RAWRAG_CACHE_DIR, else $XDG_CACHE_HOME/rawrag, else ~/.cache/rawrag); "
         "a restarted sidecar on the same folder keeps every add it acknowledged",
     )
     parser.add_argument("--key-env", default="RAWRAG_SIDECAR_KEY", help="environment variable of the Bearer key rawrag sends (unset: none needed)")
     parser.add_argument("--search-wait", type=float, default=3600.0, help="seconds a search waits for its owner to be fed to the library")
     adapter_class.add_arguments(parser)
     args = parser.parse_args(argv)
-    state_dir = os.path.abspath(args.state or f"rawrag-sidecar-{adapter_class.system.lower()}")
+    state_dir = os.path.abspath(args.state) if args.state else default_state_dir(adapter_class.system)
     os.makedirs(os.path.join(state_dir, "owners"), exist_ok=True)
     stdout = sys.stdout
     # The libraries print freely; stdout's first line is the sidecar's address, for whoever started it.
@@ -577,9 +620,12 @@ def main(adapter_class: type[Adapter], argv: Optional[list[str]] = None) -> None
     stdout.write(f"rawrag sidecar {adapter_class.system} listening on http://{args.host}:{port} (state {state_dir})\n")
     stdout.flush()
     sys.stdout = sys.stderr
+    # SIGTERM ends the sidecar as Ctrl-C does, so the adapter's close() runs (Python's default would skip it).
+    signal.signal(signal.SIGTERM, _interrupt)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
         pass
     finally:
         server.server_close()
+        adapter.close()

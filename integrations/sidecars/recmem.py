@@ -2,8 +2,12 @@
 RecMem behind rawrag's memory protocol: `python3 integrations/sidecars/recmem.py --port PORT` (then
 `rawrag run locomo --system recmem -S url=http://127.0.0.1:PORT`).
 
-Library: CaiusDai/RecMem@a84252f6 (`pip install "git+https://github.com/CaiusDai/RecMem@a84252f6"`),
-`recmem.rec_mem.RecMem` (L84-149) on three embedded Qdrant stores. Driven as the authors' script
+Library: CaiusDai/RecMem@a84252f6, `recmem.rec_mem.RecMem` (L84-149) on three embedded Qdrant stores.
+It is not a package (pyproject.toml has no [build-system] and two top-level folders, so
+`pip install git+...` cannot build it): its authors clone it, `pip install -r requirements.txt` and run
+from the checkout (Readme L55-99). So does rawrag: `rawrag systems install recmem --source DIR`
+installs the checkout's requirements.txt into the sidecar's environment, and the sidecar imports
+`recmem` from that checkout (`--source DIR`, else the one it was installed from). Driven as the authors' script
 drives LoCoMo, evaluation/run_experiments.py@a84252f6:
 - one RecMem for the process, built as `main()` builds it (L744-769): RecMemConfig with the script's
   defaults (min_consolidation_cnt 6, min_relevant_score 0.7, merge_with_epi_thresh 0.75,
@@ -39,7 +43,7 @@ import sys
 _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]
 sys.path.append(_HERE)
-from rawrag_sidecar import Adapter, Owner, folder_name, iso_of, main, memory  # noqa: E402
+from rawrag_sidecar import Adapter, Owner, folder_name, import_from_checkout, iso_of, main, memory  # noqa: E402
 
 sys.path.remove(_HERE)
 
@@ -81,6 +85,7 @@ class RecMemAdapter(Adapter):
 
     @classmethod
     def add_arguments(cls, parser) -> None:
+        parser.add_argument("--source", default=None, help="the RecMem checkout to import from (default: the one `rawrag systems install recmem` installed from)")
         parser.add_argument("--model", default="gpt-4.1-mini", help="MODEL, the library's LLM (the script's --model)")
         parser.add_argument("--min-consolidation-cnt", type=int, default=6)
         parser.add_argument("--min-relevant-score", type=float, default=0.7)
@@ -93,6 +98,7 @@ class RecMemAdapter(Adapter):
 
     def __init__(self, args, state_dir):
         super().__init__(args, state_dir)
+        import_from_checkout(args.source)
         from recmem.embedding import OpenAIEmbedding
         from recmem.llm import OpenAIClient
         from recmem.rec_mem import RecMem, RecMemConfig

@@ -2,8 +2,8 @@
 // from overlapping episodes, not from questions within one. 500 LongMemEval-shaped questions
 // (the oracle sample's 7 instances, each repeated under new ids) are read and judged once each
 // by a loopback server that answers every request after 300 ms. Serial time is measured on a
-// slice at --concurrency-chat 1 and scaled; the target is the issue's "about 1/8 of the serial
-// time" at --concurrency-chat 8 (accepted: <= 1/6, allowing for the local retrieval in between).
+// slice at --concurrency chat=1 and scaled; the target is the issue's "about 1/8 of the serial
+// time" at --concurrency chat=8 (accepted: <= 1/6, allowing for the local retrieval in between).
 import { createServer } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -82,10 +82,10 @@ const ratio = parallel.seconds / (serialPerQ * N);
 const ok = ratio <= 1 / 6 && parallel.errors === 0;
 console.log(`LongMemEval-shaped, ${N} questions, one per episode, reader + 1 judge each, server delay ${DELAY_MS} ms`);
 console.log(
-  `  --concurrency-chat 1: ${serialPerQ.toFixed(2)} s per question (${SERIAL_SLICE} measured) -> ${(serialPerQ * N).toFixed(0)} s for ${N}`,
+  `  --concurrency chat=1: ${serialPerQ.toFixed(2)} s per question (${SERIAL_SLICE} measured) -> ${(serialPerQ * N).toFixed(0)} s for ${N}`,
 );
 console.log(
-  `  --concurrency-chat 8: ${parallel.seconds.toFixed(1)} s for ${N}, ${parallel.maxInFlight} requests in flight at most, ${parallel.errors} errors`,
+  `  --concurrency chat=8: ${parallel.seconds.toFixed(1)} s for ${N}, ${parallel.maxInFlight} requests in flight at most, ${parallel.errors} errors`,
 );
 console.log(`  ratio ${ratio.toFixed(3)} of serial (ideal 0.125; target <= 0.167) ${ok ? 'PASS' : 'FAIL'}`);
 server.close();

@@ -240,9 +240,7 @@ function sectionDefaults(base: RunConfig, knob: SweepKnob): Record<string, unkno
   const system = systemOf(base);
   const schema = system.config?.key === key ? system.config.schema : null;
   if (!schema)
-    throw new InputError(`'${system.name}' reads no ${key} config: ${knob.flags.split(' ')[0]} would change nothing`, {
-      place: knob.flags.split(' ')[0]!,
-    });
+    throw new InputError(`'${system.name}' reads no ${key} config: -S ${knob.key} would change nothing`, { place: `-S ${knob.key}` });
   return { [key]: schema.parse({}) };
 }
 

@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { CostCap } from '../providers/budget.js';
+import { paidOf } from '../run/cost.js';
 import type { TransportOptions } from '../providers/transport.js';
 import { RunDir } from '../run/rundir.js';
 import { InputError, UsageError } from '../util/errors.js';
@@ -31,14 +32,13 @@ export function maxCostOf(cmd: Command): number | null {
   return o.maxCost as number;
 }
 
-/** What the run directories recorded as spent by earlier processes (manifest `spent_usd`; 0 where absent). */
+/** What the run directories recorded as paid by earlier processes (manifest `spent_usd`, src/run/cost.ts; 0 where absent). */
 export function recordedSpend(dirs: readonly string[]): number {
   let sum = 0;
   for (const dir of dirs) {
     const path = join(dir, 'manifest.json');
     if (!existsSync(path)) continue;
-    const m = readJsonFile(path) as { spent_usd?: unknown } | null;
-    if (typeof m?.spent_usd === 'number') sum += m.spent_usd;
+    sum += paidOf(readJsonFile(path) as Record<string, unknown> | null) ?? 0;
   }
   return sum;
 }
@@ -71,7 +71,7 @@ export function capTransport(
   if (cap.spentBefore + cap.estimateUsd > cap.usd) {
     throw new CostCapExceeded(
       `--max-cost ${usd(cap.usd)}: the estimate for ${cap.what} is ${usd(cap.estimateUsd)} (before cache hits), above what is left of the cap ` +
-        `(${usd(Math.max(0, left))}; spent so far ${usd(cap.spentBefore)}); nothing was sent. Raise --max-cost, or narrow the run (--dry-run shows the estimate)`,
+        `(${usd(Math.max(0, left))}; paid so far ${usd(cap.spentBefore)}, over every earlier process of the run directory); nothing was sent. Raise --max-cost, or narrow the run (--dry-run shows the estimate)`,
     );
   }
   return { ...transport, costCap: new CostCap(cap.usd, cap.spentBefore) };
@@ -82,7 +82,7 @@ export function checkCostCap(status: string | undefined, transport: Partial<Tran
   const cap = transport.costCap;
   if (!cap || status !== 'stopped-cost-cap') return;
   throw new CostCapExceeded(
-    `stopped before crossing --max-cost ${usd(cap.capUsd)}: spent ${usd(cap.spent)} in all (held back: ${cap.stoppedAt ?? 'a request'}); ` +
+    `stopped before crossing --max-cost ${usd(cap.capUsd)}: paid ${usd(cap.spent)} in all (held back: ${cap.stoppedAt ?? 'a request'}); ` +
       `the questions done so far are kept in ${dir}; the same command with a higher --max-cost resumes`,
   );
 }

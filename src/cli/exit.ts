@@ -1,3 +1,4 @@
+import { renderFailures, type FailureGroup } from '../run/failures.js';
 /** Outcomes that end a command with a non-zero exit code although nothing crashed. */
 
 /** A run finished, but more of its items failed than `--max-error-rate` allows: exit 4. */
@@ -8,9 +9,16 @@ export class ItemFailures extends Error {
     readonly total: number,
     readonly maxRate: number,
     readonly retry: string,
+    /** Why they failed, grouped (src/run/failures.ts): a retry that fails again says why, not only how many. */
+    reasons: readonly FailureGroup[] = [],
+    where = '',
   ) {
     super(
-      `${errors} of ${total} items failed (${((100 * errors) / Math.max(1, total)).toFixed(1)}%, allowed ${(100 * maxRate).toFixed(1)}%); ` +
+      `${errors} of ${total} items failed (${((100 * errors) / Math.max(1, total)).toFixed(1)}%, allowed ${(100 * maxRate).toFixed(1)}%)` +
+        (reasons.length
+          ? `, for ${reasons.length} reason${reasons.length === 1 ? '' : 's'}:\n${renderFailures(reasons).join('\n')}\n` +
+            (where ? `every failed item: rawrag show ${where} --failures\n` : '')
+          : '; ') +
         `redo them with:\n  ${retry}`,
     );
     this.name = 'ItemFailures';
@@ -18,9 +26,10 @@ export class ItemFailures extends Error {
 }
 
 /** Exit 4 (ItemFailures) when more items failed than `--max-error-rate` allows (default 0), naming the retry command. */
-export function checkErrorRate(summary: { errors: number; n: number }, dir: string, maxRate = 0): void {
+export function checkErrorRate(summary: { errors: number; n: number; failures?: unknown }, dir: string, maxRate = 0): void {
   if (summary.errors > 0 && summary.errors / Math.max(1, summary.n) > maxRate) {
-    throw new ItemFailures(summary.errors, summary.n, maxRate, `${retryCommand(process.argv)} --retry-errors --out ${dir}`);
+    const reasons = Array.isArray(summary.failures) ? (summary.failures as FailureGroup[]) : [];
+    throw new ItemFailures(summary.errors, summary.n, maxRate, `${retryCommand(process.argv)} --retry-errors --out ${dir}`, reasons, dir);
   }
 }
 

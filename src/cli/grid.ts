@@ -7,6 +7,7 @@
  * and one `--max-cost`; a status table at the end. Exit codes: those of a run, and 7 when a cell
  * failed as a whole (the others still ran).
  */
+import { mergeFailureGroups, type FailureGroup } from '../run/failures.js';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { displayPath } from '../util/paths.js';
@@ -27,7 +28,10 @@ import { declaredOptions } from './system-options.js';
 import { getSystem } from '../systems/registry.js';
 import { capLine, capTransport, doneIds, maxCostOf, recordedSpend } from './cost-cap.js';
 import { CostCapExceeded, GridFailures, ItemFailures, retryCommand } from './exit.js';
-import { progressBar, type ProgressInfo } from './progress.js';
+import { progressBar } from './progress.js';
+import { firstTime } from './notes-once.js';
+import { GridProgress } from './grid-progress.js';
+import { loadRunInputs } from '../pipeline/plan.js';
 import { runLine } from './commands/runs.js';
 
 /** Flags whose comma list makes a grid (the benchmark argument too). */
@@ -196,7 +200,8 @@ async function runCells(
     () => bar.stop(),
     () => bar.stop(),
   );
-  const each = new Map<string, { done: number; total: number; info: ProgressInfo }>();
+  // Every cell's selection counted before the first starts: the bar's total never grows.
+  const progress = new GridProgress(await plannedQuestions(cells));
   // A warning or note every cell of a benchmark would repeat (data warnings, the retriever's note) is printed once.
   const said = new Set<string>();
   try {
@@ -212,25 +217,14 @@ async function runCells(
       },
       {
         log: (cell, line) => {
-          if (/^(warning|note): /.test(line) && said.has(line)) return;
+          if ((/^(warning|note): /.test(line) && said.has(line)) || !firstTime(line)) return;
           said.add(line);
           bar.stop();
           process.stderr.write(`[${cell.name}] ${line}\n`);
         },
         progress: (cell, done, total, info = {}) => {
-          each.set(cell.name, { done, total, info });
-          const all = [...each.values()];
-          const costs = all.map((p) => p.info.costUsd);
-          bar.update(
-            all.reduce((s, p) => s + p.done, 0),
-            all.reduce((s, p) => s + p.total, 0),
-            {
-              errors: all.reduce((s, p) => s + (p.info.errors ?? 0), 0),
-              ...(costs.some((c) => c !== undefined)
-                ? { costUsd: costs.some((c) => c === null) ? null : costs.reduce<number>((s, c) => s + (c ?? 0), 0) }
-                : {}),
-            },
-          );
+          const g = progress.update(cell.name, done, total, info);
+          bar.update(g.done, g.total, g.info);
         },
         signal: interrupts.signal,
       },
@@ -288,7 +282,7 @@ function statusTable(cells: Cell[], outcomes: CellOutcome[], shard: Shard | null
   });
   // The cell's name is its folder under the set folder (the line below the table).
   const text = markdownTable(
-    ['cell', 'setting', 'system', 'status', 'n', 'errors', 'headline', 'spent'],
+    ['cell', 'setting', 'system', 'status', 'n', 'errors', 'headline', 'paid'],
     rows.map((r) => [
       r.cell,
       r.setting ?? '—',
@@ -325,7 +319,7 @@ function exitFor(
   if (cap?.reached) {
     const stopped = outcomes.filter((x) => x.status === 'stopped-cost-cap' || x.status === 'not started').length;
     throw new CostCapExceeded(
-      `stopped before crossing --max-cost $${cap.capUsd.toFixed(4)}: spent $${cap.spent.toFixed(4)} in all; ${stopped} of ${outcomes.length} cells not finished (held back: ${cap.stoppedAt ?? 'a request'}); ` +
+      `stopped before crossing --max-cost $${cap.capUsd.toFixed(4)}: paid $${cap.spent.toFixed(4)} in all; ${stopped} of ${outcomes.length} cells not finished (held back: ${cap.stoppedAt ?? 'a request'}); ` +
         'the same command with a higher --max-cost resumes the set',
     );
   }
@@ -338,7 +332,11 @@ function exitFor(
   const errors = summaries.reduce((s, x) => s + x.errors, 0);
   const n = summaries.reduce((s, x) => s + x.n, 0);
   const over = summaries.some((x) => x.errors > 0 && x.errors / Math.max(1, x.n) > maxRate);
-  if (over) throw new ItemFailures(errors, n, maxRate, `${retryCommand(process.argv)} --retry-errors --out ${setDir}`);
+  if (over) {
+    // The reasons over every cell, grouped as one run's are (a cell's groups merged by stage and reason).
+    const reasons = mergeFailureGroups(summaries.map((x) => (x as { failures?: FailureGroup[] }).failures ?? []));
+    throw new ItemFailures(errors, n, maxRate, `${retryCommand(process.argv)} --retry-errors --out ${setDir}`, reasons);
+  }
 }
 
 /** `--dry-run` of a grid: each cell's calls and cost, and the total. */
@@ -375,4 +373,17 @@ async function gridEstimate(cells: Cell[], transport: Partial<TransportOptions>,
     ...(maxCost === null ? [] : [capLine(maxCost, total)]),
     'nothing was sent and no run directory was written',
   ].join('\n');
+}
+
+/** Each cell's question count (null where its inputs cannot be read: the cell will fail and say why). */
+async function plannedQuestions(cells: Cell[]): Promise<Map<string, number | null>> {
+  const out = new Map<string, number | null>();
+  for (const c of cells) {
+    try {
+      out.set(c.name, (await loadRunInputs(c.cfg)).questions.length);
+    } catch {
+      out.set(c.name, null);
+    }
+  }
+  return out;
 }

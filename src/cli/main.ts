@@ -6,9 +6,11 @@ import { BatchApiFailure } from '../providers/batch/loop.js';
 import { toolInfo } from '../run/manifest.js';
 import { Interrupted, installInterruptGuard } from '../util/interrupt.js';
 import { resetCommittedOutputs } from '../util/output-set.js';
+import { resetNotes } from './notes-once.js';
 import { watchStdout } from '../util/stdout.js';
 import { runCommandEnd } from '../util/command-end.js';
 import { CostCapExceeded, GridFailures, ItemFailures } from './exit.js';
+import { exitCodesHelp } from './exit-codes.js';
 
 /**
  * Each command's module, loaded on demand: a command's imports (statistics, the report's charts,
@@ -46,23 +48,20 @@ export async function buildProgram(argv: string[] = []): Promise<Command> {
         "with the benchmarks' official scoring and publishable statistics.",
     )
     .version(toolInfo().version)
-    .showHelpAfterError('(run with --help for usage)');
+    .showHelpAfterError('(run with --help for usage)')
+    .addHelpText('after', `\n${exitCodesHelp()}`);
   const named = argv.slice(2).find((a) => !a.startsWith('-'));
   const names = named !== undefined && Object.hasOwn(COMMANDS, named) ? [named] : Object.keys(COMMANDS);
   for (const command of await Promise.all(names.map((n) => COMMANDS[n]!()))) program.addCommand(command);
   return program;
 }
 
-/**
- * Runs the CLI and returns the exit code: 0 ok, 1 usage error, 2 bad input or filesystem trouble,
- * 3 internal error, 4 finished with more failed items than --max-error-rate allows, 5 a provider's
- * batch API failed (--batch; the batch state is kept), 6 the --max-cost cap refused or stopped the
- * run, 7 a grid finished with failed cells, 130/143 interrupted.
- */
+/** Runs the CLI and returns the exit code (the table: src/cli/exit-codes.ts, docs/runs.md). */
 export async function run(argv: string[]): Promise<number> {
   // Ctrl-C in any command: exit 130/143 with one line saying what was kept (src/util/interrupt.ts).
   const unguard = installInterruptGuard();
   resetCommittedOutputs();
+  resetNotes();
   watchStdout((e) => {
     process.stderr.write(`rawrag: error: ${describeFsError(e, 'stdout') ?? `stdout: ${e.message}`}\n`);
     process.exitCode = 2;

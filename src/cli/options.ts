@@ -4,11 +4,12 @@ import { integer, limitOrRange, nonNegativeInteger, positiveInt, positiveNumber,
 export { integer, nonNegativeInteger, positiveInt, positiveNumber, unitInterval };
 import { mergeLayers, readConfigFile, resolveConfig, type PartialConfig } from '../config/load.js';
 import type { RunConfig } from '../config/schema.js';
-import { DEFAULT_SYSTEM, getSystem, listSystems, RunConfigSchema, systemOptions } from '../systems/registry.js';
+import { DEFAULT_SYSTEM, getSystem, listSystems, RunConfigSchema } from '../systems/registry.js';
 import { collectSystemOption, declaredOptions, optionKeyAt, systemOptionLayer, type SystemOptionLayer } from './system-options.js';
 import { InputError, UsageError, formatPath } from '../util/errors.js';
 import { RETRIEVER_NAMES } from '../retrieval/retrievers.js';
 import { listBenchmarks } from '../datasets/registry.js';
+import { benchmarkOptionLayer, collectBenchmarkOption } from './benchmark-options.js';
 import { defaultTransport, type TransportOptions } from '../providers/transport.js';
 import { CACHE_SCOPES, type CacheScope } from '../providers/provenance.js';
 import { judgeModelFor } from '../core/protocol.js';
@@ -17,6 +18,7 @@ import { resolve } from 'node:path';
 
 /** The RAW-RAG method flags shared by `run` and `ablate`. */
 export function addMethodOptions(cmd: Command): Command {
+  cmd.optionsGroup('Input:');
   cmd
     .option(
       '-c, --config <file>',
@@ -25,14 +27,18 @@ export function addMethodOptions(cmd: Command): Command {
     )
     .option(
       '--system <name>',
-      `system under test: ${listSystems()
-        .map((s) => `${s.name} (${s.description})`)
-        .join(' | ')}`,
+      `system under test (default raw-rag): ${listSystems()
+        .map((s) => s.name)
+        .join(' | ')}; 'rawrag systems' describes each`,
     )
-    .option('--data <path>', "data file or folder in the benchmark's official format (default: the bundled copy)")
+    .option('--data <path>', "data file or folder in the benchmark's official format (default: the bundled copy)");
+  addSystemOptionFlag(cmd);
+  addBenchmarkOptionFlag(cmd);
+  cmd.optionsGroup('RAW-RAG method:');
+  cmd
     .option(
       '--retriever <name>',
-      'retriever: local (embedded, no keys; BM25 then a reranker with GloVe soft matching; default; local-lexical is the same) | local-dense (local plus a bundled sentence encoder: a one-time embedding of each history, ~9 s per LongMemEval-S question on 2 cores) | openai (text-embedding-3-small + Cohere rerank-v3.5) | qwen3 (Qwen3-Embedding-4B + Qwen3-Reranker-4B endpoints) | full-context (the whole history, no retrieval)',
+      'local (embedded, no keys: BM25 + GloVe soft-match rerank; default) | local-dense (+ a bundled sentence encoder) | openai (text-embedding-3-small + Cohere rerank-v3.5) | qwen3 (Qwen3 embedding + reranker endpoints) | full-context (no retrieval); docs/retrievers.md',
     )
     .option('--candidates <n>', 'first-stage candidates (default 128)', positiveInt)
     .option('--k <n>', 'evidence windows kept after reranking (default 15)', positiveInt)
@@ -47,7 +53,9 @@ export function addMethodOptions(cmd: Command): Command {
       nonNegativeInteger,
     )
     .option('--dedup', "show a turn shared by overlapping windows once (default: once per window, the paper's display)")
-    .option('--no-dedup', "show a turn shared by overlapping windows once per window (the paper's display, the default)")
+    .option('--no-dedup', "show a turn shared by overlapping windows once per window (the paper's display, the default)");
+  cmd.optionsGroup('Reader and judge:');
+  cmd
     .option('--reader <model>', 'reader model (none: retrieval and coverage only, also over a config file that names one)')
     .option(
       '--judge <model>',
@@ -58,7 +66,9 @@ export function addMethodOptions(cmd: Command): Command {
       '--epochs <n>',
       "the reader answers each question N times (a cache key per epoch; the protocol's temperature unless --temperature), each answer judged, the item score their mean (default 1)",
       positiveInt,
-    )
+    );
+  cmd.optionsGroup('Questions:');
+  cmd
     .option(
       '--limit <n|a-b>',
       'ask only the first N selected questions, or questions A to B (1-based, inclusive: 11-20); the run says which episodes and types they cover',
@@ -67,21 +77,23 @@ export function addMethodOptions(cmd: Command): Command {
     .option('--sample <n>', 'ask a random sample of N questions, stratified by question type and episode (--seed)', positiveInt)
     .option('--ids <file>', 'ask only the questions listed in FILE (one id a line, as items.jsonl names them)')
     .option('--seed <n>', 'seed for every random choice (default 0)', integer);
-  addSystemOptionFlag(cmd);
-  // Each system's own flags (src/systems/<name>/), labelled with the system they belong to.
-  for (const { system, option } of systemOptions()) {
-    if (option.parse) cmd.option(option.flags, `${system}: ${option.description}`, option.parse);
-    else cmd.option(option.flags, `${system}: ${option.description}`);
-  }
   return cmd;
 }
 
 /** `-S key=value`: the chosen system's own options (`rawrag systems NAME` lists them). */
 export function addSystemOptionFlag(
   cmd: Command,
-  description = "an option of the system under test, repeatable (e.g. -S url=http://127.0.0.1:8080 -S top_k=30); 'rawrag systems NAME' lists a system's options",
+  description = "an option of the system under test, repeatable (e.g. -S url=http://127.0.0.1:8080 -S top_k=30); 'rawrag systems NAME' lists them",
 ): Command {
   return cmd.option('-S, --system-option <key=value>', description, collectSystemOption);
+}
+
+/** `-B key=value`: the benchmark's own options (`rawrag data options` lists them). */
+export function addBenchmarkOptionFlag(
+  cmd: Command,
+  description = "an option of the benchmark, repeatable (e.g. -B categories=1,2,3,4,5 -B gold=audited); 'rawrag data options' lists them",
+): Command {
+  return cmd.option('-B, --benchmark-option <key=value>', description, collectBenchmarkOption);
 }
 
 /**
@@ -89,6 +101,7 @@ export function addSystemOptionFlag(
  * `deviations`, the run's summary, `rawrag protocol`). Shared by run, ablate and protocol.
  */
 export function addReaderOptions(cmd: Command): Command {
+  cmd.optionsGroup('Reader and judge:');
   return cmd
     .option('--temperature <t>', 'reader temperature, 0-2 (protocol: 0; another value is recorded as a deviation)', temperature)
     .option(
@@ -111,32 +124,6 @@ export function temperature(value: string): number {
 
 export function maxTokens(value: string): number | 'none' {
   return value.trim() === 'none' ? 'none' : positiveInt(value);
-}
-
-/** The commander key of a flag spec: `--memory-items <n>` -> `memoryItems`, `--no-mutations` -> `mutations`. */
-export function optionKey(flags: string): string {
-  const long = flags.split(/[ ,]+/).find((f) => f.startsWith('--'))!;
-  // Commander keeps a negated flag (`--no-mutations`) under the positive name.
-  return long
-    .slice(2)
-    .replace(/^no-/, '')
-    .replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-}
-
-/** Adds every benchmark's own options (each says which benchmark it belongs to). */
-export function addBenchmarkOptions(cmd: Command): Command {
-  // Several benchmarks may share a flag (e.g. --variant): one option, each benchmark's meaning listed.
-  const byFlag = new Map<string, string[]>();
-  for (const b of listBenchmarks()) {
-    for (const o of b.options) {
-      const def = o.defaultValue ? ` (default ${o.defaultValue})` : '';
-      const list = byFlag.get(o.flags) ?? [];
-      list.push(`[${b.name}] ${o.description}${def}`);
-      byFlag.set(o.flags, list);
-    }
-  }
-  for (const [flags, descriptions] of byFlag) cmd.option(flags, descriptions.join('; '));
-  return cmd;
 }
 
 /** Config layers from flags: only options the user actually typed override the file and defaults. */
@@ -178,14 +165,10 @@ export function configFromFlags(cmd: Command, benchmark: string | undefined, cel
   set(['sample'], 'sample');
   set(['ids'], 'ids');
   set(['seed'], 'seed');
-  for (const { option } of systemOptions()) set([...option.config], optionKey(option.flags));
   // A window size given without a stride keeps the paper's 32-token overlap.
   if (given('window') && !given('stride')) {
     (flags.chunking as PartialConfig).stride = Math.max(1, (opts.window as number) - 32);
   }
-  const benchOpts: Record<string, string> = {};
-  for (const b of listBenchmarks()) for (const o of b.options) if (given(o.key)) benchOpts[o.key] = String(opts[o.key]);
-  if (Object.keys(benchOpts).length) flags.options = benchOpts;
   // A grid's cell: its config file and its reader/system/retriever, as if typed alone (src/cli/grid.ts).
   const configPath = cell ? cell.config : ((opts.config as string | undefined) ?? null);
   if (cell) withCell(flags, cell);
@@ -196,19 +179,19 @@ export function configFromFlags(cmd: Command, benchmark: string | undefined, cel
   const sOptions = systemOptionLayer(getSystem(systemName), (opts.systemOption as string[] | undefined) ?? [], {
     onlyDeclared: cell !== undefined,
   });
+  // `-B` options belong to the benchmark the argument or the file names (else the bundled LoCoMo).
+  const benchmarkName = String(flags.benchmark ?? file.benchmark ?? 'locomo').toLowerCase();
+  const benchmarkDef = listBenchmarks().find((b) => b.name === benchmarkName);
+  const pairs = (opts.benchmarkOption as string[] | undefined) ?? [];
+  if (benchmarkDef && pairs.length) {
+    const bOptions = benchmarkOptionLayer(benchmarkDef, pairs, { onlyDeclared: cell !== undefined });
+    if (Object.keys(bOptions).length) flags.options = bOptions;
+  }
   // No benchmark named anywhere: the bundled LoCoMo.
   const merged = mergeLayers({ benchmark: 'locomo' }, file, sOptions.layer, flags);
   // Benchmark names are case-insensitive: `run LoCoMo` is the run `run locomo` makes (same id, hash, directory).
   if (typeof merged.benchmark === 'string') merged.benchmark = merged.benchmark.toLowerCase();
   const cfg = checkedConfig(merged, { flags, file, configFile: configPath, systemOptions: sOptions.paths });
-  // A system's own flag does nothing for another system: refused rather than recorded and ignored
-  // (in a grid, it is meant for the cells whose system has it).
-  if (!cell)
-    for (const { system, option } of systemOptions())
-      if (given(optionKey(option.flags)) && system !== cfg.system)
-        throw new UsageError(
-          `${option.flags.split(' ')[0]} is an option of --system ${system}; this run's system is ${cfg.system}, which would ignore it`,
-        );
   return withPromptHash(withOfficialJudge(cfg));
 }
 
@@ -285,7 +268,7 @@ function blame(layers: Layers, path: ReadonlyArray<PropertyKey>, message: string
   const flagKey = keys.find((k) => has(layers.flags, k.split('.')));
   if (flagKey) {
     const flag = key.startsWith('options.')
-      ? `--${key.slice('options.'.length).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
+      ? `-B ${key.slice('options.'.length).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
       : (FLAG_OF[flagKey] ?? flagKey);
     return new UsageError(`${flag}: ${message}`);
   }
@@ -364,6 +347,7 @@ export function withOfficialJudge(cfg: RunConfig): RunConfig {
 
 /** Transport flags: how requests travel. None of them changes the run's config hash or a cache key. */
 export function addTransportOptions(cmd: Command): Command {
+  cmd.optionsGroup('Providers, cost and cache:');
   return cmd
     .option('--dry-run', 'print the calls per role and the estimated cost, then stop (spends nothing, writes nothing)')
     .option('--no-cache', 'send every request and store no reply (default: reuse the response cache)')
@@ -374,19 +358,9 @@ export function addTransportOptions(cmd: Command): Command {
       cacheScope,
     )
     .option(
-      '--concurrency-chat <n>',
-      'reader/judge requests in flight at once per endpoint, shared by the cells of a grid (default 8)',
-      positiveInt,
-    )
-    .option(
-      '--concurrency-embed <n>',
-      'embedding requests in flight at once per endpoint, shared by the cells of a grid (default 4)',
-      positiveInt,
-    )
-    .option(
-      '--concurrency-rerank <n>',
-      'rerank requests in flight at once per endpoint, shared by the cells of a grid (default 4)',
-      positiveInt,
+      '--concurrency <kind=n>',
+      'requests in flight at once per endpoint and kind, shared by the cells of a grid: chat=8 (reader, judge), embed=4, rerank=4; e.g. chat=16,embed=8 (repeatable)',
+      collectConcurrency,
     )
     .option(
       '--max-cost <usd>',
@@ -406,6 +380,20 @@ export function addTransportOptions(cmd: Command): Command {
     .option('--rerank-base-url <url>', 'rerank endpoint (Cohere: without /v2; vLLM: its /v1)');
 }
 
+const CONCURRENCY_KINDS = ['chat', 'embed', 'rerank'] as const;
+
+/** `--concurrency chat=16,embed=8` (repeatable): the in-flight limit per request kind. */
+export function collectConcurrency(value: string, previous: Partial<Record<string, number>> = {}): Partial<Record<string, number>> {
+  const out = { ...previous };
+  for (const part of value.split(',')) {
+    const [kind, n] = part.split('=').map((x) => x.trim());
+    if (!kind || n === undefined || !(CONCURRENCY_KINDS as readonly string[]).includes(kind))
+      throw new InvalidArgumentError(`'${part}' is not kind=n with kind one of ${CONCURRENCY_KINDS.join(', ')} (e.g. chat=16).`);
+    out[kind] = positiveInt(n);
+  }
+  return out;
+}
+
 export function cacheScope(value: string): CacheScope {
   if (!(CACHE_SCOPES as string[]).includes(value)) throw new InvalidArgumentError(`'${value}' is not one of ${CACHE_SCOPES.join(', ')}.`);
   return value as CacheScope;
@@ -416,11 +404,7 @@ export function transportFromFlags(cmd: Command): Partial<TransportOptions> {
   const o = cmd.opts();
   const t: Partial<TransportOptions> = { noCache: o.cache === false, cacheDir: (o.cacheDir as string | undefined) ?? null };
   const base = defaultTransport();
-  t.concurrency = {
-    chat: (o.concurrencyChat as number | undefined) ?? base.concurrency.chat,
-    embed: (o.concurrencyEmbed as number | undefined) ?? base.concurrency.embed,
-    rerank: (o.concurrencyRerank as number | undefined) ?? base.concurrency.rerank,
-  };
+  t.concurrency = { ...base.concurrency, ...((o.concurrency as Partial<TransportOptions['concurrency']> | undefined) ?? {}) };
   if (o.models !== undefined) t.modelsFile = o.models as string;
   if (o.cacheScope !== undefined) t.cacheScope = o.cacheScope as CacheScope;
   if (o.timeout !== undefined) t.timeoutMs = Math.max(1, Math.round((o.timeout as number) * 1000));
@@ -435,6 +419,7 @@ export function transportFromFlags(cmd: Command): Partial<TransportOptions> {
 
 /** `--name LABEL`: the run's label, kept in the manifest and shown beside the system everywhere (not part of its identity). */
 export function addNameOption(cmd: Command, what = 'run'): Command {
+  cmd.optionsGroup('Output and resume:');
   return cmd.option(
     '--name <label>',
     `a label for this ${what}, kept in the manifest and shown beside the system in tables, reports and rawrag runs (a resume keeps the label unless a new one is given)`,

@@ -30,6 +30,7 @@ import { ablateCommand, ablationPlan, finishAblation, type AblationPlan } from '
 import { renderRunReport } from './report.js';
 import { progressBar } from './progress.js';
 import { configFromFlags } from './options.js';
+import { firstTime } from './notes-once.js';
 
 export interface PaperRunOptions {
   /** Where the map looks for runs; new runs go to `<first>/paper/<name>`. */
@@ -254,6 +255,7 @@ async function executeStep(r: PlannedRun, opts: PaperRunOptions, out: (s: string
   const bar = progressBar(r.step.out, opts.progress);
   const hooks = {
     log: (line: string) => {
+      if (!firstTime(line)) return;
       bar.stop();
       log(line);
     },

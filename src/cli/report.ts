@@ -4,6 +4,9 @@ import { markdownTable, pct } from '../util/table.js';
 import { paperComparisonLine } from '../datasets/paper-rows.js';
 import { compareWithPaperRow } from '../paper/rows.js';
 import { systemOf } from '../systems/registry.js';
+import { costLine, runCost } from '../run/cost.js';
+import { statusLabel } from '../run/status.js';
+import { renderFailures, type FailureGroup } from '../run/failures.js';
 
 export function renderRunReport(outcome: RunOutcome): string {
   const { summary, manifest } = outcome;
@@ -61,6 +64,11 @@ export function renderRunReport(outcome: RunOutcome): string {
   );
   const lines = [
     `${manifest.system}${manifest.name ? ` [${manifest.name}]` : ''} on ${manifest.benchmark} — ${summary.n} questions, ${summary.errors} errors${errorStages(summary.errors_by_stage)}`,
+    // Said when the run is not complete (failed items, questions left): a complete run needs no line.
+    ...(manifest.status !== 'complete' || summary.errors > 0
+      ? [`status: ${statusLabel({ status: manifest.status, failed: summary.errors })}`]
+      : []),
+    ...failureLines(summary as Record<string, unknown>, outcome.dir),
     '',
     markdownTable(header, rows),
     ...metricsAtDepth(rowsAll, allMetrics),
@@ -92,6 +100,7 @@ export function renderRunReport(outcome: RunOutcome): string {
   }
   lines.push(...usageLines(summary as Record<string, unknown>));
   lines.push(...cumulativeLines(summary as Record<string, unknown>));
+  lines.push(...costLines(outcome.dir));
   lines.push(...provenanceLines(summary as Record<string, unknown>));
   const system = systemOf(manifest.config);
   lines.push(...(system.summaryLines?.(summary as Record<string, unknown>) ?? []));
@@ -231,4 +240,24 @@ export function provenanceLines(summary: Record<string, unknown>): string[] {
 function errorStages(byStage: Record<string, number> | undefined): string {
   const parts = Object.entries(byStage ?? {}).map(([s, c]) => `${s} ${c}`);
   return parts.length ? ` (${parts.join(', ')})` : '';
+}
+
+/**
+ * The run directory's cost by the one definition (src/run/cost.ts), the same figures `rawrag view`,
+ * the report and `--max-cost` use; nothing when no provider was called.
+ */
+export function costLines(dir: string): string[] {
+  const c = runCost(dir);
+  if (c.paid_usd === 0 && c.list_usd === 0) return [];
+  return [
+    '',
+    `Cost of this run directory: ${costLine(c)} (paid: billed over every process, cache hits cost nothing; list-price equivalent: every reply priced, cached or not; both cover ingest, retrieval, answers and judge)`,
+  ];
+}
+
+/** Why items failed, grouped with counts and a fix hint (summary.json `failures`), and where to see them all. */
+export function failureLines(summary: Record<string, unknown>, dir: string): string[] {
+  const groups = summary.failures as FailureGroup[] | undefined;
+  if (!Array.isArray(groups) || groups.length === 0) return [];
+  return ['why they failed (grouped; every failed item: `rawrag show ' + dir + ' --failures`):', ...renderFailures(groups)];
 }

@@ -89,7 +89,12 @@ export const JudgeSchema = z
      * runs without it keep their config hash.
      */
     prompt: z
-      .object({ file: z.string().min(1), sha256: z.string().min(1) })
+      .object({
+        file: z.string().min(1),
+        sha256: z.string().min(1),
+        /** A named protocol of `configs/prompts/<benchmark>-judge-protocols.json` (sha256 over its whole definition). */
+        protocol: z.string().min(1).optional(),
+      })
       .strict()
       .optional(),
   })

@@ -15,11 +15,11 @@ export interface DownloadFile {
   bytes?: number;
 }
 
-/** A benchmark-specific CLI option (e.g. LoCoMo `--categories`), declared by its adapter. */
+/** A benchmark-specific CLI option (e.g. LoCoMo `-B categories`), declared by its adapter. */
 export interface BenchmarkOption {
-  /** Commander flag spec, e.g. `--categories <list>`. */
+  /** The option's spelling with its value's name, e.g. `-B categories=<list>` (help shows `-B categories=<list>`). */
   flags: string;
-  /** Key under which the parsed value reaches `load()` (camelCase of the long flag). */
+  /** Key under which the value reaches `load()` (camelCase of the long flag): `-B categories=...`, a config file's `options.categories`. */
   key: string;
   description: string;
   /** Default shown in help and recorded in the manifest. */

@@ -16,6 +16,12 @@ export const TurnSchema = z.object({
   text: z.string(),
   /** Image captions (LoCoMo `blip_caption`): images enter the history as text. */
   captions: z.array(z.string()),
+  /**
+   * The data gives the caption but not the image itself (LoCoMo: `blip_caption` without `img_url`,
+   * 316 turns). RAW-RAG keeps such captions, as the paper does; a system whose vendor loader adds a
+   * caption only where `img_url` is present declares so (`about.captions: 'with-image'`).
+   */
+  captionWithoutImage: z.boolean().optional(),
 });
 export type Turn = z.infer<typeof TurnSchema>;
 

@@ -1,7 +1,7 @@
 /**
  * A system under test as a plug-in (src/systems/<name>/, registered in src/systems/registry.ts),
  * the way a benchmark is an adapter (src/datasets/<name>/). Everything that differs between
- * systems travels through this descriptor as data: its config section, its flags, how it builds
+ * systems travels through this descriptor as data: its config section (its `-S` options), how it builds
  * its evidence source, what a dry run charges for it, the summary lines it adds and the knobs
  * `rawrag ablate` may sweep. No stage outside src/systems/ asks which system it runs.
  */
@@ -15,21 +15,13 @@ import type { Policy } from './policy.js';
 import type { WriteDecision } from './write-decisions.js';
 import type { InstallSpec } from '../systems/memory-service/install.js';
 
-/** A `rawrag run` flag of the system's own; its value lands at `config` in the run config. */
-export interface SystemOption {
-  /** Commander flag spec, e.g. `--memory-items <n>`. */
-  flags: string;
-  description: string;
-  /** Parses the flag's text (throw commander's InvalidArgumentError for a bad value). */
-  parse?: (value: string) => unknown;
-  /** Where the value goes, e.g. `['memory', 'items']`. */
-  config: readonly string[];
-}
-
-/** A config value `rawrag ablate` may sweep for this system, e.g. `--memory-items 3,5,10`. */
+/**
+ * A config value `rawrag ablate` may sweep for this system with its own reading of the list, e.g.
+ * `-S items=3,5,10` (a key without a knob is swept with each value read as YAML).
+ */
 export interface SweepKnob {
-  /** Commander flag spec of the list, e.g. `--memory-items <list>`. */
-  flags: string;
+  /** The `-S` key of the list (the top-level key of the system's config section), e.g. `items`. */
+  key: string;
   description: string;
   /** Where each value goes in the run config, e.g. `['memory', 'items']`. */
   config: readonly string[];
@@ -102,11 +94,11 @@ export interface SystemPaperRow {
   /** Flags the command needs besides `--system` and `--reader` (e.g. a service URL); add-ons also get `--retriever openai`. */
   flags?: string;
   /**
-   * A service or input the run needs that rawrag cannot start itself (e.g. `a running Mem0 server: --mem0-url URL`):
+   * A service or input the run needs that rawrag cannot start itself (e.g. `a running Mem0 server: -S url=URL`):
    * `rawrag paper --run` skips the row and says so until the flag is given.
    */
   needs?: string;
-  /** An `ablation`'s sweep flags (e.g. `--mutations on,off`) and the variant that holds the figure (e.g. `mutations=off`). */
+  /** An `ablation`'s sweep flags (e.g. `-S mutations=on,off`) and the variant that holds the figure (e.g. `mutations=off`). */
   sweep?: string;
   variant?: string;
   /**
@@ -154,11 +146,19 @@ export interface SystemAbout {
   /** Commands that start what it needs (a service, a sidecar), in order. */
   start?: readonly string[];
   protocol?: VendorProtocol;
+  /**
+   * Which image captions it is fed, as its vendor's benchmark loader feeds them: `all` (default;
+   * RAW-RAG, as the paper) or `with-image` (a caption only where the image itself is in the data,
+   * LoCoMo `img_url`: the loaders of EverMemOS, memU's evaluators, SimpleMem, A-MEM and EMem).
+   */
+  captions?: CaptionPolicy;
   /** Its own library's install (`rawrag systems install NAME`), and what a run then starts for you. */
   install?: InstallSpec;
   /** What rawrag checked it against: its real library (which version, when) or only a stand-in, and why. */
   checked?: CheckedAgainst;
 }
+
+export type CaptionPolicy = 'all' | 'with-image';
 
 /**
  * What an opponent was checked against, as data in its plug-in (set from what was actually run):
@@ -185,8 +185,6 @@ export interface SystemDescriptor<Session = unknown, Model = unknown> {
    * `.describe()`d: `rawrag systems` lists them with their types and defaults).
    */
   config?: { key: string; schema: z.ZodType };
-  /** Flags of its own beyond `-S` (older systems' flags, kept as documented aliases). */
-  options?: readonly SystemOption[];
   sweep?: readonly SweepKnob[];
   /**
    * Refuses a config whose values would do nothing on these questions (e.g. a flag about phases on a
@@ -212,7 +210,7 @@ export interface SystemDescriptor<Session = unknown, Model = unknown> {
     env: NodeJS.ProcessEnv,
     log: (step: { step: string; ok: boolean; ms: number; detail: string }) => void,
   ): Promise<boolean>;
-  /** The whole persisted store of one of this system's run directories, for `--system store-oracle --store RUN_DIR`. */
+  /** The whole persisted store of one of this system's run directories, for `--system store-oracle -S store=RUN_DIR`. */
   exportStore?(runDir: string): import('./store-record.js').StoreRecord[];
 }
 

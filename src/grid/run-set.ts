@@ -1,7 +1,7 @@
 /**
  * Runs a grid's cells, a few at once, each an ordinary `rawrag run` into its own run directory.
  * The cells share the transport: one concurrency pool per provider endpoint (N cells do not send N
- * times `--concurrency-chat`) and one cost cap for the whole set. A cell that fails (bad data, a
+ * times `--concurrency chat`) and one cost cap for the whole set. A cell that fails (bad data, a
  * missing key, a crash) is recorded and the others go on; a signal or the cost cap stops new cells
  * and new questions, and the cells in flight finish as a single run does.
  */

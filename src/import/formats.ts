@@ -186,7 +186,7 @@ function readMem0(data: unknown, file: string, opts: ReadOptions): Body {
   });
   const notes = skipped
     ? [
-        `${skipped} category-5 rows left out, as Mem0's evals.py skips them (evaluation/evals.py L22-24); --keep-skipped keeps them (then give the benchmark's categories to match them, e.g. --categories 1,2,3,4,5)`,
+        `${skipped} category-5 rows left out, as Mem0's evals.py skips them (evaluation/evals.py L22-24); --keep-skipped keeps them (then give the benchmark's categories to match them, e.g. -B categories=1,2,3,4,5)`,
       ]
     : [];
   return { records, judge: null, answerModel: null, claimed: null, notes };

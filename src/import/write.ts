@@ -47,10 +47,10 @@ export interface ImportRequest {
 
 /**
  * A file's votes were given by its own judge against the gold the benchmark's data file holds. A
- * question whose gold this import replaces (`--gold audited`) would keep a verdict judged against
+ * question whose gold this import replaces (`-B gold=audited`) would keep a verdict judged against
  * another answer, so such a file is refused (unless the file's own gold is the replacement): import
  * it with the data's gold, then re-judge its answers under the other one with `rawrag judge
- * --rejudge DIR --gold ...`.
+ * --rejudge DIR -B gold=...`.
  */
 function refuseVotesOnAnotherGold(matched: MatchedRecord[], file: string): void {
   const stale = matched.filter(({ question: q, record: r }) => {
@@ -62,16 +62,16 @@ function refuseVotesOnAnotherGold(matched: MatchedRecord[], file: string): void 
   const { question: q, record: r } = stale[0]!;
   throw new InputError(
     `${stale.length} of the file's judged answers were judged against another gold than this import's (first: ${q.id}, judged against '${r.gold ?? goldVersionOf(q)!.data_answer}', gold here '${q.gold}'): ` +
-      'their votes do not hold under it. Import the file without the gold option, then re-judge the answers: rawrag judge --rejudge <that run directory> --gold ...',
+      'their votes do not hold under it. Import the file without the gold option, then re-judge the answers: rawrag judge --rejudge <that run directory> -B gold=...',
     { file, place: r.place },
   );
 }
 
-/** The benchmark options as flags, for a command line the user may copy (` --gold audited`). */
+/** The benchmark options as flags, for a command line the user may copy (` -B gold=audited`). */
 const optionFlags = (options: Record<string, string | undefined>) =>
   Object.entries(options)
     .filter(([, v]) => v !== undefined)
-    .map(([k, v]) => ` --${k} ${v}`)
+    .map(([k, v]) => ` -B ${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}=${v}`)
     .join('');
 
 /** A path as the user would type it: relative below the working directory. */

@@ -368,7 +368,7 @@ function systemItems(): PaperItem[] {
 const MEME = row('meme', 'gpt-4o-mini');
 const LOCOMO = row('locomo', 'gpt-4o-mini');
 const MEME_SLICE: PaperStep = { command: 'run', args: ['meme', '--retriever', 'openai', '--limit', '110'], out: 'paper/meme-slice-openai' };
-const BEAM_1M: PaperStep = { command: 'run', args: ['beam', '--size', '1M', '--retriever', 'openai'], out: 'paper/beam-1M-openai' };
+const BEAM_1M: PaperStep = { command: 'run', args: ['beam', '-B', 'size=1M', '--retriever', 'openai'], out: 'paper/beam-1M-openai' };
 
 function efficiency(): PaperItem[] {
   return [
@@ -388,7 +388,7 @@ function efficiency(): PaperItem[] {
       title: 'BEAM-1M (1,710 messages, ~1 M tokens): streaming ingest, wall time',
       paper: '0.33 h (MemOS 3.25 h, Memora 26.95 h)',
       paperValue: 0.33 * 3600,
-      command: 'rawrag run beam --size 1M --data BEAM_CHECKOUT --retriever openai   then: rawrag stats DIR (Efficiency table)',
+      command: 'rawrag run beam -B size=1M --data BEAM_CHECKOUT --retriever openai   then: rawrag stats DIR (Efficiency table)',
       note: 'rawrag times the add of a whole history per episode (its index is built once per question horizon), not message-by-message streaming',
       steps: [BEAM_1M],
       run: { spec: rawRag('beam', 'any', 'openai', { data: 'beam/size=1M', judge: 'any' }), figure: wallFigure('add') },
@@ -495,7 +495,7 @@ function oracles(): PaperItem[] {
   const isStore = { label: 'the raw store', holds: (cfg: Record<string, unknown>) => !rawStore(cfg) && !oracleOf(cfg).phaseVisible };
   const rawStep: PaperStep = {
     command: 'run',
-    args: ['locomo', '--system', ORACLE_NAME, '--store', 'raw', '--reader', 'gpt-4o-mini'],
+    args: ['locomo', '--system', ORACLE_NAME, '-S', 'store=raw', '--reader', 'gpt-4o-mini'],
     out: 'paper/oracle-raw-locomo-gpt-4o-mini',
   };
   const storeNote =
@@ -507,7 +507,7 @@ function oracles(): PaperItem[] {
       title: 'raw-evidence oracle (gold-picked raw turns packed to fill the 5,000-token budget)',
       paper: '61.60 % (the summary does not name the benchmark)',
       paperValue: 61.6,
-      command: `rawrag run locomo --system ${ORACLE_NAME} --store raw --reader gpt-4o-mini`,
+      command: `rawrag run locomo --system ${ORACLE_NAME} -S store=raw --reader gpt-4o-mini`,
       steps: [rawStep],
       run: { spec: spec([isRaw, budget(5000), packing]), figure: headline('the oracle’s evidence') },
     },
@@ -516,7 +516,7 @@ function oracles(): PaperItem[] {
       section: 'complete-store oracle',
       title: "a system's complete store, gold-picked, 5,000 tokens, against the raw-evidence oracle (paired)",
       paper: 'RAW-RAG 57.54, MemMachine 57.46, EverMemOS 51.59, EMem 48.36, MemOS 45.12, Mem0 32.26, MemU 31.07 (all below 61.60)',
-      command: `rawrag run locomo --system ${ORACLE_NAME} --store RUN_DIR --reader gpt-4o-mini   (RUN_DIR: a run of a system that keeps a store; or --store STORE.jsonl)`,
+      command: `rawrag run locomo --system ${ORACLE_NAME} -S store=RUN_DIR --reader gpt-4o-mini   (RUN_DIR: a run of a system that keeps a store; or -S store=STORE.jsonl)`,
       note: storeNote,
       run: {
         spec: spec([isStore, budget(5000), packing]),
@@ -529,7 +529,7 @@ function oracles(): PaperItem[] {
       section: 'complete-store oracle',
       title: 'the same without the budget (--max-evidence-tokens 0)',
       paper: 'gaps 7.58-29.38 points, CIs excluding 0',
-      command: `rawrag run locomo --system ${ORACLE_NAME} --store RUN_DIR --max-evidence-tokens 0 --reader gpt-4o-mini   (and --store raw --max-evidence-tokens 0)`,
+      command: `rawrag run locomo --system ${ORACLE_NAME} -S store=RUN_DIR --max-evidence-tokens 0 --reader gpt-4o-mini   (and -S store=raw --max-evidence-tokens 0)`,
       note: storeNote,
       run: {
         spec: spec([isStore, budget(0), packing]),
@@ -547,11 +547,11 @@ function oracles(): PaperItem[] {
     title: `MEME phase-visible oracle (all gold-relevant evidence visible at the question, chronological), reader ${p.reader}`,
     paper: p.paper,
     paperValue: p.value,
-    command: `rawrag run meme --system ${ORACLE_NAME} --phase-visible --reader ${p.reader}`,
+    command: `rawrag run meme --system ${ORACLE_NAME} -S phaseVisible=true --reader ${p.reader}`,
     steps: [
       {
         command: 'run' as const,
-        args: ['meme', '--system', ORACLE_NAME, '--phase-visible', '--reader', p.reader],
+        args: ['meme', '--system', ORACLE_NAME, '-S', 'phaseVisible=true', '--reader', p.reader],
         out: `paper/phase-visible-meme-${p.reader}`,
       },
     ],

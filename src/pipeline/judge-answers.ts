@@ -229,7 +229,7 @@ export async function judgeEstimate(
   const rows: Array<Array<string | number>> = [];
   let cost: number | null = 0;
   if (scoring.judge) {
-    const protocol = judgeProtocolFor(scoring.judge, cfg.judge.prompt ?? null);
+    const protocol = judgeProtocolFor(scoring.judge, cfg.judge.prompt ?? null, cfg.benchmark);
     const judge = session.model(judgeModelFor(cfg.judge.model, benchmark.defaultJudgeModel), 'judge');
     const a = session.availability(judge, 'judge');
     if (!a.ok) notes.push(`${a.reason}: a real run would stop`);

@@ -1,7 +1,8 @@
 /**
  * One run directory's lifecycle, the same for `rawrag run`, every `rawrag ablate` variant and
  * `rawrag judge`: open or resume (identity checked, lock taken), start (the manifest says
- * `running`), append items, then exactly one of finish (summary, then `complete`, `incomplete`
+ * `running`), append items, then exactly one of finish (summary, then `complete` (every question
+ * answered, none failed), `incomplete`
  * or `interrupted` with exact counts), fail (`failed` with the error) — and release the lock.
  * A dry run opens read-only and writes nothing at any step.
  */
@@ -12,7 +13,11 @@ import type { Manifest, RunStatus } from '../run/manifest.js';
 import { Interrupted } from '../util/interrupt.js';
 import { COST_CAP_REASON } from '../providers/budget.js';
 import { addCost } from '../providers/usage.js';
+import { groupFailures } from '../run/failures.js';
 import { openRunDir, startManifest, type OpenedRunDir, type OpenOptions } from './run-directory.js';
+
+/** How often a running run rewrites its manifest's `spent_usd` (a manifest write per item would cost more than it tells). */
+const SPEND_EVERY_MS = 1000;
 
 export type ManifestFields = Omit<Parameters<typeof startManifest>[0], 'opened' | 'done' | 'selected' | 'identity'>;
 
@@ -49,15 +54,34 @@ export class RunLifecycle {
     return this.opened.rundir.dir;
   }
 
-  /** The manifest as `running`. */
+  /** The manifest as `running`, with what earlier processes paid (`spent_usd`, kept current by `append`). */
   start(): void {
+    if (this.opened.spentBefore !== undefined) this.manifest.spent_usd = this.opened.spentBefore;
     if (!this.dryRun) this.opened.rundir.writeManifest(this.manifest);
   }
+
+  /**
+   * What this process has paid so far (its session's sent requests): `append` writes it into the
+   * manifest's `spent_usd` at most every SPEND_EVERY_MS, so `rawrag view`, `rawrag runs` and a
+   * later `--max-cost` see the money of a run still running, or killed before it could finish.
+   */
+  trackSpend(now: () => number | null): void {
+    this.spendNow = now;
+  }
+
+  private spendNow: (() => number | null) | null = null;
+  private spendWrittenAt = 0;
 
   /** Appends an item (throws when the write fails); after `release`, late items are not written (the lock is gone). */
   append(item: ItemRecord): void {
     if (this.closed) return;
-    if (!this.dryRun) this.opened.rundir.append(item);
+    if (this.dryRun) return;
+    this.opened.rundir.append(item);
+    if (this.spendNow && Date.now() - this.spendWrittenAt >= SPEND_EVERY_MS) {
+      this.spendWrittenAt = Date.now();
+      Object.assign(this.manifest, { ...this.spent(this.spendNow()), updated_at: new Date().toISOString() });
+      this.opened.rundir.writeManifest(this.manifest);
+    }
   }
 
   /**
@@ -82,8 +106,17 @@ export class RunLifecycle {
     const capped = reason === COST_CAP_REASON;
     const interrupted = reason === null || capped ? null : reason === 'SIGTERM' ? 'SIGTERM' : 'SIGINT';
     const all = o.items.length === this.questions.length;
-    const status: RunStatus = interrupted ? 'interrupted' : all ? 'complete' : capped ? 'stopped-cost-cap' : 'incomplete';
+    // Complete means every selected question answered without a failure: failed items make a run incomplete.
+    const status: RunStatus = interrupted
+      ? 'interrupted'
+      : all && o.summary.errors === 0
+        ? 'complete'
+        : capped
+          ? 'stopped-cost-cap'
+          : 'incomplete';
     if (!this.dryRun) {
+      // The summary says it too (status, failed count, the reasons grouped), for readers of summary.json alone.
+      Object.assign(o.summary, { status, failed: o.summary.errors, failures: groupFailures(o.items) });
       rundir.writeSummary(o.summary);
       Object.assign(this.manifest, {
         status,

@@ -3,7 +3,7 @@
  * model, prompt or gold, nothing re-read. The run's items are the answers file of `rawrag judge`
  * (the answer each question got, and the turns its reader was shown, for coverage); the benchmark,
  * data and benchmark options come from the run's manifest, so the same questions are asked of the
- * same data. The benchmark options given on the command line (`--gold`, `--categories`) override
+ * same data. The benchmark options given on the command line (`-B gold`, `-B categories`) override
  * the run's: another gold is another setting (`locomo/gold=audited/...`), and categories can only
  * narrow the run's questions. The new directory keeps the run's system and differs by its judge:
  * `rawrag stats` over both reports each judge's leaderboard and the judge-vs-judge agreement.
@@ -110,16 +110,21 @@ function tornTailNotes(file: string): string[] {
 
 /**
  * The re-judging run's config: the source run's benchmark, data and options, the benchmark options
- * given (`--gold`, `--categories`) over them; its judge with the given model / prompt / runs. No
+ * given (`-B gold`, `-B categories`) over them; its judge with the given model / prompt / runs. No
  * selection flags: the questions are the answered ones. Refused when nothing would differ from the
  * judgement the run already has (rawrag's own judge, the same gold).
  */
-export function rejudgeConfig(src: RejudgeSource, judge: PartialConfig, options: Record<string, string> = {}): RunConfig {
+export function rejudgeConfig(
+  src: RejudgeSource,
+  judge: PartialConfig,
+  options: Record<string, string> = {},
+  o: { allowSameJudge?: boolean } = {},
+): RunConfig {
   const c = src.config;
   const benchmark = getBenchmark(c.benchmark);
   for (const key of Object.keys(options)) {
     if (!benchmark.options.some((o) => o.key === key))
-      throw new UsageError(`--${key} is not an option of ${benchmark.name}, the benchmark of the run being re-judged`);
+      throw new UsageError(`-B ${key} is not an option of ${benchmark.name}, the benchmark of the run being re-judged`);
   }
   const layer: PartialConfig = {
     benchmark: c.benchmark,
@@ -129,9 +134,10 @@ export function rejudgeConfig(src: RejudgeSource, judge: PartialConfig, options:
   };
   const cfg = resolveConfig(mergeLayers(layer), join(src.dir, 'manifest.json'), RunConfigSchema);
   const sameJudge = judgePrompt(cfg) === judgePrompt(c) && cfg.judge.model === c.judge.model && cfg.judge.runs === c.judge.runs;
-  if (src.judgedBy === 'rawrag' && sameJudge && changedOptions(src, cfg).length === 0) {
+  // A sweep re-judges under every protocol named, the run's own too: its folder is one of the sweep's (cache hits cost nothing).
+  if (src.judgedBy === 'rawrag' && sameJudge && changedOptions(src, cfg).length === 0 && !o.allowSameJudge) {
     throw new InputError(
-      're-judging with the same judge model, prompt and runs, and the same benchmark options, as the run itself: name another --judge-model, --judge-prompt or --gold',
+      're-judging with the same judge model, prompt and runs, and the same benchmark options, as the run itself: name another --judge-model, --judge-prompt or -B gold',
       { place: '--rejudge' },
     );
   }
@@ -152,7 +158,7 @@ export function changedOptions(src: RejudgeSource, cfg: RunConfig): string[] {
 /**
  * The questions to re-judge: the answered questions of the source run among those the (possibly
  * narrowed) options select, in data order. With the run's own options every answered question must
- * be in the data the run names; with other options (`--categories`) the ones outside are left out
+ * be in the data the run names; with other options (`-B categories`) the ones outside are left out
  * and counted, and options that would select a question the run never asked are refused (a
  * re-judge has no answer for it).
  */
@@ -168,7 +174,7 @@ export async function rejudgeSelection(
   const beyond = now.questions.filter((q) => !asked.has(q.id));
   if (beyond.length > 0) {
     throw new InputError(
-      `with ${changed.map((k) => `--${k} ${cfg.options[k]}`).join(' ')} the data selects ${beyond.length} question(s) the run never asked (first: ${beyond[0]!.id}): a re-judge has no answer for them; it can only narrow the run's questions`,
+      `with ${changed.map((k) => `-B ${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}=${cfg.options[k]}`).join(' ')} the data selects ${beyond.length} question(s) the run never asked (first: ${beyond[0]!.id}): a re-judge has no answer for them; it can only narrow the run's questions`,
       { file: join(src.dir, 'manifest.json') },
     );
   }
@@ -176,7 +182,7 @@ export async function rejudgeSelection(
   const leftOut = [...src.answers.byId.keys()].filter((id) => !selected.has(id)).length;
   if (leftOut === src.answers.byId.size) {
     throw new InputError(
-      `none of the run's ${src.answers.byId.size} answered questions is selected by ${changed.map((k) => `--${k} ${cfg.options[k]}`).join(' ')}`,
+      `none of the run's ${src.answers.byId.size} answered questions is selected by ${changed.map((k) => `-B ${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}=${cfg.options[k]}`).join(' ')}`,
       { file: join(src.dir, 'manifest.json') },
     );
   }
@@ -231,7 +237,7 @@ export function checkRejudgeOut(src: RejudgeSource, out: string): void {
 
 /** Default directory name: the source run's and the judge's. */
 export function rejudgeRunId(src: RejudgeSource, cfg: RunConfig): string {
-  const judge = `${cfg.judge.model ?? 'official'}${cfg.judge.prompt ? '-prompt' : ''}`;
+  const judge = `${cfg.judge.model ?? 'official'}${cfg.judge.prompt ? `-${cfg.judge.prompt.protocol ?? 'prompt'}` : ''}`;
   const base = src.dir.replace(/\/+$/, '').split('/').pop() ?? 'run';
   return `${base}-rejudge-${judge}-${hashOf({ cfg, answers: src.answers.sha256 }, 8)}`.replace(/[^A-Za-z0-9._-]/g, '_');
 }

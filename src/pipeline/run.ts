@@ -166,6 +166,7 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
     let errors = opened.previous.filter((i) => i.error).length;
     try {
       // Inside the try: a manifest that cannot be written (a full disk) still releases the lock.
+      run.trackSpend(spent);
       run.start();
       hooks.progress?.(finished, questions.length, progressInfo(session, errors));
       const outcome = await answerAll(

@@ -133,7 +133,7 @@ export function scoringStage(
   }
   const judge = chatModel(session, 'judge', judgeModelFor(cfg.judge.model, benchmark.defaultJudgeModel));
   // --judge-prompt FILE: another prompt for the same judge protocol (parse, JSON mode, runs).
-  const protocol = judgeProtocolFor(scoring.judge, cfg.judge.prompt ?? null);
+  const protocol = judgeProtocolFor(scoring.judge, cfg.judge.prompt ?? null, cfg.benchmark);
   return {
     // Questions that carry a second gold version are also judged under it (summary: the score under both golds).
     stage: withOtherGold(judgeStage(judge, protocol, cfg.judge.runs, scoring.fallbackMetric), scoring.metrics),

@@ -1,7 +1,7 @@
 /**
  * Requests in flight at once, per provider kind (chat, embed, rerank) and endpoint. A session makes
  * its own pool unless the transport brings one: the cells of a grid share one, so N cells against
- * one provider keep that provider's limit (`--concurrency-chat`, ...), not N times it.
+ * one provider keep that provider's limit (`--concurrency chat`, ...), not N times it.
  */
 import pLimit, { type LimitFunction } from 'p-limit';
 

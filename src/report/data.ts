@@ -12,18 +12,10 @@ import { join } from 'node:path';
 import type { PaperMap } from '../paper/map.js';
 import type { FamilyReport, StatsReport } from '../stats/compute-tables.js';
 import type { AblationInput, ReportInputs, RunInput } from './collect.js';
-import { addCost } from '../providers/usage.js';
+import { statusFacts, statusLabel } from '../run/status.js';
+import { listPriceByRole, paidOf, sumRoles, type RoleUsage } from '../run/cost.js';
 
-/** Per role: tokens, dollars, requests, cache hits (summed over the run's items). */
-export interface RoleUsage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  cost_usd: number | null;
-  requests: number;
-  cache_hits: number;
-  /** Cohere rerank billing units, when the role has them. */
-  search_units?: number;
-}
+export type { RoleUsage };
 
 export interface RunView {
   label: string;
@@ -47,7 +39,10 @@ export interface RunView {
     judge_runs: number | null;
   } | null;
   timings: Record<string, number>;
+  /** List-price equivalent per role (src/run/cost.ts). */
   usage: Record<string, RoleUsage>;
+  /** Paid: what was billed over every process of the directory (manifest spent_usd; src/run/cost.ts). */
+  paid_usd: number | null;
   evidence_text: boolean;
   /** summary.json's coverage at other depths of the same ranking: k -> share with all gold shown. */
   coverage_at_k: Record<string, number | null>;
@@ -241,12 +236,14 @@ export function buildReportData(inputs: ReportInputs, meta: BuildOptions): Repor
       system: run.loaded.system,
       benchmark: run.loaded.benchmark,
       setting: run.loaded.setting,
-      status: run.loaded.status,
+      // `incomplete (39 failed)`: a run with failed items is never shown as complete (src/run/status.ts).
+      status: statusLabel(statusFacts(run.manifest, run.summary)),
       reader: configValue(run, 'reader'),
       judge: run.items.some((i) => judgeOf(i) !== null) ? configValue(run, 'judge') : null,
       summary: summaryView(run),
       timings: numbers((run.manifest.timings ?? {}) as Record<string, unknown>),
       usage: usageOf(run),
+      paid_usd: paidOf(run.manifest),
       evidence_text: texts !== null,
       coverage_at_k: coverageAtK(run),
       detailed,
@@ -337,67 +334,13 @@ function numbers(o: Record<string, unknown>): Record<string, number> {
   return Object.fromEntries(Object.entries(o).filter((e): e is [string, number] => typeof e[1] === 'number'));
 }
 
-/**
- * Every cost the CLI shows, per role: reader and judge summed over the run's items (across resumes),
- * the other roles (embed, rerank: per run, not per item) from summary.json `usage` at their
- * from-scratch cost (cached replies counted, as item costs are), and an agentic memory system's
- * extraction from summary.json `memory.ingest`.
- */
+/** The list-price equivalent per role (src/run/cost.ts: the one cost definition). */
 export function usageOf(run: RunInput): Record<string, RoleUsage> {
-  const total: Record<string, RoleUsage> = {};
-  for (const item of run.items) {
-    const usage = (item.details as { usage?: Record<string, RoleUsage> } | undefined)?.usage;
-    if (!usage) continue;
-    for (const [role, u] of Object.entries(usage)) {
-      const t = (total[role] ??= { prompt_tokens: 0, completion_tokens: 0, cost_usd: 0, requests: 0, cache_hits: 0 });
-      t.prompt_tokens += u.prompt_tokens ?? 0;
-      t.completion_tokens += u.completion_tokens ?? 0;
-      t.cost_usd = addCost(t.cost_usd, u.cost_usd ?? null);
-      t.requests += u.requests ?? 0;
-      t.cache_hits += u.cache_hits ?? 0;
-    }
-  }
-  const perRun = (run.summary?.usage ?? {}) as Record<
-    string,
-    {
-      requests?: number;
-      cache_hits?: number;
-      prompt_tokens?: number;
-      completion_tokens?: number;
-      search_units?: number;
-      cost_usd_total?: number | null;
-    }
-  >;
-  for (const [role, u] of Object.entries(perRun)) {
-    if (role === 'all' || total[role] || !u || typeof u !== 'object') continue;
-    total[role] = {
-      prompt_tokens: u.prompt_tokens ?? 0,
-      completion_tokens: u.completion_tokens ?? 0,
-      cost_usd: u.cost_usd_total ?? null,
-      requests: u.requests ?? 0,
-      cache_hits: u.cache_hits ?? 0,
-      ...(u.search_units ? { search_units: u.search_units } : {}),
-    };
-  }
-  const ingest = (run.summary?.memory as { ingest?: Record<string, number | null> } | undefined)?.ingest;
-  if (ingest && !total.extract) {
-    total.extract = {
-      prompt_tokens: ingest.prompt_tokens ?? 0,
-      completion_tokens: ingest.completion_tokens ?? 0,
-      cost_usd: ingest.cost_usd ?? null,
-      requests: ingest.extraction_calls ?? 0,
-      cache_hits: 0,
-    };
-  }
-  return total;
+  return listPriceByRole(run.items, run.summary);
 }
 
 /** Sum over roles (null when any role's price is unknown). */
-export function totalCost(usage: Record<string, RoleUsage>): number | null {
-  let sum: number | null = 0;
-  for (const u of Object.values(usage)) sum = sum === null || u.cost_usd === null ? null : sum + u.cost_usd;
-  return sum;
-}
+export const totalCost = sumRoles;
 
 function familyViews(stats: StatsReport): FamilyView[] {
   return stats.families.map((f) => {

@@ -285,9 +285,10 @@ function costSection(data: ReportData, chart: ChartFn): string {
         `<tr data-run="${esc(r.label)}" data-role="${esc(role)}">${head}<td>${esc(role)}</td><td>${int(u.prompt_tokens)}</td><td>${int(u.completion_tokens)}${u.search_units ? `<div class="muted small">${int(u.search_units)} search units</div>` : ''}</td><td>${usd(u.cost_usd)}</td><td>${int(u.requests)}</td><td>${int(u.cache_hits)}</td></tr>`,
       );
     }
-    if (roles.length > 1)
+    if (roles.length > 0)
       usageRows.push(
-        `<tr data-run="${esc(r.label)}" data-role="total" class="total">${head}<td>total</td><td></td><td></td><td>${usd(totalCost(r.usage))}</td><td></td><td></td></tr>`,
+        `<tr data-run="${esc(r.label)}" data-role="total" class="total">${head}<td>list-price equivalent (all roles)</td><td></td><td></td><td>${usd(totalCost(r.usage))}</td><td></td><td></td></tr>`,
+        `<tr data-run="${esc(r.label)}" data-role="paid" class="total">${head}<td>paid (all roles, every process)</td><td></td><td></td><td>${usd(r.paid_usd)}</td><td></td><td></td></tr>`,
       );
     if (roles.length === 0)
       usageRows.push(
@@ -296,7 +297,7 @@ function costSection(data: ReportData, chart: ChartFn): string {
   }
   const timeRows = data.runs.map((r) => timeRow(r));
   return `<section id="cost" aria-labelledby="h-cost"><h2 id="h-cost">5. Cost and time</h2>
-<div class="table-wrap"><table class="usage"><caption>Tokens, dollars, requests and cache hits per role, at what the run costs from scratch (cached replies priced as if sent): reader and judge summed over the run's items (across resumes); embed and rerank from summary.json (the run's last process); agentic memory extraction from its ingest report.</caption>
+<div class="table-wrap"><table class="usage"><caption>Tokens, dollars, requests and cache hits per role at the <b>list-price equivalent</b> (every reply priced, cached or not): reader and judge summed over the run's items (across resumes); embed and rerank from summary.json (the run's last process); the system's ingest extraction from its ingest report. <b>Paid</b> is what was billed over every process of the run directory (cache hits cost nothing): what <code>--max-cost</code> caps (docs/runs.md).</caption>
 <thead><tr><th scope="col">run</th><th scope="col">role</th><th scope="col">prompt tokens</th><th scope="col">completion tokens</th><th scope="col">cost</th><th scope="col">requests</th><th scope="col">cache hits</th></tr></thead>
 <tbody>${usageRows.join('\n')}</tbody></table></div>
 ${chart('time', timeChart(data.runs), 'Per run: the wall-clock time (dark bar), and the summed work split into load, ingest (index building) and query (retrieval, reading and judging). Per-question times add up over questions answered concurrently, so summed work can exceed the wall time')}

@@ -65,8 +65,13 @@ export function renderIndexParts(
     const rows = p.data.runs.map((r) => {
       const s = r.summary;
       const judged = s !== null && s.scored > 0 && s.accuracy !== null;
-      const headline = s === null ? '—' : judged ? `accuracy ${pct(s.accuracy)} %` : `coverage ${pct(s.coverage_all)} %`;
-      return `<tr data-run="${esc(r.label)}"><th scope="row">${esc(r.system)}${r.name ? ` [${esc(r.name)}]` : ''}<div class="muted small">${esc(r.label)}</div></th><td>${esc(r.setting)}</td><td>${r.rows.length}</td><td>${headline}</td><td>${esc(r.status ?? '—')}</td></tr>`;
+      const headline0 = s === null ? '—' : judged ? `accuracy ${pct(s.accuracy)} %` : `coverage ${pct(s.coverage_all)} %`;
+      // A run with failed items: the figure is over the items that did not fail, and says so.
+      const headline =
+        s !== null && s.errors > 0
+          ? `${headline0} <span class="muted small">(over ${s.n - s.errors} of ${s.n}; ${s.errors} failed)</span>`
+          : headline0;
+      return `<tr data-run="${esc(r.label)}"><th scope="row">${esc(r.system)}${r.name ? ` [${esc(r.name)}]` : ''}<div class="muted small">${esc(r.label)}</div></th><td>${esc(r.setting)}</td><td>${r.rows.length}</td><td>${headline}</td><td class="run-status${r.status?.startsWith('complete') ? '' : ' not-complete'}">${esc(r.status ?? '—')}</td></tr>`;
     });
     const ablations = p.data.ablations.length ? `; ${p.data.ablations.length} ablation${p.data.ablations.length === 1 ? '' : 's'}` : '';
     return `<section data-benchmark="${esc(p.benchmark)}"><h2><a href="${esc(basename(p.file))}">${esc(p.benchmark)}</a> <span class="muted small">(${(p.bytes / 1024).toFixed(0)} KiB; ${p.data.runs.length} run${p.data.runs.length === 1 ? '' : 's'}, ${p.data.families.length} benchmark-setting${p.data.families.length === 1 ? '' : 's'}${ablations})</span></h2>

@@ -42,6 +42,7 @@ table.questions tr.selected { outline: 2px solid var(--accent); background: #eef
 button.linkish { background: none; border: none; color: var(--accent); text-decoration: underline; cursor: pointer; font: inherit; padding: 0; text-align: left; }
 .outcome.correct { color: var(--good); }
 .outcome.incorrect, .error { color: var(--bad); }
+.run-status.not-complete { color: var(--bad); font-weight: 600; }
 .detail { border: 1px solid var(--line); padding: 8px 12px; min-height: 200px; }
 .detail h3 { margin-top: 0; }
 dl.qa dt, .system-col dt { font-weight: 600; font-size: 12px; color: var(--muted); }

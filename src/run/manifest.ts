@@ -7,8 +7,9 @@ import { fromRoot, projectRoot } from '../util/paths.js';
 import type { RunIdentity } from './identity.js';
 
 /**
- * `complete`: every selected question has an item. `incomplete`: the pass ended without some
- * (deferred to a batch, or a resume is needed). `interrupted`: stopped by a signal.
+ * `complete`: every selected question has an item and none failed. `incomplete`: the pass ended
+ * with failed items (`questions.errors`; `--retry-errors` redoes them) or without some (deferred to
+ * a batch, or a resume is needed); shown as `incomplete (N failed)` (src/run/status.ts). `interrupted`: stopped by a signal.
  * `stopped-cost-cap`: stopped before a request could cross `--max-cost` (the same command with a
  * higher cap resumes). `failed`: the run itself failed (not single items: those are item errors).
  */

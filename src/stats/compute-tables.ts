@@ -3,6 +3,7 @@
  * with Holm, Cochran's Q, coverage x utilization, judge agreement — and the list of every question
  * that could not be used and why. Pure: no file access, seeded randomness.
  */
+import { effectiveStatus, statusLabel } from '../run/status.js';
 import { runSteps, runStepsYielding } from '../util/steps.js';
 import { epochRow, type EpochRow } from './epochs.js';
 import { MICRO_AGGREGATION, type Aggregation } from '../core/aggregation.js';
@@ -404,7 +405,9 @@ function familyProblems(systems: SystemRun[], u: QuestionUniverse, notes: string
       .map((i) => i.id)
       .sort();
     for (const n of s.run.notes) notes.push(`${s.name}: ${n}`);
-    if (s.run.status && s.run.status !== 'complete') notes.push(`${s.name}: run status is '${s.run.status}'`);
+    const facts = { status: s.run.status, failed: problems.failed[s.name]!.length };
+    if (facts.status && effectiveStatus(facts) !== 'complete')
+      notes.push(`${s.name}: ranks an incomplete run (${statusLabel(facts)}): its figures cover the items it holds that did not fail`);
   }
   if (conflicts.size) notes.push(`${conflicts.size} question(s) have different types in different runs; the first run's type is used`);
   if (systems.some((s) => ids.some((id) => !s.byId.has(id)))) {
@@ -439,7 +442,8 @@ function* leaderboardRows(
       dir: s.run.label,
       reference: s.run.reference,
       source: s.run.source,
-      status: s.run.status,
+      // `incomplete` when items failed, whatever an older manifest said (src/run/status.ts).
+      status: effectiveStatus({ status: s.run.status, failed: problems.failed[s.name]!.length }),
       items: s.run.items.length,
       scored: scored.length,
       failed: problems.failed[s.name]!.length,

@@ -1,4 +1,5 @@
 /** Markdown leaderboards and CSV tables from a StatsReport. */
+import { statusLabel } from '../run/status.js';
 import { stringify } from 'csv-stringify/sync';
 import { markdownTable } from '../util/table.js';
 import type { Cell, FamilyReport, PairRow, StatsReport } from './compute-tables.js';
@@ -46,6 +47,15 @@ function cellText(c: Cell | null | undefined): string {
 /** The Markdown report of one benchmark-setting: leaderboard, pairwise tests, omnibus, coverage, agreement, problems. */
 export function renderFamily(f: FamilyReport, opts: { resamples: number; seed: number | string }): string {
   const out: string[] = [`## ${f.benchmark} — ${f.setting}${f.judge ? ` — judge ${f.judge}` : ''}`, ''];
+  // Said before the table, not only among the notes: a leaderboard that ranks an incomplete run.
+  const incomplete = f.leaderboard.filter((r) => r.status && r.status !== 'complete');
+  if (incomplete.length)
+    out.push(
+      `WARNING: this leaderboard ranks ${incomplete.length === 1 ? 'an incomplete run' : `${incomplete.length} incomplete runs`}: ${incomplete
+        .map((r) => `${r.system} (${statusLabel({ status: r.status, failed: r.failed })})`)
+        .join(', ')}; a failed item is not scored (\`rawrag show RUN --failures\` says why; --retry-errors redoes them)`,
+      '',
+    );
   const { label, legend } = labeller(f.leaderboard.map((r) => r.system));
   const pairOf = new Map<string, PairRow>();
   for (const p of f.pairwise) pairOf.set(p.system_a, p);

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { BaseRunConfigSchema, type RunConfig } from '../config/schema.js';
 import type { EvidenceSource } from '../core/evidence-source.js';
-import type { MemoryStoreAccess, SystemDescriptor, SystemOption, SweepKnob } from '../core/system.js';
+import type { MemoryStoreAccess, SystemDescriptor, SweepKnob } from '../core/system.js';
 import type { ModelEntry } from '../providers/models.js';
 import type { ProviderSession } from '../providers/session.js';
 import { existsSync } from 'node:fs';
@@ -78,12 +78,7 @@ export function systemOf(cfg: Pick<RunConfig, 'system'>): System {
   return getSystem(cfg.system ?? DEFAULT_SYSTEM);
 }
 
-/** Every system's own `rawrag run` flags, with the system they belong to (one flag, one system). */
-export function systemOptions(): Array<{ system: string; option: SystemOption }> {
-  return listSystems().flatMap((s) => (s.options ?? []).map((option) => ({ system: s.name, option })));
-}
-
-/** Every system's sweepable knobs (`rawrag ablate` flags). */
+/** Every system's sweep knobs (`rawrag ablate -S key=list` with the system's own reading of the list). */
 export function sweepKnobs(): Array<{ system: string; knob: SweepKnob }> {
   return listSystems().flatMap((s) => (s.sweep ?? []).map((knob) => ({ system: s.name, knob })));
 }

@@ -77,3 +77,33 @@ export function firstInvalidUtf8(b: Uint8Array): number {
   }
   return -1;
 }
+
+/** Terminal width a command's prose stays within (tables keep their rows whole). */
+export const PROSE_WIDTH = 160;
+
+/**
+ * Wraps each line longer than `width` at spaces, continuation lines indented two spaces past the
+ * line's own indent; markdown table rows (`|...`) and lines without a space to break at are kept.
+ */
+export function wrapProse(text: string, width = PROSE_WIDTH): string {
+  return text
+    .split('\n')
+    .flatMap((line) => (line.length <= width || line.startsWith('|') ? [line] : wrapLine(line, width)))
+    .join('\n');
+}
+
+function wrapLine(line: string, width: number): string[] {
+  const indent = /^\s*/.exec(line)![0];
+  const next = `${indent}  `;
+  const out: string[] = [];
+  let cur = '';
+  for (const word of line.slice(indent.length).split(' ')) {
+    const lead = out.length === 0 ? indent : next;
+    if (cur && lead.length + cur.length + 1 + word.length > width) {
+      out.push(lead + cur);
+      cur = word;
+    } else cur = cur ? `${cur} ${word}` : word;
+  }
+  out.push((out.length === 0 ? indent : next) + cur);
+  return out;
+}

@@ -1,7 +1,7 @@
 /**
  * What `rawrag view` adds to a report page: a progress panel above the header (one row per run:
  * status, questions done of those selected, failures, judged items and their mean score, coverage,
- * cost so far) and the script that fills it. The script polls the server's /api/progress every
+ * cost so far: paid and list-price equivalent, src/run/cost.ts) and the script that fills it. The script polls the server's /api/progress every
  * interval; when the server has built newer pages it fetches this page's parts (/api/page) and
  * swaps them in — header, sections, the page script's data — and asks the report script to redraw,
  * keeping the explorer's choices and the scroll position. Plain browser JavaScript, inlined.
@@ -12,7 +12,7 @@ export function livePanel(version: string, kind: string): string {
   return `<style>${LIVE_CSS}</style>
 <section id="live" aria-labelledby="h-live" data-version="${version}" data-kind="${kind}" aria-live="polite">
 <h2 id="h-live">Live <span id="live-status" class="muted small">connecting…</span></h2>
-<div class="table-wrap"><table class="live"><thead><tr><th scope="col">run</th><th scope="col">status</th><th scope="col">questions done</th><th scope="col">failed</th><th scope="col">judged</th><th scope="col">mean score %</th><th scope="col">coverage %</th><th scope="col">cost so far</th><th scope="col">last written</th></tr></thead>
+<div class="table-wrap"><table class="live"><thead><tr><th scope="col">run</th><th scope="col">status</th><th scope="col">questions done</th><th scope="col">failed</th><th scope="col">judged</th><th scope="col">mean score %</th><th scope="col">coverage %</th><th scope="col" title="paid: what was billed over every process of the run directory (cache hits cost nothing); list-price equivalent: every reply priced, cached or not">cost so far: paid (list-price equivalent)</th><th scope="col">last written</th></tr></thead>
 <tbody id="live-runs"></tbody></table></div>
 </section>
 `;
@@ -26,7 +26,7 @@ const LIVE_CSS = `
 #live .status { font-weight: 600; }
 #live .status.running { color: var(--accent); }
 #live .status.complete { color: var(--good); }
-#live .status.failed, #live .status.stopped, #live .status.interrupted { color: var(--bad); }
+#live .status.failed, #live .status.stopped, #live .status.interrupted, #live .status.incomplete { color: var(--bad); }
 #live progress { width: 140px; vertical-align: middle; margin-right: 6px; }
 #live .offline { color: var(--bad); font-weight: 600; }
 @media print { #live { display: none; } }
@@ -63,7 +63,7 @@ export function liveScript(intervalMs: number): string {
     head.appendChild(document.createTextNode(r.system + (r.name ? ' [' + r.name + ']' : '')));
     head.appendChild(text('div', r.setting + ' \u00b7 ' + r.label, { class: 'muted small' }));
     tr.appendChild(head);
-    tr.appendChild(text('td', r.status === 'stopped' ? 'stopped (its process is gone)' : r.status, { class: 'status ' + r.status, 'data-col': 'status' }));
+    tr.appendChild(text('td', r.status === 'stopped' ? 'stopped (its process is gone)' : r.status_label || r.status, { class: 'status ' + r.status, 'data-col': 'status' }));
     var done = document.createElement('td');
     done.setAttribute('data-col', 'done');
     done.setAttribute('data-done', String(r.done));
@@ -79,7 +79,7 @@ export function liveScript(intervalMs: number): string {
     tr.appendChild(text('td', String(r.judged), { 'data-col': 'judged' }));
     tr.appendChild(text('td', pct(r.mean_score), { 'data-col': 'score' }));
     tr.appendChild(text('td', pct(r.coverage), { 'data-col': 'coverage' }));
-    var cost = text('td', r.requests + r.cache_hits ? usd(r.cost_usd) : '\u2014', { 'data-col': 'cost' });
+    var cost = text('td', r.requests + r.cache_hits || r.paid_usd ? 'paid ' + usd(r.paid_usd) + ' (list-price equivalent ' + usd(r.list_usd) + ')' : '\u2014', { 'data-col': 'cost' });
     if (r.requests + r.cache_hits) cost.appendChild(text('div', r.requests + ' sent, ' + r.cache_hits + ' cached', { class: 'muted small' }));
     tr.appendChild(cost);
     tr.appendChild(text('td', clock(r.updated_at), { 'data-col': 'updated' }));

@@ -9,6 +9,9 @@ import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync } from
 import { hostname } from 'node:os';
 import { join, relative } from 'node:path';
 import { LOCK_FILE } from '../run/lock.js';
+import { effectiveStatus, statusLabel } from '../run/status.js';
+import { itemUsage, listPriceByRole, paidOf, sumRoles, type RoleUsage } from '../run/cost.js';
+import { addCost } from '../providers/usage.js';
 
 /** What one items.jsonl line says, reduced to the progress figures. */
 interface ItemFacts {
@@ -31,6 +34,8 @@ export interface RunProgress {
   setting: string;
   /** manifest.json `status` (`running`, `complete`, `incomplete`, `interrupted`, `failed`), or `stopped`: says running, but its process is gone. */
   status: string;
+  /** The status as shown: `incomplete (3 failed)` when items failed. */
+  status_label: string;
   /** Questions selected for the run (manifest `questions.selected`); null when the manifest does not say. */
   selected: number | null;
   /** Items written (one per question; a question written twice counts once). */
@@ -41,14 +46,28 @@ export interface RunProgress {
   mean_score: number | null;
   /** Share of items with gold evidence that had all of it shown. */
   coverage: number | null;
-  /** Reader and judge cost summed over the items so far (cached replies priced as if sent; null: a price unknown). */
-  cost_usd: number | null;
+  /**
+   * Paid so far: what was billed over every process of the directory (manifest `spent_usd`, which a
+   * running run keeps current); null when a price is unknown (src/run/cost.ts, the one definition).
+   */
+  paid_usd: number | null;
+  /**
+   * List-price equivalent so far: every reply priced, cached or not — reader and judge over the
+   * items so far, and once a process has finished, its embedding, reranking and ingest roles too.
+   */
+  list_usd: number | null;
   requests: number;
   cache_hits: number;
   /** When items.jsonl (else manifest.json) last changed, ISO time. */
   updated_at: string | null;
   /** items.jsonl ends in a line still being written (or torn): not counted yet. */
   partial_line: boolean;
+}
+
+/** The per-run roles of a summary (those its items do not carry), at list price. */
+function perRunRoles(summary: Record<string, unknown> | null): Record<string, RoleUsage> {
+  const all = listPriceByRole([], summary);
+  return Object.fromEntries(Object.entries(all).filter(([role]) => role !== 'reader' && role !== 'judge'));
 }
 
 /** Follows one run directory's files; `poll()` reads what was added since the last call. */
@@ -60,7 +79,28 @@ export class RunWatch {
   private partial = false;
   private readonly items = new Map<string, ItemFacts>();
 
+  private summaryCache: { mtime: number; value: Record<string, unknown> | null } = { mtime: -1, value: null };
+
   constructor(readonly dir: string) {}
+
+  /** summary.json as the last finished process wrote it (re-read only when it changed). */
+  private summary(): Record<string, unknown> | null {
+    const path = join(this.dir, 'summary.json');
+    let mtime: number;
+    try {
+      mtime = statSync(path).mtimeMs;
+    } catch {
+      return null;
+    }
+    if (mtime !== this.summaryCache.mtime) {
+      try {
+        this.summaryCache = { mtime, value: JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown> };
+      } catch {
+        // being written: the next poll reads it
+      }
+    }
+    return this.summaryCache.value;
+  }
 
   poll(): RunProgress {
     this.readManifest();
@@ -135,22 +175,18 @@ export class RunWatch {
       return;
     }
     if (!item || typeof item !== 'object' || item.id === undefined || item.id === null) return;
-    const usage = (item.details as { usage?: Record<string, { cost_usd?: number | null; requests?: number; cache_hits?: number }> })?.usage;
-    let cost: number | null = 0;
-    let requests = 0;
-    let cacheHits = 0;
-    for (const u of Object.values(usage ?? {})) {
-      cost = cost === null || u.cost_usd === null || u.cost_usd === undefined ? null : cost + u.cost_usd;
-      requests += u.requests ?? 0;
-      cacheHits += u.cache_hits ?? 0;
-    }
+    const usage = itemUsage(item);
+    const roles = listPriceByRole([item], null);
+    const cost = sumRoles(roles);
+    const requests = Object.values(usage).reduce((a, u) => a + (u.requests ?? 0), 0);
+    const cacheHits = Object.values(usage).reduce((a, u) => a + (u.cache_hits ?? 0), 0);
     const cov = item.coverage as { all?: boolean } | boolean | null | undefined;
     const failed = item.error !== null && item.error !== undefined;
     this.items.set(String(item.id), {
       scored: !failed && typeof item.score === 'number' ? item.score : null,
       failed,
       covered: cov === null || cov === undefined ? null : typeof cov === 'boolean' ? cov : Boolean(cov.all),
-      cost: usage ? cost : 0,
+      cost,
       requests,
       cacheHits,
     });
@@ -164,8 +200,13 @@ export class RunWatch {
     const scored = facts.filter((f) => f.scored !== null);
     const withGold = facts.filter((f) => f.covered !== null);
     let cost: number | null = 0;
-    for (const f of facts) cost = cost === null || f.cost === null ? null : cost + f.cost;
-    const status = str(m.status) ?? 'unknown';
+    for (const f of facts) cost = addCost(cost, f.cost);
+    // The roles not recorded per item (embedding, reranking, ingest) come from the last finished process's summary.
+    cost = addCost(cost, sumRoles(perRunRoles(this.summary())));
+    // A finished run with failed items is `incomplete`, never `complete` (src/run/status.ts).
+    const failed = facts.filter((f) => f.failed).length;
+    const raw = str(m.status) ?? 'unknown';
+    const live = raw === 'running' && !writerAlive(this.dir) ? 'stopped' : (effectiveStatus({ status: raw, failed }) ?? raw);
     const mtime = itemsMtime ?? (this.manifestMtime >= 0 ? this.manifestMtime : null);
     return {
       label: relative(process.cwd(), this.dir) || '.',
@@ -173,14 +214,16 @@ export class RunWatch {
       name: str(m.name),
       benchmark: str(m.benchmark) ?? '?',
       setting: str(m.setting) ?? '?',
-      status: status === 'running' && !writerAlive(this.dir) ? 'stopped' : status,
+      status: live,
+      status_label: live === 'running' || live === 'stopped' ? live : statusLabel({ status: live, failed }),
       selected: typeof questions?.selected === 'number' ? questions.selected : null,
       done: facts.length,
-      failed: facts.filter((f) => f.failed).length,
+      failed,
       judged: scored.length,
       mean_score: scored.length ? scored.reduce((a, f) => a + f.scored!, 0) / scored.length : null,
       coverage: withGold.length ? withGold.filter((f) => f.covered).length / withGold.length : null,
-      cost_usd: cost,
+      paid_usd: paidOf(m),
+      list_usd: cost,
       requests: facts.reduce((a, f) => a + f.requests, 0),
       cache_hits: facts.reduce((a, f) => a + f.cacheHits, 0),
       updated_at: mtime === null ? null : new Date(mtime).toISOString(),

@@ -20,7 +20,7 @@ describe('rawrag ablate over memory.* values', () => {
   const out = join(tempDir('rawrag-abmem-'), 'ablation');
   const args = (...extra: string[]) =>
     locomoRunArgs({ command: 'ablate', system: 'agentic-memory', retriever: 'openai', limit: 12, out, peer: fake, cache, extra });
-  const sweep = ['--memory-items', '2,8', '--memory-tokens', '300', '--dedup-threshold', '0.5', '--recall-weights', '1/0/0/0'];
+  const sweep = ['-S', 'items=2,8', '-S', 'tokens=300', '-S', 'dedupThreshold=0.5', '-S', 'weights=1/0/0/0'];
   let res: { code: number; stdout: string; stderr: string };
 
   beforeAll(async () => {
@@ -102,12 +102,12 @@ describe('rawrag ablate over memory.* values', () => {
     expect(fake.api.count()).toBe(before);
   }, 300_000);
 
-  it('a memory sweep on a source that reads no memory config is refused (exit 2)', async () => {
+  it('a memory sweep on a system without those options is refused (exit 1, a usage error like any bad -S)', async () => {
     const r = await rawragInProcess(
-      ['ablate', 'locomo', '--retriever', 'local', '--memory-items', '3', '--out', join(tempDir('rawrag-abmem-x-'), 'a'), '--no-progress'],
+      ['ablate', 'locomo', '--retriever', 'local', '-S', 'items=3', '--out', join(tempDir('rawrag-abmem-x-'), 'a'), '--no-progress'],
       env,
     );
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/reads no memory config/);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/-S: system 'raw-rag' has no options/);
   });
 });

@@ -24,11 +24,11 @@ const CASES: Array<{ name: string; data: string; args: string[]; options: Record
   {
     name: 'memoryagentbench',
     data: join(FIX, 'memoryagentbench/Conflict_Resolution.sample.json'),
-    args: ['--subset', 'all'],
+    args: ['-B', 'subset=all'],
     options: { subset: 'all' },
   },
   { name: 'personamem', data: join(FIX, 'personamem'), args: [], options: {} },
-  { name: 'beam', data: beamRoot, args: ['--size', '100K'], options: { size: '100K' } },
+  { name: 'beam', data: beamRoot, args: ['-B', 'size=100K'], options: { size: '100K' } },
 ];
 
 const env = {
@@ -58,8 +58,8 @@ describe('agentic memory on every benchmark', () => {
           ...args,
           '--system',
           'agentic-memory',
-          '--extractor',
-          'gpt-4o-mini',
+          '-S',
+          'extractor=gpt-4o-mini',
           '--retriever',
           'openai',
           '--reader-base-url',

@@ -117,7 +117,7 @@ describe('rawrag run locomo --system agentic-memory against a loopback extractor
       out,
       peer: fake,
       cache: killCache,
-      extra: ['--concurrency-chat', '1'],
+      extra: ['--concurrency', 'chat=1'],
     });
     expect(await killMidRun(cmd, env, () => okBatches(out).length >= 4)).toBe('SIGKILL');
     const stored = new Set(okBatches(out));

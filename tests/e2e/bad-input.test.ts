@@ -42,15 +42,15 @@ describe('bad input', () => {
   });
 
   it('an unknown category', async () => {
-    await expectRejected(['run', 'locomo', '--categories', '1,9'], 1, /--categories: unknown LoCoMo category '9'/);
+    await expectRejected(['run', 'locomo', '-B', 'categories=1,9'], 1, /-B categories: unknown LoCoMo category '9'/);
   });
 
   it('a MemoryAgentBench source the release does not have is a bad flag value (1); --sample beyond the population is refused', async () => {
     const cr = join(ROOT, 'tests/fixtures/memoryagentbench/Conflict_Resolution.sample.json');
     await expectRejected(
-      ['run', 'memoryagentbench', '--data', cr, '--sources', 'foo'],
+      ['run', 'memoryagentbench', '--data', cr, '-B', 'sources=foo'],
       1,
-      /--sources: unknown source\(s\) foo \(the release's: /,
+      /-B sources: unknown source\(s\) foo \(the release's: /,
     );
     await expectRejected(
       ['run', 'locomo', '--sample', '5000'],

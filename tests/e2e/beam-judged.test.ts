@@ -70,7 +70,7 @@ describe('rawrag run beam with a reader and the 3x multi-request judge (loopback
           tempDir(),
           '--no-progress',
           // The official rubric is the default; the corrected one is asked for.
-          ...(variant === 'fixed' ? ['--beam-rubric', 'corrected'] : []),
+          ...(variant === 'fixed' ? ['-B', 'beam-rubric=corrected'] : []),
         ],
         env,
       );

@@ -14,7 +14,7 @@ describe('rawrag run beam (offline)', () => {
     mkdirSync(join(root, 'chats', '100K', '5'), { recursive: true });
     cpSync(CONV, join(root, 'chats', '100K', '5'), { recursive: true });
     const out = join(root, 'run');
-    const r = await rawragInProcess(['run', 'beam', '--data', root, '--size', '100K', '--out', out, '--no-progress']);
+    const r = await rawragInProcess(['run', 'beam', '--data', root, '-B', 'size=100K', '--out', out, '--no-progress']);
     expect(r.stderr).not.toMatch(/internal error/);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/BEAM 100K: per ability \(1 conversations\)/);
@@ -53,8 +53,8 @@ describe('rawrag run beam (offline)', () => {
       'beam',
       '--data',
       CONV,
-      '--beam-rubric',
-      'corrected',
+      '-B',
+      'beam-rubric=corrected',
       '--limit',
       '2',
       '--out',
@@ -71,8 +71,8 @@ describe('rawrag run beam (offline)', () => {
       'beam',
       '--data',
       CONV,
-      '--beam-rubric',
-      'fixed',
+      '-B',
+      'beam-rubric=fixed',
       '--limit',
       '2',
       '--out',
@@ -80,12 +80,12 @@ describe('rawrag run beam (offline)', () => {
       '--no-progress',
     ]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/--beam-rubric: 'fixed' is not one of official, corrected/);
+    expect(bad.stderr).toMatch(/-B beam-rubric: 'fixed' is not one of official, corrected/);
   });
 
   it('rejects a size the data does not hold, with exit code 2', async () => {
-    const r = await rawragInProcess(['run', 'beam', '--data', CONV, '--size', '1M', '--out', join(tempDir(), 'run'), '--no-progress']);
+    const r = await rawragInProcess(['run', 'beam', '--data', CONV, '-B', 'size=1M', '--out', join(tempDir(), 'run'), '--no-progress']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/rawrag: error: .*100K\/5: --size: this conversation belongs to size 100K, not 1M/);
+    expect(r.stderr).toMatch(/rawrag: error: .*100K\/5: -B size: this conversation belongs to size 100K, not 1M/);
   });
 });

@@ -115,7 +115,7 @@ describe('rawrag run locomo --system evermemos --limit 200 against its loopback 
         chatOnly: true,
         cache,
         limit: LIMIT,
-        extra: ['--store', out],
+        extra: ['-S', `store=${out}`],
       }),
       env,
     );

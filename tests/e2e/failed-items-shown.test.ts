@@ -51,13 +51,13 @@ describe('a run whose items mostly failed', () => {
   }, 120_000);
   afterAll(() => api.close());
 
-  it('runs: "complete, 9 of 10 failed" in the table and in --json', async () => {
+  it('runs: "incomplete (9 failed)" in the table and in --json (issue 41 item 12: failed items make a run incomplete)', async () => {
     expect(first.code, first.stderr).toBe(4);
-    expect(JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')).status).toBe('complete');
+    expect(JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')).status).toBe('incomplete');
     const table = await rawragInProcess(['runs', join(dir, 'results')]);
-    expect(table.stdout).toMatch(/\| complete, 9 of 10 failed +\| +10 \|/);
+    expect(table.stdout).toMatch(/\| incomplete \(9 failed\) +\| +10 \|/);
     const json = JSON.parse((await rawragInProcess(['runs', join(dir, 'results'), '--json'])).stdout);
-    expect(json[0]).toMatchObject({ status: 'complete', status_text: 'complete, 9 of 10 failed', errors: 9, n: 10 });
+    expect(json[0]).toMatchObject({ status: 'incomplete', status_text: 'incomplete (9 failed)', errors: 9, n: 10 });
   });
 
   it('export: a torn last line of items.jsonl is reported, not dropped silently', async () => {

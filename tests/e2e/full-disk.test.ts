@@ -321,7 +321,7 @@ describe('a memory service run: its ingest log and decision log', () => {
     const url = `http://127.0.0.1:${(shim.address() as AddressInfo).port}`;
     try {
       const out = join(work, 'http-run');
-      const args = ['run', 'locomo', '--system', 'http', '--memory-url', url, '--limit', '2', '--no-progress', '--out', out];
+      const args = ['run', 'locomo', '--system', 'http', '-S', `url=${url}`, '--limit', '2', '--no-progress', '--out', out];
       const logs = (s: Site) => /service-ingest\.jsonl|write-decisions\.jsonl/.test(s.path);
       // Every attempt starts where the recorded one did: the run's owners deleted on the service, its folder removed.
       const fresh = async () => {

@@ -156,8 +156,8 @@ describe('a grid shares one provider budget, survives a failing cell, and shards
   });
   afterAll(() => api.close());
 
-  it('two cells at once keep --concurrency-chat in flight in all, not per cell', async () => {
-    const r = await rawragInProcess(args(join(root, 'shared'), '--concurrency-chat', '3'), env);
+  it('two cells at once keep --concurrency chat in flight in all, not per cell', async () => {
+    const r = await rawragInProcess(args(join(root, 'shared'), '--concurrency', 'chat=3'), env);
     expect(r.code, r.stderr).toBe(0);
     const readers = api.byPath('/v1/chat/completions').filter((q) => !JSON.stringify(q.body.messages).includes('Gold answer:'));
     expect(readers.filter((q) => q.body.model === 'gpt-4o-mini')).toHaveLength(12);

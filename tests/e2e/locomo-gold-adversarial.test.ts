@@ -1,8 +1,8 @@
 /**
  * LoCoMo's gold errata and its adversarial category against a loopback OpenAI server, in-process:
- * `--gold audited` changes the gold of the questions the errata name, the summary prints the
+ * `-B gold=audited` changes the gold of the questions the errata name, the summary prints the
  * ceiling and, for a judged run, the score under both golds (the corrected questions re-judged, not
- * re-read); the gold version is part of the setting. `--categories 5` asks the adversarial
+ * re-read); the gold version is part of the setting. `-B categories=5` asks the adversarial
  * questions with the official reader prompt, scores them by the official rule and by the judge
  * asked whether the answer declines, as a row of their own outside the headline.
  */
@@ -39,7 +39,7 @@ function chat(body: any): string {
   return defaultChat(body);
 }
 
-describe('LoCoMo --gold audited and --categories 5', () => {
+describe('LoCoMo -B gold=audited and -B categories=5', () => {
   const api = new FakeApi({ chat });
   const dir = tempDir();
   const errata = loadErrata().errata.filter((e) => e.affects_answer);
@@ -66,10 +66,10 @@ describe('LoCoMo --gold audited and --categories 5', () => {
   });
   afterAll(() => api.close());
 
-  it('--gold audited: the corrected gold is judged, the original re-judged beside it; ceiling and both scores printed', async () => {
+  it('-B gold=audited: the corrected gold is judged, the original re-judged beside it; ceiling and both scores printed', async () => {
     const out = join(dir, 'audited');
     const r = await rawragInProcess(
-      ['judge', join(dir, 'answers.jsonl'), '--benchmark', 'locomo', '--system', 'mine', '--gold', 'audited', '--out', out, ...common()],
+      ['judge', join(dir, 'answers.jsonl'), '--benchmark', 'locomo', '--system', 'mine', '-B', 'gold=audited', '--out', out, ...common()],
       env,
     );
     expect(r.code, r.stderr).toBe(0);
@@ -97,7 +97,7 @@ describe('LoCoMo --gold audited and --categories 5', () => {
     expect(r.stdout).toMatch(/accuracy original gold %/);
   });
 
-  it('--gold original (default) keeps the release, re-judges the same questions under the audited gold, another setting', async () => {
+  it('-B gold=original (default) keeps the release, re-judges the same questions under the audited gold, another setting', async () => {
     const out = join(dir, 'original');
     const r = await rawragInProcess(
       ['judge', join(dir, 'answers.jsonl'), '--benchmark', 'locomo', '--system', 'mine', '--out', out, ...common()],
@@ -116,9 +116,9 @@ describe('LoCoMo --gold audited and --categories 5', () => {
     expect(r.stdout).toMatch(/Gold: original \(the official protocol\)/);
   });
 
-  it('offline run: --gold audited prints the ceiling (no judge needed); the 1,540-question figure is in the unit test', async () => {
+  it('offline run: -B gold=audited prints the ceiling (no judge needed); the 1,540-question figure is in the unit test', async () => {
     const r = await rawragInProcess(
-      ['run', 'locomo', '--categories', '2', '--gold', 'audited', '--out', join(dir, 'offline'), '--no-progress'],
+      ['run', 'locomo', '-B', 'categories=2', '-B', 'gold=audited', '--out', join(dir, 'offline'), '--no-progress'],
       env,
     );
     expect(r.code, r.stderr).toBe(0);
@@ -128,7 +128,7 @@ describe('LoCoMo --gold audited and --categories 5', () => {
     );
   });
 
-  it('--categories 5: the official reader prompt and rule, a judge asked whether the answer declines, a row of its own', async () => {
+  it('-B categories=5: the official reader prompt and rule, a judge asked whether the answer declines, a row of its own', async () => {
     const out = join(dir, 'adv');
     const before = api.count();
     // Six single-hop and twelve adversarial questions of conv-26.
@@ -138,7 +138,7 @@ describe('LoCoMo --gold audited and --categories 5', () => {
     );
     writeFileSync(join(dir, 'ids.txt'), ids.join('\n') + '\n');
     const r = await rawragInProcess(
-      ['run', 'locomo', '--categories', '4,5', '--ids', join(dir, 'ids.txt'), '--reader', 'gpt-4o-mini', '--out', out, ...common()],
+      ['run', 'locomo', '-B', 'categories=4,5', '--ids', join(dir, 'ids.txt'), '--reader', 'gpt-4o-mini', '--out', out, ...common()],
       env,
     );
     expect(r.code, r.stderr).toBe(0);

@@ -95,7 +95,7 @@ describe('rawrag run longmemeval with a reader and the official judge (loopback 
     expect(judgeReqs.map((b) => b.max_tokens)).toEqual(judgeReqs.map(() => 10));
   });
 
-  it('--reading direct sends the direct budget (run_generation.py: 500)', async () => {
+  it('-B reading=direct sends the direct budget (run_generation.py: 500)', async () => {
     const direct = new FakeApi();
     await direct.start();
     try {
@@ -107,8 +107,8 @@ describe('rawrag run longmemeval with a reader and the official judge (loopback 
           ORACLE,
           '--reader',
           'gpt-4.1-mini',
-          '--reading',
-          'direct',
+          '-B',
+          'reading=direct',
           '--limit',
           '1',
           '--judge-runs',

@@ -75,11 +75,11 @@ describe('rawrag run longmemeval (offline)', () => {
   });
 
   it('names the file and the place for bad input, and the fetch command for a missing release', async () => {
-    const bad = await rawragInProcess(['run', 'longmemeval', '--data', ORACLE, '--reading', 'fast']);
+    const bad = await rawragInProcess(['run', 'longmemeval', '--data', ORACLE, '-B', 'reading=fast']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/--reading: unknown reading method 'fast'/);
+    expect(bad.stderr).toMatch(/-B reading: unknown reading method 'fast'/);
     const dir = tempDir();
-    const missing = await rawragInProcess(['run', 'longmemeval', '--data', dir, '--variant', 'm']);
+    const missing = await rawragInProcess(['run', 'longmemeval', '--data', dir, '-B', 'variant=m']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/no longmemeval_m\.json in this folder \(variant m\)/);
   });

@@ -6,9 +6,10 @@
  * the same command with a higher cap resumes and finishes, sending nothing twice.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../helpers/cli.js';
+import { runCost } from '../../src/run/cost.js';
 import { rawragInProcess } from '../helpers/in-process.js';
 import { FakeApi, defaultChat, isJudgeRequest } from '../helpers/fake-api.js';
 import { locomoRunArgs, loopbackEnv, readItems } from '../helpers/loopback-run.js';
@@ -70,7 +71,7 @@ describe('rawrag run --max-cost', () => {
     const first = await rawragInProcess(args(cap.toFixed(4)), env);
     expect(first.code, first.stderr).toBe(6);
     expect(first.stderr).toMatch(
-      /stopped before crossing --max-cost \$\d+\.\d{4}: spent \$\d+\.\d{4} in all \(held back: (reader|judge) request to gpt-4o-mini\)/,
+      /stopped before crossing --max-cost \$\d+\.\d{4}: paid \$\d+\.\d{4} in all \(held back: (reader|judge) request to gpt-4o-mini\)/,
     );
     expect(first.stderr).toContain('the same command with a higher --max-cost resumes');
     const m = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
@@ -100,6 +101,32 @@ describe('rawrag run --max-cost', () => {
     // Every request of the run was sent once over the two processes: as many as an uncapped run on an empty cache sends.
     const sentSecond = api.count();
     expect(sentFirst + sentSecond).toBe(uncapped.requests);
+  }, 240_000);
+
+  it('one cost definition: the terminal, the report and --max-cost give the same paid and list-price figures; cache hits are not paid', async () => {
+    // The finished capped run: paid = the manifest's spent_usd (both processes); list price = every reply priced.
+    const c = runCost(out);
+    expect(c.paid_usd).toBeCloseTo(uncapped.spent, 8);
+    expect(c.list_usd).not.toBeNull();
+    // The same run in a new directory on the same cache: every reply a cache hit, nothing paid, the same list price.
+    const again = join(root, 'from-cache');
+    api.requests.length = 0;
+    const free = await rawragInProcess(locomoRunArgs({ out: again, peer: api, chatOnly: true, cache, limit: 10, json: false }), env);
+    expect(free.code, free.stderr).toBe(0);
+    expect(api.count()).toBe(0);
+    const cached = runCost(again);
+    expect(cached.paid_usd).toBe(0);
+    expect(cached.list_usd).toBeCloseTo(c.list_usd!, 8);
+    expect(free.stdout).toContain(`Cost of this run directory: paid $0.0000; list-price equivalent $${c.list_usd!.toFixed(4)}`);
+    // The report shows the same two figures per run.
+    const report = await rawragInProcess(['report', root, '--out', join(root, 'report', 'report.html')], env);
+    expect(report.code, report.stderr).toBe(0);
+    const html = readdirSync(join(root, 'report'))
+      .filter((f) => f.endsWith('.html'))
+      .map((f) => readFileSync(join(root, 'report', f), 'utf8'))
+      .join('\n');
+    expect(html).toMatch(new RegExp(`data-role="paid" class="total">.*\\$${c.paid_usd!.toFixed(4).replace('.', '\\.')}`));
+    expect(html).toMatch(new RegExp(`data-role="total" class="total">.*\\$${c.list_usd!.toFixed(4).replace('.', '\\.')}`));
   }, 240_000);
 
   it('judge and calibrate-judge refuse a cap below their estimate before sending anything (exit 6)', async () => {
@@ -178,7 +205,7 @@ describe('rawrag run --max-cost', () => {
     const cap = estimate * 1.2;
     const first = await rawragInProcess(grid(cap.toFixed(4)), env);
     expect(first.code, first.stderr).toBe(6);
-    expect(first.stderr).toMatch(/stopped before crossing --max-cost \$\d+\.\d{4}: spent \$\d+\.\d{4} in all; \d of 2 cells not finished/);
+    expect(first.stderr).toMatch(/stopped before crossing --max-cost \$\d+\.\d{4}: paid \$\d+\.\d{4} in all; \d of 2 cells not finished/);
     expect(first.stdout).toMatch(/\| (stopped-cost-cap|not started) /);
     const cells = ['locomo-raw-rag-local-gpt-4o-mini', 'locomo-raw-rag-local-gpt-4.1-mini'];
     const spent = cells.map((c) => {

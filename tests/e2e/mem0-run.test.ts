@@ -1,5 +1,5 @@
 /**
- * `rawrag run locomo --system mem0 --mem0-url URL --reader gpt-4o-mini` through the real CLI
+ * `rawrag run locomo --system mem0 -S url=URL --reader gpt-4o-mini` through the real CLI
  * against a loopback Mem0 server (tests/helpers/fake-mem0.ts, speaking server/main.py's API) and a
  * loopback OpenAI-compatible reader/judge: every question answered and judged from Mem0's
  * memories, a second run sends no add, a kill -9 during ingest then the same command adds nothing
@@ -31,7 +31,7 @@ describe('rawrag run locomo --system mem0 against a loopback Mem0 server', () =>
   const out = join(root, 'mem0');
   // Mem0 keeps its own store: only the reader and judge talk to the OpenAI-compatible peer.
   const args = (dir: string, ...extra: string[]) =>
-    locomoRunArgs({ system: 'mem0', out: dir, peer: api, chatOnly: true, cache, extra: ['--mem0-url', server.url, ...extra] });
+    locomoRunArgs({ system: 'mem0', out: dir, peer: api, chatOnly: true, cache, extra: ['-S', `url=${server.url}`, ...extra] });
   let first: CliResult;
 
   const raw = join(root, 'raw-rag');
@@ -122,7 +122,7 @@ describe('rawrag run locomo --system mem0 against a loopback Mem0 server', () =>
   it('kill -9 during ingest, then the same command: no add is done twice', async () => {
     const dir = join(root, 'killed');
     server.inject({ kind: 'slow', delayMs: 40, times: Infinity, match: (r) => r.path === '/memories' && r.method === 'POST' });
-    const cmd = [...args(dir, '--limit', '20', '--mem0-concurrency', '2')];
+    const cmd = [...args(dir, '--limit', '20', '-S', 'concurrency=2')];
     expect(await killMidRun(cmd, env, () => ingestLog(dir).filter((l) => l.type === 'add').length >= 30, 20)).toBe('SIGKILL');
     const acknowledged = ingestLog(dir).filter((l) => l.type === 'add').length;
     expect(acknowledged).toBeGreaterThanOrEqual(30);

@@ -134,7 +134,7 @@ describe.each([
         chatOnly: true,
         cache,
         limit: LIMIT,
-        extra: ['--store', out],
+        extra: ['-S', `store=${out}`],
       }),
       env,
     );

@@ -135,7 +135,7 @@ describe.each(services.map((s) => s.name))('memory service %s', (name) => {
         chatOnly: true,
         cache,
         limit: LIMIT,
-        extra: ['--store', out],
+        extra: ['-S', `store=${out}`],
       }),
       env,
     );

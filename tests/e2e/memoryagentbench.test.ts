@@ -25,7 +25,7 @@ const readJson = (f: string) => JSON.parse(readFileSync(f, 'utf8'));
 describe('rawrag run memoryagentbench, offline', () => {
   test('the shared row: one chunk per numbered fact, answer-in-evidence per item and summarised', async () => {
     const out = join(tempDir(), 'run');
-    const r = await rawragInProcess(['run', 'memoryagentbench', '--data', SAMPLE, '--subset', 'all', '--out', out, '--no-progress']);
+    const r = await rawragInProcess(['run', 'memoryagentbench', '--data', SAMPLE, '-B', 'subset=all', '--out', out, '--no-progress']);
     expect(r.stderr).toMatch(/partial Conflict_Resolution input/);
     expect(r.code).toBe(0);
     const items = readJsonl(join(out, 'items.jsonl'));
@@ -50,7 +50,7 @@ describe('rawrag run memoryagentbench, offline', () => {
   test('the default paper subset on the 6k sample says how to select it', async () => {
     const r = await rawragInProcess(['run', 'memoryagentbench', '--data', SAMPLE, '--out', join(tempDir(), 'x'), '--no-progress']);
     expect(r.code).not.toBe(0);
-    expect(r.stderr).toMatch(/no question selected .*--subset all or --sources/);
+    expect(r.stderr).toMatch(/no question selected .*-B subset=all or -B sources/);
   });
 
   test('constructed rows of every source: all four competencies and an Overall', async () => {

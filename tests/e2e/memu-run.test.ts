@@ -140,7 +140,7 @@ describe('the hosted API as EverMemOS drives it: rawrag run locomo --system memu
         chatOnly: true,
         cache: h.cache,
         limit: LIMIT,
-        extra: ['--store', out],
+        extra: ['-S', `store=${out}`],
       }),
       h.env,
     );

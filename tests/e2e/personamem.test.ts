@@ -85,7 +85,7 @@ describe('rawrag run personamem --reader through a loopback API', () => {
     const common = ['--data', DATA, '--reader', 'gpt-4o-mini', '--cache-dir', tempDir('rawrag-cache-'), '--no-progress', '--json'];
     verl = await rawragInProcess(['run', 'personamem', ...common, '--out', verlOut, '--reader-base-url', `${api.url}/v1`], ENV);
     frontier = await rawragInProcess(
-      ['run', 'personamem', ...common, '--out', frontierOut, '--mcq-protocol', 'frontier', '--reader-base-url', `${frontierApi.url}/v1`],
+      ['run', 'personamem', ...common, '--out', frontierOut, '-B', 'mcq-protocol=frontier', '--reader-base-url', `${frontierApi.url}/v1`],
       ENV,
     );
   }, 120_000);

@@ -42,8 +42,8 @@ function slowJudgedRun(api: FakeApi, out: string, cache: string, limit: number):
     '--out',
     out,
     '--no-progress',
-    '--concurrency-chat',
-    '2',
+    '--concurrency',
+    'chat=2',
     '--reader-base-url',
     `${api.url}/v1`,
     '--judge-base-url',
@@ -292,7 +292,7 @@ describe('signals', () => {
 });
 
 describe('scheduling across episodes', () => {
-  it('--concurrency-chat 6 keeps several reader requests in flight on LongMemEval (one question per episode)', async () => {
+  it('--concurrency chat=6 keeps several reader requests in flight on LongMemEval (one question per episode)', async () => {
     const api = await new FakeApi({ delayMs: 300 }).start();
     try {
       const r = await rawragInProcess(
@@ -310,8 +310,8 @@ describe('scheduling across episodes', () => {
           '--out',
           join(tempDir(), 'run'),
           '--no-progress',
-          '--concurrency-chat',
-          '6',
+          '--concurrency',
+          'chat=6',
           '--reader-base-url',
           `${api.url}/v1`,
           '--judge-base-url',
@@ -337,7 +337,7 @@ describe('ablate composes the same pipeline', () => {
     const conv = join(ROOT, 'tests/fixtures/beam/100K/5');
     const runOut = join(tempDir(), 'run');
     const abOut = join(tempDir(), 'ab');
-    const common = ['beam', '--data', conv, '--beam-rubric', 'corrected', '--limit', '6', '--no-progress'];
+    const common = ['beam', '--data', conv, '-B', 'beam-rubric=corrected', '--limit', '6', '--no-progress'];
     expect((await rawragInProcess(['run', ...common, '--out', runOut])).code).toBe(0);
     const ab = await rawragInProcess(['ablate', ...common, '--k', '5', '--out', abOut]);
     expect(ab.code, ab.stderr).toBe(0);

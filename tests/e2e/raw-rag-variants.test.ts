@@ -150,7 +150,7 @@ describe('RAW-RAG memory-management variants against a loopback ingest LLM', () 
     }
   }, 120_000);
 
-  it('rawrag ablate --facts-mode replace,add: both variants from the stored extraction (no ingest request), paired table', async () => {
+  it('rawrag ablate -S mode=replace,add: both variants from the stored extraction (no ingest request), paired table', async () => {
     api.requests.length = 0;
     const r = await rawragInProcess(
       locomoRunArgs({
@@ -161,7 +161,7 @@ describe('RAW-RAG memory-management variants against a loopback ingest LLM', () 
         out: join(root, 'ablate-facts'),
         peer: api,
         cache,
-        extra: ['--facts-mode', 'replace,add', '--resamples', '200'],
+        extra: ['-S', 'mode=replace,add', '--resamples', '200'],
       }),
       env,
     );
@@ -175,7 +175,7 @@ describe('RAW-RAG memory-management variants against a loopback ingest LLM', () 
     const out = join(root, 'killed');
     const killCache = tempDir('rawrag-variants-kill-cache-');
     api.inject({ kind: 'slow', delayMs: 200, times: Infinity, match: isIngestRequest });
-    const cmd = args('raw-rag-facts', out, killCache, '--concurrency-chat', '1');
+    const cmd = args('raw-rag-facts', out, killCache, '--concurrency', 'chat=1');
     expect(await killMidRun(cmd, env, () => storedBatches(out).length >= 3)).toBe('SIGKILL');
     const stored = new Set(storedBatches(out));
     expect(stored.size).toBeGreaterThanOrEqual(3);

@@ -30,10 +30,51 @@ describe('rawrag --help', () => {
       '--out',
       '--seed',
       '--config',
-      '--categories',
+      '-S, --system-option',
+      '-B, --benchmark-option',
       '--retry-errors',
     ]) {
       expect(run.stdout).toContain(flag);
+    }
+  });
+
+  // Issue 43: per-system and per-benchmark flags live behind -S / -B, the help is grouped.
+  it('run --help lists at most 60 options, in groups; ablate and judge are grouped too', async () => {
+    const run = await rawragInProcess(['run', '--help']);
+    const options = run.stdout.split('\n').filter((l) => /^  -/.test(l));
+    expect(options.length).toBeGreaterThan(20);
+    expect(options.length).toBeLessThanOrEqual(60);
+    for (const group of [
+      'Input:',
+      'RAW-RAG method:',
+      'Reader and judge:',
+      'Questions:',
+      'Providers, cost and cache:',
+      'Output and resume:',
+      'Batch API:',
+    ])
+      expect(run.stdout).toMatch(new RegExp(`^${group.replace(/[()]/g, '\\$&')}$`, 'm'));
+    expect(run.stdout).toMatch(/^Grid \(/m);
+    // No system's or benchmark's own flag, no legacy alias.
+    for (const gone of [
+      '--memory-items',
+      '--facts-mode',
+      '--graph-budget',
+      '--mem0-url',
+      '--memory-url',
+      '--store',
+      '--categories',
+      '--gold',
+      '--beam-official-defects',
+      '--concurrency-chat',
+    ])
+      expect(run.stdout).not.toContain(gone);
+    for (const cmd of ['ablate', 'judge']) {
+      const help = await rawragInProcess([cmd, '--help']);
+      expect(help.code).toBe(0);
+      expect(help.stdout).toMatch(/^Input:$/m);
+      expect(help.stdout).toMatch(/^Providers, cost and cache:$/m);
+      expect(help.stdout).toContain('-B, --benchmark-option');
     }
   });
 });

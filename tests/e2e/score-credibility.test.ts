@@ -3,11 +3,11 @@
  * - external answers are judged as written: LoCoMo's category-5 option letters are rawrag's own
  *   reader's, so another system's "Max" stays "Max";
  * - a category-5 item whose judge fails keeps its official-rule score (it needs only the answer);
- * - `judge --rejudge` honours `--gold` (another setting, both golds printed) and `--categories`
+ * - `judge --rejudge` honours `-B gold` (another setting, both golds printed) and `-B categories`
  *   (narrowing only), re-judges an imported run, warns on a torn last line, and never lets a
  *   manifest claim a judge that did not judge its items (`--out` the source run, `--force-resume`
  *   across a judge change);
- * - `import --gold audited` refuses votes judged against the original gold and never shares a
+ * - `import -B gold=audited` refuses votes judged against the original gold and never shares a
  *   setting with an original-gold import.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -84,7 +84,7 @@ describe('score credibility', () => {
         .join('\n') + '\n',
     );
     const out = join(dir, 'adv');
-    const r = await rawragInProcess(['judge', file, '--benchmark', 'locomo', '--categories', '5', '--out', out, ...common()], env);
+    const r = await rawragInProcess(['judge', file, '--benchmark', 'locomo', '-B', 'categories=5', '--out', out, ...common()], env);
     expect(r.code, r.stderr).toBe(0);
     const byId = Object.fromEntries(items(out).map((i) => [i.id, i]));
     expect(byId[trap].answer).toBe('Max');
@@ -113,8 +113,8 @@ describe('score credibility', () => {
         file,
         '--benchmark',
         'locomo',
-        '--categories',
-        '5',
+        '-B',
+        'categories=5',
         '--out',
         out,
         '--max-error-rate',
@@ -136,9 +136,9 @@ describe('score credibility', () => {
     expect(r.stdout).toMatch(/\| adversarial \| +5 \| +3 \| +100\.00 \| +66\.67 \|/);
   });
 
-  it('--rejudge --gold audited: the corrected gold judged, another setting, both golds printed', async () => {
+  it('--rejudge -B gold=audited: the corrected gold judged, another setting, both golds printed', async () => {
     const out = join(dir, 'audited');
-    const r = await rawragInProcess(['judge', '--rejudge', official, '--gold', 'audited', '--out', out, ...common()], env);
+    const r = await rawragInProcess(['judge', '--rejudge', official, '-B', 'gold=audited', '--out', out, ...common()], env);
     expect(r.code, r.stderr).toBe(0);
     const m = json(join(out, 'manifest.json'));
     expect(m.setting).toBe('locomo/gold=audited/mine');
@@ -162,13 +162,13 @@ describe('score credibility', () => {
     expect(same.stderr).toMatch(/same judge model, prompt and runs, and the same benchmark options/);
   });
 
-  it('--rejudge --categories narrows the questions (the rest left out and counted); widening is refused', async () => {
+  it('--rejudge -B categories=narrows the questions (the rest left out and counted); widening is refused', async () => {
     const out = join(dir, 'temporal');
     const temporal = answered.filter((a) => all.questions.find((q) => q.id === a.id)!.typeId === 2).length;
     expect(temporal).toBeGreaterThan(0);
     expect(temporal).toBeLessThan(answered.length);
     const r = await rawragInProcess(
-      ['judge', '--rejudge', official, '--categories', '2', '--judge-prompt', 'strict', '--out', out, ...common()],
+      ['judge', '--rejudge', official, '-B', 'categories=2', '--judge-prompt', 'strict', '--out', out, ...common()],
       env,
     );
     expect(r.code, r.stderr).toBe(0);
@@ -176,15 +176,15 @@ describe('score credibility', () => {
     expect(items(out).every((i) => i.type_id === 2)).toBe(true);
     expect(json(join(out, 'manifest.json')).setting).toBe('locomo/categories=2/mine');
     expect(r.stderr).toContain(
-      `note: ${answered.length - temporal} of the run's ${answered.length} answers are outside --categories 2: left out`,
+      `note: ${answered.length - temporal} of the run's ${answered.length} answers are outside -B categories=2: left out`,
     );
     const wide = await rawragInProcess(
-      ['judge', '--rejudge', official, '--categories', '1,2,3,4,5', '--gold', 'audited', '--out', join(dir, 'wide'), ...common()],
+      ['judge', '--rejudge', official, '-B', 'categories=1,2,3,4,5', '-B', 'gold=audited', '--out', join(dir, 'wide'), ...common()],
       env,
     );
     expect(wide.code).toBe(2);
     expect(wide.stderr).toMatch(
-      /with --categories 1,2,3,4,5 --gold audited the data selects 446 question\(s\) the run never asked \(first: conv-26:q\d+\).*it can only narrow the run's questions/,
+      /with -B categories=1,2,3,4,5 -B gold=audited the data selects 446 question\(s\) the run never asked \(first: conv-26:q\d+\).*it can only narrow the run's questions/,
     );
   });
 
@@ -270,17 +270,17 @@ describe('score credibility', () => {
       expect(items(out).every((x) => Array.isArray(x.details.judge.votes) && x.details.judge.model === 'gpt-4o-mini')).toBe(true);
       // And under the audited gold, straight from the import.
       const audited = await rawragInProcess(
-        ['judge', '--rejudge', imp, '--gold', 'audited', '--out', join(dir, 'imported-audited'), ...common()],
+        ['judge', '--rejudge', imp, '-B', 'gold=audited', '--out', join(dir, 'imported-audited'), ...common()],
         env,
       );
       expect(audited.code, audited.stderr).toBe(0);
       expect(json(join(dir, 'imported-audited', 'manifest.json')).setting).toBe('locomo/gold=audited/theirs');
     });
 
-    it('import --gold audited refuses votes judged against the original gold; an audited import is in a setting of its own', async () => {
+    it('import -B gold=audited refuses votes judged against the original gold; an audited import is in a setting of its own', async () => {
       const out = join(dir, 'imp-audited');
       const r = await rawragInProcess(
-        ['import', 'jsonl', join(dir, 'voted.jsonl'), '--benchmark', 'locomo', '--system', 'theirs', '--gold', 'audited', '--out', out],
+        ['import', 'jsonl', join(dir, 'voted.jsonl'), '--benchmark', 'locomo', '--system', 'theirs', '-B', 'gold=audited', '--out', out],
         env,
       );
       expect(r.code).toBe(2);
@@ -289,7 +289,7 @@ describe('score credibility', () => {
           `voted\\.jsonl: line \\d+: 5 of the file's judged answers were judged against another gold than this import's \\(first: ${corrected[0]!.id}`,
         ),
       );
-      expect(r.stderr).toMatch(/rawrag judge --rejudge <that run directory> --gold/);
+      expect(r.stderr).toMatch(/rawrag judge --rejudge <that run directory> -B gold/);
       // Votes only on questions the errata leave alone: they hold under both golds; the setting names the gold.
       writeFileSync(join(dir, 'voted-others.jsonl'), jsonl(answered.slice(5), true));
       const ok = await rawragInProcess(
@@ -301,8 +301,8 @@ describe('score credibility', () => {
           'locomo',
           '--system',
           'theirs',
-          '--gold',
-          'audited',
+          '-B',
+          'gold=audited',
           '--out',
           out,
         ],
@@ -325,8 +325,8 @@ describe('score credibility', () => {
           join(dir, 'voted-others.jsonl'),
           '--benchmark',
           'locomo',
-          '--gold',
-          'audited',
+          '-B',
+          'gold=audited',
           '--setting',
           'locomo/shared',
           '--out',
@@ -347,11 +347,11 @@ describe('score credibility', () => {
       // Without votes an audited import is allowed, and its judge command carries the gold.
       writeFileSync(join(dir, 'plain.jsonl'), jsonl(answered, false));
       const plain = await rawragInProcess(
-        ['import', 'jsonl', join(dir, 'plain.jsonl'), '--benchmark', 'locomo', '--gold', 'audited', '--out', join(dir, 'imp-plain')],
+        ['import', 'jsonl', join(dir, 'plain.jsonl'), '--benchmark', 'locomo', '-B', 'gold=audited', '--out', join(dir, 'imp-plain')],
         env,
       );
       expect(plain.code, plain.stderr).toBe(0);
-      expect(plain.stdout).toMatch(/rawrag judge .*answers\.jsonl --benchmark locomo --system external --gold audited/);
+      expect(plain.stdout).toMatch(/rawrag judge .*answers\.jsonl --benchmark locomo --system external -B gold=audited/);
     });
   });
 });

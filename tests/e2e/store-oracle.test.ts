@@ -2,9 +2,9 @@
  * The store oracle end to end, in process (executeRun, the pipeline `rawrag run` composes), on
  * LoCoMo's first conversation and the real MemoryAgentBench row, with reader and judge against a
  * loopback OpenAI-protocol server that also plays the agentic memory's extractor:
- * - `--store raw`: every question's gold turns, packed to 5,000 tokens, read and judged;
- * - `--store RUN_DIR` of an agentic memory run: its whole store (superseded items included);
- * - `--store STORE.jsonl`: an exported store, with a bad line named by file and line;
+ * - `-S store=raw`: every question's gold turns, packed to 5,000 tokens, read and judged;
+ * - `-S store=RUN_DIR` of an agentic memory run: its whole store (superseded items included);
+ * - `-S store=STORE.jsonl`: an exported store, with a bad line named by file and line;
  * - the budget caps every item, and MemoryAgentBench items carry answer-sufficiency coverage that
  *   `rawrag stats` turns into its coverage x utilization table.
  */
@@ -96,7 +96,7 @@ describe('store oracle', () => {
     expect(r.summary.oracle).toMatchObject({ store: 'raw', questions: 40, budget: 5000, packing: 'fill' });
   });
 
-  it('--oracle-packing relevant (the other reading): exactly the gold turns; without the cap, fill shows the whole history', async () => {
+  it('-S packing=relevant (the other reading): exactly the gold turns; without the cap, fill shows the whole history', async () => {
     const r = await run({ benchmark: 'locomo', data, system: 'store-oracle', limit: 40, oracle: { packing: 'relevant' } }, 'raw-relevant');
     expect(r.manifest.system).toBe('store-oracle/raw cap=5000 relevant-only');
     for (const it of items(r.dir).filter((i) => i.gold_evidence.length))

@@ -169,8 +169,8 @@ describe('started for you, systems install / check, reachability', () => {
     const fake = join(root, 'python3.9');
     writeFileSync(fake, '#!/bin/sh\necho 3.9.18\n');
     chmodSync(fake, 0o755);
-    const old = await rawragInProcess(['systems', 'install', STANDIN, '--python', fake, '--force'], env);
-    expect(old.stderr).toMatch(new RegExp(`${STANDIN}: cannot run|needs Python >=3\\.8; '.*python3\\.9' is 3\\.9\\.18|installed`));
+    const old = await rawragInProcess(['systems', 'install', 'newer-python-standin', '--python', fake], env);
+    expect(old.stderr).toMatch(/newer-python-standin needs Python >=3\.99; '.*python3\.9' is 3\.9\.18/);
     const checkout = await rawragInProcess(['systems', 'install', 'checkout-standin'], { ...env, RAWRAG_SOURCES: undefined });
     expect(checkout.stderr).toMatch(/installs from a checkout of someone\/SomeLib at a84252f6: give it with --source DIR/);
     const missing = await rawragInProcess(['systems', 'install', 'checkout-standin'], { ...env, RAWRAG_SOURCES: join(root, 'sources') });
@@ -209,7 +209,7 @@ describe('started for you, systems install / check, reachability', () => {
   });
 
   it('systems check: the probe conversation written, searched and deleted, each step timed; a dead URL fails', async () => {
-    const ok = await rawragInProcess(['systems', 'check', STANDIN], env);
+    const ok = await rawragInProcess(['systems', 'check', STANDIN, '-S', 'readyTimeout=30'], env);
     expect(ok.code, ok.stdout + ok.stderr).toBe(0);
     expect(ok.stdout).toMatch(/^ok +add \(2 turns\) +\d+\.\d\d s/m);
     expect(ok.stdout).toMatch(/^ok +search "What is the name of Ada's dog\?"/m);
@@ -220,5 +220,25 @@ describe('started for you, systems install / check, reachability', () => {
     expect(dead.code).toBe(2);
     expect(dead.stdout).toMatch(/^FAIL reach the service .*is it running\? start it with:/m);
     expect(dead.stdout).toMatch(/verdict: started-standin FAILED/);
+  }, 120_000);
+
+  it('rawrag systems (and --json) say per opponent what it was checked against', async () => {
+    const json = await rawragInProcess(['systems', '--json'], env);
+    const info = JSON.parse(json.stdout) as { systems: any[]; paper_opponents: any[] };
+    const mem0 = info.systems.find((s) => s.name === 'mem0');
+    expect(mem0.checked).toMatch(/^real library mem0ai at version 2\.2\.1, 2026-12-07 /);
+    expect(mem0.install).toMatchObject({ library: 'mem0ai', version: '2.2.1', python: '>=3.10', from: 'package index (mem0ai==2.2.1)' });
+    expect(info.systems.find((s) => s.name === STANDIN).checked).toMatch(
+      /^stand-in only: recmem-standin 0\.0\.1 is declared .* no real-library run is recorded/,
+    );
+    expect(info.systems.find((s) => s.name === 'unavailable-standin').checked).toMatch(
+      /^stand-in only: its library cannot be installed here/,
+    );
+    expect(info.paper_opponents.find((o) => o.name === 'Mem0').checked).toBe(mem0.checked);
+    const detail = await rawragInProcess(['systems', 'mem0'], env);
+    expect(detail.stdout).toMatch(/^Checked against: real library mem0ai at version 2\.2\.1/m);
+    expect(detail.stdout).toMatch(/^Install \(rawrag systems install mem0\): mem0ai 2\.2\.1 from the package index/m);
+    const table = await rawragInProcess(['systems'], env);
+    expect(table.stdout).toMatch(/\| Mem0 .*\| real library mem0ai at version 2\.2\.1/);
   });
 });

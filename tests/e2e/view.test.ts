@@ -7,6 +7,7 @@
  * the items' count and cost. Ctrl-C stops the server: exit 130, the port closed. Without Chromium
  * the browser test skips, saying so; the server's own checks still run.
  */
+import { runCost } from '../../src/run/cost.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
@@ -152,7 +153,7 @@ describe('rawrag view', () => {
       // The run starts writing into the watched folder; it is not awaited: the page is watched meanwhile.
       // The provider is slow (every reply waits 200 ms) until the screenshot is taken, so items arrive one by one.
       api.inject({ kind: 'slow', delayMs: 200, times: Infinity });
-      const args = ['run', 'locomo', '--limit', String(LIMIT), '--reader', 'gpt-4o-mini', '--concurrency-chat', '1', '--out', runDir];
+      const args = ['run', 'locomo', '--limit', String(LIMIT), '--reader', 'gpt-4o-mini', '--concurrency', 'chat=1', '--out', runDir];
       const env = { OPENAI_API_KEY: 'sk-test-VIEW0123456789', OPENAI_BASE_URL: undefined, RAWRAG_RETRY_BASE_MS: '5' };
       const run = rawragInProcess([...args, ...endpointArgs(api).slice(0, 4), '--cache-dir', tempDir(), '--no-progress'], env, {
         cwd: root,
@@ -207,14 +208,20 @@ describe('rawrag view', () => {
       );
       expect(await done()).toBe(LIMIT);
       await until('the explorer to list every item', explorer, (n) => n === LIMIT);
-      // The panel's figures are the items': mean score and the reader + judge cost summed over them.
+      // The panel's figures are the run's: mean score, and the cost by the one definition (src/run/cost.ts):
+      // paid (the manifest's spent_usd) and the list-price equivalent (every reply priced, every role).
       const items = readFileSync(join(runDir, 'items.jsonl'), 'utf8')
         .trim()
         .split('\n')
         .map((l) => JSON.parse(l));
-      const cost = items.reduce((a, i) => a + i.details.usage.reader.cost_usd + i.details.usage.judge.cost_usd, 0);
       const mean = items.reduce((a, i) => a + i.score, 0) / items.length;
-      expect(await page.$eval(`${row} [data-col=cost]`, (td) => td.firstChild!.textContent)).toBe(`$${cost.toFixed(4)}`);
+      const cost = runCost(runDir);
+      expect(cost.list_usd).toBeGreaterThan(0);
+      await until(
+        'the panel to show the finished cost',
+        () => page.$eval(`${row} [data-col=cost]`, (td) => td.firstChild!.textContent),
+        (t) => t === `paid $${cost.paid_usd!.toFixed(4)} (list-price equivalent $${cost.list_usd!.toFixed(4)})`,
+      );
       expect(await page.$eval(`${row} [data-col=score]`, (td) => td.textContent)).toBe((100 * mean).toFixed(2));
       // The leaderboard is the finished run's (summary.json's coverage), as rawrag report shows it.
       const summary = JSON.parse(readFileSync(join(runDir, 'summary.json'), 'utf8'));

@@ -1,8 +1,8 @@
 /**
  * The write-decision audit through the real CLI: an agentic memory run on LoCoMo (--limit 20, one
  * conversation) against a loopback extractor scripted to move Caroline twice (one real change,
- * one re-statement, merged as a duplicate), `rawrag memory audit` on it, the same run with --no-mutations (zero
- * effective UPDATE/DELETE), `rawrag ablate --mutations on,off` (extraction sent once), and an
+ * one re-statement, merged as a duplicate), `rawrag memory audit` on it, the same run with -S mutations=false (zero
+ * effective UPDATE/DELETE), `rawrag ablate -S mutations=on,off` (extraction sent once), and an
  * imported decision log in the documented JSONL format.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,7 +32,7 @@ describe('rawrag memory audit', () => {
   beforeAll(async () => {
     await fake.start();
     on = await rawragInProcess(args(join(root, 'on')), env);
-    off = await rawragInProcess(args(join(root, 'off'), '--no-mutations'), env);
+    off = await rawragInProcess(args(join(root, 'off'), '-S', 'mutations=false'), env);
   }, 300_000);
   afterAll(() => fake.close());
 
@@ -55,7 +55,7 @@ describe('rawrag memory audit', () => {
     expect(text.stdout).toMatch(/\| conv-26 +\| +\d+ \|/);
   });
 
-  it('--no-mutations: the same proposals, zero effective UPDATE/DELETE, nothing superseded; no request sent twice', async () => {
+  it('-S mutations=false: the same proposals, zero effective UPDATE/DELETE, nothing superseded; no request sent twice', async () => {
     expect(off.code, off.stderr).toBe(0);
     const r = await rawragInProcess(['memory', 'audit', join(root, 'off'), '--json']);
     const [a] = JSON.parse(r.stdout).audits;
@@ -67,7 +67,7 @@ describe('rawrag memory audit', () => {
     expect(JSON.parse(off.stdout).memory.this_run.requests).toBe(0);
   });
 
-  it('rawrag ablate --mutations on,off runs the pair (extraction answered by the cache) and prints the paired table', async () => {
+  it('rawrag ablate -S mutations=on,off runs the pair (extraction answered by the cache) and prints the paired table', async () => {
     fake.api.requests.length = 0;
     const r = await rawragInProcess(
       locomoRunArgs({
@@ -79,7 +79,7 @@ describe('rawrag memory audit', () => {
         out: join(root, 'ablate'),
         peer: fake,
         cache,
-        extra: ['--mutations', 'on,off', '--resamples', '200'],
+        extra: ['-S', 'mutations=on,off', '--resamples', '200'],
       }),
       env,
     );

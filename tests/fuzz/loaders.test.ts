@@ -48,7 +48,7 @@ const SUBJECTS: Subject[] = [
     root: join(FIX, 'memoryagentbench/Conflict_Resolution.sample.json'),
     targets: [''],
     options: { subset: 'all' },
-    cli: ['--subset', 'all', '--limit', '3'],
+    cli: ['-B', 'subset=all', '--limit', '3'],
   },
   {
     benchmark: 'personamem',

@@ -19,7 +19,7 @@ import { FakeMemos } from './fake-memos.js';
 import { FakeEverMemos } from './fake-evermemos.js';
 import { FakeMemuCloud, FakeMemuServer } from './fake-memu.js';
 import { isoUtc, unixSeconds } from '../../src/systems/memory-service/plan.js';
-import { SIDECAR_FIXTURES } from './sidecar-fixtures.js';
+import { loaderCaptions, SIDECAR_FIXTURES } from './sidecar-fixtures.js';
 
 /** What the suite needs of a service's loopback peer. */
 export interface ServicePeer {
@@ -307,7 +307,10 @@ function checkEverMemos(peer: ServicePeer, c: ProtocolCheck): void {
         sender_name: t.speaker,
         role: 'user',
         timestamp: expected.get(t.id),
-        content: t.captions.map((x) => `[${t.speaker} shared an image: ${x}] `).join('') + t.text,
+        content:
+          loaderCaptions(t)
+            .map((x) => `[${t.speaker} shared an image: ${x}] `)
+            .join('') + t.text,
       });
     });
     const at = (pred: (r: RecordedRequest) => boolean) => peer.requests.findIndex(pred);
@@ -407,7 +410,9 @@ type LocomoTurn = ReturnType<typeof turnsOf>[number];
 
 /** EverMemOS's content: the image caption before the text (its loader), then "Speaker: " (its adapter). */
 const evermemosText = (t: LocomoTurn) =>
-  `${t.speaker}: ${t.captions.map((x) => `[${t.speaker} shared an image: ${x}] `).join('')}${t.text}`;
+  `${t.speaker}: ${loaderCaptions(t)
+    .map((x) => `[${t.speaker} shared an image: ${x}] `)
+    .join('')}${t.text}`;
 
 /** Unix seconds EverMemOS's loader gives each turn of `turns`: the session's time + 30 s per turn, within 90 % of the gap to the next. */
 function evermemosSeconds(turns: LocomoTurn[]): number[] {

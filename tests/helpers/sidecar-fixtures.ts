@@ -10,6 +10,11 @@ import { unixSeconds } from '../../src/systems/memory-service/plan.js';
 import type { ProtocolCheck, ServiceFixture, ServicePeer } from './service-fixtures.js';
 import { SidecarPeer, type StandinCall } from './sidecar-peer.js';
 
+/**
+ * The captions a benchmark loader that needs `img_url` gives a turn (EverMemOS, memU's evaluators,
+ * SimpleMem, A-MEM, EMem): none on LoCoMo's 316 captions without their image.
+ */
+export const loaderCaptions = (t: Turn): string[] => (t.captionWithoutImage ? [] : t.captions);
 const turnsOf = (c: ProtocolCheck): Turn[] => c.dataset.episodes.filter((e) => c.episodes.includes(e.id)).flatMap((e) => e.turns);
 const callsOf = (peer: ServicePeer): StandinCall[] => (peer as SidecarPeer).calls();
 /** A session date as the naive ISO time the sidecars give ISO-timed libraries. */
@@ -38,7 +43,7 @@ export const SIDECAR_FIXTURES: Record<string, ServiceFixture> = {
     // test_locomo10.py: one Dialogue per turn, numbered from 1, '[Image: caption] text', the session's date string; one add_dialogues.
     const adds = calls.filter((x) => x.call === 'add_dialogues');
     expect(adds).toHaveLength(1);
-    const content = (t: Turn) => t.captions.reduce((text, cap) => (text ? `[Image: ${cap}] ${text}` : `[Image: ${cap}]`), t.text);
+    const content = (t: Turn) => loaderCaptions(t).reduce((text, cap) => (text ? `[Image: ${cap}] ${text}` : `[Image: ${cap}]`), t.text);
     expect(adds[0]!.adds).toEqual(turns.map((t) => `${t.speaker}: ${content(t)}`));
     expect(adds[0]!.ids).toEqual(turns.map((_, i) => i + 1));
     expect(adds[0]!.timestamps).toEqual(turns.map((t) => t.date));
@@ -59,7 +64,7 @@ export const SIDECAR_FIXTURES: Record<string, ServiceFixture> = {
     const turns = turnsOf(c);
     // test_advanced.py: a fresh system per conversation, one add_note per turn, 'Speaker <name>says : <text>', time = the session date.
     const notes = calls.filter((x) => x.call === 'add_note');
-    const text = (t: Turn) => t.captions.reduce((s, cap) => (s ? `[Image: ${cap}] ${s}` : `[Image: ${cap}]`), t.text);
+    const text = (t: Turn) => loaderCaptions(t).reduce((s, cap) => (s ? `[Image: ${cap}] ${s}` : `[Image: ${cap}]`), t.text);
     expect(notes.map((n) => n.adds![0])).toEqual(turns.map((t) => `Speaker ${t.speaker}says : ${text(t)}`));
     expect(notes.map((n) => n.time)).toEqual(turns.map((t) => t.date));
     const fresh = indexOf(calls, (x) => x.call === 'AgenticMemorySystem', 'a new system');
@@ -153,10 +158,11 @@ export const SIDECAR_FIXTURES: Record<string, ServiceFixture> = {
     const content = (t: Turn) => [t.text, ...t.captions.map((cap) => `[Image: ${cap}]`)].join(' ');
     expect(adds.map((x) => x.adds![0])).toEqual(turns.map((t) => `${t.speaker}: ${content(t)}`));
     expect(adds.map((x) => (x.timestamps as string[])[0])).toEqual(turns.map((t) => isoOf(t.date)));
-    expect((adds[0]!.metadata as any[])[0]).toMatchObject({
+    expect((adds[0]!.metadata as any[])[0]).toEqual({
       original_speaker: turns[0]!.speaker,
       dataset_timestamp: turns[0]!.date,
-      rawrag_turn_id: turns[0]!.id,
+      blip_caption: turns[0]!.captions[0] ?? null,
+      search_query: null,
     });
     // flush(user), then drain(), before the first question; search.py's settings.
     const user = adds[0]!.scope;
@@ -179,7 +185,7 @@ export const SIDECAR_FIXTURES: Record<string, ServiceFixture> = {
     // run_emem_locomo_cached.py: the whole conversation indexed once, as a LoCoMoSample ('[Image: caption] text', dia_ids, session dates).
     const indexes = calls.filter((x) => x.call === 'index_conversation');
     expect(indexes).toHaveLength(1);
-    const text = (t: Turn) => t.captions.reduce((s, cap) => (s ? `[Image: ${cap}] ${s}` : `[Image: ${cap}]`), t.text);
+    const text = (t: Turn) => loaderCaptions(t).reduce((s, cap) => (s ? `[Image: ${cap}] ${s}` : `[Image: ${cap}]`), t.text);
     expect(indexes[0]!.adds).toEqual(turns.map((t) => `${t.speaker}: ${text(t)}`));
     expect(indexes[0]!.dia_ids).toEqual(turns.map((t) => t.id));
     expect(indexes[0]!.speakers).toEqual(ep.meta!.speakers);

@@ -104,6 +104,8 @@ export class SidecarPeer extends MemoryServiceFake {
           PYTHONPATH: STANDINS,
           RAWRAG_STANDIN_LOG: this.log,
           RAWRAG_STANDIN_DIR: this.standinDir,
+          // Nemori's stand-in keeps its episodes in a file: a DSN, never connected to, so the sidecar starts no PostgreSQL.
+          DATABASE_URL: 'postgresql://nemori@127.0.0.1:9/standin',
           PYTHONUNBUFFERED: '1',
           ...this.env,
           ...extraEnv,

@@ -45,14 +45,14 @@ describe('rawrag data pull', () => {
     );
     expect(r.stdout).toContain('sha256 efe292f4ed98a575978589813ac27f8405238554d20f43ae51f39691cdd82d8b');
     expect(readFileSync(join(root, 'datasets/longmemeval/longmemeval_oracle.json')).equals(ORACLE)).toBe(true);
-    // The stored file is what `rawrag run longmemeval --data <folder> --variant oracle` reads.
+    // The stored file is what `rawrag run longmemeval --data <folder> -B variant=oracle` reads.
     const run = await rawragInProcess([
       'run',
       'longmemeval',
       '--data',
       join(root, 'datasets/longmemeval'),
-      '--variant',
-      'oracle',
+      '-B',
+      'variant=oracle',
       '--limit',
       '2',
       '--out',

@@ -80,7 +80,7 @@ describe('LoCoMo loader on the bundled release', async () => {
 });
 
 describe('LoCoMo categories and evidence parsing', () => {
-  it('parses --categories and rejects unknown ones', () => {
+  it('parses -B categories and rejects unknown ones', () => {
     expect(parseCategories('4,1,1')).toEqual([1, 4]);
     expect(parseCategories(undefined)).toEqual([1, 2, 3, 4]);
     expect(() => parseCategories('1,7')).toThrow(/unknown LoCoMo category '7'/);

@@ -11,7 +11,9 @@ import { ablationMarkdown, ablationNotes } from '../../ablate/report.js';
 import { planVariants, sweepsConfig, type SweepRequest, type Variant } from '../../ablate/variants.js';
 import type { RunConfig } from '../../config/schema.js';
 import { parseNonNegativeList, parsePositiveList } from '../../util/lists.js';
-import { sweepKnobs } from '../../systems/registry.js';
+import { sweepKnobs, systemOf } from '../../systems/registry.js';
+import { splitSweepPairs } from '../sweep-options.js';
+import { firstTime } from '../notes-once.js';
 import type { AblationTable } from '../../ablate/paired-table.js';
 import { getBenchmark, listBenchmarks } from '../../datasets/registry.js';
 import { effectivePolicy } from '../../pipeline/plan.js';
@@ -20,13 +22,11 @@ import { DEFAULT_RESAMPLES } from '../../stats/index.js';
 import { hashOf } from '../../util/hash.js';
 import { fromRoot } from '../../util/paths.js';
 import {
-  addBenchmarkOptions,
   addMethodOptions,
   addReaderOptions,
   addTransportOptions,
   addNameOption,
   configFromFlags,
-  optionKey,
   positiveInt,
   transportFromFlags,
 } from '../options.js';
@@ -38,10 +38,6 @@ import { capLine, capTransport, checkCostCap, maxCostOf, recordedSpend } from '.
 
 /** Flags that name a sweep here, where `rawrag run` takes one value. */
 const SWEEP_KEYS = ['k', 'window', 'stride', 'candidates', 'rerank', 'expand', 'maxEvidenceTokens', 'dedup'];
-
-function longFlag(flags: string): string {
-  return flags.split(/[ ,]+/).find((f) => f.startsWith('--'))!;
-}
 
 export function ablateCommand(): Command {
   const cmd = new Command('ablate')
@@ -57,7 +53,6 @@ export function ablateCommand(): Command {
     );
   addMethodOptions(cmd);
   addReaderOptions(cmd);
-  addBenchmarkOptions(cmd);
   addTransportOptions(cmd);
   addNameOption(cmd, 'sweep (every variant carries it)');
   asList(cmd, '--k', 'evidence windows kept, comma-separated, e.g. 1,5,15,120 (the reference k=15 is always included)');
@@ -79,18 +74,19 @@ export function ablateCommand(): Command {
       flag,
       "also run every variant with the other turn display: a shared turn once where the reference repeats it (the paper's display, the default), or once per window where the config's reference shows it once",
     );
-  // Each system's sweepable knobs: a run flag of the same name becomes a list here, others are added.
-  for (const { system, knob } of sweepKnobs()) {
-    const long = longFlag(knob.flags);
-    const description = `${system}: ${knob.description}`;
-    if (cmd.options.some((o) => o.long === long)) asList(cmd, long, description, knob.parse);
-    else cmd.option(knob.flags, description, (value: string) => commanderList(value, long, knob.parse));
-  }
+  describe(
+    cmd,
+    '--system-option',
+    `an option of the system, repeatable; a list sweeps it: -S key=a,b (e.g. ${sweepKnobs()
+      .slice(0, 2)
+      .map(({ knob }) => `-S ${knob.key}=...`)
+      .join(', ')}; 'rawrag systems NAME' lists the options)`,
+  );
   describe(cmd, '--stride', 'one stride for every swept window size (default: window - 32, the reference overlap)');
   describe(cmd, '--no-rerank', 'also run every variant without reranking (first-stage order), e.g. the paper\'s "no reranker" row');
   describe(cmd, '--no-expand', 'also run every variant without turn expansion (the selected windows themselves)');
+  cmd.optionsGroup('Output and resume:');
   cmd
-    .option('--rerank-variants', 'same as --no-rerank: add the variants without reranking')
     .option('--out <dir>', 'ablation folder (default results/ablate-<benchmark>-<hash>); variants already there are resumed')
     .option('--resamples <n>', `paired-bootstrap resamples (default ${DEFAULT_RESAMPLES})`, positiveInt)
     .option('--retry-errors', 'in existing variant directories, redo the items that failed')
@@ -104,139 +100,139 @@ export function ablateCommand(): Command {
       "read and judge again, bypassing the response cache, the questions whose evidence a variant leaves unchanged (default: their answers are reused, so they move no delta): measures the judge noise in each delta, the paper's +0.281 caveat",
     )
     .option('--batch', 'send reader and judge requests as Batch API jobs (half price, up to 24 h; see docs/models.md)')
-    .option('--no-wait', 'with --batch: exit once the batch jobs are submitted; run the same command again to go on')
-    .action(async (benchmarkArg: string | undefined, _opts: unknown, command: Command) => {
-      const { base, variants, out, name, rejudgeUnchanged } = ablationPlan(command, benchmarkArg);
-      const opts = command.opts();
-      const maxCost = maxCostOf(command);
-      let transport = transportFromFlags(command);
-      const benchmark = getBenchmark(base.benchmark);
-      if (rejudgeUnchanged && opts.batch)
-        throw new UsageError(
-          '--rejudge-unchanged sends reader and judge requests past the response cache; --batch answers them from it: use one',
-        );
+    .option('--no-wait', 'with --batch: exit once the batch jobs are submitted; run the same command again to go on');
+  cmd.action(async (benchmarkArg: string | undefined, _opts: unknown, command: Command) => {
+    const { base, variants, out, name, rejudgeUnchanged } = ablationPlan(command, benchmarkArg);
+    const opts = command.opts();
+    const maxCost = maxCostOf(command);
+    let transport = transportFromFlags(command);
+    const benchmark = getBenchmark(base.benchmark);
+    if (rejudgeUnchanged && opts.batch)
+      throw new UsageError(
+        '--rejudge-unchanged sends reader and judge requests past the response cache; --batch answers them from it: use one',
+      );
+    process.stderr.write(
+      `ablation: ${variants.length} variant${variants.length === 1 ? '' : 's'}: ${variants.map((v) => v.name).join(' | ')}\n`,
+    );
+    if (variants.length === 1)
       process.stderr.write(
-        `ablation: ${variants.length} variant${variants.length === 1 ? '' : 's'}: ${variants.map((v) => v.name).join(' | ')}\n`,
+        'note: no sweep given (--k, --window, --candidates, --no-rerank, --no-expand, -S key=a,b): only the reference runs\n',
       );
-      if (variants.length === 1)
-        process.stderr.write(
-          `note: no sweep given (--k, --window, --candidates, --no-rerank, --no-expand, ${sweepKnobs()
-            .map(({ knob }) => longFlag(knob.flags))
-            .join(', ')}): only the reference runs\n`,
-        );
-      const log = (line: string) => process.stderr.write(line + '\n');
-      if (opts.dryRun) {
-        // Ranking every question once per window size takes a while: say how far it got.
-        const dryBar = progressBar(`${base.benchmark} ablation dry run`, opts.progress !== false);
-        const estimate = await estimateAblation(
-          { base, variants, out, transport, verbose: Boolean(opts.verbose), rejudgeUnchanged },
-          {
-            log: (line) => {
-              dryBar.stop();
-              log(line);
-            },
-            progress: (done, total) => dryBar.update(done, total),
-          },
-        );
-        dryBar.stop();
-        process.stdout.write(
-          renderAblationEstimate(benchmark.name, estimate) + (maxCost === null ? '' : `\n${capLine(maxCost, estimate.cost_usd)}`) + '\n',
-        );
-        return;
-      }
-      if (maxCost !== null) {
-        // The whole sweep's estimate (before cache hits) against the cap, less what its variants already spent.
-        const e = await estimateAblation({ base, variants, out, transport, verbose: false }, { log: () => undefined });
-        const spentBefore = recordedSpend(variants.map((v) => join(resolve(out), v.name)));
-        transport = capTransport(transport, {
-          usd: maxCost,
-          spentBefore,
-          estimateUsd: e.cost_usd,
-          what: `the ${variants.length}-variant sweep`,
-        });
-      }
-      const bar = progressBar(`${base.benchmark} ablation`, opts.progress !== false);
-      const interrupts = watchInterrupts(
-        () => bar.stop(),
-        () => bar.stop(),
-      );
-      let outcome: AblationOutcome;
-      try {
-        const hooks = {
-          log: (line: string) => {
-            bar.stop();
+    const log = (line: string) => {
+      if (firstTime(line)) process.stderr.write(line + '\n');
+    };
+    if (opts.dryRun) {
+      // Ranking every question once per window size takes a while: say how far it got.
+      const dryBar = progressBar(`${base.benchmark} ablation dry run`, opts.progress !== false);
+      const estimate = await estimateAblation(
+        { base, variants, out, transport, verbose: Boolean(opts.verbose), rejudgeUnchanged },
+        {
+          log: (line) => {
+            dryBar.stop();
             log(line);
           },
-          progress: (done: number, total: number) => bar.update(done, total),
-          signal: interrupts.signal,
-        };
-        if (opts.batch) {
-          // Every variant's pending reader/judge requests go out together; see `rawrag run --batch`.
-          const b = await withBatches({
-            dir: resolve(out),
-            runId: `ablate-${base.benchmark}-${hashOf({ base, variants: variants.map((v) => v.name) }, 10)}`,
-            transport,
-            models: batchedModels(base),
-            wait: opts.wait !== false,
-            retryErrors: Boolean(opts.retryErrors),
-            log: hooks.log,
-            signal: hooks.signal,
-            pass: (t, i) =>
-              runAblation(
-                {
-                  base,
-                  variants,
-                  out,
-                  transport: t,
-                  retryErrors: i === 0 && Boolean(opts.retryErrors),
-                  verbose: Boolean(opts.verbose),
-                  name,
-                },
-                hooks,
-              ),
-          });
-          bar.stop();
-          if (!b.last) {
-            process.stdout.write(
-              `${b.jobs.live().length} batch jobs running; nothing is lost if this machine stops.\nresume: the same command again (or: rawrag batch status ${resolve(out)})\n`,
-            );
-            return;
-          }
-          log(
-            `replies from batches: cost at batch prices ${b.cost.batch_usd === null ? 'unknown' : `$${b.cost.batch_usd.toFixed(4)}`} (interactive prices: ${b.cost.interactive_usd === null ? 'unknown' : `$${b.cost.interactive_usd.toFixed(4)}`})`,
-          );
-          outcome = b.last;
-        } else {
-          outcome = await runAblation(
-            {
-              base,
-              variants,
-              out,
-              transport,
-              retryErrors: Boolean(opts.retryErrors),
-              verbose: Boolean(opts.verbose),
-              name,
-              rejudgeUnchanged,
-            },
-            hooks,
-          );
-        }
-      } finally {
-        bar.stop();
-        interrupts.dispose();
-      }
-      const { table, files } = await finishAblation(outcome, {
-        resamples: opts.resamples as number | undefined,
-        seed: base.seed,
-        png: opts.png !== false,
-        report: opts.report !== false,
-        log,
+          progress: (done, total) => dryBar.update(done, total),
+        },
+      );
+      dryBar.stop();
+      process.stdout.write(
+        renderAblationEstimate(benchmark.name, estimate) + (maxCost === null ? '' : `\n${capLine(maxCost, estimate.cost_usd)}`) + '\n',
+      );
+      return;
+    }
+    if (maxCost !== null) {
+      // The whole sweep's estimate (before cache hits) against the cap, less what its variants already spent.
+      const e = await estimateAblation({ base, variants, out, transport, verbose: false }, { log: () => undefined });
+      const spentBefore = recordedSpend(variants.map((v) => join(resolve(out), v.name)));
+      transport = capTransport(transport, {
+        usd: maxCost,
+        spentBefore,
+        estimateUsd: e.cost_usd,
+        what: `the ${variants.length}-variant sweep`,
       });
-      if (opts.json) process.stdout.write(readFileSync(files.json, 'utf8'));
-      else process.stdout.write(renderAblationReport(outcome, table, files) + '\n');
-      const capped = outcome.variants.find((v) => v.manifest.status === 'stopped-cost-cap');
-      if (capped) checkCostCap(capped.manifest.status, transport, outcome.dir);
+    }
+    const bar = progressBar(`${base.benchmark} ablation`, opts.progress !== false);
+    const interrupts = watchInterrupts(
+      () => bar.stop(),
+      () => bar.stop(),
+    );
+    let outcome: AblationOutcome;
+    try {
+      const hooks = {
+        log: (line: string) => {
+          bar.stop();
+          log(line);
+        },
+        progress: (done: number, total: number) => bar.update(done, total),
+        signal: interrupts.signal,
+      };
+      if (opts.batch) {
+        // Every variant's pending reader/judge requests go out together; see `rawrag run --batch`.
+        const b = await withBatches({
+          dir: resolve(out),
+          runId: `ablate-${base.benchmark}-${hashOf({ base, variants: variants.map((v) => v.name) }, 10)}`,
+          transport,
+          models: batchedModels(base),
+          wait: opts.wait !== false,
+          retryErrors: Boolean(opts.retryErrors),
+          log: hooks.log,
+          signal: hooks.signal,
+          pass: (t, i) =>
+            runAblation(
+              {
+                base,
+                variants,
+                out,
+                transport: t,
+                retryErrors: i === 0 && Boolean(opts.retryErrors),
+                verbose: Boolean(opts.verbose),
+                name,
+              },
+              hooks,
+            ),
+        });
+        bar.stop();
+        if (!b.last) {
+          process.stdout.write(
+            `${b.jobs.live().length} batch jobs running; nothing is lost if this machine stops.\nresume: the same command again (or: rawrag batch status ${resolve(out)})\n`,
+          );
+          return;
+        }
+        log(
+          `replies from batches: cost at batch prices ${b.cost.batch_usd === null ? 'unknown' : `$${b.cost.batch_usd.toFixed(4)}`} (interactive prices: ${b.cost.interactive_usd === null ? 'unknown' : `$${b.cost.interactive_usd.toFixed(4)}`})`,
+        );
+        outcome = b.last;
+      } else {
+        outcome = await runAblation(
+          {
+            base,
+            variants,
+            out,
+            transport,
+            retryErrors: Boolean(opts.retryErrors),
+            verbose: Boolean(opts.verbose),
+            name,
+            rejudgeUnchanged,
+          },
+          hooks,
+        );
+      }
+    } finally {
+      bar.stop();
+      interrupts.dispose();
+    }
+    const { table, files } = await finishAblation(outcome, {
+      resamples: opts.resamples as number | undefined,
+      seed: base.seed,
+      png: opts.png !== false,
+      report: opts.report !== false,
+      log,
     });
+    if (opts.json) process.stdout.write(readFileSync(files.json, 'utf8'));
+    else process.stdout.write(renderAblationReport(outcome, table, files) + '\n');
+    const capped = outcome.variants.find((v) => v.manifest.status === 'stopped-cost-cap');
+    if (capped) checkCostCap(capped.manifest.status, transport, outcome.dir);
+  });
   return cmd;
 }
 
@@ -252,6 +248,12 @@ export interface AblationPlan {
 /** The plan of a parsed `ablate` command (also `rawrag paper --run`, which parses each step's flags with this command). */
 export function ablationPlan(command: Command, benchmarkArg: string | undefined): AblationPlan {
   const sweep = sweepFromFlags(command);
+  // `-S key=a,b` sweeps a system option: the system comes from the flags and file without `-S`.
+  const pairs = (command.opts().systemOption as string[] | undefined) ?? [];
+  command.setOptionValue('systemOption', []);
+  const split = splitSweepPairs(systemOf(configFromFlags(command, benchmarkArg)), pairs);
+  command.setOptionValue('systemOption', split.base);
+  sweep.config = split.sweeps;
   const base = configFromFlags(command, benchmarkArg);
   const opts = command.opts();
   const variants = planVariants(base, effectivePolicy(getBenchmark(base.benchmark), base), sweep);
@@ -302,23 +304,17 @@ function sweepFromFlags(cmd: Command): SweepRequest {
     window: given('window') ? (o.window as number[]) : [],
     stride: given('stride') ? (o.stride as number) : null,
     candidates: given('candidates') ? (o.candidates as number[]) : [],
-    noRerank: (given('rerank') && o.rerank === false) || Boolean(o.rerankVariants),
+    noRerank: given('rerank') && o.rerank === false,
     noExpand: given('expand') && o.expand === false,
-    // A knob's key may also be a run flag's (`--no-mutations` beside `--mutations on,off`): only a list is a sweep.
     maxEvidenceTokens: given('maxEvidenceTokens') ? (o.maxEvidenceTokens as number[]) : [],
     // Either flag asks for the other display beside the reference's (which the config decides).
     noDedup: given('dedup'),
-    config: sweepKnobs()
-      .filter(({ knob }) => given(optionKey(knob.flags)) && Array.isArray(o[optionKey(knob.flags)]))
-      .map(({ knob }) => ({ knob, values: o[optionKey(knob.flags)] as unknown[] })),
+    config: [],
   };
   if (sweep.stride !== null && sweep.window.length === 0) {
     throw new InputError('--stride applies to the swept window sizes: give --window too', { place: '--stride' });
   }
-  const knobKeys = sweepKnobs()
-    .map(({ knob }) => optionKey(knob.flags))
-    .filter((k) => Array.isArray(o[k]));
-  for (const key of [...SWEEP_KEYS, ...knobKeys]) {
+  for (const key of SWEEP_KEYS) {
     if (given(key))
       cmd.setOptionValueWithSource(key, key === 'rerank' || key === 'expand' || key === 'dedup' ? true : undefined, 'default');
   }
@@ -386,7 +382,7 @@ function renderAblationReport(outcome: AblationOutcome, table: AblationTable, fi
   }
   lines.push(...ablationNotes(table));
   for (const s of ref.manifest.skipped) lines.push(`NOTE: ${s}`);
-  for (const n of ref.manifest.retriever.notes) lines.push(`NOTE: ${n}`);
+  // The retriever's notes were printed on stderr when the sweep started (and are in each manifest).
   lines.push(
     `ablation folder: ${outcome.dir}`,
     `  table: ${rel(outcome.dir, files.markdown)}, ${rel(outcome.dir, files.csv)}; plot: ${rel(outcome.dir, files.svg)}${files.png ? `, ${rel(outcome.dir, files.png)}` : ''}; details: ${rel(outcome.dir, files.json)}`,

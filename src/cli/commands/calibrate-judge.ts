@@ -12,7 +12,8 @@ import { watchInterrupts } from '../../util/interrupt.js';
 import { finishCalibration, planCalibration } from '../../calibrate/run.js';
 import { renderCalibration } from '../../calibrate/render.js';
 import { checkErrorRate, retryCommand } from '../exit.js';
-import { addBenchmarkOptions, addTransportOptions, integer, positiveInt, transportFromFlags, withOfficialJudge } from '../options.js';
+import { givenBenchmarkOptions } from '../benchmark-options.js';
+import { addBenchmarkOptionFlag, addTransportOptions, integer, positiveInt, transportFromFlags, withOfficialJudge } from '../options.js';
 import { progressBar } from '../progress.js';
 import { rate } from './run.js';
 import { runBatched } from '../../pipeline/batched.js';
@@ -41,7 +42,7 @@ export function calibrateJudgeCommand(): Command {
     .option('--limit <n>', 'calibrate on the first N questions (default: all)', positiveInt)
     .option('--seed <n>', 'seed of the perturbations (default 0)', integer)
     .option('--labels <file>', 'your labelled answers: JSON lines {"id", "answer", "label": "CORRECT" | "WRONG"}');
-  addBenchmarkOptions(cmd);
+  addBenchmarkOptionFlag(cmd);
   addTransportOptions(cmd);
   cmd
     .option('--out <dir>', 'run directory (default results/calibrate-<benchmark>-<judge>-<hash>); an existing one is resumed')
@@ -135,10 +136,16 @@ function calibrateConfig(cmd: Command, benchmark: string): RunConfig {
   const judge: PartialConfig = {};
   if (given('judgeModel')) judge.model = opts.judgeModel;
   if (given('judgeRuns')) judge.runs = opts.judgeRuns;
-  if (given('judgePrompt')) judge.prompt = resolveJudgePrompt(opts.judgePrompt as string, name);
+  if (given('judgePrompt')) {
+    const prompt = resolveJudgePrompt(opts.judgePrompt as string, name);
+    if (prompt) judge.prompt = prompt;
+  }
   if (Object.keys(judge).length) flags.judge = judge;
-  const benchOpts: Record<string, string> = {};
-  for (const b of listBenchmarks()) for (const o of b.options) if (given(o.key)) benchOpts[o.key] = String(opts[o.key]);
+  const benchOpts = givenBenchmarkOptions(
+    (opts.benchmarkOption as string[] | undefined) ?? [],
+    listBenchmarks().find((b) => b.name === name),
+    listBenchmarks(),
+  );
   if (Object.keys(benchOpts).length) flags.options = benchOpts;
   const file = opts.config ? readConfigFile(opts.config as string) : {};
   return withOfficialJudge(

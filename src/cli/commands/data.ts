@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { Command } from 'commander';
 import type { Benchmark } from '../../core/benchmark.js';
 import { getBenchmark, listBenchmarks } from '../../datasets/registry.js';
+import { describeBenchmarkOption } from '../benchmark-options.js';
 import { pullFile, type PullResult } from '../../datasets/download.js';
 import { InputError } from '../../util/errors.js';
 import { projectRoot } from '../../util/paths.js';
@@ -75,6 +76,13 @@ export function dataCommand(): Command {
       }
       out.push("* default variant; --urls adds each file's source URL");
       process.stdout.write(out.join('\n') + '\n');
+    });
+  data
+    .command('options')
+    .description("List each benchmark's own options: -B key=value on run, ablate and judge, or a config file's options: section")
+    .argument('[benchmark]', 'only this benchmark')
+    .action((name: string | undefined) => {
+      process.stdout.write(benchmarkOptionsText(name ? [getBenchmark(name)] : listBenchmarks()) + '\n');
     });
   data
     .command('pull')
@@ -171,4 +179,32 @@ function terminalProgress(label: string): { update(done: number, total: number |
       shown = false;
     },
   };
+}
+
+/** `rawrag data options`: one block per benchmark, each option as `-B key=<value>` with its description. */
+export function benchmarkOptionsText(benchmarks: readonly Benchmark[]): string {
+  const out: string[] = [];
+  for (const b of benchmarks) {
+    out.push(`${b.name}:`);
+    if (b.options.length === 0) out.push('  (no options of its own)');
+    for (const o of b.options) {
+      const { flag, description } = describeBenchmarkOption(o);
+      out.push(`  ${flag}`, ...wrap(description, 96).map((l) => `      ${l}`));
+    }
+    out.push('');
+  }
+  return out.join('\n').trimEnd();
+}
+
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(line);
+  return lines;
 }

@@ -9,7 +9,8 @@ import { fromRoot } from '../../util/paths.js';
 import { RunConfigSchema } from '../../systems/registry.js';
 import { sha256Hex } from '../../util/fsx.js';
 import { readFileSync } from 'node:fs';
-import { addBenchmarkOptions } from '../options.js';
+import { addBenchmarkOptionFlag } from '../options.js';
+import { givenBenchmarkOptions } from '../benchmark-options.js';
 
 function format(value: string): ImportFormat {
   if (!(IMPORT_FORMATS as readonly string[]).includes(value))
@@ -37,7 +38,7 @@ export function importCommand(): Command {
     )
     .option('--keep-skipped', "keep the records the format's own scorer skips (mem0-eval: category 5, which Mem0's evals.py drops)")
     .option('--data <path>', "the benchmark's data file the questions are matched against (default: the bundled copy)");
-  addBenchmarkOptions(cmd);
+  addBenchmarkOptionFlag(cmd);
   cmd
     .option('--out <dir>', 'run directory (default results/import-<benchmark>-<system>-<hash>)')
     .action(async (fmt: ImportFormat, file: string, _o: unknown, command: Command) => {
@@ -45,8 +46,11 @@ export function importCommand(): Command {
       const given = (key: string) => command.getOptionValueSource(key) === 'cli';
       const flags: PartialConfig = { benchmark: String(opts.benchmark).toLowerCase() };
       if (given('data')) flags.data = opts.data;
-      const benchOpts: Record<string, string> = {};
-      for (const b of listBenchmarks()) for (const o of b.options) if (given(o.key)) benchOpts[o.key] = String(opts[o.key]);
+      const benchOpts = givenBenchmarkOptions(
+        (opts.benchmarkOption as string[] | undefined) ?? [],
+        listBenchmarks().find((b) => b.name === flags.benchmark),
+        listBenchmarks(),
+      );
       if (Object.keys(benchOpts).length) flags.options = benchOpts;
       // No judge is resolved: rawrag's judge scores nothing here (the file's votes are its own judge's), so the manifest names none.
       const cfg = resolveConfig(mergeLayers(flags), 'command line', RunConfigSchema);

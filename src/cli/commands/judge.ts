@@ -1,5 +1,7 @@
 /** `rawrag judge ANSWERS.jsonl --benchmark B`: another system's answers, judged exactly as `rawrag run` judges. */
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { renderSweep, summariseSweep } from '../../pipeline/judge-sweep.js';
 import { Command } from 'commander';
 import { InputError, UsageError } from '../../util/errors.js';
 import { loadRunInputs } from '../../pipeline/plan.js';
@@ -22,7 +24,7 @@ import { fromRoot } from '../../util/paths.js';
 import { watchInterrupts } from '../../util/interrupt.js';
 import { checkErrorRate } from '../exit.js';
 import {
-  addBenchmarkOptions,
+  addBenchmarkOptionFlag,
   addNameOption,
   addSystemOptionFlag,
   addTransportOptions,
@@ -32,6 +34,7 @@ import {
 } from '../options.js';
 import { RunConfigSchema, systemOf } from '../../systems/registry.js';
 import { checkRecordedSystemOptions } from '../system-options.js';
+import { givenBenchmarkOptions, kebab } from '../benchmark-options.js';
 import { mergeLayers, readConfigFile, resolveConfig, type PartialConfig } from '../../config/load.js';
 import type { RunConfig } from '../../config/schema.js';
 import { progressBar } from '../progress.js';
@@ -46,9 +49,10 @@ export function judgeCommand(): Command {
       '[answers]',
       'JSON lines {"id", "answer", "evidence"?}: ids as rawrag names questions (items.jsonl), evidence = turn ids shown to your reader (for coverage)',
     )
+    .optionsGroup('Input:')
     .option(
       '--rejudge <run-dir>',
-      "re-score an existing run's answers under another judge (--judge-model / --judge-prompt) or gold (--gold), --categories narrowing them; nothing is re-read; a new run directory",
+      "re-score an existing run's answers under another judge (--judge-model / --judge-prompt) or gold (-B gold), -B categories narrowing them; nothing is re-read; a new run directory",
     )
     .option(
       '--benchmark <name>',
@@ -62,19 +66,21 @@ export function judgeCommand(): Command {
       'the benchmark-setting `rawrag stats` groups by (default <benchmark>/<system>; e.g. locomo/gpt-4o-mini to sit beside RAW-RAG read by gpt-4o-mini; a data variant is part of it: longmemeval/variant=oracle/gpt-4o)',
     )
     .option('-c, --config <file>', 'config file (JSON or YAML): data, options, judge; flags override it')
-    .option('--data <path>', "data file or folder in the benchmark's official format (default: the bundled copy)")
-    .option('--judge <model>', "judge model (default: the benchmark's official judge, else gpt-4o-mini)")
-    .option('--judge-model <model>', 'the same as --judge')
-    .option(
-      '--judge-prompt <file>',
-      "another judge prompt ({question}, {gold_answer}, {generated_answer} slots; reply parsed as the official judge's), or `strict` for rawrag's strict prompt (configs/prompts/<benchmark>-judge-strict.txt)",
-    )
-    .option('--judge-runs <n>', 'judge runs per answer, averaged (default 3)', positiveInt);
+    .option('--data <path>', "data file or folder in the benchmark's official format (default: the bundled copy)");
   addSystemOptionFlag(
     cmd,
     "with --rejudge: the re-judged run's system options, checked against what the run recorded (a judge changes no system option)",
   );
-  addBenchmarkOptions(cmd);
+  addBenchmarkOptionFlag(cmd);
+  cmd
+    .optionsGroup('Judge:')
+    .option('--judge <model>', "judge model (default: the benchmark's official judge, else gpt-4o-mini)")
+    .option('--judge-model <model>', 'the same as --judge')
+    .option(
+      '--judge-prompt <name|file:PATH>',
+      "another judge protocol by name (`rawrag protocol BENCHMARK` lists them: the official one, `strict`, and the vendors' own evaluation judges), or a prompt file (file:PATH; {question}, {gold_answer}, {generated_answer} slots, read as the official judge's reply); with --rejudge, a comma list A,B,... is a sweep: each protocol's verdicts a run folder of its own, then accuracy per protocol, the span and the questions whose verdict flips",
+    )
+    .option('--judge-runs <n>', 'judge runs per answer, averaged (default 3)', positiveInt);
   addTransportOptions(cmd);
   addNameOption(cmd, 'judgement');
   cmd
@@ -90,7 +96,59 @@ export function judgeCommand(): Command {
     .option('--json', 'print summary.json instead of the table')
     .action(async (answersPath: string | undefined, _opts: unknown, command: Command) => {
       const opts = command.opts();
+      const sweep = sweepNames(opts.judgePrompt as string | undefined);
+      if (sweep) {
+        if (!opts.rejudge) throw new UsageError('--judge-prompt A,B,...: a sweep re-judges a run: give --rejudge RUN_DIR');
+        return judgeSweep(command, answersPath, sweep);
+      }
       const job = opts.rejudge ? await rejudgeJob(command, answersPath) : answersJob(command, answersPath);
+      await runJudgeJob(command, job, (opts.out as string | undefined) ?? fromRoot('results', job.runId));
+    });
+  return cmd;
+}
+
+/** `--judge-prompt A,B,...` (two or more names): the sweep's protocol names, else null. */
+function sweepNames(value: string | undefined): string[] | null {
+  if (!value || value.startsWith('file:') || !value.includes(',')) return null;
+  const names = value.split(',').map((n) => n.trim());
+  if (names.some((n) => !n)) throw new UsageError(`--judge-prompt ${value}: an empty name in the list`);
+  if (new Set(names).size !== names.length) throw new UsageError(`--judge-prompt ${value}: a name is given twice`);
+  return names;
+}
+
+/**
+ * The judge-prompt sweep: the run's answers re-judged under each named protocol, each into a run
+ * folder of its own (OUT/<name>, so `rawrag stats OUT` pairs them), then accuracy per protocol with
+ * intervals, the span and the questions whose verdict flips (src/pipeline/judge-sweep.ts).
+ */
+async function judgeSweep(command: Command, answersPath: string | undefined, names: string[]): Promise<void> {
+  const opts = command.opts();
+  const src = readRunForRejudge(opts.rejudge as string);
+  const base = (opts.out as string | undefined) ?? fromRoot('results', `${basename(src.dir.replace(/\/+$/, ''))}-judge-sweep`);
+  const jobs: Array<{ name: string; job: JudgeJob; out: string }> = [];
+  // Every name resolved before anything is sent: a wrong name stops the sweep, not its third run.
+  for (const name of names) {
+    const job = await rejudgeJob(command, answersPath, { prompt: name, sweep: true });
+    const out = join(base, name.replace(/[^A-Za-z0-9._-]/g, '_'));
+    job.checkOut?.(out);
+    jobs.push({ name, job, out });
+  }
+  const dirs: Array<{ name: string; dir: string }> = [];
+  for (const { name, job, out } of jobs) {
+    process.stderr.write(`judge protocol ${name}: ${out}\n`);
+    await runJudgeJob(command, job, out, { quiet: true });
+    dirs.push({ name, dir: out });
+  }
+  const sweep = summariseSweep(dirs, { seed: 0 });
+  writeFileSync(join(base, 'judge-sweep.json'), JSON.stringify(sweep, null, 2) + '\n');
+  process.stdout.write((opts.json ? JSON.stringify(sweep, null, 2) : renderSweep(sweep, base)) + '\n');
+}
+
+/** Runs one judgement into `out`: the cap, the progress bar, the summary, the exit checks. */
+async function runJudgeJob(command: Command, job: JudgeJob, out: string, o: { quiet?: boolean } = {}): Promise<void> {
+  const opts = command.opts();
+  {
+    {
       const { cfg, answers, system, runId, setting, questions } = job;
       if (cfg.judge.model === 'none')
         throw new UsageError('--judge none: rawrag judge is for verdicts; name a judge model (or leave it out for the official one)');
@@ -112,7 +170,6 @@ export function judgeCommand(): Command {
         process.stdout.write((await estimateJudge(cfg, answers, transport, { questions, what: job.what })) + '\n');
         return;
       }
-      const out = (opts.out as string | undefined) ?? fromRoot('results', runId);
       job.checkOut?.(out);
       if (maxCost !== null)
         transport = await capJudge(cfg, answers, transport, { usd: maxCost, out, retryErrors: Boolean(opts.retryErrors), questions });
@@ -143,15 +200,15 @@ export function judgeCommand(): Command {
           },
         );
         bar.stop();
-        process.stdout.write((opts.json ? JSON.stringify(outcome.summary, null, 2) : renderRunReport(outcome)) + '\n');
+        if (!o.quiet) process.stdout.write((opts.json ? JSON.stringify(outcome.summary, null, 2) : renderRunReport(outcome)) + '\n');
         checkCostCap(outcome.manifest.status, transport, outcome.dir);
         checkErrorRate(outcome.summary, outcome.dir, opts.maxErrorRate as number | undefined);
       } finally {
         bar.stop();
         interrupts.dispose();
       }
-    });
-  return cmd;
+    }
+  }
 }
 
 interface JudgeJob {
@@ -165,7 +222,7 @@ interface JudgeJob {
   what?: string;
   /** Re-judging: the data file the source run read (a different file now is an input error). */
   source?: { dir: string; dataSha256: string };
-  /** Printed before anything runs (a torn last line skipped, answers left out by --categories). */
+  /** Printed before anything runs (a torn last line skipped, answers left out by -B categories). */
   notes?: string[];
   /** Refuses an output directory this job must not write (re-judging: the source run itself). */
   checkOut?(out: string): void;
@@ -194,10 +251,14 @@ function answersJob(command: Command, answersPath: string | undefined): JudgeJob
 
 /**
  * `rawrag judge --rejudge RUN_DIR`: the run's own benchmark, data, options, system and setting;
- * another judge, or another gold (`--gold`) or fewer categories (`--categories`), which give the
+ * another judge, or another gold (`-B gold`) or fewer categories (`-B categories`), which give the
  * setting its new data half.
  */
-async function rejudgeJob(command: Command, answersPath: string | undefined): Promise<JudgeJob> {
+async function rejudgeJob(
+  command: Command,
+  answersPath: string | undefined,
+  sweep: { prompt: string; sweep: true } | null = null,
+): Promise<JudgeJob> {
   const opts = command.opts();
   if (answersPath) throw new UsageError('--rejudge takes its answers from the run directory: give no answers file');
   for (const flag of ['benchmark', 'data', 'config'] as const) {
@@ -212,8 +273,14 @@ async function rejudgeJob(command: Command, answersPath: string | undefined): Pr
   // A predict-only run (--judge none) is scored by the official judge unless another is named.
   else if (src.config.judge.model === 'none') judge.model = null;
   if (opts.judgeRuns !== undefined) judge.runs = opts.judgeRuns;
-  if (opts.judgePrompt) judge.prompt = resolveJudgePrompt(opts.judgePrompt as string, src.config.benchmark);
-  const cfg = withOfficialJudge(rejudgeConfig(src, judge, givenBenchmarkOptions(command)));
+  const promptName = sweep?.prompt ?? (opts.judgePrompt as string | undefined);
+  if (promptName) {
+    const prompt = resolveJudgePrompt(promptName, src.config.benchmark);
+    if (prompt) judge.prompt = prompt;
+    // The official protocol named: the run's own prompt replaced by none (a run judged with another prompt goes back to the official one).
+    else if (src.config.judge.prompt) judge.prompt = undefined;
+  }
+  const cfg = withOfficialJudge(rejudgeConfig(src, judge, benchmarkOptionsOf(command, src.config.benchmark), { allowSameJudge: Boolean(sweep) }));
   const system = command.getOptionValueSource('system') === 'cli' ? (opts.system as string) : src.system;
   const given = opts.setting as string | undefined;
   const { questions, leftOut } = await rejudgeSelection(src, cfg);
@@ -231,7 +298,7 @@ async function rejudgeJob(command: Command, answersPath: string | undefined): Pr
       ...src.notes,
       ...(leftOut
         ? [
-            `${leftOut} of the run's ${src.answers.byId.size} answers are outside ${changed.map((k) => `--${k} ${cfg.options[k]}`).join(' ')}: left out`,
+            `${leftOut} of the run's ${src.answers.byId.size} answers are outside ${changed.map((k) => `-B ${kebab(k)}=${cfg.options[k]}`).join(' ')}: left out`,
           ]
         : []),
     ],
@@ -240,13 +307,10 @@ async function rejudgeJob(command: Command, answersPath: string | undefined): Pr
   };
 }
 
-/** The benchmark options typed on the command line (`--gold audited`), by key. */
-function givenBenchmarkOptions(cmd: Command): Record<string, string> {
-  const opts = cmd.opts();
-  const out: Record<string, string> = {};
-  for (const b of listBenchmarks())
-    for (const o of b.options) if (cmd.getOptionValueSource(o.key) === 'cli') out[o.key] = String(opts[o.key]);
-  return out;
+/** The benchmark options typed on the command line (`-B gold=audited`), by key. */
+function benchmarkOptionsOf(cmd: Command, benchmark: string | undefined): Record<string, string> {
+  const named = benchmark === undefined ? undefined : listBenchmarks().find((b) => b.name === benchmark.toLowerCase());
+  return givenBenchmarkOptions((cmd.opts().benchmarkOption as string[] | undefined) ?? [], named, listBenchmarks());
 }
 
 /**
@@ -262,10 +326,13 @@ function judgeConfig(cmd: Command): RunConfig {
   const judge: PartialConfig = {};
   if (given('judge')) judge.model = opts.judge;
   if (given('judgeModel')) judge.model = opts.judgeModel;
-  if (given('judgePrompt')) judge.prompt = resolveJudgePrompt(opts.judgePrompt as string, String(opts.benchmark).toLowerCase());
+  if (given('judgePrompt')) {
+    const prompt = resolveJudgePrompt(opts.judgePrompt as string, String(opts.benchmark).toLowerCase());
+    if (prompt) judge.prompt = prompt;
+  }
   if (given('judgeRuns')) judge.runs = opts.judgeRuns;
   if (Object.keys(judge).length) flags.judge = judge;
-  const benchOpts = givenBenchmarkOptions(cmd);
+  const benchOpts = benchmarkOptionsOf(cmd, String(opts.benchmark));
   if (Object.keys(benchOpts).length) flags.options = benchOpts;
   const file = opts.config ? readConfigFile(opts.config as string) : {};
   return withOfficialJudge(

@@ -4,6 +4,7 @@
  * read from the same protocol objects and config resolution a run uses, so the printout cannot
  * drift from what is sent. Diff it against the paper or the upstream code.
  */
+import { namedProtocols, protocolFiles } from '../../eval/judge-protocols.js';
 import { Command } from 'commander';
 import { getSystem, RunConfigSchema, systemOf } from '../../systems/registry.js';
 import type { VendorProtocol } from '../../core/system.js';
@@ -45,6 +46,17 @@ export interface BenchmarkProtocol {
   headline: string;
   /** Where this config departs from the protocol (--temperature, --max-tokens, --reader-prompt, a config file); empty = none. */
   deviations: string[];
+  /** The named judge protocols `--judge-prompt NAME` and the judge-prompt sweep accept (configs/prompts/<benchmark>-judge-protocols.json). */
+  judge_protocols?: Array<{
+    name: string;
+    aliases: string[];
+    official: boolean;
+    files: string[];
+    response_format: 'text' | 'json_object';
+    reading: string;
+    sha256: string;
+    source: string;
+  }>;
   /** The system under test when it is not the paper's method: its effective options and its vendor's protocol. */
   system?: { name: string; label: string; options: Record<string, unknown>; protocol: VendorProtocol | null };
 }
@@ -184,8 +196,48 @@ export function renderProtocol(p: BenchmarkProtocol): string {
     `denominator: ${p.denominator}`,
     `deliberate deviations from the upstream: docs/faithfulness.md#${p.benchmark}`,
     ...p.deviations.map((d) => `DEVIATION (this config): ${d}`),
+    ...(p.judge_protocols?.length ? renderJudgeProtocols(p.judge_protocols) : []),
     ...(p.system ? renderSystem(p.system) : []),
   ].join('\n');
+}
+
+/** The benchmark's named judge protocols, pinned by sha256 (src/eval/judge-protocols.ts). */
+function withJudgeProtocols(p: BenchmarkProtocol): BenchmarkProtocol {
+  const list = namedProtocols(p.benchmark);
+  if (list.length === 0) return p;
+  const file = (name: string) => `configs/prompts/${name}`;
+  return {
+    ...p,
+    judge_protocols: list.map((x) => ({
+      name: x.name,
+      aliases: x.aliases,
+      official: x.official,
+      files: protocolFiles(p.benchmark, x.name).map(file),
+      response_format: x.jsonMode ? 'json_object' : 'text',
+      reading: x.parse,
+      sha256: x.sha256,
+      source: x.source,
+    })),
+  };
+}
+
+function renderJudgeProtocols(list: NonNullable<BenchmarkProtocol['judge_protocols']>): string[] {
+  return [
+    '',
+    'judge protocols (--judge-prompt NAME; a comma list with --rejudge is a sweep; sources: configs/prompts/judge-protocols-SOURCE.md):',
+    markdownTable(
+      ['name', 'aliases', 'messages', 'response format', 'reply read by', 'sha256', 'source'],
+      list.map((x) => [
+        `${x.name}${x.official ? ' (official)' : ''}`,
+        x.aliases.join(', ') || '—',
+        x.files.join(' + '),
+        x.response_format,
+        x.reading,
+        x.sha256.slice(0, 12),
+        x.source.replace(/\|/g, '\\|'),
+      ]),
+    ),
+  ];
 }
 
 export function protocolCommand(): Command {
@@ -237,7 +289,7 @@ export function protocolCommand(): Command {
             resolveConfig(mergeLayers(file, sLayer, flags, { benchmark: name }), opts.config ?? 'defaults', RunConfigSchema),
           ),
         );
-        return describeProtocol(getBenchmark(name), cfg);
+        return withJudgeProtocols(describeProtocol(getBenchmark(name), cfg));
       });
       process.stdout.write((opts.json ? JSON.stringify(out, null, 2) : out.map(renderProtocol).join('\n\n')) + '\n');
     },

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { join } from 'node:path';
 import { writeReport, type ReportResult } from '../../report/index.js';
 import { positiveNumber } from '../options.js';
 
@@ -12,16 +13,17 @@ export function reportCommand(): Command {
     .argument('<dir...>', 'run directories, or folders holding them (and stats.json / ablation.json) at any depth')
     .option(
       '--out <file>',
-      'the HTML file to write (several benchmarks: the index; pages <name>.<benchmark>.html beside it)',
-      'report.html',
+      'the HTML file to write (default <first DIR>/report/report.html; several benchmarks: the index, pages <name>.<benchmark>.html beside it)',
     )
     .option(
       '--explorer-mb <n>',
       'per-question detail (evidence text, judge replies) is embedded while a page holds less than N million characters of data (default 6); beyond, rawrag show prints an item',
       positiveNumber,
     )
-    .action(async (dirs: string[], opts: { out: string; explorerMb?: number }) => {
-      const r = await writeReport(dirs, opts.out, opts.explorerMb ? { detailBudget: Math.round(opts.explorerMb * 1e6) } : {});
+    .action(async (dirs: string[], opts: { out?: string; explorerMb?: number }) => {
+      // Beside the runs it reads, as `rawrag stats` writes <first DIR>/stats/: never into the working folder unasked.
+      const out = opts.out ?? join(dirs[0]!, 'report', 'report.html');
+      const r = await writeReport(dirs, out, opts.explorerMb ? { detailBudget: Math.round(opts.explorerMb * 1e6) } : {});
       for (const n of r.notes) process.stderr.write(`note: ${n}\n`);
       process.stdout.write(reportLines(r).join('\n') + '\n');
     });

@@ -1,7 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { executeRun, type RunHooks } from '../../pipeline/run.js';
 import {
-  addBenchmarkOptions,
   addMethodOptions,
   addReaderOptions,
   addNameOption,
@@ -21,6 +20,7 @@ import { runBatched } from '../../pipeline/batched.js';
 import { systemOfRun } from '../../systems/registry.js';
 import { capLine, capRun, checkCostCap, maxCostOf } from '../cost-cap.js';
 import { isGrid, runGrid } from '../grid.js';
+import { firstTime } from '../notes-once.js';
 
 export function runCommand(): Command {
   const cmd = new Command('run')
@@ -33,7 +33,6 @@ export function runCommand(): Command {
     );
   addMethodOptions(cmd);
   addReaderOptions(cmd);
-  addBenchmarkOptions(cmd);
   addTransportOptions(cmd);
   addNameOption(cmd);
   cmd
@@ -50,77 +49,82 @@ export function runCommand(): Command {
     )
     .option('--no-progress', 'no progress bar (default: a bar on a terminal, a line every ~10 s otherwise)')
     .option('--verbose', 'print every data warning (default: one summary line)')
-    .option('--json', 'print summary.json instead of the table')
+    .option('--json', 'print summary.json instead of the table');
+  cmd.optionsGroup('Batch API:');
+  cmd
     .option('--batch', 'send reader and judge requests as Batch API jobs (half price, up to 24 h; see docs/models.md)')
     .option('--no-wait', 'with --batch: exit once the batch jobs are submitted; run the same command again to go on')
-    .option('--batch-embeddings', 'with --batch: embed the windows and questions through batch jobs too (implies --batch)')
+    .option('--batch-embeddings', 'with --batch: embed the windows and questions through batch jobs too (implies --batch)');
+  cmd.optionsGroup('Grid (comma lists in the benchmark, --system, --retriever, --reader, or several --config):');
+  cmd
     .option(
       '--shard <i/n>',
       'a grid: run only every N-th cell, starting with the I-th (machines sharing a grid; their set folders merge by copying)',
     )
-    .option('--parallel-cells <n>', 'a grid: cells run at once (default 4); they share one concurrency budget per provider', positiveInt)
-    .action(async (benchmark: string | undefined, _opts: unknown, command: Command) => {
-      // Comma lists (benchmarks, --reader, --system, --retriever) or several --config files: a grid of runs.
-      if (isGrid(command, benchmark)) return runGrid(command, benchmark);
-      const cfg = configFromFlags(command, benchmark);
-      const opts = command.opts();
-      const maxCost = maxCostOf(command);
-      let transport = transportFromFlags(command);
-      if (opts.dryRun) {
-        const capped = maxCost === null ? {} : { capLine: (e: number | null) => capLine(maxCost, e) };
-        process.stdout.write((await dryRun(cfg, transport, { batch: Boolean(opts.batch), ...capped })) + '\n');
-        return;
-      }
-      const out = (opts.out as string | undefined) ?? null;
-      if (maxCost !== null) transport = await capRun(cfg, transport, { usd: maxCost, out, retryErrors: Boolean(opts.retryErrors) });
-      const bar = progressBar(cfg.benchmark, opts.progress !== false);
-      const interrupts = watchInterrupts(
-        () => bar.stop(),
-        () => bar.stop(),
-      );
-      try {
-        const request = {
-          cfg,
-          out,
-          retryErrors: Boolean(opts.retryErrors),
-          forceResume: Boolean(opts.forceResume),
-          verbose: Boolean(opts.verbose),
-          transport,
-          name: (opts.name as string | undefined) ?? null,
-        };
-        const hooks: RunHooks = {
-          log: (line: string) => {
-            bar.stop();
-            process.stderr.write(line + '\n');
-          },
-          progress: (done, total, info) => bar.update(done, total, info),
-          signal: interrupts.signal,
-        };
-        let outcome: Awaited<ReturnType<typeof executeRun>>;
-        if (opts.batch || opts.batchEmbeddings) {
-          const b = await runBatched(request, hooks, { wait: opts.wait !== false, embeddings: Boolean(opts.batchEmbeddings) });
+    .option('--parallel-cells <n>', 'a grid: cells run at once (default 4); they share one concurrency budget per provider', positiveInt);
+  cmd.action(async (benchmark: string | undefined, _opts: unknown, command: Command) => {
+    // Comma lists (benchmarks, --reader, --system, --retriever) or several --config files: a grid of runs.
+    if (isGrid(command, benchmark)) return runGrid(command, benchmark);
+    const cfg = configFromFlags(command, benchmark);
+    const opts = command.opts();
+    const maxCost = maxCostOf(command);
+    let transport = transportFromFlags(command);
+    if (opts.dryRun) {
+      const capped = maxCost === null ? {} : { capLine: (e: number | null) => capLine(maxCost, e) };
+      process.stdout.write((await dryRun(cfg, transport, { batch: Boolean(opts.batch), ...capped })) + '\n');
+      return;
+    }
+    const out = (opts.out as string | undefined) ?? null;
+    if (maxCost !== null) transport = await capRun(cfg, transport, { usd: maxCost, out, retryErrors: Boolean(opts.retryErrors) });
+    const bar = progressBar(cfg.benchmark, opts.progress !== false);
+    const interrupts = watchInterrupts(
+      () => bar.stop(),
+      () => bar.stop(),
+    );
+    try {
+      const request = {
+        cfg,
+        out,
+        retryErrors: Boolean(opts.retryErrors),
+        forceResume: Boolean(opts.forceResume),
+        verbose: Boolean(opts.verbose),
+        transport,
+        name: (opts.name as string | undefined) ?? null,
+      };
+      const hooks: RunHooks = {
+        log: (line: string) => {
+          if (!firstTime(line)) return;
           bar.stop();
-          const report = b.outcome && !opts.json ? renderRunReport(b.outcome) : b.outcome ? JSON.stringify(b.outcome.summary, null, 2) : '';
-          process.stdout.write(
-            report +
-              (opts.json && b.outcome ? '' : `${report ? '\n' : ''}${renderBatched(b, retryCommand(process.argv) + ` --out ${b.dir}`)}`) +
-              '\n',
-          );
-          if (!b.outcome) return;
-          outcome = b.outcome;
-        } else {
-          outcome = await executeRun(request, hooks);
-          bar.stop();
-          process.stdout.write((opts.json ? JSON.stringify(outcome.summary, null, 2) : renderRunReport(outcome)) + '\n');
-        }
-        if (opts.cleanup) process.stderr.write((await cleanUp(outcome.dir)) + '\n');
-        checkCostCap(outcome.manifest.status, transport, outcome.dir);
-        checkErrorRate(outcome.summary, outcome.dir, opts.maxErrorRate as number | undefined);
-      } finally {
+          process.stderr.write(line + '\n');
+        },
+        progress: (done, total, info) => bar.update(done, total, info),
+        signal: interrupts.signal,
+      };
+      let outcome: Awaited<ReturnType<typeof executeRun>>;
+      if (opts.batch || opts.batchEmbeddings) {
+        const b = await runBatched(request, hooks, { wait: opts.wait !== false, embeddings: Boolean(opts.batchEmbeddings) });
         bar.stop();
-        interrupts.dispose();
+        const report = b.outcome && !opts.json ? renderRunReport(b.outcome) : b.outcome ? JSON.stringify(b.outcome.summary, null, 2) : '';
+        process.stdout.write(
+          report +
+            (opts.json && b.outcome ? '' : `${report ? '\n' : ''}${renderBatched(b, retryCommand(process.argv) + ` --out ${b.dir}`)}`) +
+            '\n',
+        );
+        if (!b.outcome) return;
+        outcome = b.outcome;
+      } else {
+        outcome = await executeRun(request, hooks);
+        bar.stop();
+        process.stdout.write((opts.json ? JSON.stringify(outcome.summary, null, 2) : renderRunReport(outcome)) + '\n');
       }
-    });
+      if (opts.cleanup) process.stderr.write((await cleanUp(outcome.dir)) + '\n');
+      checkCostCap(outcome.manifest.status, transport, outcome.dir);
+      checkErrorRate(outcome.summary, outcome.dir, opts.maxErrorRate as number | undefined);
+    } finally {
+      bar.stop();
+      interrupts.dispose();
+    }
+  });
   return cmd;
 }
 

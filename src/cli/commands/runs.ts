@@ -2,6 +2,7 @@
  * `rawrag runs [DIR...]`: one line per run directory at or below the folders given (default
  * results/): label, benchmark, setting, system, status, questions, headline, date. Read-only.
  */
+import { effectiveStatus, statusLabel } from '../../run/status.js';
 import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { Command } from 'commander';
@@ -74,14 +75,14 @@ export function runLine(dir: string): RunLine {
     if (scored.length) line.headline = { metric: 'mean score', value: scored.reduce((a, i) => a + i.score!, 0) / scored.length };
     line.errors = loaded.items.filter((i) => i.error !== null).length;
   }
+  line.status = effectiveStatus({ status: line.status, failed: line.errors });
   line.status_text = statusText(line);
   return line;
 }
 
-/** `complete`, or `complete, 1386 of 1540 failed` when items failed (errors, never scored as wrong). */
+/** `complete`, or `incomplete (1386 failed)` when items failed (errors, never scored as wrong; src/run/status.ts). */
 export function statusText(r: Pick<RunLine, 'status' | 'errors' | 'n'>): string {
-  const status = r.status ?? '—';
-  return r.errors > 0 ? `${status}, ${r.errors} of ${r.n} failed` : status;
+  return statusLabel({ status: r.status, failed: r.errors });
 }
 
 export function renderRuns(runs: RunLine[]): string {

@@ -15,6 +15,8 @@ import { InputError, UsageError } from '../../util/errors.js';
 import { readJsonFile } from '../../util/fsx.js';
 import { nonNegativeInteger } from '../../util/flags.js';
 import { writeOutputs } from '../../util/output-set.js';
+import { groupFailures, renderFailures } from '../../run/failures.js';
+import { statusFacts, statusLabel } from '../../run/status.js';
 
 /** An item id as a file name: `conv-26:q0` -> `conv-26_q0.log`. */
 export function logFileName(id: string): string {
@@ -24,6 +26,7 @@ export function logFileName(id: string): string {
 interface ShowOptions {
   out?: string;
   wrong?: boolean;
+  failures?: boolean;
   json?: boolean;
   limit?: number;
 }
@@ -47,11 +50,17 @@ export function showCommand(): Command {
       '--wrong',
       'list the answers judged wrong (score < 0.5): reading failures (all gold evidence shown) first, then partial and full retrieval failures',
     )
-    .option('--json', 'with --wrong: print JSON (counts and the listed items) instead of text')
+    .option(
+      '--failures',
+      'list why items failed: the reasons grouped (stage and message) with counts and a fix hint, then every failed item with its message',
+    )
+    .option('--json', 'with --wrong or --failures: print JSON instead of text')
     .option('--limit <n>', `with --wrong: list at most N answers (default ${WRONG_LIMIT}; 0 = all)`, nonNegativeInteger)
     .action(async (dir: string, ids: string[], opts: ShowOptions) => {
+      if (opts.wrong && opts.failures) throw new UsageError('--wrong lists wrong answers, --failures failed items: give one');
       if (opts.wrong) return showWrong(dir, ids, opts);
-      if (opts.json || opts.limit !== undefined) throw new UsageError('--json and --limit go with --wrong');
+      if (opts.failures) return showFailures(dir, ids, opts);
+      if (opts.json || opts.limit !== undefined) throw new UsageError('--json and --limit go with --wrong or --failures');
       if (ids.length === 0 && !opts.out) throw new UsageError('give an item id (or --out FOLDER for a log file per item, or --wrong)');
       const { ctx, items } = await openItemLog(dir);
       const chosen = ids.length ? ids.map((id) => findItem(items, id, dir)) : items;
@@ -108,4 +117,43 @@ async function showWrong(dir: string, ids: string[], opts: ShowOptions): Promise
       opts.out,
     );
   }
+}
+
+/** `--failures`: why the run's items failed, grouped with counts and a fix hint, then each failed item (`--limit`, default all). */
+function showFailures(dir: string, ids: string[], opts: ShowOptions): void {
+  if (ids.length) throw new UsageError('--failures lists the failed items itself: give item ids or --failures, not both');
+  const manifestPath = join(dir, 'manifest.json');
+  if (!existsSync(manifestPath)) throw new InputError('not a run directory (no manifest.json)', { file: dir });
+  const manifest = readJsonFile(manifestPath) as Record<string, unknown>;
+  const items = new RunDir(dir).readItems() as unknown as Array<{ id: string; error: { stage: string; message: string } | null }>;
+  const failed = items.filter((i) => i.error);
+  const groups = groupFailures(failed);
+  const status = statusLabel(statusFacts(manifest));
+  const listed = opts.limit ? failed.slice(0, opts.limit) : failed;
+  if (opts.json) {
+    process.stdout.write(
+      JSON.stringify(
+        { dir, status, items: items.length, failed: failed.length, groups, failures: listed.map((i) => ({ id: i.id, ...i.error })) },
+        null,
+        2,
+      ) + '\n',
+    );
+    return;
+  }
+  const head = `${String(manifest.system)}${typeof manifest.name === 'string' ? ` [${manifest.name}]` : ''} · ${String(manifest.setting)} · ${dir}: ${status}`;
+  if (failed.length === 0) {
+    process.stdout.write(`${head}\nno failed items (${items.length} items)\n`);
+    return;
+  }
+  const lines = [
+    head,
+    `${failed.length} of ${items.length} items failed, for ${groups.length} reason${groups.length === 1 ? '' : 's'}:`,
+    ...renderFailures(groups, groups.length),
+    '',
+    `failed items${listed.length < failed.length ? ` (first ${listed.length} of ${failed.length}; --limit 0 for all)` : ''}:`,
+    ...listed.map((i) => `  ${i.id}  ${i.error!.stage}: ${i.error!.message.split('\n')[0]}`),
+    '',
+    `redo them: the run's command with --retry-errors --out ${dir}; one item's log: rawrag show ${dir} ID`,
+  ];
+  process.stdout.write(lines.join('\n') + '\n');
 }

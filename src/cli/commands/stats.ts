@@ -24,6 +24,7 @@ import { writeReport } from '../../report/index.js';
 import { compareJudges } from '../../stats/judge-comparison.js';
 import { isCalibrationDir, readCalibration, renderCalibrationSection } from '../../calibrate/collect.js';
 import { judgeComparisonCsv, renderJudgeComparisons } from '../../stats/judge-comparison-render.js';
+import { wrapProse } from '../../util/text.js';
 
 export function statsCommand(): Command {
   return new Command('stats')
@@ -111,7 +112,8 @@ export function statsCommand(): Command {
           if (opts.report)
             await writeReport(dirs, join(out, 'report.html'), { stats: { report, source: join(out, 'stats.json') }, outputs: set });
         });
-        process.stdout.write(opts.json ? JSON.stringify(json, null, 2) + '\n' : `${markdown}\nwritten: ${out}\n`);
+        // On the terminal the prose is wrapped at 160 columns; leaderboard.md keeps each paragraph one line.
+        process.stdout.write(opts.json ? JSON.stringify(json, null, 2) + '\n' : `${wrapProse(markdown)}\nwritten: ${out}\n`);
       },
     );
 }

@@ -12,6 +12,7 @@ import { PAPER_OPPONENTS } from '../../systems/opponents.js';
 import { getSystem, listSystems } from '../../systems/registry.js';
 import { markdownTable } from '../../util/table.js';
 import { systemsSubcommands } from './systems-manage.js';
+import type { InstallSpec } from '../../systems/memory-service/install.js';
 
 export interface SystemOptionInfo {
   key: string;
@@ -31,8 +32,10 @@ export interface SystemInfo {
   env: Array<{ name: string; description: string }>;
   start: string[];
   protocol: { summary: string; sources: string[]; deviations: string[] } | null;
-  /** Older flags that set the same options. */
-  flags: Array<{ flags: string; description: string }>;
+  /** Its own library's install (`rawrag systems install NAME`), when it declares one. */
+  install: { library: string; version: string; python: string; from: string; heavy?: string; unavailable?: string } | null;
+  /** What it was checked against: "real library X at version V, date" or "stand-in only: why" (services and sidecars). */
+  checked: string | null;
 }
 
 type JsonSchemaNode = {
@@ -81,18 +84,52 @@ export function systemInfo(system: SystemDescriptor): SystemInfo {
     protocol: a?.protocol
       ? { summary: a.protocol.summary, sources: [...a.protocol.sources], deviations: [...a.protocol.deviations] }
       : null,
-    flags: (system.options ?? []).map((o) => ({ flags: o.flags, description: o.description })),
+    install: installOf(a?.install),
+    checked: checkedOf(system),
   };
 }
 
-function opponentRows(): Array<{ name: string; how: string; system: string | null; runnable: boolean; note: string }> {
-  const registered = new Set(listSystems().map((s) => s.name));
+function installOf(i: InstallSpec | undefined): SystemInfo['install'] {
+  if (!i) return null;
+  return {
+    library: i.library.name,
+    version: i.library.version,
+    python: i.python,
+    from: i.source ? `checkout of ${i.source.repo}@${i.source.commit}` : `package index (${(i.packages ?? []).join(' ')})`,
+    ...(i.heavy ? { heavy: i.heavy } : {}),
+    ...(i.unavailable ? { unavailable: i.unavailable } : {}),
+  };
+}
+
+/** The plug-in's `checked` as a line; a service or sidecar that records none was checked against rawrag's stand-in only. */
+export function checkedOf(system: SystemDescriptor): string | null {
+  const a = system.about;
+  if (a?.kind !== 'service' && a?.kind !== 'sidecar') return null;
+  const c = a.checked;
+  if (c?.kind === 'real') return `real library ${c.library} at version ${c.version}, ${c.date} (${c.how})`;
+  if (c?.kind === 'stand-in') return `stand-in only: ${c.why}`;
+  if (a.install?.unavailable) return `stand-in only: its library cannot be installed here (${a.install.unavailable})`;
+  return a.install
+    ? `stand-in only: ${a.install.library.name} ${a.install.library.version} is declared for 'rawrag systems install' but no real-library run is recorded`
+    : 'stand-in only: no install of its own library is declared (a loopback imitation of its API, or its library stand-in, in tests/)';
+}
+
+function opponentRows(): Array<{
+  name: string;
+  how: string;
+  system: string | null;
+  runnable: boolean;
+  note: string;
+  checked: string | null;
+}> {
+  const registered = new Map(listSystems().map((s) => [s.name, s]));
   return PAPER_OPPONENTS.map((o) => ({
     name: o.name,
     how: o.how,
     system: o.system,
     runnable: o.system !== null && registered.has(o.system),
     note: o.note,
+    checked: o.system && registered.has(o.system) ? checkedOf(registered.get(o.system)!) : null,
   }));
 }
 
@@ -107,12 +144,13 @@ function overview(): string {
     o.how === 'import' ? 'import only' : o.how,
     o.system ? (o.runnable ? `--system ${o.system}` : `${o.system} (not in this build)`) : '—',
     o.note,
+    cell(o.checked ?? '—'),
   ]);
   return [
     markdownTable(['system', 'label', 'kind', 'options', 'what'], rows, ['l', 'l', 'l', 'r', 'l']),
     '',
     "The paper's twelve opponents, and how each runs here:",
-    markdownTable(['opponent', 'how', 'run with', 'source'], opponents, ['l', 'l', 'l', 'l']),
+    markdownTable(['opponent', 'how', 'run with', 'source', 'checked against'], opponents, ['l', 'l', 'l', 'l', 'l']),
     '',
     "rawrag systems NAME lists a system's options (-S key=value), environment, start commands and vendor protocol.",
   ].join('\n');
@@ -131,8 +169,14 @@ function detail(s: SystemInfo): string {
       '',
     );
   } else out.push('No options of its own.', '');
-  if (s.flags.length) out.push('Older flags, kept as aliases:', ...s.flags.map((f) => `  ${f.flags}  ${f.description}`), '');
   if (s.env.length) out.push('Environment:', ...s.env.map((e) => `  ${e.name}  ${e.description}`), '');
+  if (s.install)
+    out.push(
+      `Install (rawrag systems install ${s.name}): ${s.install.library} ${s.install.version} from the ${s.install.from}, Python ${s.install.python}${s.install.heavy ? `; heavy: ${s.install.heavy}` : ''}`,
+      ...(s.install.unavailable ? [`  cannot be installed here: ${s.install.unavailable}`] : []),
+      '',
+    );
+  if (s.checked) out.push(`Checked against: ${s.checked}`, '');
   if (s.start.length) out.push('Start it:', ...s.start.map((c) => `  ${c}`), '');
   if (s.protocol) {
     out.push('Vendor protocol (the default):', `  ${s.protocol.summary}`, 'Follows:', ...s.protocol.sources.map((x) => `  ${x}`));

@@ -9,7 +9,7 @@ import { DEFAULT_POLICY } from '../../core/policy.js';
 import { ABILITIES, SIZES } from './format.js';
 import { loadBeam, parseFlag, parseSizes } from './load.js';
 import { beamScoring } from './scoring.js';
-import { DEFECTS_FLAG, RUBRIC_FLAG, officialRubric, summariseBeam } from './summary.js';
+import { RUBRIC_FLAG, officialRubric, summariseBeam } from './summary.js';
 
 export const beam: Benchmark = {
   name: 'beam',
@@ -36,17 +36,12 @@ export const beam: Benchmark = {
       key: 'skipIncomplete',
       description: 'leave out conversation folders without a chat or probing file (a partial checkout), listing them in a warning',
     },
-    {
-      flags: DEFECTS_FLAG,
-      key: 'beamOfficialDefects',
-      description: `the same as ${RUBRIC_FLAG} official (kept for older commands)`,
-    },
   ],
   load: async ({ path, options }: LoadOptions): Promise<Dataset> =>
     loadBeam(path, {
       sizes: options.size === undefined ? undefined : parseSizes(options.size),
       officialDefects: officialRubric(options),
-      skipIncomplete: parseFlag(options.skipIncomplete, '--skip-incomplete'),
+      skipIncomplete: parseFlag(options.skipIncomplete, '-B skip-incomplete'),
     }),
   scoring: beamScoring,
   /** The official judge (src/llm.py gpt_llm, temperature 0). */

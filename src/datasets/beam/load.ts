@@ -52,10 +52,10 @@ export function parseSizes(value: string): BeamSize[] | null {
   const out: BeamSize[] = [];
   for (const part of text.split(',').map((s) => s.trim()).filter(Boolean)) {
     const size = SIZES.find((s) => s.toLowerCase() === part.toLowerCase());
-    if (!size) throw new InputError(`unknown BEAM size '${part}' (known: ${SIZES.join(', ')}, all)`, { place: '--size' });
+    if (!size) throw new InputError(`unknown BEAM size '${part}' (known: ${SIZES.join(', ')}, all)`, { place: '-B size' });
     if (!out.includes(size)) out.push(size);
   }
-  if (out.length === 0) throw new InputError('no size given', { place: '--size' });
+  if (out.length === 0) throw new InputError('no size given', { place: '-B size' });
   return out;
 }
 
@@ -77,13 +77,13 @@ export function findConversations(root: string, sizes: BeamSize[] | null | undef
   if (existsSync(join(root, PROBING))) {
     const parent = basename(dirname(root));
     const size = isSize(parent) ? parent : sizes?.length === 1 ? sizes[0]! : null;
-    if (!size) throw new InputError(`cannot tell the size of this conversation (its folder is not under ${SIZES.join('/')}): give --size`, { file: root });
-    if (sizes && !sizes.includes(size)) throw new InputError(`this conversation belongs to size ${size}, not ${sizes.join(',')}`, { file: root, place: '--size' });
+    if (!size) throw new InputError(`cannot tell the size of this conversation (its folder is not under ${SIZES.join('/')}): give -B size`, { file: root });
+    if (sizes && !sizes.includes(size)) throw new InputError(`this conversation belongs to size ${size}, not ${sizes.join(',')}`, { file: root, place: '-B size' });
     return [{ size, id: basename(root), dir: root }];
   }
   const name = basename(root);
   if (isSize(name)) {
-    if (sizes && !sizes.includes(name)) throw new InputError(`this folder holds size ${name}, not ${sizes.join(',')}`, { file: root, place: '--size' });
+    if (sizes && !sizes.includes(name)) throw new InputError(`this folder holds size ${name}, not ${sizes.join(',')}`, { file: root, place: '-B size' });
     return conversationsIn(root, name);
   }
   const chats = isDir(join(root, 'chats')) ? join(root, 'chats') : root;
@@ -320,7 +320,7 @@ export async function loadBeam(root: string, settings: BeamLoadSettings): Promis
         skipped.push(`${conv.size}/${conv.id} (${missing})`);
         continue;
       }
-      throw new InputError(`${missing} (a partial checkout? --skip-incomplete leaves such conversations out, listing them)`, { file: conv.dir });
+      throw new InputError(`${missing} (a partial checkout? -B skip-incomplete=true leaves such conversations out, listing them)`, { file: conv.dir });
     }
     const files = chatFiles(conv.dir);
     const probing = join(conv.dir, PROBING);
@@ -332,7 +332,7 @@ export async function loadBeam(root: string, settings: BeamLoadSettings): Promis
   if (skipped.length > 0) {
     if (episodes.length === 0) throw new InputError(`every conversation folder is incomplete (${skipped.join(', ')})`, { file: root });
     warnings.unshift({
-      place: '--skip-incomplete',
+      place: '-B skip-incomplete',
       important: true,
       message: `${skipped.length} of ${convs.length} conversation folders skipped as incomplete: ${skipped.join(', ')}`,
     });

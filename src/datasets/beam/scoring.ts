@@ -4,7 +4,7 @@
  * Nine abilities: every rubric item is judged 0 / 0.5 / 1 with `unified_llm_judge_base_prompt`,
  * and the question scores the mean over its items. Event ordering: tau_norm from the aligned
  * answer lines (ordering.ts). The official code has three defects, kept by default (the official
- * rubric, the number published BEAM figures use) and fixed by `--beam-rubric corrected` (carried in
+ * rubric, the number published BEAM figures use) and fixed by `-B beam-rubric=corrected` (carried in
  * each question's meta as `official_defects`; a run's details name them 'official-defects' / 'fixed'):
  *   1. `int(response['score'])` truncates 0.5 to 0 (and raises on a string such as "0.5");
  *   2. the `<question>` placeholder is never filled, so the judge reads the literal `<question>`;
@@ -231,6 +231,6 @@ export const beamScoring: Scoring = {
     denominator:
       'official: per conversation the mean over its judged questions, then over conversations; rawrag prints the headline over all N (failed items count 0) beside it, with the failures by stage',
     headline:
-      'per size, the mean of the ten ability scores with the official rubric (int() truncates 0.5 to 0; --beam-rubric official, the default); the corrected rubric (0.5 kept) is printed beside it, labelled',
+      'per size, the mean of the ten ability scores with the official rubric (int() truncates 0.5 to 0; -B beam-rubric=official, the default); the corrected rubric (0.5 kept) is printed beside it, labelled',
   },
 };

@@ -17,19 +17,19 @@ const ms = (x: number | null) => (x === null ? '—' : x.toFixed(1));
 
 export const sizeOf = (episode: string): string => episode.split('/')[0]!;
 
-export const DEFECTS_FLAG = '--beam-official-defects';
+const DEFECTS_FLAG = 'beamOfficialDefects';
 export const RUBRIC_FLAG = '--beam-rubric <variant>';
 export const RUBRIC_VARIANTS = ['official', 'corrected'] as const;
 
 /**
- * Whether the official rubric scores the run (the default, as upstream); `--beam-rubric corrected`
- * selects the corrected one. `--beam-official-defects` (older flag) also means official.
+ * Whether the official rubric scores the run (the default, as upstream); `-B beam-rubric=corrected`
+ * selects the corrected one. A run recorded with the older `beamOfficialDefects: true` reads as official.
  */
 export function officialRubric(options: Record<string, string | undefined>): boolean {
   if (parseFlag(options.beamOfficialDefects, DEFECTS_FLAG)) return true;
   const v = options.beamRubric ?? 'official';
   if (!(RUBRIC_VARIANTS as readonly string[]).includes(v)) {
-    throw new InputError(`'${v}' is not one of ${RUBRIC_VARIANTS.join(', ')}`, { place: '--beam-rubric' });
+    throw new InputError(`'${v}' is not one of ${RUBRIC_VARIANTS.join(', ')}`, { place: '-B beam-rubric' });
   }
   return v === 'official';
 }
@@ -233,10 +233,10 @@ function efficiencyTable(conversations: Array<Record<string, unknown>>): Table {
 function scoringNote(official: boolean): Record<string, string> {
   return {
     variant: official ? 'official' : 'corrected',
-    flag: '--beam-rubric',
+    flag: '-B beam-rubric',
     description: official
       ? "official rubric (default, as upstream compute_metrics.py): int() truncates 0.5 to 0 (a string score fails the item), the judge sees the literal <question>, a NaN tau fails the item; the corrected rubric (0.5 kept) from the same replies is printed beside it"
-      : "corrected rubric (--beam-rubric corrected): rubric scores keep 0.5, the judge prompt's <question> is filled, an undefined tau counts 1 for identical single-item orderings else 0.5; the official int() variant from the same replies is printed beside it",
+      : "corrected rubric (-B beam-rubric=corrected): rubric scores keep 0.5, the judge prompt's <question> is filled, an undefined tau counts 1 for identical single-item orderings else 0.5; the official int() variant from the same replies is printed beside it",
     event_ordering: 'tau_norm = (Kendall tau-b + 1) / 2 over LLM-aligned answer lines (the official report uses tau_norm only)',
   };
 }

@@ -1,5 +1,5 @@
 /**
- * What a LoCoMo summary says about its gold (`--gold`) and about category 5: the share of the
+ * What a LoCoMo summary says about its gold (`-B gold`) and about category 5: the share of the
  * selected questions whose original gold the errata call wrong (the ceiling a perfect system
  * reaches under the original gold), the score under the run's gold and under the other one (the
  * other from item.details.other_gold: re-judged, not re-read), and the adversarial row.

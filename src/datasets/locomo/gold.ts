@@ -1,5 +1,5 @@
 /**
- * LoCoMo's gold versions (`--gold original|audited`). `original` is the release as published (the
+ * LoCoMo's gold versions (`-B gold=original|audited`). `original` is the release as published (the
  * official protocol); `audited` applies a bundled errata file (datasets/locomo/gold-errata.json,
  * derived from a public audit of the ground truth; its source and licence are in the file and in
  * datasets/locomo/SOURCE.md) to the gold answers and evidence, so scoring and coverage use it.
@@ -21,7 +21,7 @@ export const DEFAULT_ERRATA = 'datasets/locomo/gold-errata.json';
 export function parseGold(value: string | undefined): GoldVersion {
   const v = value ?? 'original';
   if (!(GOLD_VERSIONS as readonly string[]).includes(v)) {
-    throw new InputError(`unknown gold version '${v}' (known: ${GOLD_VERSIONS.join(', ')})`, { place: '--gold' });
+    throw new InputError(`unknown gold version '${v}' (known: ${GOLD_VERSIONS.join(', ')})`, { place: '-B gold' });
   }
   return v as GoldVersion;
 }

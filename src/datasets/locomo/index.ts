@@ -64,12 +64,12 @@ export const locomo: Benchmark = {
 export function parseCategories(value: string | undefined): number[] {
   const text = value ?? DEFAULT_CATEGORIES;
   const cats = text.split(',').map((s) => s.trim()).filter(Boolean);
-  if (cats.length === 0) throw new InputError('no category given', { place: '--categories' });
+  if (cats.length === 0) throw new InputError('no category given', { place: '-B categories' });
   const out: number[] = [];
   for (const c of cats) {
     const n = Number(c);
     if (!Number.isInteger(n) || !(n in CATEGORY_NAMES)) {
-      throw new InputError(`unknown LoCoMo category '${c}' (known: 1-5)`, { place: '--categories' });
+      throw new InputError(`unknown LoCoMo category '${c}' (known: 1-5)`, { place: '-B categories' });
     }
     if (!out.includes(n)) out.push(n);
   }
@@ -147,7 +147,7 @@ async function loadLocomo({ path, options }: LoadOptions): Promise<Dataset> {
     questions,
     source: { path, sha256, bytes: statSync(path).size, version: `${version}${goldVersion === 'audited' ? ' + gold errata (audited)' : ''}` },
     warnings,
-    // Normalised (sorted, deduplicated): `--categories 4,3,2,1` is the default setting.
+    // Normalised (sorted, deduplicated): `-B categories=4,3,2,1` is the default setting.
     variant: { categories: [...categories].sort((a, b) => a - b).join(',') },
   };
 }
@@ -191,7 +191,17 @@ function toEpisode(sample: RawSampleT, si: number, file: string): Episode {
       if (ids.has(id)) throw new InputError(`dia_id '${id}' appears twice`, { file, place: `${place}[${ti}].dia_id` });
       ids.add(id);
       const caption = typeof turn.blip_caption === 'string' && turn.blip_caption.trim() ? [turn.blip_caption] : [];
-      turns.push({ id, session: `session_${n}`, date, speaker: turn.speaker as string, text: turn.text as string, captions: caption });
+      // A caption without `img_url` (316 turns): kept, and marked for systems whose loaders skip it.
+      const withoutImage = caption.length > 0 && !('img_url' in turn);
+      turns.push({
+        id,
+        session: `session_${n}`,
+        date,
+        speaker: turn.speaker as string,
+        text: turn.text as string,
+        captions: caption,
+        ...(withoutImage ? { captionWithoutImage: true } : {}),
+      });
     });
   }
   const speakers = [conv.speaker_a, conv.speaker_b].filter((s): s is string => typeof s === 'string');

@@ -116,7 +116,7 @@ export const locomoScoring: Scoring = {
     },
     judge: { upstreamModel: 'gpt-4o-mini', prompts: ['locomo-judge', 'locomo-judge-adversarial'], sourceNote: 'locomo-SOURCE.md' },
     denominator:
-      'every selected question of categories 1-4 (1,540); category 5 (adversarial, 446, --categories 5) is its own row, never in the headline, scored by the official rule (f1) and by a judge asked whether the answer declines; accuracy is reported over all N (failed items count 0) beside accuracy over scored items, with the failures by stage',
+      'every selected question of categories 1-4 (1,540); category 5 (adversarial, 446, -B categories=5) is its own row, never in the headline, scored by the official rule (f1) and by a judge asked whether the answer declines; accuracy is reported over all N (failed items count 0) beside accuracy over scored items, with the failures by stage',
     headline: 'accuracy = mean item score (item = mean of the judge runs), overall and per category; token F1 beside it',
   },
 };

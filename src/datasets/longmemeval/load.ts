@@ -81,7 +81,7 @@ export function variantClassFromSessions(meanSessions: number): 'oracle' | 's' |
 const CLASS_OF: Record<Variant, 'oracle' | 's' | 'm'> = { s_cleaned: 's', s: 's', m_cleaned: 'm', m: 'm', oracle: 'oracle', oracle_original: 'oracle' };
 
 /**
- * Which release a run measures: --variant when given, else the file's name, else its haystacks'
+ * Which release a run measures: -B variant when given, else the file's name, else its haystacks'
  * size (cleaned assumed). A variant is part of the benchmark-setting, so a wrong guess would pair
  * an oracle run with an S run: a file whose haystacks contradict its name or flag says so, always.
  */
@@ -90,13 +90,13 @@ function settleVariant(file: string, given: Variant | null, meanSessions: number
   const seen = variantClassFromSessions(meanSessions);
   const variant = given ?? named ?? (seen === 'oracle' ? 'oracle' : (`${seen}_cleaned` as Variant));
   if (given && named && given !== named) {
-    warnings.push({ place: '--variant', important: true, message: `--variant ${given} given for a file named like the ${named} release; recorded as ${given}` });
+    warnings.push({ place: '-B variant', important: true, message: `-B variant=${given} given for a file named like the ${named} release; recorded as ${given}` });
   }
   if (CLASS_OF[variant] !== seen) {
     warnings.push({
       place: 'file',
       important: true,
-      message: `haystacks of ${meanSessions.toFixed(1)} sessions on average look like ${seen === 'oracle' ? 'the oracle' : seen.toUpperCase()} release, not ${variant}: say --variant if the file is another release`,
+      message: `haystacks of ${meanSessions.toFixed(1)} sessions on average look like ${seen === 'oracle' ? 'the oracle' : seen.toUpperCase()} release, not ${variant}: say -B variant if the file is another release`,
     });
   }
   return variant;
@@ -104,7 +104,7 @@ function settleVariant(file: string, given: Variant | null, meanSessions: number
 
 /**
  * `--data` may name the file or a folder; a folder (and the default `datasets/longmemeval`)
- * holds the official file names, and `--variant` picks one.
+ * holds the official file names, and `-B variant` picks one.
  */
 function resolveFile(path: string, variant: Variant): string {
   let st;
@@ -127,7 +127,7 @@ function resolveFile(path: string, variant: Variant): string {
 function parseReading(value: string | undefined): ReadingMethod {
   const r = (value ?? 'con').trim();
   if (!(READING_METHODS as readonly string[]).includes(r)) {
-    throw new InputError(`unknown reading method '${r}' (known: ${READING_METHODS.join(', ')})`, { place: '--reading' });
+    throw new InputError(`unknown reading method '${r}' (known: ${READING_METHODS.join(', ')})`, { place: '-B reading' });
   }
   return r as ReadingMethod;
 }

@@ -97,7 +97,7 @@ function readingOf(q: Question): ReadingMethod {
 
 export const longMemEvalReader: ReaderProtocol = {
   id: 'longmemeval-official-json-v1',
-  source: `${SOURCE_GEN} (answer templates l.47-69, history layout l.224-260; con = cot template unless --reading direct)`,
+  source: `${SOURCE_GEN} (answer templates l.47-69, history layout l.224-260; con = cot template unless -B reading=direct)`,
   render(q: Question, evidence: EvidenceView): ChatMessage[] {
     const template = loadTemplate(`reader-${readingOf(q)}`);
     return [{ role: 'user', content: fillSlots(template, [renderEvidence(evidence, { history: (seg) => renderHistory(seg.turns) }), q.questionDate ?? '', q.text]) }];
@@ -146,7 +146,7 @@ export const longMemEvalScoring: Scoring = {
   card: {
     reader: {
       upstreamModel: null,
-      maxTokensRule: '800 for --reading con (chain-of-note, the default), 500 for --reading direct',
+      maxTokensRule: '800 for -B reading=con (chain-of-note, the default), 500 for -B reading=direct',
       prompts: ['longmemeval-reader-con', 'longmemeval-reader-direct'],
       sourceNote: 'longmemeval-SOURCE.md',
     },

@@ -30,7 +30,7 @@ export const VARIANT_FILES: Record<Variant, { file: string; base: string; sha256
   oracle_original: { file: 'original/longmemeval_oracle.json', base: ORIGINAL, sha256: null },
 };
 
-export function parseVariant(value: string | undefined, place = '--variant'): Variant {
+export function parseVariant(value: string | undefined, place = '-B variant'): Variant {
   const v = (value ?? DEFAULT_VARIANT).trim();
   if (!(VARIANTS as readonly string[]).includes(v)) {
     throw new InputError(`unknown LongMemEval variant '${v}' (known: ${VARIANTS.join(', ')})`, { place });

@@ -70,7 +70,7 @@ export const meme: Benchmark = {
 export function resolveMemeFile(path: string, variant: string | undefined): string {
   const v = variant ?? DEFAULT_VARIANT;
   if (!(MEME_VARIANTS as readonly string[]).includes(v)) {
-    throw new InputError(`unknown MEME variant '${v}' (known: ${MEME_VARIANTS.join(', ')})`, { place: '--variant' });
+    throw new InputError(`unknown MEME variant '${v}' (known: ${MEME_VARIANTS.join(', ')})`, { place: '-B variant' });
   }
   let isDir = false;
   try {

@@ -61,7 +61,7 @@ export const memoryagentbench: Benchmark = {
     {
       flags: '--sources <list>',
       key: 'sources',
-      description: 'metadata.source values to ask, comma-separated (replaces --subset), e.g. factconsolidation_sh_6k',
+      description: 'metadata.source values to ask, comma-separated (replaces -B subset), e.g. factconsolidation_sh_6k',
       definesSetting: true,
       // A name the release does not have is a bad flag value (exit 1); a release source missing from the data is bad input (exit 2).
       validate: (v: string) => {

@@ -35,7 +35,7 @@ export type Subset = 'paper' | 'all';
 
 export function parseSubset(value: string | undefined): Subset {
   const v = (value ?? 'paper').trim().toLowerCase();
-  if (v !== 'paper' && v !== 'all') throw new InputError(`unknown subset '${value}' (known: paper, all)`, { place: '--subset' });
+  if (v !== 'paper' && v !== 'all') throw new InputError(`unknown subset '${value}' (known: paper, all)`, { place: '-B subset' });
   return v;
 }
 
@@ -44,17 +44,17 @@ export function parseSplits(value: string | undefined): Split[] {
   const out: Split[] = [];
   for (const part of value.split(',').map((x) => x.trim()).filter(Boolean)) {
     const sp = parseSplitName(part);
-    if (!sp) throw new InputError(`unknown split '${part}' (known: ${SPLITS.join(', ')}, or AR, TTL, LRU, CR)`, { place: '--splits' });
+    if (!sp) throw new InputError(`unknown split '${part}' (known: ${SPLITS.join(', ')}, or AR, TTL, LRU, CR)`, { place: '-B splits' });
     if (!out.includes(sp)) out.push(sp);
   }
-  if (out.length === 0) throw new InputError('no split given', { place: '--splits' });
+  if (out.length === 0) throw new InputError('no split given', { place: '-B splits' });
   return SPLITS.filter((sp) => out.includes(sp));
 }
 
 export function parseSources(value: string | undefined): string[] | null {
   if (value === undefined) return null;
   const list = [...new Set(value.split(',').map((x) => x.trim()).filter(Boolean))];
-  if (list.length === 0) throw new InputError('no source given', { place: '--sources' });
+  if (list.length === 0) throw new InputError('no source given', { place: '-B sources' });
   return list;
 }
 
@@ -82,7 +82,7 @@ export async function loadMemoryAgentBench({ path, options }: LoadOptions): Prom
   if (named) {
     const missing = named.filter((s) => !present.has(s));
     if (missing.length) {
-      throw new InputError(`source(s) not in the data: ${missing.join(', ')} (present: ${[...present].sort().join(', ')})`, { place: '--sources' });
+      throw new InputError(`source(s) not in the data: ${missing.join(', ')} (present: ${[...present].sort().join(', ')})`, { place: '-B sources' });
     }
   }
   const wanted = (source: string, split: Split | null) =>
@@ -141,7 +141,7 @@ export async function loadMemoryAgentBench({ path, options }: LoadOptions): Prom
   }
   if (questions.length === 0) {
     throw new InputError(
-      `no question selected (subset ${subset}${named ? `, sources ${named.join(',')}` : ''}, splits ${splits.join(',')}; sources in the data: ${[...present].sort().join(', ') || 'none'}); try --subset all or --sources`,
+      `no question selected (subset ${subset}${named ? `, sources ${named.join(',')}` : ''}, splits ${splits.join(',')}; sources in the data: ${[...present].sort().join(', ') || 'none'}); try -B subset=all or -B sources`,
       { file: path, place: '(top level)' },
     );
   }
@@ -163,7 +163,7 @@ export async function loadMemoryAgentBench({ path, options }: LoadOptions): Prom
 
 /**
  * The question set in the benchmark-setting's terms: the subset (or the sources named instead),
- * and the splits the questions really came from (a folder with one split file is that split, whatever --splits said).
+ * and the splits the questions really came from (a folder with one split file is that split, whatever -B splits=said).
  */
 function settingOf(subset: string, named: string[] | null, episodes: Episode[]): Record<string, string> {
   const present = new Set(episodes.map((e) => e.meta?.split as Split | null));

@@ -79,8 +79,8 @@ export function resolveCsv(path: string): string {
 }
 
 async function loadPersonamem({ path, options }: LoadOptions): Promise<Dataset> {
-  const size = choice(options.historySize, HISTORY_SIZES, '32k', '--history-size');
-  const protocol = choice<McqProtocol>(options.mcqProtocol, MCQ_PROTOCOLS, DEFAULT_MCQ_PROTOCOL, '--mcq-protocol');
+  const size = choice(options.historySize, HISTORY_SIZES, '32k', '-B history-size');
+  const protocol = choice<McqProtocol>(options.mcqProtocol, MCQ_PROTOCOLS, DEFAULT_MCQ_PROTOCOL, '-B mcq-protocol');
   const file = resolveCsv(path);
   let table: ReturnType<typeof parseCsvObjects>;
   try {

@@ -10,7 +10,7 @@
 import { PyRandom } from './pyrandom.js';
 
 export const MCQ_PROTOCOLS = ['verl', 'frontier'] as const;
-/** The protocol when `--mcq-protocol` is not given (the loader and the summary share it). */
+/** The protocol when `-B mcq-protocol` is not given (the loader and the summary share it). */
 export const DEFAULT_MCQ_PROTOCOL = 'verl';
 export type McqProtocol = (typeof MCQ_PROTOCOLS)[number];
 

@@ -94,7 +94,7 @@ export const personamemScoring: Scoring = {
   card: {
     reader: {
       upstreamModel: 'gpt-5-chat',
-      maxTokensRule: '1024 for --mcq-protocol verl (rag/inference_rag.py), none for frontier (inference.py)',
+      maxTokensRule: '1024 for -B mcq-protocol=verl (rag/inference_rag.py), none for frontier (inference.py)',
       prompts: ['personamem-verl-system', 'personamem-verl-rag-instruction', 'personamem-verl-mcq', 'personamem-frontier-mcq'],
       sourceNote: 'personamem-SOURCE.md',
     },

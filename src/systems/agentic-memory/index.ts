@@ -9,7 +9,6 @@ import type { SystemDescriptor } from '../../core/system.js';
 import type { ModelEntry } from '../../providers/models.js';
 import type { ProviderSession } from '../../providers/session.js';
 import { InputError } from '../../util/errors.js';
-import { positiveInt, unitInterval } from '../../util/flags.js';
 import { parsePositiveList, parseUnitList, splitList } from '../../util/lists.js';
 import { MEMORY_SECTION, MemorySchema, memoryConfig, type MemoryConfig } from './config.js';
 import { estimateExtraction, renderExtractionEstimate } from './estimate.js';
@@ -20,10 +19,6 @@ import { memoryIngestLines } from './summary.js';
 import { exportMemoryStore } from './export.js';
 
 type RecallWeights = MemoryConfig['weights'];
-
-function memoryBatch(value: string): 'session' | number {
-  return value.trim() === 'session' ? 'session' : positiveInt(value);
-}
 
 /** Parses `0.4/0.3/0.2/0.1,1/0/0/0` (cosine/entity/recency/importance) into recall weights. */
 export function parseWeightsList(value: string, flag: string): RecallWeights[] {
@@ -49,7 +44,7 @@ const weightsLabel = (w: RecallWeights) => `${w.cosine}/${w.entity}/${w.recency}
 
 export const agenticMemory: SystemDescriptor<ProviderSession, ModelEntry> = {
   name: 'agentic-memory',
-  // The paper's add-only control was run on Mem0; here it is this memory's own (--no-mutations).
+  // The paper's add-only control was run on Mem0; here it is this memory's own (-S mutations=false).
   paperRows: [
     {
       kind: 'ablation',
@@ -58,76 +53,44 @@ export const agenticMemory: SystemDescriptor<ProviderSession, ModelEntry> = {
       title: 'add-only memory (UPDATE proposals carried out as ADD) against the same memory with updates',
       paper: 'Mem0: 67.36 -> 69.42 (+2.06), no category falling',
       paperValue: 2.06,
-      sweep: '--mutations on,off',
+      sweep: '-S mutations=on,off',
       variant: 'mutations=off',
     },
   ],
   description: 'LLM extraction at ingest, weighted recall of memory items',
   about: { kind: 'built-in' },
   config: { key: MEMORY_SECTION, schema: MemorySchema },
-  options: [
-    { flags: '--extractor <model>', description: 'the extraction model (default: the reader model)', config: ['memory', 'extractor'] },
-    {
-      flags: '--memory-batch <rule>',
-      description: "extraction batches, 'session' or a number of turns (default session)",
-      parse: memoryBatch,
-      config: ['memory', 'batch'],
-    },
-    {
-      flags: '--memory-items <n>',
-      description: 'items injected per question (default 5)',
-      parse: positiveInt,
-      config: ['memory', 'items'],
-    },
-    {
-      flags: '--memory-tokens <n>',
-      description: 'injection budget in cl100k tokens (default 800)',
-      parse: positiveInt,
-      config: ['memory', 'tokens'],
-    },
-    {
-      flags: '--dedup-threshold <x>',
-      description: 'cosine at or above which items with the same entities merge (default 0.9)',
-      parse: unitInterval,
-      config: ['memory', 'dedupThreshold'],
-    },
-    {
-      flags: '--no-mutations',
-      description: 'add-only memory: UPDATE proposals are stored as ADD beside the old item (recorded as such in the write-decision log)',
-      config: ['memory', 'mutations'],
-    },
-  ],
   sweep: [
     {
-      flags: '--mutations <list>',
+      key: 'mutations',
       description: 'memory mutations on (UPDATE supersedes) and/or off (add-only), comma-separated, e.g. on,off (reference on)',
       config: ['memory', 'mutations'],
       parse: parseOnOffList,
       label: (v) => `mutations=${v === false ? 'off' : 'on'}`,
     },
     {
-      flags: '--memory-items <list>',
+      key: 'items',
       description: 'items injected per question, comma-separated, e.g. 3,5,10 (reference 5)',
       config: ['memory', 'items'],
       parse: parsePositiveList,
       label: (v) => `items=${String(v)}`,
     },
     {
-      flags: '--memory-tokens <list>',
+      key: 'tokens',
       description: 'injection budgets in cl100k tokens, comma-separated, e.g. 400,800 (reference 800)',
       config: ['memory', 'tokens'],
       parse: parsePositiveList,
       label: (v) => `tokens=${String(v)}`,
     },
     {
-      flags: '--dedup-threshold <list>',
+      key: 'dedupThreshold',
       description: 'de-duplication cosines, comma-separated, e.g. 0.8,0.9 (reference 0.9)',
       config: ['memory', 'dedupThreshold'],
       parse: parseUnitList,
       label: (v) => `dedup=${String(v)}`,
     },
     {
-      flags: '--recall-weights <list>',
+      key: 'weights',
       description: 'recall weights cosine/entity/recency/importance, comma-separated, e.g. 1/0/0/0,0.5/0.5/0/0 (reference 0.4/0.3/0.2/0.1)',
       config: ['memory', 'weights'],
       parse: parseWeightsList,

@@ -82,19 +82,21 @@ export async function createAgenticMemorySource(
   };
 }
 
-/** The extractor model (--extractor, else the reader), its key and endpoint checked. */
+/** The extractor model (-S extractor, else the reader), its key and endpoint checked. */
 function openExtractor(cfg: RunConfig, session: ProviderSession): { entry: ModelEntry; extractor: ChatModel } {
   const extractorName = extractorModel(cfg);
   if (!extractorName) {
     throw new InputError(
-      'agentic memory needs an LLM to extract memories: give --extractor MODEL (or --reader MODEL, which it then uses)',
-      { place: '--extractor' },
+      'agentic memory needs an LLM to extract memories: give -S extractor=MODEL (or --reader MODEL, which it then uses)',
+      { place: '-S extractor' },
     );
   }
   const entry = session.model(extractorName, 'reader');
   const a = session.availability(entry, 'reader');
   if (!a.ok)
-    throw new InputError(`agentic memory cannot extract: ${a.reason.replace('reader model', 'extractor model')}`, { place: '--extractor' });
+    throw new InputError(`agentic memory cannot extract: ${a.reason.replace('reader model', 'extractor model')}`, {
+      place: '-S extractor',
+    });
   // Its own usage role: the reader's provider table counts answers only.
   return { entry, extractor: new ChatModel(session, 'extract', entry, a.endpoint) };
 }

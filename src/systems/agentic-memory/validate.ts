@@ -246,7 +246,7 @@ class BatchWriter {
     const fcfg = cfg.forgetting;
     const id = memoryId(owner, scope, this.batch, c.i);
     const proposed = this.decisions.proposals(id, c.item, replaced, cfg.mutations !== false);
-    // Add-only memory (--no-mutations): the new version is stored beside the old, which stays active.
+    // Add-only memory (-S mutations=false): the new version is stored beside the old, which stays active.
     if (cfg.mutations === false) replaced = [];
     const window = fcfg.enabled ? writeWindow(c.createdDay, fcfg) : null;
     // Over the write cap: recorded (forgotten, reason write-cap), neither recalled nor superseding anything.

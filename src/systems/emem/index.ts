@@ -6,6 +6,8 @@ const REPO = 'KevinSRR/EMem@f83c0b9a';
 export const emem = sidecarSystem({
   name: 'emem',
   label: 'EMem',
+  // src/emem/utils/conversation_data_utils.py L68-69: a caption ('[Image: caption]') only `if "img_url" in turn and "blip_caption" in turn`.
+  captions: 'with-image',
   description:
     'EMem (a Python library, not incremental: a conversation is indexed whole) behind its sidecar, driven as its authors drive LoCoMo',
   script: 'integrations/sidecars/emem.py',

@@ -50,6 +50,8 @@ export const evermemos = serviceSystem<EverMemosConfig>({
   about: {
     label: 'EverMemOS',
     kind: 'service',
+    // evaluation/src/core/loaders.py inlines a caption only for a turn with img_url.
+    captions: 'with-image',
     start: [
       'git clone https://github.com/EverMind-AI/EverMemOS && cd EverMemOS/methods/EverCore',
       'cp env.template .env   (LLM_BASE_URL and key; VECTORIZE_BASE_URL (Qwen3-Embedding-4B) and RERANK_BASE_URL (Qwen3-Reranker-4B), OpenAI-compatible)',
@@ -89,6 +91,16 @@ export const evermemos = serviceSystem<EverMemosConfig>({
   // GroupAddRequest.messages: 1-500 per call.
   refuse: (cfg) => (typeof cfg.batch === 'number' && cfg.batch > 500 ? '-S batch: EverMemOS takes at most 500 messages per add' : null),
   noCoverage: () => NO_COVERAGE,
+  checked: {
+    kind: 'stand-in',
+    why: 'EverMemOS needs Python 3.12 and MongoDB, Elasticsearch and Milvus: only the loopback EverMemOS server (tests/helpers/fake-evermemos.ts) ran',
+  },
+  install: {
+    python: '>=3.12,<3.13',
+    library: { name: 'EverMemOS (EverCore)', version: 'e37205f5' },
+    unavailable:
+      'not on the package index; its pyproject requires Python >=3.12,<3.13 (this machine: 3.11; the Debian 13 root tried on 2026-12-07 has 3.13, and no 3.12 is obtainable here), and its service needs MongoDB, Elasticsearch and Milvus (none obtainable offline here). Not tried beyond that; not run on its real library',
+  },
   connect: (cfg, key, transport) =>
     new EverMemosService(cfg.url!, key, transport, {
       method: cfg.method,

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { BadReplyError } from '../../providers/errors.js';
 import type { RetryPolicy } from '../../providers/retry.js';
 import { JsonService, pollUntil, statusOf, type ServiceTransport } from '../memory-service/http.js';
-import type { AddCall, AddOutcome, MemoryService, ServiceMemory } from '../memory-service/service.js';
+import type { AddCall, AddEvent, AddOutcome, MemoryService, ServiceMemory } from '../memory-service/service.js';
 import { AddReply, DeleteReply, ListReply, PROTOCOL_VERSION, ReadyReply, SearchReply } from './protocol.js';
 
 function checked<T>(schema: z.ZodType<T>, reply: unknown, call: string): T {
@@ -16,6 +16,20 @@ function checked<T>(schema: z.ZodType<T>, reply: unknown, call: string): T {
     );
   }
   return r.data;
+}
+
+const EVENT_KEYS = new Set(['id', 'event', 'memory', 'previous_memory']);
+
+/** A protocol event as a write event; the service's own keys stay on it as `extra`. */
+function eventOf(e: NonNullable<z.infer<typeof AddReply>['events']>[number]): AddEvent {
+  const extra = Object.fromEntries(Object.entries(e).filter(([k]) => !EVENT_KEYS.has(k)));
+  return {
+    id: e.id ?? null,
+    event: e.event,
+    memory: e.memory ?? null,
+    previous: e.previous_memory ?? null,
+    ...(Object.keys(extra).length ? { extra } : {}),
+  };
 }
 
 function toMemory(m: z.infer<typeof SearchReply>['results'][number]): ServiceMemory {
@@ -76,9 +90,7 @@ export class HttpMemoryService implements MemoryService {
   async addOnce(call: AddCall): Promise<AddOutcome> {
     const reply = checked(AddReply, await this.http.once({ method: 'POST', path: '/add', body: addBody(call) }), 'add');
     return {
-      events: reply.events
-        ? reply.events.map((e) => ({ id: e.id ?? null, event: e.event, memory: e.memory ?? null, previous: e.previous_memory ?? null }))
-        : null,
+      events: reply.events ? reply.events.map(eventOf) : null,
     };
   }
 

@@ -5,7 +5,7 @@
  * memory service is (src/systems/memory-service/).
  */
 import { z } from 'zod';
-import { aliasFlags, serviceSettingsShape, type ServiceSettings } from '../memory-service/config.js';
+import { serviceSettingsShape, type ServiceSettings } from '../memory-service/config.js';
 import { serviceSystem } from '../memory-service/plugin.js';
 import { HttpMemoryService } from './client.js';
 
@@ -32,14 +32,4 @@ export const http = serviceSystem<ServiceConfig>({
   schema: ServiceSchema as unknown as z.ZodType<ServiceConfig>,
   connect: (cfg, key, transport) => new HttpMemoryService(cfg.url!, cfg.name, key, transport),
   labelOf: (cfg) => cfg.name,
-  aliases: [
-    { flags: '--memory-url <url>', description: 'the same as -S url=URL', config: [SERVICE_SECTION, 'url'] },
-    { flags: '--memory-name <name>', description: 'the same as -S name=NAME', config: [SERVICE_SECTION, 'name'] },
-    ...aliasFlags('memory', SERVICE_SECTION, {
-      keyEnv: KEY_ENV,
-      keyHelp: "the service's key, sent as a Bearer token",
-      batchFlag: '--memory-add-batch',
-      batchHelp: 'the same as -S batch=N|session',
-    }),
-  ],
 });

@@ -58,7 +58,8 @@ const Event = z
     memory: z.string().nullable().optional().describe('The memory text written (ADD, UPDATE) or deleted (DELETE)'),
     previous_memory: z.string().nullable().optional().describe('UPDATE: the text before'),
   })
-  .strict();
+  // A service's own keys on an event (an actor, a category, a timestamp) are kept with it, not refused.
+  .loose();
 
 export const AddReply = z
   .object({

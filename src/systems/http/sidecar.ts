@@ -5,7 +5,7 @@
  * the protocol's own (HttpMemoryService); each system folder only declares its data.
  */
 import { z } from 'zod';
-import type { CheckedAgainst, SystemDescriptor, VendorProtocol } from '../../core/system.js';
+import type { CaptionPolicy, CheckedAgainst, SystemDescriptor, VendorProtocol } from '../../core/system.js';
 import type { InstallSpec } from '../memory-service/install.js';
 import type { ModelEntry } from '../../providers/models.js';
 import type { ProviderSession } from '../../providers/session.js';
@@ -25,7 +25,7 @@ export interface SidecarPlugin {
   script: string;
   /** Commands before the sidecar starts: the library's install at the pinned commit, its stores. */
   setup: readonly string[];
-  /** The sidecar's own flags worth showing in its start command (after --port and --state). */
+  /** The sidecar's own flags worth showing in its start command (after --port). */
   flags?: string;
   /** What the library reads from the environment (its LLM and embedding endpoints). */
   env: ReadonlyArray<{ name: string; description: string }>;
@@ -46,6 +46,8 @@ export interface SidecarPlugin {
   flagsOf?(cfg: SidecarConfig): string[];
   /** Its name in manifests and tables when the keys choose another library; default: `label`. */
   labelOf?(cfg: SidecarConfig): string;
+  /** Which image captions its authors' benchmark loader feeds the library (default all): see SystemAbout.captions. */
+  captions?: CaptionPolicy;
 }
 
 export type SidecarConfig = ServiceSettings & Record<string, unknown>;
@@ -69,9 +71,14 @@ export function sidecarSystem(p: SidecarPlugin): SystemDescriptor<ProviderSessio
     about: {
       label: p.label,
       kind: 'sidecar',
-      start: [...p.setup, `python3 ${p.script} --port 8787 --state rawrag-sidecar-${p.name}${p.flags ? ` ${p.flags}` : ''}`],
+      // No --state: the sidecar keeps its state under rawrag's cache (<cache>/sidecars/<name>), never in the current folder.
+      start: [
+        ...p.setup,
+        `python3 ${p.script} --port 8787${p.flags ? ` ${p.flags}` : ''}   (state: <rawrag cache>/sidecars/${p.name}; --state DIR to choose)`,
+      ],
       env: p.env,
       protocol: p.protocol,
+      ...(p.captions ? { captions: p.captions } : {}),
     },
     schema: schema as unknown as z.ZodType<SidecarConfig>,
     connect: (cfg, key, transport) => new HttpMemoryService(cfg.url!, p.labelOf?.(cfg) ?? p.label, key, transport),

@@ -7,13 +7,12 @@
  * shown. Every part is an option. Ingest is resumable and never adds twice
  * (src/systems/memory-service/), and Mem0's add events become the write-decision log.
  */
-import { InvalidArgumentError } from 'commander';
 import { z } from 'zod';
 import { promptFile } from '../../scoring/prompts.js';
-import { aliasFlags, serviceSettingsShape, type ServiceSettings } from '../memory-service/config.js';
+import { serviceSettingsShape, type ServiceSettings } from '../memory-service/config.js';
 import { serviceSystem } from '../memory-service/plugin.js';
 import type { InstallSpec } from '../memory-service/install.js';
-import { Mem0Service, type Mem0Api } from './client.js';
+import { Mem0Service } from './client.js';
 import { MEM0_PROTOCOL } from './protocol.js';
 
 export const MEM0_SECTION = 'mem0';
@@ -54,11 +53,6 @@ export const Mem0Schema = z
   .strict();
 export type Mem0Config = z.infer<typeof Mem0Schema> & ServiceSettings;
 
-function api(value: string): Mem0Api {
-  if (value !== 'oss' && value !== 'platform') throw new InvalidArgumentError(`'${value}' is not one of oss, platform.`);
-  return value;
-}
-
 export const mem0 = serviceSystem<Mem0Config>({
   name: 'mem0',
   section: MEM0_SECTION,
@@ -88,19 +82,17 @@ export const mem0 = serviceSystem<Mem0Config>({
       transport,
     ),
   install: MEM0_INSTALL,
+  // What `npm run test:real` ran (tests/real/mem0.test.ts), against the loopback OpenAI-compatible API.
+  checked: {
+    kind: 'real',
+    library: 'mem0ai',
+    version: '2.2.1',
+    date: '2026-12-07',
+    how: 'npm run test:real: rawrag run locomo --system mem0 --reader gpt-4o-mini --limit 20 through its sidecar, 0 errors, then purged',
+  },
   // The hosted platform is never started here.
   startable: (cfg) => cfg.api === 'oss',
   refuse: (cfg, key) => (!key && cfg.api === 'platform' ? `Mem0's platform API needs a key: set ${cfg.keyEnv}` : null),
-  aliases: [
-    { flags: '--mem0-url <url>', description: 'the same as -S url=URL', config: [MEM0_SECTION, 'url'] },
-    { flags: '--mem0-api <api>', description: 'the same as -S api=oss|platform', parse: api, config: [MEM0_SECTION, 'api'] },
-    ...aliasFlags('mem0', MEM0_SECTION, {
-      keyEnv: KEY_ENV,
-      keyHelp: "the service's key",
-      batchFlag: '--mem0-batch',
-      batchHelp: 'the same as -S batch=N|session',
-    }),
-  ],
   // The paper's motivation audit of Mem0's write decisions (its Claim and Diagnostics sections).
   paperRows: [
     {

@@ -71,6 +71,17 @@ export const memmachine = serviceSystem<MemMachineConfig>({
     },
   },
   schema: MemMachineSchema as unknown as z.ZodType<MemMachineConfig>,
+  checked: {
+    kind: 'stand-in',
+    why: 'memmachine-server needs Python >= 3.12 (installed only inside a Debian 13 root, not started): only the loopback MemMachine server (tests/helpers/fake-memmachine.ts) ran',
+  },
+  install: {
+    python: '>=3.12',
+    packages: ['memmachine-server==0.4.0'],
+    library: { name: 'memmachine-server', version: '0.4.0' },
+    unavailable:
+      "memmachine-server 0.4.0 requires Python >= 3.12 (this machine: 3.11). Tried once (2026-12-07): a Debian 13 root (debootstrap --variant=minbase trixie from the Debian mirror, 6.6 min) gives Python 3.13.5 there; in a venv there memmachine-server 0.4.0 installed (7 min) and imports (its retrieval agent's multi-hop decomposer prints 'No module named spacy' and is skipped), but only inside that root (its python3.13 needs glibc 2.38; this machine has 2.36). Its vendor configs want Neo4j for long-term memory: the replacement would be its SQLite `event` backend with sqlite_vector_store (a labelled deviation) and NLTK's punkt/stopwords provisioned; the server was not started (time-box). Not run on its real library",
+  },
   connect: (cfg, key, transport) =>
     new MemMachineService(cfg.url!, key, transport, {
       org: cfg.org,

@@ -7,8 +7,6 @@
  * system gives its own defaults: its vendor's protocol.
  */
 import { z } from 'zod';
-import type { SystemOption } from '../../core/system.js';
-import { positiveInt } from '../../util/flags.js';
 
 export type OwnerScheme = 'per-episode' | 'per-speaker';
 
@@ -66,40 +64,4 @@ export interface ServiceSettings {
   concurrency: number;
   readyTimeout: number;
   deleteTimeout: number;
-}
-
-function batchRule(value: string): 'session' | 'episode' | number {
-  const v = value.trim();
-  return v === 'session' || v === 'episode' ? v : positiveInt(value);
-}
-
-/**
- * The older flags of the first two services (`--mem0-url`, `--memory-limit`, ...), kept as
- * documented aliases of their `-S` options. The key flag puts the key in this process's
- * environment: the config records only the variable it is read from.
- */
-export function aliasFlags(
-  prefix: string,
-  section: string,
-  o: { keyEnv: string; keyHelp: string; batchFlag: string; batchHelp: string },
-): SystemOption[] {
-  return [
-    {
-      flags: `--${prefix}-key <key>`,
-      description: `${o.keyHelp} (better: set ${o.keyEnv}); kept in memory only, never written`,
-      parse: (value: string) => {
-        process.env[o.keyEnv] = value;
-        return o.keyEnv;
-      },
-      config: [section, 'keyEnv'],
-    },
-    { flags: `--${prefix}-limit <n>`, description: 'the same as -S top_k=N', parse: positiveInt, config: [section, 'top_k'] },
-    { flags: `${o.batchFlag} <n>`, description: o.batchHelp, parse: batchRule, config: [section, 'batch'] },
-    {
-      flags: `--${prefix}-concurrency <n>`,
-      description: 'the same as -S concurrency=N',
-      parse: positiveInt,
-      config: [section, 'concurrency'],
-    },
-  ];
 }

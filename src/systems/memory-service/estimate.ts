@@ -4,7 +4,7 @@
  * searches, with nothing sent. The service's own LLM work is billed by the service, so no dollar
  * figure is claimed.
  */
-import type { EstimateInput, SystemEstimate } from '../../core/system.js';
+import type { CaptionPolicy, EstimateInput, SystemEstimate } from '../../core/system.js';
 import { countTokens } from '../../retrieval/tokenizer.js';
 import { planEpisode } from './plan.js';
 import type { ServiceSettings } from './config.js';
@@ -13,14 +13,19 @@ import { memoryHeader } from './search.js';
 /** A memory line's typical length in cl100k tokens (Mem0 facts are one sentence): the evidence estimate. */
 const EST_MEMORY_TOKENS = 24;
 
-export function estimateService<S, M>(system: string, settings: ServiceSettings, input: EstimateInput<S, M>): SystemEstimate<M> {
+export function estimateService<S, M>(
+  system: string,
+  settings: ServiceSettings,
+  input: EstimateInput<S, M>,
+  captions: CaptionPolicy = 'all',
+): SystemEstimate<M> {
   const owners = new Set<string>();
   let calls = 0;
   let messages = 0;
   let searches = 0;
   const evidenceTokens = new Map<string, number>();
   for (const { ep, questions } of input.groups) {
-    const plan = planEpisode(ep, '<run>', settings);
+    const plan = planEpisode(ep, '<run>', settings, captions);
     for (const o of plan.owners) {
       if (owners.has(o.owner)) continue;
       owners.add(o.owner);

@@ -165,6 +165,8 @@ function registerStop(child: ChildProcess, state: string): () => Promise<void> {
   const stop = async () => {
     if (done) return;
     done = true;
+    // Forgotten at once, so a later command in the same process starts a fresh one.
+    running.delete(state);
     unregister();
     rmSync(join(state, 'started.json'), { force: true });
     if (child.exitCode !== null || child.signalCode !== null) return;
@@ -181,9 +183,7 @@ function registerStop(child: ChildProcess, state: string): () => Promise<void> {
       rmSync(join(state, 'started.json'), { force: true });
     },
   });
-  // Forget the instance once stopped, so a later command in the same process starts a fresh one.
-  child.once('exit', () => {
-    for (const [k, v] of running) void v.then((s) => s.pid === child.pid && running.delete(k)).catch(() => {});
-  });
+  // A child that dies on its own is forgotten too (the next use starts another).
+  child.once('exit', () => running.delete(state));
   return stop;
 }

@@ -70,7 +70,8 @@ export async function seedTiktoken(dir: string, encodings: readonly string[]): P
     if (!want) throw new Error(`tiktoken encoding '${name}' cannot be seeded (known: ${Object.keys(TIKTOKEN_SHA256).join(', ')})`);
     const file = join(dir, createHash('sha1').update(`${TIKTOKEN_URL}${name}.tiktoken`).digest('hex'));
     if (existsSync(file)) continue;
-    const ranks = ((await import(`js-tiktoken/ranks/${name}`)) as { default: { bpe_ranks: string } }).default.bpe_ranks;
+    const ranks = (name === 'o200k_base' ? await import('js-tiktoken/ranks/o200k_base') : await import('js-tiktoken/ranks/cl100k_base'))
+      .default.bpe_ranks;
     const rows: Array<[number, string]> = [];
     for (const line of ranks.split('\n')) {
       const [, offset, ...tokens] = line.split(' ');

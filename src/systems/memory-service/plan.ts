@@ -11,6 +11,7 @@ import { basename, resolve } from 'node:path';
 import type { IngestedEpisode } from '../../core/ingested-episode.js';
 import { sha256Hex } from '../../util/fsx.js';
 import type { Turn } from '../../core/schema.js';
+import type { CaptionPolicy } from '../../core/system.js';
 import { parseDay } from '../../retrieval/local/dates.js';
 import type { AddCall, ServiceMessage } from './service.js';
 import type { ServiceSettings } from './config.js';
@@ -198,8 +199,21 @@ function wholeCall(
   };
 }
 
-/** The owners of an episode under `scheme`, each with its calls. */
-export function planEpisode(ep: IngestedEpisode, runId: string, settings: Pick<ServiceSettings, 'owners' | 'batch'>): EpisodePlan {
+/** The episode as a system with this caption policy is fed it: `with-image` drops captions the data gives without their image. */
+export function withCaptions(ep: IngestedEpisode, captions: CaptionPolicy): IngestedEpisode {
+  if (captions === 'all' || !ep.episode.turns.some((t) => t.captionWithoutImage)) return ep;
+  const turns = ep.episode.turns.map((t) => (t.captionWithoutImage ? { ...t, captions: [] } : t));
+  return { ...ep, episode: { ...ep.episode, turns } };
+}
+
+/** The owners of an episode under `scheme`, each with its calls (captions as `captions` says: see withCaptions). */
+export function planEpisode(
+  original: IngestedEpisode,
+  runId: string,
+  settings: Pick<ServiceSettings, 'owners' | 'batch'>,
+  captions: CaptionPolicy = 'all',
+): EpisodePlan {
+  const ep = withCaptions(original, captions);
   const base = ownerOf(runId, ep);
   const first = ep.episode.turns[0]?.speaker ?? 'user';
   if (settings.owners === 'per-speaker') {

@@ -8,7 +8,7 @@
  */
 import type { z } from 'zod';
 import type { RunConfig } from '../../config/schema.js';
-import type { CheckedAgainst, SystemAbout, SystemDescriptor, SystemOption, SystemPaperRow } from '../../core/system.js';
+import type { CheckedAgainst, SystemAbout, SystemDescriptor, SystemPaperRow } from '../../core/system.js';
 import type { ModelEntry } from '../../providers/models.js';
 import { Secrets, keyFrom } from '../../providers/secrets.js';
 import type { ProviderSession } from '../../providers/session.js';
@@ -51,8 +51,6 @@ export interface ServicePlugin<C extends ServiceSettings> {
    * `protocol`), filled in after validation; every use of the settings (run, dry run, store) sees the result.
    */
   resolve?(cfg: C): C;
-  /** Older flags kept as documented aliases of `-S` options. */
-  aliases?: readonly SystemOption[];
   paperRows?: readonly SystemPaperRow[];
   /**
    * Its own library's install (`rawrag systems install NAME`); then a run without `-S url=` starts
@@ -115,7 +113,6 @@ export function serviceSystem<C extends ServiceSettings>(p: ServicePlugin<C>): S
       ...(p.checked ? { checked: p.checked } : {}),
     },
     config: { key: section, schema: p.schema },
-    ...(p.aliases ? { options: p.aliases } : {}),
     ...(p.paperRows ? { paperRows: p.paperRows } : {}),
     async create(cfg, session, opts) {
       const { service, settings, started } = await connect(cfg, session.transport.env, session.transport, session.secrets);
@@ -124,11 +121,12 @@ export function serviceSystem<C extends ServiceSettings>(p: ServicePlugin<C>): S
         ...(started ? { started } : {}),
         noCoverage: p.noCoverage?.(settings),
         oneEpisodeAtATime: p.oneEpisodeAtATime?.(settings) ?? false,
+        captions: p.about.captions ?? 'all',
       });
     },
     estimate: (input) => {
       const settings = settingsOf(input.cfg);
-      return estimateService(p.labelOf?.(settings) ?? p.about.label, settings, input);
+      return estimateService(p.labelOf?.(settings) ?? p.about.label, settings, input, p.about.captions ?? 'all');
     },
     summaryLines: serviceSummaryLines,
     async check(cfg, env, log) {

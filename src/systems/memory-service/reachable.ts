@@ -5,7 +5,10 @@
  * does not start because rawrag asks again. Self-contained (no plug-in knowledge), so any
  * pre-flight can call it.
  */
-export class ServiceUnreachable extends Error {
+import { InputError } from '../../util/errors.js';
+
+/** An input problem (the URL given, or the service not started): exit 2 with the message, like a bad flag. */
+export class ServiceUnreachable extends InputError {
   constructor(
     message: string,
     readonly url: string,

@@ -1,6 +1,6 @@
 /**
  * The complete store a memory service holds for a run, as the store oracle reads it
- * (`--system store-oracle --store RUN_DIR`): when an owner's history is complete and searchable,
+ * (`--system store-oracle -S store=RUN_DIR`): when an owner's history is complete and searchable,
  * its memories are listed once and kept in `<run>/service-store.jsonl` (one line per owner and
  * listing: the final snapshot, as the paper defines the complete store). A service that cannot list
  * has no snapshot, and the oracle says so. A purged owner's snapshot no longer counts.

@@ -7,6 +7,7 @@
  * The turns behind them (rawrag's own record of the adds, else the service's metadata) give coverage.
  */
 import type { EpisodeEvidence, EvidenceSource } from '../../core/evidence-source.js';
+import type { CaptionPolicy } from '../../core/system.js';
 import type { IngestedEpisode } from '../../core/ingested-episode.js';
 import { DecisionWriter } from './decisions.js';
 import { IngestLog } from './ingest-log.js';
@@ -29,6 +30,8 @@ export interface ServiceSourceOptions {
    * answered and cleared one after another.
    */
   oneEpisodeAtATime?: boolean;
+  /** Which image captions the service is fed (its vendor's loader): default all. */
+  captions?: CaptionPolicy;
   /** The system's own library, started for this command (launcher.ts): named in the source and the manifest. */
   started?: StartedService;
 }
@@ -120,7 +123,7 @@ export function serviceSource(service: MemoryService, settings: ServiceSettings,
     },
     notes,
     async open(ep: IngestedEpisode): Promise<EpisodeEvidence> {
-      const plan = planEpisode(ep, runId, settings);
+      const plan = planEpisode(ep, runId, settings, opts.captions);
       if (plan.note && !planNotes.has(plan.note)) {
         planNotes.add(plan.note);
         notes.push(plan.note);

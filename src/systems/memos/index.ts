@@ -67,6 +67,17 @@ export const memos = serviceSystem<MemosConfig>({
     },
   },
   schema: MemosSchema as unknown as z.ZodType<MemosConfig>,
+  checked: {
+    kind: 'stand-in',
+    why: 'MemoryOS installs here (2.0.30, Python 3.11) but its API server was not configured and started: only the loopback MemOS server (tests/helpers/fake-memos.ts) ran',
+  },
+  install: {
+    python: '>=3.10',
+    packages: ['MemoryOS[tree-mem,mem-reader]==2.0.30', 'qdrant-client', 'pgserver==0.1.4'],
+    library: { name: 'MemoryOS', version: '2.0.30' },
+    unavailable:
+      'tried 2026-12-07: MemoryOS[tree-mem,mem-reader]==2.0.30 (the index has 2.0.30, 2.0.32, 2.0.33, not the 2.0.31 of the source read) with qdrant-client and pgserver 0.1.4 installs on Python 3.11, and pgserver starts PostgreSQL with pgvector (CREATE EXTENSION vector works); but importing its API server (memos.api.server_api) without its configuration fails (pydantic: reader.llm.model_name_or_path and api_base required; MEMRADER_* / MOS_EMBEDDER_* / GRAPH_DB_BACKEND=postgres / POSTGRES_* must be set), its chunker wants the gpt2 tokenizer (a download), and rawrag has no start script for it yet: not run on its real library',
+  },
   connect: (cfg, key, transport) =>
     new MemosService(cfg.url!, key, transport, {
       ready: cfg.ready,

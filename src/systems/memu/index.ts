@@ -151,6 +151,8 @@ export const memu = serviceSystem<MemuConfig>({
   about: {
     label: 'MemU',
     kind: 'service',
+    // Its evaluators (EverMemOS's memu_adapter, on EverMemOS's loader) caption only a turn with img_url.
+    captions: 'with-image',
     start: [
       'hosted API (-S api=cloud, default): export MEMU_API_KEY=... (an api.memu.so key), then rawrag run locomo --system memu -S url=https://api.memu.so --reader gpt-4o-mini',
       'self-hosted (-S api=server): git clone https://github.com/NevaMind-AI/memU-server && cd memU-server',
@@ -196,6 +198,17 @@ export const memu = serviceSystem<MemuConfig>({
     if (c.api === 'cloud' && !key)
       return `memU's hosted API needs a key: set ${c.keyEnv} (or -S api=server -S url=... for a self-hosted memU-server)`;
     return null;
+  },
+  checked: {
+    kind: 'stand-in',
+    why: 'memu-py needs Python >= 3.13 and memU-server needs Temporal and pgvector: only the loopback memU server (tests/helpers/fake-memu.ts) ran',
+  },
+  install: {
+    python: '>=3.13',
+    packages: ['memu-py==1.5.1'],
+    library: { name: 'memu-py', version: '1.5.1' },
+    unavailable:
+      "memu-py 1.5.1 requires Python >= 3.13 (this machine: 3.11). Tried once (2026-12-07): a Debian 13 root (debootstrap --variant=minbase trixie from the Debian mirror, 6.6 min) gives Python 3.13.5 there; in a venv there memu-py 1.5.1 installed (3.7 min) and imports (MemoryService, its Rust core memu._core), but only inside that root: its python3.13 needs glibc 2.38 (this machine has 2.36), so rawrag cannot start it as a sidecar from outside the root; and this plug-in speaks memU-server's REST API, whose server needs Temporal and pgvector (not obtainable here). Not run on its real library",
   },
   connect: connectMemu,
   noCoverage: () =>

@@ -6,12 +6,32 @@ const REPO = 'nemori-ai/nemori@d2a6dff6';
 export const nemori = sidecarSystem({
   name: 'nemori',
   label: 'Nemori',
-  description: 'Nemori (a Python library on PostgreSQL and Qdrant) behind its sidecar, driven as its authors drive LoCoMo',
+  description:
+    'Nemori (a Python library on PostgreSQL and Qdrant, both run by its sidecar) behind its sidecar, driven as its authors drive LoCoMo',
   script: 'integrations/sidecars/nemori.py',
   setup: [
-    'pip install "git+https://github.com/nemori-ai/nemori@d2a6dff6"',
-    'git clone https://github.com/nemori-ai/nemori && cd nemori && git checkout d2a6dff6 && docker compose up -d   (PostgreSQL 16 on :5432, Qdrant on :6333)',
+    'git clone https://github.com/nemori-ai/nemori && git -C nemori checkout d2a6dff6',
+    'apt-get install postgresql-15   (or any PostgreSQL >= 15 with initdb/pg_ctl; the sidecar runs its own cluster under its state folder unless DATABASE_URL is set)',
+    'rawrag systems install nemori --source nemori   (pip install -e ., as its README says)',
   ],
+  checked: {
+    kind: 'real',
+    library: 'nemori (nemori-ai/nemori checkout)',
+    version: '0.2.0 (d2a6dff6)',
+    date: '2026-12-07',
+    how: "tests/real/nemori.test.ts: rawrag run locomo --system nemori --limit 20 on a private PostgreSQL 15 and Qdrant local mode, against the loopback API answering Nemori's own prompts; 0 errors; episodes and semantic memories stored, searched and purged",
+  },
+  install: {
+    python: '>=3.10',
+    source: {
+      repo: 'nemori-ai/nemori',
+      commit: 'd2a6dff6e5481214a0be6a2d10147feccfc16244',
+      steps: [['install', '-e', '.']],
+    },
+    library: { name: 'nemori', version: '0.2.0 (d2a6dff6)' },
+    // nemori/utils/token_counter.py: tiktoken.encoding_for_model (gpt-4.1-mini: o200k_base), cl100k_base otherwise.
+    tiktoken: ['cl100k_base', 'o200k_base'],
+  },
   flags: '[--config evaluation/locomo/config.json]',
   env: [
     {
@@ -25,7 +45,8 @@ export const nemori = sidecarSystem({
     },
     {
       name: 'DATABASE_URL',
-      description: 'PostgreSQL (default postgresql://nemori:nemori@localhost:5432/nemori); QDRANT_URL / QDRANT_PORT for Qdrant',
+      description:
+        "PostgreSQL of your own; unset: the sidecar's private cluster (the machine's initdb / pg_ctl, under its state folder, 127.0.0.1, a free port). QDRANT_URL / QDRANT_PORT only with the sidecar's --qdrant server",
     },
   ],
   top_k: 30,
@@ -39,9 +60,10 @@ export const nemori = sidecarSystem({
     ],
     deviations: [
       "the library is fed when rawrag says the owner's last add was sent (/ready): the same calls, in the same order, as the script",
-      "the user id is the owner id, not '<speaker_a>_<index>'; each message's metadata also carries rawrag_turn_id and rawrag_add_id (never shown to the LLM) so episodes map to turns",
+      "the user id is the owner id, not '<speaker_a>_<index>'; episodes map to turns by their source messages' role, content and time (Nemori's buffer keeps no metadata)",
+      "storage: Qdrant in local mode (QdrantClient(path=...) under the state folder, through a client-factory shim) instead of a Qdrant server; PostgreSQL 15 (a private cluster unless DATABASE_URL) instead of the compose file's 16: a storage substitution, not a method change",
       "LoCoMo's image search query ('[Search: query]') is not in rawrag's turns and is left out",
-      'sidecar flags: --config, --batch-size, --top-k-episodes, --top-k-semantic, --search-method',
+      'sidecar flags: --config, --batch-size, --top-k-episodes, --top-k-semantic, --search-method, --database-url, --pg-bin, --qdrant',
     ],
   },
 });

@@ -9,15 +9,17 @@ import { InputError } from '../../util/errors.js';
 import { splitList } from '../../util/lists.js';
 import type { Augmentation } from '../raw-rag/augmented.js';
 import { citedTurns } from '../raw-rag/augmented.js';
-import { augmentedSystem, ingestOptions, ingestSettingsShape, sectionOf } from '../raw-rag/augmented-system.js';
+import { augmentedSystem, ingestSettingsShape, sectionOf } from '../raw-rag/augmented-system.js';
 
 export const FACTS_SECTION = 'facts';
 
 export const FactsSchema = z
   .object({
     ...ingestSettingsShape,
-    /** `replace`: facts instead of the raw windows (the paper's variant); `add`: facts beside them. */
-    mode: z.enum(['replace', 'add']).default('replace'),
+    mode: z
+      .enum(['replace', 'add'])
+      .default('replace')
+      .describe("replace: facts instead of the raw windows (the paper's variant); add: facts beside them"),
   })
   .strict();
 export type FactsConfig = z.infer<typeof FactsSchema>;
@@ -29,15 +31,9 @@ const FactsReply = z
   .strict();
 type FactsReply = z.infer<typeof FactsReply>;
 
-function factsMode(value: string): 'replace' | 'add' {
-  const v = value.trim();
-  if (v !== 'replace' && v !== 'add') throw new InputError(`'${v}' is not a facts mode (replace | add)`, { place: '--facts-mode' });
-  return v;
-}
-
 const augmentation: Augmentation<FactsReply> = {
   system: 'RAW-RAG+facts',
-  modelFlag: '--facts-extractor',
+  modelFlag: '-S extractor',
   section: FACTS_SECTION,
   tag: 'f',
   step: { name: 'atomic_facts', prompt: 'raw-rag-facts', schema: FactsReply },
@@ -69,21 +65,12 @@ export const rawRagFacts = augmentedSystem({
       breakdown: [{ column: 'TTL', label: 'test-time learning (TTL competency)', paperValue: 15.37, referenceValue: 47.68 }],
     },
   ],
-  description: 'RAW-RAG over LLM-extracted atomic facts (each keeps its source turns); --facts-mode replace | add',
+  description: 'RAW-RAG over LLM-extracted atomic facts (each keeps its source turns); -S mode=replace | add',
   augmentation,
   schema: FactsSchema,
-  options: [
-    ...ingestOptions('facts', FACTS_SECTION),
-    {
-      flags: '--facts-mode <mode>',
-      description: "replace: facts instead of the raw windows (the paper's); add: beside them (default replace)",
-      parse: factsMode,
-      config: [FACTS_SECTION, 'mode'],
-    },
-  ],
   sweep: [
     {
-      flags: '--facts-mode <list>',
+      key: 'mode',
       description: 'facts modes, comma-separated: replace,add (reference replace)',
       config: [FACTS_SECTION, 'mode'],
       parse: (list, flag) => splitList(list, flag).map((v) => (v === 'replace' || v === 'add' ? v : badMode(v, flag))),

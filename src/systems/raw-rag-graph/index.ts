@@ -7,12 +7,11 @@
  */
 import { z } from 'zod';
 import { parsePositiveList } from '../../util/lists.js';
-import { nonNegativeInteger, positiveInt } from '../../util/flags.js';
 import { InputError } from '../../util/errors.js';
 import { splitList } from '../../util/lists.js';
 import type { Augmentation } from '../raw-rag/augmented.js';
 import { citedTurns } from '../raw-rag/augmented.js';
-import { augmentedSystem, ingestOptions, ingestSettingsShape, sectionOf } from '../raw-rag/augmented-system.js';
+import { augmentedSystem, ingestSettingsShape, sectionOf } from '../raw-rag/augmented-system.js';
 import { entityKey, graphSize, readGraph, writeGraph, type Mention, type Relation } from './graph.js';
 
 export const GRAPH_SECTION = 'graph';
@@ -20,10 +19,13 @@ export const GRAPH_SECTION = 'graph';
 export const GraphSchema = z
   .object({
     ...ingestSettingsShape,
-    /** cl100k tokens of neighbour turns added to a question's evidence at most (0 = no expansion). */
-    budget: z.number().int().nonnegative().default(1024),
-    /** Neighbour entities followed per question at most. */
-    neighbours: z.number().int().positive().default(8),
+    budget: z
+      .number()
+      .int()
+      .nonnegative()
+      .default(1024)
+      .describe("cl100k tokens of neighbour turns added to a question's evidence at most (0 = no expansion)"),
+    neighbours: z.number().int().positive().default(8).describe('neighbour entities followed per question at most'),
   })
   .strict();
 
@@ -39,7 +41,7 @@ type GraphReply = z.infer<typeof GraphReply>;
 
 const augmentation: Augmentation<GraphReply> = {
   system: 'RAW-RAG+graph',
-  modelFlag: '--graph-extractor',
+  modelFlag: '-S extractor',
   section: GRAPH_SECTION,
   tag: 'g',
   step: { name: 'entity_graph', prompt: 'raw-rag-graph', schema: GraphReply },
@@ -109,31 +111,16 @@ export const rawRagGraph = augmentedSystem({
   description: "RAW-RAG whose reranked evidence is expanded with the turns of its entities' neighbours (LLM-built entity graph)",
   augmentation,
   schema: GraphSchema,
-  options: [
-    ...ingestOptions('graph', GRAPH_SECTION),
-    {
-      flags: '--graph-budget <tokens>',
-      description: 'tokens of neighbour turns added per question at most (default 1024; 0 = none)',
-      parse: nonNegativeInteger,
-      config: [GRAPH_SECTION, 'budget'],
-    },
-    {
-      flags: '--graph-neighbours <n>',
-      description: 'neighbour entities followed per question at most (default 8)',
-      parse: positiveInt,
-      config: [GRAPH_SECTION, 'neighbours'],
-    },
-  ],
   sweep: [
     {
-      flags: '--graph-budget <list>',
+      key: 'budget',
       description: 'expansion budgets in tokens, comma-separated, e.g. 0,512,1024 (reference 1024)',
       config: [GRAPH_SECTION, 'budget'],
       parse: budgetList,
       label: (v) => `budget=${String(v)}`,
     },
     {
-      flags: '--graph-neighbours <list>',
+      key: 'neighbours',
       description: 'neighbour entities followed, comma-separated, e.g. 4,8 (reference 8)',
       config: [GRAPH_SECTION, 'neighbours'],
       parse: parsePositiveList,

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import type { Augmentation } from '../raw-rag/augmented.js';
 import { citedTurns } from '../raw-rag/augmented.js';
-import { augmentedSystem, ingestOptions, ingestSettingsShape, sectionOf } from '../raw-rag/augmented-system.js';
+import { augmentedSystem, ingestSettingsShape, sectionOf } from '../raw-rag/augmented-system.js';
 
 export const SUMMARIES_SECTION = 'summaries';
 
@@ -17,7 +17,7 @@ type SummaryReply = z.infer<typeof SummaryReply>;
 
 const augmentation: Augmentation<SummaryReply> = {
   system: 'RAW-RAG+summaries',
-  modelFlag: '--summaries-extractor',
+  modelFlag: '-S extractor',
   section: SUMMARIES_SECTION,
   tag: 's',
   step: { name: 'session_summary', prompt: 'raw-rag-summaries', schema: SummaryReply },
@@ -47,7 +47,6 @@ export const rawRagSummaries = augmentedSystem({
   description: 'RAW-RAG with an LLM summary of each session added to the index (shown with its date)',
   augmentation,
   schema: SummariesSchema,
-  options: ingestOptions('summaries', SUMMARIES_SECTION),
   outputPerTurn: 8,
   unitsPerTurn: 0.05,
 });

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import type { RunConfig } from '../../config/schema.js';
-import type { EstimateInput, SweepKnob, SystemDescriptor, SystemEstimate, SystemOption, SystemPaperRow } from '../../core/system.js';
+import type { EstimateInput, SweepKnob, SystemDescriptor, SystemEstimate, SystemPaperRow } from '../../core/system.js';
 import { batchLimits, instructionTokens, type BatchLimits } from '../../ingest/batches.js';
 import { estimateBatches, ingestCost, limitsNote } from '../../ingest/estimate.js';
 import { promptFile } from '../../scoring/prompts.js';
@@ -15,43 +15,24 @@ import { IngestLlm, segmentMessages } from '../../ingest/llm-step.js';
 import type { ModelEntry } from '../../providers/models.js';
 import type { ProviderSession } from '../../providers/session.js';
 import { createRetriever } from '../../retrieval/retrievers.js';
-import { positiveInt } from '../../util/flags.js';
 import { augmentedSource, type Augmentation } from './augmented.js';
 import { estimateRawRag } from './estimate.js';
 
 /** The ingest part every variant's section has. */
 export const ingestSettingsShape = {
-  /** The ingest LLM; null = the reader's model. */
-  extractor: z.string().nullable().default(null),
-  /** One call per session, or per that many turns. */
-  batch: z.union([z.literal('session'), z.number().int().positive()]).default('session'),
-  /** Completion budget of one reply. */
-  maxTokens: z.number().int().positive().default(2048),
+  extractor: z.string().nullable().default(null).describe('the ingest LLM (default: the reader model)'),
+  batch: z
+    .union([z.literal('session'), z.number().int().positive()])
+    .default('session')
+    .describe("ingest LLM calls per 'session' or per a number of turns"),
+  maxTokens: z.number().int().positive().default(2048).describe('completion budget of one ingest reply'),
 };
-
-function batchRule(value: string): 'session' | number {
-  return value.trim() === 'session' ? 'session' : positiveInt(value);
-}
-
-/** The `--<prefix>-extractor` and `--<prefix>-batch` flags of a variant. */
-export function ingestOptions(prefix: string, section: string): SystemOption[] {
-  return [
-    { flags: `--${prefix}-extractor <model>`, description: 'the ingest LLM (default: the reader model)', config: [section, 'extractor'] },
-    {
-      flags: `--${prefix}-batch <rule>`,
-      description: "ingest LLM calls per 'session' or per a number of turns (default session)",
-      parse: batchRule,
-      config: [section, 'batch'],
-    },
-  ];
-}
 
 export interface AugmentedSystemSpec<T> {
   name: string;
   description: string;
   augmentation: Augmentation<T>;
   schema: z.ZodType;
-  options?: SystemOption[];
   sweep?: SweepKnob[];
   paperRows?: readonly SystemPaperRow[];
   /** Assumed reply tokens per turn read (the dry run states it). */
@@ -76,7 +57,6 @@ export function augmentedSystem<T>(spec: AugmentedSystemSpec<T>): SystemDescript
     description: spec.description,
     about: { kind: 'method' },
     config: { key: aug.section, schema: spec.schema },
-    options: spec.options,
     sweep: spec.sweep,
     paperRows: spec.paperRows,
     async create(cfg, session, opts) {

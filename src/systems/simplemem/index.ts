@@ -7,6 +7,8 @@ const REPO = 'aiming-lab/SimpleMem@db80b6a7';
 export const simplemem = sidecarSystem({
   name: 'simplemem',
   label: 'SimpleMem',
+  // test_locomo10.py L106-107: a caption ('[Image: caption]') only `if "img_url" in turn and "blip_caption" in turn`.
+  captions: 'with-image',
   description: 'SimpleMem (a Python library) behind its sidecar, driven as its authors drive LoCoMo',
   script: 'integrations/sidecars/simplemem.py',
   setup: [

@@ -1,8 +1,8 @@
 /**
  * The store oracle (docs/diagnostics.md): evidence chosen with gold knowledge from a complete
- * store (`--store raw | RUN_DIR | STORE.jsonl`), packed to `--max-evidence-tokens` (default 5000),
- * in the benchmark's order. Against the raw-evidence oracle (`--store raw`) it measures what a
- * system lost at ingest; `--phase-visible` is MEME's phase-visible oracle (every gold-relevant raw
+ * store (`-S store=raw | RUN_DIR | STORE.jsonl`), packed to `--max-evidence-tokens` (default 5000),
+ * in the benchmark's order. Against the raw-evidence oracle (`-S store=raw`) it measures what a
+ * system lost at ingest; `-S phaseVisible=true` is MEME's phase-visible oracle (every gold-relevant raw
  * turn visible at the question, chronological, no budget).
  */
 import { existsSync } from 'node:fs';
@@ -11,51 +11,30 @@ import type { SystemDescriptor } from '../../core/system.js';
 import type { ModelEntry } from '../../providers/models.js';
 import type { ProviderSession } from '../../providers/session.js';
 import { InputError, UsageError } from '../../util/errors.js';
-import { InvalidArgumentError } from 'commander';
 import { ORACLE_SECTION, OracleSchema, oracleBudget, oracleConfig } from './config.js';
 import { storeOracleSource } from './source.js';
 import { loadStore } from './stores.js';
 
 export const storeOracle: SystemDescriptor<ProviderSession, ModelEntry> = {
   name: 'store-oracle',
-  description: 'evidence chosen with gold knowledge from a complete store (--store raw | RUN_DIR | STORE.jsonl), packed to a budget',
+  description: 'evidence chosen with gold knowledge from a complete store (-S store=raw | RUN_DIR | STORE.jsonl), packed to a budget',
   about: { kind: 'oracle' },
   oracle: true,
   config: { key: ORACLE_SECTION, schema: OracleSchema },
-  options: [
-    {
-      flags: '--store <store>',
-      description: "raw (the raw history; default) | a run directory (its system's whole store) | an exported store .jsonl",
-      config: ['oracle', 'store'],
-    },
-    {
-      flags: '--phase-visible',
-      description:
-        "MEME's phase-visible oracle: every gold-relevant raw turn visible at the question, chronological, no budget (refused where questions have no phases)",
-      config: ['oracle', 'phaseVisible'],
-    },
-    {
-      flags: '--oracle-packing <rule>',
-      description:
-        "fill (default: gold-evidence objects first, then the rest by overlap with the question and its answer, until the budget is full; the paper's packing) | relevant (gold-evidence objects only)",
-      parse: packingRule,
-      config: ['oracle', 'packing'],
-    },
-  ],
   checkQuestions(cfg, questions) {
     // Phases are visibility horizons (a question sees the history fed so far): without them the flag would change nothing.
     if (oracleConfig(cfg).phaseVisible && questions.length > 0 && questions.every((q) => q.visibleTurns === null))
       throw new UsageError(
-        `--phase-visible: the questions of ${cfg.benchmark} have no phases (each sees the whole history), so it would change nothing; ` +
+        `-S phaseVisible=true: the questions of ${cfg.benchmark} have no phases (each sees the whole history), so it would change nothing; ` +
           'it is the phase-visible oracle of a benchmark whose questions see the history fed so far (MEME). ' +
-          'The whole raw history, gold first, is --store raw --max-evidence-tokens 0',
+          'The whole raw history, gold first, is -S store=raw --max-evidence-tokens 0',
       );
   },
   async create(cfg, _session, ctx) {
     const o = oracleConfig(cfg);
     const store = loadStore(o.store, (runDir) => {
       if (!existsSync(join(runDir, 'manifest.json')))
-        throw new InputError('not a run directory (no manifest.json)', { file: runDir, place: '--store' });
+        throw new InputError('not a run directory (no manifest.json)', { file: runDir, place: '-S store' });
       if (!ctx.systemOfRun) throw new Error('store oracle: created without a way to read run directories');
       return ctx.systemOfRun(runDir);
     });
@@ -102,9 +81,3 @@ export const storeOracle: SystemDescriptor<ProviderSession, ModelEntry> = {
     ];
   },
 };
-
-function packingRule(value: string): 'fill' | 'relevant' {
-  const v = value.trim();
-  if (v !== 'fill' && v !== 'relevant') throw new InvalidArgumentError(`'${v}' is not a packing rule (fill | relevant).`);
-  return v;
-}

@@ -1,5 +1,5 @@
 /**
- * Where the store oracle's objects come from (`--store`):
+ * Where the store oracle's objects come from (`-S store`):
  * - `raw`: the raw history itself (built per episode by the source, not here);
  * - a run directory: the whole persisted store of the system that wrote it, through that system's
  *   `exportStore` capability (src/core/system.ts); a system without one is refused, naming it;
@@ -46,7 +46,7 @@ export function loadStore(store: string, systemOf: (runDir: string) => SystemDes
   if (store === 'raw') return { label: 'raw', digest: 'raw', byEpisode: null, objects: 0 };
   const path = resolve(store);
   if (!existsSync(path))
-    throw new InputError('no such store (give raw, a run directory or a .jsonl file)', { file: store, place: '--store' });
+    throw new InputError('no such store (give raw, a run directory or a .jsonl file)', { file: store, place: '-S store' });
   let records: StoreRecord[];
   let label: string;
   if (statSync(path).isDirectory()) {

@@ -107,7 +107,7 @@ describe('planVariants over memory.* values', () => {
   });
 
   it('recall weights and the token budget', () => {
-    const ws = parseWeightsList('1/0/0/0, 0.4/0.3/0.2/0.1', '--recall-weights');
+    const ws = parseWeightsList('1/0/0/0, 0.4/0.3/0.2/0.1', '-S weights');
     expect(ws).toEqual([
       { cosine: 1, entity: 0, recency: 0, importance: 0 },
       { cosine: 0.4, entity: 0.3, recency: 0.2, importance: 0.1 },
@@ -123,8 +123,8 @@ describe('planVariants over memory.* values', () => {
   });
 
   it('bad lists are input errors naming the flag', () => {
-    expect(() => parseWeightsList('1/0/0', '--recall-weights')).toThrow(/--recall-weights.*four non-negative weights/);
-    expect(() => parseUnitList('0.8,1.5', '--dedup-threshold')).toThrow(/--dedup-threshold.*'1.5' is not a number between 0 and 1/);
-    expect(parseUnitList('0.8, .95', '--dedup-threshold')).toEqual([0.8, 0.95]);
+    expect(() => parseWeightsList('1/0/0', '-S weights')).toThrow(/-S weights.*four non-negative weights/);
+    expect(() => parseUnitList('0.8,1.5', '-S dedupThreshold')).toThrow(/-S dedupThreshold.*'1.5' is not a number between 0 and 1/);
+    expect(parseUnitList('0.8, .95', '-S dedupThreshold')).toEqual([0.8, 0.95]);
   });
 });

@@ -292,10 +292,10 @@ describe('agentic memory source', () => {
     const session = new ProviderSession({ cacheDir, env: {} });
     await expect(createAgenticMemorySource(cfg, session, { runDir })).rejects.toThrow(InputError);
     await expect(createAgenticMemorySource(cfg, session, { runDir })).rejects.toThrow(
-      /--extractor: agentic memory cannot extract: extractor model 'gpt-4o-mini' needs OPENAI_API_KEY/,
+      /-S extractor: agentic memory cannot extract: extractor model 'gpt-4o-mini' needs OPENAI_API_KEY/,
     );
     const noModel = memoryConfigFor({ reader: { model: null } });
-    await expect(createAgenticMemorySource(noModel, session, { runDir })).rejects.toThrow(/give --extractor MODEL/);
+    await expect(createAgenticMemorySource(noModel, session, { runDir })).rejects.toThrow(/give -S extractor=MODEL/);
     expect(readdirSync(runDir)).toEqual([]);
     expect(existsSync(join(cacheDir, CACHE_FILE))).toBe(false);
     session.close();

@@ -106,12 +106,12 @@ describe('BEAM loader on the shared 100K conversation', async () => {
     );
   });
 
-  it('the official rubric is the default; --beam-rubric corrected travels with every question', async () => {
+  it('the official rubric is the default; -B beam-rubric=corrected travels with every question', async () => {
     const off = await beam.load({ path: CONV, options: { beamOfficialDefects: 'true' } });
     expect(off.questions.every((q) => q.meta!.official_defects === true)).toBe(true);
     const corrected = await beam.load({ path: CONV, options: { beamRubric: 'corrected' } });
     expect(corrected.questions.every((q) => q.meta!.official_defects === false)).toBe(true);
-    await expect(beam.load({ path: CONV, options: { beamRubric: 'fixed' } })).rejects.toThrow(/--beam-rubric/);
+    await expect(beam.load({ path: CONV, options: { beamRubric: 'fixed' } })).rejects.toThrow(/-B beam-rubric/);
   });
 });
 

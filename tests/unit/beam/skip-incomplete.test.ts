@@ -1,4 +1,4 @@
-/** A partial BEAM checkout (conversation folders without their chat file): stop with the folder named, or --skip-incomplete with a warning listing what was left out. */
+/** A partial BEAM checkout (conversation folders without their chat file): stop with the folder named, or -B skip-incomplete=true with a warning listing what was left out. */
 import { describe, expect, it } from 'vitest';
 import { cpSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,11 +19,11 @@ function partialCheckout(): string {
   return root;
 }
 
-describe('BEAM --skip-incomplete', () => {
+describe('BEAM -B skip-incomplete=true', () => {
   it('without it: the first incomplete folder stops the load, the message says which and names the flag', async () => {
     const root = partialCheckout();
     await expect(beam.load({ path: root, options: {} })).rejects.toThrow(
-      /chats\/100K\/2: no chat_trunecated\.json, chat\.json .*--skip-incomplete/,
+      /chats\/100K\/2: no chat_trunecated\.json, chat\.json .*-B skip-incomplete=true/,
     );
   });
 
@@ -31,7 +31,7 @@ describe('BEAM --skip-incomplete', () => {
     const ds = await beam.load({ path: partialCheckout(), options: { skipIncomplete: 'true' } });
     expect(ds.episodes.map((e) => e.id)).toEqual(['100K/1']);
     expect(ds.questions).toHaveLength(20);
-    const w = ds.warnings.filter((x) => x.place === '--skip-incomplete');
+    const w = ds.warnings.filter((x) => x.place === '-B skip-incomplete');
     expect(w).toHaveLength(1);
     expect(w[0]!.message).toMatch(
       /^2 of 3 conversation folders skipped as incomplete: 100K\/2 \(no chat_trunecated\.json.*\), 100K\/3 \(no probing_questions\/probing_questions\.json\)$/,

@@ -81,7 +81,7 @@ describe('summariseBeam', () => {
     expect(s.tables[0].rows.at(-1)).toEqual(['mean over 10 abilities', 30, '66.67', '100.00', '—', '—']);
   });
 
-  it('--beam-rubric corrected makes the corrected rubric the headline, labelled', () => {
+  it('-B beam-rubric=corrected makes the corrected rubric the headline, labelled', () => {
     const items = [item('100K/1', 'abstention', 0, 1)];
     const s = summariseBeam(items, { options: { beamRubric: 'corrected' }, dataset: dataset([]) }) as any;
     expect(s.scoring.variant).toBe('corrected');
@@ -89,7 +89,7 @@ describe('summariseBeam', () => {
     // The items' own record wins over the options (a resumed run keeps the rubric it was scored with).
     const marked = [{ ...item('100K/1', 'abstention', 0, 1), meta: { official_defects: true } }];
     expect((summariseBeam(marked, { options: { beamRubric: 'corrected' }, dataset: dataset([]) }) as any).scoring.variant).toBe('official');
-    expect(() => summariseBeam(items, { options: { beamRubric: 'fixed' }, dataset: dataset([]) })).toThrow(/--beam-rubric/);
+    expect(() => summariseBeam(items, { options: { beamRubric: 'fixed' }, dataset: dataset([]) })).toThrow(/-B beam-rubric/);
   });
 
   it('prints the headline over all N beside the headline over the not-failed', () => {

@@ -23,7 +23,7 @@ const q = (typeId: number): Question => ({
 
 describe('--judge-prompt', () => {
   it('`strict` is the bundled strict prompt; the official parse reads its replies; adversarial questions keep their judge', () => {
-    const ref = resolveJudgePrompt('strict', 'locomo');
+    const ref = resolveJudgePrompt('strict', 'locomo')!;
     expect(ref.file).toMatch(/configs\/prompts\/locomo-judge-strict\.txt$/);
     const p = judgeProtocolFor(locomoJudge, ref);
     expect(p.id).toBe(`locomo-mem0-accuracy-v1+prompt:${ref.sha256.slice(0, 12)}`);

@@ -1,6 +1,6 @@
 /**
  * Issue 34, problem 7: options are refused where they do nothing, before anything is written:
- * `--phase-visible` on a benchmark whose questions have no phases (LoCoMo), a system's own flag
+ * `-S phaseVisible=true` on a benchmark whose questions have no phases (LoCoMo), a system's own option
  * given to another system, `--rejudge-unchanged` with `--batch` or with a system knob's sweep.
  */
 import { describe, expect, it } from 'vitest';
@@ -10,18 +10,18 @@ import { rawragInProcess } from '../../helpers/in-process.js';
 import { tempDir } from '../../helpers/cli.js';
 
 describe('options that would do nothing are refused', () => {
-  it('--phase-visible outside a benchmark with phases, or without the store oracle', async () => {
+  it('-S phaseVisible=true outside a benchmark with phases, or without the store oracle', async () => {
     const out = join(tempDir('rawrag-refused-'), 'run');
-    const r = await rawragInProcess(['run', 'locomo', '--system', 'store-oracle', '--phase-visible', '--out', out]);
+    const r = await rawragInProcess(['run', 'locomo', '--system', 'store-oracle', '-S', 'phaseVisible=true', '--out', out]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
-      /--phase-visible: the questions of locomo have no phases \(each sees the whole history\), so it would change nothing/,
+      /-S phaseVisible=true: the questions of locomo have no phases \(each sees the whole history\), so it would change nothing/,
     );
     expect(existsSync(out)).toBe(false);
-    const other = await rawragInProcess(['run', 'locomo', '--phase-visible', '--out', out]);
+    const other = await rawragInProcess(['run', 'locomo', '-S', 'phaseVisible=true', '--out', out]);
     expect(other.code).toBe(1);
     expect(other.stderr).toMatch(
-      /--phase-visible is an option of --system store-oracle; this run's system is raw-rag, which would ignore it/,
+      /-S: system 'raw-rag' has no options \(rawrag systems raw-rag\)/,
     );
     expect(existsSync(out)).toBe(false);
   });
@@ -45,8 +45,8 @@ describe('options that would do nothing are refused', () => {
       'locomo',
       '--system',
       'agentic-memory',
-      '--memory-items',
-      '3,5',
+      '-S',
+      'items=3,5',
       '--rejudge-unchanged',
       '--dry-run',
     ]);

@@ -38,12 +38,12 @@ describe('-S key=value', () => {
       'batch=session',
     ]);
     expect(cfg.mem0).toMatchObject({ url: 'http://127.0.0.1:8888', top_k: 30, owners: 'per-speaker', batch: 'session' });
-    const old = await configOf(['locomo', '--system', 'mem0', '--mem0-url', 'http://127.0.0.1:8888', '--mem0-limit', '30']);
+    const old = await configOf(['locomo', '--system', 'mem0', '-S', 'url=http://127.0.0.1:8888', '-S', 'top_k=30']);
     expect(old.mem0).toMatchObject({ url: 'http://127.0.0.1:8888', top_k: 30 });
   });
 
   it('a flag wins over -S, -S over the config file', async () => {
-    const cfg = await configOf(['locomo', '--system', 'mem0', '-S', 'top_k=30', '--mem0-limit', '7']);
+    const cfg = await configOf(['locomo', '--system', 'mem0', '-S', 'top_k=30', '-S', 'top_k=7']);
     expect((cfg.mem0 as { top_k: number }).top_k).toBe(7);
   });
 

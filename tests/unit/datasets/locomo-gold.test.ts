@@ -1,5 +1,5 @@
 /**
- * LoCoMo gold versions: `--gold audited` applies the bundled errata (derived from a public audit
+ * LoCoMo gold versions: `-B gold=audited` applies the bundled errata (derived from a public audit
  * of the ground truth) to the gold answers and evidence of the questions they name, and every
  * corrected question carries the other version's answer; the summary prints the ceiling.
  */
@@ -13,7 +13,7 @@ import { baseItem } from '../../../src/core/item.js';
 
 const path = join(ROOT, 'datasets/locomo/locomo10.json');
 
-describe('LoCoMo --gold', () => {
+describe('LoCoMo -B gold', () => {
   it('audited changes the gold of exactly the questions the errata correct; original keeps the release', async () => {
     const errata = loadErrata();
     const original = await locomo.load({ path, options: {} });
@@ -46,7 +46,7 @@ describe('LoCoMo --gold', () => {
     expect(['multi-hop', 'temporal', 'open-domain', 'single-hop'].map((t) => byType[t]!.wrong_original)).toEqual([28, 26, 9, 36]);
   });
 
-  it('an unknown gold version is an input error naming --gold', async () => {
+  it('an unknown gold version is an input error naming -B gold', async () => {
     await expect(locomo.load({ path, options: { gold: 'fixed' } })).rejects.toThrow(/unknown gold version 'fixed'/);
   });
 });

@@ -114,7 +114,7 @@ describe('LongMemEval loader on the real oracle sample', () => {
   it('records the reader template option on every question', async () => {
     expect((await load(ORACLE)).questions.every((x) => x.meta!.reading === 'con')).toBe(true);
     expect((await load(ORACLE, { reading: 'direct' })).questions[0]!.meta!.reading).toBe('direct');
-    await expect(load(ORACLE, { reading: 'fast' })).rejects.toThrow(/--reading: unknown reading method 'fast'/);
+    await expect(load(ORACLE, { reading: 'fast' })).rejects.toThrow(/-B reading: unknown reading method 'fast'/);
   });
 });
 
@@ -240,7 +240,7 @@ describe('LongMemEval loader: constructed edge cases (not real data)', () => {
     await expect(load(dir, { variant: 'm_cleaned' })).rejects.toThrow(
       /no longmemeval_m_cleaned\.json in this folder \(variant m_cleaned\)/,
     );
-    await expect(load(dir, { variant: 'xl' })).rejects.toThrow(/--variant: unknown LongMemEval variant 'xl'/);
+    await expect(load(dir, { variant: 'xl' })).rejects.toThrow(/-B variant: unknown LongMemEval variant 'xl'/);
   });
 
   it('checks per-type counts only on a full 500-question release', async () => {

@@ -93,7 +93,7 @@ describe('MEME loader on the constructed fixture', async () => {
     expect(meme.defaultData).toBe('datasets/meme');
   });
 
-  it('takes the file by --variant when --data is a folder', async () => {
+  it('takes the file by -B variant when --data is a folder', async () => {
     const dir = tempDir();
     copyFileSync(FIXTURE, join(dir, 'meme_nofiller.json'));
     expect(resolveMemeFile(dir, 'nofiller')).toBe(join(dir, 'meme_nofiller.json'));

@@ -78,9 +78,9 @@ describe('ingest LLM step', () => {
       () =>
         new IngestLlm(new ProviderSession({ cacheDir: tempDir(), env: {} }), 'gpt-4o-mini', {
           system: 'raw-rag-facts',
-          flag: '--facts-extractor',
+          flag: '-S extractor',
         }),
-    ).toThrow(/--facts-extractor: raw-rag-facts cannot call its ingest model/);
+    ).toThrow(/-S extractor: raw-rag-facts cannot call its ingest model/);
   });
 });
 

@@ -19,6 +19,7 @@ import { DEFAULT_POLICY } from '../../../src/core/policy.js';
 import { baseItem } from '../../../src/core/item.js';
 import { getBenchmark } from '../../../src/datasets/registry.js';
 import type { Episode, Question } from '../../../src/core/schema.js';
+import { INGEST_LOG_FILE } from '../../../src/systems/memory-service/ingest-log.js';
 import { ROOT } from '../../helpers/cli.js';
 // @ts-expect-error a plain .mjs example without type declarations
 import { startShim } from '../../../docs/examples/memory-shim.mjs';
@@ -72,8 +73,11 @@ let server: Server;
 let url: string;
 let seen: Array<{ path: string; body: any; auth: string | undefined }>;
 let runDir: string;
+/** Rewrites the shim's reply to a path before it goes back (a service with keys of its own). */
+let rewrite: ((path: string, reply: any) => any) | null;
 beforeEach(async () => {
   seen = [];
+  rewrite = null;
   const shim: Server = await startShim(0);
   const shimUrl = `http://127.0.0.1:${(shim.address() as AddressInfo).port}`;
   // A recording proxy in front of the shim: what crossed HTTP, and the shim's real replies.
@@ -82,7 +86,10 @@ beforeEach(async () => {
     for await (const c of req) body += c;
     seen.push({ path: req.url!, body: JSON.parse(body || 'null'), auth: req.headers.authorization });
     const r = await fetch(shimUrl + req.url, { method: req.method, body: body || undefined });
-    res.writeHead(r.status, { 'content-type': 'application/json' }).end(await r.text());
+    const text = await r.text();
+    res
+      .writeHead(r.status, { 'content-type': 'application/json' })
+      .end(rewrite ? JSON.stringify(rewrite(req.url!, JSON.parse(text))) : text);
   });
   server.on('close', () => shim.close());
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -117,6 +124,22 @@ describe('--system http against the documented shim', () => {
     writeFileSync(join(runDir, 'manifest.json'), JSON.stringify({ config: cfg }));
     expect(await http.store!.purge(runDir, 'conv-h', {})).toMatch(/verified, 0 memories left/);
     expect(readFileSync(join(runDir, 'write-decisions.jsonl'), 'utf8')).toBe('');
+  });
+
+  it("add events with the service's own extra fields are accepted and kept (issue 40, item 9)", async () => {
+    rewrite = (path, reply) =>
+      path === '/add' ? { ...reply, events: reply.events.map((e: object) => ({ ...e, actor_id: 'Ann', categories: ['family'] })) } : reply;
+    const cfg = RunConfigSchema.parse({ benchmark: 'locomo', system: 'http', service: { url } });
+    const source = await http.create(cfg, session(), { runDir });
+    await source.open(ep, { cfg, benchmark: getBenchmark('locomo'), policy: DEFAULT_POLICY });
+    expect(seen.filter((s) => s.path === '/add')).toHaveLength(2);
+    const decisions = readFileSync(join(runDir, 'write-decisions.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(decisions.map((d) => d.operation)).toEqual(['ADD', 'ADD', 'ADD']);
+    const logged = readFileSync(join(runDir, INGEST_LOG_FILE), 'utf8');
+    expect(logged).toContain('"extra":{"actor_id":"Ann","categories":["family"]}');
   });
 
   it('a reply outside the protocol fails the episode naming the field', async () => {

@@ -103,7 +103,7 @@ describe('the shared real row (factconsolidation_sh_6k)', () => {
   });
 
   test('the paper subset (default) has no 6k row: a clear error naming the way out', async () => {
-    await expect(load(SAMPLE)).rejects.toThrow(/no question selected .*try --subset all or --sources/);
+    await expect(load(SAMPLE)).rejects.toThrow(/no question selected .*try -B subset=all or -B sources/);
     const bySource = await load(SAMPLE, { sources: 'factconsolidation_sh_6k' });
     expect(bySource.questions).toHaveLength(100);
   });
@@ -202,7 +202,7 @@ describe('constructed rows, one per source format', () => {
     expect(ep('factconsolidation_mh_262k/0').policy).toEqual({ chunking: 'turn' });
   });
 
-  test('--splits and --sources select; unknown names are errors naming the known ones', async () => {
+  test('-B splits and -B sources=select; unknown names are errors naming the known ones', async () => {
     const cr = await load(CONSTRUCTED, { splits: 'CR' });
     expect([...new Set(cr.questions.map((q) => q.type))]).toEqual(['factconsolidation_sh_262k', 'factconsolidation_mh_262k']);
     const two = await load(CONSTRUCTED, { sources: 'detective_qa,ruler_qa1_197K' });

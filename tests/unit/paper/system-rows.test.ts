@@ -20,7 +20,6 @@ const opponent: ReturnType<typeof getSystem> = {
   name: 'test-opponent',
   description: 'a registered test system with a leaderboard row',
   config: undefined,
-  options: [],
   paperRows: [
     {
       kind: 'leaderboard',
@@ -29,8 +28,8 @@ const opponent: ReturnType<typeof getSystem> = {
       title: 'the opponent’s own LoCoMo row',
       paper: '88.12',
       paperValue: 88.12,
-      flags: '--memory-url URL',
-      needs: 'a running service (--memory-url URL)',
+      flags: '-S url=URL',
+      needs: 'a running service (-S url=URL)',
     },
   ],
 };
@@ -117,7 +116,7 @@ describe('rawrag paper: the systems’ own rows', () => {
     expect(audit.rawrag).toBeCloseTo(20, 6); // UPDATE + DELETE = 2 of 10 proposals
     expect(audit.text).toMatch(/effective .* of 10 decisions/);
     const addOnly = map.entries.find((e) => e.id === 'ablation/agentic-memory/mutations=off')!;
-    expect(addOnly.command).toBe('rawrag ablate locomo --system agentic-memory --reader gpt-4o-mini --mutations on,off');
+    expect(addOnly.command).toBe('rawrag ablate locomo --system agentic-memory --reader gpt-4o-mini -S mutations=on,off');
   });
 
   it("shows a registered system's leaderboard row beside rawrag's figure for a complete run of that system only", () => {
@@ -126,7 +125,7 @@ describe('rawrag paper: the systems’ own rows', () => {
     let map = buildPaperMap([root]);
     let row = map.entries.find((e) => e.id === id)!;
     expect(row).toMatchObject({ section: 'main results', paper_value: 88.12, status: 'runnable', rawrag: null });
-    expect(row.command).toBe('rawrag run locomo --system test-opponent --reader gpt-4o-mini --memory-url URL');
+    expect(row.command).toBe('rawrag run locomo --system test-opponent --reader gpt-4o-mini -S url=URL');
 
     // A partial run of the system: shown beside, never as the figure.
     writeRun(root, 'partial', {

@@ -108,7 +108,7 @@ describe('PersonaMem-v2 loader rejects input that differs from the release, nami
     ],
     ['a bad persona_id', (c) => c.replace(/\r\n0,data/, '\r\nzero,data'), /row 0 \(line 2\)\.persona_id: not a whole number/],
     ['a broken quote', (c) => c.replace(',A chickpea', ',"A "chickpea'), /not a valid CSV: line 2/],
-    ['an unknown protocol', (c) => c, /--mcq-protocol: 'v3' is not one of verl, frontier/, { mcqProtocol: 'v3' }],
+    ['an unknown protocol', (c) => c, /-B mcq-protocol: 'v3' is not one of verl, frontier/, { mcqProtocol: 'v3' }],
   ];
   for (const [name, edit, re, options] of cases) {
     it(name, async () => {

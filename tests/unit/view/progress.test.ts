@@ -47,7 +47,7 @@ describe('RunWatch', () => {
     const w = new RunWatch(dir);
     const first = w.poll();
     expect(first).toMatchObject({ status: 'running', selected: 4, done: 2, judged: 2, mean_score: 0.5, coverage: 0.5, partial_line: true });
-    expect(first.cost_usd).toBeCloseTo(0.004, 12);
+    expect(first.list_usd).toBeCloseTo(0.004, 12);
     expect(first.requests).toBe(8);
     appendFileSync(join(dir, 'items.jsonl'), line.subarray(cut));
     const second = w.poll();
