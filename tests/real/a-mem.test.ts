@@ -16,7 +16,7 @@ import { FakeApi } from '../helpers/fake-api.js';
 import { ROOT, tempDir } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
 import { loopbackResponders } from '../helpers/loopback-llm/index.js';
-import { evidenceReader, locomoRunArgs, loopbackEnv, readItems } from '../helpers/loopback-run.js';
+import { evidenceReader, ingestLog, locomoRunArgs, loopbackEnv, readItems } from '../helpers/loopback-run.js';
 import { STANDINS } from '../helpers/sidecar-peer.js';
 import { locomo } from '../../src/datasets/locomo/index.js';
 import { probeAdds, RealSidecar, SOURCES, whyNotRun } from './real-sidecar.js';
@@ -62,14 +62,15 @@ describe.skipIf(skip !== null)(`A-MEM, the real memory_layer.py${skip ? ` (not r
     const summary = JSON.parse(r.stdout);
     expect(summary.errors).toBe(0);
     expect(summary.n).toBe(20);
-    const owners = [...new Set(readItems(out).map((i) => i.episode as string))];
+    const owners = new Map<string, string>(ingestLog(out).map((e: { owner: string; episode: string }) => [e.episode, e.owner]));
+    expect(owners.size).toBeGreaterThan(0);
     // memory_layer's own calls reached the API: one analysis per note, one evolution prompt per note, one keyword prompt per question.
     const prompts = api.byPath('/v1/chat/completions').map((q) => JSON.stringify(q.body.messages));
     const analyses = prompts.filter((p) => p.includes('Content for analysis:')).length;
     expect(analyses).toBeGreaterThan(0);
     expect(prompts.filter((p) => p.includes('You are an AI memory evolution agent')).length).toBe(analyses);
     expect(prompts.filter((p) => p.includes("using 'cosmos' as the separator")).length).toBe(20);
-    for (const owner of owners) {
+    for (const owner of owners.values()) {
       const { memories } = await real.post('/list', { owner });
       expect(memories.length).toBeGreaterThan(0);
       for (const m of memories) {
@@ -81,8 +82,8 @@ describe.skipIf(skip !== null)(`A-MEM, the real memory_layer.py${skip ? ` (not r
     }
     const answered = readItems(out).filter((i) => (i.retrieved ?? i.memories ?? []).length > 0 || i.context_tokens > 0);
     expect(answered.length).toBeGreaterThan(0);
-    for (const owner of owners) {
-      const p = await rawragInProcess(['memory', 'purge', out, '--owner', owner], env);
+    for (const [episode, owner] of owners) {
+      const p = await rawragInProcess(['memory', 'purge', out, '--owner', episode], env);
       expect(p.code, p.stderr).toBe(0);
       expect((await real.post('/list', { owner })).memories).toEqual([]);
     }

@@ -149,7 +149,7 @@ export async function locomoThroughRealSidecar(o: {
   stored: (memories: Array<{ memory: string; turn_ids: string[] }>) => void;
 }): Promise<{ out: string; items: any[] }> {
   const { rawragInProcess } = await import('../helpers/in-process.js');
-  const { locomoRunArgs, loopbackEnv, readItems } = await import('../helpers/loopback-run.js');
+  const { ingestLog, locomoRunArgs, loopbackEnv, readItems } = await import('../helpers/loopback-run.js');
   const { tempDir } = await import('../helpers/cli.js');
   const root = tempDir(`rawrag-real-${o.system}-`);
   const out = join(root, 'run');
@@ -169,11 +169,13 @@ export async function locomoThroughRealSidecar(o: {
   if (summary.errors !== 0 || summary.n !== 20)
     throw new Error(`${summary.errors} errors in ${summary.n} items:\n${o.real.stderr.slice(-4000)}`);
   const items = readItems(out);
-  const owners = [...new Set(items.map((i) => i.episode as string))];
-  for (const owner of owners) o.stored((await o.real.post('/list', { owner })).memories);
-  for (const owner of owners) {
-    const p = await rawragInProcess(['memory', 'purge', out, '--owner', owner], env);
-    if (p.code !== 0) throw new Error(`purge ${owner}: ${p.stderr}`);
+  // The library's owners as rawrag named them (run-scoped), from the run's ingest log.
+  const owners = new Map<string, string>(ingestLog(out).map((e: { owner: string; episode: string }) => [e.episode, e.owner]));
+  if (owners.size === 0) throw new Error('the run added nothing (no service-ingest.jsonl entries)');
+  for (const owner of owners.values()) o.stored((await o.real.post('/list', { owner })).memories);
+  for (const [episode, owner] of owners) {
+    const p = await rawragInProcess(['memory', 'purge', out, '--owner', episode], env);
+    if (p.code !== 0) throw new Error(`purge ${episode}: ${p.stderr}`);
     const left = (await o.real.post('/list', { owner })).memories;
     if (left.length) throw new Error(`${owner}: ${left.length} memories left after the purge`);
   }
