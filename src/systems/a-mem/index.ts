@@ -38,6 +38,10 @@ export const aMem = sidecarSystem({
   },
   flagsOf: (cfg) => (cfg.library === 'agiresearch' ? ['--library', 'agiresearch'] : []),
   labelOf: (cfg) => (cfg.library === 'agiresearch' ? 'A-MEM (agiresearch)' : 'A-MEM'),
+  checked: {
+    kind: 'stand-in',
+    why: "the paper's memory_layer.py was installed here with the steps rawrag systems install a-mem runs and its sidecar feeds it a LoCoMo conversation through the CLI, but that run had not finished when last checked (PyTorch on a shared 2-core machine); RAWRAG_REAL_HEAVY=1 npm run test:real -- tests/real/a-mem.test.ts runs it",
+  },
   install: {
     python: '>=3.11',
     source: {

