@@ -51,6 +51,8 @@ export interface PaperAudit {
   system: string;
   decisions: number;
   operations: Partial<Record<Operation, number>>;
+  /** The counts the paper gives beside the shares (LoCoMo: UPDATE 1,148, DELETE 341). */
+  counts?: Partial<Record<Operation, number>>;
   proposed_mutation_rate: number;
   effective_mutation_rate: number;
   per_episode_proposed_median: number;
@@ -62,6 +64,7 @@ export const PAPER_AUDITS: Record<string, PaperAudit> = {
     system: 'Mem0 (paper)',
     decisions: 33_902,
     operations: { NONE: 0.7848, ADD: 0.1713, UPDATE: 0.0339, DELETE: 0.0101 },
+    counts: { UPDATE: 1148, DELETE: 341 },
     proposed_mutation_rate: 0.0439,
     effective_mutation_rate: 0.019,
     per_episode_proposed_median: 0.0432,

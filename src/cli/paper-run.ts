@@ -9,7 +9,7 @@
  * is subtracted), and saying what was skipped and why: a key missing, a service not configured,
  * data not present.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { fromRoot } from '../util/paths.js';
 import { CommanderError, type Command } from 'commander';
@@ -31,6 +31,8 @@ import { renderRunReport } from './report.js';
 import { progressBar } from './progress.js';
 import { configFromFlags } from './options.js';
 import { firstTime } from './notes-once.js';
+import { recordedSpend } from './cost-cap.js';
+import { CostCapExceeded } from './exit.js';
 
 export interface PaperRunOptions {
   /** Where the map looks for runs; new runs go to `<first>/paper/<name>`. */
@@ -77,13 +79,15 @@ function pendingRuns(opts: PaperRunOptions): { runs: PlannedRun[]; unplannable: 
   const items = opts.items ?? paperItems();
   const map = buildPaperMap(opts.searched, { items });
   const status = new Map(map.entries.map((e) => [e.id, e.status]));
+  // An item whose run is there (its figure differs, or the paper does not name its data): running again changes nothing.
+  const hasRun = new Set(map.entries.filter((e) => e.run !== null).map((e) => e.id));
   const root = resolve(opts.searched[0]!);
   const runs = new Map<string, PlannedRun>();
   const unplannable: Array<{ item: string; why: string }> = [];
   for (const item of items) {
     if (opts.only && !opts.only.includes(item.section)) continue;
     const s = status.get(item.id);
-    if (s === 'reproduced' || s === 'not in rawrag') continue;
+    if (s === 'reproduced' || s === 'not in rawrag' || hasRun.has(item.id)) continue;
     if (!item.steps?.length) {
       unplannable.push({ item: item.id, why: item.note ?? 'nothing rawrag can run on its own' });
       continue;
@@ -296,6 +300,34 @@ async function executeStep(r: PlannedRun, opts: PaperRunOptions, out: (s: string
   }
 }
 
+/**
+ * Every run directory `paper --run` writes (results/paper/<out>, and an ablation's variant
+ * directories below it): what they recorded as paid (manifest `spent_usd`, what `rawrag run`
+ * counts its own cap against) is what the whole command has paid, across invocations.
+ */
+function paperRunDirs(root: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string, depth: number) => {
+    if (existsSync(join(d, 'manifest.json'))) out.push(d);
+    if (depth === 0) return;
+    let names: string[] = [];
+    try {
+      names = readdirSync(d).sort();
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const child = join(d, name);
+      if (!name.startsWith('.') && statSync(child, { throwIfNoEntry: false })?.isDirectory()) walk(child, depth - 1);
+    }
+  };
+  walk(join(root, 'paper'), 3);
+  return out;
+}
+
+/** USD paid by every run `paper --run` wrote under `root` (all invocations). */
+const paidUnder = (root: string) => recordedSpend(paperRunDirs(root));
+
 export async function paperRun(opts: PaperRunOptions, out: (s: string) => void, log: (s: string) => void): Promise<void> {
   const { runs, unplannable } = pendingRuns(opts);
   if (runs.length === 0 && unplannable.length === 0) {
@@ -314,19 +346,34 @@ export async function paperRun(opts: PaperRunOptions, out: (s: string) => void, 
     out('nothing was sent and no run directory was written (drop --dry-run to run them; the same command resumes)');
     return;
   }
-  const spent = { usd: 0 };
+  // --max-cost caps what the whole paper has paid: every run under results/paper/, by this invocation
+  // and the earlier ones (an interrupted or capped run recorded its spend in its manifest).
+  const root = resolve(opts.searched[0]!);
+  const paidBefore = paidUnder(root);
+  if (opts.maxCost !== null && paidBefore >= opts.maxCost)
+    throw new CostCapExceeded(
+      `--max-cost ${usd(opts.maxCost)}: the runs under ${relative(process.cwd(), join(root, 'paper')) || '.'} have already paid ${usd(paidBefore)} ` +
+        '(earlier invocations included); nothing was sent. Raise --max-cost to go on',
+    );
+  const spent = { usd: paidBefore };
   // Under --max-cost every request of every run is checked against one cap as replies come in: a run
   // whose estimate fitted still stops before a request could cross it (its manifest says stopped-cost-cap).
   const capped: PaperRunOptions =
-    opts.maxCost === null ? opts : { ...opts, transport: { ...opts.transport, costCap: new CostCap(opts.maxCost) } };
+    opts.maxCost === null ? opts : { ...opts, transport: { ...opts.transport, costCap: new CostCap(opts.maxCost, paidBefore) } };
   try {
     for (const [i, r] of runs.entries()) {
       if (capped.transport.costCap?.reached) r.skip ??= `--max-cost ${usd(opts.maxCost!)} was reached by an earlier run`;
       await runWithinCap(r, `run ${i + 1} of ${runs.length}`, spent, capped, out, log);
     }
   } finally {
-    report(runs, spent.usd, out);
+    report(runs, { before: paidBefore, after: paidUnder(root) }, out);
   }
+  const held = runs.filter((r) => r.skip && /--max-cost/.test(r.skip));
+  if (opts.maxCost !== null && (held.length || capped.transport.costCap?.reached))
+    throw new CostCapExceeded(
+      `stopped at --max-cost ${usd(opts.maxCost)}: paid ${usd(paidUnder(root))} in all under ${relative(process.cwd(), join(root, 'paper')) || '.'}; ` +
+        `${held.length} run${held.length === 1 ? '' : 's'} held back; the same command with a higher --max-cost goes on`,
+    );
 }
 
 /** One planned run, unless it was skipped or its estimate exceeds what is left of the cap; what it spent is added to `spent`. */
@@ -360,14 +407,17 @@ async function runWithinCap(
     r.skip = `stopped: ${e.message}`;
     return;
   }
-  // What it really spent (an unknown price: its estimate stands in).
+  // What it really paid (an unknown price: its estimate stands in).
   spent.usd += r.spent ?? r.estimate?.cost_usd ?? 0;
 }
 
 /** What ran, what it spent, what failed and what was skipped and why. */
-function report(runs: PlannedRun[], spent: number, out: (s: string) => void): void {
+function report(runs: PlannedRun[], paid: { before: number; after: number }, out: (s: string) => void): void {
   out('');
-  out(`rawrag paper --run: ${runs.filter((r) => r.spent !== null).length} runs done, spent ${usd(spent)} in this process`);
+  out(
+    `rawrag paper --run: ${runs.filter((r) => r.spent !== null).length} runs done, paid ${usd(paid.after - paid.before)} in this invocation ` +
+      `(${usd(paid.after)} in all by the runs under paper/, earlier invocations included: what --max-cost counts)`,
+  );
   out(planTable(runs));
   for (const r of runs.filter((x) => x.failed > 0))
     out(`${r.failed} items of ${relative(process.cwd(), r.dir)} failed: the same command with --retry-errors redoes them`);

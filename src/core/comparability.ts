@@ -25,8 +25,18 @@ export interface ManifestView {
   config?: Partial<RunConfig> & Record<string, unknown>;
   retriever?: { name?: string; stand_in?: boolean };
   questions?: { selected?: number; done?: number; errors?: number };
-  /** `questions`: how many questions the data held under the run's options, before --limit/--sample/--ids. */
-  dataset?: { questions?: number };
+  /**
+   * The data file: its sha256 and version, its load warnings, and `questions`: how many questions
+   * the data held under the run's options, before --limit/--sample/--ids.
+   */
+  dataset?: {
+    questions?: number;
+    sha256?: string;
+    version?: string;
+    warnings?: Array<{ place?: string; message?: string; important?: boolean }>;
+  };
+  /** Set by `rawrag import`: the run holds another tool's answers. */
+  imported_from?: unknown;
   finished_at?: string | null;
   updated_at?: string;
   created_at?: string;
@@ -42,6 +52,8 @@ export interface RunSetting {
   data: string;
   /** The registered system (`config.system`). */
   system: string;
+  /** An imported run (`rawrag import`): another tool's answers, named by the manifest's system label (`Memora`). */
+  imported: string | null;
   reference: boolean;
   oracle: boolean;
   reader: string | null;
@@ -55,6 +67,10 @@ export interface RunSetting {
   method: string[];
   status: string | null;
   questions: { selected: number; done: number; errors: number; total: number | null; subset: string | null };
+  /** The data file as loaded: its sha256, and the important warnings its load gave (a changed copy, a partial release). */
+  dataset: { sha256: string | null; warnings: string[] };
+  /** The benchmark's protocol options as the run set them (`reading`, `mcqProtocol`: config.options). */
+  options: Record<string, string>;
   /** When the run last finished or changed (ISO), for "the newest". */
   when: string;
 }
@@ -109,7 +125,8 @@ export function runSetting(m: ManifestView): RunSetting | null {
   return {
     benchmark: m.benchmark,
     data: dataOf(m.setting, m.benchmark),
-    system: typeof cfg.system === 'string' ? cfg.system : m.system,
+    system: m.imported_from ? m.system : typeof cfg.system === 'string' ? cfg.system : m.system,
+    imported: m.imported_from ? m.system : null,
     reference: m.reference === true,
     oracle: m.oracle === true,
     reader: cfg.reader?.model ?? null,
@@ -127,6 +144,17 @@ export function runSetting(m: ManifestView): RunSetting | null {
       total: typeof m.dataset?.questions === 'number' ? m.dataset.questions : subset === null ? selected : null,
       subset,
     },
+    dataset: {
+      sha256: typeof m.dataset?.sha256 === 'string' ? m.dataset.sha256 : null,
+      warnings: (m.dataset?.warnings ?? [])
+        .filter((w) => w?.important === true)
+        .map((w) => `${w.place ? `${w.place}: ` : ''}${w.message ?? ''}`),
+    },
+    options: Object.fromEntries(
+      Object.entries((cfg.options ?? {}) as Record<string, unknown>)
+        .filter(([, v]) => v !== undefined && v !== null)
+        .map(([k, v]) => [k, String(v)]),
+    ),
     when: m.finished_at ?? m.updated_at ?? m.created_at ?? '',
   };
 }
@@ -144,8 +172,8 @@ export interface SettingSpec {
   benchmark: string;
   /** The data half of the setting; default the benchmark's default release (its bare name). */
   data?: string;
-  /** Which system: the paper's method (`reference`), a system by name, or any oracle. */
-  system: { reference: true } | { name: string } | { oracle: true };
+  /** Which system: the paper's method (`reference`), a system by name, any oracle, or an imported run's system label (any case). */
+  system: { reference: true } | { name: string } | { oracle: true } | { imported: string };
   /** The reader; `any` where the publication does not name it (the figure is then labelled with the run's). */
   reader: string | null | 'any';
   /** The retriever actually used; `any` for systems that retrieve on their own. */
@@ -162,17 +190,37 @@ export interface SettingSpec {
   subset?: string | null;
   /** Further values the item needs, as `label` (what differs when it fails) and a test on the run's config and setting (an oracle's store). */
   extra?: Array<{ label: string; holds(cfg: Record<string, unknown>, run: RunSetting): boolean }>;
+  /**
+   * The data the publication measured on, for runs of its data half: the release's sha256 (a run of
+   * another file is other data) and its question count (a file of fewer questions is other data);
+   * `unnamed`: the publication does not say which data it measured on, so no run can be the same data.
+   */
+  release?: { sha256?: string | null; questions?: number | null; unnamed?: string };
+  /**
+   * The benchmark's protocol options (not part of the data: the reader template, the multiple-choice
+   * protocol) with the publication's values, by option key (`flag`: how the user gives it, `-B reading`);
+   * `null`: any value. A run that set another value is another setting (`-B reading=direct`).
+   */
+  protocol?: Record<string, { flag: string; value: string | null }>;
 }
+
+/** The conditions a run must meet to reproduce an item, in the order a failure is named. */
+export type Condition = 'data' | 'system' | 'setting' | 'split';
 
 /** How one run stands against an item's setting. */
 export interface Verdict {
-  /** The setting matches (whatever the run's completeness). */
+  /** The data, system and setting match (whatever the run's completeness). */
   sameSetting: boolean;
+  /** The conditions that fail, in the order data, system, setting, split (the first names the status). */
+  fails: Condition[];
   /** Every question of the setting answered without a failure, status complete. */
   complete: boolean;
   /** The setting's differences, as short phrases (`gold=audited`, `reader gpt-4.1-mini`, `deduplicated display`). */
   differences: string[];
-  /** `partial (200 of 1,540)`, `incomplete (interrupted, 120 of 1,540)`, `other setting (gold=audited)`; null when it reproduces. */
+  /**
+   * Each failing condition's phrase, joined: `other data (233 questions, not the release's 1,540)`,
+   * `other system (agentic-memory)`, `other setting (gold=audited)`, `partial (200 of 1,540)`; null when it reproduces.
+   */
   label: string | null;
 }
 
@@ -194,14 +242,31 @@ export function completeness(r: RunSetting, subset: string | null = null): { com
   return { complete: true, label: null };
 }
 
-/** The rule: how a run stands against an item's setting. */
-export function judgeRun(spec: SettingSpec, r: RunSetting, cfg: Record<string, unknown> = {}): Verdict {
+/** The data condition: the release's file (sha256), all of it (question count), loaded without an important warning. */
+function dataDifferences(spec: SettingSpec, r: RunSetting): string[] {
+  const d: string[] = [];
+  const rel = spec.release ?? {};
+  if (rel.unnamed) d.push(rel.unnamed);
+  // Another data variant (gold, split, size) is already another setting: the release describes the default one.
+  if (r.data !== (spec.data ?? spec.benchmark)) return d;
+  if (rel.sha256 && r.dataset.sha256 !== rel.sha256)
+    d.push(
+      r.dataset.sha256 === null
+        ? 'no sha256 of the data recorded'
+        : `sha256 ${r.dataset.sha256.slice(0, 12)}… is not the pinned release's ${rel.sha256.slice(0, 12)}…`,
+    );
+  if (typeof rel.questions === 'number' && r.questions.total !== null && r.questions.total !== rel.questions)
+    d.push(`${n(r.questions.total)} questions, not the release's ${n(rel.questions)}`);
+  for (const w of r.dataset.warnings) d.push(`the data warned: ${w}`);
+  return d;
+}
+
+/** The setting condition: reader, retriever, judge protocol, display, method values and the benchmark's protocol options. */
+function settingDifferences(spec: SettingSpec, r: RunSetting, cfg: Record<string, unknown>): string[] {
   const d: string[] = [];
   if (r.benchmark !== spec.benchmark) d.push(`benchmark ${r.benchmark}`);
   const data = spec.data ?? spec.benchmark;
   if (r.data !== data) d.push(r.data.startsWith(`${r.benchmark}/`) ? r.data.slice(r.benchmark.length + 1) : `data ${r.data}`);
-  const sys = spec.system;
-  if ('reference' in sys ? !r.reference : 'oracle' in sys ? !r.oracle : r.system !== sys.name) d.push(`system ${r.system}`);
   if (spec.reader !== 'any' && r.reader !== spec.reader) d.push(r.reader === null ? 'no reader (coverage only)' : `reader ${r.reader}`);
   if (spec.retriever !== 'any' && r.retriever !== spec.retriever) d.push(`retriever ${r.retriever}`);
   const judge = spec.judge ?? 'any';
@@ -218,14 +283,41 @@ export function judgeRun(spec: SettingSpec, r: RunSetting, cfg: Record<string, u
     for (const m of r.method) if (!want.has(m) && !ignored(m)) d.push(m);
     for (const m of want) if (!r.method.includes(m)) d.push(`without ${m}`);
   }
+  for (const [key, p] of Object.entries(spec.protocol ?? {})) {
+    const v = r.options[key];
+    if (v !== undefined && v !== (p.value ?? v)) d.push(`${p.flag}=${v}`);
+  }
   for (const e of spec.extra ?? []) if (!e.holds(cfg, r)) d.push(e.label);
+  return d;
+}
+
+/** Whether a run is of the item's system. */
+export function systemMatches(sys: SettingSpec['system'], r: RunSetting): boolean {
+  if ('reference' in sys) return r.reference;
+  if ('oracle' in sys) return r.oracle;
+  if ('imported' in sys) return r.imported !== null && r.imported.toLowerCase() === sys.imported.toLowerCase();
+  return r.imported === null && r.system === sys.name;
+}
+
+/** The rule: how a run stands against an item's setting. */
+export function judgeRun(spec: SettingSpec, r: RunSetting, cfg: Record<string, unknown> = {}): Verdict {
+  const sys = spec.system;
+  const system = systemMatches(sys, r) ? [] : [r.system];
+  const groups: Array<[Condition, string, string[]]> = [
+    ['data', 'other data', dataDifferences(spec, r)],
+    ['system', 'other system', system],
+    ['setting', 'other setting', settingDifferences(spec, r, cfg)],
+  ];
+  const failing = groups.filter(([, , d]) => d.length > 0);
   const done = completeness(r, spec.subset ?? null);
-  const sameSetting = d.length === 0;
+  const fails: Condition[] = [...failing.map(([c]) => c), ...(done.complete ? [] : (['split'] as const))];
+  const labels = [...failing.map(([, name, d]) => `${name} (${d.join(', ')})`), ...(done.label ? [done.label] : [])];
   return {
-    sameSetting,
+    sameSetting: failing.length === 0,
+    fails,
     complete: done.complete,
-    differences: d,
-    label: !sameSetting ? `other setting (${d.join(', ')})` : done.label,
+    differences: failing.flatMap(([, , d]) => d),
+    label: labels.length ? labels.join('; ') : null,
   };
 }
 

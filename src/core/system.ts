@@ -82,7 +82,7 @@ export interface SystemEstimate<Model> {
  * - `ablation`: one variant of `rawrag ablate` on this system (`sweep` its flags, `variant` the variant's name).
  */
 export interface SystemPaperRow {
-  kind: 'leaderboard' | 'add-on' | 'write-audit' | 'ablation';
+  kind: 'leaderboard' | 'add-on' | 'write-audit' | 'ablation' | 'coverage';
   benchmark: string;
   reader: string;
   /** What the paper measured, in a few words. */
@@ -98,6 +98,8 @@ export interface SystemPaperRow {
    * `rawrag paper --run` skips the row and says so until the flag is given.
    */
   needs?: string;
+  /** The system the paper measured the figure on, when it is not this one (the add-only control: Mem0's figure, this system's sweep): its runs are another system beside it. */
+  paperSystem?: string;
   /** An `ablation`'s sweep flags (e.g. `-S mutations=on,off`) and the variant that holds the figure (e.g. `mutations=off`). */
   sweep?: string;
   variant?: string;

@@ -3,6 +3,21 @@
  * Stronger Than We Thought", main results and retriever table), as data: run summaries, `rawrag
  * stats` and `rawrag report` print the paper's figure beside the user's where a run is a paper row.
  */
+import { RELEASE_SHA256 as LOCOMO_RELEASE } from './locomo/index.js';
+import { VARIANT_FILES as LONGMEMEVAL_FILES } from './longmemeval/variants.js';
+
+/**
+ * The data each benchmark's paper figures were measured on (its default data setting): the pinned
+ * release's sha256 where one is published, and its question count. A run of another file, or of
+ * a file holding fewer questions, is "other data" beside the paper (src/core/comparability.ts).
+ */
+export const PAPER_RELEASES: Readonly<Record<string, { sha256?: string | null; questions?: number }>> = {
+  locomo: { sha256: LOCOMO_RELEASE, questions: 1540 },
+  longmemeval: { sha256: LONGMEMEVAL_FILES.s_cleaned.sha256, questions: 500 },
+  meme: { questions: 1188 },
+  memoryagentbench: { questions: 2071 },
+};
+
 export interface PaperRow {
   benchmark: string;
   /** Reader model as rawrag's registry names it. */
@@ -61,7 +76,7 @@ export const PAPER_BREAKDOWNS: readonly PaperBreakdown[] = [
     benchmark: 'meme',
     reader: 'gpt-4o-mini',
     ...b,
-    note: "the paper's summary names no reader for its MEME weak spots: rawrag reads them from the GPT-4o-mini row (Del, Cas and Abs count only real passes, MEME's before/after rule)",
+    note: "the paper's weaknesses section names GPT-4o-mini as the reader of its MEME weak spots (cascade 4.27): rawrag reads them from the GPT-4o-mini row (Del, Cas and Abs count only real passes, MEME's before/after rule)",
   })),
 ];
 

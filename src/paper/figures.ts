@@ -5,13 +5,15 @@
  * and columns and every paired difference come from `rawrag stats`'s own computation
  * (src/stats/compute-tables.ts, the benchmark's aggregation), supplied by the map as `FigureContext`.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { RunConfig } from '../config/schema.js';
 import type { ManifestView, RunSetting } from '../core/comparability.js';
 import { RUN_HEADLINE } from '../datasets/paper-rows.js';
 import type { AgreementRow, SystemRow } from '../stats/compute-tables.js';
 import { fitSeconds, type EfficiencyRow } from '../stats/efficiency.js';
 import { decisionSource } from '../audit/sources.js';
-import { auditDecisions } from '../audit/write-audit.js';
+import { auditDecisions, type WriteAudit } from '../audit/write-audit.js';
 
 /** What a manifest says about a run, as the map reads it. */
 export interface RunFacts {
@@ -44,7 +46,12 @@ export interface Figure {
   read(r: RunFacts, ctx: FigureContext): number | null;
   /** A few words beside it (each judge run's accuracy, the effective rate, the reader used). */
   text?(r: RunFacts, ctx: FigureContext): string | null;
+  /** Its 95 % interval in the same unit (`rawrag stats`'s, the benchmark's aggregation); absent where none applies (the item's tolerance does). */
+  interval?(r: RunFacts, ctx: FigureContext): [number, number] | null;
 }
+
+const cellInterval = (cell: { ci_low: number; ci_high: number } | null | undefined): [number, number] | null =>
+  cell && Number.isFinite(cell.ci_low) && Number.isFinite(cell.ci_high) ? [100 * cell.ci_low, 100 * cell.ci_high] : null;
 
 export const at = (obj: unknown, path: readonly string[]): number | null => {
   let v: unknown = obj;
@@ -61,7 +68,12 @@ export function headlinePercent(r: RunFacts, ctx?: FigureContext): number | null
   return typeof overall === 'number' ? 100 * overall : null;
 }
 
-export const headline = (what: string): Figure => ({ measure: `accuracy % (${what})`, unit: 'percent', read: headlinePercent });
+export const headline = (what: string): Figure => ({
+  measure: `accuracy % (${what})`,
+  unit: 'percent',
+  read: headlinePercent,
+  interval: (r, ctx) => cellInterval(ctx.leaderboard(r)?.columns.overall),
+});
 
 /** A question type's or a headline column's accuracy (stats: the benchmark's aggregation and cross-item rules). */
 export const columnFigure = (column: string, label: string): Figure => ({
@@ -71,6 +83,10 @@ export const columnFigure = (column: string, label: string): Figure => ({
     const row = ctx.leaderboard(r);
     const cell = row?.by_type[column] ?? row?.columns[column] ?? null;
     return cell ? 100 * cell.accuracy : null;
+  },
+  interval: (r, ctx) => {
+    const row = ctx.leaderboard(r);
+    return cellInterval(row?.by_type[column] ?? row?.columns[column] ?? null);
   },
 });
 
@@ -105,6 +121,42 @@ export const wallFigure = (phase: 'add' | 'add + search'): Figure => ({
   },
 });
 
+/** Conversations (episodes) a run's items came from: items.jsonl's `episode`. */
+function conversations(dir: string): number {
+  try {
+    const eps = new Set<string>();
+    for (const line of readFileSync(join(dir, 'items.jsonl'), 'utf8').split('\n')) {
+      if (!line.trim()) continue;
+      const ep = (JSON.parse(line) as { episode?: unknown }).episode;
+      if (typeof ep === 'string') eps.add(ep);
+    }
+    return eps.size;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Add (ingest) wall time per conversation: the run's add wall time over the conversations it
+ * ingested. The paper's BEAM-1M figure is one conversation's (1,710 messages); a run of the split
+ * holds many, so its total is never set beside it.
+ */
+export const wallPerConversationFigure: Figure = {
+  measure: 'add wall time per conversation (the run’s add wall time / its conversations)',
+  unit: 'seconds',
+  read: (r, ctx) => {
+    const add = ctx.efficiency(r)?.add_wall_s ?? null;
+    const n = conversations(r.dir);
+    return add === null || n === 0 ? null : add / n;
+  },
+  text: (r, ctx) => {
+    const e = ctx.efficiency(r);
+    const n = conversations(r.dir);
+    if (!e || e.add_wall_s === null) return 'no phase wall time recorded (a run written before it was)';
+    return `${n} conversation${n === 1 ? '' : 's'}, add wall time ${fitSeconds(e.add_wall_s)} in all`;
+  },
+};
+
 /** The ingest LLM work of an add-on: every call that built the index (sent and answered by the cache alike), and its wall time. */
 export const ingestCostFigure: Figure = {
   measure: 'ingest LLM tokens (millions, every call)',
@@ -133,17 +185,59 @@ export const auditFigure: Figure = {
 };
 
 function audit(r: RunFacts): { proposed: number; effective: number; n: number } | null {
-  try {
-    // The paper's figure is a share of *proposals*: a service's returned events (no NONE, or only
-    // ADD from an add-only version) are another layer and never stand in for it.
-    const proposals = decisionSource(r.dir).proposals?.decisions ?? [];
-    if (proposals.length === 0) return null;
-    const t = auditDecisions(proposals, { source: r.dir, benchmark: r.benchmark, system: r.system }, { resamples: 1 });
-    return { proposed: 100 * t.proposed_mutation_rate, effective: 100 * t.effective_mutation_rate, n: proposals.length };
-  } catch {
-    return null;
-  }
+  const t = fullAudit(r);
+  return t ? { proposed: 100 * t.proposed_mutation_rate, effective: 100 * t.effective_mutation_rate, n: t.decisions } : null;
 }
+
+/** `rawrag memory audit`'s table of a run's proposals (its own resamples for the per-conversation intervals), kept per directory. */
+const audits = new Map<string, WriteAudit | null>();
+function fullAudit(r: RunFacts): WriteAudit | null {
+  if (!audits.has(r.dir)) {
+    let t: WriteAudit | null = null;
+    try {
+      // The paper's figure is a share of *proposals*: a service's returned events (no NONE, or only
+      // ADD from an add-only version) are another layer and never stand in for it.
+      const proposals = decisionSource(r.dir).proposals?.decisions ?? [];
+      if (proposals.length) t = auditDecisions(proposals, { source: r.dir, benchmark: r.benchmark, system: r.system });
+    } catch {
+      t = null;
+    }
+    audits.set(r.dir, t);
+  }
+  return audits.get(r.dir)!;
+}
+
+/** One operation's share of the proposed write decisions (%), with its count beside it. */
+export const auditShareFigure = (op: 'NONE' | 'ADD' | 'UPDATE' | 'DELETE'): Figure => ({
+  measure: `proposed ${op} % of write decisions`,
+  unit: 'percent',
+  read: (r) => {
+    const t = fullAudit(r);
+    return t && t.decisions ? (100 * t.operations[op]) / t.decisions : null;
+  },
+  text: (r) => {
+    const t = fullAudit(r);
+    return t ? `${t.operations[op].toLocaleString('en-US')} of ${t.decisions.toLocaleString('en-US')} decisions` : null;
+  },
+});
+
+/** The median over conversations of the proposed UPDATE+DELETE rate (%), with its bootstrap interval. */
+export const auditMedianFigure: Figure = {
+  measure: 'per-conversation median of the proposed UPDATE+DELETE rate %',
+  unit: 'percent',
+  read: (r) => {
+    const t = fullAudit(r);
+    return t ? 100 * t.per_episode.proposed.median.value : null;
+  },
+  interval: (r) => {
+    const m = fullAudit(r)?.per_episode.proposed.median;
+    return m ? [100 * m.ci_low, 100 * m.ci_high] : null;
+  },
+  text: (r) => {
+    const t = fullAudit(r);
+    return t ? `${t.episodes} conversations; effective mean ${(100 * t.per_episode.effective.mean.value).toFixed(2)} %` : null;
+  },
+};
 
 /** The spread of the judge runs' accuracies (points), with each run's accuracy and Cochran's Q beside it. */
 export const judgeVarianceFigure: Figure = {

@@ -16,6 +16,8 @@ import {
   judgeRun,
   rankRuns,
   runSetting,
+  systemMatches,
+  type Condition,
   type ManifestView,
   type RunSetting,
   type SettingSpec,
@@ -23,10 +25,36 @@ import {
 } from '../core/comparability.js';
 import { scanRunDirs } from '../stats/load.js';
 import { paperItems, type PaperItem } from './items.js';
-import type { RunFacts, Unit } from './figures.js';
+import { formatFigure, type RunFacts, type Unit } from './figures.js';
 import { StatsContext } from './stats-context.js';
+import { paperSpec } from './rows.js';
+import { fitSeconds } from '../stats/efficiency.js';
 
-export type PaperStatus = 'reproduced' | 'partial' | 'other setting' | 'runnable' | 'not in rawrag';
+/**
+ * `reproduced` is earned: the same data (the release's sha256 and all its questions), the whole
+ * split, the same system, the same setting (reader, retriever, judge protocol, display, method,
+ * the benchmark's protocol options) and a figure within the paper's uncertainty. Anything else
+ * names the first condition that fails.
+ */
+export type PaperStatus =
+  'reproduced' | 'figure differs' | 'other data' | 'other system' | 'other setting' | 'partial' | 'runnable' | 'not in rawrag';
+
+/** The comparability condition an item fails (null: reproduced, or nothing run). */
+export type PaperCondition = Condition | 'figure';
+
+/** rawrag's figure against the paper's: the difference, rawrag's interval, and whether the paper's figure lies within it. */
+export interface FigureCheck {
+  paper: number;
+  rawrag: number;
+  /** rawrag minus the paper, in the item's unit. */
+  difference: number;
+  /** rawrag's 95 % interval (null where none applies: the tolerance decides). */
+  ci_low: number | null;
+  ci_high: number | null;
+  /** How the two were compared: `needs the paper's figure inside rawrag's 95 % CI`, `needs rawrag's figure within the item's tolerance ±5 % of the paper's`, a bound or a range. */
+  rule: string;
+  within: boolean;
+}
 
 /** A run (or ablation folder) related to an item that does not reproduce it, with its label. */
 export interface OtherRun {
@@ -35,6 +63,8 @@ export interface OtherRun {
   label: string;
   rawrag: number | null;
   text: string | null;
+  /** Its figure against the paper's (interval and difference), though it does not reproduce the item. */
+  figure: FigureCheck | null;
 }
 
 /** One variant of a swept item (an ablation folder's row), in points. */
@@ -67,7 +97,13 @@ export interface PaperEntry {
   command: string | null;
   note: string | null;
   status: PaperStatus;
-  /** rawrag's figure from the run that reproduces the item; null unless `status` is `reproduced`. */
+  /** Which comparability condition fails (data, system, setting, split, figure); null when reproduced or nothing ran. */
+  condition: PaperCondition | null;
+  /** Why it is not reproduced, in words (`other data (233 questions, not the release's 1,540)`, `figure differs: 56.84 vs 89.07 …`). */
+  why: string | null;
+  /** The shown run's figure against the paper's: the difference, rawrag's interval, the rule. */
+  figure: FigureCheck | null;
+  /** rawrag's figure from the item's run (a complete run of its setting: reproduced, its figure differs, or the paper names no data); null otherwise. */
   rawrag: number | null;
   /** Words beside the figure (each judge run's accuracy, the reader used, RAW-RAG's figure beside an add-on's). */
   text: string | null;
@@ -93,6 +129,9 @@ export interface PaperMap {
 
 interface Found {
   status: PaperStatus;
+  condition?: PaperCondition | null;
+  why?: string | null;
+  figure?: FigureCheck | null;
   measure?: string;
   rawrag: number | null;
   text: string | null;
@@ -153,27 +192,118 @@ function ablationDirs(paths: string[]): string[] {
 /** A run the item could be about: its benchmark and system (and reader, where the item names one). */
 function related(spec: SettingSpec, r: RunFacts): boolean {
   if (r.benchmark !== spec.benchmark) return false;
-  const s = spec.system;
-  const system = 'reference' in s ? r.setting.reference : 'oracle' in s ? r.setting.oracle : r.setting.system === s.name;
-  return system && (spec.reader === 'any' || spec.reader === null || r.setting.reader === spec.reader);
+  return systemMatches(spec.system, r.setting) && (spec.reader === 'any' || spec.reader === null || r.setting.reader === spec.reader);
 }
 
 const rel = (d: string) => relative(process.cwd(), d) || '.';
 
+/** The status a run's first failing condition gives the item. */
+const STATUS_OF: Record<Condition, PaperStatus> = {
+  data: 'other data',
+  system: 'other system',
+  setting: 'other setting',
+  split: 'partial',
+};
+
+/** The item's status from the best run that does not reproduce it (none: runnable). */
+function notReproduced(best: Verdict | undefined): Pick<Found, 'status' | 'condition' | 'why'> {
+  if (!best) return { status: 'runnable', condition: null, why: null };
+  const c = best.fails[0] ?? 'split';
+  return { status: STATUS_OF[c], condition: c, why: best.label };
+}
+
+const fmt = (v: number, unit: Unit) => formatFigure(v, unit);
+
+/**
+ * rawrag's figure against the paper's: inside rawrag's 95 % interval where there is one, else
+ * within the item's tolerance; a bound (`all within 1.3`) is met when rawrag's does not exceed it.
+ */
+export function checkFigure(item: PaperItem, rawrag: number | null, interval: [number, number] | null): FigureCheck | null {
+  if (rawrag === null || !Number.isFinite(rawrag)) return null;
+  if (item.range) {
+    // A range: the difference is the distance outside it (0 inside).
+    const [lo, hi] = item.range;
+    const paper = Math.min(hi, Math.max(lo, rawrag));
+    const within = lo <= rawrag && rawrag <= hi;
+    return {
+      paper,
+      rawrag,
+      difference: rawrag - paper,
+      ci_low: null,
+      ci_high: null,
+      rule: `needs rawrag's figure inside the paper's range ${lo}-${hi}`,
+      within,
+    };
+  }
+  const paper = item.paperValue;
+  if (paper === undefined) return null;
+  const base = { paper, rawrag, difference: rawrag - paper, ci_low: interval?.[0] ?? null, ci_high: interval?.[1] ?? null };
+  if (item.bound === 'at most')
+    return { ...base, rule: `needs rawrag's figure at most the paper's bound ${paper}`, within: Math.abs(rawrag) <= paper };
+  if (interval)
+    return { ...base, rule: "needs the paper's figure inside rawrag's 95 % CI", within: interval[0] <= paper && paper <= interval[1] };
+  const t = item.tolerance;
+  if (t?.abs !== undefined || t?.rel !== undefined) {
+    const tol = t.abs ?? Math.abs(paper) * t.rel!;
+    const what = t.abs !== undefined ? `±${t.abs}` : `±${(100 * t.rel!).toFixed(0)} % of the paper's`;
+    return { ...base, rule: `needs rawrag's figure within the item's tolerance ${what}`, within: Math.abs(rawrag - paper) <= tol + 1e-9 };
+  }
+  return { ...base, rule: 'no interval and no tolerance: not compared', within: false };
+}
+
+/** `figure differs: 56.84 vs 89.07 (rawrag's 95 % CI [55.10, 58.60]; difference -32.23)`. */
+function differsText(c: FigureCheck, unit: Unit): string {
+  const ci = c.ci_low === null || c.ci_high === null ? '' : `rawrag's 95 % CI [${fmt(c.ci_low, unit)}, ${fmt(c.ci_high, unit)}]; `;
+  const d = unit === 'seconds' ? fitSeconds(Math.abs(c.difference)) : Math.abs(c.difference).toFixed(2);
+  return `figure differs: ${fmt(c.rawrag, unit)} vs ${fmt(c.paper, unit)} (${ci}difference ${c.difference < 0 ? '-' : '+'}${d}; ${c.rule})`;
+}
+
+/** A reproducing run whose figure is outside the paper's uncertainty: its figure stays shown, the status says it differs. */
+function applyFigure(found: Found, item: PaperItem, check: FigureCheck | null, unit: Unit): void {
+  found.figure = check;
+  if (found.status === 'reproduced' && !check && (item.paperValue !== undefined || item.range)) {
+    // The paper has a figure and the run records none to set beside it: nothing was compared.
+    found.status = 'figure differs';
+    found.condition = 'figure';
+    found.why = `figure differs: the run records no ${describeMeasure(item).measure} to compare with the paper's ${item.paper}`;
+    return;
+  }
+  if (found.status === 'reproduced' && check && !check.within) {
+    found.status = 'figure differs';
+    found.condition = 'figure';
+    found.why = differsText(check, unit);
+  }
+}
+
+/**
+ * An item whose data the paper does not name: the run of its setting is found and shown as usual
+ * (figure, interval, pairing), but no run can be the paper's data, so it is never reproduced.
+ */
+function unnamedData(spec: SettingSpec): { spec: SettingSpec; unnamed: string | null } {
+  const unnamed = spec.release?.unnamed ?? null;
+  if (!unnamed) return { spec, unnamed };
+  const { unnamed: _drop, ...release } = spec.release!;
+  return { spec: { ...spec, release }, unnamed };
+}
+
+function markUnnamed(found: Found, unnamed: string | null): void {
+  if (!unnamed || (found.status !== 'reproduced' && found.status !== 'figure differs')) return;
+  found.status = 'other data';
+  found.condition = 'data';
+  found.why = `other data (${unnamed})${found.why ? `; ${found.why}` : ''}`;
+}
+
 function runEntry(item: PaperItem, runs: RunFacts[], ctx: StatsContext): Found {
-  const { spec, figure, against, againstFigure } = item.run!;
+  const { figure, againstFigure, compare } = item.run!;
+  const { spec, unnamed } = unnamedData(paperSpec(item.run!.spec));
+  const against = item.run!.against ? unnamedData(paperSpec(item.run!.against)).spec : undefined;
   const candidates = runs.filter((r) => related(spec, r)).map((r) => ({ setting: r.setting, dir: r.dir, cfg: r.config, facts: r }));
   const { reproducing, others } = rankRuns(spec, candidates);
   const read = (r: RunFacts) => safely(() => figure.read(r, ctx), null);
   const words = (r: RunFacts) => safely(() => figure.text?.(r, ctx) ?? null, null);
+  const interval = (r: RunFacts) => safely(() => figure.interval?.(r, ctx) ?? null, null);
   const found: Found = {
-    status: reproducing
-      ? 'reproduced'
-      : others.some((o) => o.verdict.sameSetting)
-        ? 'partial'
-        : others.length
-          ? 'other setting'
-          : 'runnable',
+    ...(reproducing ? { status: 'reproduced' as const, condition: null, why: null } : notReproduced(others[0]?.verdict)),
     rawrag: reproducing ? read(reproducing.facts) : null,
     text: reproducing ? words(reproducing.facts) : null,
     run: reproducing ? rel(reproducing.dir) : null,
@@ -181,34 +311,62 @@ function runEntry(item: PaperItem, runs: RunFacts[], ctx: StatsContext): Found {
     coverage: reproducing ? safely(() => coverageOf(reproducing.facts), null) : null,
     coverage_measure: reproducing ? 'coverage all %' : null,
     variants: [],
-    others: others.map((o) => ({ run: rel(o.dir), label: o.verdict.label!, rawrag: read(o.facts), text: words(o.facts) })),
+    others: others.map((o) => {
+      const v = read(o.facts);
+      return {
+        run: rel(o.dir),
+        label: o.verdict.label!,
+        rawrag: v,
+        text: words(o.facts),
+        figure: compare === 'delta' ? null : checkFigure(item, v, interval(o.facts)),
+      };
+    }),
     runs: candidates.map((c) => rel(c.dir)),
   };
-  if (reproducing && against) {
-    const base = rankRuns(
-      against,
-      runs
-        .filter((r) => r !== reproducing.facts && related(against, r))
-        .map((r) => ({ setting: r.setting, dir: r.dir, cfg: r.config, facts: r })),
-    ).reproducing;
-    if (!base) found.text = join2(found.text, 'no complete run of the setting to pair it against');
-    else {
-      const pair = ctx.pair(reproducing.facts, base.facts);
-      if (pair)
-        found.delta = {
-          against: rel(base.dir),
-          n: pair.n,
-          delta: 100 * pair.delta,
-          ci_low: 100 * pair.ci_low,
-          ci_high: 100 * pair.ci_high,
-        };
-      if (againstFigure) {
-        const v = read(base.facts);
-        found.text = join2(found.text, `${base.facts.system}: ${v === null ? '—' : v.toFixed(2)}`);
-      }
-    }
+  if (reproducing && against) pairAgainst(found, reproducing.facts, against, runs, ctx, againstFigure === true ? read : null);
+  if (reproducing) {
+    const check =
+      compare === 'delta'
+        ? found.delta
+          ? checkFigure(item, found.delta.delta, [found.delta.ci_low, found.delta.ci_high])
+          : null
+        : checkFigure(item, found.rawrag, interval(reproducing.facts));
+    applyFigure(found, item, check, compare === 'delta' ? 'points' : figure.unit);
   }
+  markUnnamed(found, unnamed);
   return found;
+}
+
+/** The paired difference of the reproducing run against a complete run of the `against` setting (and that run's figure, when asked). */
+function pairAgainst(
+  found: Found,
+  run: RunFacts,
+  against: SettingSpec,
+  runs: RunFacts[],
+  ctx: StatsContext,
+  read: ((r: RunFacts) => number | null) | null,
+): void {
+  const base = rankRuns(
+    against,
+    runs.filter((r) => r !== run && related(against, r)).map((r) => ({ setting: r.setting, dir: r.dir, cfg: r.config, facts: r })),
+  ).reproducing;
+  if (!base) {
+    found.text = join2(found.text, 'no complete run of the setting to pair it against');
+    return;
+  }
+  const pair = ctx.pair(run, base.facts);
+  if (pair)
+    found.delta = {
+      against: rel(base.dir),
+      n: pair.n,
+      delta: 100 * pair.delta,
+      ci_low: 100 * pair.ci_low,
+      ci_high: 100 * pair.ci_high,
+    };
+  if (read) {
+    const v = read(base.facts);
+    found.text = join2(found.text, `${base.facts.system}: ${v === null ? '—' : v.toFixed(2)}`);
+  }
 }
 
 const join2 = (a: string | null, b: string) => (a ? `${a}; ${b}` : b);
@@ -253,7 +411,12 @@ interface AblationCandidate {
 const pct = (x: number | null | undefined) => (typeof x === 'number' ? 100 * x : null);
 
 /** One ablation folder as a candidate for the item: the variants it covers, and how its reference stands against the item's setting. */
-function ablationCandidate(folder: string, spec: SettingSpec, wanted: (name: string) => boolean): AblationCandidate | null {
+function ablationCandidate(
+  folder: string,
+  spec: SettingSpec,
+  wanted: (name: string) => boolean,
+  rejudge: boolean,
+): AblationCandidate | null {
   const a = safely(() => readJson(join(folder, 'ablation.json')) as AblationFile, {} as AblationFile);
   if (a.benchmark !== spec.benchmark) return null;
   const rows = a.table ?? [];
@@ -284,24 +447,40 @@ function ablationCandidate(folder: string, spec: SettingSpec, wanted: (name: str
     run: rel(join(folder, r.dir ?? r.variant)),
   }));
   let verdict: Verdict = judgeRun(spec, refFacts.setting, refFacts.config);
+  // Questions whose evidence did not change reused their answers: their share of the delta is 0 by construction.
+  if (rejudge && a.rejudged_unchanged !== true) {
+    const why = 'answers of unchanged evidence reused (run with --rejudge-unchanged)';
+    const order: Condition[] = ['data', 'system', 'setting', 'split'];
+    verdict = {
+      ...verdict,
+      sameSetting: false,
+      fails: order.filter((c) => c === 'setting' || verdict.fails.includes(c)),
+      differences: [...verdict.differences, why],
+      label: verdict.label ? `${verdict.label}; other setting (${why})` : `other setting (${why})`,
+    };
+  }
   // Every variant the item shows must be complete as well.
   const partial = matched
     .map((r) => runFacts(join(folder, r.dir ?? r.variant)))
     .map((f) => (f ? completeness(f.setting, refFacts.setting.questions.subset).label : 'missing'))
     .find((l) => l !== null);
-  if (verdict.sameSetting && verdict.complete && partial) verdict = { ...verdict, complete: false, label: `a variant is ${partial}` };
+  if (verdict.sameSetting && verdict.complete && partial)
+    verdict = { ...verdict, complete: false, fails: ['split'], label: `a variant is ${partial}` };
   return { dir: folder, setting: refFacts.setting, verdict, variants, refCoverage: pct(ref?.coverage) };
 }
 
 function ablationEntry(item: PaperItem, folders: string[]): Found {
-  const { spec, variants: wanted, absolute } = item.ablation!;
-  const candidates = folders.map((f) => ablationCandidate(f, spec, wanted)).filter((c): c is AblationCandidate => c !== null);
+  const { variants: wanted, absolute, rejudgeUnchanged } = item.ablation!;
+  const { spec, unnamed } = unnamedData(paperSpec(item.ablation!.spec));
+  const candidates = folders
+    .map((f) => ablationCandidate(f, spec, wanted, rejudgeUnchanged === true))
+    .filter((c): c is AblationCandidate => c !== null);
   const same = candidates.filter((c) => c.verdict.sameSetting).sort(byPreference);
   const best = same.find((c) => c.verdict.complete) ?? null;
   const shown = best ?? same[0] ?? candidates.sort(byPreference)[0] ?? null;
   const others = [...same.filter((c) => c !== best), ...candidates.filter((c) => !c.verdict.sameSetting).sort(byPreference)];
   const found: Found = {
-    status: best ? 'reproduced' : same.length ? 'partial' : candidates.length ? 'other setting' : 'runnable',
+    ...(best ? { status: 'reproduced' as const, condition: null, why: null } : notReproduced(others[0]?.verdict)),
     rawrag: null,
     text: null,
     run: best ? rel(best.dir) : null,
@@ -309,11 +488,19 @@ function ablationEntry(item: PaperItem, folders: string[]): Found {
     coverage: null,
     coverage_measure: null,
     variants: shown?.variants ?? [],
-    others: others.map((o) => ({ run: rel(o.dir), label: o.verdict.label!, rawrag: null, text: null })),
+    others: others.map((o) => ({ run: rel(o.dir), label: o.verdict.label!, rawrag: null, text: null, figure: null })),
     runs: candidates.map((c) => rel(c.dir)),
   };
   coverageOfVariant(found, shown);
-  if (best) accuracyOfVariants(found, absolute === true);
+  if (best) {
+    accuracyOfVariants(found, absolute === true);
+    const one = found.variants.length === 1 ? found.variants[0]! : null;
+    // A variant's delta has its paired interval; a variant's own accuracy or a sweep's largest |Δ| has none (tolerance, bound).
+    const interval: [number, number] | null =
+      !absolute && one && one.ci_low !== null && one.ci_high !== null ? [one.ci_low, one.ci_high] : null;
+    applyFigure(found, item, checkFigure(item, found.rawrag, interval), absolute ? 'percent' : 'points');
+  }
+  markUnnamed(found, unnamed);
   return found;
 }
 
@@ -399,6 +586,9 @@ export function buildPaperMap(paths: string[], opts: { seed?: number; items?: Pa
       command: item.command,
       note: item.note ?? null,
       status: found.status,
+      condition: found.condition ?? null,
+      why: found.why ?? (found.status === 'not in rawrag' ? (item.note ?? null) : null),
+      figure: found.figure ?? null,
       rawrag: found.rawrag,
       text: found.text,
       run: found.run,

@@ -11,13 +11,29 @@ function variantText(v: VariantFigure): string {
   return `${v.variant}: ${v.delta === null ? '—' : signed(v.delta)}${ci(v.ci_low, v.ci_high)}`;
 }
 
-/** rawrag's figure: only from the run that reproduces the item. */
+/** rawrag's figure: only from the item's run (a complete run of its setting; its status may still say the figure or the data differs), with its interval and difference. */
 function reproducedCell(e: PaperEntry): string {
-  if (e.status !== 'reproduced') return '—';
+  if (e.run === null) return '—';
   const accuracyVariants = e.variants.filter((v) => v.measure === 'accuracy');
   const head = e.rawrag === null ? '—' : formatFigure(e.rawrag, e.unit);
-  if (accuracyVariants.length > 1) return `${head} (${accuracyVariants.map(variantText).join('; ')})`;
-  return e.text ? `${head} (${e.text})` : head;
+  const shown = `${head}${checkText(e)}`;
+  if (accuracyVariants.length > 1) return `${shown} (${accuracyVariants.map(variantText).join('; ')})`;
+  return e.text ? `${shown} (${e.text})` : shown;
+}
+
+/** ` [CI lo, hi], Δ -0.53 vs the paper: within` — the interval and the difference beside the figure. */
+function checkText(e: PaperEntry): string {
+  const c = e.figure;
+  if (!c) return '';
+  const unit = e.unit;
+  const ci = c.ci_low === null || c.ci_high === null ? '' : ` [${formatFigure(c.ci_low, unit)}, ${formatFigure(c.ci_high, unit)}]`;
+  return `${ci}, ${signed(c.difference)} vs the paper (${c.within ? 'within' : 'outside'}: ${c.rule})`;
+}
+
+function statusCell(e: PaperEntry): string {
+  return e.why && e.status !== 'partial' && e.status !== 'other setting' && e.status !== 'other data' && e.status !== 'other system'
+    ? `${e.status}: ${e.why.replace(/^figure differs: /, '')}`
+    : e.status;
 }
 
 function deltaCell(e: PaperEntry): string {
@@ -34,7 +50,12 @@ function coverageCell(e: PaperEntry): string {
 
 function othersCell(e: PaperEntry): string {
   if (e.others.length === 0) return e.status === 'not in rawrag' ? 'not in rawrag' : e.status === 'reproduced' ? '—' : 'none yet';
-  const shown = e.others.slice(0, 3).map((o) => `${o.rawrag === null ? '' : `${formatFigure(o.rawrag, e.unit)} `}${o.label}: ${o.run}`);
+  const shown = e.others
+    .slice(0, 3)
+    .map(
+      (o) =>
+        `${o.rawrag === null ? '' : `${formatFigure(o.rawrag, e.unit)}${o.figure ? ` (${signed(o.figure.difference)} vs the paper)` : ''} `}${o.label}: ${o.run}`,
+    );
   return shown.join('; ') + (e.others.length > 3 ? ` (+${e.others.length - 3})` : '');
 }
 
@@ -45,8 +66,10 @@ export function renderPaperMap(map: PaperMap): string {
       ? `Run directories searched: ${map.searched.join(', ')}.`
       : 'No results folder found: every item lists its command; run them (or `rawrag paper --run`), then `rawrag paper` again.',
     '',
-    "rawrag's figure is shown only from a complete run of the item's setting (data, gold, categories, the whole question set, " +
-      'system, reader, retriever used, judge protocol, display, method): other runs are listed apart with what differs.',
+    "An item is reproduced only when a run has the same data (the release's sha256 and all its questions), the whole split, the same system and " +
+      "the same setting (reader, retriever used, judge protocol, display, method, the benchmark's protocol options), and its figure lies within the " +
+      "paper's uncertainty (the paper's figure inside rawrag's 95 % interval, or within the item's stated tolerance). Otherwise the status names the " +
+      'condition that fails; other runs are listed apart with what differs.',
     '',
   );
   for (const section of [...new Set(map.entries.map((e) => e.section))]) {
@@ -57,7 +80,8 @@ export function renderPaperMap(map: PaperMap): string {
         [
           'item',
           'paper',
-          'rawrag (reproduced)',
+          'status',
+          'rawrag [95% CI], difference',
           'measure',
           'paired Δ [95% CI]',
           'coverage',
@@ -67,6 +91,7 @@ export function renderPaperMap(map: PaperMap): string {
         es.map((e) => [
           e.title,
           e.paper,
+          statusCell(e),
           reproducedCell(e),
           e.measure,
           deltaCell(e),
@@ -74,16 +99,21 @@ export function renderPaperMap(map: PaperMap): string {
           othersCell(e),
           e.command === null ? `— ${e.note ?? ''}` : `\`${e.command}\`${e.note ? ` (${e.note})` : ''}`,
         ]),
-        ['l', 'l', 'r', 'l', 'l', 'l', 'l', 'l'],
+        ['l', 'l', 'l', 'r', 'l', 'l', 'l', 'l', 'l'],
       ),
       '',
     );
   }
-  const counts: Record<string, number> = { reproduced: 0, partial: 0, 'other setting': 0, runnable: 0, 'not in rawrag': 0 };
-  for (const e of map.entries) counts[e.status]!++;
+  const counts = new Map<string, number>();
+  for (const e of map.entries) counts.set(e.status, (counts.get(e.status) ?? 0) + 1);
+  const order = ['reproduced', 'figure differs', 'other data', 'other system', 'other setting', 'partial', 'runnable', 'not in rawrag'];
   out.push(
-    `${map.entries.length} items: ${counts.reproduced} reproduced (a complete run of the setting), ${counts.partial} with a partial run only, ` +
-      `${counts['other setting']} with runs of other settings only, ${counts.runnable} not run yet, ${counts['not in rawrag']} not in rawrag.`,
+    `${map.entries.length} items: ` +
+      order
+        .filter((s) => counts.has(s))
+        .map((s) => `${counts.get(s)} ${s === 'runnable' ? 'not run yet' : s}`)
+        .join(', ') +
+      '.',
   );
   return out.join('\n');
 }

@@ -6,13 +6,41 @@
  */
 import { judgeRun, runSetting, type ManifestView, type SettingSpec } from '../core/comparability.js';
 import { judgeModelFor } from '../core/protocol.js';
-import { paperRow, type PaperRow } from '../datasets/paper-rows.js';
+import { PAPER_RELEASES, paperRow, type PaperRow } from '../datasets/paper-rows.js';
 import { getBenchmark } from '../datasets/registry.js';
 
 /** The benchmark's official judge protocol: its judge model, 3 runs, its own prompt (`any` where it has no judge). */
 export function officialJudge(benchmark: string): SettingSpec['judge'] {
   const b = getBenchmark(benchmark);
   return b.scoring?.judge ? { model: judgeModelFor(null, b.defaultJudgeModel), runs: 3 } : 'any';
+}
+
+/**
+ * An item's setting with what the paper's data and protocol fix filled in: the benchmark's release
+ * (sha256, question count; src/datasets/paper-rows.ts) and its protocol options at their defaults
+ * (the options with a default that do not pick the data: LongMemEval's reader template, PersonaMem's
+ * multiple-choice protocol, BEAM's rubric).
+ */
+export function paperSpec(spec: SettingSpec): SettingSpec {
+  const release = spec.release ?? PAPER_RELEASES[spec.benchmark];
+  let protocol = spec.protocol;
+  if (!protocol) {
+    const b = safeBenchmark(spec.benchmark);
+    protocol = Object.fromEntries(
+      (b?.options ?? [])
+        .filter((o) => !o.definesSetting && o.defaultValue !== undefined)
+        .map((o) => [o.key, { flag: `-B ${o.key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, value: o.defaultValue! }]),
+    );
+  }
+  return { ...spec, ...(release ? { release } : {}), protocol };
+}
+
+function safeBenchmark(name: string) {
+  try {
+    return getBenchmark(name);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The setting of a RAW-RAG figure: the paper's method, display and judge; the rest as given. */
@@ -41,6 +69,6 @@ export function compareWithPaperRow(manifest: ManifestView): RowComparison | nul
   if (!setting || !setting.reference) return null;
   const row = paperRow(setting.benchmark, setting.reader, setting.retriever);
   if (!row) return null;
-  const verdict = judgeRun(rowSpec(row), setting, (manifest.config ?? {}) as Record<string, unknown>);
+  const verdict = judgeRun(paperSpec(rowSpec(row)), setting, (manifest.config ?? {}) as Record<string, unknown>);
   return { row, notComparable: verdict.label };
 }

@@ -5,14 +5,15 @@
  * and `rawrag stats` print the same delta for the same runs. Results are kept per run and pair.
  */
 import { getBenchmark } from '../datasets/registry.js';
+import { DEFAULT_RESAMPLES } from '../stats/bootstrap.js';
 import { analyse, type AgreementRow, type PairRow, type SystemRow } from '../stats/compute-tables.js';
 import { efficiencyRow, type EfficiencyRow } from '../stats/efficiency.js';
 import { loadRun, type LoadedRun } from '../stats/load.js';
 import type { FigureContext, RunFacts } from './figures.js';
 
-/** Resamples for paired intervals (the map's CIs); a leaderboard row needs only its point estimates. */
-const PAIR_RESAMPLES = 2000;
-const ROW_RESAMPLES = 20;
+/** Resamples of the map's intervals: `rawrag stats`'s own default, so both print the same CIs for the same runs and seed. */
+const PAIR_RESAMPLES = DEFAULT_RESAMPLES;
+const ROW_RESAMPLES = DEFAULT_RESAMPLES;
 
 export class StatsContext implements FigureContext {
   private readonly loaded = new Map<string, LoadedRun | null>();

@@ -323,9 +323,16 @@ function paperSection(data: ReportData): string {
   const num = (x: number | null) => (x === null ? '—' : x.toFixed(2));
   const others = (e: NonNullable<ReportData['paper']>['entries'][number]) =>
     e.others.length ? esc(e.others.map((o) => `${o.rawrag === null ? '' : `${num(o.rawrag)} `}${o.label}: ${o.run}`).join('; ')) : '—';
+  // rawrag's figure with its interval and the difference from the paper's (src/paper/map.ts FigureCheck).
+  const check = (e: NonNullable<ReportData['paper']>['entries'][number]) => {
+    const c = e.figure;
+    if (!c) return '';
+    const ci = c.ci_low === null || c.ci_high === null ? '' : ` [${num(c.ci_low)}, ${num(c.ci_high)}]`;
+    return ` <span class="muted small">${esc(`${ci}; ${c.difference > 0 ? '+' : ''}${c.difference.toFixed(2)} vs the paper`)}</span>`;
+  };
   const rows = map.entries.map(
     (e) =>
-      `<tr data-status="${esc(e.status)}"><td>${esc(e.section)}</td><td>${esc(e.title)}</td><td>${esc(e.paper)}</td><td class="num">${num(e.rawrag)}${e.text ? ` <span class="muted small">${esc(e.text)}</span>` : ''}</td><td>${esc(e.measure)}</td><td>${
+      `<tr data-status="${esc(e.status)}"><td>${esc(e.section)}</td><td>${esc(e.title)}</td><td>${esc(e.paper)}</td><td>${esc(e.status)}${e.why ? ` <span class="muted small">${esc(e.why)}</span>` : ''}</td><td class="num">${num(e.rawrag)}${e.run ? check(e) : ''}${e.text ? ` <span class="muted small">${esc(e.text)}</span>` : ''}</td><td>${esc(e.measure)}</td><td>${
         e.delta ? `${num(e.delta.delta)} [${num(e.delta.ci_low)}, ${num(e.delta.ci_high)}] (n ${e.delta.n})` : '—'
       }</td><td>${e.run ? esc(e.run) : esc(e.status === 'not in rawrag' ? 'not in rawrag' : e.status === 'runnable' ? 'none yet' : e.status)}</td><td>${others(e)}</td><td>${
         e.command === null
@@ -334,7 +341,7 @@ function paperSection(data: ReportData): string {
       }</td></tr>`,
   );
   return `<section id="paper" aria-labelledby="h-paper"><h2 id="h-paper">6. The paper, item by item</h2>
-<p class="muted">Every table, figure and diagnostic of the paper, the command that regenerates it, and rawrag's figure beside the paper's — only from a complete run of the item's setting (paired bootstrap Δ with 95% CI where the item is a difference); partial runs and runs of other settings are listed apart with what differs. The same map as <code>rawrag paper</code>.</p>
-<div class="table-wrap"><table class="paper"><thead><tr><th>section</th><th>item</th><th>paper</th><th>rawrag (reproduced)</th><th>measure</th><th>paired Δ [95% CI]</th><th>run</th><th>not comparable</th><th>command</th></tr></thead>
+<p class="muted">Every table, figure and diagnostic of the paper, the command that regenerates it, and rawrag's figure beside the paper's with its 95% interval and the difference. An item is reproduced only when a run has the same data (release sha256, all its questions), the whole split, the same system and setting, and the paper's figure lies inside rawrag's 95% interval (or within the item's stated tolerance); otherwise its status names the condition that fails, and other runs are listed apart with what differs. The same map as <code>rawrag paper</code>.</p>
+<div class="table-wrap"><table class="paper"><thead><tr><th>section</th><th>item</th><th>paper</th><th>status</th><th>rawrag [95% CI]; Δ vs paper</th><th>measure</th><th>paired Δ [95% CI]</th><th>run</th><th>not comparable</th><th>command</th></tr></thead>
 <tbody>${rows.join('\n')}</tbody></table></div></section>`;
 }

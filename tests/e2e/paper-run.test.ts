@@ -17,6 +17,8 @@ import { rawRagSpec } from '../../src/paper/rows.js';
 import { headline } from '../../src/paper/figures.js';
 import { buildPaperMap } from '../../src/paper/map.js';
 import { paperRun } from '../../src/cli/paper-run.js';
+import { CostCapExceeded } from '../../src/cli/exit.js';
+import { Interrupted } from '../../src/util/interrupt.js';
 import { locomo } from '../../src/datasets/locomo/index.js';
 import { ROOT } from '../helpers/cli.js';
 
@@ -90,7 +92,7 @@ describe('rawrag paper against a partial run of a paper row (loopback API)', () 
     // The LoCoMo row's run resumes the 200 done: its estimate is the rest.
     expect(r.stdout).toMatch(
       // (an opponent's own LoCoMo row is paired against it, so it is listed there too)
-      /paper\/locomo-gpt-4o-mini-openai +\| main\/locomo\/gpt-4o-mini\/openai, (leaderboard\/[\w-]+\/locomo\/gpt-4o-mini, )*evidence\/locomo-mean-tokens, judge\/variance +\| +[\d,]+ \|/,
+      /paper\/locomo-gpt-4o-mini-openai +\| main\/locomo\/gpt-4o-mini\/openai, (leaderboard\/[\w-]+\/locomo\/gpt-4o-mini, )*evidence\/locomo-mean-tokens, evidence\/locomo-range, judge\/variance +\| +[\d,]+ \|/,
     );
     expect(r.stdout).toMatch(/skip: a service or input not configured: a running Mem0 server/);
     expect(r.stdout).toMatch(/skip: a service or input not configured: a running MemMachine server/);
@@ -166,11 +168,14 @@ describe('rawrag paper --run: resumable runs under a cost cap (loopback API)', (
     const saved = { ...process.env };
     Object.assign(process.env, { OPENAI_API_KEY: env.OPENAI_API_KEY, RAWRAG_RETRY_BASE_MS: '5' });
     try {
-      await paperRun(
-        opts,
-        (s) => lines.push(s),
-        () => {},
-      );
+      // The cap held a run back: exit 6, as `rawrag run` refuses what does not fit.
+      await expect(
+        paperRun(
+          opts,
+          (s) => lines.push(s),
+          () => {},
+        ),
+      ).rejects.toThrow(CostCapExceeded);
       const text = lines.join('\n');
       expect(text).toMatch(/== run 1 of 5: rawrag run locomo --reader gpt-4o-mini --limit 4 --out /);
       expect(existsSync(join(root, 'paper', 'small', 'manifest.json'))).toBe(true);
@@ -192,11 +197,13 @@ describe('rawrag paper --run: resumable runs under a cost cap (loopback API)', (
       // The same command again: nothing new for `small`; the cap still keeps `large` out.
       const requests = api.count();
       lines.length = 0;
-      await paperRun(
-        opts,
-        (s) => lines.push(s),
-        () => {},
-      );
+      await expect(
+        paperRun(
+          opts,
+          (s) => lines.push(s),
+          () => {},
+        ),
+      ).rejects.toThrow(CostCapExceeded);
       expect(lines.join('\n')).not.toMatch(/paper\/small/);
       expect(api.count()).toBe(requests);
       // Without a cap `large` runs, and the map fills in.
@@ -214,6 +221,89 @@ describe('rawrag paper --run: resumable runs under a cost cap (loopback API)', (
       expect(sweep.delta).not.toBeNull();
       expect(map.entries.find((e) => e.id === 'large')!.status).toBe('reproduced');
       expect(map.entries.find((e) => e.id === 'large')!.rawrag).toBeGreaterThan(0);
+    } finally {
+      for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
+      Object.assign(process.env, saved);
+    }
+  }, 240_000);
+});
+
+describe('issue 41 item 10: paper --run counts what was paid across invocations (loopback API)', () => {
+  let calls = 0;
+  let abortAt = Infinity;
+  const ctl = { current: new AbortController() };
+  const api = new FakeApi({
+    chat: (body: any) => {
+      if (++calls === abortAt) ctl.current.abort('SIGINT');
+      return chat(body);
+    },
+  });
+  const cache = tempDir('rawrag-cache-');
+  beforeAll(() => api.start());
+  afterAll(() => api.close());
+  const items: PaperItem[] = [
+    {
+      id: 'one',
+      section: 'main results',
+      title: 'one',
+      paper: '—',
+      command: 'rawrag run locomo --reader gpt-4o-mini --limit 40',
+      steps: [{ command: 'run', args: ['locomo', '--reader', 'gpt-4o-mini', '--limit', '40'], out: 'paper/one' }],
+      run: { spec: rawRagSpec('locomo', 'gpt-4o-mini', 'local', { subset: '--limit 40' }), figure: headline('test') },
+    },
+  ];
+
+  it('after an interrupt it reports what the run directory recorded as paid, and --max-cost counts it on the next invocation', async () => {
+    const root = tempDir('rawrag-paper-paid-');
+    const saved = { ...process.env };
+    Object.assign(process.env, { OPENAI_API_KEY: env.OPENAI_API_KEY, RAWRAG_RETRY_BASE_MS: '5' });
+    const run = (maxCost: number | null, lines: string[]) =>
+      paperRun(
+        {
+          searched: [root],
+          only: null,
+          dryRun: false,
+          maxCost,
+          retryErrors: false,
+          progress: false,
+          transport: { cacheDir: cache, baseUrls: { reader: `${api.url}/v1`, judge: `${api.url}/v1` } },
+          signal: ctl.current.signal,
+          items,
+        },
+        (s) => lines.push(s),
+        () => {},
+      );
+    try {
+      // Interrupted after 30 chat requests.
+      abortAt = calls + 30;
+      const first: string[] = [];
+      await expect(run(null, first)).rejects.toThrow(Interrupted);
+      const manifest = JSON.parse(readFileSync(join(root, 'paper', 'one', 'manifest.json'), 'utf8'));
+      expect(manifest.status).toBe('interrupted');
+      const paid = manifest.spent_usd as number;
+      expect(paid).toBeGreaterThan(0);
+      const usd = (x: number) => `$${x.toFixed(4)}`;
+      // It used to print "spent $0.0000" here.
+      expect(first.join('\n')).toContain(`paid ${usd(paid)} in this invocation (${usd(paid)} in all by the runs under paper/`);
+
+      // A cap below what was paid already: refused before anything is sent (exit 6).
+      abortAt = Infinity;
+      ctl.current = new AbortController();
+      const before = api.count();
+      await expect(run(paid / 2, [])).rejects.toThrow(/have already paid \$0\.\d{4} \(earlier invocations included\); nothing was sent/);
+      expect(api.count()).toBe(before);
+      // A cap just above it: the rest of the run does not fit in what is left, so it is held back (exit 6), not run to twice the cap.
+      const third: string[] = [];
+      await expect(run(paid * 1.01, third)).rejects.toThrow(CostCapExceeded);
+      expect(third.join('\n')).toMatch(/exceeds the \$0\.\d{4} left of --max-cost/);
+      expect(api.count()).toBe(before);
+      // Without a cap the same command finishes it; what was paid in all is both invocations'.
+      const last: string[] = [];
+      await run(null, last);
+      const done = JSON.parse(readFileSync(join(root, 'paper', 'one', 'manifest.json'), 'utf8'));
+      expect(done.status).toBe('complete');
+      expect(last.join('\n')).toContain(`(${usd(done.spent_usd)} in all by the runs under paper/`);
+      expect(done.spent_usd).toBeGreaterThan(paid);
     } finally {
       for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
       Object.assign(process.env, saved);

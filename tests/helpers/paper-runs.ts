@@ -8,7 +8,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RunConfigSchema } from '../../src/systems/registry.js';
-import { RUN_HEADLINE } from '../../src/datasets/paper-rows.js';
+import { PAPER_RELEASES, RUN_HEADLINE } from '../../src/datasets/paper-rows.js';
 import { withOfficialJudge } from '../../src/cli/options.js';
 
 export interface FakeItem {
@@ -43,6 +43,11 @@ export interface FakeRun {
   summary?: Record<string, unknown>;
   /** The retriever actually used, when it differs (a fallback). */
   used?: { name: string; stand_in?: boolean };
+  /** The data file's sha256 (default the paper's pinned release, where it has one) and load warnings. */
+  sha256?: string;
+  warnings?: Array<{ place: string; message: string; important?: boolean }>;
+  /** Extra manifest fields (an import's `imported_from`). */
+  manifest?: Record<string, unknown>;
 }
 
 export function writeRun(root: string, name: string, r: FakeRun): string {
@@ -77,12 +82,20 @@ export function writeRun(root: string, name: string, r: FakeRun): string {
       config_hash: name,
       config,
       retriever: r.used ?? { name: retriever, notes: [] },
-      dataset: { path: 'x', sha256: 'x', bytes: 0, version: 'x', warnings: [], questions: r.total ?? r.items.length },
+      dataset: {
+        path: 'x',
+        sha256: r.sha256 ?? PAPER_RELEASES[r.benchmark]?.sha256 ?? 'x',
+        bytes: 0,
+        version: 'x',
+        warnings: r.warnings ?? [],
+        questions: r.total ?? r.items.length,
+      },
       questions: { selected: r.items.length, done: r.items.length, errors },
       created_at: r.finishedAt ?? '2026-01-01T00:00:00.000Z',
       updated_at: r.finishedAt ?? '2026-01-01T00:00:00.000Z',
       finished_at: r.finishedAt ?? '2026-01-01T00:00:00.000Z',
       timings: {},
+      ...r.manifest,
     }),
   );
   writeFileSync(
@@ -92,6 +105,7 @@ export function writeRun(root: string, name: string, r: FakeRun): string {
         JSON.stringify({
           id: i.id,
           benchmark: r.benchmark,
+          episode: i.id.split(':')[0],
           type: i.type,
           score: i.score,
           coverage: i.coverage === undefined || i.coverage === null ? null : { all: i.coverage, any: i.coverage },

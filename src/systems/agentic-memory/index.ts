@@ -53,6 +53,7 @@ export const agenticMemory: SystemDescriptor<ProviderSession, ModelEntry> = {
       title: 'add-only memory (UPDATE proposals carried out as ADD) against the same memory with updates',
       paper: 'Mem0: 67.36 -> 69.42 (+2.06), no category falling',
       paperValue: 2.06,
+      paperSystem: 'mem0',
       sweep: '-S mutations=on,off',
       variant: 'mutations=off',
     },

@@ -115,5 +115,15 @@ export const mem0 = serviceSystem<Mem0Config>({
       flags: '-S url=URL',
       needs: 'a running Mem0 server (-S url=URL)',
     },
+    {
+      kind: 'coverage',
+      benchmark: 'memoryagentbench',
+      reader: 'gpt-4o-mini',
+      title: "Mem0's evidence coverage (share of questions whose retrieved memories suffice)",
+      paper: 'coverage 40.03 % (RAW-RAG 45.29)',
+      paperValue: 40.03,
+      flags: '-S url=URL',
+      needs: 'a running Mem0 server (-S url=URL)',
+    },
   ],
 });

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { serviceSettingsShape, type ServiceSettings } from '../memory-service/config.js';
 import { serviceSystem } from '../memory-service/plugin.js';
 import { MemMachineService } from './client.js';
+import { PAPER_ROWS } from '../../datasets/paper-rows.js';
 
 const KEY_ENV = 'MEMMACHINE_API_KEY';
 const REPO = 'MemMachine/MemMachine@18f12112';
@@ -88,17 +89,16 @@ export const memmachine = serviceSystem<MemMachineConfig>({
       expandContext: cfg.expand_context,
       deleteTimeoutMs: cfg.deleteTimeout * 1000,
     }),
-  // The paper's main table: MemMachine is the strongest rival on LoCoMo and MEME.
-  paperRows: [
-    { reader: 'gpt-4o-mini', benchmark: 'locomo', paper: '88.12 (RAW-RAG 89.07)', paperValue: 88.12 },
-    { reader: 'gpt-4.1-mini', benchmark: 'locomo', paper: '91.69 (RAW-RAG 93.70)', paperValue: 91.69 },
-    { reader: 'gpt-4o-mini', benchmark: 'meme', paper: '37.06, six-task macro (RAW-RAG 39.30)', paperValue: 37.06 },
-    { reader: 'deepseek-v4-flash', benchmark: 'meme', paper: '44.71, six-task macro (RAW-RAG 43.19)', paperValue: 44.71 },
-  ].map((r) => ({
+  // The paper's main table: MemMachine is the strongest rival on LoCoMo and MEME. Its figures are the
+  // main table's own (src/datasets/paper-rows.ts `strongestOther`), never a second copy.
+  paperRows: PAPER_ROWS.filter((r) => r.retriever === 'openai' && r.strongestOther?.system === 'MemMachine').map((r) => ({
     kind: 'leaderboard' as const,
+    benchmark: r.benchmark,
+    reader: r.reader,
     title: `MemMachine on ${r.benchmark === 'locomo' ? 'LoCoMo' : 'MEME'}, read by ${r.reader} (its own row of the paper's main table)`,
+    paper: `${r.strongestOther!.accuracy.toFixed(2)}${r.benchmark === 'meme' ? ', six-task macro' : ''} (RAW-RAG ${r.accuracy.toFixed(2)})`,
+    paperValue: r.strongestOther!.accuracy,
     flags: '-S url=URL',
     needs: 'a running MemMachine server (-S url=URL)',
-    ...r,
   })),
 });

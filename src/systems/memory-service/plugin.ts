@@ -147,7 +147,7 @@ export function serviceSystem<C extends ServiceSettings>(p: ServicePlugin<C>): S
 export function startHint<C extends ServiceSettings>(p: Pick<ServicePlugin<C>, 'name' | 'about' | 'install'>): string {
   const own = (p.about.start ?? []).join('; then ');
   if (!p.install || p.install.unavailable) return own || `the ${p.about.label} service`;
-  return `'rawrag systems install ${p.name}' and leave out -S url= (rawrag starts it for you)${own ? `, or: ${own}` : ''}`;
+  return `'rawrag systems install ${p.name}' and leave out -S url= (rawrag starts it for you); 'rawrag systems ${p.name}' shows the other ways`;
 }
 
 /** The environment variable a plug-in reads its key from by default. */

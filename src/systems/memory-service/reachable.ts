@@ -5,6 +5,8 @@
  * does not start because rawrag asks again. Self-contained (no plug-in knowledge), so any
  * pre-flight can call it.
  */
+import { get as httpGet } from 'node:http';
+import { get as httpsGet } from 'node:https';
 import { InputError } from '../../util/errors.js';
 
 /** An input problem (the URL given, or the service not started): exit 2 with the message, like a bad flag. */
@@ -35,13 +37,23 @@ function reasonOf(e: unknown): string {
   return err?.cause?.code ?? err?.code ?? err?.cause?.message ?? String(e);
 }
 
+/** One GET on a connection of its own (no pooled socket a restarted service has closed), its status or the error. */
+function getOnce(url: string, timeoutMs: number): Promise<number> {
+  return new Promise((resolvePromise, reject) => {
+    const get = url.startsWith('https:') ? httpsGet : httpGet;
+    const req = get(url, { agent: false, signal: AbortSignal.timeout(timeoutMs) }, (res) => {
+      res.resume();
+      resolvePromise(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+  });
+}
+
 /** Resolves with the HTTP status of one request to `url`; throws ServiceUnreachable when nothing answers. */
 export async function checkReachable(url: string, o: ReachableOptions): Promise<number> {
   const timeoutMs = o.timeoutMs ?? 5000;
   try {
-    const res = await fetch(url, { method: 'GET', signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
-    await res.body?.cancel();
-    return res.status;
+    return await getOnce(url, timeoutMs);
   } catch (e) {
     const code = reasonOf(e);
     const what = code === 'TIMEOUT' ? `no answer within ${(timeoutMs / 1000).toFixed(0)} s` : code;

@@ -20,9 +20,7 @@ describe('options that would do nothing are refused', () => {
     expect(existsSync(out)).toBe(false);
     const other = await rawragInProcess(['run', 'locomo', '-S', 'phaseVisible=true', '--out', out]);
     expect(other.code).toBe(1);
-    expect(other.stderr).toMatch(
-      /-S: system 'raw-rag' has no options \(rawrag systems raw-rag\)/,
-    );
+    expect(other.stderr).toMatch(/-S: system 'raw-rag' has no options \(rawrag systems raw-rag\)/);
     expect(existsSync(out)).toBe(false);
   });
 

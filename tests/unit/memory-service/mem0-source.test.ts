@@ -284,8 +284,8 @@ describe('mem0 (platform API)', () => {
     const err = await source.open(ep(), ctx(cfg)).catch((e: Error) => e);
     expect(String(err)).toMatch(/GET http:\/\/127\.0\.0\.1:\d+\/v1\/ping\/ failed \(HTTP 401\)/);
     expect(String(err)).not.toContain('wrong-key-9876543210');
-    // The key is checked as the SDK does, before any add: nothing was sent.
-    expect(server.requests.map((r) => r.path)).toEqual(['/v1/ping/']);
+    // The reachability probe (any answer will do), then the SDK's key check, which fails: nothing else is sent.
+    expect(server.requests.map((r) => r.path)).toEqual(['/', '/v1/ping/']);
     expect(server.adds()).toHaveLength(0);
   });
 });

@@ -119,9 +119,10 @@ describe('memmachine', () => {
     const source = await memmachine.create(cfg, session(), { runDir });
     const opened = await source.open(ep(), ctx(cfg));
     const project = projectIdOf(owner());
-    // The project first, then the adds: 10, 10, 3 (session 1), 2 (session 2).
-    expect(server.requests[0]!.path).toBe('/api/v2/health');
-    expect(server.requests[1]).toMatchObject({ path: '/api/v2/projects', body: { org_id: 'universal', project_id: project } });
+    // The reachability probe, then the project, then the adds: 10, 10, 3 (session 1), 2 (session 2).
+    expect(server.requests[0]).toMatchObject({ method: 'GET', path: '/' });
+    expect(server.requests[1]!.path).toBe('/api/v2/health');
+    expect(server.requests[2]).toMatchObject({ path: '/api/v2/projects', body: { org_id: 'universal', project_id: project } });
     const adds = server.adds();
     expect(adds.map((a) => a.body.messages.length)).toEqual([10, 10, 3, 2]);
     expect(adds.every((a) => a.body.org_id === 'universal' && a.body.project_id === project)).toBe(true);
@@ -200,7 +201,7 @@ describe('memmachine', () => {
     expect(item.evidence_turns).toContain('D2:1');
     // Nothing but projects, adds and searches went to the server: no flush, no polling.
     expect(new Set(server.requests.map((r) => r.path))).toEqual(
-      new Set(['/api/v2/health', '/api/v2/projects', '/api/v2/memories', '/api/v2/memories/list', '/api/v2/memories/search']),
+      new Set(['/', '/api/v2/health', '/api/v2/projects', '/api/v2/memories', '/api/v2/memories/list', '/api/v2/memories/search']),
     );
   });
 

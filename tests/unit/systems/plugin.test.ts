@@ -56,13 +56,15 @@ const cfgOf = (extra: Record<string, unknown> = {}) =>
   });
 
 describe('a system registered from its own folder', () => {
-  it('gets its flags, help and config section from the registry', () => {
+  it('gets its -S options, help and config section from the registry (no flag of its own)', () => {
     expect(listSystems().map((s) => s.name)).toContain('last-turns');
     const run = runCommand();
-    expect(run.options.some((o) => o.long === '--last-n')).toBe(true);
-    expect(run.helpInformation().replace(/\s+/g, ' ')).toMatch(/last-turns \(the last n visible turns/);
+    expect(run.options.some((o) => o.long === '--last-n')).toBe(false);
+    expect(run.helpInformation().replace(/\s+/g, ' ')).toMatch(/--system <name> .*last-turns/);
     const ablate = ablateCommand();
-    expect(ablate.options.find((o) => o.long === '--last-n')!.flags).toBe('--last-n <list>');
+    expect(ablate.options.some((o) => o.long === '--last-n')).toBe(false);
+    expect(lastTurns.sweep![0]!.key).toBe('n');
+    expect(RunConfigSchema.parse({ benchmark: 'locomo', system: 'last-turns', lastTurns: { n: 3 } }).lastTurns).toEqual({ n: 3 });
     expect(() => RunConfigSchema.parse({ benchmark: 'locomo', system: 'last-turns', lastTurns: { n: 0 } })).toThrow();
     expect(() => RunConfigSchema.parse({ benchmark: 'locomo', system: 'no-such-system' })).toThrow(/unknown system 'no-such-system'/);
   });
