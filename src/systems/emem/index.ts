@@ -27,9 +27,13 @@ export const emem = sidecarSystem({
       description: "EMem refuses to start without it; the sidecar sets 'true' as the authors' run script does (a value given is kept)",
     },
   ],
+  // What the real-library tier ran (tests/real/emem.test.ts), against the loopback OpenAI-compatible API.
   checked: {
-    kind: 'stand-in',
-    why: 'EMem was installed here from its checkout with the steps rawrag systems install emem runs (pip install .), but its run through the CLI had not finished when last checked (PyTorch on a shared 2-core machine); RAWRAG_REAL_HEAVY=1 npm run test:real -- tests/real/emem.test.ts runs it',
+    kind: 'real',
+    library: 'emem (KevinSRR/EMem checkout)',
+    version: 'f83c0b9a',
+    date: '2026-12-07',
+    how: 'RAWRAG_REAL_HEAVY=1 npm run test:real: SUPPORT_JSON_SCHEMA unset (the sidecar set it), /list and /delete before any retrieval returned and removed the saved EDUs; rawrag run locomo --system emem --reader gpt-4o-mini --limit 20 through its sidecar, 0 errors',
   },
   install: {
     python: '>=3.10',
