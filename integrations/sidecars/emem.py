@@ -25,7 +25,14 @@ EDUs keep their session but not their turns on LoCoMo, so memories carry no turn
 no coverage for EMem (absent, not 0 %).
 
 Environment: `OPENAI_API_KEY`; `--llm-base-url` / `--embedding-base-url` (default: the `OPENAI_BASE_URL`
-environment variable) for OpenAI-compatible endpoints.
+environment variable) for OpenAI-compatible endpoints. `SUPPORT_JSON_SCHEMA`: EMem refuses to start
+without it (utils/config_utils.py L13-35, a ValueError from its OpenStructuring); the authors' run
+script exports `SUPPORT_JSON_SCHEMA=true` (run_emem_locomo.sh L7), so the sidecar sets `true` when the
+environment has none (a value given is kept). With `true` EMem asks its LLM for schema-constrained
+JSON (`response_format` json_schema), so the endpoint must honour json_schema.
+
+Embedding model: `text-embedding-3-small`, as the authors' runs pass it (run_emem_locomo.sh L12); the
+script's argparse default, `text-embedding-small-3` (run_emem_locomo_cached.py L699), names no model.
 
 Deviations (each a flag): `--skip-ppr` runs EMem instead of EMem-G; `--llm-model`, `--embedding-model`.
 A restarted sidecar re-opens an indexed conversation by indexing it again over its save_dir, which
@@ -60,18 +67,20 @@ class EMemAdapter(Adapter):
     @classmethod
     def add_arguments(cls, parser) -> None:
         parser.add_argument("--llm-model", default="gpt-4o-mini", help="the script's --llm_model")
-        parser.add_argument("--embedding-model", default="text-embedding-small-3", help="the script's --embedding_model default, as written there")
+        parser.add_argument("--embedding-model", default="text-embedding-3-small", help="the embedding model the authors' run script passes (run_emem_locomo.sh)")
         parser.add_argument("--llm-base-url", default=os.environ.get("OPENAI_BASE_URL"), help="OpenAI-compatible LLM endpoint")
         parser.add_argument("--embedding-base-url", default=os.environ.get("OPENAI_BASE_URL"), help="OpenAI-compatible embedding endpoint")
         parser.add_argument("--skip-ppr", action="store_true", help="EMem (no PPR) instead of the script's default EMem-G")
 
     def __init__(self, args, state_dir):
         super().__init__(args, state_dir)
+        os.environ.setdefault("SUPPORT_JSON_SCHEMA", "true")  # run_emem_locomo.sh L7; EMem raises ValueError without it
         from emem import EMem
         from emem.utils import conversation_data_utils as data
         from emem.utils.config_utils import BaseConfig
+        from emem.utils.misc_utils import reformat_openie_results
 
-        self.EMem, self.data, self.BaseConfig = EMem, data, BaseConfig
+        self.EMem, self.data, self.BaseConfig, self.reformat = EMem, data, BaseConfig, reformat_openie_results
         self.models: dict[str, object] = {}
 
     def _config(self, save_dir: str):
@@ -146,8 +155,16 @@ class EMemAdapter(Adapter):
         edus = (solutions[0].edus or [])[: model.global_config.qa_top_k]
         return [self._edu(e) for e in edus][:limit]
 
+    def _structuring_results(self, model) -> dict:
+        """Session -> EDUs. EMem builds `structuring_results_dict` only at its first retrieval (EMem.py L2101-2110),
+        from the results index_conversation saved; before that, read them the same way (load_existing_openie)."""
+        held = getattr(model, "structuring_results_dict", None)
+        if held is None:
+            held = self.reformat(model.load_existing_openie([])[0], openie_mode=model.global_config.openie_mode)[0]
+        return held
+
     def memories(self, owner: Owner) -> list[dict]:
-        return [self._edu(e) for edus in self._model(owner).structuring_results_dict.values() for e in edus]
+        return [self._edu(e) for edus in self._structuring_results(self._model(owner)).values() for e in edus]
 
     def delete(self, owner: Owner) -> list[str]:
         held = len(self.memories(owner))

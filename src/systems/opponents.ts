@@ -19,7 +19,7 @@ export const PAPER_OPPONENTS: readonly PaperOpponent[] = [
   { name: 'EverMemOS', system: 'evermemos', how: 'service', note: 'EverMind-AI/EverMemOS (EverCore REST API v1)' },
   { name: 'MemOS', system: 'memos', how: 'service', note: 'MemTensor/MemOS (server_api, /product routes)' },
   { name: 'EMem', system: 'emem', how: 'sidecar', note: 'KevinSRR/EMem (library; indexes a whole conversation at once)' },
-  { name: 'SimpleMem', system: 'simplemem', how: 'sidecar', note: 'aiming-lab/SimpleMem (library)' },
+  { name: 'SimpleMem', system: 'simplemem', how: 'sidecar', note: 'aiming-lab/SimpleMem (library; all-MiniLM-L6-v2 substitute embedder)' },
   { name: 'MemU', system: 'memu', how: 'service', note: 'NevaMind-AI/memU-server, or memU cloud API v0' },
   { name: 'MemMachine', system: 'memmachine', how: 'service', note: 'MemMachine/MemMachine (REST API v2)' },
   { name: 'Mem0', system: 'mem0', how: 'service', note: 'mem0ai/mem0 (open-source server or platform)' },
@@ -30,7 +30,12 @@ export const PAPER_OPPONENTS: readonly PaperOpponent[] = [
     note: 'no public code (arXiv 2602.03315): only its own result files can enter, through rawrag import jsonl',
   },
   { name: 'Nemori', system: 'nemori', how: 'sidecar', note: 'nemori-ai/nemori (library)' },
-  { name: 'MemoryOS', system: 'memoryos', how: 'sidecar', note: 'BAI-LAB/MemoryOS (memoryos-pypi library)' },
-  { name: 'A-MEM', system: 'a-mem', how: 'sidecar', note: 'agiresearch/A-mem (library)' },
+  { name: 'MemoryOS', system: 'memoryos', how: 'sidecar', note: 'BAI-LAB/MemoryOS (memoryos-pro library, faiss-cpu)' },
+  {
+    name: 'A-MEM',
+    system: 'a-mem',
+    how: 'sidecar',
+    note: "WujiangXu/AgenticMemory memory_layer.py (the paper's; agiresearch/A-mem with -S library=agiresearch)",
+  },
   { name: 'RecMem', system: 'recmem', how: 'sidecar', note: 'CaiusDai/RecMem (library)' },
 ];

@@ -25,7 +25,7 @@ import { getSystem } from '../../src/systems/registry.js';
 const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json'), options: {} });
 /** Each sidecar system, its label, its sidecar flags, and whether the library stores one item per turn (else per pair of turns). */
 const SIDECARS: Array<[string, string, string[], 'turn' | 'pair']> = [
-  ['simplemem', 'SimpleMem', [], 'turn'],
+  ['simplemem', 'SimpleMem (MiniLM substitute)', [], 'turn'],
   ['a-mem', 'A-MEM', [], 'turn'],
   ['recmem', 'RecMem', [], 'pair'],
   ['memoryos', 'MemoryOS', [], 'pair'],

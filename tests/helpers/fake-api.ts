@@ -88,6 +88,7 @@ export class FakeApi extends LoopbackServer<Fault['kind']> {
       res.end(JSON.stringify({ error: { message: `no route ${rec.path}` } }));
       return;
     }
+    if (rec.path === '/v1/chat/completions' && rec.body?.stream === true) return streamChat(res, reply as ChatReply);
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify(reply));
   }
@@ -249,6 +250,19 @@ export class FakeApi extends LoopbackServer<Fault['kind']> {
         return null;
     }
   }
+}
+
+type ChatReply = { id: string; created: number; model: string; choices: Array<{ message: { content: string } }> };
+
+/** A chat reply as the API streams it (`stream: true`): server-sent events of chat.completion.chunk, then [DONE]. */
+function streamChat(res: ServerResponse, reply: ChatReply): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  const chunk = (delta: Record<string, string>, finish: string | null) =>
+    `data: ${JSON.stringify({ id: reply.id, object: 'chat.completion.chunk', created: reply.created, model: reply.model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  res.write(chunk({ role: 'assistant', content: '' }, null));
+  res.write(chunk({ content: reply.choices[0]!.message.content }, null));
+  res.write(chunk({}, 'stop'));
+  res.end('data: [DONE]\n\n');
 }
 
 /** A message's text: a string, or its content parts' text joined. */

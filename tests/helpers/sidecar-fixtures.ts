@@ -56,6 +56,8 @@ export const SIDECAR_FIXTURES: Record<string, ServiceFixture> = {
     expect(retrieves).toHaveLength(c.questions);
     expect(calls.indexOf(retrieves[0]!)).toBeGreaterThan(fin);
     for (const r of retrieves) expect(questionsOf(c).has(r.query as string)).toBe(true);
+    // The embedder: all-MiniLM-L6-v2 in the Qwen3 model's place (the sidecar's --embedder minilm default, a labelled substitute).
+    expect(calls.find((x) => x.call === 'SimpleMemSystem')).toMatchObject({ embedding_model: 'sentence-transformers/all-MiniLM-L6-v2' });
   }),
   'a-mem': sidecar('a-mem', (peer, c) => {
     const calls = callsOf(peer);
@@ -67,8 +69,14 @@ export const SIDECAR_FIXTURES: Record<string, ServiceFixture> = {
     expect(notes.map((n) => n.time)).toEqual(turns.map((t) => t.date));
     const fresh = indexOf(calls, (x) => x.call === 'AgenticMemorySystem', 'a new system');
     expect(fresh).toBeLessThan(calls.indexOf(notes[0]!));
+    // memory_layer.py: each note's keywords, context and tags come from the LLM (analyze_content), then its evolution prompt.
+    const llm = calls.filter((x) => x.call === 'llm.get_completion');
+    const analyses = llm.filter((x) => (x.schema as string[]).join() === 'context,keywords,tags');
+    expect(analyses).toHaveLength(notes.length);
+    expect(llm.filter((x) => (x.schema as string[]).includes('should_evolve'))).toHaveLength(notes.length);
+    expect(notes.every((n) => Array.isArray(n.keywords))).toBe(true);
     // Each question: the script's keyword prompt, then find_related_memories_raw(keywords, k=10), after every note.
-    const asks = calls.filter((x) => x.call === 'llm.get_completion');
+    const asks = llm.filter((x) => (x.schema as string[]).join() === 'keywords');
     const finds = calls.filter((x) => x.call === 'find_related_memories_raw');
     expect(asks).toHaveLength(c.questions);
     expect(finds).toHaveLength(c.questions);
@@ -185,6 +193,9 @@ export const SIDECAR_FIXTURES: Record<string, ServiceFixture> = {
     expect(calls.find((x) => x.call === 'EMem')).toMatchObject({
       config: { openie_mode: 'edu_based_contextual_ee_online', qa_top_k: 10, linking_top_k: 30, skip_retrieval_ppr: false, seed: 42 },
       llm_model_name: 'gpt-4o-mini',
+      // run_emem_locomo.sh: --embedding_model text-embedding-3-small, SUPPORT_JSON_SCHEMA=true.
+      embedding_model_name: 'text-embedding-3-small',
+      support_json_schema: true,
     });
     const retrievals = calls.filter((x) => x.call === 'retrieve_structuring_conversation_enhanced_v2');
     expect(retrievals).toHaveLength(c.questions);

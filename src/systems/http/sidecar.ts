@@ -40,11 +40,17 @@ export interface SidecarPlugin {
   install?: InstallSpec;
   /** What it was checked against: its real library (version, date) or a stand-in only, and why. */
   checked?: CheckedAgainst;
+  /** The plug-in's own `-S` keys (each `.describe()`d), beside the shared service settings. */
+  options?: z.ZodRawShape;
+  /** The sidecar flags those keys stand for (a sidecar started for you gets them; one you start yourself needs them too). */
+  flagsOf?(cfg: SidecarConfig): string[];
+  /** Its name in manifests and tables when the keys choose another library; default: `label`. */
+  labelOf?(cfg: SidecarConfig): string;
   /** Which image captions its authors' benchmark loader feeds the library (default all): see SystemAbout.captions. */
   captions?: CaptionPolicy;
 }
 
-export type SidecarConfig = ServiceSettings;
+export type SidecarConfig = ServiceSettings & Record<string, unknown>;
 
 export function sidecarSystem(p: SidecarPlugin): SystemDescriptor<ProviderSession, ModelEntry> {
   const schema = z
@@ -56,6 +62,7 @@ export function sidecarSystem(p: SidecarPlugin): SystemDescriptor<ProviderSessio
         .positive()
         .default(14_400)
         .describe("seconds to wait after an owner's last add while the sidecar feeds the history to the library (LLM work per turn)"),
+      ...p.options,
     })
     .strict();
   return serviceSystem<SidecarConfig>({
@@ -74,9 +81,10 @@ export function sidecarSystem(p: SidecarPlugin): SystemDescriptor<ProviderSessio
       ...(p.captions ? { captions: p.captions } : {}),
     },
     schema: schema as unknown as z.ZodType<SidecarConfig>,
-    connect: (cfg, key, transport) => new HttpMemoryService(cfg.url!, p.label, key, transport),
+    connect: (cfg, key, transport) => new HttpMemoryService(cfg.url!, p.labelOf?.(cfg) ?? p.label, key, transport),
     ...(p.noCoverage ? { noCoverage: () => p.noCoverage } : {}),
     ...(p.oneEpisodeAtATime ? { oneEpisodeAtATime: () => true } : {}),
+    ...(p.labelOf ? { labelOf: p.labelOf } : {}),
     ...(p.install ? { install: { ...p.install, script: p.install.script ?? p.script } } : {}),
     ...(p.checked ? { checked: p.checked } : {}),
   });

@@ -10,6 +10,12 @@ export interface InstallSpec {
   python: string;
   /** pip requirement lines from the package index, pinned ('mem0ai==2.2.1'), installed first. */
   packages?: readonly string[];
+  /**
+   * Packages installed after `packages` with `pip install --no-deps`: a package whose declared
+   * requirements cannot install here (memoryos-pro requires faiss-gpu, which has no wheel past
+   * Python 3.10); `packages` then lists its requirements with the replacement, and `why` says which.
+   */
+  noDeps?: { packages: readonly string[]; why: string };
   /** A checkout the user passes with `--source DIR` (or found in RAWRAG_SOURCES/<folder>). */
   source?: {
     /** 'owner/name' of the repository. */

@@ -121,6 +121,9 @@ export function installSystem(name: string, spec: InstallSpec, opts: InstallOpti
   if (!existsSync(paths.python)) run(python, ['-m', 'venv', paths.venv], `making the environment ${paths.venv}`);
   const packages = [...(spec.packages ?? [])];
   if (packages.length) run(paths.pip, ['install', ...packages], `pip install ${packages.join(' ')}`);
+  // A package whose declared requirements cannot install here goes in without them (`packages` carried them, swapped).
+  const noDeps = [...(spec.noDeps?.packages ?? [])];
+  if (noDeps.length) run(paths.pip, ['install', '--no-deps', ...noDeps], `pip install --no-deps ${noDeps.join(' ')} (${spec.noDeps!.why})`);
   const checkout = checkoutOf(spec, opts.source, opts.env);
   if (spec.source && checkout)
     for (const args of spec.source.steps) {
@@ -135,7 +138,7 @@ export function installSystem(name: string, spec: InstallSpec, opts: InstallOpti
     source:
       spec.source && checkout
         ? { kind: 'checkout', dir: checkout, commit: gitHead(checkout) ?? spec.source.commit, repo: spec.source.repo, packages }
-        : { kind: 'index', packages },
+        : { kind: 'index', packages: [...packages, ...noDeps] },
     python: { path: python, version: pythonVersionOf(paths.python) ?? 'unknown' },
     date: new Date().toISOString(),
     freeze_sha256: sha256Hex(freeze),

