@@ -13,7 +13,7 @@ import type { Benchmark } from './benchmark.js';
 import type { IngestedEpisode } from './ingested-episode.js';
 import type { Policy } from './policy.js';
 import type { WriteDecision } from './write-decisions.js';
-import type { InstallSpec } from '../systems/memory-service/install.js';
+import type { InstallSpec } from './install-spec.js';
 
 /**
  * A config value `rawrag ablate` may sweep for this system with its own reading of the list, e.g.

@@ -17,7 +17,7 @@ import { FakeMem0 } from '../helpers/fake-mem0.js';
 import { STANDINS, requirePython } from '../helpers/sidecar-peer.js';
 import { registerSystem, unregisterSystem } from '../../src/systems/registry.js';
 import { sidecarSystem } from '../../src/systems/http/sidecar.js';
-import type { InstallSpec } from '../../src/systems/memory-service/install.js';
+import type { InstallSpec } from '../../src/core/install-spec.js';
 import { recmem } from '../../src/systems/recmem/index.js';
 
 const STANDIN = 'started-standin';

@@ -29,7 +29,7 @@ import { getSystem } from '../../src/systems/registry.js';
 import { installBlocker } from '../../src/systems/memory-service/installer.js';
 import { ensureStarted } from '../../src/systems/memory-service/launcher.js';
 import { runCommandEnd } from '../../src/util/command-end.js';
-import type { InstallSpec } from '../../src/systems/memory-service/install.js';
+import type { InstallSpec } from '../../src/core/install-spec.js';
 
 /** Why `system`'s real library is not run here, or null when it is. */
 export function notRunReason(system: string, env: NodeJS.ProcessEnv = process.env): string | null {

@@ -13,7 +13,7 @@ import { PAPER_OPPONENTS } from '../../systems/opponents.js';
 import { getSystem, listSystems } from '../../systems/registry.js';
 import { markdownTable } from '../../util/table.js';
 import { systemsSubcommands } from './systems-manage.js';
-import type { InstallSpec } from '../../systems/memory-service/install.js';
+import type { InstallSpec } from '../../core/install-spec.js';
 
 export interface SystemOptionInfo {
   key: string;

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import type { CaptionPolicy, CheckedAgainst, SystemDescriptor, VendorProtocol } from '../../core/system.js';
-import type { InstallSpec } from '../memory-service/install.js';
+import type { InstallSpec } from '../../core/install-spec.js';
 import type { ModelEntry } from '../../providers/models.js';
 import type { ProviderSession } from '../../providers/session.js';
 import { serviceSettingsShape, type ServiceSettings } from '../memory-service/config.js';

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { promptFile } from '../../scoring/prompts.js';
 import { serviceSettingsShape, type ServiceSettings } from '../memory-service/config.js';
 import { serviceSystem } from '../memory-service/plugin.js';
-import type { InstallSpec } from '../memory-service/install.js';
+import type { InstallSpec } from '../../core/install-spec.js';
 import { Mem0Service } from './client.js';
 import { MEM0_PROTOCOL } from './protocol.js';
 

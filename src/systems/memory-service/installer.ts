@@ -12,7 +12,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, write
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import { InputError } from '../../util/errors.js';
 import { sha256Hex, writeJsonAtomic } from '../../util/fsx.js';
-import type { InstallSpec } from './install.js';
+import type { InstallSpec } from '../../core/install-spec.js';
 import { pythonVersionOf, satisfiesPython } from './python-version.js';
 import { installedRecord, systemPaths, type InstalledRecord } from './systems-dir.js';
 

@@ -17,7 +17,7 @@ import { onCommandEnd } from '../../util/command-end.js';
 import { InputError } from '../../util/errors.js';
 import { readJsonFile, writeJsonAtomic } from '../../util/fsx.js';
 import { fromRoot } from '../../util/paths.js';
-import type { InstallSpec } from './install.js';
+import type { InstallSpec } from '../../core/install-spec.js';
 import { currentInstall } from './installer.js';
 import { libraryEndpoint, offlineEnv, seedTiktoken } from './offline-env.js';
 import { checkReachable } from './reachable.js';

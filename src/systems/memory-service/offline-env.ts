@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../util/fsx.js';
-import type { InstallSpec } from './install.js';
+import type { InstallSpec } from '../../core/install-spec.js';
 
 /** The key a library gets when the user set none (an endpoint that checks no key, e.g. a local one). */
 export const PLACEHOLDER_KEY = 'sk-rawrag-no-key';

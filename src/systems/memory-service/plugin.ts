@@ -21,7 +21,7 @@ import type { MemoryService } from './service.js';
 import { serviceSource } from './source.js';
 import { serviceStore } from './store.js';
 import { serviceSummaryLines } from './summary.js';
-import type { InstallSpec } from './install.js';
+import type { InstallSpec } from '../../core/install-spec.js';
 import { ensureStarted, type StartedService } from './launcher.js';
 import { checkReachable } from './reachable.js';
 import { checkService } from './check.js';

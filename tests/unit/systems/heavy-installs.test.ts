@@ -10,7 +10,7 @@
  * - EMem: its checkout, as its pyproject declares; SimpleMem: simplemem 0.1.0 with a packaged MiniLM.
  */
 import { describe, expect, it } from 'vitest';
-import type { InstallSpec } from '../../../src/systems/memory-service/install.js';
+import type { InstallSpec } from '../../../src/core/install-spec.js';
 import { getSystem } from '../../../src/systems/registry.js';
 
 const installOf = (name: string): InstallSpec => {
