@@ -204,6 +204,11 @@ export interface SystemDescriptor<Session = unknown, Model = unknown> {
   /** The paper's figures for this system (`rawrag paper`). */
   paperRows?: readonly SystemPaperRow[];
   /**
+   * The pre-flight's look at what this system needs before anything is sent (its key, its service
+   * answering): one line per problem, nothing started and nothing written.
+   */
+  preflight?(cfg: RunConfig, env: NodeJS.ProcessEnv): Promise<string[]>;
+  /**
    * `rawrag systems check NAME`: a pre-flight of the system as `cfg` names it (a probe conversation
    * written, waited for, searched, deleted), each step printed through `log`; true when all passed.
    */

@@ -2,13 +2,14 @@
  * The pre-flight: everything a run (or every cell of a grid) needs, checked before the first paid
  * request, so that a typo, a missing key, a dead endpoint or a missing data file costs nothing.
  *
+ * 0. systems: the checks plugged in below (SERVICE_CHECKS): a system's own needs (a memory service's key,
+ *    its URL answering), first, so that a system that cannot run sends nothing else;
  * 1. data: each cell's data file loads and its questions select (what `--dry-run` reads);
  * 2. models: every model each cell calls (reader, judge, retriever, a system's own LLM) is named
  *    as its provider knows it (models.ts: "did you mean gpt-4o-mini?");
  * 3. keys: each has its key, or an endpoint of the user's; a remote retriever without them is an
  *    error unless `--fallback local`;
  * 4. endpoints: each distinct endpoint is reached once (reach.ts; `--no-reach` skips it);
- * 5. services: the checks plugged in below (SERVICE_CHECKS), for memory services a system talks to.
  *
  * All problems are collected and reported together (an InputError, exit 2); nothing is written.
  */
@@ -19,6 +20,7 @@ import { ProviderSession, type Endpoint } from '../providers/session.js';
 import type { TransportOptions } from '../providers/transport.js';
 import type { Role } from '../providers/usage.js';
 import { InputError } from '../util/errors.js';
+import { systemOf } from '../systems/registry.js';
 import { checkName } from './models.js';
 import { reachEndpoint, type ReachResult } from './reach.js';
 
@@ -34,7 +36,10 @@ export interface PreflightCell {
  * pre-flight runs each once per cell, after the model checks.
  */
 export type ServiceCheck = (cfg: RunConfig, transport: Partial<TransportOptions>) => Promise<string[]>;
-export const SERVICE_CHECKS: ServiceCheck[] = [];
+export const SERVICE_CHECKS: ServiceCheck[] = [
+  // The system's own needs (a service's key, its URL answering), as its descriptor states them.
+  async (cfg) => (await systemOf(cfg).preflight?.(cfg, process.env)) ?? [],
+];
 
 export interface PreflightOptions {
   /** Reach each endpoint once (default true; `--no-reach`). */
@@ -78,6 +83,9 @@ export async function preflight(
   const session = new ProviderSession({ ...transport, noCache: true });
   try {
     const notes: string[] = [];
+    // The systems' own needs first: a system that cannot run at all sends nothing, not even a reachability probe.
+    for (const c of cells) for (const check of SERVICE_CHECKS) for (const p of await check(c.cfg, transport)) problems.push(tag(c, p));
+    if (problems.length > 0) throw preflightError(problems);
     const reachable = checkKeys([...uses.values()], session, problems, notes);
     const lists = opts.reach === false ? new Map<string, ReachResult>() : await reachAll(reachable, session, problems);
     for (const u of uses.values()) {
@@ -87,7 +95,6 @@ export async function preflight(
       if (check.problem) problems.push(check.problem);
       if (check.note) notes.push(check.note);
     }
-    for (const c of cells) for (const check of SERVICE_CHECKS) for (const p of await check(c.cfg, transport)) problems.push(tag(c, p));
     if (problems.length > 0) throw preflightError(problems);
     return { notes: [...new Set(notes)] };
   } finally {

@@ -5,7 +5,7 @@
  * process is gone (same host, pid not alive) is stale and taken over, with a note; of processes
  * taking over the same stale lock at once, exactly one gets it (a takeover guard, below).
  */
-import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
 import { withPath, writeFileDurable } from '../util/checked-write.js';
 import { tempPathFor } from '../util/fsx.js';
 import { hostname } from 'node:os';
@@ -83,7 +83,11 @@ export function acquireRunLock(dir: string, command = process.argv.slice(2).join
     const held = readLock(path);
     const stale = held !== null && held.host === me.host && !alive(held.pid);
     if (!stale) {
-      if (held === null && existsSync(path) === false && attempt < 5) continue; // released in between
+      // Released in between, or replaced by a rival's takeover between our create and our read: look again.
+      if (held === null && attempt < 5) {
+        sleepSync(5);
+        continue;
+      }
       throw inUse(dir, held);
     }
     const outcome = takeOver(path, held!, me);

@@ -125,14 +125,22 @@ describe('BEAM: an item whose judging failed keeps its coverage', () => {
       match: (r) => JSON.stringify(r.body ?? '').includes('RUBRIC CRITERION') || JSON.stringify(r.body ?? '').includes('binary classifier'),
     });
     const r = await rawragInProcess(
-      ['run', 'beam', '--data', CONV, '--reader', 'gpt-4o-mini', '--json', '--max-retries', '0', '--no-progress', '--out', out].concat([
-        '--reader-base-url',
-        `${api.url}/v1`,
-        '--judge-base-url',
-        `${api.url}/v1`,
-        '--cache-dir',
-        tempDir(),
-      ]),
+      [
+        'run',
+        'beam',
+        '--data',
+        CONV,
+        '--reader',
+        'gpt-4o-mini',
+        '--json',
+        '--max-retries',
+        '0',
+        '--max-failures',
+        '0',
+        '--no-progress',
+        '--out',
+        out,
+      ].concat(['--reader-base-url', `${api.url}/v1`, '--judge-base-url', `${api.url}/v1`, '--cache-dir', tempDir()]),
       env,
     );
     expect(r.code).toBe(4);

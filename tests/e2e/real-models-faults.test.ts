@@ -143,7 +143,7 @@ describe('calls that finally fail are item errors, counted apart and redone by -
     // --max-error-rate defaults to 0: any failed item makes the exit code 4.
     expect(first.code).toBe(4);
     expect(first.stderr).toMatch(
-      /2 of 5 items failed \(40\.0%, allowed 0\.0%\); redo them with:\n  rawrag run locomo .*--retry-errors --out /,
+      /2 of 5 items failed \(40\.0%, allowed 0\.0%\), for 2 reasons:[\s\S]*redo them with:\n  rawrag run locomo .*--retry-errors --out /,
     );
     const s = JSON.parse(first.stdout);
     expect(s.n).toBe(5);

@@ -195,7 +195,7 @@ describe('rawrag judge --rejudge, and judge vs judge in rawrag stats', () => {
     expect(s.code, s.stderr).toBe(0);
     const row = JSON.parse(s.stdout).families[0].leaderboard[0];
     expect(row).toMatchObject({ system: 'precise', status: 'incomplete', items: 16 });
-    expect(readFileSync(join(dir, 'rj-stats', 'leaderboard.md'), 'utf8')).toContain("- precise: run status is 'incomplete'");
+    expect(readFileSync(join(dir, 'rj-stats', 'leaderboard.md'), 'utf8')).toContain('- precise: ranks an incomplete run (incomplete)');
   });
 
   it('refuses to re-judge with the very same judge, and a directory that is not a run', async () => {

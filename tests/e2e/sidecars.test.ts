@@ -146,9 +146,9 @@ it('rawrag systems lists the six sidecar systems as sidecars, and all twelve of 
   const j = JSON.parse(r.stdout);
   const opponents = j.paper_opponents as Array<{ name: string; how: string; system: string | null; runnable: boolean }>;
   expect(opponents).toHaveLength(12);
-  for (const [system, label] of SIDECARS) {
+  for (const [system] of SIDECARS) {
     expect(getSystem(system).about?.kind).toBe('sidecar');
-    expect(opponents.find((o) => o.name === label)).toMatchObject({ how: 'sidecar', system, runnable: true });
+    expect(opponents.find((o) => o.system === system)).toMatchObject({ how: 'sidecar', system, runnable: true });
   }
   expect(opponents.find((o) => o.name === 'Memora')).toMatchObject({ how: 'import', system: null, runnable: false });
 });

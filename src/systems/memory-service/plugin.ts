@@ -101,6 +101,19 @@ export function serviceSystem<C extends ServiceSettings>(p: ServicePlugin<C>): S
     });
     return { service, settings: effective, started };
   };
+  /** What connect would refuse, and a given URL that does not answer, as problems (the pre-flight's). */
+  const preflight = async (cfg: RunConfig, env: NodeJS.ProcessEnv): Promise<string[]> => {
+    const settings = settingsOf(cfg);
+    const refused = p.refuse?.(settings, keyFrom(env, settings.keyEnv));
+    if (refused) return [`--system ${p.name}: ${refused}`];
+    if (!settings.url) return [];
+    try {
+      await checkReachable(settings.url, { label: p.about.label, startHint: startHint(p) });
+      return [];
+    } catch (e) {
+      return [(e as Error).message];
+    }
+  };
   const store = serviceStore(p.name, (cfg) => connect(cfg, process.env));
 
   return {
@@ -114,6 +127,7 @@ export function serviceSystem<C extends ServiceSettings>(p: ServicePlugin<C>): S
     },
     config: { key: section, schema: p.schema },
     ...(p.paperRows ? { paperRows: p.paperRows } : {}),
+    preflight,
     async create(cfg, session, opts) {
       const { service, settings, started } = await connect(cfg, session.transport.env, session.transport, session.secrets);
       return serviceSource(service, settings, {

@@ -159,7 +159,8 @@ describe.each(Object.keys(FIXTURES))('system %s', (name) => {
   });
 
   it('shows no turn beyond the question’s visibility horizon (MEME)', async () => {
-    const cfg = cfgOf('meme', { data: MEME });
+    // No judge: the loopback's default reply is no MEME verdict, and the horizon is about what the reader is shown.
+    const cfg = cfgOf('meme', { data: MEME, judge: { model: 'none' } });
     const out = join(root, name, 'meme');
     const run = await executeRun({ cfg, out, transport }, quiet);
     expect(run.manifest.status).toBe('complete');
