@@ -7,18 +7,27 @@ import type { TransportOptions } from '../providers/transport.js';
 export const DEFAULT_MAX_FAILURES = 10;
 
 export function addPreflightOptions(cmd: Command): Command {
-  return cmd
-    .option(
-      '--fallback <retriever>',
-      'local: a remote retriever without its keys or endpoint runs the local retriever instead (default: that is an error before anything is sent)',
-      fallbackValue,
-    )
+  return addFallbackOption(cmd)
     .option('--no-reach', 'do not reach each endpoint once before the run (the pre-flight still checks names, keys and data)')
     .option(
       '--max-failures <n|p%>',
       `stop the run once N items in a row (or P % of the questions) failed with the same error, naming it (default ${DEFAULT_MAX_FAILURES}; 0 = never)`,
       maxFailuresValue,
     );
+}
+
+/** `--fallback local`: for the commands that run a retriever (run, ablate). */
+export function addFallbackOption(cmd: Command): Command {
+  return cmd.option(
+    '--fallback <retriever>',
+    'local: a remote retriever without its keys or endpoint runs the local retriever instead (default: that is an error before anything is sent)',
+    fallbackValue,
+  );
+}
+
+/** The transport with `--fallback` applied. */
+export function withFallback(cmd: Command, transport: Partial<TransportOptions>): Partial<TransportOptions> {
+  return { ...transport, fallback: (cmd.opts().fallback as 'local' | undefined) ?? null };
 }
 
 function fallbackValue(value: string): 'local' {

@@ -130,6 +130,17 @@ describe('pre-flight: nothing is sent when a run cannot go right', () => {
     expect(JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')).retriever.name).toMatch(/^local/);
   });
 
+  it('ablate: --retriever openai without keys is refused naming --fallback local; with it, the sweep runs the local retriever', async () => {
+    const out = join(tempDir(), 'abl');
+    const base = ['ablate', 'locomo', '--k', '1,15', '--retriever', 'openai', '--limit', '2', '--cache-dir', tempDir(), '--out', out];
+    const refused = await rawragInProcess(base, noKeys);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/needs OPENAI_API_KEY.*\(or add --fallback local to run the local retriever instead\)/);
+    const allowed = await rawragInProcess([...base, '--fallback', 'local'], noKeys);
+    expect(allowed.code, allowed.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(out, 'default', 'manifest.json'), 'utf8')).retriever.name).toMatch(/^local/);
+  });
+
   it('a grid whose second cell has no data stops before the first cell starts', async () => {
     const out = join(tempDir(), 'set');
     const r = await rawragInProcess(

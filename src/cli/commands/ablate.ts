@@ -5,6 +5,7 @@ import { join, relative, resolve } from 'node:path';
 import { analyseAblation } from '../../ablate/paired-table.js';
 import { estimateAblation, renderAblationEstimate } from '../../ablate/dry-run.js';
 import { runAblation } from '../../ablate/engine.js';
+import { addFallbackOption, withFallback } from '../preflight.js';
 import type { AblationOutcome } from '../../ablate/types.js';
 import { writeAblation, type AblationFiles } from '../../ablate/output.js';
 import { writeOutputs } from '../../util/output-set.js';
@@ -55,6 +56,7 @@ export function ablateCommand(): Command {
   addMethodOptions(cmd);
   addReaderOptions(cmd);
   addTransportOptions(cmd);
+  addFallbackOption(cmd);
   addNameOption(cmd, 'sweep (every variant carries it)');
   asList(cmd, '--k', 'evidence windows kept, comma-separated, e.g. 1,5,15,120 (the reference k=15 is always included)');
   asList(
@@ -106,7 +108,7 @@ export function ablateCommand(): Command {
     const { base, variants, out, name, rejudgeUnchanged } = ablationPlan(command, benchmarkArg);
     const opts = command.opts();
     const maxCost = maxCostOf(command);
-    let transport = transportFromFlags(command);
+    let transport = withFallback(command, transportFromFlags(command));
     const benchmark = getBenchmark(base.benchmark);
     if (rejudgeUnchanged && opts.batch)
       throw new UsageError(
