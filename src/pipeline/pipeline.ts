@@ -27,6 +27,12 @@ import { finishWithin } from '../util/interrupt.js';
 import { isDeferred } from '../providers/batch/defer.js';
 import { addCost } from '../providers/usage.js';
 import { PhaseClock } from '../util/phase-clock.js';
+import { ConfigurationError } from '../util/errors.js';
+
+/** Not an item's error: a deferral, a full disk, a setting that fails every item alike (exit 2). */
+function stopsRun(e: unknown): boolean {
+  return isDeferred(e) || isLocalFsFailure(e) || e instanceof ConfigurationError;
+}
 
 /** Runs the item's stages in order; the first failure is the item's error (a deferral propagates). */
 export async function runStages(item: ItemRecord, stages: ItemStage[], ctx: Parameters<ItemStage['run']>[1]): Promise<void> {
@@ -34,7 +40,7 @@ export async function runStages(item: ItemRecord, stages: ItemStage[], ctx: Para
     try {
       await stage.run(item, ctx);
     } catch (e) {
-      if (isDeferred(e) || isLocalFsFailure(e)) throw e;
+      if (stopsRun(e)) throw e;
       item.error = { stage: stage.name, message: (e as Error).message };
       return;
     }
@@ -55,7 +61,7 @@ export async function answerQuestion(q: Question, episode: EpisodeEvidence, ctx:
     evidence = checkEvidence(q, item, await episode.evidenceFor(q, item, ctx), ctx);
   } catch (e) {
     // A full disk here (a memory service's ingest log) stops the run, naming the file.
-    if (isDeferred(e) || isLocalFsFailure(e)) throw e;
+    if (stopsRun(e)) throw e;
     item.error = { stage: 'retrieve', message: (e as Error).message };
     return item;
   }
@@ -170,8 +176,9 @@ export async function answerAll(
             out.deferred += group.questions.length;
             return;
           }
-          // A full disk while indexing (a memory service's ingest log) stops the run, naming the file.
-          if (isLocalFsFailure(e)) {
+          // A full disk while indexing (a memory service's ingest log) or a setting that cannot work
+          // (an embedding model of another dimension) stops the run, naming the file or the setting.
+          if (isLocalFsFailure(e) || e instanceof ConfigurationError) {
             writeFailed = true;
             throw e;
           }
@@ -198,6 +205,8 @@ export async function answerAll(
                 item = await answerQuestion(q, opened, ctx);
                 searching.add(tq, tq + (item.timings.retrieve_ms ?? 0));
               } catch (e) {
+                // A setting that fails every item alike: no new question starts after it.
+                if (e instanceof ConfigurationError) writeFailed = true;
                 if (!isDeferred(e)) throw e;
                 out.deferred++;
                 return;

@@ -19,5 +19,8 @@ export function readVectors(res: OpenAI.CreateEmbeddingResponse, n: number): Flo
   }
   const missing = out.findIndex((v) => v === undefined);
   if (missing !== -1) throw new BadReplyError(`no embedding returned for input ${missing} of ${n}`, true);
+  // One model answers one length: vectors of several lengths in one reply are a broken reply, not a setting.
+  const lengths = [...new Set(out.map((v) => v!.length))];
+  if (lengths.length > 1) throw new BadReplyError(`embeddings of mixed lengths in one reply (${lengths.join(', ')})`, true);
   return out as Float32Array[];
 }

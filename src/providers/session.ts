@@ -13,6 +13,7 @@ import { defaultTransport, type TransportOptions } from './transport.js';
 import { UsageMeter, type Role } from './usage.js';
 import { ConcurrencyPool } from './limits.js';
 import { CostCapReached, type RequestCost } from './budget.js';
+import { ConfigurationError } from '../util/errors.js';
 
 export interface Endpoint {
   baseUrl: string;
@@ -145,6 +146,9 @@ export class ProviderSession {
       return await (cap ? cap.run(`${role} request to ${model}`, opts.cost, go) : go());
     } catch (e) {
       if (e instanceof CostCapReached) throw e;
+      // A setting that cannot work is the user's to fix, not a failed request: its own message, once.
+      const last = e instanceof RetriesExhausted ? e.last : e;
+      if (last instanceof ConfigurationError) throw new ConfigurationError(this.secrets.scrub(last.message));
       const ex = e instanceof RetriesExhausted ? e : new RetriesExhausted(e, 1, { retryable: false });
       const status = ex.info.status !== undefined ? ` (HTTP ${ex.info.status})` : '';
       const tries = ex.attempts > 1 ? ` after ${ex.attempts} tries` : '';

@@ -35,3 +35,15 @@ export class UsageError extends Error {
     this.name = 'UsageError';
   }
 }
+
+/**
+ * A setting that cannot work, found while running (an embedding model answering vectors of another
+ * dimension than its registry entry or the index declares): every item would fail alike, so it is
+ * not retried, not an item error, and it stops the run (exit 2) naming what to fix.
+ */
+export class ConfigurationError extends InputError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigurationError';
+  }
+}

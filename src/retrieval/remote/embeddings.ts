@@ -19,6 +19,7 @@ import { DeferredRequestError, type DeferSink } from '../../providers/batch/defe
 import { endpointId, provenanceOf } from '../../providers/provenance.js';
 import { costOf } from '../../providers/usage.js';
 import { readVectors } from '../../providers/embedding-reply.js';
+import { ConfigurationError } from '../../util/errors.js';
 
 export { readVectors };
 
@@ -56,6 +57,22 @@ export class RemoteEmbedder implements Embedder {
     if (v.length === 0 || (this.dimension !== undefined && v.length !== this.dimension)) return false;
     for (let i = 0; i < v.length; i++) if (!Number.isFinite(v[i]!)) return false;
     return true;
+  }
+
+  /**
+   * A reply's vector length against the registry's `dimensions`, else the index's (the first reply's):
+   * another length is the model or endpoint set wrong, the same for every item, so the run stops here.
+   */
+  private checkDimension(got: number): void {
+    const declared = this.entry.dimensions !== undefined;
+    this.dimension ??= got;
+    if (got === this.dimension) return;
+    const source = declared ? 'its registry entry declares' : "the index's vectors (its first reply) have";
+    throw new ConfigurationError(
+      `embedding model ${this.name} at ${endpointId(this.endpoint.baseUrl)} answered vectors of ${got} dimensions, ` +
+        `but ${source} ${this.dimension}: expected ${this.dimension}, got ${got}. Check the model name, its "dimensions" ` +
+        'and --embed-base-url (another model behind the endpoint?)',
+    );
   }
 
   /** The text actually sent: queries get the model's instruction (Qwen3), inputs are capped in length. */
@@ -162,10 +179,8 @@ export class RemoteEmbedder implements Embedder {
       const vectors = readVectors(res, batch.length);
       // Checked before anything is stored: a wrong-sized or non-finite vector is an item error, and
       // a retry asks again instead of replaying it from the cache.
-      this.dimension ??= vectors[0]!.length;
+      this.checkDimension(vectors[0]!.length);
       vectors.forEach((v, i) => {
-        if (v.length !== this.dimension)
-          throw new BadReplyError(`embedding ${i} has ${v.length} dimensions, expected ${this.dimension}`, false);
         if (!this.usable(v)) throw new BadReplyError(`embedding ${i} has a component that is not a finite number`, false);
       });
       return { vectors, promptTokens: res.usage?.prompt_tokens ?? batch.reduce((s, p) => s + p.tokens, 0), servedModel: res.model ?? null };

@@ -103,7 +103,7 @@ describe('rerank replies', () => {
 });
 
 describe('embedding replies', () => {
-  it('a vector of the wrong dimension is an error, not cached, and asked again', async () => {
+  it('a vector of the wrong dimension is a configuration error, not cached, and asked again', async () => {
     const s = session();
     const { embedder } = stages(s);
     await embedder.embed(['first text'], 'document'); // 64 dimensions: the length every later vector must have
@@ -112,7 +112,7 @@ describe('embedding replies', () => {
       data: [{ object: 'embedding', index: 0, embedding: [0.1, 0.2, 0.3] }],
       usage: { prompt_tokens: 1, total_tokens: 1 },
     });
-    await expect(embedder.embed(['second text'], 'document')).rejects.toThrow(/embedding 0 has 3 dimensions, expected 64/);
+    await expect(embedder.embed(['second text'], 'document')).rejects.toThrow(/answered vectors of 3 dimensions.*expected 64, got 3/);
     const [v] = await embedder.embed(['second text'], 'document');
     expect(v!.length).toBe(64);
     expect(api.count('/v1/embeddings')).toBe(3);
