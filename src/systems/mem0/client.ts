@@ -30,7 +30,7 @@ import {
   type ServiceMessage,
   type ServiceProbe,
 } from '../memory-service/service.js';
-import { memoriesOf, ossAddOutcome, outcomeOf } from './replies.js';
+import { memoriesOf, ossAddOutcome, outcomeOf, platformAddReply } from './replies.js';
 
 export type Mem0Api = 'oss' | 'platform';
 
@@ -100,18 +100,22 @@ export class Mem0Service implements MemoryService {
     const instructions = this.opts.instructions;
     if (this.opts.api === 'oss') {
       const body = { ...this.body(call), ...(instructions ? { prompt: instructions } : {}) };
-      return ossAddOutcome(await this.http.once({ method: 'POST', path: '/memories', body }));
+      return this.http.once<AddOutcome>({ method: 'POST', path: '/memories', body, read: ossAddOutcome });
     }
     const body = {
       ...this.body(call),
       ...(call.timestamp !== null ? { timestamp: call.timestamp } : {}),
       ...(instructions ? { custom_instructions: instructions } : {}),
     };
-    const reply = (await this.http.once({ method: 'POST', path: '/v3/memories/add/', body })) as Record<string, unknown> | null;
+    const reply = await this.http.once<Record<string, unknown>>({
+      method: 'POST',
+      path: '/v3/memories/add/',
+      body,
+      read: platformAddReply,
+    });
     // `infer: false` answers at once with the results; otherwise the add is queued as an event.
-    if (reply && Array.isArray(reply.results)) return outcomeOf(reply.results);
-    if (!reply || typeof reply.event_id !== 'string')
-      throw new BadReplyError(`add returned no event_id: ${JSON.stringify(reply)?.slice(0, 200)}`, false);
+    if (Array.isArray(reply.results)) return outcomeOf(reply.results);
+    if (typeof reply.event_id !== 'string') throw new BadReplyError('add returned no event_id', true); // checked by platformAddReply
     hooks?.accepted(reply.event_id);
     return this.awaitEvent(call, reply.event_id);
   }
@@ -161,8 +165,14 @@ export class Mem0Service implements MemoryService {
 
   async search(owner: string, query: string, limit: number): Promise<ServiceMemory[]> {
     const path = this.opts.api === 'oss' ? '/search' : '/v3/memories/search/';
-    const reply = await this.http.request({ method: 'POST', path, body: { query, filters: { user_id: owner }, top_k: limit } });
-    return memoriesOf(reply).slice(0, limit);
+    // Empty, `null` or without its list: retried like a 5xx; an empty list is a valid search.
+    const found = await this.http.request<ServiceMemory[]>({
+      method: 'POST',
+      path,
+      body: { query, filters: { user_id: owner }, top_k: limit },
+      read: memoriesOf,
+    });
+    return found.slice(0, limit);
   }
 
   async list(owner: string): Promise<ServiceMemory[]> {
@@ -172,23 +182,27 @@ export class Mem0Service implements MemoryService {
   /** Every memory of the owner, and whether the listing may have stopped at a cap (the OSS server has no pages). */
   private async listing(owner: string): Promise<{ memories: ServiceMemory[]; capped: boolean }> {
     if (this.opts.api === 'oss') {
-      const reply = await this.http.request({ method: 'GET', path: '/memories', query: { user_id: owner, top_k: String(OSS_LIST_MAX) } });
-      const memories = memoriesOf(reply);
+      const memories = await this.http.request<ServiceMemory[]>({
+        method: 'GET',
+        path: '/memories',
+        query: { user_id: owner, top_k: String(OSS_LIST_MAX) },
+        read: memoriesOf,
+      });
       const capped = memories.length === OSS_LIST_MAX || LIBRARY_LIST_DEFAULTS.includes(memories.length);
       if (capped) this.cappedLists++;
       return { memories, capped };
     }
     const memories: ServiceMemory[] = [];
     for (let page = 1; page <= 10_000; page++) {
-      const reply = (await this.http.request({
+      const { got, more } = await this.http.request<{ got: ServiceMemory[]; more: boolean }>({
         method: 'POST',
         path: '/v3/memories/',
         query: { page: String(page), page_size: '100' },
         body: { filters: { user_id: owner } },
-      })) as { next?: unknown } | unknown[];
-      const got = memoriesOf(reply);
+        read: (reply) => ({ got: memoriesOf(reply), more: !Array.isArray(reply) && Boolean((reply as { next?: unknown }).next) }),
+      });
       memories.push(...got);
-      if (Array.isArray(reply) || !reply?.next || got.length === 0) break;
+      if (!more || got.length === 0) break;
     }
     return { memories, capped: false };
   }
@@ -203,14 +217,13 @@ export class Mem0Service implements MemoryService {
     const found = memories.filter((m) => m.addKey === call.key).map((m) => m.id);
     if (found.length || !capped || this.opts.api !== 'oss') return found;
     const query = call.messages[0] ? mem0Content(call.messages[0], this.opts.captions) : call.key;
-    const reply = await this.http.request({
+    const searched = await this.http.request<ServiceMemory[]>({
       method: 'POST',
       path: '/search',
       body: { query, filters: { user_id: call.owner, rawrag_add: call.key }, top_k: 100, threshold: 0 },
+      read: memoriesOf,
     });
-    return memoriesOf(reply)
-      .filter((m) => m.addKey === call.key)
-      .map((m) => m.id);
+    return searched.filter((m) => m.addKey === call.key).map((m) => m.id);
   }
 
   async deleteOwner(owner: string): Promise<void> {

@@ -17,7 +17,8 @@ export function listOf(reply: unknown): unknown[] {
   if (Array.isArray(reply)) return reply;
   if (isObject(reply) && Array.isArray(reply.results)) return reply.results;
   if (isObject(reply) && Array.isArray(reply.memories)) return reply.memories;
-  throw new BadReplyError(`expected {"results": [...]}, got ${JSON.stringify(reply)?.slice(0, 200)}`, false);
+  // A reply without its list is a broken reply (issue 42): retried like a 5xx. An empty list is valid.
+  throw new BadReplyError(`expected {"results": [...]}, got ${JSON.stringify(reply)?.slice(0, 200)}`, true);
 }
 
 const READ_KEYS = new Set(['id', 'event', 'memory', 'data', 'previous_memory', 'old_memory']);
@@ -62,7 +63,8 @@ export function ossAddOutcome(reply: unknown): AddOutcome {
     const rest = Object.fromEntries(Object.entries(reply).filter(([k]) => k !== 'results'));
     return outcomeOf(reply.results, Object.keys(rest).length ? [rest] : []);
   }
-  throw new BadReplyError(`the add reply holds no results list: ${JSON.stringify(reply)?.slice(0, 200)}`, false);
+  // Empty, `null` or without its list: retried (the add is looked for on the service first). An empty list is valid.
+  throw new BadReplyError(`the add reply holds no results list: ${JSON.stringify(reply)?.slice(0, 200)}`, true);
 }
 
 /** A memory as a search or a listing returns it (`memory`, or the platform's `data.memory`); null without an id or a text. */
@@ -85,3 +87,9 @@ export function toMemory(m: unknown): ServiceMemory | null {
 }
 
 export const memoriesOf = (reply: unknown): ServiceMemory[] => listOf(reply).flatMap((m) => toMemory(m) ?? []);
+
+/** The platform's add reply: its results (`infer: false`) or the queued event's id; else a broken reply, retried. */
+export function platformAddReply(reply: unknown): Record<string, unknown> {
+  if (isObject(reply) && (Array.isArray(reply.results) || typeof reply.event_id === 'string')) return reply;
+  throw new BadReplyError(`add returned no event_id: ${JSON.stringify(reply)?.slice(0, 200)}`, true);
+}

@@ -4,7 +4,7 @@
  * concurrency limit per service, and error messages with the key blanked.
  */
 import pLimit, { type LimitFunction } from 'p-limit';
-import { HttpStatusError, parseJsonReply } from '../../providers/errors.js';
+import { BadReplyError, HttpStatusError, notJsonReply, parseJsonReply } from '../../providers/errors.js';
 import { RetriesExhausted, withRetry, type RetryPolicy } from '../../providers/retry.js';
 import type { Secrets } from '../../providers/secrets.js';
 
@@ -20,6 +20,12 @@ export interface RequestSpec {
   path: string;
   query?: Record<string, string>;
   body?: unknown;
+  /**
+   * Reads the reply, inside the attempt: a reply it cannot read (a missing field: it throws a
+   * retryable BadReplyError) is retried like a 5xx, as is an empty body or `null` (issue 42).
+   * Without it, an empty body is `null` (a DELETE's or an acknowledgement's, which carry nothing).
+   */
+  read?: (reply: unknown) => unknown;
 }
 
 /** A request to the service that failed for good; the message names the call and never the key. */
@@ -73,8 +79,14 @@ export class JsonService {
       });
       const text = await res.text();
       if (!res.ok) throw new HttpStatusError(res.status, res.headers, text);
-      if (text.trim() === '') return null as T;
-      return parseJsonReply<T>(text, res.headers.get('content-type')); // truncated JSON: retried; an HTML page: at once
+      if (!spec.read) {
+        if (text.trim() === '') return null as T;
+        return parseJsonReply<T>(text, res.headers.get('content-type')); // truncated JSON: retried; an HTML page: at once
+      }
+      if (text.trim() === '') throw notJsonReply(text, res.headers.get('content-type'));
+      const reply = parseJsonReply<unknown>(text, res.headers.get('content-type'));
+      if (reply === null) throw new BadReplyError('a null reply (retried; if every retry gets one, is the base URL right?)', true);
+      return spec.read(reply) as T;
     });
   }
 
