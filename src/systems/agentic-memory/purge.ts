@@ -73,7 +73,7 @@ export function diskFailure(e: unknown, file: string): InputError | null {
     free = null;
   }
   const why = code === 'SQLITE_FULL' || free === 0 ? 'no space left on device' : 'the disk refused a write';
-  return new InputError(`${why} (${code}: ${(e as Error).message}); nothing was lost: free some space and run the purge again`, { file });
+  return new InputError(`${why} (${code}: ${(e as Error).message}); the purge is not finished: free some space and run it again`, { file });
 }
 
 const sqliteFiles = (path: string) => [path, `${path}-wal`, `${path}-journal`];
