@@ -44,6 +44,14 @@ function cellText(c: Cell | null | undefined): string {
   return c ? pct(c.accuracy) : '—';
 }
 
+/** What every section of a family's report shares: short system labels and the significance marks. */
+interface RenderContext {
+  f: FamilyReport;
+  opts: { resamples: number; seed: number | string };
+  label(name: string): string;
+  mark(p: PairRow): string;
+}
+
 /** The Markdown report of one benchmark-setting: leaderboard, pairwise tests, omnibus, coverage, agreement, problems. */
 export function renderFamily(f: FamilyReport, opts: { resamples: number; seed: number | string }): string {
   const out: string[] = [`## ${f.benchmark} — ${f.setting}${f.judge ? ` — judge ${f.judge}` : ''}`, ''];
@@ -57,11 +65,30 @@ export function renderFamily(f: FamilyReport, opts: { resamples: number; seed: n
       '',
     );
   const { label, legend } = labeller(f.leaderboard.map((r) => r.system));
+  const mark = (p: PairRow) => `${stars(p.p_holm)}${p.p_bootstrap_holm < 0.05 ? '†' : ''}`;
+  const ctx: RenderContext = { f, opts, label, mark };
+  out.push(...leaderboardSection(ctx), ...pairwiseSection(ctx), ...omnibusSection(f), ...coverageSection(ctx));
+  out.push(...agreementSection(ctx), ...epochsSection(ctx));
+  if (legend.length) {
+    out.push('Systems: ' + legend.join('; '));
+    out.push('');
+  }
+  const problems = problemLines(f);
+  if (problems.length) {
+    out.push('### Questions not used, and other notes');
+    out.push(...problems.map((p) => `- ${p}`));
+    out.push('');
+  }
+  return out.join('\n');
+}
+
+/** The accuracy leaderboard with its intervals and Δ vs the baseline (or the ranks each system beats). */
+function leaderboardSection({ f, opts, label, mark }: RenderContext): string[] {
+  const out: string[] = [];
   const pairOf = new Map<string, PairRow>();
   for (const p of f.pairwise) pairOf.set(p.system_a, p);
   const baselineMode = f.mode === 'baseline';
   const scored = f.leaderboard.some((r) => r.scored > 0);
-  const mark = (p: PairRow) => `${stars(p.p_holm)}${p.p_bootstrap_holm < 0.05 ? '†' : ''}`;
   if (scored) {
     const header = ['#', 'system', 'n', ...f.types, ...f.aggregation.columns.filter((c) => c !== 'overall'), 'overall', '95% CI'];
     header.push(baselineMode ? `Δ vs ${label(f.baseline!)}` : 'significantly above');
@@ -117,6 +144,11 @@ export function renderFamily(f: FamilyReport, opts: { resamples: number; seed: n
     out.push('');
   }
 
+  return out;
+}
+
+function pairwiseSection({ f, label, mark }: RenderContext): string[] {
+  const out: string[] = [];
   if (f.pairwise.length) {
     out.push('### Pairwise (A − B)');
     out.push(
@@ -145,6 +177,11 @@ export function renderFamily(f: FamilyReport, opts: { resamples: number; seed: n
     );
     out.push('');
   }
+  return out;
+}
+
+function omnibusSection(f: FamilyReport): string[] {
+  const out: string[] = [];
   if (f.omnibus) {
     const o = f.omnibus;
     out.push(
@@ -152,6 +189,11 @@ export function renderFamily(f: FamilyReport, opts: { resamples: number; seed: n
     );
     out.push('');
   }
+  return out;
+}
+
+function coverageSection({ f, label }: RenderContext): string[] {
+  const out: string[] = [];
   if (f.coverage.some((c) => c.n > 0)) {
     out.push('### Coverage × utilization');
     out.push(
@@ -206,6 +248,11 @@ export function renderFamily(f: FamilyReport, opts: { resamples: number; seed: n
     }
     out.push('');
   }
+  return out;
+}
+
+function agreementSection({ f, label }: RenderContext): string[] {
+  const out: string[] = [];
   const kappas = f.agreement.filter((a) => a.n > 0);
   if (kappas.length) {
     out.push("### Judge agreement (Fleiss' kappa across judge runs) and judge variance tested (Cochran's Q across runs)");
@@ -229,6 +276,11 @@ export function renderFamily(f: FamilyReport, opts: { resamples: number; seed: n
     out.push('votes >= 0.5 count as correct per judge run; Q tests H0 that every judge run has the same accuracy on the same items.');
     out.push('');
   }
+  return out;
+}
+
+function epochsSection({ f, label }: RenderContext): string[] {
+  const out: string[] = [];
   if (f.epochs?.length) {
     out.push('### Between epochs (--epochs: the reader answered each question several times) beside between judge runs');
     out.push(
@@ -261,17 +313,7 @@ export function renderFamily(f: FamilyReport, opts: { resamples: number; seed: n
     );
     out.push('');
   }
-  if (legend.length) {
-    out.push('Systems: ' + legend.join('; '));
-    out.push('');
-  }
-  const problems = problemLines(f);
-  if (problems.length) {
-    out.push('### Questions not used, and other notes');
-    out.push(...problems.map((p) => `- ${p}`));
-    out.push('');
-  }
-  return out.join('\n');
+  return out;
 }
 
 function sample(ids: string[], k = 5): string {

@@ -6,6 +6,7 @@ import { analyseAblation } from '../../ablate/paired-table.js';
 import { estimateAblation, renderAblationEstimate } from '../../ablate/dry-run.js';
 import { runAblation } from '../../ablate/engine.js';
 import { addFallbackOption, withFallback } from '../preflight.js';
+import type { TransportOptions } from '../../providers/transport.js';
 import type { AblationOutcome } from '../../ablate/types.js';
 import { writeAblation, type AblationFiles } from '../../ablate/output.js';
 import { writeOutputs } from '../../util/output-set.js';
@@ -104,139 +105,133 @@ export function ablateCommand(): Command {
     )
     .option('--batch', 'send reader and judge requests as Batch API jobs (half price, up to 24 h; see docs/models.md)')
     .option('--no-wait', 'with --batch: exit once the batch jobs are submitted; run the same command again to go on');
-  cmd.action(async (benchmarkArg: string | undefined, _opts: unknown, command: Command) => {
-    const { base, variants, out, name, rejudgeUnchanged } = ablationPlan(command, benchmarkArg);
-    const opts = command.opts();
-    const maxCost = maxCostOf(command);
-    let transport = withFallback(command, transportFromFlags(command));
-    const benchmark = getBenchmark(base.benchmark);
-    if (rejudgeUnchanged && opts.batch)
-      throw new UsageError(
-        '--rejudge-unchanged sends reader and judge requests past the response cache; --batch answers them from it: use one',
-      );
-    process.stderr.write(
-      `ablation: ${variants.length} variant${variants.length === 1 ? '' : 's'}: ${variants.map((v) => v.name).join(' | ')}\n`,
-    );
-    if (variants.length === 1)
-      process.stderr.write(
-        'note: no sweep given (--k, --window, --candidates, --no-rerank, --no-expand, -S key=a,b): only the reference runs\n',
-      );
-    const log = (line: string) => {
-      if (firstTime(line)) process.stderr.write(line + '\n');
-    };
-    if (opts.dryRun) {
-      // Ranking every question once per window size takes a while: say how far it got.
-      const dryBar = progressBar(`${base.benchmark} ablation dry run`, opts.progress !== false);
-      const estimate = await estimateAblation(
-        { base, variants, out, transport, verbose: Boolean(opts.verbose), rejudgeUnchanged },
-        {
-          log: (line) => {
-            dryBar.stop();
-            log(line);
-          },
-          progress: (done, total) => dryBar.update(done, total),
-        },
-      );
-      dryBar.stop();
-      printOut(
-        renderAblationEstimate(benchmark.name, estimate) + (maxCost === null ? '' : `\n${capLine(maxCost, estimate.cost_usd)}`) + '\n',
-      );
-      return;
-    }
-    if (maxCost !== null) {
-      // The whole sweep's estimate (before cache hits) against the cap, less what its variants already spent.
-      const e = await estimateAblation({ base, variants, out, transport, verbose: false }, { log: () => undefined });
-      const spentBefore = recordedSpend(variants.map((v) => join(resolve(out), v.name)));
-      transport = capTransport(transport, {
-        usd: maxCost,
-        spentBefore,
-        estimateUsd: e.cost_usd,
-        what: `the ${variants.length}-variant sweep`,
-      });
-    }
-    const bar = progressBar(`${base.benchmark} ablation`, opts.progress !== false);
-    const interrupts = watchInterrupts(
-      () => bar.stop(),
-      () => bar.stop(),
-    );
-    let outcome: AblationOutcome;
-    try {
-      const hooks = {
-        log: (line: string) => {
-          bar.stop();
-          log(line);
-        },
-        progress: (done: number, total: number) => bar.update(done, total),
-        signal: interrupts.signal,
-      };
-      if (opts.batch) {
-        // Every variant's pending reader/judge requests go out together; see `rawrag run --batch`.
-        const b = await withBatches({
-          dir: resolve(out),
-          runId: `ablate-${base.benchmark}-${hashOf({ base, variants: variants.map((v) => v.name) }, 10)}`,
-          transport,
-          models: batchedModels(base),
-          wait: opts.wait !== false,
-          retryErrors: Boolean(opts.retryErrors),
-          log: hooks.log,
-          signal: hooks.signal,
-          pass: (t, i) =>
-            runAblation(
-              {
-                base,
-                variants,
-                out,
-                transport: t,
-                retryErrors: i === 0 && Boolean(opts.retryErrors),
-                verbose: Boolean(opts.verbose),
-                name,
-              },
-              hooks,
-            ),
-        });
-        bar.stop();
-        if (!b.last) {
-          printOut(
-            `${b.jobs.live().length} batch jobs running; nothing is lost if this machine stops.\nresume: the same command again (or: rawrag batch status ${resolve(out)})\n`,
-          );
-          return;
-        }
-        log(
-          `replies from batches: cost at batch prices ${b.cost.batch_usd === null ? 'unknown' : `$${b.cost.batch_usd.toFixed(4)}`} (interactive prices: ${b.cost.interactive_usd === null ? 'unknown' : `$${b.cost.interactive_usd.toFixed(4)}`})`,
-        );
-        outcome = b.last;
-      } else {
-        outcome = await runAblation(
-          {
-            base,
-            variants,
-            out,
-            transport,
-            retryErrors: Boolean(opts.retryErrors),
-            verbose: Boolean(opts.verbose),
-            name,
-            rejudgeUnchanged,
-          },
-          hooks,
-        );
-      }
-    } finally {
-      bar.stop();
-      interrupts.dispose();
-    }
-    const { table, files } = await finishAblation(outcome, {
-      resamples: opts.resamples as number | undefined,
-      seed: base.seed,
-      png: opts.png !== false,
-      report: opts.report !== false,
-      log,
-    });
-    if (opts.json) printOut(readFileSync(files.json, 'utf8'));
-    else printOut(renderAblationReport(outcome, table, files) + '\n');
-    const capped = outcome.variants.find((v) => v.manifest.status === 'stopped-cost-cap');
-    if (capped) checkCostCap(capped.manifest.status, transport, outcome.dir);
-  });
+  cmd.action(ablateAction);
   return cmd;
+}
+
+/** `rawrag ablate`: the plan, a dry run or the sweep (interactive or through batch jobs), then its table and files. */
+async function ablateAction(benchmarkArg: string | undefined, _opts: unknown, command: Command): Promise<void> {
+  const plan = ablationPlan(command, benchmarkArg);
+  const { base, variants, out, rejudgeUnchanged } = plan;
+  const opts = command.opts();
+  const maxCost = maxCostOf(command);
+  let transport = withFallback(command, transportFromFlags(command));
+  if (rejudgeUnchanged && opts.batch)
+    throw new UsageError(
+      '--rejudge-unchanged sends reader and judge requests past the response cache; --batch answers them from it: use one',
+    );
+  process.stderr.write(
+    `ablation: ${variants.length} variant${variants.length === 1 ? '' : 's'}: ${variants.map((v) => v.name).join(' | ')}\n`,
+  );
+  if (variants.length === 1)
+    process.stderr.write(
+      'note: no sweep given (--k, --window, --candidates, --no-rerank, --no-expand, -S key=a,b): only the reference runs\n',
+    );
+  const log = (line: string) => {
+    if (firstTime(line)) process.stderr.write(line + '\n');
+  };
+  if (opts.dryRun) return ablateDryRun(plan, transport, maxCost, opts, log);
+  if (maxCost !== null) {
+    // The whole sweep's estimate (before cache hits) against the cap, less what its variants already spent.
+    const e = await estimateAblation({ base, variants, out, transport, verbose: false }, { log: () => undefined });
+    const spentBefore = recordedSpend(variants.map((v) => join(resolve(out), v.name)));
+    transport = capTransport(transport, {
+      usd: maxCost,
+      spentBefore,
+      estimateUsd: e.cost_usd,
+      what: `the ${variants.length}-variant sweep`,
+    });
+  }
+  const outcome = await sweep(plan, transport, opts, log);
+  if (!outcome) return;
+  const { table, files } = await finishAblation(outcome, {
+    resamples: opts.resamples as number | undefined,
+    seed: base.seed,
+    png: opts.png !== false,
+    report: opts.report !== false,
+    log,
+  });
+  if (opts.json) printOut(readFileSync(files.json, 'utf8'));
+  else printOut(renderAblationReport(outcome, table, files) + '\n');
+  const capped = outcome.variants.find((v) => v.manifest.status === 'stopped-cost-cap');
+  if (capped) checkCostCap(capped.manifest.status, transport, outcome.dir);
+}
+
+/** `--dry-run`: ranks every question once per window size, says how far it got, and prints the estimate. */
+async function ablateDryRun(
+  { base, variants, out, rejudgeUnchanged }: AblationPlan,
+  transport: Partial<TransportOptions>,
+  maxCost: number | null,
+  opts: Record<string, unknown>,
+  log: (line: string) => void,
+): Promise<void> {
+  const dryBar = progressBar(`${base.benchmark} ablation dry run`, opts.progress !== false);
+  const estimate = await estimateAblation(
+    { base, variants, out, transport, verbose: Boolean(opts.verbose), rejudgeUnchanged },
+    {
+      log: (line) => {
+        dryBar.stop();
+        log(line);
+      },
+      progress: (done, total) => dryBar.update(done, total),
+    },
+  );
+  dryBar.stop();
+  const benchmark = getBenchmark(base.benchmark);
+  printOut(renderAblationEstimate(benchmark.name, estimate) + (maxCost === null ? '' : `\n${capLine(maxCost, estimate.cost_usd)}`) + '\n');
+}
+
+/** The sweep under a progress bar and the interrupt watch; null when batch jobs are still running (`--no-wait`). */
+async function sweep(
+  plan: AblationPlan,
+  transport: Partial<TransportOptions>,
+  opts: Record<string, unknown>,
+  log: (line: string) => void,
+): Promise<AblationOutcome | null> {
+  const { base, variants, out, name, rejudgeUnchanged } = plan;
+  const bar = progressBar(`${base.benchmark} ablation`, opts.progress !== false);
+  const interrupts = watchInterrupts(
+    () => bar.stop(),
+    () => bar.stop(),
+  );
+  try {
+    const hooks = {
+      log: (line: string) => {
+        bar.stop();
+        log(line);
+      },
+      progress: (done: number, total: number) => bar.update(done, total),
+      signal: interrupts.signal,
+    };
+    const request = { base, variants, out, verbose: Boolean(opts.verbose), name };
+    if (!opts.batch) return await runAblation({ ...request, transport, retryErrors: Boolean(opts.retryErrors), rejudgeUnchanged }, hooks);
+    // Every variant's pending reader/judge requests go out together; see `rawrag run --batch`.
+    const b = await withBatches({
+      dir: resolve(out),
+      runId: `ablate-${base.benchmark}-${hashOf({ base, variants: variants.map((v) => v.name) }, 10)}`,
+      transport,
+      models: batchedModels(base),
+      wait: opts.wait !== false,
+      retryErrors: Boolean(opts.retryErrors),
+      log: hooks.log,
+      signal: hooks.signal,
+      pass: (t, i) => runAblation({ ...request, transport: t, retryErrors: i === 0 && Boolean(opts.retryErrors) }, hooks),
+    });
+    bar.stop();
+    if (!b.last) {
+      printOut(
+        `${b.jobs.live().length} batch jobs running; nothing is lost if this machine stops.\nresume: the same command again (or: rawrag batch status ${resolve(out)})\n`,
+      );
+      return null;
+    }
+    log(
+      `replies from batches: cost at batch prices ${b.cost.batch_usd === null ? 'unknown' : `$${b.cost.batch_usd.toFixed(4)}`} (interactive prices: ${b.cost.interactive_usd === null ? 'unknown' : `$${b.cost.interactive_usd.toFixed(4)}`})`,
+    );
+    return b.last;
+  } finally {
+    bar.stop();
+    interrupts.dispose();
+  }
 }
 
 /** What an `ablate` command line asks for: the base config, the variants, the folder, the label. */

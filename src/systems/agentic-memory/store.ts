@@ -36,6 +36,8 @@ export function compactVerified(db: Database, path: string): void {
   try {
     db.exec('VACUUM');
   } catch (e) {
+    // A full disk is the user's disk, not another process: the caller names the file (exit 2).
+    if (/^SQLITE_(FULL|IOERR)/.test(String((e as { code?: unknown }).code))) throw e;
     throw fail(`VACUUM failed (${firstLine(e)})`);
   }
   const after = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number; log: number; checkpointed: number }>;
@@ -658,6 +660,15 @@ export class MemoryStore {
     const ev = this.db.prepare('SELECT content FROM events WHERE owner_id = ?').all(owner) as Array<{ content: string }>;
     const mem = this.db.prepare('SELECT content FROM memories WHERE owner_id = ?').all(owner) as Array<{ content: string }>;
     return [...ev, ...mem].map((r) => r.content);
+  }
+
+  /** The text other owners keep (a piece of it in this owner's text is not this owner's own to check). */
+  *otherOwnersTexts(owner: string): Generator<string> {
+    for (const t of ['events', 'memories'])
+      for (const r of this.db.prepare(`SELECT content FROM ${t} WHERE owner_id != ?`).iterate(owner) as IterableIterator<{
+        content: string;
+      }>)
+        yield r.content;
   }
 
   /** Every table with an `owner_id` column (the system's own and any added later, e.g. a write-decision log). */
