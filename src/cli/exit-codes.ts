@@ -12,7 +12,7 @@ export const EXIT_CODES: ReadonlyArray<{ code: string; meaning: string; commands
   {
     code: '2',
     meaning:
-      'bad input: a missing or invalid data or config file (file and place named), filesystem trouble (a full disk, also under a redirected stdout; a read-only folder: the path named), a service that does not answer',
+      "bad input: a missing or invalid data or config file (file and place named), filesystem trouble (a full disk, also under a redirected stdout; a read-only folder: the path named), a service that does not answer, an embedding model answering another dimension than the index's",
     commands: 'every command',
   },
   { code: '3', meaning: 'internal error (a bug: please report it with the stack printed)', commands: 'every command' },
