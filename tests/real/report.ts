@@ -28,10 +28,17 @@ export default function setup(): () => Promise<void> {
     for (const r of rows) lines.push(`  ${r.system.padEnd(12)} ${r.ran ? 'ran    ' : 'not run'}  ${r.detail}`);
     for (const s of listSystems())
       if ((s.about?.kind === 'sidecar' || s.about?.kind === 'service') && !seen.has(s.name))
-        lines.push(
-          `  ${s.name.padEnd(12)} not run  ${s.about?.install ? `no tests/real/${s.name}.test.ts yet` : 'its plug-in declares no install (stand-in only)'}`,
-        );
+        lines.push(`  ${s.name.padEnd(12)} not run  ${whyNot(s.name, s.about?.install)}`);
     process.stdout.write(lines.join('\n') + '\n');
     rmSync(FILE, { force: true });
   };
+}
+
+/** Why a system had no line of its own: it cannot install here, its file was not selected, or it has none. */
+function whyNot(name: string, install: { unavailable?: string } | undefined): string {
+  if (!install) return 'its plug-in declares no install (stand-in only)';
+  if (install.unavailable) return `cannot be installed here: ${install.unavailable}`;
+  return existsSync(join(ROOT, 'tests', 'real', `${name}.test.ts`))
+    ? 'its file was not selected in this run'
+    : `no tests/real/${name}.test.ts yet`;
 }
