@@ -95,7 +95,11 @@ export class RunWatch {
 
   private summaryCache: { mtime: number; value: Record<string, unknown> | null } = { mtime: -1, value: null };
 
-  constructor(readonly dir: string) {}
+  constructor(
+    readonly dir: string,
+    /** Clock in ms (tests). */
+    private readonly now: () => number = () => performance.now(),
+  ) {}
 
   /** summary.json as the last finished process wrote it (re-read only when it changed). */
   private summary(): Record<string, unknown> | null {
@@ -209,7 +213,7 @@ export class RunWatch {
   /** The phases and the time left of a run that is running (nothing for the others). */
   private running(status: string, done: number, selected: number | null): Pick<RunProgress, 'phases' | 'eta_s'> {
     if (status !== 'running') return { phases: null, eta_s: null };
-    const t = performance.now();
+    const t = this.now();
     this.seen.observe(done, t);
     const phases = phasesOf(this.manifest);
     const last = phases?.[phases.length - 1];
