@@ -13,7 +13,7 @@ export function livePanel(version: string, kind: string): string {
   return `<style>${LIVE_CSS}</style>
 <section id="live" aria-labelledby="h-live" data-version="${version}" data-kind="${kind}" aria-live="polite">
 <h2 id="h-live">Live <span id="live-status" class="muted small">connecting…</span></h2>
-<div class="table-wrap"><table class="live"><thead><tr><th scope="col">run</th><th scope="col">status</th><th scope="col">questions done</th><th scope="col" title="time left while the run runs: its own estimate, else the rate at which items are written">ETA</th><th scope="col">failed</th><th scope="col">judged</th><th scope="col">mean score %</th><th scope="col">coverage %</th><th scope="col" title="paid: what was billed over every process of the run directory (cache hits cost nothing); list-price equivalent: every reply priced, cached or not">cost so far: paid (list-price equivalent)</th><th scope="col">last written</th></tr></thead>
+<div class="table-wrap"><table class="live"><thead><tr><th scope="col">run</th><th scope="col">status</th><th scope="col">questions done</th><th scope="col" title="time left while the run runs: its own estimate, else the rate at which items are written; below it the phases (ingest, index, answer, judge) with done/total, rate, time left and money">ETA and phases</th><th scope="col">failed</th><th scope="col">judged</th><th scope="col">mean score %</th><th scope="col">coverage %</th><th scope="col" title="paid: what was billed over every process of the run directory (cache hits cost nothing); list-price equivalent: every reply priced, cached or not">cost so far: paid (list-price equivalent)</th><th scope="col">last written</th></tr></thead>
 <tbody id="live-runs"></tbody></table></div>
 </section>
 `;
@@ -92,10 +92,11 @@ export function liveScript(intervalMs: number): string {
       done.appendChild(bar);
     }
     done.appendChild(document.createTextNode(r.done + (r.selected ? ' / ' + r.selected : '')));
-    var phases = phasesLine(r.phases);
-    if (phases) done.appendChild(text('div', phases, { class: 'muted small', 'data-col': 'phases' }));
     tr.appendChild(done);
-    tr.appendChild(text('td', r.status === 'running' ? duration(r.eta_s) : '', { 'data-col': 'eta' }));
+    var eta = text('td', r.status === 'running' ? duration(r.eta_s) : '', { 'data-col': 'eta' });
+    var phases = phasesLine(r.phases);
+    if (phases) eta.appendChild(text('div', phases, { class: 'muted small', 'data-phases': '' }));
+    tr.appendChild(eta);
     tr.appendChild(text('td', String(r.failed), { 'data-col': 'failed' }));
     tr.appendChild(text('td', String(r.judged), { 'data-col': 'judged' }));
     tr.appendChild(text('td', pct(r.mean_score), { 'data-col': 'score' }));
