@@ -79,8 +79,12 @@ const du = (dir) => {
 const installed = du(join(work, 'node_modules'));
 const mb = (b) => (b / 1e6).toFixed(1);
 const total = [...tarballs.values()].reduce((a, b) => a + b, 0);
-console.log(`cold npm ci (${tarballs.size} tarballs, ${seconds.toFixed(0)} s; the lock has resolved URLs for ${withResolved} of ${entries.length} packages):`);
-console.log(`  tarballs ${mb(total)} MB + ${metadata} metadata documents ${mb(metadataBytes)} MB = ${mb(fetched)} MB fetched; node_modules ${mb(installed)} MB on disk`);
+console.log(
+  `cold npm ci (${tarballs.size} tarballs, ${seconds.toFixed(0)} s; the lock has resolved URLs for ${withResolved} of ${entries.length} packages):`,
+);
+console.log(
+  `  tarballs ${mb(total)} MB + ${metadata} metadata documents ${mb(metadataBytes)} MB = ${mb(fetched)} MB fetched; node_modules ${mb(installed)} MB on disk`,
+);
 console.log('  largest:');
 for (const [name, size] of [...tarballs].sort((a, b) => b[1] - a[1]).slice(0, 8)) console.log(`    ${mb(size).padStart(6)} MB  ${name}`);
 const ok = fetched / 1e6 < TARGET_MB;

@@ -93,7 +93,8 @@ function envSeconds(): number | null {
   const v = process.env.RAWRAG_PROGRESS_EVERY;
   if (v === undefined || v.trim() === '') return null;
   const n = Number(v);
-  if (!Number.isFinite(n) || n < 0) throw new InputError(`must be a number of seconds, 0 or more (got '${v}')`, { place: 'RAWRAG_PROGRESS_EVERY' });
+  if (!Number.isFinite(n) || n < 0)
+    throw new InputError(`must be a number of seconds, 0 or more (got '${v}')`, { place: 'RAWRAG_PROGRESS_EVERY' });
   return n;
 }
 

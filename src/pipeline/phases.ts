@@ -20,7 +20,9 @@ export const ROLE_PHASE: Readonly<Record<Role, Phase>> = {
 };
 
 /** USD spent per phase from a session's per-role usage (`cost_usd_spent`, null when a price is unknown); phases that sent nothing are absent. */
-export function costByPhase(roles: Record<string, { cost_usd_spent: number | null; requests: number } | undefined>): Partial<Record<Phase, number | null>> {
+export function costByPhase(
+  roles: Record<string, { cost_usd_spent: number | null; requests: number } | undefined>,
+): Partial<Record<Phase, number | null>> {
   const out: Partial<Record<Phase, number | null>> = {};
   for (const [role, u] of Object.entries(roles)) {
     const phase = ROLE_PHASE[role as Role];

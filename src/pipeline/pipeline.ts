@@ -287,7 +287,10 @@ function passOnce(tally: PhaseTally | undefined): (phase: Phase) => void {
 function planPhases(tally: PhaseTally | undefined, groups: IndexGroup[], episodes: Map<string, Episode>, stages: ItemStage[]): Phase[] {
   const phases = itemPhases(stages);
   if (!tally) return phases;
-  tally.plan('ingest', groups.reduce((n, g) => n + (g.visibleTurns ?? episodes.get(g.episode)?.turns.length ?? 0), 0));
+  tally.plan(
+    'ingest',
+    groups.reduce((n, g) => n + (g.visibleTurns ?? episodes.get(g.episode)?.turns.length ?? 0), 0),
+  );
   tally.plan('index', groups.length);
   const questions = groups.reduce((n, g) => n + g.questions.length, 0);
   for (const phase of phases) tally.plan(phase, questions);

@@ -266,7 +266,9 @@ export class RunWatch {
 function phasesOf(m: Record<string, unknown>): PhaseFigures[] | null {
   const p = (m.progress as { phases?: unknown } | undefined)?.phases;
   if (!Array.isArray(p)) return null;
-  const ok = p.every((f) => f && typeof f === 'object' && typeof f.phase === 'string' && typeof f.done === 'number' && typeof f.total === 'number');
+  const ok = p.every(
+    (f) => f && typeof f === 'object' && typeof f.phase === 'string' && typeof f.done === 'number' && typeof f.total === 'number',
+  );
   return ok ? (p as PhaseFigures[]) : null;
 }
 

@@ -127,7 +127,11 @@ export class MemoryBuilder {
   }
 
   /** Extracts the batches of (episode, horizon) not yet stored, applying them in history order. */
-  private async build(ep: IngestedEpisode, aligner: EntityAligner, progress?: (done: number, total: number) => void): Promise<Record<string, number>> {
+  private async build(
+    ep: IngestedEpisode,
+    aligner: EntityAligner,
+    progress?: (done: number, total: number) => void,
+  ): Promise<Record<string, number>> {
     const t0 = performance.now();
     const s = this.store.get();
     const owner = ep.episode.id;

@@ -70,7 +70,11 @@ export function serviceSource(service: MemoryService, settings: ServiceSettings,
     }));
   const building = new Map<string, Promise<Record<string, number>>>();
 
-  const ingest = async (ep: IngestedEpisode, plan: EpisodePlan, progress?: (done: number, total: number) => void): Promise<Record<string, number>> => {
+  const ingest = async (
+    ep: IngestedEpisode,
+    plan: EpisodePlan,
+    progress?: (done: number, total: number) => void,
+  ): Promise<Record<string, number>> => {
     const p = await probe();
     for (const n of p.notes ?? []) if (!notes.includes(n)) notes.push(n);
     if (opts.oneEpisodeAtATime) await clearOthers(plan);

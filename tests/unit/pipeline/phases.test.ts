@@ -11,7 +11,10 @@ import type { ItemStage } from '../../../src/eval/stage.js';
 
 describe('PhaseTally', () => {
   it('lists the planned phases in flow order, whatever order they were planned or counted in', () => {
-    const t = new PhaseTally(() => undefined, () => 0);
+    const t = new PhaseTally(
+      () => undefined,
+      () => 0,
+    );
     t.plan('judge', 4);
     t.plan('answer', 4);
     t.plan('ingest', 100);
@@ -28,7 +31,10 @@ describe('PhaseTally', () => {
   it('gives no rate or ETA at first, then a steady one; a finished phase has 0 s left; done never passes total', () => {
     let now = 0;
     const changes: number[] = [];
-    const t = new PhaseTally(() => changes.push(now), () => now);
+    const t = new PhaseTally(
+      () => changes.push(now),
+      () => now,
+    );
     t.plan('ingest', 100);
     now = 1000;
     t.add('ingest', 2);
@@ -54,7 +60,10 @@ describe('PhaseTally', () => {
       judge: { cost_usd_spent: 0, requests: 0 },
     });
     expect(costs).toEqual({ ingest: 0.5, index: 0.01, answer: null });
-    const t = new PhaseTally(() => undefined, () => 0);
+    const t = new PhaseTally(
+      () => undefined,
+      () => 0,
+    );
     t.plan('ingest', 10);
     t.plan('judge', 1);
     expect(t.figures(costs).map((f) => f.cost_usd)).toEqual([0.5, undefined]);
@@ -69,7 +78,10 @@ describe('PhaseTally', () => {
 
 describe('EpisodeIngest', () => {
   it("counts a source's own units as the same share of the episode's turns, the rest when it is open, then the episode as indexed", () => {
-    const t = new PhaseTally(() => undefined, () => 0);
+    const t = new PhaseTally(
+      () => undefined,
+      () => 0,
+    );
     t.plan('ingest', 419);
     t.plan('index', 1);
     const e = new EpisodeIngest(t, 419);
@@ -92,9 +104,12 @@ describe('the progress line by phase', () => {
 
   it('shows the phases that started, with rate, ETA and money', () => {
     expect(phasesText(phases)).toBe('ingest 120/419 turns 3.2/s ETA 1m 33s $0.0123');
-    expect(phasesText([{ ...phases[0]!, done: 419, cost_usd: null }, { ...phases[1]!, done: 1 }])).toBe(
-      'ingest 419/419 turns $ unknown | index 1/1 episodes',
-    );
+    expect(
+      phasesText([
+        { ...phases[0]!, done: 419, cost_usd: null },
+        { ...phases[1]!, done: 1 },
+      ]),
+    ).toBe('ingest 419/419 turns $ unknown | index 1/1 episodes');
   });
 
   it('a plain progress line carries them during an ingest that answers nothing yet', () => {
@@ -116,7 +131,11 @@ describe("a grid's phases", () => {
     expect(mergePhases([cell(10, 20, 2, 0.1), cell(5, 10, 1, 0.2), undefined])).toEqual([
       { phase: 'answer', done: 15, total: 30, unit: 'questions', rate_per_s: 3, eta_s: 5, cost_usd: expect.closeTo(0.3, 10) },
     ]);
-    expect(mergePhases([cell(10, 20, null, null), cell(10, 10, 1, 0.2)])[0]).toMatchObject({ rate_per_s: null, eta_s: null, cost_usd: null });
+    expect(mergePhases([cell(10, 20, null, null), cell(10, 10, 1, 0.2)])[0]).toMatchObject({
+      rate_per_s: null,
+      eta_s: null,
+      cost_usd: null,
+    });
     const g = new GridProgress(
       new Map([
         ['a', 20],
