@@ -46,6 +46,7 @@ if (r.status !== 0) {
 const tarballs = new Map();
 let fetched = 0;
 let metadata = 0;
+let tarballCount = 0;
 let metadataBytes = 0;
 const walk = (dir) => {
   for (const f of readdirSync(dir, { withFileTypes: true })) {
@@ -59,8 +60,10 @@ const walk = (dir) => {
         if (typeof e.size !== 'number') continue;
         fetched += e.size;
         const m = /\/((?:@[^/]+\/)?[^/]+)\/-\/[^/]+\.tgz$/.exec(e.key);
-        if (m) tarballs.set(m[1], (tarballs.get(m[1]) ?? 0) + e.size);
-        else {
+        if (m) {
+          tarballs.set(m[1], (tarballs.get(m[1]) ?? 0) + e.size);
+          tarballCount++;
+        } else {
           metadata++;
           metadataBytes += e.size;
         }
