@@ -35,6 +35,7 @@ import { nemori } from './nemori/index.js';
 import { emem } from './emem/index.js';
 // Beyond the paper's twelve (issue 45).
 import { zep } from './zep/index.js';
+import { supermemory } from './supermemory/index.js';
 
 export type System = SystemDescriptor<ProviderSession, ModelEntry>;
 
@@ -64,7 +65,7 @@ for (const s of [memmachine, memos]) registerSystem(s);
 registerSystem(evermemos);
 registerSystem(memu);
 for (const s of [simplemem, aMem, recmem, memoryos, nemori, emem]) registerSystem(s);
-registerSystem(zep);
+for (const s of [zep, supermemory]) registerSystem(s);
 
 export function listSystems(): System[] {
   return [...SYSTEMS.values()];
