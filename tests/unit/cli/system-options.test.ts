@@ -135,6 +135,10 @@ describe('rawrag systems', () => {
     const zep = (out as any).other_opponents.find((o: any) => o.name === 'Zep');
     expect(zep).toMatchObject({ how: 'service', system: 'zep', runnable: true });
     expect(zep.checked).toMatch(/^real library graphiti-core .*stand-in only: hosted API/);
+    expect((out as any).other_opponents.find((o: any) => o.name === 'Supermemory')).toMatchObject({
+      runnable: true,
+      checked: expect.stringMatching(/^stand-in only: hosted API/),
+    });
     const shown = await rawragInProcess(['systems']);
     expect(shown.stdout).toMatch(/Beyond the paper's twelve:\n\| opponent/);
     const one = await rawragInProcess(['systems', 'mem0']);
