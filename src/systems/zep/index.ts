@@ -82,6 +82,14 @@ export const zep = serviceSystem<ZepConfig>({
     cfg.api === 'cloud' ? new ZepCloudService(cfg.url!, key, transport) : new HttpMemoryService(cfg.url!, GRAPHITI_LABEL, key, transport),
   labelOf: (cfg) => (cfg.api === 'cloud' ? 'Zep' : GRAPHITI_LABEL),
   install: ZEP_INSTALL,
+  // What was run here against the loopback OpenAI-compatible API (tests/real/zep.test.ts runs the same).
+  checked: {
+    kind: 'real',
+    library: 'graphiti-core (on kuzu 0.11.3)',
+    version: '0.31.2',
+    date: '2026-12-07',
+    how: "api=graphiti: rawrag run locomo --system zep --reader gpt-4o-mini --limit 20, started for you, against the loopback API answering Graphiti's own prompts: 0 errors, 419 episodes, 1064 facts and entities in Kuzu, then purged; api=cloud: stand-in only: hosted API (a loopback server written from Zep's SDK)",
+  },
   startable: (cfg) => cfg.api === 'graphiti',
   refuse: (cfg, key) => (!key && cfg.api === 'cloud' ? `Zep's hosted API needs a key: set ${cfg.keyEnv}` : null),
 });
