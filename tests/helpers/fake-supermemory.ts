@@ -54,7 +54,15 @@ export class FakeSupermemory extends MemoryServiceFake {
   }
 
   private view(d: Doc) {
-    return { id: d.id, status: d.status, type: 'text', containerTags: [d.tag], metadata: d.metadata, title: d.content.split('\n')[0], createdAt: new Date(d.at).toISOString() };
+    return {
+      id: d.id,
+      status: d.status,
+      type: 'text',
+      containerTags: [d.tag],
+      metadata: d.metadata,
+      title: d.content.split('\n')[0],
+      createdAt: new Date(d.at).toISOString(),
+    };
   }
 
   protected route(r: RecordedRequest): [number, unknown] {
@@ -62,8 +70,18 @@ export class FakeSupermemory extends MemoryServiceFake {
     const b = r.body ?? {};
     if (r.method === 'POST' && r.path === '/v3/documents') {
       if (typeof b.content !== 'string' || !b.content) return [400, { error: 'content is required' }];
-      if (b.metadata && !Object.values(b.metadata).every(isScalar)) return [400, { error: 'metadata values must be strings, numbers or booleans' }];
-      const d: Doc = { id: randomUUID(), tag: b.containerTag ?? 'sm_project_default', content: b.content, metadata: b.metadata ?? {}, status: 'queued', reads: 0, at: Date.now(), memories: [] };
+      if (b.metadata && !Object.values(b.metadata).every(isScalar))
+        return [400, { error: 'metadata values must be strings, numbers or booleans' }];
+      const d: Doc = {
+        id: randomUUID(),
+        tag: b.containerTag ?? 'sm_project_default',
+        content: b.content,
+        metadata: b.metadata ?? {},
+        status: 'queued',
+        reads: 0,
+        at: Date.now(),
+        memories: [],
+      };
       this.docs.push(d);
       this.applied.push(`${d.tag} ${b.content}`);
       return [200, { id: d.id, status: 'queued' }];
@@ -82,7 +100,13 @@ export class FakeSupermemory extends MemoryServiceFake {
       const limit = b.limit ?? 50;
       const page = b.page ?? 1;
       const items = mine.slice((page - 1) * limit, page * limit).map((d) => this.view(this.settle(d)));
-      return [200, { memories: items, pagination: { currentPage: page, totalPages: Math.max(1, Math.ceil(mine.length / limit)), totalItems: mine.length } }];
+      return [
+        200,
+        {
+          memories: items,
+          pagination: { currentPage: page, totalPages: Math.max(1, Math.ceil(mine.length / limit)), totalItems: mine.length },
+        },
+      ];
     }
     if (r.method === 'POST' && r.path === '/v4/search') return this.search(b);
     const tag = /^\/v3\/container-tags\/([^/]+)$/.exec(r.path);
@@ -104,7 +128,9 @@ export class FakeSupermemory extends MemoryServiceFake {
       : this.docs
           .filter((d) => d.tag === b.containerTag)
           .map((d) => this.settle(d))
-          .flatMap((d) => d.memories.map((m) => ({ d, m, similarity: [...q].filter((w) => words(m.memory).has(w)).length / Math.max(1, q.size) })))
+          .flatMap((d) =>
+            d.memories.map((m) => ({ d, m, similarity: [...q].filter((w) => words(m.memory).has(w)).length / Math.max(1, q.size) })),
+          )
           .filter((h) => h.similarity >= threshold)
           .sort((a, c) => c.similarity - a.similarity)
           .slice(0, b.limit ?? 10);

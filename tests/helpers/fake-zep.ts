@@ -72,7 +72,14 @@ export class FakeZepCloud extends MemoryServiceFake {
     for (const ep of g.episodes) {
       if (ep.processed || (ep.polls < (this.opts.processPolls ?? 1) && now - ep.queuedAt < (this.opts.processMs ?? 2000))) continue;
       ep.processed = true;
-      g.edges.push({ uuid: randomUUID(), fact: ep.content, name: 'SAID', valid_at: ep.created_at, episodes: [ep.uuid], created_at: ep.created_at });
+      g.edges.push({
+        uuid: randomUUID(),
+        fact: ep.content,
+        name: 'SAID',
+        valid_at: ep.created_at,
+        episodes: [ep.uuid],
+        created_at: ep.created_at,
+      });
       for (const line of ep.content.split('\n')) {
         const speaker = line.slice(0, Math.max(0, line.indexOf(': ')));
         if (!speaker) continue;
@@ -146,7 +153,10 @@ export class FakeZepCloud extends MemoryServiceFake {
     };
     g.episodes.push(ep);
     this.applied.push(`${id} ${b.data}`);
-    return [200, { uuid: ep.uuid, content: ep.content, created_at: ep.created_at, metadata: ep.metadata, processed: false, source: b.type }];
+    return [
+      200,
+      { uuid: ep.uuid, content: ep.content, created_at: ep.created_at, metadata: ep.metadata, processed: false, source: b.type },
+    ];
   }
 
   private search(b: Record<string, any>): [number, unknown] {

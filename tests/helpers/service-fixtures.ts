@@ -567,7 +567,9 @@ function checkZep(peer: ServicePeer, c: ProtocolCheck): void {
   expect(seen.size).toBe(turnsOf(c).length);
   const searches = peer.requests.filter((r) => r.path === '/api/v2/graph/search' && r.fault === null);
   expect(searches.length).toBe(c.questions * 2);
-  expect(searches.filter((s) => s.body.scope === 'edges').every((s) => s.body.reranker === 'cross_encoder' && s.body.limit === 20)).toBe(true);
+  expect(searches.filter((s) => s.body.scope === 'edges').every((s) => s.body.reranker === 'cross_encoder' && s.body.limit === 20)).toBe(
+    true,
+  );
   expect(searches.filter((s) => s.body.scope === 'nodes').every((s) => s.body.reranker === 'rrf' && s.body.limit === 20)).toBe(true);
   expect(searches.filter((s) => s.body.scope === 'nodes')).toHaveLength(c.questions);
   const firstSearch = peer.requests.findIndex((r) => r.path === '/api/v2/graph/search');
@@ -596,10 +598,14 @@ function checkSupermemory(peer: ServicePeer, c: ProtocolCheck): void {
   for (const s of sessions) {
     const st = turns.filter((t) => t.session === s);
     const body = sent.get(s)!;
-    const json = JSON.stringify(st.map((t) => ({ role: t.speaker === speakerA ? 'user' : 'assistant', content: t.text, speaker: t.speaker })))
+    const json = JSON.stringify(
+      st.map((t) => ({ role: t.speaker === speakerA ? 'user' : 'assistant', content: t.text, speaker: t.speaker })),
+    )
       .replace(/</g, '&lt;')
       .replace(/>/g, '&gt;');
-    expect(body.content).toMatch(/^Here is the date the following session took place: \d{1,2}:\d\d [ap]m on \d{1,2} \w+, \d{4}\n\nHere is the session as a stringified JSON:\n/);
+    expect(body.content).toMatch(
+      /^Here is the date the following session took place: \d{1,2}:\d\d [ap]m on \d{1,2} \w+, \d{4}\n\nHere is the session as a stringified JSON:\n/,
+    );
     expect(body.content.endsWith(json)).toBe(true);
     expect(body.metadata.date).toBe(new Date(unixSeconds(st[0]!.date)! * 1000).toISOString());
   }
@@ -607,6 +613,9 @@ function checkSupermemory(peer: ServicePeer, c: ProtocolCheck): void {
   expect(searches).toHaveLength(c.questions);
   for (const q of searches) expect(q.body).toMatchObject({ limit: 10, threshold: 0.3, include: { chunks: true } });
   const firstSearch = peer.requests.findIndex((r) => r.path === '/v4/search');
-  const lastRead = peer.requests.map((r, i) => [r, i] as const).filter(([r]) => r.path === '/v3/documents/list').map(([, i]) => i);
+  const lastRead = peer.requests
+    .map((r, i) => [r, i] as const)
+    .filter(([r]) => r.path === '/v3/documents/list')
+    .map(([, i]) => i);
   expect(lastRead.some((i) => i < firstSearch)).toBe(true);
 }

@@ -33,7 +33,9 @@ describe('zep: the real graphiti-core library on Kuzu', () => {
       const schema = (name: string) => own.filter((r) => r.body.response_format?.json_schema?.name === name);
       expect(schema('ExtractedEntities').length).toBeGreaterThan(400);
       expect(schema('ExtractedEdges').length).toBeGreaterThan(400);
-      expect(schema('ExtractedEntities')[0]!.body.messages[0].content).toContain('You are an entity extraction specialist for conversational messages');
+      expect(schema('ExtractedEntities')[0]!.body.messages[0].content).toContain(
+        'You are an entity extraction specialist for conversational messages',
+      );
       expect(new Set(own.map((r) => r.body.model))).toEqual(new Set(['gpt-4.1-mini']));
       // Its cross-encoder asked for logprobs, one request per candidate fact, for every question.
       const reranks = own.filter((r) => r.body.logprobs === true);

@@ -207,7 +207,14 @@ export function systemsCommand(): Command {
         printOut((opts.json ? JSON.stringify(info, null, 2) : detail(info)) + '\n');
         return;
       }
-      if (opts.json) printOut(JSON.stringify({ systems: listSystems().map(systemInfo), paper_opponents: opponentRows(), other_opponents: opponentRows(OTHER_OPPONENTS) }, null, 2) + '\n');
+      if (opts.json)
+        printOut(
+          JSON.stringify(
+            { systems: listSystems().map(systemInfo), paper_opponents: opponentRows(), other_opponents: opponentRows(OTHER_OPPONENTS) },
+            null,
+            2,
+          ) + '\n',
+        );
       else printOut(overview() + '\n');
     });
 }

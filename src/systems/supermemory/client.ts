@@ -105,7 +105,11 @@ export class SupermemoryService implements MemoryService {
   private async documents(owner: string): Promise<Json[]> {
     const out: Json[] = [];
     for (let page = 1; page <= 10_000; page++) {
-      const reply = await this.http.request<Json>({ method: 'POST', path: '/v3/documents/list', body: { containerTags: [owner], limit: PAGE, page } });
+      const reply = await this.http.request<Json>({
+        method: 'POST',
+        path: '/v3/documents/list',
+        body: { containerTags: [owner], limit: PAGE, page },
+      });
       const got = listOf(reply, 'memories');
       out.push(...got);
       const pages = Number(reply?.pagination?.totalPages ?? 1);
@@ -125,7 +129,13 @@ export class SupermemoryService implements MemoryService {
         report(`${waiting.length} of ${docs.length} documents still ${waiting[0]?.status ?? 'unlisted'}`);
         return undefined;
       },
-      { what: `Supermemory's indexing of '${owner}'`, timeoutMs, firstMs: Math.min(2000, Math.max(1, this.transport.retry.baseDelayMs)), maxMs: 5000, signal },
+      {
+        what: `Supermemory's indexing of '${owner}'`,
+        timeoutMs,
+        firstMs: Math.min(2000, Math.max(1, this.transport.retry.baseDelayMs)),
+        maxMs: 5000,
+        signal,
+      },
     );
   }
 
@@ -133,7 +143,13 @@ export class SupermemoryService implements MemoryService {
     const reply = await this.http.request<Json>({
       method: 'POST',
       path: '/v4/search',
-      body: { q: query, containerTag: owner, limit, threshold: this.opts.threshold, ...(this.opts.chunks ? { include: { chunks: true } } : {}) },
+      body: {
+        q: query,
+        containerTag: owner,
+        limit,
+        threshold: this.opts.threshold,
+        ...(this.opts.chunks ? { include: { chunks: true } } : {}),
+      },
     });
     const results = listOf(reply, 'results');
     const memories: ServiceMemory[] = results.slice(0, limit).map((r) => {
@@ -155,7 +171,14 @@ export class SupermemoryService implements MemoryService {
   async list(owner: string): Promise<ServiceMemory[]> {
     return (await this.documents(owner)).map((d) => {
       const own = readMetadata(d.metadata);
-      return { id: String(d.id), memory: String(d.title ?? d.summary ?? d.content ?? d.id), score: null, date: null, turnIds: own.turnIds, addKey: own.addKey };
+      return {
+        id: String(d.id),
+        memory: String(d.title ?? d.summary ?? d.content ?? d.id),
+        score: null,
+        date: null,
+        turnIds: own.turnIds,
+        addKey: own.addKey,
+      };
     });
   }
 

@@ -66,6 +66,6 @@ export const supermemory = serviceSystem<SupermemoryConfig>({
   noCoverage: () => "Supermemory's search results carry no link to the document (session) a memory was extracted from",
   checked: {
     kind: 'stand-in',
-    why: "hosted API (its self-hosted server is a closed binary its installer downloads, which cannot be fetched here): checked against a loopback server written from its published API (tests/helpers/fake-supermemory.ts)",
+    why: 'hosted API (its self-hosted server is a closed binary its installer downloads, which cannot be fetched here): checked against a loopback server written from its published API (tests/helpers/fake-supermemory.ts)',
   },
 });

@@ -11,7 +11,14 @@
 import { BadReplyError } from '../../providers/errors.js';
 import type { RetryPolicy } from '../../providers/retry.js';
 import { JsonService, pollUntil, statusOf, type ServiceTransport } from '../memory-service/http.js';
-import { metadataOf, readMetadata, type AddCall, type AddOutcome, type MemoryService, type ServiceMemory } from '../memory-service/service.js';
+import {
+  metadataOf,
+  readMetadata,
+  type AddCall,
+  type AddOutcome,
+  type MemoryService,
+  type ServiceMemory,
+} from '../memory-service/service.js';
 import { isoUtc } from '../memory-service/plan.js';
 
 type Json = Record<string, any>;
@@ -89,7 +96,11 @@ export class ZepCloudService implements MemoryService {
   private async listEpisodes(owner: string, lastn = EPISODES_MAX): Promise<Json[]> {
     let reply: unknown;
     try {
-      reply = await this.http.request({ method: 'GET', path: `/graph/episodes/graph/${encodeURIComponent(owner)}`, query: { lastn: String(lastn) } });
+      reply = await this.http.request({
+        method: 'GET',
+        path: `/graph/episodes/graph/${encodeURIComponent(owner)}`,
+        query: { lastn: String(lastn) },
+      });
     } catch (e) {
       if (statusOf(e) === 404) return [];
       throw e;
@@ -110,12 +121,20 @@ export class ZepCloudService implements MemoryService {
         report(`${waiting} of ${eps.length} episodes not processed yet`);
         return undefined;
       },
-      { what: `Zep's processing of graph '${owner}'`, timeoutMs, firstMs: Math.min(1000, Math.max(1, this.transport.retry.baseDelayMs)), maxMs: 5000, signal },
+      {
+        what: `Zep's processing of graph '${owner}'`,
+        timeoutMs,
+        firstMs: Math.min(1000, Math.max(1, this.transport.retry.baseDelayMs)),
+        maxMs: 5000,
+        signal,
+      },
     );
   }
 
   private memoryOfEdge(e: Json): ServiceMemory {
-    const from = (Array.isArray(e.episodes) ? (e.episodes as string[]) : []).map((u) => this.episodes.get(u)).filter((m) => m !== undefined);
+    const from = (Array.isArray(e.episodes) ? (e.episodes as string[]) : [])
+      .map((u) => this.episodes.get(u))
+      .filter((m) => m !== undefined);
     const turnIds = [...new Set(from.flatMap((m) => m!.turnIds))];
     const adds = [...new Set(from.map((m) => m!.addKey))];
     return {
@@ -158,7 +177,10 @@ export class ZepCloudService implements MemoryService {
     for (;;) {
       let got: Json[];
       try {
-        got = listOf(await this.http.request({ method: 'POST', path, body: { limit: PAGE, ...(cursor ? { uuid_cursor: cursor } : {}) } }), 'items');
+        got = listOf(
+          await this.http.request({ method: 'POST', path, body: { limit: PAGE, ...(cursor ? { uuid_cursor: cursor } : {}) } }),
+          'items',
+        );
       } catch (e) {
         if (statusOf(e) === 404) return out;
         throw e;

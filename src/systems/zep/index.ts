@@ -44,7 +44,9 @@ export const ZepSchema = z
       .number()
       .positive()
       .default(14_400)
-      .describe("seconds to wait after a conversation's last add until Zep has processed it (Graphiti: the sidecar feeding every message to the library)"),
+      .describe(
+        "seconds to wait after a conversation's last add until Zep has processed it (Graphiti: the sidecar feeding every message to the library)",
+      ),
     api: z
       .enum(['graphiti', 'cloud'])
       .default('graphiti')
@@ -67,7 +69,10 @@ export const zep = serviceSystem<ZepConfig>({
       `hosted: export ${KEY_ENV}=...; rawrag run locomo --system zep -S api=cloud --reader gpt-4o-mini   (-S url= for another address than ${ZEP_CLOUD_URL})`,
     ],
     env: [
-      { name: 'OPENAI_BASE_URL', description: "api=graphiti: the library's OpenAI-compatible endpoint (LLM, embeddings, cross-encoder); OPENAI_API_KEY its key" },
+      {
+        name: 'OPENAI_BASE_URL',
+        description: "api=graphiti: the library's OpenAI-compatible endpoint (LLM, embeddings, cross-encoder); OPENAI_API_KEY its key",
+      },
       {
         name: 'GRAPHITI_LLM_MODEL',
         description:

@@ -17,7 +17,24 @@
  */
 import type { LlmRequest, Responder } from './types.js';
 
-const STOP = new Set(['Hey', 'Hi', 'Hello', 'The', 'That', 'This', 'What', 'Yes', 'Yeah', 'Thanks', 'Wow', 'And', 'But', 'Oh', 'Well', 'So']);
+const STOP = new Set([
+  'Hey',
+  'Hi',
+  'Hello',
+  'The',
+  'That',
+  'This',
+  'What',
+  'Yes',
+  'Yeah',
+  'Thanks',
+  'Wow',
+  'And',
+  'But',
+  'Oh',
+  'Well',
+  'So',
+]);
 
 function tag(text: string, name: string): string {
   const m = new RegExp(`<${name}>\\n?([\\s\\S]*?)\\n?</${name}>`).exec(text);
