@@ -145,6 +145,8 @@ export function graphitiResponder(req: LlmRequest): string | null {
   }
   const schema: string | undefined = body.response_format?.json_schema?.name;
   if (!schema || !SCHEMAS.has(schema)) return null;
+  // The summary models' names are generic: only Graphiti's own summary prompts are answered here.
+  if (/Summar/.test(schema) && !/summar/i.test(req.system)) return null;
   const user = req.user;
   switch (schema) {
     case 'ExtractedEntities':
