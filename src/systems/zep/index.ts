@@ -27,9 +27,10 @@ export const GRAPHITI_LABEL = "Graphiti (Zep's open-source engine)";
  */
 export const ZEP_INSTALL: InstallSpec = {
   python: '>=3.10',
-  packages: ['graphiti-core[kuzu]==0.31.2', 'kuzu==0.11.3', 'httpx'],
+  packages: ['graphiti-core[kuzu]==0.31.2', 'kuzu==0.11.3', 'httpx==0.29.0'],
   library: { name: 'graphiti-core', version: '0.31.2' },
   script: 'integrations/sidecars/zep.py',
+  heavy: 'slow, not large: Graphiti makes several LLM calls per message, so one LoCoMo conversation (419 messages) takes 15-30 minutes on two cores',
   env: { GRAPHITI_TELEMETRY_ENABLED: 'false' },
   notes: [
     'Graphiti on an embedded Kuzu database (kuzu 0.11.3; the Kuzu backend is deprecated upstream but is the only embedded store on Python 3.11), not Zep\'s hosted service: runs are labelled "Graphiti (Zep\'s open-source engine)"',
