@@ -2,7 +2,7 @@
 // `npm run docs:examples`: runs every documented example command against the compiled dist/,
 // writes its output to docs/examples/<name>.txt and copies that text into each docs block marked
 // `<!-- example: <name> -->`, so the docs quote what the code prints today.
-// tests/e2e/docs-examples.test.ts checks that the docs quote these files verbatim and reruns the
+// tests/unit/docs-examples.test.ts checks that the docs quote these files verbatim and reruns the
 // quick examples to check the files are not stale. `npm run docs:examples -- NAME...` runs a few.
 import { spawn } from 'node:child_process';
 import { startLoopbackApi } from './lib/loopback-api.mjs';
