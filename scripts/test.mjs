@@ -17,7 +17,9 @@ const STAGES = {
 const [stageName, ...rest] = process.argv.slice(2);
 const stage = STAGES[stageName];
 if (!stage) {
-  process.stderr.write(`scripts/test.mjs: the first argument is the stage, one of ${Object.keys(STAGES).join(', ')} (got ${stageName ?? 'none'})\n`);
+  process.stderr.write(
+    `scripts/test.mjs: the first argument is the stage, one of ${Object.keys(STAGES).join(', ')} (got ${stageName ?? 'none'})\n`,
+  );
   process.exit(2);
 }
 
@@ -40,7 +42,10 @@ function run(script, args, capture) {
 
 const started = Date.now();
 const typecheck = stage.typecheck
-  ? run(['typescript', 'bin', 'tsc'], ['-p', 'tsconfig.json', '--noEmit'], true).then((r) => ({ ...r, seconds: (Date.now() - started) / 1000 }))
+  ? run(['typescript', 'bin', 'tsc'], ['-p', 'tsconfig.json', '--noEmit'], true).then((r) => ({
+      ...r,
+      seconds: (Date.now() - started) / 1000,
+    }))
   : Promise.resolve(null);
 const tests = await run(['vitest', 'vitest.mjs'], ['run', ...stage.projects, ...rest], false);
 const tc = await typecheck;

@@ -14,14 +14,7 @@ import { join } from 'node:path';
 import { FakeApi } from '../helpers/fake-api.js';
 import { ROOT, tempDir, type CliResult } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
-import {
-  evidenceReader,
-  ingestLog,
-  locomoRunArgs,
-  loopbackEnv,
-  readItems,
-  systemsJson,
-} from '../helpers/loopback-run.js';
+import { evidenceReader, ingestLog, locomoRunArgs, loopbackEnv, readItems, systemsJson } from '../helpers/loopback-run.js';
 import { SERVICE_FIXTURES, type ServicePeer } from '../helpers/service-fixtures.js';
 import { locomo } from '../../src/datasets/locomo/index.js';
 

@@ -38,7 +38,10 @@ beforeAll(async () => {
   await baselineApi.start();
   const env = loopbackEnv({ openai: 'sk-test-SERVICES0123456789' });
   const cache = tempDir('rawrag-svc-baseline-cache-');
-  baseline = await rawragInProcess(locomoRunArgs({ out: BASELINE, peer: baselineApi, chatOnly: true, cache, limit: LIMIT, json: false }), env);
+  baseline = await rawragInProcess(
+    locomoRunArgs({ out: BASELINE, peer: baselineApi, chatOnly: true, cache, limit: LIMIT, json: false }),
+    env,
+  );
 }, 600_000);
 afterAll(() => baselineApi.close());
 

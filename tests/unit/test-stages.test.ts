@@ -26,9 +26,13 @@ describe('test stages', () => {
       .split('\n')
       .filter((l) => !l.trim().startsWith('#'));
     const at = STAGES.map((cmd) => ci.findIndex((l) => l.trim() === cmd));
-    expect(at.every((i) => i >= 0), `.ci/run lacks one of ${STAGES.join(', ')}`).toBe(true);
+    expect(
+      at.every((i) => i >= 0),
+      `.ci/run lacks one of ${STAGES.join(', ')}`,
+    ).toBe(true);
     expect([...at].sort((a, b) => a - b)).toEqual(at);
-    for (const doc of ['README.md', 'docs/testing.md']) for (const cmd of STAGES) expect(read(doc), `${doc} names ${cmd}`).toContain(`\`${cmd}\``);
+    for (const doc of ['README.md', 'docs/testing.md'])
+      for (const cmd of STAGES) expect(read(doc), `${doc} names ${cmd}`).toContain(`\`${cmd}\``);
   });
 
   it("vitest's projects are unit, e2e and slow; tests/slow holds only test files the slow project includes", () => {
