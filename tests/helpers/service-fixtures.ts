@@ -54,6 +54,11 @@ export interface ServiceFixture {
   env?: Record<string, string | undefined>;
   /** The vendor protocol, seen from the service's side: owners, roles, content, timestamps, batch sizes, waits, search depth. */
   checkProtocol(peer: ServicePeer, c: ProtocolCheck): void;
+  /**
+   * `applied` lists the items the library stored (a sidecar's stand-in), not the adds the service
+   * performed: the kill -9 check then cannot count one applied entry per acknowledged add.
+   */
+  appliedIsItems?: true;
 }
 
 /** Turns of the ingested episodes. */

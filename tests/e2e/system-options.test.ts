@@ -5,12 +5,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Command } from 'commander';
-import type { RunConfig } from '../../../src/config/schema.js';
-import { configFromFlags } from '../../../src/cli/options.js';
-import { runCommand } from '../../../src/cli/commands/run.js';
-import { rawragInProcess } from '../../helpers/in-process.js';
-import { getSystem, listSystems } from '../../../src/systems/registry.js';
-import { checkRecordedSystemOptions } from '../../../src/cli/system-options.js';
+import type { RunConfig } from '../../src/config/schema.js';
+import { configFromFlags } from '../../src/cli/options.js';
+import { runCommand } from '../../src/cli/commands/run.js';
+import { rawragInProcess } from '../helpers/in-process.js';
+import { getSystem, listSystems } from '../../src/systems/registry.js';
+import { checkRecordedSystemOptions } from '../../src/cli/system-options.js';
 
 async function configOf(args: string[]): Promise<RunConfig> {
   let cfg: RunConfig | null = null;
