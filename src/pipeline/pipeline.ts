@@ -97,6 +97,8 @@ export interface ScheduleHooks {
   onItem(item: ItemRecord): void;
   /** Stop taking new questions (SIGINT/SIGTERM); questions in flight get STOP_GRACE_MS to finish. */
   signal?: AbortSignal;
+  /** Stop taking new questions, but let those in flight finish whatever it takes (the cache's disk is full: their replies are paid). */
+  halt?: AbortSignal;
 }
 
 export interface ScheduleOutcome {
@@ -147,7 +149,7 @@ export async function answerAll(
       throw e;
     }
   };
-  const stopped = () => hooks.signal?.aborted === true || writeFailed;
+  const stopped = () => hooks.signal?.aborted === true || hooks.halt?.aborted === true || writeFailed;
   if (source.prefetch && pending.length > 0) {
     const tw = performance.now();
     // A failed warm-up costs nothing but batching: each question then fetches its own.

@@ -196,6 +196,7 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
         { cfg, benchmark, dataset, source, stages },
         {
           signal: stop,
+          halt: session.cache.fullSignal,
           onItem(item) {
             run.append(item);
             finished++;
@@ -207,6 +208,9 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
         },
       );
       opened.rundir.close();
+      // A reply the cache's disk could not take was used and its item recorded; no question started
+      // after it. The run stops here (exit 2 naming the cache file); the same command resumes, paying for none of them again.
+      if (session.cache.full) throw session.cache.full;
       const items = selectedItems(opened.rundir, questions);
       const summary = buildSummary(items, {
         runId,
