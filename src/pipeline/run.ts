@@ -45,6 +45,8 @@ export interface RunHooks {
   progress?(done: number, total: number, extra?: ProgressInfo): void;
   /** Aborted on SIGINT/SIGTERM: no new questions start; the manifest records `interrupted`. */
   signal?: AbortSignal;
+  /** Called once the run has begun writing (its manifest says running): from here a stop waits for its flush. */
+  started?(): void;
 }
 
 export interface RunOutcome {
@@ -190,6 +192,7 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
       // Inside the try: a manifest that cannot be written (a full disk) still releases the lock.
       run.trackSpend(spent);
       run.start();
+      hooks.started?.();
       hooks.progress?.(finished, questions.length, progressInfo(session, errors));
       const outcome = await answerAll(
         opened.pending,
