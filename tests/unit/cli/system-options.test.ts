@@ -131,6 +131,16 @@ describe('rawrag systems', () => {
     expect(out.paper_opponents).toHaveLength(12);
     expect(out.paper_opponents.find((o: any) => o.name === 'Memora')).toMatchObject({ how: 'import', system: null, runnable: false });
     expect(out.paper_opponents.find((o: any) => o.name === 'Mem0')).toMatchObject({ how: 'service', runnable: true });
+    // Beyond the twelve: each with what it was checked against (Zep: its open-source engine for real, its hosted API a stand-in).
+    const zep = (out as any).other_opponents.find((o: any) => o.name === 'Zep');
+    expect(zep).toMatchObject({ how: 'service', system: 'zep', runnable: true });
+    expect(zep.checked).toMatch(/^real library graphiti-core .*stand-in only: hosted API/);
+    expect((out as any).other_opponents.find((o: any) => o.name === 'Supermemory')).toMatchObject({
+      runnable: true,
+      checked: expect.stringMatching(/^stand-in only: hosted API/),
+    });
+    const shown = await rawragInProcess(['systems']);
+    expect(shown.stdout).toMatch(/Beyond the paper's twelve:\n\| opponent/);
     const one = await rawragInProcess(['systems', 'mem0']);
     expect(one.stdout).toMatch(/Options \(-S key=value; config section 'mem0:'\)/);
     expect(one.stdout).toMatch(/\| top_k +\| integer/);
