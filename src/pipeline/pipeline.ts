@@ -110,6 +110,8 @@ export interface ScheduleHooks {
   onItem(item: ItemRecord): void;
   /** Stop taking new questions (SIGINT/SIGTERM); questions in flight get STOP_GRACE_MS to finish. */
   signal?: AbortSignal;
+  /** Stop taking new questions, but let those in flight finish whatever it takes (the cache's disk is full: their replies are paid). */
+  halt?: AbortSignal;
   /** Counts the run's phases (planned here before the first episode opens). */
   phases?: PhaseTally;
 }
@@ -157,7 +159,7 @@ export async function answerAll(
       throw e;
     }
   };
-  const stopped = () => hooks.signal?.aborted === true || writeFailed;
+  const stopped = () => hooks.signal?.aborted === true || hooks.halt?.aborted === true || writeFailed;
   const groups = groupByIndex(pending);
   const phases = planPhases(hooks.phases, groups, episodes, stages.stages);
   out.timings.warmup_ms = await warmUp(source, pending);

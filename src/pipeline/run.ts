@@ -49,6 +49,8 @@ export interface RunHooks {
   progress?(done: number, total: number, extra?: ProgressInfo): void;
   /** Aborted on SIGINT/SIGTERM: no new questions start; the manifest records `interrupted`. */
   signal?: AbortSignal;
+  /** Called once the run has begun writing (its manifest says running): from here a stop waits for its flush. */
+  started?(): void;
 }
 
 export interface RunOutcome {
@@ -180,12 +182,14 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
       // Inside the try: a manifest that cannot be written (a full disk) still releases the lock.
       run.trackSpend(spent);
       run.start();
+      hooks.started?.();
       hooks.progress?.(finished, questions.length, progressInfo(session, errors));
       const outcome = await answerAll(
         opened.pending,
         { cfg, benchmark, dataset, source, stages },
         {
           signal: stop,
+          halt: session.cache.fullSignal,
           phases: tally,
           onItem(item) {
             run.append(item);
@@ -197,6 +201,9 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
         },
       );
       opened.rundir.close();
+      // A reply the cache's disk could not take was used and its item recorded; no question started
+      // after it. The run stops here (exit 2 naming the cache file); the same command resumes, paying for none of them again.
+      if (session.cache.full) throw session.cache.full;
       const items = selectedItems(opened.rundir, questions);
       const summary = buildSummary(items, {
         runId,
