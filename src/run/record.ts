@@ -20,7 +20,7 @@ import { z } from 'zod';
 import { InputError, formatPath } from '../util/errors.js';
 import { parseJsonText } from '../util/fsx.js';
 import { splitJsonLines } from '../util/jsonl.js';
-import { decodeUtf8Lines, readTextFile } from '../util/text.js';
+import { decodeUtf8Lines } from '../util/text.js';
 
 export const RUN_SCHEMA = 'rawrag.run/2';
 export const RUN_SCHEMA_V1 = 'rawrag.run/1';
@@ -216,18 +216,36 @@ export function parseManifest(raw: unknown, file: string): ReadManifest {
   return { kind: 'rawrag', manifest: r.data, file, upgradedFrom };
 }
 
+/**
+ * A run file's text: strict UTF-8 (a byte that is not is refused by its line and offset), a BOM
+ * dropped; a character cut at the very end of items.jsonl by a killed writer is held back (a torn line).
+ */
+function readStrict(file: string): string {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch (e) {
+    throw new InputError(`cannot read file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { file });
+  }
+  return decodeUtf8Lines(bytes, file);
+}
+
 /** manifest.json of a run directory, validated and upgraded; an InputError when absent or invalid. */
 export function readRunManifest(dir: string): ReadManifest {
   const file = join(dir, MANIFEST_FILE);
   if (!existsSync(file)) throw new InputError('not a run directory (no manifest.json)', { file: dir });
-  return parseManifest(parseJsonText(readTextFile(file), file), file);
+  return parseManifest(parseJsonText(readStrict(file), file), file);
 }
 
 /** summary.json of a run directory, validated; null when there is none. */
 export function readRunSummary(dir: string): RunSummary | null {
   const file = join(dir, SUMMARY_FILE);
   if (!existsSync(file)) return null;
-  const raw = parseJsonText(readTextFile(file), file);
+  return parseSummary(parseJsonText(readStrict(file), file), file);
+}
+
+/** Validates a parsed summary.json. `file` names it in errors. */
+export function parseSummary(raw: unknown, file: string): RunSummary {
   if (raw !== null && typeof raw === 'object' && 'schema' in raw && (raw as { schema: unknown }).schema !== RUN_SCHEMA)
     throw new InputError(`unknown run record version ${JSON.stringify((raw as { schema: unknown }).schema)}: this rawrag reads ${RUN_SCHEMA}`, {
       file,
@@ -248,13 +266,7 @@ export function readRunItemLines(dir: string, notes: string[] = []): Array<{ lin
     notes.push('no items.jsonl: the run has no questions');
     return [];
   }
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(file);
-  } catch (e) {
-    throw new InputError(`cannot read file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { file });
-  }
-  const { lines, torn } = splitJsonLines(decodeUtf8Lines(bytes, file));
+  const { lines, torn } = splitJsonLines(readStrict(file));
   const out: Array<{ line: number; item: RunItem }> = [];
   for (const { line, text } of lines) out.push({ line, item: parseItemLine(text, file, line) });
   if (torn) notes.push(`${basename(file)}: last line ${torn.line} is incomplete (no newline, not valid JSON) and was skipped`);

@@ -4,10 +4,8 @@
  * {"id", "score"}). Read-only. Files are decoded as strict UTF-8 (a BOM is dropped); a last line
  * without a newline is used when it is valid JSON and otherwise skipped as torn, and reported.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { basename, join, relative, resolve } from 'node:path';
-import { firstInvalidUtf8 } from '../util/text.js';
-import { splitJsonLines } from '../util/jsonl.js';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 import { InputError } from '../util/errors.js';
 import { completeness, runSetting, type ManifestView } from '../core/comparability.js';
 import { ITEMS_FILE, readRunItemLines, readRunManifest } from '../run/record.js';
@@ -110,32 +108,6 @@ export function scanRunDirs(paths: string[]): { dirs: string[]; skipped: Skipped
   };
 }
 
-/**
- * Reads a file as strict UTF-8 (invalid bytes stop with their offset and line); a leading BOM is
- * dropped. `lines`: a JSON Lines file another process may be appending to, whose last write can stop
- * inside a character — those last bytes are held back (a torn last line, which splitJsonLines finds).
- */
-export function readUtf8Strict(path: string, lines = false): string {
-  let buf: Buffer;
-  try {
-    buf = readFileSync(path);
-  } catch (e) {
-    throw new InputError(`cannot read file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { file: path });
-  }
-  try {
-    // ignoreBOM: false = the decoder consumes a leading BOM.
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(buf, { stream: lines });
-  } catch {
-    const offset = firstInvalidUtf8(buf);
-    let line = 1;
-    for (let i = 0; i < offset; i++) if (buf[i] === 0x0a) line++;
-    throw new InputError(`invalid UTF-8 at byte offset ${offset} (byte 0x${buf[offset]?.toString(16).padStart(2, '0') ?? '??'})`, {
-      file: path,
-      place: `line ${line}`,
-    });
-  }
-}
-
 export function loadRun(dir: string): LoadedRun {
   // Through the run record (src/run/record.ts): validated, an older version upgraded.
   const m = readRunManifest(dir).manifest;
@@ -168,25 +140,6 @@ export function loadRun(dir: string): LoadedRun {
 function isComplete(m: unknown): boolean {
   const s = runSetting(m as ManifestView);
   return s !== null && completeness(s).complete;
-}
-
-/**
- * The JSON values of a JSON Lines file, read strictly (UTF-8, BOM dropped, CRLF accepted, a valid
- * last line without newline kept). A last line that is not JSON and has no newline was torn by a
- * killed writer: it is skipped with a note; any other bad line is an input error naming it.
- */
-export function readJsonLines(path: string, notes: string[]): Array<{ line: number; value: unknown }> {
-  const { lines, torn } = splitJsonLines(readUtf8Strict(path, true));
-  const out: Array<{ line: number; value: unknown }> = [];
-  for (const { line, text } of lines) {
-    try {
-      out.push({ line, value: JSON.parse(text) });
-    } catch (e) {
-      throw new InputError(`not JSON (${(e as Error).message})`, { file: path, place: `line ${line}` });
-    }
-  }
-  if (torn) notes.push(`${basename(path)}: last line ${torn.line} is incomplete (no newline, not valid JSON) and was skipped`);
-  return out;
 }
 
 /** One item reduced to what the statistics need (a validated items.jsonl line, or an item in memory). */
