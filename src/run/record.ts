@@ -86,8 +86,10 @@ export const RunManifestSchema = z.looseObject({
   created_at: z.string().optional(),
   updated_at: z.string().optional(),
   finished_at: z.string().nullable().optional(),
-  timings: z.record(z.string(), z.number()).optional(),
-  phase_wall_ms: z.looseObject({ ingest: z.number(), search: z.number(), add_search: z.number(), processes: z.number() }).optional(),
+  timings: z.record(z.string(), z.number().nullable()).optional(),
+  phase_wall_ms: z
+    .looseObject({ ingest: z.number().optional(), search: z.number().optional(), add_search: z.number().optional(), processes: z.number().optional() })
+    .optional(),
   error: z.string().nullable().optional(),
   spent_usd: z.number().nullable().optional(),
 });

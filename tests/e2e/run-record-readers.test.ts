@@ -28,6 +28,13 @@ const editJson = (dir: string, file: string, f: (o: Record<string, unknown>) => 
     return JSON.stringify(o);
   });
 
+/** items.jsonl with line 2's score a string. */
+function scoreAsText(text: string): string {
+  const lines = text.split('\n');
+  lines[1] = JSON.stringify({ ...JSON.parse(lines[1]!), score: 'high' });
+  return lines.join('\n');
+}
+
 /** A corrupt copy of the fixture, and what the refusal must say (file: place: ...). */
 const CORRUPT: Record<string, { make(dir: string): void; says: RegExp }> = {
   'manifest not JSON': { make: (d) => edit(d, 'manifest.json', (t) => t.slice(0, 200)), says: /manifest\.json: line \d+, column \d+: invalid JSON/ },
@@ -40,7 +47,7 @@ const CORRUPT: Record<string, { make(dir: string): void; says: RegExp }> = {
 };
 const CORRUPT_ITEMS: Record<string, { make(dir: string): void; says: RegExp }> = {
   'item not JSON': { make: (d) => edit(d, 'items.jsonl', (t) => t.replace(/\n/, '\n{"id": \n')), says: /items\.jsonl: line 2: not JSON/ },
-  'item wrong type': { make: (d) => edit(d, 'items.jsonl', (t) => t.replace('"score":1', '"score":"high"')), says: /items\.jsonl: line \d+: score: .*not a run item/ },
+  'item wrong type': { make: (d) => edit(d, 'items.jsonl', scoreAsText), says: /items\.jsonl: line 2: score: .*not a run item/ },
 };
 const CORRUPT_SUMMARY = {
   make: (d: string) => editJson(d, 'summary.json', (o) => (o.overall = 'high')),

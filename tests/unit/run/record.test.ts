@@ -67,7 +67,9 @@ describe('run record', () => {
     expect(() => parseManifest(noSystem, 'm.json')).toThrow(/^m\.json: system: /);
     expect(() => parseManifest({ format: 'other/1' }, 'm.json')).toThrow(/^m\.json: format: unknown run format/);
     const dir = copy();
-    writeFileSync(join(dir, 'items.jsonl'), readFileSync(join(dir, 'items.jsonl'), 'utf8').replace('"score":1', '"score":"1"'));
-    expect(() => readRun(dir)).toThrow(/items\.jsonl: line \d+: score: .*not a run item/);
+    const lines = readFileSync(join(dir, 'items.jsonl'), 'utf8').split('\n');
+    lines[2] = JSON.stringify({ ...JSON.parse(lines[2]!), score: '1' });
+    writeFileSync(join(dir, 'items.jsonl'), lines.join('\n'));
+    expect(() => readRun(dir)).toThrow(/items\.jsonl: line 3: score: .*not a run item/);
   });
 });
