@@ -90,7 +90,8 @@ export function decisionSource(arg: string, opts: SourceOptions = {}): DecisionS
       throw new InputError('--proposals goes with a run directory or an event log; this file is itself a proposal log', { file: path });
     return assemble(meta, log, null, null);
   }
-  if (!existsSync(join(path, MANIFEST_FILE))) throw new InputError('not a run directory (no manifest.json) nor a decision log file', { file: path });
+  if (!existsSync(join(path, MANIFEST_FILE)))
+    throw new InputError('not a run directory (no manifest.json) nor a decision log file', { file: path });
   // Through the run record (src/run/record.ts): validated, an older version upgraded.
   const manifest = readRunManifest(path).manifest as { benchmark?: string; system?: string; config?: { system?: string } };
   const meta = { source: arg, benchmark: opts.benchmark ?? manifest.benchmark ?? null, system: manifest.system ?? null };

@@ -88,7 +88,12 @@ export const RunManifestSchema = z.looseObject({
   finished_at: z.string().nullable().optional(),
   timings: z.record(z.string(), z.number().nullable()).optional(),
   phase_wall_ms: z
-    .looseObject({ ingest: z.number().optional(), search: z.number().optional(), add_search: z.number().optional(), processes: z.number().optional() })
+    .looseObject({
+      ingest: z.number().optional(),
+      search: z.number().optional(),
+      add_search: z.number().optional(),
+      processes: z.number().optional(),
+    })
     .optional(),
   error: z.string().nullable().optional(),
   spent_usd: z.number().nullable().optional(),
@@ -171,7 +176,9 @@ export interface RunRecord {
 function refuse(file: string, issue: z.core.$ZodIssue, what: string, line?: number): InputError {
   const at = formatPath(issue.path);
   const message = `${issue.message} (${what})`;
-  return line === undefined ? new InputError(message, { file, place: at }) : new InputError(`${at}: ${message}`, { file, place: `line ${line}` });
+  return line === undefined
+    ? new InputError(message, { file, place: at })
+    : new InputError(`${at}: ${message}`, { file, place: `line ${line}` });
 }
 
 /** Brings a rawrag.run/1 manifest to rawrag.run/2 (a new object; the file is not rewritten). */
@@ -202,10 +209,13 @@ export function parseManifest(raw: unknown, file: string): ReadManifest {
       );
   } else if ('format' in obj) {
     if (typeof obj.format !== 'string' || !V1_FORMATS.includes(obj.format))
-      throw new InputError(`unknown run format ${JSON.stringify(obj.format)}: this rawrag reads ${V1_FORMATS.join(', ')} and ${RUN_SCHEMA}`, {
-        file,
-        place: 'format',
-      });
+      throw new InputError(
+        `unknown run format ${JSON.stringify(obj.format)}: this rawrag reads ${V1_FORMATS.join(', ')} and ${RUN_SCHEMA}`,
+        {
+          file,
+          place: 'format',
+        },
+      );
     input = upgradeManifestV1(obj);
     upgradedFrom = RUN_SCHEMA_V1;
   } else {
@@ -249,10 +259,13 @@ export function readRunSummary(dir: string): RunSummary | null {
 /** Validates a parsed summary.json. `file` names it in errors. */
 export function parseSummary(raw: unknown, file: string): RunSummary {
   if (raw !== null && typeof raw === 'object' && 'schema' in raw && (raw as { schema: unknown }).schema !== RUN_SCHEMA)
-    throw new InputError(`unknown run record version ${JSON.stringify((raw as { schema: unknown }).schema)}: this rawrag reads ${RUN_SCHEMA}`, {
-      file,
-      place: 'schema',
-    });
+    throw new InputError(
+      `unknown run record version ${JSON.stringify((raw as { schema: unknown }).schema)}: this rawrag reads ${RUN_SCHEMA}`,
+      {
+        file,
+        place: 'schema',
+      },
+    );
   const r = RunSummarySchema.safeParse(raw);
   if (!r.success) throw refuse(file, r.error.issues[0]!, `not a run summary of ${RUN_SCHEMA}`);
   return r.data;

@@ -20,7 +20,8 @@ function copy(): string {
   return dir;
 }
 
-const edit = (dir: string, file: string, f: (text: string) => string) => writeFileSync(join(dir, file), f(readFileSync(join(dir, file), 'utf8')));
+const edit = (dir: string, file: string, f: (text: string) => string) =>
+  writeFileSync(join(dir, file), f(readFileSync(join(dir, file), 'utf8')));
 const editJson = (dir: string, file: string, f: (o: Record<string, unknown>) => void) =>
   edit(dir, file, (t) => {
     const o = JSON.parse(t);
@@ -37,9 +38,18 @@ function scoreAsText(text: string): string {
 
 /** A corrupt copy of the fixture, and what the refusal must say (file: place: ...). */
 const CORRUPT: Record<string, { make(dir: string): void; says: RegExp }> = {
-  'manifest not JSON': { make: (d) => edit(d, 'manifest.json', (t) => t.slice(0, 200)), says: /manifest\.json: line \d+, column \d+: invalid JSON/ },
-  'manifest wrong type': { make: (d) => editJson(d, 'manifest.json', (o) => (o.setting = 42)), says: /manifest\.json: setting: .*not a rawrag run manifest/ },
-  'manifest missing field': { make: (d) => editJson(d, 'manifest.json', (o) => delete o.system), says: /manifest\.json: system: .*not a rawrag run manifest/ },
+  'manifest not JSON': {
+    make: (d) => edit(d, 'manifest.json', (t) => t.slice(0, 200)),
+    says: /manifest\.json: line \d+, column \d+: invalid JSON/,
+  },
+  'manifest wrong type': {
+    make: (d) => editJson(d, 'manifest.json', (o) => (o.setting = 42)),
+    says: /manifest\.json: setting: .*not a rawrag run manifest/,
+  },
+  'manifest missing field': {
+    make: (d) => editJson(d, 'manifest.json', (o) => delete o.system),
+    says: /manifest\.json: system: .*not a rawrag run manifest/,
+  },
   'unknown version': {
     make: (d) => editJson(d, 'manifest.json', (o) => ((o.schema = 'rawrag.run/9'), delete o.format)),
     says: /manifest\.json: schema: unknown run record version "rawrag\.run\/9"/,

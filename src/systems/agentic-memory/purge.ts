@@ -83,7 +83,9 @@ const sqliteFiles = (path: string) => [path, `${path}-wal`, `${path}-journal`];
 function runCacheDir(runDir: string, flag: string | undefined): { dir: string | null; how: string } {
   if (flag) return { dir: resolveCacheDir(flag), how: '--cache-dir' };
   // Through the run record (src/run/record.ts): a manifest it refuses stops the purge, naming the file.
-  const recorded: unknown = existsSync(join(runDir, MANIFEST_FILE)) ? (readRunManifest(runDir).manifest as { cache_dir?: unknown }).cache_dir : undefined;
+  const recorded: unknown = existsSync(join(runDir, MANIFEST_FILE))
+    ? (readRunManifest(runDir).manifest as { cache_dir?: unknown }).cache_dir
+    : undefined;
   if (recorded === null) return { dir: null, how: 'the run used --no-cache' };
   if (typeof recorded === 'string') return { dir: recorded, how: "the run's manifest" };
   return {

@@ -59,7 +59,9 @@ describe('run record', () => {
 
   it('refuses an unknown version, a wrong type and a missing field, naming the file and the place', () => {
     const base = { schema: RUN_SCHEMA, system: 's', benchmark: 'locomo', setting: 'locomo/x' };
-    expect(() => parseManifest({ ...base, schema: 'rawrag.run/9' }, 'm.json')).toThrow(/^m\.json: schema: unknown run record version "rawrag\.run\/9"/);
+    expect(() => parseManifest({ ...base, schema: 'rawrag.run/9' }, 'm.json')).toThrow(
+      /^m\.json: schema: unknown run record version "rawrag\.run\/9"/,
+    );
     expect(() => parseManifest({ ...base, questions: { selected: 'six', done: 0, errors: 0 } }, 'm.json')).toThrow(
       /^m\.json: questions\.selected: .*not a rawrag run manifest/,
     );
