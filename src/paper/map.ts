@@ -7,6 +7,7 @@
  * stats`'s paired bootstrap with the benchmark's aggregation (src/paper/stats-context.ts); every
  * variant of a swept ablation is shown, accuracy and coverage each under its own name.
  */
+import { readRunManifest, readRunSummary } from '../run/record.js';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type { RunConfig } from '../config/schema.js';
@@ -158,10 +159,10 @@ function safely<T>(fn: () => T, fallback: T): T {
 /** A run directory as the map reads it (null: not a run it can read). */
 export function runFacts(dir: string): RunFacts | null {
   return safely(() => {
-    const manifest = readJson(join(dir, 'manifest.json')) as ManifestView & Record<string, unknown>;
+    // Through the run record (src/run/record.ts): an older version upgraded; a file it refuses matches nothing.
+    const manifest = readRunManifest(dir).manifest as ManifestView & Record<string, unknown>;
     const setting = runSetting(manifest);
     if (!setting || !manifest.config) return null;
-    const summaryFile = join(dir, 'summary.json');
     return {
       dir,
       benchmark: setting.benchmark,
@@ -169,7 +170,7 @@ export function runFacts(dir: string): RunFacts | null {
       manifest,
       setting,
       config: manifest.config as RunConfig,
-      summary: existsSync(summaryFile) ? (readJson(summaryFile) as Record<string, unknown>) : null,
+      summary: readRunSummary(dir),
     };
   }, null);
 }

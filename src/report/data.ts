@@ -3,11 +3,12 @@
  * evidence turns) is stored once in a string table and referred to by index, so 2,000 questions
  * x several systems over the same benchmark carry each question and each evidence turn once.
  */
+import { MANIFEST_FILE, readRunManifest } from '../run/record.js';
 import { serialiseTurn } from '../retrieval/serialise.js';
 import type { Dataset } from '../core/schema.js';
 import { paperRow, type PaperRow } from '../datasets/paper-rows.js';
 import { compareWithPaperRow } from '../paper/rows.js';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PaperMap } from '../paper/map.js';
 import type { FamilyReport, StatsReport } from '../stats/compute-tables.js';
@@ -386,10 +387,9 @@ function ablationView(a: AblationInput): AblationView {
 
 /** A run directory against its paper row: null when comparable (or unreadable: then no row is claimed), else the label. */
 function comparisonOf(dir: string): string | null {
-  const file = join(dir, 'manifest.json');
-  if (!existsSync(file)) return null;
+  if (!existsSync(join(dir, MANIFEST_FILE))) return null;
   try {
-    return compareWithPaperRow(JSON.parse(readFileSync(file, 'utf8')))?.notComparable ?? null;
+    return compareWithPaperRow(readRunManifest(dir).manifest as Parameters<typeof compareWithPaperRow>[0])?.notComparable ?? null;
   } catch {
     return null;
   }
