@@ -16,7 +16,7 @@ import { hashOf } from '../util/hash.js';
 import { Interrupted } from '../util/interrupt.js';
 import type { EvidenceSource } from '../core/evidence-source.js';
 import { answerAll, buildSummary, roundAll, selectedItems } from './pipeline.js';
-import { loadRunInputs, runDirFor, runIdFor } from './plan.js';
+import { loadRunInputs, runDirFor, runIdFor, type RunInputs } from './plan.js';
 import { RunLifecycle } from './lifecycle.js';
 import { createEvidenceSource } from '../systems/registry.js';
 import { warningLines } from '../datasets/warnings.js';
@@ -110,6 +110,63 @@ export function runTimings(loadMs: number, stages: Record<string, number>, wallM
   return { ...roundAll(parts), work_ms: Math.round(work), wall_ms: Math.round(wallMs), total_ms: Math.round(wallMs) };
 }
 
+/** What opening the run directory needs: the request, its inputs and questions, and the stages planned. */
+interface OpenParts {
+  req: RunRequest;
+  dir: string;
+  inputs: RunInputs;
+  questions: Question[];
+  setting: string;
+  session: ProviderSession;
+  source: EvidenceSource;
+  stages: StagePlan;
+  runId: string;
+  git: Promise<Manifest['git']>;
+}
+
+/** The run directory opened (src/pipeline/lifecycle.ts): a new one, or the same run resumed. */
+async function openLifecycle(p: OpenParts): Promise<RunLifecycle> {
+  const { req, dir, inputs, questions, setting, session, source, stages, runId, git } = p;
+  const { cfg } = req;
+  const { benchmark, dataset } = inputs;
+  const identity = runIdentity(cfg, source, dataset.source.sha256);
+  return RunLifecycle.open(
+    dir,
+    identity,
+    questions,
+    {
+      retryErrors: req.retryErrors,
+      forceResume: req.forceResume,
+      config: cfg,
+      // (a composition's own questions, e.g. calibration probes, are this run's too)
+      benchmarkIds: new Set([...dataset.questions, ...questions].map((q) => q.id)),
+      incompleteBecause: req.compose?.incompleteBecause ?? null,
+    },
+    {
+      runId,
+      system: source.system,
+      benchmark: benchmark.name,
+      setting,
+      config: cfg,
+      policy: { ...inputs.policy },
+      source: {
+        name: source.name,
+        notes: source.notes,
+        ...(source.capabilities.standIn ? { stand_in: true } : {}),
+        ...(source.library ? { library: source.library } : {}),
+      },
+      ...(source.pairWith ? { pairWith: source.pairWith } : {}),
+      skipped: stages.skipped,
+      dataset: { ...dataset.source, warnings: dataset.warnings, questions: dataset.questions.length },
+      name: req.name,
+      cacheDir: session.cache.dir,
+      ...(req.invocation ? { invocation: req.invocation } : {}),
+      ...(req.shard ? { shard: req.shard } : {}),
+      git: await git,
+    },
+  );
+}
+
 export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunOutcome> {
   const t0 = performance.now();
   const { cfg } = req;
@@ -130,43 +187,8 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
   try {
     source = await (req.compose?.source ?? createEvidenceSource)(cfg, session, { runDir: dir });
     const stages = await (req.compose?.stages ?? planStages)(cfg, benchmark, session, source.capabilities);
-    const identity = runIdentity(cfg, source, dataset.source.sha256);
     const runId = req.compose?.runId ?? runIdFor(cfg);
-    const run = RunLifecycle.open(
-      dir,
-      identity,
-      questions,
-      {
-        retryErrors: req.retryErrors,
-        forceResume: req.forceResume,
-        config: cfg,
-        // (a composition's own questions, e.g. calibration probes, are this run's too)
-        benchmarkIds: new Set([...dataset.questions, ...questions].map((q) => q.id)),
-        incompleteBecause: req.compose?.incompleteBecause ?? null,
-      },
-      {
-        runId,
-        system: source.system,
-        benchmark: benchmark.name,
-        setting,
-        config: cfg,
-        policy: { ...inputs.policy },
-        source: {
-          name: source.name,
-          notes: source.notes,
-          ...(source.capabilities.standIn ? { stand_in: true } : {}),
-          ...(source.library ? { library: source.library } : {}),
-        },
-        ...(source.pairWith ? { pairWith: source.pairWith } : {}),
-        skipped: stages.skipped,
-        dataset: { ...dataset.source, warnings: dataset.warnings, questions: dataset.questions.length },
-        name: req.name,
-        cacheDir: session.cache.dir,
-        ...(req.invocation ? { invocation: req.invocation } : {}),
-        ...(req.shard ? { shard: req.shard } : {}),
-        git: await git,
-      },
-    );
+    const run = await openLifecycle({ req, dir, inputs, questions, setting, session, source, stages, runId, git });
     const { opened, manifest } = run;
     const loadMs = performance.now() - t0;
 
