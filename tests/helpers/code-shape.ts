@@ -95,7 +95,9 @@ export function importEdges(files: string[] = sourceFiles()): ImportEdge[] {
     const add = (literal: ts.StringLiteralLike): void => {
       const specifier = literal.text;
       if (!specifier.startsWith('.')) return;
-      const target = relative(REPO, join(file, '..', specifier)).split(sep).join('/');
+      const target = relative(REPO, join(file, '..', specifier))
+        .split(sep)
+        .join('/');
       const line = source.getLineAndCharacterOfPosition(literal.getStart(source)).line + 1;
       edges.push({ file: relative(REPO, file).split(sep).join('/'), line, specifier, target });
     };
