@@ -22,7 +22,7 @@ import { gridCells, shardOf, splitList, type Axis, type Cell, type Shard } from 
 import { readSet, writeSet } from '../grid/set-manifest.js';
 import { runSet, type CellOutcome } from '../grid/run-set.js';
 import { InputError, UsageError } from '../util/errors.js';
-import { Interrupted, watchInterrupts } from '../util/interrupt.js';
+import { Flushes, Interrupted, untilStopped, watchInterrupts } from '../util/interrupt.js';
 import { markdownTable } from '../util/table.js';
 import { configFromFlags, transportFromFlags, type GridCell } from './options.js';
 import { declaredOptions } from './system-options.js';
@@ -226,12 +226,19 @@ async function runCells(
     () => bar.stop(),
     () => bar.stop(),
   );
-  // Every cell's selection counted before the first starts: the bar's total never grows.
-  const progress = new GridProgress(await plannedQuestions(cells));
+  // After a signal only the cells that have begun writing are awaited (their flush), never startup work.
+  const flushes = new Flushes();
+  const begun = new Set<string>();
+  const stoppedOutcomes = (): CellOutcome[] =>
+    cells.map((cell) => ({ cell, status: begun.has(cell.name) ? 'interrupted' : 'not started' }));
   // A warning or note every cell of a benchmark would repeat (data warnings, the retriever's note) is printed once.
   const said = new Set<string>();
   try {
-    const outcomes = await runSet(
+    // Every cell's selection counted before the first starts: the bar's total never grows.
+    const planned = await untilStopped(plannedQuestions(cells), interrupts.signal, flushes);
+    if (!planned.done) return { outcomes: stoppedOutcomes(), signal: interrupts.reason() };
+    const progress = new GridProgress(planned.value);
+    const set = runSet(
       {
         cells,
         transport,
@@ -254,9 +261,12 @@ async function runCells(
           bar.update(g.done, g.total, g.info);
         },
         signal: interrupts.signal,
+        flushes,
+        started: (cell) => void begun.add(cell.name),
       },
     );
-    return { outcomes, signal: interrupts.reason() };
+    const ran = await untilStopped(set, interrupts.signal, flushes);
+    return { outcomes: ran.done ? ran.value : stoppedOutcomes(), signal: interrupts.reason() };
   } finally {
     bar.stop();
     interrupts.dispose();

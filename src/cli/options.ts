@@ -1,4 +1,5 @@
 /** Shared flag parsers and the mapping from run flags to config keys. */
+import { CREDENTIALS_IN_URL, hasUrlCredentials, urlCredentialsIn } from '../util/url-credentials.js';
 import { InvalidArgumentError, type Command } from 'commander';
 import { integer, limitOrRange, nonNegativeInteger, positiveInt, positiveNumber, unitInterval } from '../util/flags.js';
 export { integer, nonNegativeInteger, positiveInt, positiveNumber, unitInterval };
@@ -284,6 +285,9 @@ function blame(layers: Layers, path: ReadonlyArray<PropertyKey>, message: string
 
 /** Schema, benchmark, retriever and benchmark options, each error blamed on the flag or config key that set it. */
 function checkedConfig(merged: PartialConfig, layers: Layers): RunConfig {
+  // Before the schema: its error would quote the value, and the flag or key that set it is named.
+  const secret = urlCredentialsIn(merged);
+  if (secret) throw blame(layers, secret, CREDENTIALS_IN_URL);
   let cfg: RunConfig;
   try {
     cfg = resolveConfig(merged, layers.configFile ?? 'command line', RunConfigSchema);
@@ -334,8 +338,6 @@ function checkedConfig(merged: PartialConfig, layers: Layers): RunConfig {
       `unknown retriever '${cfg.retrieval.retriever}' (known: ${RETRIEVER_NAMES.join(', ')})`,
     );
   }
-  const secret = urlCredentialsIn(cfg);
-  if (secret) throw blame(layers, secret, CREDENTIALS_IN_URL);
   for (const o of bench.options) {
     const value = cfg.options?.[o.key];
     if (value === undefined || !o.validate) continue;
@@ -456,28 +458,3 @@ export function runLabel(value: string): string {
   return v;
 }
 
-/**
- * A URL's user name and password (`http://user:PASSWORD@host`) would be recorded wherever the URL
- * is (manifest.json, summary.json, each failed item's error, the report, the progress line), and
- * the HTTP client refuses them anyway: such a URL is refused before anything is written.
- */
-const CREDENTIALS_IN_URL =
-  "a URL with a user name or password is refused: it would be written to the run's files and logs (and the HTTP client does not send it); " +
-  "give the URL without it and the key through the system's or provider's key variable (rawrag systems NAME lists them)";
-
-/** Whether `text` is a URL carrying userinfo (`scheme://user[:password]@host`). */
-export function hasUrlCredentials(text: string): boolean {
-  const m = /^\s*[a-z][a-z0-9+.-]*:\/\/([^/?#\s]*)@/i.exec(text);
-  return m !== null;
-}
-
-/** The config path of the first string value that is a URL with credentials, or null. */
-function urlCredentialsIn(node: unknown, path: string[] = []): string[] | null {
-  if (typeof node === 'string') return hasUrlCredentials(node) ? path : null;
-  if (node && typeof node === 'object')
-    for (const [k, v] of Object.entries(node)) {
-      const found = urlCredentialsIn(v, [...path, k]);
-      if (found) return found;
-    }
-  return null;
-}

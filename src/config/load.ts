@@ -3,6 +3,7 @@ import { InputError, formatPath } from '../util/errors.js';
 import { parseJsonText } from '../util/fsx.js';
 import { decodeUtf8 } from '../util/text.js';
 import { readFileSync } from 'node:fs';
+import { CREDENTIALS_IN_URL, urlCredentialsIn } from '../util/url-credentials.js';
 import type { z } from 'zod';
 import type { RunConfig } from './schema.js';
 
@@ -61,6 +62,9 @@ export function resolveConfig(merged: PartialConfig, source: string, schema: z.Z
   if (chunking && typeof chunking.size === 'number' && chunking.stride === undefined) {
     merged = { ...merged, chunking: { ...chunking, stride: Math.max(1, chunking.size - 32) } };
   }
+  // A URL with a password in it, wherever the config came from (a file, flags, a recorded manifest): refused, never recorded.
+  const secret = urlCredentialsIn(merged);
+  if (secret) throw new InputError(CREDENTIALS_IN_URL, { file: source, place: formatPath(secret) });
   const parsed = schema.safeParse(merged);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

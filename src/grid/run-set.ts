@@ -10,7 +10,7 @@ import { executeRun, type ProgressInfo, type RunHooks, type RunOutcome } from '.
 import type { TransportOptions } from '../providers/transport.js';
 import type { RunStatus } from '../run/manifest.js';
 import { InputError, UsageError } from '../util/errors.js';
-import { Interrupted } from '../util/interrupt.js';
+import { Interrupted, type Flushes } from '../util/interrupt.js';
 import type { Cell } from './cells.js';
 import { RepeatedFailures } from '../pipeline/failure-streak.js';
 
@@ -41,6 +41,10 @@ export interface SetHooks {
   progress?(cell: Cell, done: number, total: number, info?: ProgressInfo): void;
   /** SIGINT/SIGTERM: no new cell or question starts. */
   signal?: AbortSignal;
+  /** Where a cell that has begun writing registers its run: after a signal, only these are waited for. */
+  flushes?: Flushes;
+  /** Called with a cell's name once it has begun writing. */
+  started?(cell: Cell): void;
 }
 
 export async function runSet(req: SetRequest, hooks: SetHooks): Promise<CellOutcome[]> {
@@ -50,13 +54,20 @@ export async function runSet(req: SetRequest, hooks: SetHooks): Promise<CellOutc
     req.cells.map((cell) =>
       limit(async (): Promise<CellOutcome> => {
         if (stopped()) return { cell, status: 'not started' };
+        let running: Promise<unknown> | null = null;
+        let started = false;
         const cellHooks: RunHooks = {
           log: (line) => hooks.log(cell, line),
           progress: (done, total, info) => hooks.progress?.(cell, done, total, info),
           signal: hooks.signal,
+          started: () => {
+            started = true;
+            hooks.started?.(cell);
+            if (running) hooks.flushes?.add(running);
+          },
         };
         try {
-          const outcome = await executeRun(
+          const pending = executeRun(
             {
               cfg: cell.cfg,
               out: cell.dir,
@@ -69,6 +80,9 @@ export async function runSet(req: SetRequest, hooks: SetHooks): Promise<CellOutc
             },
             cellHooks,
           );
+          running = pending;
+          if (started) hooks.flushes?.add(pending);
+          const outcome = await pending;
           return { cell, status: outcome.manifest.status, outcome };
         } catch (e) {
           if (e instanceof Interrupted) return { cell, status: 'interrupted' };

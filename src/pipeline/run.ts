@@ -16,13 +16,15 @@ import { hashOf } from '../util/hash.js';
 import { Interrupted } from '../util/interrupt.js';
 import type { EvidenceSource } from '../core/evidence-source.js';
 import { answerAll, buildSummary, roundAll, selectedItems } from './pipeline.js';
-import { loadRunInputs, runDirFor, runIdFor, type RunInputs } from './plan.js';
-import { RunLifecycle } from './lifecycle.js';
+import { loadRunInputs, runDirFor, runIdFor } from './plan.js';
+import { RunLifecycle, type ManifestFields } from './lifecycle.js';
 import { createEvidenceSource } from '../systems/registry.js';
 import { warningLines } from '../datasets/warnings.js';
 import { dataSetting } from '../core/setting.js';
 import { FAILURE_LIMIT_REASON, FailureStreak, RepeatedFailures } from './failure-streak.js';
 import { checkShardOfDir, shardQuestions, type RunShard } from './shard.js';
+import type { PhaseFigures } from '../core/phases.js';
+import { costByPhase, PhaseTally } from './phases.js';
 
 /** Failed items so far, retries and money spent by this run (the progress bar shows them). */
 function progressInfo(session: ProviderSession, errors: number): ProgressInfo {
@@ -37,14 +39,18 @@ export interface ProgressInfo {
   retries?: number;
   /** USD spent by this run so far; null when a price is unknown. */
   costUsd?: number | null;
+  /** Each planned phase in order (ingest, index, answer, judge; src/core/phases.ts). */
+  phases?: PhaseFigures[];
 }
 
 export interface RunHooks {
   log(line: string): void;
-  /** Called with (done, total) as items finish, with failed items so far, retries and money spent. */
+  /** Called with (done, total) as items finish and as each phase moves (ingest, index, answer, judge), with failed items so far, retries, money spent and the phases. */
   progress?(done: number, total: number, extra?: ProgressInfo): void;
   /** Aborted on SIGINT/SIGTERM: no new questions start; the manifest records `interrupted`. */
   signal?: AbortSignal;
+  /** Called once the run has begun writing (its manifest says running): from here a stop waits for its flush. */
+  started?(): void;
 }
 
 export interface RunOutcome {
@@ -110,63 +116,6 @@ export function runTimings(loadMs: number, stages: Record<string, number>, wallM
   return { ...roundAll(parts), work_ms: Math.round(work), wall_ms: Math.round(wallMs), total_ms: Math.round(wallMs) };
 }
 
-/** What opening the run directory needs: the request, its inputs and questions, and the stages planned. */
-interface OpenParts {
-  req: RunRequest;
-  dir: string;
-  inputs: RunInputs;
-  questions: Question[];
-  setting: string;
-  session: ProviderSession;
-  source: EvidenceSource;
-  stages: StagePlan;
-  runId: string;
-  git: Promise<Manifest['git']>;
-}
-
-/** The run directory opened (src/pipeline/lifecycle.ts): a new one, or the same run resumed. */
-async function openLifecycle(p: OpenParts): Promise<RunLifecycle> {
-  const { req, dir, inputs, questions, setting, session, source, stages, runId, git } = p;
-  const { cfg } = req;
-  const { benchmark, dataset } = inputs;
-  const identity = runIdentity(cfg, source, dataset.source.sha256);
-  return RunLifecycle.open(
-    dir,
-    identity,
-    questions,
-    {
-      retryErrors: req.retryErrors,
-      forceResume: req.forceResume,
-      config: cfg,
-      // (a composition's own questions, e.g. calibration probes, are this run's too)
-      benchmarkIds: new Set([...dataset.questions, ...questions].map((q) => q.id)),
-      incompleteBecause: req.compose?.incompleteBecause ?? null,
-    },
-    {
-      runId,
-      system: source.system,
-      benchmark: benchmark.name,
-      setting,
-      config: cfg,
-      policy: { ...inputs.policy },
-      source: {
-        name: source.name,
-        notes: source.notes,
-        ...(source.capabilities.standIn ? { stand_in: true } : {}),
-        ...(source.library ? { library: source.library } : {}),
-      },
-      ...(source.pairWith ? { pairWith: source.pairWith } : {}),
-      skipped: stages.skipped,
-      dataset: { ...dataset.source, warnings: dataset.warnings, questions: dataset.questions.length },
-      name: req.name,
-      cacheDir: session.cache.dir,
-      ...(req.invocation ? { invocation: req.invocation } : {}),
-      ...(req.shard ? { shard: req.shard } : {}),
-      git: await git,
-    },
-  );
-}
-
 export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunOutcome> {
   const t0 = performance.now();
   const { cfg } = req;
@@ -187,8 +136,22 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
   try {
     source = await (req.compose?.source ?? createEvidenceSource)(cfg, session, { runDir: dir });
     const stages = await (req.compose?.stages ?? planStages)(cfg, benchmark, session, source.capabilities);
+    const identity = runIdentity(cfg, source, dataset.source.sha256);
     const runId = req.compose?.runId ?? runIdFor(cfg);
-    const run = await openLifecycle({ req, dir, inputs, questions, setting, session, source, stages, runId, git });
+    const run = RunLifecycle.open(
+      dir,
+      identity,
+      questions,
+      {
+        retryErrors: req.retryErrors,
+        forceResume: req.forceResume,
+        config: cfg,
+        // (a composition's own questions, e.g. calibration probes, are this run's too)
+        benchmarkIds: new Set([...dataset.questions, ...questions].map((q) => q.id)),
+        incompleteBecause: req.compose?.incompleteBecause ?? null,
+      },
+      manifestFields({ req, source, stages, inputs, runId, setting, cacheDir: session.cache.dir, git: await git }),
+    );
     const { opened, manifest } = run;
     const loadMs = performance.now() - t0;
 
@@ -208,27 +171,39 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
     const spent = () => session.usage.total().cost_usd_spent;
     let finished = opened.done.size;
     let errors = opened.previous.filter((i) => i.error).length;
+    const figures = () => tally.figures(costByPhase(session.usage.report()));
+    // Every phase event redraws the progress line and (at most once a second) the manifest's `progress`.
+    const tally = new PhaseTally(() => {
+      const phases = figures();
+      hooks.progress?.(finished, questions.length, { ...progressInfo(session, errors), phases });
+      run.progress(phases);
+    });
     try {
       // Inside the try: a manifest that cannot be written (a full disk) still releases the lock.
       run.trackSpend(spent);
       run.start();
+      hooks.started?.();
       hooks.progress?.(finished, questions.length, progressInfo(session, errors));
       const outcome = await answerAll(
         opened.pending,
         { cfg, benchmark, dataset, source, stages },
         {
           signal: stop,
+          halt: session.cache.fullSignal,
+          phases: tally,
           onItem(item) {
             run.append(item);
             finished++;
             if (item.error) errors++;
             const error = item.error ? `${item.error.stage}: ${item.error.message}` : null;
             if (streak.add(error) && !failing.signal.aborted) failing.abort(FAILURE_LIMIT_REASON);
-            hooks.progress?.(finished, questions.length, progressInfo(session, errors));
           },
         },
       );
       opened.rundir.close();
+      // A reply the cache's disk could not take was used and its item recorded; no question started
+      // after it. The run stops here (exit 2 naming the cache file); the same command resumes, paying for none of them again.
+      if (session.cache.full) throw session.cache.full;
       const items = selectedItems(opened.rundir, questions);
       const summary = buildSummary(items, {
         runId,
@@ -241,6 +216,7 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
         stages,
         extra: source.report?.(),
       });
+      run.progress(figures());
       const { interrupted } = run.finish({
         items,
         summary,
@@ -264,4 +240,42 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
     await source?.close?.();
     session.close();
   }
+}
+
+/** What the manifest records of a run besides its questions and identity. */
+function manifestFields(o: {
+  req: RunRequest;
+  source: EvidenceSource;
+  stages: StagePlan;
+  inputs: Awaited<ReturnType<typeof loadRunInputs>>;
+  runId: string;
+  setting: string;
+  cacheDir: ManifestFields['cacheDir'];
+  git: Awaited<ReturnType<typeof gitInfo>>;
+}): ManifestFields {
+  const { req, source, stages, inputs, runId, setting } = o;
+  const { cfg } = req;
+  const { benchmark, dataset } = inputs;
+  return {
+    runId,
+    system: source.system,
+    benchmark: benchmark.name,
+    setting,
+    config: cfg,
+    policy: { ...inputs.policy },
+    source: {
+      name: source.name,
+      notes: source.notes,
+      ...(source.capabilities.standIn ? { stand_in: true } : {}),
+      ...(source.library ? { library: source.library } : {}),
+    },
+    ...(source.pairWith ? { pairWith: source.pairWith } : {}),
+    skipped: stages.skipped,
+    dataset: { ...dataset.source, warnings: dataset.warnings, questions: dataset.questions.length },
+    name: req.name,
+    cacheDir: o.cacheDir,
+    ...(req.invocation ? { invocation: req.invocation } : {}),
+    ...(req.shard ? { shard: req.shard } : {}),
+    git: o.git,
+  };
 }

@@ -48,6 +48,24 @@ export const vectorCodec: Codec<Float32Array> = {
   },
 };
 
+/** The test seam (tests set it in-process; nothing in rawrag sets it): a cache file that cannot grow past its pages at open (a full disk, SQLITE_FULL). */
+export const cacheFaults = { full: false };
+
+/**
+ * SQLite's full-disk and write failures of the cache file as the filesystem error they are (code
+ * ENOSPC, syscall write, the file's path): they stop the command with exit 2 naming the file
+ * (src/util/fsx.ts isLocalFsFailure), never one question's error. null for any other error.
+ */
+export function cacheDiskFailure(e: unknown, path: string): NodeJS.ErrnoException | null {
+  const code = (e as { code?: unknown })?.code;
+  if (typeof code !== 'string' || !/^SQLITE_(FULL|IOERR)/.test(code)) return null;
+  const err = new Error(`no space left on device, write '${path}' (${code}: ${(e as Error).message})`) as NodeJS.ErrnoException;
+  err.code = 'ENOSPC';
+  err.syscall = 'write';
+  err.path = path;
+  return err;
+}
+
 /** In-flight requests per cache file ('' = no cache), for every ResponseCache of the process. */
 const INFLIGHT = new Map<string, Map<string, Promise<unknown>>>();
 
@@ -66,6 +84,13 @@ export class ResponseCache {
    */
   private readonly inflight: Map<string, Promise<unknown>>;
   readonly counts: Record<string, CacheCounts> = {};
+  /**
+   * Set when a reply could not be stored because the disk is full (an ENOSPC error naming the
+   * file). The reply is still handed to its caller (a paid reply is used, not thrown away); the run
+   * starts no new question after it (`fullSignal`) and then stops with exit 2 naming the file.
+   */
+  full: NodeJS.ErrnoException | null = null;
+  private readonly fullCtl = new AbortController();
 
   /** `dir` null = caching off (--no-cache): every request is sent, nothing is stored. */
   constructor(
@@ -92,6 +117,8 @@ export class ResponseCache {
         d.exec(
           'CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, role TEXT NOT NULL, value BLOB NOT NULL, created_at TEXT NOT NULL)',
         );
+        // The seam: the file may not grow past the pages it has (SQLite raises the limit to them), as on a full disk.
+        if (cacheFaults.full) d.pragma('max_page_count = 1');
       });
       this.getStmt = db.prepare('SELECT value FROM responses WHERE key = ?');
       this.putStmt = db.prepare('INSERT OR REPLACE INTO responses (key, role, value, created_at) VALUES (?, ?, ?, ?)');
@@ -140,10 +167,35 @@ export class ResponseCache {
     return value;
   }
 
+  /** Stores `value`; a full disk throws an ENOSPC error naming the cache file (the caller keeps the reply elsewhere: a batch's stays at the provider). */
   store<T>(role: string, key: string, value: T, codec: Codec<T>): void {
     if (!this.enabled) return;
     const bytes = codec.encode(value);
-    this.guarded(() => this.putStmt!.run(key, role, bytes, new Date().toISOString()));
+    try {
+      this.guarded(() => this.putStmt!.run(key, role, bytes, new Date().toISOString()));
+    } catch (e) {
+      throw cacheDiskFailure(e, join(this.dir!, this.file)) ?? e;
+    }
+  }
+
+  /**
+   * Stores a reply just received; on a full disk it is not stored but still returned to its caller
+   * (used and recorded with its item), the failure kept in `full` and `fullSignal` aborted.
+   */
+  keep<T>(role: string, key: string, value: T, codec: Codec<T>): void {
+    try {
+      this.store(role, key, value, codec);
+    } catch (e) {
+      const err = e as NodeJS.ErrnoException;
+      if (err?.code !== 'ENOSPC' || err.path !== join(this.dir!, this.file)) throw e;
+      this.full ??= err;
+      if (!this.fullCtl.signal.aborted) this.fullCtl.abort(err);
+    }
+  }
+
+  /** Aborted once a reply could not be stored (a full disk): no new question should start. */
+  get fullSignal(): AbortSignal {
+    return this.fullCtl.signal;
   }
 
   /** Drops one entry (a batch reply its caller could not use). */
@@ -173,7 +225,7 @@ export class ResponseCache {
     if (hit !== undefined) return { value: hit, cached: true };
     const p = (async () => {
       const value = await compute();
-      if (storable(value)) this.store(role, key, value, codec);
+      if (storable(value)) this.keep(role, key, value, codec);
       return value;
     })();
     this.inflight.set(key, p);

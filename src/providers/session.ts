@@ -3,6 +3,7 @@
  * per-kind concurrency limits, the retry layer and usage metering. Retrievers and the reader and
  * judge stages get their clients from here.
  */
+import { CREDENTIALS_IN_URL, hasUrlCredentials } from '../util/url-credentials.js';
 import { ResponseCache, resolveCacheDir } from './cache.js';
 import { ProviderError, isBadReply } from './errors.js';
 import { loadRegistry, resolveModel, type ModelEntry, type ModelRegistry } from './models.js';
@@ -101,6 +102,15 @@ export class ProviderSession {
     const env = this.transport.env;
     const override = this.transport.baseUrls[OVERRIDE_FOR[role]] ?? (model.baseUrlEnv ? env[model.baseUrlEnv] : undefined);
     const baseUrl = override || model.baseUrl;
+    if (baseUrl && hasUrlCredentials(baseUrl)) {
+      // An environment variable or a models file is checked here, where the URL is used; a flag already at parse time.
+      const from = this.transport.baseUrls[OVERRIDE_FOR[role]]
+        ? `--${role}-base-url`
+        : override
+          ? model.baseUrlEnv!
+          : `the models file's base_url of '${model.name}'`;
+      throw new ConfigurationError(`${from}: ${CREDENTIALS_IN_URL}`);
+    }
     if (!baseUrl) {
       const how = [`--${role}-base-url`, model.baseUrlEnv].filter(Boolean).join(' or ');
       return { ok: false, reason: `no endpoint for ${role} model '${model.name}' (set ${how})` };

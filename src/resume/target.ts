@@ -9,7 +9,8 @@ import type { Command } from 'commander';
 import type { Manifest } from '../run/manifest.js';
 import { RunDir } from '../run/rundir.js';
 import { readSet, SET_FILE, type SetManifest } from '../grid/set-manifest.js';
-import { InputError } from '../util/errors.js';
+import { InputError, formatPath } from '../util/errors.js';
+import { CREDENTIALS_IN_URL, urlCredentialsIn } from '../util/url-credentials.js';
 import type { Invocation } from './invocation.js';
 
 export type ResumeTarget = { kind: 'run'; dir: string; manifest: Manifest } | { kind: 'grid'; dir: string; set: SetManifest };
@@ -53,10 +54,17 @@ export function runDefiningOptions(cmd: Command): string[] {
 
 /** The run or set folder `dir` holds, or null when it holds neither. */
 export function readTarget(dir: string): ResumeTarget | null {
-  if (existsSync(join(dir, SET_FILE))) return { kind: 'grid', dir, set: readSet(dir)! };
+  if (existsSync(join(dir, SET_FILE))) return withoutUrlCredentials({ kind: 'grid', dir, set: readSet(dir)! }, SET_FILE);
   const rundir = new RunDir(dir);
-  if (rundir.exists()) return { kind: 'run', dir, manifest: rundir.readManifest() };
+  if (rundir.exists()) return withoutUrlCredentials({ kind: 'run', dir, manifest: rundir.readManifest() }, 'manifest.json');
   return null;
+}
+
+/** A recorded config or invocation holding a URL with a password (an older rawrag wrote it) is refused, naming the file and key. */
+function withoutUrlCredentials(t: ResumeTarget, file: string): ResumeTarget {
+  const secret = urlCredentialsIn(t.kind === 'run' ? t.manifest : t.set);
+  if (secret) throw new InputError(CREDENTIALS_IN_URL, { file: join(t.dir, file), place: formatPath(secret) });
+  return t;
 }
 
 /** `run --out DIR` with no benchmark and only resume options: the folder to go on with (null: an ordinary run). */

@@ -151,3 +151,52 @@ export function finishWithin<T>(work: Promise<T>, signal?: AbortSignal): Promise
       });
   });
 }
+
+/**
+ * What a stop must wait for: work that has begun writing (a run's items and manifest). After a stop
+ * signal `untilStopped` waits for these alone — never for startup work (loading data, probes,
+ * starting services, building indexes), which has written nothing a resume needs and is dropped
+ * when the process exits (issue 42, item 7).
+ */
+export class Flushes {
+  private readonly pending = new Set<Promise<unknown>>();
+
+  /** Registers `p` as a flush; returns it. */
+  add<T>(p: Promise<T>): Promise<T> {
+    const settled: Promise<unknown> = p.then(
+      () => this.pending.delete(settled),
+      () => this.pending.delete(settled),
+    );
+    this.pending.add(settled);
+    return p;
+  }
+
+  get size(): number {
+    return this.pending.size;
+  }
+
+  /** Resolves once every flush registered (also while waiting) has settled. */
+  async settled(): Promise<void> {
+    while (this.pending.size > 0) await Promise.all([...this.pending]);
+  }
+}
+
+/**
+ * `work`'s outcome; or, once `signal` aborts first, `{ done: false }` as soon as the registered
+ * flushes have settled — `work` itself is not awaited any more (its failure, if any, is ignored).
+ */
+export function untilStopped<T>(work: Promise<T>, signal: AbortSignal | undefined, flushes: Flushes): Promise<{ done: true; value: T } | { done: false }> {
+  if (!signal) return work.then((value) => ({ done: true as const, value }));
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      work.catch(() => undefined);
+      void flushes.settled().then(() => resolve({ done: false }));
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => resolve({ done: true, value }),
+      (e) => reject(e),
+    ).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}

@@ -25,6 +25,8 @@ export interface BatchScript {
   dropCreateReply?: boolean;
   /** The batch is created but the reply never comes (the client can be killed meanwhile). */
   hangCreateReply?: boolean;
+  /** The batch completes with an output file that is empty (a provider's broken output, every download). */
+  emptyOutput?: boolean;
 }
 
 interface FakeFile {
@@ -68,6 +70,8 @@ export class FakeBatchApi {
   rejectCreate: string | null = null;
   /** The next N file downloads are cut off in the middle of a line (a transfer that ended early, still 200). */
   cutDownloads = 0;
+  /** The next N file downloads answer 200 with an empty body. */
+  emptyDownloads = 0;
   /** Authorization headers seen on the Files/Batches routes. */
   readonly authorizations = new Set<string>();
   private server: Server | null = null;
@@ -156,6 +160,10 @@ export class FakeBatchApi {
       const f = this.files.get(m[1]!);
       if (!f) return this.reply(res, 404, { error: { message: `no file ${m[1]}` } });
       res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      if (this.emptyDownloads > 0) {
+        this.emptyDownloads--;
+        return void res.end('');
+      }
       if (this.cutDownloads > 0) {
         this.cutDownloads--;
         return void res.end(f.text.slice(0, Math.floor(f.text.length * 0.6)));
@@ -286,19 +294,19 @@ export class FakeBatchApi {
   }
 
   private finish(b: FakeBatch, status: string): void {
-    const file = (lines: string[]) => {
+    const file = (lines: string[], empty = false) => {
       if (lines.length === 0) return null;
       const f: FakeFile = {
         id: this.id('file'),
         filename: `${b.id}.jsonl`,
         purpose: 'batch_output',
-        text: lines.join('\n') + '\n',
+        text: empty ? '' : lines.join('\n') + '\n',
         created_at: this.tick(),
       };
       this.files.set(f.id, f);
       return f.id;
     };
-    b.output_file_id = file(b.outputs);
+    b.output_file_id = file(b.outputs, b.script.emptyOutput === true);
     b.error_file_id = file(b.errorsOut);
     b.status = status;
   }

@@ -334,15 +334,12 @@ export class BatchJobs {
       let stored = 0;
       const usage: Record<string, BatchUsage> = {};
       const entryOf = new Map<string, ReturnType<ProviderSession['model']>>();
-      for (const fileId of [rec.output_file_id, rec.error_file_id]) {
+      for (const [fileId, expected] of [
+        [rec.output_file_id, rec.counts?.completed ?? 0],
+        [rec.error_file_id, rec.counts?.failed ?? 0],
+      ] as const) {
         if (!fileId) continue;
-        // A file cut off in transfer (a line that does not parse) is downloaded again, like any malformed reply.
-        const text = await this.call(rec, async (client, timeoutMs) =>
-          checkedOutputFile(
-            fileId,
-            await (await client.files.content(fileId, { timeout: Math.max(timeoutMs, UPLOAD_TIMEOUT_MS), maxRetries: 0 })).text(),
-          ),
-        );
+        const text = await this.download(rec, fileId, expected);
         for (const raw of text.split('\n')) {
           if (raw.trim() === '') continue;
           const line = parseOutputLine(raw);
@@ -370,20 +367,19 @@ export class BatchJobs {
       for (const [role, u] of Object.entries(usage)) addBatchUsage(report.usage, role, u);
       const unfinished = meta.filter((m) => !done.has(m.key));
       const failedHere = done.size - stored;
-      if (rec.status === 'expired' && unfinished.length > 0) {
-        const keep = new Set(unfinished.map((m) => m.key));
-        const again: DeferredRequest[] = lines
-          .filter((l) => keep.has(l.custom_id))
-          .map((l) => ({
-            ...byKey.get(l.custom_id)!,
-            baseUrl: rec.base_url,
-            url: l.url as DeferredRequest['url'],
-            body: l.body as DeferredRequest['body'],
-          }));
+      // A completed batch whose files hold no result for some requests (an empty or cut output file)
+      // gave an invalid reply: those requests are sent again, like a 5xx, up to the retry limit.
+      const resend =
+        rec.status === 'expired'
+          ? `expired with ${stored} replies`
+          : rec.status === 'completed' && this.generation(rec) < this.opts.session.transport.retry.maxRetries
+            ? `completed, but its output holds no result for ${unfinished.length} of ${rec.requests} requests (an invalid batch output)`
+            : null;
+      if (resend !== null && unfinished.length > 0) {
         rec.collected = { stored, failed: failedHere, unfinished: unfinished.length, at: this.now().toISOString(), usage };
         this.save();
-        this.opts.log(`batch ${rec.batch_id} expired with ${stored} replies; resubmitting its ${unfinished.length} unfinished requests`);
-        const parts = await this.submit(again);
+        this.opts.log(`batch ${rec.batch_id} ${resend}; resubmitting its ${unfinished.length} unfinished requests`);
+        const parts = await this.submit(this.again(rec, lines, byKey, unfinished));
         rec.resubmitted_as = parts.map((p) => p.hash);
         report.resubmitted += unfinished.length;
       } else {
@@ -406,6 +402,59 @@ export class BatchJobs {
       this.opts.log(`batch ${rec.batch_id} collected: ${stored} replies into the cache, ${rec.collected.failed} failed`);
     }
     return report;
+  }
+
+  /**
+   * A batch output or error file's text. A file cut off in transfer (a line that does not parse) is
+   * downloaded again, like any malformed reply; so is an empty file where the batch says `expected`
+   * requests ended there. Still empty after the retries: '' (its requests are then sent again).
+   */
+  private async download(rec: PartRecord, fileId: string, expected: number): Promise<string> {
+    let empty = false;
+    try {
+      return await this.call(rec, async (client, timeoutMs) => {
+        const text = await (await client.files.content(fileId, { timeout: Math.max(timeoutMs, UPLOAD_TIMEOUT_MS), maxRetries: 0 })).text();
+        empty = expected > 0 && text.trim() === '';
+        if (empty) throw new BadReplyError(`batch file ${fileId} is empty, though batch ${rec.batch_id} says ${expected} requests ended`, true);
+        return checkedOutputFile(fileId, text);
+      });
+    } catch (e) {
+      if (!empty) throw e;
+      this.opts.log(`batch ${rec.batch_id}: its file ${fileId} stayed empty after retries (${(e as Error).message})`);
+      return '';
+    }
+  }
+
+  /** How many times the requests of `rec` have been sent again before (0: a first submission). */
+  private generation(rec: PartRecord): number {
+    const parts = this.state.parts;
+    let n = 0;
+    // A part's parent is the latest earlier part resubmitted as its hash (a resubmission of every request keeps the hash).
+    for (let i = parts.indexOf(rec); i > 0; n++) {
+      let j = i - 1;
+      while (j >= 0 && !parts[j]!.resubmitted_as.includes(parts[i]!.hash)) j--;
+      if (j < 0) return n;
+      i = j;
+    }
+    return n;
+  }
+
+  /** The unfinished requests of a part, as deferred requests to send again. */
+  private again(
+    rec: PartRecord,
+    lines: ReturnType<BatchStore['readPart']>['lines'],
+    byKey: Map<string, ReturnType<BatchStore['readPart']>['meta'][number]>,
+    unfinished: ReturnType<BatchStore['readPart']>['meta'],
+  ): DeferredRequest[] {
+    const keep = new Set(unfinished.map((m) => m.key));
+    return lines
+      .filter((l) => keep.has(l.custom_id))
+      .map((l) => ({
+        ...byKey.get(l.custom_id)!,
+        baseUrl: rec.base_url,
+        url: l.url as DeferredRequest['url'],
+        body: l.body as DeferredRequest['body'],
+      }));
   }
 
   /** Polls (with backoff) and collects until no batch is live. */

@@ -194,7 +194,7 @@ export class RemoteEmbedder implements Embedder {
     );
     this.session.provenance.record('embed', provenanceOf({ served_model: servedModel }, endpointId(this.endpoint.baseUrl), false));
     batch.forEach((p, i) => {
-      this.session.cache.store('embed', p.key, vectors[i]!, vectorCodec);
+      this.session.cache.keep('embed', p.key, vectors[i]!, vectorCodec);
       this.memo.set(p.key, vectors[i]!);
       p.resolve(vectors[i]!);
     });

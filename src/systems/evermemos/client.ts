@@ -42,6 +42,33 @@ interface Envelope {
   data?: unknown;
 }
 
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * A reply's `data` object, read inside the attempt (JsonService's `read`): a reply without it, or
+ * without the list `list` names, is a broken reply retried like a 5xx (issue 42); an empty list is valid.
+ */
+function dataOf<T>(what: string, list?: string): (reply: unknown) => T {
+  return (reply) => {
+    const d = (reply as Envelope | null)?.data;
+    if (!isObject(d)) throw new BadReplyError(`${what} answered no data: ${JSON.stringify(reply)?.slice(0, 200)}`, true);
+    if (list !== undefined && !Array.isArray(d[list]))
+      throw new BadReplyError(`${what} answered no ${list} list: ${JSON.stringify(d).slice(0, 200)}`, true);
+    return d as T;
+  };
+}
+
+/** An add's or a flush's `data.status`: missing, it is a broken reply (retried); one of `known`, it is read. */
+function statusRead(what: string, known: string[]): (reply: unknown) => string {
+  return (reply) => {
+    const d = dataOf<{ status?: unknown }>(what)(reply);
+    if (typeof d.status !== 'string') throw new BadReplyError(`${what} answered no status: ${JSON.stringify(d).slice(0, 200)}`, true);
+    if (!known.includes(d.status))
+      throw new BadReplyError(`${what} answered status ${JSON.stringify(d.status)} (expected ${known.join(' or ')})`, false);
+    return d.status;
+  };
+}
+
 export class EverMemosService implements MemoryService {
   readonly system = 'EverMemOS';
   readonly api = 'evermemos-v1';
@@ -65,11 +92,6 @@ export class EverMemosService implements MemoryService {
     return this.transport.retry;
   }
 
-  private data<T>(reply: unknown, what: string): T {
-    const d = (reply as Envelope | null)?.data;
-    if (!d || typeof d !== 'object') throw new BadReplyError(`${what} answered no data: ${JSON.stringify(reply)?.slice(0, 200)}`, false);
-    return d as T;
-  }
 
   async probe(): Promise<ServiceProbe> {
     const h = (await this.root.request({ method: 'GET', path: '/health' })) as { status?: unknown; version?: unknown } | null;
@@ -80,24 +102,24 @@ export class EverMemosService implements MemoryService {
   }
 
   async addOnce(call: AddCall): Promise<AddOutcome> {
-    const reply = await this.http.once({
+    await this.http.once({
       method: 'POST',
       path: '/group',
       body: { group_id: call.owner, messages: messagesOf(call, this.opts) },
+      read: statusRead('group add', ['accumulated', 'extracted']),
     });
-    const d = this.data<{ status?: unknown; message_count?: unknown }>(reply, 'group add');
-    if (d.status !== 'accumulated' && d.status !== 'extracted')
-      throw new BadReplyError(`group add answered status ${JSON.stringify(d.status)} (expected accumulated or extracted)`, false);
     // The reply names no memory: episodes appear at a boundary, whichever add (or the flush) finds it.
     return { events: null };
   }
 
   /** The flush: extraction of whatever the group still accumulates, done before the reply. */
   async awaitReady(owner: string): Promise<void> {
-    const reply = await this.http.request({ method: 'POST', path: '/group/flush', body: { group_id: owner } });
-    const d = this.data<{ status?: unknown }>(reply, 'group flush');
-    if (d.status !== 'extracted' && d.status !== 'no_extraction')
-      throw new BadReplyError(`group flush answered status ${JSON.stringify(d.status)} (expected extracted or no_extraction)`, false);
+    await this.http.request({
+      method: 'POST',
+      path: '/group/flush',
+      body: { group_id: owner },
+      read: statusRead('group flush', ['extracted', 'no_extraction']),
+    });
   }
 
   /**
@@ -110,20 +132,18 @@ export class EverMemosService implements MemoryService {
    */
   async findAdd(call: AddCall): Promise<string[]> {
     const ids = new Set(call.messages.map((m) => m.turnId));
-    const pending = this.data<{ raw_messages?: unknown[] }>(
-      await this.http.request({
-        method: 'POST',
-        path: '/search',
-        body: {
-          query: call.messages[0]?.text || call.key,
-          method: 'keyword',
-          memory_types: ['raw_message'],
-          top_k: PENDING,
-          filters: { group_id: call.owner },
-        },
-      }),
-      'raw message search',
-    );
+    const pending = await this.http.request<{ raw_messages?: unknown[] }>({
+      method: 'POST',
+      path: '/search',
+      body: {
+        query: call.messages[0]?.text || call.key,
+        method: 'keyword',
+        memory_types: ['raw_message'],
+        top_k: PENDING,
+        filters: { group_id: call.owner },
+      },
+      read: dataOf('raw message search'),
+    });
     const found = (pending.raw_messages ?? [])
       .map((r) => (r as { message_id?: unknown })?.message_id)
       .filter((id): id is string => typeof id === 'string' && ids.has(id));
@@ -134,35 +154,29 @@ export class EverMemosService implements MemoryService {
   }
 
   async search(owner: string, query: string, limit: number): Promise<ServiceSearch> {
-    const d = this.data<{ episodes?: unknown }>(
-      await this.http.request({
-        method: 'POST',
-        path: '/search',
-        body: { query, method: this.opts.method, memory_types: this.opts.memoryTypes, top_k: limit, filters: { group_id: owner } },
-      }),
-      'search',
-    );
-    if (!Array.isArray(d.episodes)) throw new BadReplyError(`search answered no episode list: ${JSON.stringify(d).slice(0, 200)}`, false);
+    const d = await this.http.request<{ episodes: unknown[] }>({
+      method: 'POST',
+      path: '/search',
+      body: { query, method: this.opts.method, memory_types: this.opts.memoryTypes, top_k: limit, filters: { group_id: owner } },
+      read: dataOf('search', 'episodes'),
+    });
     return { memories: d.episodes.map(episodeMemory).filter((m): m is ServiceMemory => m !== null) };
   }
 
   private async page(owner: string, page: number, extra: Record<string, unknown> = {}): Promise<{ episodes: unknown[]; total: number }> {
-    const d = this.data<{ episodes?: unknown; total_count?: unknown }>(
-      await this.http.request({
-        method: 'POST',
-        path: '/get',
-        body: {
-          memory_type: 'episodic_memory',
-          filters: { group_id: owner, ...extra },
-          page,
-          page_size: PAGE,
-          rank_by: 'timestamp',
-          rank_order: 'asc',
-        },
-      }),
-      'get',
-    );
-    if (!Array.isArray(d.episodes)) throw new BadReplyError(`get answered no episode list: ${JSON.stringify(d).slice(0, 200)}`, false);
+    const d = await this.http.request<{ episodes: unknown[]; total_count?: unknown }>({
+      method: 'POST',
+      path: '/get',
+      body: {
+        memory_type: 'episodic_memory',
+        filters: { group_id: owner, ...extra },
+        page,
+        page_size: PAGE,
+        rank_by: 'timestamp',
+        rank_order: 'asc',
+      },
+      read: dataOf('get', 'episodes'),
+    });
     return { episodes: d.episodes, total: typeof d.total_count === 'number' ? d.total_count : d.episodes.length };
   }
 

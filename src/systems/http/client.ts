@@ -6,17 +6,32 @@ import { JsonService, pollUntil, statusOf, type ServiceTransport } from '../memo
 import type { AddCall, AddEvent, AddOutcome, MemoryService, ServiceMemory } from '../memory-service/service.js';
 import { AddReply, DeleteReply, ListReply, PROTOCOL_VERSION, ReadyReply, SearchReply } from './protocol.js';
 
+/** The value at `path` in `v` (undefined where the path ends early). */
+function at(v: unknown, path: readonly PropertyKey[]): unknown {
+  let cur = v;
+  for (const k of path) cur = cur !== null && typeof cur === 'object' ? (cur as Record<PropertyKey, unknown>)[k] : undefined;
+  return cur;
+}
+
 function checked<T>(schema: z.ZodType<T>, reply: unknown, call: string): T {
   const r = schema.safeParse(reply ?? {});
   if (!r.success) {
     const issue = r.error.issues[0]!;
+    // A required field missing is a broken reply (issue 42), retried like a 5xx; a field of another type is the service's bug.
+    const missing = at(reply, issue.path) === undefined;
     throw new BadReplyError(
       `the ${call} reply does not follow the protocol (${issue.path.join('.') || '(top level)'}: ${issue.message})`,
-      false,
+      missing,
     );
   }
   return r.data;
 }
+
+/** The reply read against `schema` inside the attempt (JsonService's `read`): empty, `null` or missing a field: retried. */
+const reader =
+  <T>(schema: z.ZodType<T>, call: string) =>
+  (reply: unknown): T =>
+    checked(schema, reply, call);
 
 const EVENT_KEYS = new Set(['id', 'event', 'memory', 'previous_memory']);
 
@@ -88,24 +103,35 @@ export class HttpMemoryService implements MemoryService {
   }
 
   async addOnce(call: AddCall): Promise<AddOutcome> {
-    const reply = checked(AddReply, await this.http.once({ method: 'POST', path: '/add', body: addBody(call) }), 'add');
+    const reply = await this.http.once<z.infer<typeof AddReply>>({
+      method: 'POST',
+      path: '/add',
+      body: addBody(call),
+      read: reader(AddReply, 'add'),
+    });
     return {
       events: reply.events ? reply.events.map(eventOf) : null,
     };
   }
 
   async search(owner: string, query: string, limit: number): Promise<ServiceMemory[]> {
-    const reply = checked(
-      SearchReply,
-      await this.http.request({ method: 'POST', path: '/search', body: { owner, query, limit } }),
-      'search',
-    );
+    const reply = await this.http.request<z.infer<typeof SearchReply>>({
+      method: 'POST',
+      path: '/search',
+      body: { owner, query, limit },
+      read: reader(SearchReply, 'search'),
+    });
     return reply.results.slice(0, limit).map(toMemory);
   }
 
   async list(owner: string): Promise<ServiceMemory[] | null> {
     try {
-      const reply = checked(ListReply, await this.http.request({ method: 'POST', path: '/list', body: { owner } }), 'list');
+      const reply = await this.http.request<z.infer<typeof ListReply>>({
+        method: 'POST',
+        path: '/list',
+        body: { owner },
+        read: reader(ListReply, 'list'),
+      });
       return reply.memories.map(toMemory);
     } catch (e) {
       // /list is optional: a service without it cannot be asked what it holds.
@@ -126,7 +152,12 @@ export class HttpMemoryService implements MemoryService {
     await pollUntil(
       async (report) => {
         try {
-          const r = checked(ReadyReply, await this.http.request({ method: 'POST', path: '/ready', body: { owner } }), 'ready');
+          const r = await this.http.request<z.infer<typeof ReadyReply>>({
+            method: 'POST',
+            path: '/ready',
+            body: { owner },
+            read: reader(ReadyReply, 'ready'),
+          });
           this.hasReady = true;
           if (r.ready) return true;
           report(r.state ?? 'not ready');

@@ -39,6 +39,33 @@ export interface MemMachineOptions {
   deleteTimeoutMs: number;
 }
 
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const shown = (v: unknown) => JSON.stringify(v)?.slice(0, 200);
+
+/** An add's reply, read inside the attempt: without its `results` list it is broken, retried like a 5xx (issue 42). */
+function addResults(reply: unknown): unknown[] {
+  if (isObject(reply) && Array.isArray(reply.results)) return reply.results;
+  throw new BadReplyError(`add returned no results list: ${shown(reply)}`, true);
+}
+
+type Episodic = { long_term_memory?: { episodes?: unknown[] }; short_term_memory?: { episodes?: unknown[]; episode_summary?: unknown[] } };
+
+/**
+ * A reply's `content` object (SearchResult.content), read inside the attempt: a reply without it is
+ * broken, retried like a 5xx (issue 42). Its `episodic_memory` may be null (no episodic memory to
+ * report: nothing found); an empty list is valid; one of another shape is a reply rawrag cannot read.
+ */
+function episodicOf(what: string, shape: 'object' | 'list'): (reply: unknown) => unknown {
+  return (reply) => {
+    const content = isObject(reply) ? reply.content : undefined;
+    if (!isObject(content)) throw new BadReplyError(`${what} returned no content: ${shown(reply)}`, true);
+    const em = content.episodic_memory ?? null;
+    if (em !== null && (shape === 'list' ? !Array.isArray(em) : !isObject(em)))
+      throw new BadReplyError(`${what} returned an episodic_memory rawrag cannot read: ${shown(reply)}`, false);
+    return em;
+  };
+}
+
 /** Episodes per listing page (the server's default is 100). */
 const PAGE = 100;
 
@@ -124,14 +151,13 @@ export class MemMachineService implements MemoryService {
 
   async addOnce(call: AddCall): Promise<AddOutcome> {
     await this.ensureProject(call.owner);
-    const reply = (await this.http.once({
+    const results = await this.http.once<unknown[]>({
       method: 'POST',
       path: '/memories',
       body: { ...this.target(call.owner), types: ['episodic'], messages: messagesOf(call) },
-    })) as { results?: unknown } | null;
-    if (!reply || !Array.isArray(reply.results))
-      throw new BadReplyError(`add returned no results: ${JSON.stringify(reply)?.slice(0, 200)}`, false);
-    const uids = reply.results.map((r) => (r as { uid?: unknown })?.uid);
+      read: addResults,
+    });
+    const uids = results.map((r) => (r as { uid?: unknown })?.uid);
     const exact = uids.length === call.messages.length && uids.every((u) => typeof u === 'string');
     // One episode per message, in order: each memory's own turn is known exactly.
     const events: AddEvent[] = uids.flatMap((u, i) =>
@@ -139,21 +165,17 @@ export class MemMachineService implements MemoryService {
         ? [{ id: u, event: 'ADD' as const, memory: null, previous: null, ...(exact ? { turns: [call.messages[i]!.turnId] } : {}) }]
         : [],
     );
-    const unread = reply.results.filter((r) => typeof (r as { uid?: unknown })?.uid !== 'string');
+    const unread = results.filter((r) => typeof (r as { uid?: unknown })?.uid !== 'string');
     return { events, ...(unread.length ? { unread } : {}) };
   }
 
   async search(owner: string, query: string, limit: number): Promise<ServiceSearch> {
-    const reply = (await this.http.request({
+    const em = await this.http.request<Episodic | null>({
       method: 'POST',
       path: '/memories/search',
       body: { ...this.target(owner), query, top_k: limit, expand_context: this.opts.expandContext, types: ['episodic'] },
-    })) as { content?: { episodic_memory?: unknown } } | null;
-    const em = (reply?.content?.episodic_memory ?? null) as {
-      long_term_memory?: { episodes?: unknown[] };
-      short_term_memory?: { episodes?: unknown[]; episode_summary?: unknown[] };
-    } | null;
-    if (!reply?.content) throw new BadReplyError(`search returned no content: ${JSON.stringify(reply)?.slice(0, 200)}`, false);
+      read: episodicOf('search', 'object'),
+    });
     // Long-term episodes, then short-term ones, then the summary: the helper's build_episodic_ctx order.
     const episodes = [...(em?.long_term_memory?.episodes ?? []), ...(em?.short_term_memory?.episodes ?? [])];
     const summaries = (em?.short_term_memory?.episode_summary ?? []).filter((s): s is string => typeof s === 'string' && s.trim() !== '');
@@ -166,15 +188,12 @@ export class MemMachineService implements MemoryService {
   async list(owner: string): Promise<ServiceMemory[]> {
     const out: ServiceMemory[] = [];
     for (let page = 0; ; page++) {
-      const reply = (await this.http.request({
+      const list = ((await this.http.request<unknown[] | null>({
         method: 'POST',
         path: '/memories/list',
         body: { ...this.target(owner), type: 'episodic', page_size: PAGE, page_num: page },
-      })) as { content?: { episodic_memory?: unknown } } | null;
-      const episodes = reply?.content?.episodic_memory;
-      if (episodes !== undefined && episodes !== null && !Array.isArray(episodes))
-        throw new BadReplyError(`list returned no episode list: ${JSON.stringify(reply)?.slice(0, 200)}`, false);
-      const list = (episodes ?? []) as unknown[];
+        read: episodicOf('list', 'list'),
+      })) ?? []) as unknown[];
       out.push(...list.map(episodeMemory).filter((m): m is ServiceMemory => m !== null));
       if (list.length < PAGE) return out;
     }

@@ -28,6 +28,25 @@ export interface RequestSpec {
   read?: (reply: unknown) => unknown;
 }
 
+type Kind = 'list' | 'string' | 'object';
+const kindOf = (v: unknown): Kind | null =>
+  Array.isArray(v) ? 'list' : typeof v === 'string' ? 'string' : v !== null && typeof v === 'object' ? 'object' : null;
+
+/**
+ * A `read` for RequestSpec: the reply must hold a value of `kind` at `path` (keys from the top);
+ * without it the reply is broken and retried like a 5xx (issue 42). An empty list is a valid list.
+ * Returns the reply itself, for the caller to read further.
+ */
+export function needs<T = unknown>(what: string, path: readonly string[], kind: Kind): (reply: unknown) => T {
+  return (reply) => {
+    let v: unknown = reply;
+    for (const k of path) v = v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>)[k] : undefined;
+    if (kindOf(v) !== kind)
+      throw new BadReplyError(`${what} answered no ${path.join('.')} ${kind}: ${JSON.stringify(reply)?.slice(0, 200)}`, true);
+    return reply as T;
+  };
+}
+
 /** A request to the service that failed for good; the message names the call and never the key. */
 export class ServiceError extends Error {
   constructor(

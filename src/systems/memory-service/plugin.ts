@@ -6,6 +6,7 @@
  * summary), so a new service writes no wiring. Options are `-S key=value`; keys come from the
  * environment variable `keyEnv` names and never from a flag that lands in a manifest.
  */
+import { CREDENTIALS_IN_URL, hasUrlCredentials } from '../../util/url-credentials.js';
 import type { z } from 'zod';
 import type { RunConfig } from '../../config/schema.js';
 import type { CheckedAgainst, SystemAbout, SystemDescriptor, SystemPaperRow } from '../../core/system.js';
@@ -79,6 +80,8 @@ export function serviceSystem<C extends ServiceSettings>(p: ServicePlugin<C>): S
     const key = secrets.add(keyFrom(env, settings.keyEnv));
     const refused = p.refuse?.(settings, key);
     if (refused) throw new InputError(refused, { place: `--system ${p.name}` });
+    // However the URL came (a flag, a file, a recorded manifest), a password in it is never sent on or recorded.
+    if (settings.url && hasUrlCredentials(settings.url)) throw new InputError(CREDENTIALS_IN_URL, { place: '-S url' });
     let started: StartedService | null = null;
     if (!settings.url) {
       if (!p.install || !(p.startable?.(settings) ?? true))

@@ -19,7 +19,7 @@
  */
 import { BadReplyError } from '../../providers/errors.js';
 import type { RetryPolicy } from '../../providers/retry.js';
-import { JsonService, type ServiceTransport } from '../memory-service/http.js';
+import { JsonService, needs, type ServiceTransport } from '../memory-service/http.js';
 import type {
   AddCall,
   AddHooks,
@@ -81,9 +81,13 @@ export class MemuCloudService implements MemoryService {
   async addOnce(call: AddCall, hooks?: AddHooks): Promise<AddOutcome> {
     const agent = { id: this.opts.agentId, name: this.opts.agentName };
     const body = this.opts.protocol === 'memos' ? memosMemorize(call, agent) : evermemosMemorize(call, agent);
-    const reply = (await this.http.once({ method: 'POST', path: this.path('/memorize'), body })) as Record<string, unknown> | null;
-    const task = typeof reply?.task_id === 'string' ? reply.task_id : null;
-    if (!task) throw new BadReplyError(`memorize answered no task_id: ${JSON.stringify(reply)?.slice(0, 200)}`, false);
+    const reply = await this.http.once<{ task_id: string }>({
+      method: 'POST',
+      path: this.path('/memorize'),
+      body,
+      read: needs('memorize', ['task_id'], 'string'),
+    });
+    const task = reply.task_id;
     hooks?.accepted(task);
     return this.awaitAccepted(call, task);
   }
@@ -126,6 +130,7 @@ export class MemuCloudService implements MemoryService {
       method: 'POST',
       path: this.path('/retrieve/default-categories'),
       body: { user_id: owner, agent_id: this.opts.agentId, want_memory_items: true },
+      read: needs('default-categories', ['categories'], 'list'),
     })) as { categories?: unknown } | null;
     return Array.isArray(reply?.categories) ? reply.categories : [];
   }
@@ -140,7 +145,12 @@ export class MemuCloudService implements MemoryService {
       // The SDK's model_dump() sends its optional field as null (MemOS's client goes through it).
       ...(this.opts.protocol === 'memos' ? { include_categories: null } : {}),
     };
-    const reply = (await this.http.request({ method: 'POST', path: this.path('/retrieve/related-memory-items'), body })) as {
+    const reply = (await this.http.request({
+      method: 'POST',
+      path: this.path('/retrieve/related-memory-items'),
+      body,
+      read: needs('related-memory-items', ['related_memories'], 'list'),
+    })) as {
       related_memories?: unknown;
     } | null;
     const related = Array.isArray(reply?.related_memories) ? reply.related_memories : [];

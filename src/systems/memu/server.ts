@@ -16,7 +16,7 @@
  */
 import { BadReplyError } from '../../providers/errors.js';
 import type { RetryPolicy } from '../../providers/retry.js';
-import { JsonService, ServiceError, statusOf, type ServiceTransport } from '../memory-service/http.js';
+import { JsonService, needs, ServiceError, statusOf, type ServiceTransport } from '../memory-service/http.js';
 import type {
   AddCall,
   AddHooks,
@@ -90,12 +90,13 @@ export class MemuServerService implements MemoryService {
   }
 
   async addOnce(call: AddCall, hooks?: AddHooks): Promise<AddOutcome> {
-    const reply = (await this.http.once({ method: 'POST', path: '/memorize', body: serverMemorize(call, this.opts.agentId) })) as {
-      result?: { task_id?: unknown };
-    } | null;
-    const task = reply?.result?.task_id;
-    if (typeof task !== 'string')
-      throw new BadReplyError(`memorize answered no result.task_id: ${JSON.stringify(reply)?.slice(0, 200)}`, false);
+    const reply = await this.http.once<{ result: { task_id: string } }>({
+      method: 'POST',
+      path: '/memorize',
+      body: serverMemorize(call, this.opts.agentId),
+      read: needs('memorize', ['result', 'task_id'], 'string'),
+    });
+    const task = reply.result.task_id;
     hooks?.accepted(task);
     return this.awaitAccepted(call, task);
   }
@@ -124,7 +125,7 @@ export class MemuServerService implements MemoryService {
   }
 
   async search(_owner: string, query: string, limit: number): Promise<ServiceSearch> {
-    const spec = { method: 'POST' as const, path: '/retrieve', body: { query } };
+    const spec = { method: 'POST' as const, path: '/retrieve', body: { query }, read: needs('retrieve', ['result', 'items'], 'list') };
     let reply: { result?: { items?: unknown; categories?: unknown } } | null;
     try {
       // Once the bug has shown, one attempt per question: the usual retries cannot help.
@@ -146,17 +147,20 @@ export class MemuServerService implements MemoryService {
   }
 
   async list(owner: string): Promise<ServiceMemory[]> {
-    const reply = (await this.http.request({ method: 'POST', path: '/categories', body: { user_id: owner } })) as {
-      result?: { categories?: unknown };
-    } | null;
+    const reply = await this.http.request<{ result?: { categories?: unknown } } | null>({
+      method: 'POST',
+      path: '/categories',
+      body: { user_id: owner },
+      read: needs('categories', ['result', 'categories'], 'list'),
+    });
     const cats = Array.isArray(reply?.result?.categories) ? (reply.result.categories as unknown[]) : [];
     return cats.map(serverCategory).filter((m): m is ServiceMemory => m !== null);
   }
 
   async deleteOwner(owner: string): Promise<string[]> {
-    const reply = (await this.http.request({ method: 'POST', path: '/clear', body: { user_id: owner } })) as {
+    const reply = await this.http.request<{
       result?: { purged_categories?: unknown; purged_items?: unknown; purged_resources?: unknown };
-    } | null;
+    } | null>({ method: 'POST', path: '/clear', body: { user_id: owner }, read: needs('clear', ['result'], 'object') });
     const r = reply?.result;
     if (!r) throw new BadReplyError(`memU-server /clear of '${owner}' answered ${JSON.stringify(reply)?.slice(0, 300)}`, false);
     return [

@@ -216,6 +216,48 @@ describe('batch jobs through the openai SDK', () => {
     s.close();
   });
 
+  it('an empty output file once (a download that came back empty) is downloaded again: every reply stored, nothing failed (issue 42)', async () => {
+    const api = await server();
+    const s = session(api, tempDir());
+    const { sink } = await deferPass(s);
+    api.emptyDownloads = 1;
+    const bj = jobs(s, tempDir());
+    await bj.submit(sink.requests());
+    expect(await bj.wait()).toMatchObject({ stored: 5, failed: 0, resubmitted: 0 });
+    expect(api.batches.size).toBe(1);
+    expect(bj.failures().size).toBe(0);
+    s.close();
+  });
+
+  it('a completed batch whose output file is empty for good: its requests are resubmitted, not failed; each failing part is resubmitted at most the retry limit (issue 42)', async () => {
+    const api = await server();
+    const s = session(api, tempDir());
+    const { sink } = await deferPass(s);
+    api.scriptFor = (n) => (n === 0 ? { emptyOutput: true } : {});
+    const log: string[] = [];
+    const bj = jobs(s, tempDir(), log);
+    await bj.submit(sink.requests());
+    expect(await bj.wait()).toMatchObject({ stored: 5, failed: 0, resubmitted: 5 });
+    expect(api.batches.size).toBe(2);
+    expect(bj.failures().size).toBe(0);
+    expect(log.join('\n')).toMatch(/completed, but its output holds no result for 5 of 5 requests \(an invalid batch output\); resubmitting/);
+    const { sink: after } = await deferPass(s);
+    expect(after.size).toBe(0);
+
+    // A provider whose every output is empty: resubmitted maxRetries (2) times, then recorded as failures, not looped on.
+    const api2 = await server();
+    const s2 = session(api2, tempDir());
+    const { sink: sink2 } = await deferPass(s2);
+    api2.scriptFor = () => ({ emptyOutput: true });
+    const bj2 = jobs(s2, tempDir());
+    await bj2.submit(sink2.requests());
+    expect(await bj2.wait()).toMatchObject({ stored: 0, failed: 5, resubmitted: 10 });
+    expect(api2.batches.size).toBe(3);
+    expect([...bj2.failures().values()][0]).toMatch(/no result in batch/);
+    s.close();
+    s2.close();
+  });
+
   it('per-request errors are recorded failures: the next pass makes them errors; after --retry-errors they are resubmitted', async () => {
     const api = await server();
     const s = session(api, tempDir());

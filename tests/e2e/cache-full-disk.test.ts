@@ -1,0 +1,67 @@
+/**
+ * Issue 42, item 3: the response cache on a full disk (SQLite's SQLITE_FULL, "database or disk is
+ * full", through the seam `cacheFaults.full`: the cache file may not grow past the pages it has).
+ * The run stops with exit 2 naming the cache file, not one failed item per question; every reply
+ * received is used and its item recorded (no new question starts after the disk filled, those in
+ * flight finish); the same command, once there is room, completes paying for no reply twice.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { FakeApi } from '../helpers/fake-api.js';
+import { ROOT, tempDir } from '../helpers/cli.js';
+import { rawragInProcess } from '../helpers/in-process.js';
+import { cacheWithWordVectors } from '../helpers/test-cache.js';
+import { evidenceReader, locomoRunArgs, loopbackEnv, readItems } from '../helpers/loopback-run.js';
+import { cacheFaults, CACHE_FILE } from '../../src/providers/cache.js';
+import { locomo } from '../../src/datasets/locomo/index.js';
+
+const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json'), options: {} });
+const LIMIT = 12;
+
+describe('the response cache on a full disk', () => {
+  const api = new FakeApi({ chat: evidenceReader(ds.questions) });
+  const root = tempDir('rawrag-cache-full-');
+  const env = loopbackEnv({ openai: 'sk-test-CACHEFULL0123456789' });
+  const args = (out: string, cache: string) => locomoRunArgs({ out, peer: api, chatOnly: true, cache, retriever: 'local', limit: LIMIT });
+  const paid = () => api.requests.filter((q) => q.path.endsWith('/chat/completions')).length;
+
+  beforeAll(async () => {
+    await api.start();
+  });
+  afterAll(async () => {
+    await api.close();
+  });
+  afterEach(() => {
+    cacheFaults.full = false;
+  });
+
+  it('stops with exit 2 naming the cache file; the replies received are recorded; the same command then completes paying for none again', async () => {
+    // A clean run: how many replies the questions take.
+    const clean = await rawragInProcess(args(join(root, 'clean'), cacheWithWordVectors(join(root, 'cache-clean'))), env);
+    expect(clean.code, clean.stderr).toBe(0);
+    const needed = paid();
+    expect(needed).toBeGreaterThanOrEqual(2 * LIMIT);
+
+    const cache = cacheWithWordVectors(join(root, 'cache-full'));
+    const out = join(root, 'full');
+    cacheFaults.full = true;
+    const before = paid();
+    const r = await rawragInProcess(args(out, cache), env);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain(`${join(cache, CACHE_FILE)}: no space left on device (ENOSPC, write)`);
+    expect(r.stderr).not.toMatch(/--retry-errors|items? failed/);
+    const recorded = readItems(out);
+    expect(recorded.filter((i) => i.error)).toEqual([]);
+    // The disk filled before the end: the run stopped early, and every item it paid for is recorded.
+    expect(recorded.length).toBeGreaterThan(0);
+    expect(recorded.length).toBeLessThan(LIMIT);
+
+    cacheFaults.full = false;
+    const again = await rawragInProcess(args(out, cache), env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout).errors).toBe(0);
+    expect(readItems(out)).toHaveLength(LIMIT);
+    // No reply paid twice: both passes together asked what one clean run asks.
+    expect(paid() - before).toBe(needed);
+  }, 300_000);
+});
