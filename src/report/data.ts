@@ -230,27 +230,7 @@ export function buildReportData(inputs: ReportInputs, meta: BuildOptions): Repor
   const longest = Math.max(0, ...prepared.map((p) => p.run.items.length));
   for (let i = 0; i < longest; i++) for (const p of prepared) if (i < p.run.items.length) p.rows[i] = buildRow(p, p.run.items[i]!);
 
-  const runs: RunView[] = prepared.map(({ run, texts, rows, detailed }) => {
-    return {
-      label: run.label,
-      name: run.loaded.name ?? null,
-      system: run.loaded.system,
-      benchmark: run.loaded.benchmark,
-      setting: run.loaded.setting,
-      // `incomplete (39 failed)`: a run with failed items is never shown as complete (src/run/status.ts).
-      status: statusLabel(statusFacts(run.manifest, run.summary)),
-      reader: configValue(run, 'reader'),
-      judge: run.items.some((i) => judgeOf(i) !== null) ? configValue(run, 'judge') : null,
-      summary: summaryView(run),
-      timings: numbers((run.manifest.timings ?? {}) as Record<string, unknown>),
-      usage: usageOf(run),
-      paid_usd: paidOf(run.manifest),
-      evidence_text: texts !== null,
-      coverage_at_k: coverageAtK(run),
-      detailed,
-      rows,
-    };
-  });
+  const runs = prepared.map(({ run, texts, rows, detailed }) => runView(run, texts !== null, rows, detailed));
 
   return {
     format: 'rawrag.report/1',
@@ -267,6 +247,29 @@ export function buildReportData(inputs: ReportInputs, meta: BuildOptions): Repor
     ablations: inputs.ablations.map(ablationView),
     questions,
     turns,
+  };
+}
+
+/** A run as the page shows it: its label, setting, status, summary, cost and time, and its answer rows. */
+function runView(run: RunInput, evidenceText: boolean, rows: AnswerRow[], detailed: number): RunView {
+  return {
+    label: run.label,
+    name: run.loaded.name ?? null,
+    system: run.loaded.system,
+    benchmark: run.loaded.benchmark,
+    setting: run.loaded.setting,
+    // `incomplete (39 failed)`: a run with failed items is never shown as complete (src/run/status.ts).
+    status: statusLabel(statusFacts(run.manifest, run.summary)),
+    reader: configValue(run, 'reader'),
+    judge: run.items.some((i) => judgeOf(i) !== null) ? configValue(run, 'judge') : null,
+    summary: summaryView(run),
+    timings: numbers((run.manifest.timings ?? {}) as Record<string, unknown>),
+    usage: usageOf(run),
+    paid_usd: paidOf(run.manifest),
+    evidence_text: evidenceText,
+    coverage_at_k: coverageAtK(run),
+    detailed,
+    rows,
   };
 }
 
