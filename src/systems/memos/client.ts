@@ -30,6 +30,7 @@ import {
   type ServiceProbe,
   type ServiceSearch,
 } from '../memory-service/service.js';
+import { addReply, deleteStatus, listReply, searchReply } from './replies.js';
 import { conversationIdOf, isLive, messagesOf, nodeMemory } from './wire.js';
 
 export type ReadyMode = 'sync' | 'wait';
@@ -44,11 +45,6 @@ export interface MemosOptions {
 /** Nodes per listing page. */
 const PAGE = 100;
 
-interface Reply {
-  code?: unknown;
-  message?: unknown;
-  data?: unknown;
-}
 
 export class MemosService implements MemoryService {
   readonly system = 'MemOS';
@@ -68,12 +64,6 @@ export class MemosService implements MemoryService {
     return this.transport.retry;
   }
 
-  /** The vendor's client checks each reply's message: anything else is a failure, whatever the status. */
-  private expect(reply: Reply | null, what: string, message: string): Reply {
-    if (!reply || reply.message !== message)
-      throw new BadReplyError(`${what} answered ${JSON.stringify(reply)?.slice(0, 300)} (expected message "${message}")`, false);
-    return reply;
-  }
 
   async probe(): Promise<ServiceProbe> {
     const h = (await this.http.request({ method: 'GET', path: '/health' })) as { version?: unknown } | null;
@@ -95,17 +85,13 @@ export class MemosService implements MemoryService {
       ...(this.opts.ready === 'sync' ? { async_mode: 'sync' } : {}),
       info: metadataOf(call),
     };
-    const reply = this.expect(
-      (await this.http.once({ method: 'POST', path: '/product/add', body })) as Reply | null,
-      'add',
-      'Memory added successfully',
-    );
-    if (!Array.isArray(reply.data)) throw new BadReplyError(`add answered no memory list: ${JSON.stringify(reply).slice(0, 200)}`, false);
+    // An empty or null reply, another message or no data list: retried like a 5xx (the add looked for first).
+    const data = await this.http.once<unknown[]>({ method: 'POST', path: '/product/add', body, read: addReply });
     // Async adds answer with raw memories the background extraction deletes later: no event to keep.
     if (this.opts.ready !== 'sync') return { events: null };
     const events: AddEvent[] = [];
     const unread: unknown[] = [];
-    for (const d of reply.data) {
+    for (const d of data) {
       const o = (d ?? {}) as { memory_id?: unknown; memory?: unknown };
       if (typeof o.memory_id === 'string')
         events.push({ id: o.memory_id, event: 'ADD', memory: typeof o.memory === 'string' ? o.memory : null, previous: null });
@@ -147,34 +133,24 @@ export class MemosService implements MemoryService {
       include_preference: this.opts.includePreference,
       pref_top_k: this.opts.prefTopK,
     };
-    const reply = this.expect(
-      (await this.http.request({ method: 'POST', path: '/product/search', body })) as Reply | null,
-      'search',
-      'Search completed successfully',
-    );
-    const data = (reply.data ?? {}) as { text_mem?: unknown; pref_string?: unknown };
+    const { groups, prefString } = await this.http.request<ReturnType<typeof searchReply>>({ method: 'POST', path: '/product/search', body, read: searchReply });
     // One cube is searched: text_mem holds at most one group (none when nothing was found).
-    const groups = Array.isArray(data.text_mem) ? (data.text_mem as Array<{ memories?: unknown }>) : [];
-    const nodes = groups.flatMap((g) => (Array.isArray(g?.memories) ? g.memories : []));
+    const nodes = (groups as Array<{ memories?: unknown }>).flatMap((g) => (Array.isArray(g?.memories) ? g.memories : []));
     return {
       memories: nodes.map(nodeMemory).filter((m): m is ServiceMemory => m !== null),
-      appendix: typeof data.pref_string === 'string' ? data.pref_string : null,
+      appendix: prefString,
     };
   }
 
   async list(owner: string): Promise<ServiceMemory[]> {
     const out: ServiceMemory[] = [];
     for (let page = 1; ; page++) {
-      const reply = this.expect(
-        (await this.http.request({
-          method: 'POST',
-          path: '/product/get_memory',
-          body: { mem_cube_id: owner, user_id: owner, include_tool_memory: false, include_skill_memory: false, page, page_size: PAGE },
-        })) as Reply | null,
-        'get_memory',
-        'Memories retrieved successfully',
-      );
-      const data = (reply.data ?? {}) as Record<string, unknown>;
+      const data = await this.http.request<Record<string, unknown>>({
+        method: 'POST',
+        path: '/product/get_memory',
+        body: { mem_cube_id: owner, user_id: owner, include_tool_memory: false, include_skill_memory: false, page, page_size: PAGE },
+        read: listReply,
+      });
       let seen = 0;
       let total = 0;
       for (const kind of ['text_mem', 'pref_mem']) {
@@ -195,17 +171,14 @@ export class MemosService implements MemoryService {
   }
 
   async deleteOwner(owner: string): Promise<void> {
-    const reply = (await this.http.request({
+    const status = await this.http.request<string>({
       method: 'POST',
       path: '/product/delete_memory',
       body: { user_id: owner, writable_cube_ids: [owner] },
-    })) as Reply | null;
-    const status = (reply?.data as { status?: unknown } | null)?.status;
+      read: deleteStatus,
+    });
     if (status !== 'success')
-      throw new BadReplyError(
-        `MemOS delete of '${owner}' answered ${JSON.stringify(reply)?.slice(0, 300)} (expected data.status "success")`,
-        false,
-      );
+      throw new BadReplyError(`MemOS delete of '${owner}' answered data.status "${status}" (expected "success")`, false);
   }
 
   addFailure(_call: AddCall, e: unknown): Error {
