@@ -142,8 +142,14 @@ export class MemosService implements MemoryService {
     };
   }
 
+  /**
+   * Every live memory of `owner`, each once. MemOS's postgres graph store (graph_dbs/postgres.py
+   * export_graph) ignores page, page_size and the memory type: each page, and the pref_mem group as
+   * well as text_mem, holds every node. So a memory is kept once by id, and the listing stops at a
+   * page that brings nothing new (as well as at a short or last page).
+   */
   async list(owner: string): Promise<ServiceMemory[]> {
-    const out: ServiceMemory[] = [];
+    const out = new Map<string, ServiceMemory>();
     for (let page = 1; ; page++) {
       const data = await this.http.request<Record<string, unknown>>({
         method: 'POST',
@@ -151,6 +157,7 @@ export class MemosService implements MemoryService {
         body: { mem_cube_id: owner, user_id: owner, include_tool_memory: false, include_skill_memory: false, page, page_size: PAGE },
         read: listReply,
       });
+      const before = out.size;
       let seen = 0;
       let total = 0;
       for (const kind of ['text_mem', 'pref_mem']) {
@@ -159,14 +166,12 @@ export class MemosService implements MemoryService {
         const nodes = Array.isArray(group?.memories) ? (group!.memories as unknown[]) : [];
         seen = Math.max(seen, nodes.length);
         total = Math.max(total, typeof group?.total_nodes === 'number' ? group.total_nodes : 0);
-        out.push(
-          ...nodes
-            .filter(isLive)
-            .map(nodeMemory)
-            .filter((m): m is ServiceMemory => m !== null),
-        );
+        for (const n of nodes.filter(isLive)) {
+          const m = nodeMemory(n);
+          if (m && !out.has(m.id)) out.set(m.id, m);
+        }
       }
-      if (seen < PAGE || page * PAGE >= total) return out;
+      if (seen < PAGE || page * PAGE >= total || out.size === before) return [...out.values()];
     }
   }
 
