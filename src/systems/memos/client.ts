@@ -175,15 +175,28 @@ export class MemosService implements MemoryService {
     }
   }
 
+  /**
+   * Deletes `owner`'s memories by user (the vendor's way). MemOS's server (memory_handler.py
+   * handle_delete_memories, at be68e2fb L452 and in 2.0.32) deletes them and then reads
+   * `naive_mem_cube.pref_mem`, which the server's NaiveMemCube no longer has: it answers
+   * "failure" after deleting. So a failure is checked by listing what is left, and what is left is
+   * deleted by its ids (a delete that never touches pref_mem); only a failure then is one.
+   */
   async deleteOwner(owner: string): Promise<void> {
-    const status = await this.http.request<string>({
-      method: 'POST',
-      path: '/product/delete_memory',
-      body: { user_id: owner, writable_cube_ids: [owner] },
-      read: deleteStatus,
-    });
-    if (status !== 'success')
-      throw new BadReplyError(`MemOS delete of '${owner}' answered data.status "${status}" (expected "success")`, false);
+    const status = await this.deleteBy({ user_id: owner, writable_cube_ids: [owner] });
+    if (status === 'success') return;
+    const left = await this.list(owner);
+    if (left.length === 0) return;
+    const again = await this.deleteBy({ memory_ids: left.map((m) => m.id), writable_cube_ids: [owner] });
+    if (again !== 'success')
+      throw new BadReplyError(
+        `MemOS delete of '${owner}' answered data.status "${status}", and the delete of its ${left.length} memories left by id "${again}" (expected "success")`,
+        false,
+      );
+  }
+
+  private deleteBy(body: Record<string, unknown>): Promise<string> {
+    return this.http.request<string>({ method: 'POST', path: '/product/delete_memory', body, read: deleteStatus });
   }
 
   addFailure(_call: AddCall, e: unknown): Error {
