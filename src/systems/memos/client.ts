@@ -40,6 +40,8 @@ export interface MemosOptions {
   mode: 'fast' | 'fine' | 'mixture';
   includePreference: boolean;
   prefTopK: number;
+  /** The search's relativity threshold; null: not sent (the server's default, 0.45). */
+  relativity: number | null;
 }
 
 /** Nodes per listing page. */
@@ -132,6 +134,7 @@ export class MemosService implements MemoryService {
       mode: this.opts.mode,
       include_preference: this.opts.includePreference,
       pref_top_k: this.opts.prefTopK,
+      ...(this.opts.relativity !== null ? { relativity: this.opts.relativity } : {}),
     };
     const { groups, prefString } = await this.http.request<ReturnType<typeof searchReply>>({ method: 'POST', path: '/product/search', body, read: searchReply });
     // One cube is searched: text_mem holds at most one group (none when nothing was found).

@@ -60,6 +60,14 @@ export const MemosSchema = z
       .default(true)
       .describe("search preference memories too (their pref_string follows the memories, as the vendor's script shows it)"),
     pref_top_k: z.number().int().min(0).default(6).describe('preference memories a search returns'),
+    relativity: z
+      .number()
+      .min(0)
+      .max(1)
+      .optional()
+      .describe(
+        "the search's relativity threshold, sent only when set (the vendor's script sends none: the server keeps memories scoring 0.45 or more)",
+      ),
   })
   .strict();
 export type MemosConfig = z.infer<typeof MemosSchema> & ServiceSettings;
@@ -113,6 +121,7 @@ export const memos = serviceSystem<MemosConfig>({
       mode: cfg.mode,
       includePreference: cfg.include_preference,
       prefTopK: cfg.pref_top_k,
+      relativity: cfg.relativity ?? null,
     }),
   // The paper's PersonaMem-v2 check, where MemOS is second (the paper names no reader: any reader's complete run shows).
   paperRows: [
