@@ -62,6 +62,17 @@ def start_postgres(state: str) -> Any:
     return pgserver.get_server(os.path.join(state, "pgdata"), cleanup_mode="stop")
 
 
+def stop_postgres(pg: Any) -> None:
+    """Stops the PostgreSQL of this state folder now (pgserver's own stop at exit is skipped when an
+    earlier process on the folder was killed, and rawrag kills this one 5 s after asking it to stop)."""
+    from pgserver._commands import pg_ctl
+
+    try:
+        pg_ctl(["-w", "-m", "fast", "stop"], pgdata=pg.pgdata, user=pg.system_user)
+    except Exception as e:  # already stopped
+        print(f"memos.py: stopping PostgreSQL: {e}", file=sys.stderr, flush=True)
+
+
 def configure(state: str, pg: Any) -> dict[str, str]:
     """The environment MemOS's API config reads (values already set are kept)."""
     info = pg.get_postmaster_info()
@@ -200,7 +211,7 @@ def serve(host: str, port: int, state: str, address_out: Any) -> None:
     while thread.is_alive() and not stopping.is_set():
         thread.join(0.5)
     server.should_exit = True
-    thread.join(10)
+    thread.join(3)
 
 
 def main() -> None:
@@ -215,10 +226,14 @@ def main() -> None:
     pg = start_postgres(state)
     settings = configure(state, pg)
     print(f"memos.py: graph store postgres at {settings['POSTGRES_HOST']}:{settings['POSTGRES_PORT']}", file=sys.stderr, flush=True)
-    vectors_as_lists(settings)
-    gpt2_from_seeded_ranks()
-    serve(args.host, args.port or free_port(args.host), state, address_out)
-    # pgserver stops its PostgreSQL at exit (cleanup_mode "stop").
+    try:
+        vectors_as_lists(settings)
+        gpt2_from_seeded_ranks()
+        serve(args.host, args.port or free_port(args.host), state, address_out)
+    finally:
+        stop_postgres(pg)
+    # MemOS's own shutdown (scheduler threads, RabbitMQ close) is not waited for: its stores are closed.
+    os._exit(0)
 
 
 if __name__ == "__main__":
