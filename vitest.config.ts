@@ -40,6 +40,10 @@ export default defineConfig({
         extends: true,
         test: { name: 'e2e', include: ['tests/e2e/**/*.test.ts', 'tests/fuzz/**/*.test.ts'], isolate: false },
       },
+      // Long runs (a whole benchmark, hundreds of questions under faults, grids, big ablations): the
+      // same kind of test as e2e/, kept out of `npm test` and run by `npm run test:slow` (CI's second
+      // stage). docs/testing.md says which test goes where.
+      { extends: true, test: { name: 'slow', include: ['tests/slow/**/*.test.ts'], isolate: false } },
     ],
   },
 });

@@ -5,6 +5,35 @@
  * not be counted up front (its data missing: it will fail) adds its total when it reports.
  */
 import type { ProgressInfo } from '../pipeline/run.js';
+import { PHASES, PHASE_UNITS, type PhaseFigures } from '../core/phases.js';
+
+/**
+ * The cells' phases as one: done and total summed over the cells that reported, their rates added
+ * (cells run at once), the time left at that rate, the money summed (unknown when any is).
+ */
+export function mergePhases(cells: ReadonlyArray<readonly PhaseFigures[] | undefined>): PhaseFigures[] {
+  const out: PhaseFigures[] = [];
+  for (const phase of PHASES) {
+    const each = cells.flatMap((c) => (c ?? []).filter((p) => p.phase === phase));
+    if (each.length === 0) continue;
+    const done = each.reduce((n, p) => n + p.done, 0);
+    const total = each.reduce((n, p) => n + p.total, 0);
+    const running = each.filter((p) => p.done < p.total);
+    const rates = running.map((p) => p.rate_per_s);
+    const rate = running.length && rates.every((r) => r !== null) ? rates.reduce<number>((a, r) => a + r!, 0) : null;
+    const costs = each.filter((p) => p.cost_usd !== undefined).map((p) => p.cost_usd!);
+    out.push({
+      phase,
+      done,
+      total,
+      unit: PHASE_UNITS[phase],
+      rate_per_s: rate,
+      eta_s: done >= total ? 0 : rate ? (total - done) / rate : null,
+      ...(costs.length ? { cost_usd: costs.some((c) => c === null) ? null : costs.reduce<number>((a, c) => a + c!, 0) } : {}),
+    });
+  }
+  return out;
+}
 
 export class GridProgress {
   private readonly each = new Map<string, { done: number; total: number; info: ProgressInfo }>();
@@ -26,6 +55,7 @@ export class GridProgress {
       total: all.reduce((s, p) => s + p.total, 0),
       info: {
         errors: all.reduce((s, p) => s + (p.info.errors ?? 0), 0),
+        ...(all.some((p) => p.info.phases) ? { phases: mergePhases(all.map((p) => p.info.phases)) } : {}),
         ...(costs.some((c) => c !== undefined)
           ? { costUsd: costs.some((c) => c === null) ? null : costs.reduce<number>((s, c) => s + (c ?? 0), 0) }
           : {}),

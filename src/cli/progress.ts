@@ -8,6 +8,11 @@
 import { createRequire } from 'node:module';
 import type cliProgressModule from 'cli-progress';
 import type { ProgressInfo } from '../pipeline/run.js';
+import { EtaEstimator } from '../util/eta.js';
+import type { PhaseFigures } from '../core/phases.js';
+import { InputError } from '../util/errors.js';
+
+export { EtaEstimator };
 
 /**
  * cli-progress and its dependencies take ~0.1 s to load (many small CommonJS files): loaded only
@@ -26,46 +31,10 @@ export interface Progress {
 
 export interface ProgressOptions {
   stream?: NodeJS.WriteStream | { write(s: string): unknown; isTTY?: boolean };
-  /** Seconds between plain lines when the stream is not a terminal (default 10). */
+  /** Seconds between plain lines when the stream is not a terminal (default RAWRAG_PROGRESS_EVERY, else 10). */
   intervalS?: number;
   /** Clock in ms (tests). */
   now?: () => number;
-}
-
-/** Items-per-second estimate that ignores the warm-up and damps jumps. */
-export class EtaEstimator {
-  private start: { t: number; done: number } | null = null;
-  private last: { t: number; done: number } | null = null;
-  private rate: number | null = null;
-
-  constructor(
-    /** Items and seconds to see before any ETA is shown. */
-    private readonly minItems = 3,
-    private readonly minSeconds = 3,
-    /** Weight of the newest rate sample (one sample per second at most). */
-    private readonly alpha = 0.3,
-  ) {}
-
-  observe(done: number, t: number): void {
-    if (!this.start) {
-      this.start = this.last = { t, done };
-      return;
-    }
-    const dt = (t - this.last!.t) / 1000;
-    if (dt < 1) return;
-    const sample = (done - this.last!.done) / dt;
-    const sinceStart = (t - this.start.t) / 1000;
-    // The first rate is the average since the start, not one noisy interval.
-    this.rate = this.rate === null ? (done - this.start.done) / sinceStart : this.alpha * sample + (1 - this.alpha) * this.rate;
-    this.last = { t, done };
-  }
-
-  /** Seconds left, or null while there is too little to go on. */
-  eta(done: number, total: number, t: number): number | null {
-    if (!this.start || this.rate === null || this.rate <= 0) return null;
-    if (done - this.start.done < this.minItems || (t - this.start.t) / 1000 < this.minSeconds) return null;
-    return (total - done) / this.rate;
-  }
 }
 
 export function formatDuration(s: number | null): string {
@@ -76,9 +45,33 @@ export function formatDuration(s: number | null): string {
   return `${Math.floor(r / 3600)}h ${String(Math.floor((r % 3600) / 60)).padStart(2, '0')}m`;
 }
 
+/** "3.2/s", "41/s": a rate in units a second. */
+function rateText(r: number): string {
+  return `${r < 10 ? r.toFixed(1) : Math.round(r)}/s`;
+}
+
+/**
+ * The phases that have started, in order: "ingest 120/5882 turns 3.2/s ETA 29m 58s $0.0123 | index 2/10 episodes".
+ * Rate and time left once measurable, money when the phase sent requests (`$ unknown` without a price).
+ */
+export function phasesText(phases: readonly PhaseFigures[]): string {
+  return phases
+    .filter((p) => p.done > 0)
+    .map((p) => {
+      const parts = [`${p.phase} ${p.done}/${p.total} ${p.unit}`];
+      if (p.done < p.total && p.rate_per_s !== null) parts.push(rateText(p.rate_per_s));
+      if (p.done < p.total && p.eta_s !== null) parts.push(`ETA ${formatDuration(p.eta_s)}`);
+      if (p.cost_usd !== undefined) parts.push(p.cost_usd === null ? '$ unknown' : `$${p.cost_usd.toFixed(4)}`);
+      return parts.join(' ');
+    })
+    .join(' | ');
+}
+
 /** "2 errors | 5 retries | $0.0123" — only the figures the run reported. */
 export function infoText(info: ProgressInfo): string {
   const parts: string[] = [];
+  const phases = info.phases ? phasesText(info.phases) : '';
+  if (phases) parts.push(phases);
   if (info.errors !== undefined) parts.push(`${info.errors} error${info.errors === 1 ? '' : 's'}`);
   if (info.retries !== undefined) parts.push(`${info.retries} retr${info.retries === 1 ? 'y' : 'ies'}`);
   if (info.costUsd !== undefined) parts.push(info.costUsd === null ? '$ unknown' : `$${info.costUsd.toFixed(4)}`);
@@ -92,7 +85,17 @@ export function progressBar(label: string, enabled: boolean, opts: ProgressOptio
   const eta = new EtaEstimator();
   return stream.isTTY
     ? terminalBar(label, stream as NodeJS.WriteStream, eta, now)
-    : plainLines(label, stream, eta, now, (opts.intervalS ?? 10) * 1000);
+    : plainLines(label, stream, eta, now, (opts.intervalS ?? envSeconds() ?? 10) * 1000);
+}
+
+/** RAWRAG_PROGRESS_EVERY=S: seconds between plain progress lines (0: a line at every step; a log that must follow closely). */
+function envSeconds(): number | null {
+  const v = process.env.RAWRAG_PROGRESS_EVERY;
+  if (v === undefined || v.trim() === '') return null;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0)
+    throw new InputError(`must be a number of seconds, 0 or more (got '${v}')`, { place: 'RAWRAG_PROGRESS_EVERY' });
+  return n;
 }
 
 function terminalBar(label: string, stream: NodeJS.WriteStream, eta: EtaEstimator, now: () => number): Progress {

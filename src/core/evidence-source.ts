@@ -54,6 +54,13 @@ export interface SourceContext {
   benchmark: Benchmark;
   /** The benchmark's policy after the episode's override and the user's flags. */
   policy: Policy;
+  /**
+   * How far the episode being opened has got with its ingest, in the source's own units (extraction
+   * batches, acknowledged adds; `done` of `total`, already-stored ones included): the run's progress
+   * shows it as turns ingested (src/core/phases.ts). Only while `open` runs; a source that says nothing
+   * has its episode counted when `open` returns.
+   */
+  ingestProgress?(done: number, total: number): void;
 }
 
 export interface EvidenceSource {

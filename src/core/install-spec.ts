@@ -37,7 +37,7 @@ export interface InstallSpec {
   env?: Readonly<Record<string, string>>;
   /** What a run records: the library's name and pinned version (or commit). */
   library: { name: string; version: string };
-  /** Set when the install is heavy (PyTorch, several GB): CI's real-library tier skips it, saying this. */
+  /** Set when the install or its run is heavy (PyTorch, several GB; or a run of tens of minutes): CI's real-library tier skips it, saying this. */
   heavy?: string;
   /** Set when it cannot be installed on this kind of machine: why (shown by `rawrag systems`). */
   unavailable?: string;

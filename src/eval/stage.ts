@@ -5,6 +5,7 @@ import type { RunConfig } from '../config/schema.js';
 import type { IngestedEpisode } from '../core/ingested-episode.js';
 import type { Evidence } from '../core/ingested-episode.js';
 import type { ItemRecord } from '../core/item.js';
+import type { Phase } from '../core/phases.js';
 
 export interface StageContext {
   question: Question;
@@ -18,5 +19,7 @@ export interface StageContext {
 
 export interface ItemStage {
   name: string;
+  /** The run phases (src/core/phases.ts) an item has passed once this stage ran: the reader `answer`, an LLM judge `judge`. */
+  phases?: readonly Phase[];
   run(item: ItemRecord, ctx: StageContext): Promise<void>;
 }

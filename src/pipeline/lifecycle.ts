@@ -6,6 +6,7 @@
  * or `interrupted` with exact counts), fail (`failed` with the error) — and release the lock.
  * A dry run opens read-only and writes nothing at any step.
  */
+import type { PhaseFigures } from '../core/phases.js';
 import type { Question } from '../core/schema.js';
 import type { ItemRecord } from '../core/item.js';
 import type { RunIdentity } from '../run/identity.js';
@@ -85,11 +86,26 @@ export class RunLifecycle {
     if (this.closed) return;
     if (this.dryRun) return;
     this.opened.rundir.append(item);
-    if (this.spendNow && Date.now() - this.spendWrittenAt >= SPEND_EVERY_MS) {
-      this.spendWrittenAt = Date.now();
-      Object.assign(this.manifest, { ...this.spent(this.spendNow()), updated_at: new Date().toISOString() });
-      this.opened.rundir.writeManifest(this.manifest);
-    }
+    this.writeRunning();
+  }
+
+  /**
+   * The run's phases now (src/pipeline/phases.ts), kept in the manifest's `progress` with the money
+   * spent, written at most every SPEND_EVERY_MS (also before any item: an ingest that takes an hour
+   * is seen while it runs); `finish` writes the last figures.
+   */
+  progress(phases: PhaseFigures[]): void {
+    if (this.closed || this.dryRun) return;
+    this.manifest.progress = { updated_at: new Date().toISOString(), phases };
+    this.writeRunning();
+  }
+
+  /** The running manifest (money spent, phases), at most every SPEND_EVERY_MS. */
+  private writeRunning(): void {
+    if ((!this.spendNow && !this.manifest.progress) || Date.now() - this.spendWrittenAt < SPEND_EVERY_MS) return;
+    this.spendWrittenAt = Date.now();
+    Object.assign(this.manifest, { ...(this.spendNow ? this.spent(this.spendNow()) : {}), updated_at: new Date().toISOString() });
+    this.opened.rundir.writeManifest(this.manifest);
   }
 
   /**

@@ -28,14 +28,24 @@ import { isDeferred } from '../providers/batch/defer.js';
 import { addCost } from '../providers/usage.js';
 import { PhaseClock } from '../util/phase-clock.js';
 import { ConfigurationError } from '../util/errors.js';
+import type { Phase } from '../core/phases.js';
+import { EpisodeIngest, itemPhases, type PhaseTally } from './phases.js';
 
 /** Not an item's error: a deferral, a full disk, a setting that fails every item alike (exit 2). */
 function stopsRun(e: unknown): boolean {
   return isDeferred(e) || isLocalFsFailure(e) || e instanceof ConfigurationError;
 }
 
-/** Runs the item's stages in order; the first failure is the item's error (a deferral propagates). */
-export async function runStages(item: ItemRecord, stages: ItemStage[], ctx: Parameters<ItemStage['run']>[1]): Promise<void> {
+/**
+ * Runs the item's stages in order; the first failure is the item's error (a deferral propagates).
+ * `passed` hears each phase a stage completes (the reader's `answer`, the judge's `judge`).
+ */
+export async function runStages(
+  item: ItemRecord,
+  stages: ItemStage[],
+  ctx: Parameters<ItemStage['run']>[1],
+  passed: (phase: Phase) => void = () => undefined,
+): Promise<void> {
   for (const stage of stages) {
     try {
       await stage.run(item, ctx);
@@ -44,12 +54,15 @@ export async function runStages(item: ItemRecord, stages: ItemStage[], ctx: Para
       item.error = { stage: stage.name, message: (e as Error).message };
       return;
     }
+    for (const phase of stage.phases ?? []) passed(phase);
   }
 }
 
 export interface QuestionContext extends SourceContext {
   ep: IngestedEpisode;
   stages: ItemStage[];
+  /** Hears each phase the question passes (src/pipeline/phases.ts). */
+  passed?: (phase: Phase) => void;
 }
 
 /** One question, start to finish: evidence from the source, then the stages. */
@@ -67,7 +80,7 @@ export async function answerQuestion(q: Question, episode: EpisodeEvidence, ctx:
   }
   item.timings.retrieve_ms = round(performance.now() - tr, 2);
   const ts = performance.now();
-  await runStages(item, ctx.stages, { question: q, evidence, ep: ctx.ep, cfg: ctx.cfg, benchmark: ctx.benchmark });
+  await runStages(item, ctx.stages, { question: q, evidence, ep: ctx.ep, cfg: ctx.cfg, benchmark: ctx.benchmark }, ctx.passed);
   if (ctx.stages.length > 0) item.timings.stages_ms = round(performance.now() - ts, 2);
   return item;
 }
@@ -97,6 +110,8 @@ export interface ScheduleHooks {
   onItem(item: ItemRecord): void;
   /** Stop taking new questions (SIGINT/SIGTERM); questions in flight get STOP_GRACE_MS to finish. */
   signal?: AbortSignal;
+  /** Counts the run's phases (planned here before the first episode opens). */
+  phases?: PhaseTally;
 }
 
 export interface ScheduleOutcome {
@@ -126,12 +141,7 @@ export async function answerAll(
   const episodes = new Map(dataset.episodes.map((e) => [e.id, e]));
   const questionLimit = pLimit(Math.max(1, stages.concurrency));
   const episodeLimit = pLimit(Math.max(1, Math.min(source.capabilities.episodesAtOnce ?? 16, stages.concurrency)));
-  const out: ScheduleOutcome = {
-    answered: 0,
-    deferred: 0,
-    timings: { warmup_ms: 0, ingest_ms: 0, retrieve_ms: 0, stages_ms: 0 },
-    walls: { ingest_wall_ms: 0, search_wall_ms: 0, add_search_wall_ms: 0 },
-  };
+  const out = emptyOutcome();
   const adding = new PhaseClock();
   const searching = new PhaseClock();
   // An item that cannot be written (a full disk) stops the run: no new question starts after it.
@@ -148,14 +158,11 @@ export async function answerAll(
     }
   };
   const stopped = () => hooks.signal?.aborted === true || writeFailed;
-  if (source.prefetch && pending.length > 0) {
-    const tw = performance.now();
-    // A failed warm-up costs nothing but batching: each question then fetches its own.
-    await source.prefetch(pending).catch(() => undefined);
-    out.timings.warmup_ms = performance.now() - tw;
-  }
+  const groups = groupByIndex(pending);
+  const phases = planPhases(hooks.phases, groups, episodes, stages.stages);
+  out.timings.warmup_ms = await warmUp(source, pending);
   const all = Promise.all(
-    groupByIndex(pending).map((group) =>
+    groups.map((group) =>
       episodeLimit(async () => {
         // Each CPU-bound step (chunking, indexing, ranking) ends with a turn of the event loop, so a
         // signal is seen between steps (stop within ~2 s also offline) and no new step starts after it.
@@ -167,10 +174,12 @@ export async function answerAll(
         const ep = await ingestYielding(episode, group.visibleTurns ?? episode.turns.length, policy, cfg.chunking, stopped);
         await yieldToEventLoop();
         if (ep === null || stopped()) return;
+        const ingested = new EpisodeIngest(hooks.phases, ep.visibleTurns);
         const ctx: QuestionContext = { cfg, benchmark, policy, ep, stages: stages.stages };
         let opened: EpisodeEvidence;
         try {
-          opened = await source.open(ep, ctx);
+          opened = await source.open(ep, { ...ctx, ingestProgress: (done, total) => ingested.report(done, total) });
+          ingested.finish();
         } catch (e) {
           if (isDeferred(e)) {
             out.deferred += group.questions.length;
@@ -184,7 +193,11 @@ export async function answerAll(
           }
           // The episode could not be indexed (e.g. its embeddings failed): its questions are
           // errors, which --retry-errors redoes; the other episodes go on.
-          for (const item of failedItems(group.questions, benchmark.name, 'retrieve', (e as Error).message)) onItem(item);
+          ingested.finish();
+          for (const item of failedItems(group.questions, benchmark.name, 'retrieve', (e as Error).message)) {
+            onItem(item);
+            phases.forEach(passOnce(hooks.phases));
+          }
           out.answered += group.questions.length;
           return;
         }
@@ -201,8 +214,9 @@ export async function answerAll(
               if (stopped()) return;
               let item: ItemRecord;
               const tq = performance.now();
+              const pass = passOnce(hooks.phases);
               try {
-                item = await answerQuestion(q, opened, ctx);
+                item = await answerQuestion(q, opened, { ...ctx, passed: pass });
                 searching.add(tq, tq + (item.timings.retrieve_ms ?? 0));
               } catch (e) {
                 // A setting that fails every item alike: no new question starts after it.
@@ -218,6 +232,8 @@ export async function answerAll(
               if (left) return;
               out.answered++;
               onItem(item);
+              // A failed item has passed every phase too: it is done, as far as this run goes.
+              phases.forEach(pass);
             }),
           ),
         );
@@ -234,6 +250,51 @@ export async function answerAll(
     add_search_wall_ms: Math.round(PhaseClock.union(adding, searching)),
   };
   return out;
+}
+
+/** The source's warm-up with every pending question (ms it took). A failed warm-up costs nothing but batching: each question then fetches its own. */
+async function warmUp(source: EvidenceSource, pending: Question[]): Promise<number> {
+  if (!source.prefetch || pending.length === 0) return 0;
+  const tw = performance.now();
+  await source.prefetch(pending).catch(() => undefined);
+  return performance.now() - tw;
+}
+
+function emptyOutcome(): ScheduleOutcome {
+  return {
+    answered: 0,
+    deferred: 0,
+    timings: { warmup_ms: 0, ingest_ms: 0, retrieve_ms: 0, stages_ms: 0 },
+    walls: { ingest_wall_ms: 0, search_wall_ms: 0, add_search_wall_ms: 0 },
+  };
+}
+
+/** Counts each phase of one question once (a stage's, or all of them when the item is written). */
+function passOnce(tally: PhaseTally | undefined): (phase: Phase) => void {
+  const passed = new Set<Phase>();
+  return (phase) => {
+    if (passed.has(phase)) return;
+    passed.add(phase);
+    tally?.add(phase);
+  };
+}
+
+/**
+ * Every phase's total, planned before the first episode opens (a resume plans what is left):
+ * turns to ingest and episodes to index over the groups, and the questions for each phase an item
+ * passes. Returns those item phases.
+ */
+function planPhases(tally: PhaseTally | undefined, groups: IndexGroup[], episodes: Map<string, Episode>, stages: ItemStage[]): Phase[] {
+  const phases = itemPhases(stages);
+  if (!tally) return phases;
+  tally.plan(
+    'ingest',
+    groups.reduce((n, g) => n + (g.visibleTurns ?? episodes.get(g.episode)?.turns.length ?? 0), 0),
+  );
+  tally.plan('index', groups.length);
+  const questions = groups.reduce((n, g) => n + g.questions.length, 0);
+  for (const phase of phases) tally.plan(phase, questions);
+  return phases;
 }
 
 /** summary.json for a run's items: the generic table plus the benchmark's own aggregates, with its context. */

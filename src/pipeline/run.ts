@@ -17,12 +17,14 @@ import { Interrupted } from '../util/interrupt.js';
 import type { EvidenceSource } from '../core/evidence-source.js';
 import { answerAll, buildSummary, roundAll, selectedItems } from './pipeline.js';
 import { loadRunInputs, runDirFor, runIdFor } from './plan.js';
-import { RunLifecycle } from './lifecycle.js';
+import { RunLifecycle, type ManifestFields } from './lifecycle.js';
 import { createEvidenceSource } from '../systems/registry.js';
 import { warningLines } from '../datasets/warnings.js';
 import { dataSetting } from '../core/setting.js';
 import { FAILURE_LIMIT_REASON, FailureStreak, RepeatedFailures } from './failure-streak.js';
 import { checkShardOfDir, shardQuestions, type RunShard } from './shard.js';
+import type { PhaseFigures } from '../core/phases.js';
+import { costByPhase, PhaseTally } from './phases.js';
 
 /** Failed items so far, retries and money spent by this run (the progress bar shows them). */
 function progressInfo(session: ProviderSession, errors: number): ProgressInfo {
@@ -37,11 +39,13 @@ export interface ProgressInfo {
   retries?: number;
   /** USD spent by this run so far; null when a price is unknown. */
   costUsd?: number | null;
+  /** Each planned phase in order (ingest, index, answer, judge; src/core/phases.ts). */
+  phases?: PhaseFigures[];
 }
 
 export interface RunHooks {
   log(line: string): void;
-  /** Called with (done, total) as items finish, with failed items so far, retries and money spent. */
+  /** Called with (done, total) as items finish and as each phase moves (ingest, index, answer, judge), with failed items so far, retries, money spent and the phases. */
   progress?(done: number, total: number, extra?: ProgressInfo): void;
   /** Aborted on SIGINT/SIGTERM: no new questions start; the manifest records `interrupted`. */
   signal?: AbortSignal;
@@ -144,28 +148,7 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
         benchmarkIds: new Set([...dataset.questions, ...questions].map((q) => q.id)),
         incompleteBecause: req.compose?.incompleteBecause ?? null,
       },
-      {
-        runId,
-        system: source.system,
-        benchmark: benchmark.name,
-        setting,
-        config: cfg,
-        policy: { ...inputs.policy },
-        source: {
-          name: source.name,
-          notes: source.notes,
-          ...(source.capabilities.standIn ? { stand_in: true } : {}),
-          ...(source.library ? { library: source.library } : {}),
-        },
-        ...(source.pairWith ? { pairWith: source.pairWith } : {}),
-        skipped: stages.skipped,
-        dataset: { ...dataset.source, warnings: dataset.warnings, questions: dataset.questions.length },
-        name: req.name,
-        cacheDir: session.cache.dir,
-        ...(req.invocation ? { invocation: req.invocation } : {}),
-        ...(req.shard ? { shard: req.shard } : {}),
-        git: await git,
-      },
+      manifestFields({ req, source, stages, inputs, runId, setting, cacheDir: session.cache.dir, git: await git }),
     );
     const { opened, manifest } = run;
     const loadMs = performance.now() - t0;
@@ -186,6 +169,13 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
     const spent = () => session.usage.total().cost_usd_spent;
     let finished = opened.done.size;
     let errors = opened.previous.filter((i) => i.error).length;
+    const figures = () => tally.figures(costByPhase(session.usage.report()));
+    // Every phase event redraws the progress line and (at most once a second) the manifest's `progress`.
+    const tally = new PhaseTally(() => {
+      const phases = figures();
+      hooks.progress?.(finished, questions.length, { ...progressInfo(session, errors), phases });
+      run.progress(phases);
+    });
     try {
       // Inside the try: a manifest that cannot be written (a full disk) still releases the lock.
       run.trackSpend(spent);
@@ -196,13 +186,13 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
         { cfg, benchmark, dataset, source, stages },
         {
           signal: stop,
+          phases: tally,
           onItem(item) {
             run.append(item);
             finished++;
             if (item.error) errors++;
             const error = item.error ? `${item.error.stage}: ${item.error.message}` : null;
             if (streak.add(error) && !failing.signal.aborted) failing.abort(FAILURE_LIMIT_REASON);
-            hooks.progress?.(finished, questions.length, progressInfo(session, errors));
           },
         },
       );
@@ -219,6 +209,7 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
         stages,
         extra: source.report?.(),
       });
+      run.progress(figures());
       const { interrupted } = run.finish({
         items,
         summary,
@@ -242,4 +233,42 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
     await source?.close?.();
     session.close();
   }
+}
+
+/** What the manifest records of a run besides its questions and identity. */
+function manifestFields(o: {
+  req: RunRequest;
+  source: EvidenceSource;
+  stages: StagePlan;
+  inputs: Awaited<ReturnType<typeof loadRunInputs>>;
+  runId: string;
+  setting: string;
+  cacheDir: ManifestFields['cacheDir'];
+  git: Awaited<ReturnType<typeof gitInfo>>;
+}): ManifestFields {
+  const { req, source, stages, inputs, runId, setting } = o;
+  const { cfg } = req;
+  const { benchmark, dataset } = inputs;
+  return {
+    runId,
+    system: source.system,
+    benchmark: benchmark.name,
+    setting,
+    config: cfg,
+    policy: { ...inputs.policy },
+    source: {
+      name: source.name,
+      notes: source.notes,
+      ...(source.capabilities.standIn ? { stand_in: true } : {}),
+      ...(source.library ? { library: source.library } : {}),
+    },
+    ...(source.pairWith ? { pairWith: source.pairWith } : {}),
+    skipped: stages.skipped,
+    dataset: { ...dataset.source, warnings: dataset.warnings, questions: dataset.questions.length },
+    name: req.name,
+    cacheDir: o.cacheDir,
+    ...(req.invocation ? { invocation: req.invocation } : {}),
+    ...(req.shard ? { shard: req.shard } : {}),
+    git: o.git,
+  };
 }

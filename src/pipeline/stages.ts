@@ -64,10 +64,10 @@ export async function planStages(
   const reader = chatModel(session, 'reader', cfg.reader.model);
   const readerProtocol = readerProtocolFor(cfg, scoring);
   const { stage: scoreStage, judgeInfo } = scoringStage(cfg, benchmark, scoring, session, skipped);
-  const perAnswer: ItemStage[] = [readerStage(reader, readerProtocol), metricsStage(scoring), scoreStage];
+  const perAnswer: ItemStage[] = [{ ...readerStage(reader, readerProtocol), phases: ['answer'] }, metricsStage(scoring), scoreStage];
   // --epochs N: the reader answers N times (a cache key per epoch), each answer scored, the item the mean.
   const epochs = cfg.epochs ?? 1;
-  const stages = epochs > 1 ? [epochsStage(perAnswer, epochs)] : perAnswer;
+  const stages = epochs > 1 ? [{ ...epochsStage(perAnswer, epochs), phases: perAnswer.flatMap((s) => s.phases ?? []) }] : perAnswer;
   const notes =
     epochs > 1 && cfg.reader.temperature === 0
       ? [
@@ -136,7 +136,7 @@ export function scoringStage(
   const protocol = judgeProtocolFor(scoring.judge, cfg.judge.prompt ?? null, cfg.benchmark);
   return {
     // Questions that carry a second gold version are also judged under it (summary: the score under both golds).
-    stage: withOtherGold(judgeStage(judge, protocol, cfg.judge.runs, scoring.fallbackMetric), scoring.metrics),
+    stage: { ...withOtherGold(judgeStage(judge, protocol, cfg.judge.runs, scoring.fallbackMetric), scoring.metrics), phases: ['judge'] },
     judgeInfo: {
       model: judge.entry.name,
       protocol: protocol.id,

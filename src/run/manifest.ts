@@ -1,4 +1,5 @@
 /** `manifest.json`: what was run, on what, with which code, and how far it got. */
+import type { PhaseFigures } from '../core/phases.js';
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { RunConfig } from '../config/schema.js';
@@ -80,6 +81,12 @@ export interface Manifest {
    * cache cost nothing; `--max-cost` counts from it); null when a price was unknown.
    */
   spent_usd?: number | null;
+  /**
+   * The last process's phases as it last wrote them (ingest, index, answer, judge: done/total, rate,
+   * time left, money; src/core/phases.ts), rewritten at most once a second while it runs: what
+   * `rawrag view` shows of a run still running. Figures of this process only (a resume plans what is left).
+   */
+  progress?: { updated_at: string; phases: PhaseFigures[] };
 }
 
 export function toolInfo(): Manifest['tool'] {

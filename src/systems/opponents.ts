@@ -39,3 +39,18 @@ export const PAPER_OPPONENTS: readonly PaperOpponent[] = [
   },
   { name: 'RecMem', system: 'recmem', how: 'sidecar', note: 'CaiusDai/RecMem (library)' },
 ];
+
+/**
+ * Memory systems beyond the paper's twelve that practitioners compare most (issue 45), each a
+ * plug-in under its own (or the most cited public) LoCoMo script: `rawrag systems` lists them
+ * beside the twelve, with what each was checked against.
+ */
+export const OTHER_OPPONENTS: readonly PaperOpponent[] = [
+  {
+    name: 'Zep',
+    system: 'zep',
+    how: 'service',
+    note: "getzep/graphiti (graphiti-core on Kuzu, Zep's open-source engine; -S api=graphiti) or Zep's hosted API (-S api=cloud)",
+  },
+  { name: 'Supermemory', system: 'supermemory', how: 'service', note: 'supermemoryai/supermemory hosted API (v3 documents, v4 search)' },
+];

@@ -33,6 +33,9 @@ import { recmem } from './recmem/index.js';
 import { memoryos } from './memoryos/index.js';
 import { nemori } from './nemori/index.js';
 import { emem } from './emem/index.js';
+// Beyond the paper's twelve (issue 45).
+import { zep } from './zep/index.js';
+import { supermemory } from './supermemory/index.js';
 
 export type System = SystemDescriptor<ProviderSession, ModelEntry>;
 
@@ -62,6 +65,7 @@ for (const s of [memmachine, memos]) registerSystem(s);
 registerSystem(evermemos);
 registerSystem(memu);
 for (const s of [simplemem, aMem, recmem, memoryos, nemori, emem]) registerSystem(s);
+for (const s of [zep, supermemory]) registerSystem(s);
 
 export function listSystems(): System[] {
   return [...SYSTEMS.values()];

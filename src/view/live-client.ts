@@ -1,6 +1,7 @@
 /**
  * What `rawrag view` adds to a report page: a progress panel above the header (one row per run:
- * status, questions done of those selected, failures, judged items and their mean score, coverage,
+ * status, questions done of those selected (and, while it runs, its phases: ingest, index, answer,
+ * judge with done/total, rate, time left and money), the time left, failures, judged items and their mean score, coverage,
  * cost so far: paid and list-price equivalent, src/run/cost.ts) and the script that fills it. The script polls the server's /api/progress every
  * interval; when the server has built newer pages it fetches this page's parts (/api/page) and
  * swaps them in — header, sections, the page script's data — and asks the report script to redraw,
@@ -12,7 +13,7 @@ export function livePanel(version: string, kind: string): string {
   return `<style>${LIVE_CSS}</style>
 <section id="live" aria-labelledby="h-live" data-version="${version}" data-kind="${kind}" aria-live="polite">
 <h2 id="h-live">Live <span id="live-status" class="muted small">connecting…</span></h2>
-<div class="table-wrap"><table class="live"><thead><tr><th scope="col">run</th><th scope="col">status</th><th scope="col">questions done</th><th scope="col">failed</th><th scope="col">judged</th><th scope="col">mean score %</th><th scope="col">coverage %</th><th scope="col" title="paid: what was billed over every process of the run directory (cache hits cost nothing); list-price equivalent: every reply priced, cached or not">cost so far: paid (list-price equivalent)</th><th scope="col">last written</th></tr></thead>
+<div class="table-wrap"><table class="live"><thead><tr><th scope="col">run</th><th scope="col">status</th><th scope="col">questions done</th><th scope="col" title="time left while the run runs: its own estimate, else the rate at which items are written; below it the phases (ingest, index, answer, judge) with done/total, rate, time left and money">ETA and phases</th><th scope="col">failed</th><th scope="col">judged</th><th scope="col">mean score %</th><th scope="col">coverage %</th><th scope="col" title="paid: what was billed over every process of the run directory (cache hits cost nothing); list-price equivalent: every reply priced, cached or not">cost so far: paid (list-price equivalent)</th><th scope="col">last written</th></tr></thead>
 <tbody id="live-runs"></tbody></table></div>
 </section>
 `;
@@ -53,6 +54,23 @@ export function liveScript(intervalMs: number): string {
   function pct(x) { return x === null || x === undefined ? '\u2014' : (100 * x).toFixed(2); }
   function usd(x) { return x === null || x === undefined ? 'unknown price' : '$' + x.toFixed(4); }
   function clock(iso) { return iso ? new Date(iso).toLocaleTimeString() : '\u2014'; }
+  function duration(s) {
+    if (s === null || s === undefined || !isFinite(s)) return '\u2014';
+    var r = Math.max(0, Math.round(s));
+    if (r < 60) return r + 's';
+    if (r < 3600) return Math.floor(r / 60) + 'm ' + String(r % 60).padStart(2, '0') + 's';
+    return Math.floor(r / 3600) + 'h ' + String(Math.floor((r % 3600) / 60)).padStart(2, '0') + 'm';
+  }
+  /** "ingest 120/5882 turns 3.2/s ETA 29m 58s $0.0123 · index 2/10 episodes": the phases that have started. */
+  function phasesLine(phases) {
+    return (phases || []).filter(function (p) { return p.done > 0; }).map(function (p) {
+      var t = p.phase + ' ' + p.done + '/' + p.total + ' ' + p.unit;
+      if (p.done < p.total && p.rate_per_s !== null) t += ' ' + (p.rate_per_s < 10 ? p.rate_per_s.toFixed(1) : Math.round(p.rate_per_s)) + '/s';
+      if (p.done < p.total && p.eta_s !== null) t += ' ETA ' + duration(p.eta_s);
+      if (p.cost_usd !== undefined) t += ' ' + usd(p.cost_usd);
+      return t;
+    }).join(' \u00b7 ');
+  }
 
   function row(r) {
     var tr = document.createElement('tr');
@@ -75,6 +93,10 @@ export function liveScript(intervalMs: number): string {
     }
     done.appendChild(document.createTextNode(r.done + (r.selected ? ' / ' + r.selected : '')));
     tr.appendChild(done);
+    var eta = text('td', r.status === 'running' ? duration(r.eta_s) : '', { 'data-col': 'eta' });
+    var phases = phasesLine(r.phases);
+    if (phases) eta.appendChild(text('div', phases, { class: 'muted small', 'data-phases': '' }));
+    tr.appendChild(eta);
     tr.appendChild(text('td', String(r.failed), { 'data-col': 'failed' }));
     tr.appendChild(text('td', String(r.judged), { 'data-col': 'judged' }));
     tr.appendChild(text('td', pct(r.mean_score), { 'data-col': 'score' }));

@@ -12,6 +12,8 @@ import { LOCK_FILE } from '../run/lock.js';
 import { effectiveStatus, statusLabel } from '../run/status.js';
 import { itemUsage, listPriceByRole, paidOf, sumRoles, type RoleUsage } from '../run/cost.js';
 import { addCost } from '../providers/usage.js';
+import type { PhaseFigures } from '../core/phases.js';
+import { EtaEstimator } from '../util/eta.js';
 
 /** What one items.jsonl line says, reduced to the progress figures. */
 interface ItemFacts {
@@ -62,6 +64,16 @@ export interface RunProgress {
   updated_at: string | null;
   /** items.jsonl ends in a line still being written (or torn): not counted yet. */
   partial_line: boolean;
+  /**
+   * While it runs: the run's phases as its process last wrote them (manifest `progress`: ingest,
+   * index, answer, judge with done/total, rate, time left and money); null otherwise.
+   */
+  phases: PhaseFigures[] | null;
+  /**
+   * While it runs: seconds until every selected question is done, once measurable: the run's own
+   * estimate of its last phase, else the rate at which this view has seen items written; null otherwise.
+   */
+  eta_s: number | null;
 }
 
 /** The per-run roles of a summary (those its items do not carry), at list price. */
@@ -78,10 +90,16 @@ export class RunWatch {
   private offset = 0;
   private partial = false;
   private readonly items = new Map<string, ItemFacts>();
+  /** Items written a second, as this view has seen them arrive. */
+  private readonly seen = new EtaEstimator();
 
   private summaryCache: { mtime: number; value: Record<string, unknown> | null } = { mtime: -1, value: null };
 
-  constructor(readonly dir: string) {}
+  constructor(
+    readonly dir: string,
+    /** Clock in ms (tests). */
+    private readonly now: () => number = () => performance.now(),
+  ) {}
 
   /** summary.json as the last finished process wrote it (re-read only when it changed). */
   private summary(): Record<string, unknown> | null {
@@ -192,6 +210,17 @@ export class RunWatch {
     });
   }
 
+  /** The phases and the time left of a run that is running (nothing for the others). */
+  private running(status: string, done: number, selected: number | null): Pick<RunProgress, 'phases' | 'eta_s'> {
+    if (status !== 'running') return { phases: null, eta_s: null };
+    const t = this.now();
+    this.seen.observe(done, t);
+    const phases = phasesOf(this.manifest);
+    const last = phases?.[phases.length - 1];
+    const own = last && last.done < last.total && typeof last.eta_s === 'number' ? last.eta_s : null;
+    return { phases, eta_s: own ?? (selected === null ? null : this.seen.eta(done, selected, t)) };
+  }
+
   private progress(itemsMtime: number | null): RunProgress {
     const m = this.manifest;
     const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
@@ -228,8 +257,19 @@ export class RunWatch {
       cache_hits: facts.reduce((a, f) => a + f.cacheHits, 0),
       updated_at: mtime === null ? null : new Date(mtime).toISOString(),
       partial_line: this.partial,
+      ...this.running(live, facts.length, typeof questions?.selected === 'number' ? questions.selected : null),
     };
   }
+}
+
+/** The manifest's `progress` phases, when they are well-formed. */
+function phasesOf(m: Record<string, unknown>): PhaseFigures[] | null {
+  const p = (m.progress as { phases?: unknown } | undefined)?.phases;
+  if (!Array.isArray(p)) return null;
+  const ok = p.every(
+    (f) => f && typeof f === 'object' && typeof f.phase === 'string' && typeof f.done === 'number' && typeof f.total === 'number',
+  );
+  return ok ? (p as PhaseFigures[]) : null;
 }
 
 /**

@@ -1,9 +1,11 @@
 /**
  * `rawrag view`'s pages: the report pages of a results folder (the same pages `rawrag report`
  * builds, src/report/), kept in memory and built again when the folder changes — a run appends
- * items, finishes, a new run starts — at most once per refresh interval, and no more often than
- * twice the last build took, so a large folder does not keep the machine busy. Beside them, each
- * run's progress (src/view/progress.ts), read on every poll.
+ * items, finishes, a new run starts — one build at a time, the next starting once the refresh
+ * interval has passed since the last one started (a build slower than the interval is followed by
+ * the next as soon as it ends, never by an idle wait: the pages lag the live panel by about one
+ * build, not by two or three). Beside them, each run's progress (src/view/progress.ts), read on
+ * every poll.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, statSync } from 'node:fs';
@@ -56,6 +58,8 @@ export interface SiteOptions {
   detailBudget?: number;
   /** Where a failed build is said (stderr), once per distinct message. */
   log: (line: string) => void;
+  /** Clock in ms (tests). */
+  now?: () => number;
 }
 
 /** What makes a folder's pages different: its run directories' files, stats.json and ablation.json, by size and time. */
@@ -69,8 +73,8 @@ interface FolderScan {
 export class LiveSite {
   private site: BuiltSite | null = null;
   private building: Promise<BuiltSite> | null = null;
-  private lastBuildEnd = 0;
-  private lastBuildMs = 0;
+  /** When the last build started (null before the first). */
+  private lastBuildStart: number | null = null;
   private lastError = '';
   private readonly watches = new Map<string, RunWatch>();
   private readonly datasets = new Map<string, Promise<{ dataset: Dataset | null; error: string | null }>>();
@@ -109,12 +113,17 @@ export class LiveSite {
 
   private buildIfDue(scan: FolderScan): void {
     if (this.building || this.site?.version === scan.signature) return;
-    if (performance.now() - this.lastBuildEnd < Math.max(this.opts.intervalMs, 2 * this.lastBuildMs)) return;
+    // (Waiting twice the last build's time after it ended made a 20-s build show items a minute late.)
+    if (this.lastBuildStart !== null && this.clock() - this.lastBuildStart < this.opts.intervalMs) return;
     void this.build(scan);
   }
 
+  private clock(): number {
+    return (this.opts.now ?? (() => performance.now()))();
+  }
+
   private build(scan: FolderScan): Promise<BuiltSite> {
-    const t0 = performance.now();
+    this.lastBuildStart = this.clock();
     const signature = scan.signature;
     const where = this.paths.map((p) => relative(process.cwd(), resolve(p)) || '.');
     const built = scan.empty
@@ -139,8 +148,6 @@ export class LiveSite {
       })
       .finally(() => {
         this.building = null;
-        this.lastBuildEnd = performance.now();
-        this.lastBuildMs = this.lastBuildEnd - t0;
       });
     return this.building;
   }

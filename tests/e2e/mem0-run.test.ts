@@ -3,8 +3,10 @@
  * against a loopback Mem0 server (tests/helpers/fake-mem0.ts, speaking server/main.py's API) and a
  * loopback OpenAI-compatible reader/judge: every question answered and judged from Mem0's
  * memories, a second run sends no add, a kill -9 during ingest then the same command adds nothing
- * twice, the events land in the write-decision log, `rawrag stats` pairs Mem0 with RAW-RAG with
- * coverage, `--cleanup` and `rawrag memory purge` delete on the service, `--dry-run` counts the adds.
+ * twice, the events land in the write-decision log, `--cleanup` and `rawrag memory purge` delete on
+ * the service, `--dry-run` counts the adds. `rawrag stats` pairing Mem0 with RAW-RAG (its coverage
+ * row included) runs in the conformance suite, tests/e2e/memory-services.test.ts, for every service
+ * against one shared RAW-RAG baseline.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
@@ -34,15 +36,11 @@ describe('rawrag run locomo --system mem0 against a loopback Mem0 server', () =>
     locomoRunArgs({ system: 'mem0', out: dir, peer: api, chatOnly: true, cache, extra: ['-S', `url=${server.url}`, ...extra] });
   let first: CliResult;
 
-  const raw = join(root, 'raw-rag');
-  let rawRun: CliResult;
-
   beforeAll(async () => {
     await api.start();
     await server.start();
     // The first 60 questions (all of conversation conv-26) keep the suite fast; the full 1,540 run is the same code.
     first = await rawragInProcess(args(out, '--limit', '60'), env);
-    rawRun = await rawragInProcess(locomoRunArgs({ out: raw, peer: api, chatOnly: true, cache, limit: 60, json: false }), env);
   }, 600_000);
   afterAll(async () => {
     await api.close();
@@ -104,19 +102,6 @@ describe('rawrag run locomo --system mem0 against a loopback Mem0 server', () =>
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(server.adds().length).toBe(before);
     expect(resumed.stdout).toMatch(/Mem0 at http:\/\/127\.0\.0\.1:\d+: \d+ adds acknowledged for 2 owners \(2 complete\); events ADD \d+/);
-  }, 600_000);
-
-  it('rawrag stats pairs Mem0 with RAW-RAG, coverage for each', async () => {
-    expect(rawRun.code, rawRun.stderr).toBe(0);
-    const st = await rawragInProcess(['stats', raw, out, '--out', join(root, 'stats')], env);
-    expect(st.code, st.stderr).toBe(0);
-    expect(st.stdout).toMatch(/mem0/);
-    expect(st.stdout).toMatch(/RAW-RAG\/local/);
-    const json = JSON.parse(readFileSync(join(root, 'stats', 'stats.json'), 'utf8'));
-    const text = JSON.stringify(json);
-    expect(text).toContain('"Mem0"');
-    expect(text).toMatch(/coverage/);
-    expect(st.stdout).toMatch(/\| Mem0 +\| +\d+ \| +\d+\.\d+ \| +[\d.–]+ W \| +\d+ \|/); // the coverage × utilization row
   }, 600_000);
 
   it('kill -9 during ingest, then the same command: no add is done twice', async () => {

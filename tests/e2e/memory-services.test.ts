@@ -5,18 +5,21 @@
  * - a LoCoMo run completes with 0 errors, its evidence maps to source turns, and the peer saw the
  *   vendor's protocol (owners, roles, content, timestamps, batch sizes, waits, search depth);
  * - `--dry-run` counts exactly the adds the run sent; a second run sends no add;
+ * - `rawrag stats` pairs it with RAW-RAG over the same questions, under its own name (one RAW-RAG
+ *   baseline run, shared by every service), with its coverage row when it has coverage;
  * - faults on adds (429, 500, a torn 200, a timeout, a reset before and after the add was done)
  *   end with 0 errors and no add applied twice; a kill -9 during ingest, then the same command,
- *   applies nothing twice;
+ *   applies nothing twice, each acknowledged add once on the service;
  * - `rawrag memory purge` leaves the service empty for the run's owners; the store oracle reads the
  *   run's exported store; a run whose searches all return nothing warns loudly.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeApi } from '../helpers/fake-api.js';
-import { ROOT, tempDir } from '../helpers/cli.js';
+import { ROOT, tempDir, type CliResult } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
-import { evidenceReader, ingestLog, killMidRun, locomoRunArgs, loopbackEnv, readItems } from '../helpers/loopback-run.js';
+import { evidenceReader, ingestLog, killMidRun, locomoRunArgs, loopbackEnv, readItems, statsPairs } from '../helpers/loopback-run.js';
 import { SERVICE_FIXTURES, type ServicePeer } from '../helpers/service-fixtures.js';
 import { locomo } from '../../src/datasets/locomo/index.js';
 import { listSystems } from '../../src/systems/registry.js';
@@ -25,6 +28,22 @@ const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json')
 const services = listSystems().filter((s) => s.about?.kind === 'service' || s.about?.kind === 'sidecar');
 /** conv-26's first questions: one episode, ingested whole. */
 const LIMIT = 12;
+/** RAW-RAG over the same questions, run once: every service's stats check pairs its run with it. */
+const BASELINE = join(tempDir('rawrag-svc-baseline-'), 'raw-rag');
+const baselineApi = new FakeApi({ chat: evidenceReader(ds.questions) });
+let baseline: CliResult;
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+beforeAll(async () => {
+  await baselineApi.start();
+  const env = loopbackEnv({ openai: 'sk-test-SERVICES0123456789' });
+  const cache = tempDir('rawrag-svc-baseline-cache-');
+  baseline = await rawragInProcess(
+    locomoRunArgs({ out: BASELINE, peer: baselineApi, chatOnly: true, cache, limit: LIMIT, json: false }),
+    env,
+  );
+}, 600_000);
+afterAll(() => baselineApi.close());
 
 it('every memory-service system has a conformance fixture', () => {
   expect(services.map((s) => s.name).filter((n) => !(n in SERVICE_FIXTURES))).toEqual([]);
@@ -87,6 +106,21 @@ describe.each(services.map((s) => s.name))('memory service %s', (name) => {
     const again = await rawragInProcess(args(out), env);
     expect(again.code, again.stderr).toBe(0);
     expect(peer.requests.slice(sent).filter((q) => peer.isAdd(q))).toHaveLength(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ errors: 0, service: { this_run: { adds_sent: 0 } } });
+  }, 600_000);
+
+  it('rawrag stats pairs it with RAW-RAG over the same questions, under its own name, with its coverage row when it has coverage', async () => {
+    expect(baseline.code, baseline.stderr).toBe(0);
+    const out = join(root, 'main');
+    const label = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')).system as string;
+    const st = await rawragInProcess(['stats', BASELINE, out, '--out', join(root, 'stats')], env);
+    expect(st.code, st.stderr).toBe(0);
+    const pairs = statsPairs(join(root, 'stats', 'stats.json'));
+    expect(pairs.find((p) => p.system_a === label && p.system_b === 'RAW-RAG/local')).toMatchObject({ n: LIMIT, excluded: 0 });
+    expect(st.stdout).toMatch(new RegExp(`\\| ${escapeRe(label)} +\\| RAW-RAG/local +\\| +${LIMIT} \\| +0 \\|`));
+    // The coverage × utilization row, for a system whose memories name their source turns.
+    const covered = readItems(out).some((i) => i.coverage !== null);
+    if (covered) expect(st.stdout).toMatch(new RegExp(`\\| ${escapeRe(label)} +\\| +\\d+ \\| +\\d+\\.\\d+ \\| +[\\d.–]+ W \\| +\\d+ \\|`));
   }, 600_000);
 
   it('faults on adds (429, 500, a torn 200, a timeout, resets before and after the add) end with 0 errors and nothing applied twice', async () => {
@@ -123,6 +157,11 @@ describe.each(services.map((s) => s.name))('memory service %s', (name) => {
     expect(JSON.parse(resumed.stdout).errors).toBe(0);
     expect(peer.applied.length).toBeGreaterThan(before);
     expect(peer.appliedTwice()).toEqual([]);
+    // Each add the log acknowledges, once (by owner and add key).
+    const acknowledged = ingestLog(out).filter((l) => l.type === 'add');
+    expect(new Set(acknowledged.map((l) => `${l.owner} ${l.key}`)).size).toBe(acknowledged.length);
+    // One applied entry per acknowledged add, where `applied` counts adds (a sidecar's counts stored items).
+    if (!fixture.appliedIsItems) expect(peer.applied.length - before).toBe(acknowledged.length);
   }, 600_000);
 
   it("rawrag memory purge empties the service of the run's owners; the store oracle reads the run's exported store first", async () => {
@@ -140,7 +179,10 @@ describe.each(services.map((s) => s.name))('memory service %s', (name) => {
       env,
     );
     expect(oracle.code, oracle.stderr).toBe(0);
-    expect(JSON.parse(oracle.stdout).errors).toBe(0);
+    expect(JSON.parse(oracle.stdout)).toMatchObject({ n: LIMIT, errors: 0 });
+    // Where the service's memories name their turns, so do the exported store's.
+    if (readItems(out).some((i) => i.coverage !== null))
+      expect(readItems(join(root, 'oracle')).some((i) => (i.evidence_turns as string[]).length > 0)).toBe(true);
     for (const dir of ['main', 'faults', 'killed']) {
       const episodes = [...new Set(ingestLog(join(root, dir)).flatMap((l) => (typeof l.episode === 'string' ? [l.episode] : [])))];
       for (const ep of episodes) {

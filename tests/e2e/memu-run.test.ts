@@ -4,11 +4,13 @@
  * - the hosted API as EverMemOS's adapter drives it (the default): `rawrag run locomo --system memu
  *   -S url=... --reader gpt-4o-mini --limit 200` completes with 0 errors and the protocol on the
  *   service's side; coverage is absent with its reason printed once; a second run sends no add; a
- *   lost memorize reply is found, not re-sent; kill -9 then resume adds nothing twice; `rawrag stats`
- *   pairs it with RAW-RAG; the store oracle reads its exported store; `rawrag memory purge` empties it;
+ *   lost memorize reply is found, not re-sent; kill -9 while a memorize task runs, then resume, adds
+ *   nothing twice; the run exports each store's items; `rawrag memory purge` empties it;
  * - memU-server (-S api=server): one episode at a time; as upstream ships it, every question fails
  *   with its retrieve bug named (file and line), the retries bounded; fixed, the run completes.
- * (MemOS's protocol, -S protocol=memos, is the conformance suite's fixture: tests/e2e/memory-services.test.ts.)
+ * (MemOS's protocol, -S protocol=memos, is the conformance suite's fixture: tests/e2e/memory-services.test.ts,
+ * which also runs the generic scenarios for memu: `rawrag stats` against the shared RAW-RAG baseline,
+ * the store oracle, kill -9 then resume.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
@@ -23,6 +25,8 @@ import { locomo } from '../../src/datasets/locomo/index.js';
 
 const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json'), options: {} });
 const LIMIT = 200;
+/** The questions of a check that needs one conversation only (conv-26: two speakers' stores). */
+const SMALL = 12;
 const NO_COVERAGE = /coverage: memU returns memories it extracted with an LLM/g;
 
 /** A loopback reader/judge, the variant's peer, and the run arguments against both. */
@@ -118,51 +122,24 @@ describe('the hosted API as EverMemOS drives it: rawrag run locomo --system memu
     expect(h.peer.appliedTwice()).toEqual([]);
   }, 600_000);
 
-  it('rawrag stats pairs it with RAW-RAG over the same questions', async () => {
-    const raw = join(h.root, 'raw-rag');
-    const r = await rawragInProcess(
-      locomoRunArgs({ out: raw, peer: h.api, chatOnly: true, cache: h.cache, limit: LIMIT, json: false }),
-      h.env,
-    );
-    expect(r.code, r.stderr).toBe(0);
-    const st = await rawragInProcess(['stats', raw, out, '--out', join(h.root, 'stats')], h.env);
-    expect(st.code, st.stderr).toBe(0);
-    expect(st.stdout).toMatch(new RegExp(`\\| MemU +\\| RAW-RAG/local +\\| +${LIMIT} \\| +0 \\|`));
-  }, 600_000);
-
-  it('the store oracle reads its exported store (the memory items listed once each store was complete)', async () => {
-    const dir = join(h.root, 'oracle');
-    const r = await rawragInProcess(
-      locomoRunArgs({
-        system: 'store-oracle',
-        out: dir,
-        peer: h.api,
-        chatOnly: true,
-        cache: h.cache,
-        limit: LIMIT,
-        extra: ['-S', `store=${out}`],
-      }),
-      h.env,
-    );
-    expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ n: LIMIT, errors: 0 });
+  it("the run exports each store's memory items, listed once the store was complete (the store oracle reads such a file for every service in the conformance suite)", () => {
     const store = readFileSync(join(out, 'service-store.jsonl'), 'utf8')
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
     expect(store.length).toBeGreaterThanOrEqual(4);
     expect(store.every((l) => l.memories.length > 0)).toBe(true);
-  }, 600_000);
+  });
 
   it('kill -9 during ingest, then the same command: nothing added twice', async () => {
     const dir = join(h.root, 'killed');
     // Slow tasks: the kill lands while the first memorizes are accepted and still running.
     h.peer.inject({ kind: 'slow', delayMs: 300, times: Infinity, match: (q) => q.path.includes('/memorize/status/') });
-    const cmd = h.args(dir, LIMIT, '-S', 'concurrency=2');
+    const cmd = h.args(dir, SMALL, '-S', 'concurrency=2');
     const before = h.peer.applied.length;
     expect(await killMidRun(cmd, h.env, () => ingestLog(dir).some((l) => l.type === 'accepted'), 20)).toBe('SIGKILL');
     h.peer.faults.length = 0;
-    expect(ingestLog(dir).filter((l) => l.type === 'complete').length).toBeLessThan(4);
+    expect(ingestLog(dir).filter((l) => l.type === 'complete').length).toBeLessThan(2);
     const resumed = await rawragInProcess(cmd, h.env);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(JSON.parse(resumed.stdout).errors).toBe(0);

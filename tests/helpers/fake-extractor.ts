@@ -20,6 +20,8 @@ export interface FakeExtractorOptions {
   /** Non-extraction chat requests. */
   chat?(body: any): string;
   dim?: number;
+  /** Delay before every reply (a slow provider). */
+  delayMs?: number;
 }
 
 export function isExtractionRequest(r: RecordedRequest): boolean {
@@ -83,7 +85,7 @@ export class FakeExtractor {
   readonly attempts = new Map<string, number>();
 
   constructor(private readonly opts: FakeExtractorOptions = {}) {
-    this.api = new FakeApi({ dim: opts.dim, chat: (body) => this.reply(body) });
+    this.api = new FakeApi({ dim: opts.dim, delayMs: opts.delayMs, chat: (body) => this.reply(body) });
   }
 
   /** The reply function, for other loopback servers built on FakeApi (the Batch API peer). */

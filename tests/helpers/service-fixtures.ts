@@ -18,6 +18,8 @@ import { FakeMemMachine } from './fake-memmachine.js';
 import { FakeMemos } from './fake-memos.js';
 import { FakeEverMemos } from './fake-evermemos.js';
 import { FakeMemuCloud, FakeMemuServer } from './fake-memu.js';
+import { FakeZepCloud } from './fake-zep.js';
+import { FakeSupermemory } from './fake-supermemory.js';
 import { isoUtc, unixSeconds } from '../../src/systems/memory-service/plan.js';
 import { loaderCaptions, SIDECAR_FIXTURES } from './sidecar-fixtures.js';
 
@@ -52,6 +54,11 @@ export interface ServiceFixture {
   env?: Record<string, string | undefined>;
   /** The vendor protocol, seen from the service's side: owners, roles, content, timestamps, batch sizes, waits, search depth. */
   checkProtocol(peer: ServicePeer, c: ProtocolCheck): void;
+  /**
+   * `applied` lists the items the library stored (a sidecar's stand-in), not the adds the service
+   * performed: the kill -9 check then cannot count one applied entry per acknowledged add.
+   */
+  appliedIsItems?: true;
 }
 
 /** Turns of the ingested episodes. */
@@ -147,6 +154,19 @@ export const SERVICE_FIXTURES: Record<string, ServiceFixture> = {
   },
   // The paper's library-only opponents, each a sidecar in front of its library's stand-in (tests/helpers/sidecar-fixtures.ts).
   ...SIDECAR_FIXTURES,
+  // Zep's hosted API (its open-source engine, -S api=graphiti, runs in the real-library tier: tests/real/zep.test.ts).
+  zep: {
+    start: () => new FakeZepCloud({ key: 'zep-suite-key' }).start(),
+    options: (p) => ['api=cloud', `url=${p.url}/api/v2`],
+    env: { ZEP_API_KEY: 'zep-suite-key' },
+    checkProtocol: checkZep,
+  },
+  supermemory: {
+    start: () => new FakeSupermemory({ key: 'sm-suite-key' }).start(),
+    options: (p) => [`url=${p.url}`],
+    env: { SUPERMEMORY_API_KEY: 'sm-suite-key' },
+    checkProtocol: checkSupermemory,
+  },
 };
 
 type IndexedTurn = { turn: ReturnType<typeof turnsOf>[number]; index: number };
@@ -522,3 +542,85 @@ export const MEMU_VARIANTS: Record<'evermemos' | 'server' | 'serverFixed', Servi
     checkProtocol: checkMemuServer,
   },
 };
+
+/**
+ * Zep as zep_locomo_ingestion.py / zep_locomo_search.py (getzep/zep-papers@4b7f26cc) drive it: one
+ * graph per conversation, created before its first add; one `message` episode per turn, `Speaker:
+ * text` without captions, created_at = the session's date in ISO UTC; every episode processed
+ * (listed) before the first search; each question searched twice: edges with the cross-encoder
+ * and nodes with RRF, 20 each.
+ */
+function checkZep(peer: ServicePeer, c: ProtocolCheck): void {
+  const turns = turnIndex(c);
+  const adds = peer.requests.filter((r) => peer.isAdd(r) && r.fault === null);
+  const graphs = new Set(adds.map((a) => a.body.graph_id as string));
+  expect(graphs.size).toBe(c.episodes.length);
+  for (const g of graphs) {
+    const created = peer.requests.findIndex((r) => r.path === '/api/v2/graph/create' && r.body.graph_id === g);
+    const firstAdd = peer.requests.findIndex((r) => peer.isAdd(r) && r.body.graph_id === g);
+    expect(created).toBeGreaterThanOrEqual(0);
+    expect(created).toBeLessThan(firstAdd);
+  }
+  const seen = new Set<string>();
+  for (const a of adds) {
+    const ids = a.body.metadata.turn_ids as string[];
+    expect(ids).toHaveLength(1);
+    const { turn } = turns(a.body.metadata.rawrag_add, ids[0]!);
+    expect(a.body).toMatchObject({ type: 'message', data: `${turn.speaker}: ${turn.text}`, created_at: isoUtc(unixSeconds(turn.date)!) });
+    seen.add(`${a.body.graph_id} ${ids[0]}`);
+  }
+  expect(seen.size).toBe(turnsOf(c).length);
+  const searches = peer.requests.filter((r) => r.path === '/api/v2/graph/search' && r.fault === null);
+  expect(searches.length).toBe(c.questions * 2);
+  expect(searches.filter((s) => s.body.scope === 'edges').every((s) => s.body.reranker === 'cross_encoder' && s.body.limit === 20)).toBe(
+    true,
+  );
+  expect(searches.filter((s) => s.body.scope === 'nodes').every((s) => s.body.reranker === 'rrf' && s.body.limit === 20)).toBe(true);
+  expect(searches.filter((s) => s.body.scope === 'nodes')).toHaveLength(c.questions);
+  const firstSearch = peer.requests.findIndex((r) => r.path === '/api/v2/graph/search');
+  const listed = peer.requests.findIndex((r) => r.path.startsWith('/api/v2/graph/episodes/graph/'));
+  expect(listed).toBeGreaterThanOrEqual(0);
+  expect(listed).toBeLessThan(firstSearch);
+}
+
+/**
+ * Supermemory as memorybench's provider drives it (supermemoryai/memorybench@25729a76): one
+ * document per session in the conversation's container, "Here is the date ..." then the session's
+ * messages as JSON (user = speaker_a, text only, < > escaped), metadata {sessionId, date}; every
+ * document read back `done` before the first search; each question one /v4/search, limit 10,
+ * threshold 0.3, with chunks.
+ */
+function checkSupermemory(peer: ServicePeer, c: ProtocolCheck): void {
+  const adds = peer.requests.filter((r) => peer.isAdd(r) && r.fault === null);
+  const tags = new Set(adds.map((a) => a.body.containerTag as string));
+  expect(tags.size).toBe(c.episodes.length);
+  const turns = turnsOf(c);
+  const sessions = [...new Set(turns.map((t) => t.session))];
+  const sent = new Map(adds.map((a) => [a.body.metadata.sessionId as string, a.body]));
+  expect([...sent.keys()].sort()).toEqual([...sessions].sort());
+  const ep = c.dataset.episodes.find((e) => c.episodes.includes(e.id))!;
+  const speakerA = (ep.meta!.speakers as string[])[0]!;
+  for (const s of sessions) {
+    const st = turns.filter((t) => t.session === s);
+    const body = sent.get(s)!;
+    const json = JSON.stringify(
+      st.map((t) => ({ role: t.speaker === speakerA ? 'user' : 'assistant', content: t.text, speaker: t.speaker })),
+    )
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;');
+    expect(body.content).toMatch(
+      /^Here is the date the following session took place: \d{1,2}:\d\d [ap]m on \d{1,2} \w+, \d{4}\n\nHere is the session as a stringified JSON:\n/,
+    );
+    expect(body.content.endsWith(json)).toBe(true);
+    expect(body.metadata.date).toBe(new Date(unixSeconds(st[0]!.date)! * 1000).toISOString());
+  }
+  const searches = peer.requests.filter((r) => r.path === '/v4/search' && r.fault === null);
+  expect(searches).toHaveLength(c.questions);
+  for (const q of searches) expect(q.body).toMatchObject({ limit: 10, threshold: 0.3, include: { chunks: true } });
+  const firstSearch = peer.requests.findIndex((r) => r.path === '/v4/search');
+  const lastRead = peer.requests
+    .map((r, i) => [r, i] as const)
+    .filter(([r]) => r.path === '/v3/documents/list')
+    .map(([, i]) => i);
+  expect(lastRead.some((i) => i < firstSearch)).toBe(true);
+}

@@ -33,6 +33,7 @@ function sidecar(system: string, check: ServiceFixture['checkProtocol'], args: s
     start: () => new SidecarPeer(system, args).start(),
     options: (p) => [`url=${p.url}`],
     checkProtocol: check,
+    appliedIsItems: true,
   };
 }
 

@@ -9,7 +9,7 @@ import { printOut } from '../../util/stdout.js';
 import { Command } from 'commander';
 import { z } from 'zod';
 import type { SystemDescriptor } from '../../core/system.js';
-import { PAPER_OPPONENTS } from '../../systems/opponents.js';
+import { OTHER_OPPONENTS, PAPER_OPPONENTS, type PaperOpponent } from '../../systems/opponents.js';
 import { getSystem, listSystems } from '../../systems/registry.js';
 import { markdownTable } from '../../util/table.js';
 import { systemsSubcommands } from './systems-manage.js';
@@ -115,7 +115,7 @@ export function checkedOf(system: SystemDescriptor): string | null {
     : 'stand-in only: no install of its own library is declared (a loopback imitation of its API, or its library stand-in, in tests/)';
 }
 
-function opponentRows(): Array<{
+function opponentRows(list: readonly PaperOpponent[] = PAPER_OPPONENTS): Array<{
   name: string;
   how: string;
   system: string | null;
@@ -124,7 +124,7 @@ function opponentRows(): Array<{
   checked: string | null;
 }> {
   const registered = new Map(listSystems().map((s) => [s.name, s]));
-  return PAPER_OPPONENTS.map((o) => ({
+  return list.map((o) => ({
     name: o.name,
     how: o.how,
     system: o.system,
@@ -140,18 +140,26 @@ const cell = (v: string) => v.replace(/\|/g, '\\|');
 function overview(): string {
   const systems = listSystems().map(systemInfo);
   const rows = systems.map((s) => [s.name, s.label, s.kind, s.options.length ? String(s.options.length) : '—', cell(s.description)]);
-  const opponents = opponentRows().map((o) => [
-    o.name,
-    o.how === 'import' ? 'import only' : o.how,
-    o.system ? (o.runnable ? `--system ${o.system}` : `${o.system} (not in this build)`) : '—',
-    o.note,
-    cell(o.checked ?? '—'),
-  ]);
+  const table = (list: readonly PaperOpponent[]) =>
+    markdownTable(
+      ['opponent', 'how', 'run with', 'source', 'checked against'],
+      opponentRows(list).map((o) => [
+        o.name,
+        o.how === 'import' ? 'import only' : o.how,
+        o.system ? (o.runnable ? `--system ${o.system}` : `${o.system} (not in this build)`) : '—',
+        o.note,
+        cell(o.checked ?? '—'),
+      ]),
+      ['l', 'l', 'l', 'l', 'l'],
+    );
   return [
     markdownTable(['system', 'label', 'kind', 'options', 'what'], rows, ['l', 'l', 'l', 'r', 'l']),
     '',
     "The paper's twelve opponents, and how each runs here:",
-    markdownTable(['opponent', 'how', 'run with', 'source', 'checked against'], opponents, ['l', 'l', 'l', 'l', 'l']),
+    table(PAPER_OPPONENTS),
+    '',
+    "Beyond the paper's twelve:",
+    table(OTHER_OPPONENTS),
     '',
     "rawrag systems NAME lists a system's options (-S key=value), environment, start commands and vendor protocol.",
   ].join('\n');
@@ -199,7 +207,14 @@ export function systemsCommand(): Command {
         printOut((opts.json ? JSON.stringify(info, null, 2) : detail(info)) + '\n');
         return;
       }
-      if (opts.json) printOut(JSON.stringify({ systems: listSystems().map(systemInfo), paper_opponents: opponentRows() }, null, 2) + '\n');
+      if (opts.json)
+        printOut(
+          JSON.stringify(
+            { systems: listSystems().map(systemInfo), paper_opponents: opponentRows(), other_opponents: opponentRows(OTHER_OPPONENTS) },
+            null,
+            2,
+          ) + '\n',
+        );
       else printOut(overview() + '\n');
     });
 }

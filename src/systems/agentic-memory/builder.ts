@@ -111,12 +111,15 @@ export class MemoryBuilder {
     private readonly store: LazyStore,
   ) {}
 
-  /** The episode's memory built once per (episode, horizon), however many questions ask for it at once. */
-  built(ep: IngestedEpisode, aligner: EntityAligner): Promise<Record<string, number>> {
+  /**
+   * The episode's memory built once per (episode, horizon), however many questions ask for it at once;
+   * `progress` hears batches extracted of the episode's batches (stored ones included) as replies arrive.
+   */
+  built(ep: IngestedEpisode, aligner: EntityAligner, progress?: (done: number, total: number) => void): Promise<Record<string, number>> {
     const key = `${ep.episode.id}\u0000${ep.visibleTurns}`;
     let p = this.building.get(key);
     if (!p) {
-      p = this.build(ep, aligner);
+      p = this.build(ep, aligner, progress);
       this.building.set(key, p);
       p.catch(() => this.building.delete(key));
     }
@@ -124,17 +127,22 @@ export class MemoryBuilder {
   }
 
   /** Extracts the batches of (episode, horizon) not yet stored, applying them in history order. */
-  private async build(ep: IngestedEpisode, aligner: EntityAligner): Promise<Record<string, number>> {
+  private async build(
+    ep: IngestedEpisode,
+    aligner: EntityAligner,
+    progress?: (done: number, total: number) => void,
+  ): Promise<Record<string, number>> {
     const t0 = performance.now();
     const s = this.store.get();
     const owner = ep.episode.id;
     const scope = ep.visibleTurns;
     // This episode's own calls (episodes are built concurrently: the process totals would mix them).
     const mine = noFigures();
-    const todo = batchesOf(ep.episode.turns, ep.visibleTurns, this.mcfg.batch, this.limits).filter(
-      (b) => s.extraction(owner, scope, b.key)?.status !== 'ok',
-    );
-    const results = todo.map((b) => this.extract(ep, b, mine));
+    const batches = batchesOf(ep.episode.turns, ep.visibleTurns, this.mcfg.batch, this.limits);
+    const todo = batches.filter((b) => s.extraction(owner, scope, b.key)?.status !== 'ok');
+    let replied = batches.length - todo.length;
+    progress?.(replied, batches.length);
+    const results = todo.map((b) => this.extract(ep, b, mine).finally(() => progress?.(++replied, batches.length)));
     const { failed, failures, deferred } = await this.applyInOrder(ep, aligner, results);
     // Deferred requests: the pipeline defers the episode's questions until the batch job returns.
     if (deferred) throw deferred;

@@ -11,7 +11,7 @@
  */
 import { join } from 'node:path';
 import type { RunConfig } from '../../config/schema.js';
-import type { EpisodeEvidence, EvidenceSource } from '../../core/evidence-source.js';
+import type { EpisodeEvidence, EvidenceSource, SourceContext } from '../../core/evidence-source.js';
 import { ChatModel } from '../../providers/chat.js';
 import type { ModelEntry } from '../../providers/models.js';
 import type { ProviderSession } from '../../providers/session.js';
@@ -68,10 +68,10 @@ export async function createAgenticMemorySource(
       // Every question's embedding in as few requests as the API allows (remote embedders batch a tick's texts).
       await embedder.embed([...new Set(questions.map((q) => q.text))], 'query');
     },
-    async open(ep: IngestedEpisode): Promise<EpisodeEvidence> {
+    async open(ep: IngestedEpisode, ctx: SourceContext): Promise<EpisodeEvidence> {
       const speakers = speakersOf(ep);
       const aligner = new EntityAligner(speakers);
-      const ingest = await builder.built(ep, aligner);
+      const ingest = await builder.built(ep, aligner, ctx.ingestProgress);
       const memories = store.get().memories(ep.episode.id, ep.visibleTurns);
       return new MemoryEvidence(ep, memories, embedder, aligner, speakers, mcfg, ingest);
     },

@@ -31,6 +31,8 @@ export interface OwnerContext {
   readyTimeoutMs: number;
   figures: IngestFigures;
   signal?: AbortSignal;
+  /** Hears adds acknowledged (or found done before), for the run's ingest progress. */
+  added?: (n: number) => void;
 }
 
 /** The memories the service holds from `call` (its key in their metadata): the adapter's own look, else a listing. */
@@ -116,6 +118,7 @@ async function sendAdds(plan: OwnerPlan, ctx: OwnerContext): Promise<void> {
   for (const [index, call] of plan.calls.entries()) {
     if (state.adds.has(call.key)) {
       figures.adds_skipped++;
+      ctx.added?.(1);
       continue;
     }
     const hooks: AddHooks = {
@@ -145,12 +148,16 @@ async function sendAdds(plan: OwnerPlan, ctx: OwnerContext): Promise<void> {
     // Acknowledged first (durably), then its decisions: a kill between the two is repaired by the next rebuild.
     log.append(line);
     ctx.decisions.append(line);
+    ctx.added?.(1);
   }
 }
 
 /** Ingests one owner; nothing when it is complete already. Returns its add and add-to-ready times (ms). */
 export async function ingestOwner(plan: OwnerPlan, ctx: OwnerContext): Promise<{ addMs: number; readyMs: number } | null> {
-  if (ctx.log.owner(plan.owner)?.complete) return null;
+  if (ctx.log.owner(plan.owner)?.complete) {
+    ctx.added?.(plan.calls.length);
+    return null;
+  }
   const t0 = performance.now();
   await sendAdds(plan, ctx);
   const addMs = performance.now() - t0;

@@ -6,7 +6,7 @@
  * whose store they are and dated, are the evidence block the benchmark's own reader prompt shows.
  * The turns behind them (rawrag's own record of the adds, else the service's metadata) give coverage.
  */
-import type { EpisodeEvidence, EvidenceSource } from '../../core/evidence-source.js';
+import type { EpisodeEvidence, EvidenceSource, SourceContext } from '../../core/evidence-source.js';
 import type { CaptionPolicy } from '../../core/system.js';
 import type { IngestedEpisode } from '../../core/ingested-episode.js';
 import { DecisionWriter } from './decisions.js';
@@ -70,12 +70,20 @@ export function serviceSource(service: MemoryService, settings: ServiceSettings,
     }));
   const building = new Map<string, Promise<Record<string, number>>>();
 
-  const ingest = async (ep: IngestedEpisode, plan: EpisodePlan): Promise<Record<string, number>> => {
+  const ingest = async (
+    ep: IngestedEpisode,
+    plan: EpisodePlan,
+    progress?: (done: number, total: number) => void,
+  ): Promise<Record<string, number>> => {
     const p = await probe();
     for (const n of p.notes ?? []) if (!notes.includes(n)) notes.push(n);
     if (opts.oneEpisodeAtATime) await clearOthers(plan);
     const before = { ...figures };
     const t0 = performance.now();
+    // Adds acknowledged over the episode's adds (every owner's), for the run's ingest progress.
+    const adds = plan.owners.reduce((n, o) => n + o.calls.length, 0);
+    let acknowledged = 0;
+    const added = (n: number) => progress?.((acknowledged += n), adds);
     const done = await Promise.all(
       plan.owners.map((o) =>
         ingestOwner(o, {
@@ -87,6 +95,7 @@ export function serviceSource(service: MemoryService, settings: ServiceSettings,
           scope: ep.visibleTurns,
           readyTimeoutMs: settings.readyTimeout * 1000,
           figures,
+          added,
         }),
       ),
     );
@@ -122,7 +131,7 @@ export function serviceSource(service: MemoryService, settings: ServiceSettings,
       ...(opts.oneEpisodeAtATime ? { episodesAtOnce: 1 } : {}),
     },
     notes,
-    async open(ep: IngestedEpisode): Promise<EpisodeEvidence> {
+    async open(ep: IngestedEpisode, ctx: SourceContext): Promise<EpisodeEvidence> {
       const plan = planEpisode(ep, runId, settings, opts.captions);
       if (plan.note && !planNotes.has(plan.note)) {
         planNotes.add(plan.note);
@@ -131,7 +140,7 @@ export function serviceSource(service: MemoryService, settings: ServiceSettings,
       const key = plan.owners.map((o) => o.owner).join(' ');
       let p = building.get(key);
       if (!p) {
-        p = ingest(ep, plan);
+        p = ingest(ep, plan, ctx.ingestProgress);
         building.set(key, p);
         p.catch(() => building.delete(key));
       }

@@ -96,8 +96,8 @@ export function augmentedSource<T>(
       if (cfg.retrieval.rerank) await retriever.warmUp?.();
       await retriever.firstStage.prefetch?.(qs.map((q) => q.text));
     },
-    async open(ep: IngestedEpisode): Promise<EpisodeEvidence> {
-      const built = await builder.built(ep);
+    async open(ep: IngestedEpisode, ctx: SourceContext): Promise<EpisodeEvidence> {
+      const built = await builder.built(ep, ctx.ingestProgress);
       return { ingest: built.ingest, evidenceFor: (q, item, ctx) => augmentedEvidence(retriever, built, q, item, ctx) };
     },
     report: () => builder.report(),
@@ -155,23 +155,24 @@ class AugmentedBuilder<T> {
     return (this.store ??= new StepStore(this.dbPath));
   }
 
-  built(ep: IngestedEpisode): Promise<Built> {
+  /** The episode's index built once per (episode, horizon); `progress` hears the batches answered of its batches (stored ones included). */
+  built(ep: IngestedEpisode, progress?: (done: number, total: number) => void): Promise<Built> {
     const key = `${ep.episode.id}\u0000${ep.visibleTurns}`;
     let p = this.building.get(key);
     if (!p) {
-      p = this.build(ep);
+      p = this.build(ep, progress);
       this.building.set(key, p);
       p.catch(() => this.building.delete(key));
     }
     return p;
   }
 
-  private async build(ep: IngestedEpisode): Promise<Built> {
+  private async build(ep: IngestedEpisode, progress?: (done: number, total: number) => void): Promise<Built> {
     const t0 = performance.now();
     // This episode's own calls (episodes are built concurrently: the process totals would mix them).
     const mine = noFigures();
     const batches = batchesOf(ep.episode.turns, ep.visibleTurns, this.settings.batch, this.limits);
-    const replies = await this.replies(ep, batches, mine);
+    const replies = await this.replies(ep, batches, mine, progress);
     const plan = this.aug.plan(ep, replies, { cfg: this.cfg, store: this.openStore() });
     const derived = withUnits(ep, plan, this.aug.tag);
     const index = await this.retriever.firstStage.prepare(derived);
@@ -193,6 +194,7 @@ class AugmentedBuilder<T> {
     ep: IngestedEpisode,
     batches: Batch[],
     mine: ReturnType<typeof noFigures>,
+    progress: (done: number, total: number) => void = () => undefined,
   ): Promise<Array<{ batch: Batch; value: T }>> {
     const { aug, llm } = this;
     const s = this.openStore();
@@ -204,6 +206,8 @@ class AugmentedBuilder<T> {
     });
     let deferred: Error | null = null;
     const failures: Array<{ batch: Batch; error: string }> = [];
+    let answered = replies.filter((r) => r !== null).length;
+    progress(answered, batches.length);
     await Promise.all(
       batches.map(async (b, i) => {
         if (replies[i]) return;
@@ -223,6 +227,7 @@ class AugmentedBuilder<T> {
           if (isDeferred(e)) deferred ??= e;
           else failures.push({ batch: b, error: (e as Error).message });
         }
+        progress(++answered, batches.length);
       }),
     );
     if (deferred) throw deferred;

@@ -18,6 +18,8 @@ import { FakeMemMachine } from '../../helpers/fake-memmachine.js';
 import { FakeMemos } from '../../helpers/fake-memos.js';
 import { FakeEverMemos } from '../../helpers/fake-evermemos.js';
 import { FakeMemuCloud } from '../../helpers/fake-memu.js';
+import { FakeZepCloud } from '../../helpers/fake-zep.js';
+import { FakeSupermemory } from '../../helpers/fake-supermemory.js';
 // @ts-expect-error a plain .mjs example without type declarations
 import { startShim } from '../../../docs/examples/memory-shim.mjs';
 import { tempDir } from '../../helpers/cli.js';
@@ -37,6 +39,9 @@ const memmachineServer = await new FakeMemMachine().start();
 const memosServer = await new FakeMemos().start();
 const evermemosServer = await new FakeEverMemos().start();
 const memuServer = await new FakeMemuCloud({ key: 'memu-test-conformance' }).start();
+// The hosted APIs beyond the paper's twelve (Zep's open-source engine runs in the real-library tier).
+const zepServer = await new FakeZepCloud({ key: 'zep-test-conformance' }).start();
+const supermemoryServer = await new FakeSupermemory({ key: 'sm-test-conformance' }).start();
 // The sidecar systems run against their sidecars in front of their libraries' stand-ins (tests/helpers/sidecar-peer.ts).
 const sidecars = await Promise.all(SIDECAR_SYSTEMS.map((name) => new SidecarPeer(name).start()));
 
@@ -54,6 +59,8 @@ const FIXTURES: Record<string, Record<string, unknown>> = {
   evermemos: { evermemos: { url: evermemosServer.url } },
   // MemU's hosted API (its key from MEMU_API_KEY below), its tasks polled every 10 ms here.
   memu: { memu: { url: memuServer.url, poll_interval: 0.01, lost_wait: 1 } },
+  zep: { zep: { api: 'cloud', url: `${zepServer.url}/api/v2` } },
+  supermemory: { supermemory: { url: supermemoryServer.url } },
   // Evidence chosen with gold knowledge from the raw history.
   'store-oracle': { oracle: { store: 'raw' } },
   ...Object.fromEntries(SIDECAR_SYSTEMS.map((name, i) => [name, { [name]: { url: sidecars[i]!.url } }])),
@@ -78,6 +85,8 @@ beforeAll(async () => {
       COHERE_BASE_URL: server.url,
       RAWRAG_RETRY_BASE_MS: '1',
       MEMU_API_KEY: 'memu-test-conformance',
+      ZEP_API_KEY: 'zep-test-conformance',
+      SUPERMEMORY_API_KEY: 'sm-test-conformance',
     },
   };
 });
@@ -88,6 +97,8 @@ afterAll(async () => {
   await memosServer.close();
   await evermemosServer.close();
   await memuServer.close();
+  await zepServer.close();
+  await supermemoryServer.close();
   await Promise.all(sidecars.map((p) => p.close()));
   shim.close();
 });

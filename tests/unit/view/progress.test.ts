@@ -103,6 +103,46 @@ describe('LiveSite', () => {
     expect(JSON.parse(next.pages[0]!.blob!).runs[0].rows).toHaveLength(2);
   });
 
+  it("shows a running run's phases and its ETA (its own estimate, else the rate items arrive at); none once it ended", () => {
+    const dir = runDir('running', process.pid);
+    const phases = [
+      { phase: 'ingest', done: 419, total: 419, unit: 'turns', rate_per_s: null, eta_s: 0, cost_usd: 0.01 },
+      { phase: 'answer', done: 10, total: 80, unit: 'questions', rate_per_s: 2, eta_s: 35 },
+    ];
+    writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ ...JSON.parse(manifest('running')), progress: { updated_at: '', phases } }));
+    expect(new RunWatch(dir).poll()).toMatchObject({ phases, eta_s: 35 });
+    // No phases written (an older rawrag): the view's own rate over the items it sees arrive.
+    const plain = runDir('running', process.pid);
+    writeFileSync(join(plain, 'manifest.json'), JSON.stringify({ ...JSON.parse(manifest('running')), questions: { selected: 40 } }));
+    let t = 0;
+    const w = new RunWatch(plain, () => t);
+    expect(w.poll().eta_s).toBeNull();
+    for (let i = 0; i < 10; i++) {
+      t += 1000;
+      appendFileSync(join(plain, 'items.jsonl'), item(`q${i}`, 1) + '\n');
+      w.poll();
+    }
+    expect(w.poll().eta_s).toBeCloseTo(30, 0); // 10 done, 1 a second, 30 to go
+    expect(new RunWatch(runDir('complete', null)).poll()).toMatchObject({ phases: null, eta_s: null });
+  });
+
+  it('a build slower than the interval is followed by the next as soon as the folder changed (no idle wait of twice the build)', async () => {
+    const dir = runDir('running', process.pid);
+    const file = join(dir, 'items.jsonl');
+    writeFileSync(file, item('conv-26:q0', 1) + '\n');
+    // The clock moves 20 s per reading: the first build takes 20 s.
+    let t = 0;
+    let step = 20_000;
+    const site = new LiveSite([join(dir, '..')], { intervalMs: 2000, log: (l) => expect.fail(l), now: () => (t += step) - step });
+    await site.pages();
+    step = 0;
+    t = 21_000; // 1 s after the 20-s build ended; the old rule waited until 60 s
+    appendFileSync(file, item('conv-26:q1', 0) + '\n');
+    expect(site.progress().building).toBe(true);
+    const next = await until(site);
+    expect(JSON.parse(next.pages[0]!.blob!).runs[0].rows).toHaveLength(2);
+  });
+
   it('an empty folder is a page that says so and waits', async () => {
     const site = new LiveSite([tempDir()], { intervalMs: 0, log: (l) => expect.fail(l) });
     const built = await site.pages();

@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { rawragInProcess } from '../../helpers/in-process.js';
-import { tempDir } from '../../helpers/cli.js';
+import { rawragInProcess } from '../helpers/in-process.js';
+import { tempDir } from '../helpers/cli.js';
 
 describe('options that would do nothing are refused', () => {
   it('-S phaseVisible=true outside a benchmark with phases, or without the store oracle', async () => {

@@ -5,8 +5,8 @@
 import { expect, it } from 'vitest';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { rawragInProcess } from '../../helpers/in-process.js';
-import { tempDir } from '../../helpers/cli.js';
+import { rawragInProcess } from '../helpers/in-process.js';
+import { tempDir } from '../helpers/cli.js';
 
 function run(root: string, name: string, manifest: Record<string, unknown>, right: (i: number) => boolean) {
   const dir = join(root, name);

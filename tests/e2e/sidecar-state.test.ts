@@ -9,9 +9,9 @@ import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { ROOT, tempDir } from '../../helpers/cli.js';
-import { requirePython } from '../../helpers/sidecar-peer.js';
-import { getSystem } from '../../../src/systems/registry.js';
+import { ROOT, tempDir } from '../helpers/cli.js';
+import { requirePython } from '../helpers/sidecar-peer.js';
+import { getSystem } from '../../src/systems/registry.js';
 
 const SIDECARS = ['simplemem', 'a-mem', 'recmem', 'memoryos', 'nemori', 'emem'];
 

@@ -8,9 +8,9 @@
 import { describe, expect, it } from 'vitest';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { efficiencyRow, fitSeconds, renderEfficiency } from '../../../src/stats/efficiency.js';
-import { rawragInProcess } from '../../helpers/in-process.js';
-import { tempDir } from '../../helpers/cli.js';
+import { efficiencyRow, fitSeconds, renderEfficiency } from '../../src/stats/efficiency.js';
+import { rawragInProcess } from '../helpers/in-process.js';
+import { tempDir } from '../helpers/cli.js';
 
 function runDir(root: string, name: string, system: string, summary: Record<string, unknown>, walls?: Record<string, number>): string {
   const dir = join(root, name);

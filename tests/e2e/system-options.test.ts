@@ -5,12 +5,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Command } from 'commander';
-import type { RunConfig } from '../../../src/config/schema.js';
-import { configFromFlags } from '../../../src/cli/options.js';
-import { runCommand } from '../../../src/cli/commands/run.js';
-import { rawragInProcess } from '../../helpers/in-process.js';
-import { getSystem, listSystems } from '../../../src/systems/registry.js';
-import { checkRecordedSystemOptions } from '../../../src/cli/system-options.js';
+import type { RunConfig } from '../../src/config/schema.js';
+import { configFromFlags } from '../../src/cli/options.js';
+import { runCommand } from '../../src/cli/commands/run.js';
+import { rawragInProcess } from '../helpers/in-process.js';
+import { getSystem, listSystems } from '../../src/systems/registry.js';
+import { checkRecordedSystemOptions } from '../../src/cli/system-options.js';
 
 async function configOf(args: string[]): Promise<RunConfig> {
   let cfg: RunConfig | null = null;
@@ -131,6 +131,16 @@ describe('rawrag systems', () => {
     expect(out.paper_opponents).toHaveLength(12);
     expect(out.paper_opponents.find((o: any) => o.name === 'Memora')).toMatchObject({ how: 'import', system: null, runnable: false });
     expect(out.paper_opponents.find((o: any) => o.name === 'Mem0')).toMatchObject({ how: 'service', runnable: true });
+    // Beyond the twelve: each with what it was checked against (Zep: its open-source engine for real, its hosted API a stand-in).
+    const zep = (out as any).other_opponents.find((o: any) => o.name === 'Zep');
+    expect(zep).toMatchObject({ how: 'service', system: 'zep', runnable: true });
+    expect(zep.checked).toMatch(/^real library graphiti-core .*stand-in only: hosted API/);
+    expect((out as any).other_opponents.find((o: any) => o.name === 'Supermemory')).toMatchObject({
+      runnable: true,
+      checked: expect.stringMatching(/^stand-in only: hosted API/),
+    });
+    const shown = await rawragInProcess(['systems']);
+    expect(shown.stdout).toMatch(/Beyond the paper's twelve:\n\| opponent/);
     const one = await rawragInProcess(['systems', 'mem0']);
     expect(one.stdout).toMatch(/Options \(-S key=value; config section 'mem0:'\)/);
     expect(one.stdout).toMatch(/\| top_k +\| integer/);

@@ -5,10 +5,10 @@ import { readFileSync } from 'node:fs';
 import { createServer as createHttp } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { satisfiesPython } from '../../../src/systems/memory-service/python-version.js';
-import { offlineEnv, PLACEHOLDER_KEY, seedTiktoken } from '../../../src/systems/memory-service/offline-env.js';
-import { checkReachable, ServiceUnreachable } from '../../../src/systems/memory-service/reachable.js';
-import { tempDir } from '../../helpers/cli.js';
+import { satisfiesPython } from '../../src/systems/memory-service/python-version.js';
+import { offlineEnv, PLACEHOLDER_KEY, seedTiktoken } from '../../src/systems/memory-service/offline-env.js';
+import { checkReachable, ServiceUnreachable } from '../../src/systems/memory-service/reachable.js';
+import { tempDir } from '../helpers/cli.js';
 
 describe('python specifiers', () => {
   it('reads the PEP 440 clauses requires-python lines use', () => {

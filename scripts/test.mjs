@@ -1,0 +1,56 @@
+#!/usr/bin/env node
+// `npm test` and `npm run test:slow`: type-check (tsc --noEmit) beside the vitest run, not before it,
+// and fail if either fails. vitest's output streams as it comes; tsc's is held and printed after
+// vitest's, under its own heading, so the two never interleave.
+//   node scripts/test.mjs fast [vitest args...]   the fast projects (every project but `slow`)
+//   node scripts/test.mjs slow [vitest args...]   the `slow` project only (no type-check: `npm test` did it)
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const STAGES = {
+  fast: { projects: ['--project', '!slow'], typecheck: true },
+  slow: { projects: ['--project', 'slow'], typecheck: false },
+};
+
+const [stageName, ...rest] = process.argv.slice(2);
+const stage = STAGES[stageName];
+if (!stage) {
+  process.stderr.write(
+    `scripts/test.mjs: the first argument is the stage, one of ${Object.keys(STAGES).join(', ')} (got ${stageName ?? 'none'})\n`,
+  );
+  process.exit(2);
+}
+
+/** Runs a node script from node_modules; resolves with its exit code (and its output when captured). */
+function run(script, args, capture) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(ROOT, 'node_modules', ...script), ...args], {
+      cwd: ROOT,
+      stdio: capture ? ['ignore', 'pipe', 'pipe'] : 'inherit',
+    });
+    let out = '';
+    if (capture) {
+      child.stdout.on('data', (d) => (out += d));
+      child.stderr.on('data', (d) => (out += d));
+    }
+    child.on('error', (e) => resolve({ code: 1, out: `${script.join('/')}: ${e.message}\n` }));
+    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), out }));
+  });
+}
+
+const started = Date.now();
+const typecheck = stage.typecheck
+  ? run(['typescript', 'bin', 'tsc'], ['-p', 'tsconfig.json', '--noEmit'], true).then((r) => ({
+      ...r,
+      seconds: (Date.now() - started) / 1000,
+    }))
+  : Promise.resolve(null);
+const tests = await run(['vitest', 'vitest.mjs'], ['run', ...stage.projects, ...rest], false);
+const tc = await typecheck;
+if (tc) {
+  if (tc.code === 0) process.stdout.write(`\ntypecheck (tsc --noEmit, beside the tests): no errors, ${tc.seconds.toFixed(0)} s\n`);
+  else process.stderr.write(`\ntypecheck (tsc --noEmit, beside the tests) FAILED:\n${tc.out}\n`);
+}
+process.exit(tests.code !== 0 ? tests.code : tc && tc.code !== 0 ? 1 : 0);
