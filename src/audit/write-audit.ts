@@ -6,6 +6,7 @@
  * bootstrap CIs over episodes, seeded).
  */
 import { classifyDecisions, OPERATIONS, type ClassifiedDecision, type Operation, type WriteDecision } from '../core/write-decisions.js';
+import { paperFigures } from '../datasets/paper-figures.js';
 import { Xoshiro128 } from '../stats/rng.js';
 import { markdownTable, pct } from '../util/table.js';
 
@@ -56,28 +57,12 @@ export interface PaperAudit {
   proposed_mutation_rate: number;
   effective_mutation_rate: number;
   per_episode_proposed_median: number;
+  /** Where in the paper the figures come from. */
+  source: string;
 }
 
-/** The paper's audit of Mem0 (its Claim and Diagnostics sections), as fractions. */
-export const PAPER_AUDITS: Record<string, PaperAudit> = {
-  locomo: {
-    system: 'Mem0 (paper)',
-    decisions: 33_902,
-    operations: { NONE: 0.7848, ADD: 0.1713, UPDATE: 0.0339, DELETE: 0.0101 },
-    counts: { UPDATE: 1148, DELETE: 341 },
-    proposed_mutation_rate: 0.0439,
-    effective_mutation_rate: 0.019,
-    per_episode_proposed_median: 0.0432,
-  },
-  longmemeval: {
-    system: 'Mem0 (paper)',
-    decisions: 428_858,
-    operations: { NONE: 0.7304, ADD: 0.2451 },
-    proposed_mutation_rate: 0.0246,
-    effective_mutation_rate: 0.0134,
-    per_episode_proposed_median: 0.0241,
-  },
-};
+/** The paper's audit of Mem0 (its Claim and Diagnostics sections), as fractions: configs/paper/figures.json. */
+export const PAPER_AUDITS: Record<string, PaperAudit> = paperFigures().audits;
 
 const zeroOps = (): Record<Operation, number> => ({ ADD: 0, UPDATE: 0, DELETE: 0, NONE: 0 });
 const isMutation = (op: Operation) => op === 'UPDATE' || op === 'DELETE';

@@ -1,10 +1,11 @@
 /**
  * The paper's published RAW-RAG figures ("Is Complex Agentic Memory Always Needed? Naive RAG Is
- * Stronger Than We Thought", main results and retriever table), as data: run summaries, `rawrag
+ * Stronger Than We Thought", main results and retriever table), read from configs/paper/figures.json: run summaries, `rawrag
  * stats` and `rawrag report` print the paper's figure beside the user's where a run is a paper row.
  */
 import { RELEASE_SHA256 as LOCOMO_RELEASE } from './locomo/index.js';
 import { VARIANT_FILES as LONGMEMEVAL_FILES } from './longmemeval/variants.js';
+import { paperFigures } from './paper-figures.js';
 
 /**
  * The data each benchmark's paper figures were measured on (its default data setting): the pinned
@@ -35,23 +36,14 @@ export interface PaperRow {
   headline: string;
   /** The strongest other system the paper lists for the same row, when it names one. */
   strongestOther?: { system: string; accuracy: number };
+  /** Where in the paper the figure comes from. */
+  source: string;
 }
 
 // PersonaMem-v2 (49.62, third behind EverMemOS 53.25 and MemOS 50.72) is not a row here: the paper does
 // not say which reader produced it (`rawrag paper` lists it with any reader's run, naming the reader).
-export const PAPER_ROWS: readonly PaperRow[] = [
-  { benchmark: 'locomo', reader: 'gpt-4o-mini', retriever: 'openai', accuracy: 89.07, headline: 'accuracy, 1,540 questions', strongestOther: { system: 'MemMachine', accuracy: 88.12 } },
-  { benchmark: 'locomo', reader: 'gpt-4.1-mini', retriever: 'openai', accuracy: 93.7, headline: 'accuracy, 1,540 questions', strongestOther: { system: 'MemMachine', accuracy: 91.69 } },
-  { benchmark: 'locomo', reader: 'gpt-4o-mini', retriever: 'qwen3', accuracy: 89.13, headline: 'accuracy, 1,540 questions' },
-  { benchmark: 'locomo', reader: 'gpt-4.1-mini', retriever: 'qwen3', accuracy: 94.55, headline: 'accuracy, 1,540 questions' },
-  { benchmark: 'longmemeval', reader: 'gpt-4.1-mini', retriever: 'openai', accuracy: 87.53, headline: 'accuracy, LongMemEval-S 500', strongestOther: { system: 'Memora', accuracy: 87.4 } },
-  { benchmark: 'longmemeval', reader: 'gpt-4.1-mini', retriever: 'qwen3', accuracy: 89.93, headline: 'accuracy, LongMemEval-S 500', strongestOther: { system: 'EverMemOS', accuracy: 83.0 } },
-  { benchmark: 'meme', reader: 'gpt-4o-mini', retriever: 'openai', accuracy: 39.3, headline: 'six-task macro, 1,188 questions', strongestOther: { system: 'MemMachine', accuracy: 37.06 } },
-  { benchmark: 'meme', reader: 'deepseek-v4-flash', retriever: 'openai', accuracy: 43.19, headline: 'six-task macro, 1,188 questions', strongestOther: { system: 'MemMachine', accuracy: 44.71 } },
-  { benchmark: 'meme', reader: 'deepseek-v4-flash', retriever: 'full-context', system: 'Full-context', accuracy: 63.17, headline: 'six-task macro, 1,188 questions, the whole history' },
-  { benchmark: 'memoryagentbench', reader: 'gpt-4o-mini', retriever: 'openai', accuracy: 48.32, headline: 'four-competency macro, 2,071 questions', strongestOther: { system: 'Memora', accuracy: 43.84 } },
-  { benchmark: 'memoryagentbench', reader: 'deepseek-v4-flash', retriever: 'openai', accuracy: 53.41, headline: 'four-competency macro, 2,071 questions', strongestOther: { system: 'Memora', accuracy: 47.88 } },
-];
+/** The RAW-RAG rows of configs/paper/figures.json (src/datasets/paper-figures.ts). */
+export const PAPER_ROWS: readonly PaperRow[] = paperFigures().rows;
 
 /**
  * Figures the paper gives for one question type (or headline column) of a RAW-RAG row: its named
@@ -64,21 +56,12 @@ export interface PaperBreakdown {
   label: string;
   value: number;
   note?: string;
+  /** Where in the paper the figure comes from. */
+  source: string;
 }
 
-export const PAPER_BREAKDOWNS: readonly PaperBreakdown[] = [
-  { benchmark: 'longmemeval', reader: 'gpt-4.1-mini', column: 'multi-session', label: 'multi-session accuracy', value: 77.69 },
-  ...[
-    { column: 'Del', label: 'deletion accuracy', value: 26.0 },
-    { column: 'Cas', label: 'cascade accuracy', value: 4.27 },
-    { column: 'Abs', label: 'invalidation (Absence) accuracy', value: 11.54 },
-  ].map((b) => ({
-    benchmark: 'meme',
-    reader: 'gpt-4o-mini',
-    ...b,
-    note: "the paper's weaknesses section names GPT-4o-mini as the reader of its MEME weak spots (cascade 4.27): rawrag reads them from the GPT-4o-mini row (Del, Cas and Abs count only real passes, MEME's before/after rule)",
-  })),
-];
+/** The weak spots of configs/paper/figures.json (src/datasets/paper-figures.ts). */
+export const PAPER_BREAKDOWNS: readonly PaperBreakdown[] = paperFigures().breakdowns;
 
 /** The paper's row for a benchmark, reader and retriever, if the paper has one. */
 export function paperRow(benchmark: string, reader: string | null, retriever: string): PaperRow | undefined {
