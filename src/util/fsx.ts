@@ -3,7 +3,7 @@ import { renameSync, rmSync, createReadStream } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
 import { InputError } from './errors.js';
 import { withPath, writeFileDurable } from './checked-write.js';
-import { jsonErrorOffset } from './json-position.js';
+import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { readTextFile } from './text.js';
 
 /**
@@ -82,18 +82,28 @@ export function parseJsonText(text: string, file: string): unknown {
   try {
     return JSON.parse(text);
   } catch (e) {
-    const msg = (e as Error).message;
+    const msg = (e as Error).message.split('\n')[0]!.slice(0, 120);
+    const found = jsonSyntaxError(text);
+    // Node's own position is exact inside a string; the library's names the token where Node gives none.
     const m = /position (\d+)/.exec(msg);
+    const pos = m ? Number(m[1]) : (found?.offset ?? -1);
     let place: string | undefined;
-    const pos = m ? Number(m[1]) : jsonErrorOffset(text);
     if (pos >= 0) {
       const before = text.slice(0, pos);
       const line = before.split('\n').length;
       const col = pos - before.lastIndexOf('\n');
       place = `line ${line}, column ${col}`;
     }
-    throw new InputError(`invalid JSON (${msg.split('\n')[0]!.slice(0, 120)})`, { file, place });
+    throw new InputError(`invalid JSON (${msg}${found ? `; ${found.code}` : ''})`, { file, place });
   }
+}
+
+/** The first syntax error of strict JSON (no comments, no trailing commas) by jsonc-parser, or null. */
+function jsonSyntaxError(text: string): { offset: number; code: string } | null {
+  const errors: ParseError[] = [];
+  parseJsonc(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  const first = errors[0];
+  return first ? { offset: first.offset, code: printParseErrorCode(first.error) } : null;
 }
 
 export function sha256Hex(data: string | Uint8Array): string {
