@@ -9,6 +9,7 @@ import { classifyDecisions, OPERATIONS, type ClassifiedDecision, type Operation,
 import { paperFigures } from '../datasets/paper-figures.js';
 import { Xoshiro128 } from '../stats/rng.js';
 import { markdownTable, pct } from '../util/table.js';
+import { quantileSorted } from '../util/quantile.js';
 
 export interface Interval {
   value: number;
@@ -158,7 +159,7 @@ function bootstrap(xs: number[], stat: (x: ArrayLike<number>) => number, resampl
     reps[b] = stat(draw);
   }
   reps.sort();
-  const at = (q: number) => reps[Math.min(resamples - 1, Math.max(0, Math.floor(q * resamples)))]!;
+  const at = (q: number) => quantileSorted(reps, q, 'lower');
   return { value, ci_low: at(0.025), ci_high: at(0.975) };
 }
 

@@ -6,6 +6,7 @@
  * the stratum so every replicate keeps every stratum).
  */
 import { Xoshiro128 } from './rng.js';
+import { quantileSorted } from '../util/quantile.js';
 
 export interface BootstrapOptions {
   resamples: number;
@@ -292,12 +293,7 @@ function statisticOf(sums: Float64Array, design: Design, resamples: number): Flo
 
 /** numpy's default ("linear", type 7) percentile of ascending-sorted values, q in [0, 1]. */
 export function percentileSorted(sorted: ArrayLike<number>, q: number): number {
-  const n = sorted.length;
-  if (n === 0) return NaN;
-  const h = (n - 1) * q;
-  const lo = Math.floor(h);
-  const hi = Math.min(lo + 1, n - 1);
-  return sorted[lo]! + (h - lo) * (sorted[hi]! - sorted[lo]!);
+  return quantileSorted(sorted, q, 'linear');
 }
 
 /**

@@ -12,6 +12,7 @@ import { existsSync } from 'node:fs';
 import { ITEMS_FILE, MANIFEST_FILE, readRunItemLines, readRunManifest, readRunSummary, type ExternalManifest } from '../run/record.js';
 import { join } from 'node:path';
 import { markdownTable } from '../util/table.js';
+import { ascending, quantileSorted } from '../util/quantile.js';
 
 export interface EfficiencyRow {
   benchmark: string;
@@ -105,9 +106,7 @@ function readEfficiency(dir: string): EfficiencyRow | null {
 
 /** The q-quantile by nearest rank (null for none). */
 function nearestRank(xs: number[], q: number): number | null {
-  if (xs.length === 0) return null;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]!;
+  return xs.length === 0 ? null : quantileSorted(ascending(xs), q, 'nearest-rank');
 }
 
 /** A section's `timing.add_to_ready_ms` ({n, p50, p95} in ms), as a memory service reports it. */

@@ -16,6 +16,7 @@ import type { ServiceSettings } from './config.js';
 import type { IngestLog } from './ingest-log.js';
 import type { EpisodePlan } from './plan.js';
 import type { MemoryService, ServiceMemory, ServiceSearch } from './service.js';
+import { ascending, quantileSorted } from '../../util/quantile.js';
 
 export function memoryHeader(system: string, speaker: string | null = null): string {
   return speaker
@@ -71,8 +72,8 @@ export interface Quantiles {
 /** n, total, p50 and p95 (nearest rank) of a list of milliseconds; null when empty. */
 export function quantiles(ms: readonly number[]): Quantiles | null {
   if (ms.length === 0) return null;
-  const s = [...ms].sort((a, b) => a - b);
-  const at = (q: number) => Math.round(s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]!);
+  const s = ascending(ms);
+  const at = (q: number) => Math.round(quantileSorted(s, q, 'nearest-rank'));
   return { n: s.length, total: Math.round(s.reduce((a, b) => a + b, 0)), p50: at(0.5), p95: at(0.95) };
 }
 
