@@ -51,7 +51,7 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]
 sys.path.append(_HERE)
 import offline_models  # noqa: E402
-from rawrag_sidecar import Adapter, Owner, main, memory  # noqa: E402
+from rawrag_sidecar import Adapter, Owner, import_from_checkout, main, memory  # noqa: E402
 
 sys.path.remove(_HERE)
 
@@ -82,18 +82,6 @@ RAW_LINE = re.compile(
 )
 
 
-def _installed_checkout() -> str | None:
-    """The checkout `rawrag systems install a-mem --source DIR` installed from, read from its record beside
-    the environment this sidecar runs in (<systems dir>/a-mem/installed.json), or None."""
-    record = os.path.join(os.path.dirname(sys.prefix), "installed.json")
-    try:
-        with open(record, encoding="utf-8") as f:
-            source = json.load(f).get("source", {})
-    except (OSError, ValueError):
-        return None
-    return source.get("dir") if source.get("kind") == "checkout" else None
-
-
 class PaperBackend:
     """--library paper (default): memory_layer.py of WujiangXu/AgenticMemory@7f716dc5, as test_advanced.py drives it.
 
@@ -106,9 +94,7 @@ class PaperBackend:
 
     def __init__(self, args):
         self.args = args
-        source = args.source or _installed_checkout()
-        if source:
-            sys.path.insert(0, os.path.abspath(source))
+        import_from_checkout(args.source)
         import memory_layer
 
         self.lib = memory_layer

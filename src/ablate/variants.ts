@@ -68,6 +68,32 @@ export function windowKey(w: WindowSpec): string {
   return `${w.size}/${w.stride}`;
 }
 
+/**
+ * The swept system knobs (in the system's own knob order), the reference's value of each, every
+ * combination of the values asked for, and the name part of a combination (the knobs that differ).
+ */
+function systemKnobGrid(base: RunConfig, sweep: SweepRequest) {
+  // In the system's own knob order, whatever order the request gave them: stable variant names.
+  const declared = systemOf(base).sweep ?? [];
+  const rank = (c: ConfigSweep) => declared.findIndex((k) => k.config.join('.') === c.knob.config.join('.'));
+  const knobs = (sweep.config ?? []).filter((c) => c.values.length > 0).sort((a, b) => rank(a) - rank(b));
+  const refConfig = Object.fromEntries(knobs.map((c) => [c.knob.config.join('.'), valueAt(sectionDefaults(base, c.knob), c.knob.config)]));
+  let grid: Array<Record<string, unknown>> = [refConfig];
+  for (const { knob, values } of knobs) {
+    const key = knob.config.join('.');
+    const given = uniqueBy([refConfig[key], ...values], canonicalJson);
+    // Numbers in ascending order (the plot's and table's order); other values as given, reference first.
+    const all = given.every((v) => typeof v === 'number') ? (given as number[]).sort((a, b) => a - b) : given;
+    grid = grid.flatMap((g) => all.map((v) => ({ ...g, [key]: v })));
+  }
+  const configName = (c: Record<string, unknown>) =>
+    knobs
+      .filter(({ knob }) => canonicalJson(c[knob.config.join('.')]) !== canonicalJson(refConfig[knob.config.join('.')]))
+      .map(({ knob }) => knob.label(c[knob.config.join('.')]))
+      .join(',');
+  return { knobs, refConfig, grid, configName };
+}
+
 export function planVariants(base: RunConfig, policy: Policy, sweep: SweepRequest): Variant[] {
   const refWindow: WindowSpec = { size: base.chunking.size, stride: base.chunking.stride };
   const overlap = refWindow.size - refWindow.stride;
@@ -79,24 +105,7 @@ export function planVariants(base: RunConfig, policy: Policy, sweep: SweepReques
     rerank: base.retrieval.rerank,
     expand: refExpand,
   };
-  // In the system's own knob order, whatever order the request gave them: stable variant names.
-  const declared = systemOf(base).sweep ?? [];
-  const rank = (c: ConfigSweep) => declared.findIndex((k) => k.config.join('.') === c.knob.config.join('.'));
-  const knobs = (sweep.config ?? []).filter((c) => c.values.length > 0).sort((a, b) => rank(a) - rank(b));
-  const refConfig = Object.fromEntries(knobs.map((c) => [c.knob.config.join('.'), valueAt(sectionDefaults(base, c.knob), c.knob.config)]));
-  let configGrid: Array<Record<string, unknown>> = [refConfig];
-  for (const { knob, values } of knobs) {
-    const key = knob.config.join('.');
-    const given = uniqueBy([refConfig[key], ...values], canonicalJson);
-    // Numbers in ascending order (the plot's and table's order); other values as given, reference first.
-    const all = given.every((v) => typeof v === 'number') ? (given as number[]).sort((a, b) => a - b) : given;
-    configGrid = configGrid.flatMap((g) => all.map((v) => ({ ...g, [key]: v })));
-  }
-  const configName = (c: Record<string, unknown>) =>
-    knobs
-      .filter(({ knob }) => canonicalJson(c[knob.config.join('.')]) !== canonicalJson(refConfig[knob.config.join('.')]))
-      .map(({ knob }) => knob.label(c[knob.config.join('.')]))
-      .join(',');
+  const { knobs, refConfig, grid: configGrid, configName } = systemKnobGrid(base, sweep);
 
   const windows = uniqueBy([refWindow, ...sweep.window.map((size) => windowFor(size, sweep.stride, refWindow, overlap))], windowKey).sort(
     (a, b) => a.size - b.size || a.stride - b.stride,

@@ -7,12 +7,12 @@
  *   memory-service run (its lines say `layer: "event"`), or a file given with `--layer events`.
  * The service's own facts (its probe, how many adds reported events) come from the run's summary.
  */
+import { MANIFEST_FILE, readRunManifest, readRunSummary } from '../run/record.js';
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DECISION_LOG_FILE, readDecisionLog, type Operation, type WriteDecision } from '../core/write-decisions.js';
 import { getSystem, DEFAULT_SYSTEM } from '../systems/registry.js';
 import { InputError } from '../util/errors.js';
-import { readJsonFile } from '../util/fsx.js';
 
 /** A proposal log kept beside a run's own files (its name when copied into the run directory). */
 export const PROPOSAL_LOG_FILE = 'write-proposals.jsonl';
@@ -56,9 +56,7 @@ function readLog(file: string, as: 'proposals' | 'events'): WriteDecision[] {
 }
 
 function serviceFacts(dir: string): ServiceFacts | null {
-  const file = join(dir, 'summary.json');
-  if (!existsSync(file)) return null;
-  const s = (readJsonFile(file) as { service?: Record<string, any> } | null)?.service;
+  const s = (readRunSummary(dir) as { service?: Record<string, any> } | null)?.service;
   if (!s || typeof s !== 'object') return null;
   const a = s.acknowledged ?? {};
   return {
@@ -92,9 +90,10 @@ export function decisionSource(arg: string, opts: SourceOptions = {}): DecisionS
       throw new InputError('--proposals goes with a run directory or an event log; this file is itself a proposal log', { file: path });
     return assemble(meta, log, null, null);
   }
-  const manifestFile = join(path, 'manifest.json');
-  if (!existsSync(manifestFile)) throw new InputError('not a run directory (no manifest.json) nor a decision log file', { file: path });
-  const manifest = readJsonFile(manifestFile) as { benchmark?: string; system?: string; config?: { system?: string } };
+  if (!existsSync(join(path, MANIFEST_FILE)))
+    throw new InputError('not a run directory (no manifest.json) nor a decision log file', { file: path });
+  // Through the run record (src/run/record.ts): validated, an older version upgraded.
+  const manifest = readRunManifest(path).manifest as { benchmark?: string; system?: string; config?: { system?: string } };
   const meta = { source: arg, benchmark: opts.benchmark ?? manifest.benchmark ?? null, system: manifest.system ?? null };
   const service = serviceFacts(path);
   const besides = join(path, PROPOSAL_LOG_FILE);

@@ -5,6 +5,7 @@
  * run directories already recorded as spent (manifest `spent_usd`), so a stopped run is resumed by
  * the same command with a higher cap.
  */
+import { MANIFEST_FILE, readRunManifest } from '../run/record.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
@@ -13,7 +14,6 @@ import { paidOf } from '../run/cost.js';
 import type { TransportOptions } from '../providers/transport.js';
 import { RunDir } from '../run/rundir.js';
 import { InputError, UsageError } from '../util/errors.js';
-import { readJsonFile } from '../util/fsx.js';
 import { CostCapExceeded } from './exit.js';
 import type { RunConfig } from '../config/schema.js';
 import { estimateRun } from '../pipeline/estimate.js';
@@ -36,9 +36,8 @@ export function maxCostOf(cmd: Command): number | null {
 export function recordedSpend(dirs: readonly string[]): number {
   let sum = 0;
   for (const dir of dirs) {
-    const path = join(dir, 'manifest.json');
-    if (!existsSync(path)) continue;
-    sum += paidOf(readJsonFile(path) as Record<string, unknown> | null) ?? 0;
+    if (!existsSync(join(dir, MANIFEST_FILE))) continue;
+    sum += paidOf(readRunManifest(dir).manifest as Record<string, unknown>) ?? 0;
   }
   return sum;
 }

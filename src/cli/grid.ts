@@ -165,14 +165,14 @@ export async function runGrid(cmd: Command, benchmark: string | undefined, resum
   const log = (line: string) => process.stderr.write(line + '\n');
   for (const r of repeats) log(`note: ${r}`);
   const mine = shardOf(cells, shard);
-  const base = withPreflightFlags(cmd, transportFromFlags(cmd));
+  let base = withPreflightFlags(cmd, transportFromFlags(cmd));
   if (o.dryRun) {
     printOut((await gridEstimate(mine, base, maxCost)) + '\n');
     return;
   }
   const previous = readSet(setDir);
   // Every cell's data, models, keys and endpoints, before the first cell starts.
-  await runPreflight(
+  base = await runPreflight(
     cmd,
     mine.map((c) => ({ cfg: c.cfg, label: c.name })),
     base,

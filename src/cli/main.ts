@@ -9,7 +9,7 @@ import { resetCommittedOutputs } from '../util/output-set.js';
 import { resetNotes } from './notes-once.js';
 import { watchStdout } from '../util/stdout.js';
 import { loadDotEnv } from '../util/dotenv.js';
-import { runCommandEnd } from '../util/command-end.js';
+import { CommandScope, endCommand, runInCommand } from '../util/command-end.js';
 import { CostCapExceeded, GridFailures, ItemFailures } from './exit.js';
 import { RepeatedFailures } from '../pipeline/failure-streak.js';
 import { exitCodesHelp } from './exit-codes.js';
@@ -77,14 +77,16 @@ export async function run(argv: string[]): Promise<number> {
   const program = await buildProgram(argv);
   program.exitOverride();
   for (const c of program.commands) c.exitOverride();
+  // What this command starts is its own: a second command in this process never stops it.
+  const scope = new CommandScope();
   try {
-    await program.parseAsync(argv);
+    await runInCommand(scope, () => program.parseAsync(argv));
     return 0;
   } catch (e) {
     return report(e, argv);
   } finally {
     // Processes the command started (a memory system's sidecar) stop with it, whatever the outcome.
-    await runCommandEnd();
+    await endCommand(scope);
     // A signal that arrived during the command's last synchronous step is handled first (the
     // event loop polls signals before it runs `setImmediate` callbacks), then the guard goes.
     setImmediate(unguard);

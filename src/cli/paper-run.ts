@@ -9,7 +9,8 @@
  * is subtracted), and saying what was skipped and why: a key missing, a service not configured,
  * data not present.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { MANIFEST_FILE, readRunManifest } from '../run/record.js';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { fromRoot } from '../util/paths.js';
 import { CommanderError, type Command } from 'commander';
@@ -161,10 +162,10 @@ async function estimateStep(p: Prepared, transport: Partial<TransportOptions>): 
 
 /** The share of a run's questions not yet answered in its directory (a resumed run costs only the rest). */
 function pendingShare(dir: string): number {
-  const manifest = join(dir, 'manifest.json');
-  if (!existsSync(manifest)) return 1;
+  if (!existsSync(join(dir, MANIFEST_FILE))) return 1;
   try {
-    const m = JSON.parse(readFileSync(manifest, 'utf8')) as { questions?: { selected?: number; done?: number; errors?: number } };
+    // Through the run record (src/run/record.ts); a manifest it refuses is estimated whole.
+    const m = readRunManifest(dir).manifest as { questions?: { selected?: number; done?: number; errors?: number } };
     const q = m.questions ?? {};
     return q.selected ? Math.max(0, Math.min(1, (q.selected - (q.done ?? 0) + (q.errors ?? 0)) / q.selected)) : 1;
   } catch {

@@ -51,13 +51,18 @@ export function withPreflightFlags(cmd: Command, transport: Partial<TransportOpt
   return { ...transport, fallback: (o.fallback as 'local' | undefined) ?? null, maxFailures };
 }
 
-/** The pre-flight of a command's run(s); its notes go to `log`. Throws (exit 2) with every problem found. */
+/**
+ * The pre-flight of a command's run(s); its notes go to `log`. Throws (exit 2) with every problem
+ * found; else returns the transport for the run, carrying the memory-service URLs the pre-flight's
+ * probe found answering (the run does not probe them again).
+ */
 export async function runPreflight(
   cmd: Command,
   cells: PreflightCell[],
   transport: Partial<TransportOptions>,
   log: (line: string) => void,
-): Promise<void> {
-  const { notes } = await preflight(cells, transport, { reach: cmd.opts().reach !== false });
+): Promise<Partial<TransportOptions>> {
+  const { notes, reachedServices } = await preflight(cells, transport, { reach: cmd.opts().reach !== false });
   for (const n of notes) log(`note: ${n}`);
+  return reachedServices.length ? { ...transport, reachedServices } : transport;
 }

@@ -111,6 +111,13 @@ export interface SystemPaperRow {
 }
 
 /** What `create` is given besides the config and the provider session. */
+/** A system's pre-flight: its problems (one line each) and the service URLs its probe found answering. */
+export interface SystemPreflight {
+  problems: string[];
+  /** URLs that answered the probe: the run that follows is handed them and does not probe again. */
+  reached: string[];
+}
+
 export interface CreateContext {
   runDir: string;
   /**
@@ -207,7 +214,7 @@ export interface SystemDescriptor<Session = unknown, Model = unknown> {
    * The pre-flight's look at what this system needs before anything is sent (its key, its service
    * answering): one line per problem, nothing started and nothing written.
    */
-  preflight?(cfg: RunConfig, env: NodeJS.ProcessEnv): Promise<string[]>;
+  preflight?(cfg: RunConfig, env: NodeJS.ProcessEnv): Promise<SystemPreflight>;
   /**
    * `rawrag systems check NAME`: a pre-flight of the system as `cfg` names it (a probe conversation
    * written, waited for, searched, deleted), each step printed through `log`; true when all passed.

@@ -5,6 +5,7 @@
  * file has no votes. Written whole into a temporary folder and renamed, so a refused or failed
  * import leaves nothing behind.
  */
+import { RUN_SCHEMA, readRunManifest } from '../run/record.js';
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { withPath, writeFileDurable } from '../util/checked-write.js';
 import { basename, dirname, join, relative, resolve } from 'node:path';
@@ -14,7 +15,6 @@ import { summarise } from '../eval/summary.js';
 import { loadRunInputs } from '../pipeline/plan.js';
 import { toolInfo } from '../run/manifest.js';
 import { InputError } from '../util/errors.js';
-import { readJsonFile } from '../util/fsx.js';
 import { markdownTable } from '../util/table.js';
 import { readImportFile, type ImportFormat } from './formats.js';
 import { matchRecords, type MatchedRecord } from './match.js';
@@ -90,7 +90,7 @@ export async function importResults(req: ImportRequest): Promise<{ dir: string; 
   const dir = resolve(req.out);
   const manifestPath = join(dir, 'manifest.json');
   if (existsSync(manifestPath)) {
-    const m = readJsonFile(manifestPath) as { imported_from?: { sha256?: string } };
+    const m = readRunManifest(dir).manifest as { imported_from?: { sha256?: string } };
     if (m.imported_from?.sha256 !== imported.sha256)
       throw new InputError('this folder holds another run (not an import of this file): use another --out', { file: dir });
   }
@@ -110,6 +110,7 @@ export async function importResults(req: ImportRequest): Promise<{ dir: string; 
   const now = new Date().toISOString();
   const runId = basename(dir);
   const manifest = {
+    schema: RUN_SCHEMA,
     format: 'rawrag.import/1',
     run_id: runId,
     system: req.system,
@@ -137,6 +138,7 @@ export async function importResults(req: ImportRequest): Promise<{ dir: string; 
     finished_at: now,
   };
   const summary = {
+    schema: RUN_SCHEMA,
     run_id: runId,
     system: req.system,
     benchmark: benchmark.name,

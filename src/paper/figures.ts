@@ -5,8 +5,7 @@
  * and columns and every paired difference come from `rawrag stats`'s own computation
  * (src/stats/compute-tables.ts, the benchmark's aggregation), supplied by the map as `FigureContext`.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readRunItemLines } from '../run/record.js';
 import type { RunConfig } from '../config/schema.js';
 import type { ManifestView, RunSetting } from '../core/comparability.js';
 import { RUN_HEADLINE } from '../datasets/paper-rows.js';
@@ -125,11 +124,7 @@ export const wallFigure = (phase: 'add' | 'add + search'): Figure => ({
 function conversations(dir: string): number {
   try {
     const eps = new Set<string>();
-    for (const line of readFileSync(join(dir, 'items.jsonl'), 'utf8').split('\n')) {
-      if (!line.trim()) continue;
-      const ep = (JSON.parse(line) as { episode?: unknown }).episode;
-      if (typeof ep === 'string') eps.add(ep);
-    }
+    for (const { item } of readRunItemLines(dir)) if (typeof item.episode === 'string') eps.add(item.episode);
     return eps.size;
   } catch {
     return 0;

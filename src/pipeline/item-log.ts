@@ -5,6 +5,7 @@
  * protocol, exactly as the reader stage renders it — and the reply, then each judge run's request
  * and raw reply with its verdict, the metrics, usage and timings. Read-only.
  */
+import { readRunManifest } from '../run/record.js';
 import { join } from 'node:path';
 import type { RunConfig } from '../config/schema.js';
 import type { ChatMessage, EvidenceView, ReaderProtocol, ShownBlock } from '../core/protocol.js';
@@ -18,7 +19,6 @@ import { assemble } from '../retrieval/assemble.js';
 import { serialiseTurn } from '../retrieval/serialise.js';
 import { RunDir } from '../run/rundir.js';
 import { InputError } from '../util/errors.js';
-import { readJsonFile } from '../util/fsx.js';
 import { effectivePolicy, loadDataset } from './plan.js';
 
 export interface ItemLogContext {
@@ -34,8 +34,8 @@ export interface ItemLogContext {
 /** Reads a run directory's manifest, items and (when readable) its benchmark data. */
 export async function openItemLog(dir: string): Promise<{ ctx: ItemLogContext; items: ItemRecord[] }> {
   const rundir = new RunDir(dir);
-  if (!rundir.exists()) throw new InputError('not a run directory (no manifest.json)', { file: dir });
-  const manifest = readJsonFile(join(dir, 'manifest.json')) as Record<string, unknown>;
+  // Through the run record (src/run/record.ts): validated, an older version upgraded.
+  const manifest = readRunManifest(dir).manifest as Record<string, unknown>;
   const items = rundir.readItems();
   const cfg = (manifest.config ?? null) as RunConfig | null;
   let dataset: Dataset | null = null;

@@ -5,9 +5,9 @@
  * and least lenient protocol, and the questions whose verdict (majority of the judge runs, item
  * score >= 0.5) flips between protocols.
  */
+import { readRunManifest } from '../run/record.js';
 import { join } from 'node:path';
 import { RunDir } from '../run/rundir.js';
-import { readJsonFile } from '../util/fsx.js';
 import { percentileInterval, plainDesign, replicates } from '../stats/bootstrap.js';
 import { markdownTable } from '../util/table.js';
 
@@ -55,7 +55,7 @@ export function summariseSweep(dirs: ReadonlyArray<{ name: string; dir: string }
   const resamples = o.resamples ?? SWEEP_RESAMPLES;
   const runs = dirs.map(({ name, dir }) => {
     const items = new RunDir(dir).readItems() as unknown as Item[];
-    const manifest = (readJsonFile(join(dir, 'manifest.json')) ?? {}) as { config?: { judge?: { model?: string | null } } };
+    const manifest = readRunManifest(dir).manifest;
     const protocolId = items
       .map((i) => (i as { details?: { judge?: { protocol?: string; model?: string } } }).details?.judge)
       .find((j) => j?.protocol);

@@ -8,6 +8,7 @@
  * narrow the run's questions. The new directory keeps the run's system and differs by its judge:
  * `rawrag stats` over both reports each judge's leaderboard and the judge-vs-judge agreement.
  */
+import { MANIFEST_FILE, readRunManifest } from '../run/record.js';
 import { RunConfigSchema } from '../systems/registry.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -56,15 +57,10 @@ interface ManifestView {
 }
 
 export function readRunForRejudge(dir: string): RejudgeSource {
-  const manifestPath = join(dir, 'manifest.json');
-  if (!existsSync(manifestPath)) throw new InputError('not a run directory (no manifest.json)', { file: dir });
-  let m: ManifestView;
-  try {
-    m = JSON.parse(readFileSync(manifestPath, 'utf8')) as ManifestView;
-  } catch (e) {
-    throw new InputError(`not valid JSON (${(e as Error).message})`, { file: manifestPath });
-  }
-  if (!m || typeof m.system !== 'string' || typeof m.setting !== 'string' || !m.config || typeof m.config.benchmark !== 'string') {
+  const manifestPath = join(dir, MANIFEST_FILE);
+  // Through the run record (src/run/record.ts): validated, an older version upgraded.
+  const m = readRunManifest(dir).manifest as unknown as ManifestView;
+  if (!m.config || typeof m.config.benchmark !== 'string') {
     throw new InputError('a rawrag run manifest needs system, setting and config.benchmark', { file: manifestPath });
   }
   // A run still being written: its items are a moment of it, and a re-judge would pass for a whole run.

@@ -2,6 +2,7 @@
  * Step 2: open (or resume) a run directory. Only a run with the same identity is resumed; the
  * directory is locked for as long as this process writes it; a dry run reads without writing.
  */
+import { RUN_SCHEMA } from '../run/record.js';
 import { systemOf } from '../systems/registry.js';
 import { existsSync, readdirSync, rmdirSync, statSync } from 'node:fs';
 import type { Question } from '../core/schema.js';
@@ -188,7 +189,7 @@ export function startManifest(fields: {
 }): Manifest {
   const name = fields.name ?? fields.opened.name;
   return {
-    format: 'rawrag.run/1',
+    schema: RUN_SCHEMA,
     run_id: fields.runId,
     system: fields.system,
     ...(name ? { name } : {}),

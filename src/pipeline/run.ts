@@ -116,6 +116,18 @@ export function runTimings(loadMs: number, stages: Record<string, number>, wallM
   return { ...roundAll(parts), work_ms: Math.round(work), wall_ms: Math.round(wallMs), total_ms: Math.round(wallMs) };
 }
 
+/** How the run directory is opened or resumed: the request's resume flags and the ids that belong to the benchmark. */
+function resumeOptions(req: RunRequest, benchmarkQuestions: Question[], questions: Question[]) {
+  return {
+    retryErrors: req.retryErrors,
+    forceResume: req.forceResume,
+    config: req.cfg,
+    // (a composition's own questions, e.g. calibration probes, are this run's too)
+    benchmarkIds: new Set([...benchmarkQuestions, ...questions].map((q) => q.id)),
+    incompleteBecause: req.compose?.incompleteBecause ?? null,
+  };
+}
+
 export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunOutcome> {
   const t0 = performance.now();
   const { cfg } = req;
@@ -142,14 +154,7 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
       dir,
       identity,
       questions,
-      {
-        retryErrors: req.retryErrors,
-        forceResume: req.forceResume,
-        config: cfg,
-        // (a composition's own questions, e.g. calibration probes, are this run's too)
-        benchmarkIds: new Set([...dataset.questions, ...questions].map((q) => q.id)),
-        incompleteBecause: req.compose?.incompleteBecause ?? null,
-      },
+      resumeOptions(req, dataset.questions, questions),
       manifestFields({ req, source, stages, inputs, runId, setting, cacheDir: session.cache.dir, git: await git }),
     );
     const { opened, manifest } = run;

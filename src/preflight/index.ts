@@ -21,6 +21,7 @@ import type { TransportOptions } from '../providers/transport.js';
 import type { Role } from '../providers/usage.js';
 import { InputError } from '../util/errors.js';
 import { systemOf } from '../systems/registry.js';
+import type { SystemPreflight } from '../core/system.js';
 import { checkName } from './models.js';
 import { reachEndpoint, type ReachResult } from './reach.js';
 
@@ -35,10 +36,10 @@ export interface PreflightCell {
  * it finds, one line each. Plug-ins are registered here by the module that owns them; the
  * pre-flight runs each once per cell, after the model checks.
  */
-export type ServiceCheck = (cfg: RunConfig, transport: Partial<TransportOptions>) => Promise<string[]>;
+export type ServiceCheck = (cfg: RunConfig, transport: Partial<TransportOptions>) => Promise<SystemPreflight>;
 export const SERVICE_CHECKS: ServiceCheck[] = [
   // The system's own needs (a service's key, its URL answering), as its descriptor states them.
-  async (cfg) => (await systemOf(cfg).preflight?.(cfg, process.env)) ?? [],
+  async (cfg) => (await systemOf(cfg).preflight?.(cfg, process.env)) ?? { problems: [], reached: [] },
 ];
 
 export interface PreflightOptions {
@@ -49,6 +50,8 @@ export interface PreflightOptions {
 export interface PreflightResult {
   /** What the user should know but that does not stop the run (unknown prices, a fallback taken). */
   notes: string[];
+  /** Memory-service URLs that answered the systems' probes: the run is handed them (TransportOptions.reachedServices). */
+  reachedServices: string[];
 }
 
 interface Use {
@@ -84,7 +87,13 @@ export async function preflight(
   try {
     const notes: string[] = [];
     // The systems' own needs first: a system that cannot run at all sends nothing, not even a reachability probe.
-    for (const c of cells) for (const check of SERVICE_CHECKS) for (const p of await check(c.cfg, transport)) problems.push(tag(c, p));
+    const reachedServices = new Set<string>();
+    for (const c of cells)
+      for (const check of SERVICE_CHECKS) {
+        const r = await check(c.cfg, transport);
+        for (const p of r.problems) problems.push(tag(c, p));
+        for (const u of r.reached) reachedServices.add(u);
+      }
     if (problems.length > 0) throw preflightError(problems);
     const reachable = checkKeys([...uses.values()], session, problems, notes);
     const lists = opts.reach === false ? new Map<string, ReachResult>() : await reachAll(reachable, session, problems);
@@ -96,7 +105,7 @@ export async function preflight(
       if (check.note) notes.push(check.note);
     }
     if (problems.length > 0) throw preflightError(problems);
-    return { notes: [...new Set(notes)] };
+    return { notes: [...new Set(notes)], reachedServices: [...reachedServices] };
   } finally {
     session.close();
   }

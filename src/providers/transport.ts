@@ -45,6 +45,11 @@ export interface TransportOptions {
    * settings; like them, not part of the config hash.
    */
   maxFailures?: { count: number } | { percent: number } | null;
+  /**
+   * Memory-service URLs the pre-flight's probe found answering, handed to the run that follows it
+   * (src/cli/preflight.ts): the run does not probe them again.
+   */
+  reachedServices?: readonly string[];
 }
 
 export function defaultTransport(env: NodeJS.ProcessEnv = process.env): TransportOptions {

@@ -4,13 +4,13 @@
  * (ablation.json). Statistics come from src/stats: a stats.json found is used as written,
  * otherwise the runs are analysed here with the same code `rawrag stats` uses.
  */
+import { readRun } from '../run/record.js';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { getBenchmark, listBenchmarks } from '../datasets/registry.js';
 import type { Dataset } from '../core/schema.js';
 import type { RunConfig } from '../config/schema.js';
 import { loadDataset } from '../pipeline/plan.js';
-import { readJsonLines } from '../stats/load.js';
 import { analyseYielding, type StatsReport } from '../stats/compute-tables.js';
 import { findRunDirs, loadRun, type LoadedRun } from '../stats/load.js';
 import { InputError } from '../util/errors.js';
@@ -68,7 +68,7 @@ export async function collectInputs(paths: string[], opts: CollectOptions = {}):
   const runDirs = allDirs.filter((d) => !isCalibrationDir(d));
   const runs: RunInput[] = [];
   for (const d of runDirs) {
-    runs.push(readRun(d));
+    runs.push(readRunInput(d));
     await yieldToEventLoop(); // Ctrl-C is seen between runs
   }
   const statsFiles = findFiles(paths, 'stats.json');
@@ -149,24 +149,13 @@ export async function collectInputs(paths: string[], opts: CollectOptions = {}):
   return { runs, stats, statsSource, ablations, datasets, notes };
 }
 
-function readRun(dir: string): RunInput {
+function readRunInput(dir: string): RunInput {
   const loaded = loadRun(dir);
-  const manifest = readJsonFile(join(dir, 'manifest.json')) as Record<string, unknown>;
-  const summaryPath = join(dir, 'summary.json');
-  const summary = existsSync(summaryPath) ? (readJsonFile(summaryPath) as Record<string, unknown>) : null;
-  return { dir, label: loaded.label, loaded, manifest, summary, items: readRawItems(join(dir, 'items.jsonl')) };
-}
-
-/** loadRun has validated the file; this keeps every field for the explorer (same torn-line and last-id rules). */
-function readRawItems(path: string): Array<Record<string, unknown>> {
-  if (!existsSync(path)) return [];
-  // The same reading rules as `rawrag stats` (strict UTF-8, BOM, a last line without newline).
-  const byId = new Map<string, Record<string, unknown>>();
-  for (const { value } of readJsonLines(path, [])) {
-    const item = value as Record<string, unknown>;
-    byId.set(String(item.id), item);
-  }
-  return [...byId.values()];
+  // The files through the run record (src/run/record.ts): the manifest upgraded, every item field kept for the explorer.
+  const run = readRun(dir);
+  const manifest = run.manifest as Record<string, unknown>;
+  const summary = run.summary as Record<string, unknown> | null;
+  return { dir, label: loaded.label, loaded, manifest, summary, items: run.items as Array<Record<string, unknown>> };
 }
 
 /** Files of a given name at or below the paths (a path may also name the file itself), sorted. */

@@ -3,11 +3,12 @@
  * evidence turns) is stored once in a string table and referred to by index, so 2,000 questions
  * x several systems over the same benchmark carry each question and each evidence turn once.
  */
+import { MANIFEST_FILE, readRunManifest } from '../run/record.js';
 import { serialiseTurn } from '../retrieval/serialise.js';
 import type { Dataset } from '../core/schema.js';
 import { paperRow, type PaperRow } from '../datasets/paper-rows.js';
 import { compareWithPaperRow } from '../paper/rows.js';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PaperMap } from '../paper/map.js';
 import type { FamilyReport, StatsReport } from '../stats/compute-tables.js';
@@ -229,27 +230,7 @@ export function buildReportData(inputs: ReportInputs, meta: BuildOptions): Repor
   const longest = Math.max(0, ...prepared.map((p) => p.run.items.length));
   for (let i = 0; i < longest; i++) for (const p of prepared) if (i < p.run.items.length) p.rows[i] = buildRow(p, p.run.items[i]!);
 
-  const runs: RunView[] = prepared.map(({ run, texts, rows, detailed }) => {
-    return {
-      label: run.label,
-      name: run.loaded.name ?? null,
-      system: run.loaded.system,
-      benchmark: run.loaded.benchmark,
-      setting: run.loaded.setting,
-      // `incomplete (39 failed)`: a run with failed items is never shown as complete (src/run/status.ts).
-      status: statusLabel(statusFacts(run.manifest, run.summary)),
-      reader: configValue(run, 'reader'),
-      judge: run.items.some((i) => judgeOf(i) !== null) ? configValue(run, 'judge') : null,
-      summary: summaryView(run),
-      timings: numbers((run.manifest.timings ?? {}) as Record<string, unknown>),
-      usage: usageOf(run),
-      paid_usd: paidOf(run.manifest),
-      evidence_text: texts !== null,
-      coverage_at_k: coverageAtK(run),
-      detailed,
-      rows,
-    };
-  });
+  const runs = prepared.map(({ run, texts, rows, detailed }) => runView(run, texts !== null, rows, detailed));
 
   return {
     format: 'rawrag.report/1',
@@ -266,6 +247,29 @@ export function buildReportData(inputs: ReportInputs, meta: BuildOptions): Repor
     ablations: inputs.ablations.map(ablationView),
     questions,
     turns,
+  };
+}
+
+/** A run as the page shows it: its label, setting, status, summary, cost and time, and its answer rows. */
+function runView(run: RunInput, evidenceText: boolean, rows: AnswerRow[], detailed: number): RunView {
+  return {
+    label: run.label,
+    name: run.loaded.name ?? null,
+    system: run.loaded.system,
+    benchmark: run.loaded.benchmark,
+    setting: run.loaded.setting,
+    // `incomplete (39 failed)`: a run with failed items is never shown as complete (src/run/status.ts).
+    status: statusLabel(statusFacts(run.manifest, run.summary)),
+    reader: configValue(run, 'reader'),
+    judge: run.items.some((i) => judgeOf(i) !== null) ? configValue(run, 'judge') : null,
+    summary: summaryView(run),
+    timings: numbers((run.manifest.timings ?? {}) as Record<string, unknown>),
+    usage: usageOf(run),
+    paid_usd: paidOf(run.manifest),
+    evidence_text: evidenceText,
+    coverage_at_k: coverageAtK(run),
+    detailed,
+    rows,
   };
 }
 
@@ -386,10 +390,9 @@ function ablationView(a: AblationInput): AblationView {
 
 /** A run directory against its paper row: null when comparable (or unreadable: then no row is claimed), else the label. */
 function comparisonOf(dir: string): string | null {
-  const file = join(dir, 'manifest.json');
-  if (!existsSync(file)) return null;
+  if (!existsSync(join(dir, MANIFEST_FILE))) return null;
   try {
-    return compareWithPaperRow(JSON.parse(readFileSync(file, 'utf8')))?.notComparable ?? null;
+    return compareWithPaperRow(readRunManifest(dir).manifest as Parameters<typeof compareWithPaperRow>[0])?.notComparable ?? null;
   } catch {
     return null;
   }

@@ -7,6 +7,7 @@
  * merged from. A system's own stores (a memory database per run) are not merged: the merged run is
  * for scores, stats, reports and re-judging.
  */
+import { readRunSummary } from '../run/record.js';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { ItemRecord } from '../core/item.js';
@@ -17,7 +18,6 @@ import { identityDifferences, identityOf, type RunIdentity } from '../run/identi
 import type { Manifest } from '../run/manifest.js';
 import { RunDir } from '../run/rundir.js';
 import { InputError } from '../util/errors.js';
-import { readJsonFile } from '../util/fsx.js';
 import { withoutShard } from './invocation.js';
 
 interface Shard {
@@ -112,7 +112,7 @@ function writeMerged(target: string, shards: Shard[], items: ItemRecord[], input
     for (const item of items) rundir.append(item);
     rundir.close();
     const { benchmark, dataset, cfg } = inputs;
-    const earlier = (readJsonFile(join(first.dir, 'summary.json')) ?? {}) as Record<string, unknown>;
+    const earlier = (readRunSummary(first.dir) ?? {}) as Record<string, unknown>;
     const spent = shards.map((s) => s.manifest.spent_usd);
     const errors = items.filter((i) => i.error).length;
     rundir.writeSummary({

@@ -14,10 +14,8 @@
  *
  * A cost is null when a model's price is unknown (never understated by a missing price).
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readRun } from './record.js';
 import { addCost } from '../providers/usage.js';
-import { splitJsonLines } from '../util/jsonl.js';
 
 /** Per role: tokens, dollars at list price, requests sent and cache hits. */
 export interface RoleUsage {
@@ -125,29 +123,13 @@ export function costOf(run: {
 
 /** Both figures of a run directory, read from its manifest, summary and items (a torn last line skipped). */
 export function runCost(dir: string): RunCost {
-  const json = (name: string): Record<string, unknown> | null => {
-    const path = join(dir, name);
-    if (!existsSync(path)) return null;
-    try {
-      return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
-    } catch {
-      return null;
-    }
-  };
-  const itemsPath = join(dir, 'items.jsonl');
-  const byId = new Map<string, Item>();
-  if (existsSync(itemsPath)) {
-    for (const line of splitJsonLines(readFileSync(itemsPath, 'utf8')).lines) {
-      let it: Item;
-      try {
-        it = JSON.parse(line.text) as Item;
-      } catch {
-        continue;
-      }
-      if (it && typeof it === 'object' && it.id !== undefined) byId.set(String(it.id), it);
-    }
-  }
-  return costOf({ manifest: json('manifest.json'), summary: json('summary.json'), items: [...byId.values()] });
+  // Through the run record (src/run/record.ts): validated, an older version upgraded.
+  const run = readRun(dir);
+  return costOf({
+    manifest: run.manifest as Record<string, unknown>,
+    summary: run.summary as Record<string, unknown> | null,
+    items: run.items as unknown as Item[],
+  });
 }
 
 export const usd = (x: number | null | undefined): string =>

@@ -17,7 +17,8 @@ import type { RunIdentity } from './identity.js';
 export type RunStatus = 'running' | 'complete' | 'incomplete' | 'interrupted' | 'stopped-cost-cap' | 'failed';
 
 export interface Manifest {
-  format: 'rawrag.run/1';
+  /** The run record's version (src/run/record.ts; rawrag.run/1 manifests said `format: 'rawrag.run/1'`). */
+  schema: 'rawrag.run/2';
   run_id: string;
   /** The system under test, e.g. `RAW-RAG/local`; `rawrag stats` compares systems within a setting. */
   system: string;

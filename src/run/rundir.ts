@@ -14,6 +14,7 @@ import { decodeUtf8Lines } from '../util/text.js';
 import { writeFileAtomic, writeJsonAtomic } from '../util/fsx.js';
 import type { ItemRecord } from '../core/item.js';
 import type { Manifest } from './manifest.js';
+import { parseItemLine, readRunManifest, withSchema } from './record.js';
 
 export class RunDir {
   readonly manifestPath: string;
@@ -39,14 +40,11 @@ export class RunDir {
     return existsSync(this.manifestPath);
   }
 
+  /** The manifest through the run record's schema (src/run/record.ts: validated, an older version upgraded). */
   readManifest(): Manifest {
-    let m: Partial<Manifest>;
-    try {
-      m = JSON.parse(readFileSync(this.manifestPath, 'utf8')) as Partial<Manifest>;
-    } catch (e) {
-      throw new InputError(`cannot read manifest (${(e as Error).message})`, { file: this.manifestPath });
-    }
-    if (m === null || typeof m !== 'object' || typeof m.config_hash !== 'string' || typeof m.created_at !== 'string') {
+    const read = readRunManifest(this.dir);
+    const m = read.manifest as Partial<Manifest>;
+    if (read.kind !== 'rawrag' || typeof m.config_hash !== 'string' || typeof m.created_at !== 'string') {
       throw new InputError(
         'not a rawrag run manifest (no config_hash or created_at): the folder is damaged or not a run directory; choose another --out',
         {
@@ -59,11 +57,12 @@ export class RunDir {
 
   writeManifest(m: Manifest): void {
     mkdirSync(this.dir, { recursive: true });
-    writeJsonAtomic(this.manifestPath, m);
+    writeJsonAtomic(this.manifestPath, withSchema(m));
   }
 
-  writeSummary(summary: unknown): void {
-    writeJsonAtomic(this.summaryPath, summary);
+  /** summary.json, stamped with the run record's version. */
+  writeSummary(summary: object): void {
+    writeJsonAtomic(this.summaryPath, withSchema(summary));
   }
 
   /**
@@ -89,12 +88,8 @@ export class RunDir {
   private parse(lines: JsonLine[]): ItemRecord[] {
     const byId = new Map<string, ItemRecord>();
     for (const { line, text } of lines) {
-      let item: ItemRecord;
-      try {
-        item = JSON.parse(text) as ItemRecord;
-      } catch {
-        throw new InputError('corrupt line (not JSON)', { file: this.itemsPath, place: `line ${line}` });
-      }
+      // Through the run record's schema (src/run/record.ts): a line of another shape is refused by its line.
+      const item = parseItemLine(text, this.itemsPath, line) as unknown as ItemRecord;
       byId.set(item.id, item);
     }
     return [...byId.values()];

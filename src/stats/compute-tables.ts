@@ -8,205 +8,32 @@ import { runSteps, runStepsYielding } from '../util/steps.js';
 import { epochRow, type EpochRow } from './epochs.js';
 import { MICRO_AGGREGATION, type Aggregation } from '../core/aggregation.js';
 import { columnStrata, headlineColumns, inHeadline, type ColumnSpec } from './aggregations.js';
-import { designStatistic, pairedBootstrapDesign, pairedP, percentileInterval, replicates, resampleSums, type Design } from './bootstrap.js';
-import { fleissKappaFromVotes, wilson } from './intervals.js';
+import { designStatistic, pairedBootstrapDesign, percentileInterval, replicates, resampleSums } from './bootstrap.js';
+import { wilson } from './intervals.js';
 import type { LoadedRun, SkippedDir, StatItem } from './load.js';
 import { dedupeByConfigHash, groupFamilies } from './families.js';
 import { cochranQ, holm, holmLog10, holmWithBounds, mcnemarExact, mcnemarExactLog10 } from './tests.js';
 import { InputError } from '../util/errors.js';
 
-export interface StatsOptions {
-  resamples: number;
-  seed: number | string;
-  /** Reference system for pairwise tests (default: the RAW-RAG run of each family). */
-  baseline?: string;
-  allPairs: boolean;
-  /** Question types in display order, per benchmark (the adapters' typeOrder). */
-  typeOrder?: (benchmark: string) => string[];
-  /** Each benchmark's aggregation (the adapters' own, src/core/aggregation.ts); default the micro average. */
-  aggregation?: (benchmark: string) => Aggregation | undefined;
-  /** Folders found but not used (no manifest, ...), reported with the runs skipped here. */
-  skipped?: SkippedDir[];
-  /** Called as resampling work is done (units: item draws), for a progress display. */
-  onProgress?: (done: number, total: number) => void;
-}
+import type {
+  Cell,
+  CoverageRow,
+  FamilyProblems,
+  FamilyReport,
+  OmnibusRow,
+  PairRow,
+  StatsOptions,
+  StatsReport,
+  SystemRow,
+  SystemRun,
+} from './report-types.js';
+import { binarise, coverageKnown, isScored, toDesign } from './scored.js';
+import { agreementRow, coveragePairs, coverageRow } from './coverage-tables.js';
 
-export interface Cell {
-  n: number;
-  accuracy: number;
-  ci_low: number;
-  ci_high: number;
-  ci_method: 'wilson' | 'bootstrap';
-}
-
-export interface SystemRow {
-  rank: number;
-  system: string;
-  dir: string;
-  /** The paper's method (the run's manifest says so) and the evidence source it used: the report's paper row. */
-  reference: boolean;
-  source: string | null;
-  status: string | null;
-  /** Items in the run's items.jsonl. */
-  items: number;
-  scored: number;
-  failed: number;
-  unscored: number;
-  /** Questions other runs of the family have and this one lacks. */
-  missing: number;
-  by_type: Record<string, Cell | null>;
-  columns: Record<string, Cell | null>;
-}
-
-export interface PairRow {
-  system_a: string;
-  system_b: string;
-  /** Questions scored in both (the pairing). */
-  n: number;
-  /** Questions scored in only one of the two, left out of the pairing. */
-  excluded: number;
-  /** Headline difference A − B (the benchmark's aggregation) on the paired questions. */
-  delta: number;
-  ci_low: number;
-  ci_high: number;
-  /** Paired p-value of Δ: exact sign-flip over all sign patterns (few non-zero differences) or bootstrap. */
-  p_bootstrap: number;
-  p_method: 'sign-flip' | 'bootstrap';
-  /** p_bootstrap is the bootstrap floor 1/(B+1): the p-value is below it. */
-  p_bootstrap_bound: boolean;
-  /** Discordant counts on binarised outcomes: b = A right, B wrong; c = A wrong, B right. */
-  mcnemar_b: number;
-  mcnemar_c: number;
-  p_mcnemar: number;
-  /** log10 of p_mcnemar, exact where p underflows to 0. */
-  log10_p_mcnemar: number;
-  /** Holm-adjusted McNemar p within the family (the primary test). */
-  p_holm: number;
-  log10_p_holm: number;
-  p_bootstrap_holm: number;
-  /** p_bootstrap_holm is an upper bound (it comes from a p at the bootstrap floor). */
-  p_bootstrap_holm_bound: boolean;
-}
-
-export interface OmnibusRow {
-  systems: string[];
-  n: number;
-  q: number;
-  df: number;
-  p: number;
-}
-
-export interface CoverageRow {
-  system: string;
-  /** Questions with known coverage (gold evidence, not failed). */
-  n: number;
-  coverage: number | null;
-  coverage_ci_low: number | null;
-  coverage_ci_high: number | null;
-  /** Covered questions that were scored (utilization's denominator). */
-  covered_scored: number;
-  utilization: number | null;
-  utilization_ci_low: number | null;
-  utilization_ci_high: number | null;
-  utilization_ci_method: 'wilson' | 'bootstrap' | null;
-  /** Memory systems: mean pollution rate over the questions that have one (null: none), and how many. */
-  pollution?: number | null;
-  pollution_n?: number;
-}
-
-export interface CoveragePairRow {
-  measure: 'coverage' | 'utilization';
-  system_a: string;
-  system_b: string;
-  n: number;
-  delta: number | null;
-  ci_low: number | null;
-  ci_high: number | null;
-  p_bootstrap: number | null;
-  p_method: 'sign-flip' | 'bootstrap' | null;
-  p_bootstrap_bound: boolean;
-  p_holm: number | null;
-}
-
-export interface AgreementRow {
-  system: string;
-  /** Items with the modal number of judge votes. */
-  n: number;
-  raters: number;
-  kappa: number | null;
-  observed: number | null;
-  expected: number | null;
-  /** Items left out: no votes, or a different number of votes. */
-  excluded: number;
-  /** Judge variance tested: each judge run's accuracy over the same items (votes >= 0.5 count), Wilson 95% CI. */
-  replicates: Array<{ run: number; accuracy: number; ci_low: number; ci_high: number }>;
-  /** Cochran's Q across the judge runs (H0: every run has the same accuracy); null with fewer than 2 runs or items. */
-  replicate_q: { q: number; df: number; p: number } | null;
-}
-
-export interface FamilyProblems {
-  /** Per system: question ids present in another run of the family but not in this one. */
-  missing: Record<string, string[]>;
-  /** Per system: ids of failed items (error recorded). */
-  failed: Record<string, string[]>;
-  /** Per system: ids present but not scored (no judge). */
-  unscored: Record<string, string[]>;
-  /** Ids whose type differs between runs (the first run's type is used). */
-  type_conflicts: string[];
-  notes: string[];
-}
-
-export interface FamilyReport {
-  benchmark: string;
-  setting: string;
-  /** The judge model of the family's scored runs (null when no run states it). */
-  judge: string | null;
-  aggregation: { overall: string; note: string; columns: string[] };
-  questions: number;
-  /** Questions of headline types (what the tests and Cochran's Q can use). */
-  headline_questions: number;
-  types: string[];
-  baseline: string | null;
-  mode: 'baseline' | 'all-pairs';
-  leaderboard: SystemRow[];
-  pairwise: PairRow[];
-  omnibus: OmnibusRow | null;
-  coverage: CoverageRow[];
-  coverage_pairwise: CoveragePairRow[];
-  agreement: AgreementRow[];
-  /** `--epochs N` runs: accuracy between the reader's answers beside between the judge's runs (absent without epochs). */
-  epochs?: EpochRow[];
-  problems: FamilyProblems;
-}
-
-export interface StatsReport {
-  format: 'rawrag.stats/1';
-  options: { resamples: number; seed: number | string; baseline: string | null; all_pairs: boolean; confidence: number };
-  runs: Array<{ dir: string; system: string; benchmark: string; setting: string; status: string | null; items: number; notes: string[] }>;
-  /** Folders not used, and why (no manifest.json, no items, a duplicate of another run). */
-  skipped: SkippedDir[];
-  families: FamilyReport[];
-}
+export type * from './report-types.js';
+export { binarise } from './scored.js';
 
 const UNTYPED = 'untyped';
-
-/** Outcome for McNemar / Cochran: majority of the judge runs (ties count as right), else score ≥ 0.5. */
-export function binarise(item: StatItem): 0 | 1 {
-  if (item.votes && item.votes.length) return item.votes.reduce((s, v) => s + v, 0) / item.votes.length >= 0.5 ? 1 : 0;
-  return (item.score ?? 0) >= 0.5 ? 1 : 0;
-}
-
-/**
- * Coverage is a retrieval figure: an item that carries one was retrieved, whatever failed after
- * (reading, judging), and counts in the coverage tables; utilization still needs a score.
- */
-function coverageKnown(it: StatItem): boolean {
-  return it.coverage !== null;
-}
-
-function isScored(it: StatItem | undefined): it is StatItem & { score: number } {
-  return it !== undefined && it.error === null && it.score !== null;
-}
 
 export function analyse(allRuns: LoadedRun[], opts: StatsOptions): StatsReport {
   return runSteps(analyseSteps(allRuns, opts));
@@ -286,13 +113,6 @@ export function estimateFamilyDraws(runs: LoadedRun[], opts: Pick<StatsOptions, 
 export function estimateDraws(runs: LoadedRun[], opts: Pick<StatsOptions, 'resamples' | 'allPairs'>): number {
   const { runs: kept } = dedupeByConfigHash(runs.filter((r) => r.items.length > 0));
   return groupFamilies(kept).reduce((a, f) => a + estimateFamilyDraws(f.runs, opts), 0);
-}
-
-interface SystemRun {
-  name: string;
-  run: LoadedRun;
-  /** Items after the benchmark's cross-item rule (if any): what is scored and tested. */
-  byId: Map<string, StatItem>;
 }
 
 function* analyseFamily(
@@ -587,10 +407,6 @@ function chooseBaseline(ranked: SystemRun[], opts: StatsOptions, notes: string[]
   return candidates[0]!;
 }
 
-function toDesign(s: { strata: number[][]; weights: number[] }): Design {
-  return { strata: s.strata.map((x) => Int32Array.from(x)), weights: s.weights };
-}
-
 /**
  * Accuracy cells of one system. Types and macro columns share one bootstrap pass stratified by
  * type (a macro replicate is the weighted mean of the same per-type replicates); micro columns get
@@ -724,188 +540,4 @@ function omnibus(ranked: SystemRun[], counted: (id: string) => boolean): Omnibus
   const matrix = ids.map((id) => withScores.map((s) => binarise(s.byId.get(id)!)));
   const r = cochranQ(matrix);
   return { systems: withScores.map((s) => s.name), n: ids.length, q: r.q, df: r.df, p: r.p };
-}
-
-function ratio(sums: Float64Array, base: number): number {
-  return sums[base]! > 0 ? sums[base + 1]! / sums[base]! : NaN;
-}
-
-function coverageRow(s: SystemRun, headline: (id: string) => boolean, boot: { resamples: number; seed: number | string }): CoverageRow {
-  const known = [...s.byId.values()].filter((i) => coverageKnown(i) && headline(i.id)).sort((a, b) => (a.id < b.id ? -1 : 1));
-  const row: CoverageRow = {
-    system: s.name,
-    n: known.length,
-    coverage: null,
-    coverage_ci_low: null,
-    coverage_ci_high: null,
-    covered_scored: 0,
-    utilization: null,
-    utilization_ci_low: null,
-    utilization_ci_high: null,
-    utilization_ci_method: null,
-  };
-  const polluted = [...s.byId.values()].filter((i) => i.error === null && typeof i.pollution === 'number' && headline(i.id));
-  if (polluted.length)
-    Object.assign(row, { pollution: polluted.reduce((a, i) => a + i.pollution!, 0) / polluted.length, pollution_n: polluted.length });
-  if (known.length === 0) return row;
-  // Coverage is a proportion of 0/1 outcomes: Wilson, like binary accuracy cells (a bootstrap has zero width at 0% and 100%).
-  const covered = known.filter((i) => i.coverage).length;
-  row.coverage = covered / known.length;
-  const ci = wilson(covered, known.length);
-  row.coverage_ci_low = ci.low;
-  row.coverage_ci_high = ci.high;
-  // Utilization = accuracy on the covered questions: an accuracy cell over them (Wilson when the
-  // scores are 0/1, else the bootstrap of their mean).
-  const covScores = known.filter((i) => isScored(i) && i.coverage).map((i) => i.score!);
-  row.covered_scored = covScores.length;
-  if (row.covered_scored === 0) return row;
-  const sum = covScores.reduce((x, y) => x + y, 0);
-  row.utilization = sum / covScores.length;
-  if (covScores.every((x) => x === 0 || x === 1)) {
-    const w = wilson(sum, covScores.length);
-    row.utilization_ci_low = w.low;
-    row.utilization_ci_high = w.high;
-    row.utilization_ci_method = 'wilson';
-    return row;
-  }
-  const uci = percentileInterval(
-    replicates(covScores, toDesign({ strata: [covScores.map((_, i) => i)], weights: [1] }), boot.resamples, boot.seed),
-  );
-  row.utilization_ci_low = uci.low;
-  row.utilization_ci_high = uci.high;
-  row.utilization_ci_method = 'bootstrap';
-  return row;
-}
-
-function finite(x: Float64Array): Float64Array {
-  return x.filter((v) => Number.isFinite(v));
-}
-
-/**
- * Paired coverage and utilization differences. One resampling pass per pair over the questions
- * whose coverage is known in both: the same draws give the coverage difference and the
- * utilization difference (a ratio over the covered questions scored in both).
- */
-function* coveragePairs(
-  pairs: Array<[SystemRun, SystemRun]>,
-  headline: (id: string) => boolean,
-  boot: { resamples: number; seed: number | string },
-): Generator<void, CoveragePairRow[]> {
-  const cov: CoveragePairRow[] = [];
-  const util: CoveragePairRow[] = [];
-  const empty = (measure: 'coverage' | 'utilization', a: SystemRun, b: SystemRun, n: number): CoveragePairRow => ({
-    measure,
-    system_a: a.name,
-    system_b: b.name,
-    n,
-    delta: null,
-    ci_low: null,
-    ci_high: null,
-    p_bootstrap: null,
-    p_method: null,
-    p_bootstrap_bound: false,
-    p_holm: null,
-  });
-  const sum = (v: Float64Array) => v.reduce((p, q) => p + q, 0);
-  for (const [a, b] of pairs) {
-    yield;
-    const known = (s: SystemRun, id: string) => {
-      const it = s.byId.get(id);
-      return it !== undefined && coverageKnown(it) && headline(id);
-    };
-    const ids = [...a.byId.keys()].filter((id) => known(a, id) && known(b, id)).sort();
-    if (ids.length === 0) {
-      cov.push(empty('coverage', a, b, 0));
-      util.push(empty('utilization', a, b, 0));
-      continue;
-    }
-    const ia = ids.map((id) => a.byId.get(id)!);
-    const ib = ids.map((id) => b.byId.get(id)!);
-    const both = ids.map((_, i) => isScored(ia[i]) && isScored(ib[i]));
-    const d = Float64Array.from(ids, (_, i) => (ia[i]!.coverage ? 1 : 0) - (ib[i]!.coverage ? 1 : 0));
-    const columnsOf = (items: StatItem[]) => [
-      Float64Array.from(items, (it, i) => (both[i] && it.coverage ? 1 : 0)),
-      Float64Array.from(items, (it, i) => (both[i] && it.coverage ? it.score! : 0)),
-    ];
-    const cols = [d, ...columnsOf(ia), ...columnsOf(ib)];
-    const n = ids.length;
-    const design = toDesign({ strata: [ids.map((_, i) => i)], weights: [1] });
-    const sums = resampleSums(cols, design, boot.resamples, boot.seed);
-
-    const covReps = Float64Array.from({ length: boot.resamples }, (_, r) => sums[5 * r]! / n);
-    const covDelta = sum(d) / n;
-    const covTest = pairedP(d, design, covReps, covDelta);
-    const covCi = percentileInterval(covReps);
-    cov.push({
-      measure: 'coverage',
-      system_a: a.name,
-      system_b: b.name,
-      n,
-      delta: covDelta,
-      ci_low: covCi.low,
-      ci_high: covCi.high,
-      p_bootstrap: covTest.p,
-      p_method: covTest.pMethod,
-      p_bootstrap_bound: covTest.pBound,
-      p_holm: null,
-    });
-
-    const nBoth = both.filter(Boolean).length;
-    const utilDelta = sum(cols[2]!) / sum(cols[1]!) - sum(cols[4]!) / sum(cols[3]!);
-    if (!Number.isFinite(utilDelta)) {
-      util.push(empty('utilization', a, b, nBoth));
-      continue;
-    }
-    const utilReps = finite(Float64Array.from({ length: boot.resamples }, (_, r) => ratio(sums, 5 * r + 1) - ratio(sums, 5 * r + 3)));
-    const count = utilReps.reduce((c, x) => c + (Math.abs(x - utilDelta) >= Math.abs(utilDelta) - 1e-12 ? 1 : 0), 0);
-    const p = utilDelta === 0 ? 1 : (1 + count) / (utilReps.length + 1);
-    const ci = percentileInterval(utilReps);
-    util.push({
-      measure: 'utilization',
-      system_a: a.name,
-      system_b: b.name,
-      n: nBoth,
-      delta: utilDelta,
-      ci_low: ci.low,
-      ci_high: ci.high,
-      p_bootstrap: p,
-      p_method: 'bootstrap',
-      p_bootstrap_bound: utilDelta !== 0 && count === 0,
-      p_holm: null,
-    });
-  }
-  for (const list of [cov, util]) {
-    const tested = list.filter((r) => r.p_bootstrap !== null);
-    const adj = holm(tested.map((r) => r.p_bootstrap!));
-    tested.forEach((r, i) => (r.p_holm = adj[i]!));
-  }
-  return [...cov, ...util];
-}
-
-function agreementRow(system: string, items: StatItem[]): AgreementRow {
-  const withVotes = items.filter((i) => i.error === null && i.votes !== null && i.votes.length >= 2);
-  const lengths = new Map<number, number>();
-  for (const i of withVotes) lengths.set(i.votes!.length, (lengths.get(i.votes!.length) ?? 0) + 1);
-  // The modal number of judge runs (largest count; ties: more raters).
-  const raters = [...lengths.entries()].sort((x, y) => y[1] - x[1] || y[0] - x[0])[0]?.[0] ?? 0;
-  const used = withVotes.filter((i) => i.votes!.length === raters).sort((a, b) => (a.id < b.id ? -1 : 1));
-  const k = used.length ? fleissKappaFromVotes(used.map((i) => i.votes!)) : null;
-  // Each judge run as its own replicate over the same items: does one run score differently?
-  const binary = used.map((i) => i.votes!.map((v) => (v >= 0.5 ? 1 : 0)));
-  const replicates = Array.from({ length: used.length ? raters : 0 }, (_, r) => {
-    const hits = binary.reduce((s, row) => s + row[r]!, 0);
-    const ci = wilson(hits, binary.length);
-    return { run: r + 1, accuracy: hits / binary.length, ci_low: ci.low, ci_high: ci.high };
-  });
-  return {
-    replicates,
-    replicate_q: used.length && raters >= 2 ? cochranQ(binary) : null,
-    system,
-    n: used.length,
-    raters,
-    kappa: k?.kappa ?? null,
-    observed: k?.observed ?? null,
-    expected: k?.expected ?? null,
-    excluded: items.length - used.length,
-  };
 }

@@ -8,7 +8,8 @@
  * Rows name no system: whatever a system reports in that shape is read. The paper's efficiency
  * figures are printed beside.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { ITEMS_FILE, MANIFEST_FILE, readRunItemLines, readRunManifest, readRunSummary, type ExternalManifest } from '../run/record.js';
 import { join } from 'node:path';
 import { markdownTable } from '../util/table.js';
 
@@ -63,31 +64,18 @@ export function efficiencyRow(dir: string): EfficiencyRow | null {
   }
 }
 
-const parse = (file: string): unknown => JSON.parse(readFileSync(file, 'utf8').replace(/^\uFEFF/, ''));
-
 function readEfficiency(dir: string): EfficiencyRow | null {
-  const manifestFile = join(dir, 'manifest.json');
-  const itemsFile = join(dir, 'items.jsonl');
-  if (!existsSync(manifestFile) || !existsSync(itemsFile)) return null;
-  const manifest = parse(manifestFile) as {
-    benchmark: string;
-    system: string;
-    setting: string;
+  if (!existsSync(join(dir, MANIFEST_FILE)) || !existsSync(join(dir, ITEMS_FILE))) return null;
+  // Through the run record (src/run/record.ts); a torn last line is skipped (stats' loader reports it).
+  const manifest = readRunManifest(dir).manifest as ExternalManifest & {
     phase_wall_ms?: { ingest?: number; search?: number; add_search?: number; processes?: number };
   };
-  const summaryFile = join(dir, 'summary.json');
-  const summary = existsSync(summaryFile) ? (parse(summaryFile) as Record<string, unknown>) : {};
+  const summary: Record<string, unknown> = readRunSummary(dir) ?? {};
   let add = 0;
   const searches: number[] = [];
   let n = 0;
-  for (const line of readFileSync(itemsFile, 'utf8').split('\n')) {
-    if (!line.trim()) continue;
-    let item: { timings?: Record<string, number>; error?: unknown };
-    try {
-      item = JSON.parse(line);
-    } catch {
-      continue; // a torn last line: stats' loader reports it
-    }
+  for (const { item: line } of readRunItemLines(dir)) {
+    const item = line as { timings?: Record<string, number>; error?: unknown };
     n++;
     const t = item.timings ?? {};
     add += t.ingest_share_ms ?? 0;

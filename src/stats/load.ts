@@ -4,59 +4,14 @@
  * {"id", "score"}). Read-only. Files are decoded as strict UTF-8 (a BOM is dropped); a last line
  * without a newline is used when it is valid JSON and otherwise skipped as torn, and reported.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { basename, join, relative, resolve } from 'node:path';
-import { firstInvalidUtf8 } from '../util/text.js';
-import { z } from 'zod';
-import { splitJsonLines } from '../util/jsonl.js';
-import { InputError, formatPath } from '../util/errors.js';
-import { parseJsonText } from '../util/fsx.js';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { InputError } from '../util/errors.js';
 import { completeness, runSetting, type ManifestView } from '../core/comparability.js';
-
-const ManifestSchema = z.looseObject({
-  system: z.string().min(1),
-  /** rawrag runs of the paper's method (RAW-RAG): the default baseline. */
-  reference: z.boolean().optional(),
-  pair_with: z.string().optional(),
-  /** rawrag runs: the evidence source actually used (e.g. the retriever after any fallback). */
-  retriever: z.looseObject({ name: z.string(), stand_in: z.boolean().optional() }).optional(),
-  benchmark: z.string().min(1),
-  setting: z.string().min(1),
-  status: z.string().optional(),
-  run_id: z.string().optional(),
-  /** The run's label (`--name`), shown beside the system everywhere. */
-  name: z.string().min(1).optional(),
-  /** rawrag runs: the semantic config's hash (runs with the same hash are one run). */
-  config_hash: z.string().optional(),
-  /** External runs may name their judge model; rawrag runs record it per item. */
-  judge: z.string().min(1).optional(),
-  config: z.looseObject({ judge: z.looseObject({ model: z.string().nullable().optional() }).optional() }).optional(),
-});
+import { ITEMS_FILE, readRunItemLines, readRunManifest } from '../run/record.js';
 
 /** |mean(judge votes) − score| above this is a contradiction in the input. */
 const VOTE_SCORE_TOLERANCE = 1e-6;
-
-const CoverageSchema = z.union([z.boolean(), z.object({ all: z.boolean(), any: z.boolean() })]);
-const VotesSchema = z.array(z.number().min(0).max(1));
-
-const ItemSchema = z.looseObject({
-  id: z.union([z.string().min(1), z.number()]),
-  score: z.number().min(0).max(1).nullable(),
-  type: z.union([z.string(), z.number()]).nullable().optional(),
-  coverage: CoverageSchema.nullable().optional(),
-  /** External format: the judge's per-run verdicts. */
-  judge: VotesSchema.optional(),
-  /** rawrag format: `{stage, message}`; external files may give a string. */
-  error: z
-    .union([z.looseObject({ stage: z.string().optional(), message: z.string() }), z.string()])
-    .nullable()
-    .optional(),
-  details: z
-    .looseObject({ judge: z.looseObject({ votes: VotesSchema.optional(), model: z.string().nullable().optional() }).optional() })
-    .optional(),
-  episode: z.string().nullable().optional(),
-  meta: z.record(z.string(), z.unknown()).nullable().optional(),
-});
 
 /** One question's outcome in one run, reduced to what the statistics need. */
 export interface StatItem {
@@ -153,44 +108,12 @@ export function scanRunDirs(paths: string[]): { dirs: string[]; skipped: Skipped
   };
 }
 
-/**
- * Reads a file as strict UTF-8 (invalid bytes stop with their offset and line); a leading BOM is
- * dropped. `lines`: a JSON Lines file another process may be appending to, whose last write can stop
- * inside a character — those last bytes are held back (a torn last line, which splitJsonLines finds).
- */
-export function readUtf8Strict(path: string, lines = false): string {
-  let buf: Buffer;
-  try {
-    buf = readFileSync(path);
-  } catch (e) {
-    throw new InputError(`cannot read file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, { file: path });
-  }
-  try {
-    // ignoreBOM: false = the decoder consumes a leading BOM.
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(buf, { stream: lines });
-  } catch {
-    const offset = firstInvalidUtf8(buf);
-    let line = 1;
-    for (let i = 0; i < offset; i++) if (buf[i] === 0x0a) line++;
-    throw new InputError(`invalid UTF-8 at byte offset ${offset} (byte 0x${buf[offset]?.toString(16).padStart(2, '0') ?? '??'})`, {
-      file: path,
-      place: `line ${line}`,
-    });
-  }
-}
-
 export function loadRun(dir: string): LoadedRun {
-  const manifestPath = join(dir, 'manifest.json');
-  const text = readUtf8Strict(manifestPath);
-  const parsed = ManifestSchema.safeParse(parseJsonText(text, manifestPath));
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new InputError(issue.message, { file: manifestPath, place: formatPath(issue.path) });
-  }
-  const m = parsed.data;
+  // Through the run record (src/run/record.ts): validated, an older version upgraded.
+  const m = readRunManifest(dir).manifest;
   const notes: string[] = [];
   const judges = new Set<string>();
-  const items = readItems(join(dir, 'items.jsonl'), notes, judges);
+  const items = readItems(dir, notes, judges);
   const scored = items.some((i) => i.score !== null && i.error === null);
   const judge = judges.size ? [...judges].sort().join(' + ') : (m.judge ?? (scored ? (m.config?.judge?.model ?? null) : null));
   return {
@@ -217,25 +140,6 @@ export function loadRun(dir: string): LoadedRun {
 function isComplete(m: unknown): boolean {
   const s = runSetting(m as ManifestView);
   return s !== null && completeness(s).complete;
-}
-
-/**
- * The JSON values of a JSON Lines file, read strictly (UTF-8, BOM dropped, CRLF accepted, a valid
- * last line without newline kept). A last line that is not JSON and has no newline was torn by a
- * killed writer: it is skipped with a note; any other bad line is an input error naming it.
- */
-export function readJsonLines(path: string, notes: string[]): Array<{ line: number; value: unknown }> {
-  const { lines, torn } = splitJsonLines(readUtf8Strict(path, true));
-  const out: Array<{ line: number; value: unknown }> = [];
-  for (const { line, text } of lines) {
-    try {
-      out.push({ line, value: JSON.parse(text) });
-    } catch (e) {
-      throw new InputError(`not JSON (${(e as Error).message})`, { file: path, place: `line ${line}` });
-    }
-  }
-  if (torn) notes.push(`${basename(path)}: last line ${torn.line} is incomplete (no newline, not valid JSON) and was skipped`);
-  return out;
 }
 
 /** One item reduced to what the statistics need (a validated items.jsonl line, or an item in memory). */
@@ -277,21 +181,16 @@ function epochScores(details: unknown): number[] | null {
   return scores.every((x): x is number => typeof x === 'number' && x >= 0 && x <= 1) ? scores : null;
 }
 
-function readItems(path: string, notes: string[], judges: Set<string>): StatItem[] {
+function readItems(dir: string, notes: string[], judges: Set<string>): StatItem[] {
+  const path = join(dir, ITEMS_FILE);
   if (!existsSync(path)) {
     notes.push('no items.jsonl: the run has no questions');
     return [];
   }
   const byId = new Map<string, StatItem>();
   let duplicates = 0;
-  for (const { line: lineNo, value: raw } of readJsonLines(path, notes)) {
+  for (const { line: lineNo, item: it } of readRunItemLines(dir, notes)) {
     const place = `line ${lineNo}`;
-    const r = ItemSchema.safeParse(raw);
-    if (!r.success) {
-      const issue = r.error.issues[0]!;
-      throw new InputError(`${formatPath(issue.path)}: ${issue.message}`, { file: path, place });
-    }
-    const it = r.data;
     const id = String(it.id);
     if (byId.has(id)) duplicates++;
     const error = it.error == null ? null : typeof it.error === 'string' ? it.error : `${it.error.stage ?? 'error'}: ${it.error.message}`;

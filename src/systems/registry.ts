@@ -4,6 +4,7 @@
  * sections and the list of flags are generated from it. Public, so a test can register a system of
  * its own (`registerSystem`) and run it through every command.
  */
+import { readRunManifest } from '../run/record.js';
 import { z } from 'zod';
 import { BaseRunConfigSchema, type RunConfig } from '../config/schema.js';
 import type { EvidenceSource } from '../core/evidence-source.js';
@@ -13,7 +14,6 @@ import type { ProviderSession } from '../providers/session.js';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InputError, UsageError } from '../util/errors.js';
-import { readJsonFile } from '../util/fsx.js';
 import { agenticMemory } from './agentic-memory/index.js';
 import { rawRag } from './raw-rag/index.js';
 import { rawRagFacts } from './raw-rag-facts/index.js';
@@ -118,9 +118,8 @@ export async function createEvidenceSource(cfg: RunConfig, session: ProviderSess
 /** A run directory's system, from its manifest. */
 export function systemOfRun(dir: string): { runDir: string; system: System } {
   const runDir = resolve(dir);
-  const manifest = join(runDir, 'manifest.json');
-  if (!existsSync(manifest)) throw new InputError('not a run directory (no manifest.json)', { file: runDir });
-  const cfg = (readJsonFile(manifest) as { config?: { system?: string } }).config;
+  // Through the run record (src/run/record.ts): validated, an older version upgraded.
+  const cfg = (readRunManifest(runDir).manifest as { config?: { system?: string } }).config;
   return { runDir, system: getSystem(cfg?.system ?? DEFAULT_SYSTEM) };
 }
 
@@ -133,7 +132,7 @@ export function storeOfRun(dir: string | undefined): { runDir: string; system: S
   const runDir = resolve(dir);
   const manifest = join(runDir, 'manifest.json');
   if (existsSync(manifest)) {
-    const cfg = (readJsonFile(manifest) as { config?: { system?: string } }).config;
+    const cfg = (readRunManifest(runDir).manifest as { config?: { system?: string } }).config;
     const system = getSystem(cfg?.system ?? DEFAULT_SYSTEM);
     if (!system.store) throw new InputError(`system '${system.name}' keeps no memory store`, { file: manifest });
     return { runDir, system, store: system.store };

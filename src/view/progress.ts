@@ -5,6 +5,7 @@
  * line still being written, or torn by a killed writer, waits for its newline and is never
  * counted), and the run's lock (is the writer still alive?).
  */
+import { parseManifest, parseSummary } from '../run/record.js';
 import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, relative } from 'node:path';
@@ -112,7 +113,8 @@ export class RunWatch {
     }
     if (mtime !== this.summaryCache.mtime) {
       try {
-        this.summaryCache = { mtime, value: JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown> };
+        // Through the run record's schema (src/run/record.ts); one it refuses is not shown.
+        this.summaryCache = { mtime, value: parseSummary(JSON.parse(readFileSync(path, 'utf8')), path) as Record<string, unknown> };
       } catch {
         // being written: the next poll reads it
       }
@@ -136,13 +138,12 @@ export class RunWatch {
     }
     if (mtime === this.manifestMtime) return;
     try {
-      const m = JSON.parse(readFileSync(path, 'utf8').replace(/^\uFEFF/, '')) as unknown;
-      if (m && typeof m === 'object') {
-        this.manifest = m as Record<string, unknown>;
-        this.manifestMtime = mtime;
-      }
+      // Through the run record's schema (src/run/record.ts): an older version upgraded.
+      const m = parseManifest(JSON.parse(readFileSync(path, 'utf8').replace(/^\uFEFF/, '')), path).manifest;
+      this.manifest = m as Record<string, unknown>;
+      this.manifestMtime = mtime;
     } catch {
-      // Written atomically by rawrag; anything else being written now is read on the next poll.
+      // Written atomically by rawrag; anything else being written now (or refused by the schema) is read on the next poll.
     }
   }
 

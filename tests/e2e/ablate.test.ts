@@ -69,7 +69,7 @@ describe('rawrag ablate locomo --k 1,5,60 --window 128 (offline)', () => {
     );
     for (const v of VARIANTS) {
       const m = json(join(out, v, 'manifest.json'));
-      expect(m.format).toBe('rawrag.run/1');
+      expect(m.schema).toBe('rawrag.run/2');
       expect(m.status).toBe('complete');
       expect(m.system).toBe(v === 'default' ? 'RAW-RAG/local' : `RAW-RAG/local ${v}`);
       expect(m.setting).toBe('locomo/no-reader');

@@ -74,6 +74,23 @@ describe('reachability', () => {
     await new Promise<void>((r) => server.close(() => r()));
   });
 
+  it('remembers nothing: each check asks again, so a service that stopped after answering is unreachable', async () => {
+    let n = 0;
+    const server = createHttp((_q, r) => {
+      n++;
+      r.writeHead(200).end();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    expect(await checkReachable(url, { label: 'X', startHint: 'start-x' })).toBe(200);
+    expect(await checkReachable(url, { label: 'X', startHint: 'start-x' })).toBe(200);
+    expect(n).toBe(2);
+    await new Promise<void>((r) => server.close(() => r()));
+    // The pre-flight hands the run what answered (TransportOptions.reachedServices); no process memo answers for it.
+    const e = await checkReachable(url, { label: 'X', startHint: 'start-x' }).catch((x) => x);
+    expect(e).toBeInstanceOf(ServiceUnreachable);
+  });
+
   it('a refused connection fails at once (no retry), with the start command', async () => {
     const s = createServer();
     await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));

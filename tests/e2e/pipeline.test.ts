@@ -134,7 +134,7 @@ describe('resume checks what really ran', () => {
     writeFileSync(join(out, 'manifest.json'), JSON.stringify({ format: 'rawrag.run/1' }));
     const r = await rawragInProcess(['run', 'locomo', '--limit', '2', '--out', out, '--no-progress']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/manifest\.json: not a rawrag run manifest/);
+    expect(r.stderr).toMatch(/manifest\.json: system: .*not a rawrag run manifest/);
   });
 });
 

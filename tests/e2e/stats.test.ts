@@ -254,7 +254,7 @@ describe('rawrag stats: damaged and contradictory input (CLI)', () => {
     );
     const bad8 = await rawragInProcess(['stats', root]);
     expect(bad8.code).toBe(2);
-    expect(bad8.stderr).toMatch(/a\/items\.jsonl: line 2: invalid UTF-8 at byte offset 31/);
+    expect(bad8.stderr).toMatch(/a\/items\.jsonl: line 2: not valid UTF-8: byte 31 /);
 
     writeFileSync(join(root, 'a', 'items.jsonl'), '{"id":"x","score":0,"judge":[1,1,1]}\n');
     const votes = await rawragInProcess(['stats', root]);

@@ -19,6 +19,9 @@ import { registerSystem, unregisterSystem } from '../../src/systems/registry.js'
 import { sidecarSystem } from '../../src/systems/http/sidecar.js';
 import type { InstallSpec } from '../../src/core/install-spec.js';
 import { recmem } from '../../src/systems/recmem/index.js';
+import { ensureStarted } from '../../src/systems/memory-service/launcher.js';
+import { checkReachable } from '../../src/systems/memory-service/reachable.js';
+import { CommandScope, endCommand, runInCommand } from '../../src/util/command-end.js';
 
 const STANDIN = 'started-standin';
 const spec = (extra: Partial<InstallSpec> = {}): InstallSpec => ({
@@ -207,6 +210,29 @@ describe('started for you, systems install / check, reachability', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/3 of 3 questions already done/);
   });
+
+  it('only the command that started an instance stops it: a second command in this process uses it and leaves it running', async () => {
+    // The first command: started for it (as the real tier's withStarted does around its own calls).
+    const first = new CommandScope();
+    const processEnv = Object.fromEntries(Object.entries({ ...process.env, ...env }).filter(([, v]) => v !== undefined));
+    const started = await runInCommand(first, () =>
+      ensureStarted({ system: STANDIN, spec: spec(), script: 'integrations/sidecars/recmem.py', env: processEnv, cacheDir: null }),
+    );
+    expect(started.shared).toBe(false);
+    try {
+      // A second command while the first still uses it: one instance per state folder, so the run uses this one ...
+      const out = join(root, 'second-command');
+      const r = await rawragInProcess(['run', 'locomo', '--system', STANDIN, '--limit', '2', '--out', out, '--no-progress'], env);
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')).retriever.library.url).toBe(started.url);
+      // ... and its end leaves it running: the first command goes on using it.
+      await checkReachable(started.url, { label: STANDIN, startHint: '', timeoutMs: 5000 });
+    } finally {
+      await endCommand(first);
+    }
+    // The first command's end stops it.
+    await expect(fetch(started.url, { signal: AbortSignal.timeout(2000) })).rejects.toThrow();
+  }, 120_000);
 
   it('systems check: the probe conversation written, searched and deleted, each step timed; a dead URL fails', async () => {
     const ok = await rawragInProcess(['systems', 'check', STANDIN, '-S', 'readyTimeout=30'], env);

@@ -122,6 +122,8 @@ export interface FakeMemosOptions {
   redis?: boolean;
   /** How long a queued MEM_READ task takes before it replaces a fast memory (ms). */
   readDelayMs?: number;
+  /** get_memory pages by memory type (a Neo4j-backed server); default: every node on every page, as the postgres store answers. */
+  paged?: boolean;
 }
 
 export class FakeMemos extends MemoryServiceFake {
@@ -310,14 +312,21 @@ export class FakeMemos extends MemoryServiceFake {
     return [200, { code: 200, message: 'Search completed successfully', data }];
   }
 
+  /**
+   * As MemOS's server answers it over its postgres graph store (memory_handler.py L218-314 over
+   * graph_dbs/postgres.py export_graph, compared with MemoryOS 2.0.32 in tests/real/memos.test.ts):
+   * page, page_size and the memory type are ignored, so every page, and pref_mem as well as
+   * text_mem, holds every node of the cube (`paged: true` pages by type as the Neo4j store does).
+   */
   private getMemory(r: RecordedRequest): [number, unknown] {
     const p = GetMemoryRequest.safeParse(r.body);
     if (!p.success) return this.invalid('POST', r.path, p.error);
     const b = p.data;
+    const paged = this.opts.paged === true;
     const group = (types: string[]) => {
-      const all = this.cubeMemories(b.mem_cube_id).filter((m) => types.includes(m.metadata.memory_type));
+      const all = this.cubeMemories(b.mem_cube_id).filter((m) => !paged || types.includes(m.metadata.memory_type));
       const page =
-        b.page !== null && b.page_size !== null
+        paged && b.page !== null && b.page_size !== null
           ? all.slice((Math.max(1, b.page) - 1) * b.page_size, Math.max(1, b.page) * b.page_size)
           : all;
       return [{ cube_id: b.mem_cube_id, memories: page.map((m) => this.node(m)), total_nodes: all.length }];
@@ -354,6 +363,9 @@ export class FakeMemos extends MemoryServiceFake {
           (!b.writable_cube_ids?.length || b.writable_cube_ids.includes(m.cube));
       if (hit) this.memories.delete(m.id);
     }
+    // A delete by user or session then reads naive_mem_cube.pref_mem, which the server's cube lacks
+    // (memory_handler.py L452): the memories are gone, the reply says failure (as MemoryOS 2.0.32 answers).
+    if (byFilter && !b.memory_ids) return [200, { code: 200, message: 'Failed to delete memories', data: { status: 'failure' } }];
     return [200, { code: 200, message: 'Memories deleted successfully', data: { status: 'success' } }];
   }
 

@@ -13,13 +13,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { FakeApi } from '../helpers/fake-api.js';
-import { ROOT, tempDir } from '../helpers/cli.js';
-import { rawragInProcess } from '../helpers/in-process.js';
+import { ROOT } from '../helpers/cli.js';
 import { loopbackResponders } from '../helpers/loopback-llm/index.js';
-import { evidenceReader, ingestLog, locomoRunArgs, loopbackEnv, readItems } from '../helpers/loopback-run.js';
-import { STANDINS } from '../helpers/sidecar-peer.js';
+import { evidenceReader } from '../helpers/loopback-run.js';
 import { locomo } from '../../src/datasets/locomo/index.js';
-import { probeAdds, RealSidecar, SOURCES, whyNotRun } from './real-sidecar.js';
+import { locomoThroughRealSidecar, RealSidecar, SOURCES, standinAnswers, whyNotRun } from './real-sidecar.js';
 
 const skip = whyNotRun('a-mem', 'AgenticMemory');
 const KEY = 'sk-test-REALAMEM0123456789';
@@ -43,78 +41,42 @@ describe.skipIf(skip !== null)(`A-MEM, the real memory_layer.py${skip ? ` (not r
   });
 
   it('rawrag run locomo --limit 20 ends with 0 errors; each turn is a note with LLM-written keywords, context and tags; purge empties it', async () => {
-    const root = tempDir('rawrag-real-amem-');
-    const out = join(root, 'run');
-    const env = loopbackEnv({ openai: KEY });
-    const r = await rawragInProcess(
-      locomoRunArgs({
-        system: 'a-mem',
-        out,
-        peer: api,
-        chatOnly: true,
-        cache: join(root, 'cache'),
-        limit: 20,
-        extra: ['-S', `url=${real.url}`],
-      }),
-      env,
-    );
-    expect(r.code, r.stderr + real.stderr.slice(-3000)).toBe(0);
-    const summary = JSON.parse(r.stdout);
-    expect(summary.errors).toBe(0);
-    expect(summary.n).toBe(20);
-    const owners = new Map<string, string>(ingestLog(out).map((e: { owner: string; episode: string }) => [e.episode, e.owner]));
-    expect(owners.size).toBeGreaterThan(0);
+    const { items } = await locomoThroughRealSidecar({
+      system: 'a-mem',
+      real,
+      api,
+      key: KEY,
+      stored: (memories) => {
+        expect(memories.length).toBeGreaterThan(0);
+        for (const m of memories) {
+          expect(m.memory).toMatch(LINE);
+          expect(m.memory).toContain('memory context: Conversation: ');
+          expect(m.memory).toMatch(/memory tags: \['conversation', 'personal'/);
+          expect(m.turn_ids).toHaveLength(1);
+        }
+      },
+    });
     // memory_layer's own calls reached the API: one analysis per note, one evolution prompt per note, one keyword prompt per question.
     const prompts = api.byPath('/v1/chat/completions').map((q) => JSON.stringify(q.body.messages));
     const analyses = prompts.filter((p) => p.includes('Content for analysis:')).length;
     expect(analyses).toBeGreaterThan(0);
     expect(prompts.filter((p) => p.includes('You are an AI memory evolution agent')).length).toBe(analyses);
     expect(prompts.filter((p) => p.includes("using 'cosmos' as the separator")).length).toBe(20);
-    for (const owner of owners.values()) {
-      const { memories } = await real.post('/list', { owner });
-      expect(memories.length).toBeGreaterThan(0);
-      for (const m of memories) {
-        expect(m.memory).toMatch(LINE);
-        expect(m.memory).toContain('memory context: Conversation: ');
-        expect(m.memory).toMatch(/memory tags: \['conversation', 'personal'/);
-        expect(m.turn_ids).toHaveLength(1);
-      }
-    }
-    const answered = readItems(out).filter((i) => (i.retrieved ?? i.memories ?? []).length > 0 || i.context_tokens > 0);
-    expect(answered.length).toBeGreaterThan(0);
-    for (const [episode, owner] of owners) {
-      const p = await rawragInProcess(['memory', 'purge', out, '--owner', episode], env);
-      expect(p.code, p.stderr).toBe(0);
-      expect((await real.post('/list', { owner })).memories).toEqual([]);
-    }
+    expect(items.filter((i) => (i.retrieved ?? i.memories ?? []).length > 0 || i.context_tokens > 0).length).toBeGreaterThan(0);
   }, 3_600_000);
 
   it('the stand-in answers the same calls as memory_layer.py does: the same notes, the same line layout, each mapped to its turn', async () => {
-    const standin = await new RealSidecar(
-      'a-mem',
-      [],
-      { PYTHONPATH: STANDINS, OPENAI_API_KEY: KEY, OPENAI_BASE_URL: `${api.url}/v1` },
-      'python3',
-    ).start();
-    try {
-      const owner = 'probe-compare';
-      const lists = [];
-      const searches = [];
-      for (const side of [real, standin]) {
-        await side.feed(owner, probeAdds(owner));
-        lists.push((await side.post('/list', { owner })).memories);
-        searches.push((await side.post('/search', { owner, query: 'What did Melanie paint?', limit: 10 })).results);
-        await side.post('/delete', { owner });
-      }
-      const contentOf = (m: { memory: string }) => /memory content: (.*?)memory context:/.exec(m.memory)?.[1];
-      expect(lists[1].map(contentOf)).toEqual(lists[0].map(contentOf));
-      expect(lists[1].map((m: { turn_ids: string[] }) => m.turn_ids)).toEqual(lists[0].map((m: { turn_ids: string[] }) => m.turn_ids));
-      for (const results of searches) {
-        expect(results.length).toBeGreaterThan(0);
-        for (const m of results) expect(m.memory).toMatch(LINE);
-      }
-    } finally {
-      await standin.close();
-    }
+    const contentOf = (m: { memory: string }) => /memory content: (.*?)memory context:/.exec(m.memory)?.[1];
+    const { real: r, standin } = await standinAnswers({
+      system: 'a-mem',
+      real,
+      env: { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: `${api.url}/v1` },
+      pick: (list, search) => ({
+        notes: list.map((m) => [contentOf(m), m.turn_ids]),
+        layout: search.length > 0 && search.every((m) => LINE.test(m.memory)),
+      }),
+    });
+    expect(r.layout).toBe(true);
+    expect(standin).toEqual(r);
   }, 600_000);
 });

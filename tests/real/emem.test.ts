@@ -15,7 +15,7 @@ import { ROOT } from '../helpers/cli.js';
 import { loopbackResponders } from '../helpers/loopback-llm/index.js';
 import { evidenceReader } from '../helpers/loopback-run.js';
 import { locomo } from '../../src/datasets/locomo/index.js';
-import { locomoThroughRealSidecar, probeAdds, RealSidecar, whyNotRun } from './real-sidecar.js';
+import { locomoThroughRealSidecar, probeAdds, RealSidecar, standinAnswers, whyNotRun } from './real-sidecar.js';
 
 const skip = whyNotRun('emem', 'EMem');
 const KEY = 'sk-test-REALEMEM0123456789';
@@ -48,4 +48,19 @@ describe.skipIf(skip !== null)(`EMem, the real library${skip ? ` (not run: ${ski
   it('rawrag run locomo --limit 20 ends with 0 errors; purge empties it', async () => {
     await locomoThroughRealSidecar({ system: 'emem', real, api, key: KEY, stored: (m) => expect(m.length).toBeGreaterThan(0) });
   }, 3_600_000);
+
+  it("the stand-in answers the same calls as EMem: EDUs in the library's QA layout, covering the same turns", async () => {
+    const LAYOUT = /^\[Source conversation date: .* - Source speakers: .*\] "/;
+    const { real: r, standin } = await standinAnswers({
+      system: 'emem',
+      real,
+      env: { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: `${api.url}/v1` },
+      pick: (list, search) => ({
+        layout: list.length > 0 && [...list, ...search].every((m) => LAYOUT.test(m.memory)),
+        turns: [...new Set(list.flatMap((m) => m.turn_ids))].sort(),
+      }),
+    });
+    expect(r.layout).toBe(true);
+    expect(standin).toEqual(r);
+  }, 600_000);
 });

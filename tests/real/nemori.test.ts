@@ -11,6 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { realLibrary } from './real-library.js';
+import { standinAnswers, urlSide } from './real-sidecar.js';
 
 const real = realLibrary('nemori');
 const postgres = existsSync('/usr/lib/postgresql') || spawnSync('pg_ctl', ['--version']).status === 0;
@@ -76,4 +77,27 @@ describe('nemori: the real Nemori library', () => {
       expect(purge.stdout).toMatch(/verified, 0 memories left/);
     },
   );
+
+  real.test("the stand-in answers the same calls as Nemori: every turn in an episode, episodes mapped to their source messages' turns", async () => {
+    expect(postgres, 'PostgreSQL (initdb, pg_ctl) must be installed: apt-get install postgresql-15').toBe(true);
+    chmodSync(real.env().RAWRAG_CACHE_DIR, 0o755);
+    // Episodes' text is the LLM's in the real library and the messages in the stand-in: compared by the turns they cover.
+    const turnsOf = (list: Array<{ memory: string; turn_ids: string[] }>) =>
+      [...new Set(list.filter((m) => m.memory.startsWith('Episode: ')).flatMap((m) => m.turn_ids))].sort();
+    const { real: r, standin } = await real.withStarted((url) =>
+      standinAnswers({
+        system: 'nemori',
+        real: urlSide(url),
+        // The stand-in keeps its episodes in a file: a DSN never connected to, so its sidecar starts no PostgreSQL.
+        env: {
+          OPENAI_API_KEY: real.env().OPENAI_API_KEY,
+          OPENAI_BASE_URL: real.env().OPENAI_BASE_URL,
+          DATABASE_URL: 'postgresql://nemori@127.0.0.1:9/standin',
+        },
+        pick: (list, search) => ({ episodeTurns: turnsOf(list), searched: search.length > 0 }),
+      }),
+    );
+    expect(r).toEqual({ episodeTurns: ['D1:1', 'D1:2', 'D2:1', 'D2:2'], searched: true });
+    expect(standin).toEqual(r);
+  });
 });

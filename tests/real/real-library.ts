@@ -28,7 +28,7 @@ import { rawragAsync, tempDir, type CliResult } from '../helpers/cli.js';
 import { getSystem } from '../../src/systems/registry.js';
 import { installBlocker } from '../../src/systems/memory-service/installer.js';
 import { ensureStarted } from '../../src/systems/memory-service/launcher.js';
-import { runCommandEnd } from '../../src/util/command-end.js';
+import { inCommand, runCommandEnd } from '../../src/util/command-end.js';
 import type { InstallSpec } from '../../src/core/install-spec.js';
 
 /** Why `system`'s real library is not run here, or null when it is. */
@@ -96,12 +96,11 @@ export function realLibrary(system: string) {
     },
     /** Starts the installed library as a run does (same state folder) and calls `f` with its URL; stopped after. */
     async withStarted<T>(f: (url: string) => Promise<T>): Promise<T> {
-      const started = await ensureStarted({ system, spec, script: spec.script!, env: { ...process.env, ...self.env() }, cacheDir: null });
-      try {
-        return await f(started.url);
-      } finally {
-        await runCommandEnd();
-      }
+      // One command of its own: it owns what it starts and stops only that (a CLI call inside `f` never stops it).
+      return inCommand(async () => {
+        const started = await ensureStarted({ system, spec, script: spec.script!, env: { ...process.env, ...self.env() }, cacheDir: null });
+        return f(started.url);
+      });
     },
     /** `it`, or `it.skip` with the reason in its name when the library is not run here. */
     test(name: string, fn: () => Promise<void>, timeoutMs = 1_800_000) {

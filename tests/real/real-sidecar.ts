@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ROOT } from '../helpers/cli.js';
+import { STANDINS } from '../helpers/sidecar-peer.js';
 import { report } from './real-library.js';
 
 export const SYSTEMS_DIR = resolve(process.env.RAWRAG_SYSTEMS_DIR ?? join(process.env.HOME ?? tmpdir(), '.cache', 'rawrag-systems'));
@@ -82,18 +83,78 @@ export class RealSidecar {
   }
 
   /** Sends the adds, then asks /ready until the library holds them. */
-  async feed(owner: string, adds: unknown[], timeoutMs = 600_000): Promise<void> {
-    for (const a of adds) await this.post('/add', a);
-    const until = Date.now() + timeoutMs;
-    while (!(await this.post('/ready', { owner })).ready) {
-      if (Date.now() > until) throw new Error(`${this.system}: not ready after ${timeoutMs} ms\n${this.stderr.slice(-3000)}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+  feed(owner: string, adds: unknown[], timeoutMs = 600_000): Promise<void> {
+    return feedSide(this, owner, adds, timeoutMs, () => this.stderr.slice(-3000));
   }
 
   async close(): Promise<void> {
     this.child?.kill('SIGTERM');
     await this.exited;
+  }
+}
+
+/** Anything that answers the sidecar protocol's POST routes: a RealSidecar, or one started for you (`urlSide`). */
+export interface SidecarSide {
+  post(path: string, body: unknown): Promise<any>;
+}
+
+/** The sidecar protocol at `url` (one rawrag started for you, e.g. inside `realLibrary(...).withStarted`). */
+export function urlSide(url: string): SidecarSide {
+  return {
+    async post(path, body) {
+      const res = await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const json = await res.json();
+      if (res.status !== 200) throw new Error(`${url}${path}: ${res.status} ${JSON.stringify(json)}`);
+      return json;
+    },
+  };
+}
+
+/** Sends the adds to `side`, then asks /ready until the library holds them. */
+export async function feedSide(side: SidecarSide, owner: string, adds: unknown[], timeoutMs = 600_000, log = () => ''): Promise<void> {
+  for (const a of adds) await side.post('/add', a);
+  const until = Date.now() + timeoutMs;
+  while (!(await side.post('/ready', { owner })).ready) {
+    if (Date.now() > until) throw new Error(`not ready after ${timeoutMs} ms\n${log()}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/**
+ * The stand-in check: the same calls (probeAdds, then /list, a /search, /delete) to the real library
+ * (`real`) and to the stand-in (tests/fixtures/sidecars on PYTHONPATH, this machine's python3, the
+ * same sidecar script); returns what `pick` took from each side's /list and /search, real first,
+ * for the test to compare. The stand-ins do no LLM work, so `pick` keeps what both must agree on
+ * (the turns each memory maps to, the line layout), not LLM-written text.
+ */
+export async function standinAnswers<T>(o: {
+  system: string;
+  real: SidecarSide;
+  /** The stand-in sidecar's arguments and environment (the loopback API's URL and key). */
+  args?: string[];
+  env: Record<string, string>;
+  query?: string;
+  pick: (list: Array<{ id: string; memory: string; turn_ids: string[] }>, search: Array<{ memory: string; turn_ids: string[] }>) => T;
+}): Promise<{ real: T; standin: T }> {
+  const standin = await new RealSidecar(
+    o.system,
+    o.args ?? [],
+    { PYTHONPATH: STANDINS, RAWRAG_STANDIN_DIR: mkdtempSync(join(tmpdir(), 'rawrag-standin-')), ...o.env },
+    'python3',
+  ).start();
+  try {
+    const owner = 'probe-compare';
+    const out: T[] = [];
+    for (const side of [o.real, standin]) {
+      await feedSide(side, owner, probeAdds(owner));
+      const list = (await side.post('/list', { owner })).memories;
+      const search = (await side.post('/search', { owner, query: o.query ?? 'What did Melanie paint?', limit: 10 })).results;
+      out.push(o.pick(list, search));
+      await side.post('/delete', { owner });
+    }
+    return { real: out[0]!, standin: out[1]! };
+  } finally {
+    await standin.close();
   }
 }
 
@@ -146,8 +207,9 @@ export async function locomoThroughRealSidecar(o: {
   api: { url: string };
   key: string;
   extra?: string[];
+  /** Checks what the library holds for one owner (its /list), after the run and before the purge. */
   stored: (memories: Array<{ memory: string; turn_ids: string[] }>) => void;
-}): Promise<{ out: string; items: any[] }> {
+}): Promise<{ out: string; items: any[]; owners: Map<string, string> }> {
   const { rawragInProcess } = await import('../helpers/in-process.js');
   const { ingestLog, locomoRunArgs, loopbackEnv, readItems } = await import('../helpers/loopback-run.js');
   const { tempDir } = await import('../helpers/cli.js');
@@ -179,5 +241,5 @@ export async function locomoThroughRealSidecar(o: {
     const left = (await o.real.post('/list', { owner })).memories;
     if (left.length) throw new Error(`${owner}: ${left.length} memories left after the purge`);
   }
-  return { out, items };
+  return { out, items, owners };
 }

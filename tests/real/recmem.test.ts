@@ -8,6 +8,7 @@
  */
 import { describe, expect } from 'vitest';
 import { realLibrary } from './real-library.js';
+import { standinAnswers, urlSide } from './real-sidecar.js';
 
 const real = realLibrary('recmem');
 
@@ -71,4 +72,22 @@ describe('recmem: the real RecMem library', () => {
       expect(purge.stdout).toMatch(/verified, 0 memories left/);
     },
   );
+
+  real.test('the stand-in answers the same calls as RecMem: the same raw messages, mapped to the same turns', async () => {
+    // Four messages stay raw (subconscious) memories in both: too few for RecMem to consolidate into episodes.
+    const { real: r, standin } = await real.withStarted((url) =>
+      standinAnswers({
+        system: 'recmem',
+        real: urlSide(url),
+        env: { OPENAI_API_KEY: real.env().OPENAI_API_KEY, OPENAI_BASE_URL: real.env().OPENAI_BASE_URL },
+        pick: (list, search) => ({
+          raw: list.filter((m) => m.id.startsWith('raw-')).map((m) => [m.memory, m.turn_ids]),
+          searchedTurns: search.length > 0 && search.every((m) => m.turn_ids.length > 0),
+        }),
+      }),
+    );
+    expect(r.raw).toHaveLength(4);
+    expect(r.searchedTurns).toBe(true);
+    expect(standin).toEqual(r);
+  });
 });

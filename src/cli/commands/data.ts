@@ -37,6 +37,101 @@ function shortPath(path: string, benchmark: string): string {
   return path.startsWith(prefix) ? path.slice(prefix.length) : path;
 }
 
+/** `rawrag data list`: one table per benchmark, files named under its folder (fits a 100-column terminal). */
+function listData(name: string | undefined, opts: { root?: string; urls?: boolean }): void {
+  const root = resolve(opts.root ?? projectRoot());
+  const benches = name ? [getBenchmark(name)] : listBenchmarks().filter((b) => b.downloads && Object.keys(b.downloads).length);
+  // One table per benchmark, files named under its folder: fits a 100-column terminal.
+  const out: string[] = [];
+  for (const b of benches) {
+    const rows: Array<Array<string | number>> = [];
+    for (const [variant, files] of Object.entries(downloadsOf(b, root))) {
+      for (const f of files) {
+        const row = [
+          variant === defaultVariant(b) ? `${variant} *` : variant,
+          shortPath(f.path, b.name),
+          f.sha256 ? 'pinned' : 'no',
+          existsSync(resolve(root, f.path)) ? 'yes' : 'no',
+        ];
+        if (opts.urls) row.push(f.url);
+        rows.push(row);
+      }
+    }
+    const header = ['variant', 'file', 'sha256', 'present', ...(opts.urls ? ['url'] : [])];
+    out.push(
+      `${b.name} (datasets/${b.name}/)`,
+      markdownTable(
+        header,
+        rows,
+        header.map(() => 'l' as const),
+      ),
+      '',
+    );
+  }
+  out.push("* default variant; --urls adds each file's source URL");
+  printOut(out.join('\n') + '\n');
+}
+
+/** `rawrag data pull`: each file of the chosen variants downloaded (resumable) and checked against its pinned sha256. */
+async function pullData(
+  name: string,
+  opts: {
+    variant?: string;
+    all?: boolean;
+    allowUnpinned?: boolean;
+    baseUrl?: string;
+    root?: string;
+    force?: boolean;
+    retries?: number;
+  },
+): Promise<void> {
+  const b = getBenchmark(name);
+  const downloads = downloadsOf(b);
+  let variants: string[];
+  if (opts.all) variants = Object.keys(downloads);
+  else {
+    const v = opts.variant ?? defaultVariant(b);
+    if (!downloads[v])
+      throw new InputError(`${b.name} has no variant '${v}' (known: ${Object.keys(downloads).join(', ')})`, { place: '--variant' });
+    variants = [v];
+  }
+  const root = resolve(opts.root ?? projectRoot());
+  const baseUrl = opts.baseUrl ?? process.env.RAWRAG_DATA_BASE_URL ?? null;
+  const results: Array<{ variant: string; r: PullResult }> = [];
+  for (const variant of variants) {
+    for (const file of downloads[variant]!) {
+      const progress = terminalProgress(file.path);
+      // Ctrl-C mid-download keeps what arrived (resumed by a Range request next time): say so.
+      const unsay = onInterruptSay(() => {
+        progress.clear();
+        return `the partial download of ${file.path} is kept; the same command resumes it`;
+      });
+      try {
+        const r = await pullFile(file, {
+          root,
+          baseUrl,
+          allowUnpinned: opts.allowUnpinned,
+          force: opts.force,
+          retries: opts.retries,
+          log: (line) => {
+            progress.clear();
+            process.stderr.write(`${file.path}: ${line}\n`);
+          },
+          progress: progress.update,
+        });
+        progress.clear();
+        results.push({ variant, r });
+        const how = r.status === 'present' ? 'already present' : `downloaded from ${r.url}`;
+        const check = r.pinned ? 'sha256 verified' : 'NOT verified (no pinned sha256)';
+        printOut(`${variant}: ${r.path}: ${how}, ${r.bytes} bytes, ${check}\n  sha256 ${r.sha256}\n`);
+      } finally {
+        unsay();
+        progress.clear();
+      }
+    }
+  }
+}
+
 export function dataCommand(): Command {
   const data = new Command('data').description("The benchmarks' official data files: list them, download and verify them");
   data
@@ -45,39 +140,7 @@ export function dataCommand(): Command {
     .argument('[benchmark]', 'only this benchmark')
     .option('--root <dir>', 'folder the datasets/ paths are under (default: the project folder)')
     .option('--urls', "add each file's source URL (a wide table)")
-    .action((name: string | undefined, opts: { root?: string; urls?: boolean }) => {
-      const root = resolve(opts.root ?? projectRoot());
-      const benches = name ? [getBenchmark(name)] : listBenchmarks().filter((b) => b.downloads && Object.keys(b.downloads).length);
-      // One table per benchmark, files named under its folder: fits a 100-column terminal.
-      const out: string[] = [];
-      for (const b of benches) {
-        const rows: Array<Array<string | number>> = [];
-        for (const [variant, files] of Object.entries(downloadsOf(b, root))) {
-          for (const f of files) {
-            const row = [
-              variant === defaultVariant(b) ? `${variant} *` : variant,
-              shortPath(f.path, b.name),
-              f.sha256 ? 'pinned' : 'no',
-              existsSync(resolve(root, f.path)) ? 'yes' : 'no',
-            ];
-            if (opts.urls) row.push(f.url);
-            rows.push(row);
-          }
-        }
-        const header = ['variant', 'file', 'sha256', 'present', ...(opts.urls ? ['url'] : [])];
-        out.push(
-          `${b.name} (datasets/${b.name}/)`,
-          markdownTable(
-            header,
-            rows,
-            header.map(() => 'l' as const),
-          ),
-          '',
-        );
-      }
-      out.push("* default variant; --urls adds each file's source URL");
-      printOut(out.join('\n') + '\n');
-    });
+    .action(listData);
   data
     .command('options')
     .description("List each benchmark's own options: -B key=value on run, ablate and judge, or a config file's options: section")
@@ -96,66 +159,7 @@ export function dataCommand(): Command {
     .option('--root <dir>', 'folder the datasets/ paths are resolved under (default: the project folder)')
     .option('--force', 'download again even if the file is present')
     .option('--retries <n>', 'automatic resumes after a dropped connection (default 3)', positiveInt)
-    .action(
-      async (
-        name: string,
-        opts: {
-          variant?: string;
-          all?: boolean;
-          allowUnpinned?: boolean;
-          baseUrl?: string;
-          root?: string;
-          force?: boolean;
-          retries?: number;
-        },
-      ) => {
-        const b = getBenchmark(name);
-        const downloads = downloadsOf(b);
-        let variants: string[];
-        if (opts.all) variants = Object.keys(downloads);
-        else {
-          const v = opts.variant ?? defaultVariant(b);
-          if (!downloads[v])
-            throw new InputError(`${b.name} has no variant '${v}' (known: ${Object.keys(downloads).join(', ')})`, { place: '--variant' });
-          variants = [v];
-        }
-        const root = resolve(opts.root ?? projectRoot());
-        const baseUrl = opts.baseUrl ?? process.env.RAWRAG_DATA_BASE_URL ?? null;
-        const results: Array<{ variant: string; r: PullResult }> = [];
-        for (const variant of variants) {
-          for (const file of downloads[variant]!) {
-            const progress = terminalProgress(file.path);
-            // Ctrl-C mid-download keeps what arrived (resumed by a Range request next time): say so.
-            const unsay = onInterruptSay(() => {
-              progress.clear();
-              return `the partial download of ${file.path} is kept; the same command resumes it`;
-            });
-            try {
-              const r = await pullFile(file, {
-                root,
-                baseUrl,
-                allowUnpinned: opts.allowUnpinned,
-                force: opts.force,
-                retries: opts.retries,
-                log: (line) => {
-                  progress.clear();
-                  process.stderr.write(`${file.path}: ${line}\n`);
-                },
-                progress: progress.update,
-              });
-              progress.clear();
-              results.push({ variant, r });
-              const how = r.status === 'present' ? 'already present' : `downloaded from ${r.url}`;
-              const check = r.pinned ? 'sha256 verified' : 'NOT verified (no pinned sha256)';
-              printOut(`${variant}: ${r.path}: ${how}, ${r.bytes} bytes, ${check}\n  sha256 ${r.sha256}\n`);
-            } finally {
-              unsay();
-              progress.clear();
-            }
-          }
-        }
-      },
-    );
+    .action(pullData);
   // main.ts overrides exits on top-level commands only; these are one level deeper.
   for (const c of data.commands) c.exitOverride();
   return data;

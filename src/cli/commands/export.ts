@@ -2,12 +2,12 @@
  * `rawrag export RUN_DIR --format csv|parquet`: one row per question (src/run/export.ts). CSV goes to
  * stdout or --out; Parquet needs --out (or writes <run folder name>.parquet) and the hyparquet-writer package.
  */
-import { basename, dirname, join, resolve } from 'node:path';
+import { readRunItems } from '../../run/record.js';
+import { basename, dirname, resolve } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import { stringify } from 'csv-stringify/sync';
 import { EXPORT_COLUMNS, exportRows, type ExportRow } from '../../run/export.js';
-import { readJsonLines } from '../../stats/load.js';
 import { loadRun } from '../../stats/load.js';
 import { InputError } from '../../util/errors.js';
 import { writeFileAtomic } from '../../util/fsx.js';
@@ -73,12 +73,8 @@ function format(value: string): 'csv' | 'parquet' {
  */
 export function runItems(dir: string, notes: string[] = []): Array<Record<string, unknown>> {
   notes.push(...loadRun(dir).notes);
-  const byId = new Map<string, Record<string, unknown>>();
-  for (const { value } of readJsonLines(join(dir, 'items.jsonl'), [])) {
-    const item = value as Record<string, unknown>;
-    byId.set(String(item.id), item);
-  }
-  return [...byId.values()];
+  // The lines as written, every field kept, through the run record (src/run/record.ts).
+  return readRunItems(dir) as Array<Record<string, unknown>>;
 }
 
 export function exportCommand(): Command {

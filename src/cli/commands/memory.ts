@@ -2,13 +2,12 @@
  * `rawrag memory show | purge`: a run's memory store, through its system's `store` capability
  * (src/core/system.ts): what it holds, and deleting one owner's data physically.
  */
+import { readRunManifest } from '../../run/record.js';
 import { printOut } from '../../util/stdout.js';
 import { Command, InvalidArgumentError } from 'commander';
-import { join } from 'node:path';
 import { RunConfigSchema, storeOfRun, type System } from '../../systems/registry.js';
 import type { RunConfig } from '../../config/schema.js';
 import { mergeLayers, type PartialConfig } from '../../config/load.js';
-import { readJsonFile } from '../../util/fsx.js';
 import { UsageError } from '../../util/errors.js';
 import { addSystemOptionFlag } from '../options.js';
 import { systemOptionLayer } from '../system-options.js';
@@ -23,7 +22,7 @@ import { onInterruptSay } from '../../util/interrupt.js';
  */
 function configWithOptions(runDir: string, system: System, pairs: string[] | undefined): RunConfig | undefined {
   if (!pairs?.length) return undefined;
-  const manifest = readJsonFile(join(runDir, 'manifest.json')) as { config?: PartialConfig } | null;
+  const manifest = readRunManifest(runDir).manifest as { config?: PartialConfig };
   const merged = mergeLayers(manifest?.config ?? {}, systemOptionLayer(system, pairs).layer);
   const parsed = RunConfigSchema.safeParse(merged);
   if (!parsed.success) {

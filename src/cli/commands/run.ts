@@ -89,7 +89,7 @@ export function runCommand(): Command {
     const shard = parseShard(opts.shard as string | undefined);
     const out = (opts.out as string | undefined) ?? (shard ? shardDir(cfg, shard) : null);
     // Names, keys, endpoints and data, before the first paid request (src/preflight/).
-    await runPreflight(command, [{ cfg, label: null }], transport, (line) => process.stderr.write(line + '\n'));
+    transport = await runPreflight(command, [{ cfg, label: null }], transport, (line) => process.stderr.write(line + '\n'));
     if (maxCost !== null) transport = await capRun(cfg, transport, { usd: maxCost, out, retryErrors: Boolean(opts.retryErrors) });
     const bar = progressBar(cfg.benchmark, opts.progress !== false);
     const interrupts = watchInterrupts(

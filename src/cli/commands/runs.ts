@@ -2,13 +2,13 @@
  * `rawrag runs [DIR...]`: one line per run directory at or below the folders given (default
  * results/): label, benchmark, setting, system, status, questions, headline, date. Read-only.
  */
+import { readRunManifest, readRunSummary } from '../../run/record.js';
 import { effectiveStatus, statusLabel } from '../../run/status.js';
 import { printOut } from '../../util/stdout.js';
 import { existsSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { relative } from 'node:path';
 import { Command } from 'commander';
 import { loadRun, scanRunDirs } from '../../stats/load.js';
-import { readJsonFile } from '../../util/fsx.js';
 import { markdownTable } from '../../util/table.js';
 import { fromRoot } from '../../util/paths.js';
 
@@ -42,9 +42,9 @@ export function listRuns(paths: string[]): { runs: RunLine[]; skipped: Array<{ d
 }
 
 export function runLine(dir: string): RunLine {
-  const m = (readJsonFile(join(dir, 'manifest.json')) ?? {}) as Record<string, unknown>;
-  const summaryPath = join(dir, 'summary.json');
-  const s = (existsSync(summaryPath) ? readJsonFile(summaryPath) : null) as {
+  // Through the run record (src/run/record.ts): validated, an older version upgraded.
+  const m = readRunManifest(dir).manifest as Record<string, unknown>;
+  const s = readRunSummary(dir) as {
     n?: number;
     errors?: number;
     overall?: { accuracy?: number | null; scored?: number; coverage?: { all?: number | null } };

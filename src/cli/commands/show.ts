@@ -4,8 +4,9 @@
  * `rawrag show RUN_DIR --wrong`: the questions answered wrong, retrieval vs reading failures
  * (src/run/wrong-answers.ts), as text or `--json`.
  */
+import { readRunManifest } from '../../run/record.js';
 import { printOut } from '../../util/stdout.js';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { findItem, openItemLog, renderItemLog, type ItemLogContext } from '../../pipeline/item-log.js';
@@ -13,7 +14,6 @@ import type { ItemRecord } from '../../core/item.js';
 import { RunDir } from '../../run/rundir.js';
 import { renderWrongAnswers, wrongAnswers, wrongSummaryLine, KIND_ORDER } from '../../run/wrong-answers.js';
 import { InputError, UsageError } from '../../util/errors.js';
-import { readJsonFile } from '../../util/fsx.js';
 import { nonNegativeInteger } from '../../util/flags.js';
 import { writeOutputs } from '../../util/output-set.js';
 import { setRuns } from '../../grid/set-runs.js';
@@ -132,9 +132,8 @@ async function showWrong(dir: string, ids: string[], opts: ShowOptions): Promise
 /** What `show --wrong` prints for one run (text or JSON); with `--out`, the listed items' logs are written too. */
 async function wrongOf(dir: string, ids: string[], opts: ShowOptions): Promise<string> {
   if (ids.length) throw new UsageError('--wrong lists the wrong answers itself: give item ids or --wrong, not both');
-  const manifestPath = join(dir, 'manifest.json');
-  if (!existsSync(manifestPath)) throw new InputError('not a run directory (no manifest.json)', { file: dir });
-  const manifest = readJsonFile(manifestPath) as Record<string, unknown>;
+  // Through the run record (src/run/record.ts): validated, an older version upgraded.
+  const manifest = readRunManifest(dir).manifest as Record<string, unknown>;
   const items = new RunDir(dir).readItems() as unknown as Array<Record<string, unknown>>;
   const r = wrongAnswers(items);
   if (r.judged === 0) {
@@ -173,9 +172,8 @@ async function wrongOf(dir: string, ids: string[], opts: ShowOptions): Promise<s
 /** `--failures`: why the run's items failed, grouped with counts and a fix hint, then each failed item (`--limit`, default all). */
 function showFailures(dir: string, ids: string[], opts: ShowOptions): void {
   if (ids.length) throw new UsageError('--failures lists the failed items itself: give item ids or --failures, not both');
-  const manifestPath = join(dir, 'manifest.json');
-  if (!existsSync(manifestPath)) throw new InputError('not a run directory (no manifest.json)', { file: dir });
-  const manifest = readJsonFile(manifestPath) as Record<string, unknown>;
+  // Through the run record (src/run/record.ts): validated, an older version upgraded.
+  const manifest = readRunManifest(dir).manifest as Record<string, unknown>;
   const items = new RunDir(dir).readItems() as unknown as Array<{ id: string; error: { stage: string; message: string } | null }>;
   const failed = items.filter((i) => i.error);
   const groups = groupFailures(failed);

@@ -40,7 +40,7 @@ export const aMem = sidecarSystem({
   labelOf: (cfg) => (cfg.library === 'agiresearch' ? 'A-MEM (agiresearch)' : 'A-MEM'),
   checked: {
     kind: 'stand-in',
-    why: "the paper's memory_layer.py was installed here with the steps rawrag systems install a-mem runs and its sidecar feeds it a LoCoMo conversation through the CLI, but that run had not finished when last checked (PyTorch on a shared 2-core machine); RAWRAG_REAL_HEAVY=1 npm run test:real -- tests/real/a-mem.test.ts runs it",
+    why: "the paper's memory_layer.py was installed here (2026-12-07, torch 2.4.0 with its CUDA wheels, about an hour on a shared 2-core machine) and started for you by rawrag run locomo --system a-mem --limit 20 against the loopback API, which answered its own note-analysis and evolution prompts; that run was still adding conv-26's 419 notes (about 100 after 15 minutes) when last checked; RAWRAG_REAL_HEAVY=1 npm run test:real -- tests/real/a-mem.test.ts runs it",
   },
   install: {
     python: '>=3.11',

@@ -6,6 +6,7 @@
  * live run (which would write the owner back, or merge into a deleted row), and it fails loudly
  * when another connection keeps the old pages alive. Run again, it finishes a purge that stopped.
  */
+import { MANIFEST_FILE, readRunItemLines, readRunManifest } from '../../run/record.js';
 import { existsSync, readFileSync, statfsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { openDatabase } from '../../util/lazy-packages.js';
@@ -81,13 +82,10 @@ const sqliteFiles = (path: string) => [path, `${path}-wal`, `${path}-journal`];
 /** The cache folder the run used: --cache-dir, else the one its manifest records, else the default (said so). */
 function runCacheDir(runDir: string, flag: string | undefined): { dir: string | null; how: string } {
   if (flag) return { dir: resolveCacheDir(flag), how: '--cache-dir' };
-  const manifest = join(runDir, 'manifest.json');
-  let recorded: unknown = undefined;
-  try {
-    recorded = (JSON.parse(readFileSync(manifest, 'utf8')) as { cache_dir?: unknown }).cache_dir;
-  } catch {
-    recorded = undefined;
-  }
+  // Through the run record (src/run/record.ts): a manifest it refuses stops the purge, naming the file.
+  const recorded: unknown = existsSync(join(runDir, MANIFEST_FILE))
+    ? (readRunManifest(runDir).manifest as { cache_dir?: unknown }).cache_dir
+    : undefined;
   if (recorded === null) return { dir: null, how: 'the run used --no-cache' };
   if (typeof recorded === 'string') return { dir: recorded, how: "the run's manifest" };
   return {
@@ -98,18 +96,10 @@ function runCacheDir(runDir: string, flag: string | undefined): { dir: string | 
 
 /** The answers the run's items hold for the owner's questions (their cached reader replies go too). */
 function ownerAnswers(runDir: string, owner: string): Set<string> {
-  const file = join(runDir, 'items.jsonl');
   const out = new Set<string>();
-  if (!existsSync(file)) return out;
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
-    if (!line.trim()) continue;
-    try {
-      const item = JSON.parse(line) as { episode?: string; answer?: unknown };
-      if (item.episode === owner && typeof item.answer === 'string' && item.answer.trim() !== '') out.add(item.answer);
-    } catch {
-      /* a torn last line: nothing of it was cached as an answer */
-    }
-  }
+  // A torn last line is skipped (nothing of it was cached as an answer); any other bad line is refused by its line.
+  for (const { item } of readRunItemLines(runDir))
+    if (item.episode === owner && typeof item.answer === 'string' && item.answer.trim() !== '') out.add(item.answer);
   return out;
 }
 

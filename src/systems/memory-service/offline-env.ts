@@ -56,6 +56,14 @@ const TIKTOKEN_URL = 'https://openaipublic.blob.core.windows.net/encodings/';
 const TIKTOKEN_SHA256: Record<string, string> = {
   cl100k_base: '223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7',
   o200k_base: '446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d',
+  // GPT-2's byte-pair ranks (tiktoken's `gpt2` encoding has the same ranks, from other files).
+  r50k_base: '306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930',
+};
+
+const RANKS: Record<string, () => Promise<{ default: { bpe_ranks: string } }>> = {
+  cl100k_base: () => import('js-tiktoken/ranks/cl100k_base'),
+  o200k_base: () => import('js-tiktoken/ranks/o200k_base'),
+  r50k_base: () => import('js-tiktoken/ranks/r50k_base'),
 };
 
 /**
@@ -70,8 +78,7 @@ export async function seedTiktoken(dir: string, encodings: readonly string[]): P
     if (!want) throw new Error(`tiktoken encoding '${name}' cannot be seeded (known: ${Object.keys(TIKTOKEN_SHA256).join(', ')})`);
     const file = join(dir, createHash('sha1').update(`${TIKTOKEN_URL}${name}.tiktoken`).digest('hex'));
     if (existsSync(file)) continue;
-    const ranks = (name === 'o200k_base' ? await import('js-tiktoken/ranks/o200k_base') : await import('js-tiktoken/ranks/cl100k_base'))
-      .default.bpe_ranks;
+    const ranks = (await RANKS[name]!()).default.bpe_ranks;
     const rows: Array<[number, string]> = [];
     for (const line of ranks.split('\n')) {
       const [, offset, ...tokens] = line.split(' ');

@@ -9,7 +9,7 @@
 import { CREDENTIALS_IN_URL, hasUrlCredentials } from '../../util/url-credentials.js';
 import type { z } from 'zod';
 import type { RunConfig } from '../../config/schema.js';
-import type { CheckedAgainst, SystemAbout, SystemDescriptor, SystemPaperRow } from '../../core/system.js';
+import type { CheckedAgainst, SystemAbout, SystemDescriptor, SystemPaperRow, SystemPreflight } from '../../core/system.js';
 import type { ModelEntry } from '../../providers/models.js';
 import { Secrets, keyFrom } from '../../providers/secrets.js';
 import type { ProviderSession } from '../../providers/session.js';
@@ -94,7 +94,9 @@ export function serviceSystem<C extends ServiceSettings>(p: ServicePlugin<C>): S
         cacheDir: transport.cacheDir,
         readerBaseUrl: transport.baseUrls.reader,
       });
-    } else await checkReachable(settings.url, { label: p.about.label, startHint: startHint(p) });
+    } else if (!transport.reachedServices?.includes(settings.url))
+      // Probed here unless the pre-flight's probe, handed over in the transport, found it answering.
+      await checkReachable(settings.url, { label: p.about.label, startHint: startHint(p) });
     const effective = { ...settings, url: started?.url ?? settings.url };
     const service = p.connect(effective, key, {
       timeoutMs: transport.timeoutMs,
@@ -105,16 +107,16 @@ export function serviceSystem<C extends ServiceSettings>(p: ServicePlugin<C>): S
     return { service, settings: effective, started };
   };
   /** What connect would refuse, and a given URL that does not answer, as problems (the pre-flight's). */
-  const preflight = async (cfg: RunConfig, env: NodeJS.ProcessEnv): Promise<string[]> => {
+  const preflight = async (cfg: RunConfig, env: NodeJS.ProcessEnv): Promise<SystemPreflight> => {
     const settings = settingsOf(cfg);
     const refused = p.refuse?.(settings, keyFrom(env, settings.keyEnv));
-    if (refused) return [`--system ${p.name}: ${refused}`];
-    if (!settings.url) return [];
+    if (refused) return { problems: [`--system ${p.name}: ${refused}`], reached: [] };
+    if (!settings.url) return { problems: [], reached: [] };
     try {
       await checkReachable(settings.url, { label: p.about.label, startHint: startHint(p) });
-      return [];
+      return { problems: [], reached: [settings.url] };
     } catch (e) {
-      return [(e as Error).message];
+      return { problems: [(e as Error).message], reached: [] };
     }
   };
   const store = serviceStore(p.name, (cfg) => connect(cfg, process.env));

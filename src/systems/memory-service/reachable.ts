@@ -49,19 +49,15 @@ function getOnce(url: string, timeoutMs: number): Promise<number> {
   });
 }
 
-/** Resolves with the HTTP status of one request to `url`; throws ServiceUnreachable when nothing answers. */
-/** URLs that answered in this process, and when: the pre-flight's probe serves the run that follows it. */
-const answered = new Map<string, { at: number; status: number }>();
-const ANSWER_KEPT_MS = 60_000;
-
+/**
+ * Resolves with the HTTP status of one request to `url`; throws ServiceUnreachable when nothing
+ * answers. Nothing is remembered: the pre-flight hands the URLs that answered to the run it
+ * precedes (TransportOptions.reachedServices), which then does not ask again.
+ */
 export async function checkReachable(url: string, o: ReachableOptions): Promise<number> {
   const timeoutMs = o.timeoutMs ?? 5000;
-  const seen = answered.get(url);
-  if (seen && Date.now() - seen.at < ANSWER_KEPT_MS) return seen.status;
   try {
-    const status = await getOnce(url, timeoutMs);
-    answered.set(url, { at: Date.now(), status });
-    return status;
+    return await getOnce(url, timeoutMs);
   } catch (e) {
     const code = reasonOf(e);
     const what = code === 'TIMEOUT' ? `no answer within ${(timeoutMs / 1000).toFixed(0)} s` : code;

@@ -158,32 +158,45 @@ export function serviceSource(service: MemoryService, settings: ServiceSettings,
           : {}),
       };
     },
-    report() {
-      // A resumed run that opened no episode still reports what the service acknowledged.
-      const totals = logOf().totals();
-      const owners = logOf().liveOwners();
-      const ready = owners.map((s) => s.readyMs).filter((v): v is number => v !== null);
-      return {
-        service: {
-          system: service.system,
-          api: service.api,
-          url: service.url,
-          owners: settings.owners,
-          top_k: settings.top_k,
-          batch: settings.batch,
-          ingest_log: logOf().path,
-          acknowledged: totals,
-          this_run: { ...figures, searches: searches.count },
-          timing: { add_to_ready_ms: quantiles(ready), this_run_ready_ms: quantiles(readyMs), search_ms: searches.latency() },
-          empty_searches: searches.empty,
-          ...(logOf().probe() ? { probe: logOf().probe() } : {}),
-          ...(opts.noCoverage ? { coverage: null, no_coverage: opts.noCoverage } : {}),
-          requests: service.report(),
-        },
-      };
-    },
+    report: () => serviceReport({ service, settings, opts, log: logOf(), figures, searches, readyMs }),
     async close() {
       await service.close?.();
+    },
+  };
+}
+
+/** What a service source adds to the run's summary: the service, what it acknowledged, this run's figures and timings. */
+function serviceReport(p: {
+  service: MemoryService;
+  settings: ServiceSettings;
+  opts: ServiceSourceOptions;
+  log: IngestLog;
+  figures: IngestFigures;
+  searches: SearchFigures;
+  readyMs: number[];
+}): Record<string, unknown> {
+  const { service, settings, opts, figures, searches, readyMs } = p;
+  const logOf = () => p.log;
+  // A resumed run that opened no episode still reports what the service acknowledged.
+  const totals = logOf().totals();
+  const owners = logOf().liveOwners();
+  const ready = owners.map((s) => s.readyMs).filter((v): v is number => v !== null);
+  return {
+    service: {
+      system: service.system,
+      api: service.api,
+      url: service.url,
+      owners: settings.owners,
+      top_k: settings.top_k,
+      batch: settings.batch,
+      ingest_log: logOf().path,
+      acknowledged: totals,
+      this_run: { ...figures, searches: searches.count },
+      timing: { add_to_ready_ms: quantiles(ready), this_run_ready_ms: quantiles(readyMs), search_ms: searches.latency() },
+      empty_searches: searches.empty,
+      ...(logOf().probe() ? { probe: logOf().probe() } : {}),
+      ...(opts.noCoverage ? { coverage: null, no_coverage: opts.noCoverage } : {}),
+      requests: service.report(),
     },
   };
 }

@@ -5,13 +5,13 @@
  * again, waiting for queued deletes), and the run's complete store as snapshotted when each owner
  * was ready.
  */
+import { readRunManifest } from '../../run/record.js';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { RunConfig } from '../../config/schema.js';
 import type { StoreRecord } from '../../core/store-record.js';
 import type { MemoryStoreAccess } from '../../core/system.js';
 import { InputError } from '../../util/errors.js';
-import { readJsonFile } from '../../util/fsx.js';
 import { INGEST_LOG_FILE, IngestLog, type OwnerState } from './ingest-log.js';
 import { purgeOwner } from './purge.js';
 import type { MemoryService } from './service.js';
@@ -25,7 +25,7 @@ function logOf(runDir: string): IngestLog {
 }
 
 function configOf(runDir: string): RunConfig {
-  return (readJsonFile(join(resolve(runDir), 'manifest.json')) as { config: RunConfig }).config;
+  return (readRunManifest(resolve(runDir)).manifest as unknown as { config: RunConfig }).config;
 }
 
 /** The owners an `--owner` names: an owner id itself, or every owner (speaker, horizon) of an episode id. */
@@ -117,7 +117,7 @@ export function serviceStore(
     exists(runDir) {
       const manifest = join(resolve(runDir), 'manifest.json');
       if (!existsSync(manifest) || !existsSync(join(resolve(runDir), INGEST_LOG_FILE))) return false;
-      return (readJsonFile(manifest) as { config?: { system?: string } }).config?.system === system;
+      return (readRunManifest(resolve(runDir)).manifest as { config?: { system?: string } }).config?.system === system;
     },
     show(runDir, opts) {
       const log = logOf(runDir);

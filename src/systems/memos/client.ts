@@ -30,6 +30,7 @@ import {
   type ServiceProbe,
   type ServiceSearch,
 } from '../memory-service/service.js';
+import { addReply, deleteStatus, listReply, searchReply } from './replies.js';
 import { conversationIdOf, isLive, messagesOf, nodeMemory } from './wire.js';
 
 export type ReadyMode = 'sync' | 'wait';
@@ -39,16 +40,13 @@ export interface MemosOptions {
   mode: 'fast' | 'fine' | 'mixture';
   includePreference: boolean;
   prefTopK: number;
+  /** The search's relativity threshold; null: not sent (the server's default, 0.45). */
+  relativity: number | null;
 }
 
 /** Nodes per listing page. */
 const PAGE = 100;
 
-interface Reply {
-  code?: unknown;
-  message?: unknown;
-  data?: unknown;
-}
 
 export class MemosService implements MemoryService {
   readonly system = 'MemOS';
@@ -68,12 +66,6 @@ export class MemosService implements MemoryService {
     return this.transport.retry;
   }
 
-  /** The vendor's client checks each reply's message: anything else is a failure, whatever the status. */
-  private expect(reply: Reply | null, what: string, message: string): Reply {
-    if (!reply || reply.message !== message)
-      throw new BadReplyError(`${what} answered ${JSON.stringify(reply)?.slice(0, 300)} (expected message "${message}")`, false);
-    return reply;
-  }
 
   async probe(): Promise<ServiceProbe> {
     const h = (await this.http.request({ method: 'GET', path: '/health' })) as { version?: unknown } | null;
@@ -95,17 +87,13 @@ export class MemosService implements MemoryService {
       ...(this.opts.ready === 'sync' ? { async_mode: 'sync' } : {}),
       info: metadataOf(call),
     };
-    const reply = this.expect(
-      (await this.http.once({ method: 'POST', path: '/product/add', body })) as Reply | null,
-      'add',
-      'Memory added successfully',
-    );
-    if (!Array.isArray(reply.data)) throw new BadReplyError(`add answered no memory list: ${JSON.stringify(reply).slice(0, 200)}`, false);
+    // An empty or null reply, another message or no data list: retried like a 5xx (the add looked for first).
+    const data = await this.http.once<unknown[]>({ method: 'POST', path: '/product/add', body, read: addReply });
     // Async adds answer with raw memories the background extraction deletes later: no event to keep.
     if (this.opts.ready !== 'sync') return { events: null };
     const events: AddEvent[] = [];
     const unread: unknown[] = [];
-    for (const d of reply.data) {
+    for (const d of data) {
       const o = (d ?? {}) as { memory_id?: unknown; memory?: unknown };
       if (typeof o.memory_id === 'string')
         events.push({ id: o.memory_id, event: 'ADD', memory: typeof o.memory === 'string' ? o.memory : null, previous: null });
@@ -146,35 +134,33 @@ export class MemosService implements MemoryService {
       mode: this.opts.mode,
       include_preference: this.opts.includePreference,
       pref_top_k: this.opts.prefTopK,
+      ...(this.opts.relativity !== null ? { relativity: this.opts.relativity } : {}),
     };
-    const reply = this.expect(
-      (await this.http.request({ method: 'POST', path: '/product/search', body })) as Reply | null,
-      'search',
-      'Search completed successfully',
-    );
-    const data = (reply.data ?? {}) as { text_mem?: unknown; pref_string?: unknown };
+    const { groups, prefString } = await this.http.request<ReturnType<typeof searchReply>>({ method: 'POST', path: '/product/search', body, read: searchReply });
     // One cube is searched: text_mem holds at most one group (none when nothing was found).
-    const groups = Array.isArray(data.text_mem) ? (data.text_mem as Array<{ memories?: unknown }>) : [];
-    const nodes = groups.flatMap((g) => (Array.isArray(g?.memories) ? g.memories : []));
+    const nodes = (groups as Array<{ memories?: unknown }>).flatMap((g) => (Array.isArray(g?.memories) ? g.memories : []));
     return {
       memories: nodes.map(nodeMemory).filter((m): m is ServiceMemory => m !== null),
-      appendix: typeof data.pref_string === 'string' ? data.pref_string : null,
+      appendix: prefString,
     };
   }
 
+  /**
+   * Every live memory of `owner`, each once. MemOS's postgres graph store (graph_dbs/postgres.py
+   * export_graph) ignores page, page_size and the memory type: each page, and the pref_mem group as
+   * well as text_mem, holds every node. So a memory is kept once by id, and the listing stops at a
+   * page that brings nothing new (as well as at a short or last page).
+   */
   async list(owner: string): Promise<ServiceMemory[]> {
-    const out: ServiceMemory[] = [];
+    const out = new Map<string, ServiceMemory>();
     for (let page = 1; ; page++) {
-      const reply = this.expect(
-        (await this.http.request({
-          method: 'POST',
-          path: '/product/get_memory',
-          body: { mem_cube_id: owner, user_id: owner, include_tool_memory: false, include_skill_memory: false, page, page_size: PAGE },
-        })) as Reply | null,
-        'get_memory',
-        'Memories retrieved successfully',
-      );
-      const data = (reply.data ?? {}) as Record<string, unknown>;
+      const data = await this.http.request<Record<string, unknown>>({
+        method: 'POST',
+        path: '/product/get_memory',
+        body: { mem_cube_id: owner, user_id: owner, include_tool_memory: false, include_skill_memory: false, page, page_size: PAGE },
+        read: listReply,
+      });
+      const before = out.size;
       let seen = 0;
       let total = 0;
       for (const kind of ['text_mem', 'pref_mem']) {
@@ -183,29 +169,37 @@ export class MemosService implements MemoryService {
         const nodes = Array.isArray(group?.memories) ? (group!.memories as unknown[]) : [];
         seen = Math.max(seen, nodes.length);
         total = Math.max(total, typeof group?.total_nodes === 'number' ? group.total_nodes : 0);
-        out.push(
-          ...nodes
-            .filter(isLive)
-            .map(nodeMemory)
-            .filter((m): m is ServiceMemory => m !== null),
-        );
+        for (const n of nodes.filter(isLive)) {
+          const m = nodeMemory(n);
+          if (m && !out.has(m.id)) out.set(m.id, m);
+        }
       }
-      if (seen < PAGE || page * PAGE >= total) return out;
+      if (seen < PAGE || page * PAGE >= total || out.size === before) return [...out.values()];
     }
   }
 
+  /**
+   * Deletes `owner`'s memories by user (the vendor's way). MemOS's server (memory_handler.py
+   * handle_delete_memories, at be68e2fb L452 and in 2.0.32) deletes them and then reads
+   * `naive_mem_cube.pref_mem`, which the server's NaiveMemCube no longer has: it answers
+   * "failure" after deleting. So a failure is checked by listing what is left, and what is left is
+   * deleted by its ids (a delete that never touches pref_mem); only a failure then is one.
+   */
   async deleteOwner(owner: string): Promise<void> {
-    const reply = (await this.http.request({
-      method: 'POST',
-      path: '/product/delete_memory',
-      body: { user_id: owner, writable_cube_ids: [owner] },
-    })) as Reply | null;
-    const status = (reply?.data as { status?: unknown } | null)?.status;
-    if (status !== 'success')
+    const status = await this.deleteBy({ user_id: owner, writable_cube_ids: [owner] });
+    if (status === 'success') return;
+    const left = await this.list(owner);
+    if (left.length === 0) return;
+    const again = await this.deleteBy({ memory_ids: left.map((m) => m.id), writable_cube_ids: [owner] });
+    if (again !== 'success')
       throw new BadReplyError(
-        `MemOS delete of '${owner}' answered ${JSON.stringify(reply)?.slice(0, 300)} (expected data.status "success")`,
+        `MemOS delete of '${owner}' answered data.status "${status}", and the delete of its ${left.length} memories left by id "${again}" (expected "success")`,
         false,
       );
+  }
+
+  private deleteBy(body: Record<string, unknown>): Promise<string> {
+    return this.http.request<string>({ method: 'POST', path: '/product/delete_memory', body, read: deleteStatus });
   }
 
   addFailure(_call: AddCall, e: unknown): Error {

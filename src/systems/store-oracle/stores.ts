@@ -8,13 +8,14 @@
  *   (`source_turns`, `date`, `scope` optional; an object without `episode` belongs to every episode,
  *   which suits a single-conversation store).
  */
+import { readRunManifest } from '../../run/record.js';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { StoreRecord } from '../../core/store-record.js';
 import type { SystemDescriptor } from '../../core/system.js';
 import { InputError, formatPath } from '../../util/errors.js';
-import { readJsonFile, sha256Hex } from '../../util/fsx.js';
+import { sha256Hex } from '../../util/fsx.js';
 
 export interface LoadedStore {
   /** How manifests and stats name the store: `raw`, the writing run's system, or `jsonl:<file>`. */
@@ -56,8 +57,7 @@ export function loadStore(store: string, systemOf: (runDir: string) => SystemDes
         file: join(path, 'manifest.json'),
       });
     records = system.exportStore(path);
-    const manifest = readJsonFile(join(path, 'manifest.json')) as { system?: string };
-    label = manifest.system ?? system.name;
+    label = readRunManifest(path).manifest.system ?? system.name;
   } else {
     records = readJsonlStore(path);
     label = `jsonl:${basename(path)}`;

@@ -220,7 +220,7 @@ describe('memos', () => {
     );
   });
 
-  it('a delete the server reports as failed is an error; a purge is verified by listing', async () => {
+  it("a delete by user answered 'failure' (as MemOS's server answers after deleting) is checked by listing and finished by ids; a failed delete by ids is an error", async () => {
     await start();
     const cfg = config();
     const source = await memos.create(cfg, session(), { runDir });
@@ -229,14 +229,21 @@ describe('memos', () => {
     const out = await memos.store!.purge(runDir, 'conv-x', { config: cfg });
     expect(out).toMatch(/purged .*~caroline \(episode conv-x\) on .*: verified, 0 memories left/);
     expect(server.totalHeld()).toBe(0);
-    server.inject({
-      kind: 'status',
-      status: 200,
-      body: JSON.stringify({ code: 200, message: 'Failed to delete memories', data: { status: 'failure' } }),
-      match: (r) => r.path === '/product/delete_memory',
-    });
+    // The stand-in deletes by user and answers failure, as the real server does: nothing was left, no delete by ids.
+    const deletes = server.requests.filter((r) => r.path === '/product/delete_memory');
+    expect(deletes.map((r) => Object.keys(r.body).sort().join(','))).toEqual(['user_id,writable_cube_ids', 'user_id,writable_cube_ids']);
+    // A failure that deleted nothing: what is left is deleted by its ids.
     await (await memos.create(cfg, session(), { runDir })).open(ep(), ctx(cfg));
-    await expect(memos.store!.purge(runDir, 'conv-x', { config: cfg })).rejects.toThrow(/expected data\.status "success"/);
+    const fail = JSON.stringify({ code: 200, message: 'Failed to delete memories', data: { status: 'failure' } });
+    server.inject({ kind: 'status', status: 200, body: fail, match: (r) => r.path === '/product/delete_memory' && 'user_id' in r.body });
+    const before = server.requests.length;
+    await memos.store!.purge(runDir, 'conv-x', { config: cfg });
+    expect(server.totalHeld()).toBe(0);
+    expect(server.requests.slice(before).some((r) => r.path === '/product/delete_memory' && Array.isArray(r.body.memory_ids))).toBe(true);
+    // A delete by ids that fails too is an error.
+    await (await memos.create(cfg, session(), { runDir })).open(ep(), ctx(cfg));
+    server.inject({ kind: 'status', status: 200, body: fail, times: 4, match: (r) => r.path === '/product/delete_memory' });
+    await expect(memos.store!.purge(runDir, 'conv-x', { config: cfg })).rejects.toThrow(/by id "failure" \(expected "success"\)/);
   });
 });
 

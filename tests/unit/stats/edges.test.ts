@@ -189,10 +189,10 @@ describe('4. strict input: UTF-8, BOM, final line, skipped folders', () => {
     write('bad8', Buffer.concat([good, Buffer.from('{"id":"caf'), Buffer.from([0xe9]), Buffer.from('","score":1}\n')]));
     expect(() => loadRun(join(root, 'bad8'))).toThrow(InputError);
     expect(() => loadRun(join(root, 'bad8'))).toThrow(
-      new RegExp(`bad8/items\\.jsonl: line 2: invalid UTF-8 at byte offset ${good.length + 10} \\(byte 0xe9\\)`),
+      new RegExp(`bad8/items\\.jsonl: line 2: not valid UTF-8: byte ${good.length + 10} \\(0xe9\\)`),
     );
     write('bad8m', '{"id":"a","score":1}\n', Buffer.from([0x7b, 0xff, 0x7d]));
-    expect(() => loadRun(join(root, 'bad8m'))).toThrow(/manifest\.json: line 1: invalid UTF-8 at byte offset 1/);
+    expect(() => loadRun(join(root, 'bad8m'))).toThrow(/manifest\.json: line 1: not valid UTF-8: byte 1 /);
   });
   it('first invalid offset follows the well-formed UTF-8 table', () => {
     expect(firstInvalidUtf8(Buffer.from('héllo €😀', 'utf8'))).toBe(-1);
