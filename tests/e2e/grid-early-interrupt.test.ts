@@ -6,14 +6,16 @@
  * at each moment a SIGINT listener is removed (tests/helpers/sigint-at-removal.mjs), and at a
  * spread of early delays: every time the process exits 130 by its own handler, within 2 s.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { BIN, ROOT, tempDir } from '../helpers/cli.js';
 
 const work = tempDir('rawrag-grid-early-int-');
 const AT_REMOVAL = join(ROOT, 'tests', 'helpers', 'sigint-at-removal.mjs');
 let runs = 0;
+afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 interface Ended {
   code: number | null;
