@@ -41,8 +41,8 @@ describe('run configuration', () => {
     expect(() => resolveWith({ benchmark: 'locomo', retrieval: { retriever: 'bm99' } }, 'c.yaml')).toThrow(
       /c\.yaml: retrieval\.retriever: unknown retriever 'bm99' \(known: local, local-lexical, local-dense, openai, qwen3, full-context\)/,
     );
-    expect(() => resolveWith({ benchmark: 'locomo', system: 'zep' }, 'c.yaml')).toThrow(
-      /c\.yaml: system: unknown system 'zep' \(known: raw-rag, /,
+    expect(() => resolveWith({ benchmark: 'locomo', system: 'no-such-memory' }, 'c.yaml')).toThrow(
+      /c\.yaml: system: unknown system 'no-such-memory' \(known: raw-rag, /,
     );
     expect(resolveWith({ benchmark: 'locomo' }, 'x').system).toBe('raw-rag');
   });
