@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Compiles src/ to dist/ unless dist/ is already newer than every source and build setting.
+// Compiles src/ to dist/ and bundles the page scripts (scripts/build-browser.mjs) unless dist/ is
+// already newer than every source and build setting.
 // `prepare` runs it: `npm ci` builds a fresh clone once, and npm's own re-runs of `prepare`
 // (npx linking the project into its cache on a first `npx rawrag`) cost nothing when nothing
 // changed. The test suite's global set-up runs it too, so CLI tests never spawn a stale dist/.
@@ -19,9 +20,20 @@ function newest(path) {
   return t;
 }
 
-const marker = join(ROOT, 'dist', 'cli', 'main.js');
-const inputs = ['src', 'tsconfig.json', 'tsconfig.build.json', 'package.json'].map((p) => join(ROOT, p));
-if (existsSync(marker) && statSync(marker).mtimeMs >= Math.max(...inputs.map(newest))) process.exit(0);
+const markers = [join('cli', 'main.js'), join('browser', 'report.js'), join('browser', 'live.js')].map((p) => join(ROOT, 'dist', p));
+const inputs = [
+  'src',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'tsconfig.browser.json',
+  'package.json',
+  join('scripts', 'build-browser.mjs'),
+].map((p) => join(ROOT, p));
+const newestInput = Math.max(...inputs.map(newest));
+if (markers.every((m) => existsSync(m) && statSync(m).mtimeMs >= newestInput)) process.exit(0);
 const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-const r = spawnSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: 'inherit' });
-process.exit(r.status ?? 1);
+const steps = [[tsc, '-p', join(ROOT, 'tsconfig.build.json')], [join(ROOT, 'scripts', 'build-browser.mjs')]];
+for (const args of steps) {
+  const r = spawnSync(process.execPath, args, { cwd: ROOT, stdio: 'inherit' });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+}

@@ -63,6 +63,8 @@ export async function buildProgram(argv: string[] = []): Promise<Command> {
 /** Runs the CLI and returns the exit code (the table: src/cli/exit-codes.ts, docs/runs.md). */
 export async function run(argv: string[]): Promise<number> {
   // Ctrl-C in any command: exit 130/143 with one line saying what was kept (src/util/interrupt.ts).
+  // It must stay the first synchronous step: bin/rawrag.js removes its own early handler right
+  // after calling `run`, and a moment without any SIGINT listener drops a pending signal.
   const unguard = installInterruptGuard();
   resetCommittedOutputs();
   // Keys (and endpoints) may come from a `.env` file in the working folder; the environment wins.

@@ -7,7 +7,8 @@ import { readerProtocolFor } from '../eval/reader-override.js';
 import type { RunConfig } from '../config/schema.js';
 import { countTokens } from '../retrieval/tokenizer.js';
 import { effectivePolicy, groupByIndex, loadRunInputs } from './plan.js';
-import { ingestGroup } from './pipeline.js';
+import { ingestYielding } from '../retrieval/chunk.js';
+import type { IngestedEpisode } from '../core/ingested-episode.js';
 import { markdownTable } from '../util/table.js';
 import type { ModelEntry } from '../providers/models.js';
 import { ProviderSession } from '../providers/session.js';
@@ -88,13 +89,17 @@ export async function estimateRun(
   };
 
   // The system's own calls (embedding, reranking, ingest LLM work) and the evidence it would show.
-  const groups = groupByIndex(questions).flatMap((group) => {
+  // Tokenizing every history takes seconds (the pre-flight of a grid, before its first cell): a
+  // turn of the event loop every ~50 ms lets a Ctrl-C through meanwhile (issue 42, item 7).
+  const groups: Array<{ ep: IngestedEpisode; policy: ReturnType<typeof effectivePolicy>; questions: typeof questions }> = [];
+  for (const group of groupByIndex(questions)) {
     const episode = dataset.episodes.find((e) => e.id === group.episode);
-    if (!episode) return [];
-    return [
-      { ep: ingestGroup(benchmark, cfg, episode, group), policy: effectivePolicy(benchmark, cfg, episode), questions: group.questions },
-    ];
-  });
+    if (!episode) continue;
+    const policy = effectivePolicy(benchmark, cfg, episode);
+    const ep = await ingestYielding(episode, group.visibleTurns ?? episode.turns.length, policy, cfg.chunking, () => false);
+    if (ep === null) continue; // never here: only a `stop()` saying so gives null
+    groups.push({ ep, policy, questions: group.questions });
+  }
   const own = systemOf(cfg).estimate({ cfg, benchmark, dataset, questions, groups, session, check });
   for (const r of own.rows) add(r.role, r.model, r.calls, r.input_tokens, r.output_tokens, r.search_units ?? 0);
   notes.push(...(own.notes ?? []));

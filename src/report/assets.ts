@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
 
@@ -39,6 +40,24 @@ function readBundle(pkg: string, file: string): string {
   const path = join(packageDir(pkg), 'build', file);
   if (!existsSync(path)) throw new Error(`report: ${pkg}'s browser bundle is missing (${path}); reinstall with npm ci`);
   return readFileSync(path, 'utf8');
+}
+
+const pageScripts = new Map<string, string>();
+
+/**
+ * A page script (src/report/browser/, src/view/browser/) as bundled into dist/browser/ by
+ * scripts/build-browser.mjs, to inline: `report` (charts and explorer) or `live` (rawrag view's panel).
+ * Read from the package's dist/ both when running from dist/ and from src/ (tests): each sits one
+ * folder below the package root's dist/ or src/.
+ */
+export function pageScript(name: 'report' | 'live'): string {
+  const known = pageScripts.get(name);
+  if (known !== undefined) return known;
+  const path = fileURLToPath(new URL(`../../dist/browser/${name}.js`, import.meta.url));
+  if (!existsSync(path)) throw new Error(`report: the page script ${name} is not built (${path} is missing); run npm run build`);
+  const text = readFileSync(path, 'utf8');
+  pageScripts.set(name, text);
+  return text;
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import { formatP, stars } from '../stats/render.js';
 import type { FamilyReport } from '../stats/compute-tables.js';
-import { chartLibraryScripts, inlineSafe } from './assets.js';
+import { chartLibraryScripts, inlineSafe, pageScript } from './assets.js';
 import {
   ablationChart,
   ablationSeries,
@@ -20,7 +20,6 @@ import {
   wallOf,
   workSeconds,
 } from './charts.js';
-import { CLIENT_JS } from './client.js';
 import { totalCost, type AblationView, type FamilyView, type ReportData, type RunView } from './data.js';
 import { PAGE_CSS } from './style.js';
 
@@ -122,7 +121,7 @@ ${extras.top ?? ''}<header class="top">${p.header}</header>
 <main>${p.main}</main>
 <script type="application/json" id="report-data">${p.blob}</script>
 ${chartLibraryScripts()}
-<script>${inlineSafe(CLIENT_JS)}</script>
+<script>${inlineSafe(pageScript('report'))}</script>
 ${extras.script ? `<script>${inlineSafe(extras.script)}</script>\n` : ''}</body>
 </html>
 `;

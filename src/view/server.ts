@@ -95,7 +95,7 @@ function find(built: BuiltSite, path: string): ServedPage | null {
 }
 
 function render(page: ServedPage, version: string, intervalMs: number): string {
-  const extras = { connect: "'self'", top: livePanel(version, page.kind), script: liveScript(intervalMs) };
+  const extras = { connect: "'self'", top: livePanel(version, page.kind, intervalMs), script: liveScript() };
   if (page.kind === 'page' && page.blob !== null)
     return pageHtml({ title: page.title, header: page.header, main: page.main, blob: page.blob }, extras);
   return indexHtml(page, extras);
