@@ -36,7 +36,7 @@ import { loadRunInputs } from '../pipeline/plan.js';
 import { runLine } from './commands/runs.js';
 import { runPreflight, withPreflightFlags } from './preflight.js';
 import { requireCellConfigs, type ResumeTarget } from '../resume/target.js';
-import { invocationFor, withoutShard } from '../resume/invocation.js';
+import { invocationFor, withoutShard } from '../run/invocation.js';
 
 /** Flags whose comma list makes a grid (the benchmark argument too). */
 const LIST_FLAGS = ['reader', 'system', 'retriever'] as const;
@@ -218,7 +218,7 @@ async function runCells(
   cmd: Command,
   cells: Cell[],
   transport: Partial<TransportOptions>,
-  invocation: import('../resume/invocation.js').Invocation,
+  invocation: import('../run/invocation.js').Invocation,
 ): Promise<{ outcomes: CellOutcome[]; signal: 'SIGINT' | 'SIGTERM' | null }> {
   const o = cmd.opts();
   const bar = progressBar(`grid (${cells.length} cells)`, o.progress !== false);

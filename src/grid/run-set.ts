@@ -33,7 +33,7 @@ export interface SetRequest {
   verbose?: boolean;
   name?: string | null;
   /** The grid command's options (recorded in each cell's manifest, so a cell folder resumes alone too). */
-  invocation?: import('../resume/invocation.js').Invocation;
+  invocation?: import('../run/invocation.js').Invocation;
 }
 
 export interface SetHooks {

@@ -183,7 +183,7 @@ export function startManifest(fields: {
   name?: string | null;
   /** The response cache folder (null: --no-cache). */
   cacheDir?: string | null;
-  /** What the command was given besides the config (src/resume/invocation.ts): what `rawrag resume` reads. */
+  /** What the command was given besides the config (src/run/invocation.ts): what `rawrag resume` reads. */
   invocation?: Manifest['invocation'];
   shard?: Manifest['shard'];
 }): Manifest {

@@ -77,7 +77,7 @@ export interface RunRequest {
   /** `--shard I/N`: only every N-th conversation's questions (src/pipeline/shard.ts); recorded in the manifest. */
   shard?: RunShard | null;
   /** What the command was given besides the config (recorded in the manifest for `rawrag resume`). */
-  invocation?: import('../resume/invocation.js').Invocation;
+  invocation?: import('../run/invocation.js').Invocation;
   /** Another composition of the same pipeline (`rawrag judge`): its own evidence source, stages and names. */
   compose?: RunComposition;
 }

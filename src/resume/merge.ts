@@ -18,7 +18,7 @@ import { identityDifferences, identityOf, type RunIdentity } from '../run/identi
 import type { Manifest } from '../run/manifest.js';
 import { RunDir } from '../run/rundir.js';
 import { InputError } from '../util/errors.js';
-import { withoutShard } from './invocation.js';
+import { withoutShard } from '../run/invocation.js';
 
 interface Shard {
   dir: string;

@@ -11,7 +11,7 @@ import { RunDir } from '../run/rundir.js';
 import { readSet, SET_FILE, type SetManifest } from '../grid/set-manifest.js';
 import { InputError, formatPath } from '../util/errors.js';
 import { CREDENTIALS_IN_URL, urlCredentialsIn } from '../util/url-credentials.js';
-import type { Invocation } from './invocation.js';
+import type { Invocation } from '../run/invocation.js';
 
 export type ResumeTarget = { kind: 'run'; dir: string; manifest: Manifest } | { kind: 'grid'; dir: string; set: SetManifest };
 

@@ -51,7 +51,7 @@ export interface Manifest {
   /** `library`: the memory system's own library a run started for you (name, version, where it came from). */
   retriever: { name: string; notes: string[]; stand_in?: boolean; library?: Record<string, unknown> };
   /** The options the command was given besides the config, without secrets: `rawrag resume DIR` goes on with them. */
-  invocation?: import('../resume/invocation.js').Invocation;
+  invocation?: import('./invocation.js').Invocation;
   /** `--shard I/N`: this directory holds every N-th conversation's questions from the I-th (`rawrag merge` joins the shards). */
   shard?: { index: number; count: number };
   /** Set on a run joined from shards by `rawrag merge`: where its items came from. */

@@ -25,7 +25,7 @@ import { firstTime } from '../notes-once.js';
 import { addPreflightOptions, runPreflight, withPreflightFlags } from '../preflight.js';
 import { recordedInvocation, resumeTargetOf } from '../../resume/target.js';
 import { enterResume } from '../../resume/enter.js';
-import { invocationFor } from '../../resume/invocation.js';
+import { invocationFor } from '../../run/invocation.js';
 import { runIdFor } from '../../pipeline/plan.js';
 import { fromRoot } from '../../util/paths.js';
 

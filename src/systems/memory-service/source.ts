@@ -47,27 +47,9 @@ export function serviceSource(service: MemoryService, settings: ServiceSettings,
   const searches = new SearchFigures();
   const readyMs: number[] = [];
   const planNotes = new Set<string>();
-  const notes: string[] = opts.noCoverage ? [`coverage: ${opts.noCoverage}; coverage is absent for this system, not 0 %`] : [];
+  const notes = startingNotes(opts);
   const lib = opts.started?.library;
-  if (lib)
-    notes.push(
-      `started for you: ${lib.name} ${lib.version} from the ${lib.source}, Python ${lib.python}, ${lib.script} on ${opts.started!.url}${opts.started!.shared ? ' (already running for another command)' : ''}`,
-      ...lib.notes,
-    );
-  let probed: Promise<ServiceProbe> | null = null;
-  // Asked once per process, and recorded in the ingest log: the audit and later summaries read what the service said.
-  const probe = (): Promise<ServiceProbe> =>
-    (probed ??= (service.probe?.() ?? Promise.resolve({} as ServiceProbe)).then((p) => {
-      if (service.probe)
-        logOf().append({
-          type: 'probe',
-          version: p.version ?? null,
-          add_only: p.addOnly ?? null,
-          notes: p.notes ?? [],
-          at: new Date().toISOString(),
-        });
-      return p;
-    }));
+  const probe = probeOnce(service, logOf);
   const building = new Map<string, Promise<Record<string, number>>>();
 
   const ingest = async (
@@ -163,6 +145,38 @@ export function serviceSource(service: MemoryService, settings: ServiceSettings,
       await service.close?.();
     },
   };
+}
+
+/** The source's notes before any episode: why coverage is absent, and which library was started for this command. */
+function startingNotes(opts: ServiceSourceOptions): string[] {
+  const notes: string[] = opts.noCoverage ? [`coverage: ${opts.noCoverage}; coverage is absent for this system, not 0 %`] : [];
+  const lib = opts.started?.library;
+  if (lib)
+    notes.push(
+      `started for you: ${lib.name} ${lib.version} from the ${lib.source}, Python ${lib.python}, ${lib.script} on ${opts.started!.url}${opts.started!.shared ? ' (already running for another command)' : ''}`,
+      ...lib.notes,
+    );
+  return notes;
+}
+
+/**
+ * The service's probe, asked once per process and recorded in the ingest log: the audit and later
+ * summaries read what the service said. A service without a probe answers `{}` and logs nothing.
+ */
+function probeOnce(service: MemoryService, logOf: () => IngestLog): () => Promise<ServiceProbe> {
+  let probed: Promise<ServiceProbe> | null = null;
+  return () =>
+    (probed ??= (service.probe?.() ?? Promise.resolve({} as ServiceProbe)).then((p) => {
+      if (service.probe)
+        logOf().append({
+          type: 'probe',
+          version: p.version ?? null,
+          add_only: p.addOnly ?? null,
+          notes: p.notes ?? [],
+          at: new Date().toISOString(),
+        });
+      return p;
+    }));
 }
 
 /** What a service source adds to the run's summary: the service, what it acknowledged, this run's figures and timings. */
