@@ -121,7 +121,7 @@ describe('--system http against the documented shim', () => {
     expect(item.coverage).toEqual({ all: true, any: true });
     await (await http.create(cfg, session(), { runDir })).open(ep, ctx);
     expect(seen.filter((s) => s.path === '/add')).toHaveLength(2);
-    writeFileSync(join(runDir, 'manifest.json'), JSON.stringify({ config: cfg }));
+    writeFileSync(join(runDir, 'manifest.json'), JSON.stringify({ schema: 'rawrag.run/2', system: cfg.system, benchmark: 'locomo', setting: 'test', config: cfg }));
     expect(await http.store!.purge(runDir, 'conv-h', {})).toMatch(/verified, 0 memories left/);
     expect(readFileSync(join(runDir, 'write-decisions.jsonl'), 'utf8')).toBe('');
   });

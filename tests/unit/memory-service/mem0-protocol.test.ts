@@ -221,7 +221,7 @@ describe("Mem0's platform (v3)", () => {
     await start({ apiKey: PLATFORM_KEY.MEM0_API_KEY, deleteListings: 2 });
     const cfg = config({ api: 'platform', owners: 'per-episode' });
     await (await mem0.create(cfg, session(PLATFORM_KEY), { runDir })).open(ep(), ctx(cfg));
-    writeFileSync(join(runDir, 'manifest.json'), JSON.stringify({ config: cfg }));
+    writeFileSync(join(runDir, 'manifest.json'), JSON.stringify({ schema: 'rawrag.run/2', system: cfg.system, benchmark: 'locomo', setting: 'test', config: cfg }));
     process.env.MEM0_API_KEY = PLATFORM_KEY.MEM0_API_KEY;
     try {
       expect(server.totalHeld()).toBe(6);

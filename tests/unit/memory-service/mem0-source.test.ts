@@ -238,7 +238,7 @@ describe('mem0 (open-source server API)', () => {
   it('the store capability shows what was acknowledged and purges an owner on the service, verified; the resume re-adds', async () => {
     const cfg = config();
     await (await mem0.create(cfg, session(), { runDir })).open(ep(), ctx(cfg));
-    (await import('node:fs')).writeFileSync(join(runDir, 'manifest.json'), JSON.stringify({ config: cfg }));
+    (await import('node:fs')).writeFileSync(join(runDir, 'manifest.json'), JSON.stringify({ schema: 'rawrag.run/2', system: cfg.system, benchmark: 'locomo', setting: 'test', config: cfg }));
     expect(mem0.store!.show(runDir, {})).toMatch(
       /conv-x.*3 adds, searchable [\d.]+ s after its first add; events ADD 5, UPDATE 1, DELETE 0, NONE 0/,
     );
