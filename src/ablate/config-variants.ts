@@ -14,7 +14,7 @@ import { loadRunInputs, runIdFor } from '../pipeline/plan.js';
 import { executeRun } from '../pipeline/run.js';
 import { createEvidenceSource } from '../systems/registry.js';
 import type { ProviderSession } from '../providers/session.js';
-import { RunDir } from '../run/rundir.js';
+import { RunDir } from '../run-files/run-dir.js';
 import type { AblationHooks, AblationOutcome, AblationRequest, VariantOutcome } from './types.js';
 import type { Variant } from './variants.js';
 

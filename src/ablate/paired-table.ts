@@ -8,7 +8,7 @@
  */
 import { judgeVotes, type ItemRecord } from '../core/item.js';
 import { evidenceDigest } from './reuse.js';
-import { getBenchmark } from '../datasets/registry.js';
+import { getBenchmark } from '../benchmarks/registry.js';
 import { analyse, type FamilyReport } from '../stats/compute-tables.js';
 import { toStatItem, type LoadedRun } from '../stats/load.js';
 import type { VariantOutcome } from './types.js';

@@ -3,9 +3,9 @@ import type { RunConfig } from '../config/schema.js';
 import type { ItemRecord } from '../core/item.js';
 import type { EvidenceSource } from '../core/evidence-source.js';
 import type { Retriever } from '../core/retriever.js';
-import type { Summary } from '../eval/summary.js';
+import type { Summary } from '../reader-judge/summary.js';
 import type { TransportOptions } from '../providers/transport.js';
-import type { Manifest } from '../run/manifest.js';
+import type { Manifest } from '../run-files/manifest.js';
 import type { Variant } from './variants.js';
 
 export interface AblationRequest {

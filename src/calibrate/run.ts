@@ -11,7 +11,7 @@ import type { Question } from '../core/schema.js';
 import { answersSource, judgeStages, type AnswersFile } from '../pipeline/judge-answers.js';
 import { loadRunInputs } from '../pipeline/plan.js';
 import type { RunComposition } from '../pipeline/run.js';
-import { RunDir } from '../run/rundir.js';
+import { RunDir } from '../run-files/run-dir.js';
 import { hashOf } from '../util/hash.js';
 import { writeJsonAtomic } from '../util/fsx.js';
 import type { ItemRecord } from '../core/item.js';

@@ -1,6 +1,6 @@
 /**
  * `-B key=value` (repeatable): a benchmark's own options, declared by its adapter
- * (src/datasets/<name>/, `options`), the way `-S` carries a system's (system-options.ts), so
+ * (src/benchmarks/<name>/, `options`), the way `-S` carries a system's (system-options.ts), so
  * `rawrag run --help` does not grow with every benchmark. The key is the option's config key
  * (`historySize`, as a config file's `options:` names it) or its kebab-case spelling
  * (`history-size`); the value is kept as text, which the adapter reads and checks.

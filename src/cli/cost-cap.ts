@@ -5,14 +5,14 @@
  * run directories already recorded as spent (manifest `spent_usd`), so a stopped run is resumed by
  * the same command with a higher cap.
  */
-import { MANIFEST_FILE, readRunManifest } from '../run/record.js';
+import { MANIFEST_FILE, readRunManifest } from '../run-files/record.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { CostCap } from '../providers/budget.js';
-import { paidOf } from '../run/cost.js';
+import { paidOf } from '../run-files/cost.js';
 import type { TransportOptions } from '../providers/transport.js';
-import { RunDir } from '../run/rundir.js';
+import { RunDir } from '../run-files/run-dir.js';
 import { InputError, UsageError } from '../util/errors.js';
 import { CostCapExceeded } from './exit.js';
 import type { RunConfig } from '../config/schema.js';
@@ -32,7 +32,7 @@ export function maxCostOf(cmd: Command): number | null {
   return o.maxCost as number;
 }
 
-/** What the run directories recorded as paid by earlier processes (manifest `spent_usd`, src/run/cost.ts; 0 where absent). */
+/** What the run directories recorded as paid by earlier processes (manifest `spent_usd`, src/run-files/cost.ts; 0 where absent). */
 export function recordedSpend(dirs: readonly string[]): number {
   let sum = 0;
   for (const dir of dirs) {

@@ -1,4 +1,4 @@
-import { renderFailures, type FailureGroup } from '../run/failures.js';
+import { renderFailures, type FailureGroup } from '../run-files/failures.js';
 /** Outcomes that end a command with a non-zero exit code although nothing crashed. */
 
 /** A run finished, but more of its items failed than `--max-error-rate` allows: exit 4. */
@@ -9,7 +9,7 @@ export class ItemFailures extends Error {
     readonly total: number,
     readonly maxRate: number,
     readonly retry: string,
-    /** Why they failed, grouped (src/run/failures.ts): a retry that fails again says why, not only how many. */
+    /** Why they failed, grouped (src/run-files/failures.ts): a retry that fails again says why, not only how many. */
     reasons: readonly FailureGroup[] = [],
     where = '',
   ) {

@@ -3,7 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { InputError, UsageError } from '../util/errors.js';
 import { describeFsError } from '../util/fsx.js';
 import { BatchApiFailure } from '../providers/batch/loop.js';
-import { toolInfo } from '../run/manifest.js';
+import { toolInfo } from '../run-files/manifest.js';
 import { Interrupted, installInterruptGuard } from '../util/interrupt.js';
 import { resetCommittedOutputs } from '../util/output-set.js';
 import { resetNotes } from './notes-once.js';

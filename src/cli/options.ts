@@ -9,12 +9,12 @@ import { DEFAULT_SYSTEM, getSystem, listSystems, RunConfigSchema } from '../syst
 import { collectSystemOption, declaredOptions, optionKeyAt, systemOptionLayer, type SystemOptionLayer } from './system-options.js';
 import { InputError, UsageError, formatPath } from '../util/errors.js';
 import { RETRIEVER_NAMES } from '../retrieval/retrievers.js';
-import { listBenchmarks } from '../datasets/registry.js';
+import { listBenchmarks } from '../benchmarks/registry.js';
 import { benchmarkOptionLayer, collectBenchmarkOption } from './benchmark-options.js';
 import { defaultTransport, type TransportOptions } from '../providers/transport.js';
 import { CACHE_SCOPES, type CacheScope } from '../providers/provenance.js';
 import { judgeModelFor } from '../core/protocol.js';
-import { readReaderTemplate } from '../eval/reader-override.js';
+import { readReaderTemplate } from '../reader-judge/reader-override.js';
 import { resolve } from 'node:path';
 
 /** The RAW-RAG method flags shared by `run` and `ablate`. */
@@ -173,12 +173,12 @@ export function configFromFlags(cmd: Command, benchmark: string | undefined, cel
   if (given('window') && !given('stride')) {
     (flags.chunking as PartialConfig).stride = Math.max(1, (opts.window as number) - 32);
   }
-  // A grid's cell: its config file and its reader/system/retriever, as if typed alone (src/cli/grid.ts).
+  // A grid's cell: its config file and its reader/system/retriever, as if typed alone (src/cli/run-grid.ts).
   const configPath = cell ? cell.config : ((opts.config as string | undefined) ?? null);
   if (cell) withCell(flags, cell);
   const file = configPath ? readConfigFile(configPath) : {};
   // `-S` options belong to the system the flags or the file name (else the default one); in a grid,
-  // each cell takes the options its system declares (src/cli/grid.ts checks that each is someone's).
+  // each cell takes the options its system declares (src/cli/run-grid.ts checks that each is someone's).
   const systemName = (flags.system ?? file.system ?? DEFAULT_SYSTEM) as string;
   const sOptions = systemOptionLayer(getSystem(systemName), (opts.systemOption as string[] | undefined) ?? [], {
     onlyDeclared: cell !== undefined,

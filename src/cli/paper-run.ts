@@ -9,7 +9,7 @@
  * is subtracted), and saying what was skipped and why: a key missing, a service not configured,
  * data not present.
  */
-import { MANIFEST_FILE, readRunManifest } from '../run/record.js';
+import { MANIFEST_FILE, readRunManifest } from '../run-files/record.js';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { fromRoot } from '../util/paths.js';
@@ -28,7 +28,7 @@ import { Interrupted } from '../util/interrupt.js';
 import { markdownTable } from '../util/table.js';
 import { runCommand } from './commands/run.js';
 import { ablateCommand, ablationPlan, finishAblation, type AblationPlan } from './commands/ablate.js';
-import { renderRunReport } from './report.js';
+import { renderRunReport } from './run-printout.js';
 import { progressBar } from './progress.js';
 import { configFromFlags } from './options.js';
 import { firstTime } from './notes-once.js';
@@ -164,7 +164,7 @@ async function estimateStep(p: Prepared, transport: Partial<TransportOptions>): 
 function pendingShare(dir: string): number {
   if (!existsSync(join(dir, MANIFEST_FILE))) return 1;
   try {
-    // Through the run record (src/run/record.ts); a manifest it refuses is estimated whole.
+    // Through the run record (src/run-files/record.ts); a manifest it refuses is estimated whole.
     const m = readRunManifest(dir).manifest as { questions?: { selected?: number; done?: number; errors?: number } };
     const q = m.questions ?? {};
     return q.selected ? Math.max(0, Math.min(1, (q.selected - (q.done ?? 0) + (q.errors ?? 0)) / q.selected)) : 1;

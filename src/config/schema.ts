@@ -65,7 +65,7 @@ export const ReaderSchema = z
       .nullable()
       .default(null),
     /**
-     * A reader template in place of the official prompt (`--reader-prompt`; src/eval/reader-override.ts),
+     * A reader template in place of the official prompt (`--reader-prompt`; src/reader-judge/reader-override.ts),
      * with the sha256 of its text so the run's identity follows the content. Optional without a
      * default, so configs that do not use it keep their hash.
      */

@@ -1,7 +1,7 @@
 /**
  * A benchmark's scoring protocol as data + small functions: how its reader is prompted, how its
  * judge is prompted and parsed, which offline metrics apply. The reader/judge machinery in
- * src/eval/ runs any protocol; adapters in src/datasets/<benchmark>/ supply them.
+ * src/reader-judge/ runs any protocol; adapters in src/benchmarks/<benchmark>/ supply them.
  * Prompt texts live verbatim in configs/prompts/ with their sources cited.
  */
 import type { Question, Turn } from './schema.js';

@@ -1,6 +1,6 @@
 /**
  * A system under test as a plug-in (src/systems/<name>/, registered in src/systems/registry.ts),
- * the way a benchmark is an adapter (src/datasets/<name>/). Everything that differs between
+ * the way a benchmark is an adapter (src/benchmarks/<name>/). Everything that differs between
  * systems travels through this descriptor as data: its config section (its `-S` options), how it builds
  * its evidence source, what a dry run charges for it, the summary lines it adds and the knobs
  * `rawrag ablate` may sweep. No stage outside src/systems/ asks which system it runs.

@@ -43,7 +43,7 @@ export const WriteDecisionSchema = z
     reason: z.string().optional(),
     /**
      * What the line records: `proposal` (what a write LLM proposed; the default) or `event` (what a
-     * service's reply said it did: Mem0's add events). The audit keeps the two apart (src/audit/layers.ts).
+     * service's reply said it did: Mem0's add events). The audit keeps the two apart (src/memory-audit/layers.ts).
      */
     layer: z.enum(['proposal', 'event']).optional(),
   })

@@ -8,7 +8,7 @@
 import pLimit from 'p-limit';
 import { executeRun, type ProgressInfo, type RunHooks, type RunOutcome } from '../pipeline/run.js';
 import type { TransportOptions } from '../providers/transport.js';
-import type { RunStatus } from '../run/manifest.js';
+import type { RunStatus } from '../run-files/manifest.js';
 import { InputError, UsageError } from '../util/errors.js';
 import { Interrupted, type Flushes } from '../util/interrupt.js';
 import type { Cell } from './cells.js';
@@ -33,7 +33,7 @@ export interface SetRequest {
   verbose?: boolean;
   name?: string | null;
   /** The grid command's options (recorded in each cell's manifest, so a cell folder resumes alone too). */
-  invocation?: import('../run/invocation.js').Invocation;
+  invocation?: import('../run-files/invocation.js').Invocation;
 }
 
 export interface SetHooks {

@@ -11,7 +11,7 @@ import { readJsonFile, writeJsonAtomic } from '../util/fsx.js';
 import { hashOf } from '../util/hash.js';
 import type { Cell } from './cells.js';
 import type { RunConfig } from '../config/schema.js';
-import type { Invocation } from '../run/invocation.js';
+import type { Invocation } from '../run-files/invocation.js';
 
 export const SET_FILE = 'set.json';
 

@@ -5,15 +5,15 @@
  * file has no votes. Written whole into a temporary folder and renamed, so a refused or failed
  * import leaves nothing behind.
  */
-import { RUN_SCHEMA, readRunManifest } from '../run/record.js';
+import { RUN_SCHEMA, readRunManifest } from '../run-files/record.js';
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { withPath, writeFileDurable } from '../util/checked-write.js';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import type { RunConfig } from '../config/schema.js';
 import { baseItem, type ItemRecord } from '../core/item.js';
-import { summarise } from '../eval/summary.js';
+import { summarise } from '../reader-judge/summary.js';
 import { loadRunInputs } from '../pipeline/plan.js';
-import { toolInfo } from '../run/manifest.js';
+import { toolInfo } from '../run-files/manifest.js';
 import { InputError } from '../util/errors.js';
 import { markdownTable } from '../util/table.js';
 import { readImportFile, type ImportFormat } from './formats.js';

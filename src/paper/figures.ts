@@ -5,14 +5,14 @@
  * and columns and every paired difference come from `rawrag stats`'s own computation
  * (src/stats/compute-tables.ts, the benchmark's aggregation), supplied by the map as `FigureContext`.
  */
-import { readRunItemLines } from '../run/record.js';
+import { readRunItemLines } from '../run-files/record.js';
 import type { RunConfig } from '../config/schema.js';
 import type { ManifestView, RunSetting } from '../core/comparability.js';
-import { RUN_HEADLINE } from '../datasets/paper-rows.js';
+import { RUN_HEADLINE } from '../benchmarks/paper-rows.js';
 import type { AgreementRow, SystemRow } from '../stats/compute-tables.js';
 import { fitSeconds, type EfficiencyRow } from '../stats/efficiency.js';
-import { decisionSource } from '../audit/sources.js';
-import { auditDecisions, type WriteAudit } from '../audit/write-audit.js';
+import { decisionSource } from '../memory-audit/sources.js';
+import { auditDecisions, type WriteAudit } from '../memory-audit/write-audit.js';
 
 /** What a manifest says about a run, as the map reads it. */
 export interface RunFacts {

@@ -2,7 +2,7 @@
  * What the reproduction map's item lists share (src/paper/items.ts and its parts): the paper's
  * RAW-RAG rows by benchmark and reader, the command and step that regenerate a row, sections.
  */
-import { PAPER_ROWS, type PaperRow } from '../datasets/paper-rows.js';
+import { PAPER_ROWS, type PaperRow } from '../benchmarks/paper-rows.js';
 import type { PaperSection, PaperStep } from './item-types.js';
 import { rawRagSpec } from './rows.js';
 

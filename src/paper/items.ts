@@ -5,7 +5,7 @@
  * steps `rawrag paper --run` takes to make the run. Figures are the paper's; rawrag's are read from
  * run directories by src/paper/map.ts.
  */
-import { PAPER_BREAKDOWNS, PAPER_ROWS } from '../datasets/paper-rows.js';
+import { PAPER_BREAKDOWNS, PAPER_ROWS } from '../benchmarks/paper-rows.js';
 import { rowSpec } from './rows.js';
 import {
   columnFigure,

@@ -7,7 +7,7 @@
  * stats`'s paired bootstrap with the benchmark's aggregation (src/paper/stats-context.ts); every
  * variant of a swept ablation is shown, accuracy and coverage each under its own name.
  */
-import { readRunManifest, readRunSummary } from '../run/record.js';
+import { readRunManifest, readRunSummary } from '../run-files/record.js';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type { RunConfig } from '../config/schema.js';
@@ -48,7 +48,7 @@ function safely<T>(fn: () => T, fallback: T): T {
 /** A run directory as the map reads it (null: not a run it can read). */
 export function runFacts(dir: string): RunFacts | null {
   return safely(() => {
-    // Through the run record (src/run/record.ts): an older version upgraded; a file it refuses matches nothing.
+    // Through the run record (src/run-files/record.ts): an older version upgraded; a file it refuses matches nothing.
     const manifest = readRunManifest(dir).manifest as ManifestView & Record<string, unknown>;
     const setting = runSetting(manifest);
     if (!setting || !manifest.config) return null;

@@ -1,13 +1,13 @@
 /**
- * The settings of the paper's RAW-RAG rows (src/datasets/paper-rows.ts) as the comparability rule
+ * The settings of the paper's RAW-RAG rows (src/benchmarks/paper-rows.ts) as the comparability rule
  * reads them (src/core/comparability.ts), and whether one run may stand beside its row: used by the
  * map (src/paper/items.ts), the run's printed summary and the report's leaderboard. Kept light (no
  * statistics), because `rawrag run` loads it.
  */
 import { judgeRun, runSetting, type ManifestView, type SettingSpec } from '../core/comparability.js';
 import { judgeModelFor } from '../core/protocol.js';
-import { PAPER_RELEASES, paperRow, type PaperRow } from '../datasets/paper-rows.js';
-import { getBenchmark } from '../datasets/registry.js';
+import { PAPER_RELEASES, paperRow, type PaperRow } from '../benchmarks/paper-rows.js';
+import { getBenchmark } from '../benchmarks/registry.js';
 
 /** The benchmark's official judge protocol: its judge model, 3 runs, its own prompt (`any` where it has no judge). */
 export function officialJudge(benchmark: string): SettingSpec['judge'] {
@@ -17,7 +17,7 @@ export function officialJudge(benchmark: string): SettingSpec['judge'] {
 
 /**
  * An item's setting with what the paper's data and protocol fix filled in: the benchmark's release
- * (sha256, question count; src/datasets/paper-rows.ts) and its protocol options at their defaults
+ * (sha256, question count; src/benchmarks/paper-rows.ts) and its protocol options at their defaults
  * (the options with a default that do not pick the data: LongMemEval's reader template, PersonaMem's
  * multiple-choice protocol, BEAM's rubric).
  */

@@ -4,7 +4,7 @@
  * accuracies), its judge-variance row, and the paired difference of two runs — so `rawrag paper`
  * and `rawrag stats` print the same delta for the same runs. Results are kept per run and pair.
  */
-import { getBenchmark } from '../datasets/registry.js';
+import { getBenchmark } from '../benchmarks/registry.js';
 import { DEFAULT_RESAMPLES } from '../stats/bootstrap.js';
 import { analyse, type AgreementRow, type PairRow, type SystemRow } from '../stats/compute-tables.js';
 import { efficiencyRow, type EfficiencyRow } from '../stats/efficiency.js';

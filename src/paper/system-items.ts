@@ -5,15 +5,15 @@
  */
 import type { SettingSpec } from '../core/comparability.js';
 import type { SystemPaperRow } from '../core/system.js';
-import { PAPER_ROWS } from '../datasets/paper-rows.js';
+import { PAPER_ROWS } from '../benchmarks/paper-rows.js';
 import { listSystems } from '../systems/registry.js';
-import { PAPER_AUDITS } from '../audit/write-audit.js';
+import { PAPER_AUDITS } from '../memory-audit/write-audit.js';
 import { officialJudge, rowSpec } from './rows.js';
 import { auditFigure, auditMedianFigure, auditShareFigure, columnFigure, coverageFigure, headline, ingestCostFigure } from './figures.js';
 import { mainCommand, mainStep, rawRag } from './item-common.js';
 import type { PaperItem, PaperStep } from './item-types.js';
 
-/** The paper's write-decision breakdown of a write-audit row (src/audit/write-audit.ts PAPER_AUDITS): each operation's share with its count, and the per-conversation median. */
+/** The paper's write-decision breakdown of a write-audit row (src/memory-audit/write-audit.ts PAPER_AUDITS): each operation's share with its count, and the per-conversation median. */
 function auditBreakdown(sys: string, r: SystemPaperRow, command: string, steps: PaperStep[]): PaperItem[] {
   const paper = PAPER_AUDITS[r.benchmark];
   if (!paper) return [];

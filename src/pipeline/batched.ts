@@ -8,9 +8,9 @@ import { runWithBatches, type BatchLoopOutcome } from '../providers/batch/loop.j
 import { ProviderSession } from '../providers/session.js';
 import { addCost, costOf } from '../providers/usage.js';
 import { judgeModelFor } from '../core/protocol.js';
-import { getBenchmark } from '../datasets/registry.js';
-import { acquireRunLock } from '../run/lock.js';
-import { RunDir } from '../run/rundir.js';
+import { getBenchmark } from '../benchmarks/registry.js';
+import { acquireRunLock } from '../run-files/lock.js';
+import { RunDir } from '../run-files/run-dir.js';
 import { InputError } from '../util/errors.js';
 import { runDirFor, runIdFor } from './plan.js';
 import { executeRun, type RunHooks, type RunOutcome, type RunRequest } from './run.js';

@@ -3,7 +3,7 @@
  * data and the registry prices alone. Nothing is sent, no run directory is written, the cache is
  * not opened. Token counts are cl100k; evidence size and reply lengths are estimates (stated).
  */
-import { readerProtocolFor } from '../eval/reader-override.js';
+import { readerProtocolFor } from '../reader-judge/reader-override.js';
 import type { RunConfig } from '../config/schema.js';
 import { countTokens } from '../retrieval/tokenizer.js';
 import { effectivePolicy, groupByIndex, loadRunInputs } from './plan.js';

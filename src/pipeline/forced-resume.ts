@@ -8,7 +8,7 @@
  */
 import type { ItemRecord } from '../core/item.js';
 import type { Question } from '../core/schema.js';
-import { configDifferences } from '../run/identity.js';
+import { configDifferences } from '../run-files/identity.js';
 
 /** Human reasons the kept items' scores would be mislabelled; empty when the forced resume is safe. */
 export function mislabelledScores(prevConfig: unknown, config: unknown, previous: ItemRecord[], questions: Question[]): string[] {

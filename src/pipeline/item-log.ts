@@ -5,19 +5,19 @@
  * protocol, exactly as the reader stage renders it — and the reply, then each judge run's request
  * and raw reply with its verdict, the metrics, usage and timings. Read-only.
  */
-import { readRunManifest } from '../run/record.js';
+import { readRunManifest } from '../run-files/record.js';
 import { join } from 'node:path';
 import type { RunConfig } from '../config/schema.js';
 import type { ChatMessage, EvidenceView, ReaderProtocol, ShownBlock } from '../core/protocol.js';
 import type { Dataset, Episode, Question } from '../core/schema.js';
 import type { ItemRecord } from '../core/item.js';
-import { getBenchmark } from '../datasets/registry.js';
+import { getBenchmark } from '../benchmarks/registry.js';
 import { readerMaxTokens } from '../core/protocol.js';
-import { readerProtocolFor } from '../eval/reader-override.js';
+import { readerProtocolFor } from '../reader-judge/reader-override.js';
 import { ingest } from '../retrieval/chunk.js';
 import { assemble } from '../retrieval/assemble.js';
 import { serialiseTurn } from '../retrieval/serialise.js';
-import { RunDir } from '../run/rundir.js';
+import { RunDir } from '../run-files/run-dir.js';
 import { InputError } from '../util/errors.js';
 import { effectivePolicy, loadDataset } from './plan.js';
 
@@ -34,7 +34,7 @@ export interface ItemLogContext {
 /** Reads a run directory's manifest, items and (when readable) its benchmark data. */
 export async function openItemLog(dir: string): Promise<{ ctx: ItemLogContext; items: ItemRecord[] }> {
   const rundir = new RunDir(dir);
-  // Through the run record (src/run/record.ts): validated, an older version upgraded.
+  // Through the run record (src/run-files/record.ts): validated, an older version upgraded.
   const manifest = readRunManifest(dir).manifest as Record<string, unknown>;
   const items = rundir.readItems();
   const cfg = (manifest.config ?? null) as RunConfig | null;

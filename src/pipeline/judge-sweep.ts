@@ -5,9 +5,9 @@
  * and least lenient protocol, and the questions whose verdict (majority of the judge runs, item
  * score >= 0.5) flips between protocols.
  */
-import { readRunManifest } from '../run/record.js';
+import { readRunManifest } from '../run-files/record.js';
 import { join } from 'node:path';
-import { RunDir } from '../run/rundir.js';
+import { RunDir } from '../run-files/run-dir.js';
 import { percentileInterval, plainDesign, replicates } from '../stats/bootstrap.js';
 import { markdownTable } from '../util/table.js';
 

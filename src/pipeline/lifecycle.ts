@@ -9,14 +9,14 @@
 import type { PhaseFigures } from '../core/phases.js';
 import type { Question } from '../core/schema.js';
 import type { ItemRecord } from '../core/item.js';
-import type { RunIdentity } from '../run/identity.js';
-import type { Manifest, RunStatus } from '../run/manifest.js';
+import type { RunIdentity } from '../run-files/identity.js';
+import type { Manifest, RunStatus } from '../run-files/manifest.js';
 import { Interrupted } from '../util/interrupt.js';
 import { COST_CAP_REASON } from '../providers/budget.js';
 import { FAILURE_LIMIT_REASON, RepeatedFailures } from './failure-streak.js';
 import { addCost } from '../providers/usage.js';
-import { groupFailures } from '../run/failures.js';
-import { openRunDir, startManifest, type OpenedRunDir, type OpenOptions } from './run-directory.js';
+import { groupFailures } from '../run-files/failures.js';
+import { openRunDir, startManifest, type OpenedRunDir, type OpenOptions } from './open-run.js';
 
 /** How often a running run rewrites its manifest's `spent_usd` (a manifest write per item would cost more than it tells). */
 const SPEND_EVERY_MS = 1000;

@@ -6,7 +6,7 @@
  * `progress` (what `rawrag view` shows) are both drawn from it.
  */
 import { PHASES, PHASE_UNITS, type Phase, type PhaseFigures } from '../core/phases.js';
-import type { ItemStage } from '../eval/stage.js';
+import type { ItemStage } from '../reader-judge/stage.js';
 import type { Role } from '../providers/usage.js';
 import { EtaEstimator } from '../util/eta.js';
 

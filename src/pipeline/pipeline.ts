@@ -5,7 +5,7 @@
  *   schedule           -> across episodes, one limiter per run, bounded episodes in flight
  *   finish             -> summary with the benchmark's own context, manifest status and counts
  */
-import { protocolDeviations } from '../eval/reader-override.js';
+import { protocolDeviations } from '../reader-judge/reader-override.js';
 import pLimit from 'p-limit';
 import type { RunConfig } from '../config/schema.js';
 import type { Benchmark } from '../core/benchmark.js';
@@ -15,8 +15,8 @@ import { ingest, ingestYielding } from '../retrieval/chunk.js';
 import type { IngestedEpisode } from '../core/ingested-episode.js';
 import type { Evidence } from '../core/ingested-episode.js';
 import type { ItemStage, StagePlan } from './stages.js';
-import { summarise } from '../eval/summary.js';
-import type { RunDir } from '../run/rundir.js';
+import { summarise } from '../reader-judge/summary.js';
+import type { RunDir } from '../run-files/run-dir.js';
 import type { EpisodeEvidence, EvidenceSource, SourceContext } from '../core/evidence-source.js';
 import { checkEvidence } from './evidence-checks.js';
 import { effectivePolicy, episodeOf, groupByIndex, type IndexGroup } from './plan.js';

@@ -10,8 +10,8 @@ import type { RunConfig } from '../config/schema.js';
 import type { Benchmark } from '../core/benchmark.js';
 import type { Policy } from '../core/policy.js';
 import type { Dataset, Episode, Question } from '../core/schema.js';
-import { getBenchmark } from '../datasets/registry.js';
-import { readIdList, selectQuestions as selectFrom } from '../datasets/select.js';
+import { getBenchmark } from '../benchmarks/registry.js';
+import { readIdList, selectQuestions as selectFrom } from '../benchmarks/select.js';
 import { InputError } from '../util/errors.js';
 import { hashOf } from '../util/hash.js';
 import { fromRoot } from '../util/paths.js';
@@ -65,7 +65,7 @@ export function runDirFor(cfg: RunConfig, out: string | null): string {
   return resolve(out ?? fromRoot('results', runIdFor(cfg)));
 }
 
-/** --ids / --sample / --limit (src/datasets/select.ts), with the sentence saying what was taken (null: every question). */
+/** --ids / --sample / --limit (src/benchmarks/select.ts), with the sentence saying what was taken (null: every question). */
 export function selectQuestions(dataset: Dataset, cfg: RunConfig): { questions: Question[]; selection: string | null } {
   const { questions, description } = selectFrom(dataset, {
     limit: cfg.limit,

@@ -8,16 +8,16 @@
  * narrow the run's questions. The new directory keeps the run's system and differs by its judge:
  * `rawrag stats` over both reports each judge's leaderboard and the judge-vs-judge agreement.
  */
-import { MANIFEST_FILE, readRunManifest } from '../run/record.js';
+import { MANIFEST_FILE, readRunManifest } from '../run-files/record.js';
 import { RunConfigSchema } from '../systems/registry.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { RunConfig } from '../config/schema.js';
 import { mergeLayers, resolveConfig, type PartialConfig } from '../config/load.js';
 import type { Question } from '../core/schema.js';
-import { getBenchmark } from '../datasets/registry.js';
-import { liveLockHolder } from '../run/lock.js';
-import { RunDir } from '../run/rundir.js';
+import { getBenchmark } from '../benchmarks/registry.js';
+import { liveLockHolder } from '../run-files/lock.js';
+import { RunDir } from '../run-files/run-dir.js';
 import { InputError, UsageError } from '../util/errors.js';
 import { hashOf } from '../util/hash.js';
 import { splitJsonLines } from '../util/jsonl.js';
@@ -58,7 +58,7 @@ interface ManifestView {
 
 export function readRunForRejudge(dir: string): RejudgeSource {
   const manifestPath = join(dir, MANIFEST_FILE);
-  // Through the run record (src/run/record.ts): validated, an older version upgraded.
+  // Through the run record (src/run-files/record.ts): validated, an older version upgraded.
   const m = readRunManifest(dir).manifest as unknown as ManifestView;
   if (!m.config || typeof m.config.benchmark !== 'string') {
     throw new InputError('a rawrag run manifest needs system, setting and config.benchmark', { file: manifestPath });

@@ -4,14 +4,14 @@
  */
 import type { RunConfig } from '../config/schema.js';
 import type { Question } from '../core/schema.js';
-import type { Summary } from '../eval/summary.js';
+import type { Summary } from '../reader-judge/summary.js';
 import { planStages, type StagePlan } from './stages.js';
 import type { Benchmark } from '../core/benchmark.js';
 import { ProviderSession } from '../providers/session.js';
 import type { TransportOptions } from '../providers/transport.js';
-import type { RunIdentity } from '../run/identity.js';
-import type { Manifest } from '../run/manifest.js';
-import { gitInfo, toolInfo } from '../run/manifest.js';
+import type { RunIdentity } from '../run-files/identity.js';
+import type { Manifest } from '../run-files/manifest.js';
+import { gitInfo, toolInfo } from '../run-files/manifest.js';
 import { hashOf } from '../util/hash.js';
 import { Interrupted } from '../util/interrupt.js';
 import type { EvidenceSource } from '../core/evidence-source.js';
@@ -19,7 +19,7 @@ import { answerAll, buildSummary, roundAll, selectedItems } from './pipeline.js'
 import { loadRunInputs, runDirFor, runIdFor } from './plan.js';
 import { RunLifecycle, type ManifestFields } from './lifecycle.js';
 import { createEvidenceSource } from '../systems/registry.js';
-import { warningLines } from '../datasets/warnings.js';
+import { warningLines } from '../benchmarks/warnings.js';
 import { dataSetting } from '../core/setting.js';
 import { FAILURE_LIMIT_REASON, FailureStreak, RepeatedFailures } from './failure-streak.js';
 import { checkShardOfDir, shardQuestions, type RunShard } from './shard.js';
@@ -77,7 +77,7 @@ export interface RunRequest {
   /** `--shard I/N`: only every N-th conversation's questions (src/pipeline/shard.ts); recorded in the manifest. */
   shard?: RunShard | null;
   /** What the command was given besides the config (recorded in the manifest for `rawrag resume`). */
-  invocation?: import('../run/invocation.js').Invocation;
+  invocation?: import('../run-files/invocation.js').Invocation;
   /** Another composition of the same pipeline (`rawrag judge`): its own evidence source, stages and names. */
   compose?: RunComposition;
 }

@@ -4,7 +4,7 @@
  * joins the shards' run directories into one run.
  */
 import type { Question } from '../core/schema.js';
-import { RunDir } from '../run/rundir.js';
+import { RunDir } from '../run-files/run-dir.js';
 import { InputError } from '../util/errors.js';
 
 export interface RunShard {

@@ -4,10 +4,10 @@
  * (ablation.json). Statistics come from src/stats: a stats.json found is used as written,
  * otherwise the runs are analysed here with the same code `rawrag stats` uses.
  */
-import { readRun } from '../run/record.js';
+import { readRun } from '../run-files/record.js';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { getBenchmark, listBenchmarks } from '../datasets/registry.js';
+import { getBenchmark, listBenchmarks } from '../benchmarks/registry.js';
 import type { Dataset } from '../core/schema.js';
 import type { RunConfig } from '../config/schema.js';
 import { loadDataset } from '../pipeline/plan.js';
@@ -151,7 +151,7 @@ export async function collectInputs(paths: string[], opts: CollectOptions = {}):
 
 function readRunInput(dir: string): RunInput {
   const loaded = loadRun(dir);
-  // The files through the run record (src/run/record.ts): the manifest upgraded, every item field kept for the explorer.
+  // The files through the run record (src/run-files/record.ts): the manifest upgraded, every item field kept for the explorer.
   const run = readRun(dir);
   const manifest = run.manifest as Record<string, unknown>;
   const summary = run.summary as Record<string, unknown> | null;

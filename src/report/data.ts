@@ -3,18 +3,18 @@
  * evidence turns) is stored once in a string table and referred to by index, so 2,000 questions
  * x several systems over the same benchmark carry each question and each evidence turn once.
  */
-import { MANIFEST_FILE, readRunManifest } from '../run/record.js';
+import { MANIFEST_FILE, readRunManifest } from '../run-files/record.js';
 import { serialiseTurn } from '../retrieval/serialise.js';
 import type { Dataset } from '../core/schema.js';
-import { paperRow, type PaperRow } from '../datasets/paper-rows.js';
+import { paperRow, type PaperRow } from '../benchmarks/paper-rows.js';
 import { compareWithPaperRow } from '../paper/rows.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PaperMap } from '../paper/map.js';
 import type { FamilyReport, StatsReport } from '../stats/compute-tables.js';
 import type { AblationInput, ReportInputs, RunInput } from './collect.js';
-import { statusFacts, statusLabel } from '../run/status.js';
-import { listPriceByRole, paidOf, sumRoles, type RoleUsage } from '../run/cost.js';
+import { statusFacts, statusLabel } from '../run-files/status.js';
+import { listPriceByRole, paidOf, sumRoles, type RoleUsage } from '../run-files/cost.js';
 
 export type { RoleUsage };
 
@@ -40,9 +40,9 @@ export interface RunView {
     judge_runs: number | null;
   } | null;
   timings: Record<string, number>;
-  /** List-price equivalent per role (src/run/cost.ts). */
+  /** List-price equivalent per role (src/run-files/cost.ts). */
   usage: Record<string, RoleUsage>;
-  /** Paid: what was billed over every process of the directory (manifest spent_usd; src/run/cost.ts). */
+  /** Paid: what was billed over every process of the directory (manifest spent_usd; src/run-files/cost.ts). */
   paid_usd: number | null;
   evidence_text: boolean;
   /** summary.json's coverage at other depths of the same ranking: k -> share with all gold shown. */
@@ -258,7 +258,7 @@ function runView(run: RunInput, evidenceText: boolean, rows: AnswerRow[], detail
     system: run.loaded.system,
     benchmark: run.loaded.benchmark,
     setting: run.loaded.setting,
-    // `incomplete (39 failed)`: a run with failed items is never shown as complete (src/run/status.ts).
+    // `incomplete (39 failed)`: a run with failed items is never shown as complete (src/run-files/status.ts).
     status: statusLabel(statusFacts(run.manifest, run.summary)),
     reader: configValue(run, 'reader'),
     judge: run.items.some((i) => judgeOf(i) !== null) ? configValue(run, 'judge') : null,
@@ -338,7 +338,7 @@ function numbers(o: Record<string, unknown>): Record<string, number> {
   return Object.fromEntries(Object.entries(o).filter((e): e is [string, number] => typeof e[1] === 'number'));
 }
 
-/** The list-price equivalent per role (src/run/cost.ts: the one cost definition). */
+/** The list-price equivalent per role (src/run-files/cost.ts: the one cost definition). */
 export function usageOf(run: RunInput): Record<string, RoleUsage> {
   return listPriceByRole(run.items, run.summary);
 }

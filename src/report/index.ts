@@ -7,7 +7,7 @@
 import { mkdirSync, readdirSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import type { StatsReport } from '../stats/compute-tables.js';
-import { toolInfo } from '../run/manifest.js';
+import { toolInfo } from '../run-files/manifest.js';
 import { OutputSet, writeOutputs } from '../util/output-set.js';
 import { yieldToEventLoop } from '../util/yield.js';
 import { chartLibraryVersions } from './assets.js';

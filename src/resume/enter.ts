@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { applyInvocation } from '../run/invocation.js';
+import { applyInvocation } from '../run-files/invocation.js';
 import { recordedInvocation, type ResumeTarget } from './target.js';
 
 /** Path options typed now: made absolute before the recorded working folder is entered. */

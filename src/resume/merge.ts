@@ -7,18 +7,18 @@
  * merged from. A system's own stores (a memory database per run) are not merged: the merged run is
  * for scores, stats, reports and re-judging.
  */
-import { readRunSummary } from '../run/record.js';
+import { readRunSummary } from '../run-files/record.js';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { ItemRecord } from '../core/item.js';
-import { summarise } from '../eval/summary.js';
+import { summarise } from '../reader-judge/summary.js';
 import { cumulativeUsage } from '../pipeline/pipeline.js';
 import { loadRunInputs } from '../pipeline/plan.js';
-import { identityDifferences, identityOf, type RunIdentity } from '../run/identity.js';
-import type { Manifest } from '../run/manifest.js';
-import { RunDir } from '../run/rundir.js';
+import { identityDifferences, identityOf, type RunIdentity } from '../run-files/identity.js';
+import type { Manifest } from '../run-files/manifest.js';
+import { RunDir } from '../run-files/run-dir.js';
 import { InputError } from '../util/errors.js';
-import { withoutShard } from '../run/invocation.js';
+import { withoutShard } from '../run-files/invocation.js';
 
 interface Shard {
   dir: string;

@@ -6,12 +6,12 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import type { Manifest } from '../run/manifest.js';
-import { RunDir } from '../run/rundir.js';
+import type { Manifest } from '../run-files/manifest.js';
+import { RunDir } from '../run-files/run-dir.js';
 import { readSet, SET_FILE, type SetManifest } from '../grid/set-manifest.js';
 import { InputError, formatPath } from '../util/errors.js';
 import { CREDENTIALS_IN_URL, urlCredentialsIn } from '../util/url-credentials.js';
-import type { Invocation } from '../run/invocation.js';
+import type { Invocation } from '../run-files/invocation.js';
 
 export type ResumeTarget = { kind: 'run'; dir: string; manifest: Manifest } | { kind: 'grid'; dir: string; set: SetManifest };
 

@@ -3,7 +3,7 @@
  * with Holm, Cochran's Q, coverage x utilization, judge agreement — and the list of every question
  * that could not be used and why. Pure: no file access, seeded randomness.
  */
-import { effectiveStatus, statusLabel } from '../run/status.js';
+import { effectiveStatus, statusLabel } from '../run-files/status.js';
 import { runSteps, runStepsYielding } from '../util/steps.js';
 import { epochRow, type EpochRow } from './epochs.js';
 import { MICRO_AGGREGATION, type Aggregation } from '../core/aggregation.js';
@@ -262,7 +262,7 @@ function* leaderboardRows(
       dir: s.run.label,
       reference: s.run.reference,
       source: s.run.source,
-      // `incomplete` when items failed, whatever an older manifest said (src/run/status.ts).
+      // `incomplete` when items failed, whatever an older manifest said (src/run-files/status.ts).
       status: effectiveStatus({ status: s.run.status, failed: problems.failed[s.name]!.length }),
       items: s.run.items.length,
       scored: scored.length,

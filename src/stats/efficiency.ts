@@ -9,7 +9,7 @@
  * figures are printed beside.
  */
 import { existsSync } from 'node:fs';
-import { ITEMS_FILE, MANIFEST_FILE, readRunItemLines, readRunManifest, readRunSummary, type ExternalManifest } from '../run/record.js';
+import { ITEMS_FILE, MANIFEST_FILE, readRunItemLines, readRunManifest, readRunSummary, type ExternalManifest } from '../run-files/record.js';
 import { join } from 'node:path';
 import { markdownTable } from '../util/table.js';
 import { ascending, quantileSorted } from '../util/quantile.js';
@@ -67,7 +67,7 @@ export function efficiencyRow(dir: string): EfficiencyRow | null {
 
 function readEfficiency(dir: string): EfficiencyRow | null {
   if (!existsSync(join(dir, MANIFEST_FILE)) || !existsSync(join(dir, ITEMS_FILE))) return null;
-  // Through the run record (src/run/record.ts); a torn last line is skipped (stats' loader reports it).
+  // Through the run record (src/run-files/record.ts); a torn last line is skipped (stats' loader reports it).
   const manifest = readRunManifest(dir).manifest as ExternalManifest & {
     phase_wall_ms?: { ingest?: number; search?: number; add_search?: number; processes?: number };
   };

@@ -8,7 +8,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { InputError } from '../util/errors.js';
 import { completeness, runSetting, type ManifestView } from '../core/comparability.js';
-import { ITEMS_FILE, readRunItemLines, readRunManifest } from '../run/record.js';
+import { ITEMS_FILE, readRunItemLines, readRunManifest } from '../run-files/record.js';
 
 /** |mean(judge votes) − score| above this is a contradiction in the input. */
 const VOTE_SCORE_TOLERANCE = 1e-6;
@@ -109,7 +109,7 @@ export function scanRunDirs(paths: string[]): { dirs: string[]; skipped: Skipped
 }
 
 export function loadRun(dir: string): LoadedRun {
-  // Through the run record (src/run/record.ts): validated, an older version upgraded.
+  // Through the run record (src/run-files/record.ts): validated, an older version upgraded.
   const m = readRunManifest(dir).manifest;
   const notes: string[] = [];
   const judges = new Set<string>();

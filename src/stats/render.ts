@@ -1,5 +1,5 @@
 /** Markdown leaderboards and CSV tables from a StatsReport. */
-import { statusLabel } from '../run/status.js';
+import { statusLabel } from '../run-files/status.js';
 import { markdownTable } from '../util/table.js';
 import type { Cell, FamilyReport, PairRow, StatsReport } from './compute-tables.js';
 export { agreementCsv, coverageCsv, coveragePairwiseCsv, leaderboardCsv, omnibusCsv, pairwiseCsv } from './render-csv.js';

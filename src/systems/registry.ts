@@ -1,10 +1,10 @@
 /**
  * The systems under test, by name: the one table from a `--system` value to its descriptor
- * (src/core/system.ts), as src/datasets/registry.ts is for benchmarks. Help texts, the run config's
+ * (src/core/system.ts), as src/benchmarks/registry.ts is for benchmarks. Help texts, the run config's
  * sections and the list of flags are generated from it. Public, so a test can register a system of
  * its own (`registerSystem`) and run it through every command.
  */
-import { readRunManifest } from '../run/record.js';
+import { readRunManifest } from '../run-files/record.js';
 import { z } from 'zod';
 import { BaseRunConfigSchema, type RunConfig } from '../config/schema.js';
 import type { EvidenceSource } from '../core/evidence-source.js';
@@ -118,7 +118,7 @@ export async function createEvidenceSource(cfg: RunConfig, session: ProviderSess
 /** A run directory's system, from its manifest. */
 export function systemOfRun(dir: string): { runDir: string; system: System } {
   const runDir = resolve(dir);
-  // Through the run record (src/run/record.ts): validated, an older version upgraded.
+  // Through the run record (src/run-files/record.ts): validated, an older version upgraded.
   const cfg = (readRunManifest(runDir).manifest as { config?: { system?: string } }).config;
   return { runDir, system: getSystem(cfg?.system ?? DEFAULT_SYSTEM) };
 }

@@ -112,7 +112,7 @@ export function appendRecordsSync(fd: number, lines: readonly string[], path: st
  * Appends records to the JSON Lines file `path` (created if absent), durably (fsync) when asked:
  * a torn tail left by a killed writer is repaired first (a note on stderr), so a record is never
  * glued onto half of another. For files appended now and then; a run's items keep their file open
- * (src/run/rundir.ts).
+ * (src/run-files/run-dir.ts).
  */
 export function appendRecordsToFile(path: string, lines: readonly string[], opts: { fsync?: boolean } = {}): void {
   if (lines.length === 0) return;

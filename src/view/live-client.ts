@@ -2,7 +2,7 @@
  * What `rawrag view` adds to a report page: a progress panel above the header (one row per run:
  * status, questions done of those selected (and, while it runs, its phases: ingest, index, answer,
  * judge with done/total, rate, time left and money), the time left, failures, judged items and their mean score, coverage,
- * cost so far: paid and list-price equivalent, src/run/cost.ts) and the script that fills it. The script polls the server's /api/progress every
+ * cost so far: paid and list-price equivalent, src/run-files/cost.ts) and the script that fills it. The script polls the server's /api/progress every
  * interval; when the server has built newer pages it fetches this page's parts (/api/page) and
  * swaps them in — header, sections, the page script's data — and asks the report script to redraw,
  * keeping the explorer's choices and the scroll position. The script is src/view/browser/live.ts,

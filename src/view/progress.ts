@@ -5,13 +5,13 @@
  * line still being written, or torn by a killed writer, waits for its newline and is never
  * counted), and the run's lock (is the writer still alive?).
  */
-import { parseManifest, parseSummary } from '../run/record.js';
+import { parseManifest, parseSummary } from '../run-files/record.js';
 import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, relative } from 'node:path';
-import { LOCK_FILE } from '../run/lock.js';
-import { effectiveStatus, statusLabel } from '../run/status.js';
-import { itemUsage, listPriceByRole, paidOf, sumRoles, type RoleUsage } from '../run/cost.js';
+import { LOCK_FILE } from '../run-files/lock.js';
+import { effectiveStatus, statusLabel } from '../run-files/status.js';
+import { itemUsage, listPriceByRole, paidOf, sumRoles, type RoleUsage } from '../run-files/cost.js';
 import { addCost } from '../providers/usage.js';
 import type { PhaseFigures } from '../core/phases.js';
 import { EtaEstimator } from '../util/eta.js';
@@ -51,7 +51,7 @@ export interface RunProgress {
   coverage: number | null;
   /**
    * Paid so far: what was billed over every process of the directory (manifest `spent_usd`, which a
-   * running run keeps current); null when a price is unknown (src/run/cost.ts, the one definition).
+   * running run keeps current); null when a price is unknown (src/run-files/cost.ts, the one definition).
    */
   paid_usd: number | null;
   /**
@@ -113,7 +113,7 @@ export class RunWatch {
     }
     if (mtime !== this.summaryCache.mtime) {
       try {
-        // Through the run record's schema (src/run/record.ts); one it refuses is not shown.
+        // Through the run record's schema (src/run-files/record.ts); one it refuses is not shown.
         this.summaryCache = { mtime, value: parseSummary(JSON.parse(readFileSync(path, 'utf8')), path) as Record<string, unknown> };
       } catch {
         // being written: the next poll reads it
@@ -138,7 +138,7 @@ export class RunWatch {
     }
     if (mtime === this.manifestMtime) return;
     try {
-      // Through the run record's schema (src/run/record.ts): an older version upgraded.
+      // Through the run record's schema (src/run-files/record.ts): an older version upgraded.
       const m = parseManifest(JSON.parse(readFileSync(path, 'utf8').replace(/^\uFEFF/, '')), path).manifest;
       this.manifest = m as Record<string, unknown>;
       this.manifestMtime = mtime;
@@ -233,7 +233,7 @@ export class RunWatch {
     for (const f of facts) cost = addCost(cost, f.cost);
     // The roles not recorded per item (embedding, reranking, ingest) come from the last finished process's summary.
     cost = addCost(cost, sumRoles(perRunRoles(this.summary())));
-    // A finished run with failed items is `incomplete`, never `complete` (src/run/status.ts).
+    // A finished run with failed items is `incomplete`, never `complete` (src/run-files/status.ts).
     const failed = facts.filter((f) => f.failed).length;
     const raw = str(m.status) ?? 'unknown';
     const live = raw === 'running' && !writerAlive(this.dir) ? 'stopped' : (effectiveStatus({ status: raw, failed }) ?? raw);

@@ -18,7 +18,7 @@ import { collectInputs, type ReportInputs } from '../report/collect.js';
 import { buildReportData } from '../report/data.js';
 import { esc, renderPageParts, type PageParts } from '../report/html.js';
 import { benchmarksOf, inputsFor, pagePath, renderIndexParts } from '../report/pages.js';
-import { toolInfo } from '../run/manifest.js';
+import { toolInfo } from '../run-files/manifest.js';
 import { InputError } from '../util/errors.js';
 import { RunWatch, type RunProgress } from './progress.js';
 

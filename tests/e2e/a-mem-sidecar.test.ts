@@ -17,7 +17,7 @@ import { ROOT, tempDir } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
 import { evidenceReader, locomoRunArgs, loopbackEnv } from '../helpers/loopback-run.js';
 import { requirePython, SidecarPeer } from '../helpers/sidecar-peer.js';
-import { locomo } from '../../src/datasets/locomo/index.js';
+import { locomo } from '../../src/benchmarks/locomo/index.js';
 
 requirePython();
 

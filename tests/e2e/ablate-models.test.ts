@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { FakeApi, defaultChat, isJudgeRequest, readerQuestion, endpointArgs } from '../helpers/fake-api.js';
 import { ROOT, tempDir, type CliResult } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
-import { locomo } from '../../src/datasets/locomo/index.js';
+import { locomo } from '../../src/benchmarks/locomo/index.js';
 import type { ItemRecord } from '../../src/core/item.js';
 
 const OPENAI_KEY = 'sk-test-ABLATESECRET0123456789';

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cpSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { getBenchmark } from '../../src/datasets/registry.js';
+import { getBenchmark } from '../../src/benchmarks/registry.js';
 import { ROOT, tempDir } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
 import { FakeExtractor } from '../helpers/fake-extractor.js';

@@ -9,7 +9,7 @@ import { FakeBatchApi } from '../helpers/fake-batch-api.js';
 import { defaultChat, readerQuestion, endpointArgs } from '../helpers/fake-api.js';
 import { ROOT, tempDir, type CliResult } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
-import { locomo } from '../../src/datasets/locomo/index.js';
+import { locomo } from '../../src/benchmarks/locomo/index.js';
 
 const LIMIT = 12;
 const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json'), options: {} });

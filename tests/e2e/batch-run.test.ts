@@ -12,7 +12,7 @@ import { FakeBatchApi } from '../helpers/fake-batch-api.js';
 import { defaultChat, readerQuestion, endpointArgs } from '../helpers/fake-api.js';
 import { BIN, ROOT, tempDir } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
-import { locomo } from '../../src/datasets/locomo/index.js';
+import { locomo } from '../../src/benchmarks/locomo/index.js';
 
 const LIMIT = 30;
 /** Judge requests: 3 per answer, and 3 more for each of the 4 questions whose gold the LoCoMo errata correct (judged under both golds). */

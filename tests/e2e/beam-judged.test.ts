@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { FakeApi, type RecordedRequest } from '../helpers/fake-api.js';
 import { ROOT, tempDir } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
-import { orderingScore } from '../../src/datasets/beam/ordering.js';
+import { orderingScore } from '../../src/benchmarks/beam/ordering.js';
 
 const CONV = join(ROOT, 'tests/fixtures/beam/100K/5');
 const probing = JSON.parse(readFileSync(join(CONV, 'probing_questions/probing_questions.json'), 'utf8'));

@@ -13,7 +13,7 @@ import { rawragInProcess } from '../helpers/in-process.js';
 import { cacheWithWordVectors } from '../helpers/test-cache.js';
 import { evidenceReader, locomoRunArgs, loopbackEnv, readItems } from '../helpers/loopback-run.js';
 import { cacheFaults, CACHE_FILE } from '../../src/providers/cache.js';
-import { locomo } from '../../src/datasets/locomo/index.js';
+import { locomo } from '../../src/benchmarks/locomo/index.js';
 
 const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json'), options: {} });
 const LIMIT = 12;

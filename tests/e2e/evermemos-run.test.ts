@@ -19,7 +19,7 @@ import { rawragInProcess } from '../helpers/in-process.js';
 import { evidenceReader, ingestLog, killMidRun, locomoRunArgs, loopbackEnv, readItems, systemsJson } from '../helpers/loopback-run.js';
 import { SERVICE_FIXTURES } from '../helpers/service-fixtures.js';
 import type { FakeEverMemos } from '../helpers/fake-evermemos.js';
-import { locomo } from '../../src/datasets/locomo/index.js';
+import { locomo } from '../../src/benchmarks/locomo/index.js';
 import { runTag } from '../../src/systems/memory-service/plan.js';
 
 const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json'), options: {} });

@@ -135,7 +135,7 @@ describe('the judge-prompt sweep on a rawrag run against the loopback API', () =
   const cache = tempDir('rawrag-sweep-cache-');
   let r: { code: number; stdout: string; stderr: string };
   beforeAll(async () => {
-    const { locomo } = await import('../../src/datasets/locomo/index.js');
+    const { locomo } = await import('../../src/benchmarks/locomo/index.js');
     const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json'), options: {} });
     golds = new Map(ds.questions.slice(0, 8).map((q) => [q.text, q.gold]));
     await api.start();

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { FakeApi, defaultChat, isJudgeRequest, readerQuestion } from '../helpers/fake-api.js';
 import { ROOT, tempDir } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
-import { locomo } from '../../src/datasets/locomo/index.js';
+import { locomo } from '../../src/benchmarks/locomo/index.js';
 
 const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json'), options: {} });
 const picked = [...ds.questions.slice(0, 4), ...ds.questions.filter((q) => q.episode === 'conv-30').slice(0, 2)];

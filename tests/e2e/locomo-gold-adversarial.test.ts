@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { FakeApi, defaultChat } from '../helpers/fake-api.js';
 import { ROOT, tempDir } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
-import { locomo } from '../../src/datasets/locomo/index.js';
-import { loadErrata } from '../../src/datasets/locomo/gold.js';
+import { locomo } from '../../src/benchmarks/locomo/index.js';
+import { loadErrata } from '../../src/benchmarks/locomo/gold.js';
 
 const env = { OPENAI_API_KEY: 'sk-test-GOLD0123456789', OPENAI_BASE_URL: undefined, RAWRAG_MODELS: undefined, RAWRAG_RETRY_BASE_MS: '5' };
 const path = join(ROOT, 'datasets/locomo/locomo10.json');

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../helpers/cli.js';
-import { runCost } from '../../src/run/cost.js';
+import { runCost } from '../../src/run-files/cost.js';
 import { rawragInProcess } from '../helpers/in-process.js';
 import { FakeApi, defaultChat, isJudgeRequest } from '../helpers/fake-api.js';
 import { locomoRunArgs, loopbackEnv, readItems } from '../helpers/loopback-run.js';

@@ -17,7 +17,7 @@ import { runTag } from '../../src/systems/memory-service/plan.js';
 import { ROOT, tempDir, type CliResult } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
 import { evidenceReader, ingestLog, killMidRun, locomoRunArgs, loopbackEnv, readItems } from '../helpers/loopback-run.js';
-import { locomo } from '../../src/datasets/locomo/index.js';
+import { locomo } from '../../src/benchmarks/locomo/index.js';
 import { dryRun } from '../../src/pipeline/estimate.js';
 import { RunConfigSchema } from '../../src/systems/registry.js';
 

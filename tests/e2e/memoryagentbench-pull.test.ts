@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { tempDir } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
-import { DOWNLOAD_FILES } from '../../src/datasets/memoryagentbench/index.js';
+import { DOWNLOAD_FILES } from '../../src/benchmarks/memoryagentbench/index.js';
 
 const REV = '7ea066982b140a19337e17e60d45d4076e042faf';
 let server: Server;

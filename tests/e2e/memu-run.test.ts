@@ -21,7 +21,7 @@ import { rawragInProcess } from '../helpers/in-process.js';
 import { evidenceReader, ingestLog, killMidRun, locomoRunArgs, loopbackEnv, readItems, systemsJson } from '../helpers/loopback-run.js';
 import { MEMU_VARIANTS, type ServiceFixture, type ServicePeer } from '../helpers/service-fixtures.js';
 import type { FakeMemuServer } from '../helpers/fake-memu.js';
-import { locomo } from '../../src/datasets/locomo/index.js';
+import { locomo } from '../../src/benchmarks/locomo/index.js';
 
 const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json'), options: {} });
 const LIMIT = 200;

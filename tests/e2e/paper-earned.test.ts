@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { FakeApi, defaultChat, endpointArgs, readerQuestion } from '../helpers/fake-api.js';
 import { ROOT, tempDir } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
-import { locomo } from '../../src/datasets/locomo/index.js';
+import { locomo } from '../../src/benchmarks/locomo/index.js';
 import type { buildPaperMap } from '../../src/paper/map.js';
 
 const release = JSON.parse(readFileSync(join(ROOT, 'datasets/locomo/locomo10.json'), 'utf8')) as unknown[];

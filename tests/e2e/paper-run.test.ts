@@ -19,7 +19,7 @@ import { buildPaperMap } from '../../src/paper/map.js';
 import { paperRun } from '../../src/cli/paper-run.js';
 import { CostCapExceeded } from '../../src/cli/exit.js';
 import { Interrupted } from '../../src/util/interrupt.js';
-import { locomo } from '../../src/datasets/locomo/index.js';
+import { locomo } from '../../src/benchmarks/locomo/index.js';
 import { ROOT } from '../helpers/cli.js';
 
 const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json'), options: {} });

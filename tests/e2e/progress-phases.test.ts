@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { ROOT, rawragAsync, tempDir } from '../helpers/cli.js';
 import { FakeExtractor } from '../helpers/fake-extractor.js';
 import { evidenceReader, locomoRunArgs, loopbackEnv } from '../helpers/loopback-run.js';
-import { locomo } from '../../src/datasets/locomo/index.js';
+import { locomo } from '../../src/benchmarks/locomo/index.js';
 
 const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json'), options: {} });
 const LIMIT = 80;

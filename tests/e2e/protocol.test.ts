@@ -12,7 +12,7 @@ import { describeProtocol, renderProtocol, type RoleProtocol } from '../../src/c
 import { withOfficialJudge } from '../../src/cli/options.js';
 import { resolveConfig } from '../../src/config/load.js';
 import { RunConfigSchema } from '../../src/systems/registry.js';
-import { getBenchmark, listBenchmarks } from '../../src/datasets/registry.js';
+import { getBenchmark, listBenchmarks } from '../../src/benchmarks/registry.js';
 import type { Question } from '../../src/core/schema.js';
 import { readerMaxTokens } from '../../src/core/protocol.js';
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { FakeApi, isJudgeRequest, readerQuestion, type RecordedRequest, endpointArgs } from '../helpers/fake-api.js';
 import { ROOT, tempDir } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
-import { locomo } from '../../src/datasets/locomo/index.js';
+import { locomo } from '../../src/benchmarks/locomo/index.js';
 
 const KEY = 'sk-test-FAULTSECRET0123456789';
 const env = {

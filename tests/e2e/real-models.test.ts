@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { FakeApi, defaultChat, isJudgeRequest, readerQuestion, endpointArgs } from '../helpers/fake-api.js';
 import { ROOT, tempDir } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
-import { locomo } from '../../src/datasets/locomo/index.js';
+import { locomo } from '../../src/benchmarks/locomo/index.js';
 
 const OPENAI_KEY = 'sk-test-OPENAISECRET0123456789';
 const COHERE_KEY = 'co-test-COHERESECRET987654321';

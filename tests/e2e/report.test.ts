@@ -67,7 +67,7 @@ describe('rawrag report', () => {
   let stats: { code: number; stdout: string; stderr: string };
 
   beforeAll(async () => {
-    const { locomo } = await import('../../src/datasets/locomo/index.js');
+    const { locomo } = await import('../../src/benchmarks/locomo/index.js');
     const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json'), options: {} });
     const turns = new Map(ds.episodes.flatMap((e) => e.turns.map((t) => [`${e.id} ${t.id}`, t.text] as const)));
     const known = new Map(ds.questions.slice(0, LIMIT).map((q, i) => [q.text, { q, uses: i % 4 !== 3 }]));

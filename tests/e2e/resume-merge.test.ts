@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { FakeApi, endpointArgs } from '../helpers/fake-api.js';
 import { BIN, ROOT, tempDir } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
-import { locomo } from '../../src/datasets/locomo/index.js';
+import { locomo } from '../../src/benchmarks/locomo/index.js';
 
 const KEY = 'sk-test-RESUME0123456789';
 const env = {

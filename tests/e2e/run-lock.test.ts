@@ -2,7 +2,7 @@
  * The run directory's lock under real concurrency (issue 42, item 9): a stale lock (its process
  * gone) found by several processes at the same instant is taken over by exactly one of them; the
  * others are told the directory is in use. Each trial starts real Node processes that wait for
- * the same wall-clock instant, then take the lock (dist/run/lock.js, as the CLI does).
+ * the same wall-clock instant, then take the lock (dist/run-files/lock.js, as the CLI does).
  */
 import { describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';

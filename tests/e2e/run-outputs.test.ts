@@ -16,7 +16,7 @@ import { tempDir, type CliResult } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
 import { findItem, openItemLog, renderItemLog } from '../../src/pipeline/item-log.js';
 import { exportCsv, exportParquet, runItems } from '../../src/cli/commands/export.js';
-import { exportRows } from '../../src/run/export.js';
+import { exportRows } from '../../src/run-files/export.js';
 import { listRuns, renderRuns } from '../../src/cli/commands/runs.js';
 import { usageOf } from '../../src/report/data.js';
 import { collectInputs } from '../../src/report/collect.js';

@@ -1,5 +1,5 @@
 /**
- * Every command that reads a run directory reads it through the run record (src/run/record.ts):
+ * Every command that reads a run directory reads it through the run record (src/run-files/record.ts):
  * fed the rawrag.run/1 fixture (tests/fixtures/runs/rawrag.run-1, written by 016f2b1's own CLI) it
  * reads it, upgraded; fed a corrupt run (bad JSON, a wrong type, a missing field, an unknown
  * version) it stops with exit 2 (src/cli/exit-codes.ts: bad input) naming the file and the place.

@@ -16,9 +16,9 @@ import { join } from 'node:path';
 import { FakeApi } from '../helpers/fake-api.js';
 import { ROOT, tempDir } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
-import { locomo } from '../../src/datasets/locomo/index.js';
-import { loadErrata } from '../../src/datasets/locomo/gold.js';
-import { NOT_MENTIONED } from '../../src/datasets/locomo/adversarial.js';
+import { locomo } from '../../src/benchmarks/locomo/index.js';
+import { loadErrata } from '../../src/benchmarks/locomo/gold.js';
+import { NOT_MENTIONED } from '../../src/benchmarks/locomo/adversarial.js';
 
 const env = { OPENAI_API_KEY: 'sk-test-CRED0123456789', OPENAI_BASE_URL: undefined, RAWRAG_MODELS: undefined, RAWRAG_RETRY_BASE_MS: '1' };
 const path = join(ROOT, 'datasets/locomo/locomo10.json');

@@ -28,7 +28,7 @@ describe('rawrag show RUN --wrong', () => {
   let items: any[] = [];
 
   beforeAll(async () => {
-    const { locomo } = await import('../../src/datasets/locomo/index.js');
+    const { locomo } = await import('../../src/benchmarks/locomo/index.js');
     const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json'), options: {} });
     const questions = ds.questions.slice(0, LIMIT);
     const misread = new Set(questions.filter((_, i) => i % 3 === 1).map((q) => q.text));

@@ -16,7 +16,7 @@ import { RunConfigSchema } from '../../src/systems/registry.js';
 import { analyse } from '../../src/stats/compute-tables.js';
 import { loadRun } from '../../src/stats/load.js';
 import { renderFamily } from '../../src/stats/render.js';
-import { getBenchmark } from '../../src/datasets/registry.js';
+import { getBenchmark } from '../../src/benchmarks/registry.js';
 import { exportMemoryStore } from '../../src/systems/agentic-memory/export.js';
 import { defaultChat } from '../helpers/fake-api.js';
 import { FakeExtractor, isExtractionRequest } from '../helpers/fake-extractor.js';

@@ -7,7 +7,7 @@
  * the items' count and cost. Ctrl-C stops the server: exit 130, the port closed. Without Chromium
  * the browser test skips, saying so; the server's own checks still run.
  */
-import { runCost } from '../../src/run/cost.js';
+import { runCost } from '../../src/run-files/cost.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
@@ -88,7 +88,7 @@ describe('rawrag view', () => {
   let view: Awaited<ReturnType<typeof startView>>;
 
   beforeAll(async () => {
-    const { locomo } = await import('../../src/datasets/locomo/index.js');
+    const { locomo } = await import('../../src/benchmarks/locomo/index.js');
     const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json'), options: {} });
     const gold = new Map(ds.questions.slice(0, LIMIT).map((q, i) => [q.text, i % 3 ? q.gold : 'no idea']));
     chat = (body) => gold.get(readerQuestion(body) ?? '') ?? defaultChat(body);
@@ -208,7 +208,7 @@ describe('rawrag view', () => {
       );
       expect(await done()).toBe(LIMIT);
       await until('the explorer to list every item', explorer, (n) => n === LIMIT);
-      // The panel's figures are the run's: mean score, and the cost by the one definition (src/run/cost.ts):
+      // The panel's figures are the run's: mean score, and the cost by the one definition (src/run-files/cost.ts):
       // paid (the manifest's spent_usd) and the list-price equivalent (every reply priced, every role).
       const items = readFileSync(join(runDir, 'items.jsonl'), 'utf8')
         .trim()

@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { cpSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { getBenchmark } from '../../src/datasets/registry.js';
+import { getBenchmark } from '../../src/benchmarks/registry.js';
 import { InputError } from '../../src/util/errors.js';
 import { ingest } from '../../src/retrieval/chunk.js';
 import { ROOT, tempDir } from '../helpers/cli.js';

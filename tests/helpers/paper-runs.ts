@@ -8,7 +8,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RunConfigSchema } from '../../src/systems/registry.js';
-import { PAPER_RELEASES, RUN_HEADLINE } from '../../src/datasets/paper-rows.js';
+import { PAPER_RELEASES, RUN_HEADLINE } from '../../src/benchmarks/paper-rows.js';
 import { withOfficialJudge } from '../../src/cli/options.js';
 
 export interface FakeItem {

@@ -14,7 +14,7 @@ import { FakeApi } from '../helpers/fake-api.js';
 import { ROOT } from '../helpers/cli.js';
 import { loopbackResponders } from '../helpers/loopback-llm/index.js';
 import { evidenceReader } from '../helpers/loopback-run.js';
-import { locomo } from '../../src/datasets/locomo/index.js';
+import { locomo } from '../../src/benchmarks/locomo/index.js';
 import { locomoThroughRealSidecar, RealSidecar, standinAnswers, whyNotRun } from './real-sidecar.js';
 
 const skip = whyNotRun('memoryos');

@@ -19,7 +19,7 @@ import {
 import { writeFileAtomic } from '../../src/util/fsx.js';
 import { OutputSet, resetCommittedOutputs, settleOutputsOnInterrupt, writeOutputs } from '../../src/util/output-set.js';
 import { splitJsonLines } from '../../src/util/jsonl.js';
-import { RunDir } from '../../src/run/rundir.js';
+import { RunDir } from '../../src/run-files/run-dir.js';
 
 afterEach(() => diskFaults.reset());
 

@@ -9,7 +9,7 @@ import type { IngestedEpisode } from '../../src/core/ingested-episode.js';
 import { getTokenizer } from '../../src/retrieval/tokenizer.js';
 import { DEFAULT_POLICY, type Policy } from '../../src/core/policy.js';
 import type { Episode, Turn } from '../../src/core/schema.js';
-import { locomo } from '../../src/datasets/locomo/index.js';
+import { locomo } from '../../src/benchmarks/locomo/index.js';
 import { ROOT } from '../helpers/cli.js';
 
 const PAPER = { tokenizer: 'cl100k_base', size: 256, stride: 224 };

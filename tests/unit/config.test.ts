@@ -5,7 +5,7 @@ import { runIdFor } from '../../src/pipeline/plan.js';
 import { ROOT } from '../helpers/cli.js';
 import { readdirSync } from 'node:fs';
 import { withOfficialJudge } from '../../src/cli/options.js';
-import { PAPER_ROWS, paperRow } from '../../src/datasets/paper-rows.js';
+import { PAPER_ROWS, paperRow } from '../../src/benchmarks/paper-rows.js';
 import { RunConfigSchema } from '../../src/systems/registry.js';
 
 const resolveWith = (merged: Parameters<typeof resolveConfig>[0], source: string) => resolveConfig(merged, source, RunConfigSchema);

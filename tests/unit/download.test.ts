@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { DownloadError, pullFile, sourceUrl } from '../../src/datasets/download.js';
+import { DownloadError, pullFile, sourceUrl } from '../../src/benchmarks/download.js';
 import type { DownloadFile } from '../../src/core/benchmark.js';
 import { tempDir } from '../helpers/cli.js';
 

@@ -1,6 +1,6 @@
 /** summary.json's per-type rows: accuracy and the judge's runs one by one. */
 import { describe, expect, it } from 'vitest';
-import { summarise } from '../../src/eval/summary.js';
+import { summarise } from '../../src/reader-judge/summary.js';
 import type { ItemRecord } from '../../src/core/item.js';
 
 function item(
@@ -64,11 +64,11 @@ describe('summary: judge runs', () => {
 });
 
 import { denominatorLine, denominators, failedAsWrong, withoutFailed } from '../../src/scoring/denominators.js';
-import { countLabels, summariseLocomo } from '../../src/datasets/locomo/summary.js';
-import { paperComparisonLine } from '../../src/datasets/paper-rows.js';
-import { summariseMeme } from '../../src/datasets/meme/summary.js';
-import { summarisePersonamem } from '../../src/datasets/personamem/summary.js';
-import { summariseMab } from '../../src/datasets/memoryagentbench/summarise.js';
+import { countLabels, summariseLocomo } from '../../src/benchmarks/locomo/summary.js';
+import { paperComparisonLine } from '../../src/benchmarks/paper-rows.js';
+import { summariseMeme } from '../../src/benchmarks/meme/summary.js';
+import { summarisePersonamem } from '../../src/benchmarks/personamem/summary.js';
+import { summariseMab } from '../../src/benchmarks/memoryagentbench/summarise.js';
 
 const failed = (id: string, stage: string, type = 'single-hop'): ItemRecord => ({
   ...item(id, null, null, type),

@@ -12,7 +12,7 @@ import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import { answerContained } from '../../src/core/answer-sufficiency.js';
 import { checkEvidence } from '../../src/pipeline/evidence-checks.js';
 import { baseItem } from '../../src/core/item.js';
-import { getBenchmark } from '../../src/datasets/registry.js';
+import { getBenchmark } from '../../src/benchmarks/registry.js';
 import { planVariants } from '../../src/ablate/variants.js';
 import { RunConfigSchema } from '../../src/systems/registry.js';
 import type { Question } from '../../src/core/schema.js';

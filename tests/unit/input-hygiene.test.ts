@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeUtf8, firstInvalidUtf8, readTextFile } from '../../src/util/text.js';
-import { getBenchmark } from '../../src/datasets/registry.js';
+import { getBenchmark } from '../../src/benchmarks/registry.js';
 import { ProviderSession } from '../../src/providers/session.js';
 import { ROOT, tempDir } from '../helpers/cli.js';
 

@@ -1,7 +1,7 @@
 /** Judges that send several requests per run say so, so `--dry-run` counts them. */
 import { describe, expect, it } from 'vitest';
-import { beamJudge } from '../../src/datasets/beam/scoring.js';
-import { judge as mabJudge } from '../../src/datasets/memoryagentbench/scoring.js';
+import { beamJudge } from '../../src/benchmarks/beam/scoring.js';
+import { judge as mabJudge } from '../../src/benchmarks/memoryagentbench/scoring.js';
 import type { Question } from '../../src/core/schema.js';
 
 const question = (type: string, meta: Record<string, unknown>): Question => ({

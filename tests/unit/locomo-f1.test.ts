@@ -3,7 +3,7 @@
  * from the Python definitions (normalize_answer, f1_score, f1, eval_question_answering).
  */
 import { describe, expect, it } from 'vitest';
-import { locomoF1, locomoF1Metric, normalizeAnswer, subAnswerF1, tokenF1 } from '../../src/datasets/locomo/metrics.js';
+import { locomoF1, locomoF1Metric, normalizeAnswer, subAnswerF1, tokenF1 } from '../../src/benchmarks/locomo/metrics.js';
 
 describe('normalize_answer', () => {
   it('drops commas, lowercases, strips ASCII punctuation, removes a/an/the/and, collapses spaces', () => {
@@ -51,7 +51,7 @@ describe('per-category rules', () => {
   });
 });
 
-import { locomoJudge, locomoReader, parseLabel, locomoPrompt } from '../../src/datasets/locomo/scoring.js';
+import { locomoJudge, locomoReader, parseLabel, locomoPrompt } from '../../src/benchmarks/locomo/scoring.js';
 import { historyBlocks } from '../helpers/evidence.js';
 
 describe('LoCoMo judge and reader prompts (verbatim, configs/prompts/locomo-*)', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { locomo, parseCategories } from '../../src/datasets/locomo/index.js';
-import { parseEvidence } from '../../src/datasets/locomo/evidence.js';
+import { locomo, parseCategories } from '../../src/benchmarks/locomo/index.js';
+import { parseEvidence } from '../../src/benchmarks/locomo/evidence.js';
 import { QuestionSchema, EpisodeSchema } from '../../src/core/schema.js';
 import { InputError } from '../../src/util/errors.js';
 import { ROOT, tempDir } from '../helpers/cli.js';

@@ -18,7 +18,7 @@ import { sweepKnobs, systemOf } from '../../systems/registry.js';
 import { splitSweepPairs } from '../sweep-options.js';
 import { firstTime } from '../notes-once.js';
 import type { AblationTable } from '../../ablate/paired-table.js';
-import { getBenchmark, listBenchmarks } from '../../datasets/registry.js';
+import { getBenchmark, listBenchmarks } from '../../benchmarks/registry.js';
 import { effectivePolicy } from '../../pipeline/plan.js';
 import { InputError, UsageError } from '../../util/errors.js';
 import { DEFAULT_RESAMPLES } from '../../stats/index.js';

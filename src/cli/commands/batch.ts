@@ -9,7 +9,7 @@ import { defaultTransport } from '../../providers/transport.js';
 import { InputError } from '../../util/errors.js';
 import { markdownTable } from '../../util/table.js';
 import type { BatchedRun } from '../../pipeline/batched.js';
-import { acquireRunLock } from '../../run/lock.js';
+import { acquireRunLock } from '../../run-files/lock.js';
 import { batchApi } from '../../providers/batch/loop.js';
 import { addCost } from '../../providers/usage.js';
 import { nonNegativeInteger, positiveNumber } from '../options.js';

@@ -2,10 +2,10 @@
 import { printOut } from '../../util/stdout.js';
 import { RunConfigSchema } from '../../systems/registry.js';
 import { Command } from 'commander';
-import { listBenchmarks } from '../../datasets/registry.js';
+import { listBenchmarks } from '../../benchmarks/registry.js';
 import { mergeLayers, readConfigFile, resolveConfig, type PartialConfig } from '../../config/load.js';
 import type { RunConfig } from '../../config/schema.js';
-import { resolveJudgePrompt } from '../../eval/judge-prompt.js';
+import { resolveJudgePrompt } from '../../reader-judge/judge-prompt.js';
 import { estimateJudge } from '../../pipeline/judge-answers.js';
 import { executeRun, type RunHooks, type RunOutcome } from '../../pipeline/run.js';
 import { fromRoot } from '../../util/paths.js';

@@ -1,13 +1,13 @@
 /**
- * `rawrag export RUN_DIR --format csv|parquet`: one row per question (src/run/export.ts). CSV goes to
+ * `rawrag export RUN_DIR --format csv|parquet`: one row per question (src/run-files/export.ts). CSV goes to
  * stdout or --out; Parquet needs --out (or writes <run folder name>.parquet) and the hyparquet-writer package.
  */
-import { readRunItems } from '../../run/record.js';
+import { readRunItems } from '../../run-files/record.js';
 import { basename, dirname, resolve } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import { stringify } from 'csv-stringify/sync';
-import { EXPORT_COLUMNS, exportRows, type ExportRow } from '../../run/export.js';
+import { EXPORT_COLUMNS, exportRows, type ExportRow } from '../../run-files/export.js';
 import { loadRun } from '../../stats/load.js';
 import { InputError } from '../../util/errors.js';
 import { writeFileAtomic } from '../../util/fsx.js';
@@ -73,7 +73,7 @@ function format(value: string): 'csv' | 'parquet' {
  */
 export function runItems(dir: string, notes: string[] = []): Array<Record<string, unknown>> {
   notes.push(...loadRun(dir).notes);
-  // The lines as written, every field kept, through the run record (src/run/record.ts).
+  // The lines as written, every field kept, through the run record (src/run-files/record.ts).
   return readRunItems(dir) as Array<Record<string, unknown>>;
 }
 

@@ -2,7 +2,7 @@
 import { printOut } from '../../util/stdout.js';
 import { Command, InvalidArgumentError } from 'commander';
 import { mergeLayers, resolveConfig, type PartialConfig } from '../../config/load.js';
-import { listBenchmarks } from '../../datasets/registry.js';
+import { listBenchmarks } from '../../benchmarks/registry.js';
 import { IMPORT_FORMATS, type ImportFormat } from '../../import/formats.js';
 import { DEFAULT_SYSTEM_OF, importResults } from '../../import/write.js';
 import { hashOf } from '../../util/hash.js';

@@ -18,10 +18,10 @@ import {
   rejudgeSelection,
   rejudgeSetting,
 } from '../../pipeline/rejudge.js';
-import { resolveJudgePrompt } from '../../eval/judge-prompt.js';
+import { resolveJudgePrompt } from '../../reader-judge/judge-prompt.js';
 import { executeRun } from '../../pipeline/run.js';
 import { estimateJudge, judgeComposition, judgeRunId, readAnswers } from '../../pipeline/judge-answers.js';
-import { listBenchmarks } from '../../datasets/registry.js';
+import { listBenchmarks } from '../../benchmarks/registry.js';
 import { fromRoot } from '../../util/paths.js';
 import { watchInterrupts } from '../../util/interrupt.js';
 import { checkErrorRate } from '../exit.js';
@@ -40,7 +40,7 @@ import { givenBenchmarkOptions, kebab } from '../benchmark-options.js';
 import { mergeLayers, readConfigFile, resolveConfig, type PartialConfig } from '../../config/load.js';
 import type { RunConfig } from '../../config/schema.js';
 import { progressBar } from '../progress.js';
-import { renderRunReport } from '../report.js';
+import { renderRunReport } from '../run-printout.js';
 import { rate } from './run.js';
 import { capJudge, checkCostCap, maxCostOf } from '../cost-cap.js';
 

@@ -2,7 +2,7 @@
  * `rawrag memory show | purge`: a run's memory store, through its system's `store` capability
  * (src/core/system.ts): what it holds, and deleting one owner's data physically.
  */
-import { readRunManifest } from '../../run/record.js';
+import { readRunManifest } from '../../run-files/record.js';
 import { printOut } from '../../util/stdout.js';
 import { Command, InvalidArgumentError } from 'commander';
 import { RunConfigSchema, storeOfRun, type System } from '../../systems/registry.js';
@@ -11,8 +11,8 @@ import { mergeLayers, type PartialConfig } from '../../config/load.js';
 import { UsageError } from '../../util/errors.js';
 import { addSystemOptionFlag } from '../options.js';
 import { systemOptionLayer } from '../system-options.js';
-import { auditLayers, renderLayers } from '../../audit/layers.js';
-import { decisionSource } from '../../audit/sources.js';
+import { auditLayers, renderLayers } from '../../memory-audit/layers.js';
+import { decisionSource } from '../../memory-audit/sources.js';
 import { positiveInt, integer } from '../../util/flags.js';
 import { onInterruptSay } from '../../util/interrupt.js';
 

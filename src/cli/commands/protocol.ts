@@ -4,7 +4,7 @@
  * read from the same protocol objects and config resolution a run uses, so the printout cannot
  * drift from what is sent. Diff it against the paper or the upstream code.
  */
-import { namedProtocols, protocolFiles } from '../../eval/judge-protocols.js';
+import { namedProtocols, protocolFiles } from '../../reader-judge/judge-protocols.js';
 import { printOut } from '../../util/stdout.js';
 import { Command } from 'commander';
 import { getSystem, RunConfigSchema, systemOf } from '../../systems/registry.js';
@@ -14,12 +14,12 @@ import { readConfigFile, resolveConfig, mergeLayers } from '../../config/load.js
 import type { RunConfig } from '../../config/schema.js';
 import type { Benchmark } from '../../core/benchmark.js';
 import { effectivePolicy } from '../../pipeline/plan.js';
-import { getBenchmark, listBenchmarks } from '../../datasets/registry.js';
+import { getBenchmark, listBenchmarks } from '../../benchmarks/registry.js';
 import type { Question } from '../../core/schema.js';
 import type { RoleCard } from '../../core/protocol.js';
 import { markdownTable } from '../../util/table.js';
 import { addReaderOptions, addSystemOptionFlag, withOfficialJudge, withPromptHash } from '../options.js';
-import { protocolDeviations, readReaderTemplate } from '../../eval/reader-override.js';
+import { protocolDeviations, readReaderTemplate } from '../../reader-judge/reader-override.js';
 import type { PartialConfig } from '../../config/load.js';
 import { resolve } from 'node:path';
 import { displayPath } from '../../util/paths.js';
@@ -202,7 +202,7 @@ export function renderProtocol(p: BenchmarkProtocol): string {
   ].join('\n');
 }
 
-/** The benchmark's named judge protocols, pinned by sha256 (src/eval/judge-protocols.ts). */
+/** The benchmark's named judge protocols, pinned by sha256 (src/reader-judge/judge-protocols.ts). */
 function withJudgeProtocols(p: BenchmarkProtocol): BenchmarkProtocol {
   const list = namedProtocols(p.benchmark);
   if (list.length === 0) return p;

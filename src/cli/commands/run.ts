@@ -12,20 +12,20 @@ import {
 } from '../options.js';
 import { dryRun } from '../../pipeline/estimate.js';
 import { progressBar } from '../progress.js';
-import { renderRunReport } from '../report.js';
-import { listBenchmarks } from '../../datasets/registry.js';
+import { renderRunReport } from '../run-printout.js';
+import { listBenchmarks } from '../../benchmarks/registry.js';
 import { watchInterrupts } from '../../util/interrupt.js';
 import { checkErrorRate, retryCommand } from '../exit.js';
 import { renderBatched } from './batch.js';
 import { runBatched } from '../../pipeline/batched.js';
 import { systemOfRun } from '../../systems/registry.js';
 import { capLine, capRun, checkCostCap, maxCostOf } from '../cost-cap.js';
-import { isGrid, parseShard, runGrid } from '../grid.js';
+import { isGrid, parseShard, runGrid } from '../run-grid.js';
 import { firstTime } from '../notes-once.js';
 import { addPreflightOptions, runPreflight, withPreflightFlags } from '../preflight.js';
 import { recordedInvocation, resumeTargetOf } from '../../resume/target.js';
 import { enterResume } from '../../resume/enter.js';
-import { invocationFor } from '../../run/invocation.js';
+import { invocationFor } from '../../run-files/invocation.js';
 import { runIdFor } from '../../pipeline/plan.js';
 import { fromRoot } from '../../util/paths.js';
 

@@ -2,8 +2,8 @@
  * `rawrag runs [DIR...]`: one line per run directory at or below the folders given (default
  * results/): label, benchmark, setting, system, status, questions, headline, date. Read-only.
  */
-import { readRunManifest, readRunSummary } from '../../run/record.js';
-import { effectiveStatus, statusLabel } from '../../run/status.js';
+import { readRunManifest, readRunSummary } from '../../run-files/record.js';
+import { effectiveStatus, statusLabel } from '../../run-files/status.js';
 import { printOut } from '../../util/stdout.js';
 import { existsSync } from 'node:fs';
 import { relative } from 'node:path';
@@ -42,7 +42,7 @@ export function listRuns(paths: string[]): { runs: RunLine[]; skipped: Array<{ d
 }
 
 export function runLine(dir: string): RunLine {
-  // Through the run record (src/run/record.ts): validated, an older version upgraded.
+  // Through the run record (src/run-files/record.ts): validated, an older version upgraded.
   const m = readRunManifest(dir).manifest as Record<string, unknown>;
   const s = readRunSummary(dir) as {
     n?: number;
@@ -81,7 +81,7 @@ export function runLine(dir: string): RunLine {
   return line;
 }
 
-/** `complete`, or `incomplete (1386 failed)` when items failed (errors, never scored as wrong; src/run/status.ts). */
+/** `complete`, or `incomplete (1386 failed)` when items failed (errors, never scored as wrong; src/run-files/status.ts). */
 export function statusText(r: Pick<RunLine, 'status' | 'errors' | 'n'>): string {
   return statusLabel({ status: r.status, failed: r.errors });
 }

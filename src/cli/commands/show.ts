@@ -2,23 +2,23 @@
  * `rawrag show RUN_DIR ID...`: an item's readable request/response log (src/pipeline/item-log.ts);
  * `--out FOLDER` writes one log file per item instead (every item when no ID is given).
  * `rawrag show RUN_DIR --wrong`: the questions answered wrong, retrieval vs reading failures
- * (src/run/wrong-answers.ts), as text or `--json`.
+ * (src/run-files/wrong-answers.ts), as text or `--json`.
  */
-import { readRunManifest } from '../../run/record.js';
+import { readRunManifest } from '../../run-files/record.js';
 import { printOut } from '../../util/stdout.js';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { findItem, openItemLog, renderItemLog, type ItemLogContext } from '../../pipeline/item-log.js';
 import type { ItemRecord } from '../../core/item.js';
-import { RunDir } from '../../run/rundir.js';
-import { renderWrongAnswers, wrongAnswers, wrongSummaryLine, KIND_ORDER } from '../../run/wrong-answers.js';
+import { RunDir } from '../../run-files/run-dir.js';
+import { renderWrongAnswers, wrongAnswers, wrongSummaryLine, KIND_ORDER } from '../../run-files/wrong-answers.js';
 import { InputError, UsageError } from '../../util/errors.js';
 import { nonNegativeInteger } from '../../util/flags.js';
 import { writeOutputs } from '../../util/output-set.js';
 import { setRuns } from '../../grid/set-runs.js';
-import { groupFailures, renderFailures } from '../../run/failures.js';
-import { statusFacts, statusLabel } from '../../run/status.js';
+import { groupFailures, renderFailures } from '../../run-files/failures.js';
+import { statusFacts, statusLabel } from '../../run-files/status.js';
 
 /** An item id as a file name: `conv-26:q0` -> `conv-26_q0.log`. */
 export function logFileName(id: string): string {
@@ -132,7 +132,7 @@ async function showWrong(dir: string, ids: string[], opts: ShowOptions): Promise
 /** What `show --wrong` prints for one run (text or JSON); with `--out`, the listed items' logs are written too. */
 async function wrongOf(dir: string, ids: string[], opts: ShowOptions): Promise<string> {
   if (ids.length) throw new UsageError('--wrong lists the wrong answers itself: give item ids or --wrong, not both');
-  // Through the run record (src/run/record.ts): validated, an older version upgraded.
+  // Through the run record (src/run-files/record.ts): validated, an older version upgraded.
   const manifest = readRunManifest(dir).manifest as Record<string, unknown>;
   const items = new RunDir(dir).readItems() as unknown as Array<Record<string, unknown>>;
   const r = wrongAnswers(items);
@@ -172,7 +172,7 @@ async function wrongOf(dir: string, ids: string[], opts: ShowOptions): Promise<s
 /** `--failures`: why the run's items failed, grouped with counts and a fix hint, then each failed item (`--limit`, default all). */
 function showFailures(dir: string, ids: string[], opts: ShowOptions): void {
   if (ids.length) throw new UsageError('--failures lists the failed items itself: give item ids or --failures, not both');
-  // Through the run record (src/run/record.ts): validated, an older version upgraded.
+  // Through the run record (src/run-files/record.ts): validated, an older version upgraded.
   const manifest = readRunManifest(dir).manifest as Record<string, unknown>;
   const items = new RunDir(dir).readItems() as unknown as Array<{ id: string; error: { stage: string; message: string } | null }>;
   const failed = items.filter((i) => i.error);

@@ -2,7 +2,7 @@ import { printOut } from '../../util/stdout.js';
 import { Command, Option } from 'commander';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { listBenchmarks } from '../../datasets/registry.js';
+import { listBenchmarks } from '../../benchmarks/registry.js';
 import { DEFAULT_RESAMPLES } from '../../stats/bootstrap.js';
 import { analyseYielding, estimateDraws } from '../../stats/compute-tables.js';
 import { loadRun, scanRunDirs, type LoadedRun } from '../../stats/load.js';

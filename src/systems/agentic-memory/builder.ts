@@ -8,12 +8,12 @@ import { existsSync } from 'node:fs';
 import type { ChatModel } from '../../providers/chat.js';
 import type { ModelEntry } from '../../providers/models.js';
 import { costOf } from '../../providers/usage.js';
-import { countReply, noFigures, type ProcessFigures } from '../../ingest/llm-step.js';
+import { countReply, noFigures, type ProcessFigures } from '../../ingest-llm/llm-step.js';
 import type { IngestedEpisode } from '../../core/ingested-episode.js';
 import type { Embedder } from '../../core/retriever.js';
 import { InputError } from '../../util/errors.js';
 import { isDeferred } from '../../providers/batch/defer.js';
-import { batchesOf, type Batch } from '../../ingest/batches.js';
+import { batchesOf, type Batch } from '../../ingest-llm/batches.js';
 import type { memoryConfig } from './config.js';
 import type { EntityAligner } from './entities.js';
 import {

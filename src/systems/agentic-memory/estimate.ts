@@ -10,7 +10,7 @@ import type { Episode, Question } from '../../core/schema.js';
 import { ProviderSession } from '../../providers/session.js';
 import { extractorModel, memoryConfig } from './config.js';
 import { EST_EXTRACT_OUTPUT_PER_TURN, extractionLimits, extractionMessages } from './extract.js';
-import { estimateBatches, ingestCost, limitsNote } from '../../ingest/estimate.js';
+import { estimateBatches, ingestCost, limitsNote } from '../../ingest-llm/estimate.js';
 
 export { EST_EXTRACT_OUTPUT_PER_TURN };
 

@@ -8,8 +8,8 @@ import { z } from 'zod';
 import type { Turn } from '../../core/schema.js';
 import { promptFile } from '../../scoring/prompts.js';
 import type { ChatMessage } from '../../core/protocol.js';
-import { batchLimits, instructionTokens, type Batch, type BatchLimits } from '../../ingest/batches.js';
-import { segmentMessages } from '../../ingest/llm-step.js';
+import { batchLimits, instructionTokens, type Batch, type BatchLimits } from '../../ingest-llm/batches.js';
+import { segmentMessages } from '../../ingest-llm/llm-step.js';
 import type { MemoryConfig } from './config.js';
 
 export const EXTRACT_PROMPT = 'agentic-memory-extract';

@@ -6,12 +6,12 @@
  * live run (which would write the owner back, or merge into a deleted row), and it fails loudly
  * when another connection keeps the old pages alive. Run again, it finishes a purge that stopped.
  */
-import { MANIFEST_FILE, readRunItemLines, readRunManifest } from '../../run/record.js';
+import { MANIFEST_FILE, readRunItemLines, readRunManifest } from '../../run-files/record.js';
 import { existsSync, readFileSync, statfsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { openDatabase } from '../../util/lazy-packages.js';
 import { CACHE_FILE, resolveCacheDir } from '../../providers/cache.js';
-import { acquireRunLock } from '../../run/lock.js';
+import { acquireRunLock } from '../../run-files/lock.js';
 import { InputError } from '../../util/errors.js';
 import { MEMORY_DB_FILE, MemoryStore, PurgeIncompleteError, compactVerified } from './store.js';
 
@@ -82,7 +82,7 @@ const sqliteFiles = (path: string) => [path, `${path}-wal`, `${path}-journal`];
 /** The cache folder the run used: --cache-dir, else the one its manifest records, else the default (said so). */
 function runCacheDir(runDir: string, flag: string | undefined): { dir: string | null; how: string } {
   if (flag) return { dir: resolveCacheDir(flag), how: '--cache-dir' };
-  // Through the run record (src/run/record.ts): a manifest it refuses stops the purge, naming the file.
+  // Through the run record (src/run-files/record.ts): a manifest it refuses stops the purge, naming the file.
   const recorded: unknown = existsSync(join(runDir, MANIFEST_FILE))
     ? (readRunManifest(runDir).manifest as { cache_dir?: unknown }).cache_dir
     : undefined;

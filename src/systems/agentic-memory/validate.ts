@@ -17,7 +17,7 @@ import { parseDay } from '../../retrieval/local/dates.js';
 import type { EntityAligner } from './entities.js';
 import { forgetExpiredAndEvict, forgettingFields, writeWindow } from './forget.js';
 import type { ExtractedItem } from './extract.js';
-import type { Batch } from '../../ingest/batches.js';
+import type { Batch } from '../../ingest-llm/batches.js';
 import type { ExtractionRow, MemoryRow, MemoryStore } from './store.js';
 import { cosine } from './vectors.js';
 import { DecisionRecorder } from './decisions.js';

@@ -9,23 +9,21 @@ import { serviceSettingsShape, type ServiceSettings } from '../memory-service/co
 import { serviceSystem } from '../memory-service/plugin.js';
 import { HttpMemoryService } from './client.js';
 
-export const SERVICE_SECTION = 'service';
-const KEY_ENV = 'RAWRAG_MEMORY_KEY';
+const KEY_ENV = 'RAWRAG_HTTP_KEY';
 
 export const ServiceSchema = z
   .object({
     ...serviceSettingsShape({ keyEnv: KEY_ENV, batch: 'session', top_k: 10, owners: 'per-episode' }),
-    name: z.string().min(1).default('memory-service').describe('the system\'s name in manifests, stats and reports (e.g. "my-memory")'),
+    name: z.string().min(1).default('http').describe('the system\'s name in manifests, stats and reports (e.g. "my-memory")'),
   })
   .strict();
 export type ServiceConfig = z.infer<typeof ServiceSchema> & ServiceSettings;
 
 export const http = serviceSystem<ServiceConfig>({
   name: 'http',
-  section: SERVICE_SECTION,
   description: "any memory service speaking rawrag's memory protocol (add / search / list / delete over HTTP)",
   about: {
-    label: 'memory-service',
+    label: 'http',
     kind: 'service',
     start: ['node docs/examples/memory-shim.mjs   (an example service on 127.0.0.1:8787; replace its handlers with your system)'],
   },

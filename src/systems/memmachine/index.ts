@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { serviceSettingsShape, type ServiceSettings } from '../memory-service/config.js';
 import { serviceSystem } from '../memory-service/plugin.js';
 import { MemMachineService } from './client.js';
-import { PAPER_ROWS } from '../../datasets/paper-rows.js';
+import { PAPER_ROWS } from '../../benchmarks/paper-rows.js';
 
 const KEY_ENV = 'MEMMACHINE_API_KEY';
 const REPO = 'MemMachine/MemMachine@18f12112';
@@ -90,7 +90,7 @@ export const memmachine = serviceSystem<MemMachineConfig>({
       deleteTimeoutMs: cfg.deleteTimeout * 1000,
     }),
   // The paper's main table: MemMachine is the strongest rival on LoCoMo and MEME. Its figures are the
-  // main table's own (src/datasets/paper-rows.ts `strongestOther`), never a second copy.
+  // main table's own (src/benchmarks/paper-rows.ts `strongestOther`), never a second copy.
   paperRows: PAPER_ROWS.filter((r) => r.retriever === 'openai' && r.strongestOther?.system === 'MemMachine').map((r) => ({
     kind: 'leaderboard' as const,
     benchmark: r.benchmark,

@@ -5,7 +5,7 @@
  * again, waiting for queued deletes), and the run's complete store as snapshotted when each owner
  * was ready.
  */
-import { readRunManifest } from '../../run/record.js';
+import { readRunManifest } from '../../run-files/record.js';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { RunConfig } from '../../config/schema.js';

@@ -3,7 +3,7 @@
  * mention which entity, and the relations between entities, per (episode, visibility horizon).
  * Written once from the stored replies, in one transaction; read by the expansion.
  */
-import type { StepStore } from '../../ingest/step-store.js';
+import type { StepStore } from '../../ingest-llm/step-store.js';
 
 export interface Mention {
   entity: string;

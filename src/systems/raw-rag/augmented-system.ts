@@ -8,10 +8,10 @@
 import { z } from 'zod';
 import type { RunConfig } from '../../config/schema.js';
 import type { EstimateInput, SweepKnob, SystemDescriptor, SystemEstimate, SystemPaperRow } from '../../core/system.js';
-import { batchLimits, instructionTokens, type BatchLimits } from '../../ingest/batches.js';
-import { estimateBatches, ingestCost, limitsNote } from '../../ingest/estimate.js';
+import { batchLimits, instructionTokens, type BatchLimits } from '../../ingest-llm/batches.js';
+import { estimateBatches, ingestCost, limitsNote } from '../../ingest-llm/estimate.js';
 import { promptFile } from '../../scoring/prompts.js';
-import { IngestLlm, segmentMessages } from '../../ingest/llm-step.js';
+import { IngestLlm, segmentMessages } from '../../ingest-llm/llm-step.js';
 import type { ModelEntry } from '../../providers/models.js';
 import type { ProviderSession } from '../../providers/session.js';
 import { createRetriever } from '../../retrieval/retrievers.js';

@@ -2,8 +2,8 @@
  * RAW-RAG with one memory-management operation added at ingest (the paper's ablations: atomic
  * facts, session summaries, an entity graph), everything else unchanged: the same retriever
  * (embed, top-128, rerank, top-15), the same ranking record and the benchmark's assembly policy.
- * An LLM step runs per batch of the history (src/ingest/llm-step.ts: providers, response cache,
- * retries, --batch); each reply is stored in the run directory as it arrives (src/ingest/step-store.ts),
+ * An LLM step runs per batch of the history (src/ingest-llm/llm-step.ts: providers, response cache,
+ * retries, --batch); each reply is stored in the run directory as it arrives (src/ingest-llm/step-store.ts),
  * so a resumed run asks only for what is not stored. The variant turns the stored replies into
  * derived index units (each keeping its source turns, so coverage is computed as for windows)
  * and/or an expansion of the evidence after reranking.
@@ -18,10 +18,10 @@ import type { Policy } from '../../core/policy.js';
 import type { Question } from '../../core/schema.js';
 import type { Retriever } from '../../core/retriever.js';
 import { coverage } from '../../core/coverage.js';
-import { batchesOf, type Batch, type BatchLimits, type BatchRule } from '../../ingest/batches.js';
-import { IngestLlm, countReply, noFigures, segmentMessages, type JsonStep } from '../../ingest/llm-step.js';
+import { batchesOf, type Batch, type BatchLimits, type BatchRule } from '../../ingest-llm/batches.js';
+import { IngestLlm, countReply, noFigures, segmentMessages, type JsonStep } from '../../ingest-llm/llm-step.js';
 import { isDeferred } from '../../providers/batch/defer.js';
-import { INGEST_DB_FILE, StepStore, type StepTotals } from '../../ingest/step-store.js';
+import { INGEST_DB_FILE, StepStore, type StepTotals } from '../../ingest-llm/step-store.js';
 import { PhaseClock } from '../../util/phase-clock.js';
 import { retrieve } from '../../retrieval/retrieve.js';
 import { effectiveRetrieval, rankingDepth, recordRetrieval } from '../../retrieval/ranked-evidence.js';

@@ -8,7 +8,7 @@
  *   (`source_turns`, `date`, `scope` optional; an object without `episode` belongs to every episode,
  *   which suits a single-conversation store).
  */
-import { readRunManifest } from '../../run/record.js';
+import { readRunManifest } from '../../run-files/record.js';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { z } from 'zod';

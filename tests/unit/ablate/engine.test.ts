@@ -11,7 +11,7 @@ import { DEFAULT_POLICY } from '../../../src/core/policy.js';
 import { createLocalRetriever } from '../../../src/retrieval/local/index.js';
 import type { Retriever } from '../../../src/core/retriever.js';
 import { executeRun } from '../../../src/pipeline/run.js';
-import { RunDir } from '../../../src/run/rundir.js';
+import { RunDir } from '../../../src/run-files/run-dir.js';
 import type { ItemRecord } from '../../../src/core/item.js';
 import { rawRagSource } from '../../../src/systems/raw-rag/source.js';
 import { runAblation } from '../../../src/ablate/engine.js';

@@ -2,9 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import { RunConfigSchema } from '../../../src/systems/registry.js';
 import { DEFAULT_POLICY } from '../../../src/core/policy.js';
-import { summarise } from '../../../src/eval/summary.js';
+import { summarise } from '../../../src/reader-judge/summary.js';
 import type { ItemRecord } from '../../../src/core/item.js';
-import type { Manifest } from '../../../src/run/manifest.js';
+import type { Manifest } from '../../../src/run-files/manifest.js';
 import { analyseAblation } from '../../../src/ablate/paired-table.js';
 import type { VariantOutcome } from '../../../src/ablate/types.js';
 import { ablationCsv, ablationMarkdown } from '../../../src/ablate/report.js';

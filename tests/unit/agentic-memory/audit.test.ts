@@ -16,7 +16,7 @@ import { MemorySchema } from '../../../src/systems/agentic-memory/config.js';
 import { EntityAligner } from '../../../src/systems/agentic-memory/entities.js';
 import { isKeyAttribute } from '../../../src/systems/agentic-memory/forget.js';
 import { memoryIngestLines } from '../../../src/systems/agentic-memory/summary.js';
-import { acquireRunLock } from '../../../src/run/lock.js';
+import { acquireRunLock } from '../../../src/run-files/lock.js';
 import { CACHE_FILE } from '../../../src/providers/cache.js';
 import { ProviderSession } from '../../../src/providers/session.js';
 import { loadRunInputs } from '../../../src/pipeline/plan.js';
@@ -447,7 +447,7 @@ describe('10b. no retriever notes or paper row for a system that uses no retriev
   it('the printed summary carries neither the paper row nor a retriever note', async () => {
     await serve({});
     const { executeRun } = await import('../../../src/pipeline/run.js');
-    const { renderRunReport } = await import('../../../src/cli/report.js');
+    const { renderRunReport } = await import('../../../src/cli/run-printout.js');
     const cfg = memoryConfigFor({ system: 'agentic-memory', limit: 2 });
     const outcome = await executeRun(
       {

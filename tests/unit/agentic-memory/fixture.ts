@@ -6,7 +6,7 @@
 import type { RunConfig } from '../../../src/config/schema.js';
 import { RunConfigSchema } from '../../../src/systems/registry.js';
 import { DEFAULT_POLICY } from '../../../src/core/policy.js';
-import { getBenchmark } from '../../../src/datasets/registry.js';
+import { getBenchmark } from '../../../src/benchmarks/registry.js';
 import type { Episode, Question } from '../../../src/core/schema.js';
 import type { SourceContext } from '../../../src/core/evidence-source.js';
 import { ProviderSession } from '../../../src/providers/session.js';

@@ -9,7 +9,7 @@ import { MemorySchema, type MemoryConfig } from '../../../src/systems/agentic-me
 import type { Turn } from '../../../src/core/schema.js';
 import { EntityAligner } from '../../../src/systems/agentic-memory/entities.js';
 import { parseExtraction } from '../../../src/systems/agentic-memory/extract.js';
-import type { Batch } from '../../../src/ingest/batches.js';
+import type { Batch } from '../../../src/ingest-llm/batches.js';
 import { decayedImportance, expired, isKeyAttribute } from '../../../src/systems/agentic-memory/forget.js';
 import { scoreMemories } from '../../../src/systems/agentic-memory/recall.js';
 import { MemoryStore } from '../../../src/systems/agentic-memory/store.js';

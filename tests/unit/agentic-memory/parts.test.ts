@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { RunConfigSchema } from '../../../src/systems/registry.js';
 import { MemorySchema } from '../../../src/systems/agentic-memory/config.js';
 import { EntityAligner, entityMatch, normaliseEntity, questionEntities } from '../../../src/systems/agentic-memory/entities.js';
-import { batchesOf } from '../../../src/ingest/batches.js';
+import { batchesOf } from '../../../src/ingest-llm/batches.js';
 import { extractionMessages, parseExtraction, readExtraction, ExtractionReplyError } from '../../../src/systems/agentic-memory/extract.js';
 import { estimateExtraction, renderExtractionEstimate } from '../../../src/systems/agentic-memory/estimate.js';
 import { INJECTION_HEADER, injectionBlock, recency, scoreMemories } from '../../../src/systems/agentic-memory/recall.js';

@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beam } from '../../../src/datasets/beam/index.js';
-import { ABILITIES } from '../../../src/datasets/beam/format.js';
+import { beam } from '../../../src/benchmarks/beam/index.js';
+import { ABILITIES } from '../../../src/benchmarks/beam/format.js';
 import { tempDir } from '../../helpers/cli.js';
 
 /** One batch of `pairs` user/assistant exchanges, ids from `firstId`, anchored on its first user message. */

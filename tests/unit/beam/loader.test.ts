@@ -2,9 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beam } from '../../../src/datasets/beam/index.js';
-import { ABILITIES } from '../../../src/datasets/beam/format.js';
-import { flattenChatIds, parseSizes } from '../../../src/datasets/beam/load.js';
+import { beam } from '../../../src/benchmarks/beam/index.js';
+import { ABILITIES } from '../../../src/benchmarks/beam/format.js';
+import { flattenChatIds, parseSizes } from '../../../src/benchmarks/beam/load.js';
 import { EpisodeSchema, QuestionSchema } from '../../../src/core/schema.js';
 import { InputError } from '../../../src/util/errors.js';
 import { ROOT, tempDir } from '../../helpers/cli.js';

@@ -9,8 +9,8 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { Question } from '../../../src/core/schema.js';
 import type { ChatMessage } from '../../../src/core/protocol.js';
-import { kendallTauB } from '../../../src/datasets/beam/kendall.js';
-import { alignWithReference, answerLines, guardedTauNorm, orderingScore } from '../../../src/datasets/beam/ordering.js';
+import { kendallTauB } from '../../../src/benchmarks/beam/kendall.js';
+import { alignWithReference, answerLines, guardedTauNorm, orderingScore } from '../../../src/benchmarks/beam/ordering.js';
 import {
   beamJudge,
   beamReader,
@@ -20,7 +20,7 @@ import {
   renderEquivalence,
   renderJudgePrompt,
   rubricScore,
-} from '../../../src/datasets/beam/scoring.js';
+} from '../../../src/benchmarks/beam/scoring.js';
 import { ROOT } from '../../helpers/cli.js';
 import { historyBlocks } from '../../helpers/evidence.js';
 

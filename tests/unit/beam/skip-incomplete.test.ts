@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { cpSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { beam } from '../../../src/datasets/beam/index.js';
-import { warningLines } from '../../../src/datasets/warnings.js';
+import { beam } from '../../../src/benchmarks/beam/index.js';
+import { warningLines } from '../../../src/benchmarks/warnings.js';
 import { ROOT, tempDir } from '../../helpers/cli.js';
 
 /** A checkout of three copies of the real 100K/5 conversation, the second without chat files, the third without probing questions. */

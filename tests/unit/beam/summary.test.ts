@@ -1,7 +1,7 @@
 /** BEAM aggregation (official report_results.py nesting), headline per size, efficiency figures. */
 import { describe, expect, it } from 'vitest';
-import { ABILITIES } from '../../../src/datasets/beam/format.js';
-import { summariseBeam } from '../../../src/datasets/beam/summary.js';
+import { ABILITIES } from '../../../src/benchmarks/beam/format.js';
+import { summariseBeam } from '../../../src/benchmarks/beam/summary.js';
 import { baseItem } from '../../../src/core/item.js';
 import type { ItemRecord } from '../../../src/core/item.js';
 import type { Dataset, Question } from '../../../src/core/schema.js';

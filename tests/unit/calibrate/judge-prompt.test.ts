@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../../helpers/cli.js';
-import { judgeProtocolFor, resolveJudgePrompt } from '../../../src/eval/judge-prompt.js';
-import { locomoJudge } from '../../../src/datasets/locomo/scoring.js';
+import { judgeProtocolFor, resolveJudgePrompt } from '../../../src/reader-judge/judge-prompt.js';
+import { locomoJudge } from '../../../src/benchmarks/locomo/scoring.js';
 import type { Question } from '../../../src/core/schema.js';
 
 const q = (typeId: number): Question => ({

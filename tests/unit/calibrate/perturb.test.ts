@@ -8,7 +8,7 @@ import { ROOT } from '../../helpers/cli.js';
 import { perturb } from '../../../src/calibrate/perturb.js';
 import { buildProbes } from '../../../src/calibrate/probes.js';
 import { cohenKappa } from '../../../src/stats/cohen.js';
-import { locomo } from '../../../src/datasets/locomo/index.js';
+import { locomo } from '../../../src/benchmarks/locomo/index.js';
 import type { Episode, Question } from '../../../src/core/schema.js';
 
 const episode: Episode = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EtaEstimator, formatDuration, infoText, progressBar } from '../../../src/cli/progress.js';
-import { warningLines } from '../../../src/datasets/warnings.js';
+import { warningLines } from '../../../src/benchmarks/warnings.js';
 
 describe('smoothed ETA', () => {
   it('shows nothing for a slow first item, then tracks the steady rate', () => {

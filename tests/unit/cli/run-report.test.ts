@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { RunConfigSchema } from '../../../src/systems/registry.js';
 import { resolveConfig } from '../../../src/config/load.js';
 import { executeRun, type RunOutcome } from '../../../src/pipeline/run.js';
-import { renderRunReport } from '../../../src/cli/report.js';
+import { renderRunReport } from '../../../src/cli/run-printout.js';
 import { ROOT, tempDir } from '../../helpers/cli.js';
 
 const FIX = join(ROOT, 'tests/fixtures');

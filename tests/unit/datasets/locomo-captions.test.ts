@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { ROOT } from '../../helpers/cli.js';
-import { locomo } from '../../../src/datasets/locomo/index.js';
+import { locomo } from '../../../src/benchmarks/locomo/index.js';
 import { ingest } from '../../../src/retrieval/chunk.js';
 import { DEFAULT_POLICY } from '../../../src/core/policy.js';
 import { planEpisode } from '../../../src/systems/memory-service/plan.js';

@@ -6,9 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { ROOT } from '../../helpers/cli.js';
-import { locomo } from '../../../src/datasets/locomo/index.js';
-import { loadErrata } from '../../../src/datasets/locomo/gold.js';
-import { goldSummary } from '../../../src/datasets/locomo/gold-summary.js';
+import { locomo } from '../../../src/benchmarks/locomo/index.js';
+import { loadErrata } from '../../../src/benchmarks/locomo/gold.js';
+import { goldSummary } from '../../../src/benchmarks/locomo/gold-summary.js';
 import { baseItem } from '../../../src/core/item.js';
 
 const path = join(ROOT, 'datasets/locomo/locomo10.json');

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
-import { locomo } from '../../../src/datasets/locomo/index.js';
-import { parseIdList, readIdList, selectQuestions, stratifiedSample } from '../../../src/datasets/select.js';
+import { locomo } from '../../../src/benchmarks/locomo/index.js';
+import { parseIdList, readIdList, selectQuestions, stratifiedSample } from '../../../src/benchmarks/select.js';
 import type { Dataset, Question } from '../../../src/core/schema.js';
 import { InputError } from '../../../src/util/errors.js';
 import { ROOT, tempDir } from '../../helpers/cli.js';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { findProtocol, namedJudgeProtocol, namedProtocols, readVerdict } from '../../../src/eval/judge-protocols.js';
-import { resolveJudgePrompt } from '../../../src/eval/judge-prompt.js';
-import { locomoJudge } from '../../../src/datasets/locomo/scoring.js';
+import { findProtocol, namedJudgeProtocol, namedProtocols, readVerdict } from '../../../src/reader-judge/judge-protocols.js';
+import { resolveJudgePrompt } from '../../../src/reader-judge/judge-prompt.js';
+import { locomoJudge } from '../../../src/benchmarks/locomo/scoring.js';
 import { ROOT } from '../../helpers/cli.js';
 
 const q = {

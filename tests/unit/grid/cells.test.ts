@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { RunConfigSchema } from '../../../src/systems/registry.js';
 import { cellName, gridCells, shardOf, splitList } from '../../../src/grid/cells.js';
-import { parseShard } from '../../../src/cli/grid.js';
+import { parseShard } from '../../../src/cli/run-grid.js';
 import type { RunConfig } from '../../../src/config/schema.js';
 
 const cfg = (over: Record<string, unknown>): RunConfig => RunConfigSchema.parse({ benchmark: 'locomo', ...over }) as RunConfig;

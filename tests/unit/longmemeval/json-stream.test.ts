@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { JsonArraySplitter, streamJsonArray } from '../../../src/datasets/longmemeval/json-stream.js';
+import { JsonArraySplitter, streamJsonArray } from '../../../src/benchmarks/longmemeval/json-stream.js';
 import { tempDir } from '../../helpers/cli.js';
 
 /** Feeds `bytes` in pieces of `size` and returns the parsed elements plus their byte ranges. */

@@ -5,8 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { loadLongMemEval, checkCounts } from '../../../src/datasets/longmemeval/load.js';
-import { FULL_RELEASE, QUESTION_TYPES } from '../../../src/datasets/longmemeval/format.js';
+import { loadLongMemEval, checkCounts } from '../../../src/benchmarks/longmemeval/load.js';
+import { FULL_RELEASE, QUESTION_TYPES } from '../../../src/benchmarks/longmemeval/format.js';
 import type { Dataset } from '../../../src/core/schema.js';
 import { ROOT, tempDir } from '../../helpers/cli.js';
 

@@ -1,7 +1,7 @@
 /** Official retrieval metrics and reported scores, on hand-computed cases. */
 import { describe, expect, it } from 'vitest';
-import { dcg, documentRankings, evaluateRanking, longMemEvalRankingMetrics } from '../../../src/datasets/longmemeval/retrieval-metrics.js';
-import { summariseLongMemEval } from '../../../src/datasets/longmemeval/summary.js';
+import { dcg, documentRankings, evaluateRanking, longMemEvalRankingMetrics } from '../../../src/benchmarks/longmemeval/retrieval-metrics.js';
+import { summariseLongMemEval } from '../../../src/benchmarks/longmemeval/summary.js';
 import type { Chunk, IngestedEpisode } from '../../../src/core/ingested-episode.js';
 import type { Question, Turn } from '../../../src/core/schema.js';
 import type { ItemRecord } from '../../../src/core/item.js';

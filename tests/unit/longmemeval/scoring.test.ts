@@ -14,9 +14,9 @@ import {
   pyJsonSession,
   pyJsonString,
   renderHistory,
-} from '../../../src/datasets/longmemeval/scoring.js';
-import { loadLongMemEval } from '../../../src/datasets/longmemeval/load.js';
-import { longmemeval } from '../../../src/datasets/longmemeval/index.js';
+} from '../../../src/benchmarks/longmemeval/scoring.js';
+import { loadLongMemEval } from '../../../src/benchmarks/longmemeval/load.js';
+import { longmemeval } from '../../../src/benchmarks/longmemeval/index.js';
 import type { Question, Turn } from '../../../src/core/schema.js';
 import { ROOT } from '../../helpers/cli.js';
 import { turnBlocks } from '../../helpers/evidence.js';

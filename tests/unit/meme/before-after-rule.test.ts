@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { memeBeforeAfterRule } from '../../../src/datasets/meme/before-after-rule.js';
+import { memeBeforeAfterRule } from '../../../src/benchmarks/meme/before-after-rule.js';
 import type { StatItem } from '../../../src/stats/load.js';
 
 const item = (

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { meme, resolveMemeFile } from '../../../src/datasets/meme/index.js';
+import { meme, resolveMemeFile } from '../../../src/benchmarks/meme/index.js';
 import { QuestionSchema, EpisodeSchema } from '../../../src/core/schema.js';
 import { InputError } from '../../../src/util/errors.js';
 import { ROOT, tempDir } from '../../helpers/cli.js';

@@ -1,12 +1,12 @@
 /**
- * MEME result vs path (src/datasets/meme/path.ts) on the constructed fixture: a 2-hop cascade's path
+ * MEME result vs path (src/benchmarks/meme/path.ts) on the constructed fixture: a 2-hop cascade's path
  * needs the root's change (the trigger) and the intermediate's new value beside the result; a
  * tracking question's result is its latest value, its path every value.
  */
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { meme } from '../../../src/datasets/meme/index.js';
-import { relevantTurns, resultPath, type PathFacts } from '../../../src/datasets/meme/path.js';
+import { meme } from '../../../src/benchmarks/meme/index.js';
+import { relevantTurns, resultPath, type PathFacts } from '../../../src/benchmarks/meme/path.js';
 import { ROOT } from '../../helpers/cli.js';
 
 const ds = await meme.load({ path: join(ROOT, 'tests/fixtures/meme/meme_fixture.json'), options: {} });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { meme } from '../../../src/datasets/meme/index.js';
-import { erSubstring, fill, memeScoring, parseMemeJudge, pyStr, renderMemeJudge, truthy } from '../../../src/datasets/meme/scoring.js';
+import { meme } from '../../../src/benchmarks/meme/index.js';
+import { erSubstring, fill, memeScoring, parseMemeJudge, pyStr, renderMemeJudge, truthy } from '../../../src/benchmarks/meme/scoring.js';
 import type { Question } from '../../../src/core/schema.js';
 import { ROOT } from '../../helpers/cli.js';
 import { historyBlocks } from '../../helpers/evidence.js';

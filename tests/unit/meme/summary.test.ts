@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { realPass, runsOf, summariseMeme } from '../../../src/datasets/meme/summary.js';
+import { realPass, runsOf, summariseMeme } from '../../../src/benchmarks/meme/summary.js';
 import type { ItemRecord } from '../../../src/core/item.js';
 
 let n = 0;

@@ -10,11 +10,11 @@ import { MemorySchema, type MemoryConfig } from '../../../src/systems/agentic-me
 import type { Turn } from '../../../src/core/schema.js';
 import { EntityAligner } from '../../../src/systems/agentic-memory/entities.js';
 import { parseExtraction } from '../../../src/systems/agentic-memory/extract.js';
-import type { Batch } from '../../../src/ingest/batches.js';
+import type { Batch } from '../../../src/ingest-llm/batches.js';
 import { MemoryStore } from '../../../src/systems/agentic-memory/store.js';
 import { applyBatch } from '../../../src/systems/agentic-memory/validate.js';
 import { readDecisions } from '../../../src/systems/agentic-memory/decisions.js';
-import { auditDecisions, renderAudit } from '../../../src/audit/write-audit.js';
+import { auditDecisions, renderAudit } from '../../../src/memory-audit/write-audit.js';
 import { tempDir } from '../../helpers/cli.js';
 import { item } from '../../helpers/fake-extractor.js';
 

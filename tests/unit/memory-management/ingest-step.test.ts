@@ -7,8 +7,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ProviderSession } from '../../../src/providers/session.js';
-import { IngestLlm, IngestReplyError, segmentMessages, type JsonStep } from '../../../src/ingest/llm-step.js';
-import { batchesOf } from '../../../src/ingest/batches.js';
+import { IngestLlm, IngestReplyError, segmentMessages, type JsonStep } from '../../../src/ingest-llm/llm-step.js';
+import { batchesOf } from '../../../src/ingest-llm/batches.js';
 import { assemble, coveredTurnIds } from '../../../src/retrieval/assemble.js';
 import { withUnits } from '../../../src/systems/raw-rag/augmented.js';
 import { FakeApi } from '../../helpers/fake-api.js';

@@ -19,7 +19,7 @@ import { ProviderSession } from '../../../src/providers/session.js';
 import { Secrets } from '../../../src/providers/secrets.js';
 import { ingest } from '../../../src/retrieval/chunk.js';
 import { DEFAULT_POLICY } from '../../../src/core/policy.js';
-import { getBenchmark } from '../../../src/datasets/registry.js';
+import { getBenchmark } from '../../../src/benchmarks/registry.js';
 import type { AddCall, ServiceMessage } from '../../../src/systems/memory-service/service.js';
 import type { Episode, Question } from '../../../src/core/schema.js';
 import { baseItem } from '../../../src/core/item.js';

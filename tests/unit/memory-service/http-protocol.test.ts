@@ -17,7 +17,7 @@ import { ProviderSession } from '../../../src/providers/session.js';
 import { ingest } from '../../../src/retrieval/chunk.js';
 import { DEFAULT_POLICY } from '../../../src/core/policy.js';
 import { baseItem } from '../../../src/core/item.js';
-import { getBenchmark } from '../../../src/datasets/registry.js';
+import { getBenchmark } from '../../../src/benchmarks/registry.js';
 import type { Episode, Question } from '../../../src/core/schema.js';
 import { INGEST_LOG_FILE } from '../../../src/systems/memory-service/ingest-log.js';
 import { ROOT } from '../../helpers/cli.js';
@@ -106,9 +106,9 @@ const session = (env: Record<string, string> = {}) =>
 
 describe('--system http against the documented shim', () => {
   it('adds per session with add_id and turn ids, searches for coverage, resumes without re-adding, purges verified', async () => {
-    const cfg = RunConfigSchema.parse({ benchmark: 'locomo', system: 'http', service: { url, name: 'toy-memory' } });
+    const cfg = RunConfigSchema.parse({ benchmark: 'locomo', system: 'http', http: { url, name: 'toy-memory' } });
     const ctx = { cfg, benchmark: getBenchmark('locomo'), policy: DEFAULT_POLICY };
-    const source = await http.create(cfg, session({ RAWRAG_MEMORY_KEY: 'toy-key-123456789' }), { runDir });
+    const source = await http.create(cfg, session({ RAWRAG_HTTP_KEY: 'toy-key-123456789' }), { runDir });
     expect(source.system).toBe('toy-memory');
     const opened = await source.open(ep, ctx);
     const adds = seen.filter((s) => s.path === '/add');
@@ -129,7 +129,7 @@ describe('--system http against the documented shim', () => {
   it("add events with the service's own extra fields are accepted and kept (issue 40, item 9)", async () => {
     rewrite = (path, reply) =>
       path === '/add' ? { ...reply, events: reply.events.map((e: object) => ({ ...e, actor_id: 'Ann', categories: ['family'] })) } : reply;
-    const cfg = RunConfigSchema.parse({ benchmark: 'locomo', system: 'http', service: { url } });
+    const cfg = RunConfigSchema.parse({ benchmark: 'locomo', system: 'http', http: { url } });
     const source = await http.create(cfg, session(), { runDir });
     await source.open(ep, { cfg, benchmark: getBenchmark('locomo'), policy: DEFAULT_POLICY });
     expect(seen.filter((s) => s.path === '/add')).toHaveLength(2);
@@ -145,7 +145,7 @@ describe('--system http against the documented shim', () => {
   it('a reply outside the protocol fails the episode naming the field', async () => {
     server.removeAllListeners('request');
     server.on('request', (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"events": [{"event": "MERGE"}]}'));
-    const cfg = RunConfigSchema.parse({ benchmark: 'locomo', system: 'http', service: { url } });
+    const cfg = RunConfigSchema.parse({ benchmark: 'locomo', system: 'http', http: { url } });
     const source = await http.create(cfg, session(), { runDir });
     await expect(source.open(ep, { cfg, benchmark: getBenchmark('locomo'), policy: DEFAULT_POLICY })).rejects.toThrow(
       /add reply does not follow the protocol \(events\.0\.event: /,

@@ -21,7 +21,7 @@ import { ingest } from '../../../src/retrieval/chunk.js';
 import type { IngestedEpisode } from '../../../src/core/ingested-episode.js';
 import { DEFAULT_POLICY } from '../../../src/core/policy.js';
 import { baseItem } from '../../../src/core/item.js';
-import { getBenchmark } from '../../../src/datasets/registry.js';
+import { getBenchmark } from '../../../src/benchmarks/registry.js';
 import type { Episode, Question } from '../../../src/core/schema.js';
 import type { SourceContext } from '../../../src/core/evidence-source.js';
 import { isoUtc, planEpisode, runTag } from '../../../src/systems/memory-service/plan.js';

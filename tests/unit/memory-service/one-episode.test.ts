@@ -16,7 +16,7 @@ import { serviceSettingsShape, type ServiceSettings } from '../../../src/systems
 import { HttpMemoryService } from '../../../src/systems/http/client.js';
 import { IngestLog } from '../../../src/systems/memory-service/ingest-log.js';
 import { executeRun } from '../../../src/pipeline/run.js';
-import { RunDir } from '../../../src/run/rundir.js';
+import { RunDir } from '../../../src/run-files/run-dir.js';
 import type { TransportOptions } from '../../../src/providers/transport.js';
 
 const Schema = z

@@ -20,7 +20,7 @@ import {
   recommendationLines,
   recsysRecall,
   substringExactMatch,
-} from '../../../src/datasets/memoryagentbench/metrics.js';
+} from '../../../src/benchmarks/memoryagentbench/metrics.js';
 
 describe('normalize_answer', () => {
   test.each([

@@ -20,10 +20,10 @@ import {
   renderLongmemevalJudge,
   renderSummaryJudge,
   summaryScore,
-} from '../../../src/datasets/memoryagentbench/scoring.js';
-import { pyFormat } from '../../../src/datasets/memoryagentbench/prompts.js';
+} from '../../../src/benchmarks/memoryagentbench/scoring.js';
+import { pyFormat } from '../../../src/benchmarks/memoryagentbench/prompts.js';
 import { pyReprList, pyReprString } from '../../../src/util/python.js';
-import type { TemplateFamily } from '../../../src/datasets/memoryagentbench/sources.js';
+import type { TemplateFamily } from '../../../src/benchmarks/memoryagentbench/sources.js';
 import type { ChatMessage } from '../../../src/core/protocol.js';
 import { historyBlocks } from '../../helpers/evidence.js';
 

@@ -1,8 +1,8 @@
 /** Aggregation (source -> task -> competency -> Overall) and the offline answer-in-evidence check. */
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { summariseMab, type CompetencyRow, type SourceRow, type TaskRow } from '../../../src/datasets/memoryagentbench/summarise.js';
-import { answerInEvidence, rankingMetrics } from '../../../src/datasets/memoryagentbench/evidence.js';
+import { summariseMab, type CompetencyRow, type SourceRow, type TaskRow } from '../../../src/benchmarks/memoryagentbench/summarise.js';
+import { answerInEvidence, rankingMetrics } from '../../../src/benchmarks/memoryagentbench/evidence.js';
 import { baseItem } from '../../../src/core/item.js';
 import type { Question } from '../../../src/core/schema.js';
 import type { Chunk } from '../../../src/core/ingested-episode.js';

@@ -12,8 +12,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildPaperMap, type PaperEntry } from '../../../src/paper/map.js';
 import { paperItems } from '../../../src/paper/items.js';
-import { DEFAULT_MCQ_PROTOCOL, MCQ_PROTOCOLS } from '../../../src/datasets/personamem/options.js';
-import { PAPER_BREAKDOWNS } from '../../../src/datasets/paper-rows.js';
+import { DEFAULT_MCQ_PROTOCOL, MCQ_PROTOCOLS } from '../../../src/benchmarks/personamem/options.js';
+import { PAPER_BREAKDOWNS } from '../../../src/benchmarks/paper-rows.js';
 import { tempDir } from '../../helpers/cli.js';
 import { locomoItems, writeRun, type FakeItem } from '../../helpers/paper-runs.js';
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PAPER_FIGURES_FILE, paperFigures, parsePaperFigures } from '../../../src/datasets/paper-figures.js';
-import { PAPER_ROWS, PAPER_BREAKDOWNS } from '../../../src/datasets/paper-rows.js';
-import { PAPER_AUDITS } from '../../../src/audit/write-audit.js';
+import { PAPER_FIGURES_FILE, paperFigures, parsePaperFigures } from '../../../src/benchmarks/paper-figures.js';
+import { PAPER_ROWS, PAPER_BREAKDOWNS } from '../../../src/benchmarks/paper-rows.js';
+import { PAPER_AUDITS } from '../../../src/memory-audit/write-audit.js';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const raw = () => JSON.parse(readFileSync(join(ROOT, PAPER_FIGURES_FILE), 'utf8')) as Record<string, any>;

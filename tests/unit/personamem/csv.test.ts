@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CsvError, parseCsv, parseCsvObjects } from '../../../src/datasets/personamem/csv.js';
+import { CsvError, parseCsv, parseCsvObjects } from '../../../src/benchmarks/personamem/csv.js';
 
 const fields = (text: string) => parseCsv(text).map((r) => r.fields);
 

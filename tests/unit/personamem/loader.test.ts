@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { personamem } from '../../../src/datasets/personamem/index.js';
+import { personamem } from '../../../src/benchmarks/personamem/index.js';
 import { EpisodeSchema, QuestionSchema } from '../../../src/core/schema.js';
 import { InputError } from '../../../src/util/errors.js';
 import { ROOT, tempDir } from '../../helpers/cli.js';

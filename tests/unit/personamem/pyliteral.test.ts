@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parsePyLiteral, PyLiteralError } from '../../../src/datasets/personamem/pyliteral.js';
+import { parsePyLiteral, PyLiteralError } from '../../../src/benchmarks/personamem/pyliteral.js';
 
 describe('Python-literal parser (no eval)', () => {
   it("reads str(dict) as PersonaMem-v2 writes user_query: single quotes, or double when the text has '", () => {

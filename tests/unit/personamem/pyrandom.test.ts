@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PyRandom } from '../../../src/datasets/personamem/pyrandom.js';
+import { PyRandom } from '../../../src/benchmarks/personamem/pyrandom.js';
 
 // Expected values printed by CPython 3.11.7's `random` module (random.seed(n); ...).
 describe("Python's Mersenne Twister, seeding and shuffle", () => {

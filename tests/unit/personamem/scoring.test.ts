@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { personamem } from '../../../src/datasets/personamem/index.js';
-import { extractLetter, renderOptions } from '../../../src/datasets/personamem/options.js';
-import { mcqCorrect, personamemScoring } from '../../../src/datasets/personamem/scoring.js';
+import { personamem } from '../../../src/benchmarks/personamem/index.js';
+import { extractLetter, renderOptions } from '../../../src/benchmarks/personamem/options.js';
+import { mcqCorrect, personamemScoring } from '../../../src/benchmarks/personamem/scoring.js';
 import type { Turn } from '../../../src/core/schema.js';
 import { ROOT } from '../../helpers/cli.js';
 import { turnBlocks } from '../../helpers/evidence.js';

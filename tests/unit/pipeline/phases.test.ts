@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { costByPhase, EpisodeIngest, itemPhases, PhaseTally } from '../../../src/pipeline/phases.js';
 import { mergePhases, GridProgress } from '../../../src/cli/grid-progress.js';
 import { phasesText, progressBar } from '../../../src/cli/progress.js';
-import type { ItemStage } from '../../../src/eval/stage.js';
+import type { ItemStage } from '../../../src/reader-judge/stage.js';
 
 describe('PhaseTally', () => {
   it('lists the planned phases in flow order, whatever order they were planned or counted in', () => {

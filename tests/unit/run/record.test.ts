@@ -1,5 +1,5 @@
 /**
- * The run record (src/run/record.ts): what the writers write parses as rawrag.run/2; the
+ * The run record (src/run-files/record.ts): what the writers write parses as rawrag.run/2; the
  * rawrag.run/1 fixture (written by 016f2b1's own CLI, tests/fixtures/runs/rawrag.run-1) is upgraded;
  * a corrupt file is refused naming the file and the place.
  */
@@ -7,9 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, tempDir } from '../../helpers/cli.js';
-import { RunDir } from '../../../src/run/rundir.js';
-import { RUN_SCHEMA, parseManifest, readRun, upgradeManifestV1 } from '../../../src/run/record.js';
-import type { Manifest } from '../../../src/run/manifest.js';
+import { RunDir } from '../../../src/run-files/run-dir.js';
+import { RUN_SCHEMA, parseManifest, readRun, upgradeManifestV1 } from '../../../src/run-files/record.js';
+import type { Manifest } from '../../../src/run-files/manifest.js';
 
 const FIXTURE = join(ROOT, 'tests/fixtures/runs/rawrag.run-1');
 

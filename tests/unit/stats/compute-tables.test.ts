@@ -6,7 +6,7 @@ import { findRunDirs, loadRun, type LoadedRun, type StatItem } from '../../../sr
 import { holm, mcnemarExact } from '../../../src/stats/index.js';
 import { InputError } from '../../../src/util/errors.js';
 import { tempDir } from '../../helpers/cli.js';
-import { listBenchmarks } from '../../../src/datasets/registry.js';
+import { listBenchmarks } from '../../../src/benchmarks/registry.js';
 
 // The adapters' aggregations, as `rawrag stats` passes them.
 const OPTS: StatsOptions = {

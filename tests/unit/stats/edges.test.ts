@@ -23,7 +23,7 @@ import { coveragePairwiseCsv, coverageCsv, formatP, leaderboardCsv, renderReport
 import { statsProgress } from '../../../src/stats/progress.js';
 import { InputError } from '../../../src/util/errors.js';
 import { tempDir } from '../../helpers/cli.js';
-import { listBenchmarks } from '../../../src/datasets/registry.js';
+import { listBenchmarks } from '../../../src/benchmarks/registry.js';
 
 // The adapters' aggregations, as `rawrag stats` passes them.
 const OPTS: StatsOptions = {

@@ -27,7 +27,7 @@ import { SidecarPeer } from '../../helpers/sidecar-peer.js';
 import { listSystems, RunConfigSchema } from '../../../src/systems/registry.js';
 import { executeRun } from '../../../src/pipeline/run.js';
 import { loadRunInputs } from '../../../src/pipeline/plan.js';
-import { RunDir } from '../../../src/run/rundir.js';
+import { RunDir } from '../../../src/run-files/run-dir.js';
 import { fromRoot } from '../../../src/util/paths.js';
 import type { TransportOptions } from '../../../src/providers/transport.js';
 

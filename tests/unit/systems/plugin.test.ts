@@ -16,14 +16,14 @@ import { runAblation } from '../../../src/ablate/engine.js';
 import { analyseAblation } from '../../../src/ablate/paired-table.js';
 import { planVariants } from '../../../src/ablate/variants.js';
 import { effectivePolicy } from '../../../src/pipeline/plan.js';
-import { getBenchmark, listBenchmarks } from '../../../src/datasets/registry.js';
+import { getBenchmark, listBenchmarks } from '../../../src/benchmarks/registry.js';
 import { loadRun } from '../../../src/stats/load.js';
 import { analyse } from '../../../src/stats/compute-tables.js';
 import { writeReport } from '../../../src/report/index.js';
-import { renderRunReport } from '../../../src/cli/report.js';
+import { renderRunReport } from '../../../src/cli/run-printout.js';
 import { runCommand } from '../../../src/cli/commands/run.js';
 import { ablateCommand } from '../../../src/cli/commands/ablate.js';
-import { RunDir } from '../../../src/run/rundir.js';
+import { RunDir } from '../../../src/run-files/run-dir.js';
 import type { TransportOptions } from '../../../src/providers/transport.js';
 
 const quiet = { log: () => {} };

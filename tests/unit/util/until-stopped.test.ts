@@ -1,6 +1,6 @@
 /**
  * Issue 42, item 7: after a stop signal nothing is awaited but the flush. `untilStopped` (the grid's
- * stop path, src/cli/grid.ts) waits for the work registered in `Flushes` (cells that have begun
+ * stop path, src/cli/run-grid.ts) waits for the work registered in `Flushes` (cells that have begun
  * writing) and not for startup work, which here never settles at all.
  */
 import { describe, expect, it } from 'vitest';

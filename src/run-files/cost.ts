@@ -123,7 +123,7 @@ export function costOf(run: {
 
 /** Both figures of a run directory, read from its manifest, summary and items (a torn last line skipped). */
 export function runCost(dir: string): RunCost {
-  // Through the run record (src/run/record.ts): validated, an older version upgraded.
+  // Through the run record (src/run-files/record.ts): validated, an older version upgraded.
   const run = readRun(dir);
   return costOf({
     manifest: run.manifest as Record<string, unknown>,

@@ -105,7 +105,7 @@ export type MemeSummary = {
   denominators?: Denominators;
   /**
    * Result vs path over the Tr and Cas after-questions, from the turns each system showed:
-   * result = the answer value shown; path = also what leads to it (src/datasets/meme/path.ts).
+   * result = the answer value shown; path = also what leads to it (src/benchmarks/meme/path.ts).
    * P(path | result) with a percentile bootstrap 95% CI (2,000 resamples, seed 0).
    */
   result_path?: {

@@ -16,7 +16,7 @@ import { findProtocol, namedJudgeProtocol, namedProtocols, protocolsFile } from 
 export interface JudgePromptRef {
   file: string;
   sha256: string;
-  /** A named protocol (`--judge-prompt evermemos`): its whole definition, not only a prompt (src/eval/judge-protocols.ts). */
+  /** A named protocol (`--judge-prompt evermemos`): its whole definition, not only a prompt (src/reader-judge/judge-protocols.ts). */
   protocol?: string;
 }
 

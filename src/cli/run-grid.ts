@@ -7,14 +7,14 @@
  * and one `--max-cost`; a status table at the end. Exit codes: those of a run, and 7 when a cell
  * failed as a whole (the others still ran).
  */
-import { mergeFailureGroups, type FailureGroup } from '../run/failures.js';
+import { mergeFailureGroups, type FailureGroup } from '../run-files/failures.js';
 import { printOut } from '../util/stdout.js';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { extname, join, resolve } from 'node:path';
 import { displayPath } from '../util/paths.js';
 import type { Command } from 'commander';
 import type { RunConfig } from '../config/schema.js';
-import { listBenchmarks } from '../datasets/registry.js';
+import { listBenchmarks } from '../benchmarks/registry.js';
 import { estimateRun } from '../pipeline/estimate.js';
 import { ConcurrencyPool } from '../providers/limits.js';
 import { defaultTransport, type TransportOptions } from '../providers/transport.js';
@@ -36,7 +36,7 @@ import { loadRunInputs } from '../pipeline/plan.js';
 import { runLine } from './commands/runs.js';
 import { runPreflight, withPreflightFlags } from './preflight.js';
 import { requireCellConfigs, type ResumeTarget } from '../resume/target.js';
-import { invocationFor, withoutShard } from '../run/invocation.js';
+import { invocationFor, withoutShard } from '../run-files/invocation.js';
 
 /** Flags whose comma list makes a grid (the benchmark argument too). */
 const LIST_FLAGS = ['reader', 'system', 'retriever'] as const;
@@ -218,7 +218,7 @@ async function runCells(
   cmd: Command,
   cells: Cell[],
   transport: Partial<TransportOptions>,
-  invocation: import('../run/invocation.js').Invocation,
+  invocation: import('../run-files/invocation.js').Invocation,
 ): Promise<{ outcomes: CellOutcome[]; signal: 'SIGINT' | 'SIGTERM' | null }> {
   const o = cmd.opts();
   const bar = progressBar(`grid (${cells.length} cells)`, o.progress !== false);

@@ -10,14 +10,14 @@ import type { RunIdentity } from './identity.js';
 /**
  * `complete`: every selected question has an item and none failed. `incomplete`: the pass ended
  * with failed items (`questions.errors`; `--retry-errors` redoes them) or without some (deferred to
- * a batch, or a resume is needed); shown as `incomplete (N failed)` (src/run/status.ts). `interrupted`: stopped by a signal.
+ * a batch, or a resume is needed); shown as `incomplete (N failed)` (src/run-files/status.ts). `interrupted`: stopped by a signal.
  * `stopped-cost-cap`: stopped before a request could cross `--max-cost` (the same command with a
  * higher cap resumes). `failed`: the run itself failed (not single items: those are item errors).
  */
 export type RunStatus = 'running' | 'complete' | 'incomplete' | 'interrupted' | 'stopped-cost-cap' | 'failed';
 
 export interface Manifest {
-  /** The run record's version (src/run/record.ts; rawrag.run/1 manifests said `format: 'rawrag.run/1'`). */
+  /** The run record's version (src/run-files/record.ts; rawrag.run/1 manifests said `format: 'rawrag.run/1'`). */
   schema: 'rawrag.run/2';
   run_id: string;
   /** The system under test, e.g. `RAW-RAG/local`; `rawrag stats` compares systems within a setting. */

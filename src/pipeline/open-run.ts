@@ -2,17 +2,17 @@
  * Step 2: open (or resume) a run directory. Only a run with the same identity is resumed; the
  * directory is locked for as long as this process writes it; a dry run reads without writing.
  */
-import { RUN_SCHEMA } from '../run/record.js';
+import { RUN_SCHEMA } from '../run-files/record.js';
 import { systemOf } from '../systems/registry.js';
 import { existsSync, readdirSync, rmdirSync, statSync } from 'node:fs';
 import type { Question } from '../core/schema.js';
 import type { ItemRecord } from '../core/item.js';
-import { identityDifferences, identityOf, type RunIdentity } from '../run/identity.js';
-import { acquireRunLock, type RunLock } from '../run/lock.js';
-import { toolInfo, type Manifest } from '../run/manifest.js';
-import { RunDir } from '../run/rundir.js';
+import { identityDifferences, identityOf, type RunIdentity } from '../run-files/identity.js';
+import { acquireRunLock, type RunLock } from '../run-files/lock.js';
+import { toolInfo, type Manifest } from '../run-files/manifest.js';
+import { RunDir } from '../run-files/run-dir.js';
 import { InputError } from '../util/errors.js';
-import { protocolDeviations } from '../eval/reader-override.js';
+import { protocolDeviations } from '../reader-judge/reader-override.js';
 import { mislabelledScores } from './forced-resume.js';
 
 export interface OpenOptions {
@@ -183,7 +183,7 @@ export function startManifest(fields: {
   name?: string | null;
   /** The response cache folder (null: --no-cache). */
   cacheDir?: string | null;
-  /** What the command was given besides the config (src/run/invocation.ts): what `rawrag resume` reads. */
+  /** What the command was given besides the config (src/run-files/invocation.ts): what `rawrag resume` reads. */
   invocation?: Manifest['invocation'];
   shard?: Manifest['shard'];
 }): Manifest {

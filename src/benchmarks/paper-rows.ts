@@ -42,7 +42,7 @@ export interface PaperRow {
 
 // PersonaMem-v2 (49.62, third behind EverMemOS 53.25 and MemOS 50.72) is not a row here: the paper does
 // not say which reader produced it (`rawrag paper` lists it with any reader's run, naming the reader).
-/** The RAW-RAG rows of configs/paper/figures.json (src/datasets/paper-figures.ts). */
+/** The RAW-RAG rows of configs/paper/figures.json (src/benchmarks/paper-figures.ts). */
 export const PAPER_ROWS: readonly PaperRow[] = paperFigures().rows;
 
 /**
@@ -60,7 +60,7 @@ export interface PaperBreakdown {
   source: string;
 }
 
-/** The weak spots of configs/paper/figures.json (src/datasets/paper-figures.ts). */
+/** The weak spots of configs/paper/figures.json (src/benchmarks/paper-figures.ts). */
 export const PAPER_BREAKDOWNS: readonly PaperBreakdown[] = paperFigures().breakdowns;
 
 /** The paper's row for a benchmark, reader and retriever, if the paper has one. */

@@ -40,7 +40,7 @@ export class RunDir {
     return existsSync(this.manifestPath);
   }
 
-  /** The manifest through the run record's schema (src/run/record.ts: validated, an older version upgraded). */
+  /** The manifest through the run record's schema (src/run-files/record.ts: validated, an older version upgraded). */
   readManifest(): Manifest {
     const read = readRunManifest(this.dir);
     const m = read.manifest as Partial<Manifest>;
@@ -88,7 +88,7 @@ export class RunDir {
   private parse(lines: JsonLine[]): ItemRecord[] {
     const byId = new Map<string, ItemRecord>();
     for (const { line, text } of lines) {
-      // Through the run record's schema (src/run/record.ts): a line of another shape is refused by its line.
+      // Through the run record's schema (src/run-files/record.ts): a line of another shape is refused by its line.
       const item = parseItemLine(text, this.itemsPath, line) as unknown as ItemRecord;
       byId.set(item.id, item);
     }

@@ -6,7 +6,7 @@
  * bootstrap CIs over episodes, seeded).
  */
 import { classifyDecisions, OPERATIONS, type ClassifiedDecision, type Operation, type WriteDecision } from '../core/write-decisions.js';
-import { paperFigures } from '../datasets/paper-figures.js';
+import { paperFigures } from '../benchmarks/paper-figures.js';
 import { Xoshiro128 } from '../stats/rng.js';
 import { markdownTable, pct } from '../util/table.js';
 import { quantileSorted } from '../util/quantile.js';

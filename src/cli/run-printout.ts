@@ -1,12 +1,12 @@
 /** What `rawrag run` prints at the end: coverage (and accuracy, when judged) per question type. */
 import type { RunOutcome } from '../pipeline/run.js';
 import { markdownTable, pct } from '../util/table.js';
-import { paperComparisonLine } from '../datasets/paper-rows.js';
+import { paperComparisonLine } from '../benchmarks/paper-rows.js';
 import { compareWithPaperRow } from '../paper/rows.js';
 import { systemOf } from '../systems/registry.js';
-import { costLine, runCost } from '../run/cost.js';
-import { statusLabel } from '../run/status.js';
-import { renderFailures, type FailureGroup } from '../run/failures.js';
+import { costLine, runCost } from '../run-files/cost.js';
+import { statusLabel } from '../run-files/status.js';
+import { renderFailures, type FailureGroup } from '../run-files/failures.js';
 
 export function renderRunReport(outcome: RunOutcome): string {
   const { summary, manifest } = outcome;
@@ -243,7 +243,7 @@ function errorStages(byStage: Record<string, number> | undefined): string {
 }
 
 /**
- * The run directory's cost by the one definition (src/run/cost.ts), the same figures `rawrag view`,
+ * The run directory's cost by the one definition (src/run-files/cost.ts), the same figures `rawrag view`,
  * the report and `--max-cost` use; nothing when no provider was called.
  */
 export function costLines(dir: string): string[] {

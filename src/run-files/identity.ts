@@ -23,7 +23,7 @@ const LABELS: Record<keyof RunIdentity, string> = {
   tool_version: 'rawrag version',
 };
 
-/** The manifest fields an identity is read from (src/run/manifest.ts). */
+/** The manifest fields an identity is read from (src/run-files/manifest.ts). */
 interface IdentityFields {
   identity?: RunIdentity;
   config_hash?: string;

@@ -7,7 +7,7 @@
  *   memory-service run (its lines say `layer: "event"`), or a file given with `--layer events`.
  * The service's own facts (its probe, how many adds reported events) come from the run's summary.
  */
-import { MANIFEST_FILE, readRunManifest, readRunSummary } from '../run/record.js';
+import { MANIFEST_FILE, readRunManifest, readRunSummary } from '../run-files/record.js';
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DECISION_LOG_FILE, readDecisionLog, type Operation, type WriteDecision } from '../core/write-decisions.js';
@@ -92,7 +92,7 @@ export function decisionSource(arg: string, opts: SourceOptions = {}): DecisionS
   }
   if (!existsSync(join(path, MANIFEST_FILE)))
     throw new InputError('not a run directory (no manifest.json) nor a decision log file', { file: path });
-  // Through the run record (src/run/record.ts): validated, an older version upgraded.
+  // Through the run record (src/run-files/record.ts): validated, an older version upgraded.
   const manifest = readRunManifest(path).manifest as { benchmark?: string; system?: string; config?: { system?: string } };
   const meta = { source: arg, benchmark: opts.benchmark ?? manifest.benchmark ?? null, system: manifest.system ?? null };
   const service = serviceFacts(path);

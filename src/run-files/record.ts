@@ -60,7 +60,7 @@ const ManifestCore = {
 export const ExternalManifestSchema = z.looseObject({ ...ManifestCore, status: z.string().optional() });
 
 /**
- * A rawrag.run/2 manifest.json (src/run/manifest.ts `Manifest` is what the writers fill in). Only
+ * A rawrag.run/2 manifest.json (src/run-files/manifest.ts `Manifest` is what the writers fill in). Only
  * what every reader needs is required; the rest is typed where present (a reader that needs more,
  * a resume's config_hash, asks for it by name).
  */
@@ -102,7 +102,7 @@ export const RunManifestSchema = z.looseObject({
 export type RunManifest = z.infer<typeof RunManifestSchema>;
 export type ExternalManifest = z.infer<typeof ExternalManifestSchema>;
 
-/** summary.json: the run's aggregates (src/eval/summary.ts and each benchmark's own), as written at its end. */
+/** summary.json: the run's aggregates (src/reader-judge/summary.ts and each benchmark's own), as written at its end. */
 export const RunSummarySchema = z.looseObject({
   schema: z.literal(RUN_SCHEMA).optional(),
   run_id: z.string().optional(),

@@ -108,7 +108,7 @@ function summariseOnly(items: ItemRecord[]): Record<string, unknown> {
   const overallScore = meanOf(four.map((c) => c.score));
   const overallEvidence = meanOf(four.map((c) => c.answer_in_evidence));
   const fmt = (x: number | null) => (x === null ? '—' : x.toFixed(2));
-  // Printed by `rawrag run` (cli/report.ts benchmarkTables): the three levels of the paper's table.
+  // Printed by `rawrag run` (cli/run-printout.ts benchmarkTables): the three levels of the paper's table.
   const tables = [
     {
       title: 'MemoryAgentBench per source (official metric x100; answer-in-evidence = a selected chunk holds a gold answer):',
