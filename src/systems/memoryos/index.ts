@@ -20,8 +20,11 @@ export const memoryos = sidecarSystem({
   ],
   top_k: 40,
   checked: {
-    kind: 'stand-in',
-    why: 'memoryos-pro 0.1.0 with faiss-cpu and torch 2.4.0 was installed here (2026-12-07, about 40 minutes on a shared 2-core machine) and started for you by rawrag run locomo --system memoryos --limit 20 against the loopback API, which answered its own summary and profile prompts; that run had not finished when last checked; RAWRAG_REAL_HEAVY=1 npm run test:real -- tests/real/memoryos.test.ts runs it',
+    kind: 'real',
+    library: 'memoryos-pro',
+    version: '0.1.0',
+    date: '2026-12-07',
+    how: 'RAWRAG_REAL_HEAVY=1 npm run test:real -- tests/real/memoryos.test.ts: rawrag run locomo --system memoryos --reader gpt-4o-mini --limit 20 through its sidecar (started for you, faiss-cpu, torch 2.4.0), against the loopback API answering its own summary and profile prompts; 0 errors in 28 minutes; pages mapped to their turns stored, then purged to 0; the stand-in stores the same pairs for the same calls',
   },
   install: {
     python: '>=3.10,<3.12',
