@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const dist = (p) => join(ROOT, 'dist', p);
-const { getBenchmark } = await import(dist('datasets/registry.js'));
+const { getBenchmark } = await import(dist('benchmarks/registry.js'));
 const { ingest } = await import(dist('retrieval/chunk.js'));
 const { RunConfigSchema } = await import(dist('systems/registry.js'));
 const { LocalSentenceEncoder, SENTENCE_ENCODER_DIMS, sentenceKey } = await import(dist('retrieval/local/sentence-encoder.js'));

@@ -22,7 +22,7 @@ import { measuredAfterPriming, storedVectors, vectorStorePath } from '../lib/vec
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const dist = (p) => join(ROOT, 'dist', p);
-const { getBenchmark } = await import(dist('datasets/registry.js'));
+const { getBenchmark } = await import(dist('benchmarks/registry.js'));
 const { ingest } = await import(dist('retrieval/chunk.js'));
 const { serialiseTurn } = await import(dist('retrieval/serialise.js'));
 const { getTokenizer } = await import(dist('retrieval/tokenizer.js'));

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const dist = (p) => join(ROOT, 'dist', p);
 const { RunConfigSchema } = await import(dist('systems/registry.js'));
-const { getBenchmark } = await import(dist('datasets/registry.js'));
+const { getBenchmark } = await import(dist('benchmarks/registry.js'));
 const { executeRun } = await import(dist('pipeline/run.js'));
 const { effectivePolicy } = await import(dist('pipeline/plan.js'));
 const { planVariants } = await import(dist('ablate/variants.js'));

@@ -16,7 +16,7 @@ const dist = (p) => join(ROOT, 'dist', p);
 const { executeRun } = await import(dist('pipeline/run.js'));
 const { resolveConfig } = await import(dist('config/load.js'));
 const { RunConfigSchema } = await import(dist('systems/registry.js'));
-const { locomoF1 } = await import(dist('datasets/locomo/metrics.js'));
+const { locomoF1 } = await import(dist('benchmarks/locomo/metrics.js'));
 
 const TARGETS = { firstRunS: 40, cachedRunS: 10, f1PerS: 50_000 };
 let failed = 0;

@@ -154,7 +154,7 @@ describe('rawrag judge --rejudge, and judge vs judge in rawrag stats', () => {
       [
         '--input-type=module',
         '-e',
-        `const { acquireRunLock } = await import(${JSON.stringify(join(ROOT, 'dist', 'run', 'lock.js'))}); acquireRunLock(process.argv[1], 'run locomo'); process.stdout.write('locked\\n'); setTimeout(() => {}, 60000);`,
+        `const { acquireRunLock } = await import(${JSON.stringify(join(ROOT, 'dist', 'run-files', 'lock.js'))}); acquireRunLock(process.argv[1], 'run locomo'); process.stdout.write('locked\\n'); setTimeout(() => {}, 60000);`,
         partial,
       ],
       { stdio: ['ignore', 'pipe', 'inherit'] },

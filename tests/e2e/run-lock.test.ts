@@ -11,7 +11,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, tempDir } from '../helpers/cli.js';
 
-const LOCK = join(ROOT, 'dist', 'run', 'lock.js');
+const LOCK = join(ROOT, 'dist', 'run-files', 'lock.js');
 
 /** A child that takes the lock of `dir` at `at` (ms since the epoch) and holds it for a moment: prints `taken` or `refused: ...`. */
 const CHILD = `

@@ -26,7 +26,7 @@ function csv(path: string): Array<Record<string, string>> {
 
 function buildRuns(root: string) {
   const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
-  // RAW-RAG, in rawrag's own items.jsonl format (fields as src/run-files/item.ts writes them).
+  // RAW-RAG, in rawrag's own items.jsonl format (fields as src/core/item.ts defines them).
   const raw = Array.from({ length: N }, (_, i) => {
     const votes = votesFor(1, i, 0.85);
     return {
