@@ -51,7 +51,7 @@ async function buildStore(): Promise<void> {
   await source.close?.();
   session.close();
   // The commands find the run's system in its manifest (what `rawrag run` writes).
-  writeFileSync(join(runDir, 'manifest.json'), JSON.stringify({ config: { system: 'agentic-memory' } }));
+  writeFileSync(join(runDir, 'manifest.json'), JSON.stringify({ schema: 'rawrag.run/2', system: 'agentic-memory', benchmark: 'locomo', setting: 'test', config: { system: 'agentic-memory' } }));
 }
 
 const okBatches = (): string[] => {

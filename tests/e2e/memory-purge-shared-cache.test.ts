@@ -64,7 +64,7 @@ async function buildTwoOwners(run: string, cache: string): Promise<void> {
   await source.open(ingested(otherEpisode()), contextFor(cfg));
   await source.close?.();
   session.close();
-  writeFileSync(join(run, 'manifest.json'), JSON.stringify({ config: { system: 'agentic-memory' } }));
+  writeFileSync(join(run, 'manifest.json'), JSON.stringify({ schema: 'rawrag.run/2', system: 'agentic-memory', benchmark: 'locomo', setting: 'test', config: { system: 'agentic-memory' } }));
 }
 
 const cacheBytes = (dir: string): Buffer =>

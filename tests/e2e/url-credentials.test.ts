@@ -86,13 +86,13 @@ describe('a URL with a password', () => {
     // An older rawrag recorded the URL with its password: a resume must not take it on.
     const file = join(out, 'manifest.json');
     const manifest = JSON.parse(readFileSync(file, 'utf8'));
-    manifest.config.service.url = withPassword(service.url);
+    manifest.config.http.url = withPassword(service.url);
     const recorded = JSON.stringify(manifest, null, 2);
     writeFileSync(file, recorded);
     for (const argv of [['resume', out], ['run', '--out', out, '--no-progress']]) {
       const r = await rawragInProcess(argv, env);
       expect(r.code, r.stderr).toBe(2);
-      expect(r.stderr).toMatch(/manifest\.json: config\.service\.url: a URL with a user name or password is refused/);
+      expect(r.stderr).toMatch(/manifest\.json: config\.http\.url: a URL with a user name or password is refused/);
       expect(r.stdout + r.stderr).not.toContain(PASSWORD);
       expect(filesHolding(out, PASSWORD)).toEqual([file]);
       expect(readFileSync(file, 'utf8')).toBe(recorded);

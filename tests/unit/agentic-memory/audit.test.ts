@@ -196,7 +196,7 @@ describe('3. purge leaves no byte of the owner behind, or says it could not', ()
   it('extraction replies cached but never logged (a failed batch) are deleted from the cache, found through the manifest', async () => {
     await serve(fixtureScript());
     await build(); // session 5 fails: sessions 6-8 (Berlin) are cached, never logged
-    writeFileSync(join(runDir, 'manifest.json'), JSON.stringify({ config: { system: 'agentic-memory' }, cache_dir: cacheDir }));
+    writeFileSync(join(runDir, 'manifest.json'), JSON.stringify({ schema: 'rawrag.run/2', system: 'agentic-memory', benchmark: 'locomo', setting: 'test', config: { system: 'agentic-memory' }, cache_dir: cacheDir }));
     expect(anyFileHolds(storeFiles(cacheDir, CACHE_FILE), 'moved to Berlin')).toBe(true);
     const out = await purgeStoreOwner(runDir, 'conv-m', {});
     // 7 replies cached (the malformed one never is), found by the 8 request keys the store noted before sending.
@@ -231,7 +231,7 @@ describe('3. purge leaves no byte of the owner behind, or says it could not', ()
     cache.prepare('SELECT COUNT(*) FROM responses').get(); // idle afterwards, connection open
     writeFileSync(
       join(runDir, 'items.jsonl'),
-      JSON.stringify({ id: 'q1', episode: 'conv-m', answer: 'Caroline now lives in Berlin with Rex.' }) + '\n',
+      JSON.stringify({ id: 'q1', score: 1, episode: 'conv-m', answer: 'Caroline now lives in Berlin with Rex.' }) + '\n',
     );
     const out = await purgeStoreOwner(runDir, 'conv-m', { cacheDir });
     expect(out).toMatch(/8 of 8 extraction replies and 1 cached reader answers deleted/);
@@ -369,7 +369,7 @@ describe('8. a damaged store: one clear error and the remedy', () => {
       expect(() => showStore(runDir, {})).toThrow(
         /memory store is damaged or not a memory store .*move it aside .* and run the same command again/,
       );
-      writeFileSync(join(runDir, 'manifest.json'), JSON.stringify({ config: { system: 'agentic-memory' } }));
+      writeFileSync(join(runDir, 'manifest.json'), JSON.stringify({ schema: 'rawrag.run/2', system: 'agentic-memory', benchmark: 'locomo', setting: 'test', config: { system: 'agentic-memory' } }));
       const err: string[] = [];
       vi.spyOn(process.stderr, 'write').mockImplementation((s) => (err.push(String(s)), true));
       vi.spyOn(process.stdout, 'write').mockImplementation(() => true);

@@ -53,7 +53,7 @@ const FIXTURES: Record<string, Record<string, unknown>> = {
   'raw-rag-summaries': {},
   'raw-rag-graph': {},
   mem0: { mem0: { url: mem0Server.url } },
-  http: { service: { url: `http://127.0.0.1:${(shim.address() as AddressInfo).port}` } },
+  http: { http: { url: `http://127.0.0.1:${(shim.address() as AddressInfo).port}` } },
   memmachine: { memmachine: { url: memmachineServer.url } },
   memos: { memos: { url: memosServer.url } },
   evermemos: { evermemos: { url: evermemosServer.url } },
