@@ -94,7 +94,7 @@ describe('appended records', () => {
   it('a run directory: a failed append is cut back, later appends refuse, and a resume reads whole items only', () => {
     const dir = join(tempDir(), 'run');
     const rd = new RunDir(dir);
-    const item = (id: string) => ({ id, question: 'q'.repeat(500) }) as never;
+    const item = (id: string) => ({ id, score: 0, question: 'q'.repeat(500) }) as never;
     rd.append(item('a'));
     diskFaults.budget = 100;
     expect(() => rd.append(item('b'))).toThrow(expect.objectContaining({ code: 'ENOSPC', path: join(dir, 'items.jsonl') }));
