@@ -67,9 +67,13 @@ export const cognee = sidecarSystem({
     ...(cfg.chunk_size ? ['--chunk-size', String(cfg.chunk_size)] : []),
   ],
   install: COGNEE_INSTALL,
+  // What the real-library tier ran (tests/real/cognee.test.ts), against the loopback OpenAI-compatible API.
   checked: {
-    kind: 'stand-in',
-    why: 'no real-library run is recorded yet (tests/real/cognee.test.ts)',
+    kind: 'real',
+    library: 'cognee (Turso graph file, LanceDB, SQLite)',
+    version: COGNEE_VERSION,
+    date: '2026-12-07',
+    how: "tests/real/cognee.test.ts (npm run test:real): rawrag run locomo --system cognee --reader gpt-4o-mini --limit 20, started for you, against the loopback API answering Cognee's own KnowledgeGraph and SummarizedContent prompts: 0 errors; conv-26's 19 session documents cognified into 19 chunks (every turn in one), 19 summaries and 94 entities; CHUNKS search; then purged (verified, 0 left)",
   },
   protocol: COGNEE_PROTOCOL,
 });
