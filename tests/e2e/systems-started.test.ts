@@ -251,9 +251,17 @@ describe('started for you, systems install / check, reachability', () => {
     expect(searches).toHaveLength(2);
     expect(searches.every((c) => c.query_type === 'SUMMARIES')).toBe(true);
     // Without the option, the default (CHUNKS): the sidecar is started again, without the flag.
-    const plain = await rawragInProcess(['run', 'locomo', '--system', 'cognee', '--limit', '1', '--out', join(root, 'cognee-chunks'), '--no-progress'], env);
+    const plain = await rawragInProcess(
+      ['run', 'locomo', '--system', 'cognee', '--limit', '1', '--out', join(root, 'cognee-chunks'), '--no-progress'],
+      env,
+    );
     expect(plain.code, plain.stderr).toBe(0);
-    const last = readFileSync(join(root, 'calls.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((c) => c.call === 'search').pop();
+    const last = readFileSync(join(root, 'calls.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((c) => c.call === 'search')
+      .pop();
     expect(last.query_type).toBe('CHUNKS');
   }, 120_000);
 

@@ -18,7 +18,11 @@ const call = async (url: string, path: string, body: unknown): Promise<any> =>
 
 /** Every file under `dir`, as paths relative to it. */
 const filesUnder = (dir: string): string[] =>
-  existsSync(dir) ? (readdirSync(dir, { recursive: true, withFileTypes: true }) as any[]).filter((f) => f.isFile()).map((f) => join(f.parentPath ?? f.path, f.name)) : [];
+  existsSync(dir)
+    ? (readdirSync(dir, { recursive: true, withFileTypes: true }) as any[])
+        .filter((f) => f.isFile())
+        .map((f) => join(f.parentPath ?? f.path, f.name))
+    : [];
 
 describe('cognee: the real cognee library (Turso graph file, LanceDB, SQLite)', () => {
   real.test(
@@ -29,7 +33,11 @@ describe('cognee: the real cognee library (Turso graph file, LanceDB, SQLite)', 
       expect(run.manifest.questions).toMatchObject({ selected: 20, done: 20, errors: 0 });
       expect(run.items.filter((i) => i.error)).toEqual([]);
       expect(run.manifest.system).toBe('Cognee (Turso graph)');
-      expect(run.manifest.retriever.library).toMatchObject({ name: 'cognee', version: '1.6.5', source: 'package index (cognee[turso]==1.6.5)' });
+      expect(run.manifest.retriever.library).toMatchObject({
+        name: 'cognee',
+        version: '1.6.5',
+        source: 'package index (cognee[turso]==1.6.5)',
+      });
       expect(run.result.stderr).toMatch(/started for you: cognee 1\.6\.5/);
 
       // Cognee's own cognify prompts reached the API as strict json_schema requests named after its pydantic models.
@@ -40,7 +48,9 @@ describe('cognee: the real cognee library (Turso graph file, LanceDB, SQLite)', 
       expect(graphs.length).toBeGreaterThanOrEqual(19); // conv-26 has 19 sessions: one chunk (at least) each
       expect(summaries.length).toBe(graphs.length);
       expect(graphs[0]!.body.response_format.json_schema.strict).toBe(true);
-      expect(graphs[0]!.body.messages[0].content).toContain('You are a top-tier algorithm designed for extracting information in structured formats');
+      expect(graphs[0]!.body.messages[0].content).toContain(
+        'You are a top-tier algorithm designed for extracting information in structured formats',
+      );
       expect(summaries[0]!.body.messages[0].content).toMatch(/^Summarize the chunk for retrieval\./);
       expect(graphs.some((g) => g.body.messages[1].content.includes('Caroline: Hey Mel! Good to see you! How have you been?'))).toBe(true);
       // The library's own default models (no LLM_MODEL / EMBEDDING_MODEL set), on the configured endpoint.

@@ -18,7 +18,7 @@ export const COGNEE_PROTOCOL: VendorProtocol = {
     `${REPO} cognee/api/v1/search/search.py L41-49 (search: query_type, datasets, top_k 15 by default; SearchType.CHUNKS "raw text segments that match the query semantically")`,
     `${REPO} cognee/eval_framework/beam/local_ingest.py L165-171, L194-236 (BEAM: prune, then per conversation each session added to one dataset and cognified)`,
     `${REPO} cognee/cli/commands/eval_command.py L29-30 (a LongMemEval adapter "once registered": none is)`,
-    'cognee 1.6.5: infrastructure/databases/graph/get_graph_engine.py (GRAPH_DATABASE_PROVIDER=turso: a local Turso file through SQLAlchemy), graph/ladybug/adapter.py (INSTALL JSON from the extension server), api/v1/datasets/datasets.py (empty_dataset: the dataset\'s nodes, edges, databases and documents)',
+    "cognee 1.6.5: infrastructure/databases/graph/get_graph_engine.py (GRAPH_DATABASE_PROVIDER=turso: a local Turso file through SQLAlchemy), graph/ladybug/adapter.py (INSTALL JSON from the extension server), api/v1/datasets/datasets.py (empty_dataset: the dataset's nodes, edges, databases and documents)",
   ],
   deviations: [
     "the protocol is rawrag's, not Cognee's authors' (they published none for LoCoMo): one dataset per conversation, one document per session with its date in the text, cognify after all sessions, chunk retrieval",

@@ -18,7 +18,24 @@ import type { LlmRequest, Responder } from './types.js';
 const GRAPH = 'You are a top-tier algorithm designed for extracting information in structured formats to build a knowledge graph';
 const SUMMARY = 'Summarize the chunk for retrieval.';
 const CONNECTION_TEST = 'Respond to me with the following string: "test"';
-const STOP = new Set(['Hey', 'Hi', 'Hello', 'The', 'That', 'This', 'What', 'Yes', 'Yeah', 'Thanks', 'Wow', 'And', 'But', 'Oh', 'Well', 'So']);
+const STOP = new Set([
+  'Hey',
+  'Hi',
+  'Hello',
+  'The',
+  'That',
+  'This',
+  'What',
+  'Yes',
+  'Yeah',
+  'Thanks',
+  'Wow',
+  'And',
+  'But',
+  'Oh',
+  'Well',
+  'So',
+]);
 
 interface Line {
   speaker: string;
@@ -54,7 +71,12 @@ function knowledgeGraph(chunk: string): unknown {
         words.push(w);
         nodes.push({ id: w, name: w, type: 'Concept', description: `${w}, mentioned in the conversation` });
       }
-      edges.push({ source_node_id: t.speaker, target_node_id: w, relationship_name: 'mentioned', description: `${t.speaker} said: ${t.text}` });
+      edges.push({
+        source_node_id: t.speaker,
+        target_node_id: w,
+        relationship_name: 'mentioned',
+        description: `${t.speaker} said: ${t.text}`,
+      });
     }
   const date = dateOf(chunk);
   if (date) {
