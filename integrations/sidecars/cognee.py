@@ -4,11 +4,12 @@ Cognee behind rawrag's memory protocol: `python3 integrations/sidecars/cognee.py
 starts it for you after `rawrag systems install cognee`).
 
 Library: `cognee` from the package index (with its `turso` extra), its stores embedded on disk under
-the sidecar's state folder (`<state>/cognee/`): relational SQLite, vector LanceDB, and the graph in a
-local Turso (SQLite-format) file, `GRAPH_DATABASE_PROVIDER=turso`, in place of the default Ladybug
-(Kuzu) graph, whose adapter installs Ladybug's JSON extension from the extension server when it first
-opens a database (no download here). Cognee's backend access control is on (its default for these
-stores): every dataset has its own vector and graph databases.
+the sidecar's state folder (`<state>/cognee/`): relational SQLite, vector LanceDB, and the graph in
+Cognee's default Ladybug (Kuzu) database. Ladybug's JSON extension, which the adapter loads when it
+opens a database, is the binary cognee 1.6.5 bundles (cognee_db_workers/ladybug_extensions/): no
+download. `--graph turso` keeps the graph in a local Turso (SQLite-format) file instead
+(`GRAPH_DATABASE_PROVIDER=turso`; runs labelled "Cognee (Turso graph)"). Cognee's backend access
+control is on (its default for these stores): every dataset has its own vector and graph databases.
 
 Cognee publishes no LoCoMo runner, so rawrag declares its own protocol (src/systems/cognee/protocol.ts):
 - one dataset per conversation (the owner), named after the owner id;
@@ -128,8 +129,8 @@ class CogneeAdapter(Adapter):
         parser.add_argument("--search-type", choices=SEARCH_TYPES, default="CHUNKS",
                             help="the SearchType each question runs (retrieval only, for rawrag's reader; default CHUNKS)")
         parser.add_argument("--chunk-size", type=int, default=None, help="cognify's chunk_size in tokens (default: the library's own)")
-        parser.add_argument("--graph", choices=["turso", "ladybug"], default="turso",
-                            help="the graph store: turso (default; a local file) or ladybug (the library's default; installs its JSON extension from the network)")
+        parser.add_argument("--graph", choices=["ladybug", "turso"], default="ladybug",
+                            help="the graph store: ladybug (the library's default, its bundled JSON extension) or turso (a local Turso file)")
         parser.add_argument("--llm-model", default=os.environ.get("COGNEE_LLM_MODEL"), help="the library's LLM (default: the library's own)")
         parser.add_argument("--embedding-model", default=os.environ.get("COGNEE_EMBEDDING_MODEL"), help="its embedding model (default: the library's own)")
         parser.add_argument("--embedding-dimensions", type=int, default=None, help="its embedding dimensions (default: the library's own)")

@@ -57,6 +57,6 @@ export const OTHER_OPPONENTS: readonly PaperOpponent[] = [
     name: 'Cognee',
     system: 'cognee',
     how: 'sidecar',
-    note: "topoteretes/cognee (library, cognee 1.6.5; a Turso graph file in place of Ladybug; rawrag's own LoCoMo protocol: Cognee publishes none)",
+    note: "topoteretes/cognee (library, cognee 1.6.5 on its embedded SQLite, LanceDB and Ladybug stores; rawrag's own LoCoMo protocol: Cognee publishes none)",
   },
 ];

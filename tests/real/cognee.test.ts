@@ -3,8 +3,8 @@
  * `rawrag systems install cognee`), started for you by `rawrag run --system cognee`: LoCoMo through
  * the CLI against the loopback API, which answers Cognee's graph-extraction and chunk-summary prompts
  * in the structured form it validates (tests/helpers/loopback-llm/cognee.ts). Asserts what cognify
- * stored (chunks mapped back to every turn, summaries, entities; the Turso graph file, the LanceDB
- * tables) and what CHUNKS search returned, then purges.
+ * stored (chunks mapped back to every turn, summaries, entities; the dataset's Ladybug graph and
+ * LanceDB databases, Cognee's defaults) and what CHUNKS search returned, then purges.
  */
 import { describe, expect } from 'vitest';
 import { existsSync, readdirSync } from 'node:fs';
@@ -24,7 +24,7 @@ const filesUnder = (dir: string): string[] =>
         .map((f) => join(f.parentPath ?? f.path, f.name))
     : [];
 
-describe('cognee: the real cognee library (Turso graph file, LanceDB, SQLite)', () => {
+describe('cognee: the real cognee library (its default Ladybug graph, LanceDB, SQLite)', () => {
   real.test(
     'rawrag run locomo --system cognee --limit 20: 0 errors; chunks, summaries and entities from its own prompts; CHUNKS search; purged',
     async () => {
@@ -32,7 +32,7 @@ describe('cognee: the real cognee library (Turso graph file, LanceDB, SQLite)', 
       expect(run.result.code, run.result.stderr).toBe(0);
       expect(run.manifest.questions).toMatchObject({ selected: 20, done: 20, errors: 0 });
       expect(run.items.filter((i) => i.error)).toEqual([]);
-      expect(run.manifest.system).toBe('Cognee (Turso graph)');
+      expect(run.manifest.system).toBe('Cognee');
       expect(run.manifest.retriever.library).toMatchObject({
         name: 'cognee',
         version: '1.6.5',
@@ -83,7 +83,9 @@ describe('cognee: the real cognee library (Turso graph file, LanceDB, SQLite)', 
       expect(summaryNodes.every((s) => s.turn_ids.length > 0)).toBe(true);
       const state = join(real.env().RAWRAG_CACHE_DIR, 'sidecars', 'cognee', 'cognee', 'system', 'databases');
       const files = filesUnder(state);
-      expect(files.some((f) => f.endsWith('.lance.db') || f.includes('.lance'))).toBe(true);
+      // The dataset's own databases: its Ladybug graph (Cognee's default graph store) and its LanceDB tables.
+      expect(files.some((f) => f.endsWith('.lbug'))).toBe(true);
+      expect(files.some((f) => f.includes('.lance.db') && f.includes('DocumentChunk_text.lance'))).toBe(true);
       console.log(
         `cognee 1.6.5: ${own.length} Cognee requests (${graphs.length} graph extractions, ${summaries.length} summaries), ` +
           `${embeds.length} embedding requests; held ${chunks.length} chunks, ${summaryNodes.length} summaries, ${entities.length} entities; ` +
@@ -103,7 +105,7 @@ describe('cognee: the real cognee library (Turso graph file, LanceDB, SQLite)', 
       expect(purge.stdout).toMatch(/verified, 0 memories left/);
       const left = await real.withStarted(async (url) => (await call(url, '/list', { owner })).memories.length);
       expect(left).toBe(0);
-      expect(filesUnder(state).filter((f) => !f.includes('cognee_db') && !f.includes('.lock')).length).toBeLessThan(files.length);
+      expect(filesUnder(state).filter((f) => f.endsWith('.lbug') || f.includes('.lance.db'))).toEqual([]);
     },
     3_600_000,
   );
