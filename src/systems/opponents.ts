@@ -53,4 +53,10 @@ export const OTHER_OPPONENTS: readonly PaperOpponent[] = [
     note: "getzep/graphiti (graphiti-core on Kuzu, Zep's open-source engine; -S api=graphiti) or Zep's hosted API (-S api=cloud)",
   },
   { name: 'Supermemory', system: 'supermemory', how: 'service', note: 'supermemoryai/supermemory hosted API (v3 documents, v4 search)' },
+  {
+    name: 'Cognee',
+    system: 'cognee',
+    how: 'sidecar',
+    note: "topoteretes/cognee (library, cognee 1.6.5 on its embedded SQLite, LanceDB and Ladybug stores; rawrag's own LoCoMo protocol: Cognee publishes none)",
+  },
 ];
