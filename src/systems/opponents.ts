@@ -53,4 +53,10 @@ export const OTHER_OPPONENTS: readonly PaperOpponent[] = [
     note: "getzep/graphiti (graphiti-core on Kuzu, Zep's open-source engine; -S api=graphiti) or Zep's hosted API (-S api=cloud)",
   },
   { name: 'Supermemory', system: 'supermemory', how: 'service', note: 'supermemoryai/supermemory hosted API (v3 documents, v4 search)' },
+  {
+    name: 'LangMem',
+    system: 'langmem',
+    how: 'sidecar',
+    note: "langchain-ai/langmem (library: two ReAct agents per conversation with its memory tools, as Mem0's evaluation ran it)",
+  },
 ];

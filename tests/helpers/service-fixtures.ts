@@ -22,6 +22,7 @@ import { FakeZepCloud } from './fake-zep.js';
 import { FakeSupermemory } from './fake-supermemory.js';
 import { isoUtc, unixSeconds } from '../../src/systems/memory-service/plan.js';
 import { loaderCaptions, SIDECAR_FIXTURES } from './sidecar-fixtures.js';
+import { LANGMEM_FIXTURE } from './langmem-fixture.js';
 
 /** What the suite needs of a service's loopback peer. */
 export interface ServicePeer {
@@ -167,6 +168,8 @@ export const SERVICE_FIXTURES: Record<string, ServiceFixture> = {
     env: { SUPERMEMORY_API_KEY: 'sm-suite-key' },
     checkProtocol: checkSupermemory,
   },
+  // LangMem's sidecar in front of the stand-ins of langmem and langgraph (its real library: tests/real/langmem.test.ts).
+  langmem: LANGMEM_FIXTURE,
 };
 
 type IndexedTurn = { turn: ReturnType<typeof turnsOf>[number]; index: number };
