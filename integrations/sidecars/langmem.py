@@ -20,8 +20,7 @@ Library: `langmem` 0.0.30 from the package index, with langgraph's prebuilt ReAc
   `store.search(("memories",), query=question, limit=...)`, the limit shared by the two stores, each
   memory as the agent wrote it.
 
-Persistence: `InMemoryStore` and `MemorySaver` live in memory; after the owner's adds are fed (and
-after each agent-mode search, which writes to the agents' threads) the sidecar pickles both
+Persistence: `InMemoryStore` and `MemorySaver` live in memory; after the owner's adds are fed the sidecar pickles both
 agents' stores (items and vectors) and threads (the thread's messages as they stand, re-opened with
 `update_state`) into `<owner>/lib/langmem.pickle`, so a restarted sidecar (a resumed run) answers
 from the same memories without feeding them again.
@@ -217,9 +216,9 @@ class LangMemAdapter(Adapter):
         sources = owner.read("sources.json", {})
         by_turn = {t["turn_id"]: t for t in owner.turns()}
         if self.args.mode == "agent":
-            out = [self._answer(speaker, agent, query, sources.get(speaker, {}), by_turn) for speaker, agent in agents.items()]
-            self._save(owner)  # the questions are now part of the agents' threads, as in the script
-            return out
+            # The questions join the agents' threads, as in the script; that part of the threads is not pickled (a sidecar
+            # started again answers from the threads as the feed left them): pickling both threads per question costs more than the question.
+            return [self._answer(speaker, agent, query, sources.get(speaker, {}), by_turn) for speaker, agent in agents.items()]
         found = []
         share = [(limit + 1) // 2, limit // 2]
         for (speaker, agent), n in zip(agents.items(), share):

@@ -54,7 +54,9 @@ export function checkLangmem(peer: ServicePeer, c: ProtocolCheck): void {
 
 export const LANGMEM_FIXTURE: ServiceFixture = {
   start: () => new SidecarPeer('langmem').start(),
-  options: (p) => [`url=${p.url}`],
+  // Mode agent's searches of one conversation are turns of its agents' threads: the sidecar serves them one at a time,
+  // so requests in flight at once only queue there (and, under the suite's 1 s timeout, time out while queued).
+  options: (p) => [`url=${p.url}`, 'concurrency=1'],
   checkProtocol: checkLangmem,
   appliedIsItems: true,
 };
