@@ -71,13 +71,19 @@ export const langmem = sidecarSystem({
     env: { LANGSMITH_TRACING: 'false', LANGCHAIN_TRACING_V2: 'false' },
     // langchain-openai's OpenAIEmbeddings counts tokens with tiktoken (text-embedding-3-small: cl100k_base); the chat model may too.
     tiktoken: ['cl100k_base', 'o200k_base'],
+    heavy:
+      "slow, not large: each turn is a ReAct agent call over the whole thread so far (the script's one thread per conversation, kept by MemorySaver), so a conversation's feed grows quadratically: conv-26 (419 turns) took 8 to 33 minutes on a shared two-core machine",
     notes: [
       "InMemoryStore and MemorySaver hold the memories in memory: the sidecar pickles them under its state folder after each conversation's feed, so a resumed run does not feed them again",
     ],
   },
+  // What was run here against the loopback OpenAI-compatible API (tests/real/langmem.test.ts runs the same).
   checked: {
-    kind: 'stand-in',
-    why: 'the real-library run (tests/real/langmem.test.ts) has not passed yet',
+    kind: 'real',
+    library: 'langmem (langgraph 1.2.24, langchain-openai 1.8.1)',
+    version: '0.0.30',
+    date: '2026-12-07',
+    how: "tests/real/langmem.test.ts (the real-library tier; RAWRAG_REAL_HEAVY=1, as it is slow): rawrag run locomo --system langmem --reader gpt-4o-mini --limit 20, started for you, against the loopback API answering the agents with LangMem's tool calls: 0 errors, 419 turns to two agents, 419 memories stored through manage_memory (each mapped to its turn), searched (mode agent), then purged to 0; by hand the same run, rawrag stats against RAW-RAG/local and rawrag memory purge (verified, 0 left); mode store: stand-in only (tests/e2e/langmem-modes.test.ts)",
   },
   protocol: LANGMEM_PROTOCOL,
 });
