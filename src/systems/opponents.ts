@@ -59,4 +59,10 @@ export const OTHER_OPPONENTS: readonly PaperOpponent[] = [
     how: 'sidecar',
     note: "topoteretes/cognee (library, cognee 1.6.5 on its embedded SQLite, LanceDB and Ladybug stores; rawrag's own LoCoMo protocol: Cognee publishes none)",
   },
+  {
+    name: 'LangMem',
+    system: 'langmem',
+    how: 'sidecar',
+    note: "langchain-ai/langmem (library: two ReAct agents per conversation with its memory tools, as Mem0's evaluation ran it)",
+  },
 ];

@@ -37,6 +37,7 @@ import { emem } from './emem/index.js';
 import { zep } from './zep/index.js';
 import { supermemory } from './supermemory/index.js';
 import { cognee } from './cognee/index.js';
+import { langmem } from './langmem/index.js';
 
 export type System = SystemDescriptor<ProviderSession, ModelEntry>;
 
@@ -68,6 +69,7 @@ registerSystem(memu);
 for (const s of [simplemem, aMem, recmem, memoryos, nemori, emem]) registerSystem(s);
 for (const s of [zep, supermemory]) registerSystem(s);
 registerSystem(cognee);
+registerSystem(langmem);
 
 export function listSystems(): System[] {
   return [...SYSTEMS.values()];

@@ -139,6 +139,14 @@ describe('rawrag systems', () => {
       runnable: true,
       checked: expect.stringMatching(/^stand-in only: hosted API/),
     });
+    expect((out as any).other_opponents.find((o: any) => o.name === 'LangMem')).toMatchObject({
+      how: 'sidecar',
+      system: 'langmem',
+      runnable: true,
+      checked: expect.stringMatching(/^real library langmem .* at version 0\.0\.30, 2026-12-07/),
+    });
+    const langmem = out.systems.find((s) => s.name === 'langmem');
+    expect(langmem.options.find((o: any) => o.key === 'mode')).toMatchObject({ default: 'agent' });
     const shown = await rawragInProcess(['systems']);
     expect(shown.stdout).toMatch(/Beyond the paper's twelve:\n\| opponent/);
     const one = await rawragInProcess(['systems', 'mem0']);

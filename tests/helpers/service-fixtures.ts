@@ -23,6 +23,7 @@ import { FakeSupermemory } from './fake-supermemory.js';
 import { isoUtc, unixSeconds } from '../../src/systems/memory-service/plan.js';
 import { loaderCaptions, SIDECAR_FIXTURES } from './sidecar-fixtures.js';
 import { COGNEE_FIXTURE } from './cognee-fixture.js';
+import { LANGMEM_FIXTURE } from './langmem-fixture.js';
 
 /** What the suite needs of a service's loopback peer. */
 export interface ServicePeer {
@@ -170,6 +171,8 @@ export const SERVICE_FIXTURES: Record<string, ServiceFixture> = {
   },
   // Cognee's sidecar in front of cognee's stand-in (the real library: tests/real/cognee.test.ts).
   cognee: COGNEE_FIXTURE,
+  // LangMem's sidecar in front of the stand-ins of langmem and langgraph (its real library: tests/real/langmem.test.ts).
+  langmem: LANGMEM_FIXTURE,
 };
 
 type IndexedTurn = { turn: ReturnType<typeof turnsOf>[number]; index: number };
