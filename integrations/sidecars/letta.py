@@ -2,8 +2,9 @@
 Starts Letta's own V1 server for rawrag: `letta server --host 127.0.0.1 --port PORT`, run in this
 process through the `letta` command's own entry point (letta.main:app), with
 
-- LETTA_DIR = <state>/letta: its SQLite database and files there (no Postgres URI: LETTA_PG_URI
-  is set empty, so a ~/.letta/pg_uri is not read);
+- its data under the state folder: HOME = <state>/home, so letta 0.11.7's ~/.letta (its config and
+  SQLite database, letta/constants.py) is <state>/home/.letta (LETTA_DIR names the same folder);
+  no Postgres URI (LETTA_PG_URI set empty, and the user's own ~/.letta/pg_uri is not read);
 - its OpenAI provider at OPENAI_BASE_URL (set by rawrag to the configured OpenAI-compatible
   endpoint; the file embeddings go there);
 - nothing downloaded: tiktoken's encodings come seeded in TIKTOKEN_CACHE_DIR (rawrag), and the
@@ -68,13 +69,20 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="letta.py", description="Letta's V1 server (letta server) for rawrag, offline, on SQLite")
     parser.add_argument("--port", type=int, default=8283, help="port on 127.0.0.1 (0: a free one, printed on the first line)")
     parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--state", required=True, help="folder of the server's data (LETTA_DIR is <state>/letta)")
+    parser.add_argument("--state", required=True, help="folder of the server's data (<state>/home/.letta)")
     args = parser.parse_args(argv)
     state = os.path.abspath(args.state)
-    letta_dir = os.path.join(state, "letta")
+    # letta 0.11.7 keeps its config and SQLite database in ~/.letta (letta/constants.py LETTA_DIR is
+    # `~/.letta`, not read from the environment): HOME is the state folder's `home`, so the server's
+    # data is <state>/home/.letta (LETTA_DIR, read by later releases, names the same folder).
+    home = os.path.join(state, "home")
+    letta_dir = os.path.join(home, ".letta")
     os.makedirs(letta_dir, exist_ok=True)
+    os.environ["HOME"] = home
     os.environ["LETTA_DIR"] = letta_dir
     os.environ.setdefault("LETTA_PG_URI", "")
+    # The server writes openapi_letta.json into its working directory: the state folder, not rawrag's.
+    os.chdir(state)
     port = args.port or free_port(args.host)
     stdout = sys.stdout
     # Letta prints freely; stdout's first line is the address, for whoever started it.

@@ -149,7 +149,9 @@ describe.each(services.map((s) => s.name))('memory service %s', (name) => {
     const out = join(root, 'broken-200');
     const isAdd = (q: any) => peer.isAdd(q);
     // A search, by its path in each vendor's API (a raw-message look for a lost add included).
-    const isSearch = (q: any) => !peer.isAdd(q) && q.method === 'POST' && /\/(search|retrieve(\/related-memory-items)?)\/?$/.test(q.path);
+    // (Letta: the question sent to an agent, whose first step is its file search.)
+    const isSearch = (q: any) =>
+      !peer.isAdd(q) && q.method === 'POST' && /\/(search|retrieve(\/related-memory-items)?|agents\/[^/]+\/messages)\/?$/.test(q.path);
     const broken = (body: string) => ({ kind: 'status' as const, status: 200, headers: { 'content-type': 'application/json' }, body });
     for (const body of ['', 'null']) peer.inject({ ...broken(body), match: isAdd });
     for (const body of ['', 'null', '{}']) peer.inject({ ...broken(body), match: isSearch });
@@ -202,7 +204,7 @@ describe.each(services.map((s) => s.name))('memory service %s', (name) => {
     // Where the service's memories name their turns, so do the exported store's.
     if (readItems(out).some((i) => i.coverage !== null))
       expect(readItems(join(root, 'oracle')).some((i) => (i.evidence_turns as string[]).length > 0)).toBe(true);
-    for (const dir of ['main', 'faults', 'killed']) {
+    for (const dir of ['main', 'faults', 'killed', 'broken-200']) {
       const episodes = [...new Set(ingestLog(join(root, dir)).flatMap((l) => (typeof l.episode === 'string' ? [l.episode] : [])))];
       for (const ep of episodes) {
         const p = await rawragInProcess(['memory', 'purge', join(root, dir), '--owner', ep], env);

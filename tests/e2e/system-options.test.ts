@@ -139,6 +139,7 @@ describe('rawrag systems', () => {
       runnable: true,
       checked: expect.stringMatching(/^stand-in only: hosted API/),
     });
+    expect((out as any).other_opponents.find((o: any) => o.name === 'Letta')).toMatchObject({ how: 'service', system: 'letta', runnable: true });
     const shown = await rawragInProcess(['systems']);
     expect(shown.stdout).toMatch(/Beyond the paper's twelve:\n\| opponent/);
     const one = await rawragInProcess(['systems', 'mem0']);

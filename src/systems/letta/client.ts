@@ -1,18 +1,19 @@
 /**
- * The Letta (MemGPT) V1 server's REST API (letta 0.16.8, letta/server/rest_api/routers/v1/) as a
+ * The Letta (MemGPT) V1 server's REST API (letta 0.11.7, letta/server/rest_api/routers/v1/) as a
  * MemoryService, driven as Letta's LoCoMo script drives it (protocol.ts): per owner a folder
  * (`POST /v1/folders/ {name, description, embedding_config}`), one text file per session
  * (`POST /v1/folders/{id}/upload`, multipart `file`) -> FileMetadata {id, file_name,
  * original_file_name, processing_status}, processed in the background until `completed` or `error`
- * (`GET /v1/folders/{id}/files`); then an agent (`POST /v1/agents/`) with the folder attached
- * (`PATCH /v1/agents/{id}/folders/attach/{folder_id}`, which attaches Letta's file tools); a question
- * is the agent's own `semantic_search_files` run by rawrag (`POST /v1/agents/{id}/tools/
- * semantic_search_files/run {args: {query, limit}}` -> {status, func_return}); passages
- * `GET /v1/folders/{id}/passages`; `DELETE /v1/agents/{id}`, `DELETE /v1/folders/{id}`.
+ * (`GET /v1/folders/{id}/files`); per question an agent (`POST /v1/agents/`, its first and last tool
+ * `semantic_search_files`) with the folder attached (`PATCH /v1/agents/{id}/folders/attach/
+ * {folder_id}`, which attaches Letta's file tools), sent the question (`POST /v1/agents/{id}/messages`):
+ * its LLM calls the search, whose `tool_return_message` holds the passages found; the agent is then
+ * deleted. Passages `GET /v1/folders/{id}/passages`; `DELETE /v1/agents/{id}`, `DELETE /v1/folders/{id}`.
  *
  * A memory is a passage, its id the file's id (the script's chunk size makes one passage per file),
  * so the turns behind it are the session's, recorded with the add (its event names the file).
  */
+import { randomUUID } from 'node:crypto';
 import { BadReplyError } from '../../providers/errors.js';
 import type { RetryPolicy } from '../../providers/retry.js';
 import { JsonService, needs, pollUntil, statusOf, type ServiceTransport } from '../memory-service/http.js';
@@ -22,11 +23,13 @@ import { dateOfText, fileName, parseSearchReply, sessionFile } from './files.js'
 type Json = Record<string, any>;
 
 export interface LettaOptions {
+  /** The OpenAI-compatible endpoint the folder's embedding config and the agent's LLM config name (null: the server's own OPENAI_BASE_URL). */
+  endpoint: string | null;
   /** The embedding model the folder's config names (the script: text-embedding-3-large). */
   embeddingModel: string;
   embeddingDim: number;
   chunkSize: number;
-  /** The agent's LLM (never called when rawrag runs the search tool itself). */
+  /** The agent's LLM (it writes the search's arguments). */
   llmModel: string;
   /** The agent's system prompt (the script's locomo_agent.txt). */
   agentSystem: string;
@@ -34,6 +37,9 @@ export interface LettaOptions {
 
 const PAGE = 100;
 const SEARCH_TOOL = 'semantic_search_files';
+/** Agents are named `<owner>__q__<uuid>` (letta allows letters, digits, spaces, `-` and `_` only): one per question, found by their owner's prefix on purge. */
+const AGENT_SEP = '__q__';
+const agentPrefix = (owner: string) => `${owner.replace(/[^A-Za-z0-9 _-]/g, '_')}${AGENT_SEP}`;
 
 interface FileRecord {
   id: string;
@@ -52,12 +58,10 @@ export class LettaService implements MemoryService {
   readonly api = 'letta-v1';
   private readonly http: JsonService;
   private readonly folders = new Map<string, string>();
-  private readonly agents = new Map<string, string>();
   /** Owner -> file name -> what rawrag knows of it (this process's adds, and the folder's listing). */
   private readonly files = new Map<string, Map<string, FileRecord>>();
   /** Owner -> file id -> the passages' texts (read once the owner is ready). */
   private readonly passages = new Map<string, Map<string, string[]>>();
-  private embedding: Promise<Json> | null = null;
 
   constructor(
     readonly url: string,
@@ -77,30 +81,26 @@ export class LettaService implements MemoryService {
     return { version: typeof h?.version === 'string' ? h.version : null };
   }
 
-  /** The server's own OpenAI embedding config for the model (its endpoint = the server's OPENAI_BASE_URL), with the script's dimension and chunk size. */
-  private embeddingConfig(): Promise<Json> {
-    this.embedding ??= (async () => {
-      const models = listOf(await this.http.request({ method: 'GET', path: '/v1/models/embedding' }), 'embedding model list');
-      const m = models.find((c) => c.embedding_model === this.opts.embeddingModel);
-      if (!m)
-        throw new Error(
-          `Letta offers no embedding model '${this.opts.embeddingModel}' (it lists: ${models.map((c) => c.embedding_model).join(', ') || 'none'}): is OPENAI_BASE_URL set for the server?`,
-        );
-      return { ...m, embedding_dim: this.opts.embeddingDim, embedding_chunk_size: this.opts.chunkSize };
-    })();
-    this.embedding.catch(() => (this.embedding = null));
-    return this.embedding;
+  /** The script's EmbeddingConfig (L799-805), its endpoint the configured one instead of api.openai.com. */
+  private embeddingConfig(): Json {
+    return {
+      embedding_model: this.opts.embeddingModel,
+      embedding_endpoint_type: 'openai',
+      embedding_endpoint: this.opts.endpoint,
+      embedding_dim: this.opts.embeddingDim,
+      embedding_chunk_size: this.opts.chunkSize,
+    };
   }
 
-  /** The owner's folder or agent (found by name after a restart), or null. */
-  private async byName(kind: 'folders' | 'agents', owner: string): Promise<string | null> {
-    const found = listOf(await this.http.request({ method: 'GET', path: `/v1/${kind}/`, query: { name: owner } }), `${kind} list`);
+  /** The owner's folder (found by name after a restart), or null. */
+  private async folderByName(owner: string): Promise<string | null> {
+    const found = listOf(await this.http.request({ method: 'GET', path: '/v1/folders/' }), 'folder list');
     const hit = found.find((f) => f.name === owner);
     return hit ? String(hit.id) : null;
   }
 
   private async folderOf(owner: string, create: boolean): Promise<string | null> {
-    const known = this.folders.get(owner) ?? (await this.byName('folders', owner));
+    const known = this.folders.get(owner) ?? (await this.folderByName(owner));
     if (known || !create) {
       if (known) this.folders.set(owner, known);
       return known;
@@ -108,7 +108,7 @@ export class LettaService implements MemoryService {
     const body = {
       name: owner,
       description: `The conversation history, containing timestamped messages of the conversation ${owner}.`,
-      embedding_config: await this.embeddingConfig(),
+      embedding_config: this.embeddingConfig(),
     };
     const f = await this.http.request<Json>({ method: 'POST', path: '/v1/folders/', body, read: needs('folder create', ['id'], 'string') });
     this.folders.set(owner, String(f.id));
@@ -135,7 +135,12 @@ export class LettaService implements MemoryService {
       form,
       read: needs('file upload', ['id'], 'string'),
     });
-    this.fileMap(call.owner).set(String(meta.file_name ?? file.name), { id: meta.id, turnIds: call.turnIds, addKey: call.key, date: call.date });
+    this.fileMap(call.owner).set(String(meta.file_name ?? file.name), {
+      id: meta.id,
+      turnIds: call.turnIds,
+      addKey: call.key,
+      date: call.date,
+    });
     return { events: [{ id: String(meta.id), event: 'ADD', memory: file.content, previous: null }] };
   }
 
@@ -170,34 +175,40 @@ export class LettaService implements MemoryService {
         if (failed) throw new Error(`Letta could not process '${failed.file_name}': ${failed.error_message ?? 'status error'}`);
         const waiting = files.filter((f) => f.processing_status !== 'completed');
         if (waiting.length === 0) return true;
-        report(`${waiting.length} of ${files.length} files not processed yet (${[...new Set(waiting.map((f) => f.processing_status))].join(', ')})`);
+        report(
+          `${waiting.length} of ${files.length} files not processed yet (${[...new Set(waiting.map((f) => f.processing_status))].join(', ')})`,
+        );
         return undefined;
       },
-      { what: `Letta's processing of folder '${owner}'`, timeoutMs, firstMs: Math.min(1000, Math.max(1, this.transport.retry.baseDelayMs)), maxMs: 2000, signal },
+      {
+        what: `Letta's processing of folder '${owner}'`,
+        timeoutMs,
+        firstMs: Math.min(1000, Math.max(1, this.transport.retry.baseDelayMs)),
+        maxMs: 2000,
+        signal,
+      },
     );
-    await this.agentOf(owner);
     this.passages.delete(owner);
   }
 
-  private async agentOf(owner: string): Promise<string> {
-    const known = this.agents.get(owner) ?? (await this.byName('agents', owner));
-    if (known) {
-      this.agents.set(owner, known);
-      return known;
-    }
-    const emb = await this.embeddingConfig();
+  /** A fresh agent for one question, as the script makes one per question (L849-873): the search its first and last tool, the folder attached. */
+  private async newAgent(owner: string): Promise<string> {
     const body = {
-      name: owner,
+      name: `${agentPrefix(owner)}${randomUUID()}`,
       agent_type: 'react_agent',
       include_base_tools: false,
+      tools: [SEARCH_TOOL],
+      tool_rules: [
+        { type: 'run_first', tool_name: SEARCH_TOOL },
+        { type: 'exit_loop', tool_name: SEARCH_TOOL },
+      ],
       system: this.opts.agentSystem,
-      llm_config: { model: this.opts.llmModel, model_endpoint_type: 'openai', model_endpoint: emb.embedding_endpoint, context_window: 128000 },
-      embedding_config: emb,
+      llm_config: { model: this.opts.llmModel, model_endpoint_type: 'openai', model_endpoint: this.opts.endpoint, context_window: 128000 },
+      embedding_config: this.embeddingConfig(),
     };
     const a = await this.http.request<Json>({ method: 'POST', path: '/v1/agents/', body, read: needs('agent create', ['id'], 'string') });
     const folder = await this.folderOf(owner, false);
     if (folder) await this.http.request({ method: 'PATCH', path: `/v1/agents/${a.id}/folders/attach/${folder}` });
-    this.agents.set(owner, String(a.id));
     return String(a.id);
   }
 
@@ -206,7 +217,8 @@ export class LettaService implements MemoryService {
     const cached = this.passages.get(owner);
     if (cached && !refresh) return cached;
     const byFile = new Map<string, string[]>();
-    for (const p of await this.allPassages(owner)) byFile.set(String(p.file_id), [...(byFile.get(String(p.file_id)) ?? []), String(p.text ?? '')]);
+    for (const p of await this.allPassages(owner))
+      byFile.set(String(p.file_id), [...(byFile.get(String(p.file_id)) ?? []), String(p.text ?? '')]);
     this.passages.set(owner, byFile);
     return byFile;
   }
@@ -215,7 +227,7 @@ export class LettaService implements MemoryService {
     const folder = await this.folderOf(owner, false);
     if (!folder) return [];
     const out: Json[] = [];
-    for (let after: string | null = null; ; ) {
+    for (let after: string | null = null; ;) {
       const query: Record<string, string> = { limit: String(PAGE), order: 'asc', ...(after ? { after } : {}) };
       const page = listOf(await this.http.request({ method: 'GET', path: `/v1/folders/${folder}/passages`, query }), 'passage list');
       out.push(...page);
@@ -238,17 +250,24 @@ export class LettaService implements MemoryService {
     };
   }
 
-  /** The agent's own semantic_search_files for the question; each passage found, whole, with its file's date and turns. */
+  /** The question sent to a fresh agent, whose LLM runs semantic_search_files; each passage it found, whole, with its file's date and turns. */
   async search(owner: string, query: string, limit: number): Promise<ServiceMemory[]> {
-    const agent = await this.agentOf(owner);
-    const reply = await this.http.request<Json>({
-      method: 'POST',
-      path: `/v1/agents/${agent}/tools/${SEARCH_TOOL}/run`,
-      body: { args: { query, limit } },
-      read: needs('tool run', ['status'], 'string'),
-    });
-    if (reply.status !== 'success') throw new Error(`Letta's ${SEARCH_TOOL} failed: ${JSON.stringify(reply.stderr ?? reply.func_return)?.slice(0, 300)}`);
-    const found = parseSearchReply(String(reply.func_return ?? ''));
+    const agent = await this.newAgent(owner);
+    let reply: Json;
+    try {
+      reply = await this.http.request<Json>({
+        method: 'POST',
+        path: `/v1/agents/${agent}/messages`,
+        body: { messages: [{ role: 'user', content: query }] },
+        read: needs('agent message', ['messages'], 'list'),
+      });
+    } finally {
+      await this.remove(`/v1/agents/${agent}`);
+    }
+    const ret = (reply.messages as Json[]).find((m) => m.message_type === 'tool_return_message' && m.name === SEARCH_TOOL);
+    if (!ret) throw new BadReplyError(`Letta's agent did not run ${SEARCH_TOOL}: ${JSON.stringify(reply.messages).slice(0, 300)}`, false);
+    if (ret.status !== 'success') throw new Error(`Letta's ${SEARCH_TOOL} failed: ${String(ret.tool_return).slice(0, 300)}`);
+    const found = parseSearchReply(String(ret.tool_return ?? '')).slice(0, limit);
     const named = (file: string) => {
       const m = this.fileMap(owner);
       return m.get(file) ?? [...m.entries()].find(([n]) => file.endsWith(`/${n}`))?.[1];
@@ -282,11 +301,12 @@ export class LettaService implements MemoryService {
 
   async deleteOwner(owner: string): Promise<string[]> {
     const removed: string[] = [];
-    const agent = this.agents.get(owner) ?? (await this.byName('agents', owner));
-    if (agent && (await this.remove(`/v1/agents/${agent}`))) removed.push(`agent ${agent}`);
-    const folder = this.folders.get(owner) ?? (await this.byName('folders', owner));
+    const agents = listOf(await this.http.request({ method: 'GET', path: '/v1/agents/', query: { limit: '1000' } }), 'agent list');
+    for (const a of agents.filter((x) => typeof x.name === 'string' && x.name.startsWith(agentPrefix(owner))))
+      if (await this.remove(`/v1/agents/${a.id}`)) removed.push(`agent ${a.id}`);
+    const folder = this.folders.get(owner) ?? (await this.folderByName(owner));
     if (folder && (await this.remove(`/v1/folders/${folder}`))) removed.push(`folder ${folder} (its files and passages)`);
-    for (const m of [this.agents, this.folders, this.files, this.passages]) m.delete(owner);
+    for (const m of [this.folders, this.files, this.passages]) m.delete(owner);
     return removed;
   }
 

@@ -1,6 +1,6 @@
 /**
  * What Letta's LoCoMo script writes and what Letta's file search prints, as plain functions
- * (letta-ai/letta-leaderboard@802a7942 leaderboard/locomo/locomo_benchmark.py; letta 0.16.8
+ * (letta-ai/letta-leaderboard@802a7942 leaderboard/locomo/locomo_benchmark.py; letta 0.11.7
  * services/tool_executor/files_tool_executor.py).
  */
 import type { AddCall, ServiceMessage } from '../memory-service/service.js';

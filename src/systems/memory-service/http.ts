@@ -13,6 +13,8 @@ export interface ServiceTransport {
   retry: RetryPolicy;
   concurrency: number;
   secrets: Secrets;
+  /** The OpenAI-compatible endpoint a library started for you was given (offline-env.ts), for adapters that name it in their requests. */
+  endpoint?: string | null;
 }
 
 export interface RequestSpec {

@@ -126,7 +126,11 @@ export function installSystem(name: string, spec: InstallSpec, opts: InstallOpti
   // The library's own lock as pip constraints (a file in rawrag's folder), when its open-ended requirements no longer resolve to a working set.
   const constraints = spec.constraints ? ['-c', fromRoot(spec.constraints.file)] : [];
   if (packages.length)
-    run(paths.pip, ['install', ...packages, ...constraints], `pip install ${packages.join(' ')}${spec.constraints ? ` -c ${spec.constraints.file}` : ''}`);
+    run(
+      paths.pip,
+      ['install', ...packages, ...constraints],
+      `pip install ${packages.join(' ')}${spec.constraints ? ` -c ${spec.constraints.file}` : ''}`,
+    );
   // A package whose declared requirements cannot install here goes in without them (`packages` carried them, swapped).
   const noDeps = [...(spec.noDeps?.packages ?? [])];
   if (noDeps.length) run(paths.pip, ['install', '--no-deps', ...noDeps], `pip install --no-deps ${noDeps.join(' ')} (${spec.noDeps!.why})`);
