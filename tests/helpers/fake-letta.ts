@@ -206,7 +206,8 @@ export class FakeLetta extends MemoryServiceFake {
   private createAgent(b: Record<string, any>): [number, unknown] {
     if (typeof b.name !== 'string' || !b.name) return [422, { detail: [{ loc: ['body', 'name'], msg: 'Field required' }] }];
     // letta/schemas/agent.py validate_name: letters, digits, spaces, hyphens, underscores.
-    if (!/^[A-Za-z0-9 _-]+$/.test(b.name)) return [422, { detail: [{ loc: ['body', 'name'], msg: 'Value error, Name contains invalid characters.' }] }];
+    if (!/^[A-Za-z0-9 _-]+$/.test(b.name))
+      return [422, { detail: [{ loc: ['body', 'name'], msg: 'Value error, Name contains invalid characters.' }] }];
     if (b.agent_type !== undefined && !AGENT_TYPES.includes(b.agent_type))
       return [422, { detail: [{ loc: ['body', 'agent_type'], msg: `Input should be ${AGENT_TYPES.map((t) => `'${t}'`).join(', ')}` }] }];
     const llm = b.llm_config;

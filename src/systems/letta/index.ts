@@ -121,8 +121,12 @@ export const letta = serviceSystem<LettaConfig>({
       transport,
     ),
   install: LETTA_INSTALL,
+  // What was run here against the loopback OpenAI-compatible API (tests/real/letta.test.ts runs the same).
   checked: {
-    kind: 'stand-in',
-    why: 'not yet run on its real library here: checked against a loopback server written from its REST API (tests/helpers/fake-letta.ts)',
+    kind: 'real',
+    library: 'letta (its V1 server, on SQLite)',
+    version: '0.11.7',
+    date: '2026-12-07',
+    how: "rawrag run locomo --system letta --reader gpt-4o-mini --limit 20, started for you, against the loopback API answering Letta's embeddings and its agents' semantic_search_files call: 0 errors, 19 session files completed, 19 passages in its SQLite store, 100 passages shown to the reader, then purged (letta 0.16.8, the last V1 release, needs Postgres: not run)",
   },
 });
