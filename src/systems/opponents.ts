@@ -53,5 +53,10 @@ export const OTHER_OPPONENTS: readonly PaperOpponent[] = [
     note: "getzep/graphiti (graphiti-core on Kuzu, Zep's open-source engine; -S api=graphiti) or Zep's hosted API (-S api=cloud)",
   },
   { name: 'Supermemory', system: 'supermemory', how: 'service', note: 'supermemoryai/supermemory hosted API (v3 documents, v4 search)' },
-  { name: 'Letta', system: 'letta', how: 'service', note: "letta-ai/letta V1 server (letta 0.11.7, its last release on SQLite, started for you; a file per session, Letta's file search)" },
+  {
+    name: 'Letta',
+    system: 'letta',
+    how: 'service',
+    note: "letta-ai/letta V1 server (letta 0.11.7, its last release on SQLite, started for you; a file per session, Letta's file search)",
+  },
 ];
