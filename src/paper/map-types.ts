@@ -100,6 +100,8 @@ export interface PaperEntry {
 export interface PaperMap {
   searched: string[];
   entries: PaperEntry[];
+  /** Run directories the run record refused (corrupt, unknown version): left out, with why. */
+  unreadable: Array<{ dir: string; error: string }>;
 }
 
 export interface Found {

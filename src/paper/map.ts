@@ -45,23 +45,34 @@ function safely<T>(fn: () => T, fallback: T): T {
   }
 }
 
-/** A run directory as the map reads it (null: not a run it can read). */
-export function runFacts(dir: string): RunFacts | null {
-  return safely(() => {
-    // Through the run record (src/run-files/record.ts): an older version upgraded; a file it refuses matches nothing.
-    const manifest = readRunManifest(dir).manifest as ManifestView & Record<string, unknown>;
-    const setting = runSetting(manifest);
-    if (!setting || !manifest.config) return null;
-    return {
-      dir,
-      benchmark: setting.benchmark,
-      system: String(manifest.system),
-      manifest,
-      setting,
-      config: manifest.config as RunConfig,
-      summary: readRunSummary(dir),
-    };
-  }, null);
+/**
+ * A run directory as the map reads it (null: not a run it can read). A run the record refuses
+ * (corrupt, unknown version) matches nothing, and is named in `unreadable` with why, so that
+ * `rawrag paper` says what it left out instead of dropping it silently.
+ */
+export function runFacts(dir: string, unreadable?: Array<{ dir: string; error: string }>): RunFacts | null {
+  try {
+    return readFacts(dir);
+  } catch (e) {
+    unreadable?.push({ dir, error: e instanceof Error ? e.message : String(e) });
+    return null;
+  }
+}
+
+function readFacts(dir: string): RunFacts | null {
+  // Through the run record (src/run-files/record.ts): an older version upgraded, a corrupt one refused.
+  const manifest = readRunManifest(dir).manifest as ManifestView & Record<string, unknown>;
+  const setting = runSetting(manifest);
+  if (!setting || !manifest.config) return null;
+  return {
+    dir,
+    benchmark: setting.benchmark,
+    system: String(manifest.system),
+    manifest,
+    setting,
+    config: manifest.config as RunConfig,
+    summary: readRunSummary(dir),
+  };
 }
 
 /** Ablation folders (holding ablation.json) at or below the paths. */
@@ -447,7 +458,10 @@ function describeMeasure(item: PaperItem): { measure: string; unit: Unit } {
 /** The map over the folders; `items` defaults to the paper's (src/paper/items.ts). */
 export function buildPaperMap(paths: string[], opts: { seed?: number; items?: PaperItem[] } = {}): PaperMap {
   const existing = paths.filter((p) => existsSync(p));
-  const runs = (existing.length ? scanRunDirs(existing).dirs : []).map(runFacts).filter((r): r is RunFacts => r !== null);
+  const unreadable: Array<{ dir: string; error: string }> = [];
+  const runs = (existing.length ? scanRunDirs(existing).dirs : [])
+    .map((d) => runFacts(d, unreadable))
+    .filter((r): r is RunFacts => r !== null);
   const folders = ablationDirs(existing);
   const ctx = new StatsContext(opts.seed ?? 0);
   const entries = (opts.items ?? paperItems()).map((item): PaperEntry => {
@@ -490,5 +504,5 @@ export function buildPaperMap(paths: string[], opts: { seed?: number; items?: Pa
       runs: found.runs,
     };
   });
-  return { searched: existing.map(rel), entries };
+  return { searched: existing.map(rel), entries, unreadable: unreadable.map((u) => ({ dir: rel(u.dir), error: u.error })) };
 }

@@ -54,6 +54,12 @@ export const OTHER_OPPONENTS: readonly PaperOpponent[] = [
   },
   { name: 'Supermemory', system: 'supermemory', how: 'service', note: 'supermemoryai/supermemory hosted API (v3 documents, v4 search)' },
   {
+    name: 'Cognee',
+    system: 'cognee',
+    how: 'sidecar',
+    note: "topoteretes/cognee (library, cognee 1.6.5 on its embedded SQLite, LanceDB and Ladybug stores; rawrag's own LoCoMo protocol: Cognee publishes none)",
+  },
+  {
     name: 'Letta',
     system: 'letta',
     how: 'service',

@@ -36,6 +36,7 @@ import { emem } from './emem/index.js';
 // Beyond the paper's twelve (issue 45).
 import { zep } from './zep/index.js';
 import { supermemory } from './supermemory/index.js';
+import { cognee } from './cognee/index.js';
 import { letta } from './letta/index.js';
 
 export type System = SystemDescriptor<ProviderSession, ModelEntry>;
@@ -67,6 +68,7 @@ registerSystem(evermemos);
 registerSystem(memu);
 for (const s of [simplemem, aMem, recmem, memoryos, nemori, emem]) registerSystem(s);
 for (const s of [zep, supermemory]) registerSystem(s);
+registerSystem(cognee);
 registerSystem(letta);
 
 export function listSystems(): System[] {

@@ -204,7 +204,7 @@ describe.each(services.map((s) => s.name))('memory service %s', (name) => {
     // Where the service's memories name their turns, so do the exported store's.
     if (readItems(out).some((i) => i.coverage !== null))
       expect(readItems(join(root, 'oracle')).some((i) => (i.evidence_turns as string[]).length > 0)).toBe(true);
-    for (const dir of ['main', 'faults', 'killed', 'broken-200']) {
+    for (const dir of ['main', 'faults', 'broken-200', 'killed']) {
       const episodes = [...new Set(ingestLog(join(root, dir)).flatMap((l) => (typeof l.episode === 'string' ? [l.episode] : [])))];
       for (const ep of episodes) {
         const p = await rawragInProcess(['memory', 'purge', join(root, dir), '--owner', ep], env);

@@ -73,6 +73,14 @@ const READERS: Array<{ name: string; args: (dir: string) => string[]; v1: RegExp
   { name: 'show --failures', args: (d) => ['show', d, '--failures'], v1: /0 failed|no failed|complete/, items: true },
   { name: 'export', args: (d) => ['export', d], v1: /^id,/, items: true },
   { name: 'memory show', args: (d) => ['memory', 'show', d], v1: /keeps no memory store/, code: 2 },
+  {
+    name: 'judge --rejudge',
+    args: (d) => ['judge', '--rejudge', d, '--judge-model', 'local', '--out', join(d, '..', 're'), '--dry-run'],
+    v1: /nothing was sent/,
+    items: true,
+  },
+  // Offline, resume stops at the pre-flight: it got that far only by reading the run's recorded command.
+  { name: 'resume', args: (d) => ['resume', d], v1: /pre-flight: .*reader model 'gpt-4o-mini'/s, code: 2 },
 ];
 
 describe('each reader of a run directory through the run record', () => {
@@ -91,4 +99,18 @@ describe('each reader of a run directory through the run record', () => {
       }
     });
   }
+});
+
+describe('rawrag paper over a results folder', () => {
+  it('maps the rawrag.run/1 fixture (upgraded); a corrupt run beside it is left out with a warning naming the file and the place', async () => {
+    const root = tempDir();
+    cpSync(FIXTURE, join(root, 'v1'), { recursive: true, filter: (f) => !f.endsWith('SOURCE.md') });
+    cpSync(FIXTURE, join(root, 'bad'), { recursive: true, filter: (f) => !f.endsWith('SOURCE.md') });
+    editJson(join(root, 'bad'), 'manifest.json', (o) => (o.setting = 42));
+    const r = await rawragInProcess(['paper', root], env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/partial \(6 of 1,540\): [^|]*v1/);
+    expect(r.stdout).not.toMatch(/bad/);
+    expect(r.stderr).toMatch(/warning: left out of the map: .*bad[/\\]manifest\.json: setting: .*not a rawrag run manifest/);
+  });
 });

@@ -19,6 +19,7 @@ import { registerSystem, unregisterSystem } from '../../src/systems/registry.js'
 import { sidecarSystem } from '../../src/systems/http/sidecar.js';
 import type { InstallSpec } from '../../src/core/install-spec.js';
 import { recmem } from '../../src/systems/recmem/index.js';
+import { COGNEE_INSTALL } from '../../src/systems/cognee/index.js';
 import { ensureStarted } from '../../src/systems/memory-service/launcher.js';
 import { checkReachable } from '../../src/systems/memory-service/reachable.js';
 import { CommandScope, endCommand, runInCommand } from '../../src/util/command-end.js';
@@ -232,6 +233,36 @@ describe('started for you, systems install / check, reachability', () => {
     }
     // The first command's end stops it.
     await expect(fetch(started.url, { signal: AbortSignal.timeout(2000) })).rejects.toThrow();
+  }, 120_000);
+
+  it("a sidecar plug-in's -S options reach the sidecar started for you as its flags (Cognee: -S search_type=SUMMARIES over its stand-in)", async () => {
+    fakeInstall(systems, 'cognee', COGNEE_INSTALL);
+    const out = join(root, 'cognee-summaries');
+    const run = ['run', 'locomo', '--system', 'cognee', '--limit', '2', '--out', out, '--no-progress'];
+    const r = await rawragInProcess([...run, '-S', 'search_type=SUMMARIES', '-S', 'chunk_size=300'], env);
+    expect(r.code, r.stderr).toBe(0);
+    const calls = readFileSync(join(root, 'calls.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((c) => c.lib === 'cognee');
+    expect(calls.filter((c) => c.call === 'cognify').map((c) => c.chunk_size)).toEqual([300]);
+    const searches = calls.filter((c) => c.call === 'search');
+    expect(searches).toHaveLength(2);
+    expect(searches.every((c) => c.query_type === 'SUMMARIES')).toBe(true);
+    // Without the option, the default (CHUNKS): the sidecar is started again, without the flag.
+    const plain = await rawragInProcess(
+      ['run', 'locomo', '--system', 'cognee', '--limit', '1', '--out', join(root, 'cognee-chunks'), '--no-progress'],
+      env,
+    );
+    expect(plain.code, plain.stderr).toBe(0);
+    const last = readFileSync(join(root, 'calls.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((c) => c.call === 'search')
+      .pop();
+    expect(last.query_type).toBe('CHUNKS');
   }, 120_000);
 
   it('systems check: the probe conversation written, searched and deleted, each step timed; a dead URL fails', async () => {

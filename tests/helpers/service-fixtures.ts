@@ -24,6 +24,7 @@ import { FakeLetta } from './fake-letta.js';
 import { checkLetta } from './letta-fixture.js';
 import { isoUtc, unixSeconds } from '../../src/systems/memory-service/plan.js';
 import { loaderCaptions, SIDECAR_FIXTURES } from './sidecar-fixtures.js';
+import { COGNEE_FIXTURE } from './cognee-fixture.js';
 
 /** What the suite needs of a service's loopback peer. */
 export interface ServicePeer {
@@ -169,6 +170,8 @@ export const SERVICE_FIXTURES: Record<string, ServiceFixture> = {
     env: { SUPERMEMORY_API_KEY: 'sm-suite-key' },
     checkProtocol: checkSupermemory,
   },
+  // Cognee's sidecar in front of cognee's stand-in (the real library: tests/real/cognee.test.ts).
+  cognee: COGNEE_FIXTURE,
   // Letta's V1 server (its real server, started for you, runs in the real-library tier: tests/real/letta.test.ts).
   letta: {
     start: () => new FakeLetta().start(),

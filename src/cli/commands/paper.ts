@@ -37,6 +37,7 @@ export function paperCommand(): Command {
     const searched = dirs.length ? dirs : [fromRoot('results')];
     if (!opts.run) {
       const map = buildPaperMap(searched, { seed: opts.seed as number | undefined });
+      for (const u of map.unreadable) process.stderr.write(`rawrag: warning: left out of the map: ${u.error}\n`);
       const shown = only ? { ...map, entries: map.entries.filter((e) => only.includes(e.section)) } : map;
       printOut(opts.json ? JSON.stringify(shown, null, 2) + '\n' : renderPaperMap(shown) + '\n');
       return;

@@ -85,6 +85,7 @@ export function sidecarSystem(p: SidecarPlugin): SystemDescriptor<ProviderSessio
     ...(p.noCoverage ? { noCoverage: () => p.noCoverage } : {}),
     ...(p.oneEpisodeAtATime ? { oneEpisodeAtATime: () => true } : {}),
     ...(p.labelOf ? { labelOf: p.labelOf } : {}),
+    ...(p.flagsOf ? { launchArgs: p.flagsOf } : {}),
     ...(p.install ? { install: { ...p.install, script: p.install.script ?? p.script } } : {}),
     ...(p.checked ? { checked: p.checked } : {}),
   });

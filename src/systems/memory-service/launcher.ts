@@ -46,6 +46,8 @@ export interface LaunchRequest {
   readerBaseUrl?: string;
   /** How long the library may take to import and listen (default 180 s). */
   startTimeoutMs?: number;
+  /** The script's own flags the run's `-S` options stand for (a sidecar plug-in's flagsOf). */
+  args?: readonly string[];
 }
 
 const running = new Map<string, Promise<StartedService>>();
@@ -96,8 +98,14 @@ async function launch(req: LaunchRequest, state: string): Promise<StartedService
     notes: rec.notes,
   };
   mkdirSync(state, { recursive: true });
+  const args = [...(req.args ?? [])];
   const shared = await alreadyRunning(state);
-  if (shared) return { ...shared, library, state, shared: true };
+  if (shared && JSON.stringify(shared.args ?? []) !== JSON.stringify(args))
+    throw new InputError(
+      `another command runs ${req.system} on ${state} with flags [${(shared.args ?? []).join(' ')}], not [${args.join(' ')}] as this run's -S options say: wait for it to end`,
+      { place: `--system ${req.system}` },
+    );
+  if (shared) return { url: shared.url, pid: shared.pid, library, state, shared: true };
   const tiktoken = req.spec.tiktoken?.length
     ? await seedTiktoken(join(resolveCacheDir(req.cacheDir, req.env), 'tiktoken'), req.spec.tiktoken)
     : null;
@@ -105,12 +113,12 @@ async function launch(req: LaunchRequest, state: string): Promise<StartedService
   const logFile = join(state, 'sidecar.log');
   const log = openSync(logFile, 'a');
   const python = systemPaths(req.system, dir).python;
-  const child = spawn(python, [fromRoot(req.script), '--port', '0', '--state', state], { env, stdio: ['ignore', 'pipe', log] });
+  const child = spawn(python, [fromRoot(req.script), '--port', '0', '--state', state, ...args], { env, stdio: ['ignore', 'pipe', log] });
   const stop = registerStop(child, state);
   try {
     const url = await firstUrl(child, req.startTimeoutMs ?? 180_000, logFile);
     await checkReachable(url, { label: req.system, startHint: `${python} ${req.script} --port 0`, timeoutMs: 10_000 });
-    writeJsonAtomic(join(state, 'started.json'), { pid: child.pid, url, started: new Date().toISOString() });
+    writeJsonAtomic(join(state, 'started.json'), { pid: child.pid, url, started: new Date().toISOString(), args });
     return { url, pid: child.pid!, library, state, shared: false };
   } catch (e) {
     await stop();
@@ -119,10 +127,10 @@ async function launch(req: LaunchRequest, state: string): Promise<StartedService
 }
 
 /** A started instance another command keeps on this state folder, when its process lives and answers. */
-async function alreadyRunning(state: string): Promise<{ url: string; pid: number } | null> {
+async function alreadyRunning(state: string): Promise<{ url: string; pid: number; args?: string[] } | null> {
   const file = join(state, 'started.json');
   if (!existsSync(file)) return null;
-  const s = readJsonFile(file) as { pid: number; url: string };
+  const s = readJsonFile(file) as { pid: number; url: string; args?: string[] };
   try {
     process.kill(s.pid, 0);
     await checkReachable(s.url, { label: 'started', startHint: '', timeoutMs: 2000 });

@@ -61,6 +61,8 @@ export interface ServicePlugin<C extends ServiceSettings> {
   install?: InstallSpec;
   /** Whether these settings name something rawrag may start (default: yes); a hosted API (a platform) never is. */
   startable?(cfg: C): boolean;
+  /** The started script's own flags that the config's keys stand for (a sidecar plug-in's flagsOf). */
+  launchArgs?(cfg: C): string[];
   /** What it was checked against: its real library (version, date) or a stand-in only, and why. */
   checked?: CheckedAgainst;
 }
@@ -94,6 +96,7 @@ export function serviceSystem<C extends ServiceSettings>(p: ServicePlugin<C>): S
         env,
         cacheDir: transport.cacheDir,
         readerBaseUrl: transport.baseUrls.reader,
+        args: p.launchArgs?.(settings) ?? [],
       });
     } else if (!transport.reachedServices?.includes(settings.url))
       // Probed here unless the pre-flight's probe, handed over in the transport, found it answering.

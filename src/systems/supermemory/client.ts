@@ -10,7 +10,7 @@
  */
 import { BadReplyError } from '../../providers/errors.js';
 import type { RetryPolicy } from '../../providers/retry.js';
-import { JsonService, pollUntil, statusOf, type ServiceTransport } from '../memory-service/http.js';
+import { JsonService, needs, pollUntil, statusOf, type ServiceTransport } from '../memory-service/http.js';
 import {
   metadataOf,
   readMetadata,
@@ -97,7 +97,8 @@ export class SupermemoryService implements MemoryService {
         session: meta.session,
       },
     };
-    await this.http.once({ method: 'POST', path: '/v3/documents', body });
+    // The reply names the queued document: an empty, null or id-less 200 is retried like a 5xx (issue 42).
+    await this.http.once({ method: 'POST', path: '/v3/documents', body, read: needs('Supermemory', ['id'], 'string') });
     return { events: null };
   }
 
@@ -109,6 +110,7 @@ export class SupermemoryService implements MemoryService {
         method: 'POST',
         path: '/v3/documents/list',
         body: { containerTags: [owner], limit: PAGE, page },
+        read: needs('Supermemory', ['memories'], 'list'),
       });
       const got = listOf(reply, 'memories');
       out.push(...got);
@@ -150,6 +152,7 @@ export class SupermemoryService implements MemoryService {
         threshold: this.opts.threshold,
         ...(this.opts.chunks ? { include: { chunks: true } } : {}),
       },
+      read: needs('Supermemory', ['results'], 'list'),
     });
     const results = listOf(reply, 'results');
     const memories: ServiceMemory[] = results.slice(0, limit).map((r) => {

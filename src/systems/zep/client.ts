@@ -10,7 +10,7 @@
  */
 import { BadReplyError } from '../../providers/errors.js';
 import type { RetryPolicy } from '../../providers/retry.js';
-import { JsonService, pollUntil, statusOf, type ServiceTransport } from '../memory-service/http.js';
+import { JsonService, needs, pollUntil, statusOf, type ServiceTransport } from '../memory-service/http.js';
 import {
   metadataOf,
   readMetadata,
@@ -87,7 +87,8 @@ export class ZepCloudService implements MemoryService {
       ...(call.timestamp !== null ? { created_at: isoUtc(call.timestamp) } : {}),
       metadata: metadataOf(call),
     };
-    const episode = await this.http.once<Json>({ method: 'POST', path: '/graph', body });
+    // The reply is the episode: an empty, null or uuid-less 200 is retried like a 5xx (issue 42).
+    const episode = await this.http.once<Json>({ method: 'POST', path: '/graph', body, read: needs('Zep', ['uuid'], 'string') });
     if (typeof episode?.uuid === 'string') this.episodes.set(episode.uuid, { turnIds: call.turnIds, addKey: call.key, date: call.date });
     return { events: null };
   }
@@ -163,7 +164,13 @@ export class ZepCloudService implements MemoryService {
     const { edges, nodes } = splitLimit(limit);
     const ask = (scope: string, reranker: string, n: number) =>
       n > 0
-        ? this.http.request<Json>({ method: 'POST', path: '/graph/search', body: { graph_id: owner, query, scope, reranker, limit: n } })
+        ? // Its lists are optional in Zep's schema; an empty or null body is still retried (`read`).
+          this.http.request<Json>({
+            method: 'POST',
+            path: '/graph/search',
+            body: { graph_id: owner, query, scope, reranker, limit: n },
+            read: (r) => r,
+          })
         : Promise.resolve({} as Json);
     const [e, n] = await Promise.all([ask('edges', 'cross_encoder', edges), ask('nodes', 'rrf', nodes)]);
     const facts = listOf(e, 'edges');

@@ -34,7 +34,7 @@ import type { TransportOptions } from '../../../src/providers/transport.js';
 
 // The memory services run against their loopback peers: a Mem0 server, and the documented protocol shim.
 const mem0Server = await new FakeMem0().start();
-const SIDECAR_SYSTEMS = ['simplemem', 'nemori', 'memoryos', 'a-mem', 'recmem', 'emem'];
+const SIDECAR_SYSTEMS = ['simplemem', 'nemori', 'memoryos', 'a-mem', 'recmem', 'emem', 'cognee'];
 const shim: Server = await startShim(0);
 const memmachineServer = await new FakeMemMachine().start();
 const memosServer = await new FakeMemos().start();
