@@ -8,6 +8,13 @@
 export interface InstallSpec {
   /** PEP 440 specifier the interpreter must satisfy, e.g. '>=3.11' ('>=3.12' says why 3.11 cannot). */
   python: string;
+  /** pip itself, installed into the environment before anything else (a pinned requirement and why), when the interpreter's own pip cannot resolve `packages`. */
+  pip?: { version: string; why: string };
+  /**
+   * pip constraints (`-c`) for `packages`: a file relative to rawrag's folder holding the library's
+   * own lock (its authors' uv.lock as `name==version` lines), and where it came from.
+   */
+  constraints?: { file: string; source: string };
   /** pip requirement lines from the package index, pinned ('mem0ai==2.2.1'), installed first. */
   packages?: readonly string[];
   /**

@@ -65,4 +65,10 @@ export const OTHER_OPPONENTS: readonly PaperOpponent[] = [
     how: 'sidecar',
     note: "langchain-ai/langmem (library: two ReAct agents per conversation with its memory tools, as Mem0's evaluation ran it)",
   },
+  {
+    name: 'Letta',
+    system: 'letta',
+    how: 'service',
+    note: "letta-ai/letta V1 server (letta 0.11.7, its last release on SQLite, started for you; a file per session, Letta's file search)",
+  },
 ];

@@ -38,6 +38,7 @@ import { zep } from './zep/index.js';
 import { supermemory } from './supermemory/index.js';
 import { cognee } from './cognee/index.js';
 import { langmem } from './langmem/index.js';
+import { letta } from './letta/index.js';
 
 export type System = SystemDescriptor<ProviderSession, ModelEntry>;
 
@@ -70,6 +71,7 @@ for (const s of [simplemem, aMem, recmem, memoryos, nemori, emem]) registerSyste
 for (const s of [zep, supermemory]) registerSystem(s);
 registerSystem(cognee);
 registerSystem(langmem);
+registerSystem(letta);
 
 export function listSystems(): System[] {
   return [...SYSTEMS.values()];

@@ -149,7 +149,9 @@ describe.each(services.map((s) => s.name))('memory service %s', (name) => {
     const out = join(root, 'broken-200');
     const isAdd = (q: any) => peer.isAdd(q);
     // A search, by its path in each vendor's API (a raw-message look for a lost add included).
-    const isSearch = (q: any) => !peer.isAdd(q) && q.method === 'POST' && /\/(search|retrieve(\/related-memory-items)?)\/?$/.test(q.path);
+    // (Letta: the question sent to an agent, whose first step is its file search.)
+    const isSearch = (q: any) =>
+      !peer.isAdd(q) && q.method === 'POST' && /\/(search|retrieve(\/related-memory-items)?|agents\/[^/]+\/messages)\/?$/.test(q.path);
     const broken = (body: string) => ({ kind: 'status' as const, status: 200, headers: { 'content-type': 'application/json' }, body });
     for (const body of ['', 'null']) peer.inject({ ...broken(body), match: isAdd });
     for (const body of ['', 'null', '{}']) peer.inject({ ...broken(body), match: isSearch });

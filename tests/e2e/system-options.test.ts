@@ -147,6 +147,7 @@ describe('rawrag systems', () => {
     });
     const langmem = out.systems.find((s) => s.name === 'langmem');
     expect(langmem.options.find((o: any) => o.key === 'mode')).toMatchObject({ default: 'agent' });
+    expect((out as any).other_opponents.find((o: any) => o.name === 'Letta')).toMatchObject({ how: 'service', system: 'letta', runnable: true });
     const shown = await rawragInProcess(['systems']);
     expect(shown.stdout).toMatch(/Beyond the paper's twelve:\n\| opponent/);
     const one = await rawragInProcess(['systems', 'mem0']);

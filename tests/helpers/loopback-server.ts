@@ -83,11 +83,14 @@ export abstract class LoopbackServer<Kind extends string> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     let body: any = null;
-    try {
-      body = JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null');
-    } catch {
-      body = null;
-    }
+    const type = String(req.headers['content-type'] ?? '');
+    if (type.startsWith('multipart/form-data')) body = multipartOf(Buffer.concat(chunks).toString('utf8'), type);
+    else
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null');
+      } catch {
+        body = null;
+      }
     const u = new URL(req.url ?? '/', 'http://x');
     const rec: RecordedRequest = {
       method: req.method ?? 'GET',
@@ -124,4 +127,21 @@ export abstract class LoopbackServer<Kind extends string> {
     }
     await this.respond(rec, req, res, fault);
   }
+}
+
+/** A multipart/form-data body (a file upload) as `{name: {filename?, content}}`, text parts only. */
+export function multipartOf(text: string, contentType: string): Record<string, { filename: string | null; content: string }> {
+  const boundary = /boundary=("?)([^";]+)\1/.exec(contentType)?.[2];
+  const out: Record<string, { filename: string | null; content: string }> = {};
+  if (!boundary) return out;
+  for (const part of text.split(`--${boundary}`)) {
+    const split = part.indexOf('\r\n\r\n');
+    if (split < 0) continue;
+    const head = part.slice(0, split);
+    const name = /name="([^"]*)"/.exec(head)?.[1];
+    if (name === undefined) continue;
+    const filename = /filename="([^"]*)"/.exec(head)?.[1] ?? null;
+    out[name] = { filename, content: part.slice(split + 4).replace(/\r\n$/, '') };
+  }
+  return out;
 }

@@ -20,6 +20,8 @@ import { FakeEverMemos } from './fake-evermemos.js';
 import { FakeMemuCloud, FakeMemuServer } from './fake-memu.js';
 import { FakeZepCloud } from './fake-zep.js';
 import { FakeSupermemory } from './fake-supermemory.js';
+import { FakeLetta } from './fake-letta.js';
+import { checkLetta } from './letta-fixture.js';
 import { isoUtc, unixSeconds } from '../../src/systems/memory-service/plan.js';
 import { loaderCaptions, SIDECAR_FIXTURES } from './sidecar-fixtures.js';
 import { COGNEE_FIXTURE } from './cognee-fixture.js';
@@ -173,6 +175,12 @@ export const SERVICE_FIXTURES: Record<string, ServiceFixture> = {
   cognee: COGNEE_FIXTURE,
   // LangMem's sidecar in front of the stand-ins of langmem and langgraph (its real library: tests/real/langmem.test.ts).
   langmem: LANGMEM_FIXTURE,
+  // Letta's V1 server (its real server, started for you, runs in the real-library tier: tests/real/letta.test.ts).
+  letta: {
+    start: () => new FakeLetta().start(),
+    options: (p) => [`url=${p.url}`],
+    checkProtocol: checkLetta,
+  },
 };
 
 type IndexedTurn = { turn: ReturnType<typeof turnsOf>[number]; index: number };
@@ -630,3 +638,4 @@ function checkSupermemory(peer: ServicePeer, c: ProtocolCheck): void {
     .map(([, i]) => i);
   expect(lastRead.some((i) => i < firstSearch)).toBe(true);
 }
+

@@ -13,13 +13,17 @@ export interface ServiceTransport {
   retry: RetryPolicy;
   concurrency: number;
   secrets: Secrets;
+  /** The OpenAI-compatible endpoint a library started for you was given (offline-env.ts), for adapters that name it in their requests. */
+  endpoint?: string | null;
 }
 
 export interface RequestSpec {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   query?: Record<string, string>;
   body?: unknown;
+  /** A multipart/form-data body instead of JSON (a file upload); `body` is then unset. */
+  form?: () => FormData;
   /**
    * Reads the reply, inside the attempt: a reply it cannot read (a missing field: it throws a
    * retryable BadReplyError) is retried like a 5xx, as is an empty body or `null` (issue 42).
@@ -93,7 +97,7 @@ export class JsonService {
           ...(spec.body !== undefined ? { 'content-type': 'application/json' } : {}),
           ...this.headers,
         },
-        body: spec.body !== undefined ? JSON.stringify(spec.body) : undefined,
+        body: spec.form ? spec.form() : spec.body !== undefined ? JSON.stringify(spec.body) : undefined,
         signal: AbortSignal.timeout(this.transport.timeoutMs),
       });
       const text = await res.text();

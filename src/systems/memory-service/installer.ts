@@ -10,6 +10,7 @@
 import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, isAbsolute, join, resolve } from 'node:path';
+import { fromRoot } from '../../util/paths.js';
 import { InputError } from '../../util/errors.js';
 import { sha256Hex, writeJsonAtomic } from '../../util/fsx.js';
 import type { InstallSpec } from '../../core/install-spec.js';
@@ -119,8 +120,17 @@ export function installSystem(name: string, spec: InstallSpec, opts: InstallOpti
   if (opts.force && existsSync(paths.venv)) rmSync(paths.venv, { recursive: true, force: true });
   rmSync(paths.record, { force: true });
   if (!existsSync(paths.python)) run(python, ['-m', 'venv', paths.venv], `making the environment ${paths.venv}`);
+  // A pip of its own first, when the interpreter's cannot resolve the packages.
+  if (spec.pip) run(paths.pip, ['install', spec.pip.version], `pip install ${spec.pip.version} (${spec.pip.why})`);
   const packages = [...(spec.packages ?? [])];
-  if (packages.length) run(paths.pip, ['install', ...packages], `pip install ${packages.join(' ')}`);
+  // The library's own lock as pip constraints (a file in rawrag's folder), when its open-ended requirements no longer resolve to a working set.
+  const constraints = spec.constraints ? ['-c', fromRoot(spec.constraints.file)] : [];
+  if (packages.length)
+    run(
+      paths.pip,
+      ['install', ...packages, ...constraints],
+      `pip install ${packages.join(' ')}${spec.constraints ? ` -c ${spec.constraints.file}` : ''}`,
+    );
   // A package whose declared requirements cannot install here goes in without them (`packages` carried them, swapped).
   const noDeps = [...(spec.noDeps?.packages ?? [])];
   if (noDeps.length) run(paths.pip, ['install', '--no-deps', ...noDeps], `pip install --no-deps ${noDeps.join(' ')} (${spec.noDeps!.why})`);

@@ -25,6 +25,7 @@ import { serviceSummaryLines } from './summary.js';
 import type { InstallSpec } from '../../core/install-spec.js';
 import { ensureStarted, type StartedService } from './launcher.js';
 import { checkReachable } from './reachable.js';
+import { libraryEndpoint } from './offline-env.js';
 import { checkService } from './check.js';
 
 export interface ServicePlugin<C extends ServiceSettings> {
@@ -106,6 +107,7 @@ export function serviceSystem<C extends ServiceSettings>(p: ServicePlugin<C>): S
       retry: transport.retry,
       concurrency: settings.concurrency,
       secrets,
+      ...(started ? { endpoint: libraryEndpoint(env, transport.baseUrls.reader) } : {}),
     });
     return { service, settings: effective, started };
   };

@@ -20,6 +20,7 @@ import { FakeEverMemos } from '../../helpers/fake-evermemos.js';
 import { FakeMemuCloud } from '../../helpers/fake-memu.js';
 import { FakeZepCloud } from '../../helpers/fake-zep.js';
 import { FakeSupermemory } from '../../helpers/fake-supermemory.js';
+import { FakeLetta } from '../../helpers/fake-letta.js';
 // @ts-expect-error a plain .mjs example without type declarations
 import { startShim } from '../../../docs/examples/memory-shim.mjs';
 import { tempDir } from '../../helpers/cli.js';
@@ -42,6 +43,8 @@ const memuServer = await new FakeMemuCloud({ key: 'memu-test-conformance' }).sta
 // The hosted APIs beyond the paper's twelve (Zep's open-source engine runs in the real-library tier).
 const zepServer = await new FakeZepCloud({ key: 'zep-test-conformance' }).start();
 const supermemoryServer = await new FakeSupermemory({ key: 'sm-test-conformance' }).start();
+// Letta's V1 server's REST API (its real server runs in the real-library tier).
+const lettaServer = await new FakeLetta().start();
 // The sidecar systems run against their sidecars in front of their libraries' stand-ins (tests/helpers/sidecar-peer.ts).
 const sidecars = await Promise.all(SIDECAR_SYSTEMS.map((name) => new SidecarPeer(name).start()));
 
@@ -61,6 +64,7 @@ const FIXTURES: Record<string, Record<string, unknown>> = {
   memu: { memu: { url: memuServer.url, poll_interval: 0.01, lost_wait: 1 } },
   zep: { zep: { api: 'cloud', url: `${zepServer.url}/api/v2` } },
   supermemory: { supermemory: { url: supermemoryServer.url } },
+  letta: { letta: { url: lettaServer.url } },
   // Evidence chosen with gold knowledge from the raw history.
   'store-oracle': { oracle: { store: 'raw' } },
   ...Object.fromEntries(SIDECAR_SYSTEMS.map((name, i) => [name, { [name]: { url: sidecars[i]!.url } }])),
@@ -99,6 +103,7 @@ afterAll(async () => {
   await memuServer.close();
   await zepServer.close();
   await supermemoryServer.close();
+  await lettaServer.close();
   await Promise.all(sidecars.map((p) => p.close()));
   shim.close();
 });

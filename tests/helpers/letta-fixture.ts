@@ -1,0 +1,76 @@
+/**
+ * The conformance suite's protocol check for Letta (tests/helpers/service-fixtures.ts registers its
+ * fixture): what the loopback Letta server received, against the leaderboard script's protocol.
+ */
+import { expect } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from './cli.js';
+import type { ProtocolCheck, ServicePeer } from './service-fixtures.js';
+
+const turnsOf = (c: ProtocolCheck) => c.dataset.episodes.filter((e) => c.episodes.includes(e.id)).flatMap((e) => e.turns);
+
+/**
+ * Letta as its leaderboard's LoCoMo script drives it (letta-ai/letta-leaderboard@802a7942
+ * leaderboard/locomo/locomo_benchmark.py): one folder per conversation, its embedding config the
+ * script's (text-embedding-3-large, 1536, chunk size 100000); one file per session named after its
+ * date, `Timestamp: <date>` then `Speaker: text` lines (` [Image: caption]` where the turn has an
+ * image); every file listed `completed` before the first search; per question an agent (a valid
+ * agent type, no base tools, semantic_search_files its first and last tool, the script's system
+ * prompt), the folder attached, sent the question verbatim, deleted after.
+ */
+export function checkLetta(peer: ServicePeer, c: ProtocolCheck): void {
+  const adds = peer.requests.filter((r) => peer.isAdd(r) && r.fault === null);
+  const folders = peer.requests.filter((r) => r.method === 'POST' && r.path === '/v1/folders/' && r.fault === null);
+  expect(folders).toHaveLength(c.episodes.length);
+  for (const f of folders)
+    expect(f.body.embedding_config).toMatchObject({
+      embedding_model: 'text-embedding-3-large',
+      embedding_dim: 1536,
+      embedding_chunk_size: 100000,
+    });
+  const turns = turnsOf(c);
+  const sessions = [...new Set(turns.map((t) => t.session))];
+  const sent = new Map(adds.map((a) => [a.body.file.filename as string, a.body.file.content as string]));
+  expect(sent.size).toBe(sessions.length);
+  for (const s of sessions) {
+    const st = turns.filter((t) => t.session === s);
+    const name = `${st[0]!.date!.replace(/\//g, '-').replace(/:/g, '-')}.txt`;
+    const lines = st.map((t) => {
+      const caption = t.captions.length && !t.captionWithoutImage ? ` [Image: ${t.captions.join('; ')}]` : '';
+      return `${t.speaker}: ${t.text}${caption}`;
+    });
+    expect(sent.get(name)).toBe([`Timestamp: ${st[0]!.date}`, ...lines].join('\n'));
+  }
+  expect([...sent.values()].some((v) => v.includes(' [Image: '))).toBe(true);
+  // One agent per question (the script's), its only tool semantic_search_files, first and last, the script's prompt; deleted after its answer.
+  const agents = peer.requests.filter((r) => r.method === 'POST' && r.path === '/v1/agents/' && r.fault === null);
+  const sends = peer.requests.filter((r) => /^\/v1\/agents\/[^/]+\/messages$/.test(r.path) && r.fault === null);
+  expect(sends).toHaveLength(c.questions);
+  expect(agents).toHaveLength(c.questions);
+  const prompt = readFileSync(join(ROOT, 'configs/prompts/letta-locomo-agent.txt'), 'utf8');
+  for (const a of agents)
+    expect(a.body).toMatchObject({
+      agent_type: 'react_agent',
+      include_base_tools: false,
+      tools: ['semantic_search_files'],
+      tool_rules: [
+        { type: 'run_first', tool_name: 'semantic_search_files' },
+        { type: 'exit_loop', tool_name: 'semantic_search_files' },
+      ],
+      system: prompt,
+      embedding_config: { embedding_model: 'text-embedding-3-large' },
+    });
+  const listed = peer.requests.map((r, i) => [r, i] as const).filter(([r]) => /^\/v1\/folders\/[^/]+\/files$/.test(r.path));
+  const firstAgent = peer.requests.indexOf(agents[0]!);
+  expect(listed.some(([, i]) => i < firstAgent)).toBe(true);
+  expect(peer.requests.findIndex((r) => r.method === 'PATCH' && r.path.includes('/folders/attach/'))).toBeGreaterThan(firstAgent);
+  const asked = new Set(c.dataset.questions.map((q) => q.text));
+  for (const q of sends) {
+    expect(q.body.messages).toHaveLength(1);
+    expect(asked.has(q.body.messages[0].content)).toBe(true);
+  }
+  expect(
+    peer.requests.filter((r) => r.method === 'DELETE' && r.path.startsWith('/v1/agents/') && r.fault === null).length,
+  ).toBeGreaterThanOrEqual(c.questions);
+}
