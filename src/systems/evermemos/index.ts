@@ -11,6 +11,20 @@ import { z } from 'zod';
 import { serviceSettingsShape, type ServiceSettings } from '../memory-service/config.js';
 import { serviceSystem } from '../memory-service/plugin.js';
 import { EverMemosService } from './client.js';
+import { figureField, points } from '../../benchmarks/paper-figures.js';
+import { paperRow } from '../../benchmarks/paper-rows.js';
+import { personaMemStanding } from '../../benchmarks/paper-system-figures.js';
+
+/** LongMemEval-S with gpt-4.1-mini: the paper gives EverMemOS's figure as the strongest other of RAW-RAG's Qwen3-retriever row. */
+function longMemEvalFigures(): { paper: string; paperValue: number } {
+  const qwen3 = figureField(paperRow('longmemeval', 'gpt-4.1-mini', 'qwen3'), 'rows (longmemeval, gpt-4.1-mini, qwen3)');
+  const openai = figureField(paperRow('longmemeval', 'gpt-4.1-mini', 'openai'), 'rows (longmemeval, gpt-4.1-mini, openai)');
+  const own = figureField(qwen3.strongestOther, 'rows (longmemeval, gpt-4.1-mini, qwen3).strongestOther');
+  return {
+    paper: `${points(own.accuracy)} (RAW-RAG ${points(qwen3.accuracy)} with the Qwen3 retriever, ${points(openai.accuracy)} with openai)`,
+    paperValue: own.accuracy,
+  };
+}
 
 const KEY_ENV = 'EVERMEMOS_API_KEY';
 const REPO = 'EverMind-AI/EverMemOS@e37205f5';
@@ -115,8 +129,7 @@ export const evermemos = serviceSystem<EverMemosConfig>({
       benchmark: 'longmemeval',
       reader: 'gpt-4.1-mini',
       title: "EverMemOS on LongMemEval-S, read by gpt-4.1-mini (the paper's figure beside RAW-RAG's Qwen3-retriever row)",
-      paper: '83.00 (RAW-RAG 89.93 with the Qwen3 retriever, 87.53 with openai)',
-      paperValue: 83.0,
+      ...longMemEvalFigures(),
       flags: '-S url=URL',
       needs: 'a running EverMemOS server (-S url=URL)',
     },
@@ -125,8 +138,7 @@ export const evermemos = serviceSystem<EverMemosConfig>({
       benchmark: 'personamem',
       reader: 'gpt-4o-mini',
       title: 'EverMemOS on PersonaMem-v2 (multiple-choice accuracy; the paper names no reader)',
-      paper: '53.25, first (RAW-RAG 49.62, MemOS 50.72)',
-      paperValue: 53.25,
+      ...personaMemStanding('EverMemOS', true),
       flags: '-S url=URL',
       needs: 'a running EverMemOS server (-S url=URL)',
     },

@@ -11,6 +11,7 @@ import { serviceSettingsShape, type ServiceSettings } from '../memory-service/co
 import { serviceSystem } from '../memory-service/plugin.js';
 import type { InstallSpec } from '../../core/install-spec.js';
 import { MemosService } from './client.js';
+import { personaMemStanding } from '../../benchmarks/paper-system-figures.js';
 
 const KEY_ENV = 'MEMOS_KEY';
 const MEMOS_VERSION = '2.0.32';
@@ -39,8 +40,8 @@ export const MEMOS_INSTALL: InstallSpec = {
     'MemoryOS 2.0.32: the index has 2.0.30, 2.0.32 and 2.0.33, not the 2.0.31 the protocol was read from (MemTensor/MemOS@be68e2fb)',
     "graph store: GRAPH_DB_BACKEND=postgres (PostgreSQL + pgvector, from pgserver) instead of the vendor compose file's Neo4j + Qdrant, which cannot run here",
     "pgvector's vector type is read back as a list of floats (the adapter pgvector's own package registers): without it MemOS's postgres backend hands its fast search a text embedding and every search answers no memories",
-    'the chunker\'s "gpt2" tokenizer is tiktoken\'s GPT-2 byte-pair encoding built from the r50k_base ranks rawrag seeds (the same ranks), not chonkie\'s hub download; it chunks documents only, never chat turns',
-    'no Redis (the vendor env\'s default), no internet search, preference memory off (it needs Milvus): searches return no pref_string',
+    "the chunker's \"gpt2\" tokenizer is tiktoken's GPT-2 byte-pair encoding built from the r50k_base ranks rawrag seeds (the same ranks), not chonkie's hub download; it chunks documents only, never chat turns",
+    "no Redis (the vendor env's default), no internet search, preference memory off (it needs Milvus): searches return no pref_string",
   ],
 };
 const REPO = 'MemTensor/MemOS@be68e2fb';
@@ -130,8 +131,7 @@ export const memos = serviceSystem<MemosConfig>({
       benchmark: 'personamem',
       reader: 'gpt-4o-mini',
       title: 'MemOS on PersonaMem-v2 (multiple-choice accuracy; the paper names no reader)',
-      paper: '50.72 (RAW-RAG 49.62, EverMemOS 53.25)',
-      paperValue: 50.72,
+      ...personaMemStanding('MemOS', false),
       flags: '-S url=URL',
       needs: 'a running MemOS server (-S url=URL)',
     },
