@@ -30,3 +30,16 @@ await Promise.all(
     }),
   ),
 );
+
+// The systems' vendor protocols are prose files beside their modules (src/systems/<name>/protocol.md,
+// read at run time by src/systems/protocol-file.ts): copied next to the compiled modules.
+{
+  const { copyFileSync, existsSync, mkdirSync, readdirSync } = await import('node:fs');
+  const systems = join(ROOT, 'src', 'systems');
+  for (const name of readdirSync(systems)) {
+    const from = join(systems, name, 'protocol.md');
+    if (!existsSync(from)) continue;
+    mkdirSync(join(ROOT, 'dist', 'systems', name), { recursive: true });
+    copyFileSync(from, join(ROOT, 'dist', 'systems', name, 'protocol.md'));
+  }
+}

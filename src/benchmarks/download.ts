@@ -58,7 +58,9 @@ function checkScheme(url: string): void {
   }
   const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname);
   if (u.protocol !== 'https:' && !(u.protocol === 'http:' && loopback)) {
-    throw new DownloadError(`refusing ${u.protocol}// (HTTPS required; plain HTTP only for loopback hosts): ${url}`, { place: 'download URL' });
+    throw new DownloadError(`refusing ${u.protocol}// (HTTPS required; plain HTTP only for loopback hosts): ${url}`, {
+      place: 'download URL',
+    });
   }
 }
 
@@ -76,7 +78,10 @@ export async function pullFile(file: DownloadFile, opts: PullOptions): Promise<P
   if (existsSync(dest) && !opts.force) {
     const sha = await sha256File(dest);
     if (pinned && sha !== file.sha256) {
-      throw new DownloadError(`already present but its sha256 ${sha} differs from the pinned ${file.sha256}; remove it or rerun with --force`, { file: dest });
+      throw new DownloadError(
+        `already present but its sha256 ${sha} differs from the pinned ${file.sha256}; remove it or rerun with --force`,
+        { file: dest },
+      );
     }
     return { path: dest, url, sha256: sha, bytes: statSync(dest).size, status: 'present', pinned };
   }
@@ -90,10 +95,15 @@ export async function pullFile(file: DownloadFile, opts: PullOptions): Promise<P
     } catch (e) {
       if (e instanceof DownloadError || attempt >= retries) {
         if (e instanceof DownloadError) throw e;
-        throw new DownloadError(`download failed after ${attempt + 1} attempt(s): ${fetchFailure(e, url)}; rerun to resume from the ${partSize(part)} bytes kept in ${basename(part)}`, { file: dest });
+        throw new DownloadError(
+          `download failed after ${attempt + 1} attempt(s): ${fetchFailure(e, url)}; rerun to resume from the ${partSize(part)} bytes kept in ${basename(part)}`,
+          { file: dest },
+        );
       }
       const kept = partSize(part);
-      log(`${kept > 0 ? `connection lost at ${kept} bytes` : 'no connection'} (${fetchFailure(e, url)}); ${kept > 0 ? 'resuming' : 'trying again'} (${attempt + 1}/${retries})`);
+      log(
+        `${kept > 0 ? `connection lost at ${kept} bytes` : 'no connection'} (${fetchFailure(e, url)}); ${kept > 0 ? 'resuming' : 'trying again'} (${attempt + 1}/${retries})`,
+      );
     }
   }
   const bytes = partSize(part);
@@ -101,7 +111,10 @@ export async function pullFile(file: DownloadFile, opts: PullOptions): Promise<P
   const sizeWrong = file.bytes !== undefined && bytes !== file.bytes;
   if ((pinned && sha !== file.sha256) || sizeWrong) {
     rmSync(part, { force: true });
-    const what = pinned && sha !== file.sha256 ? `sha256 ${sha} does not match the pinned ${file.sha256}` : `size ${bytes} bytes differs from the pinned ${file.bytes}`;
+    const what =
+      pinned && sha !== file.sha256
+        ? `sha256 ${sha} does not match the pinned ${file.sha256}`
+        : `size ${bytes} bytes differs from the pinned ${file.bytes}`;
     throw new DownloadError(`checksum mismatch: ${what}; the downloaded file was removed`, { file: dest });
   }
   renameSync(part, dest);

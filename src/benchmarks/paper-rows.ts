@@ -40,7 +40,7 @@ export interface PaperRow {
   source: string;
 }
 
-// PersonaMem-v2 (49.62, third behind EverMemOS 53.25 and MemOS 50.72) is not a row here: the paper does
+// PersonaMem-v2 (figures.json `personamem`) is not a row here: the paper does
 // not say which reader produced it (`rawrag paper` lists it with any reader's run, naming the reader).
 /** The RAW-RAG rows of configs/paper/figures.json (src/benchmarks/paper-figures.ts). */
 export const PAPER_ROWS: readonly PaperRow[] = paperFigures().rows;
@@ -75,10 +75,22 @@ export function paperRow(benchmark: string, reader: string | null, retriever: st
  */
 export const RUN_HEADLINE: Readonly<Record<string, { path: readonly string[]; toPercent: number; allN?: readonly string[] }>> = {
   locomo: { path: ['overall', 'accuracy'], toPercent: 100, allN: ['overall', 'accuracy_all_n'] },
-  longmemeval: { path: ['benchmark_summary', 'overall', 'accuracy'], toPercent: 100, allN: ['benchmark_summary', 'denominators', 'headline_all_n'] },
+  longmemeval: {
+    path: ['benchmark_summary', 'overall', 'accuracy'],
+    toPercent: 100,
+    allN: ['benchmark_summary', 'denominators', 'headline_all_n'],
+  },
   meme: { path: ['benchmark_summary', 'overall'], toPercent: 100, allN: ['benchmark_summary', 'denominators', 'headline_all_n'] },
-  memoryagentbench: { path: ['benchmark_summary', 'overall', 'score'], toPercent: 1, allN: ['benchmark_summary', 'denominators', 'headline_all_n'] },
-  personamem: { path: ['benchmark_summary', 'overall', 'accuracy'], toPercent: 100, allN: ['benchmark_summary', 'denominators', 'headline_all_n'] },
+  memoryagentbench: {
+    path: ['benchmark_summary', 'overall', 'score'],
+    toPercent: 1,
+    allN: ['benchmark_summary', 'denominators', 'headline_all_n'],
+  },
+  personamem: {
+    path: ['benchmark_summary', 'overall', 'accuracy'],
+    toPercent: 100,
+    allN: ['benchmark_summary', 'denominators', 'headline_all_n'],
+  },
 };
 
 function at(obj: unknown, path: readonly string[]): number | null {
@@ -114,7 +126,9 @@ export function paperComparisonLine(
   const all = where?.allN ? at(summary, where.allN) : null;
   const fmt = (x: number | null) => (x === null ? '—' : (x * where!.toPercent).toFixed(2));
   const allPart = all !== null && mine !== null && Math.abs(all - mine) > 1e-12 ? ` (over all questions, failed count 0: ${fmt(all)})` : '';
-  const other = row.strongestOther ? `; strongest other system in the paper: ${row.strongestOther.system} ${row.strongestOther.accuracy.toFixed(2)}` : '';
+  const other = row.strongestOther
+    ? `; strongest other system in the paper: ${row.strongestOther.system} ${row.strongestOther.accuracy.toFixed(2)}`
+    : '';
   const caveat = notComparable ? `; this run is ${notComparable}: not comparable with the paper's figure` : '';
   return `paper (${row.system ?? 'RAW-RAG'}, ${row.retriever} retriever, reader ${row.reader}): ${row.accuracy.toFixed(2)} — ${row.headline}; this run: ${fmt(mine)}${allPart}${caveat}${other}`;
 }

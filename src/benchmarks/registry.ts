@@ -17,10 +17,9 @@ export function listBenchmarks(): Benchmark[] {
 export function getBenchmark(name: string): Benchmark {
   const found = BENCHMARKS.find((b) => b.name === name.toLowerCase());
   if (!found) {
-    throw new InputError(
-      `unknown benchmark '${name}' (known: ${BENCHMARKS.map((b) => b.name).join(', ')})`,
-      { place: 'benchmark argument' },
-    );
+    throw new InputError(`unknown benchmark '${name}' (known: ${BENCHMARKS.map((b) => b.name).join(', ')})`, {
+      place: 'benchmark argument',
+    });
   }
   return found;
 }

@@ -46,9 +46,12 @@ export function selectQuestions(dataset: Dataset, sel: Selection): Selected {
   // A sample larger than its population would silently be the whole population, under another
   // config (a run directory of its own): say so instead.
   if (sel.sample != null && sel.sample > questions.length) {
-    throw new InputError(`--sample ${fmt(sel.sample)} asks for more questions than there are (${phrase}): leave --sample out to run them all, or give at most ${fmt(questions.length)}`, {
-      place: '--sample',
-    });
+    throw new InputError(
+      `--sample ${fmt(sel.sample)} asks for more questions than there are (${phrase}): leave --sample out to run them all, or give at most ${fmt(questions.length)}`,
+      {
+        place: '--sample',
+      },
+    );
   }
   if (sel.sample != null && sel.sample < questions.length) {
     questions = stratifiedSample(questions, sel.sample, sel.seed ?? 0);
@@ -57,9 +60,12 @@ export function selectQuestions(dataset: Dataset, sel: Selection): Selected {
   if (typeof sel.limit === 'string') {
     const [from, to] = sel.limit.split('-').map(Number) as [number, number];
     if (from > questions.length)
-      throw new InputError(`range ${sel.limit} starts after the last question (${phrase}): give a range within 1-${fmt(questions.length)}`, {
-        place: '--limit',
-      });
+      throw new InputError(
+        `range ${sel.limit} starts after the last question (${phrase}): give a range within 1-${fmt(questions.length)}`,
+        {
+          place: '--limit',
+        },
+      );
     const end = Math.min(to, questions.length);
     questions = questions.slice(from - 1, end);
     phrase = `questions ${fmt(from)}-${fmt(end)} of ${phrase}`;
@@ -79,7 +85,8 @@ function byIds(dataset: Dataset, list: IdList): Question[] {
   const leftOut: Array<{ id: string; line: number; why: string }> = [];
   for (const e of list.entries) {
     const first = seen.get(e.id);
-    if (first !== undefined) throw new InputError(`id '${e.id}' is listed twice (first on line ${first})`, { file: list.file, place: `line ${e.line}` });
+    if (first !== undefined)
+      throw new InputError(`id '${e.id}' is listed twice (first on line ${first})`, { file: list.file, place: `line ${e.line}` });
     seen.set(e.id, e.line);
     const why = dataset.leftOut?.get(e.id);
     if (why !== undefined) leftOut.push({ ...e, why });
@@ -87,7 +94,10 @@ function byIds(dataset: Dataset, list: IdList): Question[] {
   }
   // A question of the file that the benchmark's own options left out is named as such, not as unknown.
   if (leftOut.length > 0 && unknown.length === 0) {
-    const shown = leftOut.slice(0, LISTED).map((u) => `'${u.id}' (line ${u.line}: ${u.why})`).join(', ');
+    const shown = leftOut
+      .slice(0, LISTED)
+      .map((u) => `'${u.id}' (line ${u.line}: ${u.why})`)
+      .join(', ');
     const more = leftOut.length > LISTED ? ` and ${leftOut.length - LISTED} more` : '';
     throw new InputError(
       `${leftOut.length} ${leftOut.length === 1 ? 'id is a question' : 'ids are questions'} of ${dataset.benchmark} outside the selected ones: ${shown}${more}`,
@@ -95,10 +105,16 @@ function byIds(dataset: Dataset, list: IdList): Question[] {
     );
   }
   if (unknown.length > 0) {
-    const shown = unknown.slice(0, LISTED).map((u) => `'${u.id}' (line ${u.line})`).join(', ');
+    const shown = unknown
+      .slice(0, LISTED)
+      .map((u) => `'${u.id}' (line ${u.line})`)
+      .join(', ');
     const more = unknown.length > LISTED ? ` and ${unknown.length - LISTED} more` : '';
     const example = dataset.questions[0] ? `; ids look like '${dataset.questions[0].id}'` : '';
-    throw new InputError(`${unknown.length} ${unknown.length === 1 ? 'id is not a question' : 'ids are not questions'} of ${dataset.benchmark}: ${shown}${more}${example}`, { file: list.file, place: `line ${unknown[0]!.line}` });
+    throw new InputError(
+      `${unknown.length} ${unknown.length === 1 ? 'id is not a question' : 'ids are not questions'} of ${dataset.benchmark}: ${shown}${more}${example}`,
+      { file: list.file, place: `line ${unknown[0]!.line}` },
+    );
   }
   if (list.entries.length === 0) throw new InputError('the id list is empty', { file: list.file });
   return dataset.questions.filter((q) => seen.has(q.id));
@@ -115,10 +131,18 @@ export function stratifiedSample(questions: Question[], n: number, seed: number)
   const chosen = new Set<Question>();
   // Map insertion order is dataset order: the draw depends only on the data, the seed and n.
   const types = groupBy(questions, (q) => q.type);
-  const perType = allocate(types.map((g) => g.length), n, rng);
+  const perType = allocate(
+    types.map((g) => g.length),
+    n,
+    rng,
+  );
   types.forEach((typeQs, t) => {
     const episodes = groupBy(typeQs, (q) => q.episode);
-    const perEpisode = allocate(episodes.map((g) => g.length), perType[t]!, rng);
+    const perEpisode = allocate(
+      episodes.map((g) => g.length),
+      perType[t]!,
+      rng,
+    );
     episodes.forEach((qs, e) => {
       for (const q of shuffle(qs, rng).slice(0, perEpisode[e])) chosen.add(q);
     });
@@ -130,7 +154,9 @@ export function stratifiedSample(questions: Question[], n: number, seed: number)
 function allocate(sizes: number[], n: number, rng: () => number): number[] {
   const total = sizes.reduce((a, b) => a + b, 0);
   const take = sizes.map((s) => Math.floor((n * s) / total));
-  const order = sizes.map((s, i) => ({ i, remainder: (n * s) / total - take[i]!, tie: rng() })).sort((a, b) => b.remainder - a.remainder || a.tie - b.tie);
+  const order = sizes
+    .map((s, i) => ({ i, remainder: (n * s) / total - take[i]!, tie: rng() }))
+    .sort((a, b) => b.remainder - a.remainder || a.tie - b.tie);
   let left = n - take.reduce((a, b) => a + b, 0);
   for (const { i } of order) {
     if (left === 0) break;

@@ -17,7 +17,9 @@ export function warningLines(source: string, warnings: LoadWarning[], verbose: b
   else if (rest.length > 1) {
     const first = rest[0]!;
     const what = important.length > 0 ? `${rest.length} more data warnings` : `${rest.length} data warnings`;
-    out.push(`warning: ${source}: ${what} (first: ${first.place}: ${first.message}); --verbose lists them all (also in manifest.json, dataset.warnings)`);
+    out.push(
+      `warning: ${source}: ${what} (first: ${first.place}: ${first.message}); --verbose lists them all (also in manifest.json, dataset.warnings)`,
+    );
   }
   return out;
 }

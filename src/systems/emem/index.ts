@@ -1,7 +1,6 @@
 /** EMem (KevinSRR/EMem, a library that indexes a whole conversation at once) through its sidecar, integrations/sidecars/emem.py. */
 import { sidecarSystem } from '../http/sidecar.js';
-
-const REPO = 'KevinSRR/EMem@f83c0b9a';
+import { readProtocol } from '../protocol-file.js';
 
 export const emem = sidecarSystem({
   name: 'emem',
@@ -43,21 +42,6 @@ export const emem = sidecarSystem({
     heavy: 'PyTorch (several GB): torch, transformers and gritlm are imported at import time',
   },
   top_k: 10,
-  protocol: {
-    summary:
-      "one EMem per conversation with the script's BaseConfig (edu_based_contextual_ee_online, linking_top_k 30, qa_top_k 10, synonymy 0.9, seed 42, temperature 0, EMem-G with PPR); the whole conversation as one LoCoMoSample (sessions with their date strings, one Turn per turn, '[Image: caption] text') indexed in one pass by index_conversation() once the owner's last add was sent (EMem is not incremental); each question retrieve_structuring_conversation_enhanced_v2([question]), the first 10 EDUs as the library's QA prompt shows them ('[Source conversation date: ... - Source speakers: ...] \"edu\"')",
-    sources: [
-      `${REPO} run_emem_locomo_cached.py L428-450 (EMem per sample, index_conversation, rag_qa_conversation), L691-740 (models, BaseConfig)`,
-      `${REPO} src/emem/EMem.py L228-312 (index_conversation), L1791-1860 (the retrieval rag_qa_conversation runs), L1952 (retrieve_structuring_conversation_enhanced_v2)`,
-      `${REPO} src/emem/utils/conversation_data_utils.py L9-99 (LoCoMoSample, captions), src/emem/utils/misc_utils.py L111-160 (to_context_string)`,
-    ],
-    deviations: [
-      "indexing at the end of the owner's history is EMem's own way (not incremental), not a deviation; a history extended later is indexed again from scratch",
-      "rawrag asks for retrieval only: the library's own QA step (qa_conversation) is replaced by the benchmark's reader",
-      'no coverage: EDUs keep their session, not their turns, on LoCoMo',
-      "SUPPORT_JSON_SCHEMA=true and --embedding_model text-embedding-3-small, as the authors' run script sets them (run_emem_locomo.sh; the Python script's own default names no model)",
-      'sidecar flags: --skip-ppr (EMem instead of EMem-G), --llm-model, --embedding-model, --llm-base-url, --embedding-base-url',
-    ],
-  },
+  protocol: readProtocol(import.meta.url),
   noCoverage: "EMem's EDUs keep the session they came from but not their turns on LoCoMo",
 });

@@ -14,6 +14,26 @@ import { serviceSystem } from '../memory-service/plugin.js';
 import type { InstallSpec } from '../../core/install-spec.js';
 import { Mem0Service } from './client.js';
 import { MEM0_PROTOCOL } from './protocol.js';
+import { figureEntry, figure, paperFigures, points } from '../../benchmarks/paper-figures.js';
+import { coverageStanding, percentOf } from '../../benchmarks/paper-system-figures.js';
+
+/** The paper's audit of Mem0's write decisions (figures.json `audits`), as its rows show it. */
+function auditFigures(): { locomo: { paper: string; paperValue: number }; longmemeval: { paper: string; paperValue: number } } {
+  const audits = paperFigures().audits;
+  const [l, m] = [figureEntry(audits, 'audits', 'locomo'), figureEntry(audits, 'audits', 'longmemeval')];
+  const pct = (x: number) => points(percentOf(x));
+  const ops = (['NONE', 'ADD'] as const).flatMap((op) => (m.operations[op] === undefined ? [] : [`${op} ${pct(m.operations[op])} %`]));
+  return {
+    locomo: {
+      paper: `UPDATE+DELETE ${pct(l.proposed_mutation_rate)} % of ${figure(l.decisions)} decisions (LongMemEval ${pct(m.proposed_mutation_rate)} % of ${figure(m.decisions)}); effective ${pct(l.effective_mutation_rate)} % / ${pct(m.effective_mutation_rate)} %`,
+      paperValue: percentOf(l.proposed_mutation_rate),
+    },
+    longmemeval: {
+      paper: `UPDATE+DELETE ${pct(m.proposed_mutation_rate)} % of ${figure(m.decisions)} decisions; effective ${pct(m.effective_mutation_rate)} % (${ops.join(', ')})`,
+      paperValue: percentOf(m.proposed_mutation_rate),
+    },
+  };
+}
 
 export const MEM0_SECTION = 'mem0';
 
@@ -100,8 +120,7 @@ export const mem0 = serviceSystem<Mem0Config>({
       benchmark: 'locomo',
       reader: 'gpt-4o-mini',
       title: "Mem0's write decisions: proposed UPDATE+DELETE share (rawrag memory audit also gives effective mutations)",
-      paper: 'UPDATE+DELETE 4.39 % of 33,902 decisions (LongMemEval 2.46 % of 428,858); effective 1.90 % / 1.34 %',
-      paperValue: 4.39,
+      ...auditFigures().locomo,
       flags: '-S url=URL',
       needs: 'a running Mem0 server (-S url=URL)',
     },
@@ -110,8 +129,7 @@ export const mem0 = serviceSystem<Mem0Config>({
       benchmark: 'longmemeval',
       reader: 'gpt-4.1-mini',
       title: "Mem0's write decisions: proposed UPDATE+DELETE share (rawrag memory audit also gives effective mutations)",
-      paper: 'UPDATE+DELETE 2.46 % of 428,858 decisions; effective 1.34 % (NONE 73.04 %, ADD 24.51 %)',
-      paperValue: 2.46,
+      ...auditFigures().longmemeval,
       flags: '-S url=URL',
       needs: 'a running Mem0 server (-S url=URL)',
     },
@@ -120,8 +138,7 @@ export const mem0 = serviceSystem<Mem0Config>({
       benchmark: 'memoryagentbench',
       reader: 'gpt-4o-mini',
       title: "Mem0's evidence coverage (share of questions whose retrieved memories suffice)",
-      paper: 'coverage 40.03 % (RAW-RAG 45.29)',
-      paperValue: 40.03,
+      ...coverageStanding('memoryagentbench', 'Mem0'),
       flags: '-S url=URL',
       needs: 'a running Mem0 server (-S url=URL)',
     },

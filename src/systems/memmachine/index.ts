@@ -11,9 +11,9 @@ import { serviceSettingsShape, type ServiceSettings } from '../memory-service/co
 import { serviceSystem } from '../memory-service/plugin.js';
 import { MemMachineService } from './client.js';
 import { PAPER_ROWS } from '../../benchmarks/paper-rows.js';
+import { readProtocol } from '../protocol-file.js';
 
 const KEY_ENV = 'MEMMACHINE_API_KEY';
-const REPO = 'MemMachine/MemMachine@18f12112';
 
 export const MemMachineSchema = z
   .object({
@@ -47,29 +47,7 @@ export const memmachine = serviceSystem<MemMachineConfig>({
       'docker compose up -d   (or ./memmachine-compose.sh; PostgreSQL/pgvector, Neo4j, MemMachine on :8080)',
       'rawrag run locomo --system memmachine -S url=http://localhost:8080 --reader gpt-4o-mini',
     ],
-    protocol: {
-      summary:
-        'One project per conversation (org universal), created first. Each session is added in POST /api/v2/memories calls of 10 messages with types ["episodic"]: producer = the speaker, timestamp = the session time + i seconds (i: position in the session), content = the text + " [Attached <caption>]", metadata {locomo_session_id, source_timestamp, source_speaker} as strings (plus rawrag_add, turn_ids as JSON text, session, date). Episodic writes complete before the reply: no wait. Each question is searched verbatim with top_k 50, expand_context 0, types ["episodic"]; the evidence is the long-term episodes, then the short-term ones, each "[<Weekday, Month DD, YYYY at HH:MM AM>] <speaker>: <content>", then the working-memory summary.',
-      sources: [
-        `${REPO} evaluation/episodic_memory/restapiv2_locomo_ingest.py L21-108 (batches, producer, timestamps, content, metadata)`,
-        `${REPO} evaluation/episodic_memory/restapiv2_locomo_search.py L51-103, L182-184 (top_k 50, episodic search, context)`,
-        `${REPO} evaluation/utils/memmachine_helper_restapiv2.py L368-608, L869-954; memmachine_helper_base.py L74-243 (add, search, long-term + short-term episodes + summary, timestamp format)`,
-        `${REPO} packages/server/src/memmachine_server/server/api_v2/router.py L155-337 (projects, memories, search, list, delete)`,
-        `${REPO} packages/common/src/memmachine_common/api/spec.py L176-196, L453-530, L557-622, L647-689 (SafeId, MemoryMessage, AddMemoriesSpec, SearchMemoriesSpec, ListMemoriesSpec)`,
-        `${REPO} packages/server/src/memmachine_server/main/memmachine.py L580-606, L680-740 (queued project delete; episodic add awaited, semantic in the background)`,
-        `${REPO} evaluation/episodic_memory/locomo_search.py L62-105 (the in-process search: limit 30, expand_context 3: -S top_k=30 -S expand_context=3)`,
-      ],
-      deviations: [
-        'one project per conversation (and per visibility horizon), created with POST /api/v2/projects and deleted with /projects/delete: the script writes every conversation into the one default project, which mixes conversations in every search',
-        'memory types ["episodic"] only: the scripts leave --mem-type unset (episodic and semantic); semantic memory ingests in the background with no completion API (the vendor helper guesses from Prometheus metrics), so searches could not be made to wait for it. The episodic variant is the one the search script reads with build_episodic_ctx',
-        'search depth of the REST search script (top_k 50, no context expansion); its in-process locomo_search.py uses limit 30 with expand_context 3: -S top_k=30 -S expand_context=3',
-        "timestamps carry the session wall clock with a +00:00 offset: the script interprets the naive LoCoMo time in the machine's local zone (astimezone()), so its instants shift with the machine; the wall clock (and the date shown to the reader) is the same",
-        "image captions as ' [Attached <blip_caption>]': rawrag's LoCoMo turns keep the caption but not the image's search query, which the script appends as ' [Attached <caption>: <query>]' (888 of LoCoMo's 1,226 image turns)",
-        'a session without a readable date is sent without timestamp or source_timestamp (the server stamps its own time); the script sends its own now()',
-        "rawrag's own metadata (rawrag_add, turn_ids, session, date) travels beside the script's, so a lost reply is found on the service and each episode maps back to its turn (coverage)",
-        "the evidence is shown in the benchmark's own reader prompt, not the script's ANSWER_PROMPT; memories as \"- [date] speaker: content\" lines, the summary in the script's <WORKING MEMORY SUMMARY> tags",
-      ],
-    },
+    protocol: readProtocol(import.meta.url),
   },
   schema: MemMachineSchema as unknown as z.ZodType<MemMachineConfig>,
   checked: {

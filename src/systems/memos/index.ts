@@ -11,6 +11,8 @@ import { serviceSettingsShape, type ServiceSettings } from '../memory-service/co
 import { serviceSystem } from '../memory-service/plugin.js';
 import type { InstallSpec } from '../../core/install-spec.js';
 import { MemosService } from './client.js';
+import { personaMemStanding } from '../../benchmarks/paper-system-figures.js';
+import { readProtocol } from '../protocol-file.js';
 
 const KEY_ENV = 'MEMOS_KEY';
 const MEMOS_VERSION = '2.0.32';
@@ -39,11 +41,10 @@ export const MEMOS_INSTALL: InstallSpec = {
     'MemoryOS 2.0.32: the index has 2.0.30, 2.0.32 and 2.0.33, not the 2.0.31 the protocol was read from (MemTensor/MemOS@be68e2fb)',
     "graph store: GRAPH_DB_BACKEND=postgres (PostgreSQL + pgvector, from pgserver) instead of the vendor compose file's Neo4j + Qdrant, which cannot run here",
     "pgvector's vector type is read back as a list of floats (the adapter pgvector's own package registers): without it MemOS's postgres backend hands its fast search a text embedding and every search answers no memories",
-    'the chunker\'s "gpt2" tokenizer is tiktoken\'s GPT-2 byte-pair encoding built from the r50k_base ranks rawrag seeds (the same ranks), not chonkie\'s hub download; it chunks documents only, never chat turns',
-    'no Redis (the vendor env\'s default), no internet search, preference memory off (it needs Milvus): searches return no pref_string',
+    "the chunker's \"gpt2\" tokenizer is tiktoken's GPT-2 byte-pair encoding built from the r50k_base ranks rawrag seeds (the same ranks), not chonkie's hub download; it chunks documents only, never chat turns",
+    "no Redis (the vendor env's default), no internet search, preference memory off (it needs Milvus): searches return no pref_string",
   ],
 };
-const REPO = 'MemTensor/MemOS@be68e2fb';
 
 export const MemosSchema = z
   .object({
@@ -84,26 +85,7 @@ export const memos = serviceSystem<MemosConfig>({
       "MemOS's own compose file: git clone https://github.com/MemTensor/MemOS.git && cd MemOS && cp docker/.env.example .env (fill in the keys and base URLs) && cd docker && docker compose up -d   (API :8000, Neo4j, Qdrant)",
       'rawrag run locomo --system memos -S url=http://localhost:8000 --reader gpt-4o-mini',
     ],
-    protocol: {
-      summary:
-        'Each conversation is ingested twice, once per speaker (owner <run>-<conversation>~<speaker>, user_id = mem_cube_id = the owner): in a speaker\'s store its own turns are "user", the other\'s "assistant"; content "Speaker: text" (no image caption); chat_time = the session date read as UTC in ISO form on every message; each session in POST /product/add calls of 2 messages (conversation_id <conversation>_<session>, which the server ignores). Each question is searched verbatim in both stores with top_k 20, mode fast, include_preference true, pref_top_k 6; the evidence per store is its memories, then its pref_string.',
-      sources: [
-        `${REPO} evaluation/scripts/locomo/locomo_ingestion.py L22-63, L91-147 (owners per speaker, mirrored roles, content, chat_time, batch 2)`,
-        `${REPO} evaluation/scripts/utils/client.py L145-195 (MemosApiClient: add and search bodies, the bare Authorization header)`,
-        `${REPO} evaluation/scripts/locomo/locomo_search.py L99-125, L186 (both owners searched, top_k 20, memories then pref_string)`,
-        `${REPO} evaluation/scripts/longmemeval/lme_ingestion.py L32-42 (a user/assistant history: its roles, text cut at 8,000 characters)`,
-        `${REPO} src/memos/api/product_models.py L366-605, L608-831, L943-1008 (APISearchRequest, APIADDRequest, GetMemoryRequest, DeleteMemoryRequest)`,
-        `${REPO} src/memos/multi_mem_cube/single_cube.py L59-87, L502-561, L662-845 (sync: fine extraction before the reply; async: fast memories now, MEM_READ later)`,
-        `${REPO} src/memos/api/handlers/scheduler_handler.py L222-278, L375-445; src/memos/mem_scheduler/utils/status_tracker.py (the wait's Redis-backed tracker); src/memos/api/handlers/component_init.py L133-149 (Redis only with MEMSCHEDULER_USE_REDIS_QUEUE=true)`,
-      ],
-      deviations: [
-        'adds are synchronous (async_mode "sync": the memories are extracted and written before the reply), so no search comes before an owner\'s memories exist; the script adds asynchronously and never waits, so its searches may have run against raw memories the background extraction had not replaced yet. -S ready=wait keeps the asynchronous adds and waits on /product/scheduler/wait per owner instead, which is reliable only with Redis (MEMSCHEDULER_USE_REDIS_QUEUE=true): without it the server answers "idle" at once',
-        "each add carries rawrag's metadata in info {rawrag_add, turn_ids, session, date} (the script sends none): MemOS keeps it on every memory's metadata.info (it enters no prompt), so a lost reply is found on the service and each memory maps back to its turns (coverage)",
-        "owner ids are rawrag's (<run>-<conversation>~<speaker>) rather than locomo_exp_user_<i>_speaker_a_<version>, so runs never share memories",
-        "the evidence is shown in the benchmark's own reader prompt (not the script's TEMPLATE_MEMOS), one block per speaker's store, each memory dated by its session (the script shows the memory text alone)",
-        "a session date that cannot be read is sent as chat_time as given (the script's strptime would stop); a history without dates has no chat_time",
-      ],
-    },
+    protocol: readProtocol(import.meta.url),
   },
   schema: MemosSchema as unknown as z.ZodType<MemosConfig>,
   // What `npm run test:real` ran (tests/real/memos.test.ts), against the loopback OpenAI-compatible API.
@@ -130,8 +112,7 @@ export const memos = serviceSystem<MemosConfig>({
       benchmark: 'personamem',
       reader: 'gpt-4o-mini',
       title: 'MemOS on PersonaMem-v2 (multiple-choice accuracy; the paper names no reader)',
-      paper: '50.72 (RAW-RAG 49.62, EverMemOS 53.25)',
-      paperValue: 50.72,
+      ...personaMemStanding('MemOS', false),
       flags: '-S url=URL',
       needs: 'a running MemOS server (-S url=URL)',
     },

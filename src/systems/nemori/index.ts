@@ -1,7 +1,6 @@
 /** Nemori (nemori-ai/nemori, a library) through its sidecar, integrations/sidecars/nemori.py. */
 import { sidecarSystem } from '../http/sidecar.js';
-
-const REPO = 'nemori-ai/nemori@d2a6dff6';
+import { readProtocol } from '../protocol-file.js';
 
 export const nemori = sidecarSystem({
   name: 'nemori',
@@ -50,20 +49,5 @@ export const nemori = sidecarSystem({
     },
   ],
   top_k: 30,
-  protocol: {
-    summary:
-      "one NemoriMemory with the script's config.json (openai/gpt-4.1-mini, google/gemini-embedding-001, buffer 1-20, episodes 1-20, semantic memory on, top-k 10 / 20); one user per conversation; one message per turn (role = the speaker's name, content = text then ' [Image: caption]', timestamp = the session's ISO time, metadata original_speaker / dataset_timestamp / blip_caption), add_messages one at a time, then flush(user) and drain() before any question; each question search(user, question, top_k_episodes 10, top_k_semantic 20, vector): episodes (the top 2 with their source messages) then semantic memories",
-    sources: [
-      `${REPO} evaluation/locomo/add.py L27-163 (config, messages, batches, flush), evaluation/locomo/config.json`,
-      `${REPO} evaluation/locomo/search.py L77-118 (memories as shown), L176-221 (search settings)`,
-      `${REPO} nemori/api/facade.py L20-187 (NemoriMemory; __aexit__ drains, L70-72)`,
-    ],
-    deviations: [
-      "the library is fed when rawrag says the owner's last add was sent (/ready): the same calls, in the same order, as the script",
-      "the user id is the owner id, not '<speaker_a>_<index>'; episodes map to turns by their source messages' role, content and time (Nemori's buffer keeps no metadata)",
-      "storage: Qdrant in local mode (QdrantClient(path=...) under the state folder, through a client-factory shim) instead of a Qdrant server; PostgreSQL 15 (a private cluster unless DATABASE_URL) instead of the compose file's 16: a storage substitution, not a method change",
-      "LoCoMo's image search query ('[Search: query]') is not in rawrag's turns and is left out",
-      'sidecar flags: --config, --batch-size, --top-k-episodes, --top-k-semantic, --search-method, --database-url, --pg-bin, --qdrant',
-    ],
-  },
+  protocol: readProtocol(import.meta.url),
 });

@@ -10,6 +10,8 @@ import { splitList } from '../../util/lists.js';
 import type { Augmentation } from '../raw-rag/augmented.js';
 import { citedTurns } from '../raw-rag/augmented.js';
 import { augmentedSystem, ingestSettingsShape, sectionOf } from '../raw-rag/augmented-system.js';
+import { addOnCost } from '../../benchmarks/paper-figures.js';
+import { addOnFigures } from '../../benchmarks/paper-system-figures.js';
 
 export const FACTS_SECTION = 'facts';
 
@@ -57,12 +59,8 @@ export const rawRagFacts = augmentedSystem({
   paperRows: [
     {
       kind: 'add-on',
-      benchmark: 'memoryagentbench',
-      reader: 'gpt-4o-mini',
-      title: "atomic fact extraction on RAW-RAG's backbone (the three add-ons cost 21.6-109.3 M LLM tokens, 2.9-8.8 h)",
-      paper: '-19.62 (48.32 -> 28.70; test-time learning 47.68 -> 15.37)',
-      paperValue: -19.62,
-      breakdown: [{ column: 'TTL', label: 'test-time learning (TTL competency)', paperValue: 15.37, referenceValue: 47.68 }],
+      ...addOnFigures('raw-rag-facts'),
+      title: `atomic fact extraction on RAW-RAG's backbone (the three add-ons cost ${addOnCost()})`,
     },
   ],
   description: 'RAW-RAG over LLM-extracted atomic facts (each keeps its source turns); -S mode=replace | add',

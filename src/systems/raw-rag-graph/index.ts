@@ -12,6 +12,8 @@ import { splitList } from '../../util/lists.js';
 import type { Augmentation } from '../raw-rag/augmented.js';
 import { citedTurns } from '../raw-rag/augmented.js';
 import { augmentedSystem, ingestSettingsShape, sectionOf } from '../raw-rag/augmented-system.js';
+import { addOnCost } from '../../benchmarks/paper-figures.js';
+import { addOnFigures } from '../../benchmarks/paper-system-figures.js';
 import { entityKey, graphSize, readGraph, writeGraph, type Mention, type Relation } from './graph.js';
 
 export const GRAPH_SECTION = 'graph';
@@ -101,11 +103,8 @@ export const rawRagGraph = augmentedSystem({
   paperRows: [
     {
       kind: 'add-on',
-      benchmark: 'memoryagentbench',
-      reader: 'gpt-4o-mini',
-      title: "graph expansion on RAW-RAG's backbone (the three add-ons cost 21.6-109.3 M LLM tokens, 2.9-8.8 h)",
-      paper: '-5.78',
-      paperValue: -5.78,
+      ...addOnFigures('raw-rag-graph'),
+      title: `graph expansion on RAW-RAG's backbone (the three add-ons cost ${addOnCost()})`,
     },
   ],
   description: "RAW-RAG whose reranked evidence is expanded with the turns of its entities' neighbours (LLM-built entity graph)",

@@ -7,6 +7,8 @@ import { z } from 'zod';
 import type { Augmentation } from '../raw-rag/augmented.js';
 import { citedTurns } from '../raw-rag/augmented.js';
 import { augmentedSystem, ingestSettingsShape, sectionOf } from '../raw-rag/augmented-system.js';
+import { addOnCost } from '../../benchmarks/paper-figures.js';
+import { addOnFigures } from '../../benchmarks/paper-system-figures.js';
 
 export const SUMMARIES_SECTION = 'summaries';
 
@@ -37,11 +39,8 @@ export const rawRagSummaries = augmentedSystem({
   paperRows: [
     {
       kind: 'add-on',
-      benchmark: 'memoryagentbench',
-      reader: 'gpt-4o-mini',
-      title: "summary augmentation on RAW-RAG's backbone (the three add-ons cost 21.6-109.3 M LLM tokens, 2.9-8.8 h)",
-      paper: '-5.81',
-      paperValue: -5.81,
+      ...addOnFigures('raw-rag-summaries'),
+      title: `summary augmentation on RAW-RAG's backbone (the three add-ons cost ${addOnCost()})`,
     },
   ],
   description: 'RAW-RAG with an LLM summary of each session added to the index (shown with its date)',

