@@ -64,7 +64,8 @@ describe.skipIf(skip !== null)(`A-MEM, the real memory_layer.py${skip ? ` (not r
     expect(analyses).toBeGreaterThan(0);
     expect(prompts.filter((p) => p.includes('You are an AI memory evolution agent')).length).toBe(analyses);
     expect(prompts.filter((p) => p.includes("using 'cosmos' as the separator")).length).toBe(20);
-    expect(items.filter((i) => (i.retrieved ?? i.memories ?? []).length > 0 || i.context_tokens > 0).length).toBeGreaterThan(0);
+    // A service's memories reach the reader as evidence (its turns, its tokens); `retrieved` is RAW-RAG's windows, empty here.
+    expect(items.filter((i) => i.evidence_turns.length > 0 && i.evidence_tokens > 0)).toHaveLength(20);
   }, 3_600_000);
 
   it('the stand-in answers the same calls as memory_layer.py does: the same notes, the same line layout, each mapped to its turn', async () => {
