@@ -40,8 +40,11 @@ export const aMem = sidecarSystem({
   flagsOf: (cfg) => (cfg.library === 'agiresearch' ? ['--library', 'agiresearch'] : []),
   labelOf: (cfg) => (cfg.library === 'agiresearch' ? 'A-MEM (agiresearch)' : 'A-MEM'),
   checked: {
-    kind: 'stand-in',
-    why: "the paper's memory_layer.py was installed here (2026-12-07, torch 2.4.0 with its CUDA wheels, about an hour on a shared 2-core machine) and started for you: RAWRAG_REAL_HEAVY=1 npm run test:real -- tests/real/a-mem.test.ts ran rawrag run locomo --system a-mem --limit 20 to the end with 0 errors (33 minutes, its own note-analysis and evolution prompts answered by the loopback API), but the test's check of the stored notes expected analysis tags where the evolution step had replaced them (assertion corrected afterwards), so the purge step was not reached and the corrected test has not run yet",
+    kind: 'real',
+    library: 'AgenticMemory memory_layer.py',
+    version: '7f716dc5',
+    date: '2026-12-07',
+    how: "RAWRAG_REAL_HEAVY=1 npm run test:real -- tests/real/a-mem.test.ts: installed with rawrag systems install a-mem --source (torch 2.4.0, all-MiniLM-L6-v2 from the package) and started for you; rawrag run locomo --system a-mem --reader gpt-4o-mini --limit 20 against the loopback API answering its note-analysis, evolution and keyword prompts: 0 errors (11 minutes), every turn a note with its LLM-written keywords, context and tags, all 20 questions with evidence, purged to 0; the stand-in answers the same calls with the same notes",
   },
   install: {
     python: '>=3.11',
