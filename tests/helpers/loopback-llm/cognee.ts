@@ -14,28 +14,11 @@
  * Deterministic: the answer is a function of the prompt. null: not one of Cognee's prompts.
  */
 import type { LlmRequest, Responder } from './types.js';
+import { NOT_ENTITIES as STOP } from './stop-words.js';
 
 const GRAPH = 'You are a top-tier algorithm designed for extracting information in structured formats to build a knowledge graph';
 const SUMMARY = 'Summarize the chunk for retrieval.';
 const CONNECTION_TEST = 'Respond to me with the following string: "test"';
-const STOP = new Set([
-  'Hey',
-  'Hi',
-  'Hello',
-  'The',
-  'That',
-  'This',
-  'What',
-  'Yes',
-  'Yeah',
-  'Thanks',
-  'Wow',
-  'And',
-  'But',
-  'Oh',
-  'Well',
-  'So',
-]);
 
 interface Line {
   speaker: string;

@@ -8,7 +8,7 @@ import type { Responder } from './types.js';
 
 export type { LlmAnswer, LlmRequest, Responder } from './types.js';
 
-const NOT_RESPONDERS = new Set(['index.ts', 'types.ts', 'schema-json.ts']);
+const NOT_RESPONDERS = new Set(['index.ts', 'types.ts', 'schema-json.ts', 'stop-words.ts']);
 
 export async function loopbackResponders(): Promise<Responder[]> {
   const files = readdirSync(import.meta.dirname)

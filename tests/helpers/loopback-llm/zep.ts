@@ -16,25 +16,8 @@
  * Deterministic: the answer is a function of the prompt. null: not one of Graphiti's prompts.
  */
 import type { LlmRequest, Responder } from './types.js';
+import { NOT_ENTITIES as STOP } from './stop-words.js';
 
-const STOP = new Set([
-  'Hey',
-  'Hi',
-  'Hello',
-  'The',
-  'That',
-  'This',
-  'What',
-  'Yes',
-  'Yeah',
-  'Thanks',
-  'Wow',
-  'And',
-  'But',
-  'Oh',
-  'Well',
-  'So',
-]);
 
 function tag(text: string, name: string): string {
   const m = new RegExp(`<${name}>\\n?([\\s\\S]*?)\\n?</${name}>`).exec(text);
