@@ -10,7 +10,7 @@
  * 19 sessions, 164 of its 419 messages), built here from the bundled copy, those questions with
  * their ids unchanged. Graphiti makes one episode per message, several LLM calls and Kuzu queries
  * each, slower as the graph grows: the whole conversation took ~30 minutes on a loaded two-core
- * machine, this cut about 3.
+ * machine, this cut 2.7 (5.6 with the whole conversation's run alongside).
  */
 import { describe, expect } from 'vitest';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -146,7 +146,7 @@ describe('zep: the real graphiti-core library on Kuzu', () => {
       const left = await real.withStarted(async (url) => (await call(url, '/list', { owner })).memories.length);
       expect(left).toBe(0);
     },
-    // ~3 minutes here (164 episodes), up to ~10 on a loaded two-core machine.
+    // 2.7 minutes here (164 episodes), 5.6 with another Graphiti run alongside on two cores.
     1_800_000,
   );
 });
