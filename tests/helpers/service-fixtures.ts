@@ -149,7 +149,7 @@ export const SERVICE_FIXTURES: Record<string, ServiceFixture> = {
     checkProtocol: checkEverMemos,
   },
   // MemU's hosted API as MemOS's client drives it (a memorize per session and speaker: many adds for the
-  // fault cases); EverMemOS's protocol and memU-server are run in tests/e2e/memu-run.test.ts.
+  // fault cases); EverMemOS's protocol and memU-server are run in tests/slow/memu-run.test.ts.
   memu: {
     start: () => new FakeMemuCloud({ key: 'memu-suite-key' }).start(),
     options: (p) => [`url=${p.url}`, 'protocol=memos', 'poll_interval=0.02', 'lost_wait=1'],
@@ -537,7 +537,7 @@ function checkMemuServer(peer: ServicePeer, c: ProtocolCheck): void {
   }
 }
 
-/** MemU's other variants (tests/e2e/memu-run.test.ts): the hosted API as EverMemOS drives it (the default), memU-server as upstream ships it, and fixed. */
+/** MemU's other variants (tests/slow/memu-run.test.ts): the hosted API as EverMemOS drives it (the default), memU-server as upstream ships it, and fixed. */
 export const MEMU_VARIANTS: Record<'evermemos' | 'server' | 'serverFixed', ServiceFixture> = {
   evermemos: {
     start: () => new FakeMemuCloud({ key: 'memu-suite-key' }).start(),

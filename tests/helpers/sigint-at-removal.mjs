@@ -1,5 +1,5 @@
 // Preloaded into a CLI child (`node --import this bin/rawrag.js ...`) by
-// tests/e2e/grid-early-interrupt.test.ts: just before the process removes its N-th SIGINT listener
+// tests/slow/grid-early-interrupt.test.ts: just before the process removes its N-th SIGINT listener
 // (N from RAWRAG_TEST_SIGINT_AT_REMOVAL), it sends itself SIGINT. The signal is caught by the OS
 // and waits for the event loop, so it is still pending while the listener goes: the worst moment
 // of the race in issue 42, item 7 (a Ctrl-C in a command's last synchronous step before a swap of

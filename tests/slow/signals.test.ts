@@ -2,7 +2,7 @@
  * Ctrl-C (SIGINT) and SIGTERM in every command (issue 32, item 4), on the real process: exit
  * 130 / 143 by the command's own handler, one line saying what was kept, and outputs consistent —
  * the old set or the new one, never a mix, never a temporary file. `rawrag run`'s own cases are in
- * pipeline.test.ts. The promised 2 s from the signal to the exit is measured by `npm run bench`
+ * pipeline-writers-signals.test.ts. The promised 2 s from the signal to the exit is measured by `npm run bench`
  * (scripts/bench/86-command-interrupt.mjs, 85-grid-interrupt.mjs), not here: beside other test
  * files on two cores a prompt exit took 3 s (CI, 2026-12-07).
  */

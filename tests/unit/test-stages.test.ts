@@ -35,9 +35,13 @@ describe('test stages', () => {
       for (const cmd of STAGES) expect(read(doc), `${doc} names ${cmd}`).toContain(`\`${cmd}\``);
   });
 
-  it("vitest's projects are unit, e2e and slow; tests/slow holds only test files the slow project includes", () => {
-    const projects = (config.test?.projects ?? []) as Array<{ test: { name: string; include: string[] } }>;
-    expect(projects.map((p) => p.test.name)).toEqual(['unit', 'e2e', 'slow']);
+  it("vitest's projects are unit (and its files that need a process of their own), e2e and slow; tests/slow holds only test files the slow project includes", () => {
+    const projects = (config.test?.projects ?? []) as Array<{ test: { name: string; include: string[]; exclude?: string[] } }>;
+    expect(projects.map((p) => p.test.name)).toEqual(['unit', 'unit-own-process', 'e2e', 'slow']);
+    // Every file of its own process is a unit test that exists and that the shared unit project leaves out.
+    const own = projects.find((p) => p.test.name === 'unit-own-process')!.test.include;
+    expect(projects.find((p) => p.test.name === 'unit')!.test.exclude).toEqual(own);
+    for (const f of own) expect(readdirSync(join(ROOT, f, '..')), f).toContain(f.split('/').at(-1));
     expect(projects.find((p) => p.test.name === 'slow')!.test.include).toEqual(['tests/slow/**/*.test.ts']);
     const files = readdirSync(join(ROOT, 'tests', 'slow'));
     expect(files.length).toBeGreaterThan(0);
