@@ -50,8 +50,14 @@ it('every memory-service system has a conformance fixture', () => {
   expect(services.length).toBeGreaterThanOrEqual(2);
 });
 
-describe.each(services.map((s) => s.name))('memory service %s', (name) => {
-  const fixture = SERVICE_FIXTURES[name]!;
+/** Each system's fixture, and the fixtures of its variants (`letta mode=archival`). */
+const cases = Object.entries(SERVICE_FIXTURES)
+  .filter(([key, f]) => services.some((s) => s.name === (f.system ?? key)))
+  .map(([key]) => key);
+
+describe.each(cases)('memory service %s', (key) => {
+  const fixture = SERVICE_FIXTURES[key]!;
+  const name = fixture.system ?? key;
   const api = new FakeApi({ chat: evidenceReader(ds.questions) });
   const cache = tempDir('rawrag-svc-cache-');
   const root = tempDir('rawrag-svc-runs-');
@@ -149,9 +155,11 @@ describe.each(services.map((s) => s.name))('memory service %s', (name) => {
     const out = join(root, 'broken-200');
     const isAdd = (q: any) => peer.isAdd(q);
     // A search, by its path in each vendor's API (a raw-message look for a lost add included).
-    // (Letta: the question sent to an agent, whose first step is its file search.)
+    // (Letta: the question sent to an agent, whose first step is its file search; or its archival search, a GET.)
     const isSearch = (q: any) =>
-      !peer.isAdd(q) && q.method === 'POST' && /\/(search|retrieve(\/related-memory-items)?|agents\/[^/]+\/messages)\/?$/.test(q.path);
+      !peer.isAdd(q) &&
+      ((q.method === 'POST' && /\/(search|retrieve(\/related-memory-items)?|agents\/[^/]+\/messages)\/?$/.test(q.path)) ||
+        (q.method === 'GET' && /\/archival-memory\/search$/.test(q.path)));
     const broken = (body: string) => ({ kind: 'status' as const, status: 200, headers: { 'content-type': 'application/json' }, body });
     for (const body of ['', 'null']) peer.inject({ ...broken(body), match: isAdd });
     for (const body of ['', 'null', '{}']) peer.inject({ ...broken(body), match: isSearch });

@@ -74,3 +74,46 @@ export function checkLetta(peer: ServicePeer, c: ProtocolCheck): void {
     peer.requests.filter((r) => r.method === 'DELETE' && r.path.startsWith('/v1/agents/') && r.fault === null).length,
   ).toBeGreaterThanOrEqual(c.questions);
 }
+
+/**
+ * Letta under -S mode=archival: one agent per conversation (named after its owner, no tools, the
+ * script's embedding config), each session one archival passage (the text of the session's file:
+ * `Timestamp: <date>` then `Speaker: text` lines; `created_at` the session's date; one tag naming
+ * the add), each question searched directly in the agent's archival memory (top_k, no message
+ * sent to any agent: no LLM call at query time).
+ */
+export function checkLettaArchival(peer: ServicePeer, c: ProtocolCheck): void {
+  const agents = peer.requests.filter((r) => r.method === 'POST' && r.path === '/v1/agents/' && r.fault === null);
+  expect(agents).toHaveLength(c.episodes.length);
+  for (const a of agents)
+    expect(a.body).toMatchObject({
+      include_base_tools: false,
+      tools: [],
+      embedding_config: { embedding_model: 'text-embedding-3-large', embedding_dim: 1536, embedding_chunk_size: 100000 },
+    });
+  const adds = peer.requests.filter((r) => peer.isAdd(r) && r.fault === null);
+  const turns = turnsOf(c);
+  const sessions = [...new Set(turns.map((t) => t.session))];
+  const sent = new Map(adds.map((a) => [(a.body.text as string).split('\n', 1)[0]!, a.body]));
+  expect(sent.size).toBe(sessions.length);
+  for (const s of sessions) {
+    const st = turns.filter((t) => t.session === s);
+    const lines = st.map((t) => {
+      const caption = t.captions.length && !t.captionWithoutImage ? ` [Image: ${t.captions.join('; ')}]` : '';
+      return `${t.speaker}: ${t.text}${caption}`;
+    });
+    const body = sent.get(`Timestamp: ${st[0]!.date}`)!;
+    expect(body.text).toBe([`Timestamp: ${st[0]!.date}`, ...lines].join('\n'));
+    expect(body.tags).toEqual([expect.stringMatching(/^rawrag:/)]);
+    // The session's date (LoCoMo's `1:56 pm on 8 May, 2023`), as an ISO time of that year.
+    expect(body.created_at).toMatch(new RegExp(`^${/(\d{4})$/.exec(st[0]!.date!)![1]}-\\d\\d-\\d\\dT`));
+  }
+  const searches = peer.requests.filter((r) => r.method === 'GET' && /\/archival-memory\/search$/.test(r.path) && r.fault === null);
+  expect(searches).toHaveLength(c.questions);
+  const asked = new Set(c.dataset.questions.map((q) => q.text));
+  for (const q of searches) {
+    expect(asked.has(q.query.query!)).toBe(true);
+    expect(q.query.top_k).toBe('5');
+  }
+  expect(peer.requests.filter((r) => /\/messages$/.test(r.path))).toEqual([]);
+}

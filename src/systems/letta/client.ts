@@ -48,10 +48,21 @@ interface FileRecord {
   date: string | null;
 }
 
-const listOf = (v: unknown, what: string): Json[] => {
+export const listOf = (v: unknown, what: string): Json[] => {
   if (!Array.isArray(v)) throw new BadReplyError(`Letta's ${what} is not a list: ${JSON.stringify(v)?.slice(0, 200)}`, true);
   return v as Json[];
 };
+
+/** The script's EmbeddingConfig (L799-805), its endpoint the configured one instead of api.openai.com. */
+export function embeddingConfigOf(opts: LettaOptions): Json {
+  return {
+    embedding_model: opts.embeddingModel,
+    embedding_endpoint_type: 'openai',
+    embedding_endpoint: opts.endpoint,
+    embedding_dim: opts.embeddingDim,
+    embedding_chunk_size: opts.chunkSize,
+  };
+}
 
 export class LettaService implements MemoryService {
   readonly system = 'Letta';
@@ -81,15 +92,8 @@ export class LettaService implements MemoryService {
     return { version: typeof h?.version === 'string' ? h.version : null };
   }
 
-  /** The script's EmbeddingConfig (L799-805), its endpoint the configured one instead of api.openai.com. */
   private embeddingConfig(): Json {
-    return {
-      embedding_model: this.opts.embeddingModel,
-      embedding_endpoint_type: 'openai',
-      embedding_endpoint: this.opts.endpoint,
-      embedding_dim: this.opts.embeddingDim,
-      embedding_chunk_size: this.opts.chunkSize,
-    };
+    return embeddingConfigOf(this.opts);
   }
 
   /** The owner's folder (found by name after a restart), or null. */

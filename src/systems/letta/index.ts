@@ -12,10 +12,13 @@ import type { InstallSpec } from '../../core/install-spec.js';
 import { promptFile } from '../../scoring/prompts.js';
 import { serviceSettingsShape, type ServiceSettings } from '../memory-service/config.js';
 import { serviceSystem } from '../memory-service/plugin.js';
+import { LettaArchival } from './archival.js';
 import { LettaService } from './client.js';
 import { LETTA_PROTOCOL } from './protocol.js';
 
 const KEY_ENV = 'LETTA_API_KEY';
+/** What each question is asked through (protocol.ts): the script's file search by an agent, or Letta's archival search. */
+export const LETTA_MODES = ['search', 'archival'] as const;
 /** configs/prompts/ file of the script's agent prompt (letta-SOURCE.md). */
 export const LETTA_AGENT_PROMPT = 'letta-locomo-agent';
 
@@ -52,10 +55,10 @@ export const LettaSchema = z
   .object({
     ...serviceSettingsShape({ keyEnv: KEY_ENV, batch: 'session', top_k: 5, owners: 'per-episode' }),
     mode: z
-      .enum(['search'])
+      .enum(LETTA_MODES)
       .default('search')
       .describe(
-        "search: each question goes to a fresh Letta agent whose first and last tool is semantic_search_files (its LLM writes the search), and rawrag's common reader answers from the passages it found (the script's agent answering through answer_question, mode=agent, is not implemented)",
+        "search (default): a file per session in a folder per conversation (the script's), each question sent to a fresh Letta agent whose first and last tool is semantic_search_files (its LLM writes the search), rawrag's common reader answering from the passages it found; archival: each session written as one archival passage of a per-conversation agent (POST /v1/agents/{id}/archival-memory, dated by the session), each question searched directly (GET /v1/agents/{id}/archival-memory/search, top_k; no LLM call at query time), rawrag's common reader answering from the passages found. The script's agent answering through answer_question (mode=agent) is not implemented: docs/memory-services.md says why",
       ),
     endpoint: z
       .string()
@@ -106,20 +109,17 @@ export const letta = serviceSystem<LettaConfig>({
     protocol: LETTA_PROTOCOL,
   },
   schema: LettaSchema as unknown as z.ZodType<LettaConfig>,
-  connect: (cfg, key, transport) =>
-    new LettaService(
-      cfg.url!,
-      {
-        endpoint: cfg.endpoint ?? transport.endpoint ?? null,
-        embeddingModel: cfg.embedding_model,
-        embeddingDim: cfg.embedding_dim,
-        chunkSize: cfg.chunk_size,
-        llmModel: cfg.agent_model,
-        agentSystem: promptFile(LETTA_AGENT_PROMPT),
-      },
-      key,
-      transport,
-    ),
+  connect: (cfg, key, transport) => {
+    const opts = {
+      endpoint: cfg.endpoint ?? transport.endpoint ?? null,
+      embeddingModel: cfg.embedding_model,
+      embeddingDim: cfg.embedding_dim,
+      chunkSize: cfg.chunk_size,
+      llmModel: cfg.agent_model,
+      agentSystem: promptFile(LETTA_AGENT_PROMPT),
+    };
+    return cfg.mode === 'archival' ? new LettaArchival(cfg.url!, opts, key, transport) : new LettaService(cfg.url!, opts, key, transport);
+  },
   install: LETTA_INSTALL,
   // What was run here against the loopback OpenAI-compatible API (tests/real/letta.test.ts runs the same).
   checked: {
