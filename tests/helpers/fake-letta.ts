@@ -19,12 +19,16 @@
  * -> [Passage] (one passage: the agent's chunk size is the script's 100000),
  * `GET /v1/agents/{id}/archival-memory?after&limit&ascending`, `GET .../archival-memory/search?query&top_k`
  * -> {results: [{timestamp, content, tags}], count} (ranked by shared words, as the archival_memory_search
- * tool's embedding search would be by similarity), `DELETE .../archival-memory/{passage_id}`. As in
+ * tool's embedding search would be by similarity), `DELETE .../archival-memory/{passage_id}`;
+ * tools `PUT /v1/tools/ {source_code}` (upsert by the function's name): an agent whose exit_loop tool
+ * is such an `answer_question` (-S mode=agent) calls it after its search, answering with the found
+ * passages' line that shares the most words with the question (the loopback LLM responder's choice). As in
  * letta 0.11.7, an agent's archive outlives the agent: deleting the agent leaves its passages held.
  */
 import { randomUUID } from 'node:crypto';
 import type { RecordedRequest } from './loopback-server.js';
 import { MemoryServiceFake } from './memory-service-fake.js';
+import { bestLine } from './loopback-llm/letta.js';
 
 const AGENT_TYPES = [
   'memgpt_agent',
@@ -84,6 +88,9 @@ interface Agent {
 export class FakeLetta extends MemoryServiceFake {
   readonly folders = new Map<string, Folder>();
   readonly agents = new Map<string, Agent>();
+  /** Custom tools by name (PUT /v1/tools/), and every answer an answer_question call returned. */
+  readonly tools = new Map<string, { id: string; source_code: string }>();
+  readonly answers: Array<{ question: string; answer: string }> = [];
   /** Agent id -> its archive's passages (kept when the agent is deleted, as letta's archives are). */
   readonly archives = new Map<string, ArchivalPassage[]>();
 
@@ -122,6 +129,7 @@ export class FakeLetta extends MemoryServiceFake {
   protected route(r: RecordedRequest): [number, unknown] {
     const b = r.body ?? {};
     if (r.method === 'GET' && r.path === '/v1/health/') return [200, { version: '0.11.7', status: 'ok' }];
+    if (r.path === '/v1/tools/' && r.method === 'PUT') return this.upsertTool(b);
     if (r.path === '/v1/folders/' || r.path === '/v1/agents/') {
       const agents = r.path === '/v1/agents/';
       const kind = agents ? this.agents : this.folders;
@@ -235,7 +243,7 @@ export class FakeLetta extends MemoryServiceFake {
     if (!rules.every((x) => ['run_first', 'exit_loop', 'continue_loop'].includes(x.type) && typeof x.tool_name === 'string'))
       return [422, { detail: [{ loc: ['body', 'tool_rules'], msg: 'unknown tool rule' }] }];
     const tools = (b.tools ?? []) as string[];
-    const known = new Set([...FILE_TOOLS, 'send_message', 'memory_insert', 'memory_replace']);
+    const known = new Set([...FILE_TOOLS, 'send_message', 'memory_insert', 'memory_replace', ...this.tools.keys()]);
     if (!tools.every((t) => known.has(t))) return [404, { detail: `Tool not found: ${tools.find((t) => !known.has(t))}` }];
     const a: Agent = {
       id: `agent-${randomUUID()}`,
@@ -311,17 +319,36 @@ export class FakeLetta extends MemoryServiceFake {
     const query = String(msgs[msgs.length - 1].content ?? '').trim();
     const args = { query };
     const ret = this.search(a, args);
+    const call = (name: string, args: unknown, ret: string) => [
+      { id: `message-${randomUUID()}`, message_type: 'tool_call_message', tool_call: { name, arguments: JSON.stringify(args) } },
+      { id: `message-${randomUUID()}`, message_type: 'tool_return_message', name, tool_return: ret, status: 'success' },
+    ];
+    const messages = call(first, args, ret);
+    // -S mode=agent: the search continues the loop and answer_question (a terminal tool) ends it, answered as
+    // the loopback API's Letta responder makes the real agent's LLM answer.
+    const terminal = a.rules.find((x) => x.type === 'exit_loop')?.tool_name;
+    if (terminal === 'answer_question' && a.tools.includes(terminal)) {
+      const answer = bestLine(ret, query) ?? 'No information found.';
+      this.answers.push({ question: query, answer });
+      messages.push(...call(terminal, { answer }, answer));
+    }
     return [
       200,
       {
-        messages: [
-          { id: `message-${randomUUID()}`, message_type: 'tool_call_message', tool_call: { name: first, arguments: JSON.stringify(args) } },
-          { id: `message-${randomUUID()}`, message_type: 'tool_return_message', name: first, tool_return: ret, status: 'success' },
-        ],
+        messages,
         stop_reason: { message_type: 'stop_reason', stop_reason: 'tool_rule' },
-        usage: { step_count: 1 },
+        usage: { step_count: messages.length / 2 },
       },
     ];
+  }
+
+  /** PUT /v1/tools/ (upsert_tool): a tool made from its Python source, named after its function; the same name is replaced. */
+  private upsertTool(b: Record<string, any>): [number, unknown] {
+    const name = typeof b.source_code === 'string' ? /^def (\w+)\(/m.exec(b.source_code)?.[1] : undefined;
+    if (!name) return [400, { detail: 'source_code must define a function' }];
+    const id = this.tools.get(name)?.id ?? `tool-${randomUUID()}`;
+    this.tools.set(name, { id, source_code: b.source_code });
+    return [200, { id, name, source_code: b.source_code, tool_type: 'custom' }];
   }
 
   /** semantic_search_files as _search_files_native prints it. */

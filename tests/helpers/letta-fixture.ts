@@ -20,6 +20,47 @@ const turnsOf = (c: ProtocolCheck) => c.dataset.episodes.filter((e) => c.episode
  * prompt), the folder attached, sent the question verbatim, deleted after.
  */
 export function checkLetta(peer: ServicePeer, c: ProtocolCheck): void {
+  checkFolder(peer, c);
+  checkQuestionAgents(peer, c, {
+    tools: ['semantic_search_files'],
+    tool_rules: [
+      { type: 'run_first', tool_name: 'semantic_search_files' },
+      { type: 'exit_loop', tool_name: 'semantic_search_files' },
+    ],
+  });
+}
+
+/**
+ * Letta under -S mode=agent, the script's whole protocol: the folder as in mode=search; the script's
+ * answer_question tool upserted (its docstring verbatim, configs/prompts/letta-answer-question.txt);
+ * per question an agent with semantic_search_files (first, continuing) and answer_question
+ * (terminal), the script's rules in its order.
+ */
+export function checkLettaAgent(peer: ServicePeer, c: ProtocolCheck): void {
+  checkFolder(peer, c);
+  checkQuestionAgents(peer, c, {
+    tools: ['semantic_search_files', 'answer_question'],
+    tool_rules: [
+      { type: 'exit_loop', tool_name: 'answer_question' },
+      { type: 'continue_loop', tool_name: 'semantic_search_files' },
+      { type: 'run_first', tool_name: 'semantic_search_files' },
+    ],
+  });
+  const upserts = peer.requests.filter((r) => r.method === 'PUT' && r.path === '/v1/tools/' && r.fault === null);
+  expect(upserts.length).toBeGreaterThanOrEqual(1);
+  const doc = readFileSync(join(ROOT, 'configs/prompts/letta-answer-question.txt'), 'utf8').trimEnd();
+  const src = upserts[0]!.body.source_code as string;
+  expect(src.startsWith('def answer_question(answer: str) -> str:\n')).toBe(true);
+  expect(
+    src
+      .split('\n')
+      .map((l) => l.replace(/^ {4}/, ''))
+      .join('\n'),
+  ).toContain(doc);
+  expect(src.trimEnd().endsWith('return answer')).toBe(true);
+}
+
+function checkFolder(peer: ServicePeer, c: ProtocolCheck): void {
   const adds = peer.requests.filter((r) => peer.isAdd(r) && r.fault === null);
   const folders = peer.requests.filter((r) => r.method === 'POST' && r.path === '/v1/folders/' && r.fault === null);
   expect(folders).toHaveLength(c.episodes.length);
@@ -43,6 +84,9 @@ export function checkLetta(peer: ServicePeer, c: ProtocolCheck): void {
     expect(sent.get(name)).toBe([`Timestamp: ${st[0]!.date}`, ...lines].join('\n'));
   }
   expect([...sent.values()].some((v) => v.includes(' [Image: '))).toBe(true);
+}
+
+function checkQuestionAgents(peer: ServicePeer, c: ProtocolCheck, tools: { tools: string[]; tool_rules: unknown[] }): void {
   // One agent per question (the script's), its only tool semantic_search_files, first and last, the script's prompt; deleted after its answer.
   const agents = peer.requests.filter((r) => r.method === 'POST' && r.path === '/v1/agents/' && r.fault === null);
   const sends = peer.requests.filter((r) => /^\/v1\/agents\/[^/]+\/messages$/.test(r.path) && r.fault === null);
@@ -53,11 +97,7 @@ export function checkLetta(peer: ServicePeer, c: ProtocolCheck): void {
     expect(a.body).toMatchObject({
       agent_type: 'react_agent',
       include_base_tools: false,
-      tools: ['semantic_search_files'],
-      tool_rules: [
-        { type: 'run_first', tool_name: 'semantic_search_files' },
-        { type: 'exit_loop', tool_name: 'semantic_search_files' },
-      ],
+      ...tools,
       system: prompt,
       embedding_config: { embedding_model: 'text-embedding-3-large' },
     });

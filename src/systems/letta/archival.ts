@@ -102,7 +102,12 @@ export class LettaArchival implements MemoryService {
       ...(call.timestamp !== null ? { created_at: new Date(call.timestamp * 1000).toISOString() } : {}),
     };
     const made = listOf(
-      await this.http.once({ method: 'POST', path: `/v1/agents/${agent}/archival-memory`, body, read: needs('passage insert', [], 'list') }),
+      await this.http.once({
+        method: 'POST',
+        path: `/v1/agents/${agent}/archival-memory`,
+        body,
+        read: needs('passage insert', [], 'list'),
+      }),
       'passage insert',
     );
     this.added.set(call.key, { turnIds: call.turnIds, date: call.date });

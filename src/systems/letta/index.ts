@@ -18,7 +18,9 @@ import { LETTA_PROTOCOL } from './protocol.js';
 
 const KEY_ENV = 'LETTA_API_KEY';
 /** What each question is asked through (protocol.ts): the script's file search by an agent, or Letta's archival search. */
-export const LETTA_MODES = ['search', 'archival'] as const;
+export const LETTA_MODES = ['search', 'archival', 'agent'] as const;
+/** configs/prompts/ file of the docstring of the script's answer_question tool (mode=agent; letta-SOURCE.md). */
+export const LETTA_ANSWER_TOOL_DOC = 'letta-answer-question';
 /** configs/prompts/ file of the script's agent prompt (letta-SOURCE.md). */
 export const LETTA_AGENT_PROMPT = 'letta-locomo-agent';
 
@@ -58,7 +60,7 @@ export const LettaSchema = z
       .enum(LETTA_MODES)
       .default('search')
       .describe(
-        "search (default): a file per session in a folder per conversation (the script's), each question sent to a fresh Letta agent whose first and last tool is semantic_search_files (its LLM writes the search), rawrag's common reader answering from the passages it found; archival: each session written as one archival passage of a per-conversation agent (POST /v1/agents/{id}/archival-memory, dated by the session), each question searched directly (GET /v1/agents/{id}/archival-memory/search, top_k; no LLM call at query time), rawrag's common reader answering from the passages found. The script's agent answering through answer_question (mode=agent) is not implemented: docs/memory-services.md says why",
+        "search (default): a file per session in a folder per conversation (the script's), each question sent to a fresh Letta agent whose first and last tool is semantic_search_files (its LLM writes the search), rawrag's common reader answering from the passages it found; archival: each session written as one archival passage of a per-conversation agent (POST /v1/agents/{id}/archival-memory, dated by the session), each question searched directly (GET /v1/agents/{id}/archival-memory/search, top_k; no LLM call at query time), rawrag's common reader answering from the passages found; agent: the script's whole protocol, the folder as in search, each question's agent (semantic_search_files first, answer_question terminal) answering itself: its answer_question return is the item's answer, judged (no reader is called; the run's setting names the agent's LLM, -S agent_model)",
       ),
     endpoint: z
       .string()
@@ -84,7 +86,9 @@ export const LettaSchema = z
       .string()
       .min(1)
       .default('gpt-4o-mini')
-      .describe("the agent's LLM (it calls semantic_search_files once per question), on the same endpoint"),
+      .describe(
+        "the agents' LLM, on the same endpoint: mode=search, it writes each question's one search; mode=agent, it searches and answers (the run's answerer); mode=archival, named in the per-conversation agent's config, never called",
+      ),
   })
   .strict();
 export type LettaConfig = z.infer<typeof LettaSchema> & ServiceSettings;
@@ -117,9 +121,12 @@ export const letta = serviceSystem<LettaConfig>({
       chunkSize: cfg.chunk_size,
       llmModel: cfg.agent_model,
       agentSystem: promptFile(LETTA_AGENT_PROMPT),
+      answerDoc: cfg.mode === 'agent' ? promptFile(LETTA_ANSWER_TOOL_DOC) : null,
     };
     return cfg.mode === 'archival' ? new LettaArchival(cfg.url!, opts, key, transport) : new LettaService(cfg.url!, opts, key, transport);
   },
+  // mode=agent: the script's agent answers (its answer_question return), with -S agent_model.
+  answersItself: (cfg) => (cfg.mode === 'agent' ? { model: cfg.agent_model } : null),
   install: LETTA_INSTALL,
   // What was run here against the loopback OpenAI-compatible API (tests/real/letta.test.ts runs the same).
   checked: {

@@ -46,6 +46,8 @@ export interface ServicePlugin<C extends ServiceSettings> {
   noCoverage?(cfg: C): string | undefined;
   /** The service holds one owner at a time (its search takes no owner): episodes run one after another, each cleared when answered. */
   oneEpisodeAtATime?(cfg: C): boolean;
+  /** Under these settings the service's own agent answers each question (its search replies carry `answer`), with this LLM: no reader is called. */
+  answersItself?(cfg: C): { model: string } | null;
   /** Its name in manifests and tables when the settings choose it (a generic protocol's `name`); default: `about.label`. */
   labelOf?(cfg: C): string;
   /**
@@ -145,6 +147,7 @@ export function serviceSystem<C extends ServiceSettings>(p: ServicePlugin<C>): S
         ...(started ? { started } : {}),
         noCoverage: p.noCoverage?.(settings),
         oneEpisodeAtATime: p.oneEpisodeAtATime?.(settings) ?? false,
+        answersItself: p.answersItself?.(settings) ?? null,
         captions: p.about.captions ?? 'all',
       });
     },
