@@ -156,4 +156,57 @@ describe("letta: Letta's own V1 server (letta 0.11.7)", () => {
     },
     1_800_000,
   );
+
+  real.test(
+    "rawrag run locomo --system letta -S mode=agent --limit 20: 0 errors; the script's agent searches then answers through answer_question, its answer the item's; no reader call; purged",
+    async () => {
+      const t0 = Date.now();
+      const mark = real.api.requests.length;
+      const run = await real.runLocomo({ limit: 20, out: 'run-agent', args: ['-S', 'mode=agent'] });
+      expect(run.result.code, run.result.stderr).toBe(0);
+      expect(run.manifest.questions).toMatchObject({ selected: 20, done: 20, errors: 0 });
+      expect(run.items.filter((i) => i.error)).toEqual([]);
+      expect(run.manifest.setting).toBe('locomo/gpt-4o-mini');
+      expect(run.manifest.skipped.join('\n')).toMatch(/no reader: Letta's own agent \(LLM gpt-4o-mini\) answered each question/);
+      const sent = real.api.requests.slice(mark);
+
+      // Each question's agent: a search step, then an answer_question step (the loopback LLM's calls, run by Letta).
+      const steps = sent.filter((r) => (r as any).responder === 'letta');
+      const toolsOf = (r: any) => r.body.tools.map((t: any) => t.function.name) as string[];
+      expect(steps.every((r) => toolsOf(r).includes('semantic_search_files'))).toBe(true);
+      expect(steps.filter((r) => toolsOf(r).includes('answer_question')).length).toBeGreaterThanOrEqual(20);
+      // No reader request (the LoCoMo reader prompt's marker); the judge's requests only.
+      const chats = sent.filter((r) => r.path === '/v1/chat/completions' && (r as any).responder !== 'letta');
+      expect(chats.filter((r) => JSON.stringify(r.body.messages).includes('# Question: '))).toEqual([]);
+
+      // The answer is the agent's answer_question return: a line of the conversation the agent found, or its "no information".
+      const shown = await real.cli(['memory', 'show', run.dir, '--json']);
+      const owner = (JSON.parse(shown.stdout) as Array<{ owner: string }>)[0]!.owner;
+      const [passages, tools] = await real.withStarted(async (url) => {
+        const fs = ((await get(url, '/v1/folders/')) as Array<{ id: string; name: string }>).filter((f) => f.name === owner);
+        return [
+          (await get(url, `/v1/folders/${fs[0]!.id}/passages?limit=100`)) as Array<{ text: string }>,
+          (await get(url, '/v1/tools/?name=answer_question')) as Array<{ name: string; source_code: string }>,
+        ] as const;
+      });
+      expect(tools.filter((t) => t.name === 'answer_question')).toHaveLength(1);
+      const all = passages.map((p) => p.text).join('\n');
+      for (const item of run.items) {
+        expect(item.details.answer.by).toBe('Letta');
+        expect(item.answer === 'No information found.' || all.includes(item.answer)).toBe(true);
+        expect(item.score).not.toBeNull();
+      }
+      const answered = run.items.filter((i) => i.answer !== 'No information found.').length;
+      expect(answered).toBeGreaterThan(10);
+      expect(run.items.filter((i) => i.evidence_turns.length > 0).length).toBeGreaterThan(15);
+      console.log(
+        `letta 0.11.7 mode=agent: ${steps.length} agent steps (${steps.filter((r) => toolsOf(r).includes('answer_question')).length} with answer_question offered), ${answered} of 20 answered from a passage, ${chats.length} judge requests, ${((Date.now() - t0) / 60000).toFixed(1)} min`,
+      );
+
+      const purge = await real.cli(['memory', 'purge', run.dir, '--owner', 'conv-26']);
+      expect(purge.code, purge.stderr).toBe(0);
+      expect(purge.stdout).toMatch(/verified, 0 memories left/);
+    },
+    1_800_000,
+  );
 });

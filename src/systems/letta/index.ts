@@ -3,9 +3,13 @@
  * 0.11.7 from the package index, the last release whose server runs on SQLite; `rawrag systems
  * install letta`, then started for you: `letta server` on SQLite under the run's state folder, its
  * OpenAI provider at the configured OpenAI-compatible endpoint) or any Letta server at `-S url=`,
- * through its REST API (client.ts): one folder per conversation, one text file per session,
- * processing waited on, each question sent to an agent whose first and last tool is Letta's own
- * `semantic_search_files`, the passages it found shown to rawrag's reader (protocol.ts).
+ * through its REST API (protocol.ts). -S mode=search (client.ts): one folder per conversation, one
+ * text file per session, processing waited on, each question sent to an agent whose first and last
+ * tool is Letta's own `semantic_search_files`, the passages it found shown to rawrag's reader;
+ * mode=agent (client.ts): the same folder, each question's agent answering itself through the
+ * script's answer_question tool (the source declares `answersItself`: no reader); mode=archival
+ * (archival.ts): a passage per session in a per-conversation agent's archival memory, each question
+ * searched there directly, rawrag's reader answering.
  */
 import { z } from 'zod';
 import type { InstallSpec } from '../../core/install-spec.js';
@@ -95,7 +99,8 @@ export type LettaConfig = z.infer<typeof LettaSchema> & ServiceSettings;
 
 export const letta = serviceSystem<LettaConfig>({
   name: 'letta',
-  description: "Letta (MemGPT) under its public LoCoMo benchmark: a file per session in a folder, searched by Letta's own file search",
+  description:
+    "Letta (MemGPT) under its public LoCoMo benchmark: a file per session in a folder, searched by Letta's own file search (-S mode=agent: its agent answers; mode=archival: archival passages)",
   about: {
     label: 'Letta',
     kind: 'service',
