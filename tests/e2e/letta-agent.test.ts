@@ -78,6 +78,32 @@ describe('letta -S mode=agent: the agent answers, the judge scores its answer, n
     expect(summary.reader).toEqual({ model: null, answered_by: "Letta's own agent", agent_model: 'gpt-4o-mini' });
   }, 300_000);
 
+  it('--dry-run in mode=agent prices no reader call and says the agent answers', async () => {
+    const before = letta.requests.length;
+    const r = await rawragInProcess(
+      [
+        ...locomoRunArgs({
+          system: 'letta',
+          out: join(root, 'dry'),
+          peer: api,
+          chatOnly: true,
+          cache: join(root, 'cache'),
+          limit: LIMIT,
+          json: false,
+          extra: ['-S', `url=${letta.url}`, '-S', 'mode=agent'],
+        }),
+        '--dry-run',
+      ],
+      env,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const out = r.stdout + r.stderr;
+    expect(out).toMatch(/Letta's own agent \(LLM gpt-4o-mini\) answers each question: no reader calls/);
+    expect(out).not.toMatch(/\| reader +\|/);
+    expect(out).toMatch(/\| judge +\|/);
+    expect(letta.requests.length).toBe(before);
+  }, 300_000);
+
   it('mode=search on the same server: the reader answers from the passages (no answer_question tool)', async () => {
     const before = api.requests.length;
     const answered = letta.answers.length;

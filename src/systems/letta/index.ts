@@ -139,6 +139,6 @@ export const letta = serviceSystem<LettaConfig>({
     library: 'letta (its V1 server, on SQLite)',
     version: '0.11.7',
     date: '2026-12-07',
-    how: "rawrag run locomo --system letta --reader gpt-4o-mini --limit 20, started for you, against the loopback API answering Letta's embeddings and its agents' semantic_search_files call: 0 errors, 19 session files completed, 19 passages in its SQLite store, 100 passages shown to the reader, then purged (letta 0.16.8, the last V1 release, needs Postgres: not run)",
+    how: "rawrag run locomo --system letta --reader gpt-4o-mini --limit 20, started for you, against the loopback API answering Letta's embeddings and its agents' semantic_search_files call: 0 errors, 19 session files completed, 19 passages in its SQLite store, 100 passages shown to the reader, then purged; -S mode=archival: 0 errors, 19 archival passages dated by their sessions, 100 shown, purged to 0 rows (after the sidecar's SQLite fix); -S mode=agent: 0 errors, 40 agent steps (search, then answer_question), every answer the agent's, no reader request, purged (letta 0.16.8, the last V1 release, needs Postgres: not run)",
   },
 });

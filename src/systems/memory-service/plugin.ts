@@ -153,7 +153,14 @@ export function serviceSystem<C extends ServiceSettings>(p: ServicePlugin<C>): S
     },
     estimate: (input) => {
       const settings = settingsOf(input.cfg);
-      return estimateService(p.labelOf?.(settings) ?? p.about.label, settings, input, p.about.captions ?? 'all');
+      const label = p.labelOf?.(settings) ?? p.about.label;
+      const e = estimateService(label, settings, input, p.about.captions ?? 'all');
+      const self = p.answersItself?.(settings);
+      if (!self) return e;
+      return {
+        ...e,
+        answersItself: `${label}'s own agent (LLM ${self.model}) answers each question: no reader calls (its LLM calls are the service's, not in the total)`,
+      };
     },
     summaryLines: serviceSummaryLines,
     async check(cfg, env, log) {
