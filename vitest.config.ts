@@ -40,10 +40,12 @@ export default defineConfig({
         extends: true,
         test: { name: 'e2e', include: ['tests/e2e/**/*.test.ts', 'tests/fuzz/**/*.test.ts'], isolate: false },
       },
-      // Long runs (a whole benchmark, hundreds of questions under faults, grids, big ablations): the
-      // same kind of test as e2e/, kept out of `npm test` and run by `npm run test:slow` (CI's second
-      // stage). docs/testing.md says which test goes where.
-      { extends: true, test: { name: 'slow', include: ['tests/slow/**/*.test.ts'], isolate: false } },
+      // Long runs (a whole benchmark, hundreds of questions under faults, grids, big ablations, the
+      // conformance suite's faults and kills, real signals and full disks): the same kind of test as
+      // e2e/, kept out of `npm test` and run by `npm run test:slow` (CI's second stage). A process
+      // per file: loading the CLI again is little beside a file's minutes, and one file
+      // (docs-examples-rerun) needs it. docs/testing.md says which test goes where.
+      { extends: true, test: { name: 'slow', include: ['tests/slow/**/*.test.ts'] } },
     ],
   },
 });

@@ -219,11 +219,13 @@ export class FakeApi extends LoopbackServer<Fault['kind']> {
           typeof t === 'string' ? t : JSON.stringify(t),
         );
         const dim = b.dimensions ?? (this.opts.nativeDims ? MODEL_DIMS[b.model] : undefined) ?? this.opts.dim ?? 64;
-        // A float-only server: it answers floats whatever encoding_format asked for (the SDKs read both).
+        // As OpenAI's API: base64 (little-endian float32) when encoding_format asks for it, as the Python and Node SDKs do by
+        // default (reading a float list there costs the Python SDK a pydantic object per number), else floats.
+        const encode = (v: number[]) => (b.encoding_format === 'base64' ? Buffer.from(new Float32Array(v).buffer).toString('base64') : v);
         return {
           object: 'list',
           model: b.model,
-          data: inputs.map((t, index) => ({ object: 'embedding', index, embedding: embedText(t, dim) })),
+          data: inputs.map((t, index) => ({ object: 'embedding', index, embedding: encode(embedText(t, dim)) })),
           usage: { prompt_tokens: inputs.reduce((s, t) => s + wordCount(t), 0), total_tokens: 0 },
         };
       }

@@ -1,16 +1,14 @@
 /**
  * The docs cannot go stale: every `<!-- example: NAME -->` block in README.md and docs/*.md is
- * the text of docs/examples/NAME.txt, every example the script knows has its file and is quoted,
- * and the quick examples, run again now (the CLI in this process), print exactly what their files
- * hold (`npm run docs:examples` regenerates them all, running bin/rawrag.js).
+ * the text of docs/examples/NAME.txt, and every example the script knows has its file and is
+ * quoted (`npm run docs:examples` regenerates them all, running bin/rawrag.js). That the quick
+ * examples, run again now, print what their files hold: tests/slow/docs-examples-rerun.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 // @ts-expect-error a plain .mjs script without type declarations
-import { EXAMPLES, EXAMPLES_DIR, docFiles, quotedExamples, runExample } from '../../scripts/docs-examples.mjs';
-import { rawragInProcess } from '../helpers/in-process.js';
-import { cacheWithWordVectors } from '../helpers/test-cache.js';
+import { EXAMPLES, EXAMPLES_DIR, docFiles, quotedExamples } from '../../scripts/docs-examples.mjs';
 
 type Example = { name: string; args: string[]; quick?: boolean };
 const examples = EXAMPLES as Example[];
@@ -39,19 +37,6 @@ describe('documented example outputs', () => {
     expect(quoted.filter((q) => q.file === 'README.md').map((q) => q.name)).toContain('quick-start');
     expect(quoted.filter((q) => q.file === 'docs/runs.md').length).toBeGreaterThanOrEqual(3);
   });
-
-  it('the quick examples print today what their files hold', async () => {
-    const cacheDir = cacheWithWordVectors();
-    const cli = async (args: string[], vars: Record<string, string>) => {
-      const r = await rawragInProcess(args, vars);
-      return { status: r.code, stdout: r.stdout, stderr: r.stderr };
-    };
-    for (const ex of examples.filter((e) => e.quick)) {
-      expect(await runExample(ex, { cacheDir, cli }), `docs/examples/${ex.name}.txt is stale (run npm run docs:examples)`).toBe(
-        readFileSync(join(EXAMPLES_DIR, `${ex.name}.txt`), 'utf8'),
-      );
-    }
-  }, 180_000);
 
   it('no development paths (this machine, shared/) in the docs', () => {
     for (const f of docFiles() as string[]) {

@@ -71,6 +71,7 @@ const FIXTURES: Record<string, Record<string, unknown>> = {
 };
 
 const MEME = fromRoot('tests', 'fixtures', 'meme', 'meme_fixture.json');
+const LONGMEMEVAL = fromRoot('tests', 'fixtures', 'longmemeval', 'longmemeval_oracle.sample.json');
 const quiet = { log: () => {} };
 let server: FakeExtractor;
 let transport: Partial<TransportOptions>;
@@ -121,8 +122,10 @@ describe.each(Object.keys(FIXTURES))('system %s', (name) => {
     RunConfigSchema.parse({ benchmark, system: name, reader: { model: 'gpt-4o-mini' }, ...FIXTURES[name], ...extra });
 
   it('answers with evidence that maps to source turns, reports its cost, and resumes without sending anything', async () => {
-    const cfg = cfgOf('locomo', { limit: 5 });
-    const out = join(root, name, 'locomo');
+    // LongMemEval's oracle histories (a few sessions each): every service's LoCoMo run, a whole
+    // conversation ingested, is the memory-service conformance suite's (tests/e2e/memory-services.test.ts).
+    const cfg = cfgOf('longmemeval', { data: LONGMEMEVAL, limit: 5 });
+    const out = join(root, name, 'longmemeval');
     const run = await executeRun({ cfg, out, transport }, quiet);
     expect(run.manifest.status).toBe('complete');
     const { dataset } = await loadRunInputs(cfg);
@@ -157,9 +160,10 @@ describe.each(Object.keys(FIXTURES))('system %s', (name) => {
   });
 
   it("charges each question its own episode's ingest work: the items' ingest requests add up to what was sent", async () => {
-    // Questions of several conversations, so episodes are built concurrently, on a cache of its own (every call sent).
-    const cfg = cfgOf('locomo', { sample: 4, seed: 3 });
-    const out = join(root, name, 'locomo-episodes');
+    // Questions of several episodes, so episodes are built concurrently, on a cache of its own (every call sent):
+    // LongMemEval's oracle histories, a few sessions each (LoCoMo's would ingest four whole conversations per system).
+    const cfg = cfgOf('longmemeval', { data: LONGMEMEVAL, limit: 3 });
+    const out = join(root, name, 'longmemeval-episodes');
     const isIngest = (r: RecordedRequest) => isExtractionRequest(r) || isIngestRequest(r);
     const before = server.api.requests.filter(isIngest).length;
     const run = await executeRun({ cfg, out, transport: { ...transport, cacheDir: join(root, name, 'cache-episodes') } }, quiet);
@@ -176,11 +180,14 @@ describe.each(Object.keys(FIXTURES))('system %s', (name) => {
 
   it('shows no turn beyond the question’s visibility horizon (MEME)', async () => {
     // No judge: the loopback's default reply is no MEME verdict, and the horizon is about what the reader is shown.
-    const cfg = cfgOf('meme', { data: MEME, judge: { model: 'none' } });
+    // The first episode's first six questions: five see its first 52 turns of 61, one all of them.
+    const cfg = cfgOf('meme', { data: MEME, judge: { model: 'none' }, limit: 6 });
     const out = join(root, name, 'meme');
     const run = await executeRun({ cfg, out, transport }, quiet);
     expect(run.manifest.status).toBe('complete');
     const { dataset, questions } = await loadRunInputs(cfg);
+    const turnsOf = (q: (typeof questions)[number]) => dataset.episodes.find((e) => e.id === q.episode)!.turns.length;
+    expect(questions.some((q) => q.visibleTurns != null && q.visibleTurns < turnsOf(q))).toBe(true);
     const items = new Map(new RunDir(out).readItems().map((i) => [i.id, i]));
     let checked = 0;
     // A system that cannot map memories to turns shows none: what its service was given must stay within each owner's horizon.

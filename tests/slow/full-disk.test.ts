@@ -4,7 +4,7 @@
  * in the middle of that write (a short write, then ENOSPC, as a real disk does). Every time: exit
  * 2 with one line naming the file, no temporary file left, and outputs that are the old set, whole
  * — a run directory holds only whole items and resumes to the items of a clean run. These run
- * everywhere (no mount needed); tests/e2e/small-disk.test.ts does the same on a real 2 MB tmpfs
+ * everywhere (no mount needed); tests/slow/small-disk.test.ts does the same on a real 2 MB tmpfs
  * where the machine allows mounting.
  */
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 /**
  * Issue 32 on a real small filesystem: a tmpfs, mounted where the machine allows it (root in a
- * container); elsewhere these tests are skipped with a message, and tests/e2e/full-disk.test.ts
+ * container); elsewhere these tests are skipped with a message, and tests/slow/full-disk.test.ts
  * (an injected ENOSPC at every write site) covers the same guarantees everywhere.
  *   - `rawrag run locomo --out SMALL/r` on 2 MB exits 2 naming items.jsonl; a copy of the folder
  *     resumes on a larger disk to the items of a clean run;
