@@ -7,6 +7,8 @@ process through the `letta` command's own entry point (letta.main:app), with
   no Postgres URI (LETTA_PG_URI set empty, and the user's own ~/.letta/pg_uri is not read);
 - its OpenAI provider at OPENAI_BASE_URL (set by rawrag to the configured OpenAI-compatible
   endpoint; the file embeddings go there);
+- on SQLite, the one column whose default only Postgres reads (archives_agents.created_at, the
+  literal "now()") given SQL's now(), so archival inserts work (sqlite_archive_link_default);
 - nothing downloaded: tiktoken's encodings come seeded in TIKTOKEN_CACHE_DIR (rawrag), and the
   start-up's `nltk.download("punkt_tab")` (letta/server/rest_api/app.py, a best-effort step that
   only warns when it fails) is answered without the network: it is replaced by a function that
@@ -65,6 +67,22 @@ def no_download(*args, **kwargs) -> bool:
     return False
 
 
+def sqlite_archive_link_default() -> None:
+    """
+    letta 0.11.7 declares `archives_agents.created_at` with `server_default="now()"`, a literal
+    string (letta/orm/archives_agents.py): Postgres evaluates it, SQLite stores the text `now()`,
+    and reading the row back fails ("Invalid isoformat string: 'now()'"), so an agent's first
+    archival insert (POST /v1/agents/{id}/archival-memory, which links the agent to its default
+    archive) fails with HTTP 400 on SQLite. Before the tables are made, that one column's default
+    becomes SQL's own now() (CURRENT_TIMESTAMP on SQLite), as every other table's created_at
+    (letta/orm/base.py). A database made before this runs keeps the literal default.
+    """
+    from sqlalchemy import DefaultClause, func
+    from letta.orm.archives_agents import ArchivesAgents
+
+    ArchivesAgents.__table__.c.created_at.server_default = DefaultClause(func.now())
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="letta.py", description="Letta's V1 server (letta server) for rawrag, offline, on SQLite")
     parser.add_argument("--port", type=int, default=8283, help="port on 127.0.0.1 (0: a free one, printed on the first line)")
@@ -91,6 +109,7 @@ def main(argv: list[str] | None = None) -> None:
     import nltk  # noqa: E402  (imported before Letta's app, so its start-up finds the replacement)
 
     nltk.download = no_download
+    sqlite_archive_link_default()
     threading.Thread(target=announce_when_up, args=(args.host, port, state, stdout), daemon=True).start()
     from letta.main import app  # noqa: E402  (the `letta` command)
 

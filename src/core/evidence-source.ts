@@ -46,6 +46,13 @@ export interface SourceCapabilities {
    * releases one episode after another.
    */
   episodesAtOnce?: number;
+  /**
+   * The system answers each question itself, as its vendor's protocol has its own agent answer: the
+   * evidence it returns carries that answer (`Evidence.answer`), which takes the reader's place (no
+   * reader model is called; the judge scores it). `model` is the LLM its agent answers with: the
+   * setting's reader part, so the run pairs with runs whose reader is that model.
+   */
+  answersItself?: { model: string };
 }
 
 /** Everything a source may read when it opens an episode or answers a question. */

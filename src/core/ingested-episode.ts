@@ -61,4 +61,6 @@ export interface Evidence {
   blocks: EvidenceBlock[];
   /** cl100k tokens of the blocks, from the ingest token counts (no re-encoding on the hot path). */
   tokens: number;
+  /** The system's own answer (a source whose capabilities say `answersItself`), else absent. */
+  answer?: string;
 }

@@ -67,6 +67,8 @@ export interface SystemEstimate<Model> {
   /** Paid LLM work at ingest (extraction, summaries), rendered as its own section; `cost_usd` joins the total. */
   ingest?: { cost_usd: number | null; lines: string[]; data: Record<string, unknown> };
   notes?: string[];
+  /** The system answers each question itself (its capabilities' `answersItself`): no reader calls; this sentence says so. */
+  answersItself?: string;
 }
 
 /**

@@ -106,23 +106,29 @@ export async function estimateRun(
   const evidenceTokens = own.evidenceTokens;
 
   const scoring = benchmark.scoring;
-  if (cfg.reader.model === null) notes.push('no reader configured (--reader MODEL): retrieval and coverage only');
-  else if (!scoring) notes.push(`${benchmark.name} has no scoring protocol yet: no reader or judge calls`);
-  else {
-    const reader = session.model(cfg.reader.model, 'reader');
+  const addReader = (model: string, epochs: number) => {
+    const reader = session.model(model, 'reader');
     check(reader, 'reader');
     let input = 0;
     let output = 0;
-    const readerProtocol = readerProtocolFor(cfg, scoring);
+    const readerProtocol = readerProtocolFor(cfg, scoring!);
     for (const q of questions) {
       output += Math.min(EST_READER_OUTPUT, readerMaxTokens(cfg.reader.maxTokens, readerProtocol, q) ?? Infinity);
       const template = readerProtocol.render(q, { blocks: [] }).reduce((s, m) => s + countTokens(m.content), 0);
       input += template + (evidenceTokens.get(q.id) ?? 0);
     }
+    add('reader', reader, questions.length * epochs, input * epochs, output * epochs);
+  };
+  // A system that answers itself (its own agent) sends no reader call: its answers are judged.
+  const selfAnswer = own.answersItself ?? null;
+  if (cfg.reader.model === null && !selfAnswer) notes.push('no reader configured (--reader MODEL): retrieval and coverage only');
+  else if (!scoring) notes.push(`${benchmark.name} has no scoring protocol yet: no reader or judge calls`);
+  else {
     // --epochs N: every question answered N times (and each answer judged: an upper bound, since an
     // answer repeated word for word reuses its verdicts from the cache).
-    const epochs = cfg.epochs ?? 1;
-    add('reader', reader, questions.length * epochs, input * epochs, output * epochs);
+    const epochs = selfAnswer ? 1 : (cfg.epochs ?? 1);
+    if (selfAnswer) notes.push(selfAnswer);
+    else addReader(cfg.reader.model!, epochs);
     if (epochs > 1) notes.push(`${epochs} epochs: reader and judge calls are ${epochs}x (the judge's fewer when answers repeat)`);
     if (cfg.judge.model === NO_MODEL) notes.push('no judge (--judge none): answers only, no judge calls');
     else if (scoring.judge) {

@@ -140,14 +140,16 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
   const asked = req.compose?.questions?.(inputs.questions) ?? inputs.questions;
   const questions = req.shard ? shardQuestions(asked, req.shard) : asked;
   const data = dataSetting(benchmark, cfg.options, dataset);
-  const setting = req.compose ? req.compose.setting(data) : `${data}/${cfg.reader.model ?? 'no-reader'}`;
   const dir = runDirFor(cfg, req.out);
   checkShardOfDir(dir, req.shard ?? null);
   const session = new ProviderSession(req.transport);
   let source: EvidenceSource | null = null;
   try {
     source = await (req.compose?.source ?? createEvidenceSource)(cfg, session, { runDir: dir });
-    const stages = await (req.compose?.stages ?? planStages)(cfg, benchmark, session, source.capabilities);
+    const stages = await (req.compose?.stages ?? planStages)(cfg, benchmark, session, { ...source.capabilities, system: source.system });
+    // Who answered: the reader, or the system's own agent, with its LLM (the setting pairs it with readers of that model).
+    const answeredBy = source.capabilities.answersItself?.model ?? cfg.reader.model ?? 'no-reader';
+    const setting = req.compose ? req.compose.setting(data) : `${data}/${answeredBy}`;
     const identity = runIdentity(cfg, source, dataset.source.sha256);
     const runId = req.compose?.runId ?? runIdFor(cfg);
     const run = RunLifecycle.open(

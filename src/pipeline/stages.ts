@@ -14,6 +14,7 @@ import type { ItemStage, StageContext } from '../reader-judge/stage.js';
 import { readerProtocolFor } from '../reader-judge/reader-override.js';
 import { epochsStage } from '../reader-judge/epochs.js';
 import { NO_MODEL } from '../config/load.js';
+import { systemAnswerStage } from './system-answer.js';
 
 export type { ItemStage, StageContext };
 import { judgeModelFor, type ReaderMaxTokensSetting, type Scoring } from '../core/protocol.js';
@@ -42,7 +43,15 @@ export async function planStages(
   cfg: RunConfig,
   benchmark: Benchmark,
   session: ProviderSession = new ProviderSession(),
-  source: { remote: boolean; questionRole: 'embed' | 'rerank' | 'chat' | null } = { remote: false, questionRole: null },
+  source: {
+    remote: boolean;
+    questionRole: 'embed' | 'rerank' | 'chat' | null;
+    answersItself?: { model: string };
+    system?: string;
+  } = {
+    remote: false,
+    questionRole: null,
+  },
 ): Promise<StagePlan> {
   const skipped: string[] = [];
   const base = {
@@ -52,6 +61,7 @@ export async function planStages(
     spentUsd: () => session.usage.total().cost_usd_spent,
     close: async () => session.close(),
   };
+  if (source.answersItself) return selfAnswerPlan(cfg, benchmark, session, base, source.system ?? 'the system', source.answersItself.model);
   if (cfg.reader.model === null) {
     skipped.push('no reader configured (--reader MODEL): answers and judge scores were not produced; coverage only');
     return { ...base, stages: [], skipped };
@@ -89,6 +99,44 @@ export async function planStages(
     notes,
     concurrency: Math.max(base.concurrency, session.transport.concurrency.chat),
     report: () => ({ reader: readerInfo, judge: judgeInfo, ...session.report() }),
+  };
+}
+
+/**
+ * A system that answers each question itself (capabilities `answersItself`): its answer -> metrics
+ * -> judge; no reader is called (a named --reader is said to be unused), and the summary's reader
+ * says the system answered.
+ */
+function selfAnswerPlan(
+  cfg: RunConfig,
+  benchmark: Benchmark,
+  session: ProviderSession,
+  base: Pick<StagePlan, 'concurrency' | 'spentUsd' | 'close'>,
+  system: string,
+  model: string,
+): StagePlan {
+  // Said in the manifest's and summary's `skipped`, and printed: no reader read the evidence.
+  const skipped = [
+    `no reader: ${system}'s own agent (LLM ${model}) answered each question, as its vendor's protocol has it; its answers were judged${
+      cfg.reader.model !== null ? ` (--reader ${cfg.reader.model} was not used)` : ''
+    }${(cfg.epochs ?? 1) > 1 ? '; --epochs does not apply (one answer per question)' : ''}`,
+  ];
+  const scoring = benchmark.scoring;
+  if (!scoring) {
+    skipped.push(`${benchmark.name} has no scoring protocol yet: ${system}'s answers were not scored; coverage only`);
+    return { ...base, stages: [systemAnswerStage(system)], skipped };
+  }
+  const { stage: scoreStage, judgeInfo } = scoringStage(cfg, benchmark, scoring, session, skipped);
+  return {
+    ...base,
+    stages: [systemAnswerStage(system), metricsStage(scoring), scoreStage],
+    skipped,
+    concurrency: Math.max(base.concurrency, session.transport.concurrency.chat),
+    report: () => ({
+      reader: { model: null, answered_by: `${system}'s own agent`, agent_model: model },
+      judge: judgeInfo,
+      ...session.report(),
+    }),
   };
 }
 

@@ -20,7 +20,7 @@ import { tempDir, type CliResult } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
 import { evidenceReader, locomoRunArgs, loopbackEnv, readItems, statsPairs } from '../helpers/loopback-run.js';
 import { SERVICE_FIXTURES } from '../helpers/service-fixtures.js';
-import { ds, LIMIT, serviceUnderTest, services } from '../helpers/memory-services-suite.js';
+import { ds, LIMIT, serviceCases, serviceUnderTest, services } from '../helpers/memory-services-suite.js';
 
 /** RAW-RAG over the same questions, run once: every service's stats check pairs its run with it. */
 const BASELINE = join(tempDir('rawrag-svc-baseline-'), 'raw-rag');
@@ -44,8 +44,8 @@ it('every memory-service system has a conformance fixture', () => {
   expect(services.length).toBeGreaterThanOrEqual(2);
 });
 
-describe.each(services.map((s) => s.name))('memory service %s', (name) => {
-  const { fixture, api, cache, root, env, args, peer: started, purge } = serviceUnderTest(name);
+describe.each(serviceCases)('memory service %s', (key) => {
+  const { fixture, api, cache, root, env, args, peer: started, purge } = serviceUnderTest(key);
 
   it('answers every question with 0 errors, evidence from its memories, the vendor protocol on the wire; the dry run counts the adds; a second run adds nothing', async () => {
     const peer = started();

@@ -14,11 +14,21 @@
  * agent whose run_first tool is semantic_search_files calls it with the user's text, as the
  * loopback API's Letta responder makes the real agent's LLM do, and stops there (exit_loop); the
  * attached folders' passages ranked by shared words, printed as files_tool_executor.py's
- * _search_files_native prints them, 20 lines per passage at most), `DELETE /v1/agents/{id}`.
+ * _search_files_native prints them, 20 lines per passage at most), `DELETE /v1/agents/{id}`;
+ * archival memory (-S mode=archival): `POST /v1/agents/{id}/archival-memory {text, tags?, created_at?}`
+ * -> [Passage] (one passage: the agent's chunk size is the script's 100000),
+ * `GET /v1/agents/{id}/archival-memory?after&limit&ascending`, `GET .../archival-memory/search?query&top_k`
+ * -> {results: [{timestamp, content, tags}], count} (ranked by shared words, as the archival_memory_search
+ * tool's embedding search would be by similarity), `DELETE .../archival-memory/{passage_id}`;
+ * tools `PUT /v1/tools/ {source_code}` (upsert by the function's name): an agent whose exit_loop tool
+ * is such an `answer_question` (-S mode=agent) calls it after its search, answering with the found
+ * passages' line that shares the most words with the question (the loopback LLM responder's choice). As in
+ * letta 0.11.7, an agent's archive outlives the agent: deleting the agent leaves its passages held.
  */
 import { randomUUID } from 'node:crypto';
 import type { RecordedRequest } from './loopback-server.js';
 import { MemoryServiceFake } from './memory-service-fake.js';
+import { bestLine } from './loopback-llm/letta.js';
 
 const AGENT_TYPES = [
   'memgpt_agent',
@@ -58,6 +68,13 @@ interface Folder {
   files: File[];
   passages: Passage[];
 }
+interface ArchivalPassage {
+  id: string;
+  text: string;
+  tags: string[] | null;
+  created_at: string;
+  archive_id: string;
+}
 interface Agent {
   id: string;
   name: string;
@@ -71,17 +88,23 @@ interface Agent {
 export class FakeLetta extends MemoryServiceFake {
   readonly folders = new Map<string, Folder>();
   readonly agents = new Map<string, Agent>();
+  /** Custom tools by name (PUT /v1/tools/), and every answer an answer_question call returned. */
+  readonly tools = new Map<string, { id: string; source_code: string }>();
+  readonly answers: Array<{ question: string; answer: string }> = [];
+  /** Agent id -> its archive's passages (kept when the agent is deleted, as letta's archives are). */
+  readonly archives = new Map<string, ArchivalPassage[]>();
 
   constructor(private readonly opts: { processPolls?: number } = {}) {
     super();
   }
 
   isAdd(r: RecordedRequest): boolean {
-    return r.method === 'POST' && /^\/v1\/folders\/[^/]+\/upload$/.test(r.path);
+    return r.method === 'POST' && /^\/v1\/(folders\/[^/]+\/upload|agents\/[^/]+\/archival-memory)$/.test(r.path);
   }
 
   totalHeld(): number {
-    return [...this.folders.values()].reduce((n, f) => n + f.files.length, 0) + this.agents.size;
+    const archival = [...this.archives.values()].reduce((n, a) => n + a.length, 0);
+    return [...this.folders.values()].reduce((n, f) => n + f.files.length, 0) + this.agents.size + archival;
   }
 
   /** Files whose background processing is done become one passage each. */
@@ -106,6 +129,7 @@ export class FakeLetta extends MemoryServiceFake {
   protected route(r: RecordedRequest): [number, unknown] {
     const b = r.body ?? {};
     if (r.method === 'GET' && r.path === '/v1/health/') return [200, { version: '0.11.7', status: 'ok' }];
+    if (r.path === '/v1/tools/' && r.method === 'PUT') return this.upsertTool(b);
     if (r.path === '/v1/folders/' || r.path === '/v1/agents/') {
       const agents = r.path === '/v1/agents/';
       const kind = agents ? this.agents : this.folders;
@@ -140,6 +164,8 @@ export class FakeLetta extends MemoryServiceFake {
         return [200, null];
       }
     }
+    const arch = /^\/v1\/agents\/([^/]+)\/archival-memory(?:\/([^/]+))?$/.exec(r.path);
+    if (arch) return this.archival(r, arch[1]!, arch[2] ?? null);
     m = /^\/v1\/agents\/([^/]+)(?:\/folders\/attach\/([^/]+)|\/(messages))?$/.exec(r.path);
     if (m) {
       const a = this.agents.get(m[1]!);
@@ -217,7 +243,7 @@ export class FakeLetta extends MemoryServiceFake {
     if (!rules.every((x) => ['run_first', 'exit_loop', 'continue_loop'].includes(x.type) && typeof x.tool_name === 'string'))
       return [422, { detail: [{ loc: ['body', 'tool_rules'], msg: 'unknown tool rule' }] }];
     const tools = (b.tools ?? []) as string[];
-    const known = new Set([...FILE_TOOLS, 'send_message', 'memory_insert', 'memory_replace']);
+    const known = new Set([...FILE_TOOLS, 'send_message', 'memory_insert', 'memory_replace', ...this.tools.keys()]);
     if (!tools.every((t) => known.has(t))) return [404, { detail: `Tool not found: ${tools.find((t) => !known.has(t))}` }];
     const a: Agent = {
       id: `agent-${randomUUID()}`,
@@ -233,6 +259,56 @@ export class FakeLetta extends MemoryServiceFake {
     return [200, this.view(a)];
   }
 
+  /** The archival routes of letta 0.11.7's agents.py: insert, list, search, delete one passage. */
+  private archival(r: RecordedRequest, agentId: string, sub: string | null): [number, unknown] {
+    const a = this.agents.get(agentId);
+    const held = this.archives.get(agentId) ?? [];
+    if (sub !== null && r.method === 'DELETE') {
+      const i = held.findIndex((p) => p.id === sub);
+      if (i < 0) return [404, { detail: `Passage with id ${sub} not found` }];
+      held.splice(i, 1);
+      return [200, { message: `Memory id=${sub} successfully deleted` }];
+    }
+    if (!a) return [404, { detail: `Agent with id=${agentId} not found` }];
+    const b = r.body ?? {};
+    if (sub === null && r.method === 'POST') {
+      if (typeof b.text !== 'string') return [422, { detail: [{ loc: ['body', 'text'], msg: 'Field required' }] }];
+      if (b.tags !== undefined && (!Array.isArray(b.tags) || b.tags.some((t: unknown) => typeof t !== 'string')))
+        return [422, { detail: [{ loc: ['body', 'tags'], msg: 'Input should be a valid list of strings' }] }];
+      if (b.created_at !== undefined && Number.isNaN(Date.parse(b.created_at)))
+        return [422, { detail: [{ loc: ['body', 'created_at'], msg: 'Input should be a valid datetime' }] }];
+      const p: ArchivalPassage = {
+        id: `passage-${randomUUID()}`,
+        text: b.text,
+        tags: b.tags ?? null,
+        created_at: b.created_at ?? new Date().toISOString(),
+        archive_id: `archive-${agentId}`,
+      };
+      this.archives.set(agentId, [...held, p]);
+      this.applied.push(`${a.name} ${b.text}`);
+      return [200, [p]];
+    }
+    if (sub === null && r.method === 'GET') {
+      const list = r.query.ascending === 'false' ? [...held].reverse() : held;
+      const from = r.query.after ? list.findIndex((p) => p.id === r.query.after) + 1 : 0;
+      return [200, list.slice(from, r.query.limit ? from + Number(r.query.limit) : undefined)];
+    }
+    if (sub === 'search' && r.method === 'GET') {
+      if (!r.query.query) return [422, { detail: [{ loc: ['query', 'query'], msg: 'Field required' }] }];
+      const q = words(r.query.query);
+      const found = this.blindSearch
+        ? []
+        : held
+            .map((p) => ({ p, s: [...words(p.text)].filter((w) => q.has(w)).length }))
+            .filter((h) => h.s > 0)
+            .sort((x, y) => y.s - x.s)
+            .slice(0, Number(r.query.top_k ?? 10))
+            .map(({ p }) => ({ timestamp: p.created_at, content: p.text, tags: p.tags ?? [] }));
+      return [200, { results: found, count: found.length }];
+    }
+    return [404, { detail: 'Not Found' }];
+  }
+
   /** One step of the agent: its run_first tool, semantic_search_files, called with the user's text; no other agent is run here. */
   private message(a: Agent, b: Record<string, any>): [number, unknown] {
     const msgs = b.messages;
@@ -243,17 +319,36 @@ export class FakeLetta extends MemoryServiceFake {
     const query = String(msgs[msgs.length - 1].content ?? '').trim();
     const args = { query };
     const ret = this.search(a, args);
+    const call = (name: string, args: unknown, ret: string) => [
+      { id: `message-${randomUUID()}`, message_type: 'tool_call_message', tool_call: { name, arguments: JSON.stringify(args) } },
+      { id: `message-${randomUUID()}`, message_type: 'tool_return_message', name, tool_return: ret, status: 'success' },
+    ];
+    const messages = call(first, args, ret);
+    // -S mode=agent: the search continues the loop and answer_question (a terminal tool) ends it, answered as
+    // the loopback API's Letta responder makes the real agent's LLM answer.
+    const terminal = a.rules.find((x) => x.type === 'exit_loop')?.tool_name;
+    if (terminal === 'answer_question' && a.tools.includes(terminal)) {
+      const answer = bestLine(ret, query) ?? 'No information found.';
+      this.answers.push({ question: query, answer });
+      messages.push(...call(terminal, { answer }, answer));
+    }
     return [
       200,
       {
-        messages: [
-          { id: `message-${randomUUID()}`, message_type: 'tool_call_message', tool_call: { name: first, arguments: JSON.stringify(args) } },
-          { id: `message-${randomUUID()}`, message_type: 'tool_return_message', name: first, tool_return: ret, status: 'success' },
-        ],
+        messages,
         stop_reason: { message_type: 'stop_reason', stop_reason: 'tool_rule' },
-        usage: { step_count: 1 },
+        usage: { step_count: messages.length / 2 },
       },
     ];
+  }
+
+  /** PUT /v1/tools/ (upsert_tool): a tool made from its Python source, named after its function; the same name is replaced. */
+  private upsertTool(b: Record<string, any>): [number, unknown] {
+    const name = typeof b.source_code === 'string' ? /^def (\w+)\(/m.exec(b.source_code)?.[1] : undefined;
+    if (!name) return [400, { detail: 'source_code must define a function' }];
+    const id = this.tools.get(name)?.id ?? `tool-${randomUUID()}`;
+    this.tools.set(name, { id, source_code: b.source_code });
+    return [200, { id, name, source_code: b.source_code, tool_type: 'custom' }];
   }
 
   /** semantic_search_files as _search_files_native prints it. */

@@ -27,7 +27,9 @@ export function checkLangmem(peer: ServicePeer, c: ProtocolCheck): void {
     expect(s.index).toEqual({ dims: 1536, embed: 'openai:text-embedding-3-small' });
   // L125-135: every turn, in order, '{timestamp} | {speaker}: {text}' to its speaker's agent, on thread-<conversation>.
   const invokes = calls.filter((x) => x.call === 'agent.invoke');
-  const fed = invokes.filter((x) => / \| [^:]+: /.test(x.text as string) && turns.some((t) => x.text === `${t.date} | ${t.speaker}: ${t.text}`));
+  const fed = invokes.filter(
+    (x) => / \| [^:]+: /.test(x.text as string) && turns.some((t) => x.text === `${t.date} | ${t.speaker}: ${t.text}`),
+  );
   const lastRun = fed.slice(-turns.length);
   expect(lastRun.map((x) => x.text)).toEqual(turns.map((t) => `${t.date} | ${t.speaker}: ${t.text}`));
   const agentOf = new Map<string, Set<unknown>>();
@@ -60,5 +62,3 @@ export const LANGMEM_FIXTURE: ServiceFixture = {
   checkProtocol: checkLangmem,
   appliedIsItems: true,
 };
-
-

@@ -16,12 +16,17 @@ import { listSystems } from '../../src/systems/registry.js';
 
 export const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json'), options: {} });
 export const services = listSystems().filter((s) => s.about?.kind === 'service' || s.about?.kind === 'sidecar');
+/** Each service's fixture, and the fixtures of its variants (`letta mode=archival`: a key whose fixture names its system). */
+export const serviceCases = Object.entries(SERVICE_FIXTURES)
+  .filter(([key, f]) => services.some((s) => s.name === (f.system ?? key)))
+  .map(([key]) => key);
 /** conv-26's first questions: one episode, ingested whole. */
 export const LIMIT = 12;
 
-/** One service's peer, API, folders and run command, started before its tests and closed after. */
-export function serviceUnderTest(name: string) {
-  const fixture = SERVICE_FIXTURES[name]!;
+/** One service's (or variant's: a `serviceCases` key) peer, API, folders and run command, started before its tests and closed after. */
+export function serviceUnderTest(key: string) {
+  const fixture = SERVICE_FIXTURES[key]!;
+  const name = fixture.system ?? key;
   const api = new FakeApi({ chat: evidenceReader(ds.questions) });
   const cache = tempDir('rawrag-svc-cache-');
   const root = tempDir('rawrag-svc-runs-');
@@ -39,6 +44,8 @@ export function serviceUnderTest(name: string) {
     await peer.close();
   });
   return {
+    /** The `--system` value. */
+    name,
     fixture,
     api,
     cache,

@@ -21,7 +21,7 @@ import { FakeMemuCloud, FakeMemuServer } from './fake-memu.js';
 import { FakeZepCloud } from './fake-zep.js';
 import { FakeSupermemory } from './fake-supermemory.js';
 import { FakeLetta } from './fake-letta.js';
-import { checkLetta } from './letta-fixture.js';
+import { checkLetta, checkLettaAgent, checkLettaArchival } from './letta-fixture.js';
 import { isoUtc, unixSeconds } from '../../src/systems/memory-service/plan.js';
 import { loaderCaptions, SIDECAR_FIXTURES } from './sidecar-fixtures.js';
 import { COGNEE_FIXTURE } from './cognee-fixture.js';
@@ -51,6 +51,8 @@ export interface ProtocolCheck {
 }
 
 export interface ServiceFixture {
+  /** The `--system` value when the fixture's key names a variant of it (`letta mode=archival`); default: the key. */
+  system?: string;
   start(): Promise<ServicePeer>;
   /** `-S` pairs for a run against `peer` (url first). */
   options(peer: ServicePeer): string[];
@@ -180,6 +182,20 @@ export const SERVICE_FIXTURES: Record<string, ServiceFixture> = {
     start: () => new FakeLetta().start(),
     options: (p) => [`url=${p.url}`],
     checkProtocol: checkLetta,
+  },
+  // Letta's archival memory (-S mode=archival): a passage per session, searched directly.
+  'letta mode=archival': {
+    system: 'letta',
+    start: () => new FakeLetta().start(),
+    options: (p) => [`url=${p.url}`, 'mode=archival'],
+    checkProtocol: checkLettaArchival,
+  },
+  // Letta's script whole (-S mode=agent): each question's agent answers through answer_question.
+  'letta mode=agent': {
+    system: 'letta',
+    start: () => new FakeLetta().start(),
+    options: (p) => [`url=${p.url}`, 'mode=agent'],
+    checkProtocol: checkLettaAgent,
   },
 };
 
@@ -638,4 +654,3 @@ function checkSupermemory(peer: ServicePeer, c: ProtocolCheck): void {
     .map(([, i]) => i);
   expect(lastRead.some((i) => i < firstSearch)).toBe(true);
 }
-

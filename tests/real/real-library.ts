@@ -72,8 +72,8 @@ export function realLibrary(system: string) {
     /** The CLI (bin/rawrag.js) in a child process. */
     cli: (args: string[]) => rawragAsync(args, self.env()),
     /** `rawrag run locomo --system NAME --reader gpt-4o-mini --limit N`, the reader and judge on the loopback API. */
-    async runLocomo(o: { limit?: number; args?: string[] } = {}): Promise<LocomoRun> {
-      const dir = join(cache, 'run');
+    async runLocomo(o: { limit?: number; args?: string[]; out?: string } = {}): Promise<LocomoRun> {
+      const dir = join(cache, o.out ?? 'run');
       const v1 = `${self.api.url}/v1`;
       const args = ['run', 'locomo', '--system', system, '--reader', 'gpt-4o-mini', '--limit', String(o.limit ?? 20)];
       const result = await self.cli([

@@ -14,10 +14,10 @@ import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { rawragInProcess } from '../helpers/in-process.js';
 import { ingestLog, killMidRun, locomoRunArgs } from '../helpers/loopback-run.js';
-import { serviceUnderTest, services } from '../helpers/memory-services-suite.js';
+import { serviceCases, serviceUnderTest } from '../helpers/memory-services-suite.js';
 
-describe.each(services.map((s) => s.name))('memory service %s', (name) => {
-  const { fixture, api, cache, root, env, args, options, peer: started, purge } = serviceUnderTest(name);
+describe.each(serviceCases)('memory service %s', (key) => {
+  const { name, fixture, api, cache, root, env, args, options, peer: started, purge } = serviceUnderTest(key);
 
   it('faults on adds (429, 500, a torn 200, a timeout, resets before and after the add) end with 0 errors and nothing applied twice', async () => {
     const peer = started();
@@ -47,9 +47,11 @@ describe.each(services.map((s) => s.name))('memory service %s', (name) => {
     const out = join(root, 'broken-200');
     const isAdd = (q: any) => peer.isAdd(q);
     // A search, by its path in each vendor's API (a raw-message look for a lost add included).
-    // (Letta: the question sent to an agent, whose first step is its file search.)
+    // (Letta: the question sent to an agent, whose first step is its file search; or its archival search, a GET.)
     const isSearch = (q: any) =>
-      !peer.isAdd(q) && q.method === 'POST' && /\/(search|retrieve(\/related-memory-items)?|agents\/[^/]+\/messages)\/?$/.test(q.path);
+      !peer.isAdd(q) &&
+      ((q.method === 'POST' && /\/(search|retrieve(\/related-memory-items)?|agents\/[^/]+\/messages)\/?$/.test(q.path)) ||
+        (q.method === 'GET' && /\/archival-memory\/search$/.test(q.path)));
     const broken = (body: string) => ({ kind: 'status' as const, status: 200, headers: { 'content-type': 'application/json' }, body });
     for (const body of ['', 'null']) peer.inject({ ...broken(body), match: isAdd });
     for (const body of ['', 'null', '{}']) peer.inject({ ...broken(body), match: isSearch });

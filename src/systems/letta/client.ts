@@ -17,8 +17,8 @@ import { randomUUID } from 'node:crypto';
 import { BadReplyError } from '../../providers/errors.js';
 import type { RetryPolicy } from '../../providers/retry.js';
 import { JsonService, needs, pollUntil, statusOf, type ServiceTransport } from '../memory-service/http.js';
-import type { AddCall, AddOutcome, MemoryService, ServiceMemory, ServiceProbe } from '../memory-service/service.js';
-import { dateOfText, fileName, parseSearchReply, sessionFile } from './files.js';
+import type { AddCall, AddOutcome, MemoryService, ServiceMemory, ServiceProbe, ServiceSearch } from '../memory-service/service.js';
+import { dateOfText, fileName, parseSearchReply, sessionFile, type FoundPassage } from './files.js';
 
 type Json = Record<string, any>;
 
@@ -33,6 +33,22 @@ export interface LettaOptions {
   llmModel: string;
   /** The agent's system prompt (the script's locomo_agent.txt). */
   agentSystem: string;
+  /**
+   * -S mode=agent: the docstring of the script's answer_question tool; the agent then answers
+   * through it (its terminal tool) and its answer is the run's. Null: the agent only searches.
+   */
+  answerDoc?: string | null;
+}
+
+const ANSWER_TOOL = 'answer_question';
+
+/** The script's answer_question tool (L34-45) as Python source: the function around its docstring, returning its argument. */
+export function answerToolSource(doc: string): string {
+  const body = doc
+    .trimEnd()
+    .split('\n')
+    .map((l) => (l ? `    ${l}` : ''));
+  return ['def answer_question(answer: str) -> str:', '    """', ...body, '    """', '    return answer', ''].join('\n');
 }
 
 const PAGE = 100;
@@ -48,10 +64,21 @@ interface FileRecord {
   date: string | null;
 }
 
-const listOf = (v: unknown, what: string): Json[] => {
+export const listOf = (v: unknown, what: string): Json[] => {
   if (!Array.isArray(v)) throw new BadReplyError(`Letta's ${what} is not a list: ${JSON.stringify(v)?.slice(0, 200)}`, true);
   return v as Json[];
 };
+
+/** The script's EmbeddingConfig (L799-805), its endpoint the configured one instead of api.openai.com. */
+export function embeddingConfigOf(opts: LettaOptions): Json {
+  return {
+    embedding_model: opts.embeddingModel,
+    embedding_endpoint_type: 'openai',
+    embedding_endpoint: opts.endpoint,
+    embedding_dim: opts.embeddingDim,
+    embedding_chunk_size: opts.chunkSize,
+  };
+}
 
 export class LettaService implements MemoryService {
   readonly system = 'Letta';
@@ -81,15 +108,8 @@ export class LettaService implements MemoryService {
     return { version: typeof h?.version === 'string' ? h.version : null };
   }
 
-  /** The script's EmbeddingConfig (L799-805), its endpoint the configured one instead of api.openai.com. */
   private embeddingConfig(): Json {
-    return {
-      embedding_model: this.opts.embeddingModel,
-      embedding_endpoint_type: 'openai',
-      embedding_endpoint: this.opts.endpoint,
-      embedding_dim: this.opts.embeddingDim,
-      embedding_chunk_size: this.opts.chunkSize,
-    };
+    return embeddingConfigOf(this.opts);
   }
 
   /** The owner's folder (found by name after a restart), or null. */
@@ -191,17 +211,42 @@ export class LettaService implements MemoryService {
     this.passages.delete(owner);
   }
 
-  /** A fresh agent for one question, as the script makes one per question (L849-873): the search its first and last tool, the folder attached. */
+  private answerTool: Promise<unknown> | null = null;
+
+  /** The script's answer_question tool, upserted once (its setup_tools: tools.upsert_from_function). */
+  private ensureAnswerTool(doc: string): Promise<unknown> {
+    const body = { source_code: answerToolSource(doc), source_type: 'python' };
+    this.answerTool ??= this.http.request({ method: 'PUT', path: '/v1/tools/', body, read: needs('tool upsert', ['id'], 'string') });
+    return this.answerTool.catch((e) => {
+      this.answerTool = null;
+      throw e;
+    });
+  }
+
+  /**
+   * A fresh agent for one question, as the script makes one per question (L849-873), the folder
+   * attached: mode=search, the search its first and last tool; mode=agent, the script's rules
+   * (the search first and continuing, answer_question terminal).
+   */
   private async newAgent(owner: string): Promise<string> {
+    const doc = this.opts.answerDoc ?? null;
+    if (doc !== null) await this.ensureAnswerTool(doc);
     const body = {
       name: `${agentPrefix(owner)}${randomUUID()}`,
       agent_type: 'react_agent',
       include_base_tools: false,
-      tools: [SEARCH_TOOL],
-      tool_rules: [
-        { type: 'run_first', tool_name: SEARCH_TOOL },
-        { type: 'exit_loop', tool_name: SEARCH_TOOL },
-      ],
+      tools: doc !== null ? [SEARCH_TOOL, ANSWER_TOOL] : [SEARCH_TOOL],
+      tool_rules:
+        doc !== null
+          ? [
+              { type: 'exit_loop', tool_name: ANSWER_TOOL },
+              { type: 'continue_loop', tool_name: SEARCH_TOOL },
+              { type: 'run_first', tool_name: SEARCH_TOOL },
+            ]
+          : [
+              { type: 'run_first', tool_name: SEARCH_TOOL },
+              { type: 'exit_loop', tool_name: SEARCH_TOOL },
+            ],
       system: this.opts.agentSystem,
       llm_config: { model: this.opts.llmModel, model_endpoint_type: 'openai', model_endpoint: this.opts.endpoint, context_window: 128000 },
       embedding_config: this.embeddingConfig(),
@@ -250,8 +295,12 @@ export class LettaService implements MemoryService {
     };
   }
 
-  /** The question sent to a fresh agent, whose LLM runs semantic_search_files; each passage it found, whole, with its file's date and turns. */
-  async search(owner: string, query: string, limit: number): Promise<ServiceMemory[]> {
+  /**
+   * The question sent to a fresh agent, whose LLM runs semantic_search_files; each passage it found,
+   * whole, with its file's date and turns. mode=agent: every search the agent ran, and its answer,
+   * the last answer_question return (the script's extract_last_message; none: an empty answer).
+   */
+  async search(owner: string, query: string, limit: number): Promise<ServiceMemory[] | ServiceSearch> {
     const agent = await this.newAgent(owner);
     let reply: Json;
     try {
@@ -264,10 +313,29 @@ export class LettaService implements MemoryService {
     } finally {
       await this.remove(`/v1/agents/${agent}`);
     }
-    const ret = (reply.messages as Json[]).find((m) => m.message_type === 'tool_return_message' && m.name === SEARCH_TOOL);
-    if (!ret) throw new BadReplyError(`Letta's agent did not run ${SEARCH_TOOL}: ${JSON.stringify(reply.messages).slice(0, 300)}`, false);
-    if (ret.status !== 'success') throw new Error(`Letta's ${SEARCH_TOOL} failed: ${String(ret.tool_return).slice(0, 300)}`);
-    const found = parseSearchReply(String(ret.tool_return ?? '')).slice(0, limit);
+    const returns = (reply.messages as Json[]).filter((m) => m.message_type === 'tool_return_message');
+    const searches = returns.filter((m) => m.name === SEARCH_TOOL);
+    if (!searches.length)
+      throw new BadReplyError(`Letta's agent did not run ${SEARCH_TOOL}: ${JSON.stringify(reply.messages).slice(0, 300)}`, false);
+    const failed = searches.find((m) => m.status !== 'success');
+    if (failed) throw new Error(`Letta's ${SEARCH_TOOL} failed: ${String(failed.tool_return).slice(0, 300)}`);
+    if (this.opts.answerDoc == null)
+      return this.passagesFound(owner, parseSearchReply(String(searches[0]!.tool_return ?? '')).slice(0, limit));
+    // The agent read every search it ran: all their passages, each once, in the order found.
+    const seen = new Set<string>();
+    const found = searches
+      .flatMap((m) => parseSearchReply(String(m.tool_return ?? '')))
+      .filter((f) => {
+        const k = `${f.file}\n${f.lines.join('\n')}`;
+        return seen.has(k) ? false : (seen.add(k), true);
+      });
+    const answers = returns.filter((m) => m.name === ANSWER_TOOL && m.status === 'success');
+    const answer = answers.length ? String(answers[answers.length - 1]!.tool_return ?? '') : '';
+    return { memories: await this.passagesFound(owner, found), answer };
+  }
+
+  /** The passages a search printed, each whole (the folder's passage it starts), with its file's id, date and turns. */
+  private async passagesFound(owner: string, found: FoundPassage[]): Promise<ServiceMemory[]> {
     const named = (file: string) => {
       const m = this.fileMap(owner);
       return m.get(file) ?? [...m.entries()].find(([n]) => file.endsWith(`/${n}`))?.[1];

@@ -3,19 +3,28 @@
  * 0.11.7 from the package index, the last release whose server runs on SQLite; `rawrag systems
  * install letta`, then started for you: `letta server` on SQLite under the run's state folder, its
  * OpenAI provider at the configured OpenAI-compatible endpoint) or any Letta server at `-S url=`,
- * through its REST API (client.ts): one folder per conversation, one text file per session,
- * processing waited on, each question sent to an agent whose first and last tool is Letta's own
- * `semantic_search_files`, the passages it found shown to rawrag's reader (protocol.ts).
+ * through its REST API (protocol.ts). -S mode=search (client.ts): one folder per conversation, one
+ * text file per session, processing waited on, each question sent to an agent whose first and last
+ * tool is Letta's own `semantic_search_files`, the passages it found shown to rawrag's reader;
+ * mode=agent (client.ts): the same folder, each question's agent answering itself through the
+ * script's answer_question tool (the source declares `answersItself`: no reader); mode=archival
+ * (archival.ts): a passage per session in a per-conversation agent's archival memory, each question
+ * searched there directly, rawrag's reader answering.
  */
 import { z } from 'zod';
 import type { InstallSpec } from '../../core/install-spec.js';
 import { promptFile } from '../../scoring/prompts.js';
 import { serviceSettingsShape, type ServiceSettings } from '../memory-service/config.js';
 import { serviceSystem } from '../memory-service/plugin.js';
+import { LettaArchival } from './archival.js';
 import { LettaService } from './client.js';
 import { LETTA_PROTOCOL } from './protocol.js';
 
 const KEY_ENV = 'LETTA_API_KEY';
+/** What each question is asked through (protocol.ts): the script's file search by an agent, or Letta's archival search. */
+export const LETTA_MODES = ['search', 'archival', 'agent'] as const;
+/** configs/prompts/ file of the docstring of the script's answer_question tool (mode=agent; letta-SOURCE.md). */
+export const LETTA_ANSWER_TOOL_DOC = 'letta-answer-question';
 /** configs/prompts/ file of the script's agent prompt (letta-SOURCE.md). */
 export const LETTA_AGENT_PROMPT = 'letta-locomo-agent';
 
@@ -52,10 +61,10 @@ export const LettaSchema = z
   .object({
     ...serviceSettingsShape({ keyEnv: KEY_ENV, batch: 'session', top_k: 5, owners: 'per-episode' }),
     mode: z
-      .enum(['search'])
+      .enum(LETTA_MODES)
       .default('search')
       .describe(
-        "search: each question goes to a fresh Letta agent whose first and last tool is semantic_search_files (its LLM writes the search), and rawrag's common reader answers from the passages it found (the script's agent answering through answer_question, mode=agent, is not implemented)",
+        "search (default): a file per session in a folder per conversation (the script's), each question sent to a fresh Letta agent whose first and last tool is semantic_search_files (its LLM writes the search), rawrag's common reader answering from the passages it found; archival: each session written as one archival passage of a per-conversation agent (POST /v1/agents/{id}/archival-memory, dated by the session), each question searched directly (GET /v1/agents/{id}/archival-memory/search, top_k; no LLM call at query time), rawrag's common reader answering from the passages found; agent: the script's whole protocol, the folder as in search, each question's agent (semantic_search_files first, answer_question terminal) answering itself: its answer_question return is the item's answer, judged (no reader is called; the run's setting names the agent's LLM, -S agent_model)",
       ),
     endpoint: z
       .string()
@@ -81,14 +90,17 @@ export const LettaSchema = z
       .string()
       .min(1)
       .default('gpt-4o-mini')
-      .describe("the agent's LLM (it calls semantic_search_files once per question), on the same endpoint"),
+      .describe(
+        "the agents' LLM, on the same endpoint: mode=search, it writes each question's one search; mode=agent, it searches and answers (the run's answerer); mode=archival, named in the per-conversation agent's config, never called",
+      ),
   })
   .strict();
 export type LettaConfig = z.infer<typeof LettaSchema> & ServiceSettings;
 
 export const letta = serviceSystem<LettaConfig>({
   name: 'letta',
-  description: "Letta (MemGPT) under its public LoCoMo benchmark: a file per session in a folder, searched by Letta's own file search",
+  description:
+    "Letta (MemGPT) under its public LoCoMo benchmark: a file per session in a folder, searched by Letta's own file search (-S mode=agent: its agent answers; mode=archival: archival passages)",
   about: {
     label: 'Letta',
     kind: 'service',
@@ -106,20 +118,20 @@ export const letta = serviceSystem<LettaConfig>({
     protocol: LETTA_PROTOCOL,
   },
   schema: LettaSchema as unknown as z.ZodType<LettaConfig>,
-  connect: (cfg, key, transport) =>
-    new LettaService(
-      cfg.url!,
-      {
-        endpoint: cfg.endpoint ?? transport.endpoint ?? null,
-        embeddingModel: cfg.embedding_model,
-        embeddingDim: cfg.embedding_dim,
-        chunkSize: cfg.chunk_size,
-        llmModel: cfg.agent_model,
-        agentSystem: promptFile(LETTA_AGENT_PROMPT),
-      },
-      key,
-      transport,
-    ),
+  connect: (cfg, key, transport) => {
+    const opts = {
+      endpoint: cfg.endpoint ?? transport.endpoint ?? null,
+      embeddingModel: cfg.embedding_model,
+      embeddingDim: cfg.embedding_dim,
+      chunkSize: cfg.chunk_size,
+      llmModel: cfg.agent_model,
+      agentSystem: promptFile(LETTA_AGENT_PROMPT),
+      answerDoc: cfg.mode === 'agent' ? promptFile(LETTA_ANSWER_TOOL_DOC) : null,
+    };
+    return cfg.mode === 'archival' ? new LettaArchival(cfg.url!, opts, key, transport) : new LettaService(cfg.url!, opts, key, transport);
+  },
+  // mode=agent: the script's agent answers (its answer_question return), with -S agent_model.
+  answersItself: (cfg) => (cfg.mode === 'agent' ? { model: cfg.agent_model } : null),
   install: LETTA_INSTALL,
   // What was run here against the loopback OpenAI-compatible API (tests/real/letta.test.ts runs the same).
   checked: {
@@ -127,6 +139,6 @@ export const letta = serviceSystem<LettaConfig>({
     library: 'letta (its V1 server, on SQLite)',
     version: '0.11.7',
     date: '2026-12-07',
-    how: "rawrag run locomo --system letta --reader gpt-4o-mini --limit 20, started for you, against the loopback API answering Letta's embeddings and its agents' semantic_search_files call: 0 errors, 19 session files completed, 19 passages in its SQLite store, 100 passages shown to the reader, then purged (letta 0.16.8, the last V1 release, needs Postgres: not run)",
+    how: "rawrag run locomo --system letta --reader gpt-4o-mini --limit 20, started for you, against the loopback API answering Letta's embeddings and its agents' semantic_search_files call: 0 errors, 19 session files completed, 19 passages in its SQLite store, 100 passages shown to the reader, then purged; -S mode=archival: 0 errors, 19 archival passages dated by their sessions, 100 shown, purged to 0 rows (after the sidecar's SQLite fix); -S mode=agent: 0 errors, 40 agent steps (search, then answer_question), every answer the agent's, no reader request, purged (letta 0.16.8, the last V1 release, needs Postgres: not run)",
   },
 });

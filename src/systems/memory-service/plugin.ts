@@ -46,6 +46,8 @@ export interface ServicePlugin<C extends ServiceSettings> {
   noCoverage?(cfg: C): string | undefined;
   /** The service holds one owner at a time (its search takes no owner): episodes run one after another, each cleared when answered. */
   oneEpisodeAtATime?(cfg: C): boolean;
+  /** Under these settings the service's own agent answers each question (its search replies carry `answer`), with this LLM: no reader is called. */
+  answersItself?(cfg: C): { model: string } | null;
   /** Its name in manifests and tables when the settings choose it (a generic protocol's `name`); default: `about.label`. */
   labelOf?(cfg: C): string;
   /**
@@ -145,12 +147,20 @@ export function serviceSystem<C extends ServiceSettings>(p: ServicePlugin<C>): S
         ...(started ? { started } : {}),
         noCoverage: p.noCoverage?.(settings),
         oneEpisodeAtATime: p.oneEpisodeAtATime?.(settings) ?? false,
+        answersItself: p.answersItself?.(settings) ?? null,
         captions: p.about.captions ?? 'all',
       });
     },
     estimate: (input) => {
       const settings = settingsOf(input.cfg);
-      return estimateService(p.labelOf?.(settings) ?? p.about.label, settings, input, p.about.captions ?? 'all');
+      const label = p.labelOf?.(settings) ?? p.about.label;
+      const e = estimateService(label, settings, input, p.about.captions ?? 'all');
+      const self = p.answersItself?.(settings);
+      if (!self) return e;
+      return {
+        ...e,
+        answersItself: `${label}'s own agent (LLM ${self.model}) answers each question: no reader calls (its LLM calls are the service's, not in the total)`,
+      };
     },
     summaryLines: serviceSummaryLines,
     async check(cfg, env, log) {

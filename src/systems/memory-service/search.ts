@@ -39,10 +39,18 @@ export function memoriesBlock(
   return [memoryHeader(system, speaker), ...(lines.length ? lines : ['- (nothing recalled)']), ...(appendix ? [appendix] : [])].join('\n');
 }
 
-/** A search reply as memories and appendix (a service may answer with memories alone). */
-export function searchReply(reply: ServiceMemory[] | ServiceSearch): { memories: ServiceMemory[]; appendix: string | null } {
+/** A search reply as memories, appendix and the service's own answer (a service may answer with memories alone). */
+export function searchReply(reply: ServiceMemory[] | ServiceSearch): {
+  memories: ServiceMemory[];
+  appendix: string | null;
+  answer?: string;
+} {
   if (Array.isArray(reply)) return { memories: reply, appendix: null };
-  return { memories: reply.memories, appendix: reply.appendix?.trim() ? reply.appendix : null };
+  return {
+    memories: reply.memories,
+    appendix: reply.appendix?.trim() ? reply.appendix : null,
+    ...(typeof reply.answer === 'string' ? { answer: reply.answer } : {}),
+  };
 }
 
 /** Searches counted for the summary: how many, how many found nothing in any owner, and their latency. */
@@ -93,11 +101,11 @@ export async function evidenceOf(q: Question, item: ItemRecord, ctx: SearchConte
   const found = await Promise.all(
     plan.owners.map(async (o) => {
       const t0 = performance.now();
-      const { memories: hits, appendix } = searchReply(await service.search(o.owner, q.text, settings.top_k));
+      const { memories: hits, appendix, answer } = searchReply(await service.search(o.owner, q.text, settings.top_k));
       const ms = performance.now() - t0;
       // rawrag's own record of the adds behind each memory wins over the service's (possibly replaced) metadata.
       const withTurns = hits.map((h) => ({ ...h, turnIds: log.turnsOfMemory(o.owner, h.id) ?? h.turnIds }));
-      return { owner: o, hits: withTurns, appendix, ms };
+      return { owner: o, hits: withTurns, appendix, answer, ms };
     }),
   );
   ctx.searches.record(
@@ -134,5 +142,7 @@ export async function evidenceOf(q: Question, item: ItemRecord, ctx: SearchConte
       ...(f.appendix ? { appendix: f.appendix } : {}),
     })),
   };
-  return { turnIndices: [], turnIds: [], blocks, tokens };
+  // The service's own answer (its agent answered), the first owner's that gave one.
+  const answer = found.find((f) => f.answer !== undefined)?.answer;
+  return { turnIndices: [], turnIds: [], blocks, tokens, ...(answer !== undefined ? { answer } : {}) };
 }

@@ -120,6 +120,8 @@ export interface ServiceMemory {
 export interface ServiceSearch {
   memories: ServiceMemory[];
   appendix?: string | null;
+  /** The service's own agent's answer to the question (a plug-in whose settings say `answersItself`), else absent. */
+  answer?: string;
 }
 
 /** What the service said about itself before the first add (`probe`). */

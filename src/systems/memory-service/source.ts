@@ -30,6 +30,8 @@ export interface ServiceSourceOptions {
    * answered and cleared one after another.
    */
   oneEpisodeAtATime?: boolean;
+  /** Its search replies carry its own agent's answer, which takes the reader's place (capabilities `answersItself`). */
+  answersItself?: { model: string } | null;
   /** Which image captions the service is fed (its vendor's loader): default all. */
   captions?: CaptionPolicy;
   /** The system's own library, started for this command (launcher.ts): named in the source and the manifest. */
@@ -111,6 +113,7 @@ export function serviceSource(service: MemoryService, settings: ServiceSettings,
       ranksWindows: false,
       cheapDeepRanking: false,
       ...(opts.oneEpisodeAtATime ? { episodesAtOnce: 1 } : {}),
+      ...(opts.answersItself ? { answersItself: opts.answersItself } : {}),
     },
     notes,
     async open(ep: IngestedEpisode, ctx: SourceContext): Promise<EpisodeEvidence> {
