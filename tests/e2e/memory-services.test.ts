@@ -7,9 +7,8 @@
  * - `--dry-run` counts exactly the adds the run sent; a second run sends no add;
  * - `rawrag stats` pairs it with RAW-RAG over the same questions, under its own name (one RAW-RAG
  *   baseline run, shared by every service), with its coverage row when it has coverage;
- * - `rawrag memory purge` leaves the service empty for the run's owners; the store oracle reads the
- *   run's exported store.
- * The other half, faults on adds, empty 200s, kill -9 and blind searches, runs in the slow stage
+ * The other half, faults on adds, empty 200s, kill -9, blind searches, the store oracle on the
+ * exported store and `rawrag memory purge`, runs in the slow stage
  * (tests/slow/memory-services-faults.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -45,7 +44,7 @@ it('every memory-service system has a conformance fixture', () => {
 });
 
 describe.each(serviceCases)('memory service %s', (key) => {
-  const { fixture, api, cache, root, env, args, peer: started, purge } = serviceUnderTest(key);
+  const { fixture, root, env, args, peer: started } = serviceUnderTest(key);
 
   it('answers every question with 0 errors, evidence from its memories, the vendor protocol on the wire; the dry run counts the adds; a second run adds nothing', async () => {
     const peer = started();
@@ -92,32 +91,5 @@ describe.each(serviceCases)('memory service %s', (key) => {
     // The coverage × utilization row, for a system whose memories name their source turns.
     const covered = readItems(out).some((i) => i.coverage !== null);
     if (covered) expect(st.stdout).toMatch(new RegExp(`\\| ${escapeRe(label)} +\\| +\\d+ \\| +\\d+\\.\\d+ \\| +[\\d.–]+ W \\| +\\d+ \\|`));
-  }, 600_000);
-
-  it("rawrag memory purge empties the service of the run's owners; the store oracle reads the run's exported store first", async () => {
-    const peer = started();
-    const out = join(root, 'main');
-    const oracle = await rawragInProcess(
-      locomoRunArgs({
-        system: 'store-oracle',
-        out: join(root, 'oracle'),
-        peer: api,
-        chatOnly: true,
-        cache,
-        limit: LIMIT,
-        extra: ['-S', `store=${out}`],
-      }),
-      env,
-    );
-    expect(oracle.code, oracle.stderr).toBe(0);
-    expect(JSON.parse(oracle.stdout)).toMatchObject({ n: LIMIT, errors: 0 });
-    // Where the service's memories name their turns, so do the exported store's.
-    if (readItems(out).some((i) => i.coverage !== null))
-      expect(readItems(join(root, 'oracle')).some((i) => (i.evidence_turns as string[]).length > 0)).toBe(true);
-    for (const p of await purge(['main'])) {
-      expect(p.code, p.stderr).toBe(0);
-      expect(p.stdout).toMatch(/purged/);
-    }
-    expect(peer.totalHeld()).toBe(0);
   }, 600_000);
 });

@@ -2,7 +2,7 @@
  * The progress line by phase (issue 43.4) of a run whose system calls an LLM at ingest:
  * `rawrag run locomo --system agentic-memory` through the real CLI (its stderr not a terminal, one
  * line per step: RAWRAG_PROGRESS_EVERY=0) against a loopback OpenAI-compatible server that plays the
- * extractor, the reader and the judge, each reply 300 ms late. The lines show ingest (turns), index
+ * extractor, the reader and the judge, each reply 150 ms late. The lines show ingest (turns), index
  * (episodes), answer and judge (questions) in that order with done/total, a rate and an ETA once
  * measurable, and the money of each phase (gpt-4o-mini's price is known); the manifest keeps the
  * last figures for `rawrag view`.
@@ -16,8 +16,8 @@ import { evidenceReader, locomoRunArgs, loopbackEnv } from '../helpers/loopback-
 import { locomo } from '../../src/benchmarks/locomo/index.js';
 
 const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json'), options: {} });
-const LIMIT = 80;
-// The first 80 questions are all of conv-26's: one episode to ingest.
+const LIMIT = 20;
+// The first 20 questions are all of conv-26's: one episode to ingest.
 const conv26 = ds.episodes.find((e) => e.id === 'conv-26')!;
 
 /** `phase done/total unit ...` segments of one progress line, in the order printed. */
@@ -30,7 +30,7 @@ function phasesOf(line: string): { phase: string; done: number; total: number; u
 }
 
 describe('rawrag run: the progress line by phase (agentic memory, loopback extractor)', () => {
-  const fake = new FakeExtractor({ chat: evidenceReader(ds.questions), delayMs: 300 });
+  const fake = new FakeExtractor({ chat: evidenceReader(ds.questions), delayMs: 150 });
   const cache = tempDir('rawrag-phases-cache-');
   const out = join(tempDir('rawrag-phases-runs-'), 'memory');
   let res: { code: number; stdout: string; stderr: string };
@@ -59,7 +59,7 @@ describe('rawrag run: the progress line by phase (agentic memory, loopback extra
     const firstAnswer = lines.findIndex((l) => phasesOf(l).some((p) => p.phase === 'answer'));
     expect(firstIngest).toBeGreaterThanOrEqual(0);
     expect(firstIngest).toBeLessThan(firstAnswer);
-    expect(lines[firstIngest]).toMatch(/^locomo: 0\/80 questions/);
+    expect(lines[firstIngest]).toMatch(new RegExp(`^locomo: 0/${LIMIT} questions`));
     const last = phasesOf(lines[lines.length - 1]!);
     expect(last.map((p) => [p.phase, p.done, p.total, p.unit])).toEqual([
       ['ingest', conv26.turns.length, conv26.turns.length, 'turns'],

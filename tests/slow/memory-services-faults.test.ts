@@ -8,13 +8,14 @@
  * - a kill -9 during ingest, then the same command, applies nothing twice, each acknowledged add
  *   once on the service;
  * - a run whose searches all return nothing warns loudly;
- * - `rawrag memory purge` of all of these runs leaves the service empty.
+ * - the store oracle reads a run's exported store; `rawrag memory purge` of all of these runs
+ *   leaves the service empty.
  */
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { rawragInProcess } from '../helpers/in-process.js';
-import { ingestLog, killMidRun, locomoRunArgs } from '../helpers/loopback-run.js';
-import { serviceCases, serviceUnderTest } from '../helpers/memory-services-suite.js';
+import { ingestLog, killMidRun, locomoRunArgs, readItems } from '../helpers/loopback-run.js';
+import { LIMIT, serviceCases, serviceUnderTest } from '../helpers/memory-services-suite.js';
 
 describe.each(serviceCases)('memory service %s', (key) => {
   const { name, fixture, api, cache, root, env, args, options, peer: started, purge } = serviceUnderTest(key);
@@ -110,11 +111,30 @@ describe.each(serviceCases)('memory service %s', (key) => {
     }
   }, 600_000);
 
-  it('rawrag memory purge of the runs under faults leaves the service empty', async () => {
+  it("rawrag memory purge empties the service of every run's owners; the store oracle reads a run's exported store first", async () => {
+    const peer = started();
+    const out = join(root, 'faults');
+    const oracle = await rawragInProcess(
+      locomoRunArgs({
+        system: 'store-oracle',
+        out: join(root, 'oracle'),
+        peer: api,
+        chatOnly: true,
+        cache,
+        limit: LIMIT,
+        extra: ['-S', `store=${out}`],
+      }),
+      env,
+    );
+    expect(oracle.code, oracle.stderr).toBe(0);
+    expect(JSON.parse(oracle.stdout)).toMatchObject({ n: LIMIT, errors: 0 });
+    // Where the service's memories name their turns, so do the exported store's.
+    if (readItems(out).some((i) => i.coverage !== null))
+      expect(readItems(join(root, 'oracle')).some((i) => (i.evidence_turns as string[]).length > 0)).toBe(true);
     for (const p of await purge(['faults', 'broken-200', 'killed', 'blind'])) {
       expect(p.code, p.stderr).toBe(0);
       expect(p.stdout).toMatch(/purged/);
     }
-    expect(started().totalHeld()).toBe(0);
+    expect(peer.totalHeld()).toBe(0);
   }, 600_000);
 });
