@@ -87,7 +87,8 @@ describe("letta: Letta's own V1 server (letta 0.11.7)", () => {
     1_800_000,
   );
 
-  real.test(
+  // The further modes run with the heavy tier (RAWRAG_REAL_HEAVY=1): CI's light tier keeps to its budget.
+  real.heavyTest(
     'rawrag run locomo --system letta -S mode=archival --limit 20: 0 errors; an archival passage per session, dated; its archival search per question, no agent step; purged to 0 passages',
     async () => {
       const t0 = Date.now();
@@ -157,7 +158,7 @@ describe("letta: Letta's own V1 server (letta 0.11.7)", () => {
     1_800_000,
   );
 
-  real.test(
+  real.heavyTest(
     "rawrag run locomo --system letta -S mode=agent --limit 20: 0 errors; the script's agent searches then answers through answer_question, its answer the item's; no reader call; purged",
     async () => {
       const t0 = Date.now();

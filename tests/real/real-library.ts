@@ -107,6 +107,15 @@ export function realLibrary(system: string) {
       if (reason) it.skip(`${name} (not run: ${reason})`, fn);
       else it(name, fn, timeoutMs);
     },
+    /**
+     * A test of a light library that runs only with RAWRAG_REAL_HEAVY=1: a further mode of the same
+     * library, kept out of CI's light tier (its time budget), run with the heavy ones.
+     */
+    heavyTest(name: string, fn: () => Promise<void>, timeoutMs = 1_800_000) {
+      if (reason) it.skip(`${name} (not run: ${reason})`, fn);
+      else if (!process.env.RAWRAG_REAL_HEAVY) it.skip(`${name} (not run: a further mode, RAWRAG_REAL_HEAVY=1 runs it)`, fn);
+      else it(name, fn, timeoutMs);
+    },
   };
   beforeAll(async () => {
     if (reason) return;

@@ -1,7 +1,7 @@
 // The page scripts (src/report/browser/, src/view/browser/) are TypeScript bundled at build time
 // (scripts/build-browser.mjs) into dist/browser/; the report and rawrag view inline the bundles.
 // These checks run without a browser: the bundles exist, compile as classic scripts, hold no
-// module syntax, and are what the pages carry. tests/e2e/report.test.ts and view.test.ts run them
+// module syntax, and are what the pages carry. tests/slow/report.test.ts and view.test.ts run them
 // in Chromium when one is installed.
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
