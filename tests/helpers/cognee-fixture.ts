@@ -2,7 +2,7 @@
  * The conformance suite's fixture of Cognee (tests/helpers/service-fixtures.ts registers it): its
  * sidecar (integrations/sidecars/cognee.py) in front of cognee's stand-in (tests/fixtures/sidecars/cognee/),
  * behind the fault-injecting proxy, checked from the stand-in's call log against rawrag's declared
- * Cognee protocol (src/systems/cognee/protocol.ts). The real library runs in tests/real/cognee.test.ts.
+ * Cognee protocol (src/systems/cognee/protocol.md). The real library runs in tests/real/cognee.test.ts.
  */
 import { expect } from 'vitest';
 import type { Turn } from '../../src/core/schema.js';

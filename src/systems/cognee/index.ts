@@ -4,12 +4,12 @@
  * run without `-S url=` starts it for you. Its stores are embedded under the sidecar's state folder:
  * Cognee's defaults (SQLite, LanceDB, and its Ladybug graph, whose JSON extension cognee 1.6.5
  * bundles: no download), or the graph in a local Turso file (-S graph=turso). Cognee publishes no
- * LoCoMo runner: the protocol is rawrag's own (protocol.ts).
+ * LoCoMo runner: the protocol is rawrag's own (protocol.md).
  */
 import { z } from 'zod';
 import type { InstallSpec } from '../../core/install-spec.js';
 import { sidecarSystem, type SidecarConfig } from '../http/sidecar.js';
-import { COGNEE_PROTOCOL } from './protocol.js';
+import { readProtocol } from '../protocol-file.js';
 
 export const COGNEE_VERSION = '1.6.5';
 export const COGNEE_LABEL = 'Cognee';
@@ -85,5 +85,5 @@ export const cognee = sidecarSystem({
     date: '2026-12-07',
     how: "tests/real/cognee.test.ts (npm run test:real): rawrag run locomo --system cognee --reader gpt-4o-mini --limit 20, started for you, against the loopback API answering Cognee's own KnowledgeGraph and SummarizedContent prompts: 0 errors; conv-26's 19 session documents cognified into 19 chunks (every turn in one), 19 summaries and 94 entities; CHUNKS search; then purged (verified, 0 left). -S graph=turso ran the same run to 0 errors before the default became Ladybug",
   },
-  protocol: COGNEE_PROTOCOL,
+  protocol: readProtocol(import.meta.url),
 });

@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { sidecarSystem, type SidecarConfig } from '../http/sidecar.js';
-import { LANGMEM_PROTOCOL } from './protocol.js';
+import { readProtocol } from '../protocol-file.js';
 
 export const langmem = sidecarSystem({
   name: 'langmem',
@@ -83,7 +83,7 @@ export const langmem = sidecarSystem({
     library: 'langmem (langgraph 1.2.24, langchain-openai 1.8.1)',
     version: '0.0.30',
     date: '2026-12-07',
-    how: "tests/real/langmem.test.ts (the real-library tier; RAWRAG_REAL_HEAVY=1, as it is slow): rawrag run locomo --system langmem --reader gpt-4o-mini --limit 20, started for you, against the loopback API answering the agents with LangMem's tool calls: 0 errors, 419 turns to two agents, 419 memories stored through manage_memory (each mapped to its turn), searched (mode agent), then purged to 0; by hand the same run, rawrag stats against RAW-RAG/local and rawrag memory purge (verified, 0 left); mode store: stand-in only (tests/e2e/langmem-modes.test.ts)",
+    how: "tests/real/langmem.test.ts (the real-library tier; RAWRAG_REAL_HEAVY=1, as it is slow): rawrag run locomo --system langmem --reader gpt-4o-mini --limit 20, started for you, against the loopback API answering the agents with LangMem's tool calls: 0 errors, 419 turns to two agents, 419 memories stored through manage_memory (each mapped to its turn), searched (mode agent), then purged to 0; by hand the same run, rawrag stats against RAW-RAG/local and rawrag memory purge (verified, 0 left); mode store: stand-in only (tests/slow/langmem-modes.test.ts)",
   },
-  protocol: LANGMEM_PROTOCOL,
+  protocol: readProtocol(import.meta.url),
 });

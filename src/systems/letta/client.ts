@@ -1,6 +1,6 @@
 /**
  * The Letta (MemGPT) V1 server's REST API (letta 0.11.7, letta/server/rest_api/routers/v1/) as a
- * MemoryService, driven as Letta's LoCoMo script drives it (protocol.ts): per owner a folder
+ * MemoryService, driven as Letta's LoCoMo script drives it (protocol.md): per owner a folder
  * (`POST /v1/folders/ {name, description, embedding_config}`), one text file per session
  * (`POST /v1/folders/{id}/upload`, multipart `file`) -> FileMetadata {id, file_name,
  * original_file_name, processing_status}, processed in the background until `completed` or `error`

@@ -3,7 +3,7 @@
  * 0.11.7 from the package index, the last release whose server runs on SQLite; `rawrag systems
  * install letta`, then started for you: `letta server` on SQLite under the run's state folder, its
  * OpenAI provider at the configured OpenAI-compatible endpoint) or any Letta server at `-S url=`,
- * through its REST API (protocol.ts). -S mode=search (client.ts): one folder per conversation, one
+ * through its REST API (protocol.md). -S mode=search (client.ts): one folder per conversation, one
  * text file per session, processing waited on, each question sent to an agent whose first and last
  * tool is Letta's own `semantic_search_files`, the passages it found shown to rawrag's reader;
  * mode=agent (client.ts): the same folder, each question's agent answering itself through the
@@ -18,10 +18,10 @@ import { serviceSettingsShape, type ServiceSettings } from '../memory-service/co
 import { serviceSystem } from '../memory-service/plugin.js';
 import { LettaArchival } from './archival.js';
 import { LettaService } from './client.js';
-import { LETTA_PROTOCOL } from './protocol.js';
+import { readProtocol } from '../protocol-file.js';
 
 const KEY_ENV = 'LETTA_API_KEY';
-/** What each question is asked through (protocol.ts): the script's file search by an agent, or Letta's archival search. */
+/** What each question is asked through (protocol.md): the script's file search by an agent, or Letta's archival search. */
 export const LETTA_MODES = ['search', 'archival', 'agent'] as const;
 /** configs/prompts/ file of the docstring of the script's answer_question tool (mode=agent; letta-SOURCE.md). */
 export const LETTA_ANSWER_TOOL_DOC = 'letta-answer-question';
@@ -115,7 +115,7 @@ export const letta = serviceSystem<LettaConfig>({
         description: "the started server's OpenAI-compatible endpoint (its embeddings, its agents' LLM); OPENAI_API_KEY its key",
       },
     ],
-    protocol: LETTA_PROTOCOL,
+    protocol: readProtocol(import.meta.url),
   },
   schema: LettaSchema as unknown as z.ZodType<LettaConfig>,
   connect: (cfg, key, transport) => {

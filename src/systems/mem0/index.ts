@@ -13,7 +13,7 @@ import { serviceSettingsShape, type ServiceSettings } from '../memory-service/co
 import { serviceSystem } from '../memory-service/plugin.js';
 import type { InstallSpec } from '../../core/install-spec.js';
 import { Mem0Service } from './client.js';
-import { MEM0_PROTOCOL } from './protocol.js';
+import { readProtocol } from '../protocol-file.js';
 import { figureEntry, figure, paperFigures, points } from '../../benchmarks/paper-figures.js';
 import { coverageStanding, percentOf } from '../../benchmarks/paper-system-figures.js';
 
@@ -86,7 +86,7 @@ export const mem0 = serviceSystem<Mem0Config>({
       "Mem0's own server: git clone https://github.com/mem0ai/mem0 && cd mem0/server && docker compose up -d   (listens on :8888)",
       'platform: -S api=platform -S url=https://api.mem0.ai with MEM0_API_KEY set',
     ],
-    protocol: MEM0_PROTOCOL,
+    protocol: readProtocol(import.meta.url),
   },
   schema: Mem0Schema as unknown as z.ZodType<Mem0Config>,
   connect: (cfg, key, transport) =>

@@ -15,14 +15,11 @@ import { serviceSettingsShape, type OwnerScheme, type ServiceSettings } from '..
 import type { ServiceTransport } from '../memory-service/http.js';
 import { serviceSystem } from '../memory-service/plugin.js';
 import type { MemoryService } from '../memory-service/service.js';
+import { readProtocol } from '../protocol-file.js';
 import { MemuCloudService } from './cloud.js';
 import { MemuServerService } from './server.js';
 
 const KEY_ENV = 'MEMU_API_KEY';
-const EVERMEMOS = 'EverMind-AI/EverMemOS@e37205f5 methods/EverCore/evaluation';
-const MEMOS = 'MemTensor/MemOS@be68e2fb evaluation/scripts';
-const SERVER = 'NevaMind-AI/memU-server@17071716';
-const MEMU = 'NevaMind-AI/memU';
 
 const base = serviceSettingsShape({ keyEnv: KEY_ENV, batch: 'episode', top_k: 20, owners: 'per-speaker' });
 
@@ -161,34 +158,7 @@ export const memu = serviceSystem<MemuConfig>({
       '  (or: docker run --network memu-network -e OPENAI_API_KEY -e POSTGRES_HOST=postgres -e TEMPORAL_HOST=temporal -p 8000:8000 nevamindai/memu-server:latest, and the same image with `uv run python -m app.workers.worker` for the worker)',
       '  rawrag run locomo --system memu -S api=server -S url=http://localhost:8000 --reader gpt-4o-mini',
     ],
-    protocol: {
-      summary:
-        'api=cloud, protocol=evermemos (default; EverMemOS\'s memu_adapter.py): each conversation is ingested once per speaker (owner <run>-<conversation>~<speaker>, user_name the speaker), the whole conversation in one POST /api/v0/memory/memorize {conversation, user_id, user_name, agent_id evaluation_agent_04, agent_name "Memory Evaluation Assistant", session_date = the first message\'s day}: messages {role (the store\'s speaker user, the other assistant), content "Speaker: [Speaker shared an image: caption] text", name, time = the session time + 30 s per message (within 90 % of the gap to the next session), ISO + "Z"}; the task id is recorded, then polled every 15 s (GET .../memorize/status/{id}) until SUCCESS, at most readyTimeout 4800 s. Each question is searched verbatim in both stores (POST .../retrieve/related-memory-items {user_id, agent_id, query, top_k 20, min_similarity 0.3}), each store\'s memories shown with their day and category, then its category overview (POST .../retrieve/default-categories {want_memory_items: true}). ' +
-        'api=cloud, protocol=memos (MemOS\'s utils/client.py through the memu-py SDK): one memorize per session and speaker (POST /api/v2/memory/memorize, messages {role, content "Speaker: text", time null}, conversation_text null, user_name = user_id, agent assistant_001, session_date = the session\'s ISO UTC time), polled every 2 s; searched with top_k 20, min_similarity 0.1, memories only. ' +
-        'api=server (memU-server, no vendor evaluation): one owner per conversation, the whole conversation in one POST /memorize {conversation [{role, content {text}, created_at}], user_id, agent_id}, GET /memorize/status/{task_id} every 2 s until COMPLETED; POST /retrieve {query} takes no owner, so episodes are held one at a time (ingested, answered, then POST /clear {user_id}). Its /retrieve answers 500 whenever it finds memories (an upstream bug, named in the error).',
-      sources: [
-        `${EVERMEMOS}/src/adapters/memu_adapter.py L94-177 (one memorize per speaker perspective, sequential, each waited), L179-288 (the memorize body, session_date, Bearer), L352-444 (status polling: SUCCESS/COMPLETED, FAILED/FAILURE), L446-514 (related-memory-items: top_k, min_similarity 0.3), L655-811 (memories with date and category; the category overview)`,
-        `${EVERMEMOS}/config/systems/memu.yaml L13-50 (agent evaluation_agent_04, "Memory Evaluation Assistant", task_check_interval 15, task_timeout 4800, min_similarity 0.3, top_k 20)`,
-        `${EVERMEMOS}/src/adapters/online_base.py L601-757 (messages {role, "Speaker: text", name, time isoformat()+"Z"}; mirrored roles; user_id {conversation}_{Speaker})`,
-        `${EVERMEMOS}/src/core/loaders.py L155-265 (message times 30 s apart within 90 % of the gap; the image caption before the text)`,
-        `${MEMOS}/utils/client.py L319-355 (MemuClient: memorize_conversation, user_name = user_id, agent assistant_001, min_similarity 0.1, poll every 2 s)`,
-        `${MEMOS}/locomo/locomo_ingestion.py L22-46, L74-76, L91-147 (per session, per speaker, "Speaker: text", mirrored roles, session_date ISO UTC); locomo/locomo_search.py L147-164, L236-244 and run_locomo_eval.sh L7 (both users searched, top_k 20)`,
-        `${MEMU}@e19c9a1 memu/sdk/python/client.py L96, L240-564 and models.py L13-221 (the SDK MemOS's client used: /api/v2/memory paths, Bearer, request models and their model_dump(), delete)`,
-        `${SERVER} app/main.py L90-254 (memorize, status, retrieve without owner, clear, categories); app/schemas/memory.py L7-109 (request models); README.md L72-135 (start), L190-200 (conversation format)`,
-        `${MEMU}@357aefc8 (memu-py 1.5.1) src/memu/app/retrieve.py L42-85, L426-452, L943-952; src/memu/app/service.py L375-377; src/memu/database/models.py L35-93 (the retrieve result: datetimes the server's JSONResponse cannot serialise)`,
-      ],
-      deviations: [
-        "owner ids are rawrag's (<run>-<conversation>~<speaker>) rather than EverMemOS's <conversation>_<Speaker> or MemOS's locomo_exp_user_<i>_speaker_a_<version>, so runs never share memories",
-        'a memorize task that does not finish within readyTimeout is an error for its episode (the next run waits on the recorded task again, never re-sending it); EverMemOS goes on to search after its timeout, MemOS polls forever. A task that FAILED (FAILURE, REVOKED) is sent again; both scripts go on without it',
-        "protocol=memos polls every memorize as MemOS's client means to: as written, client.py L338 reads response.item_id, which the SDK's MemorizeResponse does not have (it has task_id), so the AttributeError is caught at L339 and the script never waits; rawrag waits, so no question is searched before its memories exist",
-        "the evidence is shown in the benchmark's own reader prompt, one block per speaker's store (EverMemOS's online_api template and MemOS's TEMPLATE_MEM0 are not used); protocol=evermemos shows the category overview after the memories where EverMemOS puts it before them",
-        "a memorize whose reply was lost is looked for on the service before it is sent again: nothing memU stores carries rawrag's key, so the owner's listed memory items stand in (any item for a whole-conversation memorize; items that happened on the session's day for a session's memorize), waited for up to -S lost_wait seconds; a session sharing its day with another can be taken for done",
-        'coverage is absent: memU returns LLM-extracted memories with no message ids or metadata, so no memory maps back to its turns',
-        'the two stores of a conversation (and different conversations) are memorized concurrently, where EverMemOS memorizes one store after the other with one worker (memU runs each task on its own store; -S concurrency=1 serialises requests)',
-        'a session without a readable date is sent without time / session_date (EverMemOS invents 2024-01-01 plus an hour per session; MemOS stops)',
-        'api=server has no vendor evaluation: it is fed as protocol=evermemos feeds the hosted API (the whole conversation in one memorize, the same contents and times as created_at), with one owner per conversation because its retrieve cannot tell owners apart; the store oracle reads its category summaries, since memU-server lists no memory items',
-      ],
-    },
+    protocol: readProtocol(import.meta.url),
   },
   schema: MemuSchema as unknown as z.ZodType<MemuConfig>,
   resolve: resolveMemu,

@@ -6,7 +6,7 @@
  *   open-source engine)";
  * - cloud: Zep's hosted API (client.ts), with ZEP_API_KEY.
  * Either way: one graph per conversation, one episode per message at its session's date, each
- * question searched for 20 facts (cross-encoder) and 20 entities (RRF) (protocol.ts).
+ * question searched for 20 facts (cross-encoder) and 20 entities (RRF) (protocol.md).
  */
 import { z } from 'zod';
 import type { InstallSpec } from '../../core/install-spec.js';
@@ -14,7 +14,7 @@ import { HttpMemoryService } from '../http/client.js';
 import { serviceSettingsShape, type ServiceSettings } from '../memory-service/config.js';
 import { serviceSystem } from '../memory-service/plugin.js';
 import { ZepCloudService } from './client.js';
-import { ZEP_PROTOCOL } from './protocol.js';
+import { readProtocol } from '../protocol-file.js';
 
 const KEY_ENV = 'ZEP_API_KEY';
 export const ZEP_CLOUD_URL = 'https://api.getzep.com/api/v2';
@@ -81,7 +81,7 @@ export const zep = serviceSystem<ZepConfig>({
           "api=graphiti: the library's LLM (default gpt-4.1-mini, OpenAIGenericClient's); GRAPHITI_SMALL_MODEL, GRAPHITI_RERANKER_MODEL, GRAPHITI_EMBEDDING_MODEL likewise",
       },
     ],
-    protocol: ZEP_PROTOCOL,
+    protocol: readProtocol(import.meta.url),
   },
   schema: ZepSchema as unknown as z.ZodType<ZepConfig>,
   resolve: (cfg) => (cfg.api === 'cloud' && !cfg.url ? { ...cfg, url: ZEP_CLOUD_URL } : cfg),
