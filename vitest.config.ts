@@ -27,6 +27,9 @@ const UNIT_OWN_PROCESS = [
   'tests/unit/sqlite-corrupt.test.ts',
 ];
 
+/** Slow test files that need a process of their own. */
+const SLOW_OWN_PROCESS = ['tests/slow/docs-examples-rerun.test.ts'];
+
 export default defineConfig({
   cacheDir: RESULTS_CACHE,
   test: {
@@ -59,10 +62,12 @@ export default defineConfig({
       },
       // Long runs (a whole benchmark, hundreds of questions under faults, grids, big ablations, the
       // conformance suite's faults and kills, real signals and full disks): the same kind of test as
-      // e2e/, kept out of `npm test` and run by `npm run test:slow` (CI's second stage). A process
-      // per file: loading the CLI again is little beside a file's minutes, and one file
-      // (docs-examples-rerun) needs it. docs/testing.md says which test goes where.
-      { extends: true, test: { name: 'slow', include: ['tests/slow/**/*.test.ts'] } },
+      // e2e/ (one process per worker), kept out of `npm test` and run by `npm run test:slow` (CI's
+      // second stage). docs/testing.md says which test goes where.
+      { extends: true, test: { name: 'slow', include: ['tests/slow/**/*.test.ts'], exclude: SLOW_OWN_PROCESS, isolate: false } },
+      // The rerun of the documented examples: run after other files in one process, its examples
+      // did not print what their files hold (the cause is not pinned down); a process of its own.
+      { extends: true, test: { name: 'slow-own-process', include: SLOW_OWN_PROCESS } },
     ],
   },
 });
