@@ -14,10 +14,10 @@
  * A search result carries no id: its passage is found in the agent's listing
  * (`GET /v1/agents/{id}/archival-memory?after&limit&ascending`) by its tag and text.
  */
-import type { RetryPolicy } from '../../providers/retry.js';
-import { JsonService, needs, statusOf, type ServiceTransport } from '../memory-service/http.js';
-import type { AddCall, AddOutcome, MemoryService, ServiceMemory, ServiceProbe } from '../memory-service/service.js';
-import { embeddingConfigOf, listOf, type LettaOptions } from './client.js';
+import { needs, statusOf } from '../memory-service/http.js';
+import type { AddCall, AddOutcome, MemoryService, ServiceMemory } from '../memory-service/service.js';
+import { embeddingConfigOf, listOf } from './client.js';
+import { LettaServer } from './server.js';
 import { dateOfText, sessionFile } from './files.js';
 
 type Json = Record<string, any>;
@@ -37,33 +37,13 @@ interface Added {
   date: string | null;
 }
 
-export class LettaArchival implements MemoryService {
-  readonly system = 'Letta';
+export class LettaArchival extends LettaServer implements MemoryService {
   readonly api = 'letta-v1-archival';
-  private readonly http: JsonService;
   private readonly agents = new Map<string, string>();
   /** Add key -> its turns and date (this process's adds). */
   private readonly added = new Map<string, Added>();
   /** Owner -> the agent's passages as listed (read once per owner, again when a search finds one not listed). */
   private readonly listed = new Map<string, Json[]>();
-
-  constructor(
-    readonly url: string,
-    private readonly opts: LettaOptions,
-    key: string | undefined,
-    private readonly transport: ServiceTransport,
-  ) {
-    this.http = new JsonService(url, key ? { authorization: `Bearer ${key}` } : {}, transport, 'letta');
-  }
-
-  get retry(): RetryPolicy {
-    return this.transport.retry;
-  }
-
-  async probe(): Promise<ServiceProbe> {
-    const h = await this.http.request<Json>({ method: 'GET', path: '/v1/health/' });
-    return { version: typeof h?.version === 'string' ? h.version : null };
-  }
 
   /** Every agent named after the owner (one, unless a lost create reply made two). */
   private async agentsNamed(owner: string): Promise<string[]> {

@@ -15,10 +15,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { BadReplyError } from '../../providers/errors.js';
-import type { RetryPolicy } from '../../providers/retry.js';
-import { JsonService, needs, pollUntil, statusOf, type ServiceTransport } from '../memory-service/http.js';
-import type { AddCall, AddOutcome, MemoryService, ServiceMemory, ServiceProbe, ServiceSearch } from '../memory-service/service.js';
+import { needs, pollUntil, statusOf } from '../memory-service/http.js';
+import type { AddCall, AddOutcome, MemoryService, ServiceMemory, ServiceSearch } from '../memory-service/service.js';
 import { dateOfText, fileName, parseSearchReply, sessionFile, type FoundPassage } from './files.js';
+import { LettaServer } from './server.js';
 
 type Json = Record<string, any>;
 
@@ -80,33 +80,13 @@ export function embeddingConfigOf(opts: LettaOptions): Json {
   };
 }
 
-export class LettaService implements MemoryService {
-  readonly system = 'Letta';
+export class LettaService extends LettaServer implements MemoryService {
   readonly api = 'letta-v1';
-  private readonly http: JsonService;
   private readonly folders = new Map<string, string>();
   /** Owner -> file name -> what rawrag knows of it (this process's adds, and the folder's listing). */
   private readonly files = new Map<string, Map<string, FileRecord>>();
   /** Owner -> file id -> the passages' texts (read once the owner is ready). */
   private readonly passages = new Map<string, Map<string, string[]>>();
-
-  constructor(
-    readonly url: string,
-    private readonly opts: LettaOptions,
-    key: string | undefined,
-    private readonly transport: ServiceTransport,
-  ) {
-    this.http = new JsonService(url, key ? { authorization: `Bearer ${key}` } : {}, transport, 'letta');
-  }
-
-  get retry(): RetryPolicy {
-    return this.transport.retry;
-  }
-
-  async probe(): Promise<ServiceProbe> {
-    const h = await this.http.request<Json>({ method: 'GET', path: '/v1/health/' });
-    return { version: typeof h?.version === 'string' ? h.version : null };
-  }
 
   private embeddingConfig(): Json {
     return embeddingConfigOf(this.opts);
