@@ -14,7 +14,7 @@
  * A search result carries no id: its passage is found in the agent's listing
  * (`GET /v1/agents/{id}/archival-memory?after&limit&ascending`) by its tag and text.
  */
-import { needs, statusOf } from '../memory-service/http.js';
+import { needs } from '../memory-service/http.js';
 import type { AddCall, AddOutcome, MemoryService, ServiceMemory } from '../memory-service/service.js';
 import { embeddingConfigOf, listOf } from './client.js';
 import { LettaServer } from './server.js';
@@ -160,16 +160,6 @@ export class LettaArchival extends LettaServer implements MemoryService {
 
   async list(owner: string): Promise<ServiceMemory[]> {
     return (await this.passagesOf(owner, true)).map((p) => this.memoryOf(String(p.id), String(p.text ?? ''), p.tags));
-  }
-
-  private async remove(path: string): Promise<boolean> {
-    try {
-      await this.http.request({ method: 'DELETE', path });
-      return true;
-    } catch (e) {
-      if (statusOf(e) === 404) return false;
-      throw e;
-    }
   }
 
   /** Every passage of the owner's agent(s) deleted one by one (an agent's deletion leaves its archive's passages), then the agent. */

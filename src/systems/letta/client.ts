@@ -15,7 +15,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { BadReplyError } from '../../providers/errors.js';
-import { needs, pollUntil, statusOf } from '../memory-service/http.js';
+import { needs, pollUntil } from '../memory-service/http.js';
 import type { AddCall, AddOutcome, MemoryService, ServiceMemory, ServiceSearch } from '../memory-service/service.js';
 import { dateOfText, fileName, parseSearchReply, sessionFile, type FoundPassage } from './files.js';
 import { LettaServer } from './server.js';
@@ -335,16 +335,6 @@ export class LettaService extends LettaServer implements MemoryService {
   async list(owner: string): Promise<ServiceMemory[]> {
     await this.listFiles(owner);
     return (await this.allPassages(owner)).map((p) => this.memoryOf(owner, String(p.file_id), String(p.text ?? '')));
-  }
-
-  private async remove(path: string): Promise<boolean> {
-    try {
-      await this.http.request({ method: 'DELETE', path });
-      return true;
-    } catch (e) {
-      if (statusOf(e) === 404) return false;
-      throw e;
-    }
   }
 
   async deleteOwner(owner: string): Promise<string[]> {
