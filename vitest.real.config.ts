@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
 /**
  * `npm run test:real`: the opponents' own libraries (tests/real/), each installed once into
  * RAWRAG_SYSTEMS_DIR (default ~/.cache/rawrag-systems, kept between runs) and driven through the CLI
- * against the loopback API. Long tests, one file at a time (each starts Python libraries).
+ * against the loopback API. Long tests, two files at a time (each starts a Python library).
  */
 export default defineConfig({
   test: {
@@ -19,6 +19,8 @@ export default defineConfig({
     testTimeout: 1_800_000,
     hookTimeout: 3_600_000,
     pool: 'forks',
-    maxWorkers: 1,
+    // Two files at once: each is mostly a Python library's start-up and its waits on the loopback API
+    // (and, on a machine without the installs, pip's downloads); on two cores, one at a time left one idle.
+    maxWorkers: 2,
   },
 });

@@ -19,7 +19,7 @@ import { tempDir, type CliResult } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
 import { evidenceReader, locomoRunArgs, loopbackEnv, readItems, statsPairs } from '../helpers/loopback-run.js';
 import { SERVICE_FIXTURES } from '../helpers/service-fixtures.js';
-import { ds, LIMIT, serviceCases, serviceUnderTest, services } from '../helpers/memory-services-suite.js';
+import { cut, ds, LIMIT, serviceCases, serviceUnderTest, services } from '../helpers/memory-services-suite.js';
 
 /** RAW-RAG over the same questions, run once: every service's stats check pairs its run with it. */
 const BASELINE = join(tempDir('rawrag-svc-baseline-'), 'raw-rag');
@@ -32,7 +32,7 @@ beforeAll(async () => {
   const env = loopbackEnv({ openai: 'sk-test-SERVICES0123456789' });
   const cache = tempDir('rawrag-svc-baseline-cache-');
   baseline = await rawragInProcess(
-    locomoRunArgs({ out: BASELINE, peer: baselineApi, chatOnly: true, cache, limit: LIMIT, json: false }),
+    locomoRunArgs({ out: BASELINE, peer: baselineApi, chatOnly: true, cache, limit: LIMIT, data: cut.file, json: false }),
     env,
   );
 }, 600_000);

@@ -44,6 +44,8 @@ export interface LocomoRun {
   cache: string;
   retriever?: string;
   limit?: number;
+  /** --data: a LoCoMo file other than the bundled copy (e.g. a cut, tests/helpers/locomo-cut.ts). */
+  data?: string;
   judgeRuns?: number;
   /** --json (default: for `run`). */
   json?: boolean;
@@ -62,6 +64,7 @@ export function locomoRunArgs(r: LocomoRun): string[] {
     'gpt-4o-mini',
     ...(r.retriever ? ['--retriever', r.retriever] : []),
     ...(r.limit ? ['--limit', String(r.limit)] : []),
+    ...(r.data ? ['--data', r.data] : []),
     ...(r.judgeRuns ? ['--judge-runs', String(r.judgeRuns)] : []),
     ...((r.json ?? !ablate) ? ['--json'] : []),
     ...(ablate ? ['--no-png', '--no-report'] : []),

@@ -7,21 +7,27 @@
 import { afterAll, beforeAll } from 'vitest';
 import { join } from 'node:path';
 import { FakeApi } from './fake-api.js';
-import { ROOT, tempDir } from './cli.js';
+import { tempDir } from './cli.js';
 import { rawragInProcess } from './in-process.js';
 import { evidenceReader, ingestLog, locomoRunArgs, loopbackEnv } from './loopback-run.js';
 import { SERVICE_FIXTURES, type ServicePeer } from './service-fixtures.js';
-import { locomo } from '../../src/benchmarks/locomo/index.js';
+import { locomoEvidenceCut } from './locomo-cut.js';
 import { listSystems } from '../../src/systems/registry.js';
 
-export const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json'), options: {} });
+/** conv-26's first questions: one episode. */
+export const LIMIT = 12;
+/**
+ * The data every run of the suite reads: conv-26 cut to the sessions holding those questions'
+ * evidence (4 of 19 sessions, 76 of 419 messages; tests/helpers/locomo-cut.ts), so that each of the
+ * suite's runs ingests a quarter of the conversation, not all of it.
+ */
+export const cut = await locomoEvidenceCut([{ episode: 'conv-26', questions: LIMIT }]);
+export const ds = cut.dataset;
 export const services = listSystems().filter((s) => s.about?.kind === 'service' || s.about?.kind === 'sidecar');
 /** Each service's fixture, and the fixtures of its variants (`letta mode=archival`: a key whose fixture names its system). */
 export const serviceCases = Object.entries(SERVICE_FIXTURES)
   .filter(([key, f]) => services.some((s) => s.name === (f.system ?? key)))
   .map(([key]) => key);
-/** conv-26's first questions: one episode, ingested whole. */
-export const LIMIT = 12;
 
 /** One service's (or variant's: a `serviceCases` key) peer, API, folders and run command, started before its tests and closed after. */
 export function serviceUnderTest(key: string) {
@@ -34,7 +40,16 @@ export function serviceUnderTest(key: string) {
   let peer: ServicePeer;
   const options = () => fixture.options(peer).flatMap((o) => ['-S', o]);
   const args = (dir: string, ...extra: string[]) =>
-    locomoRunArgs({ system: name, out: dir, peer: api, chatOnly: true, cache, limit: LIMIT, extra: [...options(), ...extra] });
+    locomoRunArgs({
+      system: name,
+      out: dir,
+      peer: api,
+      chatOnly: true,
+      cache,
+      limit: LIMIT,
+      data: cut.file,
+      extra: [...options(), ...extra],
+    });
   beforeAll(async () => {
     await api.start();
     peer = await fixture.start();

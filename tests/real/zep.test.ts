@@ -13,12 +13,12 @@
  * machine, this cut 2.7 (5.6 with the whole conversation's run alongside).
  */
 import { describe, expect } from 'vitest';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { realLibrary } from './real-library.js';
-import { ROOT, tempDir } from '../helpers/cli.js';
+import { tempDir } from '../helpers/cli.js';
 import { statsPairs } from '../helpers/loopback-run.js';
-import { locomo } from '../../src/benchmarks/locomo/index.js';
+import { locomoEvidenceCut } from '../helpers/locomo-cut.js';
 
 const real = realLibrary('zep');
 const QUESTIONS = 20;
@@ -26,23 +26,10 @@ const QUESTIONS = 20;
 const call = async (url: string, path: string, body: unknown): Promise<any> =>
   (await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json();
 
-/** conv-26 with only the sessions holding its first `n` questions' evidence, and its questions up to the last of them (ids unchanged). */
+/** conv-26 with only the sessions holding its first `n` questions' evidence, and those questions (ids unchanged). */
 async function evidenceCut(n: number) {
-  const bundled = join(ROOT, 'datasets', 'locomo', 'locomo10.json');
-  const ds = await locomo.load({ path: bundled, options: {} });
-  const asked = ds.questions.filter((q) => q.episode === 'conv-26').slice(0, n);
-  const turns = ds.episodes.find((e) => e.id === 'conv-26')!.turns;
-  const sessionOf = new Map(turns.map((t) => [t.id, t.session]));
-  const sessions = new Set(asked.flatMap((q) => q.evidence.map((id) => sessionOf.get(id)!)));
-  const raw = (JSON.parse(readFileSync(bundled, 'utf8')) as any[]).find((s) => s.sample_id === 'conv-26');
-  for (const key of Object.keys(raw.conversation)) {
-    const m = /^(session_\d+)(_date_time)?$/.exec(key);
-    if (m && !sessions.has(m[1]!)) delete raw.conversation[key];
-  }
-  raw.qa = raw.qa.slice(0, Math.max(...asked.map((q) => Number(q.id.split(':q')[1]))) + 1);
-  const file = join(tempDir('rawrag-real-zep-data-'), 'conv-26-evidence-sessions.json');
-  writeFileSync(file, JSON.stringify([raw]));
-  return { file, asked: asked.map((q) => q.id), sessions, turns: turns.filter((t) => sessions.has(t.session)) };
+  const cut = await locomoEvidenceCut([{ episode: 'conv-26', questions: n }]);
+  return { ...cut, sessions: cut.sessions.get('conv-26')! };
 }
 
 describe('zep: the real graphiti-core library on Kuzu', () => {

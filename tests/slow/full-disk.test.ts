@@ -15,6 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { ROOT, tempDir } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
 import { cacheWithWordVectors } from '../helpers/test-cache.js';
+import { locomoEvidenceCut } from '../helpers/locomo-cut.js';
 import { diskFaults } from '../../src/util/checked-write.js';
 import { splitJsonLines } from '../../src/util/jsonl.js';
 // @ts-expect-error a plain .mjs example without type declarations
@@ -321,7 +322,24 @@ describe('a memory service run: its ingest log and decision log', () => {
     const url = `http://127.0.0.1:${(shim.address() as AddressInfo).port}`;
     try {
       const out = join(work, 'http-run');
-      const args = ['run', 'locomo', '--system', 'http', '-S', `url=${url}`, '--limit', '2', '--no-progress', '--out', out];
+      // conv-26's first two sessions (35 messages, two adds), not all 19: a run is made per append.
+      const cut = await locomoEvidenceCut([{ episode: 'conv-26', questions: 6 }]);
+      expect(cut.sessions.get('conv-26')!.size).toBe(2);
+      const args = [
+        'run',
+        'locomo',
+        '--data',
+        cut.file,
+        '--system',
+        'http',
+        '-S',
+        `url=${url}`,
+        '--limit',
+        '2',
+        '--no-progress',
+        '--out',
+        out,
+      ];
       const logs = (s: Site) => /service-ingest\.jsonl|write-decisions\.jsonl/.test(s.path);
       // Every attempt starts where the recorded one did: the run's owners deleted on the service, its folder removed.
       const fresh = async () => {

@@ -1,7 +1,9 @@
 /**
  * The six sidecar systems (integrations/sidecars/) through the real CLI, each against its library's
  * stand-in (tests/fixtures/sidecars/), beyond the conformance suite every memory service passes:
- * - the issue's check: `rawrag run locomo --system NAME -S url=... --reader gpt-4o-mini --limit 200`
+ * - `rawrag run locomo --system NAME -S url=... --reader gpt-4o-mini` over two conversations (conv-26
+ *   and conv-30 cut to the sessions holding their first questions' evidence: 6 sessions, 120 turns;
+ *   the issue's check ran `--limit 200`, the same two conversations whole, 788 turns)
  *   completes with 0 errors under its own name, and `rawrag memory purge` leaves the library and the
  *   sidecar's journal empty (`rawrag stats` pairing it with RAW-RAG under that name runs in the
  *   conformance suite, tests/e2e/memory-services.test.ts, against one shared RAW-RAG baseline);
@@ -20,10 +22,14 @@ import { BIN, ROOT, tempDir } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
 import { evidenceReader, locomoRunArgs, loopbackEnv, readItems } from '../helpers/loopback-run.js';
 import { appliedOf, liveAppliedOf, requirePython, SidecarPeer } from '../helpers/sidecar-peer.js';
-import { locomo } from '../../src/benchmarks/locomo/index.js';
+import { locomoEvidenceCut } from '../helpers/locomo-cut.js';
 import { getSystem } from '../../src/systems/registry.js';
 
-const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json'), options: {} });
+const cut = await locomoEvidenceCut([
+  { episode: 'conv-26', questions: 12 },
+  { episode: 'conv-30', questions: 8 },
+]);
+const ds = cut.dataset;
 /** Each sidecar system, its label, its sidecar flags, and whether the library stores one item per turn (else per pair of turns). */
 const SIDECARS: Array<[string, string, string[], 'turn' | 'pair']> = [
   ['simplemem', 'SimpleMem (MiniLM substitute)', [], 'turn'],
@@ -42,7 +48,7 @@ describe.each(SIDECARS)('sidecar %s', (system, label, args, unit) => {
   const root = tempDir('rawrag-sidecar-runs-');
   const env = loopbackEnv({ openai: 'sk-test-SIDECARS0123456789' });
   const run = (peer: SidecarPeer, out: string, limit: number, extra: string[] = []) =>
-    locomoRunArgs({ system, out, peer: api, chatOnly: true, cache, limit, extra: ['-S', `url=${peer.url}`, ...extra] });
+    locomoRunArgs({ system, out, peer: api, chatOnly: true, cache, limit, data: cut.file, extra: ['-S', `url=${peer.url}`, ...extra] });
 
   beforeAll(async () => {
     await api.start();
@@ -51,19 +57,19 @@ describe.each(SIDECARS)('sidecar %s', (system, label, args, unit) => {
     await api.close();
   });
 
-  it(`runs LoCoMo (--limit 200) with 0 errors as ${label}; purge leaves the library empty`, async () => {
+  it(`runs two LoCoMo conversations with 0 errors as ${label}; purge leaves the library empty`, async () => {
     const peer = await new SidecarPeer(system, args).start();
     try {
-      const out = join(root, 'limit200');
-      const r = await rawragInProcess(run(peer, out, 200), env);
+      const out = join(root, 'two-conversations');
+      const r = await rawragInProcess(run(peer, out, cut.asked.length), env);
       expect(r.code, r.stderr).toBe(0);
       const summary = JSON.parse(r.stdout);
       expect(summary.errors).toBe(0);
-      expect(summary.n).toBe(200);
+      expect(summary.n).toBe(cut.asked.length);
       const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
       expect(manifest.system).toBe(label);
       const episodes = [...new Set(readItems(out).map((i) => i.episode as string))];
-      expect(episodes.length).toBeGreaterThanOrEqual(2);
+      expect(episodes.sort()).toEqual(['conv-26', 'conv-30']);
       expect(peer.totalHeld()).toBeGreaterThan(0);
       expect(peer.appliedTwice()).toEqual([]);
 
@@ -85,8 +91,9 @@ describe.each(SIDECARS)('sidecar %s', (system, label, args, unit) => {
     const peer = await new SidecarPeer(system, args).start();
     try {
       const out = join(root, 'killed-ingest');
-      peer.inject({ kind: 'slow', delayMs: 40, times: Infinity, match: (q) => peer.isAdd(q) });
-      await runKillingSidecar(run(peer, out, 12), env, peer, () => peer.requests.filter((q) => peer.isAdd(q)).length >= 6);
+      // The cut's conv-26 is 4 sessions, an add each: killed at the second, each held 300 ms so that the rest are in flight.
+      peer.inject({ kind: 'slow', delayMs: 300, times: Infinity, match: (q) => peer.isAdd(q) });
+      await runKillingSidecar(run(peer, out, 12), env, peer, () => peer.requests.filter((q) => peer.isAdd(q)).length >= 2);
       expect(peer.calls().filter((c) => c.adds?.length)).toEqual([]);
       peer.faults.length = 0;
       await peer.launch();
