@@ -2,12 +2,51 @@
  * Mem0's own library (mem0ai, behind integrations/sidecars/mem0.py's REST routes), installed by
  * `rawrag systems install mem0` and started for you by `rawrag run`: LoCoMo through the CLI against
  * the loopback API, Mem0's own extraction prompts answered there as Mem0 parses them, what the
- * library stored and returned checked, then `rawrag memory purge` empties it.
+ * library stored and returned checked, then `rawrag memory purge` empties it. Then the loopback
+ * stand-in (tests/helpers/fake-mem0.ts, what the rest of the suite runs Mem0 against) and the real
+ * library are sent the same calls, and their replies compared where rawrag reads them.
  */
 import { describe, expect } from 'vitest';
+import { FakeMem0 } from '../helpers/fake-mem0.js';
 import { realLibrary } from './real-library.js';
 
 const real = realLibrary('mem0');
+
+async function call(url: string, method: string, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  expect(res.status, `${method} ${path}`).toBe(200);
+  return res.json();
+}
+
+/** The calls rawrag's mem0 client makes (src/systems/mem0/client.ts), in order: an add, searches, the lost-add lookup, a listing, a delete. */
+async function sameCalls(url: string, owner: string) {
+  const messages = [
+    { role: 'user', content: 'Caroline: I adopted a dog named Rex' },
+    { role: 'assistant', content: 'Melanie: Rex is a lovely dog name' },
+  ];
+  const metadata = { rawrag_add: `${owner}#0`, timestamp: '1:56 pm on 8 May, 2023' };
+  const add = await call(url, 'POST', '/memories', { messages, user_id: owner, metadata });
+  const search = await call(url, 'POST', '/search', {
+    query: 'Caroline: I adopted a dog named Rex',
+    filters: { user_id: owner },
+    top_k: 30,
+  });
+  const none = await call(url, 'POST', '/search', { query: 'anything at all', filters: { user_id: `${owner}-none` }, top_k: 30 });
+  const lookup = await call(url, 'POST', '/search', {
+    query: 'Rex',
+    filters: { user_id: owner, rawrag_add: `${owner}#0` },
+    top_k: 100,
+    threshold: 0,
+  });
+  const list = await call(url, 'GET', `/memories?user_id=${encodeURIComponent(owner)}&top_k=1000`);
+  await call(url, 'DELETE', `/memories?user_id=${encodeURIComponent(owner)}`);
+  const after = await call(url, 'GET', `/memories?user_id=${encodeURIComponent(owner)}&top_k=1000`);
+  return { add, search, none, lookup, list, after };
+}
 
 describe('mem0: the real mem0ai library', () => {
   real.test('rawrag run locomo --system mem0 --reader gpt-4o-mini --limit 20: 0 errors, stored by Mem0, purged', async () => {
@@ -68,5 +107,47 @@ describe('mem0: the real mem0ai library', () => {
       ),
     );
     expect(left).toEqual([0, 0]);
+  });
+
+  real.test('the loopback stand-in answers the same calls as the real library, where rawrag reads them', async () => {
+    const fake = await new FakeMem0().start();
+    try {
+      const stand = await sameCalls(fake.url, 'cmp-owner');
+      const got = await real.withStarted((url) => sameCalls(url, 'cmp-owner'));
+      for (const [who, r] of [
+        ['stand-in', stand],
+        ['mem0ai', got],
+      ] as const) {
+        // add (2.x, additive): one ADD per message, its text as the memory.
+        expect(
+          r.add.results.map((e: any) => [e.event, e.memory]),
+          who,
+        ).toEqual([
+          ['ADD', 'Caroline: I adopted a dog named Rex'],
+          ['ADD', 'Melanie: Rex is a lovely dog name'],
+        ]);
+        for (const e of r.add.results) expect(typeof e.id, who).toBe('string');
+        // search: the memory the query repeats first, scored, with the add's metadata.
+        expect(r.search.results[0], who).toMatchObject({
+          memory: 'Caroline: I adopted a dog named Rex',
+          metadata: { rawrag_add: 'cmp-owner#0' },
+        });
+        expect(typeof r.search.results[0].score, who).toBe('number');
+        // nothing for an unknown owner; the lost-add lookup (metadata filter, threshold 0) finds both.
+        expect(r.none.results, who).toEqual([]);
+        expect(r.lookup.results.map((m: any) => m.memory).sort(), who).toEqual([
+          'Caroline: I adopted a dog named Rex',
+          'Melanie: Rex is a lovely dog name',
+        ]);
+        // listing: both, each with its owner and the add's metadata; after the delete, none.
+        expect(r.list.results.map((m: any) => [m.memory, m.user_id, m.metadata.rawrag_add]).sort(), who).toEqual([
+          ['Caroline: I adopted a dog named Rex', 'cmp-owner', 'cmp-owner#0'],
+          ['Melanie: Rex is a lovely dog name', 'cmp-owner', 'cmp-owner#0'],
+        ]);
+        expect(r.after.results, who).toEqual([]);
+      }
+    } finally {
+      await fake.close();
+    }
   });
 });

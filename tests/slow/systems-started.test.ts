@@ -7,12 +7,12 @@
  * from an environment whose python is this machine's.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { rawragInProcess } from '../helpers/in-process.js';
-import { tempDir } from '../helpers/cli.js';
+import { ROOT, tempDir } from '../helpers/cli.js';
 import { FakeMem0 } from '../helpers/fake-mem0.js';
 import { STANDINS, requirePython } from '../helpers/sidecar-peer.js';
 import { registerSystem, unregisterSystem } from '../../src/systems/registry.js';
@@ -105,17 +105,21 @@ describe('started for you, systems install / check, reachability', () => {
     for (const n of [STANDIN, 'unavailable-standin', 'newer-python-standin', 'checkout-standin']) unregisterSystem(n);
   });
 
-  it('a run against a dead -S url fails at once, naming how to start it, and writes nothing', async () => {
+  // Item 8: the sidecar case (a-mem) the issue measured, and a service (mem0).
+  it.each([
+    ['a-mem', 'A-MEM'],
+    ['mem0', 'Mem0'],
+  ])('a run of %s against a dead -S url fails at once, naming how to start it, and writes nothing', async (system, label) => {
     const port = await deadPort();
-    const out = join(root, 'dead');
+    const out = join(root, `dead-${system}`);
     const t0 = performance.now();
     const r = await rawragInProcess(
-      ['run', 'locomo', '--system', 'mem0', '-S', `url=http://127.0.0.1:${port}`, '--limit', '5', '--out', out],
+      ['run', 'locomo', '--system', system, '-S', `url=http://127.0.0.1:${port}`, '--limit', '5', '--out', out],
       env,
     );
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(
-      /Mem0 at http:\/\/127\.0\.0\.1:\d+ does not answer \(ECONNREFUSED\): is it running\? start it with: 'rawrag systems install mem0'/,
+    expect(r.stderr).toContain(
+      `${label} at http://127.0.0.1:${port} does not answer (ECONNREFUSED): is it running? start it with: 'rawrag systems install ${system}'`,
     );
     // No retry loop on a refused connection: well under the retry policy's first backoff sum.
     expect(performance.now() - t0).toBeLessThan(20_000);
@@ -212,6 +216,38 @@ describe('started for you, systems install / check, reachability', () => {
     expect(again.stderr).toMatch(/3 of 3 questions already done/);
   });
 
+  it("a grid's cells share the one instance its command started, stopped at the command's end", async () => {
+    const out = join(root, 'grid-started');
+    const data = `longmemeval=${join(ROOT, 'tests', 'fixtures', 'longmemeval', 'longmemeval_oracle.sample.json')}`;
+    const r = await rawragInProcess(
+      [
+        'run',
+        'locomo,longmemeval',
+        '--system',
+        STANDIN,
+        '--limit',
+        '2',
+        '--data',
+        data,
+        '--parallel-cells',
+        '2',
+        '--out',
+        out,
+        '--no-progress',
+      ],
+      env,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const manifests = (readdirSync(out, { recursive: true }) as string[])
+      .filter((f) => f.endsWith('manifest.json'))
+      .map((f) => JSON.parse(readFileSync(join(out, f), 'utf8')));
+    expect(manifests.map((m) => m.benchmark).sort()).toEqual(['locomo', 'longmemeval']);
+    for (const m of manifests) expect(m.questions).toMatchObject({ done: 2, errors: 0 });
+    const urls = new Set(manifests.map((m) => m.retriever.library.url as string));
+    expect(urls.size).toBe(1);
+    await expect(fetch([...urls][0]!, { signal: AbortSignal.timeout(2000) })).rejects.toThrow();
+  }, 120_000);
+
   it('only the command that started an instance stops it: a second command in this process uses it and leaves it running', async () => {
     // The first command: started for it (as the real tier's withStarted does around its own calls).
     const first = new CommandScope();
@@ -277,6 +313,9 @@ describe('started for you, systems install / check, reachability', () => {
     expect(dead.code).toBe(2);
     expect(dead.stdout).toMatch(/^FAIL reach the service .*is it running\? start it with:/m);
     expect(dead.stdout).toMatch(/verdict: started-standin FAILED/);
+    // Its help says the exit status it gives.
+    const help = await rawragInProcess(['systems', 'check', '--help'], env);
+    expect(help.stdout).toMatch(/then a verdict \(exit 2 on failure\)/);
   }, 120_000);
 
   it('rawrag systems (and --json) say per opponent what it was checked against', async () => {
@@ -292,6 +331,15 @@ describe('started for you, systems install / check, reachability', () => {
       /^stand-in only: its library cannot be installed here/,
     );
     expect(info.paper_opponents.find((o) => o.name === 'Mem0').checked).toBe(mem0.checked);
+    // Where the install comes from, whole: a package installed without its requirements too; nothing, for one that cannot install.
+    expect(info.systems.find((s) => s.name === 'memoryos').install.from).toMatch(
+      /^package index \(.*faiss-cpu.* memoryos-pro==0\.1\.0 \(--no-deps\)\)$/,
+    );
+    expect(info.systems.find((s) => s.name === 'evermemos').install.from).toBe('no package or checkout declared');
+    const evermemos = await rawragInProcess(['systems', 'evermemos'], env);
+    expect(evermemos.stdout).toMatch(
+      /^Install \(rawrag systems install evermemos\): EverMemOS \(EverCore\) e37205f5 \(no package or checkout declared\), Python >=3\.12,<3\.13$/m,
+    );
     const detail = await rawragInProcess(['systems', 'mem0'], env);
     expect(detail.stdout).toMatch(/^Checked against: real library mem0ai at version 2\.2\.1/m);
     expect(detail.stdout).toMatch(/^Install \(rawrag systems install mem0\): mem0ai 2\.2\.1 from the package index/m);

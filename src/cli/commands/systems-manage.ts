@@ -54,7 +54,7 @@ function installCommand(): Command {
 function checkCommand(): Command {
   return new Command('check')
     .description(
-      'pre-flight: write a two-turn probe conversation, wait, search, delete; each step timed, then a verdict (exit 1 on failure)',
+      'pre-flight: write a two-turn probe conversation, wait, search, delete; each step timed, then a verdict (exit 2 on failure)',
     )
     .argument('<name>', 'the system (--system value)')
     .option('-S, --system-option <key=value>', "the system's options, as for rawrag run (e.g. -S url=URL)", collectSystemOption)

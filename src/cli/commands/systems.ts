@@ -96,10 +96,17 @@ function installOf(i: InstallSpec | undefined): SystemInfo['install'] {
     library: i.library.name,
     version: i.library.version,
     python: i.python,
-    from: i.source ? `checkout of ${i.source.repo}@${i.source.commit}` : `package index (${(i.packages ?? []).join(' ')})`,
+    from: installFrom(i),
     ...(i.heavy ? { heavy: i.heavy } : {}),
     ...(i.unavailable ? { unavailable: i.unavailable } : {}),
   };
+}
+
+/** Where `rawrag systems install` takes the library from: a checkout, the packages it installs (those without their declared requirements too), or nowhere. */
+function installFrom(i: InstallSpec): string {
+  if (i.source) return `checkout of ${i.source.repo}@${i.source.commit}`;
+  const packages = [...(i.packages ?? []), ...(i.noDeps?.packages ?? []).map((p) => `${p} (--no-deps)`)];
+  return packages.length ? `package index (${packages.join(' ')})` : 'no package or checkout declared';
 }
 
 /** The plug-in's `checked` as a line; a service or sidecar that records none was checked against rawrag's stand-in only. */
@@ -181,7 +188,7 @@ function detail(s: SystemInfo): string {
   if (s.env.length) out.push('Environment:', ...s.env.map((e) => `  ${e.name}  ${e.description}`), '');
   if (s.install)
     out.push(
-      `Install (rawrag systems install ${s.name}): ${s.install.library} ${s.install.version} from the ${s.install.from}, Python ${s.install.python}${s.install.heavy ? `; heavy: ${s.install.heavy}` : ''}`,
+      `Install (rawrag systems install ${s.name}): ${s.install.library} ${s.install.version} ${s.install.from.startsWith('no ') ? `(${s.install.from})` : `from the ${s.install.from}`}, Python ${s.install.python}${s.install.heavy ? `; heavy: ${s.install.heavy}` : ''}`,
       ...(s.install.unavailable ? [`  cannot be installed here: ${s.install.unavailable}`] : []),
       '',
     );

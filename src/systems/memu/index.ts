@@ -171,7 +171,7 @@ export const memu = serviceSystem<MemuConfig>({
   },
   checked: {
     kind: 'stand-in',
-    why: 'memu-py needs Python >= 3.13 and memU-server needs Temporal and pgvector: only the loopback memU server (tests/helpers/fake-memu.ts) ran',
+    why: 'memu-py needs Python >= 3.13 (installed only inside a Debian 13 root, whose python3.13 cannot run outside it: glibc 2.38 against 2.36) and memU-server needs Temporal and pgvector: only the loopback memU server (tests/helpers/fake-memu.ts) ran',
   },
   install: {
     python: '>=3.13',
