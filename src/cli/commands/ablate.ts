@@ -5,7 +5,7 @@ import { join, relative, resolve } from 'node:path';
 import { analyseAblation } from '../../ablate/paired-table.js';
 import { estimateAblation, renderAblationEstimate } from '../../ablate/dry-run.js';
 import { runAblation } from '../../ablate/engine.js';
-import { addFallbackOption, withFallback } from '../preflight.js';
+import { addFallbackOption, runPreflight, withFallback } from '../preflight.js';
 import type { TransportOptions } from '../../providers/transport.js';
 import type { AblationOutcome } from '../../ablate/types.js';
 import { writeAblation, type AblationFiles } from '../../ablate/output.js';
@@ -131,6 +131,13 @@ async function ablateAction(benchmarkArg: string | undefined, _opts: unknown, co
     if (firstTime(line)) process.stderr.write(line + '\n');
   };
   if (opts.dryRun) return ablateDryRun(plan, transport, maxCost, opts, log);
+  // Names, keys, endpoints and data, before the first paid request (src/preflight/), as `rawrag run` does:
+  // the reference's models, and those of each variant that changes the system's own config (`-S key=a,b`).
+  const cells = [
+    { cfg: base, label: null },
+    ...variants.filter((v) => v.configName !== '').map((v) => ({ cfg: v.cfg, label: `variant ${v.name}` })),
+  ];
+  transport = await runPreflight(command, cells, transport, log);
   if (maxCost !== null) {
     // The whole sweep's estimate (before cache hits) against the cap, less what its variants already spent.
     const e = await estimateAblation({ base, variants, out, transport, verbose: false }, { log: () => undefined });
