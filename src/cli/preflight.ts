@@ -48,7 +48,9 @@ export function maxFailuresValue(value: string): TransportOptions['maxFailures']
 /** The transport with what these options set. */
 export function withPreflightFlags(cmd: Command, transport: Partial<TransportOptions>): Partial<TransportOptions> {
   const o = cmd.opts();
-  const maxFailures = o.maxFailures === undefined ? { count: DEFAULT_MAX_FAILURES } : (o.maxFailures as TransportOptions['maxFailures']);
+  // `--max-failures 0` (never): its parser returns null, which commander stores as '' (a parser's null is "no value").
+  const given = o.maxFailures as TransportOptions['maxFailures'] | '' | undefined;
+  const maxFailures = given === undefined ? { count: DEFAULT_MAX_FAILURES } : given === '' ? null : given;
   return { ...transport, fallback: (o.fallback as 'local' | undefined) ?? null, maxFailures };
 }
 
