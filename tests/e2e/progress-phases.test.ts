@@ -61,6 +61,8 @@ describe('rawrag run: the progress line by phase (agentic memory, loopback extra
     expect(firstIngest).toBeGreaterThanOrEqual(0);
     expect(firstIngest).toBeLessThan(firstAnswer);
     expect(lines[firstIngest]).toMatch(new RegExp(`^locomo: 0/${LIMIT} questions`));
+    // The question count follows the items written: the last line says every question is done.
+    expect(lines[lines.length - 1]).toMatch(new RegExp(`^locomo: ${LIMIT}/${LIMIT} questions \\(100\\.0%\\)`));
     const last = phasesOf(lines[lines.length - 1]!);
     expect(last.map((p) => [p.phase, p.done, p.total, p.unit])).toEqual([
       ['ingest', conv26.turns.length, conv26.turns.length, 'turns'],
