@@ -161,8 +161,9 @@ async function runJudgeJob(command: Command, job: JudgeJob, out: string, o: { qu
       const maxCost = maxCostOf(command);
       let transport = transportFromFlags(command);
       for (const note of job.notes ?? []) process.stderr.write(`note: ${note}\n`);
+      // The data and the answers' ids are checked first (bad input, exit 2), before any endpoint is reached.
+      const { dataset } = await loadRunInputs(cfg);
       if (job.source?.dataSha256) {
-        const { dataset } = await loadRunInputs(cfg);
         if (dataset.source.sha256 !== job.source.dataSha256) {
           throw new InputError(
             `the run read another data file (sha256 ${job.source.dataSha256.slice(0, 12)}...) than ${dataset.source.path} now holds: its answers cannot be re-judged against this one`,
