@@ -31,7 +31,7 @@ import { Interrupted } from '../util/interrupt.js';
 import { warningLines } from '../benchmarks/warnings.js';
 import { runConfigVariants } from './config-variants.js';
 import type { AblationDeps, AblationHooks, AblationOutcome, AblationRequest, VariantOutcome } from './types.js';
-import { sweptSections, windowKey, type Variant } from './variants.js';
+import { BENCHMARK_OPTIONS, sweepsBenchmarkOptions, sweptSections, windowKey, type Variant } from './variants.js';
 import { slim, WindowSweep, type SharedTimings, type VariantState } from './sweep.js';
 
 const DRY_PLAN: StagePlan = { stages: [], skipped: [], concurrency: 1 };
@@ -120,12 +120,16 @@ export async function runAblation(req: AblationRequest, hooks: AblationHooks, de
  * config values are swept. Refuses a sweep of config the source does not read.
  */
 async function ablatedRetriever(req: AblationRequest, source: EvidenceSource, deps: AblationDeps): Promise<Retriever | null> {
-  const unread = sweptSections(req.variants).filter((s) => !(source.capabilities.configSections ?? []).includes(s));
+  const unread = sweptSections(req.variants).filter(
+    (s) => s !== BENCHMARK_OPTIONS && !(source.capabilities.configSections ?? []).includes(s),
+  );
   if (unread.length) {
     throw new InputError(`'${source.name}' reads no ${unread.join(', ')} config: sweeping its values would change nothing`, {
       place: '--system',
     });
   }
+  // A benchmark option swept (`-B reading=con,direct`) changes how each variant's data is read: plain runs.
+  if (sweepsBenchmarkOptions(req.variants)) return null;
   if (!source.capabilities.ranksWindows && !req.dryRun && req.variants.every((v) => sameRanking(v, req.variants))) return null;
   const found = source.ranker && (deps.retriever ?? source.ranker);
   if (!found || !source.capabilities.ranksWindows) {

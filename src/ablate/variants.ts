@@ -8,6 +8,7 @@ import type { RunConfig } from '../config/schema.js';
 import type { SweepKnob } from '../core/system.js';
 import type { Policy } from '../core/policy.js';
 import { RunConfigSchema, systemOf } from '../systems/registry.js';
+import { getBenchmark } from '../benchmarks/registry.js';
 import { InputError } from '../util/errors.js';
 import { canonicalJson } from '../util/hash.js';
 
@@ -236,6 +237,14 @@ export function sweepsConfig(variants: readonly Variant[]): boolean {
   return variants.some((v) => v.configName !== '');
 }
 
+/** The config section of a benchmark's own options (`-B key=a,b` sweeps one). */
+export const BENCHMARK_OPTIONS = 'options';
+
+/** True when a benchmark option is swept: each variant then loads its own data (a plain run). */
+export function sweepsBenchmarkOptions(variants: readonly Variant[]): boolean {
+  return sweptSections(variants).includes(BENCHMARK_OPTIONS);
+}
+
 /** The config sections the swept knobs live in (`memory`). */
 export function sweptSections(variants: readonly Variant[]): string[] {
   return [...new Set(variants.flatMap((v) => Object.keys(v.config)).map((k) => k.split('.')[0]!))];
@@ -244,6 +253,11 @@ export function sweptSections(variants: readonly Variant[]): string[] {
 /** The knob's section as the run would read it: the config's own, else the system's defaults. */
 function sectionDefaults(base: RunConfig, knob: SweepKnob): Record<string, unknown> {
   const key = knob.config[0]!;
+  // A benchmark option (`-B key=a,b`): the base config's value, else the benchmark's default.
+  if (key === BENCHMARK_OPTIONS) {
+    const declared = getBenchmark(base.benchmark).options.filter((o) => o.defaultValue !== undefined);
+    return { [key]: { ...Object.fromEntries(declared.map((o) => [o.key, o.defaultValue])), ...base.options } };
+  }
   const own = base[key] as Record<string, unknown> | undefined;
   if (own) return { [key]: own };
   const system = systemOf(base);

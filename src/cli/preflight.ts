@@ -1,6 +1,7 @@
 /** The command-line side of the pre-flight (src/preflight/) and of `--max-failures`: options, and the run before a run. */
 import { InvalidArgumentError, type Command } from 'commander';
-import { preflight, type PreflightCell } from '../preflight/index.js';
+import { preflight, preflightModels, type PreflightCell } from '../preflight/index.js';
+import type { Role } from '../providers/usage.js';
 import type { TransportOptions } from '../providers/transport.js';
 
 /** Items in a row failing with the same error that stop a run, unless `--max-failures` says otherwise. */
@@ -47,7 +48,9 @@ export function maxFailuresValue(value: string): TransportOptions['maxFailures']
 /** The transport with what these options set. */
 export function withPreflightFlags(cmd: Command, transport: Partial<TransportOptions>): Partial<TransportOptions> {
   const o = cmd.opts();
-  const maxFailures = o.maxFailures === undefined ? { count: DEFAULT_MAX_FAILURES } : (o.maxFailures as TransportOptions['maxFailures']);
+  // `--max-failures 0` (never): its parser returns null, which commander stores as '' (a parser's null is "no value").
+  const given = o.maxFailures as TransportOptions['maxFailures'] | '' | undefined;
+  const maxFailures = given === undefined ? { count: DEFAULT_MAX_FAILURES } : given === '' ? null : given;
   return { ...transport, fallback: (o.fallback as 'local' | undefined) ?? null, maxFailures };
 }
 
@@ -65,4 +68,15 @@ export async function runPreflight(
   const { notes, reachedServices } = await preflight(cells, transport, { reach: cmd.opts().reach !== false });
   for (const n of notes) log(`note: ${n}`);
   return reachedServices.length ? { ...transport, reachedServices } : transport;
+}
+
+/** The pre-flight of named models alone (`rawrag judge`: its judge), names, keys and endpoints; notes go to `log`. */
+export async function runModelPreflight(
+  cmd: Command,
+  models: ReadonlyArray<{ role: Role; name: string }>,
+  transport: Partial<TransportOptions>,
+  log: (line: string) => void,
+): Promise<void> {
+  const { notes } = await preflightModels(models, transport, { reach: cmd.opts().reach !== false });
+  for (const n of notes) log(`note: ${n}`);
 }

@@ -6,6 +6,8 @@
  * without a knob is the base config's, as in `rawrag run`.
  */
 import type { SweepKnob, SystemDescriptor } from '../core/system.js';
+import type { Benchmark } from '../core/benchmark.js';
+import { benchmarkOptionKey, kebab } from './benchmark-options.js';
 import { UsageError } from '../util/errors.js';
 import { parseYaml } from '../util/yaml.js';
 import { declaredOptions } from './system-options.js';
@@ -79,4 +81,42 @@ function rethrow<T>(flag: string, f: () => T): T {
     const msg = (e as Error).message;
     throw new UsageError(msg.startsWith(`${flag}: `) ? msg : `${flag}: ${msg}`);
   }
+}
+
+/**
+ * `rawrag ablate -B key=a,b`: a benchmark option swept. Only an option that leaves the data alone
+ * (how the benchmark is read or scored: LongMemEval's `reading`, PersonaMem's `mcq-protocol`,
+ * BEAM's `beam-rubric`) is swept; each value is checked by the option. An option that picks the
+ * data, the gold or the questions (`definesSetting`: `categories`, `gold`, `variant`, ...) takes its
+ * value as in `rawrag run` (a comma list there is one value, e.g. `-B categories=1,2`): runs on
+ * other data are never paired, so they are no ablation.
+ */
+export function splitBenchmarkSweeps(benchmark: Benchmark, pairs: readonly string[]): { base: string[]; sweeps: ConfigSweep[] } {
+  const base: string[] = [];
+  const sweeps: ConfigSweep[] = [];
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    const key = benchmarkOptionKey(pair.slice(0, eq));
+    const option = benchmark.options.find((o) => o.key === key);
+    const values = topLevelParts(pair.slice(eq + 1));
+    if (!option || option.definesSetting || values.length < 2) {
+      base.push(pair);
+      continue;
+    }
+    const flag = `-B ${kebab(key)}`;
+    const knob: SweepKnob = {
+      key: kebab(key),
+      description: `${kebab(key)} (swept)`,
+      config: ['options', key],
+      parse: (list) =>
+        topLevelParts(list).map((v) => {
+          if (v === '') throw new UsageError(`${flag}: an empty value in the list`);
+          rethrow(flag, () => option.validate?.(v));
+          return v;
+        }),
+      label: (v) => `${kebab(key)}=${String(v)}`,
+    };
+    sweeps.push({ knob, values: knob.parse(pair.slice(eq + 1), flag) });
+  }
+  return { base, sweeps };
 }

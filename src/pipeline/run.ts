@@ -26,6 +26,15 @@ import { checkShardOfDir, shardQuestions, type RunShard } from './shard.js';
 import type { PhaseFigures } from '../core/phases.js';
 import { costByPhase, PhaseTally } from './phases.js';
 
+/**
+ * The progress line's figures to the hooks; returns the phases (for the manifest). The question
+ * count moves when an item is written, after its last phase event: the line ends at N/N.
+ */
+function reportProgress(hooks: RunHooks, done: number, total: number, info: ProgressInfo & { phases: PhaseFigures[] }): PhaseFigures[] {
+  hooks.progress?.(done, total, info);
+  return info.phases;
+}
+
 /** Failed items so far, retries and money spent by this run (the progress bar shows them). */
 function progressInfo(session: ProviderSession, errors: number): ProgressInfo {
   const roles = Object.values(session.usage.report());
@@ -179,12 +188,9 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
     let finished = opened.done.size;
     let errors = opened.previous.filter((i) => i.error).length;
     const figures = () => tally.figures(costByPhase(session.usage.report()));
-    // Every phase event redraws the progress line and (at most once a second) the manifest's `progress`.
-    const tally = new PhaseTally(() => {
-      const phases = figures();
-      hooks.progress?.(finished, questions.length, { ...progressInfo(session, errors), phases });
-      run.progress(phases);
-    });
+    // Every phase event and every item written redraw the progress line; a phase event also the manifest's `progress` (at most once a second).
+    const report = () => reportProgress(hooks, finished, questions.length, { ...progressInfo(session, errors), phases: figures() });
+    const tally = new PhaseTally(() => run.progress(report()));
     try {
       // Inside the try: a manifest that cannot be written (a full disk) still releases the lock.
       run.trackSpend(spent);
@@ -204,6 +210,7 @@ export async function executeRun(req: RunRequest, hooks: RunHooks): Promise<RunO
             if (item.error) errors++;
             const error = item.error ? `${item.error.stage}: ${item.error.message}` : null;
             if (streak.add(error) && !failing.signal.aborted) failing.abort(FAILURE_LIMIT_REASON);
+            report();
           },
         },
       );

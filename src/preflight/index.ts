@@ -95,20 +95,52 @@ export async function preflight(
         for (const u of r.reached) reachedServices.add(u);
       }
     if (problems.length > 0) throw preflightError(problems);
-    const reachable = checkKeys([...uses.values()], session, problems, notes);
-    const lists = opts.reach === false ? new Map<string, ReachResult>() : await reachAll(reachable, session, problems);
-    for (const u of uses.values()) {
-      const a = reachable.find((r) => r.use === u);
-      const listed = a ? (lists.get(endpointKey(u.entry, a.endpoint))?.models ?? null) : null;
-      const check = checkName(session.registry, u.role, u.entry, listed);
-      if (check.problem) problems.push(check.problem);
-      if (check.note) notes.push(check.note);
-    }
-    if (problems.length > 0) throw preflightError(problems);
+    await checkUses([...uses.values()], session, opts, problems, notes);
     return { notes: [...new Set(notes)], reachedServices: [...reachedServices] };
   } finally {
     session.close();
   }
+}
+
+/**
+ * The pre-flight of named models alone, for a command that runs no system and reads no history
+ * (`rawrag judge`: its judge model): names, keys and endpoints, as `preflight` checks them.
+ */
+export async function preflightModels(
+  models: ReadonlyArray<{ role: Role; name: string }>,
+  transport: Partial<TransportOptions>,
+  opts: PreflightOptions = {},
+): Promise<PreflightResult> {
+  const session = new ProviderSession({ ...transport, noCache: true });
+  try {
+    const problems: string[] = [];
+    const notes: string[] = [];
+    const uses = models.map((m) => ({ role: m.role, entry: session.model(m.name, m.role), cells: [''] }));
+    await checkUses(uses, session, opts, problems, notes);
+    return { notes: [...new Set(notes)], reachedServices: [] };
+  } finally {
+    session.close();
+  }
+}
+
+/** Keys, then each endpoint reached once, then each name against the registry and its endpoint's list; throws with every problem. */
+async function checkUses(
+  uses: Use[],
+  session: ProviderSession,
+  opts: PreflightOptions,
+  problems: string[],
+  notes: string[],
+): Promise<void> {
+  const reachable = checkKeys(uses, session, problems, notes);
+  const lists = opts.reach === false ? new Map<string, ReachResult>() : await reachAll(reachable, session, problems);
+  for (const u of uses) {
+    const a = reachable.find((r) => r.use === u);
+    const listed = a ? (lists.get(endpointKey(u.entry, a.endpoint))?.models ?? null) : null;
+    const check = checkName(session.registry, u.role, u.entry, listed);
+    if (check.problem) problems.push(check.problem);
+    if (check.note) notes.push(check.note);
+  }
+  if (problems.length > 0) throw preflightError(problems);
 }
 
 /** Keys and endpoints: a model without them is a problem (a retriever's only without `--fallback local`). */

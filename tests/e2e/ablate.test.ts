@@ -1,9 +1,10 @@
 /** `rawrag ablate` offline, through the real CLI: variant run directories, table, CSV, plot, resume, stats. */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { tempDir, type CliResult } from '../helpers/cli.js';
+import { ROOT, tempDir, type CliResult } from '../helpers/cli.js';
+import { FakeApi, endpointArgs } from '../helpers/fake-api.js';
 import { rawragInProcess } from '../helpers/in-process.js';
 import type { ItemRecord } from '../../src/core/item.js';
 
@@ -155,5 +156,87 @@ describe('rawrag ablate: dry run and bad input', () => {
     const deep = await rawragInProcess(['ablate', '--k', '200', '--limit', '5', '--out', join(tempDir(), 'y')]);
     expect(deep.code).toBe(2);
     expect(deep.stderr).toContain('variant k=200: k must not exceed candidates');
+  });
+});
+
+describe('rawrag ablate -B key=a,b (issue 43: -S and -B take value lists in ablate)', () => {
+  const api = new FakeApi();
+  const ORACLE = join(ROOT, 'tests/fixtures/longmemeval/longmemeval_oracle.sample.json');
+  const env = {
+    OPENAI_API_KEY: 'sk-test-ABLATEB0123456789',
+    OPENAI_BASE_URL: undefined,
+    RAWRAG_RETRY_BASE_MS: '5',
+    RAWRAG_CACHE_DIR: undefined,
+  };
+  beforeAll(async () => {
+    await api.start();
+  });
+  afterAll(() => api.close());
+
+  it('sweeps an option that leaves the data alone: each variant read with its own template, paired with the reference', async () => {
+    const out = join(tempDir(), 'reading');
+    const r = await rawragInProcess(
+      [
+        'ablate',
+        'longmemeval',
+        '--data',
+        ORACLE,
+        '-B',
+        'reading=con,direct',
+        '--limit',
+        '3',
+        '--reader',
+        'gpt-4o-mini',
+        '--out',
+        out,
+        '--no-png',
+        '--no-report',
+        '--no-progress',
+        '--resamples',
+        '200',
+        '--cache-dir',
+        tempDir(),
+        ...endpointArgs(api),
+      ],
+      env,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('ablation: 2 variants: default | reading=direct');
+    expect(json(join(out, 'default', 'manifest.json')).config.options.reading).toBeUndefined();
+    expect(json(join(out, 'reading=direct', 'manifest.json')).config.options.reading).toBe('direct');
+    // The reader's prompts: three with the official chain-of-note template (800 tokens), three with the direct one (500).
+    const reads = api
+      .byPath('/v1/chat/completions')
+      .filter((q) => /^I will give you several history chats/.test(q.body.messages[0].content));
+    expect(reads.map((q) => [/Answer \(step by step\):$/.test(q.body.messages[0].content), q.body.max_tokens]).sort()).toEqual([
+      [false, 500],
+      [false, 500],
+      [false, 500],
+      [true, 800],
+      [true, 800],
+      [true, 800],
+    ]);
+    const record = json(join(out, 'ablation.json'));
+    expect(record.variants.map((v: { name: string }) => v.name)).toEqual(['default', 'reading=direct']);
+    expect(record.table.find((x: { variant: string }) => x.variant === 'reading=direct').paired).toBe(3);
+  });
+
+  it('an option that picks the data takes its list as one value, as in rawrag run; a bad value names -B', async () => {
+    const one = await rawragInProcess([
+      'ablate',
+      'locomo',
+      '-B',
+      'categories=1,2',
+      '--limit',
+      '4',
+      '--out',
+      join(tempDir(), 'c'),
+      '--dry-run',
+    ]);
+    expect(one.code, one.stderr).toBe(0);
+    expect(one.stderr).toContain('ablation: 1 variant: default');
+    const bad = await rawragInProcess(['ablate', 'longmemeval', '--data', ORACLE, '-B', 'reading=con,fast', '--out', join(tempDir(), 'b')]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/-B reading.*fast/);
   });
 });

@@ -4,7 +4,7 @@
  * items keep failing with the same error. Requests cross HTTP to a loopback peer.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeApi, endpointArgs } from '../helpers/fake-api.js';
 import { tempDir } from '../helpers/cli.js';
@@ -53,6 +53,41 @@ describe('pre-flight: nothing is sent when a run cannot go right', () => {
     );
     expect(api.count()).toBe(0);
     expect(existsSync(out)).toBe(false);
+  });
+
+  it('ablate, judge and calibrate-judge check their model names before any request too', async () => {
+    const answers = join(tempDir(), 'answers.jsonl');
+    writeFileSync(answers, `${JSON.stringify({ id: 'conv-26:q0', answer: '7 May 2023' })}\n`);
+    const judgeAt = ['--judge-base-url', `${api.url}/v1`, '--cache-dir', tempDir(), '--no-progress'];
+    const commands = [
+      [
+        'ablate',
+        'locomo',
+        '--k',
+        '1,15',
+        '--reader',
+        'gpt-4o-mni',
+        '--limit',
+        '2',
+        '--out',
+        join(tempDir(), 'a'),
+        '--cache-dir',
+        tempDir(),
+        '--no-progress',
+        ...endpointArgs(api),
+      ],
+      ['judge', answers, '--benchmark', 'locomo', '--judge', 'gpt-4o-mni', '--out', join(tempDir(), 'j'), ...judgeAt],
+      ['calibrate-judge', 'locomo', '--judge-model', 'gpt-4o-mni', '--limit', '5', '--out', join(tempDir(), 'c'), ...judgeAt],
+    ];
+    const before = api.count();
+    for (const args of commands) {
+      const r = await rawragInProcess(args, env);
+      expect(r.code, `${args[0]}: ${r.stderr}`).toBe(2);
+      expect(r.stderr, args[0]).toMatch(
+        /pre-flight: a problem before anything was sent:\n {2}- (reader|judge) model 'gpt-4o-mni' is not a model rawrag knows: did you mean gpt-4o-mini\?/,
+      );
+    }
+    expect(api.count()).toBe(before);
   });
 
   it('an endpoint that lists its models: a name it does not serve is refused, with the names it serves', async () => {

@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, rawragAsync, tempDir } from '../helpers/cli.js';
 import { FakeExtractor } from '../helpers/fake-extractor.js';
+import { FakeApi, endpointArgs } from '../helpers/fake-api.js';
 import { evidenceReader, locomoRunArgs, loopbackEnv } from '../helpers/loopback-run.js';
 import { locomo } from '../../src/benchmarks/locomo/index.js';
 
@@ -60,6 +61,8 @@ describe('rawrag run: the progress line by phase (agentic memory, loopback extra
     expect(firstIngest).toBeGreaterThanOrEqual(0);
     expect(firstIngest).toBeLessThan(firstAnswer);
     expect(lines[firstIngest]).toMatch(new RegExp(`^locomo: 0/${LIMIT} questions`));
+    // The question count follows the items written: the last line says every question is done.
+    expect(lines[lines.length - 1]).toMatch(new RegExp(`^locomo: ${LIMIT}/${LIMIT} questions \\(100\\.0%\\)`));
     const last = phasesOf(lines[lines.length - 1]!);
     expect(last.map((p) => [p.phase, p.done, p.total, p.unit])).toEqual([
       ['ingest', conv26.turns.length, conv26.turns.length, 'turns'],
@@ -93,5 +96,41 @@ describe('rawrag run: the progress line by phase (agentic memory, loopback extra
       ['judge', LIMIT, LIMIT],
     ]);
     expect(manifest.progress.phases.find((p: any) => p.phase === 'ingest').cost_usd).toBeGreaterThan(0);
+  });
+});
+
+describe("rawrag run (a grid): one progress line, its total known from the start, the cells' phases summed", () => {
+  const api = new FakeApi({ delayMs: 30 });
+  let res: { code: number; stdout: string; stderr: string };
+  let lines: string[];
+
+  beforeAll(async () => {
+    await api.start();
+    const out = join(tempDir('rawrag-grid-phases-'), 'grid');
+    const args = ['run', 'locomo', '--reader', 'gpt-4o-mini,gpt-4.1-mini', '--limit', '4', '--parallel-cells', '1'];
+    res = await rawragAsync(
+      [...args, '--concurrency', 'chat=1', '--out', out, '--cache-dir', tempDir('rawrag-grid-phases-cache-'), ...endpointArgs(api)],
+      loopbackEnv({ openai: 'sk-test-GRIDPHASES0123456789' }, { RAWRAG_PROGRESS_EVERY: '0' }),
+    );
+    lines = res.stderr.split('\n').filter((l) => l.startsWith('grid (2 cells): '));
+  }, 120_000);
+  afterAll(() => api.close());
+
+  it('counts 8 questions (4 in each cell) from the first line, the share never falling as the second cell starts', () => {
+    expect(res.code, res.stderr).toBe(0);
+    expect(lines.length).toBeGreaterThan(4);
+    const figures = lines.map((l) => /^grid \(2 cells\): (\d+)\/(\d+) questions/.exec(l)!).map((m) => [Number(m[1]), Number(m[2])]);
+    for (const [, total] of figures) expect(total).toBe(8);
+    for (let i = 1; i < figures.length; i++) expect(figures[i]![0]).toBeGreaterThanOrEqual(figures[i - 1]![0]!);
+    expect(figures.at(-1)).toEqual([8, 8]);
+  });
+
+  it('shows answer and judge summed over the cells, each with its money', () => {
+    const last = phasesOf(lines[lines.length - 1]!);
+    expect(last.filter((p) => p.phase === 'answer' || p.phase === 'judge').map((p) => [p.phase, p.done, p.total, p.unit])).toEqual([
+      ['answer', 8, 8, 'questions'],
+      ['judge', 8, 8, 'questions'],
+    ]);
+    for (const phase of ['answer', 'judge']) expect(last.find((p) => p.phase === phase)!.rest, phase).toMatch(/ \$\d+\.\d{4}$/);
   });
 });

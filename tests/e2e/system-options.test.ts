@@ -1,6 +1,6 @@
 /**
  * `-S key=value`: a system's own options, validated by the system's schema, errors naming `-S key`
- * (exit 1); keys refused as options; the old flags still set the same values; `rawrag systems`
+ * (exit 1); keys refused as options; the old per-system flags refused as unknown; `rawrag systems`
  * lists every system's options from the same schema, and the paper's twelve opponents.
  */
 import { describe, expect, it } from 'vitest';
@@ -23,7 +23,7 @@ async function configOf(args: string[]): Promise<RunConfig> {
 }
 
 describe('-S key=value', () => {
-  it("sets the chosen system's section, values read as YAML scalars; the old flags are aliases of the same keys", async () => {
+  it("sets the chosen system's section, values read as YAML scalars; the old per-system flags are gone", async () => {
     const cfg = await configOf([
       'locomo',
       '--system',
@@ -38,11 +38,20 @@ describe('-S key=value', () => {
       'batch=session',
     ]);
     expect(cfg.mem0).toMatchObject({ url: 'http://127.0.0.1:8888', top_k: 30, owners: 'per-speaker', batch: 'session' });
-    const old = await configOf(['locomo', '--system', 'mem0', '-S', 'url=http://127.0.0.1:8888', '-S', 'top_k=30']);
-    expect(old.mem0).toMatchObject({ url: 'http://127.0.0.1:8888', top_k: 30 });
+    // Issue 43 item 5: no legacy alias is left (rawrag is at 0.1.0): an old flag is an unknown option.
+    for (const old of [
+      ['--mem0-url', 'http://127.0.0.1:8888'],
+      ['--memory-items', '3'],
+      ['--categories', '1,2'],
+      ['--concurrency-chat', '4'],
+    ]) {
+      const r = await rawragInProcess(['run', 'locomo', '--system', 'mem0', '--dry-run', ...old]);
+      expect(r.code, old[0]).toBe(1);
+      expect(r.stderr).toContain(`unknown option '${old[0]}'`);
+    }
   });
 
-  it('a flag wins over -S, -S over the config file', async () => {
+  it('the last -S of a key wins', async () => {
     const cfg = await configOf(['locomo', '--system', 'mem0', '-S', 'top_k=30', '-S', 'top_k=7']);
     expect((cfg.mem0 as { top_k: number }).top_k).toBe(7);
   });
@@ -147,7 +156,11 @@ describe('rawrag systems', () => {
     });
     const langmem = out.systems.find((s) => s.name === 'langmem');
     expect(langmem.options.find((o: any) => o.key === 'mode')).toMatchObject({ default: 'agent' });
-    expect((out as any).other_opponents.find((o: any) => o.name === 'Letta')).toMatchObject({ how: 'service', system: 'letta', runnable: true });
+    expect((out as any).other_opponents.find((o: any) => o.name === 'Letta')).toMatchObject({
+      how: 'service',
+      system: 'letta',
+      runnable: true,
+    });
     const shown = await rawragInProcess(['systems']);
     expect(shown.stdout).toMatch(/Beyond the paper's twelve:\n\| opponent/);
     const one = await rawragInProcess(['systems', 'mem0']);

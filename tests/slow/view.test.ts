@@ -197,6 +197,13 @@ describe('rawrag view', () => {
       await page.screenshot({ path: shot as `${string}.png` });
       expect(await page.$eval(`${row} [data-col=status]`, (td) => td.textContent)).toBe('running');
       expect(statSync(shot).size).toBeGreaterThan(20_000);
+      // Issue 43.4: while it runs, the panel gives the time left and the run's phases (done/total, money) from its manifest.
+      const eta = await until(
+        'the time left and the phases in the live panel',
+        () => page.$eval(`${row} [data-col=eta]`, (td) => td.textContent ?? '').catch(() => ''),
+        (t) => /^\d+(s|m \d\ds)/.test(t) && /answer \d+\/40 questions/.test(t),
+      );
+      expect(eta).toMatch(/judge \d+\/40 questions.* \$\d+\.\d{4}/);
       api.faults = [];
 
       const finished = await run;

@@ -5,7 +5,7 @@ import { join, relative, resolve } from 'node:path';
 import { analyseAblation } from '../../ablate/paired-table.js';
 import { estimateAblation, renderAblationEstimate } from '../../ablate/dry-run.js';
 import { runAblation } from '../../ablate/engine.js';
-import { addFallbackOption, withFallback } from '../preflight.js';
+import { addFallbackOption, runPreflight, withFallback } from '../preflight.js';
 import type { TransportOptions } from '../../providers/transport.js';
 import type { AblationOutcome } from '../../ablate/types.js';
 import { writeAblation, type AblationFiles } from '../../ablate/output.js';
@@ -15,7 +15,7 @@ import { planVariants, sweepsConfig, type SweepRequest, type Variant } from '../
 import type { RunConfig } from '../../config/schema.js';
 import { parseNonNegativeList, parsePositiveList } from '../../util/lists.js';
 import { sweepKnobs, systemOf } from '../../systems/registry.js';
-import { splitSweepPairs } from '../sweep-options.js';
+import { splitBenchmarkSweeps, splitSweepPairs } from '../sweep-options.js';
 import { firstTime } from '../notes-once.js';
 import type { AblationTable } from '../../ablate/paired-table.js';
 import { getBenchmark, listBenchmarks } from '../../benchmarks/registry.js';
@@ -86,6 +86,11 @@ export function ablateCommand(): Command {
       .map(({ knob }) => `-S ${knob.key}=...`)
       .join(', ')}; 'rawrag systems NAME' lists the options)`,
   );
+  describe(
+    cmd,
+    '--benchmark-option',
+    "an option of the benchmark, repeatable; a list sweeps one that leaves the data alone: -B key=a,b (e.g. longmemeval -B reading=con,direct); one that picks the data, gold or questions (categories, gold, variant, ...) takes its value as in rawrag run; 'rawrag data options' lists them",
+  );
   describe(cmd, '--stride', 'one stride for every swept window size (default: window - 32, the reference overlap)');
   describe(cmd, '--no-rerank', 'also run every variant without reranking (first-stage order), e.g. the paper\'s "no reranker" row');
   describe(cmd, '--no-expand', 'also run every variant without turn expansion (the selected windows themselves)');
@@ -125,12 +130,19 @@ async function ablateAction(benchmarkArg: string | undefined, _opts: unknown, co
   );
   if (variants.length === 1)
     process.stderr.write(
-      'note: no sweep given (--k, --window, --candidates, --no-rerank, --no-expand, -S key=a,b): only the reference runs\n',
+      'note: no sweep given (--k, --window, --candidates, --no-rerank, --no-expand, -S key=a,b, -B key=a,b): only the reference runs\n',
     );
   const log = (line: string) => {
     if (firstTime(line)) process.stderr.write(line + '\n');
   };
   if (opts.dryRun) return ablateDryRun(plan, transport, maxCost, opts, log);
+  // Names, keys, endpoints and data, before the first paid request (src/preflight/), as `rawrag run` does:
+  // the reference's models, and those of each variant that changes the system's own config (`-S key=a,b`).
+  const cells = [
+    { cfg: base, label: null },
+    ...variants.filter((v) => v.configName !== '').map((v) => ({ cfg: v.cfg, label: `variant ${v.name}` })),
+  ];
+  transport = await runPreflight(command, cells, transport, log);
   if (maxCost !== null) {
     // The whole sweep's estimate (before cache hits) against the cap, less what its variants already spent.
     const e = await estimateAblation({ base, variants, out, transport, verbose: false }, { log: () => undefined });
@@ -251,7 +263,12 @@ export function ablationPlan(command: Command, benchmarkArg: string | undefined)
   command.setOptionValue('systemOption', []);
   const split = splitSweepPairs(systemOf(configFromFlags(command, benchmarkArg)), pairs);
   command.setOptionValue('systemOption', split.base);
-  sweep.config = split.sweeps;
+  // `-B key=a,b` sweeps a benchmark option that leaves the data alone (sweep-options.ts).
+  const benchPairs = (command.opts().benchmarkOption as string[] | undefined) ?? [];
+  command.setOptionValue('benchmarkOption', []);
+  const benchSplit = splitBenchmarkSweeps(getBenchmark(configFromFlags(command, benchmarkArg).benchmark), benchPairs);
+  command.setOptionValue('benchmarkOption', benchSplit.base);
+  sweep.config = [...split.sweeps, ...benchSplit.sweeps];
   const base = configFromFlags(command, benchmarkArg);
   const opts = command.opts();
   const variants = planVariants(base, effectivePolicy(getBenchmark(base.benchmark), base), sweep);

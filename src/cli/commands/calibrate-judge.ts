@@ -14,6 +14,7 @@ import { finishCalibration, planCalibration } from '../../calibrate/run.js';
 import { renderCalibration } from '../../calibrate/render.js';
 import { checkErrorRate, retryCommand } from '../exit.js';
 import { givenBenchmarkOptions } from '../benchmark-options.js';
+import { runModelPreflight } from '../preflight.js';
 import { addBenchmarkOptionFlag, addTransportOptions, integer, positiveInt, transportFromFlags, withOfficialJudge } from '../options.js';
 import { progressBar } from '../progress.js';
 import { rate } from './run.js';
@@ -68,6 +69,8 @@ export function calibrateJudgeCommand(): Command {
         return;
       }
       const out = (opts.out as string | undefined) ?? fromRoot('results', plan.compose.runId);
+      // The judge model's name, key and endpoint, before the first paid request (src/preflight/).
+      await runModelPreflight(command, [{ role: 'judge', name: cfg.judge.model! }], transport, (line) => process.stderr.write(line + '\n'));
       if (maxCost !== null)
         transport = await capJudge(cfg, plan.answers, transport, {
           usd: maxCost,

@@ -21,7 +21,9 @@ import {
 import { resolveJudgePrompt } from '../../reader-judge/judge-prompt.js';
 import { executeRun } from '../../pipeline/run.js';
 import { estimateJudge, judgeComposition, judgeRunId, readAnswers } from '../../pipeline/judge-answers.js';
-import { listBenchmarks } from '../../benchmarks/registry.js';
+import { getBenchmark, listBenchmarks } from '../../benchmarks/registry.js';
+import { judgeModelFor } from '../../core/protocol.js';
+import { runModelPreflight } from '../preflight.js';
 import { fromRoot } from '../../util/paths.js';
 import { watchInterrupts } from '../../util/interrupt.js';
 import { checkErrorRate } from '../exit.js';
@@ -159,8 +161,9 @@ async function runJudgeJob(command: Command, job: JudgeJob, out: string, o: { qu
       const maxCost = maxCostOf(command);
       let transport = transportFromFlags(command);
       for (const note of job.notes ?? []) process.stderr.write(`note: ${note}\n`);
+      // The data and the answers' ids are checked first (bad input, exit 2), before any endpoint is reached.
+      const { dataset } = await loadRunInputs(cfg);
       if (job.source?.dataSha256) {
-        const { dataset } = await loadRunInputs(cfg);
         if (dataset.source.sha256 !== job.source.dataSha256) {
           throw new InputError(
             `the run read another data file (sha256 ${job.source.dataSha256.slice(0, 12)}...) than ${dataset.source.path} now holds: its answers cannot be re-judged against this one`,
@@ -175,6 +178,12 @@ async function runJudgeJob(command: Command, job: JudgeJob, out: string, o: { qu
         return;
       }
       job.checkOut?.(out);
+      // The judge model's name, key and endpoint, before the first paid request (src/preflight/), as `rawrag run` does.
+      const benchmark = getBenchmark(cfg.benchmark);
+      if (benchmark.scoring?.judge) {
+        const judge = judgeModelFor(cfg.judge.model, benchmark.defaultJudgeModel);
+        await runModelPreflight(command, [{ role: 'judge', name: judge }], transport, (line) => process.stderr.write(line + '\n'));
+      }
       if (maxCost !== null)
         transport = await capJudge(cfg, answers, transport, { usd: maxCost, out, retryErrors: Boolean(opts.retryErrors), questions });
       const bar = progressBar(`judge ${cfg.benchmark}`, opts.progress !== false);
