@@ -1,7 +1,8 @@
 /**
  * Issue 42, item 6: a URL with a user name and password is refused wherever it enters — `-S url=`,
  * a config file, a provider's base-URL environment variable, a recorded manifest on resume, a data
- * mirror (`rawrag data pull --base-url`, RAWRAG_DATA_BASE_URL) — with a
+ * mirror (`rawrag data pull --base-url`, RAWRAG_DATA_BASE_URL), the endpoint a memory library started
+ * for you would get (OPENAI_BASE_URL) — with a
  * message naming where it came from, and no file rawrag writes (manifest.json, summary.json,
  * items.jsonl, the report page, the cache) nor its output holds the password.
  */
@@ -97,6 +98,23 @@ describe('a URL with a password', () => {
       expect(r.stdout + r.stderr).not.toContain(PASSWORD);
       expect(existsSync(dataRoot)).toBe(false);
     }
+  });
+
+  it('OPENAI_BASE_URL with a password for a memory library started for you: refused by the pre-flight naming the variable, not a run of "Connection error" items', async () => {
+    const out = join(root, 'started');
+    const r = await rawragInProcess(
+      ['run', 'locomo', '--system', 'mem0', '--limit', '1', '--out', out, '--no-progress', '--cache-dir', cache],
+      {
+        ...env,
+        OPENAI_BASE_URL: withPassword(`${api.url}/v1`),
+        RAWRAG_SYSTEMS_DIR: join(root, 'no-systems'),
+      },
+    );
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/OPENAI_BASE_URL: a URL with a user name or password is refused/);
+    expect(r.stdout + r.stderr).not.toContain(PASSWORD);
+    expect(existsSync(out)).toBe(false);
+    expect(filesHolding(cache, PASSWORD)).toEqual([]);
   });
 
   it('from a recorded manifest on resume: refused naming manifest.json and the key; no other file gets it', async () => {
