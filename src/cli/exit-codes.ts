@@ -20,22 +20,22 @@ export const EXIT_CODES: ReadonlyArray<{ code: string; meaning: string; commands
     code: '4',
     meaning:
       'the run finished, but more items failed than `--max-error-rate` allows, or the same error failed `--max-failures` items in a row (the retry command printed)',
-    commands: '`run` (also a grid), `judge`, `calibrate-judge`',
+    commands: '`run` (also a grid), `resume`, `judge`, `calibrate-judge`',
   },
   {
     code: '5',
     meaning: "a provider's batch API failed (`--batch`; the batch state is kept)",
-    commands: 'the `--batch` forms of `run`, `ablate`, `judge`, and `batch`',
+    commands: 'the `--batch` forms of `run`, `ablate`, `calibrate-judge`, `resume` of a `--batch` run, and `batch`',
   },
   {
     code: '6',
     meaning: 'the `--max-cost` cap refused the run or stopped it before crossing it (a higher cap resumes)',
-    commands: '`run` (also a grid), `ablate`, `judge`, `calibrate-judge`, `paper --run`',
+    commands: '`run` (also a grid), `resume`, `ablate`, `judge`, `calibrate-judge`, `paper --run`',
   },
   {
     code: '7',
     meaning: 'a grid finished with cells that failed as a whole (the others ran; the table names them)',
-    commands: '`run` with comma lists or several `--config` files',
+    commands: '`run` with comma lists or several `--config` files, `resume` of such a grid',
   },
   { code: '130/143', meaning: 'interrupted (SIGINT / SIGTERM); what was kept is said', commands: 'every command' },
 ];

@@ -7,7 +7,7 @@ import { toolInfo } from '../run-files/manifest.js';
 import { Interrupted, installInterruptGuard } from '../util/interrupt.js';
 import { resetCommittedOutputs } from '../util/output-set.js';
 import { resetNotes } from './notes-once.js';
-import { watchStdout } from '../util/stdout.js';
+import { resetPrinted, watchStdout } from '../util/stdout.js';
 import { loadDotEnv } from '../util/dotenv.js';
 import { CommandScope, endCommand, runInCommand } from '../util/command-end.js';
 import { CostCapExceeded, GridFailures, ItemFailures } from './exit.js';
@@ -67,6 +67,7 @@ export async function run(argv: string[]): Promise<number> {
   // after calling `run`, and a moment without any SIGINT listener drops a pending signal.
   const unguard = installInterruptGuard();
   resetCommittedOutputs();
+  resetPrinted();
   // Keys (and endpoints) may come from a `.env` file in the working folder; the environment wins.
   loadDotEnv(process.cwd());
   resetNotes();
@@ -87,9 +88,12 @@ export async function run(argv: string[]): Promise<number> {
   } finally {
     // Processes the command started (a memory system's sidecar) stop with it, whatever the outcome.
     await endCommand(scope);
-    // A signal that arrived during the command's last synchronous step is handled first (the
-    // event loop polls signals before it runs `setImmediate` callbacks), then the guard goes.
-    setImmediate(unguard);
+    // A signal that arrived during the command's last synchronous step is handled first, then the
+    // guard goes. Two turns of the event loop: that step may have run in the loop's poll phase (an
+    // I/O callback), and this turn's `setImmediate` then runs with no poll in between; a process
+    // with nothing else to do exits without ever reading the pending signal (a Ctrl-C during
+    // `rawrag export` of a large run: ignored, exit 0). The second turn polls before its immediates.
+    setImmediate(() => setImmediate(unguard));
   }
 }
 

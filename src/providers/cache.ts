@@ -153,7 +153,18 @@ export class ResponseCache {
       this.count(role, false);
       return undefined;
     }
-    const row = this.guarded(() => this.getStmt!.get(key) as { value: Buffer } | undefined);
+    let row: { value: Buffer } | undefined;
+    try {
+      row = this.guarded(() => this.getStmt!.get(key) as { value: Buffer } | undefined);
+    } catch (e) {
+      // A cache that cannot be opened or read for a full disk (SQLite cannot create its table or
+      // WAL): a miss, the request is sent and its reply used, and the run stops as when a reply
+      // cannot be stored (exit 2 naming the file), not one failed item per question.
+      const full = cacheDiskFailure(e, join(this.dir!, this.file));
+      if (!full) throw e;
+      this.markFull(full);
+      row = undefined;
+    }
     let value: T | undefined;
     if (row) {
       try {
@@ -188,9 +199,14 @@ export class ResponseCache {
     } catch (e) {
       const err = e as NodeJS.ErrnoException;
       if (err?.code !== 'ENOSPC' || err.path !== join(this.dir!, this.file)) throw e;
-      this.full ??= err;
-      if (!this.fullCtl.signal.aborted) this.fullCtl.abort(err);
+      this.markFull(err);
     }
+  }
+
+  /** The disk under the cache is full: kept in `full`, `fullSignal` aborted (no new question starts). */
+  private markFull(err: NodeJS.ErrnoException): void {
+    this.full ??= err;
+    if (!this.fullCtl.signal.aborted) this.fullCtl.abort(err);
   }
 
   /** Aborted once a reply could not be stored (a full disk): no new question should start. */

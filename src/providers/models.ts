@@ -155,6 +155,9 @@ function readRegistryFile(file: string, partial: boolean): z.infer<typeof Regist
   const parsed = RegistrySchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
+    // An unknown key is named itself (as a config file's is), not "(top level): Unrecognized key".
+    if (issue.code === 'unrecognized_keys')
+      throw new InputError(`unknown key '${issue.keys[0]}'`, { file, place: formatPath([...issue.path, issue.keys[0]!]) });
     throw new InputError(issue.message, { file, place: formatPath(issue.path) });
   }
   return parsed.data;

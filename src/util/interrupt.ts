@@ -8,6 +8,7 @@
  * their commit — kept whole (src/util/output-set.ts), and one line says which.
  */
 import { settleOutputsOnInterrupt } from './output-set.js';
+import { hasPrinted } from './stdout.js';
 
 export class Interrupted extends Error {
   constructor(
@@ -107,6 +108,8 @@ export function installInterruptGuard(write: (line: string) => void = (l) => pro
 export function interruptedLine(): string {
   const outputs = settleOutputsOnInterrupt();
   const said = [...notes].map((n) => n()).filter((x): x is string => Boolean(x));
+  // A signal seen only once a long synchronous step ended: what the command printed stays printed.
+  if (hasPrinted()) said.push('what it printed to stdout before the signal was seen stays as printed');
   if (outputs) return [outputs, ...said].join('; ');
   return said.length ? said.join('; ') : 'nothing was written (any earlier outputs are as they were)';
 }
@@ -185,7 +188,11 @@ export class Flushes {
  * `work`'s outcome; or, once `signal` aborts first, `{ done: false }` as soon as the registered
  * flushes have settled — `work` itself is not awaited any more (its failure, if any, is ignored).
  */
-export function untilStopped<T>(work: Promise<T>, signal: AbortSignal | undefined, flushes: Flushes): Promise<{ done: true; value: T } | { done: false }> {
+export function untilStopped<T>(
+  work: Promise<T>,
+  signal: AbortSignal | undefined,
+  flushes: Flushes,
+): Promise<{ done: true; value: T } | { done: false }> {
   if (!signal) return work.then((value) => ({ done: true as const, value }));
   return new Promise((resolve, reject) => {
     const onAbort = () => {
@@ -194,9 +201,11 @@ export function untilStopped<T>(work: Promise<T>, signal: AbortSignal | undefine
     };
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => resolve({ done: true, value }),
-      (e) => reject(e),
-    ).finally(() => signal.removeEventListener('abort', onAbort));
+    work
+      .then(
+        (value) => resolve({ done: true, value }),
+        (e) => reject(e),
+      )
+      .finally(() => signal.removeEventListener('abort', onAbort));
   });
 }

@@ -9,6 +9,18 @@ import { writeAllSync } from './checked-write.js';
 
 let closed = false;
 let watched = false;
+/** Bytes the running command has handed to stdout (reset as each command starts). */
+let printed = 0;
+
+/** Called as a command starts (src/cli/main.ts): nothing of it printed yet. */
+export function resetPrinted(): void {
+  printed = 0;
+}
+
+/** Whether the running command has printed anything to stdout (an interrupt's line says so). */
+export function hasPrinted(): boolean {
+  return printed > 0;
+}
 
 /** The reader of stdout went away (EPIPE): nothing more is written there. */
 export function stdoutClosed(): boolean {
@@ -43,6 +55,7 @@ export function watchStdout(report: (e: NodeJS.ErrnoException) => void): void {
  */
 export function printOut(data: string | Uint8Array): boolean {
   if (closed) return true;
+  printed += data.length;
   const file = regularFileStdout();
   if (file === null) return process.stdout.write(data);
   try {

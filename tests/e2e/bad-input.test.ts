@@ -92,6 +92,16 @@ describe('bad input', () => {
     const json = join(dir, 'top.json');
     writeFileSync(json, '{"__proto__": {"limit": 3}}');
     await expectRejected(['run', 'locomo', '--config', json], 2, /top\.json: __proto__: unknown key '__proto__'/);
+    // A models file is a config file too.
+    const models = join(dir, 'models.yaml');
+    writeFileSync(models, 'bogus: 1\n');
+    await expectRejected(['run', 'locomo', '--models', models, '--reader', 'gpt-4o-mini'], 2, /models\.yaml: bogus: unknown key 'bogus'/);
+    writeFileSync(models, 'models:\n  my-model:\n    kind: chat\n    protocol: openai\n    provider: openai\n    colour: red\n');
+    await expectRejected(
+      ['run', 'locomo', '--models', models, '--reader', 'gpt-4o-mini'],
+      2,
+      /models\.yaml: models\.my-model\.colour: unknown key 'colour'/,
+    );
   });
 
   it("-S '__proto__=...' is refused, not read as the options' prototype (issue 42, item 12)", async () => {

@@ -9,7 +9,9 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { rawragInProcess } from '../helpers/in-process.js';
 import { ROOT, tempDir } from '../helpers/cli.js';
-import { EXIT_CODES } from '../../src/cli/exit-codes.js';
+import { EXIT_CODES, exitCodesHelp } from '../../src/cli/exit-codes.js';
+import { buildProgram } from '../../src/cli/main.js';
+import type { Command } from 'commander';
 
 const NOTE = /offline lexical stand-in/g;
 const count = (text: string) => (text.match(NOTE) ?? []).length;
@@ -71,7 +73,8 @@ describe('noise', () => {
     expect(rows).toEqual(EXIT_CODES.map((e) => ({ code: e.code, meaning: e.meaning, commands: e.commands })));
     const help = await rawragInProcess(['--help']);
     expect(help.stdout).toMatch(/^Exit codes:$/m);
-    for (const e of EXIT_CODES) expect(help.stdout).toContain(`${e.code}`);
+    // Every row whole (a code alone, "4", is in any help text).
+    for (const line of exitCodesHelp().split('\n')) expect(help.stdout).toContain(line);
     // Each `readonly exitCode = N` in the source is a row.
     const thrown = new Set<string>();
     const walk = (dir: string): void => {
@@ -84,5 +87,38 @@ describe('noise', () => {
     walk(join(ROOT, 'src'));
     const codes = new Set(EXIT_CODES.flatMap((e) => e.code.split('/')));
     for (const c of thrown) expect(codes.has(c), `exit code ${c} has no row`).toBe(true);
+  });
+
+  it("the exit-code table's commands column names every command whose options give the code, and only those (issue 42)", async () => {
+    // The option that makes a command able to end with each code.
+    const BY_OPTION: Record<string, string[]> = { '4': ['--max-error-rate', '--max-failures'], '5': ['--batch'], '6': ['--max-cost'] };
+    const program = await buildProgram(['node', 'rawrag']);
+    const optionsOf = new Map<string, Set<string>>();
+    const walk = (c: Command, name: string): void => {
+      optionsOf.set(name, new Set(c.options.map((o) => o.long ?? '')));
+      for (const sub of c.commands) walk(sub, `${name} ${sub.name()}`.trim());
+    };
+    for (const c of program.commands) walk(c, c.name());
+    const named = (code: string) =>
+      new Set([...EXIT_CODES.find((e) => e.code === code)!.commands.matchAll(/`([a-z][a-z-]*)/g)].map((m) => m[1]!));
+    for (const [code, flags] of Object.entries(BY_OPTION)) {
+      const row = named(code);
+      for (const [name, options] of optionsOf) {
+        if (!flags.some((f) => options.has(f))) continue;
+        expect(row.has(name.split(' ')[0]!), `${name} has ${flags.join('/')}: exit ${code}'s row must name it`).toBe(true);
+      }
+      // The other way: a command the row names has the option (`batch`: its subcommands are the batch API itself).
+      for (const name of row) {
+        if (name === 'resume' || (code === '5' && name === 'batch')) continue;
+        const has = [...optionsOf].some(([n, o]) => n.split(' ')[0] === name && flags.some((f) => o.has(f)));
+        expect(has, `exit ${code}'s row names ${name}, which has no ${flags.join('/')}`).toBe(true);
+      }
+    }
+    // `rawrag resume DIR` is `rawrag run --out DIR` with what the run recorded (its --batch, its grid):
+    // every code `run` gives, `resume` gives.
+    for (const e of EXIT_CODES) {
+      const row = new Set([...e.commands.matchAll(/`([a-z][a-z-]*)/g)].map((m) => m[1]!));
+      if (row.has('run')) expect(row.has('resume'), `exit ${e.code}: run is named, resume is not`).toBe(true);
+    }
   });
 });

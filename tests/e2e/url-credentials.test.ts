@@ -1,6 +1,8 @@
 /**
  * Issue 42, item 6: a URL with a user name and password is refused wherever it enters — `-S url=`,
- * a config file, a provider's base-URL environment variable, a recorded manifest on resume — with a
+ * a config file, a provider's base-URL environment variable, a recorded manifest on resume, a data
+ * mirror (`rawrag data pull --base-url`, RAWRAG_DATA_BASE_URL), the endpoint a memory library started
+ * for you would get (OPENAI_BASE_URL) — with a
  * message naming where it came from, and no file rawrag writes (manifest.json, summary.json,
  * items.jsonl, the report page, the cache) nor its output holds the password.
  */
@@ -77,9 +79,54 @@ describe('a URL with a password', () => {
     expect(api.requests.filter((q) => q.path.includes('chat'))).toHaveLength(0);
   }, 300_000);
 
+  it('rawrag data pull from a mirror URL with a password (--base-url or RAWRAG_DATA_BASE_URL): refused at once, the password in no output, nothing written', async () => {
+    const mirror = withPassword(api.url);
+    const cases = [
+      { argv: ['--base-url', mirror], env: {}, code: 1, says: /--base-url: a URL with a user name or password is refused/ },
+      {
+        argv: [],
+        env: { RAWRAG_DATA_BASE_URL: mirror },
+        code: 2,
+        says: /RAWRAG_DATA_BASE_URL: a URL with a user name or password is refused/,
+      },
+    ];
+    for (const [i, c] of cases.entries()) {
+      const dataRoot = join(root, `data-${i}`);
+      const r = await rawragInProcess(['data', 'pull', 'longmemeval', '--root', dataRoot, '--retries', '1', ...c.argv], c.env);
+      expect(r.code, r.stderr).toBe(c.code);
+      expect(r.stderr).toMatch(c.says);
+      expect(r.stdout + r.stderr).not.toContain(PASSWORD);
+      expect(existsSync(dataRoot)).toBe(false);
+    }
+  });
+
+  it('OPENAI_BASE_URL with a password for a memory library started for you: refused by the pre-flight naming the variable, not a run of "Connection error" items', async () => {
+    const out = join(root, 'started');
+    const r = await rawragInProcess(
+      ['run', 'locomo', '--system', 'mem0', '--limit', '1', '--out', out, '--no-progress', '--cache-dir', cache],
+      {
+        ...env,
+        OPENAI_BASE_URL: withPassword(`${api.url}/v1`),
+        RAWRAG_SYSTEMS_DIR: join(root, 'no-systems'),
+      },
+    );
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/OPENAI_BASE_URL: a URL with a user name or password is refused/);
+    expect(r.stdout + r.stderr).not.toContain(PASSWORD);
+    expect(existsSync(out)).toBe(false);
+    expect(filesHolding(cache, PASSWORD)).toEqual([]);
+  });
+
   it('from a recorded manifest on resume: refused naming manifest.json and the key; no other file gets it', async () => {
     const out = join(root, 'resumed');
-    const args = locomoRunArgs({ out, peer: api, chatOnly: true, cache, limit: 2, extra: ['--system', 'http', '-S', `url=${service.url}`] });
+    const args = locomoRunArgs({
+      out,
+      peer: api,
+      chatOnly: true,
+      cache,
+      limit: 2,
+      extra: ['--system', 'http', '-S', `url=${service.url}`],
+    });
     const first = await rawragInProcess(args, env);
     expect(first.code, first.stderr).toBe(0);
     expect(filesHolding(out, 'user:')).toEqual([]);
@@ -89,7 +136,10 @@ describe('a URL with a password', () => {
     manifest.config.http.url = withPassword(service.url);
     const recorded = JSON.stringify(manifest, null, 2);
     writeFileSync(file, recorded);
-    for (const argv of [['resume', out], ['run', '--out', out, '--no-progress']]) {
+    for (const argv of [
+      ['resume', out],
+      ['run', '--out', out, '--no-progress'],
+    ]) {
       const r = await rawragInProcess(argv, env);
       expect(r.code, r.stderr).toBe(2);
       expect(r.stderr).toMatch(/manifest\.json: config\.http\.url: a URL with a user name or password is refused/);

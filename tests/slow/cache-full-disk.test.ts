@@ -4,8 +4,11 @@
  * The run stops with exit 2 naming the cache file, not one failed item per question; every reply
  * received is used and its item recorded (no new question starts after the disk filled, those in
  * flight finish); the same command, once there is room, completes paying for no reply twice.
+ * On a real full tmpfs (where one can be mounted) the cache cannot even be created: the same.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeApi } from '../helpers/fake-api.js';
 import { ROOT, tempDir } from '../helpers/cli.js';
@@ -33,6 +36,10 @@ describe('the response cache on a full disk', () => {
   });
   afterEach(() => {
     cacheFaults.full = false;
+  });
+  const mounts: string[] = [];
+  afterAll(() => {
+    for (const m of mounts) if (spawnSync('umount', [m]).status !== 0) spawnSync('umount', ['-l', m]);
   });
 
   it('stops with exit 2 naming the cache file; the replies received are recorded; the same command then completes paying for none again', async () => {
@@ -62,6 +69,42 @@ describe('the response cache on a full disk', () => {
     expect(JSON.parse(again.stdout).errors).toBe(0);
     expect(readItems(out)).toHaveLength(LIMIT);
     // No reply paid twice: both passes together asked what one clean run asks.
+    expect(paid() - before).toBe(needed);
+  }, 300_000);
+
+  it('on a real full tmpfs, a cache SQLite cannot even create: exit 2 naming it, no item failed, then no reply paid twice', async (t) => {
+    const disk = join(root, 'tmpfs');
+    mkdirSync(disk);
+    if (spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', disk], { stdio: 'ignore' }).status !== 0) {
+      console.warn('cache-full-disk.test.ts: cannot mount a tmpfs here (needs root): the real full-disk case is skipped');
+      return t.skip();
+    }
+    mounts.push(disk);
+    const lexical = (out: string, cache: string) =>
+      locomoRunArgs({ out, peer: api, chatOnly: true, cache, retriever: 'local-lexical', limit: LIMIT });
+    const cleanStart = paid();
+    const clean = await rawragInProcess(lexical(join(root, 'lexical-clean'), join(root, 'lexical-cache')), env);
+    expect(clean.code, clean.stderr).toBe(0);
+    const needed = paid() - cleanStart;
+    const before = paid();
+    // Ten pages free: not enough for SQLite's table and its write-ahead log.
+    const cache = join(disk, 'cache');
+    mkdirSync(cache);
+    const free = statfsSync(disk).bavail * statfsSync(disk).bsize;
+    writeFileSync(join(disk, 'filler'), Buffer.alloc(free - 40_960));
+    const out = join(root, 'lexical-full');
+    const r = await rawragInProcess(lexical(out, cache), env);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain(`${join(cache, CACHE_FILE)}: no space left on device (ENOSPC, write)`);
+    expect(r.stderr).not.toMatch(/--retry-errors|items? failed|max-failures/);
+    const recorded = readItems(out);
+    expect(recorded.filter((i) => i.error)).toEqual([]);
+    expect(recorded.length).toBeLessThan(LIMIT);
+    rmSync(join(disk, 'filler'));
+    const again = await rawragInProcess(lexical(out, cache), env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(readItems(out)).toHaveLength(LIMIT);
+    // Both passes together asked what the clean run asked.
     expect(paid() - before).toBe(needed);
   }, 300_000);
 });

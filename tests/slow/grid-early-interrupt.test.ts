@@ -4,7 +4,8 @@
  * early handler removed before the command's guard was installed); Node then closes its signal
  * handle, and a signal already caught but not yet dispatched is dropped. Here the signal is sent
  * at each moment a SIGINT listener is removed (tests/helpers/sigint-at-removal.mjs), and at a
- * spread of early delays: every time the process exits 130 by its own handler, within 2 s.
+ * spread of early delays: every time the process exits 130 by its own handler (the 2 s the docs
+ * promise: scripts/bench/85-grid-interrupt.mjs).
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
@@ -70,15 +71,23 @@ describe('grid: a Ctrl-C is never ignored', () => {
   // 1: the launcher's early handler goes (the command's guard takes over); 2: the grid's watcher
   // goes (the grid has ended; the guard takes over). (3, the guard going on the process's last
   // turn, is not tested: with nothing left to do the process exits 0 before it polls signals.)
-  it.each([1, 2])('SIGINT pending while SIGINT listener %i is removed: exit 130, not the grid run to its end', async (k) => {
-    const r = await grid({ sigintAtRemoval: k });
-    expect(r.killedBy, r.stderr).toBeNull();
-    expect(r.code, r.stderr).toBe(130);
-    expect(r.stderr).toMatch(/rawrag: interrupted by SIGINT/);
-    expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
-  }, 120_000);
+  it.each([1, 2])(
+    'SIGINT pending while SIGINT listener %i is removed: exit 130, not the grid run to its end',
+    async (k) => {
+      const r = await grid({ sigintAtRemoval: k });
+      expect(r.killedBy, r.stderr).toBeNull();
+      expect(r.code, r.stderr).toBe(130);
+      expect(r.stderr).toMatch(/rawrag: interrupted by SIGINT/);
+      expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
+    },
+    120_000,
+  );
 
-  it('SIGINT at a spread of early moments: exit 130 (or the end of a grid that finished first), within 2 s', async () => {
+  // The 2 s the docs promise is measured by scripts/bench/85-grid-interrupt.mjs (issue 42's "settled":
+  // the time in `npm run bench`; beside other test files on two cores a timed assertion fails for the
+  // machine's load, as signals.test.ts's did in CI). Here the bound only catches a stop that hangs;
+  // tests/unit/util/until-stopped.test.ts asserts that nothing but the flush is awaited after the signal.
+  it('SIGINT at a spread of early moments: exit 130 by its own handler (or the end of a grid that finished first), never a hang', async () => {
     let sent = 0;
     for (const delayMs of [200, 500, 800, 1100, 1400, 1700, 2000]) {
       const r = await grid({ delayMs });
@@ -86,7 +95,8 @@ describe('grid: a Ctrl-C is never ignored', () => {
       sent++;
       // Before the launcher's first line runs, Node's default action ends the process (killed by SIGINT).
       if (r.killedBy !== 'SIGINT') expect(r.code, `${delayMs} ms: ${r.stderr}`).toBe(130);
-      expect(r.stoppedIn!, `${delayMs} ms`).toBeLessThan(2000);
+      expect(r.stderr, `${delayMs} ms`).not.toMatch(/internal error|\n\s+at /);
+      expect(r.stoppedIn!, `${delayMs} ms`).toBeLessThan(20_000);
     }
     expect(sent, 'every grid finished before its signal: nothing was tested').toBeGreaterThan(3);
   }, 240_000);

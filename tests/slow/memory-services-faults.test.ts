@@ -42,7 +42,7 @@ describe.each(serviceCases)('memory service %s', (key) => {
     expect(ingestLog(out).some((l) => l.recovered)).toBe(true);
   }, 600_000);
 
-  // MemOS's client is brought to this rule on another branch (issue 42, item 1): it joins when that is merged.
+  // Every service's client reads its replies through the shared check (issue 42, item 1), MemOS's included.
   it('a 200 reply that is empty, null or lacks its list (adds and searches) is retried like a 5xx: 0 errors, nothing applied twice (issue 42)', async () => {
     const peer = started();
     const out = join(root, 'broken-200');

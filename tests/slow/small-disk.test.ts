@@ -15,6 +15,9 @@ import { BIN, ROOT, tempDir } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
 import { cacheWithWordVectors } from '../helpers/test-cache.js';
 import { splitJsonLines } from '../../src/util/jsonl.js';
+import { createAgenticMemorySource } from '../../src/systems/agentic-memory/source.js';
+import { FakeExtractor } from '../helpers/fake-extractor.js';
+import { contextFor, fixtureScript, ingested, memoryConfigFor, memoryEpisode, sessionFor } from '../unit/agentic-memory/fixture.js';
 
 const work = tempDir('rawrag-small-disk-');
 const env = { RAWRAG_CACHE_DIR: cacheWithWordVectors(join(work, 'cache')) };
@@ -130,6 +133,35 @@ describe.skipIf(!probe)('on a real 2 MB tmpfs', () => {
   it("every command's stdout redirected to a file on a full disk: exit 2 naming the file, nothing half-written (issue 42, item 2)", async () => {
     const run = join(work, 'stdout-run');
     expect((await rawragInProcess(['run', 'locomo', '--limit', '40', '--no-progress', '--out', run], env)).code).toBe(0);
+    // A run with a memory store (`rawrag memory show`) and a decision log (`rawrag memory audit`).
+    const store = join(work, 'store-run');
+    mkdirSync(store);
+    mkdirSync(join(work, 'store-cache'));
+    const script = fixtureScript();
+    script!.script!['D5:1'] = '[]'; // the fixture's malformed reply (a retry test's) answered well here
+    const fake = await new FakeExtractor(script).start();
+    try {
+      const cfg = memoryConfigFor();
+      const session = sessionFor(fake.url, join(work, 'store-cache'));
+      const source = await createAgenticMemorySource(cfg, session, { runDir: store });
+      await source.open(ingested(memoryEpisode()), contextFor(cfg));
+      await source.close?.();
+      session.close();
+    } finally {
+      await fake.close();
+    }
+    writeFileSync(
+      join(store, 'manifest.json'),
+      JSON.stringify({
+        schema: 'rawrag.run/2',
+        system: 'agentic-memory',
+        benchmark: 'locomo',
+        setting: 'test',
+        config: { system: 'agentic-memory' },
+      }),
+    );
+    const decisions = join(work, 'decisions.jsonl');
+    writeFileSync(decisions, JSON.stringify({ episode: 'e', operation: 'ADD', memory_id: 'm', old_text: null, new_text: 'x' }) + '\n');
     const disk = tmpfs('256k')!;
     // One page free: the outputs above 4 KB were cut short there with exit 0 (a short write Node's
     // stream for a file ignores); the smaller ones go to a disk with no page free.
@@ -146,12 +178,20 @@ describe.skipIf(!probe)('on a real 2 MB tmpfs', () => {
       ['protocol', 'locomo'],
       ['stats', run, '--out', join(work, 'stats-stdout'), '--resamples', '200', '--no-report'],
       ['stats', run, '--out', join(work, 'stats-stdout'), '--resamples', '200', '--no-report', '--json'],
+      ['memory', 'show', store],
+      ['memory', 'show', store, '--json'],
+      ['memory', 'audit', decisions],
+      ['memory', 'audit', decisions, '--json'],
     ];
     const small: string[][] = [
       ['runs', run],
       ['runs', run, '--json'],
       ['protocol', 'locomo'],
       ['stats', run, '--out', join(work, 'stats-stdout'), '--resamples', '200', '--no-report'],
+      ['memory', 'show', store],
+      ['memory', 'show', store, '--json'],
+      ['memory', 'audit', decisions],
+      ['memory', 'audit', decisions, '--json'],
     ];
     const big = commands.filter((c) => !small.some((s) => s.join(' ') === c.join(' ')));
     for (const [i, args] of [...big, ...small].entries()) {

@@ -8,7 +8,8 @@ import type { Benchmark } from '../../core/benchmark.js';
 import { getBenchmark, listBenchmarks } from '../../benchmarks/registry.js';
 import { describeBenchmarkOption } from '../benchmark-options.js';
 import { pullFile, type PullResult } from '../../benchmarks/download.js';
-import { InputError } from '../../util/errors.js';
+import { InputError, UsageError } from '../../util/errors.js';
+import { hasUrlCredentials } from '../../util/url-credentials.js';
 import { projectRoot } from '../../util/paths.js';
 import { markdownTable } from '../../util/table.js';
 import { positiveInt } from '../options.js';
@@ -97,6 +98,13 @@ async function pullData(
   }
   const root = resolve(opts.root ?? projectRoot());
   const baseUrl = opts.baseUrl ?? process.env.RAWRAG_DATA_BASE_URL ?? null;
+  // A mirror's user name and password would be printed with every line naming the URL, and fetch
+  // refuses such a URL anyway (each try "no connection"): refused at once, naming where it came from.
+  if (baseUrl && hasUrlCredentials(baseUrl)) {
+    const why = 'a URL with a user name or password is refused: it would be printed, and the download cannot send it; give the mirror URL without it';
+    if (opts.baseUrl) throw new UsageError(`--base-url: ${why}`);
+    throw new InputError(why, { place: 'RAWRAG_DATA_BASE_URL' });
+  }
   const results: Array<{ variant: string; r: PullResult }> = [];
   for (const variant of variants) {
     for (const file of downloads[variant]!) {

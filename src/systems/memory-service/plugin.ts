@@ -91,6 +91,8 @@ export function serviceSystem<C extends ServiceSettings>(p: ServicePlugin<C>): S
     if (!settings.url) {
       if (!p.install || !(p.startable?.(settings) ?? true))
         throw new InputError(`--system ${p.name} needs the service: give -S url=URL`, { place: '-S url' });
+      const endpointCredentials = libraryEndpointCredentials(env);
+      if (endpointCredentials) throw new InputError(CREDENTIALS_IN_URL, { place: endpointCredentials });
       started = await ensureStarted({
         system: p.name,
         spec: p.install,
@@ -118,7 +120,11 @@ export function serviceSystem<C extends ServiceSettings>(p: ServicePlugin<C>): S
     const settings = settingsOf(cfg);
     const refused = p.refuse?.(settings, keyFrom(env, settings.keyEnv));
     if (refused) return { problems: [`--system ${p.name}: ${refused}`], reached: [] };
-    if (!settings.url) return { problems: [], reached: [] };
+    if (!settings.url) {
+      // A library started for you gets this endpoint: with a password it cannot work (each call a "Connection error").
+      const endpointCredentials = p.install ? libraryEndpointCredentials(env) : null;
+      return { problems: endpointCredentials ? [`${endpointCredentials}: ${CREDENTIALS_IN_URL}`] : [], reached: [] };
+    }
     try {
       await checkReachable(settings.url, { label: p.about.label, startHint: startHint(p) });
       return { problems: [], reached: [settings.url] };
@@ -187,4 +193,10 @@ export function startHint<C extends ServiceSettings>(p: Pick<ServicePlugin<C>, '
 /** The environment variable a plug-in reads its key from by default. */
 function schemaKeyEnv<C extends ServiceSettings>(p: ServicePlugin<C>): string {
   return p.schema.parse({}).keyEnv;
+}
+
+/** The variable naming the OpenAI-compatible endpoint a started library would get, when that URL carries a user name or password. */
+function libraryEndpointCredentials(env: NodeJS.ProcessEnv): string | null {
+  for (const name of ['OPENAI_BASE_URL', 'OPENAI_API_BASE']) if (env[name]) return hasUrlCredentials(env[name]!) ? name : null;
+  return null;
 }
