@@ -8,7 +8,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { InputError } from '../util/errors.js';
 import { completeness, runSetting, type ManifestView } from '../core/comparability.js';
-import { ITEMS_FILE, readRunItemLines, readRunManifest } from '../run-files/record.js';
+import { ITEMS_FILE, readRunItemLines, readRunManifest, type RunItem } from '../run-files/record.js';
 
 /** |mean(judge votes) − score| above this is a contradiction in the input. */
 const VOTE_SCORE_TOLERANCE = 1e-6;
@@ -109,11 +109,16 @@ export function scanRunDirs(paths: string[]): { dirs: string[]; skipped: Skipped
 }
 
 export function loadRun(dir: string): LoadedRun {
+  return loadRunWithLines(dir);
+}
+
+/** loadRun of a run whose items.jsonl lines the caller has read already (read once, not twice). */
+export function loadRunWithLines(dir: string, lines?: Array<{ line: number; item: RunItem }>): LoadedRun {
   // Through the run record (src/run-files/record.ts): validated, an older version upgraded.
   const m = readRunManifest(dir).manifest;
   const notes: string[] = [];
   const judges = new Set<string>();
-  const items = readItems(dir, notes, judges);
+  const items = readItems(dir, notes, judges, lines);
   const scored = items.some((i) => i.score !== null && i.error === null);
   const judge = judges.size ? [...judges].sort().join(' + ') : (m.judge ?? (scored ? (m.config?.judge?.model ?? null) : null));
   return {
@@ -181,7 +186,7 @@ function epochScores(details: unknown): number[] | null {
   return scores.every((x): x is number => typeof x === 'number' && x >= 0 && x <= 1) ? scores : null;
 }
 
-function readItems(dir: string, notes: string[], judges: Set<string>): StatItem[] {
+function readItems(dir: string, notes: string[], judges: Set<string>, lines?: Array<{ line: number; item: RunItem }>): StatItem[] {
   const path = join(dir, ITEMS_FILE);
   if (!existsSync(path)) {
     notes.push('no items.jsonl: the run has no questions');
@@ -189,7 +194,7 @@ function readItems(dir: string, notes: string[], judges: Set<string>): StatItem[
   }
   const byId = new Map<string, StatItem>();
   let duplicates = 0;
-  for (const { line: lineNo, item: it } of readRunItemLines(dir, notes)) {
+  for (const { line: lineNo, item: it } of lines ?? readRunItemLines(dir, notes)) {
     const place = `line ${lineNo}`;
     const id = String(it.id);
     if (byId.has(id)) duplicates++;

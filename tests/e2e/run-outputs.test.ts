@@ -120,7 +120,7 @@ describe('a judged --retriever openai run through the loopback server', () => {
   });
 
   it('rawrag export: one row per question as CSV and Parquet, the same values', async () => {
-    const items = runItems(out);
+    const items = await runItems(out);
     const rows = exportRows(items);
     expect(rows).toHaveLength(LIMIT);
     const csv = parseCsv(exportCsv(rows), { columns: true }) as Array<Record<string, string>>;

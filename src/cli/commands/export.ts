@@ -2,13 +2,13 @@
  * `rawrag export RUN_DIR --format csv|parquet`: one row per question (src/run-files/export.ts). CSV goes to
  * stdout or --out; Parquet needs --out (or writes <run folder name>.parquet) and the hyparquet-writer package.
  */
-import { readRunItems } from '../../run-files/record.js';
+import { lastLinePerId, readRunItemLinesYielding } from '../../run-files/record.js';
 import { basename, dirname, resolve } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import { stringify } from 'csv-stringify/sync';
 import { EXPORT_COLUMNS, exportRows, type ExportRow } from '../../run-files/export.js';
-import { loadRun } from '../../stats/load.js';
+import { loadRunWithLines } from '../../stats/load.js';
 import { InputError } from '../../util/errors.js';
 import { writeFileAtomic } from '../../util/fsx.js';
 import { writeStdout } from '../../util/stdout.js';
@@ -70,11 +70,24 @@ function format(value: string): 'csv' | 'parquet' {
 /**
  * Items as items.jsonl holds them (last line per id), after rawrag stats' checks of the folder;
  * `notes` gets what those checks found (a torn last line skipped, repeated ids), as stats reports them.
+ * The file is read once, turning the event loop as it parses, so that Ctrl-C is seen at once.
  */
-export function runItems(dir: string, notes: string[] = []): Array<Record<string, unknown>> {
-  notes.push(...loadRun(dir).notes);
+export async function runItems(dir: string, notes: string[] = []): Promise<Array<Record<string, unknown>>> {
+  const lines = await readRunItemLinesYielding(dir, notes);
+  notes.push(...loadRunWithLines(dir, lines).notes);
   // The lines as written, every field kept, through the run record (src/run-files/record.ts).
-  return readRunItems(dir) as Array<Record<string, unknown>>;
+  return lastLinePerId(lines) as Array<Record<string, unknown>>;
+}
+
+/** exportCsv's text, made a few thousand rows at a time with a turn of the event loop between (Ctrl-C). */
+async function exportCsvYielding(rows: Row[], columns: readonly string[], every = 5000): Promise<string> {
+  const parts: string[] = [];
+  for (let i = 0; i < Math.max(rows.length, 1); i += every) {
+    const csv = exportCsv(rows.slice(i, i + every), columns);
+    parts.push(i === 0 ? csv : csv.slice(csv.indexOf('\n') + 1));
+    await new Promise((r) => setImmediate(r));
+  }
+  return parts.join('');
 }
 
 export function exportCommand(): Command {
@@ -90,12 +103,12 @@ export function exportCommand(): Command {
       const rows: Row[] = [];
       for (const r of runs ?? [{ name: null, dir }]) {
         const notes: string[] = [];
-        for (const row of exportRows(runItems(r.dir, notes))) rows.push(r.name === null ? row : { run: r.name, ...row });
+        for (const row of exportRows(await runItems(r.dir, notes))) rows.push(r.name === null ? row : { run: r.name, ...row });
         // As rawrag stats says it: a torn last line or repeated ids are not dropped silently.
         for (const n of notes) process.stderr.write(`warning: ${r.dir}: ${n}\n`);
       }
       const columns = runs ? ['run', ...EXPORT_COLUMNS] : EXPORT_COLUMNS;
-      const data = opts.format === 'csv' ? exportCsv(rows, columns) : await exportParquet(rows, columns);
+      const data = opts.format === 'csv' ? await exportCsvYielding(rows, columns) : await exportParquet(rows, columns);
       if (opts.format === 'csv' && !opts.out) {
         await writeStdout(data);
         return;
