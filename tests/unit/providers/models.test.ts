@@ -88,7 +88,7 @@ describe('--models FILE / RAWRAG_MODELS over the built-in table', () => {
     );
     const typo = join(dir, 'typo.yaml');
     writeFileSync(typo, 'models:\n  x:\n    kind: chat\n    protocol: openai\n    provider: p\n    prices: { inptu: 1 }\n');
-    expect(() => loadRegistry(undefined, typo)).toThrow(new RegExp(`typo\\.yaml: models\\.x\\.prices: `));
+    expect(() => loadRegistry(undefined, typo)).toThrow(new RegExp(`typo\\.yaml: models\\.x\\.prices\\.inptu: unknown key 'inptu'`));
   });
 
   it('every YAML example in docs/models.md loads, and a keyless local model needs no key', async () => {
