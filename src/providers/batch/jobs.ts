@@ -275,7 +275,8 @@ export class BatchJobs {
         // Recorded before it goes out: only a part with a create sent may have a batch it does not know of.
         rec.create_sent_at = this.now().toISOString();
         this.save();
-        return { batch: await other.create(rec, this.store.readPart(rec.hash).lines, timeoutMs), adopted: false };
+        const lines = this.store.readPart(rec.hash).lines;
+        return { batch: await other.create(rec, lines, Math.max(timeoutMs, UPLOAD_TIMEOUT_MS)), adopted: false };
       }
       if (rec.input_file_id === null) {
         const { toFile } = await import('openai');
