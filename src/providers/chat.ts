@@ -212,10 +212,11 @@ export class ChatModel {
 }
 
 /** A deferred request's endpoint path and body, by the model's protocol (the batch backend follows the path). */
-const BATCH_WIRE: Partial<Record<ModelEntry['protocol'], (wireModel: string, req: ChatRequest) => Pick<DeferredRequest, 'url' | 'body'>>> = {
-  openai: (m, req) => ({ url: '/v1/chat/completions', body: chatBody(m, req) }),
-  anthropic: (m, req) => ({ url: '/v1/messages', body: anthropicBody(m, req) }),
-};
+const BATCH_WIRE: Partial<Record<ModelEntry['protocol'], (wireModel: string, req: ChatRequest) => Pick<DeferredRequest, 'url' | 'body'>>> =
+  {
+    openai: (m, req) => ({ url: '/v1/chat/completions', body: chatBody(m, req) }),
+    anthropic: (m, req) => ({ url: '/v1/messages', body: anthropicBody(m, req) }),
+  };
 
 /** The request body sent on the wire (interactively, or as a batch line's body). */
 export function chatBody(wireModel: string, req: ChatRequest): OpenAI.Chat.ChatCompletionCreateParamsNonStreaming {

@@ -102,7 +102,8 @@ export class FakeMessageBatches {
     if (path.startsWith('/v1/messages/batches')) {
       // The SDK sends the key as x-api-key or as a bearer token; either is the account's key here.
       this.keys.add(String(req.headers['x-api-key'] ?? req.headers.authorization?.replace(/^Bearer /, '')));
-      if (req.headers['anthropic-version'] === undefined) return this.error(res, 400, 'invalid_request_error', 'anthropic-version header is required');
+      if (req.headers['anthropic-version'] === undefined)
+        return this.error(res, 400, 'invalid_request_error', 'anthropic-version header is required');
     }
     if (method === 'POST' && path === '/v1/messages/batches') {
       this.calls.push('POST /v1/messages/batches');
@@ -112,7 +113,12 @@ export class FakeMessageBatches {
       const ids = new Set<string>();
       for (const [i, r] of requests.entries()) {
         if (!/^[a-zA-Z0-9_-]{1,64}$/.test(r.custom_id ?? ''))
-          return this.error(res, 400, 'invalid_request_error', `requests.${i}.custom_id: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'`);
+          return this.error(
+            res,
+            400,
+            'invalid_request_error',
+            `requests.${i}.custom_id: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'`,
+          );
         if (ids.has(r.custom_id)) return this.error(res, 400, 'invalid_request_error', `requests.${i}.custom_id: duplicate custom_id`);
         if (typeof r.params?.model !== 'string' || typeof r.params?.max_tokens !== 'number')
           return this.error(res, 400, 'invalid_request_error', `requests.${i}.params: model and max_tokens are required`);

@@ -94,7 +94,11 @@ export function outputLineOf(r: Anthropic.Messages.MessageBatchIndividualRespons
     case 'expired':
       return { custom_id: key, response: null, error: { code: 'batch_expired', message: 'the batch expired before this request ran' } };
     case 'canceled':
-      return { custom_id: key, response: null, error: { code: 'batch_cancelled', message: 'the batch was cancelled before this request ran' } };
+      return {
+        custom_id: key,
+        response: null,
+        error: { code: 'batch_cancelled', message: 'the batch was cancelled before this request ran' },
+      };
     default:
       return { custom_id: key, response: null, error: { code: 'unknown_result', message: JSON.stringify(res ?? null).slice(0, 200) } };
   }

@@ -163,7 +163,9 @@ export class BatchJobs {
     const { session } = this.opts;
     const entry = session.model(part.model, part.role);
     const a = session.availability(entry, part.role);
-    const apiKey = a.ok ? a.endpoint.apiKey : (session.secrets.add(entry.keyEnv ? session.transport.env[entry.keyEnv] : undefined) ?? 'EMPTY');
+    const apiKey = a.ok
+      ? a.endpoint.apiKey
+      : (session.secrets.add(entry.keyEnv ? session.transport.env[entry.keyEnv] : undefined) ?? 'EMPTY');
     return { baseUrl: part.base_url, apiKey };
   }
 
@@ -459,7 +461,8 @@ export class BatchJobs {
           ? await other.results(rec, this.store.readPart(rec.hash).lines, timeout)
           : await (await client.files.content(fileId, { timeout, maxRetries: 0 })).text();
         empty = expected > 0 && text.trim() === '';
-        if (empty) throw new BadReplyError(`batch file ${fileId} is empty, though batch ${rec.batch_id} says ${expected} requests ended`, true);
+        if (empty)
+          throw new BadReplyError(`batch file ${fileId} is empty, though batch ${rec.batch_id} says ${expected} requests ended`, true);
         return checkedOutputFile(fileId, text);
       });
     } catch (e) {
@@ -545,4 +548,3 @@ export function statusText(rec: PartRecord): string {
   const status = rec.batch_id === null ? 'not submitted yet' : rec.status;
   return `batch ${rec.batch_id ?? '-'} (part ${rec.part}, ${rec.requests} requests, ${rec.model}): ${status}${counts}`;
 }
-
