@@ -192,7 +192,12 @@ export class FakeMessageBatches {
         b.results.push(JSON.stringify({ custom_id: r.custom_id, result: { type: 'succeeded', message: body } }));
       } else {
         b.counts.errored++;
-        b.results.push(JSON.stringify({ custom_id: r.custom_id, result: { type: 'errored', error: body } }));
+        // Anthropic's ErrorResponse: {type: 'error', error: {type, message}} (a 4xx is the request's fault, else the API's).
+        const message = String((body.error as { message?: string } | undefined)?.message ?? fwd.status);
+        const type = fwd.status < 500 ? 'invalid_request_error' : 'api_error';
+        b.results.push(
+          JSON.stringify({ custom_id: r.custom_id, result: { type: 'errored', error: { type: 'error', error: { type, message } } } }),
+        );
       }
     }
     b.ended = b.results.length === b.requests.length;

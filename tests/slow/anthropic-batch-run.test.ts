@@ -127,6 +127,34 @@ describe('rawrag run --batch with an Anthropic reader and judge (Message Batches
     expect(b.usage.reader.cost_usd_total).toBeCloseTo(l.usage.reader.cost_usd_spent / 2, 10);
   });
 
+  it('a request errored inside a Message Batch becomes an item error; --retry-errors sends it again; batch status reads the jobs', async () => {
+    const out = join(tempDir(), 'errors');
+    const cache = tempDir('rawrag-cache-');
+    const e = { ...env, ANTHROPIC_BASE_URL: api.url };
+    const victim = selected[4]!.text;
+    api.chat.inject({
+      kind: 'status',
+      status: 400,
+      times: 1,
+      match: (r) => r.path === '/v1/messages' && readerQuestion(r.body) === victim && Boolean(r.headers['x-fake-batch']),
+    });
+    const first = await rawragInProcess(args(cache, out, '--batch', '--seed', '3'), e);
+    expect(first.code).toBe(4);
+    expect(first.stdout).toMatch(/12 questions, 1 errors/);
+    const bad = items(out).filter((i) => i.error);
+    expect(bad.map((i) => i.question)).toEqual([victim]);
+    expect(bad[0].error.message).toMatch(/reader request to claude-haiku-4-5 failed in a batch job: invalid_request_error: injected 400/);
+    const before = api.batches.size;
+    const retry = await rawragInProcess(args(cache, out, '--batch', '--seed', '3', '--retry-errors'), e);
+    expect(retry.code, retry.stderr).toBe(0);
+    expect(retry.stderr).toMatch(/pass 1: 1 requests go out as batch jobs \(1 reader\)/);
+    expect(api.batches.size).toBe(before + 2); // the reader request, then its judge runs
+    expect(byId(items(out))).toEqual(byId(items(liveOut)));
+    const status = await rawragInProcess(['batch', 'status', out], e);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout.match(/\| msgbatch_\d+ +\| claude-haiku-4-5 \|.*\| completed \|/g)).toHaveLength(4);
+  });
+
   it('kill -9 while a batch is being created, then run again: the batch is adopted from the list, not submitted twice', async () => {
     const out = join(tempDir(), 'killed');
     const cache = tempDir('rawrag-cache-');
