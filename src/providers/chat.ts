@@ -11,7 +11,7 @@ import type { Role } from './usage.js';
 import { cacheKey, jsonCodec } from './cache.js';
 import { BadReplyError, ProviderError, namingHost, notJsonReply } from './errors.js';
 import { pricesFor, type ModelEntry } from './models.js';
-import { DeferredRequestError, type DeferSink } from './batch/defer.js';
+import { DeferredRequestError, type DeferSink, type DeferredRequest } from './batch/defer.js';
 import type { Endpoint, ProviderSession } from './session.js';
 import { endpointId, provenanceOf, type Origin, type Provenance } from './provenance.js';
 import { REPLY_TOKENS_ASSUMED, promptTokensAtMost, type RequestCost } from './budget.js';
@@ -151,13 +151,14 @@ export class ChatModel {
         attempts: 1,
         retryable: false,
       });
+    const wire = BATCH_WIRE[this.entry.protocol];
+    if (!wire) throw new Error(`${this.entry.name}: no batch request form for protocol '${this.entry.protocol}'`);
     sink.add({
       key,
       role: this.role,
       model: this.entry.name,
       baseUrl: this.endpoint.baseUrl,
-      url: '/v1/chat/completions',
-      body: chatBody(this.wireModel, req),
+      ...wire(this.wireModel, req),
       replicate,
     });
     throw new DeferredRequestError(key);
@@ -209,6 +210,13 @@ export class ChatModel {
     });
   }
 }
+
+/** A deferred request's endpoint path and body, by the model's protocol (the batch backend follows the path). */
+const BATCH_WIRE: Partial<Record<ModelEntry['protocol'], (wireModel: string, req: ChatRequest) => Pick<DeferredRequest, 'url' | 'body'>>> =
+  {
+    openai: (m, req) => ({ url: '/v1/chat/completions', body: chatBody(m, req) }),
+    anthropic: (m, req) => ({ url: '/v1/messages', body: anthropicBody(m, req) }),
+  };
 
 /** The request body sent on the wire (interactively, or as a batch line's body). */
 export function chatBody(wireModel: string, req: ChatRequest): OpenAI.Chat.ChatCompletionCreateParamsNonStreaming {

@@ -6,6 +6,7 @@
  * cache under the same keys, so the next pass finds them all.
  */
 import type OpenAI from 'openai';
+import type { AnthropicBody } from '../anthropic.js';
 
 export interface DeferredRequest {
   /** The response-cache key of the request; also its `custom_id` in the batch. */
@@ -15,10 +16,10 @@ export interface DeferredRequest {
   model: string;
   /** Endpoint the interactive call would have used (no key). */
   baseUrl: string;
-  /** The batch endpoint path the body is for. */
-  url: '/v1/chat/completions' | '/v1/embeddings';
+  /** The endpoint path the body is for (its protocol's: `/v1/messages` goes to Anthropic's Message Batches API). */
+  url: '/v1/chat/completions' | '/v1/embeddings' | '/v1/messages';
   /** The request body exactly as the interactive call would send it (embeddings: one input per request). */
-  body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming | OpenAI.EmbeddingCreateParams;
+  body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming | OpenAI.EmbeddingCreateParams | AnthropicBody;
   replicate: number;
 }
 

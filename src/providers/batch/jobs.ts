@@ -9,9 +9,11 @@
  * create whose reply was lost, leaves exactly that), and such a batch is adopted instead.
  */
 import type OpenAI from 'openai';
-import { chatReplyCodec, openaiClient, storedReply, type StoredReply } from '../chat.js';
+import { chatReplyCodec, openaiClient } from '../chat.js';
+import { anthropicClient } from '../anthropic.js';
 import { vectorCodec } from '../cache.js';
-import { readVectors } from '../embedding-reply.js';
+import { anthropicBatches, type BatchBackend, type BatchView } from './anthropic.js';
+import { checkedOutputFile, parseOutputLine, replyOf } from './output.js';
 import { DEFAULT_BATCH_LIMITS, pricesFor } from '../models.js';
 import type { ProviderSession } from '../session.js';
 import type { DeferredRequest } from './defer.js';
@@ -19,7 +21,8 @@ import { planParts, type BatchLimits, type PartPlan } from './parts.js';
 import { BatchStore, DEAD, TERMINAL, addBatchUsage, type BatchUsage, type BatchesState, type PartRecord } from './state.js';
 import { costOf } from '../usage.js';
 import { endpointId } from '../provenance.js';
-import { BadReplyError, parseJsonReply } from '../errors.js';
+import { BadReplyError } from '../errors.js';
+import type { Endpoint } from '../session.js';
 
 export interface BatchJobsOptions {
   /** The run directory (batches.json and batches/ go there). */
@@ -58,9 +61,18 @@ export function addReport(into: CollectReport, r: CollectReport): void {
 
 type Batch = OpenAI.Batches.Batch;
 
+/**
+ * Batch backends other than the OpenAI Batch API (Files upload + /v1/batches, built in below), by
+ * the endpoint path of the part's requests: the protocol's difference is this table, not the stages.
+ */
+const BACKENDS: Record<string, (endpoint: Endpoint, timeoutMs: number) => BatchBackend> = {
+  '/v1/messages': (endpoint, timeoutMs) => {
+    let c: ReturnType<typeof anthropicClient> | null = null;
+    return anthropicBatches(() => (c ??= anthropicClient(endpoint, timeoutMs)));
+  },
+};
+
 const UPLOAD_TIMEOUT_MS = 10 * 60_000;
-/** Error codes the provider writes for requests a batch never ran (not failures of the request). */
-const NOT_RUN = new Set(['batch_expired', 'batch_cancelled']);
 
 /** Poll interval: RAWRAG_BATCH_POLL_MS (tests, local servers) or 10 s, doubling up to 5 min. */
 export function pollInterval(env: NodeJS.ProcessEnv): { initial: number; max: number } {
@@ -73,6 +85,7 @@ export class BatchJobs {
   readonly store: BatchStore;
   private state: BatchesState;
   private readonly clients = new Map<string, Promise<OpenAI>>();
+  private readonly backends = new Map<string, BatchBackend>();
   private readonly lastLine = new Map<string, string>();
 
   constructor(private readonly opts: BatchJobsOptions) {
@@ -141,17 +154,32 @@ export class BatchJobs {
   /** The SDK client for the server a part lives on (a batch id exists only there). */
   private client(part: Pick<PartRecord, 'base_url' | 'model' | 'role'>): Promise<OpenAI> {
     let c = this.clients.get(part.base_url);
-    if (!c) {
-      const { session } = this.opts;
-      const entry = session.model(part.model, part.role);
-      const a = session.availability(entry, part.role);
-      const apiKey = a.ok
-        ? a.endpoint.apiKey
-        : (session.secrets.add(entry.keyEnv ? session.transport.env[entry.keyEnv] : undefined) ?? 'EMPTY');
-      c = openaiClient({ baseUrl: part.base_url, apiKey }, session.transport.timeoutMs);
-      this.clients.set(part.base_url, c);
-    }
+    if (!c) this.clients.set(part.base_url, (c = openaiClient(this.endpointOf(part), this.opts.session.transport.timeoutMs)));
     return c;
+  }
+
+  /** The part's server and the key of its model. */
+  private endpointOf(part: Pick<PartRecord, 'base_url' | 'model' | 'role'>): Endpoint {
+    const { session } = this.opts;
+    const entry = session.model(part.model, part.role);
+    const a = session.availability(entry, part.role);
+    const apiKey = a.ok
+      ? a.endpoint.apiKey
+      : (session.secrets.add(entry.keyEnv ? session.transport.env[entry.keyEnv] : undefined) ?? 'EMPTY');
+    return { baseUrl: part.base_url, apiKey };
+  }
+
+  /** The part's batch backend when its protocol is not the OpenAI Batch API (null: OpenAI's). */
+  private backend(part: PartRecord): BatchBackend | null {
+    const make = BACKENDS[part.url];
+    if (!make) return null;
+    let b = this.backends.get(part.base_url);
+    if (!b) this.backends.set(part.base_url, (b = make(this.endpointOf(part), this.opts.session.transport.timeoutMs)));
+    return b;
+  }
+
+  private knownIds(): Set<string> {
+    return new Set(this.state.parts.map((p) => p.batch_id).filter((id): id is string => id !== null));
   }
 
   /** One provider call through the session's retry layer (errors scrubbed and named). */
@@ -168,7 +196,7 @@ export class BatchJobs {
     // A part recorded but never confirmed (killed around its create) may exist on the provider.
     const unconfirmed: PartRecord[] = [];
     for (const p of this.state.parts.filter((x) => x.batch_id === null && x.status === 'prepared')) {
-      const found = await this.call(p, async (client) => this.findOnProvider(client, p));
+      const found = await this.call(p, async (client, timeoutMs) => this.findOnProvider(client, p, timeoutMs));
       if (found) {
         this.update(p, found);
         this.opts.log(`batch ${found.id} found on the provider (already submitted), adopted: ${describePart(p)}`);
@@ -229,6 +257,7 @@ export class BatchJobs {
       errors: null,
       collected: null,
       resubmitted_as: [],
+      create_sent_at: null,
       created_at: at,
       updated_at: at,
     };
@@ -241,8 +270,16 @@ export class BatchJobs {
   private async create(rec: PartRecord): Promise<void> {
     const batch = await this.call(rec, async (client, timeoutMs) => {
       // Searched on every attempt: a create whose reply was lost must not be repeated.
-      const existing = await this.findOnProvider(client, rec);
+      const existing = await this.findOnProvider(client, rec, timeoutMs);
       if (existing) return { batch: existing, adopted: true };
+      const other = this.backend(rec);
+      if (other) {
+        // Recorded before it goes out: only a part with a create sent may have a batch it does not know of.
+        rec.create_sent_at = this.now().toISOString();
+        this.save();
+        const lines = this.store.readPart(rec.hash).lines;
+        return { batch: await other.create(rec, lines, Math.max(timeoutMs, UPLOAD_TIMEOUT_MS)), adopted: false };
+      }
       if (rec.input_file_id === null) {
         const { toFile } = await import('openai');
         const file = await client.files.create(
@@ -270,8 +307,10 @@ export class BatchJobs {
   }
 
   /** A live or finished, not yet recorded batch of this run for this part (newest first). */
-  private async findOnProvider(client: OpenAI, rec: PartRecord): Promise<Batch | null> {
-    const known = new Set(this.state.parts.map((p) => p.batch_id).filter((id): id is string => id !== null));
+  private async findOnProvider(client: OpenAI, rec: PartRecord, timeoutMs: number): Promise<BatchView | null> {
+    const known = this.knownIds();
+    const other = this.backend(rec);
+    if (other) return other.find(rec, known, timeoutMs);
     // Batches are listed newest first; none older than the part record can be its batch.
     const oldest = Math.floor(Date.parse(rec.created_at) / 1000) - 3600;
     for await (const b of client.batches.list({ limit: 100 }, { maxRetries: 0 })) {
@@ -282,7 +321,7 @@ export class BatchJobs {
     return null;
   }
 
-  private update(rec: PartRecord, b: Batch): void {
+  private update(rec: PartRecord, b: BatchView | Batch): void {
     rec.batch_id = b.id;
     rec.input_file_id = b.input_file_id ?? rec.input_file_id;
     rec.status = b.status;
@@ -301,7 +340,10 @@ export class BatchJobs {
   /** Asks the provider for the state of every live batch; prints a line per batch whose state changed. */
   async refresh(): Promise<void> {
     for (const rec of this.live()) {
-      const b = await this.call(rec, (client, timeoutMs) => client.batches.retrieve(rec.batch_id!, { timeout: timeoutMs, maxRetries: 0 }));
+      const other = this.backend(rec);
+      const b = await this.call(rec, (client, timeoutMs) =>
+        other ? other.retrieve(rec, timeoutMs) : client.batches.retrieve(rec.batch_id!, { timeout: timeoutMs, maxRetries: 0 }),
+      );
       this.update(rec, b);
       this.statusLine(rec);
     }
@@ -413,9 +455,14 @@ export class BatchJobs {
     let empty = false;
     try {
       return await this.call(rec, async (client, timeoutMs) => {
-        const text = await (await client.files.content(fileId, { timeout: Math.max(timeoutMs, UPLOAD_TIMEOUT_MS), maxRetries: 0 })).text();
+        const other = this.backend(rec);
+        const timeout = Math.max(timeoutMs, UPLOAD_TIMEOUT_MS);
+        const text = other
+          ? await other.results(rec, this.store.readPart(rec.hash).lines, timeout)
+          : await (await client.files.content(fileId, { timeout, maxRetries: 0 })).text();
         empty = expected > 0 && text.trim() === '';
-        if (empty) throw new BadReplyError(`batch file ${fileId} is empty, though batch ${rec.batch_id} says ${expected} requests ended`, true);
+        if (empty)
+          throw new BadReplyError(`batch file ${fileId} is empty, though batch ${rec.batch_id} says ${expected} requests ended`, true);
         return checkedOutputFile(fileId, text);
       });
     } catch (e) {
@@ -500,63 +547,4 @@ export function statusText(rec: PartRecord): string {
   const counts = c && c.total > 0 ? ` ${c.completed + c.failed}/${c.total} done${c.failed ? `, ${c.failed} failed` : ''}` : '';
   const status = rec.batch_id === null ? 'not submitted yet' : rec.status;
   return `batch ${rec.batch_id ?? '-'} (part ${rec.part}, ${rec.requests} requests, ${rec.model}): ${status}${counts}`;
-}
-
-interface OutputLine {
-  custom_id: string;
-  response?: { status_code?: number; body?: unknown } | null;
-  error?: { code?: string; message?: string } | null;
-}
-
-/** A batch output (or error) file whose every line is JSON, or a retryable malformed-reply error naming the line. */
-function checkedOutputFile(fileId: string, text: string): string {
-  const lines = text.split('\n');
-  lines.forEach((raw, i) => {
-    if (raw.trim() === '') return;
-    try {
-      parseJsonReply(raw);
-    } catch (e) {
-      throw new BadReplyError(
-        `batch file ${fileId}, line ${i + 1} of ${lines.length}: ${(e as Error).message}`,
-        (e as BadReplyError).retryable,
-      );
-    }
-  });
-  return text;
-}
-
-function parseOutputLine(raw: string): OutputLine | null {
-  try {
-    const v = JSON.parse(raw) as OutputLine;
-    return typeof v?.custom_id === 'string' ? v : null;
-  } catch {
-    return null;
-  }
-}
-
-/** A line's reply, validated as an interactive reply would be, or why it is not one. */
-type LineResult =
-  | { reply: StoredReply; tokens: { prompt_tokens: number; completion_tokens: number } }
-  | { vector: Float32Array; tokens: { prompt_tokens: number; completion_tokens: number } }
-  | { message: string; notRun?: boolean };
-
-function replyOf(line: OutputLine, url: string, endpoint: string): LineResult {
-  if (line.error)
-    return { message: `${line.error.code ?? 'error'}: ${line.error.message ?? ''}`.trim(), notRun: NOT_RUN.has(line.error.code ?? '') };
-  const status = line.response?.status_code;
-  const body = line.response?.body as { error?: { code?: string; message?: string } } | undefined;
-  if (status !== 200) {
-    if (body?.error?.code && NOT_RUN.has(body.error.code)) return { message: body.error.code, notRun: true };
-    return { message: `HTTP ${status ?? '?'}: ${body?.error?.message ?? JSON.stringify(body ?? null).slice(0, 300)}` };
-  }
-  try {
-    if (url === '/v1/embeddings') {
-      const res = body as unknown as OpenAI.CreateEmbeddingResponse;
-      return { vector: readVectors(res, 1)[0]!, tokens: { prompt_tokens: res.usage?.prompt_tokens ?? 0, completion_tokens: 0 } };
-    }
-    const reply = storedReply(body as OpenAI.Chat.ChatCompletion, endpoint);
-    return { reply: { ...reply, batch: true }, tokens: { prompt_tokens: reply.prompt_tokens, completion_tokens: reply.completion_tokens } };
-  } catch (e) {
-    return { message: (e as Error).message };
-  }
 }

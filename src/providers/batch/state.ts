@@ -68,6 +68,8 @@ const PartSchema = z.object({
       usage: z.record(z.string(), BatchUsageSchema).default({}),
     })
     .nullable(),
+  /** When a create was last sent for the part (a provider whose batches carry no metadata: where a lost create is looked for). */
+  create_sent_at: z.string().nullable().default(null),
   /** The parts an expired batch's unfinished requests went out in. */
   resubmitted_as: z.array(z.string()).default([]),
   created_at: z.string(),
