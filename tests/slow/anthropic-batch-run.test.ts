@@ -7,13 +7,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeMessageBatches } from '../helpers/fake-message-batches.js';
 import { defaultChat, readerQuestion } from '../helpers/fake-api.js';
 import { BIN, ROOT, tempDir } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
 import { locomo } from '../../src/benchmarks/locomo/index.js';
+import { decidedById, runItemLines } from '../helpers/decided-items.js';
 
 const LIMIT = 12;
 const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json'), options: {} });
@@ -41,26 +42,8 @@ function args(cache: string, out: string, ...extra: string[]): string[] {
   );
 }
 
-const items = (dir: string) =>
-  existsSync(join(dir, 'items.jsonl'))
-    ? readFileSync(join(dir, 'items.jsonl'), 'utf8')
-        .trim()
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l))
-    : [];
-const decided = (i: any) => ({
-  id: i.id,
-  answer: i.answer,
-  score: i.score,
-  metrics: i.metrics,
-  retrieved: i.retrieved,
-  reader: i.details.reader.raw,
-  judge: i.details.judge.runs,
-  votes: i.details.judge.votes,
-  error: i.error,
-});
-const byId = (xs: any[]) => [...xs].sort((a, b) => a.id.localeCompare(b.id)).map(decided);
+const items = runItemLines;
+const byId = decidedById;
 
 describe('rawrag run --batch with an Anthropic reader and judge (Message Batches)', () => {
   const api = new FakeMessageBatches({ chat: oracle });

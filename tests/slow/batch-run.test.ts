@@ -13,6 +13,7 @@ import { defaultChat, readerQuestion, endpointArgs } from '../helpers/fake-api.j
 import { BIN, ROOT, tempDir } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
 import { locomo } from '../../src/benchmarks/locomo/index.js';
+import { decidedById, runItemLines } from '../helpers/decided-items.js';
 
 const LIMIT = 30;
 /** Judge requests: 3 per answer, and 3 more for each of the 4 questions whose gold the LoCoMo errata correct (judged under both golds). */
@@ -57,28 +58,8 @@ function args(api: FakeBatchApi, cache: string, out: string, ...extra: string[])
   ];
 }
 
-const items = (dir: string) =>
-  existsSync(join(dir, 'items.jsonl'))
-    ? readFileSync(join(dir, 'items.jsonl'), 'utf8')
-        .trim()
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l))
-    : [];
-/** What a run decides about an item (not how it got there: timings, cache flags, usage). */
-const decided = (i: any) => ({
-  id: i.id,
-  answer: i.answer,
-  score: i.score,
-  metrics: i.metrics,
-  retrieved: i.retrieved,
-  coverage: i.coverage,
-  reader: i.details.reader.raw,
-  judge: i.details.judge.runs,
-  votes: i.details.judge.votes,
-  error: i.error,
-});
-const byId = (xs: any[]) => [...xs].sort((a, b) => a.id.localeCompare(b.id)).map(decided);
+const items = runItemLines;
+const byId = decidedById;
 
 describe('rawrag run --batch', () => {
   const api = new FakeBatchApi({ chat: oracle });
