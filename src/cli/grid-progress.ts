@@ -82,7 +82,14 @@ export class GridProgress {
       total: all.reduce((s, p) => s + p.total, 0),
       info: {
         errors: all.reduce((s, p) => s + (p.info.errors ?? 0), 0),
-        ...(hasPhases ? { phases: mergePhases(all.map((p) => p.info.phases), waiting) } : {}),
+        ...(hasPhases
+          ? {
+              phases: mergePhases(
+                all.map((p) => p.info.phases),
+                waiting,
+              ),
+            }
+          : {}),
         ...(costs.some((c) => c !== undefined)
           ? { costUsd: costs.some((c) => c === null) ? null : costs.reduce<number>((s, c) => s + (c ?? 0), 0) }
           : {}),
