@@ -34,6 +34,7 @@ import { configFromFlags } from './options.js';
 import { firstTime } from './notes-once.js';
 import { recordedSpend } from './cost-cap.js';
 import { CostCapExceeded } from './exit.js';
+import { preflight } from '../preflight/index.js';
 
 export interface PaperRunOptions {
   /** Where the map looks for runs; new runs go to `<first>/paper/<name>`. */
@@ -47,6 +48,8 @@ export interface PaperRunOptions {
   signal?: AbortSignal;
   /** The items to reproduce (default the paper's, src/paper/items.ts). */
   items?: PaperItem[];
+  /** Reach each endpoint once in the pre-flight (default true; `--no-reach`). */
+  reach?: boolean;
 }
 
 interface Estimate {
@@ -347,6 +350,10 @@ export async function paperRun(opts: PaperRunOptions, out: (s: string) => void, 
     out('nothing was sent and no run directory was written (drop --dry-run to run them; the same command resumes)');
     return;
   }
+  // Before the first paid request: every model name (with a did-you-mean), key and endpoint of the
+  // runs to run, each endpoint reached once (src/preflight/, as run and ablate check theirs); a run
+  // whose data is missing was skipped at planning, with the reason.
+  opts = await paperPreflight(runs, opts, log);
   // --max-cost caps what the whole paper has paid: every run under results/paper/, by this invocation
   // and the earlier ones (an interrupted or capped run recorded its spend in its manifest).
   const root = resolve(opts.searched[0]!);
@@ -375,6 +382,21 @@ export async function paperRun(opts: PaperRunOptions, out: (s: string) => void, 
       `stopped at --max-cost ${usd(opts.maxCost)}: paid ${usd(paidUnder(root))} in all under ${relative(process.cwd(), join(root, 'paper')) || '.'}; ` +
         `${held.length} run${held.length === 1 ? '' : 's'} held back; the same command with a higher --max-cost goes on`,
     );
+}
+
+/** The pre-flight of the runs not skipped (exit 2 with every problem); the options with the memory services it reached. */
+async function paperPreflight(runs: PlannedRun[], opts: PaperRunOptions, log: (s: string) => void): Promise<PaperRunOptions> {
+  const cells = runs
+    .filter((r) => !r.skip && r.prepared)
+    .flatMap((r) => {
+      const p = r.prepared!;
+      const label = relative(process.cwd(), r.dir) || r.dir;
+      return p.kind === 'run' ? [{ cfg: p.cfg, label }] : p.plan.variants.map((v) => ({ cfg: v.cfg, label }));
+    });
+  if (cells.length === 0) return opts;
+  const { notes, reachedServices } = await preflight(cells, opts.transport, { reach: opts.reach !== false });
+  for (const note of notes) log(`note: ${note}`);
+  return reachedServices.length ? { ...opts, transport: { ...opts.transport, reachedServices } } : opts;
 }
 
 /** One planned run, unless it was skipped or its estimate exceeds what is left of the cap; what it spent is added to `spent`. */

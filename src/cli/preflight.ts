@@ -2,6 +2,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { preflight, preflightModels, type PreflightCell } from '../preflight/index.js';
 import type { Role } from '../providers/usage.js';
+import type { ReachedEndpoints } from '../preflight/reach.js';
 import type { TransportOptions } from '../providers/transport.js';
 
 /** Items in a row failing with the same error that stop a run, unless `--max-failures` says otherwise. */
@@ -70,13 +71,17 @@ export async function runPreflight(
   return reachedServices.length ? { ...transport, reachedServices } : transport;
 }
 
-/** The pre-flight of named models alone (`rawrag judge`: its judge), names, keys and endpoints; notes go to `log`. */
+/**
+ * The pre-flight of named models alone (`rawrag judge`: its judge), names, keys and endpoints; notes
+ * go to `log`. `reached`: the endpoints this command already reached (each is reached once per command).
+ */
 export async function runModelPreflight(
   cmd: Command,
   models: ReadonlyArray<{ role: Role; name: string }>,
   transport: Partial<TransportOptions>,
   log: (line: string) => void,
+  reached?: ReachedEndpoints,
 ): Promise<void> {
-  const { notes } = await preflightModels(models, transport, { reach: cmd.opts().reach !== false });
+  const { notes } = await preflightModels(models, transport, { reach: cmd.opts().reach !== false, ...(reached ? { reached } : {}) });
   for (const n of notes) log(`note: ${n}`);
 }

@@ -31,7 +31,7 @@ import { capLine, capTransport, doneIds, maxCostOf, recordedSpend } from './cost
 import { CostCapExceeded, GridFailures, ItemFailures, retryCommand } from './exit.js';
 import { progressBar } from './progress.js';
 import { firstTime } from './notes-once.js';
-import { GridProgress } from './grid-progress.js';
+import { GridProgress, type CellPlan } from './grid-progress.js';
 import { loadRunInputs } from '../pipeline/plan.js';
 import { runLine } from './commands/runs.js';
 import { runPreflight, withPreflightFlags } from './preflight.js';
@@ -234,8 +234,8 @@ async function runCells(
   // A warning or note every cell of a benchmark would repeat (data warnings, the retriever's note) is printed once.
   const said = new Set<string>();
   try {
-    // Every cell's selection counted before the first starts: the bar's total never grows.
-    const planned = await untilStopped(plannedQuestions(cells), interrupts.signal, flushes);
+    // Every cell's selection counted and its phases planned before the first starts: no total grows.
+    const planned = await untilStopped(plannedCells(cells, transport, Boolean(o.retryErrors)), interrupts.signal, flushes);
     if (!planned.done) return { outcomes: stoppedOutcomes(), signal: interrupts.reason() };
     const progress = new GridProgress(planned.value);
     const set = runSet(
@@ -412,12 +412,19 @@ async function gridEstimate(cells: Cell[], transport: Partial<TransportOptions>,
   ].join('\n');
 }
 
-/** Each cell's question count (null where its inputs cannot be read: the cell will fail and say why). */
-async function plannedQuestions(cells: Cell[]): Promise<Map<string, number | null>> {
-  const out = new Map<string, number | null>();
+/** Each cell's question count and phase totals (null where its inputs cannot be read: the cell will fail and say why). */
+async function plannedCells(
+  cells: Cell[],
+  transport: Partial<TransportOptions>,
+  retryErrors: boolean,
+): Promise<Map<string, CellPlan | null>> {
+  const out = new Map<string, CellPlan | null>();
   for (const c of cells) {
     try {
-      out.set(c.name, (await loadRunInputs(c.cfg)).questions.length);
+      const questions = (await loadRunInputs(c.cfg)).questions.length;
+      // Each phase as the cell's run will plan it: what its folder does not hold yet (a resume).
+      const { phases } = await estimateRun(c.cfg, transport, { skip: doneIds(c.dir, retryErrors) });
+      out.set(c.name, { questions, phases });
     } catch {
       out.set(c.name, null);
     }

@@ -19,6 +19,8 @@ import { judgeModelFor, readerMaxTokens } from '../core/protocol.js';
 import { goldVersionOf } from '../scoring/gold-version.js';
 import { systemOf } from '../systems/registry.js';
 import { NO_MODEL } from '../config/load.js';
+import type { Phase } from '../core/phases.js';
+import { phaseTotals } from './phases.js';
 
 /** Assumed reply lengths (tokens): a short answer, a one-sentence judgement with its JSON label. */
 export const EST_READER_OUTPUT = 30;
@@ -45,6 +47,8 @@ export interface RunEstimate {
   models: Array<{ role: Role; entry: ModelEntry }>;
   /** The system's paid LLM work at ingest (extraction, summaries), when it has any: rendered as its own section. */
   ingest?: { cost_usd: number | null; lines: string[]; data: Record<string, unknown> };
+  /** Each phase's total as the run will plan it (src/pipeline/phases.ts phaseTotals): what a grid's progress shows before a cell starts. */
+  phases: Partial<Record<Phase, number>>;
 }
 
 export async function estimateRun(
@@ -121,6 +125,8 @@ export async function estimateRun(
   };
   // A system that answers itself (its own agent) sends no reader call: its answers are judged.
   const selfAnswer = own.answersItself ?? null;
+  // The items pass the judge phase when an LLM judge scores them (the run's stages: src/pipeline/stages.ts).
+  let judgePhase = false;
   if (cfg.reader.model === null && !selfAnswer) notes.push('no reader configured (--reader MODEL): retrieval and coverage only');
   else if (!scoring) notes.push(`${benchmark.name} has no scoring protocol yet: no reader or judge calls`);
   else {
@@ -147,13 +153,16 @@ export async function estimateRun(
       }
       const runs = cfg.judge.runs * epochs;
       add('judge', judge, judged * runs, jIn * runs, judged * runs * EST_JUDGE_OUTPUT);
+      judgePhase = true;
     }
   }
   for (const r of roles)
     if (r.cost_usd === null) notes.push(`no price for ${r.role} model '${r.model}' in the registry: its cost is unknown`);
   const ingest = own.ingest;
   const cost = roles.reduce<number | null>((s, r) => addCost(s, r.cost_usd), ingest ? ingest.cost_usd : 0);
-  return { questions: questions.length, roles, cost_usd: cost, notes, missing, models, ...(ingest ? { ingest } : {}) };
+  const turns = new Map(dataset.episodes.map((e) => [e.id, e.turns.length]));
+  const phases = phaseTotals(groupByIndex(questions), (id) => turns.get(id), judgePhase ? ['answer', 'judge'] : ['answer']);
+  return { questions: questions.length, roles, cost_usd: cost, notes, missing, models, ...(ingest ? { ingest } : {}), phases };
 }
 
 export function renderEstimate(cfg: RunConfig, e: RunEstimate, batch?: ReturnType<typeof batchCosts>): string {

@@ -39,6 +39,28 @@ export function itemPhases(stages: readonly ItemStage[]): Phase[] {
   return PHASES.filter((p) => own.has(p));
 }
 
+/**
+ * Each phase's total for these index groups (a resume's: what is left): turns to ingest and
+ * episodes to index over the groups, and the questions for each phase an item passes. The
+ * pipeline plans its tally with it before the first episode opens, and a grid plans every cell
+ * with it before the first cell starts (src/pipeline/estimate.ts), so both count alike.
+ */
+export function phaseTotals(
+  groups: ReadonlyArray<{ episode: string; visibleTurns?: number | null; questions: readonly unknown[] }>,
+  turnsOf: (episode: string) => number | undefined,
+  itemPhaseList: readonly Phase[],
+): Partial<Record<Phase, number>> {
+  const questions = groups.reduce((n, g) => n + g.questions.length, 0);
+  const out: Partial<Record<Phase, number>> = {
+    ingest: groups.reduce((n, g) => n + (g.visibleTurns ?? turnsOf(g.episode) ?? 0), 0),
+    index: groups.length,
+  };
+  for (const phase of itemPhaseList) out[phase] = questions;
+  // A phase with nothing to do is not planned (as PhaseTally.plan leaves it out).
+  for (const phase of PHASES) if (out[phase] === 0) delete out[phase];
+  return out;
+}
+
 interface Count {
   done: number;
   total: number;

@@ -28,8 +28,8 @@ import { isDeferred } from '../providers/batch/defer.js';
 import { addCost } from '../providers/usage.js';
 import { PhaseClock } from '../util/phase-clock.js';
 import { ConfigurationError } from '../util/errors.js';
-import type { Phase } from '../core/phases.js';
-import { EpisodeIngest, itemPhases, type PhaseTally } from './phases.js';
+import { PHASES, type Phase } from '../core/phases.js';
+import { EpisodeIngest, itemPhases, phaseTotals, type PhaseTally } from './phases.js';
 
 /** Not an item's error: a deferral, a full disk, a setting that fails every item alike (exit 2). */
 function stopsRun(e: unknown): boolean {
@@ -289,13 +289,8 @@ function passOnce(tally: PhaseTally | undefined): (phase: Phase) => void {
 function planPhases(tally: PhaseTally | undefined, groups: IndexGroup[], episodes: Map<string, Episode>, stages: ItemStage[]): Phase[] {
   const phases = itemPhases(stages);
   if (!tally) return phases;
-  tally.plan(
-    'ingest',
-    groups.reduce((n, g) => n + (g.visibleTurns ?? episodes.get(g.episode)?.turns.length ?? 0), 0),
-  );
-  tally.plan('index', groups.length);
-  const questions = groups.reduce((n, g) => n + g.questions.length, 0);
-  for (const phase of phases) tally.plan(phase, questions);
+  const totals = phaseTotals(groups, (id) => episodes.get(id)?.turns.length, phases);
+  for (const phase of PHASES) tally.plan(phase, totals[phase] ?? 0);
   return phases;
 }
 

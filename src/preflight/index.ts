@@ -23,7 +23,7 @@ import { InputError } from '../util/errors.js';
 import { systemOf } from '../systems/registry.js';
 import type { SystemPreflight } from '../core/system.js';
 import { checkName } from './models.js';
-import { reachEndpoint, type ReachResult } from './reach.js';
+import { reachEndpoint, type ReachedEndpoints, type ReachResult } from './reach.js';
 
 /** One cell to check: its config and the name problems are reported under (null: a single run). */
 export interface PreflightCell {
@@ -45,6 +45,8 @@ export const SERVICE_CHECKS: ServiceCheck[] = [
 export interface PreflightOptions {
   /** Reach each endpoint once (default true; `--no-reach`). */
   reach?: boolean;
+  /** Endpoints this command has already reached (not reached again); those reached here are added. */
+  reached?: ReachedEndpoints;
 }
 
 export interface PreflightResult {
@@ -132,7 +134,7 @@ async function checkUses(
   notes: string[],
 ): Promise<void> {
   const reachable = checkKeys(uses, session, problems, notes);
-  const lists = opts.reach === false ? new Map<string, ReachResult>() : await reachAll(reachable, session, problems);
+  const lists = opts.reach === false ? new Map<string, ReachResult>() : await reachAll(reachable, session, problems, opts.reached);
   for (const u of uses) {
     const a = reachable.find((r) => r.use === u);
     const listed = a ? (lists.get(endpointKey(u.entry, a.endpoint))?.models ?? null) : null;
@@ -163,14 +165,21 @@ function endpointKey(entry: ModelEntry, ep: Endpoint): string {
   return `${entry.protocol}\u0000${ep.baseUrl}\u0000${ep.apiKey}`;
 }
 
-/** Each distinct endpoint (protocol, base URL, key) reached once, all at once. */
+/** Each distinct endpoint (protocol, base URL, key) reached once, all at once; those in `before` (this command's earlier pre-flights) not again. */
 async function reachAll(
   reachable: Array<{ use: Use; endpoint: Endpoint }>,
   session: ProviderSession,
   problems: string[],
+  before: ReachedEndpoints = new Map(),
 ): Promise<Map<string, ReachResult>> {
   const byKey = new Map<string, { use: Use; endpoint: Endpoint }>();
-  for (const r of reachable) if (!byKey.has(endpointKey(r.use.entry, r.endpoint))) byKey.set(endpointKey(r.use.entry, r.endpoint), r);
+  const known = new Map<string, ReachResult>();
+  for (const r of reachable) {
+    const key = endpointKey(r.use.entry, r.endpoint);
+    const earlier = before.get(key);
+    if (earlier && !earlier.problem) known.set(key, earlier);
+    else if (!byKey.has(key)) byKey.set(key, r);
+  }
   const timeout = Math.min(session.transport.timeoutMs, 15_000);
   const results = await Promise.all(
     [...byKey.entries()].map(
@@ -178,11 +187,12 @@ async function reachAll(
     ),
   );
   for (const [key, res] of results) {
+    before.set(key, res);
     if (!res.problem) continue;
     const r = byKey.get(key)!;
     problems.push(session.secrets.scrub(`${r.use.role} model '${r.use.entry.name}': ${res.problem}`));
   }
-  return new Map(results);
+  return new Map([...known, ...results]);
 }
 
 function preflightError(problems: string[]): InputError {

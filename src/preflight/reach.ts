@@ -41,6 +41,13 @@ export function listedIds(body: unknown): string[] | null {
   return ids.length > 0 ? ids : null;
 }
 
+/**
+ * The endpoints a command has reached, by endpoint (protocol, base URL, key): a command that runs
+ * several pre-flights (`rawrag judge` over a grid's runs, a judge-prompt sweep) hands each the
+ * same map, so each endpoint is reached once per command.
+ */
+export type ReachedEndpoints = Map<string, ReachResult>;
+
 export async function reachEndpoint(
   protocol: ModelEntry['protocol'],
   ep: Endpoint,

@@ -133,4 +133,17 @@ describe("rawrag run (a grid): one progress line, its total known from the start
     ]);
     for (const phase of ['answer', 'judge']) expect(last.find((p) => p.phase === phase)!.rest, phase).toMatch(/ \$\d+\.\d{4}$/);
   });
+
+  it("knows every phase's total for both cells from the first line: each phase's total on the first line is the last line's", () => {
+    // A line shows the phases that have started; each shows the total over both cells from the first.
+    const last = new Map(phasesOf(lines[lines.length - 1]!).map((p) => [p.phase, p.total]));
+    expect([...last]).toEqual([
+      ['ingest', 2 * conv26.turns.length],
+      ['index', 2],
+      ['answer', 8],
+      ['judge', 8],
+    ]);
+    expect(phasesOf(lines[0]!).length, lines[0]).toBeGreaterThan(0);
+    for (const line of lines) for (const p of phasesOf(line)) expect([p.phase, p.total], line).toEqual([p.phase, last.get(p.phase)]);
+  });
 });

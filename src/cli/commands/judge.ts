@@ -24,6 +24,7 @@ import { estimateJudge, judgeComposition, judgeRunId, readAnswers } from '../../
 import { getBenchmark, listBenchmarks } from '../../benchmarks/registry.js';
 import { judgeModelFor } from '../../core/protocol.js';
 import { runModelPreflight } from '../preflight.js';
+import type { ReachedEndpoints } from '../../preflight/reach.js';
 import { fromRoot } from '../../util/paths.js';
 import { watchInterrupts } from '../../util/interrupt.js';
 import { checkErrorRate } from '../exit.js';
@@ -46,7 +47,8 @@ import { renderRunReport } from '../run-printout.js';
 import { rate } from './run.js';
 import { capJudge, checkCostCap, maxCostOf } from '../cost-cap.js';
 
-export function judgeCommand(): Command {
+/** `reached`: the endpoints this command's pre-flights reached (a grid's runs share it: src/cli/judge-grid.ts). */
+export function judgeCommand(reached: ReachedEndpoints = new Map()): Command {
   const cmd = new Command('judge')
     .description("Judge another system's answers with a benchmark's official judge and metrics, into a stats-ready run directory")
     .argument(
@@ -101,14 +103,15 @@ export function judgeCommand(): Command {
     .action(async (answersPath: string | undefined, _opts: unknown, command: Command) => {
       const opts = command.opts();
       // A grid's set folder: each run re-judged in turn (src/cli/judge-grid.ts).
-      if (await judgeGrid(command, judgeCommand)) return;
+      // The runs share this command's reached endpoints: the judge's endpoint is reached once, not once per run.
+      if (await judgeGrid(command, () => judgeCommand(reached))) return;
       const sweep = sweepNames(opts.judgePrompt as string | undefined);
       if (sweep) {
         if (!opts.rejudge) throw new UsageError('--judge-prompt A,B,...: a sweep re-judges a run: give --rejudge RUN_DIR');
-        return judgeSweep(command, answersPath, sweep);
+        return judgeSweep(command, answersPath, sweep, reached);
       }
       const job = opts.rejudge ? await rejudgeJob(command, answersPath) : answersJob(command, answersPath);
-      await runJudgeJob(command, job, (opts.out as string | undefined) ?? fromRoot('results', job.runId));
+      await runJudgeJob(command, job, (opts.out as string | undefined) ?? fromRoot('results', job.runId), { reached });
     });
   return cmd;
 }
@@ -127,7 +130,7 @@ function sweepNames(value: string | undefined): string[] | null {
  * folder of its own (OUT/<name>, so `rawrag stats OUT` pairs them), then accuracy per protocol with
  * intervals, the span and the questions whose verdict flips (src/pipeline/judge-sweep.ts).
  */
-async function judgeSweep(command: Command, answersPath: string | undefined, names: string[]): Promise<void> {
+async function judgeSweep(command: Command, answersPath: string | undefined, names: string[], reached: ReachedEndpoints): Promise<void> {
   const opts = command.opts();
   const src = readRunForRejudge(opts.rejudge as string);
   const base = (opts.out as string | undefined) ?? fromRoot('results', `${basename(src.dir.replace(/\/+$/, ''))}-judge-sweep`);
@@ -142,7 +145,7 @@ async function judgeSweep(command: Command, answersPath: string | undefined, nam
   const dirs: Array<{ name: string; dir: string }> = [];
   for (const { name, job, out } of jobs) {
     process.stderr.write(`judge protocol ${name}: ${out}\n`);
-    await runJudgeJob(command, job, out, { quiet: true });
+    await runJudgeJob(command, job, out, { quiet: true, reached });
     dirs.push({ name, dir: out });
   }
   const sweep = summariseSweep(dirs, { seed: 0 });
@@ -151,7 +154,12 @@ async function judgeSweep(command: Command, answersPath: string | undefined, nam
 }
 
 /** Runs one judgement into `out`: the cap, the progress bar, the summary, the exit checks. */
-async function runJudgeJob(command: Command, job: JudgeJob, out: string, o: { quiet?: boolean } = {}): Promise<void> {
+async function runJudgeJob(
+  command: Command,
+  job: JudgeJob,
+  out: string,
+  o: { quiet?: boolean; reached?: ReachedEndpoints } = {},
+): Promise<void> {
   const opts = command.opts();
   {
     {
@@ -182,7 +190,13 @@ async function runJudgeJob(command: Command, job: JudgeJob, out: string, o: { qu
       const benchmark = getBenchmark(cfg.benchmark);
       if (benchmark.scoring?.judge) {
         const judge = judgeModelFor(cfg.judge.model, benchmark.defaultJudgeModel);
-        await runModelPreflight(command, [{ role: 'judge', name: judge }], transport, (line) => process.stderr.write(line + '\n'));
+        await runModelPreflight(
+          command,
+          [{ role: 'judge', name: judge }],
+          transport,
+          (line) => process.stderr.write(line + '\n'),
+          o.reached,
+        );
       }
       if (maxCost !== null)
         transport = await capJudge(cfg, answers, transport, { usd: maxCost, out, retryErrors: Boolean(opts.retryErrors), questions });

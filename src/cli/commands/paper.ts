@@ -26,7 +26,8 @@ export function paperCommand(): Command {
       'plan every item not reproduced yet (calls, tokens and dollars per run and in total), then run them into <dir>/paper/ (the same command resumes)',
     )
     .option('--retry-errors', 'with --run: redo the items that failed in the runs it resumes')
-    .option('--no-progress', 'with --run: no progress bar');
+    .option('--no-progress', 'with --run: no progress bar')
+    .option('--no-reach', 'with --run: do not reach each endpoint once before the first run (the pre-flight still checks names and keys)');
   addTransportOptions(cmd);
   return cmd.action(async (dirs: string[], _o: unknown, command: Command) => {
     const opts = command.opts();
@@ -56,6 +57,7 @@ export function paperCommand(): Command {
           progress: opts.progress !== false,
           transport: transportFromFlags(command),
           signal: interrupts.signal,
+          reach: opts.reach !== false,
         },
         (s) => printOut(s + '\n'),
         (s) => process.stderr.write(s + '\n'),

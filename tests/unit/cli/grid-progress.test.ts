@@ -51,3 +51,40 @@ describe('grid progress', () => {
     expect(g.update('b', 2, 2, { costUsd: null }).info).toEqual({ errors: 1, costUsd: null });
   });
 });
+
+describe("grid progress by phase: each phase's total planned for every cell from the start", () => {
+  const figures = (phase: 'ingest' | 'answer', done: number, total: number) => ({
+    phase,
+    done,
+    total,
+    unit: phase === 'ingest' ? 'turns' : 'questions',
+    rate_per_s: null,
+    eta_s: null,
+  });
+
+  it("a 2-cell grid's phase totals on its first line are those on its last", () => {
+    const plan = { questions: 4, phases: { ingest: 419, answer: 4 } };
+    const g = new GridProgress(
+      new Map([
+        ['a', plan],
+        ['b', plan],
+      ]),
+    );
+    const seen = [
+      g.update('a', 0, 4),
+      g.update('a', 0, 4, { phases: [figures('ingest', 419, 419)] }),
+      g.update('a', 4, 4, { phases: [figures('ingest', 419, 419), figures('answer', 4, 4)] }),
+      g.update('b', 0, 4),
+      g.update('b', 4, 4, { phases: [figures('ingest', 419, 419), figures('answer', 4, 4)] }),
+    ];
+    const totals = (s: (typeof seen)[number]) => s.info.phases!.map((p) => [p.phase, p.total]);
+    expect(totals(seen[0]!)).toEqual([
+      ['ingest', 838],
+      ['answer', 8],
+    ]);
+    for (const s of seen) expect(totals(s)).toEqual(totals(seen.at(-1)!));
+    expect(seen.at(-1)!.info.phases!.map((p) => p.done)).toEqual([838, 8]);
+    // Cell b not started: a's ingest is done, the grid's is half done, its time left unknown (no rate yet).
+    expect(seen[2]!.info.phases![0]).toMatchObject({ done: 419, total: 838, eta_s: null });
+  });
+});
