@@ -69,6 +69,11 @@ export class LocalSentenceEncoder implements Embedder {
       }
       out.push(p);
     }
+    // The store could not be opened or read for a full disk: the run stops naming the file (exit 2), as for the response cache.
+    if (this.cache?.full) {
+      for (const m of missing) this.memo.delete(m.key);
+      throw this.cache.full;
+    }
     if (missing.length > 0 && !announced) {
       announced = true;
       // Said before the model first runs: the cost is one-time per text, but large on long histories.
@@ -87,13 +92,22 @@ export class LocalSentenceEncoder implements Embedder {
       const job = encoderPool()
         .embed(batch.map((m) => (m.text === '' ? ' ' : m.text)))
         .then(
-          (vectors) =>
+          (vectors) => {
+            // Every waiter gets its vector; a store that fails (a full disk, ENOSPC naming the file) then fails this call.
+            let failure: unknown = null;
             batch.forEach((m, j) => {
               const v = unit(vectors[j]!);
-              this.cache?.store('embed-local', m.key, v, vectorCodec);
               this.computed++;
               m.resolve(v);
-            }),
+              if (failure !== null) return;
+              try {
+                this.cache?.store('embed-local', m.key, v, vectorCodec);
+              } catch (e) {
+                failure = e;
+              }
+            });
+            if (failure !== null) throw failure;
+          },
           (e: unknown) =>
             batch.forEach((m) => {
               this.memo.delete(m.key);

@@ -13,6 +13,7 @@ import type { IngestedEpisode } from '../../core/ingested-episode.js';
 import type { Embedder } from '../../core/retriever.js';
 import { InputError } from '../../util/errors.js';
 import { isDeferred } from '../../providers/batch/defer.js';
+import { isLocalFsFailure } from '../../util/fsx.js';
 import { batchesOf, type Batch } from '../../ingest-llm/batches.js';
 import type { memoryConfig } from './config.js';
 import type { EntityAligner } from './entities.js';
@@ -143,6 +144,8 @@ export class MemoryBuilder {
     let replied = batches.length - todo.length;
     progress?.(replied, batches.length);
     const results = todo.map((b) => this.extract(ep, b, mine).finally(() => progress?.(++replied, batches.length)));
+    // A full disk throws from one batch; applyInOrder stops at the first, the others end handled (their replies are in the response cache).
+    for (const p of results) p.catch(() => {});
     const { failed, failures, deferred } = await this.applyInOrder(ep, aligner, results);
     // Deferred requests: the pipeline defers the episode's questions until the batch job returns.
     if (deferred) throw deferred;
@@ -251,6 +254,8 @@ export class MemoryBuilder {
       return { batch, ok: true, items, vectors, reply };
     } catch (e) {
       if (isDeferred(e)) return { batch, ok: false, deferred: e };
+      // A full disk under memory.sqlite stops the run naming it (exit 2), never one batch's error.
+      if (isLocalFsFailure(e)) throw e;
       return { batch, ok: false, error: (e as Error).message, reply: reply ?? { ...NO_REPLY, request_key } };
     }
   }

@@ -11,6 +11,7 @@ import { dirname } from 'node:path';
 import { openDatabase, type Database } from '../../util/lazy-packages.js';
 import { InputError } from '../../util/errors.js';
 import { isCorruption } from '../../util/sqlite.js';
+import { cacheDiskFailure } from '../../providers/cache.js';
 
 import {
   ADDED_EXTRACTION_COLUMNS,
@@ -79,7 +80,20 @@ export class MemoryStore {
     } catch (e) {
       this.db.close();
       if (e instanceof InputError) throw e;
-      throw isCorruption(e) ? damagedStoreError(path, firstLine(e)) : e;
+      throw isCorruption(e) ? damagedStoreError(path, firstLine(e)) : (cacheDiskFailure(e, path) ?? e);
+    }
+  }
+
+  /**
+   * A write: SQLite's full disk (SQLITE_FULL, an I/O error) becomes the ENOSPC error naming this
+   * file, which stops the run with exit 2 (as the response cache's does); a paid extraction reply
+   * is in the response cache already, so the rerun pays for none again.
+   */
+  private write<R>(fn: () => R): R {
+    try {
+      return fn();
+    } catch (e) {
+      throw cacheDiskFailure(e, this.path) ?? e;
     }
   }
 
@@ -112,49 +126,68 @@ export class MemoryStore {
   }
 
   setMeta(key: string, value: string): void {
-    this.db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(key, value);
+    this.write(() => {
+      this.db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(key, value);
+    });
   }
 
   /** Runs `fn` in one transaction (all or nothing). */
   transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
+    return this.write(() => {
+      return this.db.transaction(fn)();
+    });
   }
 
   /** Appends an event; an event already logged is left as it was (the log is never rewritten). */
   appendEvent(e: EventRow): void {
-    this.db
-      .prepare(
-        'INSERT OR IGNORE INTO events (event_id, owner_id, seq, timestamp, participants, event_type, content, turn_ids) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-      )
-      .run(e.event_id, e.owner_id, e.seq, e.timestamp, JSON.stringify(e.participants), e.event_type, e.content, JSON.stringify(e.turn_ids));
+    this.write(() => {
+      this.db
+        .prepare(
+          'INSERT OR IGNORE INTO events (event_id, owner_id, seq, timestamp, participants, event_type, content, turn_ids) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        )
+        .run(
+          e.event_id,
+          e.owner_id,
+          e.seq,
+          e.timestamp,
+          JSON.stringify(e.participants),
+          e.event_type,
+          e.content,
+          JSON.stringify(e.turn_ids),
+        );
+    });
   }
 
   insertMemory(m: MemoryRow): void {
-    this.db
-      .prepare(
-        `INSERT INTO memories (memory_id, owner_id, scope, seq, memory_type, content, embedding, entities, attribute, importance, confidence,
-           source_event_id, source_turns, batch_key, status, superseded_by, merged_count, created_at, created_day, last_access_at, last_access_day, access_count,
-           importance_ceiling, decay_rate, key_attribute, forgotten_reason, forgotten_note, forgotten_at)
-         VALUES (@memory_id, @owner_id, @scope, @seq, @memory_type, @content, @embedding, @entities, @attribute, @importance, @confidence,
-           @source_event_id, @source_turns, @batch_key, @status, @superseded_by, @merged_count, @created_at, @created_day, @last_access_at, @last_access_day, @access_count,
-           @importance_ceiling, @decay_rate, @key_attribute, @forgotten_reason, @forgotten_note, @forgotten_at)`,
-      )
-      .run({
-        ...m,
-        embedding: encodeVector(m.embedding),
-        entities: JSON.stringify(m.entities),
-        source_turns: JSON.stringify(m.source_turns),
-        key_attribute: m.key_attribute ? 1 : 0,
-      });
+    this.write(() => {
+      this.db
+        .prepare(
+          `INSERT INTO memories (memory_id, owner_id, scope, seq, memory_type, content, embedding, entities, attribute, importance, confidence,
+             source_event_id, source_turns, batch_key, status, superseded_by, merged_count, created_at, created_day, last_access_at, last_access_day, access_count,
+             importance_ceiling, decay_rate, key_attribute, forgotten_reason, forgotten_note, forgotten_at)
+           VALUES (@memory_id, @owner_id, @scope, @seq, @memory_type, @content, @embedding, @entities, @attribute, @importance, @confidence,
+             @source_event_id, @source_turns, @batch_key, @status, @superseded_by, @merged_count, @created_at, @created_day, @last_access_at, @last_access_day, @access_count,
+             @importance_ceiling, @decay_rate, @key_attribute, @forgotten_reason, @forgotten_note, @forgotten_at)`,
+        )
+        .run({
+          ...m,
+          embedding: encodeVector(m.embedding),
+          entities: JSON.stringify(m.entities),
+          source_turns: JSON.stringify(m.source_turns),
+          key_attribute: m.key_attribute ? 1 : 0,
+        });
+    });
   }
 
   /** An active item leaves recall for good (the row stays, with why; `memory purge` deletes physically). */
   forget(memoryId: string, reason: NonNullable<MemoryRow['forgotten_reason']>, note: string, at: string | null): void {
-    this.db
-      .prepare(
-        "UPDATE memories SET status = 'forgotten', forgotten_reason = ?, forgotten_note = ?, forgotten_at = ? WHERE memory_id = ? AND status = 'active'",
-      )
-      .run(reason, note, at, memoryId);
+    this.write(() => {
+      this.db
+        .prepare(
+          "UPDATE memories SET status = 'forgotten', forgotten_reason = ?, forgotten_note = ?, forgotten_at = ? WHERE memory_id = ? AND status = 'active'",
+        )
+        .run(reason, note, at, memoryId);
+    });
   }
 
   /** Items written (not refused by the write cap) for an owner and horizon with created_day in [from, to). */
@@ -178,32 +211,36 @@ export class MemoryStore {
     confidence: number,
     access: { at: string | null; day: number | null } = { at: null, day: null },
   ): void {
-    this.db
-      .prepare(
-        `UPDATE memories SET source_turns = ?, importance = MAX(importance, ?), confidence = MAX(confidence, ?), merged_count = merged_count + 1,
-           last_access_at = CASE WHEN ? IS NOT NULL AND (last_access_day IS NULL OR ? > last_access_day) THEN ? ELSE last_access_at END,
-           last_access_day = CASE WHEN ? IS NOT NULL AND (last_access_day IS NULL OR ? > last_access_day) THEN ? ELSE last_access_day END
-         WHERE memory_id = ?`,
-      )
-      .run(
-        JSON.stringify(sourceTurns),
-        importance,
-        confidence,
-        access.day,
-        access.day,
-        access.at,
-        access.day,
-        access.day,
-        access.day,
-        memoryId,
-      );
+    this.write(() => {
+      this.db
+        .prepare(
+          `UPDATE memories SET source_turns = ?, importance = MAX(importance, ?), confidence = MAX(confidence, ?), merged_count = merged_count + 1,
+             last_access_at = CASE WHEN ? IS NOT NULL AND (last_access_day IS NULL OR ? > last_access_day) THEN ? ELSE last_access_at END,
+             last_access_day = CASE WHEN ? IS NOT NULL AND (last_access_day IS NULL OR ? > last_access_day) THEN ? ELSE last_access_day END
+           WHERE memory_id = ?`,
+        )
+        .run(
+          JSON.stringify(sourceTurns),
+          importance,
+          confidence,
+          access.day,
+          access.day,
+          access.at,
+          access.day,
+          access.day,
+          access.day,
+          memoryId,
+        );
+    });
   }
 
   /** The old version stays, marked superseded and pointing at the new one (a version chain, never an overwrite). */
   supersede(oldId: string, newId: string): void {
-    this.db
-      .prepare("UPDATE memories SET status = 'superseded', superseded_by = ? WHERE memory_id = ? AND status = 'active'")
-      .run(newId, oldId);
+    this.write(() => {
+      this.db
+        .prepare("UPDATE memories SET status = 'superseded', superseded_by = ? WHERE memory_id = ? AND status = 'active'")
+        .run(newId, oldId);
+    });
   }
 
   memories(owner: string, scope?: number): MemoryRow[] {
@@ -242,32 +279,34 @@ export class MemoryStore {
 
   /** Logs a batch's latest attempt (what it cost is in the spend ledger, one row per reply paid for: recordSpend). */
   recordExtraction(x: ExtractionRow): void {
-    const key = [x.owner_id, x.scope, x.batch_key];
-    // A row from before the ledger: its attempt's cost moves into the ledger before the row is replaced.
-    this.db
-      .prepare(
-        `INSERT INTO extraction_spend (owner_id, scope, batch_key, request_key, prompt_tokens, completion_tokens, cost_usd, at)
-         SELECT owner_id, scope, batch_key, request_key, prompt_tokens, completion_tokens, cost_usd, updated_at FROM extractions
-         WHERE owner_id = ? AND scope = ? AND batch_key = ? AND spend_logged = 0 AND cached = 0`,
-      )
-      .run(...key);
-    this.db
-      .prepare(
-        `INSERT OR REPLACE INTO extractions (owner_id, scope, batch_index, batch_key, first_turn, last_turn, model, request_key, status, error, cached,
-           prompt_tokens, completion_tokens, cost_usd, items_returned, items_stored, items_merged, items_superseding, items_dropped, updated_at,
-           items_invalid, items_miscited, citations_dropped, spend_logged)
-         VALUES (@owner_id, @scope, @batch_index, @batch_key, @first_turn, @last_turn, @model, @request_key, @status, @error, @cached,
-           @prompt_tokens, @completion_tokens, @cost_usd, @items_returned, @items_stored, @items_merged, @items_superseding, @items_dropped, @updated_at,
-           @items_invalid, @items_miscited, @citations_dropped, 1)`,
-      )
-      .run({
-        items_invalid: 0,
-        items_miscited: 0,
-        citations_dropped: 0,
-        ...x,
-        cached: x.cached ? 1 : 0,
-        updated_at: new Date().toISOString(),
-      });
+    this.write(() => {
+      const key = [x.owner_id, x.scope, x.batch_key];
+      // A row from before the ledger: its attempt's cost moves into the ledger before the row is replaced.
+      this.db
+        .prepare(
+          `INSERT INTO extraction_spend (owner_id, scope, batch_key, request_key, prompt_tokens, completion_tokens, cost_usd, at)
+           SELECT owner_id, scope, batch_key, request_key, prompt_tokens, completion_tokens, cost_usd, updated_at FROM extractions
+           WHERE owner_id = ? AND scope = ? AND batch_key = ? AND spend_logged = 0 AND cached = 0`,
+        )
+        .run(...key);
+      this.db
+        .prepare(
+          `INSERT OR REPLACE INTO extractions (owner_id, scope, batch_index, batch_key, first_turn, last_turn, model, request_key, status, error, cached,
+             prompt_tokens, completion_tokens, cost_usd, items_returned, items_stored, items_merged, items_superseding, items_dropped, updated_at,
+             items_invalid, items_miscited, citations_dropped, spend_logged)
+           VALUES (@owner_id, @scope, @batch_index, @batch_key, @first_turn, @last_turn, @model, @request_key, @status, @error, @cached,
+             @prompt_tokens, @completion_tokens, @cost_usd, @items_returned, @items_stored, @items_merged, @items_superseding, @items_dropped, @updated_at,
+             @items_invalid, @items_miscited, @citations_dropped, 1)`,
+        )
+        .run({
+          items_invalid: 0,
+          items_miscited: 0,
+          citations_dropped: 0,
+          ...x,
+          cached: x.cached ? 1 : 0,
+          updated_at: new Date().toISOString(),
+        });
+    });
   }
 
   /**
@@ -283,17 +322,21 @@ export class MemoryStore {
     completion_tokens: number;
     cost_usd: number | null;
   }): void {
-    this.db
-      .prepare(
-        `INSERT INTO extraction_spend (owner_id, scope, batch_key, request_key, prompt_tokens, completion_tokens, cost_usd, at)
-         VALUES (@owner_id, @scope, @batch_key, @request_key, @prompt_tokens, @completion_tokens, @cost_usd, @at)`,
-      )
-      .run({ ...x, at: new Date().toISOString() });
+    this.write(() => {
+      this.db
+        .prepare(
+          `INSERT INTO extraction_spend (owner_id, scope, batch_key, request_key, prompt_tokens, completion_tokens, cost_usd, at)
+           VALUES (@owner_id, @scope, @batch_key, @request_key, @prompt_tokens, @completion_tokens, @cost_usd, @at)`,
+        )
+        .run({ ...x, at: new Date().toISOString() });
+    });
   }
 
   /** Notes a request's cache key before it is sent, so a purge finds its reply even if the batch was never logged. */
   noteRequest(owner: string, requestKey: string): void {
-    this.db.prepare('INSERT OR IGNORE INTO sent_requests (owner_id, request_key) VALUES (?, ?)').run(owner, requestKey);
+    this.write(() => {
+      this.db.prepare('INSERT OR IGNORE INTO sent_requests (owner_id, request_key) VALUES (?, ?)').run(owner, requestKey);
+    });
   }
 
   owners(): string[] {
