@@ -42,9 +42,6 @@ function args(cache: string, out: string, ...extra: string[]): string[] {
   );
 }
 
-const items = runItemLines;
-const byId = decidedById;
-
 describe('rawrag run --batch with an Anthropic reader and judge (Message Batches)', () => {
   const api = new FakeMessageBatches({ chat: oracle });
   const batchOut = join(tempDir(), 'batch');
@@ -76,7 +73,7 @@ describe('rawrag run --batch with an Anthropic reader and judge (Message Batches
     const inBatches = [...api.batches.values()].reduce((s, b) => s + b.requests.length, 0);
     expect(liveRequests).toBe(inBatches); // the interactive run sent the same requests one by one
     expect([...api.keys]).toEqual([KEY]);
-    expect(items(batchOut)).toHaveLength(LIMIT);
+    expect(runItemLines(batchOut)).toHaveLength(LIMIT);
     expect(batch.stdout).toMatch(/replies from batches: reader 12, judge \d+; cost at batch prices \$0\.\d{4}/);
   });
 
@@ -93,8 +90,8 @@ describe('rawrag run --batch with an Anthropic reader and judge (Message Batches
 
   it('gives exactly the items of the interactive run', () => {
     expect(live.code, live.stderr).toBe(0);
-    expect(byId(items(batchOut))).toEqual(byId(items(liveOut)));
-    expect(items(batchOut).filter((i) => i.score === 1).length).toBe(LIMIT / 2);
+    expect(decidedById(runItemLines(batchOut))).toEqual(decidedById(runItemLines(liveOut)));
+    expect(runItemLines(batchOut).filter((i) => i.score === 1).length).toBe(LIMIT / 2);
   });
 
   it('costs half: summary.json holds the batch jobs and their cost at batch prices', () => {
@@ -124,7 +121,7 @@ describe('rawrag run --batch with an Anthropic reader and judge (Message Batches
     const first = await rawragInProcess(args(cache, out, '--batch', '--seed', '3'), e);
     expect(first.code).toBe(4);
     expect(first.stdout).toMatch(/12 questions, 1 errors/);
-    const bad = items(out).filter((i) => i.error);
+    const bad = runItemLines(out).filter((i) => i.error);
     expect(bad.map((i) => i.question)).toEqual([victim]);
     expect(bad[0].error.message).toMatch(/reader request to claude-haiku-4-5 failed in a batch job: invalid_request_error: injected 400/);
     const before = api.batches.size;
@@ -132,7 +129,7 @@ describe('rawrag run --batch with an Anthropic reader and judge (Message Batches
     expect(retry.code, retry.stderr).toBe(0);
     expect(retry.stderr).toMatch(/pass 1: 1 requests go out as batch jobs \(1 reader\)/);
     expect(api.batches.size).toBe(before + 2); // the reader request, then its judge runs
-    expect(byId(items(out))).toEqual(byId(items(liveOut)));
+    expect(decidedById(runItemLines(out))).toEqual(decidedById(runItemLines(liveOut)));
     const status = await rawragInProcess(['batch', 'status', out], e);
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout.match(/\| msgbatch_\d+ +\| claude-haiku-4-5 \|.*\| completed \|/g)).toHaveLength(4);
@@ -165,6 +162,6 @@ describe('rawrag run --batch with an Anthropic reader and judge (Message Batches
     expect(again.stderr).toContain(`batch ${hung} found on the provider (already submitted), adopted: part 1, ${LIMIT} requests`);
     expect(again.stderr.match(/adopted/g)).toHaveLength(1);
     expect(api.batches.size).toBe(before + 2); // the adopted reader batch + the judge batch
-    expect(byId(items(out))).toEqual(byId(items(liveOut)));
+    expect(decidedById(runItemLines(out))).toEqual(decidedById(runItemLines(liveOut)));
   });
 });

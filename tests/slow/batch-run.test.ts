@@ -58,9 +58,6 @@ function args(api: FakeBatchApi, cache: string, out: string, ...extra: string[])
   ];
 }
 
-const items = runItemLines;
-const byId = decidedById;
-
 describe('rawrag run --batch', () => {
   const api = new FakeBatchApi({ chat: oracle });
   const batchOut = join(tempDir(), 'batch');
@@ -91,7 +88,7 @@ describe('rawrag run --batch', () => {
     expect(batchesOfRun).toBe(2);
     expect(batchChats).toBe(30 + JUDGE);
     expect(api.chat.requests.filter((r) => r.path === '/v1/chat/completions' && !r.headers['x-fake-batch']).length).toBe(LIMIT + JUDGE); // all from the interactive run
-    expect(items(batchOut)).toHaveLength(LIMIT);
+    expect(runItemLines(batchOut)).toHaveLength(LIMIT);
     expect(batch.stdout).toMatch(/RAW-RAG\/openai:text-embedding-3-small\+cohere:rerank-v3.5 on locomo — 30 questions, 0 errors/);
     expect(batch.stdout).toMatch(
       /replies from batches: reader 30, judge 102; cost at batch prices \$0\.\d{4} \(interactive prices: \$0\.\d{4}\)/,
@@ -100,8 +97,8 @@ describe('rawrag run --batch', () => {
 
   it('gives exactly the items of the interactive run', () => {
     expect(live.code).toBe(0);
-    expect(byId(items(batchOut))).toEqual(byId(items(liveOut)));
-    expect(items(batchOut).filter((i) => i.score === 1).length).toBe(LIMIT / 2);
+    expect(decidedById(runItemLines(batchOut))).toEqual(decidedById(runItemLines(liveOut)));
+    expect(runItemLines(batchOut).filter((i) => i.score === 1).length).toBe(LIMIT / 2);
   });
 
   it('costs half: summary.json holds the batch jobs and their cost at batch prices', () => {
@@ -118,8 +115,8 @@ describe('rawrag run --batch', () => {
     expect(b.usage.reader.requests).toBe(0);
     expect(b.usage.reader.cost_usd_total).toBeCloseTo(l.usage.reader.cost_usd_spent / 2, 10);
     // Per item too: details.usage prices batch replies at batch prices.
-    const liveItems = new Map(items(liveOut).map((i) => [i.id, i]));
-    for (const i of items(batchOut).slice(0, 5)) {
+    const liveItems = new Map(runItemLines(liveOut).map((i) => [i.id, i]));
+    for (const i of runItemLines(batchOut).slice(0, 5)) {
       const li = liveItems.get(i.id);
       expect(i.details.usage.reader.cost_usd).toBeCloseTo(li.details.usage.reader.cost_usd / 2, 12);
       expect(i.details.usage.judge.cost_usd).toBeCloseTo(li.details.usage.judge.cost_usd / 2, 12);
@@ -136,7 +133,7 @@ describe('rawrag run --batch', () => {
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(/1 batch jobs running/);
     expect(first.stdout).toMatch(/resume: rawrag run locomo .*--batch --no-wait/);
-    expect(items(out)).toHaveLength(0);
+    expect(runItemLines(out)).toHaveLength(0);
     expect(api.batches.size).toBe(before + 1);
     let last = first;
     for (let i = 0; i < 12 && !/questions, 0 errors/.test(last.stdout); i++)
@@ -144,7 +141,7 @@ describe('rawrag run --batch', () => {
     expect(last.code).toBe(0);
     expect(last.stdout).toMatch(/30 questions, 0 errors/);
     expect(api.batches.size).toBe(before + 2);
-    expect(byId(items(out))).toEqual(byId(items(liveOut)));
+    expect(decidedById(runItemLines(out))).toEqual(decidedById(runItemLines(liveOut)));
     const status = await rawragInProcess(['batch', 'status', out], env);
     expect(status.stdout.match(/\| completed \| +\d+\/\d+ \|/g)).toHaveLength(2);
   });
@@ -169,7 +166,7 @@ describe('rawrag run --batch', () => {
     expect(again.code).toBe(0);
     expect(again.stderr).toMatch(/found on the provider \(already submitted\), adopted/);
     expect(api.batches.size).toBe(before + 2); // the adopted reader batch + the judge batch
-    expect(byId(items(out))).toEqual(byId(items(liveOut)));
+    expect(decidedById(runItemLines(out))).toEqual(decidedById(runItemLines(liveOut)));
   });
 
   it('a request that fails inside a batch becomes an item error; --batch --retry-errors sends it again', async () => {
@@ -187,7 +184,7 @@ describe('rawrag run --batch', () => {
     expect(first.code).toBe(4); // an item failed (--max-error-rate 0)
     expect(first.stdout).toMatch(/30 questions, 1 errors/);
     expect(first.stdout).toMatch(/1 requests failed inside batches \(item errors\); rawrag run .* --retry-errors sends them again/);
-    const bad = items(out).filter((i) => i.error);
+    const bad = runItemLines(out).filter((i) => i.error);
     expect(bad.map((i) => i.question)).toEqual([victim]);
     expect(bad[0].error).toEqual({
       stage: 'read',
@@ -199,7 +196,7 @@ describe('rawrag run --batch', () => {
     expect(retry.stdout).toMatch(/30 questions, 0 errors/);
     expect(retry.stderr).toMatch(/pass 1: 1 requests go out as batch jobs \(1 reader\)/);
     expect(api.batches.size).toBe(before + 2); // the reader request, then its 3 judge runs
-    expect(byId(items(out))).toEqual(byId(items(liveOut)));
+    expect(decidedById(runItemLines(out))).toEqual(decidedById(runItemLines(liveOut)));
   });
 
   it('--batch-embeddings: the windows and questions are embedded by a batch job too; same items, no interactive embedding', async () => {
@@ -218,7 +215,7 @@ describe('rawrag run --batch', () => {
     expect(embeds.every((q) => q.headers['x-fake-batch'])).toBe(true);
     expect(embeds).toHaveLength(Number(m[1]));
     expect(new Set(embeds.map((q) => q.body.input)).size).toBe(embeds.length);
-    expect(byId(items(out))).toEqual(byId(items(liveOut)));
+    expect(decidedById(runItemLines(out))).toEqual(decidedById(runItemLines(liveOut)));
     expect(r.stdout).toMatch(/replies from batches: embed \d+, reader 30, judge 102/);
   });
 
@@ -236,7 +233,7 @@ describe('rawrag run --batch', () => {
     expect(r.stderr).not.toMatch(/internal error/);
     const again = await rawragInProcess(args(api, cache, out, '--batch', '--seed', '5'), env);
     expect(again.code).toBe(0);
-    expect(byId(items(out))).toEqual(byId(items(liveOut)));
+    expect(decidedById(runItemLines(out))).toEqual(decidedById(runItemLines(liveOut)));
   });
 
   it('Ctrl-C while waiting for batches: the command leaves at once, saying how to resume; the jobs go on', async () => {
