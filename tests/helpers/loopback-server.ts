@@ -53,7 +53,8 @@ export abstract class LoopbackServer<Kind extends string> {
   constructor(private readonly delayMs = 0) {}
 
   async start(port = 0): Promise<this> {
-    this.server = createServer((req, res) => void this.handle(req, res));
+    // A client killed mid-request (the kill -9 tests) aborts its body: that request is dropped, not an unhandled rejection.
+    this.server = createServer((req, res) => void this.handle(req, res).catch(() => res.destroy()));
     await new Promise<void>((r) => this.server!.listen(port, '127.0.0.1', r));
     this.url = `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}`;
     return this;
