@@ -76,8 +76,7 @@ export async function run(argv: string[]): Promise<number> {
     process.exitCode = 2;
   });
   const program = await buildProgram(argv);
-  program.exitOverride();
-  for (const c of program.commands) c.exitOverride();
+  overrideExits(program);
   // What this command starts is its own: a second command in this process never stops it.
   const scope = new CommandScope();
   try {
@@ -95,6 +94,16 @@ export async function run(argv: string[]): Promise<number> {
     // `rawrag export` of a large run: ignored, exit 0). The second turn polls before its immediates.
     setImmediate(() => setImmediate(unguard));
   }
+}
+
+/**
+ * Commander exits the process itself after --help or a usage error unless told to throw instead;
+ * every command at every depth (`rawrag systems check --help`) is told, so `run` always returns
+ * its code (an in-process caller, the tests, is never ended).
+ */
+function overrideExits(cmd: Command): void {
+  cmd.exitOverride();
+  for (const c of cmd.commands) overrideExits(c);
 }
 
 /** The exit code for an error, with its message on stderr. */

@@ -168,8 +168,6 @@ export function dataCommand(): Command {
     .option('--force', 'download again even if the file is present')
     .option('--retries <n>', 'automatic resumes after a dropped connection (default 3)', positiveInt)
     .action(pullData);
-  // main.ts overrides exits on top-level commands only; these are one level deeper.
-  for (const c of data.commands) c.exitOverride();
   return data;
 }
 
