@@ -147,9 +147,12 @@ export function loadRegistry(file: string = fromRoot(DEFAULT_REGISTRY_FILE), ove
       definedIn[r] = f;
     }
   }
-  // A model without its own batch API has its provider's.
-  for (const m of Object.values(models))
-    if (m.batchApi === undefined && providers[m.provider]?.batchApi) m.batchApi = providers[m.provider]!.batchApi;
+  // A model without its own batch API (or limits) has its provider's.
+  for (const m of Object.values(models)) {
+    const p = providers[m.provider];
+    if (m.batchApi === undefined && p?.batchApi) m.batchApi = p.batchApi;
+    if (m.batchLimits === undefined && p?.batchLimits) m.batchLimits = p.batchLimits;
+  }
   for (const [r, pair] of Object.entries(retrievers)) {
     for (const role of ['embed', 'rerank'] as const) {
       const m = models[pair[role]];
