@@ -34,6 +34,9 @@ export async function togetherClient(endpoint: Endpoint, timeoutMs: number): Pro
   return new TogetherSdk({ apiKey: endpoint.apiKey, baseURL: endpoint.baseUrl, maxRetries: 0, timeout: timeoutMs });
 }
 
+/** Jobs that did not run their requests: never adopted (as on OpenAI). */
+const DEAD_JOB = new Set(['FAILED', 'EXPIRED', 'CANCELLED']);
+
 const STATUS: Record<string, string> = {
   VALIDATING: 'validating',
   IN_PROGRESS: 'in_progress',
@@ -113,7 +116,7 @@ export function togetherBatches(endpoint: Endpoint, client: () => Promise<Togeth
       const c = await client();
       const jobs = await c.batches.list(opts(timeoutMs));
       const j = (Array.isArray(jobs) ? jobs : []).find(
-        (b) => b.input_file_id === rec.input_file_id && b.id && !known.has(b.id) && b.status !== 'CANCELLED',
+        (b) => b.input_file_id === rec.input_file_id && b.id && !known.has(b.id) && !DEAD_JOB.has(b.status ?? ''),
       );
       return j ? togetherView(j, rec.requests) : null;
     },
