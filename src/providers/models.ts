@@ -214,7 +214,9 @@ export function resolveModel(reg: ModelRegistry, name: string, kind: ModelEntry[
   if (split) {
     // `anthropic/claude-haiku-4-5` is the registry's `claude-haiku-4-5` when that is Anthropic's.
     const listed = reg.models[split.model];
-    if (listed && listed.kind === 'chat' && listed.provider === split.provider.name) return { ...listed, name };
+    // The wire name is the registry's (`claude-haiku-4-5`), never the prefixed one.
+    if (listed && listed.kind === 'chat' && listed.provider === split.provider.name)
+      return { ...listed, name, apiModel: listed.apiModel ?? split.model };
     return fromProvider(split.provider, name, split.model);
   }
   const byPrefix = Object.values(reg.providers).find((p) => p.namePrefixes.some((pre) => name.startsWith(pre)));

@@ -100,6 +100,9 @@ describe('batch APIs in the model registry', () => {
     const m = loadRegistry(undefined, ok).models['org/m']!;
     expect(batchApiOf(m)).toBe('together');
     expect(m.batchLimits?.bytes).toBe(100 * 1024 * 1024);
+    // `together/org/m` is that listed model, sent on the wire as `org/m`.
+    const prefixed = resolveModel(loadRegistry(undefined, ok), 'together/org/m', 'chat');
+    expect(prefixed).toMatchObject({ name: 'together/org/m', apiModel: 'org/m', batchApi: 'together', batchPrices: { input: 0.1 } });
     const bad = join(dir, 'bad.yaml');
     writeFileSync(bad, 'providers:\n  x: { protocol: openai, batchApi: carrier-pigeon }\nmodels: {}\n');
     expect(() => loadRegistry(undefined, bad)).toThrow(/bad\.yaml: providers\.x\.batchApi: /);
