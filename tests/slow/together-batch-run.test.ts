@@ -112,6 +112,32 @@ describe('rawrag run --batch with a Together reader and judge (Together Batch AP
     ]);
   });
 
+  it('a request that fails inside a Together job (its error file) becomes an item error; --retry-errors sends it again', async () => {
+    const out = join(tempDir(), 'errors');
+    const cache = tempDir('rawrag-cache-');
+    const victim = selected[4]!.text;
+    api.chat.inject({
+      kind: 'status',
+      status: 400,
+      times: 1,
+      match: (r) => r.path === '/v1/chat/completions' && readerQuestion(r.body) === victim && Boolean(r.headers['x-fake-batch']),
+    });
+    const first = await rawragInProcess(args(cache, out, '--batch', '--seed', '3'), e);
+    expect(first.code).toBe(4);
+    expect(first.stdout).toMatch(/10 questions, 1 errors/);
+    const bad = runItemLines(out).filter((i) => i.error);
+    expect(bad.map((i) => i.question)).toEqual([victim]);
+    expect(bad[0].error.message).toMatch(/failed in a batch job: .*injected 400/);
+    const retry = await rawragInProcess(args(cache, out, '--batch', '--seed', '3', '--retry-errors'), e);
+    expect(retry.code, retry.stderr).toBe(0);
+    expect(retry.stderr).toMatch(/pass 1: 1 requests go out as batch jobs \(1 reader\)/);
+    expect(decidedById(runItemLines(out))).toEqual(decidedById(runItemLines(liveOut)));
+    // `rawrag batch status` asks Together for each job again (through the same backend).
+    const status = await rawragInProcess(['batch', 'status', out], e);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout.split('\n').filter((l) => /\| \d{8}-b000-\S+ .*\| completed \|/.test(l))).toHaveLength(4);
+  });
+
   it('a Together model the registry does not list is refused with --batch: its batch prices are unknown', async () => {
     const r = await rawragInProcess(
       [
