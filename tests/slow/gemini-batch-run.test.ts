@@ -107,7 +107,9 @@ describe('rawrag run --batch with a Gemini reader and judge (the OpenAI-compatib
     const again = await rawragInProcess(args(cache, out, '--batch', '--seed', '2'), e);
     expect(again.code).toBe(5);
     expect(again.stderr).toMatch(/a batch create was sent at .* and its reply never came; this provider's batch API cannot list batches/);
-    expect(again.stderr).toMatch(/RAWRAG_BATCH_RESEND_UNCONFIRMED=1/);
+    expect(again.stderr).toMatch(
+      /RAWRAG_BATCH_RESEND_UNCONFIRMED=1 to submit the part anew\nbatches.json keeps every submitted job: that part is not submitted again until you say so/,
+    );
     expect(api.batches.size).toBe(before + 1); // not created a second time
 
     const resent = await rawragInProcess(args(cache, out, '--batch', '--seed', '2'), { ...e, RAWRAG_BATCH_RESEND_UNCONFIRMED: '1' });

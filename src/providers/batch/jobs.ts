@@ -6,7 +6,10 @@
  *
  * Never twice: before creating a batch, the provider's batch list is searched for one carrying
  * this run's id and the part's hash in its metadata (a kill between create and recording, or a
- * create whose reply was lost, leaves exactly that), and such a batch is adopted instead.
+ * create whose reply was lost, leaves exactly that), and such a batch is adopted instead. A server
+ * without that list (`openai-nolist`: Gemini's OpenAI-compatible layer) is never guessed at: a part
+ * whose create was sent and never confirmed stops the run (UnconfirmedCreateError) until the user
+ * resends it. Other batch APIs (Anthropic, Together) are backends chosen by the part's `batch_api`.
  */
 import type OpenAI from 'openai';
 import { chatReplyCodec, openaiClient } from '../chat.js';
@@ -287,6 +290,13 @@ export class BatchJobs {
 
   /** Adopts the provider's batch for this part if there is one, else uploads and creates it. */
   private async create(rec: PartRecord): Promise<void> {
+    // Known before any call (a create left unconfirmed by an earlier run): stop with that, unwrapped.
+    if (
+      apiOf(rec) === 'openai-nolist' &&
+      rec.create_sent_at !== null &&
+      this.opts.session.transport.env.RAWRAG_BATCH_RESEND_UNCONFIRMED !== '1'
+    )
+      throw new UnconfirmedCreateError(rec);
     const batch = await this.call(rec, async (client, timeoutMs) => {
       // Searched on every attempt: a create whose reply was lost must not be repeated.
       const existing = await this.findOnProvider(client, rec, timeoutMs);
