@@ -84,6 +84,21 @@ describe('rawrag run --batch with a Gemini reader and judge (the OpenAI-compatib
     expect(state.parts.map((p: any) => p.batch_api)).toEqual(['openai-nolist', 'openai-nolist']);
   });
 
+  it('a create whose reply is lost (connection dropped) is not retried: the run stops, one batch exists', async () => {
+    const out = join(tempDir(), 'dropped');
+    const before = api.batches.size;
+    const creates = api.count('POST /v1/batches');
+    api.scriptFor = (n) => (n === before ? { dropCreateReply: true } : {});
+    const r = await rawragInProcess(args(tempDir('rawrag-cache-'), out, '--batch', '--seed', '4'), e);
+    expect(r.code).toBe(5);
+    expect(r.stderr).toMatch(/a batch create was sent at .* and its reply never came/);
+    expect(api.count('POST /v1/batches')).toBe(creates + 1); // the retry layer did not send it again
+    expect(api.batches.size).toBe(before + 1);
+    const state = JSON.parse(readFileSync(join(out, 'batches.json'), 'utf8'));
+    expect(state.parts[0]).toMatchObject({ batch_id: null, batch_api: 'openai-nolist' });
+    expect(state.parts[0].create_sent_at).not.toBeNull();
+  });
+
   it('kill -9 while a batch is being created: the next run stops with a clear message, never creating it twice; the user can resend', async () => {
     const out = join(tempDir(), 'killed');
     const cache = tempDir('rawrag-cache-');
