@@ -54,6 +54,11 @@ export async function withBatches<T>(
       throw new InputError('--batch sends reader and judge requests: name a reader (--reader MODEL)', { place: '--batch' });
     for (const [role, name] of o.models) {
       const entry = session.model(name, role);
+      if (!entry.batchPrices && entry.unlisted && entry.batchApi)
+        throw new InputError(
+          `${role} model '${name}' is not listed in the model registry, so its batch prices are unknown: list it with batchPrices in your --models file (docs/models.md, "Batch APIs"), or run it without --batch`,
+          { file: session.registry.file, place: `models.${name}` },
+        );
       if (!entry.batchPrices)
         throw new InputError(`${role} model '${name}' has no batch API in the model registry (no batchPrices): run it without --batch`, {
           file: session.registry.file,

@@ -21,6 +21,29 @@ export const PricesSchema = z
   .strict();
 export type Prices = z.infer<typeof PricesSchema>;
 
+/**
+ * The batch APIs `--batch` speaks (src/providers/batch/jobs.ts): `openai` (Files upload + /v1/batches,
+ * a lost create found by listing batches and reading their metadata), `openai-nolist` (the same
+ * calls, on a server whose batches cannot be listed by metadata, e.g. Gemini's OpenAI-compatible
+ * layer: a create whose reply was lost stops the run instead of being guessed at), `anthropic`
+ * (Message Batches), `together` (Together's Batch API through the together-ai SDK).
+ */
+export const BATCH_APIS = ['openai', 'openai-nolist', 'anthropic', 'together'] as const;
+export const BatchApiSchema = z.enum(BATCH_APIS);
+export type BatchApi = z.infer<typeof BatchApiSchema>;
+
+/** Per-batch limits: requests and input-file bytes. */
+export const BatchLimitsSchema = z
+  .object({
+    requests: z.number().int().positive().default(50_000),
+    bytes: z
+      .number()
+      .int()
+      .positive()
+      .default(200 * 1024 * 1024),
+  })
+  .strict();
+
 export const ModelEntrySchema = z
   .object({
     kind: z.enum(['chat', 'embed', 'rerank']),
@@ -50,18 +73,10 @@ export const ModelEntrySchema = z
     prices: PricesSchema.default({}),
     /** Prices of replies from the provider's Batch API (OpenAI: half the listed prices); absent = no batch API. */
     batchPrices: PricesSchema.optional(),
-    /** Per-batch limits of that Batch API (OpenAI's published limits by default). */
-    batchLimits: z
-      .object({
-        requests: z.number().int().positive().default(50_000),
-        bytes: z
-          .number()
-          .int()
-          .positive()
-          .default(200 * 1024 * 1024),
-      })
-      .strict()
-      .optional(),
+    /** Which batch API serves it (default: its provider's, else its protocol's); see BATCH_APIS. */
+    batchApi: BatchApiSchema.optional(),
+    /** Per-batch limits of that Batch API (default: its provider's, else OpenAI's published limits). */
+    batchLimits: BatchLimitsSchema.optional(),
   })
   .strict();
 /**
@@ -70,6 +85,11 @@ export const ModelEntrySchema = z
  * so its prices are unknown and the pre-flight checks the name (src/preflight/models.ts).
  */
 export type ModelEntry = z.infer<typeof ModelEntrySchema> & { name: string; unlisted?: boolean };
+
+/** The batch API of a model: its own, its provider's, else its protocol's. */
+export function batchApiOf(model: Pick<ModelEntry, 'batchApi' | 'protocol'>): BatchApi {
+  return model.batchApi ?? (model.protocol === 'anthropic' ? 'anthropic' : 'openai');
+}
 
 /** A provider: where its models are served, its key variable, and how its names are recognised. */
 export const ProviderSchema = z
@@ -82,6 +102,10 @@ export const ProviderSchema = z
     namePrefixes: z.array(z.string().min(1)).default([]),
     /** The provider serves more models than the registry can list (OpenRouter, Together): names are not checked against the registry. */
     anyModel: z.boolean().default(false),
+    /** Its batch API, when not its protocol's (`openai-nolist`, `together`); see BATCH_APIS. */
+    batchApi: BatchApiSchema.optional(),
+    /** The per-batch limits of its batch API, for its models that give none. */
+    batchLimits: BatchLimitsSchema.optional(),
   })
   .strict();
 export type Provider = z.infer<typeof ProviderSchema> & { name: string };
@@ -122,6 +146,12 @@ export function loadRegistry(file: string = fromRoot(DEFAULT_REGISTRY_FILE), ove
       retrievers[r] = pair;
       definedIn[r] = f;
     }
+  }
+  // A model without its own batch API (or limits) has its provider's.
+  for (const m of Object.values(models)) {
+    const p = providers[m.provider];
+    if (m.batchApi === undefined && p?.batchApi) m.batchApi = p.batchApi;
+    if (m.batchLimits === undefined && p?.batchLimits) m.batchLimits = p.batchLimits;
   }
   for (const [r, pair] of Object.entries(retrievers)) {
     for (const role of ['embed', 'rerank'] as const) {
@@ -184,7 +214,9 @@ export function resolveModel(reg: ModelRegistry, name: string, kind: ModelEntry[
   if (split) {
     // `anthropic/claude-haiku-4-5` is the registry's `claude-haiku-4-5` when that is Anthropic's.
     const listed = reg.models[split.model];
-    if (listed && listed.kind === 'chat' && listed.provider === split.provider.name) return { ...listed, name };
+    // The wire name is the registry's (`claude-haiku-4-5`), never the prefixed one.
+    if (listed && listed.kind === 'chat' && listed.provider === split.provider.name)
+      return { ...listed, name, apiModel: listed.apiModel ?? split.model };
     return fromProvider(split.provider, name, split.model);
   }
   const byPrefix = Object.values(reg.providers).find((p) => p.namePrefixes.some((pre) => name.startsWith(pre)));
@@ -219,6 +251,8 @@ function fromProvider(p: Provider, name: string, wire: string): ModelEntry {
     keyEnv: p.keyEnv,
     baseUrlEnv: p.baseUrlEnv,
     baseUrl: p.baseUrl,
+    ...(p.batchApi ? { batchApi: p.batchApi } : {}),
+    ...(p.batchLimits ? { batchLimits: p.batchLimits } : {}),
     ...(wire !== name ? { apiModel: wire } : {}),
   });
   return { ...entry, name, unlisted: true };

@@ -12,6 +12,20 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { FakeApi, type FakeApiOptions } from './fake-api.js';
 
+/**
+ * How the peer differs from OpenAI's API. Gemini's OpenAI-compatible layer: `prefix`
+ * '/v1beta/openai', ids that are resource names (`files/…`, `batches/…`, percent-encoded in paths by
+ * the SDK), no batch list (`noList`: 404) and no metadata kept (`dropMetadata`).
+ */
+export interface PeerFlavor {
+  prefix?: string;
+  resourceIds?: boolean;
+  noList?: boolean;
+  dropMetadata?: boolean;
+}
+
+export const GEMINI_FLAVOR: PeerFlavor = { prefix: '/v1beta/openai', resourceIds: true, noList: true, dropMetadata: true };
+
 export interface BatchScript {
   /** Retrieves answered with `validating` before the batch starts (default 1). */
   validatingPolls?: number;
@@ -79,8 +93,16 @@ export class FakeBatchApi {
   private lastTime = 0;
   url = '';
 
-  constructor(opts: FakeApiOptions = {}) {
+  constructor(
+    opts: FakeApiOptions = {},
+    readonly flavor: PeerFlavor = {},
+  ) {
     this.chat = new FakeApi(opts);
+  }
+
+  /** The base URL a client is given (the server's root plus the flavor's prefix, or /v1). */
+  get base(): string {
+    return this.url + (this.flavor.prefix ?? '/v1');
   }
 
   async start(): Promise<this> {
@@ -115,7 +137,10 @@ export class FakeBatchApi {
   }
 
   private id(prefix: string): string {
-    return `${prefix}_${String(++this.seq).padStart(4, '0')}`;
+    const n = String(++this.seq).padStart(4, '0');
+    return this.flavor.resourceIds && (prefix === 'file' || prefix === 'batch')
+      ? `${prefix === 'batch' ? 'batches' : 'files'}/${n}`
+      : `${prefix}_${n}`;
   }
 
   private reply(res: ServerResponse, status: number, body: unknown): void {
@@ -129,6 +154,9 @@ export class FakeBatchApi {
     for await (const c of req) chunks.push(c as Buffer);
     const raw = Buffer.concat(chunks);
     const url = new URL(req.url ?? '/', 'http://x');
+    // A flavor's prefix stands for /v1 (Gemini: /v1beta/openai/chat/completions is the chat route).
+    const prefix = this.flavor.prefix;
+    if (prefix && url.pathname.startsWith(prefix + '/')) url.pathname = '/v1' + url.pathname.slice(prefix.length);
     const path = url.pathname;
     const method = req.method ?? 'GET';
     if (/^\/v1\/(files|batches)/.test(path)) this.authorizations.add(String(req.headers.authorization));
@@ -157,7 +185,7 @@ export class FakeBatchApi {
     }
     if (method === 'GET' && (m = /^\/v1\/files\/([^/]+)\/content$/.exec(path))) {
       this.calls.push('GET /v1/files/content');
-      const f = this.files.get(m[1]!);
+      const f = this.files.get(decodeURIComponent(m[1]!));
       if (!f) return this.reply(res, 404, { error: { message: `no file ${m[1]}` } });
       res.writeHead(200, { 'content-type': 'application/octet-stream' });
       if (this.emptyDownloads > 0) {
@@ -191,7 +219,7 @@ export class FakeBatchApi {
         completion_window: body.completion_window,
         status: 'validating',
         created_at: this.tick(),
-        metadata: body.metadata ?? null,
+        metadata: this.flavor.dropMetadata ? null : (body.metadata ?? null),
         output_file_id: null,
         error_file_id: null,
         errors: null,
@@ -213,6 +241,7 @@ export class FakeBatchApi {
     }
     if (method === 'GET' && path === '/v1/batches') {
       this.calls.push('GET /v1/batches');
+      if (this.flavor.noList) return this.reply(res, 404, { error: { message: 'Method not found.', status: 'NOT_FOUND' } });
       const limit = Number(url.searchParams.get('limit') ?? 20);
       const after = url.searchParams.get('after');
       const all = [...this.batches.values()].reverse();
@@ -228,20 +257,20 @@ export class FakeBatchApi {
     }
     if (method === 'GET' && (m = /^\/v1\/batches\/([^/]+)$/.exec(path))) {
       this.calls.push('GET /v1/batches/id');
-      const b = this.batches.get(m[1]!);
+      const b = this.batches.get(decodeURIComponent(m[1]!));
       if (!b) return this.reply(res, 404, { error: { message: `no batch ${m[1]}` } });
       await this.step(b);
       return this.reply(res, 200, view(b));
     }
     if (method === 'POST' && (m = /^\/v1\/batches\/([^/]+)\/cancel$/.exec(path))) {
       this.calls.push('POST /v1/batches/cancel');
-      const b = this.batches.get(m[1]!);
+      const b = this.batches.get(decodeURIComponent(m[1]!));
       if (!b) return this.reply(res, 404, { error: { message: `no batch ${m[1]}` } });
       if (!['completed', 'failed', 'expired', 'cancelled'].includes(b.status)) b.status = 'cancelling';
       return this.reply(res, 200, view(b));
     }
     // Everything else is the interactive API.
-    const fwd = await fetch(this.chat.url + (req.url ?? '/'), {
+    const fwd = await fetch(this.chat.url + url.pathname + url.search, {
       method,
       headers: { 'content-type': 'application/json', ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}) },
       body: method === 'GET' ? undefined : raw,

@@ -41,10 +41,16 @@ export interface BatchView {
 export interface BatchBackend {
   /** An unrecorded batch of the provider that is this part's (a create whose reply was lost), or null. */
   find(rec: PartRecord, known: ReadonlySet<string>, timeoutMs: number): Promise<BatchView | null>;
-  create(rec: PartRecord, lines: readonly BatchLine[], timeoutMs: number): Promise<BatchView>;
+  /** Creates the part's batch; `hooks.send` wraps the create call itself (its time is recorded first), `hooks.save` keeps `rec`'s changes. */
+  create(rec: PartRecord, lines: readonly BatchLine[], timeoutMs: number, hooks: CreateHooks): Promise<BatchView>;
   retrieve(rec: PartRecord, timeoutMs: number): Promise<BatchView>;
-  /** A finished batch's results as OpenAI batch output lines (JSONL text). */
-  results(rec: PartRecord, lines: readonly BatchLine[], timeoutMs: number): Promise<string>;
+  /** A finished batch's results (its output or error file `fileId`) as OpenAI batch output lines (JSONL text). */
+  results(rec: PartRecord, lines: readonly BatchLine[], timeoutMs: number, fileId: string): Promise<string>;
+}
+
+export interface CreateHooks {
+  save(): void;
+  send<T>(create: () => Promise<T>): Promise<T>;
 }
 
 /** The output "file" id of an ended Message Batch (its results are fetched from the batch, not a file). */
@@ -120,10 +126,10 @@ export function anthropicBatches(client: () => Promise<Anthropic>): BatchBackend
       }
       return null;
     },
-    async create(rec, lines, timeoutMs) {
+    async create(rec, lines, timeoutMs, hooks) {
       const requests = lines.map((l) => ({ custom_id: anthropicCustomId(l.custom_id), params: l.body as AnthropicBody }));
       const c = await client();
-      return viewOf(await c.messages.batches.create({ requests }, opts(timeoutMs)));
+      return viewOf(await hooks.send(() => c.messages.batches.create({ requests }, opts(timeoutMs))));
     },
     async retrieve(rec, timeoutMs) {
       const c = await client();

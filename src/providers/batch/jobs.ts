@@ -6,7 +6,10 @@
  *
  * Never twice: before creating a batch, the provider's batch list is searched for one carrying
  * this run's id and the part's hash in its metadata (a kill between create and recording, or a
- * create whose reply was lost, leaves exactly that), and such a batch is adopted instead.
+ * create whose reply was lost, leaves exactly that), and such a batch is adopted instead. A server
+ * without that list (`openai-nolist`: Gemini's OpenAI-compatible layer) is never guessed at: a part
+ * whose create was sent and never confirmed stops the run (UnconfirmedCreateError) until the user
+ * resends it. Other batch APIs (Anthropic, Together) are backends chosen by the part's `batch_api`.
  */
 import type OpenAI from 'openai';
 import { chatReplyCodec, openaiClient } from '../chat.js';
@@ -14,12 +17,16 @@ import { anthropicClient } from '../anthropic.js';
 import { vectorCodec } from '../cache.js';
 import { anthropicBatches, type BatchBackend, type BatchView } from './anthropic.js';
 import { checkedOutputFile, parseOutputLine, replyOf } from './output.js';
-import { DEFAULT_BATCH_LIMITS, pricesFor } from '../models.js';
+import { DEFAULT_BATCH_LIMITS, batchApiOf, pricesFor } from '../models.js';
+import { togetherBatches, togetherClient } from './together.js';
 import type { ProviderSession } from '../session.js';
 import type { DeferredRequest } from './defer.js';
 import { planParts, type BatchLimits, type PartPlan } from './parts.js';
 import { BatchStore, DEAD, TERMINAL, addBatchUsage, type BatchUsage, type BatchesState, type PartRecord } from './state.js';
 import { costOf } from '../usage.js';
+import { abortableSleep, describePart, pollInterval, statusText } from './status.js';
+
+export { pollInterval, statusText } from './status.js';
 import { endpointId } from '../provenance.js';
 import { BadReplyError } from '../errors.js';
 import type { Endpoint } from '../session.js';
@@ -63,23 +70,37 @@ type Batch = OpenAI.Batches.Batch;
 
 /**
  * Batch backends other than the OpenAI Batch API (Files upload + /v1/batches, built in below), by
- * the endpoint path of the part's requests: the protocol's difference is this table, not the stages.
+ * the part's batch API (the model's `batchApi` in the registry): the difference is this table, not the stages.
  */
 const BACKENDS: Record<string, (endpoint: Endpoint, timeoutMs: number) => BatchBackend> = {
-  '/v1/messages': (endpoint, timeoutMs) => {
+  anthropic: (endpoint, timeoutMs) => {
     let c: ReturnType<typeof anthropicClient> | null = null;
     return anthropicBatches(() => (c ??= anthropicClient(endpoint, timeoutMs)));
   },
+  together: (endpoint, timeoutMs) => {
+    let c: ReturnType<typeof togetherClient> | null = null;
+    return togetherBatches(endpoint, () => (c ??= togetherClient(endpoint, timeoutMs)));
+  },
 };
 
-const UPLOAD_TIMEOUT_MS = 10 * 60_000;
-
-/** Poll interval: RAWRAG_BATCH_POLL_MS (tests, local servers) or 10 s, doubling up to 5 min. */
-export function pollInterval(env: NodeJS.ProcessEnv): { initial: number; max: number } {
-  const ms = Number(env.RAWRAG_BATCH_POLL_MS);
-  const initial = env.RAWRAG_BATCH_POLL_MS && Number.isFinite(ms) && ms >= 0 ? ms : 10_000;
-  return { initial, max: Math.min(300_000, Math.max(initial, initial * 32)) };
+/** A part's batch API; parts recorded before batch_api was: by their requests' endpoint path. */
+function apiOf(part: Pick<PartRecord, 'batch_api' | 'url'>): string {
+  return part.batch_api ?? (part.url === '/v1/messages' ? 'anthropic' : 'openai');
 }
+
+/** A create was sent and its reply never came, on a batch API that cannot list batches: never sent twice silently. */
+export class UnconfirmedCreateError extends Error {
+  constructor(rec: PartRecord) {
+    super(
+      `part ${rec.part} (${rec.requests} requests, ${rec.model}): a batch create was sent at ${rec.create_sent_at} and its reply never came; ` +
+        `this provider's batch API cannot list batches, so rawrag cannot tell whether that batch exists. Look for it in the provider's ` +
+        `console (cancel it if it is there), then run again with RAWRAG_BATCH_RESEND_UNCONFIRMED=1 to submit the part anew`,
+    );
+    this.name = 'UnconfirmedCreateError';
+  }
+}
+
+const UPLOAD_TIMEOUT_MS = 10 * 60_000;
 
 export class BatchJobs {
   readonly store: BatchStore;
@@ -171,7 +192,7 @@ export class BatchJobs {
 
   /** The part's batch backend when its protocol is not the OpenAI Batch API (null: OpenAI's). */
   private backend(part: PartRecord): BatchBackend | null {
-    const make = BACKENDS[part.url];
+    const make = BACKENDS[apiOf(part)];
     if (!make) return null;
     let b = this.backends.get(part.base_url);
     if (!b) this.backends.set(part.base_url, (b = make(this.endpointOf(part), this.opts.session.transport.timeoutMs)));
@@ -245,6 +266,7 @@ export class BatchJobs {
       role: plan.role,
       base_url: plan.baseUrl,
       url: plan.url,
+      batch_api: batchApiOf(this.opts.session.model(plan.model, plan.role)),
       requests: plan.requests.length,
       bytes: plan.bytes,
       roles,
@@ -268,17 +290,33 @@ export class BatchJobs {
 
   /** Adopts the provider's batch for this part if there is one, else uploads and creates it. */
   private async create(rec: PartRecord): Promise<void> {
+    // Known before any call (a create left unconfirmed by an earlier run): stop with that, unwrapped.
+    if (
+      apiOf(rec) === 'openai-nolist' &&
+      rec.create_sent_at !== null &&
+      this.opts.session.transport.env.RAWRAG_BATCH_RESEND_UNCONFIRMED !== '1'
+    )
+      throw new UnconfirmedCreateError(rec);
     const batch = await this.call(rec, async (client, timeoutMs) => {
       // Searched on every attempt: a create whose reply was lost must not be repeated.
       const existing = await this.findOnProvider(client, rec, timeoutMs);
       if (existing) return { batch: existing, adopted: true };
+      if (apiOf(rec) === 'openai-nolist' && rec.create_sent_at !== null) {
+        if (this.opts.session.transport.env.RAWRAG_BATCH_RESEND_UNCONFIRMED !== '1') throw new UnconfirmedCreateError(rec);
+        this.opts.log(
+          `part ${rec.part}: its create sent at ${rec.create_sent_at} was never confirmed; submitting it anew (RAWRAG_BATCH_RESEND_UNCONFIRMED=1)`,
+        );
+      }
       const other = this.backend(rec);
       if (other) {
-        // Recorded before it goes out: only a part with a create sent may have a batch it does not know of.
-        rec.create_sent_at = this.now().toISOString();
-        this.save();
         const lines = this.store.readPart(rec.hash).lines;
-        return { batch: await other.create(rec, lines, Math.max(timeoutMs, UPLOAD_TIMEOUT_MS)), adopted: false };
+        return {
+          batch: await other.create(rec, lines, Math.max(timeoutMs, UPLOAD_TIMEOUT_MS), {
+            save: () => this.save(),
+            send: (f) => this.createSent(rec, f),
+          }),
+          adopted: false,
+        };
       }
       if (rec.input_file_id === null) {
         const { toFile } = await import('openai');
@@ -289,14 +327,16 @@ export class BatchJobs {
         rec.input_file_id = file.id;
         this.save();
       }
-      const created = await client.batches.create(
-        {
-          input_file_id: rec.input_file_id,
-          endpoint: rec.url as OpenAI.Batches.BatchCreateParams['endpoint'],
-          completion_window: '24h',
-          metadata: { rawrag_run: this.state.run_id, rawrag_part: String(rec.part), rawrag_hash: rec.hash },
-        },
-        { timeout: timeoutMs, maxRetries: 0 },
+      const created = await this.createSent(rec, () =>
+        client.batches.create(
+          {
+            input_file_id: rec.input_file_id!,
+            endpoint: rec.url as OpenAI.Batches.BatchCreateParams['endpoint'],
+            completion_window: '24h',
+            metadata: { rawrag_run: this.state.run_id, rawrag_part: String(rec.part), rawrag_hash: rec.hash },
+          },
+          { timeout: timeoutMs, maxRetries: 0 },
+        ),
       );
       return { batch: created, adopted: false };
     });
@@ -306,11 +346,32 @@ export class BatchJobs {
     );
   }
 
+  /**
+   * Sends a create, recording its time first (only a part with a create sent may have a batch it
+   * does not know of); a 4xx answer means no batch was made, so the record is cleared again.
+   */
+  private async createSent<T>(rec: PartRecord, send: () => Promise<T>): Promise<T> {
+    rec.create_sent_at = this.now().toISOString();
+    this.save();
+    try {
+      return await send();
+    } catch (e) {
+      const status = (e as { status?: unknown }).status;
+      if (typeof status === 'number' && status >= 400 && status < 500) {
+        rec.create_sent_at = null;
+        this.save();
+      }
+      throw e;
+    }
+  }
+
   /** A live or finished, not yet recorded batch of this run for this part (newest first). */
   private async findOnProvider(client: OpenAI, rec: PartRecord, timeoutMs: number): Promise<BatchView | null> {
     const known = this.knownIds();
     const other = this.backend(rec);
     if (other) return other.find(rec, known, timeoutMs);
+    // Gemini's OpenAI-compatible layer: no list of batches by metadata to look in (see create).
+    if (apiOf(rec) === 'openai-nolist') return null;
     // Batches are listed newest first; none older than the part record can be its batch.
     const oldest = Math.floor(Date.parse(rec.created_at) / 1000) - 3600;
     for await (const b of client.batches.list({ limit: 100 }, { maxRetries: 0 })) {
@@ -458,7 +519,7 @@ export class BatchJobs {
         const other = this.backend(rec);
         const timeout = Math.max(timeoutMs, UPLOAD_TIMEOUT_MS);
         const text = other
-          ? await other.results(rec, this.store.readPart(rec.hash).lines, timeout)
+          ? await other.results(rec, this.store.readPart(rec.hash).lines, timeout, fileId)
           : await (await client.files.content(fileId, { timeout, maxRetries: 0 })).text();
         empty = expected > 0 && text.trim() === '';
         if (empty)
@@ -520,31 +581,4 @@ export class BatchJobs {
       await this.refresh();
     }
   }
-}
-
-function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
-
-function describePart(rec: PartRecord): string {
-  const roles = Object.entries(rec.roles)
-    .map(([r, n]) => `${n} ${r}`)
-    .join(', ');
-  return `part ${rec.part}, ${rec.requests} requests (${roles}), ${rec.model}, ${(rec.bytes / 1e6).toFixed(2)} MB`;
-}
-
-/** One line per batch: submitted / validating / in_progress with counts / finalizing / completed ... */
-export function statusText(rec: PartRecord): string {
-  const c = rec.counts;
-  const counts = c && c.total > 0 ? ` ${c.completed + c.failed}/${c.total} done${c.failed ? `, ${c.failed} failed` : ''}` : '';
-  const status = rec.batch_id === null ? 'not submitted yet' : rec.status;
-  return `batch ${rec.batch_id ?? '-'} (part ${rec.part}, ${rec.requests} requests, ${rec.model}): ${status}${counts}`;
 }

@@ -8,7 +8,7 @@
  */
 import { ProviderError } from '../errors.js';
 import { DeferCollector, type DeferSink } from './defer.js';
-import { addReport, emptyReport, type BatchJobs, type CollectReport } from './jobs.js';
+import { UnconfirmedCreateError, addReport, emptyReport, type BatchJobs, type CollectReport } from './jobs.js';
 
 export interface BatchLoopOptions<T> {
   jobs: BatchJobs;
@@ -46,8 +46,8 @@ export interface BatchLoopOutcome<T> {
 /** The provider's Files/Batches API failed for good (after retries); the batch state on disk is intact. */
 export class BatchApiFailure extends Error {
   readonly exitCode = 5;
-  constructor(cause: Error) {
-    super(`batch API: ${cause.message}\nbatches.json keeps every submitted job: run the same command again to go on`);
+  constructor(cause: Error, next = 'run the same command again to go on') {
+    super(`batch API: ${cause.message}\nbatches.json keeps every submitted job: ${next}`);
     this.name = 'BatchApiFailure';
   }
 }
@@ -58,6 +58,7 @@ export async function batchApi<T>(f: () => Promise<T>): Promise<T> {
     return await f();
   } catch (e) {
     if (e instanceof ProviderError) throw new BatchApiFailure(e);
+    if (e instanceof UnconfirmedCreateError) throw new BatchApiFailure(e, 'that part is not submitted again until you say so');
     throw e;
   }
 }

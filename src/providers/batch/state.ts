@@ -46,6 +46,8 @@ const PartSchema = z.object({
   role: z.enum(['reader', 'judge', 'embed', 'extract']),
   base_url: z.string(),
   url: z.string(),
+  /** The batch API the part goes to (models.ts BATCH_APIS); null in files written before it was recorded: by `url`. */
+  batch_api: z.string().nullable().default(null),
   requests: z.number().int(),
   bytes: z.number().int(),
   roles: z.record(z.string(), z.number()),
