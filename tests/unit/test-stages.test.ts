@@ -37,16 +37,16 @@ describe('test stages', () => {
 
   it("vitest's projects are unit (and its files that need a process of their own), e2e and slow; tests/slow holds only test files the slow project includes", () => {
     const projects = (config.test?.projects ?? []) as Array<{ test: { name: string; include: string[]; exclude?: string[] } }>;
-    expect(projects.map((p) => p.test.name)).toEqual(['unit', 'unit-own-process', 'e2e', 'slow', 'slow-own-process']);
+    expect(projects.map((p) => p.test.name)).toEqual(['unit', 'unit-own-process', 'e2e', 'slow-shared', 'slow-own-process']);
     // Every file of its own process is a unit test that exists and that the shared unit project leaves out.
     const own = projects.find((p) => p.test.name === 'unit-own-process')!.test.include;
     expect(projects.find((p) => p.test.name === 'unit')!.test.exclude).toEqual(own);
     for (const f of own) expect(readdirSync(join(ROOT, f, '..')), f).toContain(f.split('/').at(-1));
     const slowOwn = projects.find((p) => p.test.name === 'slow-own-process')!.test.include;
-    expect(projects.find((p) => p.test.name === 'slow')!.test.exclude).toEqual(slowOwn);
+    expect(projects.find((p) => p.test.name === 'slow-shared')!.test.exclude).toEqual(slowOwn);
     for (const f of slowOwn)
       expect(f.startsWith('tests/slow/') && readdirSync(join(ROOT, 'tests', 'slow')).includes(f.split('/').at(-1)!), f).toBe(true);
-    expect(projects.find((p) => p.test.name === 'slow')!.test.include).toEqual(['tests/slow/**/*.test.ts']);
+    expect(projects.find((p) => p.test.name === 'slow-shared')!.test.include).toEqual(['tests/slow/**/*.test.ts']);
     const files = readdirSync(join(ROOT, 'tests', 'slow'));
     expect(files.length).toBeGreaterThan(0);
     expect(files.filter((f) => !f.endsWith('.test.ts'))).toEqual([]);
