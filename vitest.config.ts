@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 // vitest's results cache (each file's duration: the slowest files start first) outside
 // node_modules: a checkout whose node_modules is hard-linked from another's must not write
@@ -30,6 +31,35 @@ const UNIT_OWN_PROCESS = [
 /** Slow test files that need a process of their own. */
 const SLOW_OWN_PROCESS = ['tests/slow/docs-examples-rerun.test.ts'];
 
+/**
+ * The slow stage's longest files (a minute or more each, 2026-12-07). vitest starts the files it
+ * has timed before longest first, but a fresh clone (CI) has no timings and goes by file size:
+ * faults-locomo, a small file that runs for most of a minute, then started last and ran alone.
+ */
+const LONG_FIRST = [
+  'tests/slow/memory-services-faults.test.ts',
+  'tests/slow/agentic-memory-run.test.ts',
+  'tests/slow/sidecars.test.ts',
+  'tests/slow/faults-locomo.test.ts',
+  'tests/slow/grid.test.ts',
+  'tests/slow/signals.test.ts',
+];
+
+/** vitest's order (by project, then timings or size), with LONG_FIRST at the front of their project's files. */
+class LongFilesFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (f: TestSpecification) => {
+      const i = LONG_FIRST.findIndex((l) => f.moduleId.endsWith(`/${l}`));
+      return i < 0 ? LONG_FIRST.length : i;
+    };
+    const byProject = new Map<string, TestSpecification[]>();
+    for (const f of sorted) byProject.set(f.project.name, [...(byProject.get(f.project.name) ?? []), f]);
+    // Array.prototype.sort is stable: the other files keep vitest's order.
+    return [...byProject.values()].flatMap((group) => [...group].sort((a, b) => rank(a) - rank(b)));
+  }
+}
+
 export default defineConfig({
   cacheDir: RESULTS_CACHE,
   test: {
@@ -38,6 +68,7 @@ export default defineConfig({
     // Never the user's ~/.cache/rawrag: one cache for the test suite (GloVe and vector caches are
     // built once per machine there; tests needing an empty cache make their own).
     env: { RAWRAG_CACHE_DIR: join(tmpdir(), 'rawrag-test-cache'), XDG_CACHE_HOME: join(tmpdir(), 'rawrag-test-xdg') },
+    sequence: { sequencer: LongFilesFirst },
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
