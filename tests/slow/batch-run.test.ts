@@ -9,24 +9,17 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeBatchApi } from '../helpers/fake-batch-api.js';
-import { defaultChat, readerQuestion, endpointArgs } from '../helpers/fake-api.js';
+import { readerQuestion, endpointArgs } from '../helpers/fake-api.js';
 import { BIN, ROOT, tempDir } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
-import { locomo } from '../../src/benchmarks/locomo/index.js';
 import { decidedById, runItemLines } from '../helpers/decided-items.js';
+import { halfKnownReader } from '../helpers/half-known-reader.js';
+import { killAtCreate } from '../helpers/kill-at-create.js';
 
 const LIMIT = 30;
 /** Judge requests: 3 per answer, and 3 more for each of the 4 questions whose gold the LoCoMo errata correct (judged under both golds). */
 const JUDGE = 3 * (LIMIT + 4);
-const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json'), options: {} });
-const selected = ds.questions.slice(0, LIMIT);
-const gold = new Map(selected.map((q) => [q.text, q.gold]));
-const knows = new Set(selected.filter((_, i) => i % 2 === 0).map((q) => q.text));
-function oracle(body: any): string {
-  const q = readerQuestion(body);
-  if (q !== null) return knows.has(q) ? gold.get(q)! : "I don't know";
-  return defaultChat(body);
-}
+const { selected, oracle } = await halfKnownReader(LIMIT);
 
 const env = {
   OPENAI_API_KEY: 'sk-test-BATCHRUN',
@@ -151,15 +144,7 @@ describe('rawrag run --batch', () => {
     const cache = tempDir('rawrag-cache-');
     const before = api.batches.size;
     api.scriptFor = (n) => (n === before ? { hangCreateReply: true } : {});
-    const child = spawn(process.execPath, [BIN, ...args(api, cache, out, '--batch', '--seed', '2')], {
-      cwd: ROOT,
-      env: { ...process.env, ...env } as NodeJS.ProcessEnv,
-    });
-    const exited = new Promise<number | null>((r) => child.on('exit', (_c, sig) => r(sig === 'SIGKILL' ? -9 : _c)));
-    for (let i = 0; i < 400 && api.batches.size === before; i++) await new Promise((r) => setTimeout(r, 50));
-    expect(api.batches.size).toBe(before + 1);
-    child.kill('SIGKILL');
-    expect(await exited).toBe(-9);
+    await killAtCreate(args(api, cache, out, '--batch', '--seed', '2'), env, () => api.batches.size);
     const state = JSON.parse(readFileSync(join(out, 'batches.json'), 'utf8'));
     expect(state.parts[0].batch_id).toBeNull();
     const again = await rawragInProcess(args(api, cache, out, '--batch', '--seed', '2'), env);

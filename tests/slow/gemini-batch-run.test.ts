@@ -7,26 +7,17 @@
  * part a second time (that API cannot list batches to find the first), until the user says so.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeBatchApi, GEMINI_FLAVOR } from '../helpers/fake-batch-api.js';
-import { defaultChat, readerQuestion } from '../helpers/fake-api.js';
-import { BIN, ROOT, tempDir } from '../helpers/cli.js';
+import { tempDir } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
-import { locomo } from '../../src/benchmarks/locomo/index.js';
 import { decidedById, runItemLines } from '../helpers/decided-items.js';
+import { halfKnownReader } from '../helpers/half-known-reader.js';
+import { killAtCreate } from '../helpers/kill-at-create.js';
 
 const LIMIT = 10;
-const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json'), options: {} });
-const selected = ds.questions.slice(0, LIMIT);
-const gold = new Map(selected.map((q) => [q.text, q.gold]));
-const knows = new Set(selected.filter((_, i) => i % 2 === 0).map((q) => q.text));
-function oracle(body: any): string {
-  const q = readerQuestion(body);
-  if (q !== null) return knows.has(q) ? gold.get(q)! : "I don't know";
-  return defaultChat(body);
-}
+const { oracle } = await halfKnownReader(LIMIT);
 
 const KEY = 'gm-test-GEMINIBATCH';
 const env = { GEMINI_API_KEY: KEY, RAWRAG_RETRY_BASE_MS: '5', RAWRAG_BATCH_POLL_MS: '5', RAWRAG_CACHE_DIR: undefined };
@@ -104,17 +95,7 @@ describe('rawrag run --batch with a Gemini reader and judge (the OpenAI-compatib
     const cache = tempDir('rawrag-cache-');
     const before = api.batches.size;
     api.scriptFor = (n) => (n === before ? { hangCreateReply: true } : {});
-    const child = spawn(process.execPath, [BIN, ...args(cache, out, '--batch', '--seed', '2')], {
-      cwd: ROOT,
-      env: { ...process.env, ...e } as NodeJS.ProcessEnv,
-    });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((r) => child.on('exit', (c, sig) => r(sig === 'SIGKILL' ? -9 : c)));
-    for (let i = 0; i < 400 && api.batches.size === before; i++) await new Promise((r) => setTimeout(r, 50));
-    expect(api.batches.size, stderr).toBe(before + 1);
-    child.kill('SIGKILL');
-    expect(await exited).toBe(-9);
+    await killAtCreate(args(cache, out, '--batch', '--seed', '2'), e, () => api.batches.size);
     const state = JSON.parse(readFileSync(join(out, 'batches.json'), 'utf8'));
     expect(state.parts[0].batch_id).toBeNull();
     expect(state.parts[0].create_sent_at).not.toBeNull();

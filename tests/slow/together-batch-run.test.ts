@@ -7,27 +7,19 @@
  * a job is being created is followed by adopting that job (found by its input file), not a second.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeTogetherBatches } from '../helpers/fake-together-batches.js';
-import { defaultChat, readerQuestion } from '../helpers/fake-api.js';
-import { BIN, ROOT, tempDir } from '../helpers/cli.js';
+import { readerQuestion } from '../helpers/fake-api.js';
+import { tempDir } from '../helpers/cli.js';
 import { rawragInProcess } from '../helpers/in-process.js';
-import { locomo } from '../../src/benchmarks/locomo/index.js';
 import { decidedById, runItemLines } from '../helpers/decided-items.js';
+import { halfKnownReader } from '../helpers/half-known-reader.js';
+import { killAtCreate } from '../helpers/kill-at-create.js';
 
 const LIMIT = 10;
 const MODEL = 'meta-llama/Llama-3.3-70B-Instruct-Turbo';
-const ds = await locomo.load({ path: join(ROOT, 'datasets/locomo/locomo10.json'), options: {} });
-const selected = ds.questions.slice(0, LIMIT);
-const gold = new Map(selected.map((q) => [q.text, q.gold]));
-const knows = new Set(selected.filter((_, i) => i % 2 === 0).map((q) => q.text));
-function oracle(body: any): string {
-  const q = readerQuestion(body);
-  if (q !== null) return knows.has(q) ? gold.get(q)! : "I don't know";
-  return defaultChat(body);
-}
+const { selected, oracle } = await halfKnownReader(LIMIT);
 
 const KEY = 'tg-test-TOGETHERBATCH';
 const models = join(tempDir(), 'models.yaml');
@@ -168,17 +160,7 @@ describe('rawrag run --batch with a Together reader and judge (Together Batch AP
     const cache = tempDir('rawrag-cache-');
     const before = api.jobs.size;
     api.hangCreate = true;
-    const child = spawn(process.execPath, [BIN, ...args(cache, out, '--batch', '--seed', '2')], {
-      cwd: ROOT,
-      env: { ...process.env, ...e } as NodeJS.ProcessEnv,
-    });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((r) => child.on('exit', (c, sig) => r(sig === 'SIGKILL' ? -9 : c)));
-    for (let i = 0; i < 400 && api.jobs.size === before; i++) await new Promise((r) => setTimeout(r, 50));
-    expect(api.jobs.size, stderr).toBe(before + 1);
-    child.kill('SIGKILL');
-    expect(await exited).toBe(-9);
+    await killAtCreate(args(cache, out, '--batch', '--seed', '2'), e, () => api.jobs.size);
     api.hangCreate = false;
     const state = JSON.parse(readFileSync(join(out, 'batches.json'), 'utf8'));
     expect(state.parts[0].batch_id).toBeNull();

@@ -24,7 +24,8 @@ import type { DeferredRequest } from './defer.js';
 import { planParts, type BatchLimits, type PartPlan } from './parts.js';
 import { BatchStore, DEAD, TERMINAL, addBatchUsage, type BatchUsage, type BatchesState, type PartRecord } from './state.js';
 import { costOf } from '../usage.js';
-import { abortableSleep, describePart, pollInterval, statusText } from './status.js';
+import { describePart, pollInterval, statusText } from './status.js';
+import { sleep as abortableSleep } from '../../util/sleep.js';
 
 export { pollInterval, statusText } from './status.js';
 import { endpointId } from '../provenance.js';

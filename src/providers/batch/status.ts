@@ -11,18 +11,6 @@ export function pollInterval(env: NodeJS.ProcessEnv): { initial: number; max: nu
   return { initial, max: Math.min(300_000, Math.max(initial, initial * 32)) };
 }
 
-export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
-
 export function describePart(rec: PartRecord): string {
   const roles = Object.entries(rec.roles)
     .map(([r, n]) => `${n} ${r}`)

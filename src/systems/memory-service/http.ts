@@ -7,6 +7,7 @@ import pLimit, { type LimitFunction } from 'p-limit';
 import { BadReplyError, HttpStatusError, notJsonReply, parseJsonReply } from '../../providers/errors.js';
 import { RetriesExhausted, withRetry, type RetryPolicy } from '../../providers/retry.js';
 import type { Secrets } from '../../providers/secrets.js';
+import { sleep } from '../../util/sleep.js';
 
 export interface ServiceTransport {
   timeoutMs: number;
@@ -135,19 +136,6 @@ export class JsonService {
       ex.info.status,
     );
   }
-}
-
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }
 
 /** Raised when `pollUntil` gives up: the message says what was awaited, for how long, and the last state seen. */

@@ -7,7 +7,7 @@
  * complete store where the service can list, then mark the owner complete with its timings.
  */
 import { backoffMs, classifyFailure, RetriesExhausted } from '../../providers/retry.js';
-import { sleep } from './http.js';
+import { sleep } from '../../util/sleep.js';
 import type { IngestLog } from './ingest-log.js';
 import type { DecisionWriter } from './decisions.js';
 import type { OwnerPlan } from './plan.js';
