@@ -27,7 +27,6 @@ import { costOf } from '../usage.js';
 import { describePart, pollInterval, statusText } from './status.js';
 import { sleep as abortableSleep } from '../../util/sleep.js';
 
-export { pollInterval, statusText } from './status.js';
 import { endpointId } from '../provenance.js';
 import { BadReplyError } from '../errors.js';
 import type { Endpoint } from '../session.js';
@@ -292,18 +291,14 @@ export class BatchJobs {
   /** Adopts the provider's batch for this part if there is one, else uploads and creates it. */
   private async create(rec: PartRecord): Promise<void> {
     // Known before any call (a create left unconfirmed by an earlier run): stop with that, unwrapped.
-    if (
-      apiOf(rec) === 'openai-nolist' &&
-      rec.create_sent_at !== null &&
-      this.opts.session.transport.env.RAWRAG_BATCH_RESEND_UNCONFIRMED !== '1'
-    )
-      throw new UnconfirmedCreateError(rec);
+    if (this.unconfirmed(rec) === 'refuse') throw new UnconfirmedCreateError(rec);
     const batch = await this.call(rec, async (client, timeoutMs) => {
       // Searched on every attempt: a create whose reply was lost must not be repeated.
       const existing = await this.findOnProvider(client, rec, timeoutMs);
       if (existing) return { batch: existing, adopted: true };
-      if (apiOf(rec) === 'openai-nolist' && rec.create_sent_at !== null) {
-        if (this.opts.session.transport.env.RAWRAG_BATCH_RESEND_UNCONFIRMED !== '1') throw new UnconfirmedCreateError(rec);
+      const unconfirmed = this.unconfirmed(rec);
+      if (unconfirmed === 'refuse') throw new UnconfirmedCreateError(rec);
+      if (unconfirmed === 'resend') {
         this.opts.log(
           `part ${rec.part}: its create sent at ${rec.create_sent_at} was never confirmed; submitting it anew (RAWRAG_BATCH_RESEND_UNCONFIRMED=1)`,
         );
@@ -345,6 +340,15 @@ export class BatchJobs {
     this.opts.log(
       `batch ${batch.batch.id} ${batch.adopted ? 'found on the provider (already submitted), adopted' : 'submitted'}: ${describePart(rec)}`,
     );
+  }
+
+  /**
+   * A create sent and never confirmed, on a batch API that cannot list batches to find it: refused
+   * unless the user said to resend (RAWRAG_BATCH_RESEND_UNCONFIRMED=1); null when there is none.
+   */
+  private unconfirmed(rec: PartRecord): 'refuse' | 'resend' | null {
+    if (apiOf(rec) !== 'openai-nolist' || rec.create_sent_at === null) return null;
+    return this.opts.session.transport.env.RAWRAG_BATCH_RESEND_UNCONFIRMED === '1' ? 'resend' : 'refuse';
   }
 
   /**
